@@ -1,0 +1,8 @@
+import type { Metadata } from 'next';
+import { AreaNotBuilt } from '@/components/layout/area-not-built';
+
+export const metadata: Metadata = { title: 'Dead letters' };
+
+export default function Page() {
+  return <AreaNotBuilt href="/dead-letters" />;
+}

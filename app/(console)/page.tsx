@@ -1,0 +1,53 @@
+import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
+import type { Metadata } from 'next';
+import { PageHeader } from '@/components/ui/page-header';
+import { SegmentedLinks } from '@/components/ui/segmented-links';
+import { getStepStatsView } from '@/lib/queries/step-stats';
+import { getDb } from '@/lib/server/db';
+import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
+import { StepStatsPanel } from './step-stats-panel';
+import { stepStatsQueryKey } from './step-stats-query';
+
+export const metadata: Metadata = { title: 'Overview' };
+export const dynamic = 'force-dynamic';
+
+export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const requested = (await searchParams).window;
+  const parsed = timeWindowName.safeParse(requested);
+  const window: TimeWindowName = parsed.success ? parsed.data : DEFAULT_TIME_WINDOW;
+  const unknownWindow = requested !== undefined && !parsed.success;
+
+  const queryClient = new QueryClient();
+  await queryClient.prefetchQuery({
+    queryKey: stepStatsQueryKey(window),
+    queryFn: () => getStepStatsView(getDb(), window, new Date()),
+  });
+
+  return (
+    <>
+      <PageHeader
+        title="Overview"
+        description="How often each step repeats its work, and what the repeats cost."
+        actions={
+          <SegmentedLinks
+            label="Time window"
+            links={timeWindowName.options.map((name) => ({
+              href: `/?window=${name}`,
+              label: name,
+              title: timeWindowLabel[name],
+              active: name === window,
+            }))}
+          />
+        }
+      />
+      {unknownWindow ? (
+        <p role="status" className="mb-4 rounded-md bg-warn-soft px-3 py-2 text-[13px] text-warn">
+          Unknown time window “{String(requested)}”: showing {timeWindowLabel[window].toLowerCase()}. Choose 24h, 7d or 30d.
+        </p>
+      ) : null}
+      <HydrationBoundary state={dehydrate(queryClient)}>
+        <StepStatsPanel window={window} />
+      </HydrationBoundary>
+    </>
+  );
+}

@@ -1,0 +1,17 @@
+import type { StepStatsView } from '@/lib/queries/step-stats';
+import type { TimeWindowName } from '@/lib/time-window';
+
+/** Shared by the server prefetch and the browser's polling, so both fill the same cache entry. */
+export const stepStatsQueryKey = (window: TimeWindowName) => ['step-stats', window] as const;
+
+export const STEP_STATS_REFRESH_MS = 10_000;
+
+export async function fetchStepStats(window: TimeWindowName): Promise<StepStatsView> {
+  const response = await fetch(`/api/console/step-stats?window=${encodeURIComponent(window)}`, {
+    cache: 'no-store',
+  });
+  if (!response.ok) {
+    throw new Error(`The server answered ${response.status} while refreshing step figures`);
+  }
+  return (await response.json()) as StepStatsView;
+}

@@ -1,0 +1,13 @@
+import type { ReactNode } from 'react';
+
+export function PageHeader({ title, description, actions }: { title: string; description?: string; actions?: ReactNode }) {
+  return (
+    <header className="mb-5 flex flex-wrap items-end justify-between gap-3">
+      <div>
+        <h1 className="text-lg font-semibold tracking-tight">{title}</h1>
+        {description ? <p className="mt-0.5 text-[13px] text-muted">{description}</p> : null}
+      </div>
+      {actions ? <div className="flex items-center gap-3">{actions}</div> : null}
+    </header>
+  );
+}

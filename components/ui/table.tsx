@@ -1,0 +1,34 @@
+import clsx from 'clsx';
+import type { ComponentProps } from 'react';
+
+/** Dense table primitives: numbers right-aligned in tabular figures so columns line up. */
+export function Table({ className, ...props }: ComponentProps<'table'>) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+      <table className={clsx('w-full border-collapse text-[13px]', className)} {...props} />
+    </div>
+  );
+}
+
+export function HeaderCell({ numeric, className, ...props }: ComponentProps<'th'> & { numeric?: boolean }) {
+  return (
+    <th
+      scope="col"
+      className={clsx(
+        'border-b border-line bg-surface-raised px-3 py-2 text-[12px] font-medium text-muted',
+        numeric ? 'text-right' : 'text-left',
+        className,
+      )}
+      {...props}
+    />
+  );
+}
+
+export function Cell({ numeric, className, ...props }: ComponentProps<'td'> & { numeric?: boolean }) {
+  return (
+    <td
+      className={clsx('border-b border-line px-3 py-1.5', numeric && 'text-right tabular-nums', className)}
+      {...props}
+    />
+  );
+}

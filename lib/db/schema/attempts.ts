@@ -1,0 +1,71 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  check,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core';
+
+export const attemptOutcome = pgEnum('attempt_outcome', ['succeeded', 'failed']);
+
+/** Why an attempt failed; decides whether it may be retried (see DOMAIN.md, invariant 8). */
+export const errorClass = pgEnum('error_class', [
+  'transient',
+  'timeout',
+  'rate_limited',
+  'invalid_output',
+  'permanent',
+  'unknown',
+]);
+
+/**
+ * One row per execution of a step. Attempt 1 is the primary execution; 2 and
+ * up are retries, and their cost is the retry-attributable spend.
+ */
+export const attempts = pgTable(
+  'attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    taskId: text('task_id').notNull(),
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    attemptNumber: integer('attempt_number').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }).notNull(),
+    latencyMs: integer('latency_ms').notNull(),
+    outcome: attemptOutcome('outcome').notNull(),
+    errorClass: errorClass('error_class'),
+    errorText: text('error_text'),
+    /** Cost in micro-dollars (1 USD = 1,000,000), so sums stay exact. */
+    costMicros: bigint('cost_micros', { mode: 'number' }).notNull().default(0),
+    idempotencyKey: text('idempotency_key'),
+    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    // A redelivered report of the same attempt must not count twice.
+    unique('attempts_task_id_step_attempt_number_key').on(table.taskId, table.step, table.attemptNumber),
+    // Serves getStepStats: the window scan on started_at.
+    index('attempts_started_at_idx').on(table.startedAt),
+    // Serves per-step drill-downs: one step's attempts in a window.
+    index('attempts_agent_step_started_at_idx').on(table.agent, table.step, table.startedAt),
+    check('attempts_attempt_number_positive', sql`${table.attemptNumber} >= 1`),
+    check('attempts_finished_after_started', sql`${table.finishedAt} >= ${table.startedAt}`),
+    check('attempts_latency_not_negative', sql`${table.latencyMs} >= 0`),
+    check('attempts_cost_not_negative', sql`${table.costMicros} >= 0`),
+    // A failure without a class and a non-blank text is a failure nobody can triage.
+    check(
+      'attempts_failure_is_explained',
+      sql`(${table.outcome} = 'succeeded' and ${table.errorClass} is null)
+        or (${table.outcome} = 'failed' and ${table.errorClass} is not null
+            and ${table.errorText} is not null and btrim(${table.errorText}) <> '')`,
+    ),
+  ],
+);
+
+export type Attempt = typeof attempts.$inferSelect;

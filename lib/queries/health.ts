@@ -1,0 +1,22 @@
+import 'server-only';
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../db/client';
+import { getMigrationState, type MigrationState } from '../db/migration-state';
+
+export type HealthReport =
+  | { status: 'ok'; database: { reachable: true }; migrations: MigrationState }
+  | { status: 'unavailable'; database: { reachable: false; error: string } };
+
+/** Whether the database answers, and whether it has every migration this build ships. */
+export async function getHealth(db: Executor): Promise<HealthReport> {
+  try {
+    await db.execute(sql`select 1`);
+    const migrations = await getMigrationState(db);
+    return { status: 'ok', database: { reachable: true }, migrations };
+  } catch (error) {
+    // Name the failure without leaking connection details such as passwords.
+    const code = (error as { code?: unknown }).code;
+    const reason = typeof code === 'string' ? code : 'query failed';
+    return { status: 'unavailable', database: { reachable: false, error: reason } };
+  }
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** The windows the dashboard offers; shared by pages, route handlers and the browser. */
+export const timeWindowName = z.enum(['24h', '7d', '30d']);
+export type TimeWindowName = z.infer<typeof timeWindowName>;
+
+export const DEFAULT_TIME_WINDOW: TimeWindowName = '24h';
+
+const HOUR_MS = 60 * 60 * 1000;
+const windowLengthMs: Record<TimeWindowName, number> = {
+  '24h': 24 * HOUR_MS,
+  '7d': 7 * 24 * HOUR_MS,
+  '30d': 30 * 24 * HOUR_MS,
+};
+
+export const timeWindowLabel: Record<TimeWindowName, string> = {
+  '24h': 'Last 24 hours',
+  '7d': 'Last 7 days',
+  '30d': 'Last 30 days',
+};
+
+export interface TimeRange {
+  /** Inclusive. */
+  from: Date;
+  /** Exclusive. */
+  to: Date;
+}
+
+/** The window ending now: [now - length, now). */
+export function resolveTimeWindow(name: TimeWindowName, now: Date): TimeRange {
+  return { from: new Date(now.getTime() - windowLengthMs[name]), to: now };
+}

@@ -1,0 +1,113 @@
+/**
+ * `npm start`: brings Holdfast up on one command.
+ *   1. validates the environment (lib/env.ts);
+ *   2. without DATABASE_URL, starts an embedded PostgreSQL in HOLDFAST_DATA_DIR;
+ *   3. applies migrations (under an advisory lock, so parallel starts are safe);
+ *   4. on an empty embedded database, seeds the demo attempts;
+ *   5. builds the dashboard when needed and serves it with `next start`;
+ *   6. on SIGINT/SIGTERM stops the server, then PostgreSQL.
+ * Flags: --dev serves with `next dev`; --ephemeral wipes the data directory at start
+ * and at stop (the browser tests use it).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connectDatabase } from '../lib/db/client';
+import { startEmbeddedPostgres, type RunningPostgres } from '../lib/db/embedded-postgres';
+import { migrateDatabase } from '../lib/db/migrate';
+import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
+import { getEnvironment } from '../lib/env';
+import { describeStartupError } from './lib/startup-error';
+import { ensureProductionBuild } from './lib/production-build';
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const devMode = process.argv.includes('--dev');
+const ephemeral = process.argv.includes('--ephemeral');
+const log = (line: string) => console.log(`[holdfast] ${line}`);
+
+let embedded: RunningPostgres | undefined;
+let server: ChildProcess | undefined;
+let shuttingDown = false;
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  const env = getEnvironment();
+  const dataDir = path.resolve(projectRoot, env.HOLDFAST_DATA_DIR);
+
+  let databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) {
+    if (ephemeral) await fs.rm(dataDir, { recursive: true, force: true });
+    embedded = await startEmbeddedPostgres({
+      dataDir,
+      throwaway: ephemeral,
+      log: process.env.HOLDFAST_POSTGRES_LOG === '1' ? log : undefined,
+    });
+    databaseUrl = embedded.url;
+    log(`Embedded PostgreSQL is up on 127.0.0.1:${embedded.port} (data in ${path.relative(projectRoot, dataDir) || dataDir})`);
+  }
+
+  await migrateDatabase(databaseUrl);
+  log('Migrations applied');
+
+  const seedDemo = env.HOLDFAST_DEMO_DATA === 'on' || (env.HOLDFAST_DEMO_DATA === 'auto' && embedded !== undefined);
+  if (seedDemo) {
+    const connection = connectDatabase(databaseUrl);
+    try {
+      const seeded = await seedDemoAttemptsIfEmpty({ db: connection.db });
+      if (seeded > 0) log(`Seeded ${seeded} demo attempts`);
+    } finally {
+      await connection.close();
+    }
+  }
+
+  if (process.env.HOLDFAST_RUNTIME_FILE) {
+    // Lets the browser tests reach the same database as the server they drive.
+    await fs.writeFile(process.env.HOLDFAST_RUNTIME_FILE, JSON.stringify({ databaseUrl, port: env.PORT }));
+  }
+
+  if (!devMode) ensureProductionBuild(projectRoot, log);
+  server = spawn(
+    path.join(projectRoot, 'node_modules', '.bin', 'next'),
+    [devMode ? 'dev' : 'start', '--port', String(env.PORT)],
+    {
+      cwd: projectRoot,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: '1' },
+    },
+  );
+  server.on('exit', (code, signal) => {
+    if (shuttingDown) return;
+    log(`The web server exited (${signal ?? `code ${code}`}); stopping`);
+    void shutdown(code ?? 1);
+  });
+  log(`Holdfast is ready at http://localhost:${env.PORT} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
+}
+
+async function shutdown(exitCode: number): Promise<void> {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  if (server && server.exitCode === null && server.signalCode === null) {
+    const exited = new Promise((resolve) => server?.once('exit', resolve));
+    server.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  }
+  if (embedded) {
+    await embedded.stop();
+    log('Embedded PostgreSQL stopped');
+    if (ephemeral) await fs.rm(path.resolve(projectRoot, getEnvironment().HOLDFAST_DATA_DIR), { recursive: true, force: true });
+  }
+  process.exit(exitCode);
+}
+
+// embedded-postgres installs its own signal hooks that exit as soon as PostgreSQL
+// stops; replace them so the web server is stopped first and the order is ours.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.removeAllListeners(signal);
+  process.on(signal, () => void shutdown(0));
+}
+
+main().catch(async (error: unknown) => {
+  console.error(`[holdfast] ${describeStartupError(error)}`);
+  await shutdown(1);
+});

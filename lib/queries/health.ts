@@ -1,6 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
+import { databaseErrorCode } from '../db/error-code';
 import { getMigrationState, type MigrationState } from '../db/migration-state';
 
 export type HealthReport =
@@ -15,8 +16,7 @@ export async function getHealth(db: Executor): Promise<HealthReport> {
     return { status: 'ok', database: { reachable: true }, migrations };
   } catch (error) {
     // Name the failure without leaking connection details such as passwords.
-    const code = (error as { code?: unknown }).code;
-    const reason = typeof code === 'string' ? code : 'query failed';
+    const reason = databaseErrorCode(error) ?? 'query failed';
     return { status: 'unavailable', database: { reachable: false, error: reason } };
   }
 }

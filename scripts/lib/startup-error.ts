@@ -1,3 +1,4 @@
+import { databaseErrorCode } from '../../lib/db/error-code';
 import { EnvironmentError } from '../../lib/env';
 
 /**
@@ -6,9 +7,9 @@ import { EnvironmentError } from '../../lib/env';
  */
 export function describeStartupError(error: unknown): string {
   if (error instanceof EnvironmentError) return error.message;
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = databaseErrorCode(error);
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'CONNECT_TIMEOUT') {
-    return `Cannot reach the database in DATABASE_URL (${String(code)}): is PostgreSQL running there?`;
+    return `Cannot reach the database in DATABASE_URL (${code}): is PostgreSQL running there?`;
   }
   if (code === '28P01' || code === '28000') {
     return 'The database in DATABASE_URL refused the credentials';

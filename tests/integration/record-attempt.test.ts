@@ -1,0 +1,101 @@
+import { eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { AttemptConflictError, InvalidInputError, recordAttempt } from '../../lib/core';
+import { connectDatabase } from '../../lib/db/client';
+import { attempts } from '../../lib/db/schema';
+import { aFailedAttempt, anAttempt } from '../support/attempt-factory';
+import { useTestDatabase } from '../support/test-database';
+
+const database = useTestDatabase();
+
+async function countAttempts(taskId: string): Promise<number> {
+  const [row] = await database.db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(attempts)
+    .where(eq(attempts.taskId, taskId));
+  return row?.count ?? 0;
+}
+
+describe('recordAttempt', () => {
+  it('stores a failed attempt with its class, text, cost and derived latency', async () => {
+    const input = aFailedAttempt({ attemptNumber: 2, errorClass: 'rate_limited', errorText: '429 slow down', costMicros: 4_321, idempotencyKey: 'k-1' });
+    const { attempt, duplicate } = await recordAttempt({ db: database.db }, input);
+
+    expect(duplicate).toBe(false);
+    const [stored] = await database.db.select().from(attempts).where(eq(attempts.id, attempt.id));
+    expect(stored).toMatchObject({
+      taskId: input.taskId,
+      attemptNumber: 2,
+      outcome: 'failed',
+      errorClass: 'rate_limited',
+      errorText: '429 slow down',
+      costMicros: 4_321,
+      latencyMs: 1_250,
+      idempotencyKey: 'k-1',
+    });
+  });
+
+  it('rejects a failed attempt with a blank error text and writes nothing', async () => {
+    const input = aFailedAttempt({ errorText: '   ' });
+    const failure = recordAttempt({ db: database.db }, input);
+
+    await expect(failure).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(failure).rejects.toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { errorText: [expect.stringContaining('blank')] } });
+    expect(await countAttempts(input.taskId)).toBe(0);
+  });
+
+  it('is refused by the database too, for writers that bypass the library', async () => {
+    const write = database.sql`
+      insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome, error_class, error_text)
+      values ('raw-task', 'a', 's', 1, now(), now(), 0, 'failed', 'transient', ' ')`;
+    await expect(write).rejects.toMatchObject({ constraint_name: 'attempts_failure_is_explained' });
+  });
+
+  it('returns the stored attempt for a redelivered identical report', async () => {
+    const input = anAttempt();
+    const first = await recordAttempt({ db: database.db }, input);
+    const second = await recordAttempt({ db: database.db }, { ...input, startedAt: input.startedAt.toISOString() });
+
+    expect(second).toEqual({ attempt: first.attempt, duplicate: true });
+    expect(await countAttempts(input.taskId)).toBe(1);
+  });
+
+  it('refuses a second report of the same attempt with different content, keeping the first', async () => {
+    const input = anAttempt({ costMicros: 100 });
+    await recordAttempt({ db: database.db }, input);
+
+    const conflicting = recordAttempt({ db: database.db }, { ...input, costMicros: 999 });
+    await expect(conflicting).rejects.toBeInstanceOf(AttemptConflictError);
+    await expect(conflicting).rejects.toThrow(/costMicros/);
+    const [stored] = await database.db.select().from(attempts).where(eq(attempts.taskId, input.taskId));
+    expect(stored?.costMicros).toBe(100);
+  });
+
+  it('records exactly one row when 20 connections report the same attempt at once', async () => {
+    const input = anAttempt();
+    const connections = Array.from({ length: 20 }, () => connectDatabase(database.url, { maxConnections: 1 }));
+    try {
+      // Open every connection first so the reports really race.
+      await Promise.all(connections.map((connection) => connection.sql`select 1`));
+      const results = await Promise.all(connections.map((connection) => recordAttempt({ db: connection.db }, input)));
+
+      expect(results.filter((result) => !result.duplicate)).toHaveLength(1);
+      expect(results.filter((result) => result.duplicate)).toHaveLength(19);
+      expect(new Set(results.map((result) => result.attempt.id)).size).toBe(1);
+      expect(await countAttempts(input.taskId)).toBe(1);
+    } finally {
+      await Promise.all(connections.map((connection) => connection.close()));
+    }
+  });
+
+  it('joins a transaction it is given, so a rollback removes the attempt', async () => {
+    const input = anAttempt();
+    await expect(
+      database.db.transaction(async (tx) => {
+        await recordAttempt({ db: tx }, input);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await countAttempts(input.taskId)).toBe(0);
+  });
+});

@@ -1,0 +1,38 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const projectRoot = path.resolve(import.meta.dirname, '../..');
+
+/** Runs `npm start`'s script with the given environment and returns how it ended. */
+function start(env: Record<string, string>) {
+  const result = spawnSync(path.join(projectRoot, 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: result.status, stderr: result.stderr.trim() };
+}
+
+describe('npm start with bad configuration', () => {
+  it('stops with one line naming DATABASE_URL when it is malformed', () => {
+    const { status, stderr } = start({ DATABASE_URL: 'mysql://root@localhost/app' });
+    expect(status).toBe(1);
+    expect(stderr.split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/DATABASE_URL: must be a URL/);
+  });
+
+  it('stops with one line when PORT is not a port', () => {
+    const { status, stderr } = start({ PORT: 'eighty' });
+    expect(status).toBe(1);
+    expect(stderr.split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/PORT/);
+  });
+
+  it('stops with one line when the database in DATABASE_URL does not answer', () => {
+    const { status, stderr } = start({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/holdfast' });
+    expect(status).toBe(1);
+    expect(stderr).toBe('[holdfast] Cannot reach the database in DATABASE_URL (ECONNREFUSED): is PostgreSQL running there?');
+  });
+});

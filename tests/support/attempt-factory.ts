@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import type { RecordAttemptInput } from '../../lib/core';
+
+/** A valid succeeded attempt with a task id of its own; override what the test is about. */
+export function anAttempt(overrides: Partial<RecordAttemptInput> = {}): RecordAttemptInput {
+  const startedAt = new Date('2026-11-20T10:00:00.000Z');
+  return {
+    taskId: `task-${randomUUID()}`,
+    agent: 'outreach',
+    step: 'draft_email',
+    attemptNumber: 1,
+    startedAt,
+    finishedAt: new Date(startedAt.getTime() + 1_250),
+    outcome: 'succeeded',
+    costMicros: 1_000,
+    ...overrides,
+  };
+}
+
+/** A failed attempt with a real error text. */
+export function aFailedAttempt(overrides: Partial<RecordAttemptInput> = {}): RecordAttemptInput {
+  return anAttempt({ outcome: 'failed', errorClass: 'transient', errorText: '503 from downstream', ...overrides });
+}

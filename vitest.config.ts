@@ -1,0 +1,35 @@
+import path from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+const root = import.meta.dirname;
+const reportDir = process.env.HOLDFAST_TEST_REPORT_DIR;
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@': root,
+      // Read models are marked server-only for Next; in tests they run in plain Node.
+      'server-only': path.join(root, 'tests/support/server-only-stub.ts'),
+    },
+  },
+  test: {
+    reporters: reportDir ? ['default', 'json'] : ['default'],
+    outputFile: reportDir ? { json: path.join(reportDir, `vitest-${process.pid}.json`) } : undefined,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          globalSetup: ['tests/support/global-database.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});

@@ -54,7 +54,7 @@ describe('recordAttempt', () => {
   it('returns the stored attempt for a redelivered identical report', async () => {
     const input = anAttempt();
     const first = await recordAttempt({ db: database.db }, input);
-    const second = await recordAttempt({ db: database.db }, { ...input, startedAt: input.startedAt.toISOString() });
+    const second = await recordAttempt({ db: database.db }, { ...input, startedAt: new Date(input.startedAt).toISOString() });
 
     expect(second).toEqual({ attempt: first.attempt, duplicate: true });
     expect(await countAttempts(input.taskId)).toBe(1);

@@ -8,7 +8,7 @@ const projectRoot = path.resolve(import.meta.dirname, '../..');
 function start(env: Record<string, string>) {
   const result = spawnSync(path.join(projectRoot, 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
     cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { NODE_ENV: 'production', PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     encoding: 'utf8',
     timeout: 30_000,
   });

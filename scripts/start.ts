@@ -63,6 +63,7 @@ async function main(): Promise<void> {
 
   if (process.env.HOLDFAST_RUNTIME_FILE) {
     // Lets the browser tests reach the same database as the server they drive.
+    await fs.mkdir(path.dirname(process.env.HOLDFAST_RUNTIME_FILE), { recursive: true });
     await fs.writeFile(process.env.HOLDFAST_RUNTIME_FILE, JSON.stringify({ databaseUrl, port: env.PORT }));
   }
 

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
+import { test as base, expect, type Page } from '@playwright/test';
+import { recordAttempt, type RecordAttemptInput } from '../../lib/core';
+import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
+import { e2eRuntimeFile } from './runtime';
+
+interface Fixtures {
+  /** Fails the test on any console error or uncaught page error. */
+  page: Page;
+  /** Runs axe on the current page; fails on serious or critical violations. */
+  expectAccessible: () => Promise<void>;
+}
+
+interface WorkerFixtures {
+  /** The database behind the server under test, for factories and independent checks. */
+  database: DatabaseConnection;
+  recordAttempts: (inputs: RecordAttemptInput[]) => Promise<void>;
+}
+
+export const test = base.extend<Fixtures, WorkerFixtures>({
+  page: async ({ page }, use) => {
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await use(page);
+    expect(problems, 'the page logged errors').toEqual([]);
+  },
+
+  expectAccessible: async ({ page }, use) => {
+    await use(async () => {
+      const results = await new AxeBuilder({ page }).analyze();
+      const serious = results.violations
+        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+        .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
+      expect(serious, 'serious or critical accessibility violations').toEqual([]);
+    });
+  },
+
+  database: [
+    async ({}, use) => {
+      const { databaseUrl } = JSON.parse(fs.readFileSync(e2eRuntimeFile, 'utf8')) as { databaseUrl: string };
+      const connection = connectDatabase(databaseUrl, { maxConnections: 2 });
+      await use(connection);
+      await connection.close();
+    },
+    { scope: 'worker' },
+  ],
+
+  recordAttempts: [
+    async ({ database }, use) => {
+      await use(async (inputs) => {
+        for (const input of inputs) await recordAttempt({ db: database.db }, input);
+      });
+    },
+    { scope: 'worker' },
+  ],
+});
+
+export { expect };

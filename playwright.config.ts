@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { defineConfig } from '@playwright/test';
+import { chromiumArgs, chromiumExecutablePath } from './e2e/support/browser';
+import { e2eRuntimeFile } from './e2e/support/runtime';
+
+const port = Number(process.env.HOLDFAST_E2E_PORT ?? 3100);
+const baseURL = `http://127.0.0.1:${port}`;
+const reportDir = process.env.HOLDFAST_TEST_REPORT_DIR;
+
+export default defineConfig({
+  testDir: 'e2e',
+  // One worker: the machine has two cores, and the server under test needs one.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  timeout: 30_000,
+  reporter: reportDir ? [['list'], ['json', { outputFile: path.join(reportDir, 'playwright.json') }]] : [['list']],
+  use: {
+    baseURL,
+    trace: 'retain-on-failure',
+    launchOptions: { executablePath: chromiumExecutablePath(), args: chromiumArgs },
+  },
+  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  // The production build, served by the same script as `npm start`, on a throwaway
+  // embedded PostgreSQL seeded with the demo attempts.
+  webServer: {
+    command: 'node_modules/.bin/tsx scripts/start.ts --ephemeral',
+    url: `${baseURL}/api/health`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+    stdout: 'pipe',
+    env: {
+      PORT: String(port),
+      DATABASE_URL: '',
+      HOLDFAST_DATA_DIR: '.data/e2e/postgres',
+      HOLDFAST_RUNTIME_FILE: e2eRuntimeFile,
+      HOLDFAST_DEMO_DATA: 'on',
+    },
+  },
+});

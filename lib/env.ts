@@ -22,6 +22,8 @@ const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
 
 export const environmentSchema = z.object({
   DATABASE_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
+  /** Where the dashboard listens; loopback by default, 0.0.0.0 to serve other machines. */
+  HOST: z.preprocess(emptyAsUnset, z.string().min(1).default('127.0.0.1')),
   PORT: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).default(3000)),
   HOLDFAST_DATA_DIR: z.preprocess(emptyAsUnset, z.string().default('.data/postgres')),
   HOLDFAST_DEMO_DATA: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),

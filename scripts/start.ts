@@ -4,12 +4,11 @@
  *   2. without DATABASE_URL, starts an embedded PostgreSQL in HOLDFAST_DATA_DIR;
  *   3. applies migrations (under an advisory lock, so parallel starts are safe);
  *   4. on an empty embedded database, seeds the demo attempts;
- *   5. builds the dashboard when needed and serves it with `next start`;
- *   6. on SIGINT/SIGTERM stops the server, then PostgreSQL.
- * Flags: --dev serves with `next dev`; --ephemeral wipes the data directory at start
+ *   5. builds the dashboard when needed and serves it in this process;
+ *   6. on SIGINT/SIGTERM stops serving, then stops PostgreSQL.
+ * Flags: --dev serves in Next's development mode; --ephemeral wipes the data directory at start
  * and at stop (the browser tests use it).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +19,7 @@ import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
 import { getEnvironment } from '../lib/env';
 import { describeStartupError } from './lib/startup-error';
 import { ensureProductionBuild } from './lib/production-build';
+import { serveDashboard, type DashboardServer } from './lib/serve-dashboard';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const devMode = process.argv.includes('--dev');
@@ -27,7 +27,7 @@ const ephemeral = process.argv.includes('--ephemeral');
 const log = (line: string) => console.log(`[holdfast] ${line}`);
 
 let embedded: RunningPostgres | undefined;
-let server: ChildProcess | undefined;
+let dashboard: DashboardServer | undefined;
 let shuttingDown = false;
 
 async function main(): Promise<void> {
@@ -41,7 +41,8 @@ async function main(): Promise<void> {
     embedded = await startEmbeddedPostgres({
       dataDir,
       throwaway: ephemeral,
-      log: process.env.HOLDFAST_POSTGRES_LOG === '1' ? log : undefined,
+      log,
+      verbose: process.env.HOLDFAST_POSTGRES_LOG === '1',
     });
     databaseUrl = embedded.url;
     log(`Embedded PostgreSQL is up on 127.0.0.1:${embedded.port} (data in ${path.relative(projectRoot, dataDir) || dataDir})`);
@@ -68,31 +69,18 @@ async function main(): Promise<void> {
   }
 
   if (!devMode) ensureProductionBuild(projectRoot, log);
-  server = spawn(
-    path.join(projectRoot, 'node_modules', '.bin', 'next'),
-    [devMode ? 'dev' : 'start', '--port', String(env.PORT)],
-    {
-      cwd: projectRoot,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: '1' },
-    },
-  );
-  server.on('exit', (code, signal) => {
-    if (shuttingDown) return;
-    log(`The web server exited (${signal ?? `code ${code}`}); stopping`);
-    void shutdown(code ?? 1);
-  });
-  log(`Holdfast is ready at http://localhost:${env.PORT} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
+  // The dashboard's own database handle (lib/server/db.ts) reads DATABASE_URL.
+  process.env.DATABASE_URL = databaseUrl;
+  process.env.NEXT_TELEMETRY_DISABLED = '1';
+  dashboard = await serveDashboard({ projectRoot, host: env.HOST, port: env.PORT, dev: devMode });
+  const shownHost = env.HOST === '0.0.0.0' || env.HOST === '127.0.0.1' ? 'localhost' : env.HOST;
+  log(`Holdfast is ready at http://${shownHost}:${env.PORT} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
 }
 
 async function shutdown(exitCode: number): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
-  if (server && server.exitCode === null && server.signalCode === null) {
-    const exited = new Promise((resolve) => server?.once('exit', resolve));
-    server.kill('SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-  }
+  await dashboard?.close().catch((error: unknown) => console.error(`[holdfast] Closing the dashboard: ${String(error)}`));
   if (embedded) {
     await embedded.stop();
     log('Embedded PostgreSQL stopped');

@@ -23,7 +23,10 @@ export interface EmbeddedPostgresOptions {
    * never for data a person keeps.
    */
   throwaway?: boolean;
+  /** Notable events: a cluster created, a leftover server stopped. */
   log?: (line: string) => void;
+  /** Also pass on PostgreSQL's own log lines. */
+  verbose?: boolean;
 }
 
 export interface RunningPostgres {
@@ -59,7 +62,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       '-c', 'listen_addresses=127.0.0.1',
       ...(options.throwaway ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
     ],
-    onLog: (message) => log(message.trimEnd()),
+    onLog: (message) => {
+      if (options.verbose) log(message.trimEnd());
+    },
     onError: (error) => log(`[postgres] ${String(error).trimEnd()}`),
   });
 

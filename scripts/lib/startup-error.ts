@@ -11,6 +11,9 @@ export function describeStartupError(error: unknown): string {
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'CONNECT_TIMEOUT') {
     return `Cannot reach the database in DATABASE_URL (${code}): is PostgreSQL running there?`;
   }
+  if (code === 'EADDRINUSE') {
+    return "The dashboard's port is already in use (EADDRINUSE): stop what listens there, or set PORT";
+  }
   if (code === '28P01' || code === '28000') {
     return 'The database in DATABASE_URL refused the credentials';
   }

@@ -5,6 +5,7 @@ describe('parseEnvironment', () => {
   it('applies defaults when nothing is set', () => {
     expect(parseEnvironment({})).toEqual({
       DATABASE_URL: undefined,
+      HOST: '127.0.0.1',
       PORT: 3000,
       HOLDFAST_DATA_DIR: '.data/postgres',
       HOLDFAST_DEMO_DATA: 'auto',

@@ -27,6 +27,7 @@ export const recordAttemptInput = z
     /** Micro-dollars: 1 USD = 1,000,000. */
     costMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
     idempotencyKey: z.string().min(1).max(500).optional(),
+    runKey: z.string().min(1).max(200).optional(),
   })
   .superRefine((attempt, context) => {
     if (attempt.finishedAt.getTime() < attempt.startedAt.getTime()) {
@@ -78,6 +79,7 @@ export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput)
     errorText: attempt.errorText ?? null,
     costMicros: attempt.costMicros,
     idempotencyKey: attempt.idempotencyKey ?? null,
+    runKey: attempt.runKey ?? null,
   };
 
   const [inserted] = await ctx.db.insert(attempts).values(values).onConflictDoNothing({ target: [attempts.taskId, attempts.step, attempts.attemptNumber] }).returning();

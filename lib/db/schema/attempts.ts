@@ -12,17 +12,14 @@ import {
   unique,
 } from 'drizzle-orm/pg-core';
 
-export const attemptOutcome = pgEnum('attempt_outcome', ['succeeded', 'failed']);
+/** running: recorded before the step runs (so a crash can only over-count); then succeeded or failed. */
+export const attemptOutcomes = ['running', 'succeeded', 'failed'] as const;
+export type AttemptOutcome = (typeof attemptOutcomes)[number];
 
 /** Why an attempt failed; decides whether it may be retried (see DOMAIN.md, invariant 8). */
-export const errorClass = pgEnum('error_class', [
-  'transient',
-  'timeout',
-  'rate_limited',
-  'invalid_output',
-  'permanent',
-  'unknown',
-]);
+export const errorClasses = ['transient', 'timeout', 'rate_limited', 'invalid_output', 'permanent', 'unknown'] as const;
+export type ErrorClass = (typeof errorClasses)[number];
+export const errorClass = pgEnum('error_class', errorClasses);
 
 /**
  * One row per execution of a step. Attempt 1 is the primary execution; 2 and
@@ -37,31 +34,40 @@ export const attempts = pgTable(
     step: text('step').notNull(),
     attemptNumber: integer('attempt_number').notNull(),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
-    finishedAt: timestamp('finished_at', { withTimezone: true }).notNull(),
-    latencyMs: integer('latency_ms').notNull(),
-    outcome: attemptOutcome('outcome').notNull(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    latencyMs: integer('latency_ms'),
+    outcome: text('outcome').$type<AttemptOutcome>().notNull(),
     errorClass: errorClass('error_class'),
     errorText: text('error_text'),
     /** Cost in micro-dollars (1 USD = 1,000,000), so sums stay exact. */
     costMicros: bigint('cost_micros', { mode: 'number' }).notNull().default(0),
     idempotencyKey: text('idempotency_key'),
+    /** The run (worker execution) that made this attempt, when it came through runStep. */
+    runKey: text('run_key'),
     recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
-    // A redelivered report of the same attempt must not count twice.
+    // A redelivered report of the same attempt must not count twice. Its task_id
+    // prefix also serves the task timeline (every attempt of one task).
     unique('attempts_task_id_step_attempt_number_key').on(table.taskId, table.step, table.attemptNumber),
     // Serves getStepStats: the window scan on started_at.
     index('attempts_started_at_idx').on(table.startedAt),
     // Serves per-step drill-downs: one step's attempts in a window.
     index('attempts_agent_step_started_at_idx').on(table.agent, table.step, table.startedAt),
     check('attempts_attempt_number_positive', sql`${table.attemptNumber} >= 1`),
+    check('attempts_outcome_known', sql`${table.outcome} in ('running', 'succeeded', 'failed')`),
     check('attempts_finished_after_started', sql`${table.finishedAt} >= ${table.startedAt}`),
+    // Only a running attempt lacks its end.
+    check(
+      'attempts_finished_unless_running',
+      sql`(${table.outcome} = 'running') = (${table.finishedAt} is null and ${table.latencyMs} is null)`,
+    ),
     check('attempts_latency_not_negative', sql`${table.latencyMs} >= 0`),
     check('attempts_cost_not_negative', sql`${table.costMicros} >= 0`),
     // A failure without a class and a non-blank text is a failure nobody can triage.
     check(
       'attempts_failure_is_explained',
-      sql`(${table.outcome} = 'succeeded' and ${table.errorClass} is null)
+      sql`(${table.outcome} in ('running', 'succeeded') and ${table.errorClass} is null)
         or (${table.outcome} = 'failed' and ${table.errorClass} is not null
             and ${table.errorText} is not null and btrim(${table.errorText}) <> '')`,
     ),

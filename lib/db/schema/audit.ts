@@ -1,0 +1,34 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+export const actorTypes = ['person', 'agent', 'system'] as const;
+export type ActorType = (typeof actorTypes)[number];
+
+/**
+ * Append-only account of every operator and sweeper action. A trigger (see the
+ * audit_log_append_only migration) refuses UPDATE, DELETE and TRUNCATE.
+ */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
+    actorType: text('actor_type').$type<ActorType>().notNull(),
+    actorId: text('actor_id').notNull(),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id').notNull(),
+    reason: text('reason'),
+    before: jsonb('before'),
+    after: jsonb('after'),
+  },
+  (table) => [
+    check('audit_log_actor_type_known', sql`${table.actorType} in ('person', 'agent', 'system')`),
+    // Serves "history of this hold / lock / dead letter".
+    index('audit_log_target_type_target_id_occurred_at_idx').on(table.targetType, table.targetId, table.occurredAt),
+    // Serves the audit page, newest first.
+    index('audit_log_occurred_at_idx').on(table.occurredAt),
+  ],
+);
+
+export type AuditRecord = typeof auditLog.$inferSelect;

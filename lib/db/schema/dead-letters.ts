@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { errorClass } from './attempts';
+
+export const deadLetterStatuses = ['pending', 'redriven', 'discarded'] as const;
+export type DeadLetterStatus = (typeof deadLetterStatuses)[number];
+
+/** Work whose retries ran out, kept with everything needed to redrive it. */
+export const deadLetters = pgTable(
+  'dead_letters',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    taskId: text('task_id').notNull(),
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    queue: text('queue').notNull(),
+    payload: jsonb('payload').notNull(),
+    reason: text('reason').notNull(),
+    errorClass: errorClass('error_class'),
+    lastError: text('last_error'),
+    attempts: integer('attempts').notNull(),
+    spendMicros: bigint('spend_micros', { mode: 'number' }).notNull(),
+    status: text('status').$type<DeadLetterStatus>().notNull().default('pending'),
+    /** How many times it was redriven; names the next redrive's outbox key. */
+    redriveCount: integer('redrive_count').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check('dead_letters_status_known', sql`${table.status} in ('pending', 'redriven', 'discarded')`),
+    // However many workers exhaust a task at once, it has one pending dead letter.
+    uniqueIndex('dead_letters_pending_task_id_idx').on(table.taskId).where(sql`${table.status} = 'pending'`),
+    // Serves the dead-letter page and depth figure.
+    index('dead_letters_status_created_at_idx').on(table.status, table.createdAt),
+  ],
+);
+
+/**
+ * The redrive outbox. The key is derived from the dead letter and its redrive
+ * number, so a double redrive enqueues once; a drainer hands rows to the queue.
+ */
+export const redrives = pgTable(
+  'redrives',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    outboxKey: text('outbox_key').notNull().unique('redrives_outbox_key_key'),
+    deadLetterId: bigint('dead_letter_id', { mode: 'number' })
+      .notNull()
+      .references(() => deadLetters.id),
+    queue: text('queue').notNull(),
+    payload: jsonb('payload').notNull(),
+    requestedBy: text('requested_by').notNull(),
+    requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    deliveryAttempts: integer('delivery_attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lastError: text('last_error'),
+  },
+  (table) => [
+    // Serves the drainer: undelivered rows that are due.
+    index('redrives_undelivered_next_attempt_at_idx').on(table.nextAttemptAt).where(sql`${table.deliveredAt} is null`),
+  ],
+);
+
+export type DeadLetter = typeof deadLetters.$inferSelect;
+export type Redrive = typeof redrives.$inferSelect;

@@ -1,0 +1,39 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+export const taskStatuses = ['active', 'dead_lettered', 'completed'] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+
+/**
+ * One retry allowance per task, shared by all its steps, with a spend ceiling
+ * and a wall-clock deadline that retries count against.
+ */
+export const taskBudgets = pgTable(
+  'task_budgets',
+  {
+    taskId: text('task_id').primaryKey(),
+    agent: text('agent').notNull(),
+    /** Who gets this task's holds: `person:<email>` or `team:<name>`. */
+    owner: text('owner').notNull(),
+    retryAllowance: integer('retry_allowance').notNull(),
+    retriesUsed: integer('retries_used').notNull().default(0),
+    spendCeilingMicros: bigint('spend_ceiling_micros', { mode: 'number' }).notNull(),
+    spendMicros: bigint('spend_micros', { mode: 'number' }).notNull().default(0),
+    deadline: timestamp('deadline', { withTimezone: true }).notNull(),
+    status: text('status').$type<TaskStatus>().notNull().default('active'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Last state change; the frozen sweep looks for tasks where it is old. */
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check('task_budgets_status_known', sql`${table.status} in ('active', 'dead_lettered', 'completed')`),
+    // The allowance is consumed with a guarded UPDATE; this makes over-consumption impossible even for other writers.
+    check('task_budgets_retries_within_allowance', sql`${table.retriesUsed} between 0 and ${table.retryAllowance}`),
+    check('task_budgets_spend_not_negative', sql`${table.spendMicros} >= 0 and ${table.spendCeilingMicros} >= 0`),
+    check('task_budgets_owner_named', sql`${table.owner} ~ '^(person|team):.+'`),
+    // Serves the frozen sweep: active tasks by last change.
+    index('task_budgets_active_updated_at_idx').on(table.updatedAt).where(sql`${table.status} = 'active'`),
+  ],
+);
+
+export type TaskBudget = typeof taskBudgets.$inferSelect;

@@ -27,6 +27,9 @@ export default defineConfig({
           include: ['tests/integration/**/*.test.ts'],
           globalSetup: ['tests/support/global-database.ts'],
           testTimeout: 30_000,
+          // One file at a time: race tests open up to 64 connections, and a stock
+          // PostgreSQL allows 100 in all.
+          fileParallelism: false,
           hookTimeout: 60_000,
         },
       },

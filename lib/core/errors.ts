@@ -30,3 +30,39 @@ export class InvalidInputError extends HoldfastError {
 export class AttemptConflictError extends HoldfastError {
   readonly code = 'ATTEMPT_CONFLICT';
 }
+
+/** Same idempotency key, different content: never an overwrite. */
+export class KeyPayloadMismatchError extends HoldfastError {
+  readonly code = 'KEY_PAYLOAD_MISMATCH';
+}
+
+/** A write under a fencing token that is no longer current (a superseded holder). */
+export class StaleTokenError extends HoldfastError {
+  readonly code = 'STALE_TOKEN';
+}
+
+/** A run tried to act on a slot lock another run holds. */
+export class NotHolderError extends HoldfastError {
+  readonly code = 'NOT_HOLDER';
+}
+
+/** A guarded action was refused; `failedGuards` names every guard that did not hold. */
+export class GuardFailedError extends HoldfastError {
+  readonly code = 'GUARD_FAILED';
+
+  constructor(
+    message: string,
+    readonly failedGuards: string[],
+  ) {
+    super(message);
+  }
+}
+
+export class NotFoundError extends HoldfastError {
+  readonly code = 'NOT_FOUND';
+}
+
+/** The action conflicts with the item's current state (e.g. clearing a hold another way). */
+export class StateConflictError extends HoldfastError {
+  readonly code = 'STATE_CONFLICT';
+}

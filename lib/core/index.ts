@@ -1,3 +1,10 @@
-export type { CoreContext } from './context';
+export * from './audit';
+export * from './context';
 export * from './errors';
+export * from './keys/claim-key';
+export * from './keys/derive-key';
+export * from './keys/settle-key';
+export * from './keys/sweep-keys';
+export * from './kill-switches';
+export * from './leases';
 export * from './record-attempt';

@@ -1,0 +1,34 @@
+import { auditLog, type AuditRecord } from '../db/schema';
+import type { Executor } from '../db/client';
+import type { Actor } from './context';
+
+export interface AuditEntry {
+  action: string;
+  targetType: string;
+  targetId: string;
+  reason?: string | null;
+  before?: unknown;
+  after?: unknown;
+}
+
+/**
+ * Appends one audit record. Call it with the transaction that makes the change,
+ * so the record exists if and only if the change does.
+ */
+export async function writeAudit(db: Executor, actor: Actor, entry: AuditEntry): Promise<AuditRecord> {
+  const [record] = await db
+    .insert(auditLog)
+    .values({
+      actorType: actor.type,
+      actorId: actor.id,
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: entry.targetId,
+      reason: entry.reason ?? null,
+      before: entry.before ?? null,
+      after: entry.after ?? null,
+    })
+    .returning();
+  if (!record) throw new Error('writeAudit: insert returned no row');
+  return record;
+}

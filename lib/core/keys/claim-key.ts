@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { idempotencyKeys } from '../../db/schema';
+import type { CoreContext } from '../context';
+import { KeyPayloadMismatchError } from '../errors';
+import { parseInput } from '../validation';
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * How long a key is kept after its last change, per scope. It must outlast the
+ * longest retry horizon of anything that may redeliver (visibility timeout x
+ * attempts can be hours), or a late redelivery would run the work again.
+ */
+export const keyRetentionMs: Record<string, number> = {
+  step: 7 * 24 * HOUR_MS,
+  api: 24 * HOUR_MS,
+};
+const DEFAULT_RETENTION_MS = 7 * 24 * HOUR_MS;
+
+export const claimKeyInput = z.strictObject({
+  key: z.string().trim().min(1).max(500),
+  scope: z.string().trim().min(1).max(50).default('step'),
+  requestHash: z.string().trim().min(1).max(200),
+  /** Who claims: a run key or worker name, shown to the people triaging. */
+  holder: z.string().trim().min(1).max(200).optional(),
+  /** After this a silent holder is presumed dead and another claim may take over. */
+  inProgressTtlMs: z.number().int().min(10).max(24 * HOUR_MS).default(60_000),
+  retentionMs: z.number().int().min(1_000).max(400 * 24 * HOUR_MS).optional(),
+  /** False when repeating the side effect is unsafe: an expired claim is then uncertain, not taken over. */
+  downstreamIdempotent: z.boolean().default(true),
+  taskId: z.string().trim().min(1).max(200).optional(),
+  step: z.string().trim().min(1).max(100).optional(),
+});
+export type ClaimKeyInput = z.input<typeof claimKeyInput>;
+
+export type ClaimOutcome =
+  | { outcome: 'acquired'; key: string; fencingToken: number; attemptNumber: number }
+  | { outcome: 'replay'; key: string; result: unknown }
+  | { outcome: 'in_progress'; key: string; retryAfterMs: number }
+  | { outcome: 'uncertain'; key: string; fencingToken: number; intentAt: Date };
+
+/**
+ * Claims a key in one statement. The INSERT's conflict on the primary key is
+ * the only arbiter: the DO UPDATE always touches the row (counting the call),
+ * and takes it over only when the current holder is gone, so the returned row
+ * is the latest committed state and this claim is the holder if and only if
+ * the row names this claim.
+ */
+export async function claimKey(ctx: CoreContext, input: ClaimKeyInput): Promise<ClaimOutcome> {
+  const claim = parseInput(claimKeyInput, input);
+  const claimId = randomUUID();
+  const retentionMs = claim.retentionMs ?? keyRetentionMs[claim.scope] ?? DEFAULT_RETENTION_MS;
+  const lockedUntil = sql`now() + ${`${claim.inProgressTtlMs} milliseconds`}::interval`;
+  const expiresAt = sql`now() + ${`${retentionMs} milliseconds`}::interval`;
+
+  const k = idempotencyKeys;
+  const retentionOver = sql`${k.expiresAt} <= now()`;
+  // Evaluated against the existing row: who may take the key over.
+  const takeover = sql`(${retentionOver} or (${k.requestHash} = excluded.request_hash and (
+      ${k.status} = 'failed'
+      or (${k.status} = 'in_progress' and ${k.lockedUntil} <= now() and ${k.downstreamIdempotent}))))`;
+  const whenTakeover = <T>(value: T, current: unknown) => sql`case when ${takeover} then ${value} else ${current} end`;
+
+  const [row] = await ctx.db
+    .insert(k)
+    .values({
+      key: claim.key,
+      scope: claim.scope,
+      requestHash: claim.requestHash,
+      status: 'in_progress',
+      fencingToken: 1,
+      holderClaim: claimId,
+      holder: claim.holder ?? null,
+      downstreamIdempotent: claim.downstreamIdempotent,
+      taskId: claim.taskId ?? null,
+      step: claim.step ?? null,
+      lockedUntil,
+      expiresAt,
+    })
+    .onConflictDoUpdate({
+      target: k.key,
+      set: {
+        claimCalls: sql`${k.claimCalls} + 1`,
+        lastClaimedAt: sql`now()`,
+        status: whenTakeover(sql`'in_progress'`, k.status),
+        fencingToken: whenTakeover(sql`${k.fencingToken} + 1`, k.fencingToken),
+        holderClaim: whenTakeover(sql`excluded.holder_claim`, k.holderClaim),
+        holder: whenTakeover(sql`excluded.holder`, k.holder),
+        lockedUntil: whenTakeover(sql`excluded.locked_until`, k.lockedUntil),
+        expiresAt: whenTakeover(sql`excluded.expires_at`, k.expiresAt),
+        updatedAt: whenTakeover(sql`now()`, k.updatedAt),
+        // A key past retention is a new operation: it starts over with the new content.
+        requestHash: sql`case when ${retentionOver} then excluded.request_hash else ${k.requestHash} end`,
+        acquisitions: sql`case when ${retentionOver} then 1 when ${takeover} then ${k.acquisitions} + 1 else ${k.acquisitions} end`,
+        result: sql`case when ${retentionOver} then null else ${k.result} end`,
+        errorClass: sql`case when ${retentionOver} then null else ${k.errorClass} end`,
+        errorText: sql`case when ${retentionOver} then null else ${k.errorText} end`,
+      },
+    })
+    .returning({
+      status: k.status,
+      requestHash: k.requestHash,
+      holderClaim: k.holderClaim,
+      fencingToken: k.fencingToken,
+      acquisitions: k.acquisitions,
+      downstreamIdempotent: k.downstreamIdempotent,
+      result: k.result,
+      updatedAt: k.updatedAt,
+      msUntilUnlocked: sql<number>`ceil(extract(epoch from (${k.lockedUntil} - now())) * 1000)`.mapWith(Number),
+    });
+  if (!row) throw new Error('claimKey: the upsert returned no row');
+
+  if (row.holderClaim === claimId) {
+    return { outcome: 'acquired', key: claim.key, fencingToken: row.fencingToken, attemptNumber: row.acquisitions };
+  }
+  if (row.requestHash !== claim.requestHash) {
+    throw new KeyPayloadMismatchError(
+      `Key "${claim.key}" was first used with different content; a key names one operation and its content must not change`,
+    );
+  }
+  if (row.status === 'completed') return { outcome: 'replay', key: claim.key, result: row.result };
+  // in_progress: either a live holder, or an expired one whose downstream may not be repeated.
+  if (row.msUntilUnlocked > 0) return { outcome: 'in_progress', key: claim.key, retryAfterMs: row.msUntilUnlocked };
+  if (!row.downstreamIdempotent) {
+    return { outcome: 'uncertain', key: claim.key, fencingToken: row.fencingToken, intentAt: row.updatedAt };
+  }
+  // Unreachable by the takeover rule; answered safely should the rule change.
+  return { outcome: 'in_progress', key: claim.key, retryAfterMs: 0 };
+}

@@ -1,0 +1,69 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { errorClasses, idempotencyKeys } from '../../db/schema';
+import type { CoreContext } from '../context';
+import { NotFoundError, StaleTokenError } from '../errors';
+import { parseInput } from '../validation';
+
+const MAX_RESULT_BYTES = 256 * 1024;
+
+const settleTarget = {
+  key: z.string().trim().min(1).max(500),
+  fencingToken: z.number().int().min(1),
+};
+
+const completeKeyInput = z.strictObject({
+  ...settleTarget,
+  /** The operation's result, returned to every duplicate from now on. */
+  result: z.unknown().refine((value) => value !== undefined, 'is required (use null for "no result")').refine(
+    (value) => JSON.stringify(value).length <= MAX_RESULT_BYTES,
+    `must serialise to at most ${MAX_RESULT_BYTES / 1024} KiB`,
+  ),
+});
+
+const failKeyInput = z.strictObject({
+  ...settleTarget,
+  errorClass: z.enum(errorClasses),
+  errorText: z.string().trim().min(1, 'must not be blank').max(10_000),
+});
+
+/**
+ * Marks the key completed with its result, only for the current holder: a
+ * superseded holder's late completion is refused with STALE_TOKEN.
+ */
+export async function completeKey(ctx: CoreContext, input: z.input<typeof completeKeyInput>): Promise<void> {
+  const { key, fencingToken, result } = parseInput(completeKeyInput, input);
+  await settle(ctx, key, fencingToken, { status: 'completed', result, errorClass: null, errorText: null });
+}
+
+/**
+ * Marks the key failed, only for the current holder. A failed key may be
+ * claimed again (with a higher token): whether to retry is the retry policy's call.
+ */
+export async function failKey(ctx: CoreContext, input: z.input<typeof failKeyInput>): Promise<void> {
+  const { key, fencingToken, errorClass, errorText } = parseInput(failKeyInput, input);
+  await settle(ctx, key, fencingToken, { status: 'failed', result: null, errorClass, errorText });
+}
+
+async function settle(
+  ctx: CoreContext,
+  key: string,
+  fencingToken: number,
+  outcome: Pick<typeof idempotencyKeys.$inferInsert, 'status' | 'result' | 'errorClass' | 'errorText'>,
+): Promise<void> {
+  const k = idempotencyKeys;
+  const settled = await ctx.db
+    .update(k)
+    .set({ ...outcome, lockedUntil: null, updatedAt: sql`now()` })
+    .where(and(eq(k.key, key), eq(k.fencingToken, fencingToken), eq(k.status, 'in_progress')))
+    .returning({ key: k.key });
+  if (settled.length === 1) return;
+
+  const [current] = await ctx.db.select({ status: k.status, fencingToken: k.fencingToken }).from(k).where(eq(k.key, key));
+  if (!current) throw new NotFoundError(`Key "${key}" does not exist (it may have expired and been swept)`);
+  throw new StaleTokenError(
+    current.fencingToken !== fencingToken
+      ? `Key "${key}" was taken over (token ${current.fencingToken} is current, not ${fencingToken}); this holder must stop`
+      : `Key "${key}" is already ${current.status}`,
+  );
+}

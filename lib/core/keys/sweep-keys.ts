@@ -1,0 +1,23 @@
+import { sql } from 'drizzle-orm';
+import type { CoreContext } from '../context';
+
+/**
+ * Deletes keys past their retention expiry, in batches so no statement holds
+ * many row locks for long. Keys still in progress are kept: their holder may
+ * yet complete them. Returns how many were deleted.
+ */
+export async function deleteExpiredKeys(ctx: CoreContext, batchSize = 1_000): Promise<number> {
+  let deleted = 0;
+  while (true) {
+    const rows = await ctx.db.execute(sql`
+      delete from idempotency_keys
+      where key in (
+        select key from idempotency_keys
+        where expires_at <= now() and status <> 'in_progress'
+        limit ${batchSize}
+        for update skip locked)
+      returning 1`);
+    deleted += rows.length;
+    if (rows.length < batchSize) return deleted;
+  }
+}

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, isNull, lte, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { leases } from '../db/schema';
+import type { CoreContext } from './context';
+import { parseInput } from './validation';
+
+const leaseInput = z.strictObject({
+  job: z.string().trim().min(1).max(100),
+  bucket: z.string().trim().min(1).max(100),
+  /** How long a pass may take before another fire may redo the bucket. */
+  ttlMs: z.number().int().min(1_000).max(24 * 3_600_000).default(15 * 60_000),
+});
+
+export type LeaseOutcome<T> = { ran: true; value: T } | { ran: false };
+
+/**
+ * Runs `pass` at most once per (job, bucket): two fires in one bucket do one
+ * pass. Taking the lease is one INSERT that the primary key decides; a holder
+ * that died before completing lets the next fire take over after the TTL.
+ */
+export async function withLease<T>(
+  ctx: CoreContext,
+  input: z.input<typeof leaseInput>,
+  pass: () => Promise<T>,
+): Promise<LeaseOutcome<T>> {
+  const { job, bucket, ttlMs } = parseInput(leaseInput, input);
+  const holder = randomUUID();
+  const expiresAt = sql`now() + ${`${ttlMs} milliseconds`}::interval`;
+
+  const [taken] = await ctx.db
+    .insert(leases)
+    .values({ job, bucket, holder, expiresAt })
+    .onConflictDoUpdate({
+      target: [leases.job, leases.bucket],
+      set: { holder, acquiredAt: sql`now()`, expiresAt },
+      // Only an abandoned pass is taken over; a completed or live one is left alone.
+      setWhere: and(isNull(leases.completedAt), lte(leases.expiresAt, sql`now()`)),
+    })
+    .returning({ holder: leases.holder });
+  if (taken?.holder !== holder) return { ran: false };
+
+  const value = await pass();
+  await ctx.db
+    .update(leases)
+    .set({ completedAt: sql`now()` })
+    .where(and(eq(leases.job, job), eq(leases.bucket, bucket), eq(leases.holder, holder)));
+  return { ran: true, value };
+}
+
+/** The bucket a moment falls in, for a job that runs once per `periodMs`. */
+export function timeBucket(now: Date, periodMs: number): string {
+  return new Date(Math.floor(now.getTime() / periodMs) * periodMs).toISOString();
+}

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import {
+  claimKey,
+  completeKey,
+  deleteExpiredKeys,
+  failKey,
+  hashContent,
+  KeyPayloadMismatchError,
+  StaleTokenError,
+  type ClaimOutcome,
+} from '../../lib/core';
+import { connectDatabase } from '../../lib/db/client';
+import { idempotencyKeys } from '../../lib/db/schema';
+import { useTestDatabase } from '../support/test-database';
+
+const database = useTestDatabase();
+const ctx = () => ({ db: database.db });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const freshKey = () => `task-${randomUUID()}/send_email`;
+const hashA = hashContent({ to: 'a@example.com', body: 'hello' });
+const hashB = hashContent({ to: 'b@example.com', body: 'hello' });
+
+describe('claimKey', () => {
+  it('acquires a new key with token 1, and replays its stored result once completed', async () => {
+    const key = freshKey();
+    const first = await claimKey(ctx(), { key, requestHash: hashA });
+    expect(first).toEqual({ outcome: 'acquired', key, fencingToken: 1, attemptNumber: 1 });
+
+    await completeKey(ctx(), { key, fencingToken: 1, result: { messageId: 'm-1' } });
+    expect(await claimKey(ctx(), { key, requestHash: hashA })).toEqual({ outcome: 'replay', key, result: { messageId: 'm-1' } });
+  });
+
+  it('tells a concurrent duplicate that the key is in progress, and when to retry', async () => {
+    const key = freshKey();
+    await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 30_000 });
+    const duplicate = await claimKey(ctx(), { key, requestHash: hashA });
+    expect(duplicate.outcome).toBe('in_progress');
+    if (duplicate.outcome !== 'in_progress') return;
+    expect(duplicate.retryAfterMs).toBeGreaterThan(25_000);
+    expect(duplicate.retryAfterMs).toBeLessThanOrEqual(30_000);
+  });
+
+  it('refuses different content under the same key on every path, and never overwrites', async () => {
+    const key = freshKey();
+    const mismatch = () => claimKey(ctx(), { key, requestHash: hashB, inProgressTtlMs: 50 });
+    await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 50 });
+    await expect(mismatch()).rejects.toBeInstanceOf(KeyPayloadMismatchError); // while in progress
+    await sleep(80);
+    await expect(mismatch()).rejects.toMatchObject({ code: 'KEY_PAYLOAD_MISMATCH' }); // past the in-progress expiry
+    const retaken = await claimKey(ctx(), { key, requestHash: hashA });
+    expect(retaken.outcome).toBe('acquired');
+    await failKey(ctx(), { key, fencingToken: (retaken as { fencingToken: number }).fencingToken, errorClass: 'transient', errorText: '503' });
+    await expect(mismatch()).rejects.toMatchObject({ code: 'KEY_PAYLOAD_MISMATCH' }); // after a failure
+    const again = (await claimKey(ctx(), { key, requestHash: hashA })) as { fencingToken: number };
+    await completeKey(ctx(), { key, fencingToken: again.fencingToken, result: 'done' });
+    await expect(mismatch()).rejects.toMatchObject({ code: 'KEY_PAYLOAD_MISMATCH' }); // after completion
+
+    const [row] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+    expect(row).toMatchObject({ requestHash: hashA, status: 'completed', result: 'done' });
+  });
+
+  it('lets another claim take over from a holder that stopped, and refuses the old holder late', async () => {
+    const key = freshKey();
+    const crashed = (await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 50, holder: 'run-1' })) as { fencingToken: number };
+    await sleep(80); // run-1 "crashed" and never completed
+
+    const successor = await claimKey(ctx(), { key, requestHash: hashA, holder: 'run-2' });
+    expect(successor).toMatchObject({ outcome: 'acquired', fencingToken: crashed.fencingToken + 1, attemptNumber: 2 });
+
+    const late = completeKey(ctx(), { key, fencingToken: crashed.fencingToken, result: 'from the zombie' });
+    await expect(late).rejects.toBeInstanceOf(StaleTokenError);
+    await completeKey(ctx(), { key, fencingToken: crashed.fencingToken + 1, result: 'from run-2' });
+    expect(await claimKey(ctx(), { key, requestHash: hashA })).toMatchObject({ outcome: 'replay', result: 'from run-2' });
+  });
+
+  it('calls an expired claim on a non-idempotent downstream uncertain, and never hands it out again', async () => {
+    const key = freshKey();
+    await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 50, downstreamIdempotent: false });
+    await sleep(80);
+    for (let call = 0; call < 3; call++) {
+      expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({
+        outcome: 'uncertain',
+        fencingToken: 1,
+      });
+    }
+  });
+
+  it('treats a key past its retention as a new operation', async () => {
+    const key = freshKey();
+    const first = (await claimKey(ctx(), { key, requestHash: hashA, retentionMs: 1_000 })) as { fencingToken: number };
+    await completeKey(ctx(), { key, fencingToken: first.fencingToken, result: 1 });
+    await database.sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = ${key}`;
+
+    expect(await claimKey(ctx(), { key, requestHash: hashB })).toMatchObject({ outcome: 'acquired', attemptNumber: 1 });
+  });
+
+  it('refuses bad input and writes nothing', async () => {
+    const key = freshKey();
+    await expect(claimKey(ctx(), { key, requestHash: '' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(claimKey(ctx(), { key: '  ', requestHash: hashA })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: -1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    const [count] = await database.db.select({ n: sql<number>`count(*)::int` }).from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+    expect(count?.n).toBe(0);
+  });
+
+  it('refuses an oversize result and a blank failure text', async () => {
+    const key = freshKey();
+    const { fencingToken } = (await claimKey(ctx(), { key, requestHash: hashA })) as { fencingToken: number };
+    await expect(completeKey(ctx(), { key, fencingToken, result: 'x'.repeat(300 * 1024) })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(failKey(ctx(), { key, fencingToken, errorClass: 'transient', errorText: ' ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    const [row] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+    expect(row?.status).toBe('in_progress');
+  });
+});
+
+describe('claimKey under 64 concurrent claims', () => {
+  it('acquires exactly once per round and runs the guarded side effect exactly once, over 200 rounds', async () => {
+    const workers = 64;
+    const rounds = 200;
+    const pool = connectDatabase(database.url, { maxConnections: workers });
+    try {
+      await Promise.all(Array.from({ length: workers }, () => pool.sql`select 1`));
+      for (let round = 0; round < rounds; round++) {
+        const key = freshKey();
+        let sideEffects = 0;
+        const outcomes: ClaimOutcome['outcome'][] = await Promise.all(
+          Array.from({ length: workers }, async () => {
+            const claimed = await claimKey({ db: pool.db }, { key, requestHash: hashA });
+            if (claimed.outcome === 'acquired') {
+              sideEffects += 1;
+              await completeKey({ db: pool.db }, { key, fencingToken: claimed.fencingToken, result: { round } });
+            }
+            return claimed.outcome;
+          }),
+        );
+        expect(outcomes.filter((outcome) => outcome === 'acquired')).toHaveLength(1);
+        expect(outcomes.every((outcome) => ['acquired', 'in_progress', 'replay'].includes(outcome))).toBe(true);
+        expect(sideEffects).toBe(1);
+      }
+      const [calls] = await pool.sql<{ total: number }[]>`
+        select sum(claim_calls)::int as total from idempotency_keys where result ? 'round'`;
+      expect(calls?.total).toBe(workers * rounds);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+});
+
+describe('deleteExpiredKeys', () => {
+  it('deletes settled keys past retention in batches and keeps the rest', async () => {
+    const expired = Array.from({ length: 25 }, () => freshKey());
+    for (const key of expired) {
+      const { fencingToken } = (await claimKey(ctx(), { key, requestHash: hashA })) as { fencingToken: number };
+      await completeKey(ctx(), { key, fencingToken, result: null });
+    }
+    const stillRunning = freshKey();
+    await claimKey(ctx(), { key: stillRunning, requestHash: hashA });
+    const kept = freshKey();
+    await claimKey(ctx(), { key: kept, requestHash: hashA });
+    await database.sql`update idempotency_keys set expires_at = now() - interval '1 minute'
+      where key = any(${database.sql.array([...expired, stillRunning])})`;
+
+    const deleted = await deleteExpiredKeys(ctx(), 10);
+    expect(deleted).toBeGreaterThanOrEqual(25);
+    const left = await database.sql<{ key: string }[]>`select key from idempotency_keys where key = any(${database.sql.array([...expired, stillRunning, kept])})`;
+    expect(left.map((row) => row.key).sort()).toEqual([kept, stillRunning].sort());
+  });
+});

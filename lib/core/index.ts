@@ -8,3 +8,6 @@ export * from './keys/sweep-keys';
 export * from './kill-switches';
 export * from './leases';
 export * from './record-attempt';
+export * from './slots/force-release';
+export * from './slots/runs';
+export * from './slots/slot-lock';

@@ -1,0 +1,107 @@
+import { and, eq, isNull, lte, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { slotLocks, type SlotLock } from '../../db/schema';
+import { writeAudit } from '../audit';
+import { actorLabel, requireActor, SWEEPER, type CoreContext } from '../context';
+import { GuardFailedError, NotFoundError, StateConflictError } from '../errors';
+import { parseInput } from '../validation';
+
+/** How long after its last heartbeat a still-"running" run is presumed dead. */
+export const DEFAULT_HEARTBEAT_GRACE_MS = 10 * 60_000;
+
+export const releaseGuards = ['past_ttl', 'holder_run_finished', 'no_evidence', 'kill_switch_off'] as const;
+export type ReleaseGuard = (typeof releaseGuards)[number];
+
+const forceReleaseInput = z.strictObject({
+  slot: z.string().trim().min(1).max(300),
+  /** The token the person saw: a lock re-acquired since then is not released by a stale click. */
+  fencingToken: z.number().int().min(1),
+  reason: z.string().trim().min(1, 'say why the lock is released').max(2_000),
+  heartbeatGraceMs: z.number().int().min(0).max(7 * 24 * 3_600_000).default(DEFAULT_HEARTBEAT_GRACE_MS),
+});
+
+export type ForceReleaseResult = { released: true; lock: SlotLock } | { released: false; alreadyReleased: true; lock: SlotLock };
+
+/**
+ * Releases a stale slot lock only when every guard holds, checked inside the
+ * transaction that releases (the lock row is locked first): the holder is past
+ * its time to live; its run is finished, or silent past the heartbeat grace;
+ * no evidence of the side effect exists from that run; the kill switch is off.
+ * Otherwise GUARD_FAILED names each failed guard. The release and its audit
+ * record commit together. Repeating a release that happened returns it again.
+ */
+export async function forceReleaseSlot(ctx: CoreContext, input: z.input<typeof forceReleaseInput>): Promise<ForceReleaseResult> {
+  const actor = requireActor(ctx);
+  const request = parseInput(forceReleaseInput, input);
+
+  return ctx.db.transaction(async (tx) => {
+    const [lock] = await tx.select().from(slotLocks).where(eq(slotLocks.slot, request.slot)).for('update');
+    if (!lock) throw new NotFoundError(`Slot "${request.slot}" has no lock`);
+    if (lock.fencingToken !== request.fencingToken) {
+      throw new StateConflictError(
+        `Slot "${request.slot}" is now at token ${lock.fencingToken}, not ${request.fencingToken}: it changed hands since you looked`,
+      );
+    }
+    if (lock.releasedAt) return { released: false, alreadyReleased: true, lock };
+
+    const [facts] = await tx.execute<{ past_ttl: boolean; run_done: boolean; has_evidence: boolean; switch_engaged: boolean }>(sql`
+      select
+        ${lock.expiresAt.toISOString()}::timestamptz <= now() as past_ttl,
+        coalesce((select status <> 'running' or heartbeat_at < now() - ${`${request.heartbeatGraceMs} milliseconds`}::interval
+                  from runs where run_key = ${lock.holderRunKey}), false) as run_done,
+        exists (select 1 from slot_evidence where slot = ${lock.slot} and run_key = ${lock.holderRunKey}) as has_evidence,
+        coalesce((select engaged from kill_switches where name = 'stale_lock_release'), false) as switch_engaged`);
+    const failed: ReleaseGuard[] = [];
+    if (!facts?.past_ttl) failed.push('past_ttl');
+    if (!facts?.run_done) failed.push('holder_run_finished');
+    if (facts?.has_evidence) failed.push('no_evidence');
+    if (facts?.switch_engaged) failed.push('kill_switch_off');
+    if (failed.length > 0) {
+      throw new GuardFailedError(`Slot "${lock.slot}" was not released: ${failed.join(', ')} did not hold`, failed);
+    }
+
+    const [released] = await tx
+      .update(slotLocks)
+      .set({ releasedAt: sql`now()`, releasedBy: actorLabel(actor) })
+      .where(eq(slotLocks.slot, lock.slot))
+      .returning();
+    if (!released) throw new Error('forceReleaseSlot: the locked row vanished');
+    await writeAudit(tx, actor, {
+      action: actor.type === 'system' ? 'slot.auto_release' : 'slot.force_release',
+      targetType: 'slot',
+      targetId: lock.slot,
+      reason: request.reason,
+      before: { holderRunKey: lock.holderRunKey, fencingToken: lock.fencingToken, expiresAt: lock.expiresAt },
+      after: { releasedAt: released.releasedAt, releasedBy: released.releasedBy },
+    });
+    return { released: true, lock: released };
+  });
+}
+
+export interface StaleSlotSweep {
+  released: string[];
+  refused: { slot: string; failedGuards: string[] }[];
+}
+
+/** The automatic release: every held lock past its TTL goes through the same guard, as the sweeper. */
+export async function sweepStaleSlots(ctx: CoreContext, options: { heartbeatGraceMs?: number; limit?: number } = {}): Promise<StaleSlotSweep> {
+  const stale = await ctx.db
+    .select({ slot: slotLocks.slot, fencingToken: slotLocks.fencingToken })
+    .from(slotLocks)
+    .where(and(isNull(slotLocks.releasedAt), lte(slotLocks.expiresAt, sql`now()`)))
+    .limit(options.limit ?? 500);
+  const outcome: StaleSlotSweep = { released: [], refused: [] };
+  for (const lock of stale) {
+    try {
+      await forceReleaseSlot(
+        { db: ctx.db, actor: SWEEPER },
+        { ...lock, reason: 'stale lock: past its TTL, its run finished or silent, no evidence', heartbeatGraceMs: options.heartbeatGraceMs },
+      );
+      outcome.released.push(lock.slot);
+    } catch (error) {
+      if (error instanceof GuardFailedError) outcome.refused.push({ slot: lock.slot, failedGuards: error.failedGuards });
+      else if (!(error instanceof StateConflictError)) throw error; // re-acquired meanwhile: nothing to do
+    }
+  }
+  return outcome;
+}

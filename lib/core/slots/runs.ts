@@ -1,0 +1,53 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { runs, type Run } from '../../db/schema';
+import type { CoreContext } from '../context';
+import { NotFoundError, StateConflictError } from '../errors';
+import { parseInput } from '../validation';
+
+const runKey = z.string().trim().min(1).max(200);
+
+const startRunInput = z.strictObject({
+  runKey,
+  taskId: z.string().trim().min(1).max(200),
+  agent: z.string().trim().min(1).max(100),
+});
+
+/** Starts a run; starting the same run key again (a redelivery) returns the existing run. */
+export async function startRun(ctx: CoreContext, input: z.input<typeof startRunInput>): Promise<Run> {
+  const run = parseInput(startRunInput, input);
+  const [created] = await ctx.db.insert(runs).values(run).onConflictDoNothing({ target: runs.runKey }).returning();
+  if (created) return created;
+  const [existing] = await ctx.db.select().from(runs).where(eq(runs.runKey, run.runKey));
+  if (!existing) throw new Error('startRun: conflict without an existing run');
+  if (existing.taskId !== run.taskId) {
+    throw new StateConflictError(`Run key "${run.runKey}" already belongs to task "${existing.taskId}"`);
+  }
+  return existing;
+}
+
+/** Notes that a run is alive; the stale-lock guard trusts a recent heartbeat. */
+export async function heartbeatRun(ctx: CoreContext, input: { runKey: string }): Promise<void> {
+  const key = parseInput(runKey, input.runKey);
+  const updated = await ctx.db
+    .update(runs)
+    .set({ heartbeatAt: sql`now()` })
+    .where(and(eq(runs.runKey, key), eq(runs.status, 'running')))
+    .returning({ runKey: runs.runKey });
+  if (updated.length === 0) throw new NotFoundError(`No running run "${key}"`);
+}
+
+const finishRunInput = z.strictObject({ runKey, status: z.enum(['finished', 'failed']) });
+
+/** Ends a run. Idempotent: finishing a finished run again changes nothing. */
+export async function finishRun(ctx: CoreContext, input: z.input<typeof finishRunInput>): Promise<void> {
+  const { runKey: key, status } = parseInput(finishRunInput, input);
+  const updated = await ctx.db
+    .update(runs)
+    .set({ status, finishedAt: sql`now()` })
+    .where(and(eq(runs.runKey, key), eq(runs.status, 'running')))
+    .returning({ runKey: runs.runKey });
+  if (updated.length > 0) return;
+  const [existing] = await ctx.db.select({ status: runs.status }).from(runs).where(eq(runs.runKey, key));
+  if (!existing) throw new NotFoundError(`No run "${key}"`);
+}

@@ -1,0 +1,135 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { slotEvidence, slotLocks } from '../../db/schema';
+import type { CoreContext } from '../context';
+import { NotFoundError, NotHolderError, StaleTokenError } from '../errors';
+import { parseInput } from '../validation';
+
+const slot = z.string().trim().min(1).max(300);
+const runKey = z.string().trim().min(1).max(200);
+const ttlMs = z.number().int().min(100).max(24 * 3_600_000);
+
+const acquireSlotInput = z.strictObject({ slot, runKey, ttlMs });
+
+export type AcquireSlotOutcome =
+  | { outcome: 'acquired'; slot: string; fencingToken: number; expiresAt: Date; evidence: string[] }
+  | { outcome: 'conflict'; slot: string; holderRunKey: string; expiresAt: Date };
+
+/**
+ * Takes the slot for a run, in one statement. A free slot (never held,
+ * released, or past its time to live) goes to the caller with a token one
+ * higher than any before; the same run asking again keeps its token and
+ * extends the lock; anyone else gets a conflict naming the holder. The
+ * acquired outcome lists evidence already recorded for the slot, so a
+ * successor can see that the side effect happened before repeating it.
+ */
+export async function acquireSlot(ctx: CoreContext, input: z.input<typeof acquireSlotInput>): Promise<AcquireSlotOutcome> {
+  const request = parseInput(acquireSlotInput, input);
+  const l = slotLocks;
+  const expiresAt = sql`now() + ${`${request.ttlMs} milliseconds`}::interval`;
+  const free = sql`(${l.releasedAt} is not null or ${l.expiresAt} <= now())`;
+  const mine = sql`(${l.holderRunKey} = excluded.holder_run_key and ${l.releasedAt} is null)`;
+
+  const [row] = await ctx.db
+    .insert(l)
+    .values({ slot: request.slot, holderRunKey: request.runKey, fencingToken: 1, expiresAt })
+    .onConflictDoUpdate({
+      target: l.slot,
+      set: {
+        holderRunKey: sql`case when ${free} then excluded.holder_run_key else ${l.holderRunKey} end`,
+        fencingToken: sql`case when ${free} then ${l.fencingToken} + 1 else ${l.fencingToken} end`,
+        acquiredAt: sql`case when ${free} then now() else ${l.acquiredAt} end`,
+        expiresAt: sql`case when ${free} or ${mine} then excluded.expires_at else ${l.expiresAt} end`,
+        heartbeatAt: sql`case when ${free} or ${mine} then now() else ${l.heartbeatAt} end`,
+        releasedAt: sql`case when ${free} then null else ${l.releasedAt} end`,
+        releasedBy: sql`case when ${free} then null else ${l.releasedBy} end`,
+      },
+    })
+    .returning();
+  if (!row) throw new Error('acquireSlot: the upsert returned no row');
+
+  if (row.holderRunKey !== request.runKey || row.releasedAt !== null) {
+    return { outcome: 'conflict', slot: row.slot, holderRunKey: row.holderRunKey, expiresAt: row.expiresAt };
+  }
+  const evidence = await ctx.db.select({ ref: slotEvidence.ref }).from(slotEvidence).where(eq(slotEvidence.slot, request.slot));
+  return {
+    outcome: 'acquired',
+    slot: row.slot,
+    fencingToken: row.fencingToken,
+    expiresAt: row.expiresAt,
+    evidence: evidence.map((item) => item.ref),
+  };
+}
+
+const heldSlotInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1) });
+
+/** Extends the holder's lock; anyone else is refused with NOT_HOLDER. */
+export async function heartbeatSlot(ctx: CoreContext, input: z.input<typeof heldSlotInput> & { ttlMs: number }): Promise<Date> {
+  const { ttlMs: ttl, ...held } = input;
+  const request = parseInput(heldSlotInput, held);
+  const extension = parseInput(ttlMs, ttl);
+  const [row] = await ctx.db
+    .update(slotLocks)
+    .set({ expiresAt: sql`now() + ${`${extension} milliseconds`}::interval`, heartbeatAt: sql`now()` })
+    .where(heldBy(request))
+    .returning({ expiresAt: slotLocks.expiresAt });
+  if (!row) throw await notHolder(ctx, request.slot, request.runKey);
+  return row.expiresAt;
+}
+
+const releaseSlotInput = z.strictObject({ slot, runKey });
+
+/**
+ * Releases the lock, for its owner only: a zombie run cannot free its
+ * successor's lock (NOT_HOLDER). Releasing twice is harmless.
+ */
+export async function releaseSlot(ctx: CoreContext, input: z.input<typeof releaseSlotInput>): Promise<void> {
+  const request = parseInput(releaseSlotInput, input);
+  const l = slotLocks;
+  const released = await ctx.db
+    .update(l)
+    .set({ releasedAt: sql`now()`, releasedBy: `run:${request.runKey}` })
+    .where(and(eq(l.slot, request.slot), eq(l.holderRunKey, request.runKey), isNull(l.releasedAt)))
+    .returning({ slot: l.slot });
+  if (released.length > 0) return;
+
+  const [current] = await ctx.db.select().from(l).where(eq(l.slot, request.slot));
+  if (current && current.holderRunKey === request.runKey && current.releasedAt !== null) return; // already released by us
+  throw await notHolder(ctx, request.slot, request.runKey);
+}
+
+const evidenceInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1), ref: z.string().trim().min(1).max(500) });
+
+/**
+ * Notes that the slot's side effect happened. Refused under a token that is no
+ * longer current, so a superseded run cannot write as if it still held the slot.
+ */
+export async function recordEvidence(ctx: CoreContext, input: z.input<typeof evidenceInput>): Promise<void> {
+  const request = parseInput(evidenceInput, input);
+  await ctx.db.transaction(async (tx) => {
+    // Lock the slot row so the token cannot change between the check and the insert.
+    const [lock] = await tx.select().from(slotLocks).where(eq(slotLocks.slot, request.slot)).for('update');
+    if (!lock) throw new NotFoundError(`Slot "${request.slot}" was never acquired`);
+    if (lock.fencingToken !== request.fencingToken || lock.holderRunKey !== request.runKey) {
+      throw new StaleTokenError(
+        `Slot "${request.slot}" is at token ${lock.fencingToken} (held by ${lock.holderRunKey}); a write under token ${request.fencingToken} is refused`,
+      );
+    }
+    await tx
+      .insert(slotEvidence)
+      .values({ slot: request.slot, runKey: request.runKey, fencingToken: request.fencingToken, ref: request.ref })
+      .onConflictDoNothing();
+  });
+}
+
+function heldBy(request: { slot: string; runKey: string; fencingToken: number }) {
+  const l = slotLocks;
+  return and(eq(l.slot, request.slot), eq(l.holderRunKey, request.runKey), eq(l.fencingToken, request.fencingToken), isNull(l.releasedAt));
+}
+
+async function notHolder(ctx: CoreContext, slotName: string, caller: string): Promise<Error> {
+  const [current] = await ctx.db.select().from(slotLocks).where(eq(slotLocks.slot, slotName));
+  if (!current) return new NotFoundError(`Slot "${slotName}" was never acquired`);
+  const holder = current.releasedAt ? 'nobody (released)' : `run "${current.holderRunKey}" (token ${current.fencingToken})`;
+  return new NotHolderError(`Run "${caller}" does not hold slot "${slotName}"; it is held by ${holder}`);
+}

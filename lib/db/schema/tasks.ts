@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-export const taskStatuses = ['active', 'dead_lettered', 'completed'] as const;
+export const taskStatuses = ['active', 'dead_lettered', 'completed', 'discarded'] as const;
 export type TaskStatus = (typeof taskStatuses)[number];
 
 /**
@@ -15,10 +15,14 @@ export const taskBudgets = pgTable(
     agent: text('agent').notNull(),
     /** Who gets this task's holds: `person:<email>` or `team:<name>`. */
     owner: text('owner').notNull(),
+    /** Retries the task may make, across all its steps, per allowance. */
     retryAllowance: integer('retry_allowance').notNull(),
     retriesUsed: integer('retries_used').notNull().default(0),
+    /** What the task may spend per allowance, in micro-dollars; retries count against it. */
     spendCeilingMicros: bigint('spend_ceiling_micros', { mode: 'number' }).notNull(),
     spendMicros: bigint('spend_micros', { mode: 'number' }).notNull().default(0),
+    /** Wall-clock time per allowance; the deadline is set from it at creation and at each redrive. */
+    timeAllowanceMs: bigint('time_allowance_ms', { mode: 'number' }).notNull(),
     deadline: timestamp('deadline', { withTimezone: true }).notNull(),
     status: text('status').$type<TaskStatus>().notNull().default('active'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -26,7 +30,7 @@ export const taskBudgets = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
-    check('task_budgets_status_known', sql`${table.status} in ('active', 'dead_lettered', 'completed')`),
+    check('task_budgets_status_known', sql`${table.status} in ('active', 'dead_lettered', 'completed', 'discarded')`),
     // The allowance is consumed with a guarded UPDATE; this makes over-consumption impossible even for other writers.
     check('task_budgets_retries_within_allowance', sql`${table.retriesUsed} between 0 and ${table.retryAllowance}`),
     check('task_budgets_spend_not_negative', sql`${table.spendMicros} >= 0 and ${table.spendCeilingMicros} >= 0`),

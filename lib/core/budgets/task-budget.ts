@@ -1,0 +1,74 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Executor } from '../../db/client';
+import { taskBudgets, type TaskBudget } from '../../db/schema';
+import { holdOwner } from '../holds/hold-input';
+import { parseInput } from '../validation';
+
+export const taskBudgetInput = z.strictObject({
+  taskId: z.string().trim().min(1).max(200),
+  agent: z.string().trim().min(1).max(100),
+  owner: holdOwner,
+  retryAllowance: z.number().int().min(0).max(1_000).default(5),
+  spendCeilingMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(5_000_000),
+  timeAllowanceMs: z.number().int().min(1_000).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
+});
+export type TaskBudgetInput = z.input<typeof taskBudgetInput>;
+
+/** The task's budget, created on first use with the given allowance; later calls keep the first. */
+export async function ensureTaskBudget(db: Executor, input: TaskBudgetInput): Promise<TaskBudget> {
+  const budget = parseInput(taskBudgetInput, input);
+  const [created] = await db
+    .insert(taskBudgets)
+    .values({ ...budget, deadline: sql`now() + ${`${budget.timeAllowanceMs} milliseconds`}::interval` })
+    .onConflictDoNothing({ target: taskBudgets.taskId })
+    .returning();
+  if (created) return created;
+  const [existing] = await db.select().from(taskBudgets).where(eq(taskBudgets.taskId, budget.taskId));
+  if (!existing) throw new Error('ensureTaskBudget: conflict without a budget');
+  return existing;
+}
+
+export type RetryGrant = { granted: true } | { granted: false; reason: 'retry_ceiling' | 'budget_exhausted' | 'not_active' };
+
+/**
+ * Takes one retry from the task's shared allowance. A single guarded UPDATE
+ * decides, so a burst of concurrent failures can never take more retries than
+ * the allowance holds. Called before the retry runs: a crash afterwards can
+ * only over-count.
+ */
+export async function consumeRetry(db: Executor, taskId: string): Promise<RetryGrant> {
+  const t = taskBudgets;
+  const granted = await db
+    .update(t)
+    .set({ retriesUsed: sql`${t.retriesUsed} + 1`, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(t.taskId, taskId),
+        eq(t.status, 'active'),
+        sql`${t.retriesUsed} < ${t.retryAllowance}`,
+        sql`${t.spendMicros} < ${t.spendCeilingMicros}`,
+        sql`${t.deadline} > now()`,
+      ),
+    )
+    .returning({ taskId: t.taskId });
+  if (granted.length > 0) return { granted: true };
+
+  const [budget] = await db
+    .select({ status: t.status, used: t.retriesUsed, allowance: t.retryAllowance, late: sql<boolean>`${t.deadline} <= now()` })
+    .from(t)
+    .where(eq(t.taskId, taskId));
+  if (!budget) throw new Error(`consumeRetry: task "${taskId}" has no budget`);
+  if (budget.status !== 'active') return { granted: false, reason: 'not_active' };
+  if (budget.used >= budget.allowance) return { granted: false, reason: 'retry_ceiling' };
+  return { granted: false, reason: 'budget_exhausted' };
+}
+
+/** Adds an attempt's cost to what the task spent in its current allowance. */
+export async function addTaskSpend(db: Executor, taskId: string, costMicros: number): Promise<void> {
+  if (costMicros === 0) return;
+  await db
+    .update(taskBudgets)
+    .set({ spendMicros: sql`${taskBudgets.spendMicros} + ${costMicros}` })
+    .where(eq(taskBudgets.taskId, taskId));
+}

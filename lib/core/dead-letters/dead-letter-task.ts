@@ -1,0 +1,62 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Executor } from '../../db/client';
+import { deadLetters, errorClasses, taskBudgets, type DeadLetter, type Hold } from '../../db/schema';
+import type { Actor } from '../context';
+import { openHold } from '../holds/open-hold';
+import { parseInput } from '../validation';
+
+export const MAX_PAYLOAD_BYTES = 256 * 1024;
+
+export const deadLetterInput = z.strictObject({
+  taskId: z.string().trim().min(1).max(200),
+  agent: z.string().trim().min(1).max(100),
+  step: z.string().trim().min(1).max(100),
+  queue: z.string().trim().min(1).max(100),
+  payload: z
+    .unknown()
+    .refine((value) => value !== undefined, 'is required')
+    .refine((value) => JSON.stringify(value).length <= MAX_PAYLOAD_BYTES, `must serialise to at most ${MAX_PAYLOAD_BYTES / 1024} KiB`),
+  reason: z.enum(['retry_ceiling', 'budget_exhausted', 'permanent_error']),
+  errorClass: z.enum(errorClasses),
+  lastError: z.string().trim().min(1).max(10_000),
+  attempts: z.number().int().min(1),
+  spendMicros: z.number().int().min(0),
+  owner: z.string().trim().min(1),
+});
+export type DeadLetterTaskInput = z.input<typeof deadLetterInput>;
+
+/**
+ * Turns exhausted work into a dead letter with exactly one hold for a person,
+ * however many workers exhaust the task at once: the pending dead letter and
+ * the open hold are each unique in the database, and a loser of either race
+ * gets the winner's row. Run it inside the caller's transaction.
+ */
+export async function deadLetterTask(db: Executor, actor: Actor, input: DeadLetterTaskInput): Promise<{ deadLetter: DeadLetter; hold: Hold }> {
+  const item = parseInput(deadLetterInput, input);
+  const { owner, ...letter } = item;
+  return db.transaction(async (tx) => {
+    const [created] = await tx
+      .insert(deadLetters)
+      .values({ ...letter, payload: letter.payload ?? null })
+      .onConflictDoNothing({ target: deadLetters.taskId, where: sql`${deadLetters.status} = 'pending'` })
+      .returning();
+    const deadLetter =
+      created ??
+      (await tx.select().from(deadLetters).where(and(eq(deadLetters.taskId, item.taskId), eq(deadLetters.status, 'pending'))))[0];
+    if (!deadLetter) throw new Error('deadLetterTask: conflict without a pending dead letter');
+
+    await tx.update(taskBudgets).set({ status: 'dead_lettered', updatedAt: sql`now()` }).where(eq(taskBudgets.taskId, item.taskId));
+    const { hold } = await openHold(
+      { db: tx, actor },
+      {
+        itemType: 'dead_letter',
+        itemId: String(deadLetter.id),
+        reason: deadLetter.reason as 'retry_ceiling' | 'budget_exhausted' | 'permanent_error',
+        detail: `${deadLetter.step} stopped after ${deadLetter.attempts} attempt(s): ${deadLetter.errorClass} — ${deadLetter.lastError}`,
+        owner,
+      },
+    );
+    return { deadLetter, hold };
+  });
+}

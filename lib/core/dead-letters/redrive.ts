@@ -1,0 +1,146 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Transaction } from '../../db/client';
+import { deadLetters, holds, redrives, taskBudgets, type DeadLetter, type Redrive } from '../../db/schema';
+import { writeAudit } from '../audit';
+import { actorLabel, requireActor, type Actor, type CoreContext } from '../context';
+import { NotFoundError, StateConflictError } from '../errors';
+import { parseInput } from '../validation';
+
+const deadLetterAction = z.strictObject({
+  deadLetterId: z.number().int().min(1),
+  reason: z.string().trim().min(1, 'say why').max(2_000),
+});
+
+export interface RedriveResult {
+  redrive: Redrive;
+  /** False when this dead letter had been redriven already: the same redrive is returned. */
+  changed: boolean;
+}
+
+/**
+ * Sends a dead letter back to be worked again: an outbox row whose key is
+ * derived from the dead letter and its redrive number (so a double redrive
+ * enqueues once), a fresh allowance for the task, and its open hold cleared.
+ * Step keys are left alone: completed steps replay, the failed one runs again.
+ */
+export async function redriveDeadLetter(ctx: CoreContext, input: z.input<typeof deadLetterAction>): Promise<RedriveResult> {
+  const actor = requireActor(ctx);
+  const { deadLetterId, reason } = parseInput(deadLetterAction, input);
+  return ctx.db.transaction(async (tx) => {
+    const result = await redriveInTransaction(tx, actor, await lockDeadLetter(tx, deadLetterId), reason);
+    if (result.changed) await clearOpenHold(tx, actor, deadLetterId, 'resume', reason);
+    return result;
+  });
+}
+
+/** Gives a dead letter up for good, with a reason; its open hold is cleared as discarded. */
+export async function discardDeadLetter(ctx: CoreContext, input: z.input<typeof deadLetterAction>): Promise<{ deadLetter: DeadLetter; changed: boolean }> {
+  const actor = requireActor(ctx);
+  const { deadLetterId, reason } = parseInput(deadLetterAction, input);
+  return ctx.db.transaction(async (tx) => {
+    const result = await discardInTransaction(tx, actor, await lockDeadLetter(tx, deadLetterId), reason);
+    if (result.changed) await clearOpenHold(tx, actor, deadLetterId, 'discard', reason);
+    return result;
+  });
+}
+
+export async function lockDeadLetter(tx: Transaction, id: number): Promise<DeadLetter> {
+  const [deadLetter] = await tx.select().from(deadLetters).where(eq(deadLetters.id, id)).for('update');
+  if (!deadLetter) throw new NotFoundError(`No dead letter ${id}`);
+  return deadLetter;
+}
+
+/** The redrive itself, for a dead letter already locked by the caller's transaction. */
+export async function redriveInTransaction(tx: Transaction, actor: Actor, deadLetter: DeadLetter, reason: string): Promise<RedriveResult> {
+  if (deadLetter.status === 'redriven') {
+    const [latest] = await tx
+      .select()
+      .from(redrives)
+      .where(eq(redrives.outboxKey, outboxKey(deadLetter.id, deadLetter.redriveCount)));
+    if (!latest) throw new Error(`redrive: dead letter ${deadLetter.id} is redriven but has no outbox row`);
+    return { redrive: latest, changed: false };
+  }
+  if (deadLetter.status === 'discarded') throw new StateConflictError(`Dead letter ${deadLetter.id} was discarded; it cannot be redriven`);
+
+  const redriveNumber = deadLetter.redriveCount + 1;
+  const [redrive] = await tx
+    .insert(redrives)
+    .values({
+      outboxKey: outboxKey(deadLetter.id, redriveNumber),
+      deadLetterId: deadLetter.id,
+      queue: deadLetter.queue,
+      payload: deadLetter.payload,
+      requestedBy: actorLabel(actor),
+    })
+    .returning();
+  if (!redrive) throw new Error('redrive: the outbox insert returned no row');
+  await tx
+    .update(deadLetters)
+    .set({ status: 'redriven', redriveCount: redriveNumber, updatedAt: sql`now()` })
+    .where(eq(deadLetters.id, deadLetter.id));
+  // A fresh allowance: retries, spend and wall-clock time start over for the task.
+  await tx
+    .update(taskBudgets)
+    .set({
+      status: 'active',
+      retriesUsed: 0,
+      spendMicros: 0,
+      deadline: sql`now() + (${taskBudgets.timeAllowanceMs} * interval '1 millisecond')`,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(taskBudgets.taskId, deadLetter.taskId));
+  await writeAudit(tx, actor, {
+    action: 'dead_letter.redrive',
+    targetType: 'dead_letter',
+    targetId: String(deadLetter.id),
+    reason,
+    before: { status: deadLetter.status, redriveCount: deadLetter.redriveCount },
+    after: { status: 'redriven', redriveCount: redriveNumber, outboxKey: redrive.outboxKey },
+  });
+  return { redrive, changed: true };
+}
+
+export async function discardInTransaction(tx: Transaction, actor: Actor, deadLetter: DeadLetter, reason: string) {
+  if (deadLetter.status === 'discarded') return { deadLetter, changed: false };
+  if (deadLetter.status === 'redriven') throw new StateConflictError(`Dead letter ${deadLetter.id} was redriven; it cannot be discarded now`);
+  const [discarded] = await tx
+    .update(deadLetters)
+    .set({ status: 'discarded', updatedAt: sql`now()` })
+    .where(eq(deadLetters.id, deadLetter.id))
+    .returning();
+  if (!discarded) throw new Error('discard: the locked dead letter vanished');
+  await tx.update(taskBudgets).set({ status: 'discarded', updatedAt: sql`now()` }).where(eq(taskBudgets.taskId, deadLetter.taskId));
+  await writeAudit(tx, actor, {
+    action: 'dead_letter.discard',
+    targetType: 'dead_letter',
+    targetId: String(deadLetter.id),
+    reason,
+    before: { status: deadLetter.status },
+    after: { status: 'discarded' },
+  });
+  return { deadLetter: discarded, changed: true };
+}
+
+function outboxKey(deadLetterId: number, redriveNumber: number): string {
+  return `dead_letter:${deadLetterId}:redrive:${redriveNumber}`;
+}
+
+/** Acting on the dead letter directly also settles the hold that was waiting for it. */
+async function clearOpenHold(tx: Transaction, actor: Actor, deadLetterId: number, resolution: 'resume' | 'discard', note: string) {
+  const cleared = await tx
+    .update(holds)
+    .set({ status: 'cleared', resolution, resolutionNote: note, clearedAt: sql`now()`, clearedBy: actorLabel(actor), updatedAt: sql`now()` })
+    .where(and(eq(holds.itemType, 'dead_letter'), eq(holds.itemId, String(deadLetterId)), eq(holds.status, 'open')))
+    .returning({ id: holds.id });
+  for (const hold of cleared) {
+    await writeAudit(tx, actor, {
+      action: `hold.clear.${resolution}`,
+      targetType: 'hold',
+      targetId: String(hold.id),
+      reason: note,
+      before: { status: 'open' },
+      after: { status: 'cleared', resolution, via: 'dead_letter' },
+    });
+  }
+}

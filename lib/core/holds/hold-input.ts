@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { holdItemTypes, holdReasons, holdResolutions } from '../../db/schema';
+
+/** `person:<email>` or `team:<name>`: every hold has someone who will look at it. */
+export const holdOwner = z
+  .string()
+  .trim()
+  .regex(/^(person|team):\S.*$/, 'must name a person (person:<email>) or a team (team:<name>)')
+  .max(200);
+
+export const holdId = z.number().int().min(1);
+
+export const openHoldInput = z.strictObject({
+  itemType: z.enum(holdItemTypes),
+  itemId: z.string().trim().min(1).max(300),
+  reason: z.enum(holdReasons),
+  detail: z.string().trim().min(1, 'must say what a person needs to know to decide').max(5_000),
+  owner: holdOwner,
+});
+
+export const clearHoldInput = z.strictObject({
+  holdId,
+  resolution: z.enum(holdResolutions),
+  note: z.string().trim().min(1, 'say why the hold is cleared this way').max(5_000),
+});
+
+export const reassignHoldInput = z.strictObject({
+  holdId,
+  owner: holdOwner,
+  note: z.string().trim().min(1, 'say why the hold changes owner').max(5_000),
+});

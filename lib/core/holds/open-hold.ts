@@ -1,0 +1,43 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import { holds, type Hold } from '../../db/schema';
+import { writeAudit } from '../audit';
+import { actorLabel, requireActor, type CoreContext } from '../context';
+import { parseInput } from '../validation';
+import { openHoldInput } from './hold-input';
+
+export type OpenHoldInput = z.input<typeof openHoldInput>;
+
+/**
+ * Parks an item for a person, with a machine-readable reason, a detail and an
+ * owner. An item has at most one open hold (a partial unique index): opening
+ * another returns the existing one with `created: false`, however many
+ * workers race to open it.
+ */
+export async function openHold(ctx: CoreContext, input: OpenHoldInput): Promise<{ hold: Hold; created: boolean }> {
+  const actor = requireActor(ctx);
+  const request = parseInput(openHoldInput, input);
+  return ctx.db.transaction(async (tx) => {
+    const [created] = await tx
+      .insert(holds)
+      .values({ ...request, openedBy: actorLabel(actor) })
+      .onConflictDoNothing({ target: [holds.itemType, holds.itemId], where: sql`${holds.status} = 'open'` })
+      .returning();
+    if (created) {
+      await writeAudit(tx, actor, {
+        action: 'hold.open',
+        targetType: 'hold',
+        targetId: String(created.id),
+        reason: request.detail,
+        after: { itemType: created.itemType, itemId: created.itemId, reason: created.reason, owner: created.owner },
+      });
+      return { hold: created, created: true };
+    }
+    const [existing] = await tx
+      .select()
+      .from(holds)
+      .where(and(eq(holds.itemType, request.itemType), eq(holds.itemId, request.itemId), eq(holds.status, 'open')));
+    if (!existing) throw new Error('openHold: conflict without an open hold');
+    return { hold: existing, created: false };
+  });
+}

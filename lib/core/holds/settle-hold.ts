@@ -1,0 +1,90 @@
+import { eq, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Transaction } from '../../db/client';
+import { holds, type Hold } from '../../db/schema';
+import { writeAudit } from '../audit';
+import { actorLabel, requireActor, type CoreContext } from '../context';
+import { NotFoundError, StateConflictError } from '../errors';
+import { parseInput } from '../validation';
+import { clearHoldInput, reassignHoldInput } from './hold-input';
+import { applyHoldResolution } from './hold-resolution';
+
+export interface HoldChange {
+  hold: Hold;
+  /** False when the same action had already been done (a double click): nothing changed. */
+  changed: boolean;
+}
+
+/**
+ * Clears a hold: `resume` puts the item back to work, `discard` gives it up,
+ * with a note. The hold is re-read under a row lock, the item's own change
+ * (see hold-resolution.ts) and the audit record commit with it. Clearing a
+ * cleared hold the same way again returns it unchanged; another way is refused.
+ */
+export async function clearHold(ctx: CoreContext, input: z.input<typeof clearHoldInput>): Promise<HoldChange> {
+  const actor = requireActor(ctx);
+  const request = parseInput(clearHoldInput, input);
+  return ctx.db.transaction(async (tx) => {
+    const hold = await lockHold(tx, request.holdId);
+    if (hold.status === 'cleared') {
+      if (hold.resolution === request.resolution) return { hold, changed: false };
+      throw new StateConflictError(`Hold ${hold.id} was already cleared with ${hold.resolution} by ${hold.clearedBy}`);
+    }
+    const [cleared] = await tx
+      .update(holds)
+      .set({
+        status: 'cleared',
+        resolution: request.resolution,
+        resolutionNote: request.note,
+        clearedAt: sql`now()`,
+        clearedBy: actorLabel(actor),
+        updatedAt: sql`now()`,
+      })
+      .where(eq(holds.id, hold.id))
+      .returning();
+    if (!cleared) throw new Error('clearHold: the locked hold vanished');
+    const itemChange = await applyHoldResolution(tx, actor, cleared);
+    await writeAudit(tx, actor, {
+      action: `hold.clear.${request.resolution}`,
+      targetType: 'hold',
+      targetId: String(hold.id),
+      reason: request.note,
+      before: { status: hold.status, owner: hold.owner },
+      after: { status: cleared.status, resolution: cleared.resolution, itemChange },
+    });
+    return { hold: cleared, changed: true };
+  });
+}
+
+/** Gives an open hold to another person or team, with a note; audit-logged. */
+export async function reassignHold(ctx: CoreContext, input: z.input<typeof reassignHoldInput>): Promise<HoldChange> {
+  const actor = requireActor(ctx);
+  const request = parseInput(reassignHoldInput, input);
+  return ctx.db.transaction(async (tx) => {
+    const hold = await lockHold(tx, request.holdId);
+    if (hold.status !== 'open') throw new StateConflictError(`Hold ${hold.id} is cleared; only open holds change owner`);
+    if (hold.owner === request.owner) return { hold, changed: false };
+    const [reassigned] = await tx
+      .update(holds)
+      .set({ owner: request.owner, updatedAt: sql`now()` })
+      .where(eq(holds.id, hold.id))
+      .returning();
+    if (!reassigned) throw new Error('reassignHold: the locked hold vanished');
+    await writeAudit(tx, actor, {
+      action: 'hold.reassign',
+      targetType: 'hold',
+      targetId: String(hold.id),
+      reason: request.note,
+      before: { owner: hold.owner },
+      after: { owner: reassigned.owner },
+    });
+    return { hold: reassigned, changed: true };
+  });
+}
+
+async function lockHold(tx: Transaction, id: number): Promise<Hold> {
+  const [hold] = await tx.select().from(holds).where(eq(holds.id, id)).for('update');
+  if (!hold) throw new NotFoundError(`No hold ${id}`);
+  return hold;
+}
+

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { clearHold, openHold, reassignHold, type Actor, type OpenHoldInput } from '../../lib/core';
+import { connectDatabase } from '../../lib/db/client';
+import { auditLog, holds } from '../../lib/db/schema';
+import { useTestDatabase } from '../support/test-database';
+
+const database = useTestDatabase();
+const owner: Actor = { type: 'person', id: 'owner@example.com' };
+const ctx = () => ({ db: database.db, actor: owner });
+
+function aHold(overrides: Partial<OpenHoldInput> = {}): OpenHoldInput {
+  return {
+    itemType: 'task',
+    itemId: `task-${randomUUID()}`,
+    reason: 'needs_approval',
+    detail: 'Refund above $500 needs a person',
+    owner: 'team:payments',
+    ...overrides,
+  };
+}
+
+async function auditOf(holdId: number) {
+  return database.db.select().from(auditLog).where(and(eq(auditLog.targetType, 'hold'), eq(auditLog.targetId, String(holdId))));
+}
+
+describe('openHold', () => {
+  it('opens one hold per item, however many workers open it at once', async () => {
+    const input = aHold();
+    const pool = connectDatabase(database.url, { maxConnections: 16 });
+    try {
+      const results = await Promise.all(Array.from({ length: 16 }, () => openHold({ db: pool.db, actor: owner }, input)));
+      expect(results.filter((result) => result.created)).toHaveLength(1);
+      expect(new Set(results.map((result) => result.hold.id)).size).toBe(1);
+    } finally {
+      await pool.close();
+    }
+    const open = await database.db.select().from(holds).where(and(eq(holds.itemId, input.itemId), eq(holds.status, 'open')));
+    expect(open).toHaveLength(1);
+    expect(await auditOf(open[0]!.id)).toHaveLength(1);
+  });
+
+  it.each([
+    ['an unknown reason code', { reason: 'because' }],
+    ['an empty owner', { owner: '' }],
+    ['an owner that is neither a person nor a team', { owner: 'bob' }],
+    ['a blank detail', { detail: '   ' }],
+  ])('refuses %s and writes nothing', async (_case, overrides) => {
+    const input = aHold(overrides as Partial<OpenHoldInput>);
+    await expect(openHold(ctx(), input)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    const [count] = await database.db.select({ n: sql<number>`count(*)::int` }).from(holds).where(eq(holds.itemId, input.itemId));
+    expect(count?.n).toBe(0);
+  });
+});
+
+describe('clearHold and reassignHold', () => {
+  it('clears once: a double click returns the same cleared hold and writes one audit record', async () => {
+    const { hold } = await openHold(ctx(), aHold());
+    const first = await clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'approved by finance' });
+    const second = await clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'approved by finance' });
+
+    expect(first).toMatchObject({ changed: true, hold: { status: 'cleared', resolution: 'resume', clearedBy: 'person:owner@example.com' } });
+    expect(second).toMatchObject({ changed: false, hold: { id: hold.id, status: 'cleared' } });
+    const records = await auditOf(hold.id);
+    expect(records.map((record) => record.action).sort()).toEqual(['hold.clear.resume', 'hold.open']);
+  });
+
+  it('refuses to clear a cleared hold the other way', async () => {
+    const { hold } = await openHold(ctx(), aHold());
+    await clearHold(ctx(), { holdId: hold.id, resolution: 'discard', note: 'duplicate request' });
+    await expect(clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'oops' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
+  });
+
+  it('lets a new hold open for the item once the old one is cleared', async () => {
+    const input = aHold();
+    const { hold } = await openHold(ctx(), input);
+    await clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'ok' });
+    const again = await openHold(ctx(), input);
+    expect(again.created).toBe(true);
+    expect(again.hold.id).not.toBe(hold.id);
+  });
+
+  it('reassigns with a note, idempotently, and only open holds', async () => {
+    const { hold } = await openHold(ctx(), aHold());
+    const moved = await reassignHold(ctx(), { holdId: hold.id, owner: 'person:lead@example.com', note: 'lead decides refunds' });
+    const again = await reassignHold(ctx(), { holdId: hold.id, owner: 'person:lead@example.com', note: 'lead decides refunds' });
+    expect(moved).toMatchObject({ changed: true, hold: { owner: 'person:lead@example.com' } });
+    expect(again.changed).toBe(false);
+    expect((await auditOf(hold.id)).filter((record) => record.action === 'hold.reassign')).toHaveLength(1);
+
+    await clearHold(ctx(), { holdId: hold.id, resolution: 'discard', note: 'withdrawn' });
+    await expect(reassignHold(ctx(), { holdId: hold.id, owner: 'team:ops', note: 'x' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
+  });
+
+  it('requires a note, an existing hold and an actor', async () => {
+    const { hold } = await openHold(ctx(), aHold());
+    await expect(clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: ' ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(clearHold(ctx(), { holdId: 999_999_999, resolution: 'resume', note: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(clearHold({ db: database.db }, { holdId: hold.id, resolution: 'resume', note: 'x' })).rejects.toThrow(/needs ctx.actor/);
+    const [current] = await database.db.select().from(holds).where(eq(holds.id, hold.id));
+    expect(current?.status).toBe('open');
+  });
+});

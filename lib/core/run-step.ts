@@ -109,6 +109,12 @@ export async function runStep<T>(
   }
 
   const attempt: StepAttempt = { key, attemptNumber: claim.attemptNumber, fencingToken: claim.fencingToken };
+  if (budget.status !== 'active') {
+    // A dead-lettered or discarded task starts no new work until a person redrives it.
+    const text = `task is ${budget.status.replace('_', ' ')}`;
+    await failKey(ctx, { key, fencingToken: attempt.fencingToken, errorClass: 'permanent', errorText: text });
+    return { status: 'do_not_retry', code: 'DO_NOT_RETRY', reason: text };
+  }
   const deadLetter = (reason: 'retry_ceiling' | 'budget_exhausted' | 'permanent_error', failure: Pick<ClassifiedFailure, 'errorClass' | 'errorText'>) =>
     exhaust(ctx, actor, step, attempt, owner, reason, failure);
 

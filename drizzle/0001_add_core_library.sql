@@ -158,7 +158,7 @@ CREATE TABLE "task_budgets" (
 	"status" text DEFAULT 'active' NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
-	CONSTRAINT "task_budgets_status_known" CHECK ("task_budgets"."status" in ('active', 'dead_lettered', 'completed', 'discarded')),
+	CONSTRAINT "task_budgets_status_known" CHECK ("task_budgets"."status" in ('active', 'frozen', 'dead_lettered', 'completed', 'discarded')),
 	CONSTRAINT "task_budgets_retries_within_allowance" CHECK ("task_budgets"."retries_used" between 0 and "task_budgets"."retry_allowance"),
 	CONSTRAINT "task_budgets_spend_not_negative" CHECK ("task_budgets"."spend_micros" >= 0 and "task_budgets"."spend_ceiling_micros" >= 0),
 	CONSTRAINT "task_budgets_owner_named" CHECK ("task_budgets"."owner" ~ '^(person|team):.+')

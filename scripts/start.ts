@@ -4,8 +4,9 @@
  *   2. without DATABASE_URL, starts an embedded PostgreSQL in HOLDFAST_DATA_DIR;
  *   3. applies migrations (under an advisory lock, so parallel starts are safe);
  *   4. on an empty embedded database, seeds the demo attempts;
- *   5. builds the dashboard when needed and serves it in this process;
- *   6. on SIGINT/SIGTERM stops serving, then stops PostgreSQL.
+ *   5. runs the due sweeps on an interval (stale locks, expired keys, idle tasks);
+ *   6. builds the dashboard when needed and serves it in this process;
+ *   7. on SIGINT/SIGTERM stops serving and sweeping, then stops PostgreSQL.
  * Flags: --dev serves in Next's development mode; --ephemeral wipes the data directory at start
  * and at stop (the browser tests use it).
  */
@@ -20,6 +21,7 @@ import { getEnvironment } from '../lib/env';
 import { describeStartupError } from './lib/startup-error';
 import { ensureProductionBuild } from './lib/production-build';
 import { serveDashboard, type DashboardServer } from './lib/serve-dashboard';
+import { startSweepLoop } from './lib/sweep-loop';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const devMode = process.argv.includes('--dev');
@@ -28,6 +30,7 @@ const log = (line: string) => console.log(`[holdfast] ${line}`);
 
 let embedded: RunningPostgres | undefined;
 let dashboard: DashboardServer | undefined;
+let sweeps: ReturnType<typeof startSweepLoop> | undefined;
 let shuttingDown = false;
 
 async function main(): Promise<void> {
@@ -68,6 +71,15 @@ async function main(): Promise<void> {
     await fs.writeFile(process.env.HOLDFAST_RUNTIME_FILE, JSON.stringify({ databaseUrl, port: env.PORT }));
   }
 
+  if (env.HOLDFAST_SWEEP_INTERVAL_SECONDS > 0) {
+    sweeps = startSweepLoop({
+      databaseUrl,
+      intervalSeconds: env.HOLDFAST_SWEEP_INTERVAL_SECONDS,
+      frozenAfterDays: env.HOLDFAST_FROZEN_AFTER_DAYS,
+      log,
+    });
+  }
+
   if (!devMode) ensureProductionBuild(projectRoot, log);
   // The dashboard's own database handle (lib/server/db.ts) reads DATABASE_URL.
   process.env.DATABASE_URL = databaseUrl;
@@ -80,6 +92,7 @@ async function main(): Promise<void> {
 async function shutdown(exitCode: number): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
+  await sweeps?.stop().catch(() => {});
   await dashboard?.close().catch((error: unknown) => console.error(`[holdfast] Closing the dashboard: ${String(error)}`));
   if (embedded) {
     await embedded.stop();

@@ -21,3 +21,5 @@ export * from './dead-letters/redrive';
 export * from './holds/open-hold';
 export * from './holds/settle-hold';
 export * from './run-step';
+export * from './holds/freeze-idle-tasks';
+export * from './sweeps';

@@ -9,6 +9,8 @@ describe('parseEnvironment', () => {
       PORT: 3000,
       HOLDFAST_DATA_DIR: '.data/postgres',
       HOLDFAST_DEMO_DATA: 'auto',
+      HOLDFAST_SWEEP_INTERVAL_SECONDS: 60,
+      HOLDFAST_FROZEN_AFTER_DAYS: 3,
     });
   });
 

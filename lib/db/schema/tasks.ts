@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-export const taskStatuses = ['active', 'dead_lettered', 'completed', 'discarded'] as const;
+/** frozen: no state change for days; parked for its owner instead of being retried. */
+export const taskStatuses = ['active', 'frozen', 'dead_lettered', 'completed', 'discarded'] as const;
 export type TaskStatus = (typeof taskStatuses)[number];
 
 /**
@@ -30,7 +31,7 @@ export const taskBudgets = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
-    check('task_budgets_status_known', sql`${table.status} in ('active', 'dead_lettered', 'completed', 'discarded')`),
+    check('task_budgets_status_known', sql`${table.status} in ('active', 'frozen', 'dead_lettered', 'completed', 'discarded')`),
     // The allowance is consumed with a guarded UPDATE; this makes over-consumption impossible even for other writers.
     check('task_budgets_retries_within_allowance', sql`${table.retriesUsed} between 0 and ${table.retryAllowance}`),
     check('task_budgets_spend_not_negative', sql`${table.spendMicros} >= 0 and ${table.spendCeilingMicros} >= 0`),

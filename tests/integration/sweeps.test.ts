@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { clearHold, ensureTaskBudget, freezeIdleTasks, runDueSweeps, runStep, type Actor } from '../../lib/core';
+import { holds, taskBudgets } from '../../lib/db/schema';
+import { useTestDatabase } from '../support/test-database';
+
+const database = useTestDatabase();
+const owner: Actor = { type: 'person', id: 'owner@example.com' };
+
+async function idleTask(days: number) {
+  const taskId = `task-${randomUUID()}`;
+  await ensureTaskBudget(database.db, { taskId, agent: 'research', owner: 'person:owner@example.com' });
+  await database.sql`update task_budgets set updated_at = now() - make_interval(days => ${days}) where task_id = ${taskId}`;
+  return taskId;
+}
+
+describe('freezeIdleTasks', () => {
+  it('parks tasks idle past the limit with a frozen hold for their owner, and leaves recent ones', async () => {
+    const idle = await idleTask(5);
+    const recent = await idleTask(1);
+    const frozen = await freezeIdleTasks({ db: database.db }, { idleDays: 3 });
+
+    expect(frozen).toContain(idle);
+    expect(frozen).not.toContain(recent);
+    const [hold] = await database.db.select().from(holds).where(and(eq(holds.itemType, 'task'), eq(holds.itemId, idle)));
+    expect(hold).toMatchObject({ reason: 'frozen', owner: 'person:owner@example.com', status: 'open', openedBy: 'system:sweeper' });
+    expect(await freezeIdleTasks({ db: database.db }, { idleDays: 3 })).not.toContain(idle); // once
+
+    // A frozen task does no work until its owner resumes it.
+    const step = { taskId: idle, agent: 'research', owner: 'person:owner@example.com', step: 'plan', content: {} };
+    expect(await runStep({ db: database.db }, step, async () => ({ result: 'ran' }))).toMatchObject({ status: 'do_not_retry', reason: 'task is frozen' });
+    await clearHold({ db: database.db, actor: owner }, { holdId: hold!.id, resolution: 'resume', note: 'still wanted' });
+    const [budget] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, idle));
+    expect(budget?.status).toBe('active');
+    expect(await runStep({ db: database.db }, { ...step, step: 'plan_again' }, async () => ({ result: 'ran' }))).toMatchObject({ status: 'completed' });
+  });
+});
+
+describe('runDueSweeps', () => {
+  it('runs every sweep once per bucket, however often it fires', async () => {
+    const now = new Date('2031-01-01T10:07:00Z');
+    const first = await runDueSweeps({ db: database.db }, {}, now);
+    const second = await runDueSweeps({ db: database.db }, {}, new Date('2031-01-01T10:08:00Z'));
+    expect(first.map((report) => [report.job, report.ran])).toEqual([
+      ['delete_expired_keys', true],
+      ['release_stale_slots', true],
+      ['freeze_idle_tasks', true],
+    ]);
+    expect(second.every((report) => !report.ran)).toBe(true);
+    const nextSlotBucket = await runDueSweeps({ db: database.db }, {}, new Date('2031-01-01T10:11:00Z'));
+    expect(nextSlotBucket.filter((report) => report.ran).map((report) => report.job)).toEqual(['release_stale_slots']);
+  });
+});

@@ -1,8 +1,9 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { attempts, errorClass, type Attempt } from '../db/schema';
 import type { CoreContext } from './context';
 import { AttemptConflictError } from './errors';
+import { cachedStatement } from './prepared';
 import { parseInput } from './validation';
 
 /** Agent and step names appear in URLs and metrics, so keep them plain. */
@@ -82,7 +83,7 @@ export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput)
     runKey: attempt.runKey ?? null,
   };
 
-  const [inserted] = await ctx.db.insert(attempts).values(values).onConflictDoNothing({ target: [attempts.taskId, attempts.step, attempts.attemptNumber] }).returning();
+  const [inserted] = await insertAttempt(ctx.db).execute(values);
   if (inserted) return { attempt: inserted, duplicate: false };
 
   const [existing] = await ctx.db
@@ -110,6 +111,29 @@ export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput)
 }
 
 type AttemptValues = Omit<Attempt, 'id' | 'recordedAt'>;
+
+const insertAttempt = cachedStatement((db) =>
+  db
+    .insert(attempts)
+    .values({
+      taskId: sql.placeholder('taskId'),
+      agent: sql.placeholder('agent'),
+      step: sql.placeholder('step'),
+      attemptNumber: sql.placeholder('attemptNumber'),
+      startedAt: sql.placeholder('startedAt'),
+      finishedAt: sql.placeholder('finishedAt'),
+      latencyMs: sql.placeholder('latencyMs'),
+      outcome: sql.placeholder('outcome'),
+      errorClass: sql.placeholder('errorClass'),
+      errorText: sql.placeholder('errorText'),
+      costMicros: sql.placeholder('costMicros'),
+      idempotencyKey: sql.placeholder('idempotencyKey'),
+      runKey: sql.placeholder('runKey'),
+    })
+    .onConflictDoNothing({ target: [attempts.taskId, attempts.step, attempts.attemptNumber] })
+    .returning()
+    .prepare('record_attempt'),
+);
 
 function differingFields(stored: Attempt, reported: AttemptValues): string[] {
   return (Object.keys(reported) as (keyof AttemptValues)[]).filter((field) => {

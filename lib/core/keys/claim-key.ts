@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { idempotencyKeys } from '../../db/schema';
 import type { CoreContext } from '../context';
 import { KeyPayloadMismatchError } from '../errors';
+import { cachedStatement } from '../prepared';
 import { parseInput } from '../validation';
 
 const HOUR_MS = 3_600_000;
@@ -41,43 +42,33 @@ export type ClaimOutcome =
   | { outcome: 'in_progress'; key: string; retryAfterMs: number }
   | { outcome: 'uncertain'; key: string; fencingToken: number; intentAt: Date };
 
-/**
- * Claims a key in one statement. The INSERT's conflict on the primary key is
- * the only arbiter: the DO UPDATE always touches the row (counting the call),
- * and takes it over only when the current holder is gone, so the returned row
- * is the latest committed state and this claim is the holder if and only if
- * the row names this claim.
- */
-export async function claimKey(ctx: CoreContext, input: ClaimKeyInput): Promise<ClaimOutcome> {
-  const claim = parseInput(claimKeyInput, input);
-  const claimId = randomUUID();
-  const retentionMs = claim.retentionMs ?? keyRetentionMs[claim.scope] ?? DEFAULT_RETENTION_MS;
-  const lockedUntil = sql`now() + ${`${claim.inProgressTtlMs} milliseconds`}::interval`;
-  const expiresAt = sql`now() + ${`${retentionMs} milliseconds`}::interval`;
+const millisecondsFromNow = (name: string) => sql`now() + make_interval(secs => ${sql.placeholder(name)}::double precision / 1000)`;
 
+const claimStatement = cachedStatement((db) => {
   const k = idempotencyKeys;
   const retentionOver = sql`${k.expiresAt} <= now()`;
   // Evaluated against the existing row: who may take the key over.
   const takeover = sql`(${retentionOver} or (${k.requestHash} = excluded.request_hash and (
       ${k.status} = 'failed'
       or (${k.status} = 'in_progress' and ${k.lockedUntil} <= now() and ${k.downstreamIdempotent}))))`;
-  const whenTakeover = <T>(value: T, current: unknown) => sql`case when ${takeover} then ${value} else ${current} end`;
+  const whenTakeover = (value: unknown, current: unknown) => sql`case when ${takeover} then ${value} else ${current} end`;
+  const whenRetentionOver = (value: unknown, current: unknown) => sql`case when ${retentionOver} then ${value} else ${current} end`;
 
-  const [row] = await ctx.db
+  return db
     .insert(k)
     .values({
-      key: claim.key,
-      scope: claim.scope,
-      requestHash: claim.requestHash,
+      key: sql.placeholder('key'),
+      scope: sql.placeholder('scope'),
+      requestHash: sql.placeholder('requestHash'),
       status: 'in_progress',
       fencingToken: 1,
-      holderClaim: claimId,
-      holder: claim.holder ?? null,
-      downstreamIdempotent: claim.downstreamIdempotent,
-      taskId: claim.taskId ?? null,
-      step: claim.step ?? null,
-      lockedUntil,
-      expiresAt,
+      holderClaim: sql.placeholder('holderClaim'),
+      holder: sql.placeholder('holder'),
+      downstreamIdempotent: sql.placeholder('downstreamIdempotent'),
+      taskId: sql.placeholder('taskId'),
+      step: sql.placeholder('step'),
+      lockedUntil: millisecondsFromNow('inProgressTtlMs'),
+      expiresAt: millisecondsFromNow('retentionMs'),
     })
     .onConflictDoUpdate({
       target: k.key,
@@ -92,11 +83,11 @@ export async function claimKey(ctx: CoreContext, input: ClaimKeyInput): Promise<
         expiresAt: whenTakeover(sql`excluded.expires_at`, k.expiresAt),
         updatedAt: whenTakeover(sql`now()`, k.updatedAt),
         // A key past retention is a new operation: it starts over with the new content.
-        requestHash: sql`case when ${retentionOver} then excluded.request_hash else ${k.requestHash} end`,
+        requestHash: whenRetentionOver(sql`excluded.request_hash`, k.requestHash),
         acquisitions: sql`case when ${retentionOver} then 1 when ${takeover} then ${k.acquisitions} + 1 else ${k.acquisitions} end`,
-        result: sql`case when ${retentionOver} then null else ${k.result} end`,
-        errorClass: sql`case when ${retentionOver} then null else ${k.errorClass} end`,
-        errorText: sql`case when ${retentionOver} then null else ${k.errorText} end`,
+        result: whenRetentionOver(sql`null`, k.result),
+        errorClass: whenRetentionOver(sql`null`, k.errorClass),
+        errorText: whenRetentionOver(sql`null`, k.errorText),
       },
     })
     .returning({
@@ -109,7 +100,32 @@ export async function claimKey(ctx: CoreContext, input: ClaimKeyInput): Promise<
       result: k.result,
       updatedAt: k.updatedAt,
       msUntilUnlocked: sql<number>`ceil(extract(epoch from (${k.lockedUntil} - now())) * 1000)`.mapWith(Number),
-    });
+    })
+    .prepare('claim_key');
+});
+
+/**
+ * Claims a key in one statement. The INSERT's conflict on the primary key is
+ * the only arbiter: the DO UPDATE always touches the row (counting the call),
+ * and takes it over only when the current holder is gone, so the returned row
+ * is the latest committed state and this claim is the holder if and only if
+ * the row names this claim.
+ */
+export async function claimKey(ctx: CoreContext, input: ClaimKeyInput): Promise<ClaimOutcome> {
+  const claim = parseInput(claimKeyInput, input);
+  const claimId = randomUUID();
+  const [row] = await claimStatement(ctx.db).execute({
+    key: claim.key,
+    scope: claim.scope,
+    requestHash: claim.requestHash,
+    holderClaim: claimId,
+    holder: claim.holder ?? null,
+    downstreamIdempotent: claim.downstreamIdempotent,
+    taskId: claim.taskId ?? null,
+    step: claim.step ?? null,
+    inProgressTtlMs: claim.inProgressTtlMs,
+    retentionMs: claim.retentionMs ?? keyRetentionMs[claim.scope] ?? DEFAULT_RETENTION_MS,
+  });
   if (!row) throw new Error('claimKey: the upsert returned no row');
 
   if (row.holderClaim === claimId) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { errorClasses, idempotencyKeys } from '../../db/schema';
 import type { CoreContext } from '../context';
 import { NotFoundError, StaleTokenError } from '../errors';
+import { cachedStatement } from '../prepared';
 import { parseInput } from '../validation';
 
 const MAX_RESULT_BYTES = 256 * 1024;
@@ -45,6 +46,25 @@ export async function failKey(ctx: CoreContext, input: z.input<typeof failKeyInp
   await settle(ctx, key, fencingToken, { status: 'failed', result: null, errorClass, errorText });
 }
 
+/** The holder's write: only the current token of an in-progress key may settle it. */
+const settleStatement = cachedStatement((db) => {
+  const k = idempotencyKeys;
+  return db
+    .update(k)
+    .set({
+      status: sql`${sql.placeholder('status')}`,
+      // Passed as JSON text: a raw placeholder gets no column encoder.
+      result: sql`${sql.placeholder('result')}::jsonb`,
+      errorClass: sql`${sql.placeholder('errorClass')}`,
+      errorText: sql`${sql.placeholder('errorText')}`,
+      lockedUntil: null,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(k.key, sql.placeholder('key')), eq(k.fencingToken, sql.placeholder('fencingToken')), eq(k.status, 'in_progress')))
+    .returning({ key: k.key })
+    .prepare('settle_key');
+});
+
 async function settle(
   ctx: CoreContext,
   key: string,
@@ -52,11 +72,7 @@ async function settle(
   outcome: Pick<typeof idempotencyKeys.$inferInsert, 'status' | 'result' | 'errorClass' | 'errorText'>,
 ): Promise<void> {
   const k = idempotencyKeys;
-  const settled = await ctx.db
-    .update(k)
-    .set({ ...outcome, lockedUntil: null, updatedAt: sql`now()` })
-    .where(and(eq(k.key, key), eq(k.fencingToken, fencingToken), eq(k.status, 'in_progress')))
-    .returning({ key: k.key });
+  const settled = await settleStatement(ctx.db).execute({ ...outcome, result: JSON.stringify(outcome.result ?? null), key, fencingToken });
   if (settled.length === 1) return;
 
   const [current] = await ctx.db.select({ status: k.status, fencingToken: k.fencingToken }).from(k).where(eq(k.key, key));

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { slotEvidence, slotLocks } from '../../db/schema';
 import type { CoreContext } from '../context';
 import { NotFoundError, NotHolderError, StaleTokenError } from '../errors';
+import { cachedStatement } from '../prepared';
 import { parseInput } from '../validation';
 
 const slot = z.string().trim().min(1).max(300);
@@ -25,14 +26,27 @@ export type AcquireSlotOutcome =
  */
 export async function acquireSlot(ctx: CoreContext, input: z.input<typeof acquireSlotInput>): Promise<AcquireSlotOutcome> {
   const request = parseInput(acquireSlotInput, input);
+  const [row] = await acquireStatement(ctx.db).execute(request);
+  if (!row) throw new Error('acquireSlot: the upsert returned no row');
+
+  if (row.holderRunKey !== request.runKey || row.releasedAt !== null) {
+    return { outcome: 'conflict', slot: row.slot, holderRunKey: row.holderRunKey, expiresAt: row.expiresAt };
+  }
+  return { outcome: 'acquired', slot: row.slot, fencingToken: row.fencingToken, expiresAt: row.expiresAt, evidence: row.evidence };
+}
+
+const acquireStatement = cachedStatement((db) => {
   const l = slotLocks;
-  const expiresAt = sql`now() + ${`${request.ttlMs} milliseconds`}::interval`;
   const free = sql`(${l.releasedAt} is not null or ${l.expiresAt} <= now())`;
   const mine = sql`(${l.holderRunKey} = excluded.holder_run_key and ${l.releasedAt} is null)`;
-
-  const [row] = await ctx.db
+  return db
     .insert(l)
-    .values({ slot: request.slot, holderRunKey: request.runKey, fencingToken: 1, expiresAt })
+    .values({
+      slot: sql.placeholder('slot'),
+      holderRunKey: sql.placeholder('runKey'),
+      fencingToken: 1,
+      expiresAt: sql`now() + make_interval(secs => ${sql.placeholder('ttlMs')}::double precision / 1000)`,
+    })
     .onConflictDoUpdate({
       target: l.slot,
       set: {
@@ -53,14 +67,9 @@ export async function acquireSlot(ctx: CoreContext, input: z.input<typeof acquir
       releasedAt: l.releasedAt,
       // Read in the same statement, so acquiring stays one round trip.
       evidence: sql<string[]>`array(select ${slotEvidence.ref} from ${slotEvidence} where ${slotEvidence.slot} = ${l.slot} order by ${slotEvidence.id})`,
-    });
-  if (!row) throw new Error('acquireSlot: the upsert returned no row');
-
-  if (row.holderRunKey !== request.runKey || row.releasedAt !== null) {
-    return { outcome: 'conflict', slot: row.slot, holderRunKey: row.holderRunKey, expiresAt: row.expiresAt };
-  }
-  return { outcome: 'acquired', slot: row.slot, fencingToken: row.fencingToken, expiresAt: row.expiresAt, evidence: row.evidence };
-}
+    })
+    .prepare('acquire_slot');
+});
 
 const heldSlotInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1) });
 

@@ -1,0 +1,166 @@
+/**
+ * `npm run bench:core`: throughput and latency of the core library's hot calls,
+ * each beside its raw ceiling: the same statements as bare SQL through the
+ * same driver, in the same run, on the same database. Machines here are shared
+ * and noisy, so read the ratios rather than the absolute figures.
+ *
+ * Runs on a throwaway embedded PostgreSQL (synchronous_commit off, so the
+ * figures show the library's own cost rather than the disk's), or on
+ * BENCH_DATABASE_URL (a database it may fill; it is migrated first).
+ * BENCH_SECONDS sets the length of each round (default 1).
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { acquireSlot, claimKey, completeKey, recordAttempt } from '../lib/core';
+import { connectDatabase, type DatabaseConnection } from '../lib/db/client';
+import { startEmbeddedPostgres } from '../lib/db/embedded-postgres';
+import { migrateDatabase } from '../lib/db/migrate';
+import type postgres from 'postgres';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
+const ROUNDS = 5;
+const CLIENT_COUNTS = [1, 8];
+
+type Operation = (connection: DatabaseConnection, id: string) => Promise<unknown>;
+
+interface Benchmark {
+  name: string;
+  library: Operation;
+}
+
+const started = new Date('2026-11-30T00:00:00Z');
+const finished = new Date('2026-11-30T00:00:01.250Z');
+
+const benchmarks: Benchmark[] = [
+  {
+    name: 'recordAttempt',
+    library: ({ db }, id) =>
+      recordAttempt({ db }, { taskId: id, agent: 'bench', step: 'step', attemptNumber: 1, startedAt: started, finishedAt: finished, outcome: 'succeeded', costMicros: 1_000 }),
+  },
+  {
+    name: 'claimKey+completeKey',
+    library: async ({ db }, id) => {
+      const claim = await claimKey({ db }, { key: id, requestHash: 'h' });
+      if (claim.outcome !== 'acquired') throw new Error('bench: expected to acquire');
+      await completeKey({ db }, { key: id, fencingToken: claim.fencingToken, result: { ok: true } });
+    },
+  },
+  {
+    name: 'acquireSlot',
+    library: ({ db }, id) => acquireSlot({ db }, { slot: id, runKey: 'run', ttlMs: 60_000 }),
+  },
+];
+
+/**
+ * The raw ceiling of an operation: the very statements the library sent for
+ * one call, captured from drizzle's logger, replayed as bare prepared SQL with
+ * only the operation's id changed. What remains between the two is the
+ * library's own cost (validation, query building, result mapping).
+ */
+async function rawCeilingOf(url: string, benchmark: Benchmark): Promise<Operation> {
+  const captured: { query: string; params: unknown[] }[] = [];
+  const capturing = connectDatabase(url, { maxConnections: 1, logger: { logQuery: (query, params) => void captured.push({ query, params }) } });
+  const sampleId = randomUUID();
+  try {
+    await benchmark.library(capturing, sampleId);
+  } finally {
+    await capturing.close();
+  }
+  return async ({ sql }, id) => {
+    for (const { query, params } of captured) {
+      const values = params.map((param) => (param === sampleId ? id : param)) as postgres.ParameterOrJSON<never>[];
+      await sql.unsafe(query, values, { prepare: true });
+    }
+  };
+}
+
+interface Measurement {
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** Runs `operation` from `clients` concurrent loops for SECONDS, each on its own connection. */
+async function measure(connection: DatabaseConnection, clients: number, operation: Operation): Promise<Measurement> {
+  const latencies: number[] = [];
+  const deadline = performance.now() + SECONDS * 1_000;
+  const begin = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) {
+        const start = performance.now();
+        await operation(connection, randomUUID());
+        latencies.push(performance.now() - start);
+      }
+    }),
+  );
+  const elapsedSeconds = (performance.now() - begin) / 1_000;
+  latencies.sort((a, b) => a - b);
+  const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] ?? 0;
+  return { perSecond: latencies.length / elapsedSeconds, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
+/** The round with the median throughput. */
+function median(rounds: Measurement[]): Measurement {
+  const sorted = [...rounds].sort((a, b) => a.perSecond - b.perSecond);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function main() {
+  let url = process.env.BENCH_DATABASE_URL;
+  let stop = async () => {};
+  if (!url) {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-bench-'));
+    await fs.chmod(dir, 0o755);
+    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), throwaway: true });
+    url = server.url;
+    stop = async () => {
+      await server.stop();
+      await fs.rm(dir, { recursive: true, force: true });
+    };
+  }
+  try {
+    await migrateDatabase(url);
+    console.log(`Holdfast core benchmark: median of ${ROUNDS} alternating rounds of ${SECONDS} s, ${os.cpus().length} CPU(s), Node ${process.version}`);
+    console.log('operation               clients   library ops/s   raw ops/s   ratio   library p50/p99 ms   raw p50/p99 ms');
+    const rawOperations = new Map<string, Operation>();
+    for (const benchmark of benchmarks) rawOperations.set(benchmark.name, await rawCeilingOf(url, benchmark));
+    for (const clients of CLIENT_COUNTS) {
+      const connection = connectDatabase(url, { maxConnections: clients });
+      try {
+        await Promise.all(Array.from({ length: clients }, () => connection.sql`select 1`));
+        for (const benchmark of benchmarks) {
+          const raw = rawOperations.get(benchmark.name)!;
+          // Alternate short rounds so that drift in a shared machine's load hits both sides alike.
+          const libraryRounds: Measurement[] = [];
+          const rawRounds: Measurement[] = [];
+          for (let round = 0; round < ROUNDS; round++) {
+            rawRounds.push(await measure(connection, clients, raw));
+            libraryRounds.push(await measure(connection, clients, benchmark.library));
+          }
+          const library = median(libraryRounds);
+          const ceiling = median(rawRounds);
+          console.log(
+            [
+              benchmark.name.padEnd(22),
+              String(clients).padStart(8),
+              library.perSecond.toFixed(0).padStart(15),
+              ceiling.perSecond.toFixed(0).padStart(11),
+              `${((library.perSecond / ceiling.perSecond) * 100).toFixed(0)}%`.padStart(7),
+              `${library.p50Ms.toFixed(2)}/${library.p99Ms.toFixed(2)}`.padStart(20),
+              `${ceiling.p50Ms.toFixed(2)}/${ceiling.p99Ms.toFixed(2)}`.padStart(16),
+            ].join(' '),
+          );
+        }
+      } finally {
+        await connection.close();
+      }
+    }
+  } finally {
+    await stop();
+  }
+}
+
+await main();

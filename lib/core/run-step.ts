@@ -4,7 +4,7 @@ import { attempts, deadLetters, taskBudgets } from '../db/schema';
 import { beginAttempt, finishAttempt } from './budgets/attempt-lifecycle';
 import { consumeRetry, ensureTaskBudget, taskBudgetInput } from './budgets/task-budget';
 import type { Actor, CoreContext } from './context';
-import { deadLetterTask } from './dead-letters/dead-letter-task';
+import { deadLetterTask, MAX_PAYLOAD_BYTES } from './dead-letters/dead-letter-task';
 import { KeyPayloadMismatchError } from './errors';
 import { openHold } from './holds/open-hold';
 import { claimKey } from './keys/claim-key';
@@ -20,7 +20,9 @@ const runStepInput = z.strictObject({
   /** For steps repeated in a loop: each iteration is its own operation with its own key. */
   iteration: z.number().int().min(0).optional(),
   /** The step's input. Its hash guards the key; it is kept with a dead letter for redrive. */
-  content: z.unknown(),
+  content: z
+    .unknown()
+    .refine((value) => JSON.stringify(value ?? null).length <= MAX_PAYLOAD_BYTES, `must serialise to at most ${MAX_PAYLOAD_BYTES / 1024} KiB`),
   queue: z.string().trim().min(1).max(100).optional(),
   runKey: z.string().trim().min(1).max(200).optional(),
   /** False for downstreams that cannot deduplicate: an interrupted attempt is then held as uncertain, never repeated. */
@@ -140,6 +142,10 @@ export async function runStep<T>(
   let output: { result: T; costMicros?: number };
   try {
     output = await body(attempt);
+    if (!isValidCost(output.costMicros)) {
+      // A step reporting a nonsense cost is a bug in the step: a person should look.
+      throw new Error(`the step reported an invalid cost ${String(output.costMicros)}: costs are whole micro-dollars, 0 or more`);
+    }
   } catch (error) {
     const failure = classifyFailure(error);
     if (started.attemptId !== undefined) {
@@ -161,6 +167,10 @@ export async function runStep<T>(
   }
   await completeKey(ctx, { key, fencingToken: attempt.fencingToken, result: output.result ?? null });
   return { status: 'completed', result: output.result, attemptNumber: attempt.attemptNumber };
+}
+
+function isValidCost(cost: unknown): boolean {
+  return cost === undefined || (Number.isSafeInteger(cost) && (cost as number) >= 0);
 }
 
 /** Retries of this step so far that were corrective retries after invalid output. */

@@ -115,6 +115,23 @@ describe('claimKey', () => {
   });
 });
 
+describe('claimKey cost', () => {
+  it('is one statement, a single round trip, whatever the outcome', async () => {
+    const statements: string[] = [];
+    const counted = connectDatabase(database.url, { maxConnections: 1, logger: { logQuery: (query) => void statements.push(query) } });
+    try {
+      const key = freshKey();
+      await claimKey({ db: counted.db }, { key, requestHash: hashA }); // acquired
+      await claimKey({ db: counted.db }, { key, requestHash: hashA }); // in progress
+      await expect(claimKey({ db: counted.db }, { key, requestHash: hashB })).rejects.toBeInstanceOf(KeyPayloadMismatchError);
+      expect(statements).toHaveLength(3);
+      expect(statements.every((statement) => statement.startsWith('insert into "idempotency_keys"'))).toBe(true);
+    } finally {
+      await counted.close();
+    }
+  });
+});
+
 describe('claimKey under 64 concurrent claims', () => {
   it('acquires exactly once per round and runs the guarded side effect exactly once, over 200 rounds', async () => {
     const workers = 64;

@@ -183,3 +183,24 @@ describe('runStep', () => {
     expect(budget).toBeUndefined();
   });
 });
+
+describe('runStep input and output checks', () => {
+  it('refuses an oversize step payload before anything is written', async () => {
+    const step = aStep({ content: { blob: 'x'.repeat(300 * 1024) } });
+    await expect(runStep(ctx(), step, async () => ({ result: 1 }))).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      fieldErrors: { content: [expect.stringContaining('256 KiB')] },
+    });
+    const [budget] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, step.taskId));
+    expect(budget).toBeUndefined();
+  });
+
+  it('treats a negative cost reported by a step as a bug for a person, not as a success', async () => {
+    const step = aStep();
+    const outcome = await runStep(ctx(), step, async () => ({ result: 'ok', costMicros: -5 }));
+    expect(outcome).toMatchObject({ status: 'do_not_retry', code: 'DO_NOT_RETRY' });
+    const [attempt] = await database.db.select().from(attempts).where(eq(attempts.taskId, step.taskId));
+    expect(attempt).toMatchObject({ outcome: 'failed', errorClass: 'unknown', costMicros: 0 });
+    expect(attempt?.errorText).toContain('invalid cost -5');
+  });
+});

@@ -6,6 +6,7 @@ import {
   finishRun,
   forceReleaseSlot,
   GuardFailedError,
+  heartbeatSlot,
   NotHolderError,
   recordEvidence,
   releaseSlot,
@@ -95,6 +96,26 @@ describe('acquireSlot', () => {
     await releaseSlot(ctx(), { slot, runKey: 'successor' });
     await releaseSlot(ctx(), { slot, runKey: 'successor' }); // twice is harmless
     expect(await acquireSlot(ctx(), { slot, runKey: 'third', ttlMs: 60_000 })).toMatchObject({ outcome: 'acquired', fencingToken: 3 });
+  });
+});
+
+describe('heartbeats and runs', () => {
+  it('extends the holder by heartbeat and refuses anyone else', async () => {
+    const slot = freshSlot();
+    const lock = await acquireSlot(ctx(), { slot, runKey: 'run-h', ttlMs: 1_000 });
+    if (lock.outcome !== 'acquired') throw new Error('expected to acquire');
+    const extended = await heartbeatSlot(ctx(), { slot, runKey: 'run-h', fencingToken: lock.fencingToken, ttlMs: 600_000 });
+    expect(extended.getTime()).toBeGreaterThan(lock.expiresAt.getTime() + 500_000);
+    await expect(heartbeatSlot(ctx(), { slot, runKey: 'intruder', fencingToken: lock.fencingToken, ttlMs: 1_000 })).rejects.toBeInstanceOf(NotHolderError);
+  });
+
+  it('starts a run once per run key and refuses the key for another task', async () => {
+    const runKey = `run-${randomUUID()}`;
+    const first = await startRun(ctx(), { runKey, taskId: 'task-1', agent: 'publishing' });
+    expect(await startRun(ctx(), { runKey, taskId: 'task-1', agent: 'publishing' })).toEqual(first);
+    await expect(startRun(ctx(), { runKey, taskId: 'task-2', agent: 'publishing' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
+    await finishRun(ctx(), { runKey, status: 'finished' });
+    await finishRun(ctx(), { runKey, status: 'finished' }); // idempotent
   });
 });
 

@@ -28,7 +28,8 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
       errorClass: error.errorClass,
       errorText: error.message.trim() || `${error.errorClass} error with no message`,
       retryAfterMs: error.options.retryAfterMs,
-      costMicros: error.options.costMicros ?? 0,
+      // A nonsense cost on a failure is dropped rather than failing the failure report.
+      costMicros: Number.isSafeInteger(error.options.costMicros) && (error.options.costMicros ?? 0) >= 0 ? (error.options.costMicros ?? 0) : 0,
     };
   }
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -71,17 +71,16 @@ const acquireStatement = cachedStatement((db) => {
     .prepare('acquire_slot');
 });
 
-const heldSlotInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1) });
+const heartbeatSlotInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1), ttlMs });
 
 /** Extends the holder's lock; anyone else is refused with NOT_HOLDER. */
-export async function heartbeatSlot(ctx: CoreContext, input: z.input<typeof heldSlotInput> & { ttlMs: number }): Promise<Date> {
-  const { ttlMs: ttl, ...held } = input;
-  const request = parseInput(heldSlotInput, held);
-  const extension = parseInput(ttlMs, ttl);
+export async function heartbeatSlot(ctx: CoreContext, input: z.input<typeof heartbeatSlotInput>): Promise<Date> {
+  const request = parseInput(heartbeatSlotInput, input);
+  const l = slotLocks;
   const [row] = await ctx.db
-    .update(slotLocks)
-    .set({ expiresAt: sql`now() + ${`${extension} milliseconds`}::interval`, heartbeatAt: sql`now()` })
-    .where(heldBy(request))
+    .update(l)
+    .set({ expiresAt: sql`now() + ${`${request.ttlMs} milliseconds`}::interval`, heartbeatAt: sql`now()` })
+    .where(and(eq(l.slot, request.slot), eq(l.holderRunKey, request.runKey), eq(l.fencingToken, request.fencingToken), isNull(l.releasedAt)))
     .returning({ expiresAt: slotLocks.expiresAt });
   if (!row) throw await notHolder(ctx, request.slot, request.runKey);
   return row.expiresAt;
@@ -130,11 +129,6 @@ export async function recordEvidence(ctx: CoreContext, input: z.input<typeof evi
       .values({ slot: request.slot, runKey: request.runKey, fencingToken: request.fencingToken, ref: request.ref })
       .onConflictDoNothing();
   });
-}
-
-function heldBy(request: { slot: string; runKey: string; fencingToken: number }) {
-  const l = slotLocks;
-  return and(eq(l.slot, request.slot), eq(l.holderRunKey, request.runKey), eq(l.fencingToken, request.fencingToken), isNull(l.releasedAt));
 }
 
 async function notHolder(ctx: CoreContext, slotName: string, caller: string): Promise<Error> {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { killSwitches } from '../db/schema';
 import type { Executor } from '../db/client';
 import { writeAudit } from './audit';
-import { requireActor, type CoreContext } from './context';
+import { actorLabel, requireActor, type CoreContext } from './context';
 import { parseInput } from './validation';
 
 /** The switches Holdfast knows; engaged means the behaviour is stopped. */
@@ -29,8 +29,8 @@ export async function setKillSwitch(ctx: CoreContext, input: z.input<typeof setK
     const before = await isKillSwitchEngaged(tx, name);
     await tx
       .insert(killSwitches)
-      .values({ name, engaged, reason, changedBy: `${actor.type}:${actor.id}` })
-      .onConflictDoUpdate({ target: killSwitches.name, set: { engaged, reason, changedBy: `${actor.type}:${actor.id}`, changedAt: new Date() } });
+      .values({ name, engaged, reason, changedBy: actorLabel(actor) })
+      .onConflictDoUpdate({ target: killSwitches.name, set: { engaged, reason, changedBy: actorLabel(actor), changedAt: new Date() } });
     await writeAudit(tx, actor, {
       action: 'kill_switch.set',
       targetType: 'kill_switch',

@@ -1,6 +1,6 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { attempts, deadLetters, taskBudgets } from '../db/schema';
+import { attempts, deadLetters, taskBudgets, type DeadLetterReason } from '../db/schema';
 import { beginAttempt, finishAttempt } from './budgets/attempt-lifecycle';
 import { consumeRetry, ensureTaskBudget, taskBudgetInput } from './budgets/task-budget';
 import type { Actor, CoreContext } from './context';
@@ -117,7 +117,7 @@ export async function runStep<T>(
     await failKey(ctx, { key, fencingToken: attempt.fencingToken, errorClass: 'permanent', errorText: text });
     return { status: 'do_not_retry', code: 'DO_NOT_RETRY', reason: text };
   }
-  const deadLetter = (reason: 'retry_ceiling' | 'budget_exhausted' | 'permanent_error', failure: Pick<ClassifiedFailure, 'errorClass' | 'errorText'>) =>
+  const deadLetter = (reason: DeadLetterReason, failure: Pick<ClassifiedFailure, 'errorClass' | 'errorText'>) =>
     exhaust(ctx, actor, step, attempt, owner, reason, failure);
 
   // The retry is paid for before it runs, in the transaction that records it.
@@ -183,7 +183,7 @@ async function invalidOutputRetries(ctx: CoreContext, taskId: string, step: stri
 }
 
 /** Tells early that the next retry could not be paid for, so the caller stops now. */
-async function budgetExhausted(ctx: CoreContext, taskId: string): Promise<'retry_ceiling' | 'budget_exhausted' | undefined> {
+async function budgetExhausted(ctx: CoreContext, taskId: string): Promise<Exclude<DeadLetterReason, 'permanent_error'> | undefined> {
   const [budget] = await ctx.db
     .select({
       noRetries: sql<boolean>`${taskBudgets.retriesUsed} >= ${taskBudgets.retryAllowance}`,
@@ -202,7 +202,7 @@ async function exhaust(
   step: z.output<typeof runStepInput>,
   attempt: StepAttempt,
   owner: string,
-  reason: 'retry_ceiling' | 'budget_exhausted' | 'permanent_error',
+  reason: DeadLetterReason,
   failure: Pick<ClassifiedFailure, 'errorClass' | 'errorText'>,
 ): Promise<RunStepOutcome<never>> {
   const [spent] = await ctx.db

@@ -100,7 +100,7 @@ describe('drainRedrives', () => {
         }
       }),
     ).rejects.toThrow();
-    await crashing.sql.end({ timeout: 0 }).catch(() => {});
+    await crashing.sql.end({ timeout: 1 }).catch(() => {});
 
     const result = await drainRedrives({ db: database.db }, async (redrive, tx) => {
       await tx.execute(sql`insert into test_queue values (${redrive.outboxKey}, ${JSON.stringify(redrive.payload)}::jsonb)`);

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../db/client';
-import { deadLetters, errorClasses, taskBudgets, type DeadLetter, type Hold } from '../../db/schema';
+import { deadLetterReasons, deadLetters, errorClasses, taskBudgets, type DeadLetter, type Hold } from '../../db/schema';
 import type { Actor } from '../context';
 import { openHold } from '../holds/open-hold';
 import { parseInput } from '../validation';
@@ -17,7 +17,7 @@ export const deadLetterInput = z.strictObject({
     .unknown()
     .refine((value) => value !== undefined, 'is required')
     .refine((value) => JSON.stringify(value).length <= MAX_PAYLOAD_BYTES, `must serialise to at most ${MAX_PAYLOAD_BYTES / 1024} KiB`),
-  reason: z.enum(['retry_ceiling', 'budget_exhausted', 'permanent_error']),
+  reason: z.enum(deadLetterReasons),
   errorClass: z.enum(errorClasses),
   lastError: z.string().trim().min(1).max(10_000),
   attempts: z.number().int().min(1),
@@ -52,7 +52,7 @@ export async function deadLetterTask(db: Executor, actor: Actor, input: DeadLett
       {
         itemType: 'dead_letter',
         itemId: String(deadLetter.id),
-        reason: deadLetter.reason as 'retry_ceiling' | 'budget_exhausted' | 'permanent_error',
+        reason: deadLetter.reason,
         detail: `${deadLetter.step} stopped after ${deadLetter.attempts} attempt(s): ${deadLetter.errorClass} — ${deadLetter.lastError}`,
         owner,
       },

@@ -44,13 +44,17 @@ export async function forceReleaseSlot(ctx: CoreContext, input: z.input<typeof f
     }
     if (lock.releasedAt) return { released: false, alreadyReleased: true, lock };
 
+    // Every guard is read from the database's own clock and rows, inside this transaction.
     const [facts] = await tx.execute<{ past_ttl: boolean; run_done: boolean; has_evidence: boolean; switch_engaged: boolean }>(sql`
       select
-        ${lock.expiresAt.toISOString()}::timestamptz <= now() as past_ttl,
-        coalesce((select status <> 'running' or heartbeat_at < now() - ${`${request.heartbeatGraceMs} milliseconds`}::interval
-                  from runs where run_key = ${lock.holderRunKey}), false) as run_done,
-        exists (select 1 from slot_evidence where slot = ${lock.slot} and run_key = ${lock.holderRunKey}) as has_evidence,
-        coalesce((select engaged from kill_switches where name = 'stale_lock_release'), false) as switch_engaged`);
+        lock.expires_at <= now() as past_ttl,
+        coalesce((select run.status <> 'running' or run.heartbeat_at < now() - ${`${request.heartbeatGraceMs} milliseconds`}::interval
+                  from runs run where run.run_key = lock.holder_run_key), false) as run_done,
+        exists (select 1 from slot_evidence evidence
+                where evidence.slot = lock.slot and evidence.run_key = lock.holder_run_key) as has_evidence,
+        coalesce((select engaged from kill_switches where name = 'stale_lock_release'), false) as switch_engaged
+      from slot_locks lock
+      where lock.slot = ${lock.slot}`);
     const failed: ReleaseGuard[] = [];
     if (!facts?.past_ttl) failed.push('past_ttl');
     if (!facts?.run_done) failed.push('holder_run_finished');

@@ -2,6 +2,10 @@ import { sql } from 'drizzle-orm';
 import { bigint, bigserial, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
 
+/** Why work was dead-lettered; also the reason of the hold opened for it. */
+export const deadLetterReasons = ['retry_ceiling', 'budget_exhausted', 'permanent_error'] as const;
+export type DeadLetterReason = (typeof deadLetterReasons)[number];
+
 export const deadLetterStatuses = ['pending', 'redriven', 'discarded'] as const;
 export type DeadLetterStatus = (typeof deadLetterStatuses)[number];
 
@@ -15,7 +19,7 @@ export const deadLetters = pgTable(
     step: text('step').notNull(),
     queue: text('queue').notNull(),
     payload: jsonb('payload').notNull(),
-    reason: text('reason').notNull(),
+    reason: text('reason').$type<DeadLetterReason>().notNull(),
     errorClass: errorClass('error_class'),
     lastError: text('last_error'),
     attempts: integer('attempts').notNull(),

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearHold, discardDeadLetter, drainRedrives, redriveDeadLetter, runStep, StepError, type Actor } from '../../lib/core';
@@ -87,20 +89,14 @@ describe('drainRedrives', () => {
     const pending = await undeliveredKeys();
     expect(pending).toHaveLength(5);
 
-    const crashing = connectDatabase(database.url, { maxConnections: 1 });
-    let delivered = 0;
-    await expect(
-      drainRedrives({ db: crashing.db }, async (redrive, tx) => {
-        await tx.execute(sql`insert into test_queue values (${redrive.outboxKey}, ${JSON.stringify(redrive.payload)}::jsonb)`);
-        delivered += 1;
-        if (delivered === 3) {
-          // The drainer's connection dies after enqueueing the third, before its transaction commits.
-          const [{ pid }] = (await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as [{ pid: number }];
-          await database.sql`select pg_terminate_backend(${pid})`;
-        }
-      }),
-    ).rejects.toThrow();
-    await crashing.sql.end({ timeout: 1 }).catch(() => {});
+    // A separate process, killed with SIGKILL after enqueueing its third redrive and before committing it.
+    const crashed = spawnSync(process.execPath, ['--import', 'tsx', 'tests/support/crashing-drainer.ts', database.url], {
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(crashed.signal).toBe('SIGKILL');
+    expect(await undeliveredKeys()).toHaveLength(3);
 
     const result = await drainRedrives({ db: database.db }, async (redrive, tx) => {
       await tx.execute(sql`insert into test_queue values (${redrive.outboxKey}, ${JSON.stringify(redrive.payload)}::jsonb)`);

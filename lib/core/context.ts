@@ -1,11 +1,14 @@
 import type { Executor } from '../db/client';
-import type { ActorType } from '../db/schema';
+import type { Role, TokenScope } from '../db/schema';
 
-/** Who acts: a person (from the session), an agent (from its token), or the system (sweeps). */
-export interface Actor {
-  type: ActorType;
-  id: string;
-}
+/**
+ * Who acts: a person (from the session, with their role and teams), an agent
+ * (from its API token, with the token's scopes), or the system (sweeps).
+ */
+export type Actor =
+  | { type: 'person'; id: string; role: Role; teams: string[] }
+  | { type: 'agent'; id: string; scopes: TokenScope[] }
+  | { type: 'system'; id: string };
 
 /**
  * What every library operation runs with: the database (or a transaction the

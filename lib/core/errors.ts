@@ -66,3 +66,8 @@ export class NotFoundError extends HoldfastError {
 export class StateConflictError extends HoldfastError {
   readonly code = 'STATE_CONFLICT';
 }
+
+/** The actor may not do this (role, ownership or token scope). */
+export class ForbiddenError extends HoldfastError {
+  readonly code = 'FORBIDDEN';
+}

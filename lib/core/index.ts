@@ -23,3 +23,4 @@ export * from './holds/settle-hold';
 export * from './run-step';
 export * from './holds/freeze-idle-tasks';
 export * from './sweeps';
+export * from './authorization';

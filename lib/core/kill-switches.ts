@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { killSwitches } from '../db/schema';
 import type { Executor } from '../db/client';
 import { writeAudit } from './audit';
-import { actorLabel, requireActor, type CoreContext } from './context';
+import { authorize } from './authorization';
+import { actorLabel, type CoreContext } from './context';
 import { parseInput } from './validation';
 
 /** The switches Holdfast knows; engaged means the behaviour is stopped. */
@@ -23,7 +24,7 @@ const setKillSwitchInput = z.strictObject({
 
 /** Flips a kill switch, audit-logged in the same transaction. */
 export async function setKillSwitch(ctx: CoreContext, input: z.input<typeof setKillSwitchInput>): Promise<void> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, 'kill_switch.set');
   const { name, engaged, reason } = parseInput(setKillSwitchInput, input);
   await ctx.db.transaction(async (tx) => {
     const before = await isKillSwitchEngaged(tx, name);

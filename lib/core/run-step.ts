@@ -62,7 +62,8 @@ export async function runStep<T>(
   policy: RetryPolicy = DEFAULT_RETRY_POLICY,
 ): Promise<RunStepOutcome<T>> {
   const step = parseInput(runStepInput, input);
-  const actor: Actor = ctx.actor ?? { type: 'agent', id: step.agent };
+  // A worker calling the library in-process reports as its agent, with the ingest scope.
+  const actor: Actor = ctx.actor ?? { type: 'agent', id: step.agent, scopes: ['ingest'] };
   const key = deriveKey({ taskId: step.taskId, step: step.step, iteration: step.iteration });
   const budget = await ensureTaskBudget(ctx.db, {
     taskId: step.taskId,

@@ -8,7 +8,7 @@ const database = useTestDatabase();
 
 describe('audit_log', () => {
   it('refuses UPDATE, DELETE and TRUNCATE at the database', async () => {
-    const record = await writeAudit(database.db, { type: 'person', id: 'a@example.com' }, {
+    const record = await writeAudit(database.db, { type: 'person', id: 'a@example.com', role: 'admin', teams: [] }, {
       action: 'hold.clear.resume', targetType: 'hold', targetId: '1', reason: 'test', before: { status: 'open' }, after: { status: 'cleared' },
     });
     await expect(database.sql`update audit_log set reason = 'rewritten' where id = ${record.id}`).rejects.toThrow(/append-only: UPDATE/);

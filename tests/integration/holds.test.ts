@@ -7,8 +7,12 @@ import { auditLog, holds } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
-const owner: Actor = { type: 'person', id: 'owner@example.com' };
+const owner: Actor = { type: 'person', id: 'owner@example.com', role: 'viewer', teams: ['payments'] };
+const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
+const responder: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+/** Holds are opened by the agents' side; the owning team's viewer acts on them. */
 const ctx = () => ({ db: database.db, actor: owner });
+const opener = () => ({ db: database.db, actor: agent });
 
 function aHold(overrides: Partial<OpenHoldInput> = {}): OpenHoldInput {
   return {
@@ -30,7 +34,7 @@ describe('openHold', () => {
     const input = aHold();
     const pool = connectDatabase(database.url, { maxConnections: 16 });
     try {
-      const results = await Promise.all(Array.from({ length: 16 }, () => openHold({ db: pool.db, actor: owner }, input)));
+      const results = await Promise.all(Array.from({ length: 16 }, () => openHold({ db: pool.db, actor: agent }, input)));
       expect(results.filter((result) => result.created)).toHaveLength(1);
       expect(new Set(results.map((result) => result.hold.id)).size).toBe(1);
     } finally {
@@ -48,7 +52,7 @@ describe('openHold', () => {
     ['a blank detail', { detail: '   ' }],
   ])('refuses %s and writes nothing', async (_case, overrides) => {
     const input = aHold(overrides as Partial<OpenHoldInput>);
-    await expect(openHold(ctx(), input)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(openHold(opener(), input)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     const [count] = await database.db.select({ n: sql<number>`count(*)::int` }).from(holds).where(eq(holds.itemId, input.itemId));
     expect(count?.n).toBe(0);
   });
@@ -56,7 +60,7 @@ describe('openHold', () => {
 
 describe('clearHold and reassignHold', () => {
   it('clears once: a double click returns the same cleared hold and writes one audit record', async () => {
-    const { hold } = await openHold(ctx(), aHold());
+    const { hold } = await openHold(opener(), aHold());
     const first = await clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'approved by finance' });
     const second = await clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'approved by finance' });
 
@@ -67,34 +71,39 @@ describe('clearHold and reassignHold', () => {
   });
 
   it('refuses to clear a cleared hold the other way', async () => {
-    const { hold } = await openHold(ctx(), aHold());
+    const { hold } = await openHold(opener(), aHold());
     await clearHold(ctx(), { holdId: hold.id, resolution: 'discard', note: 'duplicate request' });
     await expect(clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'oops' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
   });
 
   it('lets a new hold open for the item once the old one is cleared', async () => {
     const input = aHold();
-    const { hold } = await openHold(ctx(), input);
+    const { hold } = await openHold(opener(), input);
     await clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'ok' });
-    const again = await openHold(ctx(), input);
+    const again = await openHold(opener(), input);
     expect(again.created).toBe(true);
     expect(again.hold.id).not.toBe(hold.id);
   });
 
   it('reassigns with a note, idempotently, and only open holds', async () => {
-    const { hold } = await openHold(ctx(), aHold());
+    const { hold } = await openHold(opener(), aHold());
     const moved = await reassignHold(ctx(), { holdId: hold.id, owner: 'person:lead@example.com', note: 'lead decides refunds' });
-    const again = await reassignHold(ctx(), { holdId: hold.id, owner: 'person:lead@example.com', note: 'lead decides refunds' });
+    // The repeat comes from a responder: the viewer no longer owns the hold.
+    const again = await reassignHold({ db: database.db, actor: responder }, { holdId: hold.id, owner: 'person:lead@example.com', note: 'lead decides refunds' });
     expect(moved).toMatchObject({ changed: true, hold: { owner: 'person:lead@example.com' } });
     expect(again.changed).toBe(false);
     expect((await auditOf(hold.id)).filter((record) => record.action === 'hold.reassign')).toHaveLength(1);
 
-    await clearHold(ctx(), { holdId: hold.id, resolution: 'discard', note: 'withdrawn' });
-    await expect(reassignHold(ctx(), { holdId: hold.id, owner: 'team:ops', note: 'x' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
+    // No longer the viewer's hold: only a responder may act on it now.
+    await expect(clearHold(ctx(), { holdId: hold.id, resolution: 'discard', note: 'withdrawn' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await clearHold({ db: database.db, actor: responder }, { holdId: hold.id, resolution: 'discard', note: 'withdrawn' });
+    await expect(reassignHold({ db: database.db, actor: responder }, { holdId: hold.id, owner: 'team:ops', note: 'x' })).rejects.toMatchObject({
+      code: 'STATE_CONFLICT',
+    });
   });
 
   it('requires a note, an existing hold and an actor', async () => {
-    const { hold } = await openHold(ctx(), aHold());
+    const { hold } = await openHold(opener(), aHold());
     await expect(clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: ' ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(clearHold(ctx(), { holdId: 999_999_999, resolution: 'resume', note: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(clearHold({ db: database.db }, { holdId: hold.id, resolution: 'resume', note: 'x' })).rejects.toThrow(/needs ctx.actor/);

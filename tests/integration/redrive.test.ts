@@ -9,7 +9,7 @@ import { deadLetters, holds, redrives, taskBudgets } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
-const oncall: Actor = { type: 'person', id: 'oncall@example.com' };
+const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
 const ctx = () => ({ db: database.db, actor: oncall });
 
 beforeAll(async () => {

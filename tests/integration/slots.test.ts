@@ -22,7 +22,7 @@ import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
 const ctx = () => ({ db: database.db });
-const oncall: Actor = { type: 'person', id: 'oncall@example.com' };
+const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
 const freshSlot = () => `publish:site-${randomUUID().slice(0, 8)}:2026-11-30:morning`;
 
 /** Moves a lock's expiry into the past instead of waiting for it. */
@@ -156,7 +156,7 @@ describe('forceReleaseSlot', () => {
   });
 
   it('refuses while the kill switch is engaged, for people and the sweeper alike', async () => {
-    const admin: Actor = { type: 'person', id: 'admin@example.com' };
+    const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
     const { slot, fencingToken } = await staleLock();
     await setKillSwitch({ ...ctx(), actor: admin }, { name: 'stale_lock_release', engaged: true, reason: 'incident 42' });
     try {

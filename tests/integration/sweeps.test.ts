@@ -6,7 +6,7 @@ import { holds, taskBudgets } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
-const owner: Actor = { type: 'person', id: 'owner@example.com' };
+const owner: Actor = { type: 'person', id: 'owner@example.com', role: 'viewer', teams: ['payments'] };
 
 async function idleTask(days: number) {
   const taskId = `task-${randomUUID()}`;

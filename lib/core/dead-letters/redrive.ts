@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Transaction } from '../../db/client';
 import { deadLetters, holds, redrives, taskBudgets, type DeadLetter, type Redrive } from '../../db/schema';
 import { writeAudit } from '../audit';
-import { actorLabel, requireActor, type Actor, type CoreContext } from '../context';
+import { authorize } from '../authorization';
+import { actorLabel, type Actor, type CoreContext } from '../context';
 import { NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
 
@@ -25,7 +26,7 @@ export interface RedriveResult {
  * Step keys are left alone: completed steps replay, the failed one runs again.
  */
 export async function redriveDeadLetter(ctx: CoreContext, input: z.input<typeof deadLetterAction>): Promise<RedriveResult> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, 'dead_letter.redrive');
   const { deadLetterId, reason } = parseInput(deadLetterAction, input);
   return ctx.db.transaction(async (tx) => {
     const result = await redriveInTransaction(tx, actor, await lockDeadLetter(tx, deadLetterId), reason);
@@ -36,7 +37,7 @@ export async function redriveDeadLetter(ctx: CoreContext, input: z.input<typeof 
 
 /** Gives a dead letter up for good, with a reason; its open hold is cleared as discarded. */
 export async function discardDeadLetter(ctx: CoreContext, input: z.input<typeof deadLetterAction>): Promise<{ deadLetter: DeadLetter; changed: boolean }> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, 'dead_letter.discard');
   const { deadLetterId, reason } = parseInput(deadLetterAction, input);
   return ctx.db.transaction(async (tx) => {
     const result = await discardInTransaction(tx, actor, await lockDeadLetter(tx, deadLetterId), reason);

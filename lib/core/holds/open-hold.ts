@@ -2,7 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { holds, type Hold } from '../../db/schema';
 import { writeAudit } from '../audit';
-import { actorLabel, requireActor, type CoreContext } from '../context';
+import { authorize } from '../authorization';
+import { actorLabel, type CoreContext } from '../context';
 import { parseInput } from '../validation';
 import { openHoldInput } from './hold-input';
 
@@ -15,7 +16,7 @@ export type OpenHoldInput = z.input<typeof openHoldInput>;
  * workers race to open it.
  */
 export async function openHold(ctx: CoreContext, input: OpenHoldInput): Promise<{ hold: Hold; created: boolean }> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, 'hold.open');
   const request = parseInput(openHoldInput, input);
   return ctx.db.transaction(async (tx) => {
     const [created] = await tx

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
 import { holds, type Hold } from '../../db/schema';
 import { writeAudit } from '../audit';
+import { authorize } from '../authorization';
 import { actorLabel, requireActor, type CoreContext } from '../context';
 import { NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
@@ -26,6 +27,7 @@ export async function clearHold(ctx: CoreContext, input: z.input<typeof clearHol
   const request = parseInput(clearHoldInput, input);
   return ctx.db.transaction(async (tx) => {
     const hold = await lockHold(tx, request.holdId);
+    authorize(ctx, 'hold.clear', { owner: hold.owner });
     if (hold.status === 'cleared') {
       if (hold.resolution === request.resolution) return { hold, changed: false };
       throw new StateConflictError(`Hold ${hold.id} was already cleared with ${hold.resolution} by ${hold.clearedBy}`);
@@ -62,6 +64,7 @@ export async function reassignHold(ctx: CoreContext, input: z.input<typeof reass
   const request = parseInput(reassignHoldInput, input);
   return ctx.db.transaction(async (tx) => {
     const hold = await lockHold(tx, request.holdId);
+    authorize(ctx, 'hold.reassign', { owner: hold.owner });
     if (hold.status !== 'open') throw new StateConflictError(`Hold ${hold.id} is cleared; only open holds change owner`);
     if (hold.owner === request.owner) return { hold, changed: false };
     const [reassigned] = await tx

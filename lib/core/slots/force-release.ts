@@ -2,7 +2,8 @@ import { and, eq, isNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { slotLocks, type SlotLock } from '../../db/schema';
 import { writeAudit } from '../audit';
-import { actorLabel, requireActor, SWEEPER, type CoreContext } from '../context';
+import { authorize } from '../authorization';
+import { actorLabel, SWEEPER, type CoreContext } from '../context';
 import { GuardFailedError, NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
 
@@ -31,7 +32,7 @@ export type ForceReleaseResult = { released: true; lock: SlotLock } | { released
  * record commit together. Repeating a release that happened returns it again.
  */
 export async function forceReleaseSlot(ctx: CoreContext, input: z.input<typeof forceReleaseInput>): Promise<ForceReleaseResult> {
-  const actor = requireActor(ctx);
+  const actor = authorize(ctx, 'slot.force_release');
   const request = parseInput(forceReleaseInput, input);
 
   return ctx.db.transaction(async (tx) => {

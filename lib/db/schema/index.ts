@@ -6,3 +6,4 @@ export * from './idempotency-keys';
 export * from './leases';
 export * from './slots';
 export * from './tasks';
+export * from './identity';

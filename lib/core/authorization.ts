@@ -1,0 +1,83 @@
+import type { Actor, CoreContext } from './context';
+import { requireActor } from './context';
+import { ForbiddenError } from './errors';
+
+/** Everything the console and the API let someone do, by name. */
+export const actions = [
+  'console.read',
+  'attempt.record',
+  'hold.open',
+  'hold.clear',
+  'hold.reassign',
+  'dead_letter.redrive',
+  'dead_letter.discard',
+  'slot.force_release',
+  'kill_switch.set',
+  'people.manage',
+  'api_token.manage',
+] as const;
+export type Action = (typeof actions)[number];
+
+/** What an action is about, where ownership matters (holds). */
+export interface ActionTarget {
+  owner?: string;
+}
+
+export type Decision = { allowed: true } | { allowed: false; reason: string };
+
+const allow: Decision = { allowed: true };
+const deny = (reason: string): Decision => ({ allowed: false, reason });
+
+/** The owners a person answers for: themselves and each of their teams. */
+export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
+  return [`person:${actor.id}`, ...actor.teams.map((team) => `team:${team}`)];
+}
+
+/**
+ * The one place that decides who may do what.
+ * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
+ * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases.
+ * - admin: also kill switches, people and API tokens.
+ * Agents act through their token's scopes (ingest: report attempts and open holds; read).
+ * The system (sweeps) may do what its jobs need.
+ */
+export function decide(actor: Actor, action: Action, target: ActionTarget = {}): Decision {
+  if (actor.type === 'system') return allow;
+  if (actor.type === 'agent') {
+    const scope = action === 'console.read' ? 'read' : action === 'attempt.record' || action === 'hold.open' ? 'ingest' : undefined;
+    if (scope && actor.scopes.includes(scope)) return allow;
+    return deny(scope ? `this token lacks the ${scope} scope` : 'agents may not do this');
+  }
+  switch (action) {
+    case 'console.read':
+      return allow;
+    case 'attempt.record':
+      return deny('attempts are reported by agents, with an API token');
+    case 'hold.clear':
+    case 'hold.reassign':
+      if (actor.role !== 'viewer') return allow;
+      if (target.owner && ownersOf(actor).includes(target.owner)) return allow;
+      return deny('viewers may act only on holds owned by them or their teams');
+    case 'hold.open':
+    case 'dead_letter.redrive':
+    case 'dead_letter.discard':
+    case 'slot.force_release':
+      return actor.role === 'viewer' ? deny('this needs the responder or admin role') : allow;
+    case 'kill_switch.set':
+    case 'people.manage':
+    case 'api_token.manage':
+      return actor.role === 'admin' ? allow : deny('this needs the admin role');
+  }
+}
+
+export function can(actor: Actor, action: Action, target?: ActionTarget): boolean {
+  return decide(actor, action, target).allowed;
+}
+
+/** Refuses with FORBIDDEN unless ctx.actor may do the action; library operations call it first. */
+export function authorize(ctx: CoreContext, action: Action, target?: ActionTarget): Actor {
+  const actor = requireActor(ctx);
+  const decision = decide(actor, action, target);
+  if (!decision.allowed) throw new ForbiddenError(`${actor.type}:${actor.id} may not ${action}: ${decision.reason}`);
+  return actor;
+}

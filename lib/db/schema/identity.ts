@@ -1,0 +1,72 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, check, index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+export const roles = ['viewer', 'responder', 'admin'] as const;
+export type Role = (typeof roles)[number];
+
+export const tokenScopes = ['ingest', 'read'] as const;
+export type TokenScope = (typeof tokenScopes)[number];
+
+/** The people who use the console. Their id in holds and audit records is `person:<email>`. */
+export const people = pgTable(
+  'people',
+  {
+    email: text('email').primaryKey(),
+    displayName: text('display_name').notNull(),
+    role: text('role').$type<Role>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
+  },
+  (table) => [
+    check('people_role_known', sql`${table.role} in ('viewer', 'responder', 'admin')`),
+    check('people_email_lowercase', sql`${table.email} = lower(${table.email}) and ${table.email} like '%@%'`),
+  ],
+);
+
+export const teams = pgTable('teams', {
+  /** Referenced by holds as `team:<name>`. */
+  name: text('name').primaryKey(),
+  displayName: text('display_name').notNull(),
+});
+
+export const teamMembers = pgTable(
+  'team_members',
+  {
+    team: text('team')
+      .notNull()
+      .references(() => teams.name, { onDelete: 'cascade' }),
+    email: text('email')
+      .notNull()
+      .references(() => people.email, { onDelete: 'cascade' }),
+  },
+  (table) => [
+    primaryKey({ name: 'team_members_pkey', columns: [table.team, table.email] }),
+    // Serves "which teams is this person in", on every request.
+    index('team_members_email_idx').on(table.email),
+  ],
+);
+
+/** Credentials for agents calling the HTTP API. Only a hash of the secret is kept. */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    name: text('name').notNull(),
+    /** SHA-256 of the whole token, hex. */
+    tokenHash: text('token_hash').notNull().unique('api_tokens_token_hash_key'),
+    /** The token's first characters, so people can tell tokens apart. */
+    prefix: text('prefix').notNull(),
+    scopes: text('scopes').array().$type<TokenScope[]>().notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    revokedBy: text('revoked_by'),
+  },
+  (table) => [
+    check('api_tokens_scopes_known', sql`${table.scopes} <@ array['ingest', 'read']::text[] and cardinality(${table.scopes}) > 0`),
+  ],
+);
+
+export type Person = typeof people.$inferSelect;
+export type ApiToken = typeof apiTokens.$inferSelect;

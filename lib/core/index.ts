@@ -24,3 +24,5 @@ export * from './run-step';
 export * from './holds/freeze-idle-tasks';
 export * from './sweeps';
 export * from './authorization';
+export * from './identity/api-tokens';
+export * from './identity/people';

@@ -1,0 +1,112 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Executor } from '../../db/client';
+import { apiTokens, tokenScopes, type ApiToken } from '../../db/schema';
+import { writeAudit } from '../audit';
+import { authorize } from '../authorization';
+import { actorLabel, type Actor, type CoreContext } from '../context';
+import { NotFoundError } from '../errors';
+import { parseInput } from '../validation';
+
+const TOKEN_PREFIX = 'hf_';
+
+export const createApiTokenInput = z.strictObject({
+  name: z.string().trim().min(1, 'name the agent or service that will use it').max(100),
+  scopes: z.array(z.enum(tokenScopes)).min(1, 'choose at least one scope').max(2),
+});
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * Creates a token for an agent; admins only, audit-logged. The secret is in
+ * the return value and nowhere else: only its hash is stored.
+ */
+export async function createApiToken(ctx: CoreContext, input: z.input<typeof createApiTokenInput>): Promise<{ token: string; record: ApiToken }> {
+  const actor = authorize(ctx, 'api_token.manage');
+  const request = parseInput(createApiTokenInput, input);
+  const token = `${TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
+  return ctx.db.transaction(async (tx) => {
+    const [record] = await tx
+      .insert(apiTokens)
+      .values({
+        name: request.name,
+        tokenHash: hashToken(token),
+        prefix: token.slice(0, 10),
+        scopes: [...new Set(request.scopes)],
+        createdBy: actorLabel(actor),
+      })
+      .returning();
+    if (!record) throw new Error('createApiToken: insert returned no row');
+    await writeAudit(tx, actor, {
+      action: 'api_token.create',
+      targetType: 'api_token',
+      targetId: String(record.id),
+      reason: `token for ${record.name}`,
+      after: { name: record.name, scopes: record.scopes, prefix: record.prefix },
+    });
+    return { token, record };
+  });
+}
+
+const revokeApiTokenInput = z.strictObject({ tokenId: z.number().int().min(1) });
+
+/** Revokes a token at once; revoking it again changes nothing. Admins only, audit-logged. */
+export async function revokeApiToken(ctx: CoreContext, input: z.input<typeof revokeApiTokenInput>): Promise<{ changed: boolean }> {
+  const actor = authorize(ctx, 'api_token.manage');
+  const { tokenId } = parseInput(revokeApiTokenInput, input);
+  return ctx.db.transaction(async (tx) => {
+    const revoked = await tx
+      .update(apiTokens)
+      .set({ revokedAt: sql`now()`, revokedBy: actorLabel(actor) })
+      .where(and(eq(apiTokens.id, tokenId), isNull(apiTokens.revokedAt)))
+      .returning({ id: apiTokens.id });
+    if (revoked.length === 0) {
+      const [existing] = await tx.select({ id: apiTokens.id }).from(apiTokens).where(eq(apiTokens.id, tokenId));
+      if (!existing) throw new NotFoundError(`No API token ${tokenId}`);
+      return { changed: false };
+    }
+    await writeAudit(tx, actor, { action: 'api_token.revoke', targetType: 'api_token', targetId: String(tokenId), reason: 'revoked', after: { revoked: true } });
+    return { changed: true };
+  });
+}
+
+/**
+ * The agent behind an `Authorization: Bearer <token>` header, or undefined for
+ * anything else (no header, another scheme, unknown or revoked token) — the
+ * caller answers 401 without saying which.
+ */
+export async function authenticateApiToken(db: Executor, authorization: string | null): Promise<Extract<Actor, { type: 'agent' }> | undefined> {
+  const match = /^Bearer ([A-Za-z0-9_-]{10,200})$/.exec(authorization ?? '');
+  if (!match?.[1]) return undefined;
+  const [token] = await db
+    .select()
+    .from(apiTokens)
+    .where(and(eq(apiTokens.tokenHash, hashToken(match[1])), isNull(apiTokens.revokedAt)));
+  if (!token) return undefined;
+  // Last use is kept to the minute, so a busy agent does not write on every request.
+  await db
+    .update(apiTokens)
+    .set({ lastUsedAt: sql`now()` })
+    .where(and(eq(apiTokens.id, token.id), sql`(${apiTokens.lastUsedAt} is null or ${apiTokens.lastUsedAt} < now() - interval '1 minute')`));
+  return { type: 'agent', id: `token:${token.id}:${token.name}`, scopes: token.scopes };
+}
+
+/** Tokens for the settings page, newest first; never the secret or its hash. */
+export async function listApiTokens(db: Executor) {
+  return db
+    .select({
+      id: apiTokens.id,
+      name: apiTokens.name,
+      prefix: apiTokens.prefix,
+      scopes: apiTokens.scopes,
+      createdBy: apiTokens.createdBy,
+      createdAt: apiTokens.createdAt,
+      lastUsedAt: apiTokens.lastUsedAt,
+      revokedAt: apiTokens.revokedAt,
+    })
+    .from(apiTokens)
+    .orderBy(sql`${apiTokens.id} desc`);
+}

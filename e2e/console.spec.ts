@@ -55,8 +55,8 @@ test('health answers 200 with the database and migration state', async ({ reques
   });
 });
 
-test('the step figures endpoint refuses a bad window with a problem response', async ({ request }) => {
-  const response = await request.get('/api/console/step-stats?window=forever');
+test('the step figures endpoint refuses a bad window with a problem response', async ({ page }) => {
+  const response = await page.request.get('/api/console/step-stats?window=forever');
   expect(response.status()).toBe(400);
   expect(response.headers()['content-type']).toContain('application/problem+json');
   expect(await response.json()).toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { window: [expect.any(String)] } });

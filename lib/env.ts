@@ -20,7 +20,10 @@ const postgresUrl = z
 
 const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
 
-export const environmentSchema = z.object({
+const secret = (minimum: number) => z.string().min(minimum, `must be at least ${minimum} characters`);
+
+export const environmentSchema = z
+  .object({
   DATABASE_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
   /** Where the dashboard listens; loopback by default, 0.0.0.0 to serve other machines. */
   HOST: z.preprocess(emptyAsUnset, z.string().min(1).default('127.0.0.1')),
@@ -31,7 +34,23 @@ export const environmentSchema = z.object({
   HOLDFAST_SWEEP_INTERVAL_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(86_400).default(60)),
   /** Days without a state change after which an active task is frozen for its owner. */
   HOLDFAST_FROZEN_AFTER_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(365).default(3)),
-});
+  /** demo: a sign-in page listing the demo people; proxy: identity from a trusted SSO proxy's headers. */
+  AUTH_MODE: z.preprocess(emptyAsUnset, z.enum(['demo', 'proxy']).optional()),
+  /** Signs session cookies; `npm start` creates and keeps one in .data/ when unset. */
+  SESSION_SECRET: z.preprocess(emptyAsUnset, secret(32).optional()),
+  AUTH_PROXY_SECRET: z.preprocess(emptyAsUnset, secret(16).optional()),
+  AUTH_PROXY_SECRET_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-holdfast-proxy-secret')),
+  AUTH_PROXY_EMAIL_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-forwarded-email')),
+  AUTH_PROXY_GROUPS_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-forwarded-groups')),
+  /** `group=role` pairs, comma-separated: `sre=admin,oncall=responder`. Anyone else is a viewer. */
+  AUTH_PROXY_ROLE_MAP: z.preprocess(emptyAsUnset, z.string().default('')),
+  AUTH_PROXY_SIGN_OUT_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
+  })
+  .superRefine((env, context) => {
+    if (env.AUTH_MODE === 'proxy' && !env.AUTH_PROXY_SECRET) {
+      context.addIssue({ code: 'custom', path: ['AUTH_PROXY_SECRET'], message: 'is required with AUTH_MODE=proxy: proxy headers are trusted only with it' });
+    }
+  });
 
 export type Environment = z.infer<typeof environmentSchema>;
 
@@ -56,4 +75,16 @@ let cached: Environment | undefined;
 export function getEnvironment(): Environment {
   cached ??= parseEnvironment(process.env);
   return cached;
+}
+
+/**
+ * Serving the console against a named database needs a sign-in mode: there is
+ * never a silently open console. (Commands such as db:migrate do not serve it.)
+ */
+export function assertConsoleIsGuarded(env: Environment): void {
+  if (env.DATABASE_URL && !env.AUTH_MODE) {
+    throw new EnvironmentError(
+      'Invalid environment: AUTH_MODE: must be set (demo or proxy) when DATABASE_URL is set: Holdfast never serves an open console',
+    );
+  }
 }

@@ -17,7 +17,9 @@ import { connectDatabase } from '../lib/db/client';
 import { startEmbeddedPostgres, type RunningPostgres } from '../lib/db/embedded-postgres';
 import { migrateDatabase } from '../lib/db/migrate';
 import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
-import { getEnvironment } from '../lib/env';
+import { seedDemoHoldsIfEmpty, seedDemoPeopleIfEmpty } from '../lib/demo/seed-people';
+import { assertConsoleIsGuarded, getEnvironment } from '../lib/env';
+import { loadOrCreateSessionSecret } from './lib/session-secret';
 import { describeStartupError } from './lib/startup-error';
 import { ensureProductionBuild } from './lib/production-build';
 import { serveDashboard, type DashboardServer } from './lib/serve-dashboard';
@@ -36,7 +38,10 @@ let shuttingDown = false;
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const env = getEnvironment();
+  assertConsoleIsGuarded(env);
   const dataDir = path.resolve(projectRoot, env.HOLDFAST_DATA_DIR);
+  // The embedded database is for local trials: its sign-in is the demo page unless told otherwise.
+  const authMode = env.AUTH_MODE ?? 'demo';
 
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
@@ -55,14 +60,19 @@ async function main(): Promise<void> {
   log('Migrations applied');
 
   const seedDemo = env.HOLDFAST_DEMO_DATA === 'on' || (env.HOLDFAST_DEMO_DATA === 'auto' && embedded !== undefined);
-  if (seedDemo) {
-    const connection = connectDatabase(databaseUrl);
-    try {
+  const connection = connectDatabase(databaseUrl);
+  try {
+    if (seedDemo) {
       const seeded = await seedDemoAttemptsIfEmpty({ db: connection.db });
       if (seeded > 0) log(`Seeded ${seeded} demo attempts`);
-    } finally {
-      await connection.close();
     }
+    // The demo sign-in page lists these people; demo mode without them would let nobody in.
+    if (authMode === 'demo' && (await seedDemoPeopleIfEmpty({ db: connection.db })) > 0) {
+      log('Seeded the demo people, one per role');
+      if (seedDemo && (await seedDemoHoldsIfEmpty({ db: connection.db })) > 0) log('Seeded demo holds for them');
+    }
+  } finally {
+    await connection.close();
   }
 
   if (process.env.HOLDFAST_RUNTIME_FILE) {
@@ -81,7 +91,9 @@ async function main(): Promise<void> {
   }
 
   if (!devMode) ensureProductionBuild(projectRoot, log);
-  // The dashboard's own database handle (lib/server/db.ts) reads DATABASE_URL.
+  // The dashboard reads these through lib/env.ts like everything else.
+  process.env.AUTH_MODE = authMode;
+  process.env.SESSION_SECRET = env.SESSION_SECRET ?? (await loadOrCreateSessionSecret(path.join(projectRoot, '.data'), log));
   process.env.DATABASE_URL = databaseUrl;
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   dashboard = await serveDashboard({ projectRoot, host: env.HOST, port: env.PORT, dev: devMode });

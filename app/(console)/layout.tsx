@@ -1,10 +1,13 @@
 import { cookies } from 'next/headers';
 import type { ReactNode } from 'react';
 import { SidebarNav } from '@/components/layout/sidebar-nav';
+import { SignedInPerson } from '@/components/layout/signed-in-person';
 import { ThemeToggle } from '@/components/layout/theme-toggle';
+import { requirePerson } from '@/lib/server/session';
 import { parseThemePreference, THEME_COOKIE } from '@/lib/theme';
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
+  const person = await requirePerson();
   const theme = parseThemePreference((await cookies()).get(THEME_COOKIE)?.value);
   return (
     <div className="flex min-h-screen">
@@ -20,8 +23,11 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           <span className="text-[15px] font-semibold tracking-tight">Holdfast</span>
         </div>
         <SidebarNav />
-        <div className="mt-auto border-t border-line px-3 py-3">
-          <ThemeToggle initialTheme={theme} />
+        <div className="mt-auto border-t border-line py-2">
+          <SignedInPerson person={person} />
+          <div className="px-2">
+            <ThemeToggle initialTheme={theme} />
+          </div>
         </div>
       </aside>
       <main id="main" className="min-w-0 flex-1 px-6 py-5">

@@ -4,6 +4,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getStepStatsView } from '@/lib/queries/step-stats';
 import { getDb } from '@/lib/server/db';
+import { requirePerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
 import { StepStatsPanel } from './step-stats-panel';
 import { stepStatsQueryKey } from './step-stats-query';
@@ -12,6 +13,7 @@ export const metadata: Metadata = { title: 'Overview' };
 export const dynamic = 'force-dynamic';
 
 export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await requirePerson();
   const requested = (await searchParams).window;
   const parsed = timeWindowName.safeParse(requested);
   const window: TimeWindowName = parsed.success ? parsed.data : DEFAULT_TIME_WINDOW;

@@ -5,9 +5,20 @@ import { recordAttempt, type RecordAttemptInput } from '../../lib/core';
 import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
 import { e2eRuntimeFile } from './runtime';
 
+export type DemoRole = 'viewer' | 'responder' | 'admin';
+
+/** Signs in through the demo sign-in page as the demo person with this role. */
+export async function signInAs(page: Page, role: DemoRole): Promise<void> {
+  await page.goto('/sign-in');
+  await page.getByTestId(`sign-in-${role}`).click();
+  await expect(page.getByTestId('signed-in-role')).toHaveText(role);
+}
+
 interface Fixtures {
-  /** Fails the test on any console error or uncaught page error. */
+  /** Signed in as the admin unless a test signs in as someone else; fails the test on any console error. */
   page: Page;
+  /** A page that is not signed in. */
+  anonymousPage: Page;
   /** Runs axe on the current page; fails on serious or critical violations. */
   expectAccessible: () => Promise<void>;
 }
@@ -19,17 +30,19 @@ interface WorkerFixtures {
 }
 
 export const test = base.extend<Fixtures, WorkerFixtures>({
-  page: async ({ page }, use) => {
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  anonymousPage: async ({ context }, use) => {
+    const page = await context.newPage();
+    const problems = watchForErrors(page);
     await use(page);
     expect(problems, 'the page logged errors').toEqual([]);
   },
 
-  expectAccessible: async ({ page }, use) => {
+  page: async ({ anonymousPage }, use) => {
+    await signInAs(anonymousPage, 'admin');
+    await use(anonymousPage);
+  },
+
+  expectAccessible: async ({ anonymousPage: page }, use) => {
     await use(async () => {
       const results = await new AxeBuilder({ page }).analyze();
       const serious = results.violations
@@ -58,5 +71,14 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
 });
+
+function watchForErrors(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  return problems;
+}
 
 export { expect };

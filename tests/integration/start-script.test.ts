@@ -30,8 +30,16 @@ describe('npm start with bad configuration', () => {
     expect(stderr).toMatch(/PORT/);
   });
 
-  it('stops with one line when the database in DATABASE_URL does not answer', () => {
+  it('refuses to serve an open console: DATABASE_URL without AUTH_MODE', () => {
     const { status, stderr } = start({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/holdfast' });
+    expect(status).toBe(1);
+    expect(stderr).toBe(
+      '[holdfast] Invalid environment: AUTH_MODE: must be set (demo or proxy) when DATABASE_URL is set: Holdfast never serves an open console',
+    );
+  });
+
+  it('stops with one line when the database in DATABASE_URL does not answer', () => {
+    const { status, stderr } = start({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/holdfast', AUTH_MODE: 'demo' });
     expect(status).toBe(1);
     expect(stderr).toBe('[holdfast] Cannot reach the database in DATABASE_URL (ECONNREFUSED): is PostgreSQL running there?');
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EnvironmentError, parseEnvironment } from '../../lib/env';
+import { assertConsoleIsGuarded, EnvironmentError, parseEnvironment } from '../../lib/env';
 
 describe('parseEnvironment', () => {
   it('applies defaults when nothing is set', () => {
@@ -11,6 +11,14 @@ describe('parseEnvironment', () => {
       HOLDFAST_DEMO_DATA: 'auto',
       HOLDFAST_SWEEP_INTERVAL_SECONDS: 60,
       HOLDFAST_FROZEN_AFTER_DAYS: 3,
+      AUTH_MODE: undefined,
+      SESSION_SECRET: undefined,
+      AUTH_PROXY_SECRET: undefined,
+      AUTH_PROXY_SECRET_HEADER: 'x-holdfast-proxy-secret',
+      AUTH_PROXY_EMAIL_HEADER: 'x-forwarded-email',
+      AUTH_PROXY_GROUPS_HEADER: 'x-forwarded-groups',
+      AUTH_PROXY_ROLE_MAP: '',
+      AUTH_PROXY_SIGN_OUT_URL: undefined,
     });
   });
 
@@ -40,6 +48,18 @@ describe('parseEnvironment', () => {
     const message = (thrown as Error).message;
     expect(message).toMatch(/^Invalid environment: DATABASE_URL: must be a URL/);
     expect(message).not.toContain('\n');
+  });
+
+  it('refuses to serve an open console on a named database', () => {
+    const env = parseEnvironment({ DATABASE_URL: 'postgres://u@db/holdfast' });
+    expect(() => assertConsoleIsGuarded(env)).toThrow(/^Invalid environment: AUTH_MODE: must be set/);
+    expect(() => assertConsoleIsGuarded(parseEnvironment({ DATABASE_URL: 'postgres://u@db/holdfast', AUTH_MODE: 'demo' }))).not.toThrow();
+    expect(() => assertConsoleIsGuarded(parseEnvironment({}))).not.toThrow();
+  });
+
+  it('requires the proxy secret in proxy mode', () => {
+    expect(() => parseEnvironment({ AUTH_MODE: 'proxy' })).toThrow(/AUTH_PROXY_SECRET: is required/);
+    expect(() => parseEnvironment({ AUTH_MODE: 'proxy', AUTH_PROXY_SECRET: 'short' })).toThrow(/at least 16/);
   });
 
   it('names every bad variable at once', () => {

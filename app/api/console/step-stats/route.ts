@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { parseInput } from '@/lib/core/validation';
 import { getStepStatsView } from '@/lib/queries/step-stats';
 import { getDb } from '@/lib/server/db';
-import { errorResponse } from '@/lib/server/problem';
+import { errorResponse, problemResponse } from '@/lib/server/problem';
+import { getCurrentPerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowName } from '@/lib/time-window';
 
 export const dynamic = 'force-dynamic';
@@ -13,6 +14,7 @@ const stepStatsParams = z.strictObject({ window: timeWindowName.default(DEFAULT_
 /** What the Overview polls: per-step retry figures for one window. */
 export async function GET(request: NextRequest) {
   try {
+    if (!(await getCurrentPerson())) return problemResponse(401, 'UNAUTHENTICATED', 'Sign in first');
     const { window } = parseInput(stepStatsParams, Object.fromEntries(request.nextUrl.searchParams));
     const view = await getStepStatsView(getDb(), window, new Date());
     return NextResponse.json(view, { headers: { 'cache-control': 'no-store' } });

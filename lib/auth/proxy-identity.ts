@@ -1,0 +1,48 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Role } from '../db/schema';
+
+export interface ProxySettings {
+  secret: string;
+  secretHeader: string;
+  emailHeader: string;
+  groupsHeader: string;
+  /** `group=role` pairs, comma-separated. */
+  roleMap: string;
+}
+
+export type ProxyIdentity = { ok: true; email: string; role: Role } | { ok: false; reason: 'secret' | 'email' };
+
+const rank: Record<Role, number> = { viewer: 0, responder: 1, admin: 2 };
+
+/** Parses `sre=admin, oncall=responder` into a map; unknown roles are ignored. */
+export function parseRoleMap(roleMap: string): Map<string, Role> {
+  const map = new Map<string, Role>();
+  for (const pair of roleMap.split(',')) {
+    const [group, role] = pair.split('=').map((part) => part.trim());
+    if (group && (role === 'viewer' || role === 'responder' || role === 'admin')) map.set(group, role);
+  }
+  return map;
+}
+
+/**
+ * Who an SSO proxy says is asking. The headers are trusted only when the
+ * shared secret header matches (compared in constant time); otherwise anyone
+ * who can reach Holdfast directly could claim to be anyone. The highest role
+ * any of the person's groups maps to wins; no mapped group means viewer.
+ */
+export function resolveProxyIdentity(headers: { get(name: string): string | null }, settings: ProxySettings): ProxyIdentity {
+  const presented = Buffer.from(headers.get(settings.secretHeader) ?? '');
+  const expected = Buffer.from(settings.secret);
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'secret' };
+
+  const email = (headers.get(settings.emailHeader) ?? '').trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) return { ok: false, reason: 'email' };
+
+  const roles = parseRoleMap(settings.roleMap);
+  let role: Role = 'viewer';
+  for (const group of (headers.get(settings.groupsHeader) ?? '').split(/[,\s]+/)) {
+    const mapped = roles.get(group);
+    if (mapped && rank[mapped] > rank[role]) role = mapped;
+  }
+  return { ok: true, email, role };
+}

@@ -9,6 +9,7 @@ export type DemoRole = 'viewer' | 'responder' | 'admin';
 
 /** Signs in through the demo sign-in page as the demo person with this role. */
 export async function signInAs(page: Page, role: DemoRole): Promise<void> {
+  await page.context().clearCookies(); // whoever was signed in before
   await page.goto('/sign-in');
   await page.getByTestId(`sign-in-${role}`).click();
   await expect(page.getByTestId('signed-in-role')).toHaveText(role);

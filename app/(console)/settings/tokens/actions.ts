@@ -1,0 +1,19 @@
+'use server';
+
+import { createApiToken, revokeApiToken } from '@/lib/core';
+import { field, runAction, type ActionResult } from '@/lib/server/action';
+
+export async function createTokenAction(_previous: ActionResult<{ token: string; name: string }> | undefined, formData: FormData) {
+  return runAction(
+    async (ctx) => {
+      const scopes = formData.getAll('scopes').filter((scope): scope is string => typeof scope === 'string');
+      const { token, record } = await createApiToken(ctx, { name: field(formData, 'name'), scopes: scopes as ('ingest' | 'read')[] });
+      return { token, name: record.name };
+    },
+    ['/settings/tokens'],
+  );
+}
+
+export async function revokeTokenAction(formData: FormData): Promise<void> {
+  await runAction((ctx) => revokeApiToken(ctx, { tokenId: Number(field(formData, 'tokenId')) }), ['/settings/tokens']);
+}

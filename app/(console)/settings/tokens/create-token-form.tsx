@@ -1,0 +1,43 @@
+'use client';
+
+import { useActionState } from 'react';
+import { createTokenAction } from './actions';
+
+/** Creates a token; its secret is shown here once and cannot be shown again. */
+export function CreateTokenForm() {
+  const [result, submit, pending] = useActionState(createTokenAction, undefined);
+  return (
+    <div className="flex flex-col gap-3">
+      <form action={submit} className="flex flex-wrap items-end gap-3 rounded-lg border border-line bg-surface p-4" data-testid="create-token-form">
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Used by
+          <input name="name" required placeholder="outreach agent" className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink" />
+        </label>
+        <fieldset className="flex gap-3 text-[13px]">
+          <legend className="mb-1 text-[12px] text-muted">Scopes</legend>
+          <label className="flex items-center gap-1">
+            <input type="checkbox" name="scopes" value="ingest" defaultChecked /> ingest
+          </label>
+          <label className="flex items-center gap-1">
+            <input type="checkbox" name="scopes" value="read" /> read
+          </label>
+        </fieldset>
+        <button type="submit" disabled={pending} className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60">
+          {pending ? 'Creating…' : 'Create token'}
+        </button>
+      </form>
+      {result?.ok ? (
+        <div role="status" className="rounded-lg border border-line bg-warn-soft p-4 text-[13px]">
+          <p className="font-medium text-warn">Copy the token for {result.data.name} now: it is shown only once.</p>
+          <code data-testid="new-token" className="mt-2 block break-all font-mono text-[12px] text-ink">
+            {result.data.token}
+          </code>
+        </div>
+      ) : result ? (
+        <p role="alert" className="text-[12px] text-danger">
+          {result.message}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { expect, signInAs, test } from './support/fixtures';
+
+test('a viewer clears a hold of their own team, and cannot clear another team\'s', async ({ anonymousPage: page, expectAccessible }) => {
+  await signInAs(page, 'viewer'); // Vera, team payments
+  await page.goto('/holds');
+  const ownTeam = page.getByTestId('hold-row-refund-2291');
+  const otherTeam = page.getByTestId('hold-row-campaign-17');
+  await expect(otherTeam.getByTestId('clear-refused')).toContainText('viewers may act only on holds owned by them or their teams');
+  await expect(otherTeam.getByRole('button', { name: 'Clear' })).toHaveCount(0);
+  await expectAccessible();
+
+  await ownTeam.getByLabel('Resolution').selectOption('resume');
+  await ownTeam.getByLabel('Note').fill('Refund approved by finance');
+  await ownTeam.getByRole('button', { name: 'Clear' }).click();
+  await expect(ownTeam).toHaveCount(0);
+  await expect(otherTeam).toBeVisible();
+});
+
+test('a responder may clear any team\'s hold; a viewer may not open the token settings', async ({ anonymousPage: page }) => {
+  await signInAs(page, 'responder');
+  await page.goto('/holds');
+  await expect(page.getByTestId('hold-row-campaign-17').getByRole('button', { name: 'Clear' })).toBeVisible();
+  await expect(page.getByTestId('hold-row-invoice-8841').getByRole('button', { name: 'Clear' })).toBeVisible();
+
+  await signInAs(page, 'viewer');
+  await page.goto('/settings/tokens');
+  await expect(page.getByTestId('tokens-refused')).toContainText('this needs the admin role');
+  await expect(page.getByTestId('create-token-form')).toHaveCount(0);
+});
+
+test('an admin creates tokens shown once; the API takes them by scope, and refuses them once revoked', async ({ page, expectAccessible }) => {
+  const createToken = async (name: string, scopes: ('ingest' | 'read')[]) => {
+    await page.goto('/settings/tokens');
+    const form = page.getByTestId('create-token-form');
+    await form.getByLabel('Used by').fill(name);
+    for (const scope of ['ingest', 'read'] as const) await form.getByLabel(scope).setChecked(scopes.includes(scope));
+    await form.getByRole('button', { name: 'Create token' }).click();
+    return (await page.getByTestId('new-token').textContent()) ?? '';
+  };
+  const ingestName = `ingest-${randomUUID().slice(0, 6)}`;
+  const ingest = await createToken(ingestName, ['ingest']);
+  const read = await createToken(`read-${randomUUID().slice(0, 6)}`, ['read']);
+  expect(ingest).toMatch(/^hf_/);
+  await expectAccessible();
+  await page.reload();
+  await expect(page.getByTestId('new-token')).toHaveCount(0); // shown once
+
+  const attempt = {
+    taskId: `api-${randomUUID()}`, agent: 'api-agent', step: 'fetch', attemptNumber: 1,
+    startedAt: new Date(Date.now() - 1_000).toISOString(), finishedAt: new Date().toISOString(), outcome: 'succeeded', costMicros: 10,
+  };
+  const post = (token: string, body: unknown) => page.request.post('/api/v1/attempts', { headers: { authorization: `Bearer ${token}` }, data: body });
+  expect((await post(ingest, attempt)).status()).toBe(201);
+  expect((await post(ingest, attempt)).status()).toBe(200); // a repeated report
+  const invalid = await post(ingest, { ...attempt, taskId: `api-${randomUUID()}`, outcome: 'failed', errorText: ' ' });
+  expect(invalid.status()).toBe(400);
+  expect(await invalid.json()).toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { errorText: [expect.any(String)], errorClass: [expect.any(String)] } });
+
+  const readWrite = await post(read, { ...attempt, taskId: `api-${randomUUID()}` });
+  expect(readWrite.status()).toBe(403);
+  expect(await readWrite.json()).toMatchObject({ code: 'FORBIDDEN' });
+  const readRead = await page.request.get('/api/v1/step-stats?window=24h', { headers: { authorization: `Bearer ${read}` } });
+  expect(readRead.status()).toBe(200);
+  expect((await readRead.json()).steps).toContainEqual(expect.objectContaining({ agent: 'api-agent', step: 'fetch' }));
+
+  const session = await page.request.get('/api/v1/step-stats', {}); // a console session is not an API credential
+  expect(session.status()).toBe(401);
+
+  await page.goto('/settings/tokens');
+  await page.getByTestId(`token-row-${ingestName}`).getByRole('button', { name: 'Revoke' }).click();
+  await expect(page.getByTestId(`token-row-${ingestName}`)).toContainText('revoked');
+  const revoked = await post(ingest, { ...attempt, taskId: `api-${randomUUID()}` });
+  expect(revoked.status()).toBe(401);
+  expect(await revoked.json()).toMatchObject({ code: 'UNAUTHENTICATED', detail: 'A valid API token is required' });
+});

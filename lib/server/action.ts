@@ -1,0 +1,37 @@
+import 'server-only';
+import { revalidatePath } from 'next/cache';
+import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } from '../core';
+import { getDb } from './db';
+import { getCurrentPerson } from './session';
+
+export type ActionResult<T> =
+  | { ok: true; data: T }
+  | { ok: false; code: string; message: string; fieldErrors?: FieldErrors };
+
+/**
+ * Every server action goes through here: who is asking (from the session,
+ * never from the form), the library call (which validates its input and
+ * checks the person may act), then a refresh of the pages that show the
+ * change. Expected failures come back as a code and a message; anything
+ * unexpected is logged and shown as a generic error, never its message.
+ */
+export async function runAction<T>(work: (ctx: CoreContext) => Promise<T>, revalidate: string[] = []): Promise<ActionResult<T>> {
+  const person = await getCurrentPerson();
+  if (!person) return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended: sign in again.' };
+  try {
+    const data = await work({ db: getDb(), actor: person });
+    for (const path of revalidate) revalidatePath(path);
+    return { ok: true, data };
+  } catch (error) {
+    if (error instanceof InvalidInputError) return { ok: false, code: error.code, message: error.message, fieldErrors: error.fieldErrors };
+    if (error instanceof HoldfastError) return { ok: false, code: error.code, message: error.message };
+    console.error(error);
+    return { ok: false, code: 'INTERNAL_ERROR', message: 'Something went wrong on the server; it has been logged.' };
+  }
+}
+
+/** A form field as text, for passing on to the library's own validation. */
+export function field(formData: FormData, name: string): string {
+  const value = formData.get(name);
+  return typeof value === 'string' ? value : '';
+}

@@ -1,0 +1,37 @@
+import 'server-only';
+import type { NextRequest } from 'next/server';
+import { authenticateApiToken, decide, type Action, type Actor } from '../core';
+import { getDb } from './db';
+import { problemResponse } from './problem';
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The agent behind a request's Bearer token, allowed to do `action`; or the
+ * response to send instead: 401 with no detail for a missing, unknown or
+ * revoked token (nothing to learn by probing), 403 naming the missing scope.
+ */
+export async function authenticateAgent(request: NextRequest, action: Action): Promise<{ actor: Actor } | { response: Response }> {
+  const actor = await authenticateApiToken(getDb(), request.headers.get('authorization'));
+  if (!actor) {
+    const response = problemResponse(401, 'UNAUTHENTICATED', 'A valid API token is required');
+    response.headers.set('www-authenticate', 'Bearer');
+    return { response };
+  }
+  const decision = decide(actor, action);
+  if (!decision.allowed) return { response: problemResponse(403, 'FORBIDDEN', `This token may not ${action}: ${decision.reason}`) };
+  return { actor };
+}
+
+/** The request's JSON body, refusing more than 64 KiB (413) and malformed JSON (400). */
+export async function readJsonBody(request: NextRequest): Promise<{ body: unknown } | { response: Response }> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) return { response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES / 1024} KiB`) };
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) return { response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES / 1024} KiB`) };
+  try {
+    return { body: JSON.parse(text) as unknown };
+  } catch {
+    return { response: problemResponse(400, 'INVALID_INPUT', 'The body is not valid JSON') };
+  }
+}

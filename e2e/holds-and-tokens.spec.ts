@@ -74,3 +74,67 @@ test('an admin creates tokens shown once; the API takes them by scope, and refus
   expect(revoked.status()).toBe(401);
   expect(await revoked.json()).toMatchObject({ code: 'UNAUTHENTICATED', detail: 'A valid API token is required' });
 });
+
+test('a viewer\'s forged request to clear another team\'s hold is refused and changes nothing', async ({ anonymousPage: page, database }) => {
+  await signInAs(page, 'viewer');
+  await page.goto('/holds');
+  const [target] = await database.sql<{ id: number }[]>`select id from holds where item_id = 'campaign-17' and status = 'open'`;
+  if (!target) throw new Error('the demo hold campaign-17 should be open');
+  const auditBefore = await database.sql<{ n: number }[]>`select count(*)::int as n from audit_log where target_id = ${String(target.id)}`;
+
+  // Reuse the form of a hold the viewer may clear, aimed at the other team's hold.
+  const form = page.getByTestId('hold-row-invoice-8841').getByTestId('clear-hold-form');
+  await form.locator('input[name="holdId"]').evaluate((input, id) => ((input as HTMLInputElement).value = String(id)), target.id);
+  await form.getByLabel('Note').fill('forged');
+  await form.getByRole('button', { name: 'Clear' }).click();
+  await expect(form.getByRole('alert')).toContainText('may not hold.clear');
+
+  const [after] = await database.sql<{ status: string }[]>`select status from holds where id = ${target.id}`;
+  expect(after?.status).toBe('open');
+  const auditAfter = await database.sql<{ n: number }[]>`select count(*)::int as n from audit_log where target_id = ${String(target.id)}`;
+  expect(auditAfter[0]?.n).toBe(auditBefore[0]?.n);
+});
+
+test('a viewer\'s session replayed on an admin\'s revoke form is refused', async ({ page, browser, database }) => {
+  await page.goto('/settings/tokens');
+  const name = `kept-${randomUUID().slice(0, 6)}`;
+  const form = page.getByTestId('create-token-form');
+  await form.getByLabel('Used by').fill(name);
+  await form.getByRole('button', { name: 'Create token' }).click();
+  await expect(page.getByTestId('new-token')).toBeVisible();
+  await page.reload();
+
+  // Swap the admin's session for a viewer's, then press the admin's Revoke button.
+  const viewerContext = await browser.newContext();
+  const viewerPage = await viewerContext.newPage();
+  await signInAs(viewerPage, 'viewer');
+  const viewerCookies = await viewerContext.cookies();
+  await viewerContext.close();
+  await page.context().clearCookies();
+  await page.context().addCookies(viewerCookies);
+  const actionAnswered = page.waitForResponse((response) => response.request().method() === 'POST');
+  await page.getByTestId(`token-row-${name}`).getByRole('button', { name: 'Revoke' }).click();
+  await actionAnswered;
+  const [token] = await database.sql<{ revoked_at: Date | null }[]>`select revoked_at from api_tokens where name = ${name}`;
+  expect(token?.revoked_at).toBeNull();
+});
+
+for (const role of ['viewer', 'responder', 'admin'] as const) {
+  test(`the ${role} sees exactly the actions the ${role} may take`, async ({ anonymousPage: page, database }) => {
+    await signInAs(page, role);
+    const open = await database.sql<{ item_id: string; owner: string }[]>`select item_id, owner from holds where status = 'open'`;
+    const vera = ['team:payments', 'person:vera@holdfast.demo'];
+    const mayClear = (owner: string) => role !== 'viewer' || vera.includes(owner);
+
+    await page.goto('/holds');
+    for (const hold of open) {
+      const row = page.getByTestId(`hold-row-${hold.item_id}`);
+      await expect(row.getByRole('button', { name: 'Clear' })).toHaveCount(mayClear(hold.owner) ? 1 : 0);
+      await expect(row.getByTestId('clear-refused')).toHaveCount(mayClear(hold.owner) ? 0 : 1);
+    }
+
+    await page.goto('/settings/tokens');
+    await expect(page.getByTestId('create-token-form')).toHaveCount(role === 'admin' ? 1 : 0);
+    await expect(page.getByTestId('tokens-refused')).toHaveCount(role === 'admin' ? 0 : 1);
+  });
+}

@@ -1,5 +1,5 @@
 import { type NextRequest, NextResponse } from 'next/server';
-import { resolveProxyIdentity } from './lib/auth/proxy-identity';
+import { proxySettingsFrom, resolveProxyIdentity } from './lib/auth/proxy-identity';
 import { SESSION_COOKIE, verifySessionToken } from './lib/auth/session-token';
 import { getEnvironment } from './lib/env';
 
@@ -19,13 +19,7 @@ export async function proxy(request: NextRequest) {
   const env = getEnvironment();
   const signedIn =
     env.AUTH_MODE === 'proxy'
-      ? resolveProxyIdentity(request.headers, {
-          secret: env.AUTH_PROXY_SECRET ?? '',
-          secretHeader: env.AUTH_PROXY_SECRET_HEADER,
-          emailHeader: env.AUTH_PROXY_EMAIL_HEADER,
-          groupsHeader: env.AUTH_PROXY_GROUPS_HEADER,
-          roleMap: env.AUTH_PROXY_ROLE_MAP,
-        }).ok
+      ? resolveProxyIdentity(request.headers, proxySettingsFrom(env)).ok
       : Boolean(await verifySessionToken(request.cookies.get(SESSION_COOKIE)?.value, env.SESSION_SECRET ?? ''));
   if (signedIn) return NextResponse.next();
 

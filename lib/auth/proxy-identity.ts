@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Role } from '../db/schema';
+import type { Environment } from '../env';
 
 export interface ProxySettings {
   secret: string;
@@ -8,6 +9,17 @@ export interface ProxySettings {
   groupsHeader: string;
   /** `group=role` pairs, comma-separated. */
   roleMap: string;
+}
+
+/** The proxy settings from the validated environment. */
+export function proxySettingsFrom(env: Environment): ProxySettings {
+  return {
+    secret: env.AUTH_PROXY_SECRET ?? '',
+    secretHeader: env.AUTH_PROXY_SECRET_HEADER,
+    emailHeader: env.AUTH_PROXY_EMAIL_HEADER,
+    groupsHeader: env.AUTH_PROXY_GROUPS_HEADER,
+    roleMap: env.AUTH_PROXY_ROLE_MAP,
+  };
 }
 
 export type ProxyIdentity = { ok: true; email: string; role: Role } | { ok: false; reason: 'secret' | 'email' };

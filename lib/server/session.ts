@@ -2,7 +2,7 @@ import 'server-only';
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { cache } from 'react';
-import { resolveProxyIdentity } from '../auth/proxy-identity';
+import { proxySettingsFrom, resolveProxyIdentity } from '../auth/proxy-identity';
 import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS, signSessionToken, verifySessionToken } from '../auth/session-token';
 import { ensureProxyPerson, loadPersonActor, type Actor } from '../core';
 import { getEnvironment } from '../env';
@@ -24,13 +24,7 @@ function sessionSecret(): string {
 export const getCurrentPerson = cache(async (): Promise<PersonActor | undefined> => {
   const env = getEnvironment();
   if (env.AUTH_MODE === 'proxy') {
-    const identity = resolveProxyIdentity(await headers(), {
-      secret: env.AUTH_PROXY_SECRET ?? '',
-      secretHeader: env.AUTH_PROXY_SECRET_HEADER,
-      emailHeader: env.AUTH_PROXY_EMAIL_HEADER,
-      groupsHeader: env.AUTH_PROXY_GROUPS_HEADER,
-      roleMap: env.AUTH_PROXY_ROLE_MAP,
-    });
+    const identity = resolveProxyIdentity(await headers(), proxySettingsFrom(env));
     return identity.ok ? ensureProxyPerson(getDb(), identity) : undefined;
   }
   const email = await verifySessionToken((await cookies()).get(SESSION_COOKIE)?.value, sessionSecret());

@@ -138,3 +138,21 @@ for (const role of ['viewer', 'responder', 'admin'] as const) {
     await expect(page.getByTestId('tokens-refused')).toHaveCount(role === 'admin' ? 0 : 1);
   });
 }
+
+test('an admin gives a person a team; a viewer sees people read-only', async ({ anonymousPage: page, expectAccessible }) => {
+  await signInAs(page, 'admin');
+  await page.goto('/settings/people');
+  const vera = page.getByTestId('person-form-vera@holdfast.demo');
+  await vera.getByLabel('Teams').fill('payments, growth');
+  await vera.getByRole('button', { name: 'Save' }).click();
+  await expect(vera.getByRole('status')).toHaveText('Saved');
+  await expectAccessible();
+
+  await signInAs(page, 'viewer');
+  await expect(page.getByTestId('signed-in-person')).toContainText('growth, payments');
+  await page.goto('/holds');
+  await expect(page.getByTestId('hold-row-campaign-17').getByRole('button', { name: 'Clear' })).toHaveCount(1); // now her team's too
+  await page.goto('/settings/people');
+  await expect(page.getByTestId('people-read-only')).toContainText('this needs the admin role');
+  await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
+});

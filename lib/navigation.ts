@@ -16,5 +16,6 @@ export const consoleAreas: ConsoleArea[] = [
   { href: '/locks', label: 'Locks', purpose: 'Slot locks with their run keys and fencing tokens, and stale ones to release under guard.', built: false },
   { href: '/keys', label: 'Keys', purpose: 'Idempotency keys with their status, stored result and expiries, including uncertain outcomes.', built: false },
   { href: '/audit', label: 'Audit', purpose: 'The append-only record of every operator and sweeper action: who, what, when, why, before and after.', built: false },
+  { href: '/settings/people', label: 'People', purpose: 'Who may use the console, with their roles and teams.', built: true },
   { href: '/settings/tokens', label: 'API tokens', purpose: 'Credentials for agents calling the HTTP API.', built: true },
 ];

@@ -1,0 +1,59 @@
+import type { Metadata } from 'next';
+import { PageHeader } from '@/components/ui/page-header';
+import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { decide, listPeople } from '@/lib/core';
+import { getDb } from '@/lib/server/db';
+import { requirePerson } from '@/lib/server/session';
+import { PersonForm } from './person-form';
+
+export const metadata: Metadata = { title: 'People' };
+export const dynamic = 'force-dynamic';
+
+export default async function PeoplePage() {
+  const person = await requirePerson();
+  const manage = decide(person, 'people.manage');
+  const everyone = await listPeople(getDb());
+  return (
+    <>
+      <PageHeader title="People" description="Who may use the console, with their role and teams. Holds owned by a team go to its members." />
+      {manage.allowed ? (
+        <div className="mb-4 rounded-lg border border-line bg-surface p-3">
+          <PersonForm />
+        </div>
+      ) : (
+        <p className="mb-4 text-[13px] text-muted" data-testid="people-read-only">
+          Read only: {manage.reason}.
+        </p>
+      )}
+      <Table data-testid="people-table">
+        <caption className="sr-only">People and their roles</caption>
+        <thead>
+          <tr>
+            <HeaderCell>Email</HeaderCell>
+            <HeaderCell>{manage.allowed ? 'Name, role and teams' : 'Name'}</HeaderCell>
+            {manage.allowed ? null : <HeaderCell>Role</HeaderCell>}
+            {manage.allowed ? null : <HeaderCell>Teams</HeaderCell>}
+          </tr>
+        </thead>
+        <tbody>
+          {everyone.map((row) => (
+            <tr key={row.email} data-testid={`person-row-${row.email}`}>
+              <Cell className="font-mono text-[12px]">{row.email}</Cell>
+              {manage.allowed ? (
+                <Cell>
+                  <PersonForm person={{ email: row.email, displayName: row.displayName, role: row.role, teams: row.teams }} />
+                </Cell>
+              ) : (
+                <>
+                  <Cell>{row.displayName}</Cell>
+                  <Cell>{row.role}</Cell>
+                  <Cell className="text-muted">{row.teams.join(', ') || '—'}</Cell>
+                </>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </Table>
+    </>
+  );
+}

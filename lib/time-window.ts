@@ -1,19 +1,21 @@
 import { z } from 'zod';
 
 /** The windows the dashboard offers; shared by pages, route handlers and the browser. */
-export const timeWindowName = z.enum(['24h', '7d', '30d']);
+export const timeWindowName = z.enum(['1h', '24h', '7d', '30d']);
 export type TimeWindowName = z.infer<typeof timeWindowName>;
 
 export const DEFAULT_TIME_WINDOW: TimeWindowName = '24h';
 
 const HOUR_MS = 60 * 60 * 1000;
 const windowLengthMs: Record<TimeWindowName, number> = {
+  '1h': HOUR_MS,
   '24h': 24 * HOUR_MS,
   '7d': 7 * 24 * HOUR_MS,
   '30d': 30 * 24 * HOUR_MS,
 };
 
 export const timeWindowLabel: Record<TimeWindowName, string> = {
+  '1h': 'Last hour',
   '24h': 'Last 24 hours',
   '7d': 'Last 7 days',
   '30d': 'Last 30 days',

@@ -44,7 +44,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
       />
       {unknownWindow ? (
         <p role="status" className="mb-4 rounded-md bg-warn-soft px-3 py-2 text-[13px] text-warn">
-          Unknown time window “{String(requested)}”: showing {timeWindowLabel[window].toLowerCase()}. Choose 24h, 7d or 30d.
+          Unknown time window “{String(requested)}”: showing {timeWindowLabel[window].toLowerCase()}. Choose one of {timeWindowName.options.join(", ")}.
         </p>
       ) : null}
       <HydrationBoundary state={dehydrate(queryClient)}>

@@ -36,8 +36,17 @@ describe('getStepStats', () => {
     const stats = await getStepStats(database.db, { from: at('2026-11-10T00:00:00Z'), to: at('2026-11-11T00:00:00Z') });
 
     expect(stats).toEqual([
-      { agent, step: 'draft', attempts: 4, retries: 2, retryRate: 0.5, failures: 2, totalSpendMicros: 10_000, retrySpendMicros: 7_000 },
-      { agent, step: 'send', attempts: 1, retries: 0, retryRate: 0, failures: 0, totalSpendMicros: 10, retrySpendMicros: 0 },
+      {
+        agent, step: 'draft', attempts: 4, retries: 2, retryRate: 0.5, failures: 2, totalSpendMicros: 10_000, retrySpendMicros: 7_000,
+        // 7,000 of 10,000 spent on retries; task A succeeded first time, task B did not.
+        retryShareOfSpend: 0.7, firstTrySuccess: 0.5,
+        // latencies 500, 1000, 1000, 500 ms
+        latencyP50Ms: 750, latencyP95Ms: 1_000, failuresByClass: { transient: 2 },
+      },
+      {
+        agent, step: 'send', attempts: 1, retries: 0, retryRate: 0, failures: 0, totalSpendMicros: 10, retrySpendMicros: 0,
+        retryShareOfSpend: 0, firstTrySuccess: 1, latencyP50Ms: 500, latencyP95Ms: 500, failuresByClass: {},
+      },
     ]);
   });
 
@@ -71,5 +80,10 @@ describe('getStepStats', () => {
     const view = await getStepStatsView(database.db, '24h', at('2026-11-12T12:00:00Z'));
     expect(view).toMatchObject({ window: '24h', from: '2026-11-11T12:00:00.000Z', to: '2026-11-12T12:00:00.000Z' });
     expect(view.steps.map((row) => row.agent)).toEqual(['alpha', 'beta']);
+  });
+
+  it('narrows to one agent when asked', async () => {
+    const stats = await getStepStats(database.db, { from: at('2026-11-12T00:00:00Z'), to: at('2026-11-13T00:00:00Z'), agent: 'beta' });
+    expect(stats.map((row) => row.agent)).toEqual(['beta']);
   });
 });

@@ -10,7 +10,7 @@ export interface ConsoleArea {
 
 export const consoleAreas: ConsoleArea[] = [
   { href: '/', label: 'Overview', purpose: 'Retry rate and retry spend per step for a time window.', built: true },
-  { href: '/steps', label: 'Steps', purpose: 'Every step with its retry rate, retry-attributable spend, error classes and latency, sortable and filterable.', built: false },
+  { href: '/steps', label: 'Steps', purpose: 'Every step with its retry rate, retry-attributable spend, error classes and latency, sortable and filterable.', built: true },
   { href: '/holds', label: 'Holds', purpose: 'Parked work waiting for a person, with its machine-readable reason and owner, to clear or discard.', built: true },
   { href: '/dead-letters', label: 'Dead letters', purpose: 'Work whose retries ran out, with its payload and last error, to redrive once the cause is fixed.', built: false },
   { href: '/locks', label: 'Locks', purpose: 'Slot locks with their run keys and fencing tokens, and stale ones to release under guard.', built: false },

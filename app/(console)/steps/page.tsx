@@ -1,8 +1,53 @@
 import type { Metadata } from 'next';
-import { AreaNotBuilt } from '@/components/layout/area-not-built';
+import { EmptyState } from '@/components/ui/empty-state';
+import { PageHeader } from '@/components/ui/page-header';
+import { getStepStats } from '@/lib/queries/step-stats';
+import { getDb } from '@/lib/server/db';
+import { requirePerson } from '@/lib/server/session';
+import { applyStepsView, parseStepsView } from '@/lib/steps-view';
+import { stepColumns, StepsTable } from './steps-table';
+import { StepsFilters } from './steps-filters';
 
 export const metadata: Metadata = { title: 'Steps' };
+export const dynamic = 'force-dynamic';
 
-export default function Page() {
-  return <AreaNotBuilt href="/steps" />;
+export default async function StepsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await requirePerson();
+  const view = parseStepsView(await searchParams, new Date());
+  const all = await getStepStats(getDb(), view.range);
+  const agents = [...new Set(all.map((row) => row.agent))].sort();
+  const steps = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
+
+  return (
+    <>
+      <PageHeader
+        title="Steps"
+        description={`Every step's retries, spend and latency from ${view.range.from.toISOString().slice(0, 16)} to ${view.range.to.toISOString().slice(0, 16)} UTC.`}
+      />
+      <StepsFilters view={view} agents={agents} />
+      {view.notices.map((notice) => (
+        <p key={notice} role="status" className="mb-3 rounded-md bg-warn-soft px-3 py-2 text-[13px] text-warn">
+          {notice}.
+        </p>
+      ))}
+      {steps.length === 0 ? (
+        <EmptyState title="No steps match" testId="steps-empty">
+          No attempts in this window{view.agent || view.search ? ' for this agent or search' : ''}. Try a longer window or clear the filters.
+        </EmptyState>
+      ) : (
+        <StepsTable steps={steps} view={view} />
+      )}
+      <details className="mt-4 text-[12px] text-muted">
+        <summary className="cursor-pointer">What the columns mean</summary>
+        <dl className="mt-2 grid grid-cols-[10rem_1fr] gap-x-3 gap-y-1">
+          {stepColumns.map((column) => (
+            <div key={column.key} className="contents">
+              <dt className="font-medium text-ink">{column.label}</dt>
+              <dd>{column.help}</dd>
+            </div>
+          ))}
+        </dl>
+      </details>
+    </>
+  );
 }

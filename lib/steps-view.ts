@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import type { StepStats } from './queries/step-stats';
+import { resolveTimeWindow, timeWindowName, type TimeRange } from './time-window';
+
+/** The Steps page's state, all of it in the URL so a view can be shared in an incident channel. */
+export const sortableColumns = [
+  'agent', 'step', 'attempts', 'retries', 'retryRate', 'firstTrySuccess', 'totalSpendMicros',
+  'retrySpendMicros', 'retryShareOfSpend', 'failures', 'latencyP50Ms', 'latencyP95Ms',
+] as const;
+export type SortColumn = (typeof sortableColumns)[number];
+
+const windowChoice = z.enum([...timeWindowName.options, 'custom']);
+const MAX_CUSTOM_RANGE_MS = 90 * 24 * 3_600_000;
+
+export interface StepsView {
+  window: z.infer<typeof windowChoice>;
+  range: TimeRange;
+  agent?: string;
+  search?: string;
+  sort: SortColumn;
+  dir: 'asc' | 'desc';
+  /** Parameters that were ignored, said plainly on the page. */
+  notices: string[];
+}
+
+type Params = Record<string, string | string[] | undefined>;
+const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+/** Reads the view from URL parameters; a bad parameter falls back to its default with a notice. */
+export function parseStepsView(params: Params, now: Date): StepsView {
+  const notices: string[] = [];
+  const pick = <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
+    const raw = single(params[name]);
+    if (raw === undefined || raw === '') return fallback;
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    notices.push(`Ignored ${name}=“${raw}”`);
+    return fallback;
+  };
+
+  let window = pick('window', windowChoice, '24h');
+  let range = resolveTimeWindow(window === 'custom' ? '24h' : window, now);
+  if (window === 'custom') {
+    const from = new Date(single(params.from) ?? '');
+    const to = new Date(single(params.to) ?? '');
+    const valid = !Number.isNaN(from.getTime()) && !Number.isNaN(to.getTime()) && from < to && to.getTime() - from.getTime() <= MAX_CUSTOM_RANGE_MS;
+    if (valid) range = { from, to };
+    else {
+      notices.push('A custom window needs a start before its end, at most 90 days apart; showing the last 24 hours');
+      window = '24h';
+    }
+  }
+  return {
+    window,
+    range,
+    agent: pick('agent', z.string().trim().max(100), '') || undefined,
+    search: pick('q', z.string().trim().max(100), '') || undefined,
+    sort: pick('sort', z.enum(sortableColumns), 'retrySpendMicros'),
+    dir: pick('dir', z.enum(['asc', 'desc']), 'desc'),
+    notices,
+  };
+}
+
+/** Applies the search and the sort; nulls (no data) always sort last. */
+export function applyStepsView(steps: StepStats[], view: Pick<StepsView, 'search' | 'sort' | 'dir'>): StepStats[] {
+  const needle = view.search?.toLowerCase();
+  const matching = needle ? steps.filter((row) => `${row.agent} ${row.step}`.toLowerCase().includes(needle)) : steps;
+  const direction = view.dir === 'asc' ? 1 : -1;
+  return [...matching].sort((a, b) => {
+    const left = a[view.sort];
+    const right = b[view.sort];
+    if (left === right) return a.agent.localeCompare(b.agent) || a.step.localeCompare(b.step);
+    if (left === null) return 1;
+    if (right === null) return -1;
+    return (typeof left === 'string' ? left.localeCompare(String(right)) : Number(left) - Number(right)) * direction;
+  });
+}
+
+/** The URL of this view with some parameters changed. */
+export function stepsViewHref(view: StepsView, changes: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  const base: Record<string, string | undefined> = {
+    window: view.window,
+    from: view.window === 'custom' ? view.range.from.toISOString() : undefined,
+    to: view.window === 'custom' ? view.range.to.toISOString() : undefined,
+    agent: view.agent,
+    q: view.search,
+    sort: view.sort,
+    dir: view.dir,
+  };
+  for (const [name, value] of Object.entries({ ...base, ...changes })) if (value) params.set(name, value);
+  return `/steps?${params.toString()}`;
+}

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
@@ -48,7 +49,13 @@ export default async function HoldsPage() {
                 <tr key={hold.id} data-testid={`hold-row-${hold.itemId}`} className="align-top">
                   <Cell className="font-mono text-[12px]">{hold.reason}</Cell>
                   <Cell className="font-mono text-[12px]">
-                    {hold.itemType}:{hold.itemId}
+                    {hold.itemType === 'task' ? (
+                      <Link href={`/tasks/${encodeURIComponent(hold.itemId)}`} className="text-accent hover:underline">
+                        task:{hold.itemId}
+                      </Link>
+                    ) : (
+                      `${hold.itemType}:${hold.itemId}`
+                    )}
                   </Cell>
                   <Cell className="max-w-md">{hold.detail}</Cell>
                   <Cell className="text-muted">{hold.owner}</Cell>

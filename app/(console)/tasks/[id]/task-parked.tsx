@@ -1,0 +1,47 @@
+import type { TaskTimeline } from '@/lib/queries/task-timeline';
+import { formatMicros } from '@/lib/format';
+
+/** The task's dead letters and holds, open or settled, under its timeline. */
+export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLetters' | 'holds'>) {
+  return (
+    <div className="mt-5 grid gap-4 lg:grid-cols-2">
+      <section aria-labelledby="task-dead-letters">
+        <h2 id="task-dead-letters" className="mb-2 text-[13px] font-semibold">
+          Dead letters
+        </h2>
+        {deadLetters.length === 0 ? (
+          <p className="text-[13px] text-muted">None: no step of this task ran out of retries.</p>
+        ) : (
+          <ul className="flex flex-col gap-2" data-testid="task-dead-letters">
+            {deadLetters.map((letter) => (
+              <li key={letter.id} className="rounded-lg border border-line bg-surface p-3 text-[13px]">
+                <span className="font-mono text-[12px]">{letter.step}</span> · {letter.status} · {letter.reason} · {letter.attempts} attempt(s) · {formatMicros(letter.spendMicros)}
+                <span className="block text-[12px] text-muted">
+                  {letter.errorClass}: {letter.lastError}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="task-holds">
+        <h2 id="task-holds" className="mb-2 text-[13px] font-semibold">
+          Holds
+        </h2>
+        {holds.length === 0 ? (
+          <p className="text-[13px] text-muted">None: nothing of this task waits for a person.</p>
+        ) : (
+          <ul className="flex flex-col gap-2" data-testid="task-holds">
+            {holds.map((hold) => (
+              <li key={hold.id} className="rounded-lg border border-line bg-surface p-3 text-[13px]">
+                <span className="font-mono text-[12px]">{hold.reason}</span> · {hold.status}
+                {hold.resolution ? ` (${hold.resolution} by ${hold.clearedBy})` : ''} · owner {hold.owner}
+                <span className="block text-[12px] text-muted">{hold.detail}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

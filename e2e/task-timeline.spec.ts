@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { runStep, StepError } from '../lib/core';
+import { expect, test } from './support/fixtures';
+
+test('shows every attempt of a task in order, with keys, its dead letter and its hold', async ({ page, database, expectAccessible }) => {
+  const taskId = `e2e-task-${randomUUID().slice(0, 8)}`;
+  const step = (name: string) => ({ taskId, agent: 'e2e-fleet', owner: 'team:growth', step: name, content: { name }, retryAllowance: 3 });
+  const fast = { baseDelayMs: 1, maxDelayMs: 1 };
+  await runStep({ db: database.db }, step('draft'), async () => { throw new StepError('rate_limited', '429 slow down', { costMicros: 500 }); }, fast);
+  await runStep({ db: database.db }, step('draft'), async () => ({ result: 'a draft', costMicros: 700 }), fast);
+  await runStep({ db: database.db }, step('send'), async () => { throw new StepError('permanent', '550 mailbox does not exist'); }, fast);
+
+  await page.goto(`/tasks/${taskId}`);
+  await expect(page.getByRole('heading', { name: `Task ${taskId}` })).toBeVisible();
+  const rows = page.getByTestId('task-timeline').locator('tbody tr');
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(0)).toHaveAttribute('data-testid', 'attempt-draft-1');
+  await expect(rows.nth(1)).toHaveAttribute('data-testid', 'attempt-draft-2');
+  await expect(rows.nth(2)).toHaveAttribute('data-testid', 'attempt-send-1');
+
+  const firstDraft = page.getByTestId('attempt-draft-1');
+  await expect(firstDraft.getByTestId('outcome')).toHaveText('failed');
+  await expect(firstDraft.getByTestId('error')).toContainText('rate_limited');
+  await expect(firstDraft.getByTestId('error')).toContainText('429 slow down');
+  await expect(page.getByTestId('attempt-draft-2').getByTestId('key')).toContainText('completed');
+  await expect(page.getByTestId('attempt-send-1').getByTestId('key')).toContainText('failed');
+
+  await expect(page.getByTestId('task-dead-letters')).toContainText('550 mailbox does not exist');
+  await expect(page.getByTestId('task-holds')).toContainText('permanent_error');
+  await expectAccessible();
+});
+
+test('answers not found for a task nobody reported', async ({ page }) => {
+  // Through the request API: a browser would log the 404 itself as a console error.
+  const response = await page.request.get('/tasks/no-such-task');
+  expect(response.status()).toBe(404);
+  expect(await response.text()).toContain('could not be found');
+});

@@ -1,0 +1,45 @@
+import 'server-only';
+import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import type { Executor } from '../db/client';
+import { attempts, deadLetters, holds, idempotencyKeys, runs, taskBudgets } from '../db/schema';
+
+/** Everything known about one task, in order: the triage view opened from an alert. */
+export async function getTaskTimeline(db: Executor, taskId: string) {
+  const [budget] = await db.select().from(taskBudgets).where(eq(taskBudgets.taskId, taskId));
+  const timeline = await db
+    .select({
+      id: attempts.id,
+      step: attempts.step,
+      agent: attempts.agent,
+      attemptNumber: attempts.attemptNumber,
+      startedAt: attempts.startedAt,
+      outcome: attempts.outcome,
+      errorClass: attempts.errorClass,
+      errorText: attempts.errorText,
+      latencyMs: attempts.latencyMs,
+      costMicros: attempts.costMicros,
+      key: attempts.idempotencyKey,
+      keyStatus: idempotencyKeys.status,
+      runKey: attempts.runKey,
+      runStatus: runs.status,
+    })
+    .from(attempts)
+    .leftJoin(idempotencyKeys, eq(idempotencyKeys.key, attempts.idempotencyKey))
+    .leftJoin(runs, eq(runs.runKey, attempts.runKey))
+    .where(eq(attempts.taskId, taskId))
+    .orderBy(asc(attempts.startedAt), asc(attempts.step), asc(attempts.attemptNumber));
+
+  const letters = await db.select().from(deadLetters).where(eq(deadLetters.taskId, taskId)).orderBy(asc(deadLetters.createdAt));
+  const keys = [...new Set(timeline.map((row) => row.key).filter((key): key is string => key !== null))];
+  const holdTargets = [
+    and(eq(holds.itemType, 'task'), eq(holds.itemId, taskId)),
+    letters.length > 0 ? and(eq(holds.itemType, 'dead_letter'), inArray(holds.itemId, letters.map((letter) => String(letter.id)))) : undefined,
+    keys.length > 0 ? and(eq(holds.itemType, 'key'), inArray(holds.itemId, keys)) : undefined,
+  ];
+  const taskHolds = await db.select().from(holds).where(or(...holdTargets)).orderBy(asc(holds.openedAt));
+
+  if (!budget && timeline.length === 0) return undefined;
+  return { taskId, budget, timeline, deadLetters: letters, holds: taskHolds };
+}
+
+export type TaskTimeline = NonNullable<Awaited<ReturnType<typeof getTaskTimeline>>>;

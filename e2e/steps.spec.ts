@@ -56,3 +56,25 @@ test('explains ignored parameters instead of failing', async ({ page }) => {
   await expect(page.getByRole('status').filter({ hasText: 'Ignored sort' })).toBeVisible();
   await expect(page.getByRole('status').filter({ hasText: 'custom window needs a start before its end' })).toBeVisible();
 });
+
+test('a step\'s detail charts its trends and links its latest failures to their tasks', async ({ page, recordAttempts, expectAccessible }) => {
+  const agent = `e2e-detail-${randomUUID().slice(0, 6)}`;
+  const taskId = `task-${randomUUID().slice(0, 8)}`;
+  const start = Date.now() - 3 * 3_600_000;
+  await recordAttempts([
+    { taskId, agent, step: 'summarize', attemptNumber: 1, outcome: 'failed', errorClass: 'invalid_output', errorText: 'summary over the word limit', costMicros: 900, startedAt: new Date(start), finishedAt: new Date(start + 2_000) },
+    { taskId, agent, step: 'summarize', attemptNumber: 2, outcome: 'succeeded', costMicros: 1_100, startedAt: new Date(start + 3_600_000), finishedAt: new Date(start + 3_602_000) },
+  ]);
+
+  await page.goto(`/steps?agent=${agent}`);
+  await page.getByTestId(`steps-row-${agent}-summarize`).getByRole('link', { name: 'summarize' }).click();
+  await expect(page.getByRole('heading', { name: `${agent} · summarize` })).toBeVisible();
+  for (const chart of ['chart-attempts', 'chart-retry-rate', 'chart-retry-spend', 'chart-error-classes']) {
+    await expect(page.getByTestId(chart).locator('svg.recharts-surface')).toBeVisible();
+  }
+  await expect(page.getByTestId('chart-error-classes').getByRole('img')).toHaveAttribute('aria-label', /invalid_output/);
+  await expectAccessible();
+
+  await page.getByTestId('recent-failures').getByRole('link', { name: taskId }).click();
+  await expect(page.getByRole('heading', { name: `Task ${taskId}` })).toBeVisible();
+});

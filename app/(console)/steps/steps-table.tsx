@@ -56,7 +56,13 @@ export function StepsTable({ steps, view }: { steps: StepStats[]; view: StepsVie
           <tr key={`${row.agent}/${row.step}`} data-testid={`steps-row-${row.agent}-${row.step}`} className="align-top hover:bg-surface-raised">
             {stepColumns.map((column) => (
               <Cell key={column.key} numeric={column.numeric} data-testid={column.key} className={column.key === 'step' ? 'font-mono text-[12px]' : undefined}>
-                {column.show(row)}
+                {column.key === 'step' ? (
+                  <Link href={`/steps/${encodeURIComponent(row.agent)}/${encodeURIComponent(row.step)}?window=${view.window === 'custom' ? '24h' : view.window}`} className="text-accent hover:underline">
+                    {row.step}
+                  </Link>
+                ) : (
+                  column.show(row)
+                )}
                 {column.key === 'failures' && row.failures > 0 ? (
                   <span className="block text-[11px] text-muted">
                     {Object.entries(row.failuresByClass).map(([errorClass, count]) => `${errorClass} ${count}`).join(', ')}

@@ -1,0 +1,84 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { StepTrendCharts } from '@/components/charts/step-trend-charts';
+import { EmptyState } from '@/components/ui/empty-state';
+import { PageHeader } from '@/components/ui/page-header';
+import { SegmentedLinks } from '@/components/ui/segmented-links';
+import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { getStepDetail } from '@/lib/queries/step-detail';
+import { getDb } from '@/lib/server/db';
+import { requirePerson } from '@/lib/server/session';
+import { parseStepsView } from '@/lib/steps-view';
+import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
+
+export const metadata: Metadata = { title: 'Step' };
+export const dynamic = 'force-dynamic';
+
+interface Props {
+  params: Promise<{ agent: string; step: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}
+
+export default async function StepDetailPage({ params, searchParams }: Props) {
+  await requirePerson();
+  const { agent, step } = await params;
+  const names = { agent: decodeURIComponent(agent), step: decodeURIComponent(step) };
+  const view = parseStepsView(await searchParams, new Date());
+  const detail = await getStepDetail(getDb(), { ...view.range, ...names });
+  const base = `/steps/${encodeURIComponent(names.agent)}/${encodeURIComponent(names.step)}`;
+
+  return (
+    <>
+      <PageHeader
+        title={`${names.agent} · ${names.step}`}
+        description="How this step's attempts, retries and failures moved over the window."
+        actions={
+          <SegmentedLinks
+            label="Time window"
+            links={timeWindowName.options.map((name) => ({ href: `${base}?window=${name}`, label: name, title: timeWindowLabel[name], active: view.window === name }))}
+          />
+        }
+      />
+      {detail.points.length === 0 ? (
+        <EmptyState title="No attempts of this step in this window" testId="step-detail-empty">
+          Try a longer window.
+        </EmptyState>
+      ) : (
+        <StepTrendCharts points={detail.points} unit={detail.unit} classesSeen={detail.classesSeen} />
+      )}
+      <h2 className="mb-2 mt-5 text-[13px] font-semibold">Latest failing attempts</h2>
+      {detail.recentFailures.length === 0 ? (
+        <p className="text-[13px] text-muted">No failures in this window.</p>
+      ) : (
+        <Table data-testid="recent-failures">
+          <caption className="sr-only">The most recent failed attempts of this step, newest first</caption>
+          <thead>
+            <tr>
+              <HeaderCell>Started (UTC)</HeaderCell>
+              <HeaderCell>Task</HeaderCell>
+              <HeaderCell numeric>Attempt</HeaderCell>
+              <HeaderCell>Error</HeaderCell>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.recentFailures.map((failure) => (
+              <tr key={`${failure.taskId}-${failure.attemptNumber}`} className="align-top">
+                <Cell className="whitespace-nowrap text-muted">{failure.startedAt.toISOString().slice(0, 19).replace('T', ' ')}</Cell>
+                <Cell>
+                  <Link href={`/tasks/${encodeURIComponent(failure.taskId)}`} className="font-mono text-[12px] text-accent hover:underline">
+                    {failure.taskId}
+                  </Link>
+                </Cell>
+                <Cell numeric>{failure.attemptNumber}</Cell>
+                <Cell>
+                  <span className="font-mono text-[12px]">{failure.errorClass}</span>
+                  <span className="block text-[12px] text-muted">{failure.errorText}</span>
+                </Cell>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </>
+  );
+}

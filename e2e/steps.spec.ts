@@ -78,3 +78,26 @@ test('a step\'s detail charts its trends and links its latest failures to their 
   await page.getByTestId('recent-failures').getByRole('link', { name: taskId }).click();
   await expect(page.getByRole('heading', { name: `Task ${taskId}` })).toBeVisible();
 });
+
+test('flags a step whose retry share jumped against its own previous week, on Steps and the Overview', async ({ page, recordAttempts }) => {
+  const agent = `e2e-anomaly-${randomUUID().slice(0, 6)}`;
+  const now = Date.now();
+  const reports = [];
+  // 7 quiet days (1 retry in 20), then a last day with half of the attempts retries.
+  for (let day = 0; day <= 7; day++) {
+    for (let index = 0; index < 20; index++) {
+      const startedAt = new Date(now - (day * 24 + 6) * 3_600_000 + index * 1_000);
+      const retry = day === 0 ? index < 10 : index === 0;
+      reports.push({ taskId: `t-${day}-${index}`, agent, step: 'publish', attemptNumber: retry ? 2 : 1, outcome: 'succeeded' as const, costMicros: 100, startedAt, finishedAt: new Date(startedAt.getTime() + 50) });
+    }
+  }
+  await recordAttempts(reports);
+
+  await page.goto(`/steps?agent=${agent}`);
+  const flag = page.getByTestId(`steps-row-${agent}-publish`).getByTestId('anomaly-flag');
+  await expect(flag).toBeVisible();
+  await expect(flag).toHaveAttribute('title', /last 24 h is 50\.0%, against a 7-day median of 5\.0%/);
+
+  await page.goto('/');
+  await expect(page.getByTestId(`step-row-${agent}-publish`).getByTestId('anomaly-flag')).toBeVisible();
+});

@@ -27,7 +27,7 @@ export function StepStatsPanel({ window }: { window: TimeWindowName }) {
     );
   }
 
-  const { steps } = query.data;
+  const { steps, anomalies } = query.data;
   const totals = steps.reduce(
     (sum, step) => ({
       attempts: sum.attempts + step.attempts,
@@ -72,7 +72,7 @@ export function StepStatsPanel({ window }: { window: TimeWindowName }) {
           the first one arrives. Try a longer window.
         </EmptyState>
       ) : (
-        <StepStatsTable steps={steps} />
+        <StepStatsTable steps={steps} anomalies={anomalies} />
       )}
     </section>
   );

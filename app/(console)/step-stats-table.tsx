@@ -1,3 +1,4 @@
+import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { formatCount, formatMicros, formatPercent } from '@/lib/format';
 import type { StepStats } from '@/lib/queries/step-stats';
@@ -14,7 +15,7 @@ const columns = [
   { label: 'Retry spend', help: 'Cost of the retries alone: what repeating work cost' },
 ];
 
-export function StepStatsTable({ steps }: { steps: StepStats[] }) {
+export function StepStatsTable({ steps, anomalies }: { steps: StepStats[]; anomalies: Record<string, AnomalyFacts> }) {
   return (
     <Table data-testid="step-stats-table">
       <caption className="sr-only">Retry figures per agent and step, most retry spend first</caption>
@@ -33,7 +34,10 @@ export function StepStatsTable({ steps }: { steps: StepStats[] }) {
         {steps.map((step) => (
           <tr key={`${step.agent}/${step.step}`} data-testid={`step-row-${step.agent}-${step.step}`} className="hover:bg-surface-raised">
             <Cell className="text-muted">{step.agent}</Cell>
-            <Cell className="font-mono text-[12px]">{step.step}</Cell>
+            <Cell className="font-mono text-[12px]">
+              {step.step}
+              <AnomalyFlag anomaly={anomalies[`${step.agent}/${step.step}`]} />
+            </Cell>
             <Cell numeric data-testid="attempts">{formatCount(step.attempts)}</Cell>
             <Cell numeric data-testid="retries">{formatCount(step.retries)}</Cell>
             <Cell numeric data-testid="retry-rate">

@@ -2,6 +2,7 @@ import 'server-only';
 import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { attempts, type ErrorClass } from '../db/schema';
+import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
 
 export interface StepStats {
@@ -87,10 +88,12 @@ export interface StepStatsView {
   from: string;
   to: string;
   steps: StepStats[];
+  /** Steps flagged by the anomaly rule, keyed `agent/step`. */
+  anomalies: Record<string, StepAnomaly>;
 }
 
 export async function getStepStatsView(db: Executor, window: TimeWindowName, now: Date): Promise<StepStatsView> {
   const range = resolveTimeWindow(window, now);
-  const steps = await getStepStats(db, range);
-  return { window, from: range.from.toISOString(), to: range.to.toISOString(), steps };
+  const [steps, anomalies] = await Promise.all([getStepStats(db, range), getStepAnomalies(db, now)]);
+  return { window, from: range.from.toISOString(), to: range.to.toISOString(), steps, anomalies: Object.fromEntries(anomalies) };
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
+import { getStepAnomalies } from '@/lib/queries/anomalies';
 import { getStepStats } from '@/lib/queries/step-stats';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
@@ -14,7 +15,8 @@ export const dynamic = 'force-dynamic';
 export default async function StepsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requirePerson();
   const view = parseStepsView(await searchParams, new Date());
-  const all = await getStepStats(getDb(), view.range);
+  const now = new Date();
+  const [all, anomalies] = await Promise.all([getStepStats(getDb(), view.range), getStepAnomalies(getDb(), now)]);
   const agents = [...new Set(all.map((row) => row.agent))].sort();
   const steps = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
 
@@ -35,7 +37,7 @@ export default async function StepsPage({ searchParams }: { searchParams: Promis
           No attempts in this window{view.agent || view.search ? ' for this agent or search' : ''}. Try a longer window or clear the filters.
         </EmptyState>
       ) : (
-        <StepsTable steps={steps} view={view} />
+        <StepsTable steps={steps} view={view} anomalies={anomalies} />
       )}
       <details className="mt-4 text-[12px] text-muted">
         <summary className="cursor-pointer">What the columns mean</summary>
@@ -46,6 +48,13 @@ export default async function StepsPage({ searchParams }: { searchParams: Promis
               <dd>{column.help}</dd>
             </div>
           ))}
+          <div className="contents">
+            <dt className="font-medium text-ink">retry share up</dt>
+            <dd>
+              The last 24 hours&apos; retry share of spend is more than 3 scaled median absolute deviations, and at least 10 points,
+              above the median of the step&apos;s previous 7 days (needs 20 attempts and 4 days of history).
+            </dd>
+          </div>
         </dl>
       </details>
     </>

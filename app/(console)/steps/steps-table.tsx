@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { formatCount, formatMicros, formatPercent } from '@/lib/format';
 import type { StepStats } from '@/lib/queries/step-stats';
@@ -31,7 +32,7 @@ export const stepColumns: Column[] = [
   { key: 'latencyP95Ms', label: 'p95', help: '95th percentile latency of attempts', numeric: true, show: (row) => msOrDash(row.latencyP95Ms) },
 ];
 
-export function StepsTable({ steps, view }: { steps: StepStats[]; view: StepsView }) {
+export function StepsTable({ steps, view, anomalies }: { steps: StepStats[]; view: StepsView; anomalies: Map<string, AnomalyFacts> }) {
   return (
     <Table data-testid="steps-table">
       <caption className="sr-only">Steps, sorted by {view.sort} {view.dir === 'asc' ? 'ascending' : 'descending'}</caption>
@@ -60,9 +61,12 @@ export function StepsTable({ steps, view }: { steps: StepStats[]; view: StepsVie
                   <Link href={`/steps/${encodeURIComponent(row.agent)}/${encodeURIComponent(row.step)}?window=${view.window === 'custom' ? '24h' : view.window}`} className="text-accent hover:underline">
                     {row.step}
                   </Link>
+                ) : column.key === 'agent' ? (
+                  row.agent
                 ) : (
                   column.show(row)
                 )}
+                {column.key === 'step' ? <AnomalyFlag anomaly={anomalies.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'failures' && row.failures > 0 ? (
                   <span className="block text-[11px] text-muted">
                     {Object.entries(row.failuresByClass).map(([errorClass, count]) => `${errorClass} ${count}`).join(', ')}

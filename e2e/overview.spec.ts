@@ -40,6 +40,17 @@ test('shows exact figures for a step whose attempts are known', async ({ page, r
   await expectAccessible();
 });
 
+test('shows headline figures against the previous window, both charts and the top movers', async ({ page }) => {
+  await page.goto('/?window=7d');
+  for (const figure of ['attempts', 'retryRate', 'retrySpendMicros', 'retryShareOfSpend', 'openHolds', 'frozenHolds', 'deadLetterDepth', 'staleLocks', 'uncertainKeys']) {
+    await expect(page.getByTestId(`headline-${figure}`).getByTestId('value')).not.toBeEmpty();
+  }
+  await expect(page.getByTestId('headline-staleLocks').getByTestId('change')).toHaveText('now');
+  await expect(page.getByTestId('chart-retry-share').locator('svg.recharts-surface')).toBeVisible();
+  await expect(page.getByTestId('chart-retry-spend-by-step').locator('svg.recharts-surface').first()).toBeVisible();
+  await expect(page.getByTestId('top-movers')).toBeVisible();
+});
+
 test('renders every seeded step with the figures the attempt log holds', async ({ page, database }) => {
   // 30 days holds all of the demo's four days, so no attempt sits on the window's edge.
   await page.goto('/?window=30d');
@@ -64,7 +75,7 @@ test('renders every seeded step with the figures the attempt log holds', async (
     await expect(tableRow.getByTestId('retries')).toHaveText(formatCount(row.retries));
   }
   const total = expected.reduce((sum, row) => sum + row.attempts, 0);
-  await expect(page.getByTestId('total-attempts')).toHaveText(formatCount(total));
+  await expect(page.getByTestId('headline-attempts').getByTestId('value')).toHaveText(formatCount(total));
 });
 
 test('picks up new attempts without a reload', async ({ page, recordAttempts }) => {

@@ -2,10 +2,13 @@ import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query
 import type { Metadata } from 'next';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
+import { getOverview } from '@/lib/queries/overview';
 import { getStepStatsView } from '@/lib/queries/step-stats';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
+import { OverviewFigures } from './overview-figures';
+import { overviewQueryKey } from './overview-query';
 import { StepStatsPanel } from './step-stats-panel';
 import { stepStatsQueryKey } from './step-stats-query';
 
@@ -20,10 +23,11 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   const unknownWindow = requested !== undefined && !parsed.success;
 
   const queryClient = new QueryClient();
-  await queryClient.prefetchQuery({
-    queryKey: stepStatsQueryKey(window),
-    queryFn: () => getStepStatsView(getDb(), window, new Date()),
-  });
+  const now = new Date();
+  await Promise.all([
+    queryClient.prefetchQuery({ queryKey: stepStatsQueryKey(window), queryFn: () => getStepStatsView(getDb(), window, now) }),
+    queryClient.prefetchQuery({ queryKey: overviewQueryKey(window), queryFn: () => getOverview(getDb(), window, now) }),
+  ]);
 
   return (
     <>
@@ -48,6 +52,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
         </p>
       ) : null}
       <HydrationBoundary state={dehydrate(queryClient)}>
+        <OverviewFigures window={window} />
         <StepStatsPanel window={window} />
       </HydrationBoundary>
     </>

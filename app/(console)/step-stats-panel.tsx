@@ -2,13 +2,11 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { EmptyState } from '@/components/ui/empty-state';
-import { StatTile } from '@/components/ui/stat-tile';
-import { formatCount, formatMicros, formatPercent } from '@/lib/format';
 import { timeWindowLabel, type TimeWindowName } from '@/lib/time-window';
 import { StepStatsTable } from './step-stats-table';
 import { fetchStepStats, STEP_STATS_REFRESH_MS, stepStatsQueryKey } from './step-stats-query';
 
-/** The Overview's live part: totals and the per-step table, refreshed every few seconds. */
+/** The Overview's per-step table, refreshed every few seconds. */
 export function StepStatsPanel({ window }: { window: TimeWindowName }) {
   const query = useQuery({
     queryKey: stepStatsQueryKey(window),
@@ -28,16 +26,6 @@ export function StepStatsPanel({ window }: { window: TimeWindowName }) {
   }
 
   const { steps, anomalies } = query.data;
-  const totals = steps.reduce(
-    (sum, step) => ({
-      attempts: sum.attempts + step.attempts,
-      retries: sum.retries + step.retries,
-      spend: sum.spend + step.totalSpendMicros,
-      retrySpend: sum.retrySpend + step.retrySpendMicros,
-    }),
-    { attempts: 0, retries: 0, spend: 0, retrySpend: 0 },
-  );
-
   return (
     <section aria-label="Step figures" className="flex flex-col gap-4">
       <div className="flex items-center justify-between text-[12px] text-muted">
@@ -49,22 +37,6 @@ export function StepStatsPanel({ window }: { window: TimeWindowName }) {
               ? 'Refreshing…'
               : `Live, refreshed every ${STEP_STATS_REFRESH_MS / 1000} s`}
         </span>
-      </div>
-      <div className="grid grid-cols-2 gap-3 lg:grid-cols-4">
-        <StatTile label="Attempts" value={formatCount(totals.attempts)} testId="total-attempts" />
-        <StatTile
-          label="Retry rate"
-          value={formatPercent(totals.attempts === 0 ? 0 : totals.retries / totals.attempts)}
-          hint="Share of attempts that were retries (attempt number above 1)"
-          testId="total-retry-rate"
-        />
-        <StatTile label="Spend" value={formatMicros(totals.spend)} testId="total-spend" />
-        <StatTile
-          label="Retry spend"
-          value={formatMicros(totals.retrySpend)}
-          hint="Cost of the retries alone"
-          testId="total-retry-spend"
-        />
       </div>
       {steps.length === 0 ? (
         <EmptyState title="No attempts in this window" testId="step-stats-empty">

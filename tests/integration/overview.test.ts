@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { openHold, recordAttempt, type Actor } from '../../lib/core';
+import { getOverview } from '../../lib/queries/overview';
+import { useTestDatabase } from '../support/test-database';
+
+const database = useTestDatabase();
+const now = new Date('2026-11-30T12:00:00Z');
+const agent: Actor = { type: 'agent', id: 'fleet', scopes: ['ingest'] };
+
+async function attempt(step: string, hoursAgo: number, attemptNumber: number, costMicros: number) {
+  const startedAt = new Date(now.getTime() - hoursAgo * 3_600_000);
+  await recordAttempt({ db: database.db }, {
+    taskId: `${step}-${hoursAgo}-${attemptNumber}`, agent: 'fleet', step, attemptNumber, outcome: 'succeeded', costMicros,
+    startedAt, finishedAt: new Date(startedAt.getTime() + 10),
+  });
+}
+
+describe('getOverview', () => {
+  it('compares the window with the one before it, and names the steps whose retries rose', async () => {
+    // Previous 24 h: draft 2 attempts, 0 retries. Current 24 h: draft 4 attempts, 2 retries; send 1 attempt.
+    await attempt('draft', 30, 1, 100);
+    await attempt('draft', 40, 1, 100);
+    await attempt('draft', 2, 1, 100);
+    await attempt('draft', 3, 1, 100);
+    await attempt('draft', 4, 2, 300);
+    await attempt('draft', 5, 2, 300);
+    await attempt('send', 1, 1, 200);
+    await openHold({ db: database.db, actor: agent }, { itemType: 'task', itemId: 'stuck', reason: 'frozen', detail: 'idle for days', owner: 'team:ops' });
+
+    const overview = await getOverview(database.db, '24h', now);
+    expect(overview.headline.attempts).toEqual({ now: 5, before: 2 });
+    expect(overview.headline.retryRate).toEqual({ now: 2 / 5, before: 0 });
+    expect(overview.headline.retrySpendMicros).toEqual({ now: 600, before: 0 });
+    expect(overview.headline.retryShareOfSpend).toEqual({ now: 600 / 1_000, before: 0 });
+    expect(overview.headline.openHolds.now).toBe(1);
+    expect(overview.headline.frozenHolds.now).toBe(1);
+    expect(overview.topSteps).toEqual(['fleet/draft']);
+    expect(overview.movers.map((mover) => mover.step)).toEqual(['fleet/draft']);
+    expect(overview.unit).toBe('hour');
+    const shares = overview.shareOverTime.map((point) => point.share);
+    expect(shares.filter((value) => value === 1)).toHaveLength(2); // the two hours holding only retries
+  });
+});

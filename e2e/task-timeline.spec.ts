@@ -36,3 +36,10 @@ test('answers not found for a task nobody reported', async ({ page }) => {
   expect(response.status()).toBe(404);
   expect(await response.text()).toContain('could not be found');
 });
+
+test('a task known only from a hold opens from the Holds page', async ({ page }) => {
+  await page.goto('/holds');
+  await page.getByRole('link', { name: 'task:report-q4' }).click();
+  await expect(page.getByRole('heading', { name: 'Task report-q4' })).toBeVisible();
+  await expect(page.getByTestId('task-holds')).toContainText('Check the Q4 summary numbers');
+});

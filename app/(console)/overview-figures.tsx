@@ -9,25 +9,26 @@ import { fetchOverview, overviewQueryKey } from './overview-query';
 import { STEP_STATS_REFRESH_MS } from './step-stats-query';
 
 type Headline = keyof OverviewView['headline'];
-const tiles: { key: Headline; label: string; format: (value: number) => string; worseWhenUp: boolean; point?: boolean }[] = [
-  { key: 'attempts', label: 'Attempts', format: formatCount, worseWhenUp: false },
+/** worseWhenUp: whether a rise is bad news (red) or good (green); undefined for neutral figures such as volume. */
+const tiles: { key: Headline; label: string; format: (value: number) => string; worseWhenUp?: boolean }[] = [
+  { key: 'attempts', label: 'Attempts', format: formatCount },
   { key: 'retryRate', label: 'Retry rate', format: formatPercent, worseWhenUp: true },
   { key: 'retrySpendMicros', label: 'Retry spend', format: formatMicros, worseWhenUp: true },
   { key: 'retryShareOfSpend', label: 'Retry share of spend', format: formatPercent, worseWhenUp: true },
   { key: 'openHolds', label: 'Open holds', format: formatCount, worseWhenUp: true },
   { key: 'frozenHolds', label: 'Frozen holds', format: formatCount, worseWhenUp: true },
-  { key: 'deadLetterDepth', label: 'Dead letters waiting', format: formatCount, worseWhenUp: true, point: true },
-  { key: 'staleLocks', label: 'Stale locks', format: formatCount, worseWhenUp: true, point: true },
-  { key: 'uncertainKeys', label: 'Uncertain keys', format: formatCount, worseWhenUp: true, point: true },
+  { key: 'deadLetterDepth', label: 'Dead letters waiting', format: formatCount, worseWhenUp: true },
+  { key: 'staleLocks', label: 'Stale locks', format: formatCount, worseWhenUp: true },
+  { key: 'uncertainKeys', label: 'Uncertain keys', format: formatCount, worseWhenUp: true },
 ];
 
-function Change({ figure, format, worseWhenUp }: { figure: Compared; format: (value: number) => string; worseWhenUp: boolean }) {
+function Change({ figure, format, worseWhenUp }: { figure: Compared; format: (value: number) => string; worseWhenUp?: boolean }) {
   if (figure.before === null) return <span className="text-muted">now</span>;
   const delta = figure.now - figure.before;
   if (delta === 0) return <span className="text-muted">no change</span>;
-  const worse = delta > 0 === worseWhenUp;
+  const tone = worseWhenUp === undefined ? 'text-muted' : delta > 0 === worseWhenUp ? 'text-danger' : 'text-ok';
   return (
-    <span className={worse ? 'text-danger' : 'text-ok'}>
+    <span className={tone}>
       {delta > 0 ? '▲' : '▼'} from {format(figure.before)}
     </span>
   );

@@ -38,7 +38,7 @@ export async function getTaskTimeline(db: Executor, taskId: string) {
   ];
   const taskHolds = await db.select().from(holds).where(or(...holdTargets)).orderBy(asc(holds.openedAt));
 
-  if (!budget && timeline.length === 0) return undefined;
+  if (!budget && timeline.length === 0 && letters.length === 0 && taskHolds.length === 0) return undefined;
   return { taskId, budget, timeline, deadLetters: letters, holds: taskHolds };
 }
 

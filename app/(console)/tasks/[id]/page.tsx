@@ -27,7 +27,9 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
         description={
           budget
             ? `${budget.agent} · ${budget.status} · retries ${budget.retriesUsed} of ${budget.retryAllowance} · spent ${formatMicros(budget.spendMicros)} of ${formatMicros(budget.spendCeilingMicros)} · owner ${budget.owner}`
-            : 'No budget recorded: attempts were reported directly.'
+            : task.timeline.length > 0
+              ? 'No budget recorded: attempts were reported directly.'
+              : 'No attempts recorded for this task; it is known from its holds or dead letters.'
         }
       />
       <Table data-testid="task-timeline">

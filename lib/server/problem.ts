@@ -15,9 +15,17 @@ export function problemResponse(
   );
 }
 
+/** HTTP status per library error code; "stop" codes are 4xx a client should not retry as is. */
 const statusByCode: Record<string, number> = {
   INVALID_INPUT: 400,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
   ATTEMPT_CONFLICT: 409,
+  KEY_PAYLOAD_MISMATCH: 409,
+  STATE_CONFLICT: 409,
+  STALE_TOKEN: 409,
+  NOT_HOLDER: 409,
+  GUARD_FAILED: 409,
 };
 
 /** Maps a thrown error to a response; an unexpected error never shows its message. */

@@ -42,4 +42,5 @@ test('a task known only from a hold opens from the Holds page', async ({ page })
   await page.getByRole('link', { name: 'task:report-q4' }).click();
   await expect(page.getByRole('heading', { name: 'Task report-q4' })).toBeVisible();
   await expect(page.getByTestId('task-holds')).toContainText('Check the Q4 summary numbers');
+  await expect(page.getByTestId('task-no-attempts')).toBeVisible();
 });

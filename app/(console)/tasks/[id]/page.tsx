@@ -32,47 +32,53 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
               : 'No attempts recorded for this task; it is known from its holds or dead letters.'
         }
       />
-      <Table data-testid="task-timeline">
-        <caption className="sr-only">Every attempt of every step of this task, in order</caption>
-        <thead>
-          <tr>
-            {['Started (UTC)', 'Step', 'Attempt', 'Outcome', 'Error', 'Latency', 'Cost', 'Key', 'Run'].map((label) => (
-              <HeaderCell key={label} numeric={['Attempt', 'Latency', 'Cost'].includes(label)}>
-                {label}
-              </HeaderCell>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {task.timeline.map((row) => (
-            <tr key={row.id} data-testid={`attempt-${row.step}-${row.attemptNumber}`} className="align-top">
-              <Cell className="whitespace-nowrap text-muted">{row.startedAt.toISOString().slice(0, 19).replace('T', ' ')}</Cell>
-              <Cell className="font-mono text-[12px]">{row.step}</Cell>
-              <Cell numeric>{row.attemptNumber}</Cell>
-              <Cell data-testid="outcome" className={outcomeStyle[row.outcome]}>
-                {row.outcome}
-              </Cell>
-              <Cell data-testid="error" className="max-w-sm">
-                {row.errorClass ? <span className="font-mono text-[12px]">{row.errorClass}</span> : null}
-                {row.errorText ? <span className="block text-[12px] text-muted">{row.errorText}</span> : null}
-              </Cell>
-              <Cell numeric>{row.latencyMs === null ? '—' : `${formatCount(row.latencyMs)} ms`}</Cell>
-              <Cell numeric>{formatMicros(row.costMicros)}</Cell>
-              <Cell data-testid="key" className="text-[12px]">
-                {row.key ? (
-                  <>
-                    <span className="font-mono">{row.key}</span>
-                    <span className="block text-muted">{row.keyStatus ?? 'expired'}</span>
-                  </>
-                ) : (
-                  '—'
-                )}
-              </Cell>
-              <Cell className="text-[12px]">{row.runKey ? `${row.runKey} (${row.runStatus ?? 'unknown'})` : '—'}</Cell>
+      {task.timeline.length === 0 ? (
+        <p className="text-[13px] text-muted" data-testid="task-no-attempts">
+          No attempts of this task were reported.
+        </p>
+      ) : (
+        <Table data-testid="task-timeline">
+          <caption className="sr-only">Every attempt of every step of this task, in order</caption>
+          <thead>
+            <tr>
+              {['Started (UTC)', 'Step', 'Attempt', 'Outcome', 'Error', 'Latency', 'Cost', 'Key', 'Run'].map((label) => (
+                <HeaderCell key={label} numeric={['Attempt', 'Latency', 'Cost'].includes(label)}>
+                  {label}
+                </HeaderCell>
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </Table>
+          </thead>
+          <tbody>
+            {task.timeline.map((row) => (
+              <tr key={row.id} data-testid={`attempt-${row.step}-${row.attemptNumber}`} className="align-top">
+                <Cell className="whitespace-nowrap text-muted">{row.startedAt.toISOString().slice(0, 19).replace('T', ' ')}</Cell>
+                <Cell className="font-mono text-[12px]">{row.step}</Cell>
+                <Cell numeric>{row.attemptNumber}</Cell>
+                <Cell data-testid="outcome" className={outcomeStyle[row.outcome]}>
+                  {row.outcome}
+                </Cell>
+                <Cell data-testid="error" className="max-w-sm">
+                  {row.errorClass ? <span className="font-mono text-[12px]">{row.errorClass}</span> : null}
+                  {row.errorText ? <span className="block text-[12px] text-muted">{row.errorText}</span> : null}
+                </Cell>
+                <Cell numeric>{row.latencyMs === null ? '—' : `${formatCount(row.latencyMs)} ms`}</Cell>
+                <Cell numeric>{formatMicros(row.costMicros)}</Cell>
+                <Cell data-testid="key" className="text-[12px]">
+                  {row.key ? (
+                    <>
+                      <span className="font-mono">{row.key}</span>
+                      <span className="block text-muted">{row.keyStatus ?? 'expired'}</span>
+                    </>
+                  ) : (
+                    '—'
+                  )}
+                </Cell>
+                <Cell className="text-[12px]">{row.runKey ? `${row.runKey} (${row.runStatus ?? 'unknown'})` : '—'}</Cell>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
       <TaskParked deadLetters={task.deadLetters} holds={task.holds} />
     </>
   );

@@ -1,14 +1,9 @@
 import 'server-only';
-import { asc, desc, eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { holds } from '../db/schema';
 
 /** Open holds, oldest first: the longest-waiting work is at the top. */
 export async function listOpenHolds(db: Executor) {
   return db.select().from(holds).where(eq(holds.status, 'open')).orderBy(asc(holds.openedAt), asc(holds.id));
-}
-
-/** The most recently cleared holds, with who cleared them and why. */
-export async function listRecentlyClearedHolds(db: Executor, limit = 20) {
-  return db.select().from(holds).where(eq(holds.status, 'cleared')).orderBy(desc(holds.clearedAt)).limit(limit);
 }

@@ -6,6 +6,7 @@ import {
   finishRun,
   forceReleaseSlot,
   GuardFailedError,
+  heartbeatRun,
   heartbeatSlot,
   NotHolderError,
   recordEvidence,
@@ -114,8 +115,14 @@ describe('heartbeats and runs', () => {
     const first = await startRun(ctx(), { runKey, taskId: 'task-1', agent: 'publishing' });
     expect(await startRun(ctx(), { runKey, taskId: 'task-1', agent: 'publishing' })).toEqual(first);
     await expect(startRun(ctx(), { runKey, taskId: 'task-2', agent: 'publishing' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
+    await database.sql`update runs set heartbeat_at = now() - interval '1 hour' where run_key = ${runKey}`;
+    await heartbeatRun(ctx(), { runKey });
+    const [alive] = await database.sql<{ fresh: boolean }[]>`select heartbeat_at > now() - interval '1 minute' as fresh from runs where run_key = ${runKey}`;
+    expect(alive?.fresh).toBe(true);
+
     await finishRun(ctx(), { runKey, status: 'finished' });
     await finishRun(ctx(), { runKey, status: 'finished' }); // idempotent
+    await expect(heartbeatRun(ctx(), { runKey })).rejects.toMatchObject({ code: 'NOT_FOUND' }); // a finished run is not alive
   });
 });
 

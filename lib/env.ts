@@ -34,6 +34,10 @@ export const environmentSchema = z
   HOLDFAST_SWEEP_INTERVAL_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(86_400).default(60)),
   /** Days without a state change after which an active task is frozen for its owner. */
   HOLDFAST_FROZEN_AFTER_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(365).default(3)),
+  /** Days of raw attempts kept; older days are dropped whole (their rollups stay). */
+  HOLDFAST_ATTEMPT_RETENTION_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(3_650).default(30)),
+  /** Days of hourly and daily rollups kept; must be longer than the raw attempts. */
+  HOLDFAST_ROLLUP_RETENTION_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(36_500).default(400)),
   /** demo: a sign-in page listing the demo people; proxy: identity from a trusted SSO proxy's headers. */
   AUTH_MODE: z.preprocess(emptyAsUnset, z.enum(['demo', 'proxy']).optional()),
   /** Signs session cookies; `npm start` creates and keeps one in .data/ when unset. */
@@ -47,6 +51,13 @@ export const environmentSchema = z
   AUTH_PROXY_SIGN_OUT_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
   })
   .superRefine((env, context) => {
+    if (env.HOLDFAST_ROLLUP_RETENTION_DAYS < env.HOLDFAST_ATTEMPT_RETENTION_DAYS) {
+      context.addIssue({
+        code: 'custom',
+        path: ['HOLDFAST_ROLLUP_RETENTION_DAYS'],
+        message: 'must be at least HOLDFAST_ATTEMPT_RETENTION_DAYS: rollups are what remains of old attempts',
+      });
+    }
     if (env.AUTH_MODE === 'proxy' && !env.AUTH_PROXY_SECRET) {
       context.addIssue({ code: 'custom', path: ['AUTH_PROXY_SECRET'], message: 'is required with AUTH_MODE=proxy: proxy headers are trusted only with it' });
     }

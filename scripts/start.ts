@@ -19,11 +19,12 @@ import { migrateDatabase } from '../lib/db/migrate';
 import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
 import { seedDemoHoldsIfEmpty, seedDemoPeopleIfEmpty } from '../lib/demo/seed-people';
 import { assertConsoleIsGuarded, getEnvironment } from '../lib/env';
+import { maintainAttemptLog } from '../lib/rollups/retention';
 import { loadOrCreateSessionSecret } from './lib/session-secret';
 import { describeStartupError } from './lib/startup-error';
 import { ensureProductionBuild } from './lib/production-build';
 import { serveDashboard, type DashboardServer } from './lib/serve-dashboard';
-import { startSweepLoop } from './lib/sweep-loop';
+import { startSweepLoop, sweepSettingsFrom } from './lib/sweep-loop';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const devMode = process.argv.includes('--dev');
@@ -62,6 +63,12 @@ async function main(): Promise<void> {
   const seedDemo = env.HOLDFAST_DEMO_DATA === 'on' || (env.HOLDFAST_DEMO_DATA === 'auto' && embedded !== undefined);
   const connection = connectDatabase(databaseUrl);
   try {
+    // Daily partitions first, so seeded history lands in its own days.
+    await maintainAttemptLog(connection.db, {
+      now: new Date(),
+      attemptRetentionDays: env.HOLDFAST_ATTEMPT_RETENTION_DAYS,
+      rollupRetentionDays: env.HOLDFAST_ROLLUP_RETENTION_DAYS,
+    });
     if (seedDemo) {
       const seeded = await seedDemoAttemptsIfEmpty({ db: connection.db });
       if (seeded > 0) log(`Seeded ${seeded} demo attempts`);
@@ -85,7 +92,7 @@ async function main(): Promise<void> {
     sweeps = startSweepLoop({
       databaseUrl,
       intervalSeconds: env.HOLDFAST_SWEEP_INTERVAL_SECONDS,
-      frozenAfterDays: env.HOLDFAST_FROZEN_AFTER_DAYS,
+      settings: sweepSettingsFrom(env),
       log,
     });
   }

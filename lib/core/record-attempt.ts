@@ -1,9 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { attempts, errorClass, type Attempt } from '../db/schema';
+import { errorClass, type Attempt } from '../db/schema';
 import type { CoreContext } from './context';
 import { AttemptConflictError } from './errors';
-import { cachedStatement } from './prepared';
 import { parseInput } from './validation';
 
 /** Agent and step names appear in URLs and metrics, so keep them plain. */
@@ -62,8 +61,11 @@ export interface RecordAttemptResult {
  * Records one finished attempt of a step. Reporting the same attempt again
  * (same task, step and attempt number, same content) returns the stored row
  * with `duplicate: true`; reporting it with different content is refused with
- * ATTEMPT_CONFLICT. The unique constraint decides, so concurrent duplicate
- * reports still produce exactly one row.
+ * ATTEMPT_CONFLICT. The primary key decides between identical reports, so
+ * concurrent redeliveries still produce exactly one row. (Two reports of one
+ * attempt with different start times, sent at the same instant, are the one
+ * case the partitioned table cannot refuse: PostgreSQL has no unique index
+ * across partitions without the partition column.)
  */
 export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput): Promise<RecordAttemptResult> {
   const attempt = parseInput(recordAttemptInput, input);
@@ -83,23 +85,18 @@ export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput)
     runKey: attempt.runKey ?? null,
   };
 
-  const [inserted] = await insertAttempt(ctx.db).execute(values);
-  if (inserted) return { attempt: inserted, duplicate: false };
+  const rows = await ctx.db.execute<AttemptRow & { inserted: boolean }>(insertUnlessReported(values));
+  const inserted = rows.find((row) => row.inserted);
+  if (inserted) return { attempt: toAttempt(inserted), duplicate: false };
 
-  const [existing] = await ctx.db
-    .select()
-    .from(attempts)
-    .where(
-      and(
-        eq(attempts.taskId, values.taskId),
-        eq(attempts.step, values.step),
-        eq(attempts.attemptNumber, values.attemptNumber),
-      ),
-    );
-  if (!existing) {
-    // The conflicting row cannot vanish: attempts are never deleted.
+  // Either an earlier report was found, or an identical report committed
+  // between this statement's snapshot and its insert (the primary key refused ours).
+  const earlier = rows[0] ?? (await ctx.db.execute<AttemptRow>(findReported(values)))[0];
+  if (!earlier) {
+    // The conflicting row cannot vanish: attempts are only removed by retention, days later.
     throw new Error('recordAttempt: insert conflicted but no existing attempt was found');
   }
+  const existing = toAttempt(earlier);
   const differences = differingFields(existing, values);
   if (differences.length > 0) {
     throw new AttemptConflictError(
@@ -110,30 +107,84 @@ export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput)
   return { attempt: existing, duplicate: true };
 }
 
-type AttemptValues = Omit<Attempt, 'id' | 'recordedAt'>;
+type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid'>;
 
-const insertAttempt = cachedStatement((db) =>
-  db
-    .insert(attempts)
-    .values({
-      taskId: sql.placeholder('taskId'),
-      agent: sql.placeholder('agent'),
-      step: sql.placeholder('step'),
-      attemptNumber: sql.placeholder('attemptNumber'),
-      startedAt: sql.placeholder('startedAt'),
-      finishedAt: sql.placeholder('finishedAt'),
-      latencyMs: sql.placeholder('latencyMs'),
-      outcome: sql.placeholder('outcome'),
-      errorClass: sql.placeholder('errorClass'),
-      errorText: sql.placeholder('errorText'),
-      costMicros: sql.placeholder('costMicros'),
-      idempotencyKey: sql.placeholder('idempotencyKey'),
-      runKey: sql.placeholder('runKey'),
-    })
-    .onConflictDoNothing({ target: [attempts.taskId, attempts.step, attempts.attemptNumber] })
-    .returning()
-    .prepare('record_attempt'),
-);
+/**
+ * One statement: look for an earlier report of this attempt in any partition
+ * (the primary key's (task_id, step, attempt_number) prefix finds it), and
+ * insert only if there is none. The primary key also includes started_at, as
+ * partitioning requires, so it alone catches only identical redeliveries; the
+ * lookup catches a report of the same attempt with a different start.
+ */
+function insertUnlessReported(values: AttemptValues) {
+  return sql`
+    with earlier as (
+      select * from attempts
+      where task_id = ${values.taskId} and step = ${values.step} and attempt_number = ${values.attemptNumber}::int
+      limit 1
+    ), inserted as (
+      insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
+        error_class, error_text, cost_micros, idempotency_key, run_key)
+      select ${values.taskId}::text, ${values.agent}::text, ${values.step}::text, ${values.attemptNumber}::int,
+        ${values.startedAt!.toISOString()}::timestamptz, ${values.finishedAt!.toISOString()}::timestamptz, ${values.latencyMs}::int,
+        ${values.outcome}::text, ${values.errorClass}::error_class, ${values.errorText}::text, ${values.costMicros}::bigint,
+        ${values.idempotencyKey}::text, ${values.runKey}::text
+      where not exists (select 1 from earlier)
+      on conflict do nothing
+      returning *
+    )
+    select true as inserted, * from inserted
+    union all
+    select false as inserted, * from earlier`;
+}
+
+function findReported(values: AttemptValues) {
+  return sql`select * from attempts
+    where task_id = ${values.taskId} and step = ${values.step} and attempt_number = ${values.attemptNumber}::int
+    limit 1`;
+}
+
+/** An attempts row as PostgreSQL returns it to a raw statement. */
+interface AttemptRow {
+  [column: string]: unknown;
+  id: string;
+  task_id: string;
+  agent: string;
+  step: string;
+  attempt_number: number;
+  started_at: Date;
+  finished_at: Date | null;
+  latency_ms: number | null;
+  outcome: Attempt['outcome'];
+  error_class: Attempt['errorClass'];
+  error_text: string | null;
+  cost_micros: string;
+  idempotency_key: string | null;
+  run_key: string | null;
+  recorded_at: Date;
+  changed_xid: string;
+}
+
+function toAttempt(row: AttemptRow): Attempt {
+  return {
+    id: Number(row.id),
+    taskId: row.task_id,
+    agent: row.agent,
+    step: row.step,
+    attemptNumber: row.attempt_number,
+    startedAt: new Date(row.started_at),
+    finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
+    latencyMs: row.latency_ms,
+    outcome: row.outcome,
+    errorClass: row.error_class,
+    errorText: row.error_text,
+    costMicros: Number(row.cost_micros),
+    idempotencyKey: row.idempotency_key,
+    runKey: row.run_key,
+    recordedAt: new Date(row.recorded_at),
+    changedXid: row.changed_xid,
+  };
+}
 
 function differingFields(stored: Attempt, reported: AttemptValues): string[] {
   return (Object.keys(reported) as (keyof AttemptValues)[]).filter((field) => {

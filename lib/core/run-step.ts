@@ -127,11 +127,11 @@ export async function runStep<T>(
       const grant = await consumeRetry(tx, step.taskId);
       if (!grant.granted) return grant;
     }
-    const attemptId = await beginAttempt(tx, {
+    const attemptRow = await beginAttempt(tx, {
       taskId: step.taskId, agent: step.agent, step: step.step, attemptNumber: attempt.attemptNumber,
       idempotencyKey: key, runKey: step.runKey, startedAt: new Date(),
     });
-    return { granted: true as const, attemptId };
+    return { granted: true as const, attemptRow };
   });
   if (!started.granted) {
     const reason = started.reason === 'budget_exhausted' ? 'budget_exhausted' : 'retry_ceiling';
@@ -149,8 +149,8 @@ export async function runStep<T>(
     }
   } catch (error) {
     const failure = classifyFailure(error);
-    if (started.attemptId !== undefined) {
-      await finishAttempt(ctx.db, started.attemptId, step.taskId, { outcome: 'failed', finishedAt: new Date(), ...failure });
+    if (started.attemptRow !== undefined) {
+      await finishAttempt(ctx.db, started.attemptRow, { outcome: 'failed', finishedAt: new Date(), ...failure });
     }
     await failKey(ctx, { key, fencingToken: attempt.fencingToken, errorClass: failure.errorClass, errorText: failure.errorText });
     const decision = decideRetry(
@@ -163,8 +163,8 @@ export async function runStep<T>(
     return { status: 'retry', delayMs: decision.delayMs, attemptNumber: attempt.attemptNumber, errorClass: failure.errorClass };
   }
 
-  if (started.attemptId !== undefined) {
-    await finishAttempt(ctx.db, started.attemptId, step.taskId, { outcome: 'succeeded', finishedAt: new Date(), costMicros: output.costMicros ?? 0 });
+  if (started.attemptRow !== undefined) {
+    await finishAttempt(ctx.db, started.attemptRow, { outcome: 'succeeded', finishedAt: new Date(), costMicros: output.costMicros ?? 0 });
   }
   await completeKey(ctx, { key, fencingToken: attempt.fencingToken, result: output.result ?? null });
   return { status: 'completed', result: output.result, attemptNumber: attempt.attemptNumber };

@@ -3,13 +3,23 @@ import { freezeIdleTasks } from './holds/freeze-idle-tasks';
 import { SWEEPER, type CoreContext } from './context';
 import { timeBucket, withLease } from './leases';
 import { sweepStaleSlots } from './slots/force-release';
+import { maintainAttemptLog } from '../rollups/retention';
+import { rollUpAttempts } from '../rollups/roll-up';
 
 const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
 
 export interface SweepSettings {
   frozenAfterDays?: number;
   heartbeatGraceMs?: number;
+  /** Days of raw attempts kept (whole daily partitions are dropped after). */
+  attemptRetentionDays?: number;
+  /** Days of hourly and daily rollups kept; longer than the raw log. */
+  rollupRetentionDays?: number;
 }
+
+export const DEFAULT_ATTEMPT_RETENTION_DAYS = 30;
+export const DEFAULT_ROLLUP_RETENTION_DAYS = 400;
 
 /** What a pass did: how many items it changed, and a line for the log. */
 export interface SweepResult {
@@ -24,8 +34,32 @@ interface SweepJob {
 }
 
 /** Every scheduled sweep, with how often it is due. Each runs under a lease: once per bucket. */
-function sweepJobs(settings: SweepSettings): SweepJob[] {
+function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
+  const attemptRetentionDays = settings.attemptRetentionDays ?? DEFAULT_ATTEMPT_RETENTION_DAYS;
+  const rollupRetentionDays = settings.rollupRetentionDays ?? DEFAULT_ROLLUP_RETENTION_DAYS;
+  const rawFloor = new Date(now.getTime() - attemptRetentionDays * DAY_MS);
   return [
+    {
+      job: 'roll_up_attempts',
+      periodMs: MINUTE_MS,
+      run: async (ctx) => {
+        const { hoursRolled, hoursReRolled } = await rollUpAttempts(ctx.db, { now, retentionFloor: rawFloor });
+        return { changed: hoursRolled, summary: `${hoursRolled} hour(s) rolled up, ${hoursReRolled} of them again for late rows` };
+      },
+    },
+    {
+      job: 'maintain_attempt_log',
+      periodMs: 60 * MINUTE_MS,
+      run: async (ctx) => {
+        const done = await maintainAttemptLog(ctx.db, { now, attemptRetentionDays, rollupRetentionDays });
+        const changed = done.created.length + done.dropped.length + done.strayRowsDeleted + done.rollupRowsDeleted;
+        return {
+          changed,
+          summary: `${done.created.length} daily partition(s) created, ${done.dropped.length} dropped past ${attemptRetentionDays} days` +
+            `, ${done.rollupRowsDeleted} rollup row(s) past ${rollupRetentionDays} days deleted`,
+        };
+      },
+    },
     {
       job: 'delete_expired_keys',
       periodMs: 60 * MINUTE_MS,
@@ -66,7 +100,7 @@ export interface SweepReport {
 export async function runDueSweeps(ctx: CoreContext, settings: SweepSettings = {}, now = new Date()): Promise<SweepReport[]> {
   const sweeperCtx: CoreContext = { db: ctx.db, actor: SWEEPER };
   const reports: SweepReport[] = [];
-  for (const { job, periodMs, run } of sweepJobs(settings)) {
+  for (const { job, periodMs, run } of sweepJobs(settings, now)) {
     const bucket = timeBucket(now, periodMs);
     const outcome = await withLease(sweeperCtx, { job, bucket }, () => run(sweeperCtx));
     reports.push(outcome.ran ? { job, bucket, ran: true, result: outcome.value } : { job, bucket, ran: false });

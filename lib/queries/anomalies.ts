@@ -1,8 +1,9 @@
 import 'server-only';
-import { and, gte, lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { judgeAnomaly, type AnomalyVerdict } from '../anomaly';
 import type { Executor } from '../db/client';
-import { attempts } from '../db/schema';
+import { planFigures } from '../rollups/figures';
+import type { ReadOptions } from './step-stats';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -16,23 +17,31 @@ export interface StepAnomaly {
  * Steps whose retry share of spend in the 24 hours before `now` is well above
  * their own previous 7 days (rule in lib/anomaly.ts), keyed `agent/step`.
  */
-export async function getStepAnomalies(db: Executor, now: Date): Promise<Map<string, StepAnomaly>> {
+export async function getStepAnomalies(db: Executor, now: Date, options: ReadOptions = {}): Promise<Map<string, StepAnomaly>> {
   const recentFrom = new Date(now.getTime() - DAY_MS);
-  // -1 for the last 24 hours, 0..6 for each baseline day before them.
-  const day = sql<number>`case when ${attempts.startedAt} >= ${recentFrom.toISOString()}::timestamptz then -1
-    else floor(extract(epoch from (${recentFrom.toISOString()}::timestamptz - ${attempts.startedAt})) / 86400)::int end`;
-  const rows = await db
-    .select({
-      agent: attempts.agent,
-      step: attempts.step,
-      day,
-      attempts: sql<number>`count(*)`.mapWith(Number),
-      spend: sql<number>`coalesce(sum(${attempts.costMicros}), 0)`.mapWith(Number),
-      retrySpend: sql<number>`coalesce(sum(${attempts.costMicros}) filter (where ${attempts.attemptNumber} > 1), 0)`.mapWith(Number),
-    })
-    .from(attempts)
-    .where(and(gte(attempts.startedAt, new Date(now.getTime() - 8 * DAY_MS)), lt(attempts.startedAt, now)))
-    .groupBy(sql`1, 2, 3`);
+  // 'recent' for the last 24 hours, '0'..'6' for each baseline day before them.
+  const windows = [
+    { label: 'recent', from: recentFrom, to: now },
+    ...Array.from({ length: 7 }, (_, day) => ({
+      label: String(day),
+      from: new Date(recentFrom.getTime() - (day + 1) * DAY_MS),
+      to: new Date(recentFrom.getTime() - day * DAY_MS),
+    })),
+  ];
+  const plan = await planFigures(db, { windows, rawOnly: options.rawOnly });
+  const rows = (
+    await db.execute<{ agent: string; step: string; label: string; attempts: string; spend: string; retry_spend: string }>(sql`
+      select agent, step, label, sum(attempts) as attempts, sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
+      from ${plan.figures} as figures
+      group by agent, step, label`)
+  ).map((row) => ({
+    agent: row.agent,
+    step: row.step,
+    day: row.label === 'recent' ? -1 : Number(row.label),
+    attempts: Number(row.attempts),
+    spend: Number(row.spend),
+    retrySpend: Number(row.retry_spend),
+  }));
 
   const byStep = new Map<string, { recent?: { attempts: number; share: number }; baseline: number[] }>();
   for (const row of rows) {

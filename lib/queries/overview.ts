@@ -1,9 +1,10 @@
 import 'server-only';
-import { and, gte, lt, sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { attempts } from '../db/schema';
+import { bucketLabelSql, planFigures } from '../rollups/figures';
 import { resolveTimeWindow, type TimeWindowName } from '../time-window';
 import { bucketFor } from './step-detail';
+import type { ReadOptions } from './step-stats';
 
 export interface Compared {
   now: number;
@@ -33,62 +34,51 @@ export interface OverviewView {
   movers: { step: string; retryRate: Compared; retrySpendMicros: Compared }[];
 }
 
+interface StepComparison {
+  step: string;
+  attemptsNow: number;
+  attemptsBefore: number;
+  retriesNow: number;
+  retriesBefore: number;
+  spendNow: number;
+  spendBefore: number;
+  retrySpendNow: number;
+  retrySpendBefore: number;
+}
+
 const share = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
 /** The Overview's figures for a window, each beside the previous window of the same length. */
-export async function getOverview(db: Executor, window: TimeWindowName, now: Date): Promise<OverviewView> {
+export async function getOverview(db: Executor, window: TimeWindowName, now: Date, options: ReadOptions = {}): Promise<OverviewView> {
   const range = resolveTimeWindow(window, now);
   const previousFrom = new Date(range.from.getTime() - (range.to.getTime() - range.from.getTime()));
   const unit = bucketFor(range);
-  const inCurrent = sql`${attempts.startedAt} >= ${range.from.toISOString()}::timestamptz`;
-  const isRetry = sql`${attempts.attemptNumber} > 1`;
 
-  const perStep = await db
-    .select({
-      step: sql<string>`${attempts.agent} || '/' || ${attempts.step}`,
-      attemptsNow: sql<number>`count(*) filter (where ${inCurrent})`.mapWith(Number),
-      attemptsBefore: sql<number>`count(*) filter (where not ${inCurrent})`.mapWith(Number),
-      retriesNow: sql<number>`count(*) filter (where ${inCurrent} and ${isRetry})`.mapWith(Number),
-      retriesBefore: sql<number>`count(*) filter (where not ${inCurrent} and ${isRetry})`.mapWith(Number),
-      spendNow: sql<number>`coalesce(sum(${attempts.costMicros}) filter (where ${inCurrent}), 0)`.mapWith(Number),
-      spendBefore: sql<number>`coalesce(sum(${attempts.costMicros}) filter (where not ${inCurrent}), 0)`.mapWith(Number),
-      retrySpendNow: sql<number>`coalesce(sum(${attempts.costMicros}) filter (where ${inCurrent} and ${isRetry}), 0)`.mapWith(Number),
-      retrySpendBefore: sql<number>`coalesce(sum(${attempts.costMicros}) filter (where not ${inCurrent} and ${isRetry}), 0)`.mapWith(Number),
-    })
-    .from(attempts)
-    .where(and(gte(attempts.startedAt, previousFrom), lt(attempts.startedAt, range.to)))
-    .groupBy(attempts.agent, attempts.step);
+  const [comparison, charted] = await Promise.all([
+    planFigures(db, { windows: [{ label: 'now', ...range }, { label: 'before', from: previousFrom, to: range.from }], rawOnly: options.rawOnly }),
+    planFigures(db, { windows: [{ label: 'now', ...range }], finestBucket: unit, rawOnly: options.rawOnly }),
+  ]);
+  // The three reads are independent: run them side by side on the pool.
+  const [perLabel, [parked], buckets] = await Promise.all([readComparison(db, comparison.figures), readParkedCounts(db, range.from), readBuckets(db, charted.figures, unit)]);
+  const stepsByName = new Map<string, StepComparison>();
+  for (const row of perLabel) {
+    const entry = stepsByName.get(row.step) ?? { step: row.step, attemptsNow: 0, attemptsBefore: 0, retriesNow: 0, retriesBefore: 0, spendNow: 0, spendBefore: 0, retrySpendNow: 0, retrySpendBefore: 0 };
+    const side = row.label === 'now' ? 'Now' : 'Before';
+    entry[`attempts${side}`] = Number(row.attempts);
+    entry[`retries${side}`] = Number(row.retries);
+    entry[`spend${side}`] = Number(row.spend);
+    entry[`retrySpend${side}`] = Number(row.retry_spend);
+    stepsByName.set(row.step, entry);
+  }
+  const perStep = [...stepsByName.values()];
 
   const total = (pick: (row: (typeof perStep)[number]) => number) => perStep.reduce((sum, row) => sum + pick(row), 0);
   const attemptsNow = total((row) => row.attemptsNow);
   const attemptsBefore = total((row) => row.attemptsBefore);
 
-  const [parked] = await db.execute<{
-    open_now: number; open_before: number; frozen_now: number; frozen_before: number; dead_letters: number; stale_locks: number; uncertain_keys: number;
-  }>(sql`
-    select
-      (select count(*)::int from holds where status = 'open') as open_now,
-      (select count(*)::int from holds where opened_at <= ${range.from.toISOString()}::timestamptz
-         and (cleared_at is null or cleared_at > ${range.from.toISOString()}::timestamptz)) as open_before,
-      (select count(*)::int from holds where status = 'open' and reason = 'frozen') as frozen_now,
-      (select count(*)::int from holds where reason = 'frozen' and opened_at <= ${range.from.toISOString()}::timestamptz
-         and (cleared_at is null or cleared_at > ${range.from.toISOString()}::timestamptz)) as frozen_before,
-      (select count(*)::int from dead_letters where status = 'pending') as dead_letters,
-      (select count(*)::int from slot_locks where released_at is null and expires_at <= now()) as stale_locks,
-      (select count(*)::int from idempotency_keys where status = 'in_progress' and locked_until <= now() and not downstream_idempotent) as uncertain_keys`);
 
-  const bucket = sql<string>`to_char(date_trunc('${sql.raw(unit)}', ${attempts.startedAt} at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
-  const buckets = await db
-    .select({
-      bucket,
-      step: sql<string>`${attempts.agent} || '/' || ${attempts.step}`,
-      spend: sql<number>`coalesce(sum(${attempts.costMicros}), 0)`.mapWith(Number),
-      retrySpend: sql<number>`coalesce(sum(${attempts.costMicros}) filter (where ${isRetry}), 0)`.mapWith(Number),
-    })
-    .from(attempts)
-    .where(and(gte(attempts.startedAt, range.from), lt(attempts.startedAt, range.to)))
-    .groupBy(sql`1, 2`)
-    .orderBy(sql`1`);
+
+
 
   const topSteps = [...perStep].sort((a, b) => b.retrySpendNow - a.retrySpendNow).filter((row) => row.retrySpendNow > 0).slice(0, 5).map((row) => row.step);
   const byBucket = new Map<string, { spend: number; retrySpend: number; steps: Record<string, number> }>();
@@ -129,4 +119,38 @@ export async function getOverview(db: Executor, window: TimeWindowName, now: Dat
     topSteps,
     movers,
   };
+}
+
+function readComparison(db: Executor, figures: SQL) {
+  return db.execute<{ step: string; label: string; attempts: string; retries: string; spend: string; retry_spend: string }>(sql`
+    select agent || '/' || step as step, label, sum(attempts) as attempts, sum(retries) as retries,
+      sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
+    from ${figures} as figures
+    group by agent, step, label`);
+}
+
+/** Holds, dead letters, locks and keys waiting for a person: counts now, and holds as they stood when the window began. */
+function readParkedCounts(db: Executor, windowStart: Date) {
+  const from = sql`${windowStart.toISOString()}::timestamptz`;
+  return db.execute<{
+    open_now: number; open_before: number; frozen_now: number; frozen_before: number; dead_letters: number; stale_locks: number; uncertain_keys: number;
+  }>(sql`
+    select
+      (select count(*)::int from holds where status = 'open') as open_now,
+      (select count(*)::int from holds where opened_at <= ${from} and (cleared_at is null or cleared_at > ${from})) as open_before,
+      (select count(*)::int from holds where status = 'open' and reason = 'frozen') as frozen_now,
+      (select count(*)::int from holds where reason = 'frozen' and opened_at <= ${from} and (cleared_at is null or cleared_at > ${from})) as frozen_before,
+      (select count(*)::int from dead_letters where status = 'pending') as dead_letters,
+      (select count(*)::int from slot_locks where released_at is null and expires_at <= now()) as stale_locks,
+      (select count(*)::int from idempotency_keys where status = 'in_progress' and locked_until <= now() and not downstream_idempotent) as uncertain_keys`);
+}
+
+async function readBuckets(db: Executor, figures: SQL, unit: 'hour' | 'day') {
+  const rows = await db.execute<{ bucket: string; step: string; spend: string; retry_spend: string }>(sql`
+    select ${bucketLabelSql(unit, sql`bucket_time`)} as bucket, agent || '/' || step as step,
+      sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
+    from ${figures} as figures
+    group by 1, 2
+    order by 1`);
+  return rows.map((row) => ({ bucket: row.bucket, step: row.step, spend: Number(row.spend), retrySpend: Number(row.retry_spend) }));
 }

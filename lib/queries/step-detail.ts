@@ -2,7 +2,9 @@ import 'server-only';
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { attempts, errorClasses, type ErrorClass } from '../db/schema';
+import { bucketLabelSql, planFigures } from '../rollups/figures';
 import type { TimeRange } from '../time-window';
+import type { ReadOptions } from './step-stats';
 
 export interface StepTrendPoint {
   /** Start of the bucket, ISO. */
@@ -20,26 +22,31 @@ export function bucketFor(range: TimeRange): 'hour' | 'day' {
 }
 
 /** One step's figures per bucket over the window, and its latest failures. */
-export async function getStepDetail(db: Executor, params: TimeRange & { agent: string; step: string }) {
+export async function getStepDetail(db: Executor, params: TimeRange & { agent: string; step: string }, options: ReadOptions = {}) {
   const unit = bucketFor(params);
-  // An ISO string in UTC, so the bucket reads the same on the server and in the browser.
-  // The unit is written into the SQL (it is one of two constants), so GROUP BY and SELECT match.
-  const bucket = sql<string>`to_char(date_trunc('${sql.raw(unit)}', ${attempts.startedAt} at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+  const plan = await planFigures(db, {
+    windows: [{ label: 'window', from: params.from, to: params.to }],
+    agent: params.agent,
+    step: params.step,
+    finestBucket: unit,
+    rawOnly: options.rawOnly,
+  });
+  const rows = (
+    await db.execute<{ bucket: string; error_class: ErrorClass | null; attempts: string; retries: string; retry_spend: string; failures: string }>(sql`
+      select ${bucketLabelSql(unit, sql`bucket_time`)} as bucket, error_class, sum(attempts) as attempts, sum(retries) as retries,
+        sum(retry_cost_micros) as retry_spend, sum(failures) as failures
+      from ${plan.figures} as figures
+      group by 1, 2
+      order by 1`)
+  ).map((row) => ({
+    bucket: row.bucket,
+    errorClass: row.error_class,
+    attempts: Number(row.attempts),
+    retries: Number(row.retries),
+    retrySpendMicros: Number(row.retry_spend),
+    failures: Number(row.failures),
+  }));
   const where = and(eq(attempts.agent, params.agent), eq(attempts.step, params.step), gte(attempts.startedAt, params.from), lt(attempts.startedAt, params.to));
-
-  const rows = await db
-    .select({
-      bucket,
-      errorClass: attempts.errorClass,
-      attempts: sql<number>`count(*)`.mapWith(Number),
-      retries: sql<number>`count(*) filter (where ${attempts.attemptNumber} > 1)`.mapWith(Number),
-      retrySpendMicros: sql<number>`coalesce(sum(${attempts.costMicros}) filter (where ${attempts.attemptNumber} > 1), 0)`.mapWith(Number),
-      failures: sql<number>`count(*) filter (where ${attempts.outcome} = 'failed')`.mapWith(Number),
-    })
-    .from(attempts)
-    .where(where)
-    .groupBy(bucket, attempts.errorClass)
-    .orderBy(bucket);
 
   const points = new Map<string, StepTrendPoint>();
   for (const row of rows) {

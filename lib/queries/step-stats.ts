@@ -1,7 +1,9 @@
 import 'server-only';
-import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { attempts, type ErrorClass } from '../db/schema';
+import type { ErrorClass } from '../db/schema';
+import { planFigures } from '../rollups/figures';
+import { percentileMs, type LatencyHistogram } from '../rollups/latency-buckets';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
 
@@ -27,60 +29,88 @@ export interface StepStats {
   failuresByClass: Partial<Record<ErrorClass, number>>;
 }
 
-const isRetry = sql`${attempts.attemptNumber} > 1`;
+/** Read from rollups where they exist (the default), or from the raw log alone. */
+export interface ReadOptions {
+  rawOnly?: boolean;
+}
+
+interface FigureRow {
+  [column: string]: unknown;
+  agent: string;
+  step: string;
+  error_class: ErrorClass | null;
+  attempts: string;
+  retries: string;
+  failures: string;
+  executions: string;
+  first_try_successes: string;
+  cost_micros: string;
+  retry_cost_micros: string;
+}
 
 /**
  * Per (agent, step) figures for attempts started in [from, to), most retry
- * spend first.
+ * spend first. Counts and spend are exact; latency percentiles come from
+ * log-scale histograms (within ±2.4%, see lib/rollups/latency-buckets.ts).
  */
-export async function getStepStats(db: Executor, range: TimeRange & { agent?: string }): Promise<StepStats[]> {
-  const retrySpend = sql`coalesce(sum(${attempts.costMicros}) filter (where ${isRetry}), 0)`;
-  const inRange = and(
-    gte(attempts.startedAt, range.from),
-    lt(attempts.startedAt, range.to),
-    range.agent ? eq(attempts.agent, range.agent) : undefined,
-  );
-  const rows = await db
-    .select({
-      agent: attempts.agent,
-      step: attempts.step,
-      attempts: sql<number>`count(*)`.mapWith(Number),
-      retries: sql<number>`count(*) filter (where ${isRetry})`.mapWith(Number),
-      failures: sql<number>`count(*) filter (where ${attempts.outcome} = 'failed')`.mapWith(Number),
-      totalSpendMicros: sql<number>`coalesce(sum(${attempts.costMicros}), 0)`.mapWith(Number),
-      retrySpendMicros: sql<number>`${retrySpend}`.mapWith(Number),
-      executions: sql<number>`count(*) filter (where ${attempts.attemptNumber} = 1)`.mapWith(Number),
-      firstTrySuccesses: sql<number>`count(*) filter (where ${attempts.attemptNumber} = 1 and ${attempts.outcome} = 'succeeded')`.mapWith(Number),
-      latencyP50Ms: sql<number | null>`percentile_cont(0.5) within group (order by ${attempts.latencyMs})`,
-      latencyP95Ms: sql<number | null>`percentile_cont(0.95) within group (order by ${attempts.latencyMs})`,
-    })
-    .from(attempts)
-    .where(inRange)
-    .groupBy(attempts.agent, attempts.step)
-    .orderBy(desc(retrySpend), desc(sql`count(*)`), asc(attempts.agent), asc(attempts.step));
+export async function getStepStats(db: Executor, range: TimeRange & { agent?: string }, options: ReadOptions = {}): Promise<StepStats[]> {
+  const plan = await planFigures(db, { windows: [{ label: 'window', ...range }], agent: range.agent, rawOnly: options.rawOnly });
+  const [rows, latencyRows] = await Promise.all([
+    db.execute<FigureRow>(sql`
+      select agent, step, error_class, sum(attempts) as attempts, sum(retries) as retries, sum(failures) as failures,
+        sum(executions) as executions, sum(first_try_successes) as first_try_successes,
+        sum(cost_micros) as cost_micros, sum(retry_cost_micros) as retry_cost_micros
+      from ${plan.figures} as figures
+      group by agent, step, error_class`),
+    db.execute<{ agent: string; step: string; latency_bucket: number; attempts: string }>(sql`
+      select agent, step, latency_bucket, sum(attempts) as attempts
+      from ${plan.latency} as latency
+      group by agent, step, latency_bucket`),
+  ]);
 
-  const failureRows = await db
-    .select({ agent: attempts.agent, step: attempts.step, errorClass: attempts.errorClass, count: sql<number>`count(*)`.mapWith(Number) })
-    .from(attempts)
-    .where(and(inRange, eq(attempts.outcome, 'failed')))
-    .groupBy(attempts.agent, attempts.step, attempts.errorClass);
-  const failuresByStep = new Map<string, Partial<Record<ErrorClass, number>>>();
-  for (const failure of failureRows) {
-    if (!failure.errorClass) continue;
-    const key = `${failure.agent}/${failure.step}`;
-    failuresByStep.set(key, { ...failuresByStep.get(key), [failure.errorClass]: failure.count });
+  const histograms = new Map<string, LatencyHistogram>();
+  for (const row of latencyRows) {
+    const key = `${row.agent}/${row.step}`;
+    const histogram = histograms.get(key) ?? new Map<number, number>();
+    histogram.set(Number(row.latency_bucket), Number(row.attempts));
+    histograms.set(key, histogram);
   }
 
-  return rows.map(({ executions, firstTrySuccesses, latencyP50Ms, latencyP95Ms, ...row }) => ({
-    ...row,
-    retryRate: row.attempts === 0 ? 0 : row.retries / row.attempts,
-    retryShareOfSpend: row.totalSpendMicros === 0 ? 0 : row.retrySpendMicros / row.totalSpendMicros,
-    firstTrySuccess: executions === 0 ? null : firstTrySuccesses / executions,
-    latencyP50Ms: latencyP50Ms === null ? null : Number(latencyP50Ms),
-    latencyP95Ms: latencyP95Ms === null ? null : Number(latencyP95Ms),
-    failuresByClass: failuresByStep.get(`${row.agent}/${row.step}`) ?? {},
-  }));
+  const byStep = new Map<string, StepStats & { executions: number; firstTrySuccesses: number }>();
+  for (const row of rows) {
+    const key = `${row.agent}/${row.step}`;
+    const entry = byStep.get(key) ?? {
+      agent: row.agent, step: row.step, attempts: 0, retries: 0, retryRate: 0, failures: 0, totalSpendMicros: 0, retrySpendMicros: 0,
+      retryShareOfSpend: 0, firstTrySuccess: null, latencyP50Ms: null, latencyP95Ms: null, failuresByClass: {}, executions: 0, firstTrySuccesses: 0,
+    };
+    entry.attempts += Number(row.attempts);
+    entry.retries += Number(row.retries);
+    entry.failures += Number(row.failures);
+    entry.totalSpendMicros += Number(row.cost_micros);
+    entry.retrySpendMicros += Number(row.retry_cost_micros);
+    entry.executions += Number(row.executions);
+    entry.firstTrySuccesses += Number(row.first_try_successes);
+    if (row.error_class && Number(row.failures) > 0) entry.failuresByClass[row.error_class] = Number(row.failures);
+    byStep.set(key, entry);
+  }
+
+  return [...byStep.entries()]
+    .map(([key, { executions, firstTrySuccesses, ...row }]) => {
+      const histogram = histograms.get(key) ?? new Map<number, number>();
+      return {
+        ...row,
+        retryRate: row.attempts === 0 ? 0 : row.retries / row.attempts,
+        retryShareOfSpend: row.totalSpendMicros === 0 ? 0 : row.retrySpendMicros / row.totalSpendMicros,
+        firstTrySuccess: executions === 0 ? null : firstTrySuccesses / executions,
+        latencyP50Ms: percentileMs(histogram, 0.5),
+        latencyP95Ms: percentileMs(histogram, 0.95),
+      };
+    })
+    .filter((row) => row.attempts > 0)
+    .sort((a, b) => b.retrySpendMicros - a.retrySpendMicros || b.attempts - a.attempts || compareText(a.agent, b.agent) || compareText(a.step, b.step));
 }
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** What the Overview shows and polls: the stats of one named window, with its bounds. */
 export interface StepStatsView {
@@ -92,8 +122,8 @@ export interface StepStatsView {
   anomalies: Record<string, StepAnomaly>;
 }
 
-export async function getStepStatsView(db: Executor, window: TimeWindowName, now: Date): Promise<StepStatsView> {
+export async function getStepStatsView(db: Executor, window: TimeWindowName, now: Date, options: ReadOptions = {}): Promise<StepStatsView> {
   const range = resolveTimeWindow(window, now);
-  const [steps, anomalies] = await Promise.all([getStepStats(db, range), getStepAnomalies(db, now)]);
+  const [steps, anomalies] = await Promise.all([getStepStats(db, range, options), getStepAnomalies(db, now, options)]);
   return { window, from: range.from.toISOString(), to: range.to.toISOString(), steps, anomalies: Object.fromEntries(anomalies) };
 }

@@ -1,14 +1,24 @@
-import { runDueSweeps, type SweepReport } from '../../lib/core';
+import { runDueSweeps, type SweepReport, type SweepSettings } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
+import type { Environment } from '../../lib/env';
+
+/** The sweeps' settings as the environment gives them. */
+export function sweepSettingsFrom(env: Environment): SweepSettings {
+  return {
+    frozenAfterDays: env.HOLDFAST_FROZEN_AFTER_DAYS,
+    attemptRetentionDays: env.HOLDFAST_ATTEMPT_RETENTION_DAYS,
+    rollupRetentionDays: env.HOLDFAST_ROLLUP_RETENTION_DAYS,
+  };
+}
 
 /** Runs the due sweeps every `intervalSeconds` until stopped; logs only the passes that did something. */
-export function startSweepLoop(options: { databaseUrl: string; intervalSeconds: number; frozenAfterDays: number; log: (line: string) => void }) {
+export function startSweepLoop(options: { databaseUrl: string; intervalSeconds: number; settings: SweepSettings; log: (line: string) => void }) {
   const connection = connectDatabase(options.databaseUrl, { maxConnections: 2 });
   let running: Promise<void> | undefined;
 
   const tick = () => {
     if (running) return; // a slow pass is not stacked on by the next tick
-    running = runDueSweeps({ db: connection.db }, { frozenAfterDays: options.frozenAfterDays })
+    running = runDueSweeps({ db: connection.db }, options.settings)
       .then((reports) => {
         for (const line of describeSweeps(reports)) options.log(line);
       })

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { recordAttempt, type RecordAttemptInput } from '../../lib/core';
 import { getStepStats, getStepStatsView } from '../../lib/queries/step-stats';
+import { latencyBucketOf, latencyOfBucket } from '../../lib/rollups/latency-buckets';
 import { aFailedAttempt, anAttempt } from '../support/attempt-factory';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
 const at = (iso: string) => new Date(iso);
 const finished = (start: Date) => new Date(start.getTime() + 500);
+/** What a latency reads as once it is in a histogram: within ±2.4% of itself. */
+const reported = (latencyMs: number) => latencyOfBucket(latencyBucketOf(latencyMs));
 
 async function record(inputs: RecordAttemptInput[]) {
   for (const input of inputs) await recordAttempt({ db: database.db }, input);
@@ -40,12 +43,13 @@ describe('getStepStats', () => {
         agent, step: 'draft', attempts: 4, retries: 2, retryRate: 0.5, failures: 2, totalSpendMicros: 10_000, retrySpendMicros: 7_000,
         // 7,000 of 10,000 spent on retries; task A succeeded first time, task B did not.
         retryShareOfSpend: 0.7, firstTrySuccess: 0.5,
-        // latencies 500, 1000, 1000, 500 ms
-        latencyP50Ms: 750, latencyP95Ms: 1_000, failuresByClass: { transient: 2 },
+        // Latencies 500, 1000, 1000, 500 ms: the nearest-rank p50 is the 2nd of 4 (500), p95 the 4th (1000),
+        // each reported as its histogram bucket's value.
+        latencyP50Ms: reported(500), latencyP95Ms: reported(1_000), failuresByClass: { transient: 2 },
       },
       {
         agent, step: 'send', attempts: 1, retries: 0, retryRate: 0, failures: 0, totalSpendMicros: 10, retrySpendMicros: 0,
-        retryShareOfSpend: 0, firstTrySuccess: 1, latencyP50Ms: 500, latencyP95Ms: 500, failuresByClass: {},
+        retryShareOfSpend: 0, firstTrySuccess: 1, latencyP50Ms: reported(500), latencyP95Ms: reported(500), failuresByClass: {},
       },
     ]);
   });

@@ -41,14 +41,17 @@ describe('runDueSweeps', () => {
   it('runs every sweep once per bucket, however often it fires', async () => {
     const now = new Date('2031-01-01T10:07:00Z');
     const first = await runDueSweeps({ db: database.db }, {}, now);
-    const second = await runDueSweeps({ db: database.db }, {}, new Date('2031-01-01T10:08:00Z'));
+    const second = await runDueSweeps({ db: database.db }, {}, new Date('2031-01-01T10:07:40Z'));
     expect(first.map((report) => [report.job, report.ran])).toEqual([
+      ['roll_up_attempts', true],
+      ['maintain_attempt_log', true],
       ['delete_expired_keys', true],
       ['release_stale_slots', true],
       ['freeze_idle_tasks', true],
     ]);
     expect(second.every((report) => !report.ran)).toBe(true);
     const nextSlotBucket = await runDueSweeps({ db: database.db }, {}, new Date('2031-01-01T10:11:00Z'));
-    expect(nextSlotBucket.filter((report) => report.ran).map((report) => report.job)).toEqual(['release_stale_slots']);
+    // The rollup is due every minute, the slot sweep every five, the rest hourly.
+    expect(nextSlotBucket.filter((report) => report.ran).map((report) => report.job)).toEqual(['roll_up_attempts', 'release_stale_slots']);
   });
 });

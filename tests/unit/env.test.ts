@@ -11,6 +11,8 @@ describe('parseEnvironment', () => {
       HOLDFAST_DEMO_DATA: 'auto',
       HOLDFAST_SWEEP_INTERVAL_SECONDS: 60,
       HOLDFAST_FROZEN_AFTER_DAYS: 3,
+      HOLDFAST_ATTEMPT_RETENTION_DAYS: 30,
+      HOLDFAST_ROLLUP_RETENTION_DAYS: 400,
       AUTH_MODE: undefined,
       SESSION_SECRET: undefined,
       AUTH_PROXY_SECRET: undefined,
@@ -60,6 +62,13 @@ describe('parseEnvironment', () => {
   it('requires the proxy secret in proxy mode', () => {
     expect(() => parseEnvironment({ AUTH_MODE: 'proxy' })).toThrow(/AUTH_PROXY_SECRET: is required/);
     expect(() => parseEnvironment({ AUTH_MODE: 'proxy', AUTH_PROXY_SECRET: 'short' })).toThrow(/at least 16/);
+  });
+
+  it('keeps rollups at least as long as raw attempts', () => {
+    expect(() => parseEnvironment({ HOLDFAST_ATTEMPT_RETENTION_DAYS: '90', HOLDFAST_ROLLUP_RETENTION_DAYS: '60' })).toThrow(
+      /HOLDFAST_ROLLUP_RETENTION_DAYS: must be at least HOLDFAST_ATTEMPT_RETENTION_DAYS/,
+    );
+    expect(parseEnvironment({ HOLDFAST_ATTEMPT_RETENTION_DAYS: '7' }).HOLDFAST_ATTEMPT_RETENTION_DAYS).toBe(7);
   });
 
   it('names every bad variable at once', () => {

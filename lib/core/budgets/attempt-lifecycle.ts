@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { attempts, type ErrorClass } from '../../db/schema';
 import { addTaskSpend } from './task-budget';
@@ -13,17 +13,29 @@ export interface BeginAttempt {
   startedAt: Date;
 }
 
+/** Names a running attempt row: its primary key, which includes the partition column. */
+export interface AttemptRef {
+  taskId: string;
+  step: string;
+  attemptNumber: number;
+  startedAt: Date;
+}
+
 /**
- * Records an attempt as running, before the step runs. Returns its id, or
- * undefined when this attempt number was recorded already (a redelivery).
+ * Records an attempt as running, before the step runs. Returns a reference to
+ * its row, or undefined when this attempt number was recorded already (a
+ * redelivery) in any partition.
  */
-export async function beginAttempt(db: Executor, attempt: BeginAttempt): Promise<number | undefined> {
-  const [row] = await db
-    .insert(attempts)
-    .values({ ...attempt, runKey: attempt.runKey ?? null, outcome: 'running' })
-    .onConflictDoNothing({ target: [attempts.taskId, attempts.step, attempts.attemptNumber] })
-    .returning({ id: attempts.id });
-  return row?.id;
+export async function beginAttempt(db: Executor, attempt: BeginAttempt): Promise<AttemptRef | undefined> {
+  const rows = await db.execute<{ started_at: Date }>(sql`
+    insert into attempts (task_id, agent, step, attempt_number, idempotency_key, run_key, started_at, outcome)
+    select ${attempt.taskId}::text, ${attempt.agent}::text, ${attempt.step}::text, ${attempt.attemptNumber}::int,
+      ${attempt.idempotencyKey}::text, ${attempt.runKey ?? null}::text, ${attempt.startedAt.toISOString()}::timestamptz, 'running'
+    where not exists (
+      select 1 from attempts where task_id = ${attempt.taskId} and step = ${attempt.step} and attempt_number = ${attempt.attemptNumber}::int)
+    on conflict do nothing
+    returning started_at`);
+  return rows[0] ? { taskId: attempt.taskId, step: attempt.step, attemptNumber: attempt.attemptNumber, startedAt: attempt.startedAt } : undefined;
 }
 
 export type AttemptEnd =
@@ -31,7 +43,7 @@ export type AttemptEnd =
   | { outcome: 'failed'; costMicros: number; finishedAt: Date; errorClass: ErrorClass; errorText: string };
 
 /** Completes a running attempt with its outcome, latency and cost; the cost joins the task's spend. */
-export async function finishAttempt(db: Executor, attemptId: number, taskId: string, end: AttemptEnd): Promise<void> {
+export async function finishAttempt(db: Executor, attempt: AttemptRef, end: AttemptEnd): Promise<void> {
   await db.transaction(async (tx) => {
     await tx
       .update(attempts)
@@ -43,7 +55,14 @@ export async function finishAttempt(db: Executor, attemptId: number, taskId: str
         errorClass: end.outcome === 'failed' ? end.errorClass : null,
         errorText: end.outcome === 'failed' ? end.errorText : null,
       })
-      .where(eq(attempts.id, attemptId));
-    await addTaskSpend(tx, taskId, end.costMicros);
+      .where(
+        and(
+          eq(attempts.taskId, attempt.taskId),
+          eq(attempts.step, attempt.step),
+          eq(attempts.attemptNumber, attempt.attemptNumber),
+          eq(attempts.startedAt, attempt.startedAt),
+        ),
+      );
+    await addTaskSpend(tx, attempt.taskId, end.costMicros);
   });
 }

@@ -3,13 +3,14 @@ import {
   bigint,
   bigserial,
   check,
+  customType,
   index,
   integer,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
-  unique,
 } from 'drizzle-orm/pg-core';
 
 /** running: recorded before the step runs (so a crash can only over-count); then succeeded or failed. */
@@ -21,14 +22,23 @@ export const errorClasses = ['transient', 'timeout', 'rate_limited', 'invalid_ou
 export type ErrorClass = (typeof errorClasses)[number];
 export const errorClass = pgEnum('error_class', errorClasses);
 
+/** A 64-bit transaction id (xid8): comparable, and never wraps around. */
+export const transactionId = customType<{ data: string; driverData: string }>({ dataType: () => 'xid8' });
+
 /**
  * One row per execution of a step. Attempt 1 is the primary execution; 2 and
  * up are retries, and their cost is the retry-attributable spend.
+ *
+ * The table is partitioned by day on started_at (see
+ * drizzle/0004_partition_attempts.sql and lib/db/attempt-partitions.ts), so
+ * retention drops whole days instead of deleting rows. PostgreSQL requires
+ * every unique index of a partitioned table to include the partition column,
+ * which is why started_at is part of the primary key.
  */
 export const attempts = pgTable(
   'attempts',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    id: bigserial('id', { mode: 'number' }).notNull(),
     taskId: text('task_id').notNull(),
     agent: text('agent').notNull(),
     step: text('step').notNull(),
@@ -45,15 +55,26 @@ export const attempts = pgTable(
     /** The run (worker execution) that made this attempt, when it came through runStep. */
     runKey: text('run_key'),
     recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The transaction that last wrote this row (set on insert, and by a
+     * trigger on update). The rollup sweep reads it to find rows that changed
+     * after their hour was rolled up.
+     */
+    changedXid: transactionId('changed_xid').notNull().default(sql`pg_current_xact_id()`),
   },
   (table) => [
     // A redelivered report of the same attempt must not count twice. Its task_id
-    // prefix also serves the task timeline (every attempt of one task).
-    unique('attempts_task_id_step_attempt_number_key').on(table.taskId, table.step, table.attemptNumber),
-    // Serves getStepStats: the window scan on started_at.
-    index('attempts_started_at_idx').on(table.startedAt),
+    // prefix also serves the task timeline (every attempt of one task) and the
+    // check for an earlier report of the same attempt in any partition.
+    primaryKey({ name: 'attempts_pkey', columns: [table.taskId, table.step, table.attemptNumber, table.startedAt] }),
+    // Raw-log reads cover at most the edges of a window (the rest comes from
+    // rollups); rows arrive roughly in time order, so a block-range index is
+    // enough and costs almost nothing on insert.
+    index('attempts_started_at_idx').using('brin', table.startedAt),
     // Serves per-step drill-downs: one step's attempts in a window.
     index('attempts_agent_step_started_at_idx').on(table.agent, table.step, table.startedAt),
+    // Serves the rollup sweep: rows changed since its last pass.
+    index('attempts_changed_xid_idx').on(table.changedXid),
     check('attempts_attempt_number_positive', sql`${table.attemptNumber} >= 1`),
     check('attempts_outcome_known', sql`${table.outcome} in ('running', 'succeeded', 'failed')`),
     check('attempts_finished_after_started', sql`${table.finishedAt} >= ${table.startedAt}`),

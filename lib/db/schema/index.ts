@@ -7,3 +7,4 @@ export * from './leases';
 export * from './slots';
 export * from './tasks';
 export * from './identity';
+export * from './rollups';

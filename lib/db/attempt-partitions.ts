@@ -1,0 +1,89 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from './client';
+
+/**
+ * The attempt log is partitioned by UTC day on started_at. Daily partitions
+ * are named attempts_pYYYYMMDD and created ahead of time; a row for a day
+ * without one lands in attempts_default and is moved when its day is created.
+ * Retention drops whole days, which is instant and leaves no dead rows behind.
+ */
+
+const DAY_MS = 86_400_000;
+/** Serialises partition maintenance between processes (any fixed number works). */
+const MAINTENANCE_LOCK = 7_301_004;
+
+export function startOfUtcDay(moment: Date): Date {
+  return new Date(Math.floor(moment.getTime() / DAY_MS) * DAY_MS);
+}
+
+export function partitionName(day: Date): string {
+  return `attempts_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
+}
+
+function dayOfPartition(name: string): Date | undefined {
+  const match = /^attempts_p(\d{4})(\d{2})(\d{2})$/.exec(name);
+  return match ? new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00Z`) : undefined;
+}
+
+/** The daily partitions that exist now, oldest first. */
+export async function listAttemptPartitions(db: Executor): Promise<{ name: string; day: Date }[]> {
+  const rows = await db.execute<{ name: string }>(sql`
+    select child.relname as name
+    from pg_inherits
+    join pg_class parent on parent.oid = pg_inherits.inhparent
+    join pg_class child on child.oid = pg_inherits.inhrelid
+    where parent.relname = 'attempts' and parent.relnamespace = 'public'::regnamespace`);
+  return rows
+    .map((row) => ({ name: row.name, day: dayOfPartition(row.name) }))
+    .filter((partition): partition is { name: string; day: Date } => partition.day !== undefined)
+    .sort((a, b) => a.day.getTime() - b.day.getTime());
+}
+
+/**
+ * Creates the daily partitions for every UTC day overlapping [from, to) that
+ * lacks one, moving any of the day's rows out of the default partition in
+ * the same transaction. Returns the names created. Safe to call from several
+ * processes at once.
+ */
+export async function ensureAttemptPartitions(db: Executor, range: { from: Date; to: Date }): Promise<string[]> {
+  const wanted: Date[] = [];
+  for (let day = startOfUtcDay(range.from); day < range.to; day = new Date(day.getTime() + DAY_MS)) wanted.push(day);
+  const existing = new Set((await listAttemptPartitions(db)).map((partition) => partition.name));
+  const missing = wanted.filter((day) => !existing.has(partitionName(day)));
+
+  const created: string[] = [];
+  for (const day of missing) {
+    const made = await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${MAINTENANCE_LOCK})`);
+      const name = partitionName(day);
+      const [found] = await tx.execute<{ exists: boolean }>(sql`select to_regclass(${`public.${name}`}) is not null as exists`);
+      if (found?.exists) return false; // another process made it while we waited
+      const from = day.toISOString();
+      const to = new Date(day.getTime() + DAY_MS).toISOString();
+      const table = sql.identifier(name);
+      await tx.execute(sql`create table ${table} (like attempts including defaults including constraints)`);
+      await tx.execute(sql`
+        with moved as (delete from attempts_default where started_at >= ${from}::timestamptz and started_at < ${to}::timestamptz returning *)
+        insert into ${table} select * from moved`);
+      await tx.execute(sql`alter table attempts attach partition ${table} for values from (${sql.raw(`'${from}'`)}) to (${sql.raw(`'${to}'`)})`);
+      return true;
+    });
+    if (made) created.push(partitionName(day));
+  }
+  return created;
+}
+
+/**
+ * Drops every daily partition whose whole day ended at or before `cutoff`,
+ * and deletes older rows that sit in the default partition. Returns the
+ * names dropped and the number of default-partition rows deleted.
+ */
+export async function dropAttemptPartitionsBefore(db: Executor, cutoff: Date): Promise<{ dropped: string[]; strayRowsDeleted: number }> {
+  const expired = (await listAttemptPartitions(db)).filter((partition) => partition.day.getTime() + DAY_MS <= cutoff.getTime());
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${MAINTENANCE_LOCK})`);
+    for (const partition of expired) await tx.execute(sql`drop table if exists ${sql.identifier(partition.name)}`);
+    const stray = await tx.execute(sql`delete from attempts_default where started_at < ${cutoff.toISOString()}::timestamptz`);
+    return { dropped: expired.map((partition) => partition.name), strayRowsDeleted: stray.count };
+  });
+}

@@ -1,0 +1,73 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, integer, pgTable, primaryKey, smallint, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { errorClass, transactionId } from './attempts';
+
+/**
+ * Hourly and daily sums of the attempt log per (agent, step, error class).
+ * Every figure here is a count or a micro-dollar sum, so adding rows of any
+ * set of buckets gives the exact figure for their union. Daily rows are the
+ * sum of that day's hourly rows; readers use them only for whole days that are
+ * entirely rolled up.
+ */
+export const attemptRollups = pgTable(
+  'attempt_rollups',
+  {
+    grain: text('grain').$type<'hour' | 'day'>().notNull(),
+    bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    /** Null for attempts that did not fail (succeeded, or still running). */
+    errorClass: errorClass('error_class'),
+    attempts: bigint('attempts', { mode: 'number' }).notNull(),
+    retries: bigint('retries', { mode: 'number' }).notNull(),
+    failures: bigint('failures', { mode: 'number' }).notNull(),
+    /** Attempt-1 rows: the executions first-try success is measured over. */
+    executions: bigint('executions', { mode: 'number' }).notNull(),
+    firstTrySuccesses: bigint('first_try_successes', { mode: 'number' }).notNull(),
+    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
+    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    // NULLS NOT DISTINCT (PostgreSQL 15+): one row per bucket even for the null class.
+    unique('attempt_rollups_bucket_key').on(table.grain, table.bucketStart, table.agent, table.step, table.errorClass).nullsNotDistinct(),
+    index('attempt_rollups_agent_step_idx').on(table.agent, table.step, table.grain, table.bucketStart),
+    check('attempt_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
+  ],
+);
+
+/**
+ * Latency histograms in the same buckets: how many finished attempts fell in
+ * each log-scale latency bucket (lib/rollups/latency-buckets.ts). Percentiles
+ * cannot be added across hours, but histograms can.
+ */
+export const attemptLatencyRollups = pgTable(
+  'attempt_latency_rollups',
+  {
+    grain: text('grain').$type<'hour' | 'day'>().notNull(),
+    bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    latencyBucket: smallint('latency_bucket').notNull(),
+    attempts: bigint('attempts', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: 'attempt_latency_rollups_pkey', columns: [table.grain, table.bucketStart, table.agent, table.step, table.latencyBucket] }),
+    check('attempt_latency_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
+  ],
+);
+
+/**
+ * Where the rollups stand (a single row). Hours before `rolledTo` are served
+ * from rollups; rows written by transactions from `processedXid` on may still
+ * need re-rolling (a late report, or a running attempt that finished).
+ */
+export const rollupState = pgTable(
+  'rollup_state',
+  {
+    id: integer('id').primaryKey().default(1),
+    rolledTo: timestamp('rolled_to', { withTimezone: true }),
+    processedXid: transactionId('processed_xid').notNull().default(sql`'0'::xid8`),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [check('rollup_state_single_row', sql`${table.id} = 1`)],
+);

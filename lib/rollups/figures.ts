@@ -1,0 +1,105 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../db/client';
+import { latencyBucketSql } from './latency-buckets';
+import { planSegments, type LabelledWindow, type Segment } from './segments';
+
+/**
+ * The read side of the rollups. A read model asks for one or more labelled
+ * windows and gets back a relation it can group as it likes:
+ *
+ *   figures: label, bucket_time (an hour or day start), agent, step, error_class,
+ *            attempts, retries, failures, executions, first_try_successes,
+ *            cost_micros, retry_cost_micros
+ *   latency: label, agent, step, latency_bucket, attempts
+ *
+ * Each window is split by planSegments into raw, hourly and daily parts, and
+ * the relation is the UNION ALL of one branch per part, each with literal
+ * time bounds so PostgreSQL prunes partitions and uses its indexes.
+ */
+export interface FiguresRequest {
+  windows: LabelledWindow[];
+  /** Only one agent's steps, or only one step. */
+  agent?: string;
+  step?: string;
+  /** 'hour' when the caller groups by hour, so daily rollups stay out. */
+  finestBucket?: 'hour' | 'day';
+  /** Ignore the rollups and scan the raw log: the benchmark's and tests' reference. */
+  rawOnly?: boolean;
+}
+
+export interface FiguresPlan {
+  segments: Segment[];
+  figures: SQL;
+  latency: SQL;
+}
+
+/** Where the rollups end: hours before this are served from them. */
+export async function readRollupEdge(db: Executor): Promise<Date | null> {
+  const [state] = await db.execute<{ rolled_to: Date | null }>(sql`select rolled_to from rollup_state where id = 1`);
+  return state?.rolled_to ? new Date(state.rolled_to) : null;
+}
+
+export async function planFigures(db: Executor, request: FiguresRequest): Promise<FiguresPlan> {
+  const edge = request.rawOnly ? null : await readRollupEdge(db);
+  const segments = planSegments(request.windows, edge, request.finestBucket);
+  return { segments, figures: figuresRelation(segments, request), latency: latencyRelation(segments, request) };
+}
+
+const bound = (moment: Date) => sql`${moment.toISOString()}::timestamptz`;
+
+function filters(request: FiguresRequest): SQL {
+  return sql.join(
+    [request.agent === undefined ? undefined : sql` and agent = ${request.agent}`, request.step === undefined ? undefined : sql` and step = ${request.step}`].filter(
+      (part): part is SQL => part !== undefined,
+    ),
+  );
+}
+
+function unionAll(branches: SQL[], empty: SQL): SQL {
+  return branches.length === 0 ? empty : sql.join(branches, sql` union all `);
+}
+
+function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
+  const branches = segments.map((segment) =>
+    segment.grain === 'raw'
+      ? sql`(select ${segment.label}::text as label, date_trunc('hour', started_at, 'UTC') as bucket_time, agent, step, error_class,
+            count(*)::bigint as attempts,
+            (count(*) filter (where attempt_number > 1))::bigint as retries,
+            (count(*) filter (where outcome = 'failed'))::bigint as failures,
+            (count(*) filter (where attempt_number = 1))::bigint as executions,
+            (count(*) filter (where attempt_number = 1 and outcome = 'succeeded'))::bigint as first_try_successes,
+            coalesce(sum(cost_micros), 0)::bigint as cost_micros,
+            coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::bigint as retry_cost_micros
+          from attempts
+          where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}${filters(request)}
+          group by 2, 3, 4, 5)`
+      : sql`(select ${segment.label}::text as label, bucket_start as bucket_time, agent, step, error_class, attempts, retries, failures,
+            executions, first_try_successes, cost_micros, retry_cost_micros
+          from attempt_rollups
+          where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)}${filters(request)})`,
+  );
+  const empty = sql`(select null::text as label, null::timestamptz as bucket_time, null::text as agent, null::text as step,
+    null::error_class as error_class, 0::bigint as attempts, 0::bigint as retries, 0::bigint as failures, 0::bigint as executions,
+    0::bigint as first_try_successes, 0::bigint as cost_micros, 0::bigint as retry_cost_micros where false)`;
+  return sql`(${unionAll(branches, empty)})`;
+}
+
+function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
+  const branches = segments.map((segment) =>
+    segment.grain === 'raw'
+      ? sql`(select ${segment.label}::text as label, agent, step, ${sql.raw(latencyBucketSql('latency_ms'))} as latency_bucket, count(*)::bigint as attempts
+          from attempts
+          where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)} and latency_ms is not null${filters(request)}
+          group by 2, 3, 4)`
+      : sql`(select ${segment.label}::text as label, agent, step, latency_bucket, attempts
+          from attempt_latency_rollups
+          where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)}${filters(request)})`,
+  );
+  const empty = sql`(select null::text as label, null::text as agent, null::text as step, 0::smallint as latency_bucket, 0::bigint as attempts where false)`;
+  return sql`(${unionAll(branches, empty)})`;
+}
+
+/** The ISO string of a bucket start in UTC, as charts and the browser read it. */
+export function bucketLabelSql(unit: 'hour' | 'day', column: SQL): SQL {
+  return sql`to_char(date_trunc('${sql.raw(unit)}', ${column}, 'UTC') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+}

@@ -1,0 +1,59 @@
+/**
+ * Log-scale latency buckets. Bucket b holds latencies in (γ^(b-1), γ^b]
+ * milliseconds, with bucket -1 for 0 ms. Counts per bucket add up across
+ * hours, and a percentile read from them is within ±LATENCY_RELATIVE_ERROR
+ * of the true nearest-rank percentile: the histogram finds the exact bucket
+ * the true value lies in, and any value of that bucket is that close to it.
+ */
+export const LATENCY_GAMMA = 1.05;
+const LN_GAMMA = Math.log(LATENCY_GAMMA);
+/** (γ − 1) / (γ + 1): about 2.4%. */
+export const LATENCY_RELATIVE_ERROR = (LATENCY_GAMMA - 1) / (LATENCY_GAMMA + 1);
+
+/** The same rule in SQL, for a latency_ms column or expression (raw rows and rollups must agree). */
+export function latencyBucketSql(column: string): string {
+  return `(case when ${column} < 1 then -1 else ceil(ln(${column}::float8) / ${LN_GAMMA}::float8)::smallint end)`;
+}
+
+export function latencyBucketOf(latencyMs: number): number {
+  return latencyMs < 1 ? -1 : Math.ceil(Math.log(latencyMs) / LN_GAMMA);
+}
+
+/**
+ * The value reported for a bucket: the point with the smallest worst-case
+ * relative error, kept within the whole milliseconds the bucket can hold
+ * (so buckets narrower than a millisecond report their one value exactly).
+ */
+export function latencyOfBucket(bucket: number): number {
+  if (bucket < 0) return 0;
+  const upper = LATENCY_GAMMA ** bucket;
+  const lower = LATENCY_GAMMA ** (bucket - 1);
+  const smallestWhole = Math.floor(lower) + 1;
+  const largestWhole = Math.floor(upper);
+  const middle = (2 * upper) / (LATENCY_GAMMA + 1);
+  return Math.min(Math.max(middle, smallestWhole), largestWhole);
+}
+
+/** Attempts per latency bucket. */
+export type LatencyHistogram = Map<number, number>;
+
+/**
+ * Nearest-rank percentile (PostgreSQL's percentile_disc): the bucket holding
+ * the ⌈q·n⌉-th smallest latency. Null for an empty histogram.
+ */
+export function percentileBucket(histogram: LatencyHistogram, quantile: number): number | null {
+  const total = [...histogram.values()].reduce((sum, count) => sum + count, 0);
+  if (total === 0) return null;
+  const rank = Math.max(1, Math.ceil(quantile * total));
+  let seen = 0;
+  for (const bucket of [...histogram.keys()].sort((a, b) => a - b)) {
+    seen += histogram.get(bucket) ?? 0;
+    if (seen >= rank) return bucket;
+  }
+  return null;
+}
+
+export function percentileMs(histogram: LatencyHistogram, quantile: number): number | null {
+  const bucket = percentileBucket(histogram, quantile);
+  return bucket === null ? null : latencyOfBucket(bucket);
+}

@@ -1,0 +1,26 @@
+import type { Executor } from '../db/client';
+import { dropAttemptPartitionsBefore, ensureAttemptPartitions } from '../db/attempt-partitions';
+import { deleteRollupsBefore } from './roll-up';
+
+const DAY_MS = 86_400_000;
+/** Daily partitions are made this far ahead, so inserts never wait on one being created. */
+const DAYS_AHEAD = 3;
+
+export interface AttemptLogSettings {
+  now: Date;
+  attemptRetentionDays: number;
+  rollupRetentionDays: number;
+}
+
+/**
+ * Keeps the attempt log's shape: daily partitions for the retained days and a
+ * few ahead, raw days past retention dropped whole, and rollups (which
+ * outlive the raw log) trimmed to their own, longer retention.
+ */
+export async function maintainAttemptLog(db: Executor, settings: AttemptLogSettings) {
+  const rawFloor = new Date(settings.now.getTime() - settings.attemptRetentionDays * DAY_MS);
+  const created = await ensureAttemptPartitions(db, { from: rawFloor, to: new Date(settings.now.getTime() + DAYS_AHEAD * DAY_MS) });
+  const { dropped, strayRowsDeleted } = await dropAttemptPartitionsBefore(db, rawFloor);
+  const rollupRowsDeleted = await deleteRollupsBefore(db, new Date(settings.now.getTime() - settings.rollupRetentionDays * DAY_MS));
+  return { created, dropped, strayRowsDeleted, rollupRowsDeleted };
+}

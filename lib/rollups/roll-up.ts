@@ -1,0 +1,163 @@
+import { sql } from 'drizzle-orm';
+import type { Executor, Transaction } from '../db/client';
+import { latencyBucketSql } from './latency-buckets';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+export interface RollUpResult {
+  /** Hours recomputed from the raw log in this pass (newly closed ones and re-rolls). */
+  hoursRolled: number;
+  /** Of those, hours that were already rolled up and changed since (late rows, finished runs). */
+  hoursReRolled: number;
+  rolledTo: Date | null;
+}
+
+/**
+ * One pass of the rollup sweep. Two watermarks, kept in rollup_state:
+ *
+ * - `rolled_to`: every closed hour before it is in the rollups. Each pass
+ *   rolls the hours that closed since, so readers take them from rollups and
+ *   only the hours after it (the open hour, mostly) from the raw log.
+ * - `processed_xid`: every row written by a transaction before it has been
+ *   seen. A late report for a closed hour, or a running attempt that finished,
+ *   writes its row with a newer transaction id (attempts.changed_xid); the
+ *   next pass finds those rows and recomputes their hours.
+ *
+ * The new `processed_xid` is the oldest transaction still running when the
+ * pass starts, so a row from a transaction that commits during the pass is
+ * picked up by the next one. Recomputing replaces an hour's rows wholesale,
+ * so a pass that repeats work (after a crash) gives the same result.
+ *
+ * Hours before `retentionFloor` are never recomputed: their raw rows may be
+ * gone, and their rollups outlive them.
+ */
+export async function rollUpAttempts(db: Executor, options: { now: Date; retentionFloor: Date }): Promise<RollUpResult> {
+  return db.transaction(async (tx) => {
+    const [state] = await tx.execute<{ rolled_to: Date | null; processed_xid: string; horizon: string }>(sql`
+      select rolled_to, processed_xid::text, pg_snapshot_xmin(pg_current_snapshot())::text as horizon
+      from rollup_state where id = 1 for update`);
+    if (!state) throw new Error('rollup_state has no row: run the migrations');
+
+    const target = Math.floor(options.now.getTime() / HOUR_MS) * HOUR_MS;
+    const floor = Math.ceil(options.retentionFloor.getTime() / HOUR_MS) * HOUR_MS;
+    const previousEdge = state.rolled_to === null ? await earliestHour(tx) : new Date(state.rolled_to).getTime();
+    const from = Math.max(previousEdge ?? target, floor);
+
+    const ranges: [number, number][] = [];
+    if (from < target) ranges.push([from, target]);
+
+    let hoursReRolled = 0;
+    if (state.rolled_to !== null) {
+      const changed = await tx.execute<{ hour: Date }>(sql`
+        select distinct date_trunc('hour', started_at, 'UTC') as hour from attempts
+        where changed_xid >= ${state.processed_xid}::xid8 and changed_xid < ${state.horizon}::xid8
+          and started_at < ${new Date(previousEdge!).toISOString()}::timestamptz
+          and started_at >= ${new Date(floor).toISOString()}::timestamptz`);
+      hoursReRolled = changed.length;
+      ranges.push(...mergeHours(changed.map((row) => new Date(row.hour).getTime())));
+    }
+
+    let hoursRolled = 0;
+    for (const [start, end] of ranges) {
+      await rollHours(tx, new Date(start), new Date(end));
+      hoursRolled += (end - start) / HOUR_MS;
+    }
+    await rollDays(tx, touchedDays(ranges));
+
+    const rolledTo = Math.max(previousEdge ?? target, target);
+    await tx.execute(sql`
+      update rollup_state set rolled_to = ${new Date(rolledTo).toISOString()}::timestamptz,
+        processed_xid = ${state.horizon}::xid8, updated_at = now()
+      where id = 1`);
+    return { hoursRolled, hoursReRolled, rolledTo: new Date(rolledTo) };
+  });
+}
+
+async function earliestHour(tx: Transaction): Promise<number | undefined> {
+  const [row] = await tx.execute<{ hour: Date | null }>(sql`select date_trunc('hour', min(started_at), 'UTC') as hour from attempts`);
+  return row?.hour ? new Date(row.hour).getTime() : undefined;
+}
+
+/** Adjacent hours become one range, so a burst of late rows is one statement. */
+function mergeHours(hours: number[]): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const hour of [...hours].sort((a, b) => a - b)) {
+    const last = ranges.at(-1);
+    if (last && last[1] === hour) last[1] = hour + HOUR_MS;
+    else ranges.push([hour, hour + HOUR_MS]);
+  }
+  return ranges;
+}
+
+function touchedDays(ranges: [number, number][]): Date[] {
+  const days = new Set<number>();
+  for (const [start, end] of ranges) {
+    for (let day = Math.floor(start / DAY_MS) * DAY_MS; day < end; day += DAY_MS) days.add(day);
+  }
+  return [...days].sort((a, b) => a - b).map((day) => new Date(day));
+}
+
+/** Replaces the hourly rollups of [from, to) with sums recomputed from the raw log. */
+async function rollHours(tx: Transaction, from: Date, to: Date): Promise<void> {
+  const start = sql`${from.toISOString()}::timestamptz`;
+  const end = sql`${to.toISOString()}::timestamptz`;
+  await tx.execute(sql`delete from attempt_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`);
+  await tx.execute(sql`delete from attempt_latency_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`);
+  await tx.execute(sql`
+    insert into attempt_rollups (grain, bucket_start, agent, step, error_class, attempts, retries, failures, executions,
+      first_try_successes, cost_micros, retry_cost_micros)
+    select 'hour', date_trunc('hour', started_at, 'UTC'), agent, step, error_class,
+      count(*),
+      count(*) filter (where attempt_number > 1),
+      count(*) filter (where outcome = 'failed'),
+      count(*) filter (where attempt_number = 1),
+      count(*) filter (where attempt_number = 1 and outcome = 'succeeded'),
+      coalesce(sum(cost_micros), 0),
+      coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)
+    from attempts
+    where started_at >= ${start} and started_at < ${end}
+    group by 2, 3, 4, 5`);
+  await tx.execute(sql`
+    insert into attempt_latency_rollups (grain, bucket_start, agent, step, latency_bucket, attempts)
+    select 'hour', date_trunc('hour', started_at, 'UTC'), agent, step, ${sql.raw(latencyBucketSql('latency_ms'))}, count(*)
+    from attempts
+    where started_at >= ${start} and started_at < ${end} and latency_ms is not null
+    group by 2, 3, 4, 5`);
+}
+
+/** Replaces the daily rollups of the given days with the sums of their hourly rows. */
+async function rollDays(tx: Transaction, days: Date[]): Promise<void> {
+  if (days.length === 0) return;
+  // One array parameter (drizzle would spread a JS array into a row of parameters).
+  const dayList = sql`${`{${days.map((day) => day.toISOString()).join(',')}}`}::timestamptz[]`;
+  const from = sql`${days[0]!.toISOString()}::timestamptz`;
+  const to = sql`${new Date(days.at(-1)!.getTime() + DAY_MS).toISOString()}::timestamptz`;
+  const inDays = sql`bucket_start >= ${from} and bucket_start < ${to} and date_trunc('day', bucket_start, 'UTC') = any(${dayList})`;
+  await tx.execute(sql`delete from attempt_rollups where grain = 'day' and ${inDays}`);
+  await tx.execute(sql`delete from attempt_latency_rollups where grain = 'day' and ${inDays}`);
+  await tx.execute(sql`
+    insert into attempt_rollups (grain, bucket_start, agent, step, error_class, attempts, retries, failures, executions,
+      first_try_successes, cost_micros, retry_cost_micros)
+    select 'day', date_trunc('day', bucket_start, 'UTC'), agent, step, error_class, sum(attempts), sum(retries), sum(failures),
+      sum(executions), sum(first_try_successes), sum(cost_micros), sum(retry_cost_micros)
+    from attempt_rollups
+    where grain = 'hour' and ${inDays}
+    group by 2, 3, 4, 5`);
+  await tx.execute(sql`
+    insert into attempt_latency_rollups (grain, bucket_start, agent, step, latency_bucket, attempts)
+    select 'day', date_trunc('day', bucket_start, 'UTC'), agent, step, latency_bucket, sum(attempts)
+    from attempt_latency_rollups
+    where grain = 'hour' and ${inDays}
+    group by 2, 3, 4, 5`);
+}
+
+/** Deletes rollups older than their own retention (kept well past the raw log's). */
+export async function deleteRollupsBefore(db: Executor, cutoff: Date): Promise<number> {
+  const counts = await db.transaction(async (tx) => {
+    const rows = await tx.execute(sql`delete from attempt_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`);
+    const latency = await tx.execute(sql`delete from attempt_latency_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`);
+    return rows.count + latency.count;
+  });
+  return counts;
+}

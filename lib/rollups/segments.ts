@@ -1,0 +1,57 @@
+import type { TimeRange } from '../time-window';
+
+/**
+ * Where each part of a window's figures is read from. Whole hours that the
+ * rollup sweep has closed come from hourly rollups, whole UTC days of those
+ * from daily rollups, and the rest (a partial first hour, and everything from
+ * the rollups' edge to the window's end, including the open hour) from the
+ * raw attempt log. Every moment of the window is covered by exactly one
+ * segment, so summing the segments gives exact figures.
+ */
+export type Grain = 'raw' | 'hour' | 'day';
+
+export interface Segment {
+  /** Which window of the query the segment belongs to (queries may ask for several). */
+  label: string;
+  grain: Grain;
+  from: Date;
+  to: Date;
+}
+
+export interface LabelledWindow extends TimeRange {
+  label: string;
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+const floorTo = (moment: number, unit: number) => Math.floor(moment / unit) * unit;
+const ceilTo = (moment: number, unit: number) => Math.ceil(moment / unit) * unit;
+
+/**
+ * Splits each window into segments. `rolledTo` is the rollups' edge (null when
+ * nothing is rolled up, or to read everything raw). `finestBucket: 'hour'`
+ * keeps daily rollups out, for callers that group by hour.
+ */
+export function planSegments(windows: LabelledWindow[], rolledTo: Date | null, finestBucket: 'hour' | 'day' = 'day'): Segment[] {
+  return windows.flatMap((window) => planWindow(window, rolledTo, finestBucket));
+}
+
+function planWindow({ label, from, to }: LabelledWindow, rolledTo: Date | null, finestBucket: 'hour' | 'day'): Segment[] {
+  if (from >= to) return [];
+  const segment = (grain: Grain, start: number, end: number): Segment[] =>
+    start < end ? [{ label, grain, from: new Date(start), to: new Date(end) }] : [];
+
+  const hoursFrom = ceilTo(from.getTime(), HOUR_MS);
+  const hoursTo = rolledTo === null ? -Infinity : Math.min(floorTo(to.getTime(), HOUR_MS), floorTo(rolledTo.getTime(), HOUR_MS));
+  if (hoursFrom >= hoursTo) return segment('raw', from.getTime(), to.getTime());
+
+  const daysFrom = ceilTo(hoursFrom, DAY_MS);
+  const daysTo = floorTo(hoursTo, DAY_MS);
+  const rolledUp =
+    finestBucket === 'day' && daysFrom < daysTo
+      ? [...segment('hour', hoursFrom, daysFrom), ...segment('day', daysFrom, daysTo), ...segment('hour', daysTo, hoursTo)]
+      : segment('hour', hoursFrom, hoursTo);
+
+  return [...segment('raw', from.getTime(), hoursFrom), ...rolledUp, ...segment('raw', hoursTo, to.getTime())];
+}

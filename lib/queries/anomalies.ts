@@ -5,7 +5,8 @@ import type { Executor } from '../db/client';
 import { planFigures } from '../rollups/figures';
 import type { ReadOptions } from './step-stats';
 
-const DAY_MS = 24 * 3_600_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 export interface StepAnomaly {
   recentShare: number;
@@ -16,16 +17,21 @@ export interface StepAnomaly {
 /**
  * Steps whose retry share of spend in the 24 hours before `now` is well above
  * their own previous 7 days (rule in lib/anomaly.ts), keyed `agent/step`.
+ * The 7 baseline days are whole-hour aligned 24-hour spans just before the
+ * last 24 hours.
  */
 export async function getStepAnomalies(db: Executor, now: Date, options: ReadOptions = {}): Promise<Map<string, StepAnomaly>> {
   const recentFrom = new Date(now.getTime() - DAY_MS);
+  // The baseline days end on the whole hour at or before the recent window
+  // starts, so they are read from rollups alone; the gap is under an hour.
+  const baselineEnd = Math.floor(recentFrom.getTime() / HOUR_MS) * HOUR_MS;
   // 'recent' for the last 24 hours, '0'..'6' for each baseline day before them.
   const windows = [
     { label: 'recent', from: recentFrom, to: now },
     ...Array.from({ length: 7 }, (_, day) => ({
       label: String(day),
-      from: new Date(recentFrom.getTime() - (day + 1) * DAY_MS),
-      to: new Date(recentFrom.getTime() - day * DAY_MS),
+      from: new Date(baselineEnd - (day + 1) * DAY_MS),
+      to: new Date(baselineEnd - day * DAY_MS),
     })),
   ];
   const plan = await planFigures(db, { windows, rawOnly: options.rawOnly });

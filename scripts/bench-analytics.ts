@@ -1,0 +1,221 @@
+/**
+ * `npm run bench:analytics`: the dashboard's analytics queries at ten million
+ * attempts. Builds 30 days of attempts over 40 (agent, step) pairs with
+ * set-based SQL, rolls them up, then times the Overview's and the Steps
+ * page's queries for 24 h, 7 d and 30 d, each beside the same figures
+ * computed by a raw scan of the attempt log in the same run, and finally the
+ * Overview page's whole server response over HTTP.
+ *
+ * Runs on a throwaway embedded PostgreSQL (defaults except durability), or on
+ * BENCH_DATABASE_URL (a database it may fill; it is migrated first).
+ * BENCH_ATTEMPTS sets the size (default 10,000,000).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { SESSION_COOKIE, signSessionToken } from '../lib/auth/session-token';
+import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
+import { connectDatabase, type Database } from '../lib/db/client';
+import { findFreePort, startEmbeddedPostgres } from '../lib/db/embedded-postgres';
+import { migrateDatabase } from '../lib/db/migrate';
+import { getStepAnomalies } from '../lib/queries/anomalies';
+import { getOverview } from '../lib/queries/overview';
+import { getStepStats, type ReadOptions } from '../lib/queries/step-stats';
+import { rollUpAttempts } from '../lib/rollups/roll-up';
+import { resolveTimeWindow, type TimeWindowName } from '../lib/time-window';
+
+const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 10_000_000);
+const DAYS = 30;
+const DAY_MS = 86_400_000;
+const STEP_PAIRS = 40;
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const seconds = (since: number) => ((performance.now() - since) / 1_000).toFixed(1);
+
+/**
+ * One day of attempts in one statement: evenly spaced in time (as a live log
+ * is, which keeps the block-range index tight), random step, attempt number
+ * 1-4 (about a quarter are retries), ~12% failures across the error classes,
+ * log-normal-ish latency and a cost up to 5 cents.
+ */
+async function buildDay(db: Database, dayStart: Date, rows: number, offset: number) {
+  await db.execute(sql`
+    insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome, error_class, error_text, cost_micros)
+    select 'bench-' || (${offset}::bigint + g), 'agent-' || (pair / 5), 'step-' || (pair % 5), attempt_number, started_at,
+      started_at + latency_ms * interval '1 millisecond', latency_ms,
+      case when failed then 'failed' else 'succeeded' end,
+      case when failed then (array['transient', 'timeout', 'rate_limited', 'invalid_output', 'permanent', 'unknown']::error_class[])[1 + (g % 6)] end,
+      case when failed then 'simulated failure' end,
+      cost_micros
+    from (
+      select g, floor(random() * ${STEP_PAIRS})::int as pair,
+        ${dayStart.toISOString()}::timestamptz + (g * (86400.0 / ${rows})) * interval '1 second' as started_at,
+        case when r < 0.75 then 1 when r < 0.92 then 2 when r < 0.98 then 3 else 4 end as attempt_number,
+        random() < 0.12 as failed,
+        floor(exp(random() * 8))::int as latency_ms,
+        floor(random() * 50000)::bigint as cost_micros
+      from (select g, random() as r from generate_series(0, ${rows - 1}) as g) as numbered
+    ) as generated`);
+}
+
+async function buildAttempts(url: string, now: Date) {
+  const first = new Date(now.getTime() - DAYS * DAY_MS);
+  const setup = connectDatabase(url, { maxConnections: 1 });
+  await ensureAttemptPartitions(setup.db, { from: first, to: new Date(now.getTime() + DAY_MS) });
+  const [existing] = await setup.db.execute<{ count: string }>(sql`select count(*) as count from attempts`);
+  await setup.close();
+  if (Number(existing?.count) >= ATTEMPTS) {
+    console.log(`Reusing the ${Number(existing?.count).toLocaleString('en-US')} attempts already in the database`);
+    return;
+  }
+
+  const perDay = Math.floor(ATTEMPTS / DAYS);
+  const began = performance.now();
+  // Two loaders, one per core here: each takes every other day.
+  const loaders = Array.from({ length: 2 }, () => connectDatabase(url, { maxConnections: 1 }));
+  await Promise.all(
+    loaders.map(async ({ db }, loader) => {
+      for (let day = loader; day < DAYS; day += loaders.length) {
+        await buildDay(db, new Date(first.getTime() + day * DAY_MS), perDay, day * perDay);
+        process.stdout.write('.');
+      }
+    }),
+  );
+  await Promise.all(loaders.map((loader) => loader.close()));
+  process.stdout.write('\n');
+  console.log(`Built ${(perDay * DAYS).toLocaleString('en-US')} attempts over ${DAYS} days in ${seconds(began)} s (set-based INSERT ... SELECT, 2 loaders)`);
+
+  const maintenance = connectDatabase(url, { maxConnections: 1 });
+  const vacuumed = performance.now();
+  await maintenance.db.execute(sql`vacuum analyze attempts`);
+  console.log(`VACUUM ANALYZE in ${seconds(vacuumed)} s`);
+  await maintenance.close();
+}
+
+interface Timing {
+  p50: number;
+  p95: number;
+}
+
+async function time(runs: number, work: () => Promise<unknown>): Promise<Timing> {
+  await work(); // warm: plans cached, pages in memory, as on a dashboard that is in use
+  const samples: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const began = performance.now();
+    await work();
+    samples.push(performance.now() - began);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (share: number) => samples[Math.min(samples.length - 1, Math.ceil(share * samples.length) - 1)]!;
+  return { p50: at(0.5), p95: at(0.95) };
+}
+
+function stepsPageQueries(db: Database, window: TimeWindowName, now: Date, options: ReadOptions) {
+  return Promise.all([getStepStats(db, resolveTimeWindow(window, now), options), getStepAnomalies(db, now, options)]);
+}
+
+/** Starts `npm start`'s server on the bench database and times GET / as a signed-in admin. */
+async function timeOverviewPage(url: string): Promise<Timing & { status: number }> {
+  const port = await findFreePort();
+  const secret = randomBytes(32).toString('hex');
+  const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['scripts/start.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      AUTH_MODE: 'demo',
+      SESSION_SECRET: secret,
+      PORT: String(port),
+      HOLDFAST_DEMO_DATA: 'off',
+      HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
+      HOLDFAST_ATTEMPT_RETENTION_DAYS: String(DAYS + 5),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Holdfast is ready')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`the dashboard exited (${code}) before it was ready:\n${output}`)));
+    });
+    const cookie = `${SESSION_COOKIE}=${await signSessionToken('ada@holdfast.demo', secret)}`;
+    let status = 0;
+    const timing = await time(20, async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/`, { headers: { cookie } });
+      status = response.status;
+      await response.text();
+    });
+    return { ...timing, status };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+async function main() {
+  let url = process.env.BENCH_DATABASE_URL;
+  let stop = async () => {};
+  if (!url) {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-bench-analytics-'));
+    await fs.chmod(dir, 0o755);
+    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), throwaway: true });
+    url = server.url;
+    stop = async () => {
+      await server.stop();
+      await fs.rm(dir, { recursive: true, force: true });
+    };
+  }
+  try {
+    await migrateDatabase(url);
+    const now = new Date();
+    console.log(`Holdfast analytics benchmark: ${ATTEMPTS.toLocaleString('en-US')} attempts, ${STEP_PAIRS} steps, ${os.cpus().length} CPU(s), Node ${process.version}`);
+    await buildAttempts(url, now);
+
+    const connection = connectDatabase(url, { maxConnections: 10 });
+    const { db } = connection;
+    try {
+      const rolled = performance.now();
+      const rollup = await rollUpAttempts(db, { now, retentionFloor: new Date(now.getTime() - (DAYS + 1) * DAY_MS) });
+      console.log(`First rollup pass: ${rollup.hoursRolled} hours in ${seconds(rolled)} s; a routine pass (one new hour) is far smaller`);
+      await db.execute(sql`analyze attempt_rollups; analyze attempt_latency_rollups`);
+
+      console.log('');
+      console.log('query                window   rollups p50/p95 ms   raw scan p50/p95 ms   raw/rollups (p50)');
+      for (const window of ['24h', '7d', '30d'] as const) {
+        for (const [name, query] of [
+          ['overview', (options: ReadOptions) => getOverview(db, window, now, options)],
+          ['steps page', (options: ReadOptions) => stepsPageQueries(db, window, now, options)],
+        ] as const) {
+          const served = await time(30, () => query({}));
+          const raw = await time(window === '24h' ? 10 : 3, () => query({ rawOnly: true }));
+          console.log(
+            [
+              name.padEnd(20),
+              window.padStart(6),
+              `${served.p50.toFixed(1)}/${served.p95.toFixed(1)}`.padStart(20),
+              `${raw.p50.toFixed(0)}/${raw.p95.toFixed(0)}`.padStart(21),
+              `${(raw.p50 / served.p50).toFixed(0)}x`.padStart(19),
+            ].join(' '),
+          );
+        }
+      }
+    } finally {
+      await connection.close();
+    }
+
+    const page = await timeOverviewPage(url);
+    console.log('');
+    console.log(`Overview page (GET /, 24 h window, signed in, server-rendered): p50 ${page.p50.toFixed(0)} ms, p95 ${page.p95.toFixed(0)} ms (HTTP ${page.status})`);
+  } finally {
+    await stop();
+  }
+}
+
+await main();

@@ -3,10 +3,11 @@ CREATE TABLE "attempt_latency_rollups" (
 	"bucket_start" timestamp with time zone NOT NULL,
 	"agent" text NOT NULL,
 	"step" text NOT NULL,
-	"latency_bucket" smallint NOT NULL,
-	"attempts" bigint NOT NULL,
-	CONSTRAINT "attempt_latency_rollups_pkey" PRIMARY KEY("grain","bucket_start","agent","step","latency_bucket"),
-	CONSTRAINT "attempt_latency_rollups_grain_known" CHECK ("attempt_latency_rollups"."grain" in ('hour', 'day'))
+	"buckets" smallint[] NOT NULL,
+	"counts" bigint[] NOT NULL,
+	CONSTRAINT "attempt_latency_rollups_pkey" PRIMARY KEY("grain","bucket_start","agent","step"),
+	CONSTRAINT "attempt_latency_rollups_grain_known" CHECK ("attempt_latency_rollups"."grain" in ('hour', 'day')),
+	CONSTRAINT "attempt_latency_rollups_arrays_match" CHECK (cardinality("attempt_latency_rollups"."buckets") = cardinality("attempt_latency_rollups"."counts"))
 );
 --> statement-breakpoint
 CREATE TABLE "attempt_rollups" (

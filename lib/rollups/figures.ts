@@ -10,7 +10,7 @@ import { planSegments, type LabelledWindow, type Segment } from './segments';
  *   figures: label, bucket_time (an hour or day start), agent, step, error_class,
  *            attempts, retries, failures, executions, first_try_successes,
  *            cost_micros, retry_cost_micros
- *   latency: label, agent, step, latency_bucket, attempts
+ *   latency: label, agent, step, buckets, counts (a sparse histogram; several rows per step)
  *
  * Each window is split by planSegments into raw, hourly and daily parts, and
  * the relation is the UNION ALL of one branch per part, each with literal
@@ -87,15 +87,20 @@ function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
 function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
   const branches = segments.map((segment) =>
     segment.grain === 'raw'
-      ? sql`(select ${segment.label}::text as label, agent, step, ${sql.raw(latencyBucketSql('latency_ms'))} as latency_bucket, count(*)::bigint as attempts
-          from attempts
-          where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)} and latency_ms is not null${filters(request)}
-          group by 2, 3, 4)`
-      : sql`(select ${segment.label}::text as label, agent, step, latency_bucket, attempts
+      ? sql`(select ${segment.label}::text as label, agent, step,
+            array_agg(latency_bucket order by latency_bucket) as buckets, array_agg(attempts order by latency_bucket) as counts
+          from (
+            select agent, step, ${sql.raw(latencyBucketSql('latency_ms'))} as latency_bucket, count(*)::bigint as attempts
+            from attempts
+            where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)} and latency_ms is not null${filters(request)}
+            group by 1, 2, 3
+          ) as per_bucket
+          group by agent, step)`
+      : sql`(select ${segment.label}::text as label, agent, step, buckets, counts
           from attempt_latency_rollups
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)}${filters(request)})`,
   );
-  const empty = sql`(select null::text as label, null::text as agent, null::text as step, 0::smallint as latency_bucket, 0::bigint as attempts where false)`;
+  const empty = sql`(select null::text as label, null::text as agent, null::text as step, null::smallint[] as buckets, null::bigint[] as counts where false)`;
   return sql`(${unionAll(branches, empty)})`;
 }
 

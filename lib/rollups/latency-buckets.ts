@@ -57,3 +57,40 @@ export function percentileMs(histogram: LatencyHistogram, quantile: number): num
   const bucket = percentileBucket(histogram, quantile);
   return bucket === null ? null : latencyOfBucket(bucket);
 }
+
+/** The highest bucket a latency_ms (a 32-bit integer) can fall in. */
+const HIGHEST_BUCKET = latencyBucketOf(2 ** 31 - 1);
+
+/** Parses PostgreSQL's text form of a one-dimensional number array, e.g. `{3,17,-1}`. */
+function parseNumberArray(text: string): number[] {
+  const inner = text.slice(1, -1);
+  return inner === '' ? [] : inner.split(',').map(Number);
+}
+
+/**
+ * Sums sparse histograms (parallel bucket and count arrays, in PostgreSQL's
+ * text form) per key. A month of hourly and daily histograms is a few
+ * thousand rows of ~100 entries each, so this runs on dense arrays.
+ */
+export function mergeHistograms(rows: Iterable<{ key: string; buckets: string; counts: string }>): Map<string, LatencyHistogram> {
+  const dense = new Map<string, Float64Array>();
+  for (const row of rows) {
+    let sums = dense.get(row.key);
+    if (!sums) {
+      sums = new Float64Array(HIGHEST_BUCKET + 2);
+      dense.set(row.key, sums);
+    }
+    const buckets = parseNumberArray(row.buckets);
+    const counts = parseNumberArray(row.counts);
+    for (let index = 0; index < buckets.length; index += 1) sums[buckets[index]! + 1]! += counts[index]!;
+  }
+  const merged = new Map<string, LatencyHistogram>();
+  for (const [key, sums] of dense) {
+    const histogram: LatencyHistogram = new Map();
+    sums.forEach((count, index) => {
+      if (count > 0) histogram.set(index - 1, count);
+    });
+    merged.set(key, histogram);
+  }
+  return merged;
+}

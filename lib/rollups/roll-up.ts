@@ -119,11 +119,15 @@ async function rollHours(tx: Transaction, from: Date, to: Date): Promise<void> {
     where started_at >= ${start} and started_at < ${end}
     group by 2, 3, 4, 5`);
   await tx.execute(sql`
-    insert into attempt_latency_rollups (grain, bucket_start, agent, step, latency_bucket, attempts)
-    select 'hour', date_trunc('hour', started_at, 'UTC'), agent, step, ${sql.raw(latencyBucketSql('latency_ms'))}, count(*)
-    from attempts
-    where started_at >= ${start} and started_at < ${end} and latency_ms is not null
-    group by 2, 3, 4, 5`);
+    insert into attempt_latency_rollups (grain, bucket_start, agent, step, buckets, counts)
+    select 'hour', hour, agent, step, array_agg(latency_bucket order by latency_bucket), array_agg(attempts order by latency_bucket)
+    from (
+      select date_trunc('hour', started_at, 'UTC') as hour, agent, step, ${sql.raw(latencyBucketSql('latency_ms'))} as latency_bucket, count(*) as attempts
+      from attempts
+      where started_at >= ${start} and started_at < ${end} and latency_ms is not null
+      group by 1, 2, 3, 4
+    ) as per_bucket
+    group by 1, 2, 3, 4`);
 }
 
 /** Replaces the daily rollups of the given days with the sums of their hourly rows. */
@@ -145,11 +149,15 @@ async function rollDays(tx: Transaction, days: Date[]): Promise<void> {
     where grain = 'hour' and ${inDays}
     group by 2, 3, 4, 5`);
   await tx.execute(sql`
-    insert into attempt_latency_rollups (grain, bucket_start, agent, step, latency_bucket, attempts)
-    select 'day', date_trunc('day', bucket_start, 'UTC'), agent, step, latency_bucket, sum(attempts)
-    from attempt_latency_rollups
-    where grain = 'hour' and ${inDays}
-    group by 2, 3, 4, 5`);
+    insert into attempt_latency_rollups (grain, bucket_start, agent, step, buckets, counts)
+    select 'day', day, agent, step, array_agg(latency_bucket order by latency_bucket), array_agg(attempts order by latency_bucket)
+    from (
+      select date_trunc('day', bucket_start, 'UTC') as day, agent, step, entry.latency_bucket, sum(entry.attempts)::bigint as attempts
+      from attempt_latency_rollups, unnest(buckets, counts) as entry(latency_bucket, attempts)
+      where grain = 'hour' and ${inDays}
+      group by 1, 2, 3, 4
+    ) as per_bucket
+    group by 1, 2, 3, 4`);
 }
 
 /** Deletes rollups older than their own retention (kept well past the raw log's). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LATENCY_RELATIVE_ERROR, latencyBucketOf, latencyOfBucket, percentileBucket, percentileMs } from '../../lib/rollups/latency-buckets';
+import { LATENCY_RELATIVE_ERROR, latencyBucketOf, latencyOfBucket, mergeHistograms, percentileBucket, percentileMs } from '../../lib/rollups/latency-buckets';
 
 describe('latency buckets', () => {
   it('reports every latency within the stated relative error', () => {
@@ -22,5 +22,17 @@ describe('latency buckets', () => {
     expect(percentileBucket(histogram, 0.5)).toBe(latencyBucketOf(40));
     expect(percentileBucket(histogram, 0.95)).toBe(latencyBucketOf(5_000));
     expect(percentileMs(new Map(), 0.5)).toBeNull();
+  });
+});
+
+describe('mergeHistograms', () => {
+  it('sums sparse histograms per key, as PostgreSQL sends them', () => {
+    const merged = mergeHistograms([
+      { key: 'a/x', buckets: '{-1,3,40}', counts: '{2,5,1}' },
+      { key: 'a/x', buckets: '{3,41}', counts: '{10,7}' },
+      { key: 'b/y', buckets: '{}', counts: '{}' },
+    ]);
+    expect([...merged.get('a/x')!]).toEqual([[-1, 2], [3, 15], [40, 1], [41, 7]]);
+    expect(merged.get('b/y')!.size).toBe(0);
   });
 });

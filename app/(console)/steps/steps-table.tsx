@@ -28,8 +28,8 @@ export const stepColumns: Column[] = [
   { key: 'retrySpendMicros', label: 'Retry spend', help: 'Cost of the retries alone', numeric: true, show: (row) => formatMicros(row.retrySpendMicros) },
   { key: 'retryShareOfSpend', label: 'Retry share', help: 'Retry spend divided by total spend', numeric: true, show: (row) => formatPercent(row.retryShareOfSpend) },
   { key: 'failures', label: 'Failures', help: 'Failed attempts; the classes are listed below the count', numeric: true, show: (row) => formatCount(row.failures) },
-  { key: 'latencyP50Ms', label: 'p50', help: 'Median latency of attempts', numeric: true, show: (row) => msOrDash(row.latencyP50Ms) },
-  { key: 'latencyP95Ms', label: 'p95', help: '95th percentile latency of attempts', numeric: true, show: (row) => msOrDash(row.latencyP95Ms) },
+  { key: 'latencyP50Ms', label: 'p50', help: 'Median latency of finished attempts (nearest rank, read from log-scale histograms: within ±2.4%)', numeric: true, show: (row) => msOrDash(row.latencyP50Ms) },
+  { key: 'latencyP95Ms', label: 'p95', help: '95th percentile latency of finished attempts (nearest rank, within ±2.4%)', numeric: true, show: (row) => msOrDash(row.latencyP95Ms) },
 ];
 
 export function StepsTable({ steps, view, anomalies }: { steps: StepStats[]; view: StepsView; anomalies: Map<string, AnomalyFacts> }) {

@@ -36,9 +36,11 @@ export const attemptRollups = pgTable(
 );
 
 /**
- * Latency histograms in the same buckets: how many finished attempts fell in
- * each log-scale latency bucket (lib/rollups/latency-buckets.ts). Percentiles
- * cannot be added across hours, but histograms can.
+ * Latency histograms in the same buckets, one row per (agent, step): how many
+ * finished attempts fell in each log-scale latency bucket
+ * (lib/rollups/latency-buckets.ts), as two parallel arrays holding only the
+ * buckets that occurred. Percentiles cannot be added across hours, but
+ * histograms can; arrays keep a month of them to a few thousand rows.
  */
 export const attemptLatencyRollups = pgTable(
   'attempt_latency_rollups',
@@ -47,12 +49,15 @@ export const attemptLatencyRollups = pgTable(
     bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
     agent: text('agent').notNull(),
     step: text('step').notNull(),
-    latencyBucket: smallint('latency_bucket').notNull(),
-    attempts: bigint('attempts', { mode: 'number' }).notNull(),
+    /** Latency bucket numbers, ascending. */
+    buckets: smallint('buckets').array().notNull(),
+    /** Attempts in each of those buckets. */
+    counts: bigint('counts', { mode: 'number' }).array().notNull(),
   },
   (table) => [
-    primaryKey({ name: 'attempt_latency_rollups_pkey', columns: [table.grain, table.bucketStart, table.agent, table.step, table.latencyBucket] }),
+    primaryKey({ name: 'attempt_latency_rollups_pkey', columns: [table.grain, table.bucketStart, table.agent, table.step] }),
     check('attempt_latency_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
+    check('attempt_latency_rollups_arrays_match', sql`cardinality(${table.buckets}) = cardinality(${table.counts})`),
   ],
 );
 

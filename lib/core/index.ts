@@ -26,3 +26,5 @@ export * from './sweeps';
 export * from './authorization';
 export * from './identity/api-tokens';
 export * from './identity/people';
+export * from './dead-letters/dead-letter-filter';
+export * from './dead-letters/bulk-redrive';

@@ -1,3 +1,4 @@
+import { runBulkRedrive, stalledBulkRedrives } from './dead-letters/bulk-redrive';
 import { deleteExpiredKeys } from './keys/sweep-keys';
 import { freezeIdleTasks } from './holds/freeze-idle-tasks';
 import { SWEEPER, type CoreContext } from './context';
@@ -58,6 +59,16 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
           summary: `${done.created.length} daily partition(s) created, ${done.dropped.length} dropped past ${attemptRetentionDays} days` +
             `, ${done.rollupRowsDeleted} rollup row(s) past ${rollupRetentionDays} days deleted`,
         };
+      },
+    },
+    {
+      job: 'resume_bulk_redrives',
+      periodMs: MINUTE_MS,
+      run: async (ctx) => {
+        // A bulk redrive whose runner died (a restart mid-run) is carried on from where it stopped.
+        const stalled = await stalledBulkRedrives(ctx.db);
+        for (const id of stalled) await runBulkRedrive(ctx, id);
+        return { changed: stalled.length, summary: `${stalled.length} stalled bulk redrive(s) carried on to the end` };
       },
     },
     {

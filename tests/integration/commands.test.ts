@@ -40,7 +40,7 @@ describe('operator commands', () => {
     }));
     const before = buckets(first.stdout);
     const after = buckets(second.stdout);
-    expect([...after.keys()].sort()).toEqual(['delete_expired_keys', 'freeze_idle_tasks', 'maintain_attempt_log', 'release_stale_slots', 'roll_up_attempts']);
+    expect([...after.keys()].sort()).toEqual(['delete_expired_keys', 'freeze_idle_tasks', 'maintain_attempt_log', 'release_stale_slots', 'resume_bulk_redrives', 'roll_up_attempts']);
     for (const [job, { bucket, outcome }] of after) {
       if (bucket === before.get(job)?.bucket) expect(outcome).toBe('already swept in this bucket');
     }

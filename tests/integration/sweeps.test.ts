@@ -45,13 +45,14 @@ describe('runDueSweeps', () => {
     expect(first.map((report) => [report.job, report.ran])).toEqual([
       ['roll_up_attempts', true],
       ['maintain_attempt_log', true],
+      ['resume_bulk_redrives', true],
       ['delete_expired_keys', true],
       ['release_stale_slots', true],
       ['freeze_idle_tasks', true],
     ]);
     expect(second.every((report) => !report.ran)).toBe(true);
     const nextSlotBucket = await runDueSweeps({ db: database.db }, {}, new Date('2031-01-01T10:11:00Z'));
-    // The rollup is due every minute, the slot sweep every five, the rest hourly.
-    expect(nextSlotBucket.filter((report) => report.ran).map((report) => report.job)).toEqual(['roll_up_attempts', 'release_stale_slots']);
+    // The rollup and bulk-redrive resumption are due every minute, the slot sweep every five, the rest hourly.
+    expect(nextSlotBucket.filter((report) => report.ran).map((report) => report.job)).toEqual(['roll_up_attempts', 'resume_bulk_redrives', 'release_stale_slots']);
   });
 });

@@ -128,7 +128,7 @@ function outboxKey(deadLetterId: number, redriveNumber: number): string {
 }
 
 /** Acting on the dead letter directly also settles the hold that was waiting for it. */
-async function clearOpenHold(tx: Transaction, actor: Actor, deadLetterId: number, resolution: 'resume' | 'discard', note: string) {
+export async function clearOpenHold(tx: Transaction, actor: Actor, deadLetterId: number, resolution: 'resume' | 'discard', note: string) {
   const cleared = await tx
     .update(holds)
     .set({ status: 'cleared', resolution, resolutionNote: note, clearedAt: sql`now()`, clearedBy: actorLabel(actor), updatedAt: sql`now()` })

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
 
 /** Why work was dead-lettered; also the reason of the hold opened for it. */
@@ -68,3 +68,67 @@ export const redrives = pgTable(
 
 export type DeadLetter = typeof deadLetters.$inferSelect;
 export type Redrive = typeof redrives.$inferSelect;
+
+export const bulkRedriveStatuses = ['running', 'completed', 'cancelled'] as const;
+export type BulkRedriveStatus = (typeof bulkRedriveStatuses)[number];
+
+/**
+ * A redrive of every pending dead letter matching a filter, run at a rate
+ * limit. The record itself is the history the Dead letters page lists: who,
+ * when, which filter, how far it got, and how it ended.
+ */
+export const bulkRedrives = pgTable(
+  'bulk_redrives',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    /** Chosen by the browser for one confirmed run: a double submit finds the first run. */
+    requestId: text('request_id').notNull().unique('bulk_redrives_request_id_key'),
+    filter: jsonb('filter').notNull(),
+    reason: text('reason').notNull(),
+    ratePerSecond: integer('rate_per_second').notNull(),
+    requestedBy: text('requested_by').notNull(),
+    requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+    status: text('status').$type<BulkRedriveStatus>().notNull().default('running'),
+    total: integer('total').notNull(),
+    processed: integer('processed').notNull().default(0),
+    redriven: integer('redriven').notNull().default(0),
+    /** Items that were no longer pending when their turn came (redriven or discarded meanwhile). */
+    skipped: integer('skipped').notNull().default(0),
+    cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true }),
+    cancelledBy: text('cancelled_by'),
+    /** Written with every batch, so a stalled run can be told from a slow one. */
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (table) => [
+    check('bulk_redrives_status_known', sql`${table.status} in ('running', 'completed', 'cancelled')`),
+    check('bulk_redrives_counts_add_up', sql`${table.processed} = ${table.redriven} + ${table.skipped} and ${table.processed} <= ${table.total}`),
+    check('bulk_redrives_rate_positive', sql`${table.ratePerSecond} between 1 and 1000`),
+    index('bulk_redrives_requested_at_idx').on(table.requestedAt),
+  ],
+);
+
+export const bulkRedriveOutcomes = ['redriven', 'skipped'] as const;
+export type BulkRedriveOutcome = (typeof bulkRedriveOutcomes)[number];
+
+/** The dead letters a bulk redrive took on when it started; each is done once. */
+export const bulkRedriveItems = pgTable(
+  'bulk_redrive_items',
+  {
+    bulkRedriveId: bigint('bulk_redrive_id', { mode: 'number' })
+      .notNull()
+      .references(() => bulkRedrives.id),
+    deadLetterId: bigint('dead_letter_id', { mode: 'number' })
+      .notNull()
+      .references(() => deadLetters.id),
+    /** Null until the item's turn; then what happened to it. */
+    outcome: text('outcome').$type<BulkRedriveOutcome>(),
+    doneAt: timestamp('done_at', { withTimezone: true }),
+  },
+  (table) => [
+    primaryKey({ name: 'bulk_redrive_items_pkey', columns: [table.bulkRedriveId, table.deadLetterId] }),
+    check('bulk_redrive_items_outcome_known', sql`${table.outcome} in ('redriven', 'skipped')`),
+  ],
+);
+
+export type BulkRedrive = typeof bulkRedrives.$inferSelect;

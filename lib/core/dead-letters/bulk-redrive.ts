@@ -1,0 +1,282 @@
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Executor } from '../../db/client';
+import { bulkRedriveItems, bulkRedrives, deadLetters, idempotencyKeys, type BulkRedrive, type DeadLetter } from '../../db/schema';
+import { writeAudit } from '../audit';
+import { authorize } from '../authorization';
+import { actorLabel, type Actor, type CoreContext } from '../context';
+import { InvalidInputError, NotFoundError } from '../errors';
+import { deriveKey, hashContent } from '../keys/derive-key';
+import { parseInput } from '../validation';
+import { deadLetterFilter, pendingMatching } from './dead-letter-filter';
+import { clearOpenHold, lockDeadLetter, redriveInTransaction } from './redrive';
+
+/** A bulk redrive takes on at most this many dead letters; narrow the filter for more. */
+export const BULK_REDRIVE_LIMIT = 10_000;
+
+/** What redriving a dead letter will do to its failed step, judged from the step's key now. */
+export const redriveOutcomes = ['runs_again', 'replays_result', 'conflicts_in_progress', 'payload_mismatch', 'held_uncertain'] as const;
+export type RedriveOutcome = (typeof redriveOutcomes)[number];
+
+type KeyFacts = Pick<typeof idempotencyKeys.$inferSelect, 'status' | 'requestHash' | 'lockedUntil' | 'downstreamIdempotent'>;
+
+/** Mirrors what runStep's claim will decide when the redriven task reaches the step again. */
+export function judgeRedrive(payload: unknown, key: KeyFacts | undefined, now: Date): RedriveOutcome {
+  if (!key) return 'runs_again';
+  if (key.requestHash !== hashContent(payload ?? null)) return 'payload_mismatch';
+  if (key.status === 'completed') return 'replays_result';
+  if (key.status === 'failed') return 'runs_again';
+  if (key.lockedUntil && key.lockedUntil > now) return 'conflicts_in_progress';
+  return key.downstreamIdempotent ? 'runs_again' : 'held_uncertain';
+}
+
+export interface BulkRedrivePreview {
+  total: number;
+  outcomes: Record<RedriveOutcome, number>;
+  /** Dead letters whose step runs again, times that step's average cost per attempt over the last 7 days; null without history. */
+  expectedSpendMicros: number | null;
+  /** The first items, each with what will happen to it. */
+  sample: { deadLetter: DeadLetter; outcome: RedriveOutcome }[];
+}
+
+/** What a bulk redrive of this filter would do, item by item, without doing it. */
+export async function previewBulkRedrive(ctx: CoreContext, input: z.input<typeof deadLetterFilter>): Promise<BulkRedrivePreview> {
+  authorize(ctx, 'dead_letter.redrive');
+  const filter = parseInput(deadLetterFilter, input);
+  const rows = await ctx.db
+    .select({ deadLetter: deadLetters, key: idempotencyKeys })
+    .from(deadLetters)
+    .leftJoin(idempotencyKeys, eq(idempotencyKeys.key, sql`${deadLetters.taskId} || '/' || ${deadLetters.step}`))
+    .where(pendingMatching(filter))
+    .orderBy(asc(deadLetters.id))
+    .limit(BULK_REDRIVE_LIMIT + 1);
+  refuseOversized(rows.length);
+
+  const now = new Date();
+  const outcomes = Object.fromEntries(redriveOutcomes.map((outcome) => [outcome, 0])) as Record<RedriveOutcome, number>;
+  const judged = rows.map(({ deadLetter, key }) => {
+    const outcome = judgeRedrive(deadLetter.payload, key ?? undefined, now);
+    outcomes[outcome] += 1;
+    return { deadLetter, outcome };
+  });
+
+  const rerun = judged.filter((item) => item.outcome === 'runs_again');
+  const costs = await averageCostPerAttempt(ctx.db, rerun.map((item) => item.deadLetter));
+  const priced = rerun.filter((item) => costs.has(`${item.deadLetter.agent}/${item.deadLetter.step}`));
+  const expectedSpendMicros = rerun.length > 0 && priced.length === 0
+    ? null
+    : Math.round(priced.reduce((sum, item) => sum + costs.get(`${item.deadLetter.agent}/${item.deadLetter.step}`)!, 0));
+
+  return { total: rows.length, outcomes, expectedSpendMicros, sample: judged.slice(0, 50) };
+}
+
+function refuseOversized(count: number): void {
+  if (count > BULK_REDRIVE_LIMIT) {
+    throw new InvalidInputError(`More than ${BULK_REDRIVE_LIMIT.toLocaleString('en-US')} dead letters match: narrow the filter`, {
+      filter: [`matches more than ${BULK_REDRIVE_LIMIT} dead letters`],
+    });
+  }
+}
+
+/** Average cost of one attempt per (agent, step), over the last 7 days of hourly rollups. */
+async function averageCostPerAttempt(db: Executor, letters: DeadLetter[]): Promise<Map<string, number>> {
+  const agents = [...new Set(letters.map((letter) => letter.agent))];
+  if (agents.length === 0) return new Map();
+  const rows = await db.execute<{ key: string; average: string | null }>(sql`
+    select agent || '/' || step as key, sum(cost_micros)::float8 / nullif(sum(attempts), 0) as average
+    from attempt_rollups
+    where grain = 'hour' and bucket_start >= now() - interval '7 days' and agent in ${agents}
+    group by agent, step`);
+  return new Map(rows.filter((row) => row.average !== null).map((row) => [row.key, Number(row.average)]));
+}
+
+export const startBulkRedriveInput = z.strictObject({
+  /** One id per confirmed run, made by the browser: a double submit starts one run. */
+  requestId: z.uuid('must be a UUID'),
+  filter: deadLetterFilter,
+  reason: z.string().trim().min(1, 'say why').max(2_000),
+  ratePerSecond: z.number().int().min(1, 'must be at least 1 per second').max(1_000, 'must be at most 1,000 per second').default(20),
+});
+
+/**
+ * Records a bulk redrive and the dead letters it takes on (those pending and
+ * matching the filter now), in one transaction with its audit record. The
+ * work itself is done by runBulkRedrive. The same request id returns the
+ * same run, with `created: false`.
+ */
+export async function startBulkRedrive(ctx: CoreContext, input: z.input<typeof startBulkRedriveInput>): Promise<{ bulkRedrive: BulkRedrive; created: boolean }> {
+  const actor = authorize(ctx, 'dead_letter.redrive');
+  const request = parseInput(startBulkRedriveInput, input);
+  return ctx.db.transaction(async (tx) => {
+    const [earlier] = await tx.select().from(bulkRedrives).where(eq(bulkRedrives.requestId, request.requestId));
+    if (earlier) return { bulkRedrive: earlier, created: false };
+
+    const matching = await tx
+      .select({ id: deadLetters.id })
+      .from(deadLetters)
+      .where(pendingMatching(request.filter))
+      .orderBy(asc(deadLetters.id))
+      .limit(BULK_REDRIVE_LIMIT + 1);
+    refuseOversized(matching.length);
+    if (matching.length === 0) throw new InvalidInputError('No pending dead letter matches this filter', { filter: ['matches no pending dead letter'] });
+
+    const [created] = await tx
+      .insert(bulkRedrives)
+      .values({
+        requestId: request.requestId,
+        filter: request.filter,
+        reason: request.reason,
+        ratePerSecond: request.ratePerSecond,
+        requestedBy: actorLabel(actor),
+        total: matching.length,
+      })
+      .onConflictDoNothing({ target: bulkRedrives.requestId })
+      .returning();
+    if (!created) {
+      // The same request, submitted twice at once: the other submit made the run.
+      const [first] = await tx.select().from(bulkRedrives).where(eq(bulkRedrives.requestId, request.requestId));
+      if (!first) throw new Error('startBulkRedrive: the conflicting run vanished');
+      return { bulkRedrive: first, created: false };
+    }
+    await tx.insert(bulkRedriveItems).values(matching.map((row) => ({ bulkRedriveId: created.id, deadLetterId: row.id })));
+    await writeAudit(tx, actor, {
+      action: 'dead_letter.bulk_redrive.start',
+      targetType: 'bulk_redrive',
+      targetId: String(created.id),
+      reason: request.reason,
+      after: { filter: request.filter, total: created.total, ratePerSecond: created.ratePerSecond },
+    });
+    return { bulkRedrive: created, created: true };
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Works a bulk redrive through, at most `ratePerSecond` items a second, in
+ * small batches. Each batch is one transaction: it re-reads the run (a cancel
+ * stops it here), takes the next items with SKIP LOCKED (so two runners never
+ * take the same item), redrives each dead letter that is still pending under
+ * its row lock (one outbox row at most, whoever else acts on it) and counts
+ * the rest as skipped. Returns the run as it ended.
+ */
+export async function runBulkRedrive(ctx: CoreContext, bulkRedriveId: number): Promise<BulkRedrive> {
+  const actor = authorize(ctx, 'dead_letter.redrive');
+  const [start] = await ctx.db.select().from(bulkRedrives).where(eq(bulkRedrives.id, bulkRedriveId));
+  if (!start) throw new NotFoundError(`No bulk redrive ${bulkRedriveId}`);
+  const perBatch = Math.max(1, Math.ceil(start.ratePerSecond / 10));
+  const began = Date.now();
+  let done = 0;
+  for (;;) {
+    const step = await ctx.db.transaction(async (tx) => {
+      const [run] = await tx.select().from(bulkRedrives).where(eq(bulkRedrives.id, bulkRedriveId)).for('update');
+      if (!run || run.status !== 'running') return { finished: run };
+      if (run.cancelRequestedAt) return { finished: await finishRun(tx, actor, run, 'cancelled') };
+
+      const batch = await tx
+        .select({ deadLetterId: bulkRedriveItems.deadLetterId })
+        .from(bulkRedriveItems)
+        .where(and(eq(bulkRedriveItems.bulkRedriveId, run.id), isNull(bulkRedriveItems.outcome)))
+        .orderBy(asc(bulkRedriveItems.deadLetterId))
+        .limit(perBatch)
+        .for('update', { skipLocked: true });
+      if (batch.length === 0) return { finished: await finishRun(tx, actor, run, 'completed') };
+
+      const redriven: number[] = [];
+      const skipped: number[] = [];
+      for (const { deadLetterId } of batch) {
+        const deadLetter = await lockDeadLetter(tx, deadLetterId);
+        if (deadLetter.status !== 'pending') {
+          skipped.push(deadLetterId);
+          continue;
+        }
+        const result = await redriveInTransaction(tx, actor, deadLetter, run.reason);
+        if (result.changed) await clearOpenHold(tx, actor, deadLetterId, 'resume', run.reason);
+        (result.changed ? redriven : skipped).push(deadLetterId);
+      }
+      for (const [outcome, ids] of [['redriven', redriven], ['skipped', skipped]] as const) {
+        if (ids.length === 0) continue;
+        await tx
+          .update(bulkRedriveItems)
+          .set({ outcome, doneAt: sql`now()` })
+          .where(and(eq(bulkRedriveItems.bulkRedriveId, run.id), inArray(bulkRedriveItems.deadLetterId, ids)));
+      }
+      await tx
+        .update(bulkRedrives)
+        .set({
+          processed: sql`${bulkRedrives.processed} + ${batch.length}`,
+          redriven: sql`${bulkRedrives.redriven} + ${redriven.length}`,
+          skipped: sql`${bulkRedrives.skipped} + ${skipped.length}`,
+          heartbeatAt: sql`now()`,
+        })
+        .where(eq(bulkRedrives.id, run.id));
+      return { processed: batch.length };
+    });
+    if ('finished' in step) {
+      if (!step.finished) throw new NotFoundError(`No bulk redrive ${bulkRedriveId}`);
+      return step.finished;
+    }
+    done += step.processed;
+    // The n-th item may not be done before n / rate seconds have passed.
+    const wait = began + (done / start.ratePerSecond) * 1_000 - Date.now();
+    if (wait > 0) await sleep(wait);
+  }
+}
+
+async function finishRun(tx: Executor, actor: Actor, run: BulkRedrive, status: 'completed' | 'cancelled'): Promise<BulkRedrive> {
+  const [finished] = await tx
+    .update(bulkRedrives)
+    .set({ status, finishedAt: sql`now()`, heartbeatAt: sql`now()` })
+    .where(eq(bulkRedrives.id, run.id))
+    .returning();
+  if (!finished) throw new Error('bulk redrive: the locked run vanished');
+  await writeAudit(tx, actor, {
+    action: `dead_letter.bulk_redrive.${status}`,
+    targetType: 'bulk_redrive',
+    targetId: String(run.id),
+    reason: status === 'cancelled' ? `cancelled by ${run.cancelledBy}` : run.reason,
+    before: { status: run.status },
+    after: { status, total: finished.total, processed: finished.processed, redriven: finished.redriven, skipped: finished.skipped },
+  });
+  return finished;
+}
+
+const cancelInput = z.strictObject({ bulkRedriveId: z.number().int().min(1) });
+
+/**
+ * Asks a running bulk redrive to stop; it stops before its next batch.
+ * Cancelling twice, or after it ended, changes nothing.
+ */
+export async function cancelBulkRedrive(ctx: CoreContext, input: z.input<typeof cancelInput>): Promise<{ bulkRedrive: BulkRedrive; changed: boolean }> {
+  const actor = authorize(ctx, 'dead_letter.redrive');
+  const { bulkRedriveId } = parseInput(cancelInput, input);
+  return ctx.db.transaction(async (tx) => {
+    const [run] = await tx.select().from(bulkRedrives).where(eq(bulkRedrives.id, bulkRedriveId)).for('update');
+    if (!run) throw new NotFoundError(`No bulk redrive ${bulkRedriveId}`);
+    if (run.status !== 'running' || run.cancelRequestedAt) return { bulkRedrive: run, changed: false };
+    const [cancelling] = await tx
+      .update(bulkRedrives)
+      .set({ cancelRequestedAt: sql`now()`, cancelledBy: actorLabel(actor) })
+      .where(eq(bulkRedrives.id, run.id))
+      .returning();
+    await writeAudit(tx, actor, {
+      action: 'dead_letter.bulk_redrive.cancel',
+      targetType: 'bulk_redrive',
+      targetId: String(run.id),
+      before: { status: run.status, processed: run.processed },
+      after: { cancelRequested: true },
+    });
+    return { bulkRedrive: cancelling!, changed: true };
+  });
+}
+
+/** Running bulk redrives whose runner went quiet (its process died): the sweep carries them on. */
+export async function stalledBulkRedrives(db: Executor, quietForMs = 60_000): Promise<number[]> {
+  const rows = await db
+    .select({ id: bulkRedrives.id })
+    .from(bulkRedrives)
+    .where(and(eq(bulkRedrives.status, 'running'), sql`${bulkRedrives.heartbeatAt} < now() - ${`${quietForMs} milliseconds`}::interval`));
+  return rows.map((row) => row.id);
+}
+
+

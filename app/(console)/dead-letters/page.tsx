@@ -1,8 +1,180 @@
 import type { Metadata } from 'next';
-import { AreaNotBuilt } from '@/components/layout/area-not-built';
+import Link from 'next/link';
+import { EmptyState } from '@/components/ui/empty-state';
+import { PageHeader } from '@/components/ui/page-header';
+import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { decide, deadLetterFilter, type DeadLetterFilter } from '@/lib/core';
+import { errorClasses } from '@/lib/db/schema';
+import { formatCount, formatMicros } from '@/lib/format';
+import { DEAD_LETTER_PAGE_SIZE, deadLetterFilterChoices, listBulkRedrives, listPendingDeadLetters } from '@/lib/queries/dead-letters';
+import { getDb } from '@/lib/server/db';
+import { requirePerson } from '@/lib/server/session';
+import { BulkRedrivePanel, BulkRedriveProgress } from './bulk-redrive-panel';
+import { DeadLetterActions } from './dead-letter-actions';
 
 export const metadata: Metadata = { title: 'Dead letters' };
+export const dynamic = 'force-dynamic';
 
-export default function Page() {
-  return <AreaNotBuilt href="/dead-letters" />;
+function age(since: Date, now: Date): string {
+  const minutes = Math.floor((now.getTime() - since.getTime()) / 60_000);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
+}
+
+const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
+
+export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const person = await requirePerson();
+  const raw = Object.fromEntries(Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  const parsed = deadLetterFilter.safeParse({ queue: raw.queue, agent: raw.agent, step: raw.step, errorClass: raw.errorClass, search: raw.search });
+  const filter: DeadLetterFilter = parsed.success ? parsed.data : deadLetterFilter.parse({});
+  const db = getDb();
+  const [{ rows, total }, choices, runs] = await Promise.all([listPendingDeadLetters(db, filter), deadLetterFilterChoices(db), listBulkRedrives(db)]);
+  const redrive = decide(person, 'dead_letter.redrive');
+  const now = new Date();
+  const filtered = Object.values(filter).some((value) => value !== undefined);
+
+  return (
+    <>
+      <PageHeader title="Dead letters" description="Work whose retries ran out. Redrive it once the cause is fixed: completed steps replay, the failed one runs again." />
+
+      <form method="get" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter dead letters" data-testid="dead-letter-filters">
+        {([['queue', 'Queue', choices.queues], ['agent', 'Agent', choices.agents], ['step', 'Step', choices.steps]] as const).map(([name, label, values]) => (
+          <label key={name} className="flex flex-col gap-1 text-[12px] text-muted">
+            {label}
+            <select name={name} defaultValue={filter[name] ?? ''} className={inputClass}>
+              <option value="">Any</option>
+              {values.map((value) => (
+                <option key={value}>{value}</option>
+              ))}
+            </select>
+          </label>
+        ))}
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Error class
+          <select name="errorClass" defaultValue={filter.errorClass ?? ''} className={inputClass}>
+            <option value="">Any</option>
+            {errorClasses.map((value) => (
+              <option key={value}>{value}</option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Error text contains
+          <input type="search" name="search" defaultValue={filter.search ?? ''} className={inputClass} />
+        </label>
+        <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
+          Apply
+        </button>
+        {filtered ? (
+          <Link href="/dead-letters" className="text-[13px] text-accent hover:underline">
+            Clear filters
+          </Link>
+        ) : null}
+      </form>
+      {!parsed.success ? (
+        <p role="alert" className="mb-3 text-[13px] text-danger">
+          Some filters were not understood and were ignored: {parsed.error.issues.map((issue) => issue.path.join('.')).join(', ')}.
+        </p>
+      ) : null}
+
+      <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
+        <p className="text-[13px] text-muted" data-testid="dead-letter-count">
+          {formatCount(total)} pending{filtered ? ' matching' : ''}
+          {total > rows.length ? `, oldest ${formatCount(rows.length)} shown` : ''}
+        </p>
+        {redrive.allowed ? <BulkRedrivePanel filter={filter} matching={total} /> : <p className="text-[12px] text-muted">Bulk redrive: {redrive.reason}.</p>}
+      </div>
+
+      {rows.length === 0 ? (
+        <EmptyState title={filtered ? 'No pending dead letter matches these filters' : 'No pending dead letters'} testId="dead-letters-empty">
+          Work lands here when its retries, budget or time run out, or it fails permanently.
+        </EmptyState>
+      ) : (
+        <Table data-testid="dead-letters-table">
+          <caption className="sr-only">Pending dead letters, oldest first (at most {DEAD_LETTER_PAGE_SIZE})</caption>
+          <thead>
+            <tr>
+              <HeaderCell>Queue</HeaderCell>
+              <HeaderCell>Agent / step</HeaderCell>
+              <HeaderCell>Error</HeaderCell>
+              <HeaderCell numeric>Attempts</HeaderCell>
+              <HeaderCell numeric>Spend so far</HeaderCell>
+              <HeaderCell>Age</HeaderCell>
+              <HeaderCell>Action</HeaderCell>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((letter) => (
+              <tr key={letter.id} data-testid={`dead-letter-row-${letter.id}`} className="align-top">
+                <Cell className="font-mono text-[12px]">{letter.queue}</Cell>
+                <Cell className="font-mono text-[12px]">
+                  {letter.agent}/{letter.step}
+                  <br />
+                  <Link href={`/tasks/${encodeURIComponent(letter.taskId)}`} className="text-accent hover:underline">
+                    task:{letter.taskId}
+                  </Link>
+                </Cell>
+                <Cell className="max-w-md">
+                  <span className="font-mono text-[12px]">{letter.errorClass ?? letter.reason}</span>
+                  <br />
+                  {letter.lastError}
+                </Cell>
+                <Cell numeric>{formatCount(letter.attempts)}</Cell>
+                <Cell numeric>{formatMicros(letter.spendMicros)}</Cell>
+                <Cell className="whitespace-nowrap text-muted">{age(letter.createdAt, now)}</Cell>
+                <Cell className="min-w-80">
+                  <DeadLetterActions deadLetterId={letter.id} refusal={redrive.allowed ? undefined : redrive.reason} />
+                </Cell>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+
+      <h2 className="mb-2 mt-8 text-[15px] font-semibold">Bulk redrives</h2>
+      {runs.length === 0 ? (
+        <p className="text-[13px] text-muted">None yet. A bulk redrive is recorded here with who ran it, its filter and its counts.</p>
+      ) : (
+        <Table data-testid="bulk-redrives-table">
+          <caption className="sr-only">Bulk redrives, newest first</caption>
+          <thead>
+            <tr>
+              <HeaderCell>When</HeaderCell>
+              <HeaderCell>Who</HeaderCell>
+              <HeaderCell>Filter</HeaderCell>
+              <HeaderCell>Reason</HeaderCell>
+              <HeaderCell>Progress</HeaderCell>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((run) => (
+              <tr key={run.id} className="align-top">
+                <Cell className="whitespace-nowrap">{run.requestedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC</Cell>
+                <Cell>{run.requestedBy}</Cell>
+                <Cell className="font-mono text-[12px]">{describeFilter(run.filter as DeadLetterFilter)}</Cell>
+                <Cell>{run.reason}</Cell>
+                <Cell className="min-w-72">
+                  {run.status === 'running' ? (
+                    <BulkRedriveProgress runId={run.id} />
+                  ) : (
+                    <span className="text-[12px] tabular-nums">
+                      {run.status}: {formatCount(run.processed)} of {formatCount(run.total)} done, {formatCount(run.redriven)} redriven, {formatCount(run.skipped)} skipped
+                      {run.cancelledBy ? ` (cancelled by ${run.cancelledBy})` : ''}
+                    </span>
+                  )}
+                </Cell>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </>
+  );
+}
+
+function describeFilter(filter: DeadLetterFilter): string {
+  const parts = Object.entries(filter).filter(([, value]) => value !== undefined && value !== '');
+  return parts.length === 0 ? 'all pending' : parts.map(([name, value]) => `${name}=${String(value)}`).join(' ');
 }

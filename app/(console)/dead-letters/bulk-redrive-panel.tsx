@@ -1,0 +1,169 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useEffect, useId, useRef, useState } from 'react';
+import type { DeadLetterFilter, RedriveOutcome } from '@/lib/core';
+import type { BulkRedrive } from '@/lib/db/schema';
+import { formatCount, formatMicros } from '@/lib/format';
+import { cancelBulkRedriveAction, previewBulkRedriveAction, startBulkRedriveAction } from './actions';
+
+const outcomeLabels: Record<RedriveOutcome, string> = {
+  runs_again: 'runs again',
+  replays_result: 'replays its completed result (no new side effect)',
+  conflicts_in_progress: 'conflicts with a run in progress (waits for it)',
+  payload_mismatch: 'payload mismatch (will be held)',
+  held_uncertain: 'outcome uncertain (will be held for a person)',
+};
+
+type Preview = Extract<Awaited<ReturnType<typeof previewBulkRedriveAction>>, { ok: true }>['data'];
+
+/**
+ * Redrive every pending dead letter matching the page's filter: a preview of
+ * what will happen first, then a confirmed run at a rate limit, with progress
+ * and cancel. The run is recorded on the server, so closing the page does not stop it.
+ */
+export function BulkRedrivePanel({ filter, matching }: { filter: DeadLetterFilter; matching: number }) {
+  const router = useRouter();
+  const [preview, setPreview] = useState<Preview>();
+  const [requestId, setRequestId] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [runId, setRunId] = useState<number>();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+
+  const openPreview = async () => {
+    setBusy(true);
+    setError(undefined);
+    const result = await previewBulkRedriveAction(filter);
+    setBusy(false);
+    if (!result.ok) return setError(result.message);
+    setPreview(result.data);
+    // One id per confirmation: a double click on Confirm starts one run.
+    setRequestId(crypto.randomUUID());
+    dialog.current?.showModal();
+  };
+
+  const confirm = async (form: FormData) => {
+    if (!requestId) return;
+    setBusy(true);
+    const result = await startBulkRedriveAction({
+      requestId,
+      filter,
+      reason: String(form.get('reason') ?? ''),
+      ratePerSecond: Number(form.get('ratePerSecond') ?? 20),
+    });
+    setBusy(false);
+    if (!result.ok) return setError(result.message);
+    dialog.current?.close();
+    setRunId(result.data.id);
+  };
+
+  return (
+    <section aria-label="Bulk redrive" className="flex flex-wrap items-center gap-3">
+      <button
+        type="button"
+        onClick={openPreview}
+        disabled={busy || matching === 0}
+        className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60"
+        data-testid="bulk-redrive-open"
+      >
+        {busy && !preview ? 'Preparing the preview…' : `Redrive all ${formatCount(matching)} matching…`}
+      </button>
+      {error ? (
+        <p role="alert" className="text-[12px] text-danger">
+          {error}
+        </p>
+      ) : null}
+      {runId ? <BulkRedriveProgress runId={runId} onFinished={() => router.refresh()} /> : null}
+
+      <dialog ref={dialog} aria-labelledby={titleId} className="m-auto w-[min(36rem,92vw)] rounded-lg border border-line bg-surface p-5 text-fg backdrop:bg-black/40" data-testid="bulk-redrive-dialog">
+        {preview ? (
+          <form action={confirm} className="flex flex-col gap-3">
+            <h2 id={titleId} className="text-[15px] font-semibold">
+              Redrive {formatCount(preview.total)} dead letter{preview.total === 1 ? '' : 's'}?
+            </h2>
+            <p className="text-[13px] text-muted">What will happen to each one&apos;s failed step, judged from its key now:</p>
+            <ul className="text-[13px]" data-testid="bulk-redrive-outcomes">
+              {(Object.keys(outcomeLabels) as RedriveOutcome[])
+                .filter((outcome) => preview.outcomes[outcome] > 0)
+                .map((outcome) => (
+                  <li key={outcome}>
+                    <span className="tabular-nums font-medium">{formatCount(preview.outcomes[outcome])}</span> {outcomeLabels[outcome]}
+                  </li>
+                ))}
+            </ul>
+            <p className="text-[13px]" data-testid="bulk-redrive-spend">
+              Expected spend:{' '}
+              {preview.expectedSpendMicros === null ? 'unknown (no recent history for these steps)' : `about ${formatMicros(preview.expectedSpendMicros)}, from the steps' recent average cost`}
+            </p>
+            <label className="flex flex-col gap-1 text-[13px]">
+              Reason (kept in the audit log)
+              <input name="reason" required className="rounded border border-line bg-surface px-2 py-1" />
+            </label>
+            <label className="flex flex-col gap-1 text-[13px]">
+              Items per second
+              <input name="ratePerSecond" type="number" min={1} max={1000} defaultValue={20} required className="w-32 rounded border border-line bg-surface px-2 py-1" />
+            </label>
+            <div className="flex justify-end gap-2">
+              <button type="button" onClick={() => dialog.current?.close()} className="rounded border border-line px-3 py-1.5 text-[13px]">
+                Cancel
+              </button>
+              <button type="submit" disabled={busy} className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60">
+                {busy ? 'Starting…' : `Redrive ${formatCount(preview.total)}`}
+              </button>
+            </div>
+          </form>
+        ) : null}
+      </dialog>
+    </section>
+  );
+}
+
+async function fetchRun(id: number): Promise<BulkRedrive> {
+  const response = await fetch(`/api/console/bulk-redrives/${id}`, { cache: 'no-store' });
+  if (!response.ok) throw new Error(`Progress unavailable (HTTP ${response.status})`);
+  return response.json() as Promise<BulkRedrive>;
+}
+
+/** A run's progress, polled until it ends, with cancel while it runs. */
+export function BulkRedriveProgress({ runId, onFinished }: { runId: number; onFinished?: () => void }) {
+  const query = useQuery({
+    queryKey: ['bulk-redrive', runId],
+    queryFn: () => fetchRun(runId),
+    refetchInterval: (current) => (current.state.data?.status === 'running' ? 500 : false),
+  });
+  const [cancelNote, setCancelNote] = useState<string>();
+  const run = query.data;
+  const finished = run !== undefined && run.status !== 'running';
+  useEffect(() => {
+    if (finished) onFinished?.();
+  }, [finished, onFinished]);
+
+  if (!run) return <p className="text-[12px] text-muted">{query.isError ? 'Progress unavailable; the run goes on.' : 'Starting…'}</p>;
+  const cancel = async () => {
+    const result = await cancelBulkRedriveAction(runId);
+    setCancelNote(result.ok ? (result.data.changed ? 'Cancelling after the current batch…' : 'Already ending.') : result.message);
+  };
+  return (
+    <div className="flex min-w-72 flex-1 flex-wrap items-center gap-2" data-testid={`bulk-redrive-progress-${runId}`}>
+      <progress
+        max={run.total}
+        value={run.processed}
+        aria-label={`Bulk redrive ${runId}: ${run.processed} of ${run.total} done`}
+        className="h-2 w-48 accent-[var(--accent)]"
+      />
+      <span role="status" className="text-[12px] tabular-nums">
+        {formatCount(run.processed)} / {formatCount(run.total)} · {formatCount(run.redriven)} redriven, {formatCount(run.skipped)} skipped ·{' '}
+        <span data-testid="bulk-redrive-status">{run.status}</span>
+      </span>
+      {run.status === 'running' ? (
+        <button type="button" onClick={cancel} className="rounded border border-line px-2 py-0.5 text-[12px]">
+          Cancel run
+        </button>
+      ) : null}
+      {cancelNote ? <span className="text-[12px] text-muted">{cancelNote}</span> : null}
+    </div>
+  );
+}

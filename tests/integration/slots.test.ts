@@ -9,6 +9,7 @@ import {
   heartbeatRun,
   heartbeatSlot,
   NotHolderError,
+  readReleaseGuards,
   recordEvidence,
   releaseSlot,
   setKillSwitch,
@@ -153,6 +154,29 @@ describe('forceReleaseSlot', () => {
     await expect(attempt).rejects.toBeInstanceOf(GuardFailedError);
     await expect(attempt).rejects.toMatchObject({ code: 'GUARD_FAILED', failedGuards: [guard] });
     expect(await auditFor(slot)).toEqual([]);
+  });
+
+  it('takes effect once for two responders releasing at the same moment, and both see the lock released', async () => {
+    const { slot, fencingToken } = await staleLock();
+    const other: Actor = { type: 'person', id: 'second@example.com', role: 'responder', teams: [] };
+    const results = await Promise.all([
+      forceReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken, reason: 'first responder' }),
+      forceReleaseSlot({ ...ctx(), actor: other }, { slot, fencingToken, reason: 'second responder' }),
+    ]);
+    expect(results.filter((result) => result.released)).toHaveLength(1);
+    expect(results[0]!.lock.releasedAt).toEqual(results[1]!.lock.releasedAt);
+    expect(results[0]!.lock.releasedBy).toEqual(results[1]!.lock.releasedBy);
+    expect(await auditFor(slot)).toHaveLength(1);
+  });
+
+  it('shows the facts behind each guard, and which fail, the way the release judges them', async () => {
+    const passing = await staleLock();
+    const withEvidence = await staleLock({ evidence: true, finishRun: false });
+    const facts = await readReleaseGuards(database.db, { slots: [passing.slot, withEvidence.slot] });
+    expect(facts.find((fact) => fact.slot === passing.slot)).toMatchObject({ pastTtl: true, runStatus: 'failed', runDone: true, evidenceCount: 0, failedGuards: [] });
+    expect(facts.find((fact) => fact.slot === withEvidence.slot)).toMatchObject({
+      runStatus: 'running', runDone: false, evidenceCount: 1, latestEvidence: 'page-42', failedGuards: ['holder_run_finished', 'no_evidence'],
+    });
   });
 
   it('trusts a run that stopped heartbeating past the grace period as finished', async () => {

@@ -1,5 +1,6 @@
 import { and, eq, isNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Executor } from '../../db/client';
 import { slotLocks, type SlotLock } from '../../db/schema';
 import { writeAudit } from '../audit';
 import { authorize } from '../authorization';
@@ -46,21 +47,8 @@ export async function forceReleaseSlot(ctx: CoreContext, input: z.input<typeof f
     if (lock.releasedAt) return { released: false, alreadyReleased: true, lock };
 
     // Every guard is read from the database's own clock and rows, inside this transaction.
-    const [facts] = await tx.execute<{ past_ttl: boolean; run_done: boolean; has_evidence: boolean; switch_engaged: boolean }>(sql`
-      select
-        lock.expires_at <= now() as past_ttl,
-        coalesce((select run.status <> 'running' or run.heartbeat_at < now() - ${`${request.heartbeatGraceMs} milliseconds`}::interval
-                  from runs run where run.run_key = lock.holder_run_key), false) as run_done,
-        exists (select 1 from slot_evidence evidence
-                where evidence.slot = lock.slot and evidence.run_key = lock.holder_run_key) as has_evidence,
-        coalesce((select engaged from kill_switches where name = 'stale_lock_release'), false) as switch_engaged
-      from slot_locks lock
-      where lock.slot = ${lock.slot}`);
-    const failed: ReleaseGuard[] = [];
-    if (!facts?.past_ttl) failed.push('past_ttl');
-    if (!facts?.run_done) failed.push('holder_run_finished');
-    if (facts?.has_evidence) failed.push('no_evidence');
-    if (facts?.switch_engaged) failed.push('kill_switch_off');
+    const [facts] = await readReleaseGuards(tx, { slots: [lock.slot], heartbeatGraceMs: request.heartbeatGraceMs });
+    const failed = facts?.failedGuards ?? [...releaseGuards];
     if (failed.length > 0) {
       throw new GuardFailedError(`Slot "${lock.slot}" was not released: ${failed.join(', ')} did not hold`, failed);
     }
@@ -80,6 +68,66 @@ export async function forceReleaseSlot(ctx: CoreContext, input: z.input<typeof f
       after: { releasedAt: released.releasedAt, releasedBy: released.releasedBy },
     });
     return { released: true, lock: released };
+  });
+}
+
+/** The facts behind each release guard of a held lock, as the console shows them and the release re-checks them. */
+export interface ReleaseGuardFacts {
+  slot: string;
+  holderRunKey: string;
+  fencingToken: number;
+  acquiredAt: Date;
+  expiresAt: Date;
+  pastTtl: boolean;
+  /** Null when the holder's run is unknown to Holdfast (then it cannot be shown finished). */
+  runStatus: string | null;
+  runHeartbeatAt: Date | null;
+  runDone: boolean;
+  evidenceCount: number;
+  latestEvidence: string | null;
+  killSwitchEngaged: boolean;
+  failedGuards: ReleaseGuard[];
+}
+
+/**
+ * Reads the guard facts of held locks (the given slots, or every held one),
+ * stale ones first. Used inside forceReleaseSlot's transaction, after the
+ * lock row is locked, and by the Locks page to show why a release would pass.
+ */
+export async function readReleaseGuards(
+  db: Executor,
+  options: { slots?: string[]; heartbeatGraceMs?: number; limit?: number } = {},
+): Promise<ReleaseGuardFacts[]> {
+  const grace = `${options.heartbeatGraceMs ?? DEFAULT_HEARTBEAT_GRACE_MS} milliseconds`;
+  const rows = await db.execute<{
+    slot: string; holder_run_key: string; fencing_token: string; acquired_at: Date; expires_at: Date; past_ttl: boolean;
+    run_status: string | null; run_heartbeat_at: Date | null; run_done: boolean; evidence_count: number; latest_evidence: string | null; switch_engaged: boolean;
+  }>(sql`
+    select lock.slot, lock.holder_run_key, lock.fencing_token, lock.acquired_at, lock.expires_at,
+      lock.expires_at <= now() as past_ttl,
+      run.status as run_status, run.heartbeat_at as run_heartbeat_at,
+      coalesce(run.status <> 'running' or run.heartbeat_at < now() - ${grace}::interval, false) as run_done,
+      (select count(*)::int from slot_evidence evidence where evidence.slot = lock.slot and evidence.run_key = lock.holder_run_key) as evidence_count,
+      (select evidence.ref from slot_evidence evidence where evidence.slot = lock.slot and evidence.run_key = lock.holder_run_key
+        order by evidence.recorded_at desc limit 1) as latest_evidence,
+      coalesce((select engaged from kill_switches where name = 'stale_lock_release'), false) as switch_engaged
+    from slot_locks lock
+    left join runs run on run.run_key = lock.holder_run_key
+    where lock.released_at is null ${options.slots ? sql`and lock.slot in ${options.slots}` : sql``}
+    order by lock.expires_at <= now() desc, lock.expires_at asc
+    limit ${options.limit ?? 500}`);
+  return rows.map((row) => {
+    const failedGuards: ReleaseGuard[] = [];
+    if (!row.past_ttl) failedGuards.push('past_ttl');
+    if (!row.run_done) failedGuards.push('holder_run_finished');
+    if (row.evidence_count > 0) failedGuards.push('no_evidence');
+    if (row.switch_engaged) failedGuards.push('kill_switch_off');
+    return {
+      slot: row.slot, holderRunKey: row.holder_run_key, fencingToken: Number(row.fencing_token),
+      acquiredAt: new Date(row.acquired_at), expiresAt: new Date(row.expires_at), pastTtl: row.past_ttl,
+      runStatus: row.run_status, runHeartbeatAt: row.run_heartbeat_at ? new Date(row.run_heartbeat_at) : null, runDone: row.run_done,
+      evidenceCount: row.evidence_count, latestEvidence: row.latest_evidence, killSwitchEngaged: row.switch_engaged, failedGuards,
+    };
   });
 }
 

@@ -15,7 +15,7 @@ export const consoleAreas: ConsoleArea[] = [
   { href: '/dead-letters', label: 'Dead letters', purpose: 'Work whose retries ran out, with its payload and last error, to redrive once the cause is fixed.', built: true },
   { href: '/locks', label: 'Locks', purpose: 'Slot locks with their run keys and fencing tokens, and stale ones to release under guard.', built: true },
   { href: '/keys', label: 'Keys', purpose: 'Idempotency keys with their status, stored result and expiries, including uncertain outcomes.', built: false },
-  { href: '/audit', label: 'Audit', purpose: 'The append-only record of every operator and sweeper action: who, what, when, why, before and after.', built: false },
+  { href: '/audit', label: 'Audit', purpose: 'The append-only record of every operator and sweeper action: who, what, when, why, before and after.', built: true },
   { href: '/settings/people', label: 'People', purpose: 'Who may use the console, with their roles and teams.', built: true },
   { href: '/settings/tokens', label: 'API tokens', purpose: 'Credentials for agents calling the HTTP API.', built: true },
 ];

@@ -1,8 +1,117 @@
 import type { Metadata } from 'next';
-import { AreaNotBuilt } from '@/components/layout/area-not-built';
+import Link from 'next/link';
+import { EmptyState } from '@/components/ui/empty-state';
+import { PageHeader } from '@/components/ui/page-header';
+import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { auditFilter, diffRecord, type AuditFilter } from '@/lib/audit-view';
+import { listAudit } from '@/lib/queries/audit';
+import { getDb } from '@/lib/server/db';
+import { requirePerson } from '@/lib/server/session';
 
 export const metadata: Metadata = { title: 'Audit' };
+export const dynamic = 'force-dynamic';
 
-export default function Page() {
-  return <AreaNotBuilt href="/audit" />;
+const PAGE_SIZE = 200;
+const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
+const asField = (moment: Date | undefined) => (moment ? moment.toISOString().slice(0, 16) : '');
+
+export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await requirePerson();
+  const raw = Object.fromEntries(Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''));
+  const parsed = auditFilter.safeParse(raw);
+  const filter: AuditFilter = parsed.success ? parsed.data : auditFilter.parse({});
+  const records = await listAudit(getDb(), filter, PAGE_SIZE);
+  const query = new URLSearchParams(parsed.success ? raw : {}).toString();
+
+  return (
+    <>
+      <PageHeader title="Audit" description="Every action by people, agents and the sweeper: who, what, when, why, and what it changed. Append-only." />
+      <form method="get" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter the audit log" data-testid="audit-filters">
+        {([['actor', 'Actor'], ['action', 'Action (or its start)'], ['targetType', 'Target type'], ['targetId', 'Target id']] as const).map(([name, label]) => (
+          <label key={name} className="flex flex-col gap-1 text-[12px] text-muted">
+            {label}
+            <input name={name} defaultValue={filter[name] ?? ''} className={inputClass} />
+          </label>
+        ))}
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          From (UTC)
+          <input type="datetime-local" name="from" defaultValue={asField(filter.from)} className={inputClass} />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Until (UTC)
+          <input type="datetime-local" name="to" defaultValue={asField(filter.to)} className={inputClass} />
+        </label>
+        <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
+          Apply
+        </button>
+        <a href={`/api/console/audit.csv${query ? `?${query}` : ''}`} className="rounded bg-accent px-3 py-1 text-[13px] font-medium text-on-accent" data-testid="audit-export" download>
+          Export CSV
+        </a>
+        {query ? (
+          <Link href="/audit" className="text-[13px] text-accent hover:underline">
+            Clear filters
+          </Link>
+        ) : null}
+      </form>
+      {!parsed.success ? (
+        <p role="alert" className="mb-3 text-[13px] text-danger">
+          Filters not understood, showing everything: {parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}.
+        </p>
+      ) : null}
+
+      {records.length === 0 ? (
+        <EmptyState title="No audit records match" testId="audit-empty">
+          Every clear, redrive, release, switch and sign-in change lands here with its actor and reason.
+        </EmptyState>
+      ) : (
+        <Table data-testid="audit-table">
+          <caption className="sr-only">Audit records, newest first (at most {PAGE_SIZE}; export for more)</caption>
+          <thead>
+            <tr>
+              <HeaderCell>When (UTC)</HeaderCell>
+              <HeaderCell>Actor</HeaderCell>
+              <HeaderCell>Action</HeaderCell>
+              <HeaderCell>Target</HeaderCell>
+              <HeaderCell>Reason</HeaderCell>
+              <HeaderCell>Changes</HeaderCell>
+            </tr>
+          </thead>
+          <tbody>
+            {records.map((record) => {
+              const changes = diffRecord(record.before, record.after);
+              return (
+                <tr key={record.id} className="align-top" data-testid={`audit-row-${record.id}`}>
+                  <Cell className="whitespace-nowrap tabular-nums">{record.occurredAt.toISOString().slice(0, 19).replace('T', ' ')}</Cell>
+                  <Cell className="font-mono text-[12px]">
+                    {record.actorType}:{record.actorId}
+                  </Cell>
+                  <Cell className="font-mono text-[12px]">{record.action}</Cell>
+                  <Cell className="font-mono text-[12px]">
+                    {record.targetType}:{record.targetId}
+                  </Cell>
+                  <Cell className="max-w-xs">{record.reason}</Cell>
+                  <Cell>
+                    {changes.length === 0 ? (
+                      <span className="text-muted">—</span>
+                    ) : (
+                      <dl className="grid grid-cols-[auto_1fr] gap-x-2 text-[12px]">
+                        {changes.map((change) => (
+                          <div key={change.field} className="contents">
+                            <dt className="font-mono text-muted">{change.field}</dt>
+                            <dd className="font-mono">
+                              <del className="text-danger">{change.before}</del> → <ins className="text-accent no-underline">{change.after}</ins>
+                            </dd>
+                          </div>
+                        ))}
+                      </dl>
+                    )}
+                  </Cell>
+                </tr>
+              );
+            })}
+          </tbody>
+        </Table>
+      )}
+    </>
+  );
 }

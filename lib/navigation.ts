@@ -2,20 +2,18 @@
 export interface ConsoleArea {
   href: string;
   label: string;
-  /** What the area is for, shown on its page while it is not built yet. */
+  /** What the area is for, in a sentence. */
   purpose: string;
-  /** False while the area's page is a placeholder. */
-  built: boolean;
 }
 
 export const consoleAreas: ConsoleArea[] = [
-  { href: '/', label: 'Overview', purpose: 'Retry rate and retry spend per step for a time window.', built: true },
-  { href: '/steps', label: 'Steps', purpose: 'Every step with its retry rate, retry-attributable spend, error classes and latency, sortable and filterable.', built: true },
-  { href: '/holds', label: 'Holds', purpose: 'Parked work waiting for a person, with its machine-readable reason and owner, to clear or discard.', built: true },
-  { href: '/dead-letters', label: 'Dead letters', purpose: 'Work whose retries ran out, with its payload and last error, to redrive once the cause is fixed.', built: true },
-  { href: '/locks', label: 'Locks', purpose: 'Slot locks with their run keys and fencing tokens, and stale ones to release under guard.', built: true },
-  { href: '/keys', label: 'Keys', purpose: 'Idempotency keys with their status, stored result and expiries, including uncertain outcomes.', built: false },
-  { href: '/audit', label: 'Audit', purpose: 'The append-only record of every operator and sweeper action: who, what, when, why, before and after.', built: true },
-  { href: '/settings/people', label: 'People', purpose: 'Who may use the console, with their roles and teams.', built: true },
-  { href: '/settings/tokens', label: 'API tokens', purpose: 'Credentials for agents calling the HTTP API.', built: true },
+  { href: '/', label: 'Overview', purpose: 'Retry rate and retry spend per step for a time window.' },
+  { href: '/steps', label: 'Steps', purpose: 'Every step with its retry rate, retry-attributable spend, error classes and latency, sortable and filterable.' },
+  { href: '/holds', label: 'Holds', purpose: 'Parked work waiting for a person, with its machine-readable reason and owner, to clear or discard.' },
+  { href: '/dead-letters', label: 'Dead letters', purpose: 'Work whose retries ran out, with its payload and last error, to redrive once the cause is fixed.' },
+  { href: '/locks', label: 'Locks', purpose: 'Slot locks with their run keys and fencing tokens, and stale ones to release under guard.' },
+  { href: '/keys', label: 'Keys', purpose: 'Idempotency keys with their status, stored result and expiries, including uncertain outcomes.' },
+  { href: '/audit', label: 'Audit', purpose: 'The append-only record of every operator and sweeper action: who, what, when, why, before and after.' },
+  { href: '/settings/people', label: 'People', purpose: 'Who may use the console, with their roles and teams.' },
+  { href: '/settings/tokens', label: 'API tokens', purpose: 'Credentials for agents calling the HTTP API.' },
 ];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { clearHold, openHold, reassignHold, type Actor, type OpenHoldInput } from '../../lib/core';
+import { clearHold, clearHolds, openHold, reassignHold, type Actor, type OpenHoldInput } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
 import { auditLog, holds } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
@@ -68,6 +68,33 @@ describe('clearHold and reassignHold', () => {
     expect(second).toMatchObject({ changed: false, hold: { id: hold.id, status: 'cleared' } });
     const records = await auditOf(hold.id);
     expect(records.map((record) => record.action).sort()).toEqual(['hold.clear.resume', 'hold.open']);
+  });
+
+  it('takes effect once when two people clear one hold at the same moment, and both see the same cleared hold', async () => {
+    const { hold } = await openHold(opener(), aHold());
+    const [mine, theirs] = await Promise.all([
+      clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'approved' }),
+      clearHold({ db: database.db, actor: responder }, { holdId: hold.id, resolution: 'resume', note: 'approved too' }),
+    ]);
+    expect([mine.changed, theirs.changed].sort()).toEqual([false, true]);
+    expect(mine.hold).toEqual(theirs.hold);
+    const clears = (await auditOf(hold.id)).filter((record) => record.action === 'hold.clear.resume');
+    expect(clears).toHaveLength(1);
+  });
+
+  it('clears a selection with one note, all or none', async () => {
+    const selected = await Promise.all([openHold(opener(), aHold()), openHold(opener(), aHold()), openHold(opener(), aHold())]);
+    const ids = selected.map(({ hold }) => hold.id);
+    const changes = await clearHolds(ctx(), { holdIds: ids, resolution: 'discard', note: 'customer withdrew' });
+    expect(changes.map((change) => [change.hold.id, change.changed, change.hold.resolutionNote])).toEqual(ids.map((id) => [id, true, 'customer withdrew']));
+
+    // One hold the viewer may not clear (another team's) refuses the whole selection; nothing changes.
+    const mineToo = await openHold(opener(), aHold());
+    const notMine = await openHold(opener(), aHold({ owner: 'team:growth' }));
+    await expect(clearHolds(ctx(), { holdIds: [mineToo.hold.id, notMine.hold.id], resolution: 'resume', note: 'go' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    const [stillOpen] = await database.db.select().from(holds).where(eq(holds.id, mineToo.hold.id));
+    expect(stillOpen?.status).toBe('open');
+    await expect(clearHolds(ctx(), { holdIds: [], resolution: 'resume', note: 'go' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
   it('refuses to clear a cleared hold the other way', async () => {

@@ -5,7 +5,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clearHold, discardDeadLetter, drainRedrives, redriveDeadLetter, runStep, StepError, type Actor } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
-import { deadLetters, holds, redrives, taskBudgets } from '../../lib/db/schema';
+import { auditLog, deadLetters, holds, redrives, taskBudgets } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
@@ -57,6 +57,20 @@ describe('redriveDeadLetter', () => {
     // The failed step runs again as its next attempt; its key was left alone.
     const rerun = await runStep({ db: database.db }, step, async ({ attemptNumber }) => ({ result: `published on attempt ${attemptNumber}` }));
     expect(rerun).toEqual({ status: 'completed', result: 'published on attempt 2', attemptNumber: 2 });
+  });
+
+  it('takes effect once when two responders redrive the same dead letter at the same moment', async () => {
+    const { deadLetterId } = await makeDeadLetter();
+    const second: Actor = { type: 'person', id: 'second@example.com', role: 'responder', teams: [] };
+    const results = await Promise.all([
+      redriveDeadLetter(ctx(), { deadLetterId, reason: 'fixed the template' }),
+      redriveDeadLetter({ db: database.db, actor: second }, { deadLetterId, reason: 'fixed it too' }),
+    ]);
+    expect(results.map((result) => result.changed).sort()).toEqual([false, true]);
+    expect(results[0]!.redrive).toEqual(results[1]!.redrive);
+    expect(await outboxRows(deadLetterId)).toHaveLength(1);
+    const records = await database.db.select().from(auditLog).where(and(eq(auditLog.action, 'dead_letter.redrive'), eq(auditLog.targetId, String(deadLetterId))));
+    expect(records).toHaveLength(1);
   });
 
   it('redrives when a person clears the hold with resume, and discards with discard', async () => {

@@ -24,6 +24,12 @@ export const clearHoldInput = z.strictObject({
   note: z.string().trim().min(1, 'say why the hold is cleared this way').max(5_000),
 });
 
+export const clearHoldsInput = z.strictObject({
+  holdIds: z.array(holdId).min(1, 'select at least one hold').max(500, 'clear at most 500 holds at once'),
+  resolution: z.enum(holdResolutions),
+  note: z.string().trim().min(1, 'say why the holds are cleared this way').max(5_000),
+});
+
 export const reassignHoldInput = z.strictObject({
   holdId,
   owner: holdOwner,

@@ -1,13 +1,13 @@
 import { eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
-import { holds, type Hold } from '../../db/schema';
+import { holds, type Hold, type HoldResolution } from '../../db/schema';
 import { writeAudit } from '../audit';
 import { authorize } from '../authorization';
-import { actorLabel, requireActor, type CoreContext } from '../context';
+import { actorLabel, requireActor, type Actor, type CoreContext } from '../context';
 import { NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
-import { clearHoldInput, reassignHoldInput } from './hold-input';
+import { clearHoldInput, clearHoldsInput, reassignHoldInput } from './hold-input';
 import { applyHoldResolution } from './hold-resolution';
 
 export interface HoldChange {
@@ -25,37 +25,57 @@ export interface HoldChange {
 export async function clearHold(ctx: CoreContext, input: z.input<typeof clearHoldInput>): Promise<HoldChange> {
   const actor = requireActor(ctx);
   const request = parseInput(clearHoldInput, input);
+  return ctx.db.transaction((tx) => clearInTransaction(tx, ctx, actor, request.holdId, request.resolution, request.note));
+}
+
+/**
+ * Clears several holds with one note, all or none: one transaction, holds
+ * locked in id order (so two bulk clears cannot deadlock), each checked and
+ * audit-logged as a single clear would be. Holds already cleared the same way
+ * count as unchanged; one the person may not clear, or cleared the other way,
+ * refuses the whole selection with a message naming it.
+ */
+export async function clearHolds(ctx: CoreContext, input: z.input<typeof clearHoldsInput>): Promise<HoldChange[]> {
+  const actor = requireActor(ctx);
+  const request = parseInput(clearHoldsInput, input);
+  const ids = [...new Set(request.holdIds)].sort((a, b) => a - b);
   return ctx.db.transaction(async (tx) => {
-    const hold = await lockHold(tx, request.holdId);
-    authorize(ctx, 'hold.clear', { owner: hold.owner });
-    if (hold.status === 'cleared') {
-      if (hold.resolution === request.resolution) return { hold, changed: false };
-      throw new StateConflictError(`Hold ${hold.id} was already cleared with ${hold.resolution} by ${hold.clearedBy}`);
-    }
-    const [cleared] = await tx
-      .update(holds)
-      .set({
-        status: 'cleared',
-        resolution: request.resolution,
-        resolutionNote: request.note,
-        clearedAt: sql`now()`,
-        clearedBy: actorLabel(actor),
-        updatedAt: sql`now()`,
-      })
-      .where(eq(holds.id, hold.id))
-      .returning();
-    if (!cleared) throw new Error('clearHold: the locked hold vanished');
-    const itemChange = await applyHoldResolution(tx, actor, cleared);
-    await writeAudit(tx, actor, {
-      action: `hold.clear.${request.resolution}`,
-      targetType: 'hold',
-      targetId: String(hold.id),
-      reason: request.note,
-      before: { status: hold.status, owner: hold.owner },
-      after: { status: cleared.status, resolution: cleared.resolution, itemChange },
-    });
-    return { hold: cleared, changed: true };
+    const changes: HoldChange[] = [];
+    for (const id of ids) changes.push(await clearInTransaction(tx, ctx, actor, id, request.resolution, request.note));
+    return changes;
   });
+}
+
+async function clearInTransaction(tx: Transaction, ctx: CoreContext, actor: Actor, holdId: number, resolution: HoldResolution, note: string): Promise<HoldChange> {
+  const hold = await lockHold(tx, holdId);
+  authorize(ctx, 'hold.clear', { owner: hold.owner });
+  if (hold.status === 'cleared') {
+    if (hold.resolution === resolution) return { hold, changed: false };
+    throw new StateConflictError(`Hold ${hold.id} was already cleared with ${hold.resolution} by ${hold.clearedBy}`);
+  }
+  const [cleared] = await tx
+    .update(holds)
+    .set({
+      status: 'cleared',
+      resolution,
+      resolutionNote: note,
+      clearedAt: sql`now()`,
+      clearedBy: actorLabel(actor),
+      updatedAt: sql`now()`,
+    })
+    .where(eq(holds.id, hold.id))
+    .returning();
+  if (!cleared) throw new Error('clearHold: the locked hold vanished');
+  const itemChange = await applyHoldResolution(tx, actor, cleared);
+  await writeAudit(tx, actor, {
+    action: `hold.clear.${resolution}`,
+    targetType: 'hold',
+    targetId: String(hold.id),
+    reason: note,
+    before: { status: hold.status, owner: hold.owner },
+    after: { status: cleared.status, resolution: cleared.resolution, itemChange },
+  });
+  return { hold: cleared, changed: true };
 }
 
 /** Gives an open hold to another person or team, with a note; audit-logged. */

@@ -1,6 +1,6 @@
 'use server';
 
-import { clearHold } from '@/lib/core';
+import { clearHold, clearHolds, reassignHold } from '@/lib/core';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 
 export async function clearHoldAction(_previous: ActionResult<{ changed: boolean }> | undefined, formData: FormData) {
@@ -12,6 +12,32 @@ export async function clearHoldAction(_previous: ActionResult<{ changed: boolean
         note: field(formData, 'note'),
       });
       return { changed };
+    },
+    ['/holds'],
+  );
+}
+
+export async function reassignHoldAction(_previous: ActionResult<{ changed: boolean }> | undefined, formData: FormData) {
+  return runAction(
+    async (ctx) => {
+      const { changed } = await reassignHold(ctx, { holdId: Number(field(formData, 'holdId')), owner: field(formData, 'owner'), note: field(formData, 'note') });
+      return { changed };
+    },
+    ['/holds'],
+  );
+}
+
+/** The selected holds (checkboxes named holdId anywhere on the page) cleared with one note. */
+export async function clearHoldsAction(_previous: ActionResult<{ cleared: number; unchanged: number }> | undefined, formData: FormData) {
+  return runAction(
+    async (ctx) => {
+      const changes = await clearHolds(ctx, {
+        holdIds: formData.getAll('holdId').map(Number),
+        resolution: field(formData, 'resolution') as 'resume' | 'discard',
+        note: field(formData, 'note'),
+      });
+      const cleared = changes.filter((change) => change.changed).length;
+      return { cleared, unchanged: changes.length - cleared };
     },
     ['/holds'],
   );

@@ -3,65 +3,208 @@ import Link from 'next/link';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { decide } from '@/lib/core';
-import { listOpenHolds } from '@/lib/queries/holds';
+import { decide, ownersOf } from '@/lib/core';
+import { holdReasons, type Hold } from '@/lib/db/schema';
+import { getEnvironment } from '@/lib/env';
+import { holdAge, holdsFilter, type HoldsFilter } from '@/lib/holds-view';
+import { countOpenHoldsByReason, listHoldOwners, listHolds } from '@/lib/queries/holds';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { ClearHoldForm } from './clear-hold-form';
+import { BulkClearForm, ReassignHoldForm } from './hold-forms';
 
 export const metadata: Metadata = { title: 'Holds' };
 export const dynamic = 'force-dynamic';
 
-function age(since: Date, now: Date): string {
-  const hours = Math.floor((now.getTime() - since.getTime()) / 3_600_000);
-  return hours < 1 ? 'under an hour' : hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
+const BULK_FORM = 'bulk-clear';
+const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
+const when = (moment: Date | null) => (moment ? `${moment.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—');
+
+/** A human label for each machine-readable reason; the code is shown beside it. */
+const reasonLabels: Record<Hold['reason'], string> = {
+  retry_ceiling: 'Retries ran out',
+  budget_exhausted: 'Budget exhausted',
+  permanent_error: 'Permanent error',
+  payload_mismatch: 'Payload mismatch',
+  uncertain_outcome: 'Outcome uncertain',
+  needs_approval: 'Needs approval',
+  needs_secret: 'Needs a secret',
+  policy_blocked: 'Blocked by policy',
+  frozen: 'Frozen (idle)',
+  manual: 'Parked by hand',
+};
+
+function linkWith(filter: HoldsFilter, change: Partial<Record<keyof HoldsFilter, string | undefined>>): string {
+  const params = new URLSearchParams();
+  const current: Record<string, string | undefined> = {
+    view: filter.view === 'open' ? undefined : filter.view,
+    mine: filter.mine ? '1' : undefined,
+    owner: filter.owner,
+    reason: filter.reason,
+    frozen: filter.frozen ? '1' : undefined,
+    minAgeHours: filter.minAgeHours?.toString(),
+  };
+  for (const [name, value] of Object.entries({ ...current, ...change })) if (value) params.set(name, value);
+  const query = params.toString();
+  return query ? `/holds?${query}` : '/holds';
 }
 
-export default async function HoldsPage() {
+function ItemLink({ hold }: { hold: Hold }) {
+  const href = hold.itemType === 'task' ? `/tasks/${encodeURIComponent(hold.itemId)}` : hold.itemType === 'key' ? `/keys?show=${encodeURIComponent(hold.itemId)}` : hold.itemType === 'dead_letter' ? '/dead-letters' : hold.itemType === 'slot' ? '/locks' : undefined;
+  return href ? (
+    <Link href={href} className="text-accent hover:underline">
+      {hold.itemType}:{hold.itemId}
+    </Link>
+  ) : (
+    <>{`${hold.itemType}:${hold.itemId}`}</>
+  );
+}
+
+export default async function HoldsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const person = await requirePerson();
-  const holds = await listOpenHolds(getDb());
+  const raw = Object.fromEntries(Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  const parsed = holdsFilter.safeParse(raw);
+  const filter: HoldsFilter = parsed.success ? parsed.data : holdsFilter.parse({});
+  const frozenAfterDays = getEnvironment().HOLDFAST_FROZEN_AFTER_DAYS;
   const now = new Date();
+  const db = getDb();
+  const [rows, counts, owners] = await Promise.all([
+    listHolds(db, filter, { owners: ownersOf(person), frozenAfterDays, now }),
+    countOpenHoldsByReason(db),
+    listHoldOwners(db),
+  ]);
+  const isFrozen = (hold: Hold) => hold.reason === 'frozen' || now.getTime() - hold.openedAt.getTime() >= frozenAfterDays * 86_400_000;
+  const open = filter.view === 'open';
+  const mayClearAny = rows.some((hold) => decide(person, 'hold.clear', { owner: hold.owner }).allowed);
 
   return (
     <>
       <PageHeader title="Holds" description="Parked work waiting for a person. Resume puts it back to work; discard gives it up." />
-      {holds.length === 0 ? (
-        <EmptyState title="No open holds" testId="holds-empty">
+
+      <nav aria-label="Open holds per reason" className="mb-3 flex flex-wrap gap-2 text-[12px]" data-testid="hold-reason-counts">
+        {counts.length === 0 ? <span className="text-muted">No open holds.</span> : null}
+        {counts.map(({ reason, count }) => (
+          <Link key={reason} href={linkWith(filter, { view: undefined, reason: filter.reason === reason ? undefined : reason })} aria-current={filter.reason === reason ? 'true' : undefined} className="rounded-full border border-line px-2.5 py-0.5 hover:bg-surface-raised aria-[current]:border-accent">
+            {reasonLabels[reason]} <span className="font-mono text-muted">{reason}</span> <span className="tabular-nums font-medium">{count}</span>
+          </Link>
+        ))}
+      </nav>
+
+      <form method="get" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter holds" data-testid="hold-filters">
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Show
+          <select name="view" defaultValue={filter.view} className={inputClass}>
+            <option value="open">Open</option>
+            <option value="cleared">Cleared</option>
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Owner
+          <select name="owner" defaultValue={filter.owner ?? ''} className={inputClass}>
+            <option value="">Anyone</option>
+            {owners.map((owner) => (
+              <option key={owner}>{owner}</option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Reason
+          <select name="reason" defaultValue={filter.reason ?? ''} className={inputClass}>
+            <option value="">Any</option>
+            {holdReasons.map((reason) => (
+              <option key={reason} value={reason}>
+                {reasonLabels[reason]} ({reason})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Waiting at least (hours)
+          <input name="minAgeHours" type="number" min={0} step="any" defaultValue={filter.minAgeHours ?? ''} className={`${inputClass} w-28`} />
+        </label>
+        <label className="flex items-center gap-1.5 text-[13px]">
+          <input type="checkbox" name="mine" value="1" defaultChecked={filter.mine} /> Mine and my teams&apos;
+        </label>
+        <label className="flex items-center gap-1.5 text-[13px]">
+          <input type="checkbox" name="frozen" value="1" defaultChecked={filter.frozen} /> Frozen only
+        </label>
+        <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
+          Apply
+        </button>
+        <Link href="/holds" className="text-[13px] text-accent hover:underline">
+          Clear filters
+        </Link>
+      </form>
+      {!parsed.success ? (
+        <p role="alert" className="mb-3 text-[13px] text-danger">
+          Some filters were not understood and were ignored: {parsed.error.issues.map((issue) => issue.path.join('.')).join(', ')}.
+        </p>
+      ) : null}
+
+      {/* Kept when the list empties, so the outcome of the last bulk clear stays in view. */}
+      {open && (rows.length === 0 || mayClearAny) ? (
+        <div className="mb-3">
+          <BulkClearForm formId={BULK_FORM} />
+        </div>
+      ) : null}
+
+      {rows.length === 0 ? (
+        <EmptyState title={open ? 'No open holds match' : 'No cleared holds match'} testId="holds-empty">
           Work parks here when it needs a person: retries ran out, an outcome is uncertain, an approval is needed.
         </EmptyState>
       ) : (
         <Table data-testid="holds-table">
-          <caption className="sr-only">Open holds, longest waiting first</caption>
+          <caption className="sr-only">{open ? 'Open holds, longest waiting first' : 'Cleared holds, most recent first'}</caption>
           <thead>
             <tr>
+              {open ? <HeaderCell><span className="sr-only">Select</span></HeaderCell> : null}
               <HeaderCell>Reason</HeaderCell>
               <HeaderCell>Item</HeaderCell>
               <HeaderCell>Detail</HeaderCell>
               <HeaderCell>Owner</HeaderCell>
-              <HeaderCell>Waiting</HeaderCell>
-              <HeaderCell>Action</HeaderCell>
+              <HeaderCell>{open ? 'Waiting' : 'Cleared'}</HeaderCell>
+              <HeaderCell>{open ? 'Action' : 'Resolution'}</HeaderCell>
             </tr>
           </thead>
           <tbody>
-            {holds.map((hold) => {
+            {rows.map((hold) => {
               const decision = decide(person, 'hold.clear', { owner: hold.owner });
               return (
                 <tr key={hold.id} data-testid={`hold-row-${hold.itemId}`} className="align-top">
-                  <Cell className="font-mono text-[12px]">{hold.reason}</Cell>
+                  {open ? (
+                    <Cell>
+                      {decision.allowed ? (
+                        <input type="checkbox" name="holdId" value={hold.id} form={BULK_FORM} aria-label={`Select hold on ${hold.itemType} ${hold.itemId}`} />
+                      ) : null}
+                    </Cell>
+                  ) : null}
+                  <Cell>
+                    {reasonLabels[hold.reason]}
+                    <br />
+                    <span className="font-mono text-[11px] text-muted">{hold.reason}</span>
+                    {open && isFrozen(hold) ? (
+                      <span className="ml-1.5 rounded bg-danger-soft px-1.5 py-0.5 text-[11px] text-danger" data-testid="frozen-badge">
+                        frozen
+                      </span>
+                    ) : null}
+                  </Cell>
                   <Cell className="font-mono text-[12px]">
-                    {hold.itemType === 'task' ? (
-                      <Link href={`/tasks/${encodeURIComponent(hold.itemId)}`} className="text-accent hover:underline">
-                        task:{hold.itemId}
-                      </Link>
-                    ) : (
-                      `${hold.itemType}:${hold.itemId}`
-                    )}
+                    <ItemLink hold={hold} />
                   </Cell>
                   <Cell className="max-w-md">{hold.detail}</Cell>
                   <Cell className="text-muted">{hold.owner}</Cell>
-                  <Cell className="whitespace-nowrap text-muted">{age(hold.openedAt, now)}</Cell>
+                  <Cell className="whitespace-nowrap text-muted">{open ? holdAge(hold.openedAt, now) : when(hold.clearedAt)}</Cell>
                   <Cell className="min-w-72">
-                    <ClearHoldForm holdId={hold.id} refusal={decision.allowed ? undefined : decision.reason} />
+                    {open ? (
+                      <>
+                        <ClearHoldForm holdId={hold.id} refusal={decision.allowed ? undefined : decision.reason} />
+                        {decide(person, 'hold.reassign', { owner: hold.owner }).allowed ? <ReassignHoldForm holdId={hold.id} owner={hold.owner} /> : null}
+                      </>
+                    ) : (
+                      <span className="text-[12px]" data-testid="hold-resolution">
+                        {hold.resolution} by {hold.clearedBy}: {hold.resolutionNote}
+                      </span>
+                    )}
                   </Cell>
                 </tr>
               );

@@ -4,7 +4,8 @@ import type { ComponentProps } from 'react';
 /** Dense table primitives: numbers right-aligned in tabular figures so columns line up. */
 export function Table({ className, ...props }: ComponentProps<'table'>) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+    // Focusable, so a table wider than the screen can be scrolled from the keyboard.
+    <div tabIndex={0} className="overflow-x-auto rounded-lg border border-line bg-surface focus-visible:outline-2 focus-visible:outline-accent">
       <table className={clsx('w-full border-collapse text-[13px]', className)} {...props} />
     </div>
   );

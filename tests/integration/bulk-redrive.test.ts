@@ -97,6 +97,17 @@ describe('previewBulkRedrive', () => {
     expect((await previewBulkRedrive(ctx(), { queue, search: '_' })).total).toBe(0);
   });
 
+  it('filters by attempts, spend and age, from numbers or form text', async () => {
+    const queue = `bounds-${randomUUID()}`;
+    await makeDeadLetters(2, queue, { attempts: 2, spendMicros: 100 });
+    await makeDeadLetters(3, queue, { attempts: 7, spendMicros: 5_000_000 });
+    await database.db.execute(sql`update dead_letters set created_at = now() - interval '3 hours' where queue = ${queue} and attempts = 2`);
+    expect((await previewBulkRedrive(ctx(), { queue, minAttempts: '5' })).total).toBe(3);
+    expect((await previewBulkRedrive(ctx(), { queue, minSpendMicros: 1_000_000 })).total).toBe(3);
+    expect((await previewBulkRedrive(ctx(), { queue, minAgeHours: '2' })).total).toBe(2);
+    await expect(previewBulkRedrive(ctx(), { queue, minAttempts: 'many' })).rejects.toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { minAttempts: expect.any(Array) } });
+  });
+
   it('is refused to a viewer', async () => {
     await expect(previewBulkRedrive(ctx(viewer), {})).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });

@@ -27,7 +27,10 @@ const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]'
 export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const person = await requirePerson();
   const raw = Object.fromEntries(Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  const parsed = deadLetterFilter.safeParse({ queue: raw.queue, agent: raw.agent, step: raw.step, errorClass: raw.errorClass, search: raw.search });
+  const parsed = deadLetterFilter.safeParse({
+    queue: raw.queue, agent: raw.agent, step: raw.step, errorClass: raw.errorClass, search: raw.search,
+    minAttempts: raw.minAttempts, minSpendMicros: raw.minSpendUsd ? String(Math.round(Number(raw.minSpendUsd) * 1_000_000)) : undefined, minAgeHours: raw.minAgeHours,
+  });
   const filter: DeadLetterFilter = parsed.success ? parsed.data : deadLetterFilter.parse({});
   const db = getDb();
   const [{ rows, total }, choices, runs] = await Promise.all([listPendingDeadLetters(db, filter), deadLetterFilterChoices(db), listBulkRedrives(db)]);
@@ -63,6 +66,18 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Error text contains
           <input type="search" name="search" defaultValue={filter.search ?? ''} className={inputClass} />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Attempts at least
+          <input type="number" name="minAttempts" min={0} defaultValue={filter.minAttempts ?? ''} className={`${inputClass} w-24`} />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Spend at least (USD)
+          <input type="number" name="minSpendUsd" min={0} step="any" defaultValue={filter.minSpendMicros === undefined ? '' : filter.minSpendMicros / 1_000_000} className={`${inputClass} w-28`} />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Waiting at least (hours)
+          <input type="number" name="minAgeHours" min={0} step="any" defaultValue={filter.minAgeHours ?? ''} className={`${inputClass} w-28`} />
         </label>
         <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
           Apply

@@ -1,4 +1,4 @@
-import { and, eq, ilike, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, ilike, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { deadLetters, errorClass } from '../../db/schema';
 
@@ -8,6 +8,22 @@ const optionalText = z
   .max(200)
   .optional()
   .transform((value) => (value === '' ? undefined : value));
+
+/** A number from a form or a stored filter; blank means no bound. */
+function optionalNumber(maximum: number) {
+  return z
+    .union([z.number(), z.string().trim()])
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined || value === '') return undefined;
+      const number = Number(value);
+      if (!Number.isFinite(number) || number < 0 || number > maximum) {
+        context.addIssue({ code: 'custom', message: `must be a number from 0 to ${maximum}` });
+        return z.NEVER;
+      }
+      return number;
+    });
+}
 
 /** Which pending dead letters a list, a preview or a bulk redrive is about. Empty fields match everything. */
 export const deadLetterFilter = z.strictObject({
@@ -20,6 +36,10 @@ export const deadLetterFilter = z.strictObject({
     .or(z.literal('').transform(() => undefined)),
   /** Words found anywhere in the last error text, case-insensitive. */
   search: optionalText,
+  /** At least this many attempts, this much spent (micro-dollars), this many hours waiting. */
+  minAttempts: optionalNumber(100_000),
+  minSpendMicros: optionalNumber(Number.MAX_SAFE_INTEGER),
+  minAgeHours: optionalNumber(24 * 3_650),
 });
 
 export type DeadLetterFilter = z.output<typeof deadLetterFilter>;
@@ -38,5 +58,8 @@ export function pendingMatching(filter: DeadLetterFilter): SQL {
     filter.step ? eq(deadLetters.step, filter.step) : undefined,
     filter.errorClass ? eq(deadLetters.errorClass, filter.errorClass) : undefined,
     filter.search ? ilike(deadLetters.lastError, containing(filter.search)) : undefined,
+    filter.minAttempts !== undefined ? gte(deadLetters.attempts, filter.minAttempts) : undefined,
+    filter.minSpendMicros !== undefined ? gte(deadLetters.spendMicros, filter.minSpendMicros) : undefined,
+    filter.minAgeHours !== undefined ? sql`${deadLetters.createdAt} <= now() - ${filter.minAgeHours} * interval '1 hour'` : undefined,
   ) ?? sql`true`;
 }

@@ -84,7 +84,8 @@ describe('clearHold and reassignHold', () => {
 
   it('clears a selection with one note, all or none', async () => {
     const selected = await Promise.all([openHold(opener(), aHold()), openHold(opener(), aHold()), openHold(opener(), aHold())]);
-    const ids = selected.map(({ hold }) => hold.id);
+    // Returned in id order: the order the holds are locked in.
+    const ids = selected.map(({ hold }) => hold.id).sort((a, b) => a - b);
     const changes = await clearHolds(ctx(), { holdIds: ids, resolution: 'discard', note: 'customer withdrew' });
     expect(changes.map((change) => [change.hold.id, change.changed, change.hold.resolutionNote])).toEqual(ids.map((id) => [id, true, 'customer withdrew']));
 

@@ -15,6 +15,8 @@ export const actions = [
   'kill_switch.set',
   'people.manage',
   'api_token.manage',
+  /** Claiming keys, runs, slot locks, dead-lettering and draining redrives: an agent's own work. */
+  'agent.coordinate',
 ] as const;
 export type Action = (typeof actions)[number];
 
@@ -44,7 +46,7 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
 export function decide(actor: Actor, action: Action, target: ActionTarget = {}): Decision {
   if (actor.type === 'system') return allow;
   if (actor.type === 'agent') {
-    const scope = action === 'console.read' ? 'read' : action === 'attempt.record' || action === 'hold.open' ? 'ingest' : undefined;
+    const scope = action === 'console.read' ? 'read' : action === 'attempt.record' || action === 'hold.open' || action === 'agent.coordinate' ? 'ingest' : undefined;
     if (scope && actor.scopes.includes(scope)) return allow;
     return deny(scope ? `this token lacks the ${scope} scope` : 'agents may not do this');
   }
@@ -53,6 +55,8 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
       return allow;
     case 'attempt.record':
       return deny('attempts are reported by agents, with an API token');
+    case 'agent.coordinate':
+      return deny('agents coordinate their work with an API token');
     case 'hold.clear':
     case 'hold.reassign':
       if (actor.role !== 'viewer') return allow;

@@ -1,5 +1,5 @@
 import { runBulkRedrive, stalledBulkRedrives } from './dead-letters/bulk-redrive';
-import { deleteExpiredKeys } from './keys/sweep-keys';
+import { deleteExpiredApiRequests, deleteExpiredKeys } from './keys/sweep-keys';
 import { freezeIdleTasks } from './holds/freeze-idle-tasks';
 import { SWEEPER, type CoreContext } from './context';
 import { timeBucket, withLease } from './leases';
@@ -76,7 +76,8 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       periodMs: 60 * MINUTE_MS,
       run: async (ctx) => {
         const deleted = await deleteExpiredKeys(ctx);
-        return { changed: deleted, summary: `${deleted} expired key(s) deleted` };
+        const forgotten = await deleteExpiredApiRequests(ctx);
+        return { changed: deleted + forgotten, summary: `${deleted} expired key(s) deleted, ${forgotten} API response(s) past their day forgotten` };
       },
     },
     {

@@ -1,18 +1,23 @@
 import 'server-only';
 import { NextResponse } from 'next/server';
+import { STOP_CODES, TRY_LATER_CODES } from '../api/endpoints';
 import { HoldfastError, InvalidInputError } from '../core/errors';
 
-/** An RFC 9457 problem response with Holdfast's machine-readable code. */
+/**
+ * An RFC 9457 problem response with Holdfast's machine-readable code. Codes
+ * that mean "stop" carry `retryable: false`; codes that mean "try later"
+ * carry `retryable: true`, `retryAfterSeconds` and a Retry-After header.
+ */
 export function problemResponse(
   status: number,
   code: string,
   detail: string,
-  extra: Record<string, unknown> = {},
+  extra: Record<string, unknown> & { retryAfterSeconds?: number } = {},
 ): NextResponse {
-  return NextResponse.json(
-    { type: 'about:blank', title: code, status, code, detail, ...extra },
-    { status, headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store' } },
-  );
+  const retryable = (TRY_LATER_CODES as readonly string[]).includes(code) ? true : (STOP_CODES as readonly string[]).includes(code) ? false : undefined;
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json', 'cache-control': 'no-store' };
+  if (extra.retryAfterSeconds !== undefined) headers['retry-after'] = String(extra.retryAfterSeconds);
+  return NextResponse.json({ type: 'about:blank', title: code, status, code, detail, ...(retryable === undefined ? {} : { retryable }), ...extra }, { status, headers });
 }
 
 /** HTTP status per library error code; "stop" codes are 4xx a client should not retry as is. */
@@ -26,6 +31,11 @@ const statusByCode: Record<string, number> = {
   STALE_TOKEN: 409,
   NOT_HOLDER: 409,
   GUARD_FAILED: 409,
+  KEY_IN_PROGRESS: 409,
+  UNCERTAIN_OUTCOME: 409,
+  SLOT_HELD: 409,
+  REQUEST_IN_PROGRESS: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
 };
 
 /** Maps a thrown error to a response; an unexpected error never shows its message. */

@@ -16,7 +16,7 @@ export const deadLetterInput = z.strictObject({
   payload: z
     .unknown()
     .refine((value) => value !== undefined, 'is required')
-    .refine((value) => JSON.stringify(value).length <= MAX_PAYLOAD_BYTES, `must serialise to at most ${MAX_PAYLOAD_BYTES / 1024} KiB`),
+    .refine((value) => (JSON.stringify(value) ?? '').length <= MAX_PAYLOAD_BYTES, `must serialise to at most ${MAX_PAYLOAD_BYTES / 1024} KiB`),
   reason: z.enum(deadLetterReasons),
   errorClass: z.enum(errorClasses),
   lastError: z.string().trim().min(1).max(10_000),
@@ -38,7 +38,8 @@ export async function deadLetterTask(db: Executor, actor: Actor, input: DeadLett
   return db.transaction(async (tx) => {
     const [created] = await tx
       .insert(deadLetters)
-      .values({ ...letter, payload: letter.payload ?? null })
+      // A null payload is stored as JSON null: the column holds what the task carried, never nothing.
+      .values({ ...letter, payload: letter.payload === null || letter.payload === undefined ? sql`'null'::jsonb` : letter.payload })
       .onConflictDoNothing({ target: deadLetters.taskId, where: sql`${deadLetters.status} = 'pending'` })
       .returning();
     const deadLetter =

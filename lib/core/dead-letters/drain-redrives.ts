@@ -1,7 +1,10 @@
-import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Transaction } from '../../db/client';
 import { redrives, type Redrive } from '../../db/schema';
 import type { CoreContext } from '../context';
+import { NotFoundError } from '../errors';
+import { parseInput } from '../validation';
 
 /**
  * Hands one redrive to the queue. It runs inside the transaction that marks the
@@ -61,4 +64,51 @@ export async function drainRedrives(ctx: CoreContext, deliver: DeliverRedrive, o
     result[outcome] += 1;
   }
   return result;
+}
+
+export const claimRedrivesInput = z.strictObject({
+  limit: z.number().int().min(1).max(500).default(50),
+  /** How long the claimed rows stay hidden from other drainers before they are due again. */
+  leaseMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
+});
+
+/**
+ * For drainers outside the database (any queue, through the HTTP API): takes
+ * up to `limit` due redrives and hides them for `leaseMs`. The drainer
+ * enqueues each, deduplicating on its outbox key, then acknowledges it; one
+ * not acknowledged in time is handed out again (at least once, never lost).
+ */
+export async function claimRedrives(ctx: CoreContext, input: z.input<typeof claimRedrivesInput>): Promise<Redrive[]> {
+  const { limit, leaseMs } = parseInput(claimRedrivesInput, input);
+  return ctx.db.transaction(async (tx) => {
+    const due = await tx
+      .select({ id: redrives.id })
+      .from(redrives)
+      .where(and(isNull(redrives.deliveredAt), lte(redrives.nextAttemptAt, sql`now()`)))
+      .orderBy(asc(redrives.id))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    if (due.length === 0) return [];
+    return tx
+      .update(redrives)
+      .set({ nextAttemptAt: sql`now() + ${`${leaseMs} milliseconds`}::interval`, deliveryAttempts: sql`${redrives.deliveryAttempts} + 1` })
+      .where(inArray(redrives.id, due.map((row) => row.id)))
+      .returning();
+  });
+}
+
+export const acknowledgeRedriveInput = z.strictObject({ outboxKey: z.string().trim().min(1).max(300) });
+
+/** Marks a claimed redrive delivered. Acknowledging it again changes nothing. */
+export async function acknowledgeRedrive(ctx: CoreContext, input: z.input<typeof acknowledgeRedriveInput>): Promise<{ redrive: Redrive; changed: boolean }> {
+  const { outboxKey } = parseInput(acknowledgeRedriveInput, input);
+  const [delivered] = await ctx.db
+    .update(redrives)
+    .set({ deliveredAt: sql`now()`, lastError: null })
+    .where(and(eq(redrives.outboxKey, outboxKey), isNull(redrives.deliveredAt)))
+    .returning();
+  if (delivered) return { redrive: delivered, changed: true };
+  const [existing] = await ctx.db.select().from(redrives).where(eq(redrives.outboxKey, outboxKey));
+  if (!existing) throw new NotFoundError(`No redrive ${outboxKey}`);
+  return { redrive: existing, changed: false };
 }

@@ -21,3 +21,17 @@ export async function deleteExpiredKeys(ctx: CoreContext, batchSize = 1_000): Pr
     if (rows.length < batchSize) return deleted;
   }
 }
+
+/** Deletes the HTTP API's remembered responses past their day, in batches. */
+export async function deleteExpiredApiRequests(ctx: CoreContext, batchSize = 1_000): Promise<number> {
+  let deleted = 0;
+  while (true) {
+    const rows = await ctx.db.execute(sql`
+      delete from api_requests
+      where (actor_id, idempotency_key) in (
+        select actor_id, idempotency_key from api_requests where expires_at <= now() limit ${batchSize} for update skip locked)
+      returning 1`);
+    deleted += rows.length;
+    if (rows.length < batchSize) return deleted;
+  }
+}

@@ -7,7 +7,7 @@ import { parseInput } from '../validation';
 
 const runKey = z.string().trim().min(1).max(200);
 
-const startRunInput = z.strictObject({
+export const startRunInput = z.strictObject({
   runKey,
   taskId: z.string().trim().min(1).max(200),
   agent: z.string().trim().min(1).max(100),
@@ -37,7 +37,7 @@ export async function heartbeatRun(ctx: CoreContext, input: { runKey: string }):
   if (updated.length === 0) throw new NotFoundError(`No running run "${key}"`);
 }
 
-const finishRunInput = z.strictObject({ runKey, status: z.enum(['finished', 'failed']) });
+export const finishRunInput = z.strictObject({ runKey, status: z.enum(['finished', 'failed']) });
 
 /** Ends a run. Idempotent: finishing a finished run again changes nothing. */
 export async function finishRun(ctx: CoreContext, input: z.input<typeof finishRunInput>): Promise<void> {

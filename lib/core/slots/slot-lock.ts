@@ -10,7 +10,7 @@ const slot = z.string().trim().min(1).max(300);
 const runKey = z.string().trim().min(1).max(200);
 const ttlMs = z.number().int().min(100).max(24 * 3_600_000);
 
-const acquireSlotInput = z.strictObject({ slot, runKey, ttlMs });
+export const acquireSlotInput = z.strictObject({ slot, runKey, ttlMs });
 
 export type AcquireSlotOutcome =
   | { outcome: 'acquired'; slot: string; fencingToken: number; expiresAt: Date; evidence: string[] }
@@ -71,7 +71,7 @@ const acquireStatement = cachedStatement((db) => {
     .prepare('acquire_slot');
 });
 
-const heartbeatSlotInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1), ttlMs });
+export const heartbeatSlotInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1), ttlMs });
 
 /** Extends the holder's lock; anyone else is refused with NOT_HOLDER. */
 export async function heartbeatSlot(ctx: CoreContext, input: z.input<typeof heartbeatSlotInput>): Promise<Date> {
@@ -86,7 +86,7 @@ export async function heartbeatSlot(ctx: CoreContext, input: z.input<typeof hear
   return row.expiresAt;
 }
 
-const releaseSlotInput = z.strictObject({ slot, runKey });
+export const releaseSlotInput = z.strictObject({ slot, runKey });
 
 /**
  * Releases the lock, for its owner only: a zombie run cannot free its
@@ -107,7 +107,7 @@ export async function releaseSlot(ctx: CoreContext, input: z.input<typeof releas
   throw await notHolder(ctx, request.slot, request.runKey);
 }
 
-const evidenceInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1), ref: z.string().trim().min(1).max(500) });
+export const evidenceInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1), ref: z.string().trim().min(1).max(500) });
 
 /**
  * Notes that the slot's side effect happened. Refused under a token that is no

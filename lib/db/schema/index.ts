@@ -8,3 +8,4 @@ export * from './slots';
 export * from './tasks';
 export * from './identity';
 export * from './rollups';
+export * from './api-requests';

@@ -1,0 +1,10 @@
+import { endpoints } from '@/lib/api/endpoints';
+import { openHold } from '@/lib/core';
+import { agentEndpoint } from '@/lib/server/agent-endpoint';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = agentEndpoint(endpoints.openHold, async (ctx, input) => {
+  const { hold, created } = await openHold(ctx, input);
+  return { status: created ? 201 : 200, body: { hold, created } };
+});

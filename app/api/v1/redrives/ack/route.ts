@@ -1,0 +1,7 @@
+import { endpoints } from '@/lib/api/endpoints';
+import { acknowledgeRedrive } from '@/lib/core';
+import { agentEndpoint } from '@/lib/server/agent-endpoint';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = agentEndpoint(endpoints.acknowledgeRedrive, async (ctx, input) => ({ status: 200, body: await acknowledgeRedrive(ctx, input) }));

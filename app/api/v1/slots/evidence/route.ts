@@ -1,0 +1,10 @@
+import { endpoints } from '@/lib/api/endpoints';
+import { recordEvidence } from '@/lib/core';
+import { agentEndpoint } from '@/lib/server/agent-endpoint';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = agentEndpoint(endpoints.recordEvidence, async (ctx, input) => {
+  await recordEvidence(ctx, input);
+  return { status: 200, body: { ok: true } };
+});

@@ -1,0 +1,7 @@
+import { endpoints } from '@/lib/api/endpoints';
+import { heartbeatSlot } from '@/lib/core';
+import { agentEndpoint } from '@/lib/server/agent-endpoint';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = agentEndpoint(endpoints.heartbeatSlot, async (ctx, input) => ({ status: 200, body: { expiresAt: await heartbeatSlot(ctx, input) } }));

@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { acknowledgeRedriveInput, claimRedrivesInput } from '../core/dead-letters/drain-redrives';
+import { deadLetterInput } from '../core/dead-letters/dead-letter-task';
+import { openHoldInput } from '../core/holds/hold-input';
+import { claimKeyInput } from '../core/keys/claim-key';
+import { completeKeyInput, failKeyInput } from '../core/keys/settle-key';
+import { recordAttemptInput } from '../core/record-attempt';
+import { finishRunInput, startRunInput } from '../core/slots/runs';
+import { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from '../core/slots/slot-lock';
+import type { Action } from '../core/authorization';
+
+/**
+ * Every agent endpoint of the HTTP API, described once: the route handlers
+ * take their input schema and authorization from here, the OpenAPI document
+ * is generated from here, and the TypeScript client's methods are typed from
+ * here. The schemas are the library's own, so the API validates exactly as
+ * the library does.
+ */
+export interface Endpoint<Input extends z.ZodType = z.ZodType> {
+  /** The client's method name. */
+  name: string;
+  method: 'POST';
+  path: string;
+  summary: string;
+  action: Action;
+  input: Input;
+  /** Success statuses and what each means. */
+  responses: Record<number, string>;
+  /** Problem codes the endpoint can answer with, besides INVALID_INPUT, UNAUTHENTICATED, FORBIDDEN and PAYLOAD_TOO_LARGE. */
+  problems: string[];
+}
+
+/** The most attempts one batch may carry. */
+export const MAX_BATCH_ATTEMPTS = 1_000;
+
+export const recordAttemptsBatchInput = z.strictObject({
+  attempts: z.array(z.unknown()).min(1, 'must hold at least one attempt').max(MAX_BATCH_ATTEMPTS, `must hold at most ${MAX_BATCH_ATTEMPTS} attempts`),
+});
+
+export const heartbeatRunInput = z.strictObject({ runKey: z.string().trim().min(1).max(200) });
+
+const endpoint = <Input extends z.ZodType>(spec: Endpoint<Input>) => spec;
+
+export const endpoints = {
+  recordAttempt: endpoint({
+    name: 'recordAttempt', method: 'POST', path: '/api/v1/attempts', action: 'attempt.record', input: recordAttemptInput,
+    summary: 'Record one finished attempt of a step. A repeated report of the same attempt answers 200 with the stored one.',
+    responses: { 201: 'Recorded: `{ attempt, duplicate: false }`', 200: 'Already recorded with the same content: `{ attempt, duplicate: true }`' },
+    problems: ['ATTEMPT_CONFLICT'],
+  }),
+  recordAttempts: endpoint({
+    name: 'recordAttempts', method: 'POST', path: '/api/v1/attempts/batch', action: 'attempt.record', input: recordAttemptsBatchInput,
+    summary: `Record up to ${MAX_BATCH_ATTEMPTS} attempts, all or nothing. Invalid items are named by index (\`attempts.3.startedAt\`); a conflict names its index too, and nothing is written.`,
+    responses: { 200: '`{ recorded, duplicates }`: how many were new and how many were repeats' },
+    problems: ['ATTEMPT_CONFLICT'],
+  }),
+  claimKey: endpoint({
+    name: 'claimKey', method: 'POST', path: '/api/v1/keys/claim', action: 'agent.coordinate', input: claimKeyInput,
+    summary: 'Claim a derived idempotency key before acting. `acquired`: act, then complete or fail it with the fencing token. `replay`: the operation already completed; use its result.',
+    responses: { 200: '`{ outcome: "acquired", key, fencingToken, attemptNumber }` or `{ outcome: "replay", key, result }`' },
+    problems: ['KEY_IN_PROGRESS', 'UNCERTAIN_OUTCOME', 'KEY_PAYLOAD_MISMATCH'],
+  }),
+  completeKey: endpoint({
+    name: 'completeKey', method: 'POST', path: '/api/v1/keys/complete', action: 'agent.coordinate', input: completeKeyInput,
+    summary: 'Complete a claimed key with its result, which later claims replay.',
+    responses: { 200: '`{ ok: true }`' },
+    problems: ['STALE_TOKEN', 'NOT_FOUND'],
+  }),
+  failKey: endpoint({
+    name: 'failKey', method: 'POST', path: '/api/v1/keys/fail', action: 'agent.coordinate', input: failKeyInput,
+    summary: 'Fail a claimed key with its error class, so a retry may claim it again.',
+    responses: { 200: '`{ ok: true }`' },
+    problems: ['STALE_TOKEN', 'NOT_FOUND'],
+  }),
+  startRun: endpoint({
+    name: 'startRun', method: 'POST', path: '/api/v1/runs/start', action: 'agent.coordinate', input: startRunInput,
+    summary: 'Start a run (one worker execution), once per run key.',
+    responses: { 200: '`{ run }`' },
+    problems: ['STATE_CONFLICT'],
+  }),
+  heartbeatRun: endpoint({
+    name: 'heartbeatRun', method: 'POST', path: '/api/v1/runs/heartbeat', action: 'agent.coordinate', input: heartbeatRunInput,
+    summary: 'Say a run is alive; a silent run is presumed dead after the grace period.',
+    responses: { 200: '`{ ok: true }`' },
+    problems: ['NOT_FOUND'],
+  }),
+  finishRun: endpoint({
+    name: 'finishRun', method: 'POST', path: '/api/v1/runs/finish', action: 'agent.coordinate', input: finishRunInput,
+    summary: 'Finish a run as finished or failed.',
+    responses: { 200: '`{ ok: true }`' },
+    problems: ['NOT_FOUND'],
+  }),
+  acquireSlot: endpoint({
+    name: 'acquireSlot', method: 'POST', path: '/api/v1/slots/acquire', action: 'agent.coordinate', input: acquireSlotInput,
+    summary: 'Take a slot lock for a run. Free: a fencing token and the evidence left by earlier holders. Held: 409 SLOT_HELD with Retry-After.',
+    responses: { 200: '`{ outcome: "acquired", slot, fencingToken, expiresAt, evidence }`' },
+    problems: ['SLOT_HELD'],
+  }),
+  heartbeatSlot: endpoint({
+    name: 'heartbeatSlot', method: 'POST', path: '/api/v1/slots/heartbeat', action: 'agent.coordinate', input: heartbeatSlotInput,
+    summary: 'Extend a held slot lock.',
+    responses: { 200: '`{ expiresAt }`' },
+    problems: ['STALE_TOKEN', 'NOT_HOLDER'],
+  }),
+  releaseSlot: endpoint({
+    name: 'releaseSlot', method: 'POST', path: '/api/v1/slots/release', action: 'agent.coordinate', input: releaseSlotInput,
+    summary: 'Release a slot lock held by the run.',
+    responses: { 200: '`{ ok: true }`' },
+    problems: ['NOT_HOLDER'],
+  }),
+  recordEvidence: endpoint({
+    name: 'recordEvidence', method: 'POST', path: '/api/v1/slots/evidence', action: 'agent.coordinate', input: evidenceInput,
+    summary: "Record evidence that the slot's side effect happened (e.g. the published page's id), before acting on it further.",
+    responses: { 200: '`{ ok: true }`' },
+    problems: ['STALE_TOKEN', 'NOT_HOLDER'],
+  }),
+  openHold: endpoint({
+    name: 'openHold', method: 'POST', path: '/api/v1/holds', action: 'hold.open', input: openHoldInput,
+    summary: 'Park an item for a person, with a machine-readable reason and an owner. One open hold per item.',
+    responses: { 201: '`{ hold, created: true }`', 200: 'The item already had an open hold: `{ hold, created: false }`' },
+    problems: [],
+  }),
+  deadLetter: endpoint({
+    name: 'deadLetter', method: 'POST', path: '/api/v1/dead-letters', action: 'agent.coordinate', input: deadLetterInput,
+    summary: 'Dead-letter a task whose retries ran out, with its payload for a later redrive; its owner gets a hold.',
+    responses: { 201: '`{ deadLetter, hold }`' },
+    problems: [],
+  }),
+  claimRedrives: endpoint({
+    name: 'claimRedrives', method: 'POST', path: '/api/v1/redrives/claim', action: 'agent.coordinate', input: claimRedrivesInput,
+    summary: 'Take due redrives to put back on your queue (deduplicate on `outboxKey`), then acknowledge each. Unacknowledged ones come back after the lease.',
+    responses: { 200: '`{ redrives: [{ outboxKey, deadLetterId, queue, payload, ... }] }`' },
+    problems: [],
+  }),
+  acknowledgeRedrive: endpoint({
+    name: 'acknowledgeRedrive', method: 'POST', path: '/api/v1/redrives/ack', action: 'agent.coordinate', input: acknowledgeRedriveInput,
+    summary: 'Acknowledge a claimed redrive as enqueued. Acknowledging twice changes nothing.',
+    responses: { 200: '`{ redrive, changed }`' },
+    problems: ['NOT_FOUND'],
+  }),
+} as const;
+
+export type Endpoints = typeof endpoints;
+export type EndpointName = keyof Endpoints;
+export type EndpointInput<Name extends EndpointName> = z.input<Endpoints[Name]['input']>;
+
+/** Codes that mean "stop: retrying the same request will not help" (the client must change something or ask a person). */
+export const STOP_CODES = ['DO_NOT_RETRY', 'KEY_PAYLOAD_MISMATCH', 'UNCERTAIN_OUTCOME', 'ATTEMPT_CONFLICT', 'INVALID_INPUT', 'FORBIDDEN', 'IDEMPOTENCY_KEY_REUSED'] as const;
+/** Codes that mean "try the same request later", with a Retry-After header. */
+export const TRY_LATER_CODES = ['KEY_IN_PROGRESS', 'SLOT_HELD', 'REQUEST_IN_PROGRESS'] as const;

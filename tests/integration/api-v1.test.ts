@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { HoldfastApiError } from '../../lib/client';
+import { deadLetterTask, redriveDeadLetter, type Actor } from '../../lib/core';
+import { attempts, holds } from '../../lib/db/schema';
+import { useApi } from '../support/api-harness';
+
+const api = useApi();
+const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+
+const anAttempt = (overrides: Record<string, unknown> = {}) => ({
+  taskId: `api-${randomUUID()}`, agent: 'api-agent', step: 'fetch', attemptNumber: 1,
+  startedAt: '2026-11-30T10:00:00.000Z', finishedAt: '2026-11-30T10:00:01.500Z', outcome: 'succeeded', costMicros: 1_200,
+  ...overrides,
+});
+
+async function attemptCount(taskId: string) {
+  const [row] = await api.database.db.select({ count: sql<number>`count(*)`.mapWith(Number) }).from(attempts).where(eq(attempts.taskId, taskId));
+  return row?.count ?? 0;
+}
+
+/** What a problem response must look like, whatever the endpoint. */
+function expectProblem(response: { status: number; headers: Headers; body: Record<string, unknown> }, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toContain('application/problem+json');
+  expect(response.body).toMatchObject({ status, code, title: code, type: 'about:blank' });
+  expect(typeof response.body.detail).toBe('string');
+}
+
+describe('authentication and the envelope, on every endpoint', () => {
+  const paths = [
+    '/api/v1/attempts', '/api/v1/attempts/batch', '/api/v1/keys/claim', '/api/v1/keys/complete', '/api/v1/keys/fail', '/api/v1/runs/start',
+    '/api/v1/runs/heartbeat', '/api/v1/runs/finish', '/api/v1/slots/acquire', '/api/v1/slots/heartbeat', '/api/v1/slots/release',
+    '/api/v1/slots/evidence', '/api/v1/holds', '/api/v1/dead-letters', '/api/v1/redrives/claim', '/api/v1/redrives/ack',
+  ];
+
+  it.each(paths)('%s: 401 without a token, 403 with a read-only token, 400 naming an unknown field, 413 past 64 KiB, 400 for broken JSON', async (path) => {
+    expectProblem(await api.request(path, { body: {}, token: null }), 401, 'UNAUTHENTICATED');
+    expectProblem(await api.request(path, { body: {}, token: 'hf_not-a-real-token' }), 401, 'UNAUTHENTICATED');
+    const readOnly = await api.request(path, { body: {}, token: api.readToken });
+    expectProblem(readOnly, 403, 'FORBIDDEN');
+    expect(readOnly.body.detail).toContain('ingest scope');
+
+    const unknown = await api.request(path, { body: { surprise: true } });
+    expectProblem(unknown, 400, 'INVALID_INPUT');
+    expect(unknown.body.retryable).toBe(false);
+    expect(Object.keys(unknown.body.fieldErrors as object).join(' ')).toMatch(/surprise|\(input\)/);
+
+    expectProblem(await api.request(path, { body: JSON.stringify({ padding: 'x'.repeat(70 * 1024) }) }), 413, 'PAYLOAD_TOO_LARGE');
+    expectProblem(await api.request(path, { body: '{"broken": ' }), 400, 'INVALID_INPUT');
+  });
+});
+
+describe('attempts', () => {
+  it('records one (201), answers a repeat with the stored one (200), and refuses a conflicting report (409, stop)', async () => {
+    const attempt = anAttempt();
+    const first = await api.request('/api/v1/attempts', { body: attempt });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ duplicate: false, attempt: { taskId: attempt.taskId, latencyMs: 1_500, costMicros: 1_200 } });
+    const again = await api.request('/api/v1/attempts', { body: attempt });
+    expect(again).toMatchObject({ status: 200, body: { duplicate: true } });
+    const conflict = await api.request('/api/v1/attempts', { body: { ...attempt, costMicros: 9 } });
+    expectProblem(conflict, 409, 'ATTEMPT_CONFLICT');
+    expect(conflict.body.retryable).toBe(false);
+    expect(await attemptCount(attempt.taskId)).toBe(1);
+  });
+
+  it('names every bad field of a report', async () => {
+    const response = await api.request('/api/v1/attempts', { body: anAttempt({ attemptNumber: 0, outcome: 'failed', startedAt: 'soon' }) });
+    expectProblem(response, 400, 'INVALID_INPUT');
+    expect(Object.keys(response.body.fieldErrors as object)).toEqual(expect.arrayContaining(['attemptNumber', 'startedAt']));
+  });
+
+  it('records a batch all or nothing, naming bad items by index, and a conflict by index', async () => {
+    const taskId = `batch-${randomUUID()}`;
+    const batch = [1, 2, 3].map((attemptNumber) => anAttempt({ taskId, attemptNumber }));
+    const invalid = await api.request('/api/v1/attempts/batch', { body: { attempts: [batch[0], { ...batch[1], startedAt: 'never' }, batch[2], { nope: 1 }] } });
+    expectProblem(invalid, 400, 'INVALID_INPUT');
+    expect(Object.keys(invalid.body.fieldErrors as object)).toEqual(expect.arrayContaining(['attempts.1.startedAt', 'attempts.3.taskId']));
+    expect(await attemptCount(taskId)).toBe(0);
+
+    expect(await api.request('/api/v1/attempts/batch', { body: { attempts: batch } })).toMatchObject({ status: 200, body: { recorded: 3, duplicates: 0 } });
+    const conflicting = await api.request('/api/v1/attempts/batch', {
+      body: { attempts: [anAttempt({ taskId, attemptNumber: 4 }), { ...batch[1], costMicros: 1 }] },
+    });
+    expectProblem(conflicting, 409, 'ATTEMPT_CONFLICT');
+    expect(conflicting.body.detail).toContain('attempts.1');
+    expect(await attemptCount(taskId)).toBe(3); // attempt 4 was rolled back with the conflict
+
+    const tooMany = await api.request('/api/v1/attempts/batch', { body: { attempts: Array.from({ length: 1_001 }, () => ({})) } });
+    expectProblem(tooMany, 400, 'INVALID_INPUT');
+  });
+
+  it('answers a retried request with the same Idempotency-Key with the first response, and refuses the key for another request', async () => {
+    const attempt = anAttempt();
+    const key = `retry-${randomUUID()}`;
+    const first = await api.request('/api/v1/attempts', { body: attempt, headers: { 'idempotency-key': key } });
+    const retried = await api.request('/api/v1/attempts', { body: attempt, headers: { 'idempotency-key': key } });
+    expect(first.status).toBe(201);
+    expect(retried.status).toBe(201); // the first response, not "duplicate: true"
+    expect(retried.body).toEqual(first.body);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    const reused = await api.request('/api/v1/attempts', { body: anAttempt(), headers: { 'idempotency-key': key } });
+    expectProblem(reused, 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectProblem(await api.request('/api/v1/attempts', { body: attempt, headers: { 'idempotency-key': 'has spaces' } }), 400, 'INVALID_INPUT');
+  });
+});
+
+describe('keys', () => {
+  it('claims, replays a completed result, says "try later" while in progress and "stop" on a payload mismatch', async () => {
+    const client = api.client();
+    const key = `order-${randomUUID()}/charge`;
+    const claim = await client.claimKey({ key, requestHash: 'h1', inProgressTtlMs: 60_000 });
+    expect(claim).toMatchObject({ outcome: 'acquired', attemptNumber: 1 });
+    if (claim.outcome !== 'acquired') throw new Error('expected acquired');
+
+    const busy = await api.request('/api/v1/keys/claim', { body: { key, requestHash: 'h1' } });
+    expectProblem(busy, 409, 'KEY_IN_PROGRESS');
+    expect(busy.body.retryable).toBe(true);
+    expect(Number(busy.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    await client.completeKey({ key, fencingToken: claim.fencingToken, result: { chargeId: 'ch_1' } });
+    expect(await client.claimKey({ key, requestHash: 'h1' })).toMatchObject({ outcome: 'replay', result: { chargeId: 'ch_1' } });
+
+    const mismatch = await api.request('/api/v1/keys/claim', { body: { key, requestHash: 'h2' } });
+    expectProblem(mismatch, 409, 'KEY_PAYLOAD_MISMATCH');
+    expect(mismatch.body.retryable).toBe(false);
+    await expect(client.completeKey({ key, fencingToken: claim.fencingToken + 5, result: null })).rejects.toMatchObject({ code: 'STALE_TOKEN', status: 409 });
+  });
+
+  it('fails a key so a retry may claim it again, and says "stop" for an uncertain outcome', async () => {
+    const client = api.client();
+    const key = `mail-${randomUUID()}/send`;
+    const claim = await client.claimKey({ key, requestHash: 'h' });
+    if (claim.outcome !== 'acquired') throw new Error('expected acquired');
+    await client.failKey({ key, fencingToken: claim.fencingToken, errorClass: 'transient', errorText: '503' });
+    expect(await client.claimKey({ key, requestHash: 'h' })).toMatchObject({ outcome: 'acquired', attemptNumber: 2 });
+
+    const risky = `sms-${randomUUID()}/send`;
+    await client.claimKey({ key: risky, requestHash: 'h', downstreamIdempotent: false, inProgressTtlMs: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const uncertain = client.claimKey({ key: risky, requestHash: 'h', downstreamIdempotent: false });
+    await expect(uncertain).rejects.toBeInstanceOf(HoldfastApiError);
+    await expect(uncertain).rejects.toMatchObject({ code: 'UNCERTAIN_OUTCOME', retryable: false });
+  });
+});
+
+describe('runs and slots', () => {
+  it('starts a run, takes a slot, refuses it to another run with Retry-After, records evidence, heartbeats, releases and finishes', async () => {
+    const client = api.client();
+    const slot = `publish:${randomUUID().slice(0, 8)}`;
+    const runKey = `run-${randomUUID()}`;
+    expect((await client.startRun({ runKey, taskId: `task-${randomUUID()}`, agent: 'publishing' })).run).toMatchObject({ runKey, status: 'running' });
+    await client.heartbeatRun({ runKey });
+    const lock = await client.acquireSlot({ slot, runKey, ttlMs: 60_000 });
+    expect(lock).toMatchObject({ outcome: 'acquired', slot, evidence: [] });
+
+    const held = await api.request('/api/v1/slots/acquire', { body: { slot, runKey: 'someone-else', ttlMs: 60_000 } });
+    expectProblem(held, 409, 'SLOT_HELD');
+    expect(held.body).toMatchObject({ retryable: true, holderRunKey: runKey });
+    expect(Number(held.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    await client.recordEvidence({ slot, runKey, fencingToken: lock.fencingToken, ref: 'page-7' });
+    expect(new Date((await client.heartbeatSlot({ slot, runKey, fencingToken: lock.fencingToken, ttlMs: 120_000 })).expiresAt).getTime()).toBeGreaterThan(Date.now() + 60_000);
+    await client.releaseSlot({ slot, runKey });
+    await client.finishRun({ runKey, status: 'finished' });
+    await expect(client.releaseSlot({ slot, runKey: 'someone-else' })).rejects.toMatchObject({ code: 'NOT_HOLDER' });
+    await expect(client.heartbeatRun({ runKey: `never-${randomUUID()}` })).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+  });
+});
+
+describe('holds, dead letters and redrives', () => {
+  it('opens a hold once per item', async () => {
+    const client = api.client();
+    const item = { itemType: 'task' as const, itemId: `t-${randomUUID()}`, reason: 'needs_approval' as const, detail: 'Refund over limit', owner: 'team:payments' };
+    const first = await api.request('/api/v1/holds', { body: item });
+    expect(first).toMatchObject({ status: 201, body: { created: true } });
+    expect(await client.openHold(item)).toMatchObject({ created: false });
+    const [row] = await api.database.db.select().from(holds).where(eq(holds.itemId, item.itemId));
+    expect(row?.openedBy).toMatch(/^agent:token:/);
+    expectProblem(await api.request('/api/v1/holds', { body: { ...item, reason: 'bored' } }), 400, 'INVALID_INPUT');
+  });
+
+  it('dead-letters a task, and lets a drainer claim and acknowledge its redrive: at least once, acknowledged once', async () => {
+    const client = api.client();
+    const taskId = `dl-${randomUUID()}`;
+    const { deadLetter } = await client.deadLetter({
+      taskId, agent: 'outreach', step: 'send', queue: 'emails', payload: { to: 'a@example.com' }, reason: 'retry_ceiling',
+      errorClass: 'transient', lastError: '451 try later', attempts: 4, spendMicros: 900, owner: 'team:growth',
+    });
+    expect(deadLetter).toMatchObject({ taskId, status: 'pending' });
+    await redriveDeadLetter({ db: api.database.db, actor: oncall }, { deadLetterId: deadLetter.id, reason: 'provider back' });
+
+    const { redrives } = await client.claimRedrives({ limit: 10, leaseMs: 1_000 });
+    const mine = redrives.find((redrive) => redrive.deadLetterId === deadLetter.id);
+    expect(mine).toMatchObject({ queue: 'emails', payload: { to: 'a@example.com' } });
+    // Claimed rows are hidden from other drainers for the lease...
+    expect((await client.claimRedrives({ limit: 10 })).redrives.find((redrive) => redrive.deadLetterId === deadLetter.id)).toBeUndefined();
+    // ...and handed out again when not acknowledged in time.
+    await api.database.db.execute(sql`update redrives set next_attempt_at = now() where outbox_key = ${mine!.outboxKey}`);
+    expect((await client.claimRedrives({ limit: 10 })).redrives.map((redrive) => redrive.outboxKey)).toContain(mine!.outboxKey);
+
+    expect(await client.acknowledgeRedrive({ outboxKey: mine!.outboxKey })).toMatchObject({ changed: true });
+    expect(await client.acknowledgeRedrive({ outboxKey: mine!.outboxKey })).toMatchObject({ changed: false });
+    await expect(client.acknowledgeRedrive({ outboxKey: 'nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('keeps one pending dead letter per task however the API is called', async () => {
+    const input = {
+      taskId: `dl-${randomUUID()}`, agent: 'outreach', step: 'send', queue: 'emails', payload: null, reason: 'retry_ceiling' as const,
+      errorClass: 'transient' as const, lastError: 'x', attempts: 2, spendMicros: 0, owner: 'team:growth',
+    };
+    const [first, second] = await Promise.all([api.client().deadLetter(input), deadLetterTask(api.database.db, { type: 'agent', id: 'direct', scopes: ['ingest'] }, input)]);
+    expect(first.deadLetter.id).toBe(second.deadLetter.id);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes every endpoint with its request schema, for a token holder', async () => {
+    const response = await api.request('/api/v1/openapi.json', { method: 'GET' });
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe('3.1.0');
+    const paths = response.body.paths as Record<string, { post: { operationId: string; requestBody: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } } }>;
+    expect(Object.keys(paths)).toHaveLength(16);
+    expect(paths['/api/v1/attempts']!.post.requestBody.content['application/json']!.schema.properties!.startedAt).toEqual({ type: 'string', format: 'date-time' });
+    expect((await api.request('/api/v1/openapi.json', { method: 'GET', token: 'hf_not-a-real-token' })).status).toBe(401);
+  });
+});

@@ -14,7 +14,27 @@ function requestSchema(schema: z.ZodType): Record<string, unknown> {
     },
   }) as Record<string, unknown>;
   delete json.$schema;
-  return json;
+  return collapseSameAlternatives(json) as Record<string, unknown>;
+}
+
+/**
+ * An `anyOf` of date-time strings only (a moment is a Date in-process or an
+ * ISO string over the API; both travel as the string) becomes its most
+ * specific alternative.
+ */
+function collapseSameAlternatives(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(collapseSameAlternatives);
+  if (node === null || typeof node !== 'object') return node;
+  const entries = Object.entries(node).map(([key, value]) => [key, collapseSameAlternatives(value)] as const);
+  const result = Object.fromEntries(entries) as Record<string, unknown>;
+  const alternatives = result.anyOf;
+  const isDateTime = (item: unknown) => (item as { type?: string; format?: string }).type === 'string' && (item as { format?: string }).format === 'date-time';
+  if (Array.isArray(alternatives) && alternatives.length > 0 && alternatives.every(isDateTime)) {
+    const { anyOf: _alternatives, ...rest } = result;
+    const mostSpecific = [...alternatives].sort((a, b) => Object.keys(b as object).length - Object.keys(a as object).length)[0];
+    return { ...rest, ...(mostSpecific as object) };
+  }
+  return result;
 }
 
 const statusOf = (code: string) =>

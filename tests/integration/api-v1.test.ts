@@ -223,7 +223,7 @@ describe('the OpenAPI document', () => {
     expect(response.body.openapi).toBe('3.1.0');
     const paths = response.body.paths as Record<string, { post: { operationId: string; requestBody: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } } }>;
     expect(Object.keys(paths)).toHaveLength(16);
-    expect(paths['/api/v1/attempts']!.post.requestBody.content['application/json']!.schema.properties!.startedAt).toEqual({ type: 'string', format: 'date-time' });
+    expect(paths['/api/v1/attempts']!.post.requestBody.content['application/json']!.schema.properties!.startedAt).toMatchObject({ type: 'string', format: 'date-time' });
     expect((await api.request('/api/v1/openapi.json', { method: 'GET', token: 'hf_not-a-real-token' })).status).toBe(401);
   });
 });

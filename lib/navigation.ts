@@ -16,4 +16,5 @@ export const consoleAreas: ConsoleArea[] = [
   { href: '/audit', label: 'Audit', purpose: 'The append-only record of every operator and sweeper action: who, what, when, why, before and after.' },
   { href: '/settings/people', label: 'People', purpose: 'Who may use the console, with their roles and teams.' },
   { href: '/settings/tokens', label: 'API tokens', purpose: 'Credentials for agents calling the HTTP API.' },
+  { href: '/settings/api', label: 'API reference', purpose: 'The endpoints agents call, their fields and answers, from the OpenAPI document.' },
 ];

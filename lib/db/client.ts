@@ -41,12 +41,35 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
 /**
  * drizzle runs its queries through postgres.js's `unsafe` with `prepare: false`,
  * and postgres.js then describes every parameterised statement before running
- * it: two round trips per query. Preparing instead makes it one (and lets
- * PostgreSQL reuse the plan); postgres.js keeps one prepared statement per
- * distinct query text and connection, and our query texts are a fixed set.
+ * it: two round trips per query, and PostgreSQL plans it afresh every time
+ * (costly for statements over the partitioned attempt log). Preparing instead
+ * makes it one round trip with a cached plan; postgres.js keeps one prepared
+ * statement per distinct query text and connection. Transactions and
+ * savepoints hand drizzle a connection of their own, so those are patched too.
  */
-function preparedByDefault(sql: postgres.Sql): void {
+function preparedByDefault(sql: postgres.Sql | postgres.TransactionSql): void {
   const unsafe = sql.unsafe.bind(sql);
   sql.unsafe = ((query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
     unsafe(query, parameters, { ...options, prepare: true })) as postgres.Sql['unsafe'];
+
+  const withPreparedClient = <Callback extends (client: postgres.TransactionSql) => unknown>(callback: Callback) =>
+    ((client: postgres.TransactionSql) => {
+      preparedByDefault(client);
+      return callback(client);
+    }) as Callback;
+
+  if ('begin' in sql) {
+    const begin = sql.begin.bind(sql) as (...args: unknown[]) => unknown;
+    (sql as { begin: unknown }).begin = (...args: unknown[]) => {
+      const callback = args.pop() as (client: postgres.TransactionSql) => unknown;
+      return begin(...args, withPreparedClient(callback));
+    };
+  }
+  if ('savepoint' in sql) {
+    const savepoint = sql.savepoint.bind(sql) as (...args: unknown[]) => unknown;
+    (sql as { savepoint: unknown }).savepoint = (...args: unknown[]) => {
+      const callback = args.pop() as (client: postgres.TransactionSql) => unknown;
+      return savepoint(...args, withPreparedClient(callback));
+    };
+  }
 }

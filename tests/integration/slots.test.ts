@@ -70,6 +70,14 @@ describe('acquireSlot', () => {
     }
   });
 
+  it("lists only the slot's own evidence, never another slot's", async () => {
+    const other = freshSlot();
+    const otherLock = await acquireSlot(ctx(), { slot: other, runKey: 'run-other', ttlMs: 60_000 });
+    if (otherLock.outcome !== 'acquired') throw new Error('expected to acquire');
+    await recordEvidence(ctx(), { slot: other, runKey: 'run-other', fencingToken: otherLock.fencingToken, ref: 'someone-elses-page' });
+    expect(await acquireSlot(ctx(), { slot: freshSlot(), runKey: 'run-mine', ttlMs: 60_000 })).toMatchObject({ outcome: 'acquired', evidence: [] });
+  });
+
   it('lets the same run ask again without a new token, and lists evidence to a successor', async () => {
     const slot = freshSlot();
     const first = await acquireSlot(ctx(), { slot, runKey: 'run-a', ttlMs: 60_000 });

@@ -65,8 +65,10 @@ const acquireStatement = cachedStatement((db) => {
       fencingToken: l.fencingToken,
       expiresAt: l.expiresAt,
       releasedAt: l.releasedAt,
-      // Read in the same statement, so acquiring stays one round trip.
-      evidence: sql<string[]>`array(select ${slotEvidence.ref} from ${slotEvidence} where ${slotEvidence.slot} = ${l.slot} order by ${slotEvidence.id})`,
+      // Read in the same statement, so acquiring stays one round trip. Written out with
+      // explicit table names: in RETURNING drizzle leaves columns unqualified, and an
+      // unqualified "slot" inside the subquery would mean the evidence's own column.
+      evidence: sql<string[]>`array(select evidence.ref from slot_evidence evidence where evidence.slot = "slot_locks"."slot" order by evidence.id)`,
     })
     .prepare('acquire_slot');
 });

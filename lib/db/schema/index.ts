@@ -9,3 +9,4 @@ export * from './tasks';
 export * from './identity';
 export * from './rollups';
 export * from './api-requests';
+export * from './fleet';

@@ -1,0 +1,116 @@
+import PgBoss from 'pg-boss';
+import { eq, sql } from 'drizzle-orm';
+import type { HoldfastClient } from '../client';
+import { drainRedrives } from '../core';
+import { connectDatabase } from '../db/client';
+import { deadLetters } from '../db/schema';
+import { agents, runAgentStep, type AgentContext, type FleetTask, type StepVerdict } from './agents';
+import { DEMO_TIMING, type FleetTiming } from './faults';
+import { remoteSteps, runRemoteStep } from './remote-agent';
+import { emptyTally, type FleetTally } from './tally';
+
+/** The queues the fleet works, one per agent; `research` works through the HTTP API. */
+export const fleetQueues = [...Object.keys(agents), 'research'];
+/** Workers per queue: a hung job must not stop the others. */
+const WORKERS_PER_QUEUE = 3;
+
+export interface FleetOptions {
+  databaseUrl: string;
+  /** Decides every injected fault: a fixed seed gives the same faults on every run. */
+  seed: number;
+  timing?: FleetTiming;
+  /** The research agent's API client; without one, research tasks are not enqueued. */
+  client?: HoldfastClient;
+  log?: (line: string) => void;
+}
+
+export interface Fleet {
+  tally: FleetTally;
+  enqueue: (tasks: FleetTask[]) => Promise<void>;
+  /** Puts redriven dead letters back on their queues; returns how many. */
+  deliverRedrives: () => Promise<number>;
+  /** Resolves when no job is waiting or running and no step body is still going. */
+  waitUntilIdle: (timeoutMs: number) => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts the demo fleet on pg-boss in the same PostgreSQL: one queue per
+ * agent, short visibility timeouts (so slow and crashed workers are really
+ * redelivered), and every step through Holdfast.
+ */
+export async function startFleet(options: FleetOptions): Promise<Fleet> {
+  const timing = options.timing ?? DEMO_TIMING;
+  const log = options.log ?? (() => {});
+  const connection = connectDatabase(options.databaseUrl, { maxConnections: 10 });
+  const tally = emptyTally();
+  const context: AgentContext = { db: connection.db, seed: options.seed, timing, tally };
+  const inFlight = new Set<Promise<unknown>>();
+
+  const boss = new PgBoss({ connectionString: options.databaseUrl, schema: 'pgboss', max: 6, supervise: true, maintenanceIntervalSeconds: 30 });
+  boss.on('error', (error) => log(`Queue error: ${error.message}`));
+  await boss.start();
+
+  const runTask = async (task: FleetTask): Promise<void> => {
+    const steps: (() => Promise<StepVerdict>)[] =
+      task.agent === 'research'
+        ? remoteSteps.map((step) => () => runRemoteStep({ ...context, client: options.client! }, task, step))
+        : agents[task.agent]!.steps.map((spec) => () => runAgentStep(context, task, spec));
+    for (const step of steps) {
+      const verdict = await step();
+      // Failing the job hands it back to pg-boss, which delivers it again after the retry delay.
+      if (verdict === 'later') throw new Error(`task ${task.taskId}: a step asked to be tried again later`);
+      if (verdict === 'stop') return;
+    }
+    tally.completedTaskIds.add(task.taskId);
+  };
+
+  for (const queue of fleetQueues) {
+    await boss.createQueue(queue, { name: queue, retryLimit: 60, retryDelay: timing.retryDelaySeconds, expireInSeconds: timing.visibilityTimeoutSeconds });
+    for (let worker = 0; worker < WORKERS_PER_QUEUE; worker += 1) {
+      await boss.work<FleetTask>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+        // Tracked so that stop() and waitUntilIdle() also wait for bodies pg-boss gave up on.
+        const work = runTask(job!.data);
+        inFlight.add(work);
+        void work.catch(() => {}).finally(() => inFlight.delete(work));
+        await work;
+      });
+    }
+  }
+
+  return {
+    tally,
+    enqueue: async (tasks) => {
+      for (const task of tasks) {
+        if (task.agent === 'research' && !options.client) continue;
+        await boss.send(task.agent, task, { singletonKey: task.taskId });
+        tally.tasksStarted += 1;
+      }
+    },
+    deliverRedrives: async () => {
+      const { delivered } = await drainRedrives({ db: connection.db }, async (redrive, tx) => {
+        const [letter] = await tx.select().from(deadLetters).where(eq(deadLetters.id, redrive.deadLetterId));
+        if (!letter) throw new Error(`redrive ${redrive.outboxKey}: its dead letter is gone`);
+        // pg-boss keeps one queued job per singleton key, so a redelivered redrive enqueues once.
+        await boss.send(letter.queue, { taskId: letter.taskId, agent: letter.agent }, { singletonKey: redrive.outboxKey });
+      });
+      return delivered;
+    },
+    waitUntilIdle: async (timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const [row] = await connection.db.execute<{ waiting: number }>(
+          sql`select count(*)::int as waiting from pgboss.job where name = any(${`{${fleetQueues.join(',')}}`}::text[]) and state in ('created', 'retry', 'active')`,
+        );
+        if ((row?.waiting ?? 0) === 0 && inFlight.size === 0) return;
+        if (Date.now() > deadline) throw new Error(`the fleet was still busy after ${timeoutMs} ms (${row?.waiting} jobs, ${inFlight.size} bodies)`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    },
+    stop: async () => {
+      await boss.stop({ graceful: true, timeout: 10_000, wait: true });
+      await Promise.allSettled([...inFlight]);
+      await connection.close();
+    },
+  };
+}

@@ -37,6 +37,8 @@ export default defineConfig({
       HOLDFAST_DATA_DIR: '.data/e2e/postgres',
       HOLDFAST_RUNTIME_FILE: e2eRuntimeFile,
       HOLDFAST_DEMO_DATA: 'on',
+      // The live fleet would change figures while a test compares them; its own test is tests/integration/fleet.test.ts.
+      HOLDFAST_DEMO: 'off',
     },
   },
 });

@@ -30,6 +30,8 @@ export const environmentSchema = z
   PORT: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).default(3000)),
   HOLDFAST_DATA_DIR: z.preprocess(emptyAsUnset, z.string().default('.data/postgres')),
   HOLDFAST_DEMO_DATA: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),
+  /** The live demo fleet on pg-boss: `auto` runs it with the embedded database only. */
+  HOLDFAST_DEMO: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),
   /** How often `npm start` runs the due sweeps; 0 turns them off (run `npm run sweep` instead). */
   HOLDFAST_SWEEP_INTERVAL_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(86_400).default(60)),
   /** Days without a state change after which an active task is frozen for its owner. */

@@ -25,6 +25,7 @@ import { describeStartupError } from './lib/startup-error';
 import { ensureProductionBuild } from './lib/production-build';
 import { serveDashboard, type DashboardServer } from './lib/serve-dashboard';
 import { startSweepLoop, sweepSettingsFrom } from './lib/sweep-loop';
+import { runDemoFleet } from './lib/demo-fleet';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const devMode = process.argv.includes('--dev');
@@ -34,6 +35,7 @@ const log = (line: string) => console.log(`[holdfast] ${line}`);
 let embedded: RunningPostgres | undefined;
 let dashboard: DashboardServer | undefined;
 let sweeps: ReturnType<typeof startSweepLoop> | undefined;
+let demoFleet: Awaited<ReturnType<typeof runDemoFleet>> | undefined;
 let shuttingDown = false;
 
 async function main(): Promise<void> {
@@ -106,11 +108,17 @@ async function main(): Promise<void> {
   dashboard = await serveDashboard({ projectRoot, host: env.HOST, port: env.PORT, dev: devMode });
   const shownHost = env.HOST === '0.0.0.0' || env.HOST === '127.0.0.1' ? 'localhost' : env.HOST;
   log(`Holdfast is ready at http://${shownHost}:${env.PORT} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
+
+  if (env.HOLDFAST_DEMO === 'on' || (env.HOLDFAST_DEMO === 'auto' && embedded !== undefined)) {
+    const apiHost = env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST;
+    demoFleet = await runDemoFleet({ databaseUrl, apiBaseUrl: `http://${apiHost}:${env.PORT}`, log });
+  }
 }
 
 async function shutdown(exitCode: number): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
+  await demoFleet?.stop().catch((error: unknown) => console.error(`[holdfast] Stopping the demo fleet: ${String(error)}`));
   await sweeps?.stop().catch(() => {});
   await dashboard?.close().catch((error: unknown) => console.error(`[holdfast] Closing the dashboard: ${String(error)}`));
   if (embedded) {

@@ -60,6 +60,25 @@ export function OverviewFigures({ window }: { window: TimeWindowName }) {
           </div>
         ))}
       </div>
+      {view.sideEffects ? (
+        <div className="rounded-lg border border-line bg-surface p-3" data-testid="side-effects">
+          <h2 className="mb-2 text-[12px] font-medium text-muted">Side effects of the demo fleet, all time: what the downstreams really did</h2>
+          <dl className="flex flex-wrap gap-x-8 gap-y-2 text-[13px]">
+            {[
+              ['Duplicate deliveries absorbed', view.sideEffects.duplicatesAbsorbed, 'side-effects-absorbed'],
+              ['Emails sent', view.sideEffects.emailsSent, 'side-effects-emails'],
+              ['Payments charged', view.sideEffects.paymentsCharged, 'side-effects-payments'],
+              ['Pages published', view.sideEffects.pagesPublished, 'side-effects-pages'],
+              ['Tasks with a side effect done twice', view.sideEffects.tasksWithDuplicateEffects, 'side-effects-twice'],
+            ].map(([label, value, testId]) => (
+              <div key={String(testId)} data-testid={String(testId)}>
+                <dt className="text-[12px] text-muted">{label}</dt>
+                <dd className="text-lg font-semibold tabular-nums">{formatCount(Number(value))}</dd>
+              </div>
+            ))}
+          </dl>
+        </div>
+      ) : null}
       <OverviewCharts view={view} />
       <div className="rounded-lg border border-line bg-surface p-3" data-testid="top-movers">
         <h2 className="mb-2 text-[12px] font-medium text-muted">Top movers: retries that rose most against the previous window</h2>

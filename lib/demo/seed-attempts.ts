@@ -1,12 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { recordAttempt, type CoreContext, type RecordAttemptInput } from '../core';
+import { recordAttemptInput, type CoreContext, type RecordAttemptInput } from '../core';
+import { parseInput } from '../core/validation';
 import { attempts } from '../db/schema';
 
 /**
- * A few days of believable attempts from a small fleet, so a newcomer sees a
- * working dashboard at once. Deterministic for a given `now`. Everything goes
- * through recordAttempt, exactly as a real agent would report it. A fuller
- * demo fleet on a real queue replaces this later.
+ * Two weeks of believable history from the demo fleet's agents, so a
+ * newcomer sees trends at once; the live fleet (lib/fleet) adds to it from
+ * then on. Deterministic for a given `now`, validated by recordAttempt's own
+ * schema, and written set-based (a thousand rows per INSERT).
  */
 
 type ErrorClass = NonNullable<RecordAttemptInput['errorClass']>;
@@ -78,7 +79,8 @@ const fleet: DemoAgent[] = [
   },
 ];
 
-const DAYS = 4;
+/** Two weeks, so the trend charts and the anomaly baseline (7 days) have shape from the first start. */
+const DAYS = 14;
 const MAX_ATTEMPTS_PER_STEP = 3;
 
 /** A small seeded random generator (mulberry32), so the demo looks the same on every machine. */
@@ -143,10 +145,16 @@ export function generateDemoAttempts(now: Date): RecordAttemptInput[] {
 export async function seedDemoAttemptsIfEmpty(ctx: CoreContext, now = new Date()): Promise<number> {
   const [existing] = await ctx.db.select({ any: sql<number>`1` }).from(attempts).limit(1);
   if (existing) return 0;
-  const reports = generateDemoAttempts(now);
-  const concurrency = 8;
-  for (let index = 0; index < reports.length; index += concurrency) {
-    await Promise.all(reports.slice(index, index + concurrency).map((report) => recordAttempt(ctx, report)));
+  const reports = generateDemoAttempts(now).map((report) => parseInput(recordAttemptInput, report));
+  for (let index = 0; index < reports.length; index += 1_000) {
+    await ctx.db.insert(attempts).values(
+      reports.slice(index, index + 1_000).map((report) => ({
+        ...report,
+        latencyMs: report.finishedAt.getTime() - report.startedAt.getTime(),
+        errorClass: report.errorClass ?? null,
+        errorText: report.errorText ?? null,
+      })),
+    );
   }
   return reports.length;
 }

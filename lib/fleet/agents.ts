@@ -16,6 +16,8 @@ export interface AgentContext {
   seed: number;
   timing: FleetTiming;
   tally: FleetTally;
+  /** Aborted when the fleet stops: simulated hangs end at once. */
+  stopping: AbortSignal;
 }
 
 /** What the worker does with a task after a step: go on, try the whole job later, or stop (held or dead-lettered). */
@@ -78,7 +80,7 @@ export const agents: Record<string, { owner: string; steps: StepSpec[] }> = {
   publishing: {
     owner: 'team:platform',
     steps: [
-      modelStep('write_post', 'Write the weekly post'),
+      modelStep('render_page', 'Render the weekly page'),
       {
         step: 'publish',
         // The publisher cannot deduplicate, but the step can: it publishes under a slot lock and
@@ -123,7 +125,7 @@ export async function runAgentStep(context: AgentContext, task: FleetTask, spec:
       const fault = faultFor(context.seed, task.taskId, spec.step, attempt.attemptNumber, spec.kind);
       failBeforeActing(fault);
       const output = await spec.act(context, task, attempt);
-      await afterActing(fault, context.timing);
+      await afterActing(fault, context.timing, context.stopping);
       return output;
     },
   );

@@ -33,7 +33,17 @@ export function faultFor(seed: number, taskId: string, step: string, attemptNumb
   ]);
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits, or gives up early when the fleet is stopping (so a stop is not held up by a simulated hang). */
+export function sleep(ms: number, stopping?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (stopping?.aborted) return reject(new Error('the fleet is stopping'));
+    const timer = setTimeout(resolve, ms);
+    stopping?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new Error('the fleet is stopping'));
+    }, { once: true });
+  });
+}
 
 /** Throws the error a fault stands for, before the step acts. */
 export function failBeforeActing(fault: Fault): void {
@@ -55,10 +65,10 @@ export function failBeforeActing(fault: Fault): void {
  * visibility and its key's time to live, so both are given up on), then dies.
  * A slow one outlives its visibility timeout and then finishes normally.
  */
-export async function afterActing(fault: Fault, timing: FleetTiming): Promise<void> {
+export async function afterActing(fault: Fault, timing: FleetTiming, stopping?: AbortSignal): Promise<void> {
   if (fault === 'crash_after_act') {
-    await sleep(timing.keyTtlMs + timing.visibilityTimeoutSeconds * 1_000);
+    await sleep(timing.keyTtlMs + timing.visibilityTimeoutSeconds * 1_000, stopping);
     throw new Error('worker process died after acting, before reporting back');
   }
-  if (fault === 'slow') await sleep(timing.visibilityTimeoutSeconds * 1_000 + 500);
+  if (fault === 'slow') await sleep(timing.visibilityTimeoutSeconds * 1_000 + 500, stopping);
 }

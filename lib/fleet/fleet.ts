@@ -44,7 +44,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const log = options.log ?? (() => {});
   const connection = connectDatabase(options.databaseUrl, { maxConnections: 10 });
   const tally = emptyTally();
-  const context: AgentContext = { db: connection.db, seed: options.seed, timing, tally };
+  const stopping = new AbortController();
+  const context: AgentContext = { db: connection.db, seed: options.seed, timing, tally, stopping: stopping.signal };
   const inFlight = new Set<Promise<unknown>>();
 
   const boss = new PgBoss({ connectionString: options.databaseUrl, schema: 'pgboss', max: 6, supervise: true, maintenanceIntervalSeconds: 30 });
@@ -108,6 +109,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       }
     },
     stop: async () => {
+      stopping.abort();
       await boss.stop({ graceful: true, timeout: 10_000, wait: true });
       await Promise.allSettled([...inFlight]);
       await connection.close();

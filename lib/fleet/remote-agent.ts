@@ -14,7 +14,7 @@ const MAX_ATTEMPTS = 4;
  * complete or fail the key, and dead-letter the task when attempts run out.
  * It proves the API carries the same guarantees as the library.
  */
-export const remoteSteps = ['search', 'summarise'] as const;
+export const remoteSteps = ['plan', 'summarize'] as const;
 
 export async function runRemoteStep(context: AgentContext & { client: HoldfastClient }, task: FleetTask, step: (typeof remoteSteps)[number]): Promise<StepVerdict> {
   const { client } = context;

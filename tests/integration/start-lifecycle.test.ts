@@ -30,7 +30,8 @@ async function startHoldfast(dataDir: string, port: number): Promise<ChildProces
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('Holdfast is ready')) resolve();
+      // The demo fleet starts last (on by default with the embedded database): wait for it too.
+      if (output.includes('Holdfast is ready') && output.includes('Demo fleet running')) resolve();
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);

@@ -6,11 +6,11 @@ describe('demo attempts', () => {
   const now = new Date('2026-11-30T12:00:00.000Z');
   const reports = generateDemoAttempts(now);
 
-  it('are all valid reports, inside the four days before now', () => {
+  it('are all valid reports, inside the fourteen days before now', () => {
     for (const report of reports) {
       const parsed = recordAttemptInput.parse(report);
       expect(parsed.startedAt.getTime()).toBeLessThan(now.getTime());
-      expect(parsed.startedAt.getTime()).toBeGreaterThanOrEqual(now.getTime() - 4 * 24 * 3_600_000);
+      expect(parsed.startedAt.getTime()).toBeGreaterThanOrEqual(now.getTime() - 14 * 24 * 3_600_000);
     }
   });
 

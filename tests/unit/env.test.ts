@@ -11,6 +11,7 @@ describe('parseEnvironment', () => {
       HOLDFAST_DEMO_DATA: 'auto',
       HOLDFAST_SWEEP_INTERVAL_SECONDS: 60,
       HOLDFAST_FROZEN_AFTER_DAYS: 3,
+      HOLDFAST_DEMO: 'auto',
       HOLDFAST_ATTEMPT_RETENTION_DAYS: 30,
       HOLDFAST_ROLLUP_RETENTION_DAYS: 400,
       AUTH_MODE: undefined,

@@ -9,6 +9,8 @@ import type { FleetTally } from './tally';
 export interface FleetTask {
   taskId: string;
   agent: string;
+  /** Set on a sub-agent's task: the task that dispatched it. */
+  parentTaskId?: string;
 }
 
 export interface AgentContext {

@@ -6,7 +6,7 @@ import { connectDatabase } from '../db/client';
 import { deadLetters } from '../db/schema';
 import { agents, runAgentStep, type AgentContext, type FleetTask, type StepVerdict } from './agents';
 import { DEMO_TIMING, type FleetTiming } from './faults';
-import { remoteSteps, runRemoteStep } from './remote-agent';
+import { remoteStepsOf, runRemoteStep } from './remote-agent';
 import { emptyTally, type FleetTally } from './tally';
 
 /** The queues the fleet works, one per agent; `research` works through the HTTP API. */
@@ -52,10 +52,15 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   boss.on('error', (error) => log(`Queue error: ${error.message}`));
   await boss.start();
 
+  // Sub-agents' tasks, keyed by their derived ids in pg-boss too, so a repeated dispatch queues each once.
+  const dispatch = async (tasks: FleetTask[]) => {
+    for (const task of tasks) await boss.send(task.agent, task, { singletonKey: task.taskId });
+  };
+
   const runTask = async (task: FleetTask): Promise<void> => {
     const steps: (() => Promise<StepVerdict>)[] =
       task.agent === 'research'
-        ? remoteSteps.map((step) => () => runRemoteStep({ ...context, client: options.client! }, task, step))
+        ? remoteStepsOf(task).map((step) => () => runRemoteStep({ ...context, client: options.client!, dispatch }, task, step))
         : agents[task.agent]!.steps.map((spec) => () => runAgentStep(context, task, spec));
     for (const step of steps) {
       const verdict = await step();

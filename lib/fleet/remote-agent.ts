@@ -14,9 +14,25 @@ const MAX_ATTEMPTS = 4;
  * complete or fail the key, and dead-letter the task when attempts run out.
  * It proves the API carries the same guarantees as the library.
  */
-export const remoteSteps = ['plan', 'summarize'] as const;
+export type RemoteStep = 'plan' | 'dispatch' | 'summarize';
 
-export async function runRemoteStep(context: AgentContext & { client: HoldfastClient }, task: FleetTask, step: (typeof remoteSteps)[number]): Promise<StepVerdict> {
+/** A research task plans, then dispatches two sub-agents; each sub-agent summarizes one part. */
+export function remoteStepsOf(task: FleetTask): RemoteStep[] {
+  return task.parentTaskId ? ['summarize'] : ['plan', 'dispatch'];
+}
+
+/** The sub-agents' tasks: their ids derive from the parent's, so dispatching twice asks for the same work. */
+export function subAgentTasks(task: FleetTask): FleetTask[] {
+  return [1, 2].map((part) => ({ taskId: `${task.taskId}.part-${part}`, agent: task.agent, parentTaskId: task.taskId }));
+}
+
+export interface RemoteContext extends AgentContext {
+  client: HoldfastClient;
+  /** Puts sub-agent tasks on the queue. */
+  dispatch: (tasks: FleetTask[]) => Promise<void>;
+}
+
+export async function runRemoteStep(context: RemoteContext, task: FleetTask, step: RemoteStep): Promise<StepVerdict> {
   const { client } = context;
   const key = `${task.taskId}/${step}`;
   const content = { taskId: task.taskId, agent: task.agent, step };
@@ -37,9 +53,20 @@ export async function runRemoteStep(context: AgentContext & { client: HoldfastCl
   const report = { taskId: task.taskId, agent: task.agent, step, attemptNumber: claim.attemptNumber, startedAt: startedAt.toISOString(), idempotencyKey: key };
   try {
     failBeforeActing(faultFor(context.seed, task.taskId, step, claim.attemptNumber, 'model'));
-    const { text, costMicros } = callModel(context.seed, task.taskId, step, claim.attemptNumber, `Research step ${step}`);
+    let result: unknown;
+    let costMicros = 0;
+    if (step === 'dispatch') {
+      // Guarded by this step's key, and the sub-tasks' ids are derived: a repeat dispatch asks for the same work.
+      const subTasks = subAgentTasks(task);
+      await context.dispatch(subTasks);
+      result = { dispatched: subTasks.map((sub) => sub.taskId) };
+    } else {
+      const call = callModel(context.seed, task.taskId, step, claim.attemptNumber, `Research step ${step}`);
+      result = { text: call.text };
+      costMicros = call.costMicros;
+    }
     await client.recordAttempt({ ...report, finishedAt: new Date().toISOString(), outcome: 'succeeded', costMicros }, { idempotencyKey: `attempt:${key}:${claim.attemptNumber}` });
-    await client.completeKey({ key, fencingToken: claim.fencingToken, result: { text } });
+    await client.completeKey({ key, fencingToken: claim.fencingToken, result });
     return 'next';
   } catch (error) {
     if (error instanceof HoldfastApiError) throw error; // the API itself refused: not a step failure

@@ -45,6 +45,12 @@ describe('the demo fleet', () => {
     expect(effects.paymentsCharged).toBeLessThanOrEqual(8);
     expect(effects.pagesPublished).toBeLessThanOrEqual(8);
 
+    // Sub-agents were dispatched, each once, however often their parent's dispatch step was delivered.
+    const subJobs = await db.execute<{ task_id: string; jobs: number }>(sql`
+      select data->>'taskId' as task_id, count(*)::int as jobs from pgboss.job where data ? 'parentTaskId' group by 1`);
+    expect(subJobs.length).toBeGreaterThan(0);
+    expect(subJobs.filter((row) => row.jobs > 1)).toEqual([]);
+
     // The faults really happened: retries were made, and some work was parked for a person.
     const [retries] = await db.execute<{ count: number }>(sql`select count(*)::int as count from attempts where attempt_number > 1`);
     expect(retries!.count).toBeGreaterThan(0);

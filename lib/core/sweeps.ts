@@ -53,11 +53,11 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       periodMs: 60 * MINUTE_MS,
       run: async (ctx) => {
         const done = await maintainAttemptLog(ctx.db, { now, attemptRetentionDays, rollupRetentionDays });
-        const changed = done.created.length + done.dropped.length + done.strayRowsDeleted + done.rollupRowsDeleted;
+        const changed = done.created.length + done.dropped.length + done.strayRowsDeleted + done.rollupRowsDeleted + done.leasesDeleted;
         return {
           changed,
           summary: `${done.created.length} daily partition(s) created, ${done.dropped.length} dropped past ${attemptRetentionDays} days` +
-            `, ${done.rollupRowsDeleted} rollup row(s) past ${rollupRetentionDays} days deleted`,
+            `, ${done.rollupRowsDeleted} rollup row(s) past ${rollupRetentionDays} days deleted, ${done.leasesDeleted} old sweep lease(s) deleted`,
         };
       },
     },

@@ -1,4 +1,6 @@
+import { and, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
+import { leases } from '../db/schema';
 import { dropAttemptPartitionsBefore, ensureAttemptPartitions } from '../db/attempt-partitions';
 import { deleteRollupsBefore } from './roll-up';
 
@@ -15,12 +17,15 @@ export interface AttemptLogSettings {
 /**
  * Keeps the attempt log's shape: daily partitions for the retained days and a
  * few ahead, raw days past retention dropped whole, and rollups (which
- * outlive the raw log) trimmed to their own, longer retention.
+ * outlive the raw log) trimmed to their own, longer retention. Old sweep
+ * leases go too.
  */
 export async function maintainAttemptLog(db: Executor, settings: AttemptLogSettings) {
   const rawFloor = new Date(settings.now.getTime() - settings.attemptRetentionDays * DAY_MS);
   const created = await ensureAttemptPartitions(db, { from: rawFloor, to: new Date(settings.now.getTime() + DAYS_AHEAD * DAY_MS) });
   const { dropped, strayRowsDeleted } = await dropAttemptPartitionsBefore(db, rawFloor);
   const rollupRowsDeleted = await deleteRollupsBefore(db, new Date(settings.now.getTime() - settings.rollupRetentionDays * DAY_MS));
-  return { created, dropped, strayRowsDeleted, rollupRowsDeleted };
+  // Sweeps take a lease row per time bucket (two a minute); a week of them is history enough.
+  const leasesDeleted = await db.delete(leases).where(and(isNotNull(leases.completedAt), lt(leases.completedAt, sql`now() - interval '7 days'`)));
+  return { created, dropped, strayRowsDeleted, rollupRowsDeleted, leasesDeleted: leasesDeleted.count };
 }

@@ -56,3 +56,16 @@ describe('runDueSweeps', () => {
     expect(nextSlotBucket.filter((report) => report.ran).map((report) => report.job)).toEqual(['roll_up_attempts', 'resume_bulk_redrives', 'release_stale_slots']);
   });
 });
+
+describe('maintain_attempt_log', () => {
+  it('deletes sweep leases completed over a week ago, and keeps recent ones', async () => {
+    await database.sql`insert into leases (job, bucket, holder, expires_at, completed_at) values
+      ('old_job', '2020-01-01T00:00:00.000Z', 'h', now(), now() - interval '8 days'),
+      ('recent_job', '2020-01-01T00:00:00.000Z', 'h', now(), now() - interval '1 day')`;
+    const { maintainAttemptLog } = await import('../../lib/rollups/retention');
+    const done = await maintainAttemptLog(database.db, { now: new Date(), attemptRetentionDays: 30, rollupRetentionDays: 400 });
+    expect(done.leasesDeleted).toBeGreaterThanOrEqual(1);
+    const left = await database.sql`select job from leases where job in ('old_job', 'recent_job')`;
+    expect(left.map((row) => row.job)).toEqual(['recent_job']);
+  });
+});

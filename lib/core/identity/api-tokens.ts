@@ -86,11 +86,14 @@ export async function authenticateApiToken(db: Executor, authorization: string |
     .from(apiTokens)
     .where(and(eq(apiTokens.tokenHash, hashToken(match[1])), isNull(apiTokens.revokedAt)));
   if (!token) return undefined;
-  // Last use is kept to the minute, so a busy agent does not write on every request.
-  await db
-    .update(apiTokens)
-    .set({ lastUsedAt: sql`now()` })
-    .where(and(eq(apiTokens.id, token.id), sql`(${apiTokens.lastUsedAt} is null or ${apiTokens.lastUsedAt} < now() - interval '1 minute')`));
+  // Last use is kept to the minute: a busy agent's requests skip the write (and its round
+  // trip) entirely, and the condition keeps concurrent requests from writing it twice.
+  if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() >= 60_000) {
+    await db
+      .update(apiTokens)
+      .set({ lastUsedAt: sql`now()` })
+      .where(and(eq(apiTokens.id, token.id), sql`(${apiTokens.lastUsedAt} is null or ${apiTokens.lastUsedAt} < now() - interval '1 minute')`));
+  }
   return { type: 'agent', id: `token:${token.id}:${token.name}`, scopes: token.scopes };
 }
 

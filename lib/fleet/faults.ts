@@ -37,11 +37,15 @@ export function faultFor(seed: number, taskId: string, step: string, attemptNumb
 export function sleep(ms: number, stopping?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (stopping?.aborted) return reject(new Error('the fleet is stopping'));
-    const timer = setTimeout(resolve, ms);
-    stopping?.addEventListener('abort', () => {
+    const onStop = () => {
       clearTimeout(timer);
       reject(new Error('the fleet is stopping'));
-    }, { once: true });
+    };
+    const timer = setTimeout(() => {
+      stopping?.removeEventListener('abort', onStop); // the fleet runs for days: no listener may pile up
+      resolve();
+    }, ms);
+    stopping?.addEventListener('abort', onStop, { once: true });
   });
 }
 

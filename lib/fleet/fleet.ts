@@ -52,9 +52,10 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   boss.on('error', (error) => log(`Queue error: ${error.message}`));
   await boss.start();
 
-  // Sub-agents' tasks, keyed by their derived ids in pg-boss too, so a repeated dispatch queues each once.
+  // Dispatch is guarded by its own key (it happens once), and the sub-tasks' ids are derived:
+  // should a dispatch ever repeat, the copies run the same keyed steps and change nothing.
   const dispatch = async (tasks: FleetTask[]) => {
-    for (const task of tasks) await boss.send(task.agent, task, { singletonKey: task.taskId });
+    for (const task of tasks) await boss.send(task.agent, task);
   };
 
   const runTask = async (task: FleetTask): Promise<void> => {
@@ -89,7 +90,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     enqueue: async (tasks) => {
       for (const task of tasks) {
         if (task.agent === 'research' && !options.client) continue;
-        await boss.send(task.agent, task, { singletonKey: task.taskId });
+        await boss.send(task.agent, task);
         tally.tasksStarted += 1;
       }
     },
@@ -97,8 +98,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       const { delivered } = await drainRedrives({ db: connection.db }, async (redrive, tx) => {
         const [letter] = await tx.select().from(deadLetters).where(eq(deadLetters.id, redrive.deadLetterId));
         if (!letter) throw new Error(`redrive ${redrive.outboxKey}: its dead letter is gone`);
-        // pg-boss keeps one queued job per singleton key, so a redelivered redrive enqueues once.
-        await boss.send(letter.queue, { taskId: letter.taskId, agent: letter.agent }, { singletonKey: redrive.outboxKey });
+        // pg-boss has its own connection, so this send is not part of the drain's transaction: a
+        // redrive may be delivered twice. The task's steps are keyed, so a second copy changes nothing.
+        await boss.send(letter.queue, { taskId: letter.taskId, agent: letter.agent });
       });
       return delivered;
     },

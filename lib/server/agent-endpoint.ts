@@ -55,19 +55,26 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
       response = errorResponse(error);
     }
 
-    if (idempotencyKey !== null) {
-      if (response.status >= 500) {
-        // A failure on our side is not an answer: let the retry run again.
-        await db.delete(apiRequests).where(and(eq(apiRequests.actorId, agent.actor.id), eq(apiRequests.idempotencyKey, idempotencyKey)));
-      } else {
-        await db
-          .update(apiRequests)
-          .set({ status: response.status, responseBody: (await response.clone().json()) as unknown })
-          .where(and(eq(apiRequests.actorId, agent.actor.id), eq(apiRequests.idempotencyKey, idempotencyKey), isNull(apiRequests.status)));
-      }
-    }
+    if (idempotencyKey !== null) await settleRequest(db, agent.actor.id, idempotencyKey, response);
     return response;
   };
+}
+
+/**
+ * Keeps the answer for retries, or forgets the request: a failure on our side
+ * (5xx) is not an answer, and neither is "try later" (a retry must really try
+ * again, not be told the same thing for a day).
+ */
+async function settleRequest(db: ReturnType<typeof getDb>, actorId: string, key: string, response: NextResponse): Promise<void> {
+  const where = and(eq(apiRequests.actorId, actorId), eq(apiRequests.idempotencyKey, key), isNull(apiRequests.status));
+  try {
+    const body = (await response.clone().json()) as { retryable?: boolean } | null;
+    if (response.status >= 500 || body?.retryable === true) await db.delete(apiRequests).where(where);
+    else await db.update(apiRequests).set({ status: response.status, responseBody: body }).where(where);
+  } catch (error) {
+    // The answer still goes out; the in-flight row's short lease lets a retry through later.
+    console.error(`Idempotency-Key ${key}: the answer could not be kept: ${String(error)}`);
+  }
 }
 
 /**
@@ -79,11 +86,12 @@ async function rememberRequest(db: ReturnType<typeof getDb>, actorId: string, ke
   const [claimed] = await db
     .insert(apiRequests)
     .values({ actorId, idempotencyKey: key, endpoint, requestHash })
-    // A key past its day is free again, even before the sweep deletes it.
+    // A key past its day is free again, even before the sweep deletes it; so is one whose
+    // first request never got an answer kept within a minute (its process died).
     .onConflictDoUpdate({
       target: [apiRequests.actorId, apiRequests.idempotencyKey],
       set: { endpoint, requestHash, status: null, responseBody: null, createdAt: sql`now()`, expiresAt: sql`now() + interval '24 hours'` },
-      setWhere: sql`${apiRequests.expiresAt} <= now()`,
+      setWhere: sql`${apiRequests.expiresAt} <= now() or (${apiRequests.status} is null and ${apiRequests.createdAt} < now() - interval '1 minute')`,
     })
     .returning({ key: apiRequests.idempotencyKey });
   if (claimed) return undefined;

@@ -23,12 +23,37 @@ export async function authenticateAgent(request: NextRequest, action: Action): P
   return { actor };
 }
 
-/** The request's JSON body, refusing more than 64 KiB (413) and malformed JSON (400). */
+/**
+ * The request's JSON body, refusing more than 64 KiB (413), malformed JSON
+ * (400) and NUL characters (400: PostgreSQL cannot store them in text). The
+ * body is read as a stream and abandoned at the limit, whatever
+ * Content-Length says or whether it says anything.
+ */
 export async function readJsonBody(request: NextRequest): Promise<{ body: unknown } | { response: Response }> {
+  const tooLarge = () => ({ response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES / 1024} KiB`) });
   const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) return { response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES / 1024} KiB`) };
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) return { response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES / 1024} KiB`) };
+  if (declared > MAX_BODY_BYTES) return tooLarge();
+
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BODY_BYTES) {
+        await reader.cancel();
+        return tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  // A raw NUL, or the JSON escape for one.
+  if (text.includes('\u0000') || /\\u0000/i.test(text)) {
+    return { response: problemResponse(400, 'INVALID_INPUT', 'The body may not contain NUL characters (\\u0000)') };
+  }
   try {
     return { body: JSON.parse(text) as unknown };
   } catch {

@@ -35,7 +35,7 @@ describe('authentication and the envelope, on every endpoint', () => {
     '/api/v1/slots/evidence', '/api/v1/holds', '/api/v1/dead-letters', '/api/v1/redrives/claim', '/api/v1/redrives/ack',
   ];
 
-  it.each(paths)('%s: 401 without a token, 403 with a read-only token, 400 naming an unknown field, 413 past 64 KiB, 400 for broken JSON', async (path) => {
+  it.each(paths)('%s: 401 without a token, 403 with a read-only token, 400 naming an unknown field, 413 past 64 KiB, 400 for broken JSON or NUL', async (path) => {
     expectProblem(await api.request(path, { body: {}, token: null }), 401, 'UNAUTHENTICATED');
     expectProblem(await api.request(path, { body: {}, token: 'hf_not-a-real-token' }), 401, 'UNAUTHENTICATED');
     const readOnly = await api.request(path, { body: {}, token: api.readToken });
@@ -49,6 +49,13 @@ describe('authentication and the envelope, on every endpoint', () => {
 
     expectProblem(await api.request(path, { body: JSON.stringify({ padding: 'x'.repeat(70 * 1024) }) }), 413, 'PAYLOAD_TOO_LARGE');
     expectProblem(await api.request(path, { body: '{"broken": ' }), 400, 'INVALID_INPUT');
+    expectProblem(await api.request(path, { body: '{"text": "a\\u0000b"}' }), 400, 'INVALID_INPUT');
+    // No Content-Length to trust: the body is read as a stream and cut off at the limit.
+    const chunked = await api.request(path, {
+      body: new ReadableStream({ start(controller) { for (let i = 0; i < 80; i += 1) controller.enqueue(new TextEncoder().encode('x'.repeat(1_024))); controller.close(); } }),
+      headers: { 'content-length': 'not-a-number' },
+    });
+    expectProblem(chunked, 413, 'PAYLOAD_TOO_LARGE');
   });
 });
 
@@ -101,6 +108,15 @@ describe('attempts', () => {
     expect(retried.status).toBe(201); // the first response, not "duplicate: true"
     expect(retried.body).toEqual(first.body);
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    // A "try later" answer is not kept: a retry with the same key really tries again.
+    const slot = `retry-slot-${randomUUID()}`;
+    await api.client().acquireSlot({ slot, runKey: 'holder', ttlMs: 60_000 });
+    const busy = await api.request('/api/v1/slots/acquire', { body: { slot, runKey: 'waiter', ttlMs: 60_000 }, headers: { 'idempotency-key': `slot-${key}` } });
+    expectProblem(busy, 409, 'SLOT_HELD');
+    await api.client().releaseSlot({ slot, runKey: 'holder' });
+    const retriedSlot = await api.request('/api/v1/slots/acquire', { body: { slot, runKey: 'waiter', ttlMs: 60_000 }, headers: { 'idempotency-key': `slot-${key}` } });
+    expect(retriedSlot).toMatchObject({ status: 200, body: { outcome: 'acquired' } });
+
     const reused = await api.request('/api/v1/attempts', { body: anAttempt(), headers: { 'idempotency-key': key } });
     expectProblem(reused, 422, 'IDEMPOTENCY_KEY_REUSED');
     expectProblem(await api.request('/api/v1/attempts', { body: attempt, headers: { 'idempotency-key': 'has spaces' } }), 400, 'INVALID_INPUT');
@@ -192,7 +208,8 @@ describe('holds, dead letters and redrives', () => {
     expect(deadLetter).toMatchObject({ taskId, status: 'pending' });
     await redriveDeadLetter({ db: api.database.db, actor: oncall }, { deadLetterId: deadLetter.id, reason: 'provider back' });
 
-    const { redrives } = await client.claimRedrives({ limit: 10, leaseMs: 1_000 });
+    expect((await client.claimRedrives({ queues: ['some-other-queue'] })).redrives).toEqual([]);
+    const { redrives } = await client.claimRedrives({ queues: ['emails'], limit: 10, leaseMs: 1_000 });
     const mine = redrives.find((redrive) => redrive.deadLetterId === deadLetter.id);
     expect(mine).toMatchObject({ queue: 'emails', payload: { to: 'a@example.com' } });
     // Claimed rows are hidden from other drainers for the lease...

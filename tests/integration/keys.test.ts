@@ -185,3 +185,33 @@ describe('deleteExpiredKeys', () => {
     expect(left.map((row) => row.key).sort()).toEqual([kept, stillRunning].sort());
   });
 });
+
+describe('settling after the claim expired', () => {
+  it('refuses a late failure for a downstream that cannot deduplicate: the outcome stays uncertain', async () => {
+    const key = freshKey();
+    const claim = await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false, inProgressTtlMs: 10 });
+    if (claim.outcome !== 'acquired') throw new Error('expected acquired');
+    await sleep(40);
+    await expect(failKey(ctx(), { key, fencingToken: claim.fencingToken, errorClass: 'unknown', errorText: 'worker died' })).rejects.toMatchObject({
+      code: 'STATE_CONFLICT',
+    });
+    const [row] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+    expect(row?.status).toBe('in_progress');
+    expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({ outcome: 'uncertain' });
+  });
+
+  it('still takes a late failure where the downstream deduplicates, and a late success anywhere', async () => {
+    const idempotent = freshKey();
+    const first = await claimKey(ctx(), { key: idempotent, requestHash: hashA, inProgressTtlMs: 10 });
+    if (first.outcome !== 'acquired') throw new Error('expected acquired');
+    await sleep(40);
+    await failKey(ctx(), { key: idempotent, fencingToken: first.fencingToken, errorClass: 'transient', errorText: '503' });
+
+    const risky = freshKey();
+    const second = await claimKey(ctx(), { key: risky, requestHash: hashA, downstreamIdempotent: false, inProgressTtlMs: 10 });
+    if (second.outcome !== 'acquired') throw new Error('expected acquired');
+    await sleep(40);
+    await completeKey(ctx(), { key: risky, fencingToken: second.fencingToken, result: { sent: true } });
+    expect(await claimKey(ctx(), { key: risky, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({ outcome: 'replay' });
+  });
+});

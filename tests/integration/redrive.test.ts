@@ -73,6 +73,19 @@ describe('redriveDeadLetter', () => {
     expect(records).toHaveLength(1);
   });
 
+  it('never deadlocks when a person clears the hold while another redrives the dead letter', async () => {
+    for (let round = 0; round < 8; round += 1) {
+      const { deadLetterId, holdId } = await makeDeadLetter();
+      const results = await Promise.allSettled([
+        clearHold(ctx(), { holdId, resolution: 'resume', note: 'resume it' }),
+        redriveDeadLetter(ctx(), { deadLetterId, reason: 'redrive it' }),
+      ]);
+      // Whatever the interleaving: no deadlock, no error, and one outbox row.
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled']);
+      expect(await outboxRows(deadLetterId)).toHaveLength(1);
+    }
+  });
+
   it('redrives when a person clears the hold with resume, and discards with discard', async () => {
     const resumed = await makeDeadLetter();
     await clearHold(ctx(), { holdId: resumed.holdId, resolution: 'resume', note: 'fixed upstream' });

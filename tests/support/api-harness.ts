@@ -76,8 +76,10 @@ export function useApi() {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
       const token = options.token === undefined ? state.ingest : options.token;
       if (token) headers.authorization = `Bearer ${token}`;
-      const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-      const response = await fetchInProcess(`http://holdfast.test${path}`, { method: options.method ?? 'POST', headers, body });
+      // A string or a stream goes as it is (a stream has no Content-Length); anything else as JSON.
+      const body =
+        options.body === undefined ? undefined : typeof options.body === 'string' || options.body instanceof ReadableStream ? options.body : JSON.stringify(options.body);
+      const response = await fetchInProcess(`http://holdfast.test${path}`, { method: options.method ?? 'POST', headers, body, duplex: 'half' } as RequestInit);
       const text = await response.text();
       return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
     },

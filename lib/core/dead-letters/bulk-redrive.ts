@@ -158,9 +158,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * stops it here), takes the next items with SKIP LOCKED (so two runners never
  * take the same item), redrives each dead letter that is still pending under
  * its row lock (one outbox row at most, whoever else acts on it) and counts
- * the rest as skipped. Returns the run as it ended.
+ * the rest as skipped. Returns the run as it ended, or, with `maxDurationMs`,
+ * as it stands when that slice of time is used up.
  */
-export async function runBulkRedrive(ctx: CoreContext, bulkRedriveId: number): Promise<BulkRedrive> {
+export async function runBulkRedrive(ctx: CoreContext, bulkRedriveId: number, options: { maxDurationMs?: number } = {}): Promise<BulkRedrive> {
   const actor = authorize(ctx, 'dead_letter.redrive');
   const [start] = await ctx.db.select().from(bulkRedrives).where(eq(bulkRedrives.id, bulkRedriveId));
   if (!start) throw new NotFoundError(`No bulk redrive ${bulkRedriveId}`);
@@ -217,6 +218,11 @@ export async function runBulkRedrive(ctx: CoreContext, bulkRedriveId: number): P
       return step.finished;
     }
     done += step.processed;
+    if (options.maxDurationMs !== undefined && Date.now() - began >= options.maxDurationMs) {
+      // A slice is done; the run stays `running` for whoever carries it on next.
+      const [now] = await ctx.db.select().from(bulkRedrives).where(eq(bulkRedrives.id, bulkRedriveId));
+      return now!;
+    }
     // The n-th item may not be done before n / rate seconds have passed.
     const wait = began + (done / start.ratePerSecond) * 1_000 - Date.now();
     if (wait > 0) await sleep(wait);

@@ -67,6 +67,8 @@ export async function drainRedrives(ctx: CoreContext, deliver: DeliverRedrive, o
 }
 
 export const claimRedrivesInput = z.strictObject({
+  /** Only redrives for these queues: a drainer takes what its own queues carry. All queues when absent. */
+  queues: z.array(z.string().trim().min(1).max(100)).min(1).max(50).optional(),
   limit: z.number().int().min(1).max(500).default(50),
   /** How long the claimed rows stay hidden from other drainers before they are due again. */
   leaseMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
@@ -79,12 +81,12 @@ export const claimRedrivesInput = z.strictObject({
  * not acknowledged in time is handed out again (at least once, never lost).
  */
 export async function claimRedrives(ctx: CoreContext, input: z.input<typeof claimRedrivesInput>): Promise<Redrive[]> {
-  const { limit, leaseMs } = parseInput(claimRedrivesInput, input);
+  const { queues, limit, leaseMs } = parseInput(claimRedrivesInput, input);
   return ctx.db.transaction(async (tx) => {
     const due = await tx
       .select({ id: redrives.id })
       .from(redrives)
-      .where(and(isNull(redrives.deliveredAt), lte(redrives.nextAttemptAt, sql`now()`)))
+      .where(and(isNull(redrives.deliveredAt), lte(redrives.nextAttemptAt, sql`now()`), queues ? inArray(redrives.queue, queues) : undefined))
       .orderBy(asc(redrives.id))
       .limit(limit)
       .for('update', { skipLocked: true });

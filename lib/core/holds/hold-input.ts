@@ -10,13 +10,18 @@ export const holdOwner = z
 
 export const holdId = z.number().int().min(1);
 
-export const openHoldInput = z.strictObject({
-  itemType: z.enum(holdItemTypes),
-  itemId: z.string().trim().min(1).max(300),
-  reason: z.enum(holdReasons),
-  detail: z.string().trim().min(1, 'must say what a person needs to know to decide').max(5_000),
-  owner: holdOwner,
-});
+export const openHoldInput = z
+  .strictObject({
+    itemType: z.enum(holdItemTypes),
+    itemId: z.string().trim().min(1).max(300),
+    reason: z.enum(holdReasons),
+    detail: z.string().trim().min(1, 'must say what a person needs to know to decide').max(5_000),
+    owner: holdOwner,
+  })
+  .refine((hold) => hold.itemType !== 'dead_letter' || /^\d+$/.test(hold.itemId), {
+    path: ['itemId'],
+    message: 'must be the number of a dead letter for a dead_letter hold',
+  });
 
 export const clearHoldInput = z.strictObject({
   holdId,

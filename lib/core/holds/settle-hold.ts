@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
-import { holds, type Hold, type HoldResolution } from '../../db/schema';
+import { deadLetters, holds, type Hold, type HoldResolution } from '../../db/schema';
 import { writeAudit } from '../audit';
 import { authorize } from '../authorization';
 import { actorLabel, requireActor, type Actor, type CoreContext } from '../context';
@@ -47,6 +47,12 @@ export async function clearHolds(ctx: CoreContext, input: z.input<typeof clearHo
 }
 
 async function clearInTransaction(tx: Transaction, ctx: CoreContext, actor: Actor, holdId: number, resolution: HoldResolution, note: string): Promise<HoldChange> {
+  // A dead letter's hold is settled together with the dead letter. Redrives lock the dead
+  // letter first and then its hold, so this does too: the same order everywhere, no deadlock.
+  const [item] = await tx.select({ itemType: holds.itemType, itemId: holds.itemId }).from(holds).where(eq(holds.id, holdId));
+  if (item?.itemType === 'dead_letter' && /^\d+$/.test(item.itemId)) {
+    await tx.select({ id: deadLetters.id }).from(deadLetters).where(eq(deadLetters.id, Number(item.itemId))).for('update');
+  }
   const hold = await lockHold(tx, holdId);
   authorize(ctx, 'hold.clear', { owner: hold.owner });
   if (hold.status === 'cleared') {

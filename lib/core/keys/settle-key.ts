@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { errorClasses, idempotencyKeys } from '../../db/schema';
 import type { CoreContext } from '../context';
-import { NotFoundError, StaleTokenError } from '../errors';
+import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { cachedStatement } from '../prepared';
 import { parseInput } from '../validation';
 
@@ -60,7 +60,16 @@ const settleStatement = cachedStatement((db) => {
       lockedUntil: null,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(k.key, sql.placeholder('key')), eq(k.fencingToken, sql.placeholder('fencingToken')), eq(k.status, 'in_progress')))
+    .where(
+      and(
+        eq(k.key, sql.placeholder('key')),
+        eq(k.fencingToken, sql.placeholder('fencingToken')),
+        eq(k.status, 'in_progress'),
+        // A failure reported after the claim expired cannot make a non-deduplicating step safe
+        // to repeat: by then its outcome is uncertain (and held for a person), so it stays so.
+        sql`(${sql.placeholder('status')} <> 'failed' or ${k.downstreamIdempotent} or ${k.lockedUntil} > now())`,
+      ),
+    )
     .returning({ key: k.key })
     .prepare('settle_key');
 });
@@ -77,6 +86,11 @@ async function settle(
 
   const [current] = await ctx.db.select({ status: k.status, fencingToken: k.fencingToken }).from(k).where(eq(k.key, key));
   if (!current) throw new NotFoundError(`Key "${key}" does not exist (it may have expired and been swept)`);
+  if (current.status === 'in_progress' && current.fencingToken === fencingToken && outcome.status === 'failed') {
+    throw new StateConflictError(
+      `Key "${key}" was in progress past its expiry and its downstream cannot deduplicate: its outcome is uncertain and stays held for a person`,
+    );
+  }
   throw new StaleTokenError(
     current.fencingToken !== fencingToken
       ? `Key "${key}" was taken over (token ${current.fencingToken} is current, not ${fencingToken}); this holder must stop`

@@ -77,9 +77,10 @@ export interface RecordAttemptResult {
  * with `duplicate: true`; reporting it with different content is refused with
  * ATTEMPT_CONFLICT. The primary key decides between identical reports, so
  * concurrent redeliveries still produce exactly one row. (Two reports of one
- * attempt with different start times, sent at the same instant, are the one
+ * attempt with different start times, in statements that overlap, are the one
  * case the partitioned table cannot refuse: PostgreSQL has no unique index
- * across partitions without the partition column.)
+ * across partitions without the partition column, and each statement's look
+ * for the other runs before the other commits.)
  */
 export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput): Promise<RecordAttemptResult> {
   const attempt = parseInput(recordAttemptInput, input);

@@ -55,9 +55,14 @@ export async function ensureAttemptPartitions(db: Executor, range: { from: Date;
   for (const day of missing) {
     const made = await db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${MAINTENANCE_LOCK})`);
+      // Wait briefly for locks, never long: a busy moment fails this pass, and the next one tries again.
+      await tx.execute(sql`set local lock_timeout = '5s'`);
       const name = partitionName(day);
       const [found] = await tx.execute<{ exists: boolean }>(sql`select to_regclass(${`public.${name}`}) is not null as exists`);
       if (found?.exists) return false; // another process made it while we waited
+      // Nobody may write to the default partition between moving the day's rows out and
+      // attaching the day: a row landing there in between would make the attach fail.
+      await tx.execute(sql`lock table attempts_default in access exclusive mode`);
       const from = day.toISOString();
       const to = new Date(day.getTime() + DAY_MS).toISOString();
       const table = sql.identifier(name);
@@ -82,6 +87,9 @@ export async function dropAttemptPartitionsBefore(db: Executor, cutoff: Date): P
   const expired = (await listAttemptPartitions(db)).filter((partition) => partition.day.getTime() + DAY_MS <= cutoff.getTime());
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MAINTENANCE_LOCK})`);
+    // Dropping an attached partition locks the whole log for a moment: wait for that moment
+    // at most 5 seconds (DETACH CONCURRENTLY is not allowed next to a default partition).
+    await tx.execute(sql`set local lock_timeout = '5s'`);
     for (const partition of expired) await tx.execute(sql`drop table if exists ${sql.identifier(partition.name)}`);
     const stray = await tx.execute(sql`delete from attempts_default where started_at < ${cutoff.toISOString()}::timestamptz`);
     return { dropped: expired.map((partition) => partition.name), strayRowsDeleted: stray.count };

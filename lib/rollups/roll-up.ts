@@ -41,6 +41,11 @@ export async function rollUpAttempts(db: Executor, options: { now: Date; retenti
 
     const target = Math.floor(options.now.getTime() / HOUR_MS) * HOUR_MS;
     const floor = Math.ceil(options.retentionFloor.getTime() / HOUR_MS) * HOUR_MS;
+    // Transaction ids only grow within one cluster. A horizon below the stored one means the
+    // database was restored into another cluster: the stored ids mean nothing there, so
+    // everything still kept raw is rolled up afresh.
+    const restored = BigInt(state.horizon) < BigInt(state.processed_xid);
+    if (restored) state.rolled_to = null;
     const previousEdge = state.rolled_to === null ? await earliestHour(tx) : new Date(state.rolled_to).getTime();
     const from = Math.max(previousEdge ?? target, floor);
 

@@ -49,7 +49,8 @@ export async function finishAttempt(db: Executor, attempt: AttemptRef, end: Atte
       .update(attempts)
       .set({
         outcome: end.outcome,
-        finishedAt: end.finishedAt,
+        // A wall clock that stepped back must not finish an attempt before it started.
+        finishedAt: sql`greatest(${end.finishedAt.toISOString()}::timestamptz, ${attempts.startedAt})`,
         latencyMs: sql`greatest(0, round(extract(epoch from (${end.finishedAt.toISOString()}::timestamptz - ${attempts.startedAt})) * 1000))::int`,
         costMicros: end.costMicros,
         errorClass: end.outcome === 'failed' ? end.errorClass : null,

@@ -75,12 +75,9 @@ export interface RecordAttemptResult {
  * Records one finished attempt of a step. Reporting the same attempt again
  * (same task, step and attempt number, same content) returns the stored row
  * with `duplicate: true`; reporting it with different content is refused with
- * ATTEMPT_CONFLICT. The primary key decides between identical reports, so
- * concurrent redeliveries still produce exactly one row. (Two reports of one
- * attempt with different start times, in statements that overlap, are the one
- * case the partitioned table cannot refuse: PostgreSQL has no unique index
- * across partitions without the partition column, and each statement's look
- * for the other runs before the other commits.)
+ * ATTEMPT_CONFLICT. The attempt_identities primary key decides, so
+ * concurrent reports of one attempt produce exactly one row, even when they
+ * disagree about its start time (and so would land in different partitions).
  */
 export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput): Promise<RecordAttemptResult> {
   const attempt = parseInput(recordAttemptInput, input);
@@ -100,16 +97,14 @@ export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput)
     runKey: attempt.runKey ?? null,
   };
 
-  const rows = await ctx.db.execute<AttemptRow & { inserted: boolean }>(insertUnlessReported(values));
-  const inserted = rows.find((row) => row.inserted);
+  const [inserted] = await ctx.db.execute<AttemptRow>(insertUnlessReported(values));
   if (inserted) return { attempt: toAttempt(inserted), duplicate: false };
 
-  // Either an earlier report was found, or an identical report committed
-  // between this statement's snapshot and its insert (the primary key refused ours).
-  const earlier = rows[0] ?? (await ctx.db.execute<AttemptRow>(findReported(values)))[0];
+  // The identity was taken: by an earlier report of this attempt, the same or not.
+  const [earlier] = await ctx.db.execute<AttemptRow>(findReported(values));
   if (!earlier) {
-    // The conflicting row cannot vanish: attempts are only removed by retention, days later.
-    throw new Error('recordAttempt: insert conflicted but no existing attempt was found');
+    // Identities and attempts are written together and only removed together (by retention).
+    throw new Error('recordAttempt: the attempt identity is taken but its attempt was not found');
   }
   const existing = toAttempt(earlier);
   const differences = differingFields(existing, values);
@@ -125,38 +120,35 @@ export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput)
 type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid'>;
 
 /**
- * One statement: look for an earlier report of this attempt in any partition
- * (the primary key's (task_id, step, attempt_number) prefix finds it), and
- * insert only if there is none. The primary key also includes started_at, as
- * partitioning requires, so it alone catches only identical redeliveries; the
- * lookup catches a report of the same attempt with a different start.
+ * One statement: claim the attempt's identity, and write the attempt only if
+ * the claim succeeded. The identity table's primary key decides between
+ * concurrent reports of one attempt, whatever their start times: the second
+ * waits for the first to commit, then finds the identity taken.
  */
 function insertUnlessReported(values: AttemptValues) {
   return sql`
-    with earlier as (
-      select * from attempts
-      where task_id = ${values.taskId} and step = ${values.step} and attempt_number = ${values.attemptNumber}::int
-      limit 1
-    ), inserted as (
-      insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
-        error_class, error_text, cost_micros, idempotency_key, run_key)
-      select ${values.taskId}::text, ${values.agent}::text, ${values.step}::text, ${values.attemptNumber}::int,
-        ${values.startedAt!.toISOString()}::timestamptz, ${values.finishedAt!.toISOString()}::timestamptz, ${values.latencyMs}::int,
-        ${values.outcome}::text, ${values.errorClass}::error_class, ${values.errorText}::text, ${values.costMicros}::bigint,
-        ${values.idempotencyKey}::text, ${values.runKey}::text
-      where not exists (select 1 from earlier)
+    with identity as (
+      insert into attempt_identities (task_id, step, attempt_number, started_at)
+      values (${values.taskId}::text, ${values.step}::text, ${values.attemptNumber}::int, ${values.startedAt!.toISOString()}::timestamptz)
       on conflict do nothing
-      returning *
+      returning 1
     )
-    select true as inserted, * from inserted
-    union all
-    select false as inserted, * from earlier`;
+    insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
+      error_class, error_text, cost_micros, idempotency_key, run_key)
+    select ${values.taskId}::text, ${values.agent}::text, ${values.step}::text, ${values.attemptNumber}::int,
+      ${values.startedAt!.toISOString()}::timestamptz, ${values.finishedAt!.toISOString()}::timestamptz, ${values.latencyMs}::int,
+      ${values.outcome}::text, ${values.errorClass}::error_class, ${values.errorText}::text, ${values.costMicros}::bigint,
+      ${values.idempotencyKey}::text, ${values.runKey}::text
+    where exists (select 1 from identity)
+    returning *`;
 }
 
+/** The attempt that holds this identity, found in its own day's partition. */
 function findReported(values: AttemptValues) {
-  return sql`select * from attempts
-    where task_id = ${values.taskId} and step = ${values.step} and attempt_number = ${values.attemptNumber}::int
-    limit 1`;
+  return sql`select attempts.* from attempt_identities identity
+    join attempts on attempts.task_id = identity.task_id and attempts.step = identity.step
+      and attempts.attempt_number = identity.attempt_number and attempts.started_at = identity.started_at
+    where identity.task_id = ${values.taskId} and identity.step = ${values.step} and identity.attempt_number = ${values.attemptNumber}::int`;
 }
 
 /** An attempts row as PostgreSQL returns it to a raw statement. */

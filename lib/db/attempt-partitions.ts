@@ -80,8 +80,9 @@ export async function ensureAttemptPartitions(db: Executor, range: { from: Date;
 
 /**
  * Drops every daily partition whose whole day ended at or before `cutoff`,
- * and deletes older rows that sit in the default partition. Returns the
- * names dropped and the number of default-partition rows deleted.
+ * and deletes the rows of those days that sit in the default partition, with
+ * the identities of everything dropped. Returns the names dropped and the
+ * number of default-partition rows deleted.
  */
 export async function dropAttemptPartitionsBefore(db: Executor, cutoff: Date): Promise<{ dropped: string[]; strayRowsDeleted: number }> {
   const expired = (await listAttemptPartitions(db)).filter((partition) => partition.day.getTime() + DAY_MS <= cutoff.getTime());
@@ -91,7 +92,11 @@ export async function dropAttemptPartitionsBefore(db: Executor, cutoff: Date): P
     // at most 5 seconds (DETACH CONCURRENTLY is not allowed next to a default partition).
     await tx.execute(sql`set local lock_timeout = '5s'`);
     for (const partition of expired) await tx.execute(sql`drop table if exists ${sql.identifier(partition.name)}`);
-    const stray = await tx.execute(sql`delete from attempts_default where started_at < ${cutoff.toISOString()}::timestamptz`);
+    // Whole days only, in the default partition too, and the identities of the attempts dropped
+    // go with them: an attempt and its identity are always kept or removed together.
+    const dayBoundary = startOfUtcDay(cutoff).toISOString();
+    const stray = await tx.execute(sql`delete from attempts_default where started_at < ${dayBoundary}::timestamptz`);
+    await tx.execute(sql`delete from attempt_identities where started_at < ${dayBoundary}::timestamptz`);
     return { dropped: expired.map((partition) => partition.name), strayRowsDeleted: stray.count };
   });
 }

@@ -88,6 +88,49 @@ describe('recordAttempt', () => {
     }
   });
 
+  it('records exactly one row when 20 connections report one attempt with 20 different start times (and partitions)', async () => {
+    const base = anAttempt();
+    const connections = Array.from({ length: 20 }, () => connectDatabase(database.url, { maxConnections: 1 }));
+    try {
+      await Promise.all(connections.map((connection) => connection.sql`select 1`));
+      // Start times a day apart: the reports would land in different daily partitions.
+      const results = await Promise.allSettled(
+        connections.map((connection, index) => {
+          const startedAt = new Date(Date.UTC(2026, 9, 1 + index, 12));
+          return recordAttempt({ db: connection.db }, { ...base, startedAt, finishedAt: new Date(startedAt.getTime() + 500) });
+        }),
+      );
+      const recorded = results.filter((result) => result.status === 'fulfilled');
+      const refused = results.filter((result) => result.status === 'rejected');
+      expect(recorded).toHaveLength(1);
+      expect(refused).toHaveLength(19);
+      for (const result of refused) expect(result.reason).toBeInstanceOf(AttemptConflictError);
+      expect(await countAttempts(base.taskId)).toBe(1);
+    } finally {
+      await Promise.all(connections.map((connection) => connection.close()));
+    }
+  });
+
+  it('refuses a report with another start while the first report of the attempt is still uncommitted', async () => {
+    const base = anAttempt();
+    const other = connectDatabase(database.url, { maxConnections: 1 });
+    try {
+      let second: Promise<unknown> | undefined;
+      await database.db.transaction(async (tx) => {
+        await recordAttempt({ db: tx }, base); // first report, not yet committed
+        const startedAt = new Date(base.startedAt as Date);
+        startedAt.setUTCDate(startedAt.getUTCDate() + 3);
+        second = recordAttempt({ db: other.db }, { ...base, startedAt, finishedAt: new Date(startedAt.getTime() + 500) });
+        second.catch(() => {}); // observed below, after the first commits
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      });
+      await expect(second).rejects.toBeInstanceOf(AttemptConflictError);
+      expect(await countAttempts(base.taskId)).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('joins a transaction it is given, so a rollback removes the attempt', async () => {
     const input = anAttempt();
     await expect(

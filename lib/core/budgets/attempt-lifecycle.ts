@@ -24,16 +24,20 @@ export interface AttemptRef {
 /**
  * Records an attempt as running, before the step runs. Returns a reference to
  * its row, or undefined when this attempt number was recorded already (a
- * redelivery) in any partition.
+ * redelivery): its identity is taken.
  */
 export async function beginAttempt(db: Executor, attempt: BeginAttempt): Promise<AttemptRef | undefined> {
   const rows = await db.execute<{ started_at: Date }>(sql`
+    with identity as (
+      insert into attempt_identities (task_id, step, attempt_number, started_at)
+      values (${attempt.taskId}::text, ${attempt.step}::text, ${attempt.attemptNumber}::int, ${attempt.startedAt.toISOString()}::timestamptz)
+      on conflict do nothing
+      returning 1
+    )
     insert into attempts (task_id, agent, step, attempt_number, idempotency_key, run_key, started_at, outcome)
     select ${attempt.taskId}::text, ${attempt.agent}::text, ${attempt.step}::text, ${attempt.attemptNumber}::int,
       ${attempt.idempotencyKey}::text, ${attempt.runKey ?? null}::text, ${attempt.startedAt.toISOString()}::timestamptz, 'running'
-    where not exists (
-      select 1 from attempts where task_id = ${attempt.taskId} and step = ${attempt.step} and attempt_number = ${attempt.attemptNumber}::int)
-    on conflict do nothing
+    where exists (select 1 from identity)
     returning started_at`);
   return rows[0] ? { taskId: attempt.taskId, step: attempt.step, attemptNumber: attempt.attemptNumber, startedAt: attempt.startedAt } : undefined;
 }

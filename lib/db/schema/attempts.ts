@@ -96,3 +96,25 @@ export const attempts = pgTable(
 );
 
 export type Attempt = typeof attempts.$inferSelect;
+
+/**
+ * One row per attempt identity (task, step, attempt number), outside the
+ * partitioned log: its primary key is what makes a second report of the same
+ * attempt impossible, whatever its start time (a unique index on the
+ * partitioned table itself would have to include started_at). started_at
+ * points to the row in the log and lets retention delete identities with
+ * their days.
+ */
+export const attemptIdentities = pgTable(
+  'attempt_identities',
+  {
+    taskId: text('task_id').notNull(),
+    step: text('step').notNull(),
+    attemptNumber: integer('attempt_number').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: 'attempt_identities_pkey', columns: [table.taskId, table.step, table.attemptNumber] }),
+    index('attempt_identities_started_at_idx').on(table.startedAt),
+  ],
+);

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { recordAttemptInput, type CoreContext, type RecordAttemptInput } from '../core';
 import { parseInput } from '../core/validation';
-import { attempts } from '../db/schema';
+import { attemptIdentities, attempts } from '../db/schema';
 
 /**
  * Two weeks of believable history from the demo fleet's agents, so a
@@ -146,15 +146,20 @@ export async function seedDemoAttemptsIfEmpty(ctx: CoreContext, now = new Date()
   const [existing] = await ctx.db.select({ any: sql<number>`1` }).from(attempts).limit(1);
   if (existing) return 0;
   const reports = generateDemoAttempts(now).map((report) => parseInput(recordAttemptInput, report));
-  for (let index = 0; index < reports.length; index += 1_000) {
-    await ctx.db.insert(attempts).values(
-      reports.slice(index, index + 1_000).map((report) => ({
-        ...report,
-        latencyMs: report.finishedAt.getTime() - report.startedAt.getTime(),
-        errorClass: report.errorClass ?? null,
-        errorText: report.errorText ?? null,
-      })),
-    );
-  }
+  await ctx.db.transaction(async (tx) => {
+    for (let index = 0; index < reports.length; index += 1_000) {
+      const batch = reports.slice(index, index + 1_000);
+      // Each attempt with its identity, as recordAttempt writes them.
+      await tx.insert(attemptIdentities).values(batch.map(({ taskId, step, attemptNumber, startedAt }) => ({ taskId, step, attemptNumber, startedAt })));
+      await tx.insert(attempts).values(
+        batch.map((report) => ({
+          ...report,
+          latencyMs: report.finishedAt.getTime() - report.startedAt.getTime(),
+          errorClass: report.errorClass ?? null,
+          errorText: report.errorText ?? null,
+        })),
+      );
+    }
+  });
   return reports.length;
 }

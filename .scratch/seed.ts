@@ -1,0 +1,11 @@
+import { sql } from 'drizzle-orm';
+import { connectDatabase } from '../lib/db/client';
+import { migrateDatabase } from '../lib/db/migrate';
+import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
+const url = 'postgres://postgres@127.0.0.1:5432/hf_seed_check';
+await migrateDatabase(url);
+const c = connectDatabase(url);
+const began = performance.now();
+console.log('seeded', await seedDemoAttemptsIfEmpty({ db: c.db }), 'in', Math.round(performance.now() - began), 'ms');
+console.log(await c.db.execute(sql`select (select count(*) from attempts) a, (select count(*) from attempt_identities) i`));
+await c.close();

@@ -1,15 +1,10 @@
 import { z } from 'zod';
+import { optionalText } from './core/validation';
 
 /**
  * The audit page's filters, read from the URL and the CSV export's query
  * alike. Times are UTC, as `YYYY-MM-DDTHH:MM` (what a datetime-local field sends).
  */
-const optionalText = z
-  .string()
-  .trim()
-  .max(300)
-  .optional()
-  .transform((value) => (value === '' ? undefined : value));
 const optionalMoment = z
   .string()
   .trim()
@@ -26,11 +21,11 @@ const optionalMoment = z
 
 export const auditFilter = z.strictObject({
   /** `person:ada@…`, `agent:…`, `system:sweeper`, or part of one. */
-  actor: optionalText,
+  actor: optionalText(300),
   /** An action or its prefix: `hold.clear` finds `hold.clear.resume` and `hold.clear.discard`. */
-  action: optionalText,
-  targetType: optionalText,
-  targetId: optionalText,
+  action: optionalText(300),
+  targetType: optionalText(300),
+  targetId: optionalText(300),
   from: optionalMoment,
   to: optionalMoment,
 });

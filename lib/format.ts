@@ -36,3 +36,17 @@ export function formatMicros(micros: number): string {
     maximumFractionDigits: digits,
   }).format(dollars);
 }
+
+/** A moment in UTC, as the console writes times: "2026-11-30 08:05 UTC" (with seconds on request); "—" for none. */
+export function formatUtc(moment: Date | null, precision: 'minute' | 'second' = 'minute'): string {
+  if (!moment) return '—';
+  return `${moment.toISOString().slice(0, precision === 'minute' ? 16 : 19).replace('T', ' ')} UTC`;
+}
+
+/** How long something has waited: "12 min", "5 h", "3 d". */
+export function formatAge(since: Date, now: Date): string {
+  const minutes = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
+}

@@ -10,29 +10,23 @@
  * BENCH_DATABASE_URL (a database it may fill; it is migrated first).
  * BENCH_ATTEMPTS sets the size (default 10,000,000).
  */
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { SESSION_COOKIE, signSessionToken } from '../lib/auth/session-token';
 import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
 import { connectDatabase, type Database } from '../lib/db/client';
-import { findFreePort, startEmbeddedPostgres } from '../lib/db/embedded-postgres';
 import { migrateDatabase } from '../lib/db/migrate';
 import { getStepAnomalies } from '../lib/queries/anomalies';
 import { getOverview } from '../lib/queries/overview';
 import { getStepStats, type ReadOptions } from '../lib/queries/step-stats';
 import { rollUpAttempts } from '../lib/rollups/roll-up';
 import { resolveTimeWindow, type TimeWindowName } from '../lib/time-window';
+import { benchDatabase, benchServer } from './lib/bench-setup';
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 10_000_000);
 const DAYS = 30;
 const DAY_MS = 86_400_000;
 const STEP_PAIRS = 40;
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const seconds = (since: number) => ((performance.now() - since) / 1_000).toFixed(1);
 
@@ -120,58 +114,23 @@ function stepsPageQueries(db: Database, window: TimeWindowName, now: Date, optio
 
 /** Starts `npm start`'s server on the bench database and times GET / as a signed-in admin. */
 async function timeOverviewPage(url: string): Promise<Timing & { status: number }> {
-  const port = await findFreePort();
-  const secret = randomBytes(32).toString('hex');
-  const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['scripts/start.ts'], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      AUTH_MODE: 'demo',
-      SESSION_SECRET: secret,
-      PORT: String(port),
-      HOLDFAST_DEMO_DATA: 'off',
-      HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
-      HOLDFAST_ATTEMPT_RETENTION_DAYS: String(DAYS + 5),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const server = await benchServer(url, { HOLDFAST_ATTEMPT_RETENTION_DAYS: String(DAYS + 5) });
   try {
-    await new Promise<void>((resolve, reject) => {
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Holdfast is ready')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`the dashboard exited (${code}) before it was ready:\n${output}`)));
-    });
-    const cookie = `${SESSION_COOKIE}=${await signSessionToken('ada@holdfast.demo', secret)}`;
+    const cookie = `${SESSION_COOKIE}=${await signSessionToken('ada@holdfast.demo', server.sessionSecret)}`;
     let status = 0;
     const timing = await time(20, async () => {
-      const response = await fetch(`http://127.0.0.1:${port}/`, { headers: { cookie } });
+      const response = await fetch(`${server.baseUrl}/`, { headers: { cookie } });
       status = response.status;
       await response.text();
     });
     return { ...timing, status };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await server.stop();
   }
 }
 
 async function main() {
-  let url = process.env.BENCH_DATABASE_URL;
-  let stop = async () => {};
-  if (!url) {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-bench-analytics-'));
-    await fs.chmod(dir, 0o755);
-    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), throwaway: true });
-    url = server.url;
-    stop = async () => {
-      await server.stop();
-      await fs.rm(dir, { recursive: true, force: true });
-    };
-  }
+  const { url, stop } = await benchDatabase('bench-analytics');
   try {
     await migrateDatabase(url);
     const now = new Date();

@@ -6,25 +6,20 @@
  * The load generator, the server and PostgreSQL share this machine, so read
  * the ratios.
  *
- * Runs on a throwaway embedded PostgreSQL, starting the dashboard with
- * `npm start`'s script (it builds first if the build is stale).
+ * Runs on a throwaway embedded PostgreSQL (or BENCH_DATABASE_URL), serving
+ * Holdfast with `npm start`'s script (it builds first if the build is stale).
  * BENCH_SECONDS sets the length of each measurement (default 5).
  */
-import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createApiToken, recordAttempt } from '../lib/core';
 import { connectDatabase } from '../lib/db/client';
-import { findFreePort, startEmbeddedPostgres } from '../lib/db/embedded-postgres';
 import { migrateDatabase } from '../lib/db/migrate';
+import { benchDatabase, benchServer } from './lib/bench-setup';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BATCH_SIZE = 100;
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 let sequence = 0;
 /** A fresh attempt report each call: every request records new rows. */
@@ -78,47 +73,26 @@ async function throughLibrary(url: string, clients: number): Promise<number> {
 }
 
 async function main() {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-bench-api-'));
-  await fs.chmod(dir, 0o755);
-  const postgres = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), throwaway: true });
-  const port = await findFreePort();
-  let server: ReturnType<typeof spawn> | undefined;
+  const database = await benchDatabase('bench-api');
+  let server: Awaited<ReturnType<typeof benchServer>> | undefined;
   try {
-    await migrateDatabase(postgres.url);
-    const setup = connectDatabase(postgres.url, { maxConnections: 1 });
+    await migrateDatabase(database.url);
+    const setup = connectDatabase(database.url, { maxConnections: 1 });
     const { token } = await createApiToken(
       { db: setup.db, actor: { type: 'person', id: 'bench@holdfast.local', role: 'admin', teams: [] } },
       { name: 'bench', scopes: ['ingest'] },
     );
     await setup.close();
 
-    server = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['scripts/start.ts'], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: postgres.url, AUTH_MODE: 'demo', SESSION_SECRET: randomBytes(32).toString('hex'), PORT: String(port), HOLDFAST_DEMO_DATA: 'off', HOLDFAST_SWEEP_INTERVAL_SECONDS: '0' },
-      // Its stderr is kept quiet: autocannon ends each run by dropping connections mid-request, which the server logs.
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let serverErrors = '';
-    server.stderr!.on('data', (chunk: Buffer) => {
-      serverErrors = (serverErrors + chunk.toString()).slice(-4_000);
-    });
-    await new Promise<void>((resolve, reject) => {
-      let output = '';
-      server!.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Holdfast is ready')) resolve();
-      });
-      server!.once('exit', (code) => reject(new Error(`the server exited (${code}) before it was ready:\n${output}\n${serverErrors}`)));
-    });
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await throughHttp(baseUrl, token, 1, false); // warm: compiled routes, prepared statements
+    server = await benchServer(database.url);
+    await throughHttp(server.baseUrl, token, 1, false); // warm: compiled routes, prepared statements
 
     console.log(`Holdfast API benchmark: ${SECONDS} s per figure, ${os.cpus().length} CPU(s), Node ${process.version}; load generator, server and PostgreSQL on this machine`);
     console.log('path                          connections   attempts/s   library attempts/s   HTTP / library');
     for (const connections of [1, 8]) {
-      const library = await throughLibrary(postgres.url, connections);
+      const library = await throughLibrary(database.url, connections);
       for (const batched of [false, true]) {
-        const http = await throughHttp(baseUrl, token, connections, batched);
+        const http = await throughHttp(server.baseUrl, token, connections, batched);
         console.log(
           [
             (batched ? `HTTP batch of ${BATCH_SIZE}` : 'HTTP single').padEnd(28),
@@ -131,10 +105,8 @@ async function main() {
       }
     }
   } finally {
-    server?.kill('SIGTERM');
-    if (server) await new Promise((resolve) => server!.once('exit', resolve));
-    await postgres.stop();
-    await fs.rm(dir, { recursive: true, force: true });
+    await server?.stop();
+    await database.stop();
   }
 }
 

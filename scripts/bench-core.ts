@@ -10,14 +10,12 @@
  * BENCH_SECONDS sets the length of each round (default 1).
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { acquireSlot, claimKey, completeKey, recordAttempt } from '../lib/core';
 import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
 import { connectDatabase, type DatabaseConnection } from '../lib/db/client';
-import { startEmbeddedPostgres } from '../lib/db/embedded-postgres';
 import { migrateDatabase } from '../lib/db/migrate';
+import { benchDatabase } from './lib/bench-setup';
 import type postgres from 'postgres';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
@@ -110,18 +108,7 @@ function median(rounds: Measurement[]): Measurement {
 }
 
 async function main() {
-  let url = process.env.BENCH_DATABASE_URL;
-  let stop = async () => {};
-  if (!url) {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-bench-'));
-    await fs.chmod(dir, 0o755);
-    const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), throwaway: true });
-    url = server.url;
-    stop = async () => {
-      await server.stop();
-      await fs.rm(dir, { recursive: true, force: true });
-    };
-  }
+  const { url, stop } = await benchDatabase('bench-core');
   try {
     await migrateDatabase(url);
     // The attempt log as `npm start` keeps it: a daily partition for each retained day

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { InvalidInputError, type FieldErrors } from './errors';
 
 /**
@@ -18,4 +18,30 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
     .map(([field, messages]) => `${field}: ${messages.join(', ')}`)
     .join('; ');
   throw new InvalidInputError(`Invalid input: ${summary}`, fieldErrors);
+}
+
+/** A text field from a form or a URL: trimmed, and a blank one counts as absent. */
+export function optionalText(maxLength: number) {
+  return z
+    .string()
+    .trim()
+    .max(maxLength)
+    .optional()
+    .transform((value) => (value === '' ? undefined : value));
+}
+
+/** A number from a form, a URL or JSON: blank means absent; anything else must be in [0, maximum]. */
+export function optionalNumber(maximum: number) {
+  return z
+    .union([z.number(), z.string().trim()])
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined || value === '') return undefined;
+      const number = Number(value);
+      if (!Number.isFinite(number) || number < 0 || number > maximum) {
+        context.addIssue({ code: 'custom', message: `must be a number from 0 to ${maximum}` });
+        return z.NEVER;
+      }
+      return number;
+    });
 }

@@ -5,7 +5,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { decide, deadLetterFilter, type DeadLetterFilter } from '@/lib/core';
 import { errorClasses } from '@/lib/db/schema';
-import { formatCount, formatMicros } from '@/lib/format';
+import { formatAge, formatCount, formatMicros, formatUtc } from '@/lib/format';
 import { DEAD_LETTER_PAGE_SIZE, deadLetterFilterChoices, listBulkRedrives, listPendingDeadLetters } from '@/lib/queries/dead-letters';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
@@ -14,13 +14,6 @@ import { DeadLetterActions } from './dead-letter-actions';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 export const dynamic = 'force-dynamic';
-
-function age(since: Date, now: Date): string {
-  const minutes = Math.floor((now.getTime() - since.getTime()) / 60_000);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  return hours < 48 ? `${hours} h` : `${Math.floor(hours / 24)} d`;
-}
 
 const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
 
@@ -138,7 +131,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
                 </Cell>
                 <Cell numeric>{formatCount(letter.attempts)}</Cell>
                 <Cell numeric>{formatMicros(letter.spendMicros)}</Cell>
-                <Cell className="whitespace-nowrap text-muted">{age(letter.createdAt, now)}</Cell>
+                <Cell className="whitespace-nowrap text-muted">{formatAge(letter.createdAt, now)}</Cell>
                 <Cell className="min-w-80">
                   <DeadLetterActions deadLetterId={letter.id} refusal={redrive.allowed ? undefined : redrive.reason} />
                 </Cell>
@@ -166,7 +159,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
           <tbody>
             {runs.map((run) => (
               <tr key={run.id} className="align-top">
-                <Cell className="whitespace-nowrap">{run.requestedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC</Cell>
+                <Cell className="whitespace-nowrap">{formatUtc(run.requestedAt)}</Cell>
                 <Cell>{run.requestedBy}</Cell>
                 <Cell className="font-mono text-[12px]">{describeFilter(run.filter as DeadLetterFilter)}</Cell>
                 <Cell>{run.reason}</Cell>

@@ -6,7 +6,8 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { decide, ownersOf } from '@/lib/core';
 import { holdReasons, type Hold } from '@/lib/db/schema';
 import { getEnvironment } from '@/lib/env';
-import { holdAge, holdsFilter, type HoldsFilter } from '@/lib/holds-view';
+import { formatAge, formatUtc } from '@/lib/format';
+import { holdsFilter, type HoldsFilter } from '@/lib/holds-view';
 import { countOpenHoldsByReason, listHoldOwners, listHolds } from '@/lib/queries/holds';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
@@ -18,7 +19,6 @@ export const dynamic = 'force-dynamic';
 
 const BULK_FORM = 'bulk-clear';
 const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
-const when = (moment: Date | null) => (moment ? `${moment.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—');
 
 /** A human label for each machine-readable reason; the code is shown beside it. */
 const reasonLabels: Record<Hold['reason'], string> = {
@@ -193,7 +193,7 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
                   </Cell>
                   <Cell className="max-w-md">{hold.detail}</Cell>
                   <Cell className="text-muted">{hold.owner}</Cell>
-                  <Cell className="whitespace-nowrap text-muted">{open ? holdAge(hold.openedAt, now) : when(hold.clearedAt)}</Cell>
+                  <Cell className="whitespace-nowrap text-muted">{open ? formatAge(hold.openedAt, now) : formatUtc(hold.clearedAt)}</Cell>
                   <Cell className="min-w-72">
                     {open ? (
                       <>

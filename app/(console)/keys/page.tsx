@@ -5,7 +5,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { IdempotencyKey } from '@/lib/db/schema';
-import { formatMicros } from '@/lib/format';
+import { formatMicros, formatUtc } from '@/lib/format';
 import { findKeys, getKeyDetail, listExpiredInProgress, listRecentPayloadMismatches } from '@/lib/queries/keys';
 import { requirePerson } from '@/lib/server/session';
 import { getDb } from '@/lib/server/db';
@@ -15,7 +15,7 @@ export const dynamic = 'force-dynamic';
 
 const text = z.string().trim().max(500).optional().transform((value) => (value === '' ? undefined : value));
 const keySearch = z.object({ key: text, taskId: text, step: text, show: text });
-const when = (moment: Date | null) => (moment ? `${moment.toISOString().slice(0, 19).replace('T', ' ')} UTC` : '—');
+const when = (moment: Date | null) => formatUtc(moment, 'second');
 const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
 const keyLink = (key: string) => `/keys?show=${encodeURIComponent(key)}`;
 

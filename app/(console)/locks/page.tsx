@@ -4,6 +4,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { decide, readReleaseGuards, type ReleaseGuard, type ReleaseGuardFacts } from '@/lib/core';
 import { killSwitches } from '@/lib/db/schema';
+import { formatUtc } from '@/lib/format';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { ForceReleaseForm, KillSwitchForm } from './lock-forms';
@@ -11,7 +12,7 @@ import { ForceReleaseForm, KillSwitchForm } from './lock-forms';
 export const metadata: Metadata = { title: 'Locks' };
 export const dynamic = 'force-dynamic';
 
-const when = (moment: Date) => `${moment.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+const when = (moment: Date) => formatUtc(moment, 'second');
 
 function ago(moment: Date, now: Date): string {
   const minutes = Math.round((now.getTime() - moment.getTime()) / 60_000);

@@ -1,41 +1,19 @@
 import { and, eq, gte, ilike, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { deadLetters, errorClass } from '../../db/schema';
-
-const optionalText = z
-  .string()
-  .trim()
-  .max(200)
-  .optional()
-  .transform((value) => (value === '' ? undefined : value));
-
-/** A number from a form or a stored filter; blank means no bound. */
-function optionalNumber(maximum: number) {
-  return z
-    .union([z.number(), z.string().trim()])
-    .optional()
-    .transform((value, context) => {
-      if (value === undefined || value === '') return undefined;
-      const number = Number(value);
-      if (!Number.isFinite(number) || number < 0 || number > maximum) {
-        context.addIssue({ code: 'custom', message: `must be a number from 0 to ${maximum}` });
-        return z.NEVER;
-      }
-      return number;
-    });
-}
+import { optionalNumber, optionalText } from '../validation';
 
 /** Which pending dead letters a list, a preview or a bulk redrive is about. Empty fields match everything. */
 export const deadLetterFilter = z.strictObject({
-  queue: optionalText,
-  agent: optionalText,
-  step: optionalText,
+  queue: optionalText(200),
+  agent: optionalText(200),
+  step: optionalText(200),
   errorClass: z
     .enum(errorClass.enumValues)
     .optional()
     .or(z.literal('').transform(() => undefined)),
   /** Words found anywhere in the last error text, case-insensitive. */
-  search: optionalText,
+  search: optionalText(200),
   /** At least this many attempts, this much spent (micro-dollars), this many hours waiting. */
   minAttempts: optionalNumber(100_000),
   minSpendMicros: optionalNumber(Number.MAX_SAFE_INTEGER),

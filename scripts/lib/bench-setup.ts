@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findFreePort, startEmbeddedPostgres } from '../../lib/db/embedded-postgres';
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The benchmarks' database: BENCH_DATABASE_URL if set (a database they may
+ * fill), else a throwaway embedded PostgreSQL (durability off, so the
+ * figures show Holdfast's cost rather than the disk's), removed at stop.
+ */
+export async function benchDatabase(name: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  if (process.env.BENCH_DATABASE_URL) return { url: process.env.BENCH_DATABASE_URL, stop: async () => {} };
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `holdfast-${name}-`));
+  await fs.chmod(dir, 0o755);
+  const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), throwaway: true });
+  return {
+    url: server.url,
+    stop: async () => {
+      await server.stop();
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Holdfast served by `npm start`'s script on the given database (it builds
+ * first if the build is stale), with sign-in by demo session, no demo data,
+ * no fleet and no sweeps. Its stderr is kept quiet unless it fails to start:
+ * load generators end runs by dropping connections mid-request, which it logs.
+ */
+export async function benchServer(databaseUrl: string, env: Record<string, string> = {}) {
+  const port = await findFreePort();
+  const sessionSecret = randomBytes(32).toString('hex');
+  const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['scripts/start.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      AUTH_MODE: 'demo',
+      SESSION_SECRET: sessionSecret,
+      PORT: String(port),
+      HOLDFAST_DEMO_DATA: 'off',
+      HOLDFAST_DEMO: 'off',
+      HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let errors = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    errors = (errors + chunk.toString()).slice(-4_000);
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Holdfast is ready')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`Holdfast exited (${code}) before it was ready:\n${output}\n${errors}`)));
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    sessionSecret,
+    stop: async () => {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}

@@ -193,6 +193,18 @@ describe('bulk redrive', () => {
     expect(await progressOf(bulkRedrive.id)).toMatchObject({ status: 'completed', processed: 30, redriven: 30 });
   });
 
+  it('may be started, run or cancelled only by someone who may redrive', async () => {
+    const queue = `roles-${randomUUID()}`;
+    await makeDeadLetters(2, queue);
+    await expect(startBulkRedrive(ctx(viewer), { requestId: randomUUID(), filter: { queue }, reason: 'viewer tries' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    const { bulkRedrive } = await startBulkRedrive(ctx(), { requestId: randomUUID(), filter: { queue }, reason: 'responder starts', ratePerSecond: 100 });
+    await expect(cancelBulkRedrive(ctx(viewer), { bulkRedriveId: bulkRedrive.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(runBulkRedrive(ctx(viewer), bulkRedrive.id)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(await progressOf(bulkRedrive.id)).toMatchObject({ status: 'running', processed: 0 });
+    const trail = await database.db.select().from(auditLog).where(and(eq(auditLog.targetType, 'bulk_redrive'), eq(auditLog.targetId, String(bulkRedrive.id))));
+    expect(trail.map((record) => record.action)).toEqual(['dead_letter.bulk_redrive.start']);
+  });
+
   it('starts one run for a request submitted twice at once', async () => {
     const queue = `double-${randomUUID()}`;
     await makeDeadLetters(5, queue);

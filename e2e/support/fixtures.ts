@@ -46,6 +46,9 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
 
   expectAccessible: async ({ anonymousPage: page }, use) => {
     await use(async () => {
+      // After a server action React re-renders the head, and for a moment the <title> can be
+      // missing: check the page once it has settled, not in that moment.
+      await expect(page).toHaveTitle(/\S/);
       const results = await new AxeBuilder({ page }).analyze();
       const serious = results.violations
         .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')

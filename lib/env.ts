@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CorePolicy } from './core/context';
 
 /**
  * The one place Holdfast reads its environment. Every variable is validated
@@ -40,6 +41,16 @@ export const environmentSchema = z
   HOLDFAST_ATTEMPT_RETENTION_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(3_650).default(30)),
   /** Days of hourly and daily rollups kept; must be longer than the raw attempts. */
   HOLDFAST_ROLLUP_RETENTION_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(36_500).default(400)),
+  /** Redrive brakes: redrives per task in all, minutes between two, and the oldest task (days) redriven. */
+  HOLDFAST_REDRIVE_MAX: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(1_000).default(3)),
+  HOLDFAST_REDRIVE_COOLDOWN_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(0).max(10_080).default(10)),
+  HOLDFAST_REDRIVE_MAX_AGE_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(3_650).default(7)),
+  /** Minutes an uncertain key may wait for its redelivery before it is held for its task's owner. */
+  HOLDFAST_UNCERTAIN_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(15)),
+  /** Minutes the sweeper may keep refusing to release a stale lock before it is held for the run's owner. */
+  HOLDFAST_STALE_LOCK_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(30)),
+  /** Owner of holds on items that name no task owner (keys and locks claimed outside a task). */
+  HOLDFAST_DEFAULT_OWNER: z.preprocess(emptyAsUnset, z.string().regex(/^(person|team):\S.*$/, 'must be person:<email> or team:<name>').default('team:platform')),
   /** demo: a sign-in page listing the demo people; proxy: identity from a trusted SSO proxy's headers. */
   AUTH_MODE: z.preprocess(emptyAsUnset, z.enum(['demo', 'proxy']).optional()),
   /** Signs session cookies; `npm start` creates and keeps one in .data/ when unset. */
@@ -80,6 +91,17 @@ export function parseEnvironment(source: Record<string, string | undefined>): En
     return `${variable}: ${issue.message}`;
   });
   throw new EnvironmentError(`Invalid environment: ${problems.join('; ')}`);
+}
+
+/** The library's tunable rules, from the environment. */
+export function corePolicyFrom(env: Environment): CorePolicy {
+  return {
+    redriveBrakes: {
+      maxRedrives: env.HOLDFAST_REDRIVE_MAX,
+      cooldownMs: env.HOLDFAST_REDRIVE_COOLDOWN_MINUTES * 60_000,
+      maxTaskAgeMs: env.HOLDFAST_REDRIVE_MAX_AGE_DAYS * 86_400_000,
+    },
+  };
 }
 
 let cached: Environment | undefined;

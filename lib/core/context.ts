@@ -10,14 +10,37 @@ export type Actor =
   | { type: 'agent'; id: string; scopes: TokenScope[] }
   | { type: 'system'; id: string };
 
+/** The brakes on redriving one task: how often, how soon again, and up to what age. */
+export interface RedriveBrakes {
+  /** Redrives a task may have in all; the next is refused. */
+  maxRedrives: number;
+  /** The least time between two redrives of one task. */
+  cooldownMs: number;
+  /** A task first seen longer ago than this is not redriven. */
+  maxTaskAgeMs: number;
+}
+
+/** Operating rules a deployment may tune (from its environment); every field has a default. */
+export interface CorePolicy {
+  redriveBrakes: RedriveBrakes;
+}
+
+export const DEFAULT_CORE_POLICY: CorePolicy = {
+  redriveBrakes: { maxRedrives: 3, cooldownMs: 10 * 60_000, maxTaskAgeMs: 7 * 24 * 3_600_000 },
+};
+
 /**
  * What every library operation runs with: the database (or a transaction the
  * caller already opened, which the operation then joins) and, for anything that
  * is audit-logged, the actor. The actor never comes from an operation's input.
+ * `clock` is the time the library decides by where time is an input (deadlines,
+ * retry pools' windows); tests pass their own instead of sleeping.
  */
 export interface CoreContext {
   db: Executor;
   actor?: Actor;
+  clock?: () => Date;
+  policy?: Partial<CorePolicy>;
 }
 
 export const SWEEPER: Actor = { type: 'system', id: 'sweeper' };
@@ -30,4 +53,13 @@ export function requireActor(ctx: CoreContext): Actor {
 /** How an actor is written in text columns such as opened_by. */
 export function actorLabel(actor: Actor): string {
   return `${actor.type}:${actor.id}`;
+}
+
+/** The current time by the context's clock. */
+export function nowOf(ctx: CoreContext): Date {
+  return ctx.clock ? ctx.clock() : new Date();
+}
+
+export function policyOf(ctx: CoreContext): CorePolicy {
+  return { ...DEFAULT_CORE_POLICY, ...ctx.policy };
 }

@@ -1,6 +1,7 @@
 import 'server-only';
 import { revalidatePath } from 'next/cache';
 import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } from '../core';
+import { corePolicyFrom, getEnvironment } from '../env';
 import { getDb } from './db';
 import { getCurrentPerson } from './session';
 
@@ -19,7 +20,7 @@ export async function runAction<T>(work: (ctx: CoreContext) => Promise<T>, reval
   const person = await getCurrentPerson();
   if (!person) return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended: sign in again.' };
   try {
-    const data = await work({ db: getDb(), actor: person });
+    const data = await work({ db: getDb(), actor: person, policy: corePolicyFrom(getEnvironment()) });
     for (const path of revalidate) revalidatePath(path);
     return { ok: true, data };
   } catch (error) {

@@ -31,6 +31,7 @@ const reasonLabels: Record<Hold['reason'], string> = {
   needs_secret: 'Needs a secret',
   policy_blocked: 'Blocked by policy',
   frozen: 'Frozen (idle)',
+  stale_lock: 'Stale lock kept',
   manual: 'Parked by hand',
 };
 

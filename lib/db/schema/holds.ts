@@ -12,6 +12,7 @@ export const holdReasons = [
   'needs_secret',
   'policy_blocked',
   'frozen',
+  'stale_lock',
   'manual',
 ] as const;
 export type HoldReason = (typeof holdReasons)[number];
@@ -19,8 +20,12 @@ export type HoldReason = (typeof holdReasons)[number];
 export const holdItemTypes = ['task', 'dead_letter', 'key', 'slot'] as const;
 export type HoldItemType = (typeof holdItemTypes)[number];
 
+/** How a person clears a hold. */
 export const holdResolutions = ['resume', 'discard'] as const;
 export type HoldResolution = (typeof holdResolutions)[number];
+/** How a hold may end: by a person, or `resolved` by the sweep once its condition cleared by itself. */
+export const holdClosings = [...holdResolutions, 'resolved'] as const;
+export type HoldClosing = (typeof holdClosings)[number];
 
 const quoted = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
 
@@ -35,7 +40,7 @@ export const holds = pgTable(
     /** `person:<email>` or `team:<name>`. */
     owner: text('owner').notNull(),
     status: text('status').$type<'open' | 'cleared'>().notNull().default('open'),
-    resolution: text('resolution').$type<HoldResolution>(),
+    resolution: text('resolution').$type<HoldClosing>(),
     resolutionNote: text('resolution_note'),
     openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),
     openedBy: text('opened_by').notNull(),
@@ -49,6 +54,7 @@ export const holds = pgTable(
     check('holds_detail_not_blank', sql`btrim(${table.detail}) <> ''`),
     check('holds_owner_named', sql`${table.owner} ~ '^(person|team):.+'`),
     check('holds_status_known', sql`${table.status} in ('open', 'cleared')`),
+    check('holds_resolution_known', sql`${table.resolution} in (${quoted(holdClosings)})`),
     check(
       'holds_cleared_has_resolution',
       sql`(${table.status} = 'cleared') = (${table.resolution} is not null and ${table.clearedAt} is not null)`,

@@ -34,8 +34,28 @@ export const idempotencyKeys = pgTable(
     errorText: text('error_text'),
     /** In-progress expiry: after it another claim may take over (or, downstream not idempotent, it is uncertain). */
     lockedUntil: timestamp('locked_until', { withTimezone: true }),
-    /** Retention expiry: kept until then to cover the retry horizon, then swept. */
+    /**
+     * Retention expiry: kept until then to cover the retry horizon, then swept.
+     * Counted from the last change (a settle) and never before the in-progress
+     * expiry, so retention cannot end a live claim.
+     */
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** The claim's retention, applied again from each settle; null on rows from before it was kept. */
+    retentionMs: bigint('retention_ms', { mode: 'number' }),
+    /** Step keys only (the step engine): who runs it, where its task is queued, and its content for a dead letter. */
+    agent: text('agent'),
+    queue: text('queue'),
+    payload: jsonb('payload'),
+    /** The spend the current attempt reserved on its task; given back when it finishes or is taken over. */
+    reservedMicros: bigint('reserved_micros', { mode: 'number' }).notNull().default(0),
+    /** Begun with `final: true`: its success completes the task. */
+    completesTask: boolean('completes_task').notNull().default(false),
+    /** When the current attempt began, naming its row in the partitioned attempt log. */
+    attemptStartedAt: timestamp('attempt_started_at', { withTimezone: true }),
+    /** The step engine's answer to the current attempt's finish, repeated to a second finish of it. */
+    finishAnswer: jsonb('finish_answer'),
+    /** When an uncertain outcome was escalated to a person by the sweep (once per key). */
+    escalatedAt: timestamp('escalated_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Last change of status, holder or result. */
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -10,3 +10,4 @@ export * from './identity';
 export * from './rollups';
 export * from './api-requests';
 export * from './fleet';
+export * from './retry-pools';

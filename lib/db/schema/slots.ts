@@ -40,6 +40,11 @@ export const slotLocks = pgTable(
     /** Set when the holder (or a guarded force release) let go; null while held. */
     releasedAt: timestamp('released_at', { withTimezone: true }),
     releasedBy: text('released_by'),
+    /** Since when the sweeper has refused to release this stale lock, and the guards that failed last. */
+    releaseRefusedSince: timestamp('release_refused_since', { withTimezone: true }),
+    releaseRefusedGuards: text('release_refused_guards').array(),
+    /** When a lock the sweeper kept refusing was escalated to a person (once per holder). */
+    escalatedAt: timestamp('escalated_at', { withTimezone: true }),
   },
   (table) => [
     // Serves the sweep and the Locks page: held locks past their time to live.

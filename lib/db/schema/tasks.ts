@@ -1,9 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-/** frozen: no state change for days; parked for its owner instead of being retried. */
-export const taskStatuses = ['active', 'frozen', 'dead_lettered', 'completed', 'discarded'] as const;
+/**
+ * active: steps may run. frozen: no state change for days; parked for its owner
+ * instead of being retried. dead_lettered: stopped until a person redrives it.
+ * completed, failed, discarded: finished for good; nothing runs, nothing freezes.
+ */
+export const taskStatuses = ['active', 'frozen', 'dead_lettered', 'completed', 'failed', 'discarded'] as const;
 export type TaskStatus = (typeof taskStatuses)[number];
+export const finishedTaskStatuses = ['completed', 'failed', 'discarded'] as const;
+export type FinishedTaskStatus = (typeof finishedTaskStatuses)[number];
 
 /**
  * One retry allowance per task, shared by all its steps, with a spend ceiling
@@ -22,19 +28,30 @@ export const taskBudgets = pgTable(
     /** What the task may spend per allowance, in micro-dollars; retries count against it. */
     spendCeilingMicros: bigint('spend_ceiling_micros', { mode: 'number' }).notNull(),
     spendMicros: bigint('spend_micros', { mode: 'number' }).notNull().default(0),
+    /**
+     * Spend set aside by attempts that are running: each begin reserves its
+     * estimate with one guarded UPDATE (spend + reserved + estimate <= ceiling)
+     * and its finish swaps the estimate for the actual cost.
+     */
+    reservedMicros: bigint('reserved_micros', { mode: 'number' }).notNull().default(0),
     /** Wall-clock time per allowance; the deadline is set from it at creation and at each redrive. */
     timeAllowanceMs: bigint('time_allowance_ms', { mode: 'number' }).notNull(),
     deadline: timestamp('deadline', { withTimezone: true }).notNull(),
     status: text('status').$type<TaskStatus>().notNull().default('active'),
+    /** When the task ended completed, failed or discarded. */
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /** Redrives so far and the latest one: the redrive brakes read them. */
+    redrivesUsed: integer('redrives_used').notNull().default(0),
+    lastRedriveAt: timestamp('last_redrive_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Last state change; the frozen sweep looks for tasks where it is old. */
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
-    check('task_budgets_status_known', sql`${table.status} in ('active', 'frozen', 'dead_lettered', 'completed', 'discarded')`),
+    check('task_budgets_status_known', sql`${table.status} in ('active', 'frozen', 'dead_lettered', 'completed', 'failed', 'discarded')`),
     // The allowance is consumed with a guarded UPDATE; this makes over-consumption impossible even for other writers.
     check('task_budgets_retries_within_allowance', sql`${table.retriesUsed} between 0 and ${table.retryAllowance}`),
-    check('task_budgets_spend_not_negative', sql`${table.spendMicros} >= 0 and ${table.spendCeilingMicros} >= 0`),
+    check('task_budgets_spend_not_negative', sql`${table.spendMicros} >= 0 and ${table.spendCeilingMicros} >= 0 and ${table.reservedMicros} >= 0`),
     check('task_budgets_owner_named', sql`${table.owner} ~ '^(person|team):.+'`),
     // Serves the frozen sweep: active tasks by last change.
     index('task_budgets_active_updated_at_idx').on(table.updatedAt).where(sql`${table.status} = 'active'`),

@@ -71,3 +71,19 @@ export class StateConflictError extends HoldfastError {
 export class ForbiddenError extends HoldfastError {
   readonly code = 'FORBIDDEN';
 }
+
+/** The redrive brakes that can refuse a redrive (see dead-letters/redrive-brakes.ts). */
+export const redriveBrakeRules = ['redrive_limit', 'redrive_cooldown', 'task_too_old'] as const;
+export type RedriveBrakeRule = (typeof redriveBrakeRules)[number];
+
+/** A redrive was refused by its brakes; `rules` names each one that refused. An admin may override with a reason. */
+export class RedriveRefusedError extends HoldfastError {
+  readonly code = 'REDRIVE_REFUSED';
+
+  constructor(
+    message: string,
+    readonly rules: RedriveBrakeRule[],
+  ) {
+    super(message);
+  }
+}

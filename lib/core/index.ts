@@ -28,3 +28,5 @@ export * from './identity/api-tokens';
 export * from './identity/people';
 export * from './dead-letters/dead-letter-filter';
 export * from './dead-letters/bulk-redrive';
+export * from './tasks/finish-task';
+export * from './steps/step-protocol';

@@ -1,19 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Executor } from '../../db/client';
 import { taskBudgets, type TaskBudget } from '../../db/schema';
-import { holdOwner } from '../holds/hold-input';
+import { taskBudgetInput, type TaskBudgetInput } from './task-budget-input';
 import { parseInput } from '../validation';
 
-export const taskBudgetInput = z.strictObject({
-  taskId: z.string().trim().min(1).max(200),
-  agent: z.string().trim().min(1).max(100),
-  owner: holdOwner,
-  retryAllowance: z.number().int().min(0).max(1_000).default(5),
-  spendCeilingMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(5_000_000),
-  timeAllowanceMs: z.number().int().min(1_000).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
-});
-export type TaskBudgetInput = z.input<typeof taskBudgetInput>;
+export { taskBudgetInput, type TaskBudgetInput } from './task-budget-input';
 
 /** The task's budget, created on first use with the given allowance; later calls keep the first. */
 export async function ensureTaskBudget(db: Executor, input: TaskBudgetInput): Promise<TaskBudget> {

@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { holdOwner } from '../holds/hold-input';
+
+/** A task's allowance, given with its first step; later steps' values are ignored (the first stands). */
+export const taskBudgetInput = z.strictObject({
+  taskId: z.string().trim().min(1).max(200),
+  agent: z.string().trim().min(1).max(100),
+  owner: holdOwner,
+  retryAllowance: z.number().int().min(0).max(1_000).default(5),
+  spendCeilingMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(5_000_000),
+  timeAllowanceMs: z.number().int().min(1_000).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
+});
+export type TaskBudgetInput = z.input<typeof taskBudgetInput>;

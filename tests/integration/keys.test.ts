@@ -96,6 +96,40 @@ describe('claimKey', () => {
     expect(await claimKey(ctx(), { key, requestHash: hashB })).toMatchObject({ outcome: 'acquired', attemptNumber: 1 });
   });
 
+  it('never lets retention end a live claim: a duplicate waits even when retention is shorter than the claim', async () => {
+    const key = freshKey();
+    const first = await claimKey(ctx(), { key, requestHash: hashA, retentionMs: 1_000, inProgressTtlMs: 60_000 });
+    expect(first.outcome).toBe('acquired');
+    // As if the retention had run out while the first holder still runs.
+    await database.sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = ${key}`;
+    expect(await claimKey(ctx(), { key, requestHash: hashA })).toMatchObject({ outcome: 'in_progress' });
+    expect(await deleteExpiredKeys(ctx())).toBe(0);
+    if (first.outcome !== 'acquired') return;
+    await completeKey(ctx(), { key, fencingToken: first.fencingToken, result: 'first holder' });
+    expect(await claimKey(ctx(), { key, requestHash: hashA })).toMatchObject({ outcome: 'replay', result: 'first holder' });
+  });
+
+  it("keeps a claim past its lock, and counts retention again from a settle, with the claim's own retention or its scope's", async () => {
+    const own = freshKey();
+    const claim = (await claimKey(ctx(), { key: own, requestHash: hashA, retentionMs: 5_000, inProgressTtlMs: 60_000 })) as { fencingToken: number };
+    const [claimed] = await database.sql<{ retention_ms: string; retained_past_lock_ms: number }[]>`
+      select retention_ms, extract(epoch from expires_at - locked_until) * 1000 as retained_past_lock_ms from idempotency_keys where key = ${own}`;
+    expect(claimed?.retention_ms).toBe('5000');
+    expect(Math.round(Number(claimed?.retained_past_lock_ms))).toBe(5_000);
+    await failKey(ctx(), { key: own, fencingToken: claim.fencingToken, errorClass: 'transient', errorText: '503' });
+    const legacy = freshKey();
+    const legacyClaim = (await claimKey(ctx(), { key: legacy, requestHash: hashA, scope: 'api' })) as { fencingToken: number };
+    // A row from before retention_ms was kept falls back to its scope's retention (a day for api).
+    await database.sql`update idempotency_keys set retention_ms = null where key = ${legacy}`;
+    await completeKey(ctx(), { key: legacy, fencingToken: legacyClaim.fencingToken, result: null });
+
+    const rows = await database.sql<{ key: string; retained_ms: number }[]>`
+      select key, extract(epoch from expires_at - updated_at) * 1000 as retained_ms
+      from idempotency_keys where key in (${own}, ${legacy})`;
+    const retained = Object.fromEntries(rows.map((row) => [row.key, Math.round(Number(row.retained_ms))]));
+    expect(retained).toEqual({ [own]: 5_000, [legacy]: 24 * 3_600_000 });
+  });
+
   it('refuses bad input and writes nothing', async () => {
     const key = freshKey();
     await expect(claimKey(ctx(), { key, requestHash: '' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { idempotencyKeys } from '../../db/schema';
 import type { CoreContext } from '../context';
@@ -18,7 +18,19 @@ export const keyRetentionMs: Record<string, number> = {
   step: 7 * 24 * HOUR_MS,
   api: 24 * HOUR_MS,
 };
-const DEFAULT_RETENTION_MS = 7 * 24 * HOUR_MS;
+export const DEFAULT_RETENTION_MS = 7 * 24 * HOUR_MS;
+
+/**
+ * The scope's retention, in SQL, for rows that do not carry their own
+ * (`retention_ms` is null on keys claimed before it was stored).
+ */
+export function scopeRetentionMsSql(scope: AnyColumn): SQL {
+  const cases = Object.entries(keyRetentionMs).map(([name, ms]) => {
+    if (!/^[a-z_]+$/.test(name) || !Number.isInteger(ms)) throw new Error(`keyRetentionMs: bad entry ${name}`);
+    return sql.raw(` when '${name}' then ${ms}`);
+  });
+  return sql`(case ${scope}${sql.join(cases)} else ${sql.raw(String(DEFAULT_RETENTION_MS))} end)::bigint`;
+}
 
 export const claimKeyInput = z.strictObject({
   key: z.string().trim().min(1).max(500),
@@ -28,6 +40,10 @@ export const claimKeyInput = z.strictObject({
   holder: z.string().trim().min(1).max(200).optional(),
   /** After this a silent holder is presumed dead and another claim may take over. */
   inProgressTtlMs: z.number().int().min(10).max(24 * HOUR_MS).default(60_000),
+  /**
+   * How long the key is kept after its lock ends and again after each settle
+   * (the scope's retention when absent). Stored on the key, so a settle applies it too.
+   */
   retentionMs: z.number().int().min(1_000).max(400 * 24 * HOUR_MS).optional(),
   /** False when repeating the side effect is unsafe: an expired claim is then uncertain, not taken over. */
   downstreamIdempotent: z.boolean().default(true),
@@ -46,7 +62,10 @@ const millisecondsFromNow = (name: string) => sql`now() + make_interval(secs => 
 
 const claimStatement = cachedStatement((db) => {
   const k = idempotencyKeys;
-  const retentionOver = sql`${k.expiresAt} <= now()`;
+  // A live claim is never "a new operation", whatever its retention says: its
+  // holder may still be running, and a takeover would run the work twice.
+  const lockLive = sql`(${k.status} = 'in_progress' and ${k.lockedUntil} > now())`;
+  const retentionOver = sql`(${k.expiresAt} <= now() and not ${lockLive})`;
   // Evaluated against the existing row: who may take the key over.
   const takeover = sql`(${retentionOver} or (${k.requestHash} = excluded.request_hash and (
       ${k.status} = 'failed'
@@ -68,7 +87,9 @@ const claimStatement = cachedStatement((db) => {
       taskId: sql.placeholder('taskId'),
       step: sql.placeholder('step'),
       lockedUntil: millisecondsFromNow('inProgressTtlMs'),
-      expiresAt: millisecondsFromNow('retentionMs'),
+      // Retention counts from the end of the lock, so it cannot end before the claim does.
+      expiresAt: sql`now() + make_interval(secs => (${sql.placeholder('inProgressTtlMs')}::double precision + ${sql.placeholder('retentionMs')}::double precision) / 1000)`,
+      retentionMs: sql`${sql.placeholder('retentionMs')}::bigint`,
     })
     .onConflictDoUpdate({
       target: k.key,
@@ -81,6 +102,9 @@ const claimStatement = cachedStatement((db) => {
         holder: whenTakeover(sql`excluded.holder`, k.holder),
         lockedUntil: whenTakeover(sql`excluded.locked_until`, k.lockedUntil),
         expiresAt: whenTakeover(sql`excluded.expires_at`, k.expiresAt),
+        retentionMs: whenTakeover(sql`excluded.retention_ms`, k.retentionMs),
+        // A new holder may leave an uncertain outcome again: the escalation sweep may act on it anew.
+        escalatedAt: whenTakeover(sql`null`, k.escalatedAt),
         updatedAt: whenTakeover(sql`now()`, k.updatedAt),
         // A key past retention is a new operation: it starts over with the new content.
         requestHash: whenRetentionOver(sql`excluded.request_hash`, k.requestHash),

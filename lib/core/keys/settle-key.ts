@@ -4,6 +4,7 @@ import { errorClasses, idempotencyKeys } from '../../db/schema';
 import type { CoreContext } from '../context';
 import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { cachedStatement } from '../prepared';
+import { scopeRetentionMsSql } from './claim-key';
 import { parseInput } from '../validation';
 
 const MAX_RESULT_BYTES = 256 * 1024;
@@ -59,6 +60,9 @@ const settleStatement = cachedStatement((db) => {
       errorText: sql`${sql.placeholder('errorText')}`,
       lockedUntil: null,
       updatedAt: sql`now()`,
+      // Kept for the claim's retention from now, the key's last change: a duplicate arriving
+      // within the retry horizon after the settle still gets the stored outcome.
+      expiresAt: sql`now() + make_interval(secs => coalesce(${k.retentionMs}, ${scopeRetentionMsSql(k.scope)})::double precision / 1000)`,
     })
     .where(
       and(

@@ -3,8 +3,10 @@ import type { CoreContext } from '../context';
 
 /**
  * Deletes keys past their retention expiry, in batches so no statement holds
- * many row locks for long. Keys still in progress are kept: their holder may
- * yet complete them. Returns how many were deleted.
+ * many row locks for long. Keys in progress are never deleted, whatever their
+ * expiry: a live holder may yet complete one (retention never ends a live
+ * claim), and an expired one whose downstream cannot deduplicate is an
+ * uncertain outcome waiting for a person. Returns how many were deleted.
  */
 export async function deleteExpiredKeys(ctx: CoreContext, batchSize = 1_000): Promise<number> {
   let deleted = 0;

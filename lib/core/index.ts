@@ -30,3 +30,8 @@ export * from './dead-letters/dead-letter-filter';
 export * from './dead-letters/bulk-redrive';
 export * from './tasks/finish-task';
 export * from './steps/step-protocol';
+export * from './steps/begin-step';
+export * from './steps/finish-step';
+export * from './retry-pools/pool-level';
+export * from './retry-pools/pool-usage';
+export { describeBrakeRefusals, redriveBrakesRefusing, type BrakeRefusal, type RedriveHistory } from './dead-letters/redrive-brakes';

@@ -138,12 +138,9 @@ export async function runAgentStep(context: AgentContext, task: FleetTask, spec:
       context.tally.replays += 1;
       return 'next';
     case 'retry':
-    case 'in_progress':
+    case 'wait':
       return 'later';
-    case 'held':
-      context.tally.holdIds.add(outcome.holdId);
-      return 'stop';
-    case 'do_not_retry':
+    case 'stop':
       if (outcome.holdId !== undefined) context.tally.holdIds.add(outcome.holdId);
       if (outcome.deadLetterId !== undefined) context.tally.deadLetterIds.add(outcome.deadLetterId);
       return 'stop';

@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { runStep, StepError, type RunStepInput, type RunStepOutcome } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
-import { attempts, deadLetters, holds, taskBudgets } from '../../lib/db/schema';
+import { attempts, deadLetters, holds, idempotencyKeys, taskBudgets } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
@@ -42,7 +42,7 @@ describe('runStep', () => {
     const first = await runStep(ctx(), step, callModel);
     const redelivered = await runStep(ctx(), step, callModel);
 
-    expect(first).toEqual({ status: 'completed', result: { draft: 'Hello #1' }, attemptNumber: 1 });
+    expect(first).toEqual({ status: 'completed', result: { draft: 'Hello #1' }, attemptNumber: 1, taskStatus: 'active' });
     expect(redelivered).toEqual({ status: 'replayed', result: { draft: 'Hello #1' } });
     expect(modelCalls).toBe(1);
     const [recorded] = await database.db.select().from(attempts).where(eq(attempts.taskId, step.taskId));
@@ -57,7 +57,7 @@ describe('runStep', () => {
     expect(failed).toMatchObject({ status: 'retry', attemptNumber: 1, errorClass: 'transient' });
 
     const retried = await runStep(ctx(), step, async ({ attemptNumber }) => ({ result: attemptNumber, costMicros: 900 }), noWait);
-    expect(retried).toEqual({ status: 'completed', result: 2, attemptNumber: 2 });
+    expect(retried).toEqual({ status: 'completed', result: 2, attemptNumber: 2, taskStatus: 'active' });
     const rows = await database.db.select().from(attempts).where(eq(attempts.taskId, step.taskId)).orderBy(attempts.attemptNumber);
     expect(rows.map((row) => [row.attemptNumber, row.outcome, row.errorClass, row.costMicros])).toEqual([
       [1, 'failed', 'transient', 700],
@@ -73,7 +73,7 @@ describe('runStep', () => {
   ])('never retries a %s error: dead letter, one hold, DO_NOT_RETRY', async (errorClass, error) => {
     const step = aStep();
     const outcome = await runStep(ctx(), step, async () => { throw error; }, noWait);
-    expect(outcome).toMatchObject({ status: 'do_not_retry', code: 'DO_NOT_RETRY' });
+    expect(outcome).toMatchObject({ status: 'stop', code: 'DO_NOT_RETRY' });
     const [letter] = await database.db.select().from(deadLetters).where(eq(deadLetters.taskId, step.taskId));
     expect(letter).toMatchObject({ reason: 'permanent_error', errorClass, attempts: 1, payload: { lead: 42 } });
     expect(await countRows(holds, { itemId: String(letter!.id) })).toBe(1);
@@ -87,13 +87,13 @@ describe('runStep', () => {
     expect(await run('a')).toMatchObject({ status: 'retry', attemptNumber: 1 });
     expect(await run('a')).toMatchObject({ status: 'retry', attemptNumber: 2 });
     expect(await run('b')).toMatchObject({ status: 'retry', attemptNumber: 1 });
-    expect(await run('b')).toMatchObject({ status: 'do_not_retry', reason: 'retry ceiling' });
+    expect(await run('b')).toMatchObject({ status: 'stop', reason: 'retry_ceiling' });
     let ranAfterExhaustion = false;
     const afterExhaustion = await runStep(ctx(), aStep({ taskId, step: 'c' }), async () => {
       ranAfterExhaustion = true;
       return { result: null };
     });
-    expect(afterExhaustion).toMatchObject({ status: 'do_not_retry', reason: 'task is dead lettered' });
+    expect(afterExhaustion).toMatchObject({ status: 'stop', reason: 'task_dead_lettered' });
     expect(ranAfterExhaustion).toBe(false);
 
     const [budget] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, taskId));
@@ -105,17 +105,17 @@ describe('runStep', () => {
     const step = aStep({ retryAllowance: 5 });
     const badOutput = async () => { throw new StepError('invalid_output', 'not JSON'); };
     expect(await runStep(ctx(), step, badOutput, noWait)).toMatchObject({ status: 'retry', errorClass: 'invalid_output' });
-    expect(await runStep(ctx(), step, badOutput, noWait)).toMatchObject({ status: 'do_not_retry', code: 'DO_NOT_RETRY' });
+    expect(await runStep(ctx(), step, badOutput, noWait)).toMatchObject({ status: 'stop', code: 'DO_NOT_RETRY' });
   });
 
   it('stops at the spend ceiling: retries count against it', async () => {
     const step = aStep({ spendCeilingMicros: 1_000, retryAllowance: 10 });
     const expensiveFailure = async () => { throw new StepError('transient', 'flaky', { costMicros: 1_200 }); };
-    expect(await runStep(ctx(), step, expensiveFailure, noWait)).toMatchObject({ status: 'do_not_retry', reason: 'budget exhausted' });
+    expect(await runStep(ctx(), step, expensiveFailure, noWait)).toMatchObject({ status: 'stop', reason: 'budget_exhausted' });
   });
 
   it('holds an interrupted step whose downstream cannot deduplicate, and never calls it again', async () => {
-    const step = aStep({ downstreamIdempotent: false, inProgressTtlMs: 50 });
+    const step = aStep({ downstreamIdempotent: false, inProgressTtlMs: 60_000 });
     let publishes = 0;
     // The first worker "crashes" mid-call: its claim stays in progress with no completion.
     const crashing = runStep(ctx(), step, async () => {
@@ -124,13 +124,15 @@ describe('runStep', () => {
       return { result: null };
     });
     void crashing;
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    // Time passes past the claim's expiry: moved by hand, not slept through.
+    await expect.poll(async () => (await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, `${step.taskId}/draft_email`))).length).toBe(1);
+    await database.db.update(idempotencyKeys).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(idempotencyKeys.key, `${step.taskId}/draft_email`));
 
     const redelivered = await runStep(ctx(), step, async () => {
       publishes += 1;
       return { result: 'published again' };
     });
-    expect(redelivered).toMatchObject({ status: 'held', code: 'UNCERTAIN_OUTCOME' });
+    expect(redelivered).toMatchObject({ status: 'stop', code: 'UNCERTAIN_OUTCOME' });
     expect(publishes).toBe(1);
     const [hold] = await database.db.select().from(holds).where(and(eq(holds.itemType, 'key'), eq(holds.itemId, `${step.taskId}/draft_email`)));
     expect(hold).toMatchObject({ reason: 'uncertain_outcome', owner: 'team:growth', status: 'open' });
@@ -141,7 +143,7 @@ describe('runStep', () => {
     await runStep(ctx(), step, async () => ({ result: 'sent' }));
     let ran = false;
     const outcome = await runStep(ctx(), { ...step, content: { lead: 43 } }, async () => { ran = true; return { result: 'x' }; });
-    expect(outcome).toMatchObject({ status: 'do_not_retry', code: 'KEY_PAYLOAD_MISMATCH' });
+    expect(outcome).toMatchObject({ status: 'stop', code: 'KEY_PAYLOAD_MISMATCH' });
     expect(ran).toBe(false);
   });
 
@@ -160,7 +162,7 @@ describe('runStep', () => {
         );
       await failEveryStep(1);
       const outcomes: RunStepOutcome<unknown>[] = await failEveryStep(2);
-      expect(outcomes.filter((outcome) => outcome.status === 'do_not_retry').length).toBeGreaterThan(0);
+      expect(outcomes.filter((outcome) => outcome.status === 'stop').length).toBeGreaterThan(0);
     } finally {
       await pool.close();
     }
@@ -198,7 +200,7 @@ describe('runStep input and output checks', () => {
   it('treats a negative cost reported by a step as a bug for a person, not as a success', async () => {
     const step = aStep();
     const outcome = await runStep(ctx(), step, async () => ({ result: 'ok', costMicros: -5 }));
-    expect(outcome).toMatchObject({ status: 'do_not_retry', code: 'DO_NOT_RETRY' });
+    expect(outcome).toMatchObject({ status: 'stop', code: 'DO_NOT_RETRY' });
     const [attempt] = await database.db.select().from(attempts).where(eq(attempts.taskId, step.taskId));
     expect(attempt).toMatchObject({ outcome: 'failed', errorClass: 'unknown', costMicros: 0 });
     expect(attempt?.errorText).toContain('invalid cost -5');

@@ -7,11 +7,11 @@ import { parseInput } from '../validation';
 export { taskBudgetInput, type TaskBudgetInput } from './task-budget-input';
 
 /** The task's budget, created on first use with the given allowance; later calls keep the first. */
-export async function ensureTaskBudget(db: Executor, input: TaskBudgetInput): Promise<TaskBudget> {
+export async function ensureTaskBudget(db: Executor, input: TaskBudgetInput, now: Date = new Date()): Promise<TaskBudget> {
   const budget = parseInput(taskBudgetInput, input);
   const [created] = await db
     .insert(taskBudgets)
-    .values({ ...budget, deadline: sql`now() + ${`${budget.timeAllowanceMs} milliseconds`}::interval` })
+    .values({ ...budget, deadline: new Date(now.getTime() + budget.timeAllowanceMs) })
     .onConflictDoNothing({ target: taskBudgets.taskId })
     .returning();
   if (created) return created;

@@ -7,6 +7,13 @@ import { openHold } from '../holds/open-hold';
 import { parseInput } from '../validation';
 
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
+/** A hold's detail is at most this long; the dead letter keeps the whole error. */
+const MAX_HOLD_DETAIL = 5_000;
+
+/** A derived text never refuses the dead letter it comes from: it is cut short instead. */
+function truncate(text: string, maxLength: number): string {
+  return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
+}
 
 export const deadLetterInput = z.strictObject({
   taskId: z.string().trim().min(1).max(200),
@@ -54,7 +61,7 @@ export async function deadLetterTask(db: Executor, actor: Actor, input: DeadLett
         itemType: 'dead_letter',
         itemId: String(deadLetter.id),
         reason: deadLetter.reason,
-        detail: `${deadLetter.step} stopped after ${deadLetter.attempts} attempt(s): ${deadLetter.errorClass} — ${deadLetter.lastError}`,
+        detail: truncate(`${deadLetter.step} stopped after ${deadLetter.attempts} attempt(s): ${deadLetter.errorClass} — ${deadLetter.lastError}`, MAX_HOLD_DETAIL),
         owner,
       },
     );

@@ -1,0 +1,242 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Transaction } from '../../db/client';
+import { deadLetters, holds, idempotencyKeys, type ErrorClass, type TaskStatus } from '../../db/schema';
+import { beginAttempt } from '../budgets/attempt-lifecycle';
+import { ensureTaskBudget } from '../budgets/task-budget';
+import { nowOf, type CoreContext } from '../context';
+import { KeyPayloadMismatchError } from '../errors';
+import { openHold } from '../holds/open-hold';
+import { claimKey } from '../keys/claim-key';
+import { deriveKey, hashContent } from '../keys/derive-key';
+import { countPoolUsage } from '../retry-pools/pool-usage';
+import { takeRetryFromPools, type PoolGrant } from '../retry-pools/take-retry';
+import { parseInput } from '../validation';
+import { estimateStepCost } from './cost-estimate';
+import { exhaustTask, type ExhaustionReason } from './exhaust-task';
+import { stepActor } from './step-actor';
+import { beginStepInput, type BeginAnswer, type BeginStepInput, type BeginStepRequest, type StopAnswer } from './step-protocol';
+
+/** Why a begin was refused after its claim; the claim and everything else it wrote are rolled back. */
+type Refusal =
+  | { kind: 'task_not_active'; status: TaskStatus }
+  | { kind: 'exhausted'; reason: ExhaustionReason; detail: string }
+  | { kind: 'pool_empty'; grant: Extract<PoolGrant, { granted: false }> };
+
+class BeginRefused extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.kind);
+  }
+}
+
+type Decided = { kind: 'answer'; answer: BeginAnswer } | { kind: 'uncertain'; intentAt: Date } | Refusal;
+
+/**
+ * Begins one attempt of a step. Derives and claims its key, then answers:
+ * `replay` (the step completed: use its stored result), `wait` (another
+ * attempt is running, or the retry pool is empty: begin again after
+ * retryAfterMs), `stop` (do not go on: uncertain outcome, payload mismatch,
+ * a frozen, finished or dead-lettered task, no retry or budget left), or
+ * `run`. Before `run`, in one transaction with the claim: a retry is taken
+ * from the task's allowance and from the fleet's retry pools, the expected
+ * spend is reserved against the task's ceiling (one guarded UPDATE, so
+ * concurrent begins can never reserve past it), the deadline is checked, and
+ * the attempt is recorded as running. Every attempt is gated, first tries too.
+ */
+export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promise<BeginAnswer> {
+  const request = parseInput(beginStepInput, input);
+  const actor = stepActor(ctx, request.agent);
+  const now = nowOf(ctx);
+  const key = deriveKey({ taskId: request.taskId, step: request.step, iteration: request.iteration });
+  const { owner } = await ensureTaskBudget(ctx.db, {
+    taskId: request.taskId, agent: request.agent, owner: request.owner,
+    retryAllowance: request.retryAllowance, spendCeilingMicros: request.spendCeilingMicros, timeAllowanceMs: request.timeAllowanceMs,
+  }, now);
+  const estimate = request.estimatedCostMicros ?? (await estimateStepCost(ctx.db, request.agent, request.step));
+
+  let decided: Decided;
+  try {
+    decided = await ctx.db.transaction((tx) => claimAndGate(tx, request, key, estimate, now));
+  } catch (error) {
+    if (error instanceof BeginRefused) decided = error.refusal;
+    else if (error instanceof KeyPayloadMismatchError) {
+      const { hold } = await openHold({ db: ctx.db, actor }, {
+        itemType: 'task', itemId: request.taskId, reason: 'payload_mismatch', owner,
+        detail: `Step ${request.step} was delivered again with different content under key ${key}`,
+      });
+      return { decision: 'stop', code: 'KEY_PAYLOAD_MISMATCH', reason: 'payload_mismatch', detail: error.message, holdId: hold.id };
+    } else throw error;
+  }
+
+  switch (decided.kind) {
+    case 'answer':
+      return decided.answer;
+    case 'uncertain': {
+      const { hold } = await openHold({ db: ctx.db, actor }, {
+        itemType: 'key', itemId: key, reason: 'uncertain_outcome', owner,
+        detail: `Step ${request.step} started at ${decided.intentAt.toISOString()} and never reported back; its downstream cannot deduplicate, so check whether the side effect happened before resuming`,
+      });
+      return { decision: 'stop', code: 'UNCERTAIN_OUTCOME', reason: 'uncertain_outcome', detail: `Key ${key} has an uncertain outcome: do not repeat the step`, holdId: hold.id };
+    }
+    case 'pool_empty':
+      await countPoolUsage(ctx.db, request.agent, request.step, now, 'refusals');
+      return { decision: 'wait', code: 'RETRY_BUDGET_EXHAUSTED', retryAfterMs: decided.grant.retryAfterMs, detail: decided.grant.detail };
+    case 'task_not_active':
+      return stopForTaskState(ctx, request.taskId, decided.status);
+    case 'exhausted': {
+      const failure = await lastFailureOf(ctx, key, decided.detail);
+      return exhaustTask(ctx.db, actor, {
+        taskId: request.taskId, agent: request.agent, step: request.step, queue: request.queue ?? request.agent,
+        payload: request.content ?? null, owner, attemptNumber: await attemptsSoFar(ctx, key),
+      }, decided.reason, failure, decided.detail);
+    }
+  }
+}
+
+/** The claim and every gate, in one transaction; a refusal throws BeginRefused and rolls it all back. */
+async function claimAndGate(tx: Transaction, request: BeginStepRequest, key: string, estimate: number, now: Date): Promise<Decided> {
+  const claim = await claimKey({ db: tx }, {
+    key, requestHash: hashContent(request.content ?? null), holder: request.runKey, inProgressTtlMs: request.inProgressTtlMs,
+    downstreamIdempotent: request.downstreamIdempotent, taskId: request.taskId, step: request.step,
+  });
+  switch (claim.outcome) {
+    case 'replay':
+      return { kind: 'answer', answer: { decision: 'replay', key, result: claim.result } };
+    case 'in_progress':
+      return { kind: 'answer', answer: { decision: 'wait', code: 'KEY_IN_PROGRESS', retryAfterMs: claim.retryAfterMs, detail: `Step ${request.step} is being run by another attempt; begin again later` } };
+    case 'uncertain':
+      return { kind: 'uncertain', intentAt: claim.intentAt };
+    case 'acquired':
+      break;
+  }
+
+  const isRetry = claim.attemptNumber > 1;
+  const recorded = await beginAttempt(tx, {
+    taskId: request.taskId, agent: request.agent, step: request.step, attemptNumber: claim.attemptNumber,
+    idempotencyKey: key, runKey: request.runKey, startedAt: now,
+  });
+  const leftover = await attachStepToKey(tx, key, request, estimate, recorded ? now : null);
+  const budget = await reserveOnTask(tx, request.taskId, { leftover, estimate, isRetry, now });
+  if (!budget) throw new BeginRefused(await whyBudgetRefused(tx, request.taskId, isRetry, estimate, now));
+
+  if (isRetry) {
+    const grant = await takeRetryFromPools(tx, request.agent, request.step, now);
+    if (!grant.granted) throw new BeginRefused({ kind: 'pool_empty', grant });
+  } else {
+    await countPoolUsage(tx, request.agent, request.step, now, 'first_attempts');
+  }
+  return {
+    kind: 'answer',
+    answer: {
+      decision: 'run', key, attemptNumber: claim.attemptNumber, fencingToken: claim.fencingToken, reservedMicros: estimate,
+      retriesLeft: budget.retry_allowance - budget.retries_used,
+      spendLeftMicros: Number(budget.spend_ceiling_micros) - Number(budget.spend_micros) - Number(budget.reserved_micros),
+      msLeft: Math.max(0, new Date(budget.deadline).getTime() - now.getTime()),
+    },
+  };
+}
+
+/**
+ * Writes what the finish and a dead letter need onto the claimed key, and
+ * returns the reservation a previous holder left on it (a holder that died
+ * without finishing): the new reservation replaces it.
+ */
+async function attachStepToKey(tx: Transaction, key: string, request: BeginStepRequest, estimate: number, attemptStartedAt: Date | null): Promise<number> {
+  const [row] = await tx.execute<{ leftover: string }>(sql`
+    with previous as (select reserved_micros from idempotency_keys where key = ${key}::text)
+    update idempotency_keys set
+      agent = ${request.agent}::text, queue = ${request.queue ?? request.agent}::text,
+      payload = ${JSON.stringify(request.content ?? null)}::jsonb, reserved_micros = ${estimate}::bigint,
+      completes_task = ${request.final}::boolean, attempt_started_at = ${attemptStartedAt?.toISOString() ?? null}::timestamptz,
+      finish_answer = null
+    from previous
+    where idempotency_keys.key = ${key}::text
+    returning previous.reserved_micros as leftover`);
+  return Number(row?.leftover ?? 0);
+}
+
+type BudgetAfterReserving = {
+  retries_used: number;
+  retry_allowance: number;
+  spend_micros: string;
+  reserved_micros: string;
+  spend_ceiling_micros: string;
+  deadline: string;
+};
+
+/**
+ * The task's gate, one guarded UPDATE: active, before its deadline, a retry
+ * left (for a retry), and room under the spend ceiling for what is spent,
+ * what running attempts reserved and this attempt's estimate. Concurrent
+ * begins queue on the row, each seeing the last one's reservation.
+ */
+async function reserveOnTask(
+  tx: Transaction,
+  taskId: string,
+  { leftover, estimate, isRetry, now }: { leftover: number; estimate: number; isRetry: boolean; now: Date },
+): Promise<BudgetAfterReserving | undefined> {
+  const reservedAfter = sql`greatest(0, reserved_micros - ${leftover}::bigint) + ${estimate}::bigint`;
+  const retryCost = isRetry ? 1 : 0;
+  const [row] = await tx.execute<BudgetAfterReserving>(sql`
+    update task_budgets set
+      reserved_micros = ${reservedAfter},
+      retries_used = retries_used + ${retryCost}::int,
+      updated_at = now()
+    where task_id = ${taskId}::text and status = 'active' and deadline > ${now.toISOString()}::timestamptz
+      and retries_used + ${retryCost}::int <= retry_allowance
+      and spend_micros + ${reservedAfter} <= spend_ceiling_micros
+    returning retries_used, retry_allowance, spend_micros, reserved_micros, spend_ceiling_micros, deadline`);
+  return row;
+}
+
+async function whyBudgetRefused(tx: Transaction, taskId: string, isRetry: boolean, estimate: number, now: Date): Promise<Refusal> {
+  const [task] = await tx.execute<BudgetAfterReserving & { status: TaskStatus }>(sql`
+    select status, retries_used, retry_allowance, spend_micros, reserved_micros, spend_ceiling_micros, deadline
+    from task_budgets where task_id = ${taskId}::text`);
+  if (!task) throw new Error(`beginStep: task "${taskId}" has no budget`);
+  if (task.status !== 'active') return { kind: 'task_not_active', status: task.status };
+  if (new Date(task.deadline) <= now) {
+    return { kind: 'exhausted', reason: 'deadline_passed', detail: `the task's deadline ${new Date(task.deadline).toISOString()} has passed` };
+  }
+  if (isRetry && task.retries_used >= task.retry_allowance) {
+    return { kind: 'exhausted', reason: 'retry_ceiling', detail: `no retry left: ${task.retries_used} of ${task.retry_allowance} used` };
+  }
+  return {
+    kind: 'exhausted',
+    reason: 'budget_exhausted',
+    detail: `no room under the spend ceiling: spent ${task.spend_micros}, reserved ${task.reserved_micros}, this attempt needs ${estimate} of ${task.spend_ceiling_micros} micro-dollars`,
+  };
+}
+
+/** A stop for a task that is not active, with the hold or dead letter a person acts on. */
+async function stopForTaskState(ctx: CoreContext, taskId: string, status: TaskStatus): Promise<StopAnswer> {
+  if (status === 'frozen') {
+    const [hold] = await ctx.db.select({ id: holds.id }).from(holds)
+      .where(and(eq(holds.itemType, 'task'), eq(holds.itemId, taskId), eq(holds.status, 'open')));
+    return { decision: 'stop', code: 'TASK_FROZEN', reason: 'task_frozen', detail: `Task "${taskId}" is frozen; its owner resumes it by clearing its hold`, holdId: hold?.id };
+  }
+  if (status === 'dead_lettered') {
+    const [letter] = await ctx.db.select({ id: deadLetters.id }).from(deadLetters)
+      .where(and(eq(deadLetters.taskId, taskId), eq(deadLetters.status, 'pending')));
+    const [hold] = letter
+      ? await ctx.db.select({ id: holds.id }).from(holds).where(and(eq(holds.itemType, 'dead_letter'), eq(holds.itemId, String(letter.id)), eq(holds.status, 'open')))
+      : [];
+    return {
+      decision: 'stop', code: 'DO_NOT_RETRY', reason: 'task_dead_lettered',
+      detail: `Task "${taskId}" is dead-lettered; it runs again only when a person redrives it`, deadLetterId: letter?.id, holdId: hold?.id,
+    };
+  }
+  return { decision: 'stop', code: 'TASK_FINISHED', reason: 'task_finished', detail: `Task "${taskId}" is ${status.replace('_', ' ')}; it starts no new step` };
+}
+
+/** The failure that led here (the key's last one), for the dead letter; else the refusal itself. */
+async function lastFailureOf(ctx: CoreContext, key: string, refusal: string): Promise<{ errorClass: ErrorClass; errorText: string }> {
+  const [row] = await ctx.db.select({ errorClass: idempotencyKeys.errorClass, errorText: idempotencyKeys.errorText }).from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+  if (row?.errorClass && row.errorText) return { errorClass: row.errorClass, errorText: row.errorText };
+  return { errorClass: 'unknown', errorText: `not begun: ${refusal}` };
+}
+
+/** Attempts the step has made: the key's acquisitions (the refused claim was rolled back). */
+async function attemptsSoFar(ctx: CoreContext, key: string): Promise<number> {
+  const [row] = await ctx.db.select({ acquisitions: idempotencyKeys.acquisitions }).from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+  return Math.max(1, row?.acquisitions ?? 1);
+}

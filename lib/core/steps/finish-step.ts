@@ -1,0 +1,198 @@
+import { sql } from 'drizzle-orm';
+import type { Transaction } from '../../db/client';
+import type { ErrorClass, KeyStatus, TaskStatus } from '../../db/schema';
+import { nowOf, type Actor, type CoreContext } from '../context';
+import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
+import { openHold } from '../holds/open-hold';
+import { keyRetentionMs } from '../keys/claim-key';
+import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
+import { markTaskFinished } from '../tasks/finish-task';
+import { parseInput } from '../validation';
+import { exhaustTask } from './exhaust-task';
+import { stepActor } from './step-actor';
+import { finishAnswer, finishStepInput, type FinishAnswer, type FinishStepInput, type FinishStepRequest } from './step-protocol';
+
+const DEFAULT_RETENTION_MS = 7 * 24 * 3_600_000;
+
+type BegunKey = {
+  key: string;
+  scope: string;
+  status: KeyStatus;
+  fencing_token: string;
+  acquisitions: number;
+  downstream_idempotent: boolean;
+  lock_expired: boolean;
+  task_id: string;
+  step: string;
+  agent: string | null;
+  queue: string;
+  payload: unknown;
+  reserved_micros: string;
+  completes_task: boolean;
+  attempt_started_at: string | null;
+  finish_answer: unknown;
+};
+
+type SettledBudget = {
+  owner: string;
+  status: TaskStatus;
+  retries_used: number;
+  retry_allowance: number;
+  spend_micros: string;
+  reserved_micros: string;
+  spend_ceiling_micros: string;
+  deadline: string;
+};
+
+/**
+ * Finishes a begun attempt, in one transaction under the key's row lock:
+ * records its outcome, latency and cost; swaps its reservation for the actual
+ * cost; settles the key (completed with its result, or failed); and decides
+ * what comes next: `completed` (and the task too, for a final step), `retry`
+ * after a delay (capped exponential backoff with full jitter, never sooner
+ * than a Retry-After), or `stop` (DO_NOT_RETRY with one dead letter and one
+ * hold; UNCERTAIN_OUTCOME when a non-deduplicating step failed after its
+ * claim expired). The answer is kept on the key, so a second finish of the
+ * same attempt changes nothing and gets the same answer.
+ */
+export async function finishStep(ctx: CoreContext, input: FinishStepInput, retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<FinishAnswer> {
+  const request = parseInput(finishStepInput, input);
+  const now = nowOf(ctx);
+  return ctx.db.transaction(async (tx) => {
+    const key = await lockBegunKey(tx, request);
+    if (key.finish_answer !== null) return finishAnswer.parse(key.finish_answer);
+    if (key.status !== 'in_progress') {
+      throw new StateConflictError(`Key "${key.key}" is already ${key.status}: it was settled outside this attempt (by a person or a raw key call)`);
+    }
+    const actor = stepActor(ctx, key.agent!);
+    await recordAttemptEnd(tx, key, request, now);
+    const budget = await settleReservation(tx, key, request.costMicros);
+
+    let answer: FinishAnswer;
+    if (request.outcome === 'succeeded') {
+      const taskCompleted = key.completes_task && (await markTaskFinished(tx, key.task_id, 'completed'));
+      answer = { decision: 'completed', key: key.key, attemptNumber: key.acquisitions, taskStatus: taskCompleted ? 'completed' : 'active' };
+      await settleKey(tx, key, { status: 'completed', result: request.result ?? null, answer });
+    } else if (!key.downstream_idempotent && key.lock_expired) {
+      // Past its claim, a step whose downstream cannot deduplicate may have acted
+      // twice already or not at all: its key stays uncertain, for a person.
+      const { hold } = await openHold({ db: tx, actor }, {
+        itemType: 'key', itemId: key.key, reason: 'uncertain_outcome', owner: budget.owner,
+        detail: `Step ${key.step} failed after its claim expired (${request.errorText}); its downstream cannot deduplicate, so check whether the side effect happened before resuming`,
+      });
+      answer = { decision: 'stop', code: 'UNCERTAIN_OUTCOME', reason: 'uncertain_outcome', detail: `Key ${key.key} failed after its claim expired: its outcome is uncertain`, holdId: hold.id };
+      await tx.execute(sql`update idempotency_keys set reserved_micros = 0, finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key.key}::text`);
+    } else {
+      const failure = { errorClass: request.errorClass!, errorText: request.errorText!.trim() };
+      await settleKey(tx, key, { status: 'failed', ...failure, answer: undefined });
+      answer = await decideAfterFailure(tx, actor, key, budget, request, failure, now, retryPolicy);
+      await tx.execute(sql`update idempotency_keys set finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key.key}::text`);
+    }
+    return answer;
+  });
+}
+
+/** The key under its row lock, checked to be this attempt's: never begun is NOT_FOUND, superseded is STALE_TOKEN. */
+async function lockBegunKey(tx: Transaction, request: FinishStepRequest): Promise<BegunKey> {
+  const [key] = await tx.execute<BegunKey>(sql`
+    select key, scope, status, fencing_token, acquisitions, downstream_idempotent, coalesce(locked_until <= now(), true) as lock_expired,
+      task_id, step, agent, queue, payload, reserved_micros, completes_task, attempt_started_at, finish_answer
+    from idempotency_keys where key = ${request.key}::text for update`);
+  if (!key || key.agent === null || request.fencingToken > Number(key.fencing_token)) {
+    throw new NotFoundError(`No step attempt was begun under key "${request.key}" with fencing token ${request.fencingToken}`);
+  }
+  if (request.fencingToken < Number(key.fencing_token)) {
+    throw new StaleTokenError(`Key "${request.key}" was taken over (token ${key.fencing_token} is current, not ${request.fencingToken}); this attempt must stop`);
+  }
+  return key;
+}
+
+async function recordAttemptEnd(tx: Transaction, key: BegunKey, request: FinishStepRequest, now: Date): Promise<void> {
+  if (key.attempt_started_at === null) return;
+  const finishedAt = now.toISOString();
+  const failed = request.outcome === 'failed';
+  await tx.execute(sql`
+    update attempts set
+      outcome = ${request.outcome}::text,
+      finished_at = greatest(${finishedAt}::timestamptz, started_at),
+      latency_ms = greatest(0, round(extract(epoch from (${finishedAt}::timestamptz - started_at)) * 1000))::int,
+      cost_micros = ${request.costMicros}::bigint,
+      error_class = ${failed ? request.errorClass! : null}::error_class,
+      error_text = ${failed ? request.errorText!.trim() : null}::text
+    where task_id = ${key.task_id}::text and step = ${key.step}::text and attempt_number = ${key.acquisitions}::int
+      and started_at = ${key.attempt_started_at}::timestamptz and outcome = 'running'`);
+}
+
+/** Gives back what the attempt reserved and adds what it really cost. */
+async function settleReservation(tx: Transaction, key: BegunKey, costMicros: number): Promise<SettledBudget> {
+  const [budget] = await tx.execute<SettledBudget>(sql`
+    update task_budgets set
+      reserved_micros = greatest(0, reserved_micros - ${key.reserved_micros}::bigint),
+      spend_micros = spend_micros + ${costMicros}::bigint
+    where task_id = ${key.task_id}::text
+    returning owner, status, retries_used, retry_allowance, spend_micros, reserved_micros, spend_ceiling_micros, deadline`);
+  if (!budget) throw new Error(`finishStep: task "${key.task_id}" has no budget`);
+  return budget;
+}
+
+/** Settles the key; its retention now counts from this change. */
+async function settleKey(
+  tx: Transaction,
+  key: BegunKey,
+  settled: { status: 'completed'; result: unknown; answer: FinishAnswer } | { status: 'failed'; errorClass: ErrorClass; errorText: string; answer: undefined },
+): Promise<void> {
+  const retention = keyRetentionMs[key.scope] ?? DEFAULT_RETENTION_MS;
+  const completed = settled.status === 'completed';
+  await tx.execute(sql`
+    update idempotency_keys set
+      status = ${settled.status}::text,
+      result = ${completed ? JSON.stringify(settled.result) : null}::jsonb,
+      error_class = ${completed ? null : settled.errorClass}::error_class,
+      error_text = ${completed ? null : settled.errorText}::text,
+      locked_until = null, reserved_micros = 0, updated_at = now(),
+      expires_at = now() + make_interval(secs => coalesce(retention_ms, ${retention}::bigint)::double precision / 1000),
+      finish_answer = ${settled.answer ? JSON.stringify(settled.answer) : null}::jsonb
+    where key = ${key.key}::text`);
+}
+
+/** After a failure: retry (when the error class allows and the task can pay) or stop with a dead letter. */
+async function decideAfterFailure(
+  tx: Transaction,
+  actor: Actor,
+  key: BegunKey,
+  budget: SettledBudget,
+  request: FinishStepRequest,
+  failure: { errorClass: ErrorClass; errorText: string },
+  now: Date,
+  retryPolicy: RetryPolicy,
+): Promise<FinishAnswer> {
+  const attemptNumber = key.acquisitions;
+  const [corrective] = await tx.execute<{ count: number }>(sql`
+    select count(*)::int as count from attempts
+    where task_id = ${key.task_id}::text and step = ${key.step}::text and error_class = 'invalid_output' and attempt_number < ${attemptNumber}::int`);
+  const decision = decideRetry(
+    { errorClass: failure.errorClass, attemptNumber, invalidOutputRetries: corrective?.count ?? 0, retryAfterMs: request.retryAfterMs },
+    retryPolicy,
+  );
+  const step = { taskId: key.task_id, agent: key.agent!, step: key.step, queue: key.queue, payload: key.payload, owner: budget.owner, attemptNumber };
+  if (!decision.retry) {
+    const reason = decision.reason === 'corrective_retry_used' ? 'corrective_retry_used' : 'permanent_error';
+    const why = reason === 'corrective_retry_used' ? 'invalid output again after its one corrective retry' : `a ${failure.errorClass} error is never retried`;
+    return exhaustTask(tx, actor, step, reason, failure, why);
+  }
+  if (budget.retries_used >= budget.retry_allowance) {
+    return exhaustTask(tx, actor, step, 'retry_ceiling', failure, `no retry left: ${budget.retries_used} of ${budget.retry_allowance} used`);
+  }
+  if (new Date(budget.deadline) <= now) {
+    return exhaustTask(tx, actor, step, 'deadline_passed', failure, `the task's deadline ${new Date(budget.deadline).toISOString()} has passed`);
+  }
+  if (Number(budget.spend_micros) >= Number(budget.spend_ceiling_micros)) {
+    return exhaustTask(tx, actor, step, 'budget_exhausted', failure, `the task spent ${budget.spend_micros} of its ${budget.spend_ceiling_micros} micro-dollars`);
+  }
+  return {
+    decision: 'retry', key: key.key, attemptNumber, errorClass: failure.errorClass, delayMs: decision.delayMs,
+    retriesLeft: budget.retry_allowance - budget.retries_used,
+    spendLeftMicros: Number(budget.spend_ceiling_micros) - Number(budget.spend_micros) - Number(budget.reserved_micros),
+    msLeft: Math.max(0, new Date(budget.deadline).getTime() - now.getTime()),
+  };
+}

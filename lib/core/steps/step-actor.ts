@@ -1,0 +1,12 @@
+import { authorize } from '../authorization';
+import type { Actor, CoreContext } from '../context';
+
+/**
+ * Who runs a step: the caller's actor (an API token's agent), or, for a
+ * worker calling the library in-process, the agent itself with the ingest
+ * scope. Either way it must be allowed to coordinate an agent's work.
+ */
+export function stepActor(ctx: CoreContext, agent: string): Actor {
+  const actor: Actor = ctx.actor ?? { type: 'agent', id: agent, scopes: ['ingest'] };
+  return authorize({ ...ctx, actor }, 'agent.coordinate');
+}

@@ -10,9 +10,13 @@ export const actions = [
   'hold.clear',
   'hold.reassign',
   'dead_letter.redrive',
+  /** Redriving although the redrive brakes refuse (one redrive, with a reason). */
+  'dead_letter.redrive_override',
   'dead_letter.discard',
   'slot.force_release',
   'kill_switch.set',
+  /** Creating, changing and deleting the fleet's retry pools. */
+  'retry_pool.manage',
   'people.manage',
   'api_token.manage',
   /** Claiming keys, runs, slot locks, dead-lettering and draining redrives: an agent's own work. */
@@ -39,7 +43,7 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
  * The one place that decides who may do what.
  * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
  * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases.
- * - admin: also kill switches, people and API tokens.
+ * - admin: also kill switches, retry pools, people, API tokens and overriding the redrive brakes.
  * Agents act through their token's scopes (ingest: report attempts and open holds; read).
  * The system (sweeps) may do what its jobs need.
  */
@@ -67,7 +71,9 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'dead_letter.discard':
     case 'slot.force_release':
       return actor.role === 'viewer' ? deny('this needs the responder or admin role') : allow;
+    case 'dead_letter.redrive_override':
     case 'kill_switch.set':
+    case 'retry_pool.manage':
     case 'people.manage':
     case 'api_token.manage':
       return actor.role === 'admin' ? allow : deny('this needs the admin role');

@@ -52,8 +52,9 @@ async function deadLetter() {
   const outcome = await runStep({ db: database.db }, {
     taskId: `task-${randomUUID()}`, agent: 'payments', owner: 'team:payments', step: 'charge', content: {},
   }, async () => { throw new StepError('permanent', 'card declined for good'); });
-  if (outcome.status !== 'do_not_retry' || !outcome.deadLetterId) throw new Error('expected a dead letter');
-  return outcome.deadLetterId;
+  const deadLetterId = 'deadLetterId' in outcome ? outcome.deadLetterId : undefined;
+  if (!deadLetterId) throw new Error(`expected a dead letter, got ${JSON.stringify(outcome)}`);
+  return deadLetterId;
 }
 
 async function staleLock() {
@@ -80,6 +81,8 @@ const mutatingActions: Record<string, (person: Person, ownership: Ownership) => 
   'hold.open (manual)': (person) =>
     openHold({ db: database.db, actor: person }, { itemType: 'task', itemId: `task-${randomUUID()}`, reason: 'manual', detail: 'hold for review', owner: 'team:growth' }),
   'dead_letter.redrive': async (person) => redriveDeadLetter({ db: database.db, actor: person }, { deadLetterId: await deadLetter(), reason: 'fixed' }),
+  'dead_letter.redrive_override': async (person) =>
+    redriveDeadLetter({ db: database.db, actor: person }, { deadLetterId: await deadLetter(), reason: 'fixed, and worth one more try', overrideBrakes: true }),
   'dead_letter.discard': async (person) => discardDeadLetter({ db: database.db, actor: person }, { deadLetterId: await deadLetter(), reason: 'obsolete' }),
   'slot.force_release': async (person) => forceReleaseSlot({ db: database.db, actor: person }, { ...(await staleLock()), reason: 'run died' }),
   'kill_switch.set': async (person) => {
@@ -94,7 +97,7 @@ const ownershipMatters = new Set(['hold.clear', 'hold.reassign']);
 /** Who may: the matrix the product promises (see README, Roles). */
 function expected(action: string, role: Person['role'], ownership: Ownership): boolean {
   if (ownershipMatters.has(action)) return role !== 'viewer' || ownership !== 'other team';
-  if (action === 'kill_switch.set' || action === 'api_token.create') return role === 'admin';
+  if (action === 'kill_switch.set' || action === 'api_token.create' || action === 'dead_letter.redrive_override') return role === 'admin';
   return role !== 'viewer';
 }
 

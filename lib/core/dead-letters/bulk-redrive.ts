@@ -1,15 +1,16 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Executor } from '../../db/client';
-import { bulkRedriveItems, bulkRedrives, deadLetters, idempotencyKeys, type BulkRedrive, type DeadLetter } from '../../db/schema';
+import type { Executor, Transaction } from '../../db/client';
+import { bulkRedriveItems, bulkRedrives, deadLetters, idempotencyKeys, taskBudgets, type BulkRedrive, type DeadLetter } from '../../db/schema';
 import { writeAudit } from '../audit';
 import { authorize } from '../authorization';
-import { actorLabel, type Actor, type CoreContext } from '../context';
-import { InvalidInputError, NotFoundError } from '../errors';
-import { deriveKey, hashContent } from '../keys/derive-key';
+import { actorLabel, nowOf, policyOf, type Actor, type CoreContext } from '../context';
+import { InvalidInputError, NotFoundError, RedriveRefusedError, redriveBrakeRules, type RedriveBrakeRule } from '../errors';
+import { hashContent } from '../keys/derive-key';
 import { parseInput } from '../validation';
 import { deadLetterFilter, pendingMatching } from './dead-letter-filter';
 import { clearOpenHold, lockDeadLetter, redriveInTransaction } from './redrive';
+import { redriveBrakesRefusing } from './redrive-brakes';
 
 /** A bulk redrive takes on at most this many dead letters; narrow the filter for more. */
 export const BULK_REDRIVE_LIMIT = 10_000;
@@ -32,11 +33,16 @@ export function judgeRedrive(payload: unknown, key: KeyFacts | undefined, now: D
 
 export interface BulkRedrivePreview {
   total: number;
+  /** What will happen to the failed steps of the items the brakes let through. */
   outcomes: Record<RedriveOutcome, number>;
+  /** Items the redrive brakes will skip, per brake; an item refused by two brakes counts under both. */
+  braked: Record<RedriveBrakeRule, number>;
+  /** Items the redrive brakes will skip, each counted once: total = this + the outcomes' sum. */
+  brakedTotal: number;
   /** Dead letters whose step runs again, times that step's average cost per attempt over the last 7 days; null without history. */
   expectedSpendMicros: number | null;
-  /** The first items, each with what will happen to it. */
-  sample: { deadLetter: DeadLetter; outcome: RedriveOutcome }[];
+  /** The first items, each with what will happen to it: the brakes that skip it (if any), else its step's outcome. */
+  sample: { deadLetter: DeadLetter; outcome: RedriveOutcome; brakes: RedriveBrakeRule[] }[];
 }
 
 /** What a bulk redrive of this filter would do, item by item, without doing it. */
@@ -44,30 +50,42 @@ export async function previewBulkRedrive(ctx: CoreContext, input: z.input<typeof
   authorize(ctx, 'dead_letter.redrive');
   const filter = parseInput(deadLetterFilter, input);
   const rows = await ctx.db
-    .select({ deadLetter: deadLetters, key: idempotencyKeys })
+    .select({
+      deadLetter: deadLetters,
+      key: idempotencyKeys,
+      history: { redrivesUsed: taskBudgets.redrivesUsed, lastRedriveAt: taskBudgets.lastRedriveAt, createdAt: taskBudgets.createdAt },
+    })
     .from(deadLetters)
     .leftJoin(idempotencyKeys, eq(idempotencyKeys.key, sql`${deadLetters.taskId} || '/' || ${deadLetters.step}`))
+    .leftJoin(taskBudgets, eq(taskBudgets.taskId, deadLetters.taskId))
     .where(pendingMatching(filter))
     .orderBy(asc(deadLetters.id))
     .limit(BULK_REDRIVE_LIMIT + 1);
   refuseOversized(rows.length);
 
-  const now = new Date();
+  const now = nowOf(ctx);
+  const brakes = policyOf(ctx).redriveBrakes;
   const outcomes = Object.fromEntries(redriveOutcomes.map((outcome) => [outcome, 0])) as Record<RedriveOutcome, number>;
-  const judged = rows.map(({ deadLetter, key }) => {
+  const braked = Object.fromEntries(redriveBrakeRules.map((rule) => [rule, 0])) as Record<RedriveBrakeRule, number>;
+  let brakedTotal = 0;
+  const judged = rows.map(({ deadLetter, key, history }) => {
     const outcome = judgeRedrive(deadLetter.payload, key ?? undefined, now);
-    outcomes[outcome] += 1;
-    return { deadLetter, outcome };
+    // As in redriveInTransaction: a task without a budget row has no history to brake on.
+    const rules = history ? redriveBrakesRefusing(history, brakes, now).map((refusal) => refusal.rule) : [];
+    for (const rule of rules) braked[rule] += 1;
+    if (rules.length > 0) brakedTotal += 1;
+    else outcomes[outcome] += 1;
+    return { deadLetter, outcome, brakes: rules };
   });
 
-  const rerun = judged.filter((item) => item.outcome === 'runs_again');
+  const rerun = judged.filter((item) => item.brakes.length === 0 && item.outcome === 'runs_again');
   const costs = await averageCostPerAttempt(ctx.db, rerun.map((item) => item.deadLetter));
   const priced = rerun.filter((item) => costs.has(`${item.deadLetter.agent}/${item.deadLetter.step}`));
   const expectedSpendMicros = rerun.length > 0 && priced.length === 0
     ? null
     : Math.round(priced.reduce((sum, item) => sum + costs.get(`${item.deadLetter.agent}/${item.deadLetter.step}`)!, 0));
 
-  return { total: rows.length, outcomes, expectedSpendMicros, sample: judged.slice(0, 50) };
+  return { total: rows.length, outcomes, braked, brakedTotal, expectedSpendMicros, sample: judged.slice(0, 50) };
 }
 
 function refuseOversized(count: number): void {
@@ -158,7 +176,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * stops it here), takes the next items with SKIP LOCKED (so two runners never
  * take the same item), redrives each dead letter that is still pending under
  * its row lock (one outbox row at most, whoever else acts on it) and counts
- * the rest as skipped. Returns the run as it ended, or, with `maxDurationMs`,
+ * the rest as skipped, as it does the items the redrive brakes refuse (a bulk
+ * redrive never overrides them). Returns the run as it ended, or, with `maxDurationMs`,
  * as it stands when that slice of time is used up.
  */
 export async function runBulkRedrive(ctx: CoreContext, bulkRedriveId: number, options: { maxDurationMs?: number } = {}): Promise<BulkRedrive> {
@@ -191,9 +210,9 @@ export async function runBulkRedrive(ctx: CoreContext, bulkRedriveId: number, op
           skipped.push(deadLetterId);
           continue;
         }
-        const result = await redriveInTransaction(tx, actor, deadLetter, run.reason);
-        if (result.changed) await clearOpenHold(tx, actor, deadLetterId, 'resume', run.reason);
-        (result.changed ? redriven : skipped).push(deadLetterId);
+        const result = await redriveUnlessBraked(tx, ctx, actor, deadLetter, run.reason);
+        if (result?.changed) await clearOpenHold(tx, actor, deadLetterId, 'resume', run.reason);
+        (result?.changed ? redriven : skipped).push(deadLetterId);
       }
       for (const [outcome, ids] of [['redriven', redriven], ['skipped', skipped]] as const) {
         if (ids.length === 0) continue;
@@ -226,6 +245,16 @@ export async function runBulkRedrive(ctx: CoreContext, bulkRedriveId: number, op
     // The n-th item may not be done before n / rate seconds have passed.
     const wait = began + (done / start.ratePerSecond) * 1_000 - Date.now();
     if (wait > 0) await sleep(wait);
+  }
+}
+
+/** Redrives one item of a bulk run; undefined when the brakes refuse it (it refuses before writing, so the batch goes on). */
+async function redriveUnlessBraked(tx: Transaction, ctx: CoreContext, actor: Actor, deadLetter: DeadLetter, reason: string) {
+  try {
+    return await redriveInTransaction(tx, ctx, actor, deadLetter, { reason });
+  } catch (error) {
+    if (error instanceof RedriveRefusedError) return undefined;
+    throw error;
   }
 }
 

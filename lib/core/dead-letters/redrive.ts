@@ -4,14 +4,28 @@ import type { Transaction } from '../../db/client';
 import { deadLetters, holds, redrives, taskBudgets, type DeadLetter, type Redrive } from '../../db/schema';
 import { writeAudit } from '../audit';
 import { authorize } from '../authorization';
-import { actorLabel, type Actor, type CoreContext } from '../context';
-import { NotFoundError, StateConflictError } from '../errors';
+import { actorLabel, nowOf, policyOf, type Actor, type CoreContext } from '../context';
+import { NotFoundError, RedriveRefusedError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
+import { describeBrakeRefusals, redriveBrakesRefusing, type RedriveHistory } from './redrive-brakes';
 
 const deadLetterAction = z.strictObject({
   deadLetterId: z.number().int().min(1),
   reason: z.string().trim().min(1, 'say why').max(2_000),
 });
+
+const redriveInput = z.strictObject({
+  deadLetterId: z.number().int().min(1),
+  reason: z.string().trim().min(1, 'say why').max(2_000),
+  /** An admin redrives even though brakes refuse; the audit record names the brakes overridden. */
+  overrideBrakes: z.boolean().optional(),
+});
+
+/** What a redrive is asked with; the brakes apply unless `overrideBrakes` (which the caller has authorized). */
+export interface RedriveRequest {
+  reason: string;
+  overrideBrakes?: boolean;
+}
 
 export interface RedriveResult {
   redrive: Redrive;
@@ -24,13 +38,15 @@ export interface RedriveResult {
  * derived from the dead letter and its redrive number (so a double redrive
  * enqueues once), a fresh allowance for the task, and its open hold cleared.
  * Step keys are left alone: completed steps replay, the failed one runs again.
+ * The redrive brakes (redrive-brakes.ts) may refuse; an admin may override them.
  */
-export async function redriveDeadLetter(ctx: CoreContext, input: z.input<typeof deadLetterAction>): Promise<RedriveResult> {
+export async function redriveDeadLetter(ctx: CoreContext, input: z.input<typeof redriveInput>): Promise<RedriveResult> {
   const actor = authorize(ctx, 'dead_letter.redrive');
-  const { deadLetterId, reason } = parseInput(deadLetterAction, input);
+  const request = parseInput(redriveInput, input);
+  if (request.overrideBrakes) authorize(ctx, 'dead_letter.redrive_override');
   return ctx.db.transaction(async (tx) => {
-    const result = await redriveInTransaction(tx, actor, await lockDeadLetter(tx, deadLetterId), reason);
-    if (result.changed) await clearOpenHold(tx, actor, deadLetterId, 'resume', reason);
+    const result = await redriveInTransaction(tx, ctx, actor, await lockDeadLetter(tx, request.deadLetterId), request);
+    if (result.changed) await clearOpenHold(tx, actor, request.deadLetterId, 'resume', request.reason);
     return result;
   });
 }
@@ -52,8 +68,22 @@ export async function lockDeadLetter(tx: Transaction, id: number): Promise<DeadL
   return deadLetter;
 }
 
-/** The redrive itself, for a dead letter already locked by the caller's transaction. */
-export async function redriveInTransaction(tx: Transaction, actor: Actor, deadLetter: DeadLetter, reason: string): Promise<RedriveResult> {
+/**
+ * The redrive itself, for a dead letter already locked by the caller's
+ * transaction. A dead letter already redriven returns that redrive (a double
+ * click is not a second redrive, so the brakes do not judge it). Otherwise the
+ * task's budget row is locked and the brakes judged under that lock, so two
+ * redrives of one task cannot both slip under a brake; a refusal throws
+ * RedriveRefusedError before anything is written. The brakes and the time they
+ * are judged at come from `ctx` (its policy and clock); its db is not used.
+ */
+export async function redriveInTransaction(
+  tx: Transaction,
+  ctx: CoreContext,
+  actor: Actor,
+  deadLetter: DeadLetter,
+  request: RedriveRequest,
+): Promise<RedriveResult> {
   if (deadLetter.status === 'redriven') {
     const [latest] = await tx
       .select()
@@ -63,6 +93,18 @@ export async function redriveInTransaction(tx: Transaction, actor: Actor, deadLe
     return { redrive: latest, changed: false };
   }
   if (deadLetter.status === 'discarded') throw new StateConflictError(`Dead letter ${deadLetter.id} was discarded; it cannot be redriven`);
+
+  const now = nowOf(ctx);
+  const history = await lockRedriveHistory(tx, deadLetter.taskId);
+  // A task with no budget row (dead-lettered through the API by an agent that keeps its own
+  // budget) has no redrive history to brake on.
+  const refusals = history ? redriveBrakesRefusing(history, policyOf(ctx).redriveBrakes, now) : [];
+  if (refusals.length > 0 && !request.overrideBrakes) {
+    throw new RedriveRefusedError(
+      `Redrive of dead letter ${deadLetter.id} refused: ${describeBrakeRefusals(refusals)}. An admin may override the brakes with a reason.`,
+      refusals.map((refusal) => refusal.rule),
+    );
+  }
 
   const redriveNumber = deadLetter.redriveCount + 1;
   const [redrive] = await tx
@@ -80,14 +122,17 @@ export async function redriveInTransaction(tx: Transaction, actor: Actor, deadLe
     .update(deadLetters)
     .set({ status: 'redriven', redriveCount: redriveNumber, updatedAt: sql`now()` })
     .where(eq(deadLetters.id, deadLetter.id));
-  // A fresh allowance: retries, spend and wall-clock time start over for the task.
+  // A fresh allowance: retries, spend and wall-clock time start over for the task. Reserved
+  // spend stays: attempts still running settle it when they finish.
   await tx
     .update(taskBudgets)
     .set({
       status: 'active',
       retriesUsed: 0,
       spendMicros: 0,
-      deadline: sql`now() + (${taskBudgets.timeAllowanceMs} * interval '1 millisecond')`,
+      deadline: sql`${now.toISOString()}::timestamptz + (${taskBudgets.timeAllowanceMs} * interval '1 millisecond')`,
+      redrivesUsed: sql`${taskBudgets.redrivesUsed} + 1`,
+      lastRedriveAt: now,
       updatedAt: sql`now()`,
     })
     .where(eq(taskBudgets.taskId, deadLetter.taskId));
@@ -95,11 +140,27 @@ export async function redriveInTransaction(tx: Transaction, actor: Actor, deadLe
     action: 'dead_letter.redrive',
     targetType: 'dead_letter',
     targetId: String(deadLetter.id),
-    reason,
-    before: { status: deadLetter.status, redriveCount: deadLetter.redriveCount },
-    after: { status: 'redriven', redriveCount: redriveNumber, outboxKey: redrive.outboxKey },
+    reason: request.reason,
+    before: { status: deadLetter.status, redriveCount: deadLetter.redriveCount, taskRedrives: history?.redrivesUsed },
+    after: {
+      status: 'redriven',
+      redriveCount: redriveNumber,
+      outboxKey: redrive.outboxKey,
+      taskRedrives: history ? history.redrivesUsed + 1 : undefined,
+      ...(refusals.length > 0 ? { overriddenBrakes: refusals.map((refusal) => refusal.rule), brakes: describeBrakeRefusals(refusals) } : {}),
+    },
   });
   return { redrive, changed: true };
+}
+
+/** The task's redrive history, its budget row locked for the rest of the transaction; undefined without one. */
+async function lockRedriveHistory(tx: Transaction, taskId: string): Promise<RedriveHistory | undefined> {
+  const [budget] = await tx
+    .select({ redrivesUsed: taskBudgets.redrivesUsed, lastRedriveAt: taskBudgets.lastRedriveAt, createdAt: taskBudgets.createdAt })
+    .from(taskBudgets)
+    .where(eq(taskBudgets.taskId, taskId))
+    .for('update');
+  return budget;
 }
 
 export async function discardInTransaction(tx: Transaction, actor: Actor, deadLetter: DeadLetter, reason: string) {

@@ -1,21 +1,24 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { idempotencyKeys, taskBudgets, type Hold } from '../../db/schema';
-import type { Actor } from '../context';
-import { discardInTransaction, lockDeadLetter, redriveInTransaction } from '../dead-letters/redrive';
+import type { Actor, CoreContext } from '../context';
+import { discardInTransaction, lockDeadLetter, redriveInTransaction} from '../dead-letters/redrive';
 
 /**
  * What clearing a hold does to the item it parked, inside the same
- * transaction. Returns a short account for the audit record.
+ * transaction. Returns a short account for the audit record. Resuming a dead
+ * letter redrives it under the redrive brakes of `ctx` (its policy and clock;
+ * the defaults without it). There is no override here: overriding the brakes is
+ * a deliberate admin redrive on the Dead letters page.
  */
-export async function applyHoldResolution(tx: Transaction, actor: Actor, hold: Hold): Promise<string> {
+export async function applyHoldResolution(tx: Transaction, actor: Actor, hold: Hold, ctx: CoreContext = { db: tx }): Promise<string> {
   const resume = hold.resolution === 'resume';
   const note = hold.resolutionNote ?? '';
   switch (hold.itemType) {
     case 'dead_letter': {
       const deadLetter = await lockDeadLetter(tx, Number(hold.itemId));
       if (resume) {
-        const { redrive } = await redriveInTransaction(tx, actor, deadLetter, note);
+        const { redrive } = await redriveInTransaction(tx, ctx, actor, deadLetter, { reason: note });
         return `redriven as ${redrive.outboxKey}`;
       }
       await discardInTransaction(tx, actor, deadLetter, note);

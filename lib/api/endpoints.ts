@@ -8,6 +8,8 @@ import { recordAttemptInput } from '../core/record-attempt';
 import { finishRunInput, startRunInput } from '../core/slots/runs';
 import { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from '../core/slots/slot-lock';
 import type { Action } from '../core/authorization';
+import { beginStepInput, finishStepInput, stopCodes, waitCodes } from '../core/steps/step-protocol';
+import { finishTaskInput } from '../core/tasks/finish-task-input';
 
 /**
  * Every agent endpoint of the HTTP API, described once: the route handlers
@@ -42,6 +44,29 @@ export const heartbeatRunInput = z.strictObject({ runKey: z.string().trim().min(
 const endpoint = <Input extends z.ZodType>(spec: Endpoint<Input>) => spec;
 
 export const endpoints = {
+  beginStep: endpoint({
+    name: 'beginStep', method: 'POST', path: '/api/v1/steps/begin', action: 'agent.coordinate', input: beginStepInput,
+    summary:
+      'Begin one attempt of a step. 200 `run`: act now, then finish with the key and fencing token; 200 `replay`: the step completed, use its result. ' +
+      'Wait (409, retryable, Retry-After): KEY_IN_PROGRESS, RETRY_BUDGET_EXHAUSTED. Stop (409, not retryable, with `reason`, `holdId`, `deadLetterId`): ' +
+      'DO_NOT_RETRY, KEY_PAYLOAD_MISMATCH, UNCERTAIN_OUTCOME, TASK_FROZEN, TASK_FINISHED.',
+    responses: { 200: '`{ decision: "run", key, attemptNumber, fencingToken, reservedMicros, retriesLeft, spendLeftMicros, msLeft }` or `{ decision: "replay", key, result }`' },
+    problems: [...waitCodes, ...stopCodes],
+  }),
+  finishStep: endpoint({
+    name: 'finishStep', method: 'POST', path: '/api/v1/steps/finish', action: 'agent.coordinate', input: finishStepInput,
+    summary:
+      'Finish a begun attempt with its outcome and cost. 200 `completed`; 200 `retry`: begin the step again after `delayMs`; ' +
+      'stop (409, not retryable): DO_NOT_RETRY (dead-lettered, with `deadLetterId` and `holdId`) or UNCERTAIN_OUTCOME. A second finish of the same attempt gets the same answer.',
+    responses: { 200: '`{ decision: "completed", key, attemptNumber, taskStatus }` or `{ decision: "retry", key, attemptNumber, errorClass, delayMs, retriesLeft, spendLeftMicros, msLeft }`' },
+    problems: ['DO_NOT_RETRY', 'UNCERTAIN_OUTCOME', 'NOT_FOUND', 'STALE_TOKEN', 'STATE_CONFLICT'],
+  }),
+  finishTask: endpoint({
+    name: 'finishTask', method: 'POST', path: '/api/v1/tasks/finish', action: 'agent.coordinate', input: finishTaskInput,
+    summary: 'End a task as completed, failed or discarded: it starts no new step and is never frozen. Finishing again the same way changes nothing.',
+    responses: { 200: '`{ taskId, status, changed }`' },
+    problems: ['NOT_FOUND', 'STATE_CONFLICT'],
+  }),
   recordAttempt: endpoint({
     name: 'recordAttempt', method: 'POST', path: '/api/v1/attempts', action: 'attempt.record', input: recordAttemptInput,
     summary: 'Record one finished attempt of a step. A repeated report of the same attempt answers 200 with the stored one.',
@@ -145,6 +170,6 @@ export type EndpointName = keyof Endpoints;
 export type EndpointInput<Name extends EndpointName> = z.input<Endpoints[Name]['input']>;
 
 /** Codes that mean "stop: retrying the same request will not help" (the client must change something or ask a person). */
-export const STOP_CODES = ['DO_NOT_RETRY', 'KEY_PAYLOAD_MISMATCH', 'UNCERTAIN_OUTCOME', 'ATTEMPT_CONFLICT', 'INVALID_INPUT', 'FORBIDDEN', 'IDEMPOTENCY_KEY_REUSED'] as const;
+export const STOP_CODES = ['DO_NOT_RETRY', 'KEY_PAYLOAD_MISMATCH', 'UNCERTAIN_OUTCOME', 'TASK_FROZEN', 'TASK_FINISHED', 'ATTEMPT_CONFLICT', 'INVALID_INPUT', 'FORBIDDEN', 'IDEMPOTENCY_KEY_REUSED'] as const;
 /** Codes that mean "try the same request later", with a Retry-After header. */
-export const TRY_LATER_CODES = ['KEY_IN_PROGRESS', 'SLOT_HELD', 'REQUEST_IN_PROGRESS'] as const;
+export const TRY_LATER_CODES = ['KEY_IN_PROGRESS', 'RETRY_BUDGET_EXHAUSTED', 'SLOT_HELD', 'REQUEST_IN_PROGRESS'] as const;

@@ -112,15 +112,15 @@ export const agents: Record<string, { owner: string; steps: StepSpec[] }> = {
   },
 };
 
-/** Runs one step of a task through runStep, with the seed's fault for this attempt. */
-export async function runAgentStep(context: AgentContext, task: FleetTask, spec: StepSpec): Promise<StepVerdict> {
+/** Runs one step of a task through runStep, with the seed's fault for this attempt; the last step (`final`) completes the task. */
+export async function runAgentStep(context: AgentContext, task: FleetTask, spec: StepSpec, final = false): Promise<StepVerdict> {
   const owner = agents[task.agent]!.owner;
   const outcome: RunStepOutcome<unknown> = await runStep(
     { db: context.db },
     {
       taskId: task.taskId, agent: task.agent, owner, step: spec.step, queue: task.agent,
       content: { taskId: task.taskId, agent: task.agent, step: spec.step },
-      downstreamIdempotent: spec.downstreamIdempotent, inProgressTtlMs: context.timing.keyTtlMs, retryAllowance: 4,
+      downstreamIdempotent: spec.downstreamIdempotent, inProgressTtlMs: context.timing.keyTtlMs, retryAllowance: 4, final,
     },
     async (attempt) => {
       context.tally.attempts += 1;

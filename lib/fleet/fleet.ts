@@ -61,8 +61,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const runTask = async (task: FleetTask): Promise<void> => {
     const steps: (() => Promise<StepVerdict>)[] =
       task.agent === 'research'
-        ? remoteStepsOf(task).map((step) => () => runRemoteStep({ ...context, client: options.client!, dispatch }, task, step))
-        : agents[task.agent]!.steps.map((spec) => () => runAgentStep(context, task, spec));
+        ? remoteStepsOf(task).map((step, index, all) => () => runRemoteStep({ ...context, client: options.client!, dispatch }, task, step, index === all.length - 1))
+        : agents[task.agent]!.steps.map((spec, index, all) => () => runAgentStep(context, task, spec, index === all.length - 1));
     for (const step of steps) {
       const verdict = await step();
       // Failing the job hands it back to pg-boss, which delivers it again after the retry delay.

@@ -36,6 +36,7 @@ const statusByCode: Record<string, number> = {
   SLOT_HELD: 409,
   REQUEST_IN_PROGRESS: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
+  REDRIVE_REFUSED: 409,
 };
 
 /** Maps a thrown error to a response; an unexpected error never shows its message. */

@@ -1,0 +1,8 @@
+import { endpoints } from '@/lib/api/endpoints';
+import { finishTask } from '@/lib/core';
+import { agentEndpoint } from '@/lib/server/agent-endpoint';
+
+export const dynamic = 'force-dynamic';
+
+/** End a task as completed, failed or discarded. */
+export const POST = agentEndpoint(endpoints.finishTask, async (ctx, input) => ({ status: 200, body: await finishTask(ctx, input) }));

@@ -1,0 +1,79 @@
+import type { RunStepOutcome, StepBody } from '../core/run-step';
+import { classifyFailure } from '../core/retry/step-error';
+import { stopCodes, waitCodes, type BeginStepInput, type FinishAnswer, type StopCode, type StopReason, type WaitCode } from '../core/steps/step-protocol';
+import { HoldfastApiError, type HoldfastClient } from './index';
+
+/**
+ * runStep over HTTP, with the same semantics as the in-process one: begin
+ * the step, run the body only when told to, finish it with its outcome and
+ * cost, and return the same outcomes (completed, replayed, wait, retry,
+ * stop). The caller schedules a `retry` after its delay and a `wait` after
+ * retryAfterMs, and stops on `stop`; it never decides on its own to retry.
+ */
+export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, body: StepBody<T>): Promise<RunStepOutcome<T>> {
+  let begun;
+  try {
+    begun = await client.beginStep(input);
+  } catch (error) {
+    return answerInProblem(error);
+  }
+  if (begun.decision === 'replay') return { status: 'replayed', result: begun.result as T };
+
+  const attempt = { key: begun.key, attemptNumber: begun.attemptNumber, fencingToken: begun.fencingToken };
+  const finish = async (report: Parameters<HoldfastClient['finishStep']>[0]): Promise<FinishAnswer> => client.finishStep(report) as Promise<FinishAnswer>;
+  let output: { result: T; costMicros?: number };
+  try {
+    output = await body(attempt);
+  } catch (error) {
+    const failure = classifyFailure(error);
+    try {
+      const answer = await finish({
+        key: attempt.key, fencingToken: attempt.fencingToken, outcome: 'failed',
+        errorClass: failure.errorClass, errorText: failure.errorText, costMicros: failure.costMicros, retryAfterMs: failure.retryAfterMs,
+      });
+      return outcomeOf(answer, undefined as T);
+    } catch (finishError) {
+      return answerInProblem(finishError);
+    }
+  }
+  try {
+    const answer = await finish({ key: attempt.key, fencingToken: attempt.fencingToken, outcome: 'succeeded', result: output.result ?? null, costMicros: output.costMicros ?? 0 });
+    return outcomeOf(answer, output.result);
+  } catch (error) {
+    return answerInProblem(error);
+  }
+}
+
+function outcomeOf<T>(answer: FinishAnswer, result: T): RunStepOutcome<T> {
+  switch (answer.decision) {
+    case 'completed':
+      return { status: 'completed', result, attemptNumber: answer.attemptNumber, taskStatus: answer.taskStatus };
+    case 'retry':
+      return { status: 'retry', delayMs: answer.delayMs, attemptNumber: answer.attemptNumber, errorClass: answer.errorClass };
+    case 'stop': {
+      const { decision: _decision, ...stop } = answer;
+      return { status: 'stop', ...stop };
+    }
+  }
+}
+
+/** A wait or stop answer travels as a problem document; anything else is a real error and is thrown. */
+function answerInProblem<T>(error: unknown): RunStepOutcome<T> {
+  if (!(error instanceof HoldfastApiError)) throw error;
+  const problem = error.problem;
+  if ((waitCodes as readonly string[]).includes(error.code)) {
+    const retryAfterMs = typeof problem.retryAfterMs === 'number' ? problem.retryAfterMs : (error.retryAfterSeconds ?? 1) * 1_000;
+    return { status: 'wait', code: error.code as WaitCode, retryAfterMs, detail: error.detail };
+  }
+  if ((stopCodes as readonly string[]).includes(error.code) && typeof problem.reason === 'string') {
+    return {
+      status: 'stop',
+      code: error.code as StopCode,
+      reason: problem.reason as StopReason,
+      detail: error.detail,
+      holdId: typeof problem.holdId === 'number' ? problem.holdId : undefined,
+      deadLetterId: typeof problem.deadLetterId === 'number' ? problem.deadLetterId : undefined,
+    };
+  }
+  throw error;
+}

@@ -17,9 +17,12 @@ import { createApiToken, recordAttempt } from '../lib/core';
 import { connectDatabase } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { benchDatabase, benchServer } from './lib/bench-setup';
+import { stepsInProcess, stepsOverHttp, type StepFigures } from './lib/bench-steps';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BATCH_SIZE = 100;
+/** Measured rounds per side for the step comparison, alternating which side goes first. */
+const STEP_ROUNDS = Number(process.env.BENCH_STEP_ROUNDS ?? 3);
 
 let sequence = 0;
 /** A fresh attempt report each call: every request records new rows. */
@@ -104,9 +107,45 @@ async function main() {
         );
       }
     }
+
+    await compareSteps(database.url, server.baseUrl, token);
   } finally {
     await server?.stop();
     await database.stop();
+  }
+}
+
+/**
+ * One step (begin + finish) over HTTP beside the in-process runStep: the same
+ * work on both sides, each warmed up with a discarded round, then rounds
+ * alternating which side goes first; the median round of each is reported.
+ */
+async function compareSteps(databaseUrl: string, baseUrl: string, token: string) {
+  const median = (rounds: StepFigures[], pick: (figures: StepFigures) => number) => rounds.map(pick).sort((a, b) => a - b)[Math.floor(rounds.length / 2)]!;
+  console.log();
+  console.log(`One step (begin + finish), median of ${STEP_ROUNDS} alternating rounds of ${SECONDS} s after a discarded warm-up round each`);
+  console.log('connections   in-process steps/s   p95 ms   HTTP steps/s   p95 ms   HTTP / in-process');
+  for (const connections of [1, 8]) {
+    await stepsInProcess(databaseUrl, connections, Math.min(2, SECONDS));
+    await stepsOverHttp(baseUrl, token, connections, Math.min(2, SECONDS));
+    const local: StepFigures[] = [];
+    const http: StepFigures[] = [];
+    for (let round = 0; round < STEP_ROUNDS; round += 1) {
+      const sides = [async () => local.push(await stepsInProcess(databaseUrl, connections, SECONDS)), async () => http.push(await stepsOverHttp(baseUrl, token, connections, SECONDS))];
+      for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
+    }
+    const localRate = median(local, (figures) => figures.perSecond);
+    const httpRate = median(http, (figures) => figures.perSecond);
+    console.log(
+      [
+        String(connections).padStart(11),
+        localRate.toFixed(0).padStart(20),
+        median(local, (figures) => figures.p95Ms).toFixed(1).padStart(8),
+        httpRate.toFixed(0).padStart(14),
+        median(http, (figures) => figures.p95Ms).toFixed(1).padStart(8),
+        `${(httpRate / localRate).toFixed(2)}x`.padStart(19),
+      ].join(' '),
+    );
   }
 }
 

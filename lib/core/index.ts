@@ -35,3 +35,5 @@ export * from './steps/finish-step';
 export * from './retry-pools/pool-level';
 export * from './retry-pools/pool-usage';
 export { describeBrakeRefusals, redriveBrakesRefusing, type BrakeRefusal, type RedriveHistory } from './dead-letters/redrive-brakes';
+export * from './retry-pools/manage-pools-input';
+export * from './retry-pools/manage-pools';

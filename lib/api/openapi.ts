@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { endpoints, STOP_CODES, TRY_LATER_CODES, type Endpoint } from './endpoints';
+import { DEFAULT_TIME_WINDOW, timeWindowName } from '../time-window';
+import { endpoints, STOP_CODES, TRY_LATER_CODES, type Endpoint, type EndpointName } from './endpoints';
+import { attemptJson, deadLetterJson, endpointResponses, holdJson, okResponse, problemDocument, redriveJson, runJson, stepStatsJson, stepStatsResponse } from './responses';
 
 const COMMON_PROBLEMS = ['INVALID_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN', 'PAYLOAD_TOO_LARGE', 'IDEMPOTENCY_KEY_REUSED', 'REQUEST_IN_PROGRESS'];
 
@@ -37,13 +39,62 @@ function collapseSameAlternatives(node: unknown): unknown {
   return result;
 }
 
+/** Shapes several answers share, listed once under components/schemas and referred to by name. */
+const sharedShapes = { Problem: problemDocument, Ok: okResponse, Attempt: attemptJson, Hold: holdJson, DeadLetter: deadLetterJson, Redrive: redriveJson, Run: runJson, StepStats: stepStatsJson };
+
+const componentRef = (id: string) => `#/components/schemas/${id}`;
+
+/**
+ * components/schemas from the response schemas (lib/api/responses.ts),
+ * converted together so they refer to each other by $ref, and the $ref of
+ * each. An endpoint's body is its own component, `<Name>Response`, unless it
+ * is a shared shape (the `{ ok: true }` of many).
+ */
+function responseComponents() {
+  const registry = z.registry<{ id: string }>();
+  const ids = new Map<z.ZodType, string>();
+  const addComponent = (schema: z.ZodType, id: string) => {
+    if (ids.has(schema)) return; // one schema, one component: the first name wins
+    ids.set(schema, id);
+    registry.add(schema, { id });
+  };
+  for (const [id, schema] of Object.entries(sharedShapes)) addComponent(schema, id);
+  for (const [endpoint, schema] of Object.entries(endpointResponses)) addComponent(schema, `${endpoint[0]!.toUpperCase()}${endpoint.slice(1)}Response`);
+  addComponent(stepStatsResponse, 'StepStatsResponse');
+
+  const { schemas } = z.toJSONSchema(registry, { io: 'output', uri: componentRef, override: ({ jsonSchema }) => dropNoise(jsonSchema as Record<string, unknown>) });
+  return {
+    // $schema and $id are right for a standalone JSON Schema, noise inside an OpenAPI document.
+    schemas: Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema])),
+    refTo: (schema: z.ZodType) => ({ $ref: componentRef(ids.get(schema)!) }),
+  };
+}
+
+/** What the format already says: zod's date-time pattern, and the safe-integer bounds every JSON number from JavaScript has. */
+function dropNoise(json: Record<string, unknown>) {
+  if (json.format === 'date-time') delete json.pattern;
+  if (json.type === 'integer' && json.minimum === Number.MIN_SAFE_INTEGER) delete json.minimum;
+  if (json.type === 'integer' && json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;
+}
+
 const statusOf = (code: string) =>
   ({ INVALID_INPUT: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, PAYLOAD_TOO_LARGE: 413, IDEMPOTENCY_KEY_REUSED: 422 })[code] ?? 409;
 
-function operation(spec: Endpoint) {
-  const problems = [...new Set([...COMMON_PROBLEMS, ...spec.problems])];
+/** One problem response per status, naming the codes it may carry. */
+function problemResponses(codes: string[]) {
   const byStatus = new Map<number, string[]>();
-  for (const code of problems) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
+  for (const code of new Set(codes)) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, statusCodes]) => [
+      String(status),
+      { description: `Problem: ${statusCodes.join(', ')}`, content: { 'application/problem+json': { schema: { $ref: componentRef('Problem') } } } },
+    ]),
+  );
+}
+
+const jsonContent = (schema: unknown) => ({ 'application/json': { schema } });
+
+function operation(spec: Endpoint, response: { $ref: string }) {
   return {
     operationId: spec.name,
     summary: spec.summary,
@@ -57,21 +108,40 @@ function operation(spec: Endpoint) {
         schema: { type: 'string', minLength: 1, maxLength: 200 },
       },
     ],
-    requestBody: { required: true, content: { 'application/json': { schema: requestSchema(spec.input) } } },
+    requestBody: { required: true, content: jsonContent(requestSchema(spec.input)) },
     responses: {
-      ...Object.fromEntries(Object.entries(spec.responses).map(([status, description]) => [status, { description, content: { 'application/json': { schema: { type: 'object' } } } }])),
-      ...Object.fromEntries(
-        [...byStatus].map(([status, codes]) => [
-          String(status),
-          { description: `Problem: ${codes.join(', ')}`, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
-        ]),
-      ),
+      ...Object.fromEntries(Object.entries(spec.responses).map(([status, description]) => [status, { description, content: jsonContent(response) }])),
+      ...problemResponses([...COMMON_PROBLEMS, ...spec.problems]),
     },
   };
 }
 
+/** GET /api/v1/step-stats (app/api/v1/step-stats/route.ts): a read-scope token's view of what the Overview shows. */
+function stepStatsOperation(response: { $ref: string }) {
+  const { $schema: _schema, ...windowSchema } = z.toJSONSchema(timeWindowName);
+  return {
+    operationId: 'getStepStats',
+    summary: 'Per-step retry figures for a time window (attempts, retries, spend, first-try success, latency percentiles) and the steps flagged as anomalous. Token scope: read.',
+    security: [{ bearer: [] }],
+    parameters: [{ name: 'window', in: 'query', required: false, description: 'The window ending now.', schema: { ...windowSchema, default: DEFAULT_TIME_WINDOW } }],
+    responses: {
+      200: { description: 'The window, its bounds and each step that had attempts in it', content: jsonContent(response) },
+      ...problemResponses(['INVALID_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN']),
+    },
+  };
+}
+
+type Operation = ReturnType<typeof operation> | ReturnType<typeof stepStatsOperation>;
+
 /** The OpenAPI 3.1 document of the agents' API, generated from the endpoint registry and its zod schemas. */
 export function buildOpenApiDocument() {
+  const components = responseComponents();
+  const paths: Record<string, { get?: Operation; post?: Operation }> = {
+    ...Object.fromEntries(
+      (Object.keys(endpoints) as EndpointName[]).map((name) => [endpoints[name].path, { post: operation(endpoints[name], components.refTo(endpointResponses[name])) }]),
+    ),
+    '/api/v1/step-stats': { get: stepStatsOperation(components.refTo(stepStatsResponse)) },
+  };
   return {
     openapi: '3.1.0',
     info: {
@@ -83,25 +153,10 @@ export function buildOpenApiDocument() {
         `Try-later codes (with Retry-After): ${TRY_LATER_CODES.join(', ')}. Bodies are limited to 64 KiB; unknown fields are refused.`,
     },
     servers: [{ url: '/' }],
-    paths: Object.fromEntries(Object.values(endpoints).map((spec) => [spec.path, { post: operation(spec) }])),
+    paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: {
-        Problem: {
-          type: 'object',
-          required: ['type', 'title', 'status', 'code', 'detail'],
-          properties: {
-            type: { type: 'string' },
-            title: { type: 'string' },
-            status: { type: 'integer' },
-            code: { type: 'string', description: 'Stable, machine-readable' },
-            detail: { type: 'string' },
-            retryable: { type: 'boolean', description: 'false: stop; true: try again after retryAfterSeconds' },
-            retryAfterSeconds: { type: 'integer' },
-            fieldErrors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } }, description: 'For INVALID_INPUT: messages per field, e.g. `attempts.3.startedAt`' },
-          },
-        },
-      },
+      schemas: components.schemas,
     },
   };
 }

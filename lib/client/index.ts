@@ -1,30 +1,11 @@
-import type { ClaimOutcome } from '../core/keys/claim-key';
-import type { AcquireSlotOutcome } from '../core/slots/slot-lock';
-import type { Attempt, DeadLetter, Hold, Redrive, Run } from '../db/schema';
+import type { EndpointResponse } from '../api/responses';
 import { endpoints, type EndpointInput, type EndpointName } from '../api/endpoints';
 
 /** A value as it arrives over JSON: dates become ISO strings. */
 export type Json<T> = T extends Date ? string : T extends (infer Item)[] ? Json<Item>[] : T extends object ? { [Key in keyof T]: Json<T[Key]> } : T;
 
-/** What each endpoint answers on success. */
-export interface ApiResponses {
-  recordAttempt: { attempt: Json<Attempt>; duplicate: boolean };
-  recordAttempts: { recorded: number; duplicates: number };
-  claimKey: Json<Extract<ClaimOutcome, { outcome: 'acquired' | 'replay' }>>;
-  completeKey: { ok: true };
-  failKey: { ok: true };
-  startRun: { run: Json<Run> };
-  heartbeatRun: { ok: true };
-  finishRun: { ok: true };
-  acquireSlot: Json<Extract<AcquireSlotOutcome, { outcome: 'acquired' }>>;
-  heartbeatSlot: { expiresAt: string };
-  releaseSlot: { ok: true };
-  recordEvidence: { ok: true };
-  openHold: { hold: Json<Hold>; created: boolean };
-  deadLetter: { deadLetter: Json<DeadLetter>; hold: Json<Hold> };
-  claimRedrives: { redrives: Json<Redrive>[] };
-  acknowledgeRedrive: { redrive: Json<Redrive>; changed: boolean };
-}
+/** What each endpoint answers on success: inferred from the schemas the contract test checks real answers against. */
+export type ApiResponses = { [Name in EndpointName]: EndpointResponse<Name> };
 
 /** A problem answer from the API, with its stable code and whether to try again. */
 export class HoldfastApiError extends Error {
@@ -36,6 +17,8 @@ export class HoldfastApiError extends Error {
     readonly retryable: boolean | undefined,
     readonly retryAfterSeconds: number | undefined,
     readonly fieldErrors: Record<string, string[]> | undefined,
+    /** The whole problem document, with its extension members (a step's `reason`, `holdId`, `retryAfterMs`, ...). */
+    readonly problem: Record<string, unknown>,
   ) {
     super(`${code}: ${detail}`);
     this.name = 'HoldfastApiError';
@@ -81,6 +64,7 @@ export function createHoldfastClient(options: HoldfastClientOptions): HoldfastCl
         typeof body.retryable === 'boolean' ? body.retryable : undefined,
         typeof body.retryAfterSeconds === 'number' ? body.retryAfterSeconds : undefined,
         body.fieldErrors as Record<string, string[]> | undefined,
+        body,
       );
     }
     return body;

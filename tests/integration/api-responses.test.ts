@@ -229,9 +229,10 @@ describe('problem documents', () => {
       await post('claimKey', { key, requestHash: 'h' }), // KEY_IN_PROGRESS, key, retryAfterSeconds
       await post('acquireSlot', { slot: slot.slot, runKey: unique('contract-run'), ttlMs: 60_000 }), // SLOT_HELD, holderRunKey
       await post('beginStep', step), // a step's wait: decision, retryAfterMs
+      await post('beginStep', { ...step, content: { topic: 'currents' } }), // a step's stop: decision, reason, holdId
       await getStepStats('?window=forever'),
     ];
-    expect(problems.map((problem) => problem.status)).toEqual([400, 409, 409, 409, 400]);
+    expect(problems.map((problem) => problem.body.code)).toEqual(['INVALID_INPUT', 'KEY_IN_PROGRESS', 'SLOT_HELD', 'KEY_IN_PROGRESS', 'KEY_PAYLOAD_MISMATCH', 'INVALID_INPUT']);
     for (const problem of problems) expectParses(documentedProblem, problem.body);
   });
 });

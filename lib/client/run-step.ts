@@ -28,7 +28,7 @@ export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, 
     const failure = classifyFailure(error);
     try {
       const answer = await finish({
-        key: attempt.key, fencingToken: attempt.fencingToken, outcome: 'failed',
+        key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'failed',
         errorClass: failure.errorClass, errorText: failure.errorText, costMicros: failure.costMicros, retryAfterMs: failure.retryAfterMs,
       });
       return outcomeOf(answer, undefined as T);
@@ -37,7 +37,7 @@ export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, 
     }
   }
   try {
-    const answer = await finish({ key: attempt.key, fencingToken: attempt.fencingToken, outcome: 'succeeded', result: output.result ?? null, costMicros: output.costMicros ?? 0 });
+    const answer = await finish({ key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'succeeded', result: output.result ?? null, costMicros: output.costMicros ?? 0 });
     return outcomeOf(answer, output.result);
   } catch (error) {
     return answerInProblem(error);

@@ -54,7 +54,7 @@ export async function runStep<T>(
 
   const attempt: StepAttempt = { key: begun.key, attemptNumber: begun.attemptNumber, fencingToken: begun.fencingToken };
   const finishFailed = (failure: Pick<ClassifiedFailure, 'errorClass' | 'errorText' | 'costMicros' | 'retryAfterMs'>) =>
-    finishStep(ctx, { key: attempt.key, fencingToken: attempt.fencingToken, outcome: 'failed', ...failure }, policy);
+    finishStep(ctx, { key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'failed', ...failure }, policy);
 
   let output: { result: T; costMicros?: number };
   try {
@@ -67,7 +67,7 @@ export async function runStep<T>(
     return outcomeOf(await finishFailed(classifyFailure(error)), undefined as T);
   }
   try {
-    const finished = await finishStep(ctx, { key: attempt.key, fencingToken: attempt.fencingToken, outcome: 'succeeded', result: output.result ?? null, costMicros: output.costMicros ?? 0 }, policy);
+    const finished = await finishStep(ctx, { key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'succeeded', result: output.result ?? null, costMicros: output.costMicros ?? 0 }, policy);
     return outcomeOf(finished, output.result);
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;

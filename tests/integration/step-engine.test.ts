@@ -119,6 +119,21 @@ describe('finish: bad input, stale and repeated finishes', () => {
     expect(key).toMatchObject({ status: 'in_progress', fencingToken: second.fencingToken });
   });
 
+  it('a superseded attempt that finishes late gets STALE_TOKEN, yet its end and cost are recorded, once', async () => {
+    const step = aStep({ estimatedCostMicros: 2_000 });
+    const first = await begunRun(step);
+    await database.db.execute(sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${first.key}`);
+    const second = await begunRun(step);
+    const late = { key: first.key, fencingToken: first.fencingToken, attemptNumber: 1, outcome: 'succeeded' as const, result: 'late', costMicros: 300 };
+    await expect(finishStep(ctx(), late)).rejects.toMatchObject({ code: 'STALE_TOKEN' });
+    await expect(finishStep(ctx(), late)).rejects.toMatchObject({ code: 'STALE_TOKEN' });
+    const rows = await database.db.select().from(attempts).where(eq(attempts.idempotencyKey, first.key)).orderBy(attempts.attemptNumber);
+    expect(rows.map((row) => [row.attemptNumber, row.outcome, row.costMicros])).toEqual([[1, 'succeeded', 300], [2, 'running', 0]]);
+    expect(await budgetOf(step.taskId)).toMatchObject({ spendMicros: 300, reservedMicros: 2_000 });
+    const [key] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, first.key));
+    expect(key).toMatchObject({ status: 'in_progress', fencingToken: second.fencingToken, result: null });
+  });
+
   it('refuses a negative cost or estimate, and a failure without a class or text, naming each field', async () => {
     await expect(beginStep(ctx(), aStep({ estimatedCostMicros: -1 }))).rejects.toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { estimatedCostMicros: expect.any(Array) } });
     const answer = await begunRun(aStep());

@@ -58,8 +58,13 @@ type SettledBudget = {
 export async function finishStep(ctx: CoreContext, input: FinishStepInput, retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<FinishAnswer> {
   const request = parseInput(finishStepInput, input);
   const now = nowOf(ctx);
-  return ctx.db.transaction(async (tx) => {
+  const settled = await ctx.db.transaction(async (tx): Promise<FinishAnswer | { supersededBy: string }> => {
     const key = await lockBegunKey(tx, request);
+    if (request.fencingToken < Number(key.fencing_token)) {
+      // The attempt ran and may have cost money: its end is recorded, but it decides nothing.
+      await recordSupersededEnd(tx, key, request, now);
+      return { supersededBy: key.fencing_token };
+    }
     if (key.finish_answer !== null) return finishAnswer.parse(key.finish_answer);
     if (key.status !== 'in_progress') {
       throw new StateConflictError(`Key "${key.key}" is already ${key.status}: it was settled outside this attempt (by a person or a raw key call)`);
@@ -90,6 +95,10 @@ export async function finishStep(ctx: CoreContext, input: FinishStepInput, retry
     }
     return answer;
   });
+  if ('supersededBy' in settled) {
+    throw new StaleTokenError(`Key "${request.key}" was taken over (token ${settled.supersededBy} is current, not ${request.fencingToken}); this attempt must stop`);
+  }
+  return settled;
 }
 
 /** The key under its row lock, checked to be this attempt's: never begun is NOT_FOUND, superseded is STALE_TOKEN. */
@@ -101,10 +110,18 @@ async function lockBegunKey(tx: Transaction, request: FinishStepRequest): Promis
   if (!key || key.agent === null || request.fencingToken > Number(key.fencing_token)) {
     throw new NotFoundError(`No step attempt was begun under key "${request.key}" with fencing token ${request.fencingToken}`);
   }
-  if (request.fencingToken < Number(key.fencing_token)) {
-    throw new StaleTokenError(`Key "${request.key}" was taken over (token ${key.fencing_token} is current, not ${request.fencingToken}); this attempt must stop`);
-  }
   return key;
+}
+
+/** A superseded attempt's end and cost, recorded once (while its row is still running); its reservation went back at the takeover. */
+async function recordSupersededEnd(tx: Transaction, key: BegunKey, request: FinishStepRequest, now: Date): Promise<void> {
+  if (request.attemptNumber === undefined || request.attemptNumber >= key.acquisitions) return;
+  const [attempt] = await tx.execute<{ started_at: string }>(sql`
+    select started_at from attempts
+    where task_id = ${key.task_id}::text and step = ${key.step}::text and attempt_number = ${request.attemptNumber}::int and outcome = 'running'`);
+  if (!attempt) return;
+  await recordAttemptEnd(tx, { ...key, acquisitions: request.attemptNumber, attempt_started_at: attempt.started_at }, request, now);
+  await tx.execute(sql`update task_budgets set spend_micros = spend_micros + ${request.costMicros}::bigint where task_id = ${key.task_id}::text`);
 }
 
 async function recordAttemptEnd(tx: Transaction, key: BegunKey, request: FinishStepRequest, now: Date): Promise<void> {

@@ -41,6 +41,11 @@ export const finishStepInput = z
   .strictObject({
     key: z.string().trim().min(1).max(500),
     fencingToken: z.number().int().min(1),
+    /**
+     * The attempt number begin answered. Optional, but send it: when the attempt was
+     * superseded (STALE_TOKEN), its end and cost are still recorded by it.
+     */
+    attemptNumber: z.number().int().min(1).optional(),
     outcome: z.enum(['succeeded', 'failed']),
     /** The step's result, stored and replayed to every duplicate (succeeded only). */
     result: z.unknown().refine((value) => jsonSize(value) <= MAX_CONTENT_BYTES, `must serialise to at most ${MAX_CONTENT_BYTES / 1024} KiB`).optional(),

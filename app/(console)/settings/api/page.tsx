@@ -41,7 +41,8 @@ function describeField(field: FieldSchema): string {
 export default async function ApiReferencePage() {
   await requirePerson();
   const document = buildOpenApiDocument();
-  const operations = Object.entries(document.paths).map(([path, item]) => ({ path, operation: item.post as unknown as Operation }));
+  // GET /api/v1/step-stats has no body to tabulate; the reference lists the POST endpoints.
+  const operations = Object.entries(document.paths).flatMap(([path, item]) => ('post' in item && item.post ? [{ path, operation: item.post as unknown as Operation }] : []));
 
   return (
     <>

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { runStep, StepError } from '../lib/core';
+import type { DatabaseConnection } from '../lib/db/client';
 import { expect, signInAs, test } from './support/fixtures';
 
 /** Dead letters made the real way: a step that fails permanently under runStep. */
@@ -11,8 +12,16 @@ async function deadLetter(db: Parameters<typeof runStep>[0]['db'], queue: string
       throw new StepError('permanent', errorText);
     },
   );
-  if (outcome.status !== 'do_not_retry' || !outcome.deadLetterId) throw new Error('expected a dead letter');
-  return outcome.deadLetterId;
+  const deadLetterId = 'deadLetterId' in outcome ? outcome.deadLetterId : undefined;
+  if (!deadLetterId) throw new Error(`expected a dead letter, got ${JSON.stringify(outcome)}`);
+  return deadLetterId;
+}
+
+/** Puts the dead letter's task at its redrive limit (3 by default), as three earlier redrives would. */
+async function brake(database: DatabaseConnection, deadLetterId: number) {
+  await database.sql`
+    update task_budgets set redrives_used = 3, last_redrive_at = now() - interval '1 hour'
+    where task_id = (select task_id from dead_letters where id = ${deadLetterId})`;
 }
 
 test('redrives one dead letter with a reason, and sees it leave the list', async ({ page, database, expectAccessible }) => {
@@ -71,4 +80,47 @@ test('a viewer sees the dead letters but may not redrive them', async ({ anonymo
   await page.goto('/dead-letters');
   await expect(page.getByTestId('bulk-redrive-open')).toHaveCount(0);
   await expect(page.getByText('Bulk redrive: this needs the responder or admin role.')).toBeVisible();
+});
+
+test('a braked row cannot be redriven, says why, and an admin may override the brakes with a reason', async ({ page, database, expectAccessible }) => {
+  const queue = `braked-${randomUUID().slice(0, 6)}`;
+  const id = await deadLetter(database.db, queue, '503 from the CDN');
+  await brake(database, id);
+
+  await signInAs(page, 'responder');
+  await page.goto(`/dead-letters?queue=${queue}`);
+  const row = page.getByTestId(`dead-letter-row-${id}`);
+  const redrive = row.getByRole('button', { name: 'Redrive', exact: true });
+  await expect(redrive).toBeDisabled();
+  await expect(redrive).toHaveAccessibleDescription(/already redriven 3 times \(at most 3\)/);
+  await expect(row.getByTestId(`dead-letter-brakes-${id}`)).toHaveText('Redrive braked: already redriven 3 times (at most 3). An admin may override the brakes.');
+  await expect(row.getByRole('button', { name: 'Override brakes…' })).toHaveCount(0);
+  await expectAccessible();
+
+  await signInAs(page, 'admin');
+  await page.goto(`/dead-letters?queue=${queue}`);
+  await expect(redrive).toBeDisabled();
+  await row.getByRole('button', { name: 'Override brakes…' }).click();
+  const confirm = row.getByRole('group', { name: 'Confirm override' });
+  await expect(confirm).toContainText('Redrive despite the brakes?');
+  await row.getByLabel('Reason').fill('CDN vendor fixed the bug; one last try');
+  await confirm.getByRole('button', { name: 'Confirm override' }).click();
+  await expect(row).toHaveCount(0);
+});
+
+test('the bulk preview counts the items each redrive brake will skip', async ({ page, database }) => {
+  const queue = `bulk-braked-${randomUUID().slice(0, 6)}`;
+  const ids = [];
+  for (let index = 0; index < 3; index += 1) ids.push(await deadLetter(database.db, queue, `503 from the CDN (${index})`));
+  await brake(database, ids[0]!);
+
+  await page.goto(`/dead-letters?queue=${queue}`);
+  await page.getByTestId('bulk-redrive-open').click();
+  const dialog = page.getByTestId('bulk-redrive-dialog');
+  await expect(dialog.getByRole('heading')).toHaveText('Redrive 3 dead letters?');
+  await expect(dialog.getByTestId('bulk-redrive-brakes')).toContainText('1 will be skipped by the redrive brakes');
+  await expect(dialog.getByTestId('bulk-redrive-brakes')).toContainText('1 at the redrive limit (3 per task)');
+  await expect(dialog.getByTestId('bulk-redrive-outcomes')).toContainText('2 runs again');
+  await expect(dialog.getByRole('button', { name: 'Redrive 2' })).toBeVisible();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
 });

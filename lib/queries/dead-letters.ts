@@ -1,20 +1,47 @@
 import 'server-only';
 import { asc, desc, eq, sql } from 'drizzle-orm';
+import { DEFAULT_CORE_POLICY, type RedriveBrakes } from '../core/context';
 import { pendingMatching, type DeadLetterFilter } from '../core/dead-letters/dead-letter-filter';
+import { redriveBrakesRefusing } from '../core/dead-letters/redrive-brakes';
 import type { Executor } from '../db/client';
-import { bulkRedrives, deadLetters } from '../db/schema';
+import { bulkRedrives, deadLetters, taskBudgets } from '../db/schema';
 
 /** The page shows this many of the matching dead letters, oldest first; the count covers all. */
 export const DEAD_LETTER_PAGE_SIZE = 200;
 
-/** Pending dead letters matching the filter, oldest first, with how many match in all. */
-export async function listPendingDeadLetters(db: Executor, filter: DeadLetterFilter) {
+/**
+ * Pending dead letters matching the filter, oldest first, with how many match
+ * in all. Each row carries the redrive brakes that refuse it now (empty when
+ * it may be redriven), judged as a redrive would judge them: by the
+ * deployment's brakes and the time given (the defaults and now without them).
+ */
+export async function listPendingDeadLetters(
+  db: Executor,
+  filter: DeadLetterFilter,
+  redrive: { brakes: RedriveBrakes; now: Date } = { brakes: DEFAULT_CORE_POLICY.redriveBrakes, now: new Date() },
+) {
   const where = pendingMatching(filter);
   const [rows, [counted]] = await Promise.all([
-    db.select().from(deadLetters).where(where).orderBy(asc(deadLetters.createdAt), asc(deadLetters.id)).limit(DEAD_LETTER_PAGE_SIZE),
+    db
+      .select({
+        deadLetter: deadLetters,
+        history: { redrivesUsed: taskBudgets.redrivesUsed, lastRedriveAt: taskBudgets.lastRedriveAt, createdAt: taskBudgets.createdAt },
+      })
+      .from(deadLetters)
+      .leftJoin(taskBudgets, eq(taskBudgets.taskId, deadLetters.taskId))
+      .where(where)
+      .orderBy(asc(deadLetters.createdAt), asc(deadLetters.id))
+      .limit(DEAD_LETTER_PAGE_SIZE),
     db.select({ count: sql<number>`count(*)`.mapWith(Number) }).from(deadLetters).where(where),
   ]);
-  return { rows, total: counted?.count ?? 0 };
+  return {
+    rows: rows.map(({ deadLetter, history }) => ({
+      ...deadLetter,
+      // A task without a budget row has no redrive history: nothing brakes it (as in redriveInTransaction).
+      brakes: history ? redriveBrakesRefusing(history, redrive.brakes, redrive.now) : [],
+    })),
+    total: counted?.count ?? 0,
+  };
 }
 
 /** The values the filters offer: those of the pending dead letters. */

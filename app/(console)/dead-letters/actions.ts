@@ -10,6 +10,7 @@ import {
   startBulkRedrive,
   type BulkRedrivePreview,
   type DeadLetterFilter,
+  type RedriveBrakeRule,
 } from '@/lib/core';
 import type { BulkRedrive } from '@/lib/db/schema';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
@@ -17,9 +18,22 @@ import { field, runAction, type ActionResult } from '@/lib/server/action';
 type Changed = ActionResult<{ changed: boolean }> | undefined;
 
 export async function redriveAction(_previous: Changed, formData: FormData) {
+  return redrive(formData, false);
+}
+
+/** An admin's redrive past the redrive brakes; the audit record names the brakes overridden. */
+export async function redriveOverridingBrakesAction(_previous: Changed, formData: FormData) {
+  return redrive(formData, true);
+}
+
+async function redrive(formData: FormData, overrideBrakes: boolean) {
   return runAction(
     async (ctx) => {
-      const { changed } = await redriveDeadLetter(ctx, { deadLetterId: Number(field(formData, 'deadLetterId')), reason: field(formData, 'reason') });
+      const { changed } = await redriveDeadLetter(ctx, {
+        deadLetterId: Number(field(formData, 'deadLetterId')),
+        reason: field(formData, 'reason'),
+        overrideBrakes,
+      });
       return { changed };
     },
     ['/dead-letters', '/holds'],
@@ -37,11 +51,16 @@ export async function discardAction(_previous: Changed, formData: FormData) {
 }
 
 /** The preview the confirmation shows; nothing changes. */
-export async function previewBulkRedriveAction(filter: DeadLetterFilter): Promise<ActionResult<Omit<BulkRedrivePreview, 'sample'> & { sample: { id: number; taskId: string; outcome: string }[] }>> {
+export async function previewBulkRedriveAction(
+  filter: DeadLetterFilter,
+): Promise<ActionResult<Omit<BulkRedrivePreview, 'sample'> & { sample: { id: number; taskId: string; outcome: string; brakes: RedriveBrakeRule[] }[] }>> {
   return runAction(async (ctx) => {
     const preview = await previewBulkRedrive(ctx, filter);
     // Only what the dialog shows crosses to the browser, not the payloads.
-    return { ...preview, sample: preview.sample.slice(0, 10).map((item) => ({ id: item.deadLetter.id, taskId: item.deadLetter.taskId, outcome: item.outcome })) };
+    return {
+      ...preview,
+      sample: preview.sample.slice(0, 10).map((item) => ({ id: item.deadLetter.id, taskId: item.deadLetter.taskId, outcome: item.outcome, brakes: item.brakes })),
+    };
   });
 }
 

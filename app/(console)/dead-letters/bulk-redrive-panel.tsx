@@ -3,10 +3,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useEffect, useId, useRef, useState } from 'react';
-import type { DeadLetterFilter, RedriveOutcome } from '@/lib/core';
+import type { DeadLetterFilter, RedriveBrakeRule, RedriveOutcome } from '@/lib/core';
 import type { BulkRedrive } from '@/lib/db/schema';
 import { formatCount, formatMicros } from '@/lib/format';
 import { cancelBulkRedriveAction, previewBulkRedriveAction, startBulkRedriveAction } from './actions';
+import { BrakedCounts } from './braked-counts';
 
 const outcomeLabels: Record<RedriveOutcome, string> = {
   runs_again: 'runs again',
@@ -16,16 +17,26 @@ const outcomeLabels: Record<RedriveOutcome, string> = {
   held_uncertain: 'outcome uncertain (will be held for a person)',
 };
 
-type Preview = Extract<Awaited<ReturnType<typeof previewBulkRedriveAction>>, { ok: true }>['data'];
+export type BulkRedrivePreviewData = Extract<Awaited<ReturnType<typeof previewBulkRedriveAction>>, { ok: true }>['data'];
 
 /**
  * Redrive every pending dead letter matching the page's filter: a preview of
  * what will happen first, then a confirmed run at a rate limit, with progress
  * and cancel. The run is recorded on the server, so closing the page does not stop it.
+ * Items the redrive brakes refuse are skipped; the preview counts them per brake.
  */
-export function BulkRedrivePanel({ filter, matching }: { filter: DeadLetterFilter; matching: number }) {
+export function BulkRedrivePanel({
+  filter,
+  matching,
+  brakeLabels,
+}: {
+  filter: DeadLetterFilter;
+  matching: number;
+  /** What each brake's count means, with the deployment's limits. */
+  brakeLabels: Record<RedriveBrakeRule, string>;
+}) {
   const router = useRouter();
-  const [preview, setPreview] = useState<Preview>();
+  const [preview, setPreview] = useState<BulkRedrivePreviewData>();
   const [requestId, setRequestId] = useState<string>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -60,6 +71,7 @@ export function BulkRedrivePanel({ filter, matching }: { filter: DeadLetterFilte
     setRunId(result.data.id);
   };
 
+  const toRedrive = preview ? preview.total - preview.brakedTotal : 0;
   return (
     <section aria-label="Bulk redrive" className="flex flex-wrap items-center gap-3">
       <button
@@ -84,7 +96,10 @@ export function BulkRedrivePanel({ filter, matching }: { filter: DeadLetterFilte
             <h2 id={titleId} className="text-[15px] font-semibold">
               Redrive {formatCount(preview.total)} dead letter{preview.total === 1 ? '' : 's'}?
             </h2>
-            <p className="text-[13px] text-muted">What will happen to each one&apos;s failed step, judged from its key now:</p>
+            {preview.brakedTotal > 0 ? <BrakedCounts preview={preview} labels={brakeLabels} /> : null}
+            <p className="text-[13px] text-muted">
+              What will happen to {preview.brakedTotal > 0 ? 'the failed step of each one redriven' : "each one's failed step"}, judged from its key now:
+            </p>
             <ul className="text-[13px]" data-testid="bulk-redrive-outcomes">
               {(Object.keys(outcomeLabels) as RedriveOutcome[])
                 .filter((outcome) => preview.outcomes[outcome] > 0)
@@ -110,8 +125,8 @@ export function BulkRedrivePanel({ filter, matching }: { filter: DeadLetterFilte
               <button type="button" onClick={() => dialog.current?.close()} className="rounded border border-line px-3 py-1.5 text-[13px]">
                 Cancel
               </button>
-              <button type="submit" disabled={busy} className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60">
-                {busy ? 'Starting…' : `Redrive ${formatCount(preview.total)}`}
+              <button type="submit" disabled={busy || toRedrive === 0} className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60">
+                {busy ? 'Starting…' : `Redrive ${formatCount(toRedrive)}`}
               </button>
             </div>
           </form>

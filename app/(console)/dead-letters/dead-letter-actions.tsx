@@ -1,20 +1,36 @@
 'use client';
 
 import { useActionState, useState } from 'react';
-import { discardAction, redriveAction } from './actions';
+import { discardAction, redriveAction, redriveOverridingBrakesAction } from './actions';
+import { ConfirmChoice } from './confirm-choice';
 
 /**
  * Redrive or discard one dead letter, with the reason the audit log keeps.
- * Discarding gives the work up for good, so it asks once more.
+ * Discarding gives the work up for good, so it asks once more. When the
+ * redrive brakes refuse (`brakedBy` says why), Redrive is disabled with that
+ * reason, and an admin may instead override the brakes, which also asks once more.
  */
-export function DeadLetterActions({ deadLetterId, refusal }: { deadLetterId: number; refusal?: string }) {
+export function DeadLetterActions({
+  deadLetterId,
+  refusal,
+  brakedBy,
+  canOverride,
+}: {
+  deadLetterId: number;
+  refusal?: string;
+  brakedBy?: string;
+  canOverride: boolean;
+}) {
   const [redriven, redrive, redriving] = useActionState(redriveAction, undefined);
+  const [overridden, override, overriding] = useActionState(redriveOverridingBrakesAction, undefined);
   const [discarded, discard, discarding] = useActionState(discardAction, undefined);
-  const [confirmingDiscard, setConfirmingDiscard] = useState(false);
+  const [confirming, setConfirming] = useState<'discard' | 'override'>();
   if (refusal) return <p className="text-[12px] text-muted">You cannot act on this: {refusal}.</p>;
 
-  const result = redriven ?? discarded;
+  const result = redriven ?? overridden ?? discarded;
+  const busy = redriving || overriding || discarding;
   const reasonId = `reason-${deadLetterId}`;
+  const brakesId = `brakes-${deadLetterId}`;
   return (
     <form className="flex flex-wrap items-center gap-2" data-testid={`dead-letter-actions-${deadLetterId}`}>
       <input type="hidden" name="deadLetterId" value={deadLetterId} />
@@ -22,24 +38,57 @@ export function DeadLetterActions({ deadLetterId, refusal }: { deadLetterId: num
         Reason
       </label>
       <input id={reasonId} name="reason" required placeholder="Why (kept in the audit log)" className="min-w-40 flex-1 rounded border border-line bg-surface px-2 py-1 text-[12px]" />
-      <button type="submit" formAction={redrive} disabled={redriving || discarding} className="rounded bg-accent px-2.5 py-1 text-[12px] font-medium text-on-accent disabled:opacity-60">
+      <button
+        type="submit"
+        formAction={redrive}
+        disabled={busy || brakedBy !== undefined}
+        aria-describedby={brakedBy ? brakesId : undefined}
+        title={brakedBy ? `Braked: ${brakedBy}` : undefined}
+        className="rounded bg-accent px-2.5 py-1 text-[12px] font-medium text-on-accent disabled:opacity-60"
+      >
         {redriving ? 'Redriving…' : 'Redrive'}
       </button>
-      {confirmingDiscard ? (
-        <span className="flex items-center gap-1.5" role="group" aria-label="Confirm discard">
-          <span className="text-[12px]">Give it up for good?</span>
-          <button type="submit" formAction={discard} disabled={discarding} className="rounded bg-danger px-2.5 py-1 text-[12px] font-medium text-on-accent disabled:opacity-60">
-            {discarding ? 'Discarding…' : 'Confirm discard'}
+      {brakedBy && canOverride ? (
+        confirming === 'override' ? (
+          <ConfirmChoice
+            label="Confirm override"
+            question="Redrive despite the brakes? Your reason goes in the audit log."
+            confirmText="Confirm override"
+            busyText="Redriving…"
+            busy={overriding}
+            tone="accent"
+            action={override}
+            onCancel={() => setConfirming(undefined)}
+            cancelText="Keep the brakes"
+          />
+        ) : (
+          <button type="button" onClick={() => setConfirming('override')} className="rounded border border-line px-2.5 py-1 text-[12px]">
+            Override brakes…
           </button>
-          <button type="button" onClick={() => setConfirmingDiscard(false)} className="rounded border border-line px-2 py-1 text-[12px]">
-            Keep it
-          </button>
-        </span>
+        )
+      ) : null}
+      {confirming === 'discard' ? (
+        <ConfirmChoice
+          label="Confirm discard"
+          question="Give it up for good?"
+          confirmText="Confirm discard"
+          busyText="Discarding…"
+          busy={discarding}
+          tone="danger"
+          action={discard}
+          onCancel={() => setConfirming(undefined)}
+          cancelText="Keep it"
+        />
       ) : (
-        <button type="button" onClick={() => setConfirmingDiscard(true)} className="rounded border border-line px-2.5 py-1 text-[12px]">
+        <button type="button" onClick={() => setConfirming('discard')} className="rounded border border-line px-2.5 py-1 text-[12px]">
           Discard…
         </button>
       )}
+      {brakedBy ? (
+        <p id={brakesId} className="w-full text-[12px] text-muted" data-testid={`dead-letter-brakes-${deadLetterId}`}>
+          Redrive braked: {brakedBy}.{canOverride ? '' : ' An admin may override the brakes.'}
+        </p>
+      ) : null}
       {result ? (
         <p role={result.ok ? 'status' : 'alert'} className={result.ok ? 'w-full text-[12px] text-muted' : 'w-full text-[12px] text-danger'}>
           {result.ok ? (result.data.changed ? 'Done.' : 'Already done: nothing changed.') : result.message}

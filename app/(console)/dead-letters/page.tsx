@@ -3,12 +3,14 @@ import Link from 'next/link';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { decide, deadLetterFilter, type DeadLetterFilter } from '@/lib/core';
+import { decide, deadLetterFilter, describeBrakeRefusals, type DeadLetterFilter } from '@/lib/core';
 import { errorClasses } from '@/lib/db/schema';
+import { corePolicyFrom, getEnvironment } from '@/lib/env';
 import { formatAge, formatCount, formatMicros, formatUtc } from '@/lib/format';
 import { DEAD_LETTER_PAGE_SIZE, deadLetterFilterChoices, listBulkRedrives, listPendingDeadLetters } from '@/lib/queries/dead-letters';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
+import { brakeLabels, describeBrakes } from './brake-labels';
 import { BulkRedrivePanel, BulkRedriveProgress } from './bulk-redrive-panel';
 import { DeadLetterActions } from './dead-letter-actions';
 
@@ -26,14 +28,23 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   });
   const filter: DeadLetterFilter = parsed.success ? parsed.data : deadLetterFilter.parse({});
   const db = getDb();
-  const [{ rows, total }, choices, runs] = await Promise.all([listPendingDeadLetters(db, filter), deadLetterFilterChoices(db), listBulkRedrives(db)]);
-  const redrive = decide(person, 'dead_letter.redrive');
   const now = new Date();
+  const { redriveBrakes } = corePolicyFrom(getEnvironment());
+  const [{ rows, total }, choices, runs] = await Promise.all([
+    listPendingDeadLetters(db, filter, { brakes: redriveBrakes, now }),
+    deadLetterFilterChoices(db),
+    listBulkRedrives(db),
+  ]);
+  const redrive = decide(person, 'dead_letter.redrive');
+  const canOverride = decide(person, 'dead_letter.redrive_override').allowed;
   const filtered = Object.values(filter).some((value) => value !== undefined);
 
   return (
     <>
-      <PageHeader title="Dead letters" description="Work whose retries ran out. Redrive it once the cause is fixed: completed steps replay, the failed one runs again." />
+      <PageHeader
+        title="Dead letters"
+        description={`Work whose retries ran out. Redrive it once the cause is fixed: completed steps replay, the failed one runs again. ${describeBrakes(redriveBrakes)}`}
+      />
 
       <form method="get" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter dead letters" data-testid="dead-letter-filters">
         {([['queue', 'Queue', choices.queues], ['agent', 'Agent', choices.agents], ['step', 'Step', choices.steps]] as const).map(([name, label, values]) => (
@@ -92,7 +103,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
           {formatCount(total)} pending{filtered ? ' matching' : ''}
           {total > rows.length ? `, oldest ${formatCount(rows.length)} shown` : ''}
         </p>
-        {redrive.allowed ? <BulkRedrivePanel filter={filter} matching={total} /> : <p className="text-[12px] text-muted">Bulk redrive: {redrive.reason}.</p>}
+        {redrive.allowed ? <BulkRedrivePanel filter={filter} matching={total} brakeLabels={brakeLabels(redriveBrakes)} /> : <p className="text-[12px] text-muted">Bulk redrive: {redrive.reason}.</p>}
       </div>
 
       {rows.length === 0 ? (
@@ -133,7 +144,12 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
                 <Cell numeric>{formatMicros(letter.spendMicros)}</Cell>
                 <Cell className="whitespace-nowrap text-muted">{formatAge(letter.createdAt, now)}</Cell>
                 <Cell className="min-w-80">
-                  <DeadLetterActions deadLetterId={letter.id} refusal={redrive.allowed ? undefined : redrive.reason} />
+                  <DeadLetterActions
+                    deadLetterId={letter.id}
+                    refusal={redrive.allowed ? undefined : redrive.reason}
+                    brakedBy={letter.brakes.length > 0 ? describeBrakeRefusals(letter.brakes) : undefined}
+                    canOverride={canOverride}
+                  />
                 </Cell>
               </tr>
             ))}

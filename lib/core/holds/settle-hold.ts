@@ -72,7 +72,7 @@ async function clearInTransaction(tx: Transaction, ctx: CoreContext, actor: Acto
     .where(eq(holds.id, hold.id))
     .returning();
   if (!cleared) throw new Error('clearHold: the locked hold vanished');
-  const itemChange = await applyHoldResolution(tx, actor, cleared);
+  const itemChange = await applyHoldResolution(tx, actor, cleared, ctx);
   await writeAudit(tx, actor, {
     action: `hold.clear.${resolution}`,
     targetType: 'hold',

@@ -34,6 +34,7 @@ describe('authentication and the envelope, on every endpoint', () => {
     '/api/v1/attempts', '/api/v1/attempts/batch', '/api/v1/keys/claim', '/api/v1/keys/complete', '/api/v1/keys/fail', '/api/v1/runs/start',
     '/api/v1/runs/heartbeat', '/api/v1/runs/finish', '/api/v1/slots/acquire', '/api/v1/slots/heartbeat', '/api/v1/slots/release',
     '/api/v1/slots/evidence', '/api/v1/holds', '/api/v1/dead-letters', '/api/v1/redrives/claim', '/api/v1/redrives/ack',
+    '/api/v1/steps/begin', '/api/v1/steps/finish', '/api/v1/tasks/finish',
   ];
 
   it.each(paths)('%s: 401 without a token, 403 with a read-only token, 400 naming an unknown field, 413 past 64 KiB, 400 for broken JSON or NUL', async (path) => {

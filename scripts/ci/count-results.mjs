@@ -1,4 +1,5 @@
-// Sums the JSON reports that vitest and Playwright wrote into a folder and prints
+// Sums the JSON reports that vitest, Playwright and the Python client's runner
+// (scripts/ci/python-client-tests.ts: { passed, failed, skipped }) wrote into a folder and prints
 // one line, "N passed, N failed, N skipped", over everything that ran.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,10 @@ for (const name of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
     passed += report.stats.expected + report.stats.flaky;
     failed += report.stats.unexpected;
     skipped += report.stats.skipped;
+  } else if (name.startsWith('python')) {
+    passed += report.passed;
+    failed += report.failed;
+    skipped += report.skipped;
   }
 }
 

@@ -40,9 +40,22 @@ export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, 
     const answer = await finish({ key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'succeeded', result: output.result ?? null, costMicros: output.costMicros ?? 0 });
     return outcomeOf(answer, output.result);
   } catch (error) {
-    return answerInProblem(error);
+    if (!(error instanceof HoldfastApiError) || !RESULT_REFUSED.includes(error.code)) return answerInProblem(error);
+    // A result that cannot be stored (too large, not JSON) cannot be replayed: the step is wrong, not unlucky.
+    try {
+      const answer = await finish({
+        key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'failed',
+        errorClass: 'permanent', errorText: `the step's result was refused: ${error.detail}`, costMicros: output.costMicros ?? 0,
+      });
+      return outcomeOf(answer, undefined as T);
+    } catch (finishError) {
+      return answerInProblem(finishError);
+    }
   }
 }
+
+/** Codes with which a finish refuses the result itself. */
+const RESULT_REFUSED = ['INVALID_INPUT', 'PAYLOAD_TOO_LARGE'];
 
 function outcomeOf<T>(answer: FinishAnswer, result: T): RunStepOutcome<T> {
   switch (answer.decision) {

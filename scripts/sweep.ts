@@ -5,7 +5,7 @@
  */
 import { runDueSweeps } from '../lib/core';
 import { connectDatabase } from '../lib/db/client';
-import { getEnvironment } from '../lib/env';
+import { corePolicyFrom, getEnvironment } from '../lib/env';
 import { describeStartupError } from './lib/startup-error';
 import { sweepSettingsFrom } from './lib/sweep-loop';
 
@@ -14,7 +14,7 @@ try {
   if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set: name the database to sweep (`npm start` sweeps its embedded one itself)');
   const connection = connectDatabase(env.DATABASE_URL, { maxConnections: 2 });
   try {
-    const reports = await runDueSweeps({ db: connection.db }, sweepSettingsFrom(env));
+    const reports = await runDueSweeps({ db: connection.db, policy: corePolicyFrom(env) }, sweepSettingsFrom(env));
     for (const report of reports) {
       console.log(`[holdfast] ${report.job} ${report.bucket}: ${report.result?.summary ?? 'already swept in this bucket'}`);
     }

@@ -1,7 +1,12 @@
+import { lt } from 'drizzle-orm';
+import { retryPoolUsage } from '../db/schema';
 import { runBulkRedrive, stalledBulkRedrives } from './dead-letters/bulk-redrive';
 import { deleteExpiredApiRequests, deleteExpiredKeys } from './keys/sweep-keys';
+import { escalateStaleLocks } from './holds/escalate-stale-locks';
+import { escalateUncertainKeys } from './holds/escalate-uncertain-keys';
 import { freezeIdleTasks } from './holds/freeze-idle-tasks';
-import { SWEEPER, type CoreContext } from './context';
+import { reconcileHolds } from './holds/reconcile-holds';
+import { nowOf, SWEEPER, type CoreContext } from './context';
 import { timeBucket, withLease } from './leases';
 import { sweepStaleSlots } from './slots/force-release';
 import { maintainAttemptLog } from '../rollups/retention';
@@ -17,6 +22,12 @@ export interface SweepSettings {
   attemptRetentionDays?: number;
   /** Days of hourly and daily rollups kept; longer than the raw log. */
   rollupRetentionDays?: number;
+  /** How long an uncertain key waits for a redelivery before it is held for its task's owner (default 15 minutes). */
+  uncertainEscalateAfterMs?: number;
+  /** How long the sweeper may keep refusing a stale lock before it is held for the run's owner (default 30 minutes). */
+  staleLockEscalateAfterMs?: number;
+  /** Owner of escalated holds on items that name no task owner (default team:platform). */
+  defaultOwner?: string;
 }
 
 export const DEFAULT_ATTEMPT_RETENTION_DAYS = 30;
@@ -85,9 +96,46 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       job: 'release_stale_slots',
       periodMs: 5 * MINUTE_MS,
       run: async (ctx) => {
-        const { released, refused } = await sweepStaleSlots(ctx, { heartbeatGraceMs: settings.heartbeatGraceMs });
+        const { released, refused } = await sweepStaleSlots(ctx, { heartbeatGraceMs: settings.heartbeatGraceMs, now });
         const kept = refused.map((lock) => `${lock.slot} (${lock.failedGuards.join(', ')})`).join('; ');
         return { changed: released.length, summary: `${released.length} stale lock(s) released; kept under guard: ${kept || 'none'}` };
+      },
+    },
+    {
+      // After the release sweep, so a lock it refused in this same pass is judged on fresh facts.
+      job: 'escalate_stale_locks',
+      periodMs: 5 * MINUTE_MS,
+      run: async (ctx) => {
+        const locks = await escalateStaleLocks(ctx, { afterMs: settings.staleLockEscalateAfterMs, defaultOwner: settings.defaultOwner, now });
+        return { changed: locks.length, summary: `${locks.length} stale lock(s) the sweeper kept refusing held for their owners` };
+      },
+    },
+    {
+      job: 'escalate_uncertain_keys',
+      periodMs: 5 * MINUTE_MS,
+      run: async (ctx) => {
+        const keys = await escalateUncertainKeys(ctx, { afterMs: settings.uncertainEscalateAfterMs, defaultOwner: settings.defaultOwner, now });
+        return { changed: keys.length, summary: `${keys.length} uncertain key(s) with no redelivery held for their owners` };
+      },
+    },
+    {
+      job: 'reconcile_holds',
+      periodMs: MINUTE_MS,
+      run: async (ctx) => {
+        const resolved = await reconcileHolds(ctx);
+        return { changed: resolved.length, summary: `${resolved.length} hold(s) resolved whose condition cleared by itself` };
+      },
+    },
+    {
+      job: 'delete_old_retry_pool_usage',
+      periodMs: 60 * MINUTE_MS,
+      run: async (ctx) => {
+        // The pools' windows are at most a day (retry_pools_window_range), so older slices count for nothing.
+        const deleted = await ctx.db
+          .delete(retryPoolUsage)
+          .where(lt(retryPoolUsage.sliceStart, new Date(now.getTime() - DAY_MS)))
+          .returning({ agent: retryPoolUsage.agent });
+        return { changed: deleted.length, summary: `${deleted.length} retry pool usage slice(s) older than a day deleted` };
       },
     },
     {
@@ -109,9 +157,13 @@ export interface SweepReport {
   result?: SweepResult;
 }
 
-/** Runs each sweep whose current bucket has not been swept yet, as the system sweeper. */
-export async function runDueSweeps(ctx: CoreContext, settings: SweepSettings = {}, now = new Date()): Promise<SweepReport[]> {
-  const sweeperCtx: CoreContext = { db: ctx.db, actor: SWEEPER };
+/**
+ * Runs each sweep whose current bucket has not been swept yet, as the system
+ * sweeper, with the caller's clock and policy. `now` (the clock's time by
+ * default) picks the buckets and is the time the escalations judge by.
+ */
+export async function runDueSweeps(ctx: CoreContext, settings: SweepSettings = {}, now = nowOf(ctx)): Promise<SweepReport[]> {
+  const sweeperCtx: CoreContext = { db: ctx.db, actor: SWEEPER, clock: ctx.clock, policy: ctx.policy };
   const reports: SweepReport[] = [];
   for (const { job, periodMs, run } of sweepJobs(settings, now)) {
     const bucket = timeBucket(now, periodMs);

@@ -1,6 +1,6 @@
-import { runDueSweeps, type SweepReport, type SweepSettings } from '../../lib/core';
+import { runDueSweeps, type CorePolicy, type SweepReport, type SweepSettings } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
-import type { Environment } from '../../lib/env';
+import { corePolicyFrom, getEnvironment, type Environment } from '../../lib/env';
 
 /** The sweeps' settings as the environment gives them. */
 export function sweepSettingsFrom(env: Environment): SweepSettings {
@@ -8,17 +8,31 @@ export function sweepSettingsFrom(env: Environment): SweepSettings {
     frozenAfterDays: env.HOLDFAST_FROZEN_AFTER_DAYS,
     attemptRetentionDays: env.HOLDFAST_ATTEMPT_RETENTION_DAYS,
     rollupRetentionDays: env.HOLDFAST_ROLLUP_RETENTION_DAYS,
+    uncertainEscalateAfterMs: env.HOLDFAST_UNCERTAIN_ESCALATE_MINUTES * 60_000,
+    staleLockEscalateAfterMs: env.HOLDFAST_STALE_LOCK_ESCALATE_MINUTES * 60_000,
+    defaultOwner: env.HOLDFAST_DEFAULT_OWNER,
   };
 }
 
-/** Runs the due sweeps every `intervalSeconds` until stopped; logs only the passes that did something. */
-export function startSweepLoop(options: { databaseUrl: string; intervalSeconds: number; settings: SweepSettings; log: (line: string) => void }) {
+/**
+ * Runs the due sweeps every `intervalSeconds` until stopped; logs only the
+ * passes that did something. The library's policy is the environment's
+ * unless the caller passes one.
+ */
+export function startSweepLoop(options: {
+  databaseUrl: string;
+  intervalSeconds: number;
+  settings: SweepSettings;
+  policy?: CorePolicy;
+  log: (line: string) => void;
+}) {
   const connection = connectDatabase(options.databaseUrl, { maxConnections: 2 });
+  const policy = options.policy ?? corePolicyFrom(getEnvironment());
   let running: Promise<void> | undefined;
 
   const tick = () => {
     if (running) return; // a slow pass is not stacked on by the next tick
-    running = runDueSweeps({ db: connection.db }, options.settings)
+    running = runDueSweeps({ db: connection.db, policy }, options.settings)
       .then((reports) => {
         for (const line of describeSweeps(reports)) options.log(line);
       })

@@ -19,7 +19,7 @@ import {
   type Actor,
 } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
-import { auditLog } from '../../lib/db/schema';
+import { auditLog, slotLocks } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
@@ -227,5 +227,46 @@ describe('forceReleaseSlot', () => {
     expect(sweep.refused).toContainEqual({ slot: withEvidence.slot, failedGuards: ['no_evidence'] });
     expect(await auditFor(releasable.slot)).toMatchObject([{ action: 'slot.auto_release', actorType: 'system', actorId: 'sweeper' }]);
     expect(await auditFor(withEvidence.slot)).toEqual([]);
+  });
+});
+
+describe("the sweeper's refusals", () => {
+  async function refusal(slot: string) {
+    const [lock] = await database.db
+      .select({ since: slotLocks.releaseRefusedSince, guards: slotLocks.releaseRefusedGuards, escalatedAt: slotLocks.escalatedAt })
+      .from(slotLocks)
+      .where(eq(slotLocks.slot, slot));
+    return lock;
+  }
+
+  it('notes since when a lock is refused and the guards that fail, and a release clears the note', async () => {
+    const { slot, runKey } = await staleLock({ finishRun: false });
+    const first = new Date('2031-05-05T10:00:00Z');
+    await sweepStaleSlots(ctx(), { now: first });
+    expect(await refusal(slot)).toEqual({ since: first, guards: ['holder_run_finished'], escalatedAt: null });
+
+    await sweepStaleSlots(ctx(), { now: new Date('2031-05-05T10:05:00Z') });
+    expect((await refusal(slot))?.since).toEqual(first); // since the first refusal, not the latest
+
+    await finishRun(ctx(), { runKey, status: 'failed' });
+    expect((await sweepStaleSlots(ctx(), { now: new Date('2031-05-05T10:10:00Z') })).released).toContain(slot);
+    expect(await refusal(slot)).toEqual({ since: null, guards: null, escalatedAt: null });
+  });
+
+  it("starts a new holder's lock with no refusal and no escalation, and a heartbeat clears the holder's refusal", async () => {
+    const { slot, runKey, fencingToken } = await staleLock({ evidence: true, finishRun: false });
+    await sweepStaleSlots(ctx());
+    await database.sql`update slot_locks set escalated_at = now() where slot = ${slot}`;
+    await heartbeatSlot(ctx(), { slot, runKey, fencingToken, ttlMs: 60_000 });
+    expect(await refusal(slot)).toMatchObject({ since: null, guards: null, escalatedAt: expect.any(Date) }); // still this holder's
+
+    await sweepStaleSlots(ctx()); // not stale any more: nothing to refuse
+    expect((await refusal(slot))?.since).toBeNull();
+    await expire(slot);
+    await sweepStaleSlots(ctx());
+    expect((await refusal(slot))?.guards).toEqual(['holder_run_finished', 'no_evidence']);
+
+    expect(await acquireSlot(ctx(), { slot, runKey: `run-${randomUUID()}`, ttlMs: 60_000 })).toMatchObject({ outcome: 'acquired' });
+    expect(await refusal(slot)).toEqual({ since: null, guards: null, escalatedAt: null });
   });
 });

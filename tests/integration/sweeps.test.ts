@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { clearHold, ensureTaskBudget, freezeIdleTasks, runDueSweeps, runStep, type Actor } from '../../lib/core';
-import { holds, taskBudgets } from '../../lib/db/schema';
+import { clearHold, ensureTaskBudget, finishTask, freezeIdleTasks, runDueSweeps, runStep, type Actor } from '../../lib/core';
+import { holds, retryPoolUsage, taskBudgets } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
 const owner: Actor = { type: 'person', id: 'owner@example.com', role: 'viewer', teams: ['payments'] };
+const agent: Actor = { type: 'agent', id: 'x', scopes: ['ingest'] };
 
 async function idleTask(days: number) {
   const taskId = `task-${randomUUID()}`;
@@ -29,11 +30,29 @@ describe('freezeIdleTasks', () => {
 
     // A frozen task does no work until its owner resumes it.
     const step = { taskId: idle, agent: 'research', owner: 'person:owner@example.com', step: 'plan', content: {} };
-    expect(await runStep({ db: database.db }, step, async () => ({ result: 'ran' }))).toMatchObject({ status: 'do_not_retry', reason: 'task is frozen' });
+    expect(await runStep({ db: database.db }, step, async () => ({ result: 'ran' }))).toMatchObject({
+      status: 'stop', code: 'TASK_FROZEN', reason: 'task_frozen', holdId: hold!.id,
+    });
     await clearHold({ db: database.db, actor: owner }, { holdId: hold!.id, resolution: 'resume', note: 'still wanted' });
     const [budget] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, idle));
     expect(budget?.status).toBe('active');
     expect(await runStep({ db: database.db }, { ...step, step: 'plan_again' }, async () => ({ result: 'ran' }))).toMatchObject({ status: 'completed' });
+  });
+
+  it('never freezes a task that succeeded and was finished, however long ago, while an idle active one is', async () => {
+    const finished = `task-${randomUUID()}`;
+    await ensureTaskBudget(database.db, { taskId: finished, agent: 'ingest', owner: 'person:owner@example.com' });
+    expect(await finishTask({ db: database.db, actor: agent }, { taskId: finished, outcome: 'completed' })).toMatchObject({ changed: true });
+    await database.sql`update task_budgets set updated_at = now() - interval '4 days', finished_at = now() - interval '4 days' where task_id = ${finished}`;
+    const idle = await idleTask(4);
+
+    const frozen = await freezeIdleTasks({ db: database.db }, { idleDays: 3 });
+
+    expect(frozen).toContain(idle);
+    expect(frozen).not.toContain(finished);
+    const [task] = await database.db.select({ status: taskBudgets.status }).from(taskBudgets).where(eq(taskBudgets.taskId, finished));
+    expect(task?.status).toBe('completed');
+    expect(await database.db.select().from(holds).where(and(eq(holds.itemType, 'task'), eq(holds.itemId, finished)))).toEqual([]);
   });
 });
 
@@ -48,12 +67,47 @@ describe('runDueSweeps', () => {
       ['resume_bulk_redrives', true],
       ['delete_expired_keys', true],
       ['release_stale_slots', true],
+      ['escalate_stale_locks', true],
+      ['escalate_uncertain_keys', true],
+      ['reconcile_holds', true],
+      ['delete_old_retry_pool_usage', true],
       ['freeze_idle_tasks', true],
     ]);
     expect(second.every((report) => !report.ran)).toBe(true);
     const nextSlotBucket = await runDueSweeps({ db: database.db }, {}, new Date('2031-01-01T10:11:00Z'));
-    // The rollup and bulk-redrive resumption are due every minute, the slot sweep every five, the rest hourly.
-    expect(nextSlotBucket.filter((report) => report.ran).map((report) => report.job)).toEqual(['roll_up_attempts', 'resume_bulk_redrives', 'release_stale_slots']);
+    // The rollup, bulk-redrive resumption and reconciliation are due every minute, the slot sweep
+    // and the escalations every five, the rest hourly.
+    expect(nextSlotBucket.filter((report) => report.ran).map((report) => report.job)).toEqual([
+      'roll_up_attempts',
+      'resume_bulk_redrives',
+      'release_stale_slots',
+      'escalate_stale_locks',
+      'escalate_uncertain_keys',
+      'reconcile_holds',
+    ]);
+  });
+
+  it("takes its buckets from the context's clock when no time is given", async () => {
+    const reports = await runDueSweeps({ db: database.db, clock: () => new Date('2032-06-01T08:03:30Z') });
+    expect(reports.find((report) => report.job === 'reconcile_holds')).toMatchObject({ ran: true, bucket: '2032-06-01T08:03:00.000Z' });
+    expect(reports.find((report) => report.job === 'escalate_uncertain_keys')).toMatchObject({ ran: true, bucket: '2032-06-01T08:00:00.000Z' });
+  });
+});
+
+describe('delete_old_retry_pool_usage', () => {
+  it('deletes retry pool usage slices older than a day, and keeps the last day', async () => {
+    const now = new Date('2033-03-03T12:30:00Z');
+    const agent = `agent-${randomUUID()}`;
+    await database.sql`insert into retry_pool_usage (agent, step, slice_start, first_attempts) values
+      (${agent}, 'publish', ${'2033-03-02T12:00:00Z'}::timestamptz, 1),
+      (${agent}, 'publish', ${'2033-03-02T13:00:00Z'}::timestamptz, 1),
+      (${agent}, 'publish', ${'2033-03-03T12:25:00Z'}::timestamptz, 1)`;
+
+    const reports = await runDueSweeps({ db: database.db }, {}, now);
+
+    expect(reports.find((report) => report.job === 'delete_old_retry_pool_usage')?.result?.changed).toBe(1);
+    const left = await database.db.select({ sliceStart: retryPoolUsage.sliceStart }).from(retryPoolUsage).where(eq(retryPoolUsage.agent, agent)).orderBy(retryPoolUsage.sliceStart);
+    expect(left.map((row) => row.sliceStart.toISOString())).toEqual(['2033-03-02T13:00:00.000Z', '2033-03-03T12:25:00.000Z']);
   });
 });
 

@@ -13,6 +13,8 @@ export const DEFAULT_FROZEN_AFTER_DAYS = 3;
  */
 export async function freezeIdleTasks(ctx: CoreContext, options: { idleDays?: number; limit?: number } = {}): Promise<string[]> {
   const idleDays = options.idleDays ?? DEFAULT_FROZEN_AFTER_DAYS;
+  // Only active tasks: a finished one (completed, failed, discarded) has no work left to
+  // park however long it stays unchanged, and a dead-lettered one already has its hold.
   const isIdle = and(eq(taskBudgets.status, 'active'), sql`${taskBudgets.updatedAt} < now() - ${`${idleDays} days`}::interval`);
   const idle = await ctx.db
     .select({ taskId: taskBudgets.taskId, owner: taskBudgets.owner, updatedAt: taskBudgets.updatedAt })

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/client';
 import { slotLocks, type SlotLock } from '../../db/schema';
 import { writeAudit } from '../audit';
 import { authorize } from '../authorization';
-import { actorLabel, SWEEPER, type CoreContext } from '../context';
+import { actorLabel, nowOf, SWEEPER, type CoreContext } from '../context';
 import { GuardFailedError, NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
 
@@ -55,7 +55,7 @@ export async function forceReleaseSlot(ctx: CoreContext, input: z.input<typeof f
 
     const [released] = await tx
       .update(slotLocks)
-      .set({ releasedAt: sql`now()`, releasedBy: actorLabel(actor) })
+      .set({ releasedAt: sql`now()`, releasedBy: actorLabel(actor), releaseRefusedSince: null, releaseRefusedGuards: null })
       .where(eq(slotLocks.slot, lock.slot))
       .returning();
     if (!released) throw new Error('forceReleaseSlot: the locked row vanished');
@@ -136,8 +136,17 @@ export interface StaleSlotSweep {
   refused: { slot: string; failedGuards: string[] }[];
 }
 
-/** The automatic release: every held lock past its TTL goes through the same guard, as the sweeper. */
-export async function sweepStaleSlots(ctx: CoreContext, options: { heartbeatGraceMs?: number; limit?: number } = {}): Promise<StaleSlotSweep> {
+/**
+ * The automatic release: every held lock past its TTL goes through the same
+ * guard, as the sweeper. A refusal is noted on the lock (since when, the
+ * first time, and which guards failed, each time), so a lock the sweeper keeps
+ * refusing can be escalated to a person (escalate-stale-locks.ts); a release clears it.
+ */
+export async function sweepStaleSlots(
+  ctx: CoreContext,
+  options: { heartbeatGraceMs?: number; limit?: number; now?: Date } = {},
+): Promise<StaleSlotSweep> {
+  const now = options.now ?? nowOf(ctx);
   const stale = await ctx.db
     .select({ slot: slotLocks.slot, fencingToken: slotLocks.fencingToken })
     .from(slotLocks)
@@ -152,9 +161,22 @@ export async function sweepStaleSlots(ctx: CoreContext, options: { heartbeatGrac
       );
       outcome.released.push(lock.slot);
     } catch (error) {
-      if (error instanceof GuardFailedError) outcome.refused.push({ slot: lock.slot, failedGuards: error.failedGuards });
-      else if (!(error instanceof StateConflictError)) throw error; // re-acquired meanwhile: nothing to do
+      if (error instanceof GuardFailedError) {
+        await noteRefusal(ctx.db, lock, error.failedGuards, now);
+        outcome.refused.push({ slot: lock.slot, failedGuards: error.failedGuards });
+      } else if (!(error instanceof StateConflictError)) throw error; // re-acquired meanwhile: nothing to do
     }
   }
   return outcome;
+}
+
+/** Notes a refused release on the lock, for this holder's token only (it may have been taken since). */
+async function noteRefusal(db: Executor, lock: { slot: string; fencingToken: number }, failedGuards: string[], now: Date): Promise<void> {
+  await db
+    .update(slotLocks)
+    .set({
+      releaseRefusedSince: sql`coalesce(${slotLocks.releaseRefusedSince}, ${now.toISOString()}::timestamptz)`,
+      releaseRefusedGuards: failedGuards,
+    })
+    .where(and(eq(slotLocks.slot, lock.slot), eq(slotLocks.fencingToken, lock.fencingToken), isNull(slotLocks.releasedAt)));
 }

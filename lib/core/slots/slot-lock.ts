@@ -57,6 +57,11 @@ const acquireStatement = cachedStatement((db) => {
         heartbeatAt: sql`case when ${free} or ${mine} then now() else ${l.heartbeatAt} end`,
         releasedAt: sql`case when ${free} then null else ${l.releasedAt} end`,
         releasedBy: sql`case when ${free} then null else ${l.releasedBy} end`,
+        // A fresh lock is not stale: the sweeper's refusals of the old one no longer apply, and a
+        // new holder may be escalated anew should its own lock go stale.
+        releaseRefusedSince: sql`case when ${free} or ${mine} then null else ${l.releaseRefusedSince} end`,
+        releaseRefusedGuards: sql`case when ${free} or ${mine} then null else ${l.releaseRefusedGuards} end`,
+        escalatedAt: sql`case when ${free} then null else ${l.escalatedAt} end`,
       },
     })
     .returning({
@@ -81,7 +86,8 @@ export async function heartbeatSlot(ctx: CoreContext, input: z.input<typeof hear
   const l = slotLocks;
   const [row] = await ctx.db
     .update(l)
-    .set({ expiresAt: sql`now() + ${`${request.ttlMs} milliseconds`}::interval`, heartbeatAt: sql`now()` })
+    // A heartbeat makes the lock fresh again: any refusal noted while it was stale no longer applies.
+    .set({ expiresAt: sql`now() + ${`${request.ttlMs} milliseconds`}::interval`, heartbeatAt: sql`now()`, releaseRefusedSince: null, releaseRefusedGuards: null })
     .where(and(eq(l.slot, request.slot), eq(l.holderRunKey, request.runKey), eq(l.fencingToken, request.fencingToken), isNull(l.releasedAt)))
     .returning({ expiresAt: slotLocks.expiresAt });
   if (!row) throw await notHolder(ctx, request.slot, request.runKey);
@@ -99,7 +105,7 @@ export async function releaseSlot(ctx: CoreContext, input: z.input<typeof releas
   const l = slotLocks;
   const released = await ctx.db
     .update(l)
-    .set({ releasedAt: sql`now()`, releasedBy: `run:${request.runKey}` })
+    .set({ releasedAt: sql`now()`, releasedBy: `run:${request.runKey}`, releaseRefusedSince: null, releaseRefusedGuards: null })
     .where(and(eq(l.slot, request.slot), eq(l.holderRunKey, request.runKey), isNull(l.releasedAt)))
     .returning({ slot: l.slot });
   if (released.length > 0) return;

@@ -40,7 +40,10 @@ describe('operator commands', () => {
     }));
     const before = buckets(first.stdout);
     const after = buckets(second.stdout);
-    expect([...after.keys()].sort()).toEqual(['delete_expired_keys', 'freeze_idle_tasks', 'maintain_attempt_log', 'release_stale_slots', 'resume_bulk_redrives', 'roll_up_attempts']);
+    expect([...after.keys()].sort()).toEqual([
+      'delete_expired_keys', 'delete_old_retry_pool_usage', 'escalate_stale_locks', 'escalate_uncertain_keys', 'freeze_idle_tasks',
+      'maintain_attempt_log', 'reconcile_holds', 'release_stale_slots', 'resume_bulk_redrives', 'roll_up_attempts',
+    ]);
     for (const [job, { bucket, outcome }] of after) {
       if (bucket === before.get(job)?.bucket) expect(outcome).toBe('already swept in this bucket');
     }

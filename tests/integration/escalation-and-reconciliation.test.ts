@@ -11,7 +11,7 @@ import { reconcileHolds } from '../../lib/core/holds/reconcile-holds';
 import { clearHold } from '../../lib/core/holds/settle-hold';
 import { claimKey } from '../../lib/core/keys/claim-key';
 import { completeKey } from '../../lib/core/keys/settle-key';
-import { acquireSlot, recordEvidence } from '../../lib/core/slots/slot-lock';
+import { acquireSlot, recordEvidence, releaseSlot } from '../../lib/core/slots/slot-lock';
 import { sweepStaleSlots } from '../../lib/core/slots/force-release';
 import { startRun } from '../../lib/core/slots/runs';
 import { runDueSweeps } from '../../lib/core/sweeps';
@@ -178,6 +178,19 @@ describe('escalateStaleLocks', () => {
     expect(hold?.detail).toContain('no_evidence');
     const [lock] = await database.db.select().from(slotLocks).where(eq(slotLocks.slot, slot));
     expect(lock?.escalatedAt).toBeInstanceOf(Date);
+  });
+
+  it('closes its stale_lock hold as resolved once the holder lets go of the lock, and not before', async () => {
+    const { slot, runKey } = await refusedLock({ taskId: await newTask() });
+    await sweepPass(0);
+    await sweepPass(31);
+    expect(await reconcileHolds(ctx())).not.toContainEqual(expect.objectContaining({ itemId: slot }));
+    await releaseSlot(ctx(), { slot, runKey });
+    expect(await reconcileHolds(ctx())).toContainEqual(expect.objectContaining({ itemType: 'slot', itemId: slot }));
+    expect(await reconcileHolds(ctx())).not.toContainEqual(expect.objectContaining({ itemId: slot }));
+    const [hold] = await holdsOn('slot', slot);
+    expect(hold).toMatchObject({ status: 'cleared', resolution: 'resolved', clearedBy: 'system:sweeper' });
+    expect(hold?.resolutionNote).toContain('The lock was released');
   });
 
   it('gives a lock whose run Holdfast does not know to the default owner', async () => {

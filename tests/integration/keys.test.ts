@@ -109,6 +109,15 @@ describe('claimKey', () => {
     expect(await claimKey(ctx(), { key, requestHash: hashA })).toMatchObject({ outcome: 'replay', result: 'first holder' });
   });
 
+  it('never lets retention turn an uncertain outcome into a new operation: it stays uncertain for a person', async () => {
+    const key = freshKey();
+    expect(await claimKey(ctx(), { key, requestHash: hashA, retentionMs: 1_000, inProgressTtlMs: 60_000, downstreamIdempotent: false })).toMatchObject({ outcome: 'acquired' });
+    // Its holder died long ago: the claim and the retention have both run out.
+    await database.sql`update idempotency_keys set locked_until = now() - interval '2 days', expires_at = now() - interval '1 day' where key = ${key}`;
+    expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({ outcome: 'uncertain' });
+    expect(await deleteExpiredKeys(ctx())).toBe(0);
+  });
+
   it("keeps a claim past its lock, and counts retention again from a settle, with the claim's own retention or its scope's", async () => {
     const own = freshKey();
     const claim = (await claimKey(ctx(), { key: own, requestHash: hashA, retentionMs: 5_000, inProgressTtlMs: 60_000 })) as { fencingToken: number };

@@ -32,6 +32,16 @@ const selfClearingConditions: SelfClearingCondition[] = [
     note: sql`(select 'The task was finished as ' || held_task.status || coalesce(' at ' || to_char(held_task.finished_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"'), '')
       || ': it does no more work, so nothing is left to resume' from task_budgets held_task where held_task.task_id = ${holds.itemId})`,
   },
+  {
+    // The lock the sweeper kept refusing was released (by its holder or a person) or taken by a new holder.
+    itemType: 'slot',
+    reason: 'stale_lock',
+    cleared: sql`exists (select 1 from slot_locks held_lock where held_lock.slot = ${holds.itemId}
+      and (held_lock.released_at is not null or held_lock.escalated_at is null))`,
+    note: sql`(select case when held_lock.released_at is not null
+        then 'The lock was released at ' || to_char(held_lock.released_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS "UTC"') || coalesce(' by ' || held_lock.released_by, '')
+        else 'A new holder took the slot' end || ': nothing is left stuck' from slot_locks held_lock where held_lock.slot = ${holds.itemId})`,
+  },
 ];
 
 export interface ReconciledHold {

@@ -62,10 +62,12 @@ const millisecondsFromNow = (name: string) => sql`now() + make_interval(secs => 
 
 const claimStatement = cachedStatement((db) => {
   const k = idempotencyKeys;
-  // A live claim is never "a new operation", whatever its retention says: its
-  // holder may still be running, and a takeover would run the work twice.
-  const lockLive = sql`(${k.status} = 'in_progress' and ${k.lockedUntil} > now())`;
-  const retentionOver = sql`(${k.expiresAt} <= now() and not ${lockLive})`;
+  // A claim still in progress is never "a new operation", whatever its retention says:
+  // a live holder may still be running (a takeover would run the work twice), and an
+  // expired holder of a downstream that cannot deduplicate left an uncertain outcome
+  // that only a person may settle.
+  const stillClaimed = sql`(${k.status} = 'in_progress' and (${k.lockedUntil} > now() or not ${k.downstreamIdempotent}))`;
+  const retentionOver = sql`(${k.expiresAt} <= now() and not ${stillClaimed})`;
   // Evaluated against the existing row: who may take the key over.
   const takeover = sql`(${retentionOver} or (${k.requestHash} = excluded.request_hash and (
       ${k.status} = 'failed'

@@ -1,8 +1,10 @@
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import type { Metadata } from 'next';
+import { PoolRefusalsCard } from '@/components/retry-pools/pool-refusals-card';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getOverview } from '@/lib/queries/overview';
+import { listRetryPools } from '@/lib/queries/retry-pools';
 import { getStepStatsView } from '@/lib/queries/step-stats';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
@@ -24,7 +26,9 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
 
   const queryClient = new QueryClient();
   const now = new Date();
-  await Promise.all([
+  // The retry pools are read alongside the prefetches and shown as rendered (not polled).
+  const [retryPools] = await Promise.all([
+    listRetryPools(getDb(), now),
     queryClient.prefetchQuery({ queryKey: stepStatsQueryKey(window), queryFn: () => getStepStatsView(getDb(), window, now) }),
     queryClient.prefetchQuery({ queryKey: overviewQueryKey(window), queryFn: () => getOverview(getDb(), window, now) }),
   ]);
@@ -53,6 +57,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
       ) : null}
       <HydrationBoundary state={dehydrate(queryClient)}>
         <OverviewFigures window={window} />
+        <PoolRefusalsCard pools={retryPools} />
         <StepStatsPanel window={window} />
       </HydrationBoundary>
     </>

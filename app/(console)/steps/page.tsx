@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { getStepAnomalies } from '@/lib/queries/anomalies';
+import { getStepPoolCoverage } from '@/lib/queries/retry-pools';
 import { getStepStats } from '@/lib/queries/step-stats';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
@@ -19,6 +20,7 @@ export default async function StepsPage({ searchParams }: { searchParams: Promis
   const [all, anomalies] = await Promise.all([getStepStats(getDb(), view.range), getStepAnomalies(getDb(), now)]);
   const agents = [...new Set(all.map((row) => row.agent))].sort();
   const steps = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
+  const pools = await getStepPoolCoverage(getDb(), steps, view.range, now);
 
   return (
     <>
@@ -37,7 +39,7 @@ export default async function StepsPage({ searchParams }: { searchParams: Promis
           No attempts in this window{view.agent || view.search ? ' for this agent or search' : ''}. Try a longer window or clear the filters.
         </EmptyState>
       ) : (
-        <StepsTable steps={steps} view={view} anomalies={anomalies} />
+        <StepsTable steps={steps} view={view} anomalies={anomalies} pools={pools} />
       )}
       <details className="mt-4 text-[12px] text-muted">
         <summary className="cursor-pointer">What the columns mean</summary>
@@ -53,6 +55,13 @@ export default async function StepsPage({ searchParams }: { searchParams: Promis
             <dd>
               The last 24 hours&apos; retry share of spend is more than 3 scaled median absolute deviations, and at least 10 points,
               above the median of the step&apos;s previous 7 days (needs 20 attempts and 4 days of history).
+            </dd>
+          </div>
+          <div className="contents">
+            <dt className="font-medium text-ink">retry pool: N left / refused R</dt>
+            <dd>
+              The step is covered by a fleet retry pool (see the Retry pools page): N retries may still be granted now by the pool that would
+              refuse first, and R of this step&apos;s retries were refused in this window (refusals are kept for 24 hours).
             </dd>
           </div>
         </dl>

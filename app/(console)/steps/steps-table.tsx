@@ -1,7 +1,9 @@
 import Link from 'next/link';
+import { RetryPoolBadge } from '@/components/retry-pools/retry-pool-badge';
 import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { formatCount, formatMicros, formatPercent } from '@/lib/format';
+import type { StepPoolCoverage } from '@/lib/queries/retry-pools';
 import type { StepStats } from '@/lib/queries/step-stats';
 import { stepsViewHref, type SortColumn, type StepsView } from '@/lib/steps-view';
 
@@ -32,7 +34,18 @@ export const stepColumns: Column[] = [
   { key: 'latencyP95Ms', label: 'p95', help: '95th percentile latency of finished attempts (nearest rank, within ±2.4%)', numeric: true, show: (row) => msOrDash(row.latencyP95Ms) },
 ];
 
-export function StepsTable({ steps, view, anomalies }: { steps: StepStats[]; view: StepsView; anomalies: Map<string, AnomalyFacts> }) {
+export function StepsTable({
+  steps,
+  view,
+  anomalies,
+  pools,
+}: {
+  steps: StepStats[];
+  view: StepsView;
+  anomalies: Map<string, AnomalyFacts>;
+  /** Retry pools covering the steps, keyed `agent/step`. */
+  pools?: Map<string, StepPoolCoverage>;
+}) {
   return (
     <Table data-testid="steps-table">
       <caption className="sr-only">Steps, sorted by {view.sort} {view.dir === 'asc' ? 'ascending' : 'descending'}</caption>
@@ -67,6 +80,7 @@ export function StepsTable({ steps, view, anomalies }: { steps: StepStats[]; vie
                   column.show(row)
                 )}
                 {column.key === 'step' ? <AnomalyFlag anomaly={anomalies.get(`${row.agent}/${row.step}`)} /> : null}
+                {column.key === 'step' ? <RetryPoolBadge coverage={pools?.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'failures' && row.failures > 0 ? (
                   <span className="block text-[11px] text-muted">
                     {Object.entries(row.failuresByClass).map(([errorClass, count]) => `${errorClass} ${count}`).join(', ')}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertConsoleIsGuarded, EnvironmentError, parseEnvironment } from '../../lib/env';
+import { assertConsoleIsGuarded, corePolicyFrom, EnvironmentError, parseEnvironment } from '../../lib/env';
 
 describe('parseEnvironment', () => {
   it('applies defaults when nothing is set', () => {
@@ -14,6 +14,12 @@ describe('parseEnvironment', () => {
       HOLDFAST_DEMO: 'auto',
       HOLDFAST_ATTEMPT_RETENTION_DAYS: 30,
       HOLDFAST_ROLLUP_RETENTION_DAYS: 400,
+      HOLDFAST_REDRIVE_MAX: 3,
+      HOLDFAST_REDRIVE_COOLDOWN_MINUTES: 10,
+      HOLDFAST_REDRIVE_MAX_AGE_DAYS: 7,
+      HOLDFAST_UNCERTAIN_ESCALATE_MINUTES: 15,
+      HOLDFAST_STALE_LOCK_ESCALATE_MINUTES: 30,
+      HOLDFAST_DEFAULT_OWNER: 'team:platform',
       AUTH_MODE: undefined,
       SESSION_SECRET: undefined,
       AUTH_PROXY_SECRET: undefined,
@@ -23,6 +29,13 @@ describe('parseEnvironment', () => {
       AUTH_PROXY_ROLE_MAP: '',
       AUTH_PROXY_SIGN_OUT_URL: undefined,
     });
+  });
+
+  it('turns the redrive brakes into the library policy, and refuses an owner that names nobody', () => {
+    expect(corePolicyFrom(parseEnvironment({ HOLDFAST_REDRIVE_MAX: '5', HOLDFAST_REDRIVE_COOLDOWN_MINUTES: '2', HOLDFAST_REDRIVE_MAX_AGE_DAYS: '1' }))).toEqual({
+      redriveBrakes: { maxRedrives: 5, cooldownMs: 120_000, maxTaskAgeMs: 86_400_000 },
+    });
+    expect(() => parseEnvironment({ HOLDFAST_DEFAULT_OWNER: 'platform' })).toThrow(/HOLDFAST_DEFAULT_OWNER/);
   });
 
   it('accepts postgres:// and postgresql:// URLs', () => {

@@ -18,6 +18,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../lib/db/embedded-
 import { migrateDatabase } from '../lib/db/migrate';
 import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
 import { seedDemoHoldsIfEmpty, seedDemoPeopleIfEmpty } from '../lib/demo/seed-people';
+import { seedDemoRetryPoolsIfEmpty } from '../lib/demo/seed-retry-pools';
 import { assertConsoleIsGuarded, getEnvironment } from '../lib/env';
 import { maintainAttemptLog } from '../lib/rollups/retention';
 import { loadOrCreateSessionSecret } from './lib/session-secret';
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
     if (seedDemo) {
       const seeded = await seedDemoAttemptsIfEmpty({ db: connection.db });
       if (seeded > 0) log(`Seeded ${seeded} demo attempts`);
+      if ((await seedDemoRetryPoolsIfEmpty({ db: connection.db })) > 0) log('Seeded demo retry pools');
     }
     // The demo sign-in page lists these people; demo mode without them would let nobody in.
     if (authMode === 'demo' && (await seedDemoPeopleIfEmpty({ db: connection.db })) > 0) {

@@ -1,4 +1,5 @@
-import type { RunStepOutcome, StepBody } from '../core/run-step';
+import type { StepBody } from '../core/run-step';
+import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome } from '../core/steps/step-outcome';
 import { classifyFailure } from '../core/retry/step-error';
 import { stopCodes, waitCodes, type BeginStepInput, type FinishAnswer, type StopCode, type StopReason, type WaitCode } from '../core/steps/step-protocol';
 import { HoldfastApiError, type HoldfastClient } from './index';
@@ -17,7 +18,7 @@ export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, 
   } catch (error) {
     return answerInProblem(error);
   }
-  if (begun.decision === 'replay') return { status: 'replayed', result: begun.result as T };
+  if (begun.decision !== 'run') return outcomeOfBegin(begun);
 
   const attempt = { key: begun.key, attemptNumber: begun.attemptNumber, fencingToken: begun.fencingToken };
   const finish = async (report: Parameters<HoldfastClient['finishStep']>[0]): Promise<FinishAnswer> => client.finishStep(report) as Promise<FinishAnswer>;
@@ -31,14 +32,14 @@ export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, 
         key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'failed',
         errorClass: failure.errorClass, errorText: failure.errorText, costMicros: failure.costMicros, retryAfterMs: failure.retryAfterMs,
       });
-      return outcomeOf(answer, undefined as T);
+      return outcomeOfFinish(answer, undefined as T);
     } catch (finishError) {
       return answerInProblem(finishError);
     }
   }
   try {
     const answer = await finish({ key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'succeeded', result: output.result ?? null, costMicros: output.costMicros ?? 0 });
-    return outcomeOf(answer, output.result);
+    return outcomeOfFinish(answer, output.result);
   } catch (error) {
     if (!(error instanceof HoldfastApiError) || !RESULT_REFUSED.includes(error.code)) return answerInProblem(error);
     // A result that cannot be stored (too large, not JSON) cannot be replayed: the step is wrong, not unlucky.
@@ -47,7 +48,7 @@ export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, 
         key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'failed',
         errorClass: 'permanent', errorText: `the step's result was refused: ${error.detail}`, costMicros: output.costMicros ?? 0,
       });
-      return outcomeOf(answer, undefined as T);
+      return outcomeOfFinish(answer, undefined as T);
     } catch (finishError) {
       return answerInProblem(finishError);
     }
@@ -56,19 +57,6 @@ export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, 
 
 /** Codes with which a finish refuses the result itself. */
 const RESULT_REFUSED = ['INVALID_INPUT', 'PAYLOAD_TOO_LARGE'];
-
-function outcomeOf<T>(answer: FinishAnswer, result: T): RunStepOutcome<T> {
-  switch (answer.decision) {
-    case 'completed':
-      return { status: 'completed', result, attemptNumber: answer.attemptNumber, taskStatus: answer.taskStatus };
-    case 'retry':
-      return { status: 'retry', delayMs: answer.delayMs, attemptNumber: answer.attemptNumber, errorClass: answer.errorClass };
-    case 'stop': {
-      const { decision: _decision, ...stop } = answer;
-      return { status: 'stop', ...stop };
-    }
-  }
-}
 
 /** A wait or stop answer travels as a problem document; anything else is a real error and is thrown. */
 function answerInProblem<T>(error: unknown): RunStepOutcome<T> {

@@ -4,7 +4,10 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry/decide-retry';
 import { classifyFailure, type ClassifiedFailure } from './retry/step-error';
 import { beginStep } from './steps/begin-step';
 import { finishStep } from './steps/finish-step';
-import type { BeginStepInput, FinishAnswer, StopAnswer, WaitAnswer } from './steps/step-protocol';
+import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome } from './steps/step-outcome';
+import type { BeginStepInput } from './steps/step-protocol';
+
+export type { RunStepOutcome } from './steps/step-outcome';
 
 export type RunStepInput = BeginStepInput;
 
@@ -16,13 +19,6 @@ export interface StepAttempt {
 
 /** What the step does. Its result is stored and replayed to every duplicate, so a model is never called twice for one step. */
 export type StepBody<T> = (attempt: StepAttempt) => Promise<{ result: T; costMicros?: number }>;
-
-export type RunStepOutcome<T> =
-  | { status: 'completed'; result: T; attemptNumber: number; taskStatus: 'active' | 'completed' }
-  | { status: 'replayed'; result: T }
-  | { status: 'wait'; code: WaitAnswer['code']; retryAfterMs: number; detail: string }
-  | { status: 'retry'; delayMs: number; attemptNumber: number; errorClass: ClassifiedFailure['errorClass'] }
-  | ({ status: 'stop' } & Omit<StopAnswer, 'decision'>);
 
 /**
  * One step of a task, made safe to deliver more than once: begin it with the
@@ -39,18 +35,7 @@ export async function runStep<T>(
   policy: RetryPolicy = DEFAULT_RETRY_POLICY,
 ): Promise<RunStepOutcome<T>> {
   const begun = await beginStep(ctx, input);
-  switch (begun.decision) {
-    case 'replay':
-      return { status: 'replayed', result: begun.result as T };
-    case 'wait':
-      return { status: 'wait', code: begun.code, retryAfterMs: begun.retryAfterMs, detail: begun.detail };
-    case 'stop': {
-      const { decision: _decision, ...stop } = begun;
-      return { status: 'stop', ...stop };
-    }
-    case 'run':
-      break;
-  }
+  if (begun.decision !== 'run') return outcomeOfBegin(begun);
 
   const attempt: StepAttempt = { key: begun.key, attemptNumber: begun.attemptNumber, fencingToken: begun.fencingToken };
   const finishFailed = (failure: Pick<ClassifiedFailure, 'errorClass' | 'errorText' | 'costMicros' | 'retryAfterMs'>) =>
@@ -64,28 +49,15 @@ export async function runStep<T>(
       throw new Error(`the step reported an invalid cost ${String(output.costMicros)}: costs are whole micro-dollars, 0 or more`);
     }
   } catch (error) {
-    return outcomeOf(await finishFailed(classifyFailure(error)), undefined as T);
+    return outcomeOfFinish(await finishFailed(classifyFailure(error)), undefined as T);
   }
   try {
     const finished = await finishStep(ctx, { key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'succeeded', result: output.result ?? null, costMicros: output.costMicros ?? 0 }, policy);
-    return outcomeOf(finished, output.result);
+    return outcomeOfFinish(finished, output.result);
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     // A result that cannot be stored (too large) cannot be replayed: the step is wrong, not unlucky.
-    return outcomeOf(await finishFailed({ errorClass: 'permanent', errorText: `the step's result was refused: ${error.message}`, costMicros: output.costMicros ?? 0 }), undefined as T);
-  }
-}
-
-function outcomeOf<T>(finished: FinishAnswer, result: T): RunStepOutcome<T> {
-  switch (finished.decision) {
-    case 'completed':
-      return { status: 'completed', result, attemptNumber: finished.attemptNumber, taskStatus: finished.taskStatus };
-    case 'retry':
-      return { status: 'retry', delayMs: finished.delayMs, attemptNumber: finished.attemptNumber, errorClass: finished.errorClass };
-    case 'stop': {
-      const { decision: _decision, ...stop } = finished;
-      return { status: 'stop', ...stop };
-    }
+    return outcomeOfFinish(await finishFailed({ errorClass: 'permanent', errorText: `the step's result was refused: ${error.message}`, costMicros: output.costMicros ?? 0 }), undefined as T);
   }
 }
 

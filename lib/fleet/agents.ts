@@ -4,6 +4,7 @@ import { chargeCard, publishPage, sendEmail } from './downstreams';
 import { afterActing, failBeforeActing, faultFor, type FleetTiming } from './faults';
 import { callModel } from './model';
 import type { FleetTally } from './tally';
+import { verdictOf } from './verdict';
 
 /** A task as it travels on the queue. */
 export interface FleetTask {
@@ -131,18 +132,5 @@ export async function runAgentStep(context: AgentContext, task: FleetTask, spec:
       return output;
     },
   );
-  switch (outcome.status) {
-    case 'completed':
-      return 'next';
-    case 'replayed':
-      context.tally.replays += 1;
-      return 'next';
-    case 'retry':
-    case 'wait':
-      return 'later';
-    case 'stop':
-      if (outcome.holdId !== undefined) context.tally.holdIds.add(outcome.holdId);
-      if (outcome.deadLetterId !== undefined) context.tally.deadLetterIds.add(outcome.deadLetterId);
-      return 'stop';
-  }
+  return verdictOf(outcome, context.tally);
 }

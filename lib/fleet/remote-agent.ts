@@ -3,6 +3,7 @@ import { runStep } from '../client/run-step';
 import type { AgentContext, FleetTask, StepVerdict } from './agents';
 import { failBeforeActing, faultFor } from './faults';
 import { callModel } from './model';
+import { verdictOf } from './verdict';
 
 /**
  * The research agent works through the HTTP API only, as an agent written in
@@ -49,18 +50,5 @@ export async function runRemoteStep(context: RemoteContext, task: FleetTask, ste
       return { result: { text: call.text }, costMicros: call.costMicros };
     },
   );
-  switch (outcome.status) {
-    case 'completed':
-      return 'next';
-    case 'replayed':
-      context.tally.replays += 1;
-      return 'next';
-    case 'retry':
-    case 'wait':
-      return 'later';
-    case 'stop':
-      if (outcome.holdId !== undefined) context.tally.holdIds.add(outcome.holdId);
-      if (outcome.deadLetterId !== undefined) context.tally.deadLetterIds.add(outcome.deadLetterId);
-      return 'stop';
-  }
+  return verdictOf(outcome, context.tally);
 }

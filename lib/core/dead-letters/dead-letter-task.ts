@@ -43,6 +43,9 @@ export async function deadLetterTask(db: Executor, actor: Actor, input: DeadLett
   const item = parseInput(deadLetterInput, input);
   const { owner, ...letter } = item;
   return db.transaction(async (tx) => {
+    // The task's row first: the step engine's finish holds it while it dead-letters, so taking
+    // it after the dead letter's unique slot would let two exhausting workers deadlock.
+    await tx.update(taskBudgets).set({ status: 'dead_lettered', updatedAt: sql`now()` }).where(eq(taskBudgets.taskId, item.taskId));
     const [created] = await tx
       .insert(deadLetters)
       // A null payload is stored as JSON null: the column holds what the task carried, never nothing.
@@ -54,7 +57,6 @@ export async function deadLetterTask(db: Executor, actor: Actor, input: DeadLett
       (await tx.select().from(deadLetters).where(and(eq(deadLetters.taskId, item.taskId), eq(deadLetters.status, 'pending'))))[0];
     if (!deadLetter) throw new Error('deadLetterTask: conflict without a pending dead letter');
 
-    await tx.update(taskBudgets).set({ status: 'dead_lettered', updatedAt: sql`now()` }).where(eq(taskBudgets.taskId, item.taskId));
     const { hold } = await openHold(
       { db: tx, actor },
       {

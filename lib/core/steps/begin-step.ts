@@ -4,6 +4,7 @@ import { deadLetters, holds, idempotencyKeys, type ErrorClass, type TaskStatus }
 import { beginAttempt } from '../budgets/attempt-lifecycle';
 import { ensureTaskBudget } from '../budgets/task-budget';
 import { nowOf, type CoreContext } from '../context';
+import { retryOnDeadlock } from '../deadlock-retry';
 import { KeyPayloadMismatchError } from '../errors';
 import { openHold } from '../holds/open-hold';
 import { claimKey } from '../keys/claim-key';
@@ -14,6 +15,7 @@ import { parseInput } from '../validation';
 import { estimateStepCost } from './cost-estimate';
 import { exhaustTask, type ExhaustionReason } from './exhaust-task';
 import { stepActor } from './step-actor';
+import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
 import { beginStepInput, type BeginAnswer, type BeginStepInput, type BeginStepRequest, type StopAnswer } from './step-protocol';
 
 /** Why a begin was refused after its claim; the claim and everything else it wrote are rolled back. */
@@ -55,7 +57,7 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
 
   let decided: Decided;
   try {
-    decided = await ctx.db.transaction((tx) => claimAndGate(tx, request, key, estimate, now));
+    decided = await retryOnDeadlock(ctx.db, () => ctx.db.transaction((tx) => claimAndGate(tx, request, key, estimate, now)));
   } catch (error) {
     if (error instanceof BeginRefused) decided = error.refusal;
     else if (error instanceof KeyPayloadMismatchError) {
@@ -128,9 +130,7 @@ async function claimAndGate(tx: Transaction, request: BeginStepRequest, key: str
     kind: 'answer',
     answer: {
       decision: 'run', key, attemptNumber: claim.attemptNumber, fencingToken: claim.fencingToken, reservedMicros: estimate,
-      retriesLeft: budget.retry_allowance - budget.retries_used,
-      spendLeftMicros: Number(budget.spend_ceiling_micros) - Number(budget.spend_micros) - Number(budget.reserved_micros),
-      msLeft: Math.max(0, new Date(budget.deadline).getTime() - now.getTime()),
+      ...allowanceLeft(budget, now),
     },
   };
 }
@@ -154,15 +154,6 @@ async function attachStepToKey(tx: Transaction, key: string, request: BeginStepR
   return Number(row?.leftover ?? 0);
 }
 
-type BudgetAfterReserving = {
-  retries_used: number;
-  retry_allowance: number;
-  spend_micros: string;
-  reserved_micros: string;
-  spend_ceiling_micros: string;
-  deadline: string;
-};
-
 /**
  * The task's gate, one guarded UPDATE: active, before its deadline, a retry
  * left (for a retry), and room under the spend ceiling for what is spent,
@@ -173,10 +164,10 @@ async function reserveOnTask(
   tx: Transaction,
   taskId: string,
   { leftover, estimate, isRetry, now }: { leftover: number; estimate: number; isRetry: boolean; now: Date },
-): Promise<BudgetAfterReserving | undefined> {
+): Promise<BudgetRow | undefined> {
   const reservedAfter = sql`greatest(0, reserved_micros - ${leftover}::bigint) + ${estimate}::bigint`;
   const retryCost = isRetry ? 1 : 0;
-  const [row] = await tx.execute<BudgetAfterReserving>(sql`
+  const [row] = await tx.execute<BudgetRow>(sql`
     update task_budgets set
       reserved_micros = ${reservedAfter},
       retries_used = retries_used + ${retryCost}::int,
@@ -184,14 +175,13 @@ async function reserveOnTask(
     where task_id = ${taskId}::text and status = 'active' and deadline > ${now.toISOString()}::timestamptz
       and retries_used + ${retryCost}::int <= retry_allowance
       and spend_micros + ${reservedAfter} <= spend_ceiling_micros
-    returning retries_used, retry_allowance, spend_micros, reserved_micros, spend_ceiling_micros, deadline`);
+    returning ${sql.raw(BUDGET_COLUMNS)}`);
   return row;
 }
 
 async function whyBudgetRefused(tx: Transaction, taskId: string, isRetry: boolean, estimate: number, now: Date): Promise<Refusal> {
-  const [task] = await tx.execute<BudgetAfterReserving & { status: TaskStatus }>(sql`
-    select status, retries_used, retry_allowance, spend_micros, reserved_micros, spend_ceiling_micros, deadline
-    from task_budgets where task_id = ${taskId}::text`);
+  const [task] = await tx.execute<BudgetRow>(sql`
+    select ${sql.raw(BUDGET_COLUMNS)} from task_budgets where task_id = ${taskId}::text`);
   if (!task) throw new Error(`beginStep: task "${taskId}" has no budget`);
   if (task.status !== 'active') return { kind: 'task_not_active', status: task.status };
   if (new Date(task.deadline) <= now) {

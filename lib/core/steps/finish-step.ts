@@ -1,13 +1,15 @@
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
-import type { ErrorClass, KeyStatus, TaskStatus } from '../../db/schema';
+import type { ErrorClass, KeyStatus } from '../../db/schema';
 import { nowOf, type Actor, type CoreContext } from '../context';
+import { retryOnDeadlock } from '../deadlock-retry';
 import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { openHold } from '../holds/open-hold';
 import { keyRetentionMs } from '../keys/claim-key';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
 import { markTaskFinished } from '../tasks/finish-task';
 import { parseInput } from '../validation';
+import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
 import { exhaustTask } from './exhaust-task';
 import { stepActor } from './step-actor';
 import { finishAnswer, finishStepInput, type FinishAnswer, type FinishStepInput, type FinishStepRequest } from './step-protocol';
@@ -33,17 +35,6 @@ type BegunKey = {
   finish_answer: unknown;
 };
 
-type SettledBudget = {
-  owner: string;
-  status: TaskStatus;
-  retries_used: number;
-  retry_allowance: number;
-  spend_micros: string;
-  reserved_micros: string;
-  spend_ceiling_micros: string;
-  deadline: string;
-};
-
 /**
  * Finishes a begun attempt, in one transaction under the key's row lock:
  * records its outcome, latency and cost; swaps its reservation for the actual
@@ -58,7 +49,7 @@ type SettledBudget = {
 export async function finishStep(ctx: CoreContext, input: FinishStepInput, retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<FinishAnswer> {
   const request = parseInput(finishStepInput, input);
   const now = nowOf(ctx);
-  const settled = await ctx.db.transaction(async (tx): Promise<FinishAnswer | { supersededBy: string }> => {
+  const settled = await retryOnDeadlock(ctx.db, () => ctx.db.transaction(async (tx): Promise<FinishAnswer | { supersededBy: string }> => {
     const key = await lockBegunKey(tx, request);
     if (request.fencingToken < Number(key.fencing_token)) {
       // The attempt ran and may have cost money: its end is recorded, but it decides nothing.
@@ -94,7 +85,7 @@ export async function finishStep(ctx: CoreContext, input: FinishStepInput, retry
       await tx.execute(sql`update idempotency_keys set finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key.key}::text`);
     }
     return answer;
-  });
+  }));
   if ('supersededBy' in settled) {
     throw new StaleTokenError(`Key "${request.key}" was taken over (token ${settled.supersededBy} is current, not ${request.fencingToken}); this attempt must stop`);
   }
@@ -141,13 +132,13 @@ async function recordAttemptEnd(tx: Transaction, key: BegunKey, request: FinishS
 }
 
 /** Gives back what the attempt reserved and adds what it really cost. */
-async function settleReservation(tx: Transaction, key: BegunKey, costMicros: number): Promise<SettledBudget> {
-  const [budget] = await tx.execute<SettledBudget>(sql`
+async function settleReservation(tx: Transaction, key: BegunKey, costMicros: number): Promise<BudgetRow> {
+  const [budget] = await tx.execute<BudgetRow>(sql`
     update task_budgets set
       reserved_micros = greatest(0, reserved_micros - ${key.reserved_micros}::bigint),
       spend_micros = spend_micros + ${costMicros}::bigint
     where task_id = ${key.task_id}::text
-    returning owner, status, retries_used, retry_allowance, spend_micros, reserved_micros, spend_ceiling_micros, deadline`);
+    returning ${sql.raw(BUDGET_COLUMNS)}`);
   if (!budget) throw new Error(`finishStep: task "${key.task_id}" has no budget`);
   return budget;
 }
@@ -177,7 +168,7 @@ async function decideAfterFailure(
   tx: Transaction,
   actor: Actor,
   key: BegunKey,
-  budget: SettledBudget,
+  budget: BudgetRow,
   request: FinishStepRequest,
   failure: { errorClass: ErrorClass; errorText: string },
   now: Date,
@@ -208,8 +199,6 @@ async function decideAfterFailure(
   }
   return {
     decision: 'retry', key: key.key, attemptNumber, errorClass: failure.errorClass, delayMs: decision.delayMs,
-    retriesLeft: budget.retry_allowance - budget.retries_used,
-    spendLeftMicros: Number(budget.spend_ceiling_micros) - Number(budget.spend_micros) - Number(budget.reserved_micros),
-    msLeft: Math.max(0, new Date(budget.deadline).getTime() - now.getTime()),
+    ...allowanceLeft(budget, now),
   };
 }

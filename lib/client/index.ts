@@ -73,3 +73,7 @@ export function createHoldfastClient(options: HoldfastClientOptions): HoldfastCl
     (Object.keys(endpoints) as EndpointName[]).map((name) => [name, (input: unknown, callOptions?: CallOptions) => call(name, input, callOptions)]),
   ) as HoldfastClient;
 }
+
+/** runStep over HTTP: the step protocol with the same outcomes as the in-process runStep. */
+export { runStep } from './run-step';
+export type { RunStepOutcome } from '../core/steps/step-outcome';

@@ -1,5 +1,4 @@
-import type { HoldfastClient } from '../client';
-import { runStep } from '../client/run-step';
+import { runStep, type HoldfastClient } from '../client';
 import type { AgentContext, FleetTask, StepVerdict } from './agents';
 import { failBeforeActing, faultFor } from './faults';
 import { callModel } from './model';

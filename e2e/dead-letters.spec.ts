@@ -124,3 +124,20 @@ test('the bulk preview counts the items each redrive brake will skip', async ({ 
   await expect(dialog.getByRole('button', { name: 'Redrive 2' })).toBeVisible();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
 });
+
+test('a 10,000-character error is clamped with "Show all", and the row keeps its actions on screen', async ({ page, database, expectAccessible }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const queue = `long-${randomUUID().slice(0, 6)}`;
+  const trace = `TypeError: bad answer from https://api.example.com/${'v1/'.repeat(130)}?token=${'x'.repeat(400)}\n${'    at frame (/srv/agent/index.js:1:1)\n'.repeat(400)}`.slice(0, 10_000);
+  const id = await deadLetter(database.db, queue, trace);
+  await page.goto(`/dead-letters?queue=${queue}`);
+  const row = page.getByTestId(`dead-letter-row-${id}`);
+  const error = row.getByTestId(`dead-letter-error-${id}`);
+  await expect(error.getByText('Show all (10,000 characters)')).toBeVisible();
+  const redrive = await row.getByRole('button', { name: 'Redrive' }).boundingBox();
+  expect(redrive!.x + redrive!.width).toBeLessThanOrEqual(1440);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1440);
+  await error.getByText('Show all (10,000 characters)').click();
+  await expect(error.locator('pre')).toContainText('at frame (/srv/agent/index.js:1:1)');
+  await expectAccessible();
+});

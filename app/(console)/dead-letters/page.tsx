@@ -13,6 +13,7 @@ import { requirePerson } from '@/lib/server/session';
 import { brakeLabels, describeBrakes } from './brake-labels';
 import { BulkRedrivePanel, BulkRedriveProgress } from './bulk-redrive-panel';
 import { DeadLetterActions } from './dead-letter-actions';
+import { LongText } from '@/components/ui/long-text';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 export const dynamic = 'force-dynamic';
@@ -136,9 +137,8 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
                   </Link>
                 </Cell>
                 <Cell className="max-w-md">
-                  <span className="font-mono text-[12px]">{letter.errorClass ?? letter.reason}</span>
-                  <br />
-                  {letter.lastError}
+                  <span className="block font-mono text-[12px]">{letter.errorClass ?? letter.reason}</span>
+                  {letter.lastError ? <LongText text={letter.lastError} testId={`dead-letter-error-${letter.id}`} /> : null}
                 </Cell>
                 <Cell numeric>{formatCount(letter.attempts)}</Cell>
                 <Cell numeric>{formatMicros(letter.spendMicros)}</Cell>

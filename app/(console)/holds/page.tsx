@@ -13,6 +13,7 @@ import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { ClearHoldForm } from './clear-hold-form';
 import { BulkClearForm, ReassignHoldForm } from './hold-forms';
+import { LongText } from '@/components/ui/long-text';
 
 export const metadata: Metadata = { title: 'Holds' };
 export const dynamic = 'force-dynamic';
@@ -192,7 +193,9 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
                   <Cell className="font-mono text-[12px]">
                     <ItemLink hold={hold} />
                   </Cell>
-                  <Cell className="max-w-md">{hold.detail}</Cell>
+                  <Cell className="max-w-md">
+                    <LongText text={hold.detail} />
+                  </Cell>
                   <Cell className="text-muted">{hold.owner}</Cell>
                   <Cell className="whitespace-nowrap text-muted">{open ? formatAge(hold.openedAt, now) : formatUtc(hold.clearedAt)}</Cell>
                   <Cell className="min-w-72">

@@ -26,6 +26,17 @@ const secret = (minimum: number) => z.string().min(minimum, `must be at least ${
 export const environmentSchema = z
   .object({
   DATABASE_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
+  /**
+   * The role migrations run as, owner of every table (see README, Security). DATABASE_URL is then
+   * the application's role, which owns nothing and may only read and append to the audit log.
+   */
+  DATABASE_MIGRATION_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
+  /** The address people and agents reach Holdfast at (e.g. https://holdfast.example.com): its host is accepted besides loopback names. */
+  HOLDFAST_PUBLIC_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
+  /** `1`: trust X-Forwarded-Host and X-Forwarded-Proto from a reverse proxy in front (off by default). */
+  HOLDFAST_TRUST_FORWARDED_HEADERS: z.preprocess(emptyAsUnset, z.enum(['0', '1']).default('0')),
+  /** `1`: allow demo sign-in where others can reach it (a warning banner shows on every page). Never for production. */
+  HOLDFAST_INSECURE_DEMO: z.preprocess(emptyAsUnset, z.enum(['0', '1']).default('0')),
   /** Where the dashboard listens; loopback by default, 0.0.0.0 to serve other machines. */
   HOST: z.preprocess(emptyAsUnset, z.string().min(1).default('127.0.0.1')),
   PORT: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).default(3000)),

@@ -5,6 +5,10 @@ describe('parseEnvironment', () => {
   it('applies defaults when nothing is set', () => {
     expect(parseEnvironment({})).toEqual({
       DATABASE_URL: undefined,
+      DATABASE_MIGRATION_URL: undefined,
+      HOLDFAST_PUBLIC_URL: undefined,
+      HOLDFAST_TRUST_FORWARDED_HEADERS: '0',
+      HOLDFAST_INSECURE_DEMO: '0',
       HOST: '127.0.0.1',
       PORT: 3000,
       HOLDFAST_DATA_DIR: '.data/postgres',

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 export const actorTypes = ['person', 'agent', 'system'] as const;
 export type ActorType = (typeof actorTypes)[number];
@@ -21,11 +21,21 @@ export const auditLog = pgTable(
     reason: text('reason'),
     before: jsonb('before'),
     after: jsonb('after'),
+    /**
+     * Tamper evidence: the record's place in the audit chain, the hash of the record
+     * before it, and its own hash over its fields and that previous hash. Set by a
+     * trigger on insert (see the audit chain migration); `npm run audit:verify` checks them.
+     */
+    chainPosition: bigint('chain_position', { mode: 'number' }),
+    previousHash: text('previous_hash'),
+    recordHash: text('record_hash'),
   },
   (table) => [
     check('audit_log_actor_type_known', sql`${table.actorType} in ('person', 'agent', 'system')`),
     // Serves "history of this hold / lock / dead letter".
     index('audit_log_target_type_target_id_occurred_at_idx').on(table.targetType, table.targetId, table.occurredAt),
+    // One record per place in the chain; serves audit:verify's walk.
+    uniqueIndex('audit_log_chain_position_idx').on(table.chainPosition),
     // Serves the audit page, newest first.
     index('audit_log_occurred_at_idx').on(table.occurredAt),
   ],

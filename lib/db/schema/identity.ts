@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, check, index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const roles = ['viewer', 'responder', 'admin'] as const;
 export type Role = (typeof roles)[number];
@@ -16,6 +16,11 @@ export const people = pgTable(
     role: text('role').$type<Role>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
+    /**
+     * Sessions carry the version they were signed with; raising it (sign-out, a role
+     * change, "sign out everywhere") ends every session signed before, at once.
+     */
+    sessionVersion: integer('session_version').notNull().default(1),
   },
   (table) => [
     check('people_role_known', sql`${table.role} in ('viewer', 'responder', 'admin')`),
@@ -62,6 +67,10 @@ export const apiTokens = pgTable(
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     revokedBy: text('revoked_by'),
+    /** When set, the token acts only for these agents (null: any agent). */
+    allowedAgents: text('allowed_agents').array(),
+    /** When set, the token acts only on these queues (null: any queue). */
+    allowedQueues: text('allowed_queues').array(),
   },
   (table) => [
     check('api_tokens_scopes_known', sql`${table.scopes} <@ array['ingest', 'read']::text[] and cardinality(${table.scopes}) > 0`),

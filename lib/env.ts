@@ -123,9 +123,24 @@ export function getEnvironment(): Environment {
   return cached;
 }
 
+/** The sign-in mode `npm start` serves: demo by default on the embedded database, none otherwise. */
+export function effectiveAuthMode(env: Environment): 'demo' | 'proxy' | undefined {
+  return env.AUTH_MODE ?? (env.DATABASE_URL ? undefined : 'demo');
+}
+
+/** 127.0.0.0/8, ::1 and localhost: addresses other machines cannot reach. */
+export function isLoopbackAddress(host: string): boolean {
+  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+const insecureHint = 'set HOLDFAST_INSECURE_DEMO=1 only for a throwaway trial';
+
 /**
- * Serving the console against a named database needs a sign-in mode: there is
- * never a silently open console. (Commands such as db:migrate do not serve it.)
+ * Serving the console needs a sign-in mode that guards it: there is never a
+ * silently open console. Demo sign-in lets anyone who reaches the port be the
+ * admin, so it is only allowed where nobody else can reach it: the embedded
+ * database on a loopback address. (Commands such as db:migrate do not serve it.)
  */
 export function assertConsoleIsGuarded(env: Environment): void {
   if (env.DATABASE_URL && !env.AUTH_MODE) {
@@ -133,4 +148,23 @@ export function assertConsoleIsGuarded(env: Environment): void {
       'Invalid environment: AUTH_MODE: must be set (demo or proxy) when DATABASE_URL is set: Holdfast never serves an open console',
     );
   }
+  if (effectiveAuthMode(env) !== 'demo' || env.HOLDFAST_INSECURE_DEMO === '1') return;
+  if (env.DATABASE_URL) {
+    throw new EnvironmentError(
+      `Invalid environment: AUTH_MODE: demo sign-in lets anyone in as the admin, so it runs only on the embedded database; use AUTH_MODE=proxy with DATABASE_URL (or ${insecureHint})`,
+    );
+  }
+  if (!isLoopbackAddress(env.HOST)) {
+    throw new EnvironmentError(
+      `Invalid environment: HOST: demo sign-in lets anyone in as the admin, so it listens on a loopback address only (127.0.0.1, localhost, ::1), not ${env.HOST}; use AUTH_MODE=proxy (or ${insecureHint})`,
+    );
+  }
 }
+
+/** True when demo sign-in was allowed past the guard by HOLDFAST_INSECURE_DEMO=1: every page then says so. */
+export function isInsecureDemo(env: Environment): boolean {
+  return effectiveAuthMode(env) === 'demo' && env.HOLDFAST_INSECURE_DEMO === '1';
+}
+
+export const INSECURE_DEMO_WARNING =
+  'WARNING: HOLDFAST_INSECURE_DEMO=1: demo sign-in is on where others may reach it; anyone who reaches this port can sign in as the admin';

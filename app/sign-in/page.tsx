@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { InsecureDemoBanner } from '@/components/layout/insecure-demo-banner';
 import { redirect } from 'next/navigation';
 import { listPeople } from '@/lib/core';
 import { getEnvironment } from '@/lib/env';
@@ -21,40 +22,45 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const proxyMode = getEnvironment().AUTH_MODE === 'proxy';
 
   return (
-    <main className="mx-auto mt-24 max-w-md px-6">
-      <div className="mb-6 flex items-center gap-2">
-        <img src="/logo.svg" alt="" width={28} height={28} />
-        <h1 className="text-xl font-semibold tracking-tight">Sign in to Holdfast</h1>
-      </div>
-      {proxyMode ? (
-        <p className="text-[13px] text-muted">Holdfast signs you in through your organisation&apos;s SSO proxy. Open it through the proxy&apos;s address.</p>
-      ) : (
-        <>
-          <p className="mb-4 text-[13px] text-muted">Demo mode: choose a person. Each role sees only the actions it may take.</p>
-          {error ? (
-            <p role="alert" className="mb-4 rounded-md bg-danger-soft px-3 py-2 text-[13px] text-danger">That person is not known here.</p>
-          ) : null}
-          <ul className="flex flex-col gap-2">
-            {(await listPeople(getDb())).map((person) => (
-              <li key={person.email}>
-                <form action={signInAsDemoPerson}>
-                  <input type="hidden" name="email" value={person.email} />
-                  <button
-                    type="submit"
-                    data-testid={`sign-in-${person.role}`}
-                    className="w-full rounded-lg border border-line bg-surface px-4 py-3 text-left hover:border-accent"
-                  >
-                    <span className="block font-medium">{person.displayName}</span>
-                    <span className="block text-[12px] text-muted">
-                      {person.role} · {person.teams.join(', ') || 'no team'} — {roleHelp[person.role]}
-                    </span>
-                  </button>
-                </form>
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
-    </main>
+    <>
+      <InsecureDemoBanner />
+      <main className="mx-auto mt-24 max-w-md px-6">
+        <div className="mb-6 flex items-center gap-2">
+          <img src="/logo.svg" alt="" width={28} height={28} />
+          <h1 className="text-xl font-semibold tracking-tight">Sign in to Holdfast</h1>
+        </div>
+        {proxyMode ? (
+          <p className="text-[13px] text-muted">Holdfast signs you in through your organisation&apos;s SSO proxy. Open it through the proxy&apos;s address.</p>
+        ) : (
+          <>
+            <p className="mb-4 text-[13px] text-muted">Demo mode: choose a person. Each role sees only the actions it may take.</p>
+            {error ? (
+              <p role="alert" className="mb-4 rounded-md bg-danger-soft px-3 py-2 text-[13px] text-danger">
+                {error === 'email' ? 'That is not an e-mail address (name@domain.tld).' : 'That person is not known here.'}
+              </p>
+            ) : null}
+            <ul className="flex flex-col gap-2">
+              {(await listPeople(getDb())).map((person) => (
+                <li key={person.email}>
+                  <form action={signInAsDemoPerson}>
+                    <input type="hidden" name="email" value={person.email} />
+                    <button
+                      type="submit"
+                      data-testid={`sign-in-${person.role}`}
+                      className="w-full rounded-lg border border-line bg-surface px-4 py-3 text-left hover:border-accent"
+                    >
+                      <span className="block font-medium">{person.displayName}</span>
+                      <span className="block text-[12px] text-muted">
+                        {person.role} · {person.teams.join(', ') || 'no team'} — {roleHelp[person.role]}
+                      </span>
+                    </button>
+                  </form>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </main>
+    </>
   );
 }

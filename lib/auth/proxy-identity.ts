@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Role } from '../db/schema';
 import type { Environment } from '../env';
+import { parsePersonEmail } from './email';
 
 export interface ProxySettings {
   secret: string;
@@ -20,6 +21,13 @@ export function proxySettingsFrom(env: Environment): ProxySettings {
     groupsHeader: env.AUTH_PROXY_GROUPS_HEADER,
     roleMap: env.AUTH_PROXY_ROLE_MAP,
   };
+}
+
+/** What the console answers when the proxy's headers do not identify a person. */
+export function proxyRefusal(identity: ProxyIdentity, settings: ProxySettings): { status: 401 | 403; text: string } {
+  return !identity.ok && identity.reason === 'email'
+    ? { status: 403, text: `The SSO proxy's ${settings.emailHeader} header does not hold an e-mail address Holdfast accepts (name@domain.tld).` }
+    : { status: 401, text: 'Holdfast is reached through the SSO proxy only.' };
 }
 
 export type ProxyIdentity = { ok: true; email: string; role: Role } | { ok: false; reason: 'secret' | 'email' };
@@ -47,8 +55,9 @@ export function resolveProxyIdentity(headers: { get(name: string): string | null
   const expected = Buffer.from(settings.secret);
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'secret' };
 
-  const email = (headers.get(settings.emailHeader) ?? '').trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+$/.test(email)) return { ok: false, reason: 'email' };
+  // The same rule people management applies: an address it would refuse must not get this far.
+  const email = parsePersonEmail(headers.get(settings.emailHeader) ?? '');
+  if (!email) return { ok: false, reason: 'email' };
 
   const roles = parseRoleMap(settings.roleMap);
   let role: Role = 'viewer';

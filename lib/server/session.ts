@@ -3,8 +3,9 @@ import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { cache } from 'react';
 import { proxySettingsFrom, resolveProxyIdentity } from '../auth/proxy-identity';
+import { hostRulesFrom, servedOverHttps } from '../auth/request-host';
 import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS, signSessionToken, verifySessionToken } from '../auth/session-token';
-import { ensureProxyPerson, loadPersonActor, type Actor } from '../core';
+import { endOwnSessions, ensureProxyPerson, loadSessionPerson, loadSessionVersion, type Actor } from '../core';
 import { getEnvironment } from '../env';
 import { getDb } from './db';
 
@@ -16,10 +17,15 @@ function sessionSecret(): string {
   return secret;
 }
 
+async function readSession() {
+  return verifySessionToken((await cookies()).get(SESSION_COOKIE)?.value, sessionSecret());
+}
+
 /**
  * The person asking, read once per request: from the signed session cookie in
  * demo mode, from the SSO proxy's trusted headers in proxy mode. Role and
- * teams always come from the database, never from the cookie or the request.
+ * teams always come from the database, never from the cookie or the request,
+ * and a cookie counts only while its session version is the person's current one.
  */
 export const getCurrentPerson = cache(async (): Promise<PersonActor | undefined> => {
   const env = getEnvironment();
@@ -27,8 +33,8 @@ export const getCurrentPerson = cache(async (): Promise<PersonActor | undefined>
     const identity = resolveProxyIdentity(await headers(), proxySettingsFrom(env));
     return identity.ok ? ensureProxyPerson(getDb(), identity) : undefined;
   }
-  const email = await verifySessionToken((await cookies()).get(SESSION_COOKIE)?.value, sessionSecret());
-  return email ? loadPersonActor(getDb(), email) : undefined;
+  const session = await readSession();
+  return session ? loadSessionPerson(getDb(), session) : undefined;
 });
 
 /** For pages: the signed-in person, or a redirect to the sign-in page. */
@@ -38,22 +44,29 @@ export async function requirePerson(): Promise<PersonActor> {
   return person;
 }
 
-async function servedOverHttps(): Promise<boolean> {
-  const requestHeaders = await headers();
-  return requestHeaders.get('x-forwarded-proto') === 'https' || (requestHeaders.get('origin') ?? '').startsWith('https:');
-}
-
-/** Starts a session for a known person (demo sign-in). */
+/** Starts a session for a known person (demo sign-in), at their current session version. */
 export async function startSession(email: string): Promise<void> {
-  (await cookies()).set(SESSION_COOKIE, await signSessionToken(email, sessionSecret()), {
+  const sessionVersion = await loadSessionVersion(getDb(), email);
+  if (sessionVersion === undefined) throw new Error('startSession: unknown person');
+  const requestHeaders = await headers();
+  // The request's own protocol is http (`next start` does not speak TLS); only a trusted proxy says https.
+  const env = getEnvironment();
+  const secure = servedOverHttps('http:', requestHeaders, hostRulesFrom(env)) || env.HOLDFAST_PUBLIC_URL?.startsWith('https:') === true;
+  (await cookies()).set(SESSION_COOKIE, await signSessionToken({ email, sessionVersion }, sessionSecret()), {
     httpOnly: true,
     sameSite: 'lax',
-    secure: await servedOverHttps(),
+    secure,
     path: '/',
     maxAge: SESSION_LIFETIME_SECONDS,
   });
 }
 
+/**
+ * Signs out by raising the person's session version: every session of theirs
+ * ends, on every device, including a copy of this cookie taken earlier.
+ */
 export async function endSession(): Promise<void> {
+  const session = getEnvironment().AUTH_MODE === 'proxy' ? undefined : await readSession();
+  if (session) await endOwnSessions(getDb(), session);
   (await cookies()).delete(SESSION_COOKIE);
 }

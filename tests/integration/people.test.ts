@@ -1,6 +1,16 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { ensureProxyPerson, listPeople, loadPersonActor, savePerson, type Actor } from '../../lib/core';
+import {
+  endOwnSessions,
+  endPersonSessions,
+  ensureProxyPerson,
+  listPeople,
+  loadPersonActor,
+  loadSessionPerson,
+  loadSessionVersion,
+  savePerson,
+  type Actor,
+} from '../../lib/core';
 import { auditLog, people } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
@@ -33,5 +43,58 @@ describe('people', () => {
   it('refuses a malformed email or an unknown role', async () => {
     await expect(savePerson({ db: database.db, actor: admin }, { email: 'not-an-email', displayName: 'X', role: 'viewer' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(savePerson({ db: database.db, actor: admin }, { email: 'x@example.com', displayName: 'X', role: 'root' as 'admin' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
+  it('takes the SSO proxy\'s address only if people management would (one e-mail rule)', async () => {
+    // `a@b` passed the proxy's own check before and then failed here: a 500 on every request.
+    await expect(ensureProxyPerson(database.db, { email: 'a@b', role: 'viewer' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
+  describe('session versions', () => {
+    const session = async (email: string) => ({ email, sessionVersion: (await loadSessionVersion(database.db, email)) ?? -1 });
+
+    it('sign-out ends every session of the person, a copy of the cookie included, and an old cookie cannot sign out the new ones', async () => {
+      await savePerson({ db: database.db, actor: admin }, { email: 'kim@example.com', displayName: 'Kim', role: 'responder' });
+      const laptop = await session('kim@example.com');
+      const copied = { ...laptop };
+      expect(await loadSessionPerson(database.db, copied)).toMatchObject({ id: 'kim@example.com' });
+
+      await endOwnSessions(database.db, laptop);
+      expect(await loadSessionPerson(database.db, copied)).toBeUndefined();
+
+      const phone = await session('kim@example.com');
+      expect(phone.sessionVersion).toBe(laptop.sessionVersion + 1);
+      await endOwnSessions(database.db, copied); // the stale copy signing out does nothing
+      expect(await loadSessionPerson(database.db, phone)).toMatchObject({ id: 'kim@example.com' });
+    });
+
+    it('a role or team change ends the person\'s sessions; a new display name does not', async () => {
+      await savePerson({ db: database.db, actor: admin }, { email: 'max@example.com', displayName: 'Max', role: 'admin', teams: ['web'] });
+      let current = await session('max@example.com');
+      await savePerson({ db: database.db, actor: admin }, { email: 'max@example.com', displayName: 'Max M', role: 'admin', teams: ['web'] });
+      expect(await loadSessionPerson(database.db, current)).toMatchObject({ role: 'admin' });
+
+      await savePerson({ db: database.db, actor: admin }, { email: 'max@example.com', displayName: 'Max M', role: 'viewer', teams: ['web'] });
+      expect(await loadSessionPerson(database.db, current)).toBeUndefined();
+
+      current = await session('max@example.com');
+      await savePerson({ db: database.db, actor: admin }, { email: 'max@example.com', displayName: 'Max M', role: 'viewer', teams: ['web', 'payments'] });
+      expect(await loadSessionPerson(database.db, current)).toBeUndefined();
+      expect(await loadSessionPerson(database.db, await session('max@example.com'))).toMatchObject({ role: 'viewer', teams: ['payments', 'web'] });
+    });
+
+    it('"sign out everywhere" is for admins, ends every session and is audit-logged', async () => {
+      await savePerson({ db: database.db, actor: admin }, { email: 'pat@example.com', displayName: 'Pat', role: 'viewer' });
+      const before = await session('pat@example.com');
+      const viewer: Actor = { type: 'person', id: 'pat@example.com', role: 'viewer', teams: [] };
+      await expect(endPersonSessions({ db: database.db, actor: viewer }, { email: 'pat@example.com' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      expect(await loadSessionPerson(database.db, before)).toBeDefined();
+
+      await endPersonSessions({ db: database.db, actor: admin }, { email: 'Pat@Example.com' });
+      expect(await loadSessionPerson(database.db, before)).toBeUndefined();
+      const records = await database.db.select().from(auditLog).where(eq(auditLog.targetId, 'pat@example.com'));
+      expect(records.map((record) => record.action)).toContain('person.sessions_end');
+      await expect(endPersonSessions({ db: database.db, actor: admin }, { email: 'nobody@example.com' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    });
   });
 });

@@ -5,6 +5,7 @@ import { decide, listPeople } from '@/lib/core';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { PersonForm } from './person-form';
+import { SignOutEverywhere } from './sign-out-everywhere';
 
 export const metadata: Metadata = { title: 'People' };
 export const dynamic = 'force-dynamic';
@@ -33,6 +34,7 @@ export default async function PeoplePage() {
             <HeaderCell>{manage.allowed ? 'Name, role and teams' : 'Name'}</HeaderCell>
             {manage.allowed ? null : <HeaderCell>Role</HeaderCell>}
             {manage.allowed ? null : <HeaderCell>Teams</HeaderCell>}
+            {manage.allowed ? <HeaderCell>Sessions</HeaderCell> : null}
           </tr>
         </thead>
         <tbody>
@@ -50,6 +52,11 @@ export default async function PeoplePage() {
                   <Cell className="text-muted">{row.teams.join(', ') || '—'}</Cell>
                 </>
               )}
+              {manage.allowed ? (
+                <Cell>
+                  <SignOutEverywhere email={row.email} />
+                </Cell>
+              ) : null}
             </tr>
           ))}
         </tbody>

@@ -1,3 +1,5 @@
+import { visibleText } from '@/lib/visible-text';
+
 /** Texts longer than this, or with more than one line, are shown clamped with the whole text behind "Show all". */
 const SHORT_TEXT = 240;
 
@@ -6,8 +8,10 @@ const SHORT_TEXT = 240;
  * inside unbroken tokens (a 400-character URL), and the whole text behind a
  * native "Show all" (keyboard-accessible, no script) in a scrolling block that
  * keeps line breaks, as a stack trace needs. It never widens its table.
+ * Bidi controls are shown as markers, never applied (see visibleText).
  */
-export function LongText({ text, lines = 3, testId }: { text: string; lines?: 2 | 3 | 4; testId?: string }) {
+export function LongText({ text: stored, lines = 3, testId }: { text: string; lines?: 2 | 3 | 4; testId?: string }) {
+  const text = visibleText(stored);
   const clamp = { 2: 'line-clamp-2', 3: 'line-clamp-3', 4: 'line-clamp-4' }[lines];
   if (text.length <= SHORT_TEXT && !text.includes('\n')) {
     return <span className="[overflow-wrap:anywhere]" data-testid={testId}>{text}</span>;

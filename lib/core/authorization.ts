@@ -13,6 +13,12 @@ export const actions = [
   /** Redriving although the redrive brakes refuse (one redrive, with a reason). */
   'dead_letter.redrive_override',
   'dead_letter.discard',
+  /**
+   * Settling an uncertain key through its hold: releasing it to run again, or
+   * marking it done. Its own action (responders and admins, as a forced lock
+   * release) because it decides whether a side effect runs a second time.
+   */
+  'key.resolve',
   'slot.force_release',
   'kill_switch.set',
   /** Creating, changing and deleting the fleet's retry pools. */
@@ -24,9 +30,14 @@ export const actions = [
 ] as const;
 export type Action = (typeof actions)[number];
 
-/** What an action is about, where ownership matters (holds). */
+/**
+ * What an action is about: its owner where ownership matters (holds), and the
+ * agent and queue it acts for, which a token's limits may exclude.
+ */
 export interface ActionTarget {
   owner?: string;
+  agent?: string | null;
+  queue?: string | null;
 }
 
 export type Decision = { allowed: true } | { allowed: false; reason: string };
@@ -51,8 +62,9 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
   if (actor.type === 'system') return allow;
   if (actor.type === 'agent') {
     const scope = action === 'console.read' ? 'read' : action === 'attempt.record' || action === 'hold.open' || action === 'agent.coordinate' ? 'ingest' : undefined;
-    if (scope && actor.scopes.includes(scope)) return allow;
-    return deny(scope ? `this token lacks the ${scope} scope` : 'agents may not do this');
+    if (!scope) return deny('agents may not do this');
+    if (!actor.scopes.includes(scope)) return deny(`this token lacks the ${scope} scope`);
+    return decideTokenLimits(actor, target);
   }
   switch (action) {
     case 'console.read':
@@ -69,6 +81,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'hold.open':
     case 'dead_letter.redrive':
     case 'dead_letter.discard':
+    case 'key.resolve':
     case 'slot.force_release':
       return actor.role === 'viewer' ? deny('this needs the responder or admin role') : allow;
     case 'dead_letter.redrive_override':
@@ -78,6 +91,42 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'api_token.manage':
       return actor.role === 'admin' ? allow : deny('this needs the admin role');
   }
+}
+
+/**
+ * A token's limits: when it names agents or queues, it acts only for those.
+ * A target that names no agent (or no queue) is not excluded by that limit:
+ * the operation names none (a raw key with no task), so there is nothing to compare.
+ */
+export function decideTokenLimits(actor: Actor, target: ActionTarget): Decision {
+  if (actor.type !== 'agent') return allow;
+  if (actor.allowedAgents && target.agent != null && !actor.allowedAgents.includes(target.agent)) {
+    return deny(`this token may act only for agents ${actor.allowedAgents.join(', ')}, not "${target.agent}"`);
+  }
+  if (actor.allowedQueues && target.queue != null && !actor.allowedQueues.includes(target.queue)) {
+    return deny(`this token may act only on queues ${actor.allowedQueues.join(', ')}, not "${target.queue}"`);
+  }
+  return allow;
+}
+
+/** True when the actor is a token limited to some agents or queues: only then is a target worth looking up. */
+export function hasTokenLimits(actor: Actor | undefined): actor is Extract<Actor, { type: 'agent' }> {
+  return actor?.type === 'agent' && (actor.allowedAgents !== undefined || actor.allowedQueues !== undefined);
+}
+
+/**
+ * The check every agent operation makes for the agent and queue it acts for,
+ * in-process and over HTTP alike. `target` may be a lookup (the agent of a
+ * task, a run or a key): it runs only for a limited token, so unlimited
+ * callers and workers without an actor pay no extra query. Refuses with
+ * FORBIDDEN naming the limit.
+ */
+export async function enforceTokenLimits(ctx: CoreContext, target: ActionTarget | (() => Promise<ActionTarget>)): Promise<void> {
+  const actor = ctx.actor;
+  if (!hasTokenLimits(actor)) return;
+  const resolved = typeof target === 'function' ? await target() : target;
+  const decision = decideTokenLimits(actor, resolved);
+  if (!decision.allowed) throw new ForbiddenError(`${actor.type}:${actor.id} may not act here: ${decision.reason}`);
 }
 
 export function can(actor: Actor, action: Action, target?: ActionTarget): boolean {

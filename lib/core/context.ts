@@ -7,7 +7,15 @@ import type { Role, TokenScope } from '../db/schema';
  */
 export type Actor =
   | { type: 'person'; id: string; role: Role; teams: string[] }
-  | { type: 'agent'; id: string; scopes: TokenScope[] }
+  | {
+      type: 'agent';
+      id: string;
+      scopes: TokenScope[];
+      /** The token acts only for these agents (absent: any agent). */
+      allowedAgents?: string[];
+      /** The token acts only on these queues (absent: any queue). */
+      allowedQueues?: string[];
+    }
   | { type: 'system'; id: string };
 
 /** The brakes on redriving one task: how often, how soon again, and up to what age. */
@@ -23,10 +31,17 @@ export interface RedriveBrakes {
 /** Operating rules a deployment may tune (from its environment); every field has a default. */
 export interface CorePolicy {
   redriveBrakes: RedriveBrakes;
+  /**
+   * How long raw attempts are kept (the retention sweep deletes older ones): an
+   * attempt that started before that is refused, as it would be swept at once.
+   * Optional so a deployment's policy (lib/env.ts) need not name it: 30 days by default.
+   */
+  attemptRetentionMs?: number;
 }
 
 export const DEFAULT_CORE_POLICY: CorePolicy = {
   redriveBrakes: { maxRedrives: 3, cooldownMs: 10 * 60_000, maxTaskAgeMs: 7 * 24 * 3_600_000 },
+  attemptRetentionMs: 30 * 24 * 3_600_000,
 };
 
 /**

@@ -1,9 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { errorClass, type Attempt } from '../db/schema';
-import type { CoreContext } from './context';
-import { AttemptConflictError } from './errors';
+import { enforceTokenLimits } from './authorization';
+import { DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from './context';
+import { AttemptConflictError, InvalidInputError } from './errors';
 import { parseInput } from './validation';
+
+/** A clock a little ahead of ours is a skewed worker, not an attempt from the future. */
+const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 
 /** Agent and step names appear in URLs and metrics, so keep them plain. */
 const name = z
@@ -81,6 +85,8 @@ export interface RecordAttemptResult {
  */
 export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput): Promise<RecordAttemptResult> {
   const attempt = parseInput(recordAttemptInput, input);
+  refuseOutsideRetention(ctx, attempt.startedAt);
+  await enforceTokenLimits(ctx, { agent: attempt.agent });
   const values = {
     taskId: attempt.taskId,
     agent: attempt.agent,
@@ -115,6 +121,21 @@ export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput)
     );
   }
   return { attempt: existing, duplicate: true };
+}
+
+/**
+ * An attempt must start within the raw retention (older ones would be swept
+ * at once, and no partition may exist for them) and not in the future beyond
+ * a little clock skew (a wrong clock would put it in a partition to come).
+ */
+function refuseOutsideRetention(ctx: CoreContext, startedAt: Date): void {
+  const now = nowOf(ctx).getTime();
+  const retentionMs = policyOf(ctx).attemptRetentionMs ?? DEFAULT_CORE_POLICY.attemptRetentionMs!;
+  const days = Math.round(retentionMs / 86_400_000);
+  let problem: string | undefined;
+  if (startedAt.getTime() < now - retentionMs) problem = `must be within the last ${days} days (attempts are kept that long); this one started ${startedAt.toISOString()}`;
+  else if (startedAt.getTime() > now + MAX_CLOCK_SKEW_MS) problem = `must not be more than 5 minutes in the future (check the worker's clock); this one starts ${startedAt.toISOString()}`;
+  if (problem) throw new InvalidInputError(`Invalid input: startedAt: ${problem}`, { startedAt: [problem] });
 }
 
 type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid'>;

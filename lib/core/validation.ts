@@ -1,16 +1,56 @@
 import { z } from 'zod';
 import { InvalidInputError, type FieldErrors } from './errors';
 
+/** The largest value of a PostgreSQL integer (int4) column; a larger one would fail in the database (a 500). */
+export const INT4_MAX = 2_147_483_647;
+/** Micro-dollars are bigint columns read as JS numbers: beyond this they would lose precision. */
+export const MICROS_MAX = Number.MAX_SAFE_INTEGER;
+
+/** An integer input stored in an int4 column. */
+export function int4(minimum: number) {
+  return z.number().int().min(minimum).max(INT4_MAX, `must be at most ${INT4_MAX.toLocaleString('en-US')}`);
+}
+
+/**
+ * A derived text (a hold's detail built from an error text) never refuses the
+ * request it comes from: it is cut to its column's limit instead.
+ */
+export function cutToLength(text: string, maxLength: number): string {
+  return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
+}
+
+const NUL_MESSAGE = 'must not contain NUL characters (\\u0000): PostgreSQL cannot store them';
+
+/**
+ * The one rule for NUL characters, applied to every text of every input the
+ * library parses (nested payloads too): PostgreSQL text and jsonb cannot hold
+ * them, so a NUL would otherwise surface as a 500 from the database.
+ */
+function findNulCharacters(value: unknown, path: string[], found: FieldErrors, depth = 0): void {
+  if (depth > 64) return;
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) (found[path.length > 0 ? path.join('.') : '(input)'] ??= []).push(NUL_MESSAGE);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => findNulCharacters(item, [...path, String(index)], found, depth + 1));
+  } else if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) (found[[...path, key].join('.')] ??= []).push(NUL_MESSAGE);
+      findNulCharacters(item, [...path, key], found, depth + 1);
+    }
+  }
+}
+
 /**
  * Parses input with its schema. On failure, throws an InvalidInputError that
  * lists every field's problems, so a caller can fix all of them in one go.
  */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-
   const fieldErrors: FieldErrors = {};
-  for (const issue of result.error.issues) {
+  findNulCharacters(input, [], fieldErrors);
+  const result = schema.safeParse(input);
+  if (result.success && Object.keys(fieldErrors).length === 0) return result.data;
+
+  for (const issue of result.success ? [] : result.error.issues) {
     const field = issue.path.length > 0 ? issue.path.join('.') : '(input)';
     (fieldErrors[field] ??= []).push(issue.message);
   }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { openHold, savePerson, type Actor, type CoreContext, type OpenHoldInput } from '../core';
+import { ensureTaskBudget, openHold, savePerson, type Actor, type CoreContext, type OpenHoldInput } from '../core';
 import { holds, people } from '../db/schema';
 
 /** One demo person per role, each in a team, for the demo sign-in page. */
@@ -30,6 +30,10 @@ export async function seedDemoPeopleIfEmpty(ctx: CoreContext): Promise<number> {
 export async function seedDemoHoldsIfEmpty(ctx: CoreContext): Promise<number> {
   const [existing] = await ctx.db.select({ any: sql<number>`1` }).from(holds).limit(1);
   if (existing) return 0;
-  for (const hold of demoHolds) await openHold({ db: ctx.db, actor: demoAgent }, hold);
+  for (const hold of demoHolds) {
+    // A hold parks an item that exists (openHold refuses others): the demo tasks first.
+    await ensureTaskBudget(ctx.db, { taskId: hold.itemId, agent: 'demo-fleet', owner: hold.owner });
+    await openHold({ db: ctx.db, actor: demoAgent }, hold);
+  }
   return demoHolds.length;
 }

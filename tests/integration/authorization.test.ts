@@ -3,9 +3,12 @@ import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import {
   acquireSlot,
+  claimKey,
   clearHold,
   createApiToken,
+  deadLetterTask,
   discardDeadLetter,
+  ensureTaskBudget,
   finishRun,
   forceReleaseSlot,
   openHold,
@@ -41,10 +44,35 @@ async function auditCountBy(person: Person): Promise<number> {
   return row?.n ?? 0;
 }
 
+/** A task that exists: a hold parks an existing item. */
+async function aTask(): Promise<string> {
+  const taskId = `task-${randomUUID()}`;
+  await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner: 'team:payments' });
+  return taskId;
+}
+
 async function openTaskHold(owner: string) {
   const { hold } = await openHold({ db: database.db, actor: agent }, {
-    itemType: 'task', itemId: `task-${randomUUID()}`, reason: 'needs_approval', detail: 'approve the refund', owner,
+    itemType: 'task', itemId: await aTask(), reason: 'needs_approval', detail: 'approve the refund', owner,
   });
+  return hold;
+}
+
+/** A dead letter's hold, owned by `owner`. */
+async function openDeadLetterHold(owner: string) {
+  const { hold } = await deadLetterTask(database.db, agent, {
+    taskId: `task-${randomUUID()}`, agent: 'payments', step: 'charge', queue: 'payments', payload: {}, reason: 'permanent_error',
+    errorClass: 'permanent', lastError: 'card declined', attempts: 1, spendMicros: 0, owner,
+  });
+  return hold;
+}
+
+/** An uncertain key's hold (its claim expired, its downstream cannot deduplicate), owned by `owner`. */
+async function openKeyHold(owner: string) {
+  const key = `key-${randomUUID()}`;
+  await claimKey({ db: database.db }, { key, requestHash: 'h', downstreamIdempotent: false });
+  await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${key}`;
+  const { hold } = await openHold({ db: database.db, actor: agent }, { itemType: 'key', itemId: key, reason: 'uncertain_outcome', detail: 'check', owner });
   return hold;
 }
 
@@ -78,8 +106,25 @@ const mutatingActions: Record<string, (person: Person, ownership: Ownership) => 
     const hold = await openTaskHold(ownerFor(person, ownership));
     return reassignHold({ db: database.db, actor: person }, { holdId: hold.id, owner: 'team:finance', note: 'finance decides' });
   },
-  'hold.open (manual)': (person) =>
-    openHold({ db: database.db, actor: person }, { itemType: 'task', itemId: `task-${randomUUID()}`, reason: 'manual', detail: 'hold for review', owner: 'team:growth' }),
+  // Clearing a dead letter's or a key's hold is that item's own action too (a redrive, a discard, settling a key).
+  'hold.clear (dead letter: resume = redrive)': async (person, ownership) => {
+    const hold = await openDeadLetterHold(ownerFor(person, ownership));
+    return clearHold({ db: database.db, actor: person }, { holdId: hold.id, resolution: 'resume', note: 'fixed' });
+  },
+  'hold.clear (dead letter: discard)': async (person, ownership) => {
+    const hold = await openDeadLetterHold(ownerFor(person, ownership));
+    return clearHold({ db: database.db, actor: person }, { holdId: hold.id, resolution: 'discard', note: 'obsolete' });
+  },
+  'hold.clear (key: release)': async (person, ownership) => {
+    const hold = await openKeyHold(ownerFor(person, ownership));
+    return clearHold({ db: database.db, actor: person }, { holdId: hold.id, resolution: 'resume', note: 'never reached the provider' });
+  },
+  'hold.clear (key: mark done)': async (person, ownership) => {
+    const hold = await openKeyHold(ownerFor(person, ownership));
+    return clearHold({ db: database.db, actor: person }, { holdId: hold.id, resolution: 'discard', note: 'the provider has it' });
+  },
+  'hold.open (manual)': async (person) =>
+    openHold({ db: database.db, actor: person }, { itemType: 'task', itemId: await aTask(), reason: 'manual', detail: 'hold for review', owner: 'team:growth' }),
   'dead_letter.redrive': async (person) => redriveDeadLetter({ db: database.db, actor: person }, { deadLetterId: await deadLetter(), reason: 'fixed' }),
   'dead_letter.redrive_override': async (person) =>
     redriveDeadLetter({ db: database.db, actor: person }, { deadLetterId: await deadLetter(), reason: 'fixed, and worth one more try', overrideBrakes: true }),
@@ -92,10 +137,13 @@ const mutatingActions: Record<string, (person: Person, ownership: Ownership) => 
   'api_token.create': (person) => createApiToken({ db: database.db, actor: person }, { name: 'agent', scopes: ['read'] }),
 };
 
-const ownershipMatters = new Set(['hold.clear', 'hold.reassign']);
+/** Holds whose resolution is the item's own action: owning the hold is not enough, the role decides. */
+const itemActionHolds = new Set(['hold.clear (dead letter: resume = redrive)', 'hold.clear (dead letter: discard)', 'hold.clear (key: release)', 'hold.clear (key: mark done)']);
+const ownershipMatters = new Set(['hold.clear', 'hold.reassign', ...itemActionHolds]);
 
 /** Who may: the matrix the product promises (see README, Roles). */
 function expected(action: string, role: Person['role'], ownership: Ownership): boolean {
+  if (itemActionHolds.has(action)) return role !== 'viewer';
   if (ownershipMatters.has(action)) return role !== 'viewer' || ownership !== 'other team';
   if (action === 'kill_switch.set' || action === 'api_token.create' || action === 'dead_letter.redrive_override') return role === 'admin';
   return role !== 'viewer';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { clearHold, clearHolds, openHold, reassignHold, type Actor, type OpenHoldInput } from '../../lib/core';
+import { clearHold, clearHolds, ensureTaskBudget, openHold, reassignHold, type Actor, type OpenHoldInput } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
 import { auditLog, holds } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
@@ -14,10 +14,13 @@ const responder: Actor = { type: 'person', id: 'oncall@example.com', role: 'resp
 const ctx = () => ({ db: database.db, actor: owner });
 const opener = () => ({ db: database.db, actor: agent });
 
-function aHold(overrides: Partial<OpenHoldInput> = {}): OpenHoldInput {
+/** A hold on a task that exists (openHold refuses a hold on nothing). */
+async function aHold(overrides: Partial<OpenHoldInput> = {}): Promise<OpenHoldInput> {
+  const taskId = `task-${randomUUID()}`;
+  await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner: 'team:payments' });
   return {
     itemType: 'task',
-    itemId: `task-${randomUUID()}`,
+    itemId: taskId,
     reason: 'needs_approval',
     detail: 'Refund above $500 needs a person',
     owner: 'team:payments',
@@ -31,7 +34,7 @@ async function auditOf(holdId: number) {
 
 describe('openHold', () => {
   it('opens one hold per item, however many workers open it at once', async () => {
-    const input = aHold();
+    const input = await aHold();
     const pool = connectDatabase(database.url, { maxConnections: 16 });
     try {
       const results = await Promise.all(Array.from({ length: 16 }, () => openHold({ db: pool.db, actor: agent }, input)));
@@ -51,7 +54,7 @@ describe('openHold', () => {
     ['an owner that is neither a person nor a team', { owner: 'bob' }],
     ['a blank detail', { detail: '   ' }],
   ])('refuses %s and writes nothing', async (_case, overrides) => {
-    const input = aHold(overrides as Partial<OpenHoldInput>);
+    const input = await aHold(overrides as Partial<OpenHoldInput>);
     await expect(openHold(opener(), input)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     const [count] = await database.db.select({ n: sql<number>`count(*)::int` }).from(holds).where(eq(holds.itemId, input.itemId));
     expect(count?.n).toBe(0);
@@ -60,7 +63,7 @@ describe('openHold', () => {
 
 describe('clearHold and reassignHold', () => {
   it('clears once: a double click returns the same cleared hold and writes one audit record', async () => {
-    const { hold } = await openHold(opener(), aHold());
+    const { hold } = await openHold(opener(), await aHold());
     const first = await clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'approved by finance' });
     const second = await clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'approved by finance' });
 
@@ -71,7 +74,7 @@ describe('clearHold and reassignHold', () => {
   });
 
   it('takes effect once when two people clear one hold at the same moment, and both see the same cleared hold', async () => {
-    const { hold } = await openHold(opener(), aHold());
+    const { hold } = await openHold(opener(), await aHold());
     const [mine, theirs] = await Promise.all([
       clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'approved' }),
       clearHold({ db: database.db, actor: responder }, { holdId: hold.id, resolution: 'resume', note: 'approved too' }),
@@ -83,15 +86,15 @@ describe('clearHold and reassignHold', () => {
   });
 
   it('clears a selection with one note, all or none', async () => {
-    const selected = await Promise.all([openHold(opener(), aHold()), openHold(opener(), aHold()), openHold(opener(), aHold())]);
+    const selected = await Promise.all([openHold(opener(), await aHold()), openHold(opener(), await aHold()), openHold(opener(), await aHold())]);
     // Returned in id order: the order the holds are locked in.
     const ids = selected.map(({ hold }) => hold.id).sort((a, b) => a - b);
     const changes = await clearHolds(ctx(), { holdIds: ids, resolution: 'discard', note: 'customer withdrew' });
     expect(changes.map((change) => [change.hold.id, change.changed, change.hold.resolutionNote])).toEqual(ids.map((id) => [id, true, 'customer withdrew']));
 
     // One hold the viewer may not clear (another team's) refuses the whole selection; nothing changes.
-    const mineToo = await openHold(opener(), aHold());
-    const notMine = await openHold(opener(), aHold({ owner: 'team:growth' }));
+    const mineToo = await openHold(opener(), await aHold());
+    const notMine = await openHold(opener(), await aHold({ owner: 'team:growth' }));
     await expect(clearHolds(ctx(), { holdIds: [mineToo.hold.id, notMine.hold.id], resolution: 'resume', note: 'go' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     const [stillOpen] = await database.db.select().from(holds).where(eq(holds.id, mineToo.hold.id));
     expect(stillOpen?.status).toBe('open');
@@ -99,13 +102,13 @@ describe('clearHold and reassignHold', () => {
   });
 
   it('refuses to clear a cleared hold the other way', async () => {
-    const { hold } = await openHold(opener(), aHold());
+    const { hold } = await openHold(opener(), await aHold());
     await clearHold(ctx(), { holdId: hold.id, resolution: 'discard', note: 'duplicate request' });
     await expect(clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'oops' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
   });
 
   it('lets a new hold open for the item once the old one is cleared', async () => {
-    const input = aHold();
+    const input = await aHold();
     const { hold } = await openHold(opener(), input);
     await clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: 'ok' });
     const again = await openHold(opener(), input);
@@ -114,7 +117,7 @@ describe('clearHold and reassignHold', () => {
   });
 
   it('reassigns with a note, idempotently, and only open holds', async () => {
-    const { hold } = await openHold(opener(), aHold());
+    const { hold } = await openHold(opener(), await aHold());
     const moved = await reassignHold(ctx(), { holdId: hold.id, owner: 'person:lead@example.com', note: 'lead decides refunds' });
     // The repeat comes from a responder: the viewer no longer owns the hold.
     const again = await reassignHold({ db: database.db, actor: responder }, { holdId: hold.id, owner: 'person:lead@example.com', note: 'lead decides refunds' });
@@ -131,7 +134,7 @@ describe('clearHold and reassignHold', () => {
   });
 
   it('requires a note, an existing hold and an actor', async () => {
-    const { hold } = await openHold(opener(), aHold());
+    const { hold } = await openHold(opener(), await aHold());
     await expect(clearHold(ctx(), { holdId: hold.id, resolution: 'resume', note: ' ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(clearHold(ctx(), { holdId: 999_999_999, resolution: 'resume', note: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(clearHold({ db: database.db }, { holdId: hold.id, resolution: 'resume', note: 'x' })).rejects.toThrow(/needs ctx.actor/);

@@ -6,14 +6,16 @@ import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { IdempotencyKey } from '@/lib/db/schema';
 import { formatMicros, formatUtc } from '@/lib/format';
+import { withoutNul } from '@/lib/auth/console-input';
 import { findKeys, getKeyDetail, listExpiredInProgress, listRecentPayloadMismatches } from '@/lib/queries/keys';
 import { requirePerson } from '@/lib/server/session';
 import { getDb } from '@/lib/server/db';
+import { visibleText } from '@/lib/visible-text';
 
 export const metadata: Metadata = { title: 'Keys' };
 export const dynamic = 'force-dynamic';
 
-const text = z.string().trim().max(500).optional().transform((value) => (value === '' ? undefined : value));
+const text = withoutNul(z.string().trim().max(500).optional().transform((value) => (value === '' ? undefined : value)));
 const keySearch = z.object({ key: text, taskId: text, step: text, show: text });
 const when = (moment: Date | null) => formatUtc(moment, 'second');
 const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
@@ -101,7 +103,7 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
               <dt className="text-muted">Stored result</dt>
               <dd className="font-mono text-[12px]">{detail.key.result === null ? '—' : JSON.stringify(detail.key.result)}</dd>
               <dt className="text-muted">Error</dt>
-              <dd>{detail.key.errorClass ? `${detail.key.errorClass}: ${detail.key.errorText}` : '—'}</dd>
+              <dd>{detail.key.errorClass ? `${detail.key.errorClass}: ${visibleText(detail.key.errorText)}` : '—'}</dd>
               <dt className="text-muted">In progress until</dt>
               <dd>{when(detail.key.lockedUntil)}</dd>
               <dt className="text-muted">Kept until</dt>
@@ -131,7 +133,7 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
                 {detail.attempts.map((attempt) => (
                   <li key={`${attempt.attemptNumber}-${attempt.startedAt.toISOString()}`}>
                     #{attempt.attemptNumber} {attempt.outcome} at {when(attempt.startedAt)}, {formatMicros(attempt.costMicros)}
-                    {attempt.errorText ? ` — ${attempt.errorClass}: ${attempt.errorText}` : ''}
+                    {attempt.errorText ? ` — ${attempt.errorClass}: ${visibleText(attempt.errorText)}` : ''}
                   </li>
                 ))}
               </ul>
@@ -143,7 +145,7 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
               <ul className="text-[13px]">
                 {detail.holds.map((hold) => (
                   <li key={hold.id}>
-                    {hold.reason} ({hold.status}), owner {hold.owner}: {hold.detail}
+                    {hold.reason} ({hold.status}), owner {hold.owner}: {visibleText(hold.detail)}
                   </li>
                 ))}
               </ul>
@@ -178,7 +180,7 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
         <ul className="text-[13px]" data-testid="keys-mismatches">
           {mismatches.map((hold) => (
             <li key={hold.id}>
-              {when(hold.openedAt)} · {hold.detail} ({hold.status})
+              {when(hold.openedAt)} · {visibleText(hold.detail)} ({hold.status})
             </li>
           ))}
         </ul>

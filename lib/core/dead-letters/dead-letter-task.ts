@@ -2,18 +2,13 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../db/client';
 import { deadLetterReasons, deadLetters, errorClasses, taskBudgets, type DeadLetter, type Hold } from '../../db/schema';
+import { enforceTokenLimits } from '../authorization';
 import type { Actor } from '../context';
+import { MAX_HOLD_DETAIL } from '../holds/hold-input';
 import { openHold } from '../holds/open-hold';
-import { parseInput } from '../validation';
+import { cutToLength, int4, MICROS_MAX, parseInput } from '../validation';
 
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
-/** A hold's detail is at most this long; the dead letter keeps the whole error. */
-const MAX_HOLD_DETAIL = 5_000;
-
-/** A derived text never refuses the dead letter it comes from: it is cut short instead. */
-function truncate(text: string, maxLength: number): string {
-  return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
-}
 
 export const deadLetterInput = z.strictObject({
   taskId: z.string().trim().min(1).max(200),
@@ -27,8 +22,8 @@ export const deadLetterInput = z.strictObject({
   reason: z.enum(deadLetterReasons),
   errorClass: z.enum(errorClasses),
   lastError: z.string().trim().min(1).max(10_000),
-  attempts: z.number().int().min(1),
-  spendMicros: z.number().int().min(0),
+  attempts: int4(1),
+  spendMicros: z.number().int().min(0).max(MICROS_MAX),
   owner: z.string().trim().min(1),
 });
 export type DeadLetterTaskInput = z.input<typeof deadLetterInput>;
@@ -42,6 +37,7 @@ export type DeadLetterTaskInput = z.input<typeof deadLetterInput>;
 export async function deadLetterTask(db: Executor, actor: Actor, input: DeadLetterTaskInput): Promise<{ deadLetter: DeadLetter; hold: Hold }> {
   const item = parseInput(deadLetterInput, input);
   const { owner, ...letter } = item;
+  await enforceTokenLimits({ db, actor }, { agent: item.agent, queue: item.queue });
   return db.transaction(async (tx) => {
     // The task's row first: the step engine's finish holds it while it dead-letters, so taking
     // it after the dead letter's unique slot would let two exhausting workers deadlock.
@@ -63,7 +59,7 @@ export async function deadLetterTask(db: Executor, actor: Actor, input: DeadLett
         itemType: 'dead_letter',
         itemId: String(deadLetter.id),
         reason: deadLetter.reason,
-        detail: truncate(`${deadLetter.step} stopped after ${deadLetter.attempts} attempt(s): ${deadLetter.errorClass} — ${deadLetter.lastError}`, MAX_HOLD_DETAIL),
+        detail: cutToLength(`${deadLetter.step} stopped after ${deadLetter.attempts} attempt(s): ${deadLetter.errorClass} — ${deadLetter.lastError}`, MAX_HOLD_DETAIL),
         owner,
       },
     );

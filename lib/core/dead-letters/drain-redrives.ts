@@ -2,8 +2,9 @@ import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Transaction } from '../../db/client';
 import { redrives, type Redrive } from '../../db/schema';
+import { decideTokenLimits, enforceTokenLimits, hasTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
-import { NotFoundError } from '../errors';
+import { ForbiddenError, NotFoundError } from '../errors';
 import { parseInput } from '../validation';
 
 /**
@@ -81,7 +82,9 @@ export const claimRedrivesInput = z.strictObject({
  * not acknowledged in time is handed out again (at least once, never lost).
  */
 export async function claimRedrives(ctx: CoreContext, input: z.input<typeof claimRedrivesInput>): Promise<Redrive[]> {
-  const { queues, limit, leaseMs } = parseInput(claimRedrivesInput, input);
+  const request = parseInput(claimRedrivesInput, input);
+  const { limit, leaseMs } = request;
+  const queues = queuesToClaim(ctx, request.queues);
   return ctx.db.transaction(async (tx) => {
     const due = await tx
       .select({ id: redrives.id })
@@ -99,11 +102,31 @@ export async function claimRedrives(ctx: CoreContext, input: z.input<typeof clai
   });
 }
 
+/**
+ * The queues a claim takes from: those it names, each of which a limited token
+ * must be allowed (FORBIDDEN naming the first that is not); a claim naming
+ * none takes from every queue, or, for a token limited to queues, from those only.
+ */
+function queuesToClaim(ctx: CoreContext, named: string[] | undefined): string[] | undefined {
+  const actor = ctx.actor;
+  if (!hasTokenLimits(actor) || !actor.allowedQueues) return named;
+  if (!named) return actor.allowedQueues;
+  for (const queue of named) {
+    const decision = decideTokenLimits(actor, { queue });
+    if (!decision.allowed) throw new ForbiddenError(`${actor.type}:${actor.id} may not claim redrives: ${decision.reason}`);
+  }
+  return named;
+}
+
 export const acknowledgeRedriveInput = z.strictObject({ outboxKey: z.string().trim().min(1).max(300) });
 
 /** Marks a claimed redrive delivered. Acknowledging it again changes nothing. */
 export async function acknowledgeRedrive(ctx: CoreContext, input: z.input<typeof acknowledgeRedriveInput>): Promise<{ redrive: Redrive; changed: boolean }> {
   const { outboxKey } = parseInput(acknowledgeRedriveInput, input);
+  await enforceTokenLimits(ctx, async () => {
+    const [redrive] = await ctx.db.select({ queue: redrives.queue }).from(redrives).where(eq(redrives.outboxKey, outboxKey));
+    return { queue: redrive?.queue };
+  });
   const [delivered] = await ctx.db
     .update(redrives)
     .set({ deliveredAt: sql`now()`, lastError: null })

@@ -8,14 +8,17 @@ export const holdOwner = z
   .regex(/^(person|team):\S.*$/, 'must name a person (person:<email>) or a team (team:<name>)')
   .max(200);
 
-export const holdId = z.number().int().min(1);
+export const holdId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+/** A hold's detail is at most this long; texts it is built from are cut to it (cutToLength), never refused. */
+export const MAX_HOLD_DETAIL = 5_000;
 
 export const openHoldInput = z
   .strictObject({
     itemType: z.enum(holdItemTypes),
     itemId: z.string().trim().min(1).max(300),
     reason: z.enum(holdReasons),
-    detail: z.string().trim().min(1, 'must say what a person needs to know to decide').max(5_000),
+    detail: z.string().trim().min(1, 'must say what a person needs to know to decide').max(MAX_HOLD_DETAIL),
     owner: holdOwner,
   })
   .refine((hold) => hold.itemType !== 'dead_letter' || /^\d+$/.test(hold.itemId), {

@@ -1,8 +1,30 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
-import { idempotencyKeys, taskBudgets, type Hold } from '../../db/schema';
+import { idempotencyKeys, taskBudgets, type Hold, type HoldItemType, type HoldResolution } from '../../db/schema';
+import type { Action } from '../authorization';
 import type { Actor, CoreContext } from '../context';
-import { discardInTransaction, lockDeadLetter, redriveInTransaction} from '../dead-letters/redrive';
+import { discardInTransaction, lockDeadLetter, redriveInTransaction } from '../dead-letters/redrive';
+import { StateConflictError } from '../errors';
+
+/**
+ * What clearing a hold does to its item is that item's own action, and needs
+ * that action's permission on top of the hold's: an owner may not do through
+ * a hold what their role forbids. Resuming a dead letter's hold is a redrive,
+ * discarding it a discard; releasing or settling a key decides whether a side
+ * effect runs again (key.resolve). Tasks and slots need nothing more: an owner
+ * resumes or discards their own task's work, and a slot's hold changes no lock.
+ */
+export function itemActionFor(itemType: HoldItemType, resolution: HoldResolution): Action | undefined {
+  switch (itemType) {
+    case 'dead_letter':
+      return resolution === 'resume' ? 'dead_letter.redrive' : 'dead_letter.discard';
+    case 'key':
+      return 'key.resolve';
+    case 'task':
+    case 'slot':
+      return undefined;
+  }
+}
 
 /**
  * What clearing a hold does to the item it parked, inside the same
@@ -27,6 +49,7 @@ export async function applyHoldResolution(tx: Transaction, actor: Actor, hold: H
     case 'key': {
       // An uncertain key: the person checked the downstream. Resume means the side
       // effect did not happen (run it again); discard means leave it as done.
+      await refuseWhileClaimLive(tx, hold);
       const settled = await tx
         .update(idempotencyKeys)
         .set(
@@ -47,5 +70,26 @@ export async function applyHoldResolution(tx: Transaction, actor: Actor, hold: H
     }
     case 'slot':
       return 'no change to the slot';
+  }
+}
+
+/**
+ * A key whose claim has not expired has a live holder that may be running the
+ * step right now: releasing it would let a second attempt run beside it, and
+ * marking it done would hide the first one's outcome. Refused (the caller's
+ * transaction rolls back, so nothing is written); a person decides after the
+ * claim expires, when the outcome really is uncertain.
+ */
+async function refuseWhileClaimLive(tx: Transaction, hold: Hold): Promise<void> {
+  const [key] = await tx
+    .select({ status: idempotencyKeys.status, lockedUntil: idempotencyKeys.lockedUntil, live: sql<boolean>`coalesce(${idempotencyKeys.lockedUntil} > now(), false)` })
+    .from(idempotencyKeys)
+    .where(eq(idempotencyKeys.key, hold.itemId))
+    .for('update');
+  if (key?.status === 'in_progress' && key.live) {
+    throw new StateConflictError(
+      `Key "${hold.itemId}" is still claimed until ${key.lockedUntil?.toISOString()}: its holder may be running the step now, ` +
+        `so it can be neither released nor marked done; decide after the claim expires`,
+    );
   }
 }

@@ -6,6 +6,7 @@ import { authorize } from '../authorization';
 import { actorLabel, type CoreContext } from '../context';
 import { parseInput } from '../validation';
 import { openHoldInput } from './hold-input';
+import { findHoldItem } from './hold-item';
 
 export type OpenHoldInput = z.input<typeof openHoldInput>;
 
@@ -13,12 +14,15 @@ export type OpenHoldInput = z.input<typeof openHoldInput>;
  * Parks an item for a person, with a machine-readable reason, a detail and an
  * owner. An item has at most one open hold (a partial unique index): opening
  * another returns the existing one with `created: false`, however many
- * workers race to open it.
+ * workers race to open it. The item must exist (NOT_FOUND otherwise), and a
+ * token limited to some agents or queues may hold only their items.
  */
 export async function openHold(ctx: CoreContext, input: OpenHoldInput): Promise<{ hold: Hold; created: boolean }> {
   const actor = authorize(ctx, 'hold.open');
   const request = parseInput(openHoldInput, input);
   return ctx.db.transaction(async (tx) => {
+    const item = await findHoldItem(tx, request.itemType, request.itemId);
+    authorize(ctx, 'hold.open', item);
     const [created] = await tx
       .insert(holds)
       .values({ ...request, openedBy: actorLabel(actor) })

@@ -8,7 +8,7 @@ import { actorLabel, requireActor, type Actor, type CoreContext } from '../conte
 import { NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
 import { clearHoldInput, clearHoldsInput, reassignHoldInput } from './hold-input';
-import { applyHoldResolution } from './hold-resolution';
+import { applyHoldResolution, itemActionFor } from './hold-resolution';
 
 export interface HoldChange {
   hold: Hold;
@@ -55,6 +55,8 @@ async function clearInTransaction(tx: Transaction, ctx: CoreContext, actor: Acto
   }
   const hold = await lockHold(tx, holdId);
   authorize(ctx, 'hold.clear', { owner: hold.owner });
+  const itemAction = itemActionFor(hold.itemType, resolution);
+  if (itemAction) authorize(ctx, itemAction);
   if (hold.status === 'cleared') {
     if (hold.resolution === resolution) return { hold, changed: false };
     throw new StateConflictError(`Hold ${hold.id} was already cleared with ${hold.resolution} by ${hold.clearedBy}`);

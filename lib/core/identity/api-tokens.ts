@@ -11,9 +11,26 @@ import { parseInput } from '../validation';
 
 const TOKEN_PREFIX = 'hf_';
 
+/** An agent's or a queue's name, as the library stores it. */
+const limitName = z.string().trim().min(1, 'must not be blank').max(100);
+
+/**
+ * Optional limits: the agents (or queues) the token may act for. Absent or
+ * empty means no limit; the console's form sends a blank field as empty.
+ */
+const limitList = z
+  .array(limitName)
+  .max(50, 'name at most 50')
+  .optional()
+  .transform((names) => (names && names.length > 0 ? [...new Set(names)] : undefined));
+
 export const createApiTokenInput = z.strictObject({
   name: z.string().trim().min(1, 'name the agent or service that will use it').max(100),
   scopes: z.array(z.enum(tokenScopes)).min(1, 'choose at least one scope').max(2),
+  /** The token acts only for these agents (steps, attempts, runs, keys and holds of their tasks). */
+  allowedAgents: limitList,
+  /** The token acts only on these queues (dead letters and redrives). */
+  allowedQueues: limitList,
 });
 
 function hashToken(token: string): string {
@@ -36,6 +53,8 @@ export async function createApiToken(ctx: CoreContext, input: z.input<typeof cre
         tokenHash: hashToken(token),
         prefix: token.slice(0, 10),
         scopes: [...new Set(request.scopes)],
+        allowedAgents: request.allowedAgents ?? null,
+        allowedQueues: request.allowedQueues ?? null,
         createdBy: actorLabel(actor),
       })
       .returning();
@@ -45,13 +64,13 @@ export async function createApiToken(ctx: CoreContext, input: z.input<typeof cre
       targetType: 'api_token',
       targetId: String(record.id),
       reason: `token for ${record.name}`,
-      after: { name: record.name, scopes: record.scopes, prefix: record.prefix },
+      after: { name: record.name, scopes: record.scopes, prefix: record.prefix, allowedAgents: record.allowedAgents, allowedQueues: record.allowedQueues },
     });
     return { token, record };
   });
 }
 
-const revokeApiTokenInput = z.strictObject({ tokenId: z.number().int().min(1) });
+const revokeApiTokenInput = z.strictObject({ tokenId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 
 /** Revokes a token at once; revoking it again changes nothing. Admins only, audit-logged. */
 export async function revokeApiToken(ctx: CoreContext, input: z.input<typeof revokeApiTokenInput>): Promise<{ changed: boolean }> {
@@ -94,7 +113,14 @@ export async function authenticateApiToken(db: Executor, authorization: string |
       .set({ lastUsedAt: sql`now()` })
       .where(and(eq(apiTokens.id, token.id), sql`(${apiTokens.lastUsedAt} is null or ${apiTokens.lastUsedAt} < now() - interval '1 minute')`));
   }
-  return { type: 'agent', id: `token:${token.id}:${token.name}`, scopes: token.scopes };
+  // The limits travel with the actor, so every library operation enforces them (see enforceTokenLimits).
+  return {
+    type: 'agent',
+    id: `token:${token.id}:${token.name}`,
+    scopes: token.scopes,
+    ...(token.allowedAgents ? { allowedAgents: token.allowedAgents } : {}),
+    ...(token.allowedQueues ? { allowedQueues: token.allowedQueues } : {}),
+  };
 }
 
 /** Tokens for the settings page, newest first; never the secret or its hash. */
@@ -105,6 +131,8 @@ export async function listApiTokens(db: Executor) {
       name: apiTokens.name,
       prefix: apiTokens.prefix,
       scopes: apiTokens.scopes,
+      allowedAgents: apiTokens.allowedAgents,
+      allowedQueues: apiTokens.allowedQueues,
       createdBy: apiTokens.createdBy,
       createdAt: apiTokens.createdAt,
       lastUsedAt: apiTokens.lastUsedAt,

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { idempotencyKeys } from '../../db/schema';
+import { agentOfTask } from '../agent-targets';
+import { enforceTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
 import { KeyPayloadMismatchError } from '../errors';
 import { cachedStatement } from '../prepared';
@@ -139,6 +141,9 @@ const claimStatement = cachedStatement((db) => {
  */
 export async function claimKey(ctx: CoreContext, input: ClaimKeyInput): Promise<ClaimOutcome> {
   const claim = parseInput(claimKeyInput, input);
+  // A key of a task acts for the task's agent; a raw key with no task names no agent.
+  const taskId = claim.taskId;
+  if (taskId) await enforceTokenLimits(ctx, () => agentOfTask(ctx.db, taskId));
   const claimId = randomUUID();
   const [row] = await claimStatement(ctx.db).execute({
     key: claim.key,

@@ -1,6 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { errorClasses, idempotencyKeys } from '../../db/schema';
+import { targetOfKey } from '../agent-targets';
+import { enforceTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
 import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { cachedStatement } from '../prepared';
@@ -85,6 +87,7 @@ async function settle(
   outcome: Pick<typeof idempotencyKeys.$inferInsert, 'status' | 'result' | 'errorClass' | 'errorText'>,
 ): Promise<void> {
   const k = idempotencyKeys;
+  await enforceTokenLimits(ctx, () => targetOfKey(ctx.db, key));
   const settled = await settleStatement(ctx.db).execute({ ...outcome, result: JSON.stringify(outcome.result ?? null), key, fencingToken });
   if (settled.length === 1) return;
 

@@ -1,6 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { runs, type Run } from '../../db/schema';
+import { agentOfRun } from '../agent-targets';
+import { enforceTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
 import { NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
@@ -16,6 +18,7 @@ export const startRunInput = z.strictObject({
 /** Starts a run; starting the same run key again (a redelivery) returns the existing run. */
 export async function startRun(ctx: CoreContext, input: z.input<typeof startRunInput>): Promise<Run> {
   const run = parseInput(startRunInput, input);
+  await enforceTokenLimits(ctx, { agent: run.agent });
   const [created] = await ctx.db.insert(runs).values(run).onConflictDoNothing({ target: runs.runKey }).returning();
   if (created) return created;
   const [existing] = await ctx.db.select().from(runs).where(eq(runs.runKey, run.runKey));
@@ -29,6 +32,7 @@ export async function startRun(ctx: CoreContext, input: z.input<typeof startRunI
 /** Notes that a run is alive; the stale-lock guard trusts a recent heartbeat. */
 export async function heartbeatRun(ctx: CoreContext, input: { runKey: string }): Promise<void> {
   const key = parseInput(runKey, input.runKey);
+  await enforceTokenLimits(ctx, () => agentOfRun(ctx.db, key));
   const updated = await ctx.db
     .update(runs)
     .set({ heartbeatAt: sql`now()` })
@@ -42,6 +46,7 @@ export const finishRunInput = z.strictObject({ runKey, status: z.enum(['finished
 /** Ends a run. Idempotent: finishing a finished run again changes nothing. */
 export async function finishRun(ctx: CoreContext, input: z.input<typeof finishRunInput>): Promise<void> {
   const { runKey: key, status } = parseInput(finishRunInput, input);
+  await enforceTokenLimits(ctx, () => agentOfRun(ctx.db, key));
   const updated = await ctx.db
     .update(runs)
     .set({ status, finishedAt: sql`now()` })

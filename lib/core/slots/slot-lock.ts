@@ -1,6 +1,8 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { slotEvidence, slotLocks } from '../../db/schema';
+import { agentOfRun } from '../agent-targets';
+import { enforceTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
 import { NotFoundError, NotHolderError, StaleTokenError } from '../errors';
 import { cachedStatement } from '../prepared';
@@ -26,6 +28,8 @@ export type AcquireSlotOutcome =
  */
 export async function acquireSlot(ctx: CoreContext, input: z.input<typeof acquireSlotInput>): Promise<AcquireSlotOutcome> {
   const request = parseInput(acquireSlotInput, input);
+  // A slot is taken for a run: the token must be allowed to act for that run's agent.
+  await enforceTokenLimits(ctx, () => agentOfRun(ctx.db, request.runKey));
   const [row] = await acquireStatement(ctx.db).execute(request);
   if (!row) throw new Error('acquireSlot: the upsert returned no row');
 
@@ -83,6 +87,7 @@ export const heartbeatSlotInput = z.strictObject({ slot, runKey, fencingToken: z
 /** Extends the holder's lock; anyone else is refused with NOT_HOLDER. */
 export async function heartbeatSlot(ctx: CoreContext, input: z.input<typeof heartbeatSlotInput>): Promise<Date> {
   const request = parseInput(heartbeatSlotInput, input);
+  await enforceTokenLimits(ctx, () => agentOfRun(ctx.db, request.runKey));
   const l = slotLocks;
   const [row] = await ctx.db
     .update(l)
@@ -102,6 +107,7 @@ export const releaseSlotInput = z.strictObject({ slot, runKey });
  */
 export async function releaseSlot(ctx: CoreContext, input: z.input<typeof releaseSlotInput>): Promise<void> {
   const request = parseInput(releaseSlotInput, input);
+  await enforceTokenLimits(ctx, () => agentOfRun(ctx.db, request.runKey));
   const l = slotLocks;
   const released = await ctx.db
     .update(l)
@@ -123,6 +129,7 @@ export const evidenceInput = z.strictObject({ slot, runKey, fencingToken: z.numb
  */
 export async function recordEvidence(ctx: CoreContext, input: z.input<typeof evidenceInput>): Promise<void> {
   const request = parseInput(evidenceInput, input);
+  await enforceTokenLimits(ctx, () => agentOfRun(ctx.db, request.runKey));
   await ctx.db.transaction(async (tx) => {
     // Lock the slot row so the token cannot change between the check and the insert.
     const [lock] = await tx.select().from(slotLocks).where(eq(slotLocks.slot, request.slot)).for('update');

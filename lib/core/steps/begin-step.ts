@@ -46,7 +46,7 @@ type Decided = { kind: 'answer'; answer: BeginAnswer } | { kind: 'uncertain'; in
  */
 export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promise<BeginAnswer> {
   const request = parseInput(beginStepInput, input);
-  const actor = stepActor(ctx, request.agent);
+  const actor = stepActor(ctx, request.agent, request.queue ?? request.agent);
   const now = nowOf(ctx);
   const key = deriveKey({ taskId: request.taskId, step: request.step, iteration: request.iteration });
   const { owner } = await ensureTaskBudget(ctx.db, {

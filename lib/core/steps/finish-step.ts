@@ -8,7 +8,8 @@ import { openHold } from '../holds/open-hold';
 import { keyRetentionMs } from '../keys/claim-key';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
 import { markTaskFinished } from '../tasks/finish-task';
-import { parseInput } from '../validation';
+import { MAX_HOLD_DETAIL } from '../holds/hold-input';
+import { cutToLength, parseInput } from '../validation';
 import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
 import { exhaustTask } from './exhaust-task';
 import { stepActor } from './step-actor';
@@ -51,6 +52,8 @@ export async function finishStep(ctx: CoreContext, input: FinishStepInput, retry
   const now = nowOf(ctx);
   const settled = await retryOnDeadlock(ctx.db, () => ctx.db.transaction(async (tx): Promise<FinishAnswer | { supersededBy: string }> => {
     const key = await lockBegunKey(tx, request);
+    // Before anything is written, superseded or not: the key's agent and queue bound a token.
+    const actor = stepActor(ctx, key.agent!, key.queue);
     if (request.fencingToken < Number(key.fencing_token)) {
       // The attempt ran and may have cost money: its end is recorded, but it decides nothing.
       await recordSupersededEnd(tx, key, request, now);
@@ -60,7 +63,6 @@ export async function finishStep(ctx: CoreContext, input: FinishStepInput, retry
     if (key.status !== 'in_progress') {
       throw new StateConflictError(`Key "${key.key}" is already ${key.status}: it was settled outside this attempt (by a person or a raw key call)`);
     }
-    const actor = stepActor(ctx, key.agent!);
     await recordAttemptEnd(tx, key, request, now);
     const budget = await settleReservation(tx, key, request.costMicros);
 
@@ -74,7 +76,7 @@ export async function finishStep(ctx: CoreContext, input: FinishStepInput, retry
       // twice already or not at all: its key stays uncertain, for a person.
       const { hold } = await openHold({ db: tx, actor }, {
         itemType: 'key', itemId: key.key, reason: 'uncertain_outcome', owner: budget.owner,
-        detail: `Step ${key.step} failed after its claim expired (${request.errorText}); its downstream cannot deduplicate, so check whether the side effect happened before resuming`,
+        detail: cutToLength(`Step ${key.step} failed after its claim expired (${request.errorText}); its downstream cannot deduplicate, so check whether the side effect happened before resuming`, MAX_HOLD_DETAIL),
       });
       answer = { decision: 'stop', code: 'UNCERTAIN_OUTCOME', reason: 'uncertain_outcome', detail: `Key ${key.key} failed after its claim expired: its outcome is uncertain`, holdId: hold.id };
       await tx.execute(sql`update idempotency_keys set reserved_micros = 0, finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key.key}::text`);

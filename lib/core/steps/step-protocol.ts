@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { int4 } from '../validation';
 import { errorClasses } from '../../db/schema/attempts';
 import { taskBudgetInput } from '../budgets/task-budget-input';
 
@@ -19,7 +20,7 @@ export const beginStepInput = z.strictObject({
   ...taskBudgetInput.shape,
   step: z.string().trim().min(1).max(100),
   /** For steps repeated in a loop: each iteration is its own operation with its own key. */
-  iteration: z.number().int().min(0).optional(),
+  iteration: int4(0).optional(),
   /** The step's input. Its hash guards the key; it is kept with a dead letter for redrive. */
   content: z.unknown().refine((value) => jsonSize(value) <= MAX_CONTENT_BYTES, `must serialise to at most ${MAX_CONTENT_BYTES / 1024} KiB`),
   /** The queue a redrive puts the task back on; the agent's name when absent. */
@@ -45,7 +46,7 @@ export const finishStepInput = z
      * The attempt number begin answered. Optional, but send it: when the attempt was
      * superseded (STALE_TOKEN), its end and cost are still recorded by it.
      */
-    attemptNumber: z.number().int().min(1).optional(),
+    attemptNumber: int4(1).optional(),
     outcome: z.enum(['succeeded', 'failed']),
     /** The step's result, stored and replayed to every duplicate (succeeded only). */
     result: z.unknown().refine((value) => jsonSize(value) <= MAX_CONTENT_BYTES, `must serialise to at most ${MAX_CONTENT_BYTES / 1024} KiB`).optional(),

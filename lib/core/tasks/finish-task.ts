@@ -1,7 +1,8 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { taskBudgets, type FinishedTaskStatus, type TaskStatus } from '../../db/schema';
-import { authorize } from '../authorization';
+import { agentOfTask } from '../agent-targets';
+import { authorize, enforceTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
 import { NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
@@ -29,6 +30,7 @@ export interface FinishTaskResult {
 export async function finishTask(ctx: CoreContext, input: FinishTaskInput): Promise<FinishTaskResult> {
   authorize(ctx, 'agent.coordinate');
   const { taskId, outcome } = parseInput(finishTaskInput, input);
+  await enforceTokenLimits(ctx, () => agentOfTask(ctx.db, taskId));
   if (await markTaskFinished(ctx.db, taskId, outcome)) return { taskId, status: outcome, changed: true };
 
   const [task] = await ctx.db.select({ status: taskBudgets.status }).from(taskBudgets).where(eq(taskBudgets.taskId, taskId));

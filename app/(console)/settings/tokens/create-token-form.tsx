@@ -13,6 +13,14 @@ export function CreateTokenForm() {
           Used by
           <input name="name" required placeholder="outreach agent" className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink" />
         </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Only for agents
+          <input name="allowedAgents" placeholder="any agent" aria-describedby="token-limits-help" data-testid="token-allowed-agents" className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink" />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] text-muted">
+          Only on queues
+          <input name="allowedQueues" placeholder="any queue" aria-describedby="token-limits-help" data-testid="token-allowed-queues" className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink" />
+        </label>
         <fieldset className="flex gap-3 text-[13px]">
           <legend className="mb-1 text-[12px] text-muted">Scopes</legend>
           <label className="flex items-center gap-1">
@@ -22,6 +30,9 @@ export function CreateTokenForm() {
             <input type="checkbox" name="scopes" value="read" /> read
           </label>
         </fieldset>
+        <p id="token-limits-help" className="w-full text-[12px] text-muted">
+          Names separated by commas; leave blank for no limit. A limited token is refused (403) for any other agent or queue.
+        </p>
         <button type="submit" disabled={pending} className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60">
           {pending ? 'Creating…' : 'Create token'}
         </button>

@@ -43,6 +43,7 @@ export default async function TokensPage() {
                 <HeaderCell>Used by</HeaderCell>
                 <HeaderCell>Token</HeaderCell>
                 <HeaderCell>Scopes</HeaderCell>
+                <HeaderCell>Limited to</HeaderCell>
                 <HeaderCell>Created</HeaderCell>
                 <HeaderCell>Last used</HeaderCell>
                 <HeaderCell>State</HeaderCell>
@@ -54,6 +55,16 @@ export default async function TokensPage() {
                   <Cell>{token.name}</Cell>
                   <Cell className="font-mono text-[12px]">{token.prefix}…</Cell>
                   <Cell>{token.scopes.join(', ')}</Cell>
+                  <Cell className="text-[12px]" data-testid="token-limits">
+                    {token.allowedAgents || token.allowedQueues ? (
+                      <>
+                        {token.allowedAgents ? <div>agents: {token.allowedAgents.join(', ')}</div> : null}
+                        {token.allowedQueues ? <div>queues: {token.allowedQueues.join(', ')}</div> : null}
+                      </>
+                    ) : (
+                      <span className="text-muted">any agent, any queue</span>
+                    )}
+                  </Cell>
                   <Cell className="text-muted">
                     {when(token.createdAt)} by {token.createdBy}
                   </Cell>

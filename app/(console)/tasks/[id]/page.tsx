@@ -1,12 +1,14 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { PageHeader } from '@/components/ui/page-header';
+import { decodeRouteParam } from '@/lib/auth/console-input';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { formatCount, formatMicros } from '@/lib/format';
 import { getTaskTimeline } from '@/lib/queries/task-timeline';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { TaskParked } from './task-parked';
+import { visibleText } from '@/lib/visible-text';
 
 export const metadata: Metadata = { title: 'Task' };
 export const dynamic = 'force-dynamic';
@@ -15,7 +17,8 @@ const outcomeStyle = { succeeded: 'text-ok', failed: 'text-danger', running: 'te
 
 export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
   await requirePerson();
-  const taskId = decodeURIComponent((await params).id);
+  const taskId = decodeRouteParam((await params).id);
+  if (taskId === undefined) notFound();
   const task = await getTaskTimeline(getDb(), taskId);
   if (!task) notFound();
   const { budget } = task;
@@ -59,7 +62,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
                 </Cell>
                 <Cell data-testid="error" className="max-w-sm">
                   {row.errorClass ? <span className="font-mono text-[12px]">{row.errorClass}</span> : null}
-                  {row.errorText ? <span className="block text-[12px] text-muted">{row.errorText}</span> : null}
+                  {row.errorText ? <span className="block text-[12px] text-muted">{visibleText(row.errorText)}</span> : null}
                 </Cell>
                 <Cell numeric>{row.latencyMs === null ? '—' : `${formatCount(row.latencyMs)} ms`}</Cell>
                 <Cell numeric>{formatMicros(row.costMicros)}</Cell>

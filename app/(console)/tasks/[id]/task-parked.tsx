@@ -1,5 +1,6 @@
 import type { TaskTimeline } from '@/lib/queries/task-timeline';
 import { formatMicros } from '@/lib/format';
+import { visibleText } from '@/lib/visible-text';
 
 /** The task's dead letters and holds, open or settled, under its timeline. */
 export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLetters' | 'holds'>) {
@@ -17,7 +18,7 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
               <li key={letter.id} className="rounded-lg border border-line bg-surface p-3 text-[13px]">
                 <span className="font-mono text-[12px]">{letter.step}</span> · {letter.status} · {letter.reason} · {letter.attempts} attempt(s) · {formatMicros(letter.spendMicros)}
                 <span className="block text-[12px] text-muted">
-                  {letter.errorClass}: {letter.lastError}
+                  {letter.errorClass}: {visibleText(letter.lastError)}
                 </span>
               </li>
             ))}
@@ -36,7 +37,7 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
               <li key={hold.id} className="rounded-lg border border-line bg-surface p-3 text-[13px]">
                 <span className="font-mono text-[12px]">{hold.reason}</span> · {hold.status}
                 {hold.resolution ? ` (${hold.resolution} by ${hold.clearedBy})` : ''} · owner {hold.owner}
-                <span className="block text-[12px] text-muted">{hold.detail}</span>
+                <span className="block text-[12px] text-muted">{visibleText(hold.detail)}</span>
               </li>
             ))}
           </ul>

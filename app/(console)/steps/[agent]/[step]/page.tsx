@@ -1,5 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { decodeRouteParam } from '@/lib/auth/console-input';
 import { StepTrendCharts } from '@/components/charts/step-trend-charts';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
@@ -10,6 +12,7 @@ import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/steps-view';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
+import { visibleText } from '@/lib/visible-text';
 
 export const metadata: Metadata = { title: 'Step' };
 export const dynamic = 'force-dynamic';
@@ -22,7 +25,10 @@ interface Props {
 export default async function StepDetailPage({ params, searchParams }: Props) {
   await requirePerson();
   const { agent, step } = await params;
-  const names = { agent: decodeURIComponent(agent), step: decodeURIComponent(step) };
+  // Bad percent-encoding or a NUL names no step: a 404, not a 500 from decoding or the database.
+  const [agentName, stepName] = [decodeRouteParam(agent), decodeRouteParam(step)];
+  if (agentName === undefined || stepName === undefined) notFound();
+  const names = { agent: agentName, step: stepName };
   const view = parseStepsView(await searchParams, new Date());
   const detail = await getStepDetail(getDb(), { ...view.range, ...names });
   const base = `/steps/${encodeURIComponent(names.agent)}/${encodeURIComponent(names.step)}`;
@@ -72,7 +78,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
                 <Cell numeric>{failure.attemptNumber}</Cell>
                 <Cell>
                   <span className="font-mono text-[12px]">{failure.errorClass}</span>
-                  <span className="block text-[12px] text-muted">{failure.errorText}</span>
+                  <span className="block text-[12px] text-muted">{visibleText(failure.errorText)}</span>
                 </Cell>
               </tr>
             ))}

@@ -1,0 +1,41 @@
+import { eq } from 'drizzle-orm';
+import type { Executor } from '../../db/client';
+import { deadLetters, idempotencyKeys, slotLocks, taskBudgets, type HoldItemType } from '../../db/schema';
+import { agentOfSlot, targetOfKey } from '../agent-targets';
+import type { ActionTarget } from '../authorization';
+import { NotFoundError } from '../errors';
+
+const itemNames: Record<HoldItemType, string> = { task: 'task', dead_letter: 'dead letter', key: 'idempotency key', slot: 'slot lock' };
+
+/**
+ * The item a hold parks, which must exist: a hold on nothing (or on a typo)
+ * would be resolved against whatever later takes that name. Returns the agent
+ * and queue it belongs to where known, for a token's limits. NOT_FOUND names it.
+ */
+export async function findHoldItem(db: Executor, itemType: HoldItemType, itemId: string): Promise<ActionTarget> {
+  const missing = () => new NotFoundError(`No ${itemNames[itemType]} "${itemId}" to hold: a hold parks an item that exists`);
+  switch (itemType) {
+    case 'task': {
+      const [task] = await db.select({ agent: taskBudgets.agent }).from(taskBudgets).where(eq(taskBudgets.taskId, itemId));
+      if (!task) throw missing();
+      return { agent: task.agent };
+    }
+    case 'dead_letter': {
+      const [letter] = /^\d{1,15}$/.test(itemId)
+        ? await db.select({ agent: deadLetters.agent, queue: deadLetters.queue }).from(deadLetters).where(eq(deadLetters.id, Number(itemId)))
+        : [];
+      if (!letter) throw missing();
+      return letter;
+    }
+    case 'key': {
+      const [key] = await db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(eq(idempotencyKeys.key, itemId));
+      if (!key) throw missing();
+      return targetOfKey(db, itemId);
+    }
+    case 'slot': {
+      const [lock] = await db.select({ slot: slotLocks.slot }).from(slotLocks).where(eq(slotLocks.slot, itemId));
+      if (!lock) throw missing();
+      return agentOfSlot(db, itemId);
+    }
+  }
+}

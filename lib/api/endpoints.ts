@@ -30,10 +30,19 @@ export interface Endpoint<Input extends z.ZodType = z.ZodType> {
   responses: Record<number, string>;
   /** Problem codes the endpoint can answer with, besides INVALID_INPUT, UNAUTHENTICATED, FORBIDDEN and PAYLOAD_TOO_LARGE. */
   problems: string[];
+  /** The largest body it accepts, when 64 KiB is too small for what it is for. */
+  maxBodyBytes?: number;
 }
 
 /** The most attempts one batch may carry. */
 export const MAX_BATCH_ATTEMPTS = 1_000;
+
+/**
+ * A batch's body limit: a realistic failed attempt (uuid-sized task id, run key
+ * and idempotency key, a 200-character error text) is about 650 bytes of JSON,
+ * so 1,000 of them come to about 650 KB; 1 MiB leaves room for longer texts.
+ */
+export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
 
 export const recordAttemptsBatchInput = z.strictObject({
   attempts: z.array(z.unknown()).min(1, 'must hold at least one attempt').max(MAX_BATCH_ATTEMPTS, `must hold at most ${MAX_BATCH_ATTEMPTS} attempts`),
@@ -75,7 +84,8 @@ export const endpoints = {
   }),
   recordAttempts: endpoint({
     name: 'recordAttempts', method: 'POST', path: '/api/v1/attempts/batch', action: 'attempt.record', input: recordAttemptsBatchInput,
-    summary: `Record up to ${MAX_BATCH_ATTEMPTS} attempts, all or nothing. Invalid items are named by index (\`attempts.3.startedAt\`); a conflict names its index too, and nothing is written.`,
+    maxBodyBytes: MAX_BATCH_BODY_BYTES,
+    summary: `Record up to ${MAX_BATCH_ATTEMPTS} attempts (at most ${MAX_BATCH_BODY_BYTES / 1024 / 1024} MiB of JSON), all or nothing. Invalid items are named by index (\`attempts.3.startedAt\`); a conflict names its index too, and nothing is written.`,
     responses: { 200: '`{ recorded, duplicates }`: how many were new and how many were repeats' },
     problems: ['ATTEMPT_CONFLICT'],
   }),

@@ -2,6 +2,7 @@ import 'server-only';
 import { revalidatePath } from 'next/cache';
 import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } from '../core';
 import { corePolicyFrom, getEnvironment } from '../env';
+import { isDatabaseUnavailable } from './database-outage';
 import { getDb } from './db';
 import { getCurrentPerson } from './session';
 
@@ -17,15 +18,19 @@ export type ActionResult<T> =
  * unexpected is logged and shown as a generic error, never its message.
  */
 export async function runAction<T>(work: (ctx: CoreContext) => Promise<T>, revalidate: string[] = []): Promise<ActionResult<T>> {
-  const person = await getCurrentPerson();
-  if (!person) return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended: sign in again.' };
   try {
+    // Inside the try: reading the session may query the database, which may be down.
+    const person = await getCurrentPerson();
+    if (!person) return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended: sign in again.' };
     const data = await work({ db: getDb(), actor: person, policy: corePolicyFrom(getEnvironment()) });
     for (const path of revalidate) revalidatePath(path);
     return { ok: true, data };
   } catch (error) {
     if (error instanceof InvalidInputError) return { ok: false, code: error.code, message: error.message, fieldErrors: error.fieldErrors };
     if (error instanceof HoldfastError) return { ok: false, code: error.code, message: error.message };
+    if (isDatabaseUnavailable(error)) {
+      return { ok: false, code: 'DATABASE_UNAVAILABLE', message: 'The database is unavailable right now, so nothing was changed; try again in a moment.' };
+    }
     console.error(error);
     return { ok: false, code: 'INTERNAL_ERROR', message: 'Something went wrong on the server; it has been logged.' };
   }

@@ -8,7 +8,7 @@ import { hashContent, type Actor, type CoreContext } from '../core';
 import { parseInput } from '../core/validation';
 import { apiRequests } from '../db/schema';
 import { authenticateAgent, readJsonBody } from './api-auth';
-import { getDb } from './db';
+import { getDb, getRequestLocks } from './db';
 import { errorResponse, problemResponse } from './problem';
 
 /** What a handler answers: a status and a JSON body (a problem body for 4xx), and any headers. */
@@ -22,42 +22,70 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /**
  * The one way an agent endpoint runs: the token and its scope, the body
- * (size-limited JSON), the `Idempotency-Key` header (a retried request gets
- * the first response), the endpoint's zod schema (400 naming every bad field,
- * unknown fields refused), then the handler. No bad input ever reaches a 500.
+ * (size- and depth-limited JSON), the `Idempotency-Key` header (a retried
+ * request gets the first response), the endpoint's zod schema (400 naming
+ * every bad field, unknown fields refused), then the handler. No bad input
+ * ever reaches a 500, and an unreachable database answers 503.
  */
-export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, handle: (ctx: CoreContext & { actor: Actor }, input: z.output<Input>) => Promise<Reply>) {
+export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, handle: Handler<Input>) {
   const endpointName = `${spec.method} ${spec.path}`;
   return async (request: NextRequest): Promise<Response> => {
     const agent = await authenticateAgent(request, spec.action);
     if ('response' in agent) return agent.response;
-    const read = await readJsonBody(request);
+    const read = await readJsonBody(request, spec.maxBodyBytes);
     if ('response' in read) return read.response;
 
-    const db = getDb();
     const idempotencyKey = request.headers.get('idempotency-key');
-    if (idempotencyKey !== null) {
-      if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
-        return problemResponse(400, 'INVALID_INPUT', 'The Idempotency-Key header must be 1 to 200 visible ASCII characters', { fieldErrors: { 'Idempotency-Key': ['must be 1 to 200 visible ASCII characters'] } });
-      }
-      const earlier = await rememberRequest(db, agent.actor.id, idempotencyKey, endpointName, hashContent(read.body));
-      if (earlier) return earlier;
+    if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      return problemResponse(400, 'INVALID_INPUT', 'The Idempotency-Key header must be 1 to 200 visible ASCII characters', { fieldErrors: { 'Idempotency-Key': ['must be 1 to 200 visible ASCII characters'] } });
     }
-
-    let response: NextResponse;
+    // Everything from here touches the database or hashes the body: whatever it throws is mapped (503 in an outage), never a bare 500.
     try {
-      const input = parseInput(spec.input, read.body);
-      const reply = await handle({ db, actor: agent.actor }, input);
-      response = reply.status >= 400
-        ? problemResponse(reply.status, String((reply.body as { code?: string }).code), String((reply.body as { detail?: string }).detail), reply.body as Record<string, unknown>)
-        : NextResponse.json(reply.body, { status: reply.status, headers: { 'cache-control': 'no-store', ...reply.headers } });
+      const db = getDb();
+      const run = () => runHandler(spec, handle, { db, actor: agent.actor }, read.body);
+      if (idempotencyKey === null) return await run();
+      return await answerOnce({ db, actorId: agent.actor.id, key: idempotencyKey, endpoint: endpointName, requestHash: hashContent(read.body) }, run);
     } catch (error) {
-      response = errorResponse(error);
+      return errorResponse(error);
     }
-
-    if (idempotencyKey !== null) await settleRequest(db, agent.actor.id, idempotencyKey, response);
-    return response;
   };
+}
+
+type Handler<Input extends z.ZodType> = (ctx: CoreContext & { actor: Actor }, input: z.output<Input>) => Promise<Reply>;
+type Db = ReturnType<typeof getDb>;
+interface KeyedRequest { db: Db; actorId: string; key: string; endpoint: string; requestHash: string }
+
+async function runHandler<Input extends z.ZodType>(spec: Endpoint<Input>, handle: Handler<Input>, ctx: CoreContext & { actor: Actor }, body: unknown): Promise<NextResponse> {
+  try {
+    const reply = await handle(ctx, parseInput(spec.input, body));
+    return reply.status >= 400
+      ? problemResponse(reply.status, String((reply.body as { code?: string }).code), String((reply.body as { detail?: string }).detail), reply.body as Record<string, unknown>)
+      : NextResponse.json(reply.body, { status: reply.status, headers: { 'cache-control': 'no-store', ...reply.headers } });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
+
+/**
+ * Runs a keyed request at most once at a time, and answers its retries from
+ * the first answer. The request holds the key's lock (request-locks.ts) from
+ * before it marks the key in flight until after it settles it; a duplicate
+ * that cannot take the lock is told 409 REQUEST_IN_PROGRESS. The lock dies
+ * with the request's process or connection, so an in-flight mark left by a
+ * request that died (or whose database did) is taken over by the next try.
+ */
+async function answerOnce(request: KeyedRequest, run: () => Promise<NextResponse>): Promise<Response> {
+  const locks = getRequestLocks();
+  if (!(await locks.tryAcquire(request.actorId, request.key))) return answerFromFirst(request, await findFirst(request));
+  try {
+    const earlier = await rememberRequest(request);
+    if (earlier) return earlier;
+    const response = await run();
+    await settleRequest(request, response);
+    return response;
+  } finally {
+    await locks.release(request.actorId, request.key);
+  }
 }
 
 /**
@@ -65,41 +93,49 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
  * (5xx) is not an answer, and neither is "try later" (a retry must really try
  * again, not be told the same thing for a day).
  */
-async function settleRequest(db: ReturnType<typeof getDb>, actorId: string, key: string, response: NextResponse): Promise<void> {
+async function settleRequest({ db, actorId, key }: KeyedRequest, response: NextResponse): Promise<void> {
   const where = and(eq(apiRequests.actorId, actorId), eq(apiRequests.idempotencyKey, key), isNull(apiRequests.status));
   try {
     const body = (await response.clone().json()) as { retryable?: boolean } | null;
     if (response.status >= 500 || body?.retryable === true) await db.delete(apiRequests).where(where);
     else await db.update(apiRequests).set({ status: response.status, responseBody: body }).where(where);
   } catch (error) {
-    // The answer still goes out; the in-flight row's short lease lets a retry through later.
+    // The answer still goes out; the in-flight mark is an orphan once our lock goes, and the next try takes it over.
     console.error(`Idempotency-Key ${key}: the answer could not be kept: ${String(error)}`);
   }
 }
 
 /**
- * Records this request under its key, or answers it from the first one: the
- * stored response (same endpoint and body), 409 while the first is still
- * being answered, 422 for the same key with another request.
+ * Marks this request in flight under its key (we hold the key's lock), or
+ * answers it from the first one: the stored response for the same endpoint
+ * and body, 422 for the same key with another request.
  */
-async function rememberRequest(db: ReturnType<typeof getDb>, actorId: string, key: string, endpoint: string, requestHash: string): Promise<Response | undefined> {
+async function rememberRequest(request: KeyedRequest): Promise<Response | undefined> {
+  const { db, actorId, key, endpoint, requestHash } = request;
   const [claimed] = await db
     .insert(apiRequests)
     .values({ actorId, idempotencyKey: key, endpoint, requestHash })
-    // A key past its day is free again, even before the sweep deletes it; so is one whose
-    // first request never got an answer kept within a minute (its process died).
+    // A key past its day is free again, even before the sweep deletes it. An in-flight mark
+    // is an orphan here: we hold the key's lock, so the request that wrote it is gone.
     .onConflictDoUpdate({
       target: [apiRequests.actorId, apiRequests.idempotencyKey],
       set: { endpoint, requestHash, status: null, responseBody: null, createdAt: sql`now()`, expiresAt: sql`now() + interval '24 hours'` },
-      setWhere: sql`${apiRequests.expiresAt} <= now() or (${apiRequests.status} is null and ${apiRequests.createdAt} < now() - interval '1 minute')`,
+      setWhere: sql`${apiRequests.expiresAt} <= now() or ${apiRequests.status} is null`,
     })
     .returning({ key: apiRequests.idempotencyKey });
   if (claimed) return undefined;
+  return answerFromFirst(request, await findFirst(request));
+}
 
+async function findFirst({ db, actorId, key }: KeyedRequest) {
   const [first] = await db
     .select()
     .from(apiRequests)
     .where(and(eq(apiRequests.actorId, actorId), eq(apiRequests.idempotencyKey, key), sql`${apiRequests.expiresAt} > now()`));
+  return first;
+}
+
+function answerFromFirst({ key, endpoint, requestHash }: KeyedRequest, first: typeof apiRequests.$inferSelect | undefined): Response {
   if (!first) return problemResponse(409, 'REQUEST_IN_PROGRESS', 'This Idempotency-Key is being reused right now; try again', { retryAfterSeconds: 1 });
   if (first.endpoint !== endpoint || first.requestHash !== requestHash) {
     return problemResponse(422, 'IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${key}" was first used for a different request; use a new key for a new request`);

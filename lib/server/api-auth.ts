@@ -2,9 +2,11 @@ import 'server-only';
 import type { NextRequest } from 'next/server';
 import { authenticateApiToken, decide, type Action, type Actor } from '../core';
 import { getDb } from './db';
-import { problemResponse } from './problem';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
+import { errorResponse, problemResponse } from './problem';
 
-const MAX_BODY_BYTES = 64 * 1024;
+/** The default body limit; an endpoint may set its own (the attempts batch does). */
+export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * The agent behind a request's Bearer token, allowed to do `action`; or the
@@ -12,7 +14,13 @@ const MAX_BODY_BYTES = 64 * 1024;
  * revoked token (nothing to learn by probing), 403 naming the missing scope.
  */
 export async function authenticateAgent(request: NextRequest, action: Action): Promise<{ actor: Actor } | { response: Response }> {
-  const actor = await authenticateApiToken(getDb(), request.headers.get('authorization'));
+  let actor: Awaited<ReturnType<typeof authenticateApiToken>>;
+  try {
+    actor = await authenticateApiToken(getDb(), request.headers.get('authorization'));
+  } catch (error) {
+    // The token lookup is the first query of every agent request: an outage shows here first (503).
+    return { response: errorResponse(error) };
+  }
   if (!actor) {
     const response = problemResponse(401, 'UNAUTHENTICATED', 'A valid API token is required');
     response.headers.set('www-authenticate', 'Bearer');
@@ -24,15 +32,17 @@ export async function authenticateAgent(request: NextRequest, action: Action): P
 }
 
 /**
- * The request's JSON body, refusing more than 64 KiB (413), malformed JSON
- * (400) and NUL characters (400: PostgreSQL cannot store them in text). The
- * body is read as a stream and abandoned at the limit, whatever
+ * The request's JSON body, refusing more than `maxBytes` (413, 64 KiB unless
+ * the endpoint says otherwise), malformed JSON (400), nesting deeper than
+ * MAX_JSON_DEPTH (400: deep structures overflow the stack of every recursive
+ * step after parsing) and NUL characters (400: PostgreSQL cannot store them in
+ * text). The body is read as a stream and abandoned at the limit, whatever
  * Content-Length says or whether it says anything.
  */
-export async function readJsonBody(request: NextRequest): Promise<{ body: unknown } | { response: Response }> {
-  const tooLarge = () => ({ response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${MAX_BODY_BYTES / 1024} KiB`) });
+export async function readJsonBody(request: NextRequest, maxBytes = MAX_BODY_BYTES): Promise<{ body: unknown } | { response: Response }> {
+  const tooLarge = () => ({ response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${maxBytes / 1024} KiB`) });
   const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) return tooLarge();
+  if (declared > maxBytes) return tooLarge();
 
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -42,7 +52,7 @@ export async function readJsonBody(request: NextRequest): Promise<{ body: unknow
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
+      if (size > maxBytes) {
         await reader.cancel();
         return tooLarge();
       }
@@ -53,6 +63,9 @@ export async function readJsonBody(request: NextRequest): Promise<{ body: unknow
   // A raw NUL, or the JSON escape for one.
   if (text.includes('\u0000') || /\\u0000/i.test(text)) {
     return { response: problemResponse(400, 'INVALID_INPUT', 'The body may not contain NUL characters (\\u0000)') };
+  }
+  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
+    return { response: problemResponse(400, 'INVALID_INPUT', `The body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH}`) };
   }
   try {
     return { body: JSON.parse(text) as unknown };

@@ -2,6 +2,7 @@ import 'server-only';
 import { NextResponse } from 'next/server';
 import { STOP_CODES, TRY_LATER_CODES } from '../api/endpoints';
 import { HoldfastError, InvalidInputError } from '../core/errors';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-outage';
 
 /**
  * An RFC 9457 problem response with Holdfast's machine-readable code. Codes
@@ -47,6 +48,15 @@ export function errorResponse(error: unknown): NextResponse {
   if (error instanceof HoldfastError) {
     return problemResponse(statusByCode[error.code] ?? 422, error.code, error.message);
   }
+  if (isDatabaseUnavailable(error)) return databaseUnavailableResponse();
   console.error(error);
   return problemResponse(500, 'INTERNAL_ERROR', 'Something went wrong on the server; it has been logged.');
+}
+
+/** 503 while PostgreSQL is unreachable: nothing is wrong with the request, so come back shortly. */
+export function databaseUnavailableResponse(): NextResponse {
+  return problemResponse(503, 'DATABASE_UNAVAILABLE', 'The database is unavailable right now; try again shortly', {
+    retryable: true,
+    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+  });
 }

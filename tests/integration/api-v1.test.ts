@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { endpoints } from '../../lib/api/endpoints';
+import { endpoints, MAX_BATCH_BODY_BYTES } from '../../lib/api/endpoints';
 import { HoldfastApiError } from '../../lib/client';
 import { deadLetterTask, redriveDeadLetter, type Actor } from '../../lib/core';
 import { attempts, holds } from '../../lib/db/schema';
@@ -37,7 +37,8 @@ describe('authentication and the envelope, on every endpoint', () => {
     '/api/v1/steps/begin', '/api/v1/steps/finish', '/api/v1/tasks/finish',
   ];
 
-  it.each(paths)('%s: 401 without a token, 403 with a read-only token, 400 naming an unknown field, 413 past 64 KiB, 400 for broken JSON or NUL', async (path) => {
+  it.each(paths)('%s: 401 without a token, 403 with a read-only token, 400 naming an unknown field, 413 past 64 KiB (the batch: past its own limit), 400 for broken JSON or NUL', async (path) => {
+    const limit = path === '/api/v1/attempts/batch' ? MAX_BATCH_BODY_BYTES : 64 * 1024;
     expectProblem(await api.request(path, { body: {}, token: null }), 401, 'UNAUTHENTICATED');
     expectProblem(await api.request(path, { body: {}, token: 'hf_not-a-real-token' }), 401, 'UNAUTHENTICATED');
     const readOnly = await api.request(path, { body: {}, token: api.readToken });
@@ -49,12 +50,12 @@ describe('authentication and the envelope, on every endpoint', () => {
     expect(unknown.body.retryable).toBe(false);
     expect(Object.keys(unknown.body.fieldErrors as object).join(' ')).toMatch(/surprise|\(input\)/);
 
-    expectProblem(await api.request(path, { body: JSON.stringify({ padding: 'x'.repeat(70 * 1024) }) }), 413, 'PAYLOAD_TOO_LARGE');
+    expectProblem(await api.request(path, { body: JSON.stringify({ padding: 'x'.repeat(limit + 6 * 1024) }) }), 413, 'PAYLOAD_TOO_LARGE');
     expectProblem(await api.request(path, { body: '{"broken": ' }), 400, 'INVALID_INPUT');
     expectProblem(await api.request(path, { body: '{"text": "a\\u0000b"}' }), 400, 'INVALID_INPUT');
     // No Content-Length to trust: the body is read as a stream and cut off at the limit.
     const chunked = await api.request(path, {
-      body: new ReadableStream({ start(controller) { for (let i = 0; i < 80; i += 1) controller.enqueue(new TextEncoder().encode('x'.repeat(1_024))); controller.close(); } }),
+      body: new ReadableStream({ start(controller) { for (let i = 0; i < limit / 1_024 + 16; i += 1) controller.enqueue(new TextEncoder().encode('x'.repeat(1_024))); controller.close(); } }),
       headers: { 'content-length': 'not-a-number' },
     });
     expectProblem(chunked, 413, 'PAYLOAD_TOO_LARGE');

@@ -1,0 +1,41 @@
+/**
+ * Tells "PostgreSQL is not there right now" apart from every other error, so
+ * that an outage answers 503 + Retry-After (the client should come back)
+ * instead of 500 (a bug). No `server-only` here: the fault suite and tests use it too.
+ */
+
+/** How long a client should wait before trying again during an outage. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+// postgres.js connection errors (node_modules/postgres/src/errors.js and connection.js)
+// and the socket errors it passes on from Node.
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+]);
+
+// SQLSTATE: 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now
+// (starting up or in recovery), 53300 too many connections, 57014 a statement
+// cancelled by statement_timeout (a database too slow to answer is as good as down).
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+
+/** True when the error, or any error it wraps (drizzle's DrizzleQueryError puts the driver's in `cause`), says the database is unreachable. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    if (saysUnavailable(current as Record<string, unknown>)) return true;
+    if (current instanceof AggregateError && current.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function saysUnavailable(error: Record<string, unknown>): boolean {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (CONNECTION_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
+  // SQLSTATE class 08: connection exceptions.
+  if (error.name === 'PostgresError' && /^08[0-9A-Z]{3}$/.test(code)) return true;
+  return false;
+}

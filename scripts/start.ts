@@ -1,8 +1,10 @@
 /**
  * `npm start`: brings Holdfast up on one command.
  *   1. validates the environment (lib/env.ts);
- *   2. without DATABASE_URL, starts an embedded PostgreSQL in HOLDFAST_DATA_DIR;
- *   3. applies migrations (under an advisory lock, so parallel starts are safe);
+ *   2. without DATABASE_URL, starts an embedded PostgreSQL in HOLDFAST_DATA_DIR, with its
+ *      owner and application roles (passwords kept in the data directory);
+ *   3. applies migrations as the owner role (under an advisory lock, so parallel starts are
+ *      safe); everything after connects as the application role, which owns no table;
  *   4. on an empty embedded database, seeds the demo attempts;
  *   5. runs the due sweeps on an interval (stale locks, expired keys, idle tasks);
  *   6. builds the dashboard when needed and serves it in this process;
@@ -15,7 +17,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectDatabase } from '../lib/db/client';
 import { startEmbeddedPostgres, type RunningPostgres } from '../lib/db/embedded-postgres';
-import { migrateDatabase } from '../lib/db/migrate';
+import { migrateDatabase, migrateNamedDatabase } from '../lib/db/migrate';
+import { loadOrCreateRolePasswords } from '../lib/db/role-passwords';
 import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
 import { seedDemoHoldsIfEmpty, seedDemoPeopleIfEmpty } from '../lib/demo/seed-people';
 import { seedDemoRetryPoolsIfEmpty } from '../lib/demo/seed-retry-pools';
@@ -55,12 +58,16 @@ async function main(): Promise<void> {
       throwaway: ephemeral,
       log,
       verbose: process.env.HOLDFAST_POSTGRES_LOG === '1',
+      // Beside the cluster, not in it: initdb wants an empty folder.
+      rolePasswords: await loadOrCreateRolePasswords(`${dataDir}-role-passwords.json`, log),
     });
-    databaseUrl = embedded.url;
+    if (!embedded.roleUrls) throw new Error('The embedded PostgreSQL started without its roles');
     log(`Embedded PostgreSQL is up on 127.0.0.1:${embedded.port} (data in ${path.relative(projectRoot, dataDir) || dataDir})`);
+    await migrateDatabase(embedded.roleUrls.owner);
+    databaseUrl = embedded.roleUrls.app;
+  } else {
+    await migrateNamedDatabase({ databaseUrl, migrationUrl: env.DATABASE_MIGRATION_URL }, log);
   }
-
-  await migrateDatabase(databaseUrl);
   log('Migrations applied');
 
   const seedDemo = env.HOLDFAST_DEMO_DATA === 'on' || (env.HOLDFAST_DEMO_DATA === 'auto' && embedded !== undefined);

@@ -20,6 +20,10 @@ export function partitionName(day: Date): string {
   return `attempts_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
 }
 
+function isoDay(day: Date): string {
+  return day.toISOString().slice(0, 10);
+}
+
 function dayOfPartition(name: string): Date | undefined {
   const match = /^attempts_p(\d{4})(\d{2})(\d{2})$/.exec(name);
   return match ? new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00Z`) : undefined;
@@ -57,21 +61,11 @@ export async function ensureAttemptPartitions(db: Executor, range: { from: Date;
       await tx.execute(sql`select pg_advisory_xact_lock(${MAINTENANCE_LOCK})`);
       // Wait briefly for locks, never long: a busy moment fails this pass, and the next one tries again.
       await tx.execute(sql`set local lock_timeout = '5s'`);
-      const name = partitionName(day);
-      const [found] = await tx.execute<{ exists: boolean }>(sql`select to_regclass(${`public.${name}`}) is not null as exists`);
-      if (found?.exists) return false; // another process made it while we waited
-      // Nobody may write to the default partition between moving the day's rows out and
-      // attaching the day: a row landing there in between would make the attach fail.
-      await tx.execute(sql`lock table attempts_default in access exclusive mode`);
-      const from = day.toISOString();
-      const to = new Date(day.getTime() + DAY_MS).toISOString();
-      const table = sql.identifier(name);
-      await tx.execute(sql`create table ${table} (like attempts including defaults including constraints)`);
-      await tx.execute(sql`
-        with moved as (delete from attempts_default where started_at >= ${from}::timestamptz and started_at < ${to}::timestamptz returning *)
-        insert into ${table} select * from moved`);
-      await tx.execute(sql`alter table attempts attach partition ${table} for values from (${sql.raw(`'${from}'`)}) to (${sql.raw(`'${to}'`)})`);
-      return true;
+      // Creating a table is the owner's right, not the application's: a SECURITY DEFINER function
+      // (drizzle/0011_add_database_roles.sql) creates the day, moves its rows out of the default
+      // partition and attaches it, and answers false when another process made it while we waited.
+      const [result] = await tx.execute<{ made: boolean }>(sql`select public.holdfast_create_attempt_partition(${isoDay(day)}::date) as made`);
+      return result?.made === true;
     });
     if (made) created.push(partitionName(day));
   }
@@ -91,7 +85,8 @@ export async function dropAttemptPartitionsBefore(db: Executor, cutoff: Date): P
     // Dropping an attached partition locks the whole log for a moment: wait for that moment
     // at most 5 seconds (DETACH CONCURRENTLY is not allowed next to a default partition).
     await tx.execute(sql`set local lock_timeout = '5s'`);
-    for (const partition of expired) await tx.execute(sql`drop table if exists ${sql.identifier(partition.name)}`);
+    // The owner's function drops only a partition of the attempt log, and only of a day that has ended.
+    for (const partition of expired) await tx.execute(sql`select public.holdfast_drop_attempt_partition(${isoDay(partition.day)}::date)`);
     // Whole days only, in the default partition too, and the identities of the attempts dropped
     // go with them: an attempt and its identity are always kept or removed together.
     const dayBoundary = startOfUtcDay(cutoff).toISOString();

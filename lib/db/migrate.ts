@@ -16,18 +16,40 @@ export const migrationsFolder = path.resolve(
  */
 const MIGRATION_LOCK_ID = 7_240_117_001;
 
-/** Applies every pending migration in drizzle/ to the database at `url`. */
-export async function migrateDatabase(url: string): Promise<void> {
+/**
+ * Applies every pending migration in drizzle/ (or `folder`: tests replay an older
+ * set of migrations to build a database as it was) to the database at `url`.
+ */
+export async function migrateDatabase(url: string, folder = migrationsFolder): Promise<void> {
   // One connection, so the lock and the migration share a session.
   const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     try {
-      await migrate(drizzle(sql), { migrationsFolder });
+      await migrate(drizzle(sql), { migrationsFolder: folder });
     } finally {
       await sql`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
     }
   } finally {
     await sql.end({ timeout: 5 });
   }
+}
+
+/**
+ * Migrates a named database as its owner role (DATABASE_MIGRATION_URL). Without
+ * one, migrates as the application's own role, as before the roles existed: that
+ * role then owns the tables and could set the audit log's triggers aside, so the
+ * append-only guarantee holds only against other roles. Says so once.
+ */
+export async function migrateNamedDatabase(
+  urls: { databaseUrl: string; migrationUrl?: string },
+  log: (line: string) => void,
+): Promise<void> {
+  if (!urls.migrationUrl) {
+    log(
+      "Warning: DATABASE_MIGRATION_URL is not set, so DATABASE_URL's role runs the migrations and owns the tables: " +
+        'the audit log is append-only only against other roles (README, Security: roles)',
+    );
+  }
+  await migrateDatabase(urls.migrationUrl ?? urls.databaseUrl);
 }

@@ -2,8 +2,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { OWNER_ROLE, prepareDatabaseRoles, urlForRole } from '../../lib/db/database-roles';
 import { startEmbeddedPostgres } from '../../lib/db/embedded-postgres';
 import { migrateDatabase } from '../../lib/db/migrate';
+import { generateRolePasswords, type RolePasswords } from '../../lib/db/role-passwords';
 import { withSql } from './with-sql';
 
 /**
@@ -14,6 +16,11 @@ import { withSql } from './with-sql';
  * TEST_DATABASE_URL names an existing (preferably fresh) database on any
  * PostgreSQL 15+: it is migrated and becomes the template. Without it, an
  * embedded PostgreSQL runs in a temporary folder for the length of the run.
+ *
+ * As in production, the owner role (holdfast_owner) owns the template and runs
+ * the migrations, and tests may connect as the application role (holdfast_app).
+ * Roles are cluster-wide: on a shared server they may exist from an earlier run,
+ * and get this run's passwords.
  */
 
 export interface TestDatabaseServer {
@@ -21,6 +28,8 @@ export interface TestDatabaseServer {
   maintenanceUrl: string;
   templateName: string;
   runId: string;
+  /** Passwords of the owner and application roles for this run. */
+  rolePasswords: RolePasswords;
 }
 
 declare module 'vitest' {
@@ -47,7 +56,10 @@ export default async function setup(project: TestProject) {
     await withSql(server.urlFor('postgres'), (sql) => sql.unsafe(`create database "holdfast_template_${runId}"`));
   }
 
-  await migrateDatabase(templateUrl);
+  const rolePasswords = generateRolePasswords();
+  // The template is what every file copies: the demo fleet's pg-boss may create its schema there.
+  await prepareDatabaseRoles({ superuserUrl: templateUrl, passwords: rolePasswords, appMayCreateSchemas: true });
+  await migrateDatabase(urlForRole(templateUrl, OWNER_ROLE, rolePasswords.owner));
   const template = new URL(templateUrl);
   const maintenance = new URL(templateUrl);
   maintenance.pathname = '/postgres';
@@ -55,6 +67,7 @@ export default async function setup(project: TestProject) {
     maintenanceUrl: maintenance.toString(),
     templateName: decodeURIComponent(template.pathname.slice(1)),
     runId,
+    rolePasswords,
   };
   project.provide('testDatabaseServer', server);
 

@@ -2,10 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { withSql } from './with-sql';
 import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
+import { APP_ROLE, OWNER_ROLE, urlForRole } from '../../lib/db/database-roles';
 
 /**
  * Gives the calling test file a database of its own: a copy of the migrated
  * template (or, with `{ migrated: false }`, an empty one), dropped afterwards.
+ * `url`, `db` and `sql` sign in as the superuser; `appUrl` as the application
+ * role (what the app runs as) and `ownerUrl` as the owner role.
  */
 export function useTestDatabase(options: { migrated?: boolean; maxConnections?: number } = {}) {
   const server = inject('testDatabaseServer');
@@ -14,7 +17,8 @@ export function useTestDatabase(options: { migrated?: boolean; maxConnections?: 
 
   beforeAll(async () => {
     const template = options.migrated === false ? 'template0' : server.templateName;
-    await withSql(server.maintenanceUrl, (sql) => sql.unsafe(`create database "${name}" template "${template}"`));
+    // Owned by the owner role, like the template: it owns the public schema (PostgreSQL 15+).
+    await withSql(server.maintenanceUrl, (sql) => sql.unsafe(`create database "${name}" template "${template}" owner ${OWNER_ROLE}`));
     const url = new URL(server.maintenanceUrl);
     url.pathname = `/${name}`;
     handle.url = url.toString();
@@ -29,6 +33,12 @@ export function useTestDatabase(options: { migrated?: boolean; maxConnections?: 
   return {
     get url() {
       return handle.url;
+    },
+    get appUrl() {
+      return urlForRole(handle.url, APP_ROLE, server.rolePasswords.app);
+    },
+    get ownerUrl() {
+      return urlForRole(handle.url, OWNER_ROLE, server.rolePasswords.owner);
     },
     get db() {
       if (!handle.connection) throw new Error('The test database is ready only inside tests and hooks');

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { openHold, type Actor } from '../../lib/core';
+import { openHold, type Actor, type DeadLetterTaskInput } from '../../lib/core';
 import { holds } from '../../lib/db/schema';
 import { useApi } from '../support/api-harness';
 
 const api = useApi();
 const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
 
-function aDeadLetter(overrides: Record<string, unknown> = {}) {
+function aDeadLetter(overrides: Record<string, unknown> = {}): DeadLetterTaskInput {
   return {
     taskId: `dl-${randomUUID()}`, agent: 'payments', step: 'charge', queue: 'payments', payload: { cents: 100 }, reason: 'permanent_error',
     errorClass: 'permanent', lastError: 'card declined', attempts: 3, spendMicros: 1_000, owner: 'team:payments', ...overrides,
-  };
+  } as DeadLetterTaskInput;
 }
 
 describe('a valid request is never refused for a text the library derives from it', () => {

@@ -7,6 +7,7 @@ import {
   clearHold,
   clearHolds,
   deadLetterTask,
+  decideHoldClear,
   ensureTaskBudget,
   openHold,
   startRun,
@@ -158,5 +159,14 @@ describe("a hold's resolution needs the item's own permission", () => {
     await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner: 'team:payments' });
     const { hold } = await openHold(as(agent), { itemType: 'task', itemId: taskId, reason: 'needs_approval', detail: 'approve', owner: 'team:payments' });
     await expect(clearHold(as(viewer), { holdId: hold.id, resolution: 'resume', note: 'approved' })).resolves.toMatchObject({ changed: true });
+  });
+
+  it('tells the console the same: a viewer owner may clear a task hold, not a dead letter or key hold', () => {
+    const owner = 'team:payments';
+    expect(decideHoldClear(viewer, { owner, itemType: 'task' }).allowed).toBe(true);
+    expect(decideHoldClear(viewer, { owner, itemType: 'dead_letter' })).toMatchObject({ allowed: false, reason: 'this needs the responder or admin role' });
+    expect(decideHoldClear(viewer, { owner, itemType: 'key' }, 'discard').allowed).toBe(false);
+    expect(decideHoldClear(responder, { owner, itemType: 'key' }).allowed).toBe(true);
+    expect(decideHoldClear(viewer, { owner: 'team:growth', itemType: 'task' }).allowed).toBe(false);
   });
 });

@@ -73,8 +73,17 @@ describe('a token limited to agents and queues', () => {
       taskId: `t-${randomUUID()}`, agent, step: 'send', attemptNumber: 1, startedAt: new Date(Date.now() - 1_000).toISOString(), finishedAt: new Date().toISOString(), outcome: 'succeeded',
     });
     expectRefused(await post('/api/v1/attempts', attempt('payments')));
-    expectRefused(await post('/api/v1/attempts/batch', { attempts: [attempt('outreach'), attempt('payments')] }));
+    const first = attempt('outreach');
+    const batch = await post('/api/v1/attempts/batch', { attempts: [first, attempt('payments')] });
+    expectRefused(batch);
+    expect(batch.body.detail).toMatch(/^attempts\.1: /);
+    expect(await api.database.sql`select 1 from attempts where task_id = ${first.taskId}`).toHaveLength(0);
     expect((await post('/api/v1/attempts', attempt('outreach'))).status).toBe(201);
+
+    const fortyDaysAgo = Date.now() - 40 * 86_400_000;
+    const old = { ...attempt('outreach'), startedAt: new Date(fortyDaysAgo).toISOString(), finishedAt: new Date(fortyDaysAgo + 500).toISOString() };
+    const dated = await post('/api/v1/attempts/batch', { attempts: [attempt('outreach'), old] });
+    expect(dated).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT', fieldErrors: { 'attempts.1.startedAt': [expect.stringContaining('within the last 30 days')] } } });
   });
 
   it("may not claim, complete or fail the keys of another agent's task", async () => {

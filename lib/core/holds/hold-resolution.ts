@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { idempotencyKeys, taskBudgets, type Hold, type HoldItemType, type HoldResolution } from '../../db/schema';
-import type { Action } from '../authorization';
+import { decide, type Action, type Decision } from '../authorization';
 import type { Actor, CoreContext } from '../context';
 import { discardInTransaction, lockDeadLetter, redriveInTransaction } from '../dead-letters/redrive';
 import { StateConflictError } from '../errors';
@@ -24,6 +24,21 @@ export function itemActionFor(itemType: HoldItemType, resolution: HoldResolution
     case 'slot':
       return undefined;
   }
+}
+
+/**
+ * Whether the actor may clear this hold this way (or, without a resolution,
+ * some way): the hold's own rule (owners, roles) and then its item's action.
+ * The console may ask this to show or hide a hold's Clear button.
+ */
+export function decideHoldClear(actor: Actor, hold: Pick<Hold, 'owner' | 'itemType'>, resolution?: HoldResolution): Decision {
+  const clear = decide(actor, 'hold.clear', { owner: hold.owner });
+  if (!clear.allowed) return clear;
+  const decisions = (resolution ? [resolution] : (['resume', 'discard'] as const)).map((way) => {
+    const action = itemActionFor(hold.itemType, way);
+    return action ? decide(actor, action) : clear;
+  });
+  return decisions.find((decision) => decision.allowed) ?? decisions[0]!;
 }
 
 /**

@@ -10,6 +10,8 @@ import { parseInput } from '../validation';
 import { clearHoldInput, clearHoldsInput, reassignHoldInput } from './hold-input';
 import { applyHoldResolution, itemActionFor } from './hold-resolution';
 
+export { decideHoldClear } from './hold-resolution';
+
 export interface HoldChange {
   hold: Hold;
   /** False when the same action had already been done (a double click): nothing changed. */
@@ -55,6 +57,7 @@ async function clearInTransaction(tx: Transaction, ctx: CoreContext, actor: Acto
   }
   const hold = await lockHold(tx, holdId);
   authorize(ctx, 'hold.clear', { owner: hold.owner });
+  // Clearing is also the item's own action: a viewer owning a dead letter's hold may not redrive through it.
   const itemAction = itemActionFor(hold.itemType, resolution);
   if (itemAction) authorize(ctx, itemAction);
   if (hold.status === 'cleared') {

@@ -1,5 +1,5 @@
 import { endpoints } from '@/lib/api/endpoints';
-import { AttemptConflictError, InvalidInputError, recordAttempt, recordAttemptInput, type FieldErrors, type RecordAttemptInput } from '@/lib/core';
+import { AttemptConflictError, ForbiddenError, InvalidInputError, recordAttempt, recordAttemptInput, type FieldErrors, type RecordAttemptInput } from '@/lib/core';
 import { agentEndpoint } from '@/lib/server/agent-endpoint';
 
 export const dynamic = 'force-dynamic';
@@ -27,6 +27,12 @@ export const POST = agentEndpoint(endpoints.recordAttempts, async (ctx, { attemp
         if ((await recordAttempt({ db: tx, actor: ctx.actor }, report)).duplicate) duplicates += 1;
       } catch (error) {
         if (error instanceof AttemptConflictError) throw new AttemptConflictError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`);
+        // Refusals the library makes after parsing (a start outside the retention, a token's limits) name the item too.
+        if (error instanceof InvalidInputError) {
+          const named = Object.fromEntries(Object.entries(error.fieldErrors).map(([field, messages]) => [`attempts.${index}.${field}`, messages]));
+          throw new InvalidInputError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`, named);
+        }
+        if (error instanceof ForbiddenError) throw new ForbiddenError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`);
         throw error;
       }
     }

@@ -8,6 +8,7 @@ import { hashContent, type Actor, type CoreContext } from '../core';
 import { parseInput } from '../core/validation';
 import { apiRequests } from '../db/schema';
 import { authenticateAgent, readJsonBody } from './api-auth';
+import { withDatabaseDeadline } from './database-outage';
 import { getDb, getRequestLocks } from './db';
 import { errorResponse, problemResponse } from './problem';
 
@@ -43,7 +44,7 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
     try {
       const db = getDb();
       const run = () => runHandler(spec, handle, { db, actor: agent.actor }, read.body);
-      if (idempotencyKey === null) return await run();
+      if (idempotencyKey === null) return await withDatabaseDeadline(run());
       return await answerOnce({ db, actorId: agent.actor.id, key: idempotencyKey, endpoint: endpointName, requestHash: hashContent(read.body) }, run);
     } catch (error) {
       return errorResponse(error);
@@ -75,16 +76,19 @@ async function runHandler<Input extends z.ZodType>(spec: Endpoint<Input>, handle
  * request that died (or whose database did) is taken over by the next try.
  */
 async function answerOnce(request: KeyedRequest, run: () => Promise<NextResponse>): Promise<Response> {
-  const locks = getRequestLocks();
-  if (!(await locks.tryAcquire(request.actorId, request.key))) return answerFromFirst(request, await findFirst(request));
+  const release = await withDatabaseDeadline(getRequestLocks().tryAcquire(request.actorId, request.key));
+  if (!release) return withDatabaseDeadline(findFirst(request).then((first) => answerFromFirst(request, first)));
   try {
-    const earlier = await rememberRequest(request);
-    if (earlier) return earlier;
-    const response = await run();
-    await settleRequest(request, response);
-    return response;
+    return await withDatabaseDeadline((async () => {
+      const earlier = await rememberRequest(request);
+      if (earlier) return earlier;
+      const response = await run();
+      await settleRequest(request, response);
+      return response;
+    })());
   } finally {
-    await locks.release(request.actorId, request.key);
+    // Also when the deadline passed: a request that hangs must not keep its key from the retry.
+    await release();
   }
 }
 

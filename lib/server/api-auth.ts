@@ -1,6 +1,7 @@
 import 'server-only';
 import type { NextRequest } from 'next/server';
 import { authenticateApiToken, decide, type Action, type Actor } from '../core';
+import { withDatabaseDeadline } from './database-outage';
 import { getDb } from './db';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
 import { errorResponse, problemResponse } from './problem';
@@ -16,7 +17,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export async function authenticateAgent(request: NextRequest, action: Action): Promise<{ actor: Actor } | { response: Response }> {
   let actor: Awaited<ReturnType<typeof authenticateApiToken>>;
   try {
-    actor = await authenticateApiToken(getDb(), request.headers.get('authorization'));
+    actor = await withDatabaseDeadline(authenticateApiToken(getDb(), request.headers.get('authorization')));
   } catch (error) {
     // The token lookup is the first query of every agent request: an outage shows here first (503).
     return { response: errorResponse(error) };

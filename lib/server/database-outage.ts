@@ -12,6 +12,7 @@ export const DATABASE_RETRY_AFTER_SECONDS = 2;
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND',
   'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  'DATABASE_DEADLINE',
 ]);
 
 // SQLSTATE: 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now
@@ -38,4 +39,33 @@ function saysUnavailable(error: Record<string, unknown>): boolean {
   // SQLSTATE class 08: connection exceptions.
   if (error.name === 'PostgresError' && /^08[0-9A-Z]{3}$/.test(code)) return true;
   return false;
+}
+
+/** How long a request may wait on the database before it is answered 503. */
+export const DATABASE_DEADLINE_MS = 10_000;
+
+/** The database did not answer within the request's deadline: as good as down, for the caller. */
+export class DatabaseDeadlineError extends Error {
+  readonly code = 'DATABASE_DEADLINE';
+  constructor(ms: number) {
+    super(`The database did not answer within ${ms} ms`);
+  }
+}
+
+/**
+ * The work's result, or DatabaseDeadlineError after `ms`. A query whose
+ * connection dies at the wrong moment can be left unsettled by postgres.js
+ * (its socket is gone before the write it scheduled), and a request waiting
+ * on it would hang for good; the deadline turns that into a 503.
+ */
+export async function withDatabaseDeadline<T>(work: Promise<T>, ms = DATABASE_DEADLINE_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseDeadlineError(ms)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

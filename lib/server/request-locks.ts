@@ -18,10 +18,13 @@ import postgres from 'postgres';
 const LOCK_NAMESPACE = 0x4f1d;
 
 export interface RequestLocks {
-  /** True when this process now holds the key; false while another request (here or elsewhere) is answering it. */
-  tryAcquire(actorId: string, key: string): Promise<boolean>;
-  /** Lets the key go; never throws (a lost connection has let it go already). */
-  release(actorId: string, key: string): Promise<void>;
+  /**
+   * The key's release when this request now holds it; undefined while another
+   * request (here or elsewhere) is answering it. The release never throws (a
+   * lost connection has let the lock go already) and lets go only of this
+   * hold, not of a later request's hold of the same key.
+   */
+  tryAcquire(actorId: string, key: string): Promise<(() => Promise<void>) | undefined>;
   close(): Promise<void>;
 }
 
@@ -29,31 +32,34 @@ export function openRequestLocks(url: string): RequestLocks {
   // One connection: session locks live exactly as long as it does. postgres.js
   // reconnects on the next query after it is lost, with none of the old locks.
   const sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
-  const heldHere = new Set<string>();
-  const name = (actorId: string, key: string) => `${actorId}\u0001${key}`;
+  // Which hold of each key is this process's current one (a token per acquisition).
+  const heldHere = new Map<string, symbol>();
 
   return {
     async tryAcquire(actorId, key) {
-      const id = name(actorId, key);
-      if (heldHere.has(id)) return false;
-      heldHere.add(id);
+      const id = `${actorId}\u0001${key}`;
+      if (heldHere.has(id)) return undefined;
+      const hold = Symbol(id);
+      heldHere.set(id, hold);
+      const forget = () => heldHere.get(id) === hold && heldHere.delete(id);
       try {
         const [row] = await sql<{ locked: boolean }[]>`select pg_try_advisory_lock(${LOCK_NAMESPACE}::int, hashtext(${id})) as locked`;
-        if (!row?.locked) heldHere.delete(id);
-        return row?.locked === true;
+        if (row?.locked !== true) {
+          forget();
+          return undefined;
+        }
       } catch (error) {
-        heldHere.delete(id);
+        forget();
         throw error;
       }
-    },
-    async release(actorId, key) {
-      const id = name(actorId, key);
-      if (!heldHere.delete(id)) return;
-      try {
-        await sql`select pg_advisory_unlock(${LOCK_NAMESPACE}::int, hashtext(${id}))`;
-      } catch {
-        // The connection is gone, and the session's locks with it.
-      }
+      return async () => {
+        if (!forget()) return;
+        try {
+          await sql`select pg_advisory_unlock(${LOCK_NAMESPACE}::int, hashtext(${id}))`;
+        } catch {
+          // The connection is gone, and the session's locks with it.
+        }
+      };
     },
     close: () => sql.end({ timeout: 5 }),
   };

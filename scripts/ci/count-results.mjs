@@ -1,5 +1,6 @@
-// Sums the JSON reports that vitest, Playwright and the Python client's runner
-// (scripts/ci/python-client-tests.ts: { passed, failed, skipped }) wrote into a folder and prints
+// Sums the JSON reports that vitest, Playwright, the Python client's runner
+// (scripts/ci/python-client-tests.ts) and the fault suite (scripts/ci/fault-suite.ts), the
+// last two as { passed, failed, skipped }, wrote into a folder and prints
 // one line, "N passed, N failed, N skipped", over everything that ran.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,7 @@ for (const name of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
     passed += report.stats.expected + report.stats.flaky;
     failed += report.stats.unexpected;
     skipped += report.stats.skipped;
-  } else if (name.startsWith('python')) {
+  } else if (name.startsWith('python') || name.startsWith('faults')) {
     passed += report.passed;
     failed += report.failed;
     skipped += report.skipped;

@@ -94,6 +94,12 @@ describe('bad percent-encoding and NUL in query strings', () => {
     }
   });
 
+  it.each(['actor=%00', 'targetId=%E0%A4%A', 'action=%00hold'])('GET /api/console/audit.csv?%s answers 400 or an empty export, not 500', async (query) => {
+    const { GET } = await import('../../app/api/console/audit.csv/route');
+    const response = await GET(new NextRequest(`http://holdfast.test/api/console/audit.csv?${query}`));
+    expect([200, 400]).toContain(response.status);
+  });
+
   it.each(['%00', '%E0%A4%A', '1%00'])('GET /api/console/bulk-redrives/%s answers 400, not 500', async (id) => {
     const { GET } = await import('../../app/api/console/bulk-redrives/[id]/route');
     const response = await GET(new NextRequest(`http://holdfast.test/api/console/bulk-redrives/${id}`), { params: Promise.resolve({ id }) });

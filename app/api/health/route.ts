@@ -1,6 +1,6 @@
 import { NextResponse } from 'next/server';
 import { getHealth, type HealthReport } from '@/lib/queries/health';
-import { DATABASE_RETRY_AFTER_SECONDS } from '@/lib/server/database-outage';
+import { DATABASE_RETRY_AFTER_SECONDS, DatabaseDeadlineError, withDatabaseDeadline } from '@/lib/server/database-outage';
 import { getDb } from '@/lib/server/db';
 
 export const dynamic = 'force-dynamic';
@@ -11,12 +11,10 @@ export const dynamic = 'force-dynamic';
  * database), so a person reading it knows where to look.
  */
 export async function GET() {
-  let report: HealthReport;
-  try {
-    report = await getHealth(getDb());
-  } catch {
-    report = { status: 'unavailable', database: { reachable: false, error: 'DATABASE_URL is not set' } };
-  }
+  let report = await checkDatabase();
+  // Right after an outage the pool may still hold a connection that died with the old server;
+  // the first query on it fails and the pool replaces it. Ask once more before saying "down".
+  if (report.status !== 'ok') report = await checkDatabase();
   const ok = report.status === 'ok';
   return NextResponse.json(
     { ...report, down: ok ? [] : ['database'] },
@@ -25,4 +23,13 @@ export async function GET() {
       headers: { 'cache-control': 'no-store', ...(ok ? {} : { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) }) },
     },
   );
+}
+
+async function checkDatabase(): Promise<HealthReport> {
+  try {
+    return await withDatabaseDeadline(getHealth(getDb()), 5_000);
+  } catch (error) {
+    const reason = error instanceof DatabaseDeadlineError ? 'no answer within 5 s' : 'DATABASE_URL is not set';
+    return { status: 'unavailable', database: { reachable: false, error: reason } };
+  }
 }

@@ -2,6 +2,7 @@ import { type NextRequest, NextResponse } from 'next/server';
 import { z } from 'zod';
 import { parseInput } from '@/lib/core/validation';
 import { getOverview } from '@/lib/queries/overview';
+import { withDatabaseDeadline } from '@/lib/server/database-outage';
 import { getDb } from '@/lib/server/db';
 import { errorResponse, problemResponse } from '@/lib/server/problem';
 import { getCurrentPerson } from '@/lib/server/session';
@@ -16,7 +17,7 @@ export async function GET(request: NextRequest) {
   try {
     if (!(await getCurrentPerson())) return problemResponse(401, 'UNAUTHENTICATED', 'Sign in first');
     const { window } = parseInput(overviewParams, Object.fromEntries(request.nextUrl.searchParams));
-    return NextResponse.json(await getOverview(getDb(), window, new Date()), { headers: { 'cache-control': 'no-store' } });
+    return NextResponse.json(await withDatabaseDeadline(getOverview(getDb(), window, new Date())), { headers: { 'cache-control': 'no-store' } });
   } catch (error) {
     return errorResponse(error);
   }

@@ -2,6 +2,7 @@ import { type NextRequest, NextResponse } from 'next/server';
 import { z } from 'zod';
 import { parseInput } from '@/lib/core/validation';
 import { getStepStatsView } from '@/lib/queries/step-stats';
+import { withDatabaseDeadline } from '@/lib/server/database-outage';
 import { getDb } from '@/lib/server/db';
 import { errorResponse, problemResponse } from '@/lib/server/problem';
 import { getCurrentPerson } from '@/lib/server/session';
@@ -16,7 +17,7 @@ export async function GET(request: NextRequest) {
   try {
     if (!(await getCurrentPerson())) return problemResponse(401, 'UNAUTHENTICATED', 'Sign in first');
     const { window } = parseInput(stepStatsParams, Object.fromEntries(request.nextUrl.searchParams));
-    const view = await getStepStatsView(getDb(), window, new Date());
+    const view = await withDatabaseDeadline(getStepStatsView(getDb(), window, new Date()));
     return NextResponse.json(view, { headers: { 'cache-control': 'no-store' } });
   } catch (error) {
     return errorResponse(error);

@@ -2,6 +2,7 @@ import { type NextRequest, NextResponse } from 'next/server';
 import { z } from 'zod';
 import { parseInput } from '@/lib/core/validation';
 import { getBulkRedrive } from '@/lib/queries/dead-letters';
+import { withDatabaseDeadline } from '@/lib/server/database-outage';
 import { getDb } from '@/lib/server/db';
 import { errorResponse, problemResponse } from '@/lib/server/problem';
 import { getCurrentPerson } from '@/lib/server/session';
@@ -15,7 +16,7 @@ export async function GET(_request: NextRequest, context: { params: Promise<{ id
   try {
     if (!(await getCurrentPerson())) return problemResponse(401, 'UNAUTHENTICATED', 'Sign in first');
     const { id } = parseInput(params, await context.params);
-    const run = await getBulkRedrive(getDb(), id);
+    const run = await withDatabaseDeadline(getBulkRedrive(getDb(), id));
     if (!run) return problemResponse(404, 'NOT_FOUND', `No bulk redrive ${id}`);
     return NextResponse.json(run, { headers: { 'cache-control': 'no-store' } });
   } catch (error) {

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { waitFor } from './killable-postgres';
+
+const projectRoot = path.resolve(import.meta.dirname, '../../..');
+
+export interface HoldfastServer {
+  baseUrl: string;
+  process: ChildProcess;
+  /** The server's stderr so far (the tail), for reports. */
+  errors(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The production server on the given database, started as `npm start` does
+ * but with `node --import tsx` (the tsx CLI SIGKILLs its child on SIGTERM),
+ * demo sign-in, no demo data, no fleet and no sweeps (the suite runs them itself).
+ */
+export async function startHoldfastServer(databaseUrl: string, port: number, readyTimeoutMs: number): Promise<HoldfastServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      AUTH_MODE: 'demo',
+      // Demo sign-in on a database we give it (not its own embedded one) must be asked for by name.
+      HOLDFAST_INSECURE_DEMO: '1',
+      SESSION_SECRET: randomBytes(32).toString('hex'),
+      HOLDFAST_DEMO: 'off',
+      HOLDFAST_DEMO_DATA: 'off',
+      HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
+      NEXT_TELEMETRY_DISABLED: '1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let errors = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
+  child.stderr!.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-8_000)));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await waitFor(() => {
+      if (child.exitCode !== null) throw new Error(`Holdfast exited (${child.exitCode}) before it was ready:\n${output}\n${errors}`);
+      return output.includes('Holdfast is ready');
+    }, readyTimeoutMs, 'Holdfast to be ready');
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { baseUrl: `http://127.0.0.1:${port}`, process: child, errors: () => errors, stop };
+}

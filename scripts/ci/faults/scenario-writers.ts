@@ -55,7 +55,7 @@ export async function outageUnderWriters({ postgres, server, db, ingest, read, l
     const notOnce = writerLog.acked.filter((batch) => rowsByBatch.get(batch) !== ATTEMPTS_PER_BATCH);
     const unacknowledgedInLog = [...rowsByBatch.keys()].filter((batch) => !writerLog.acked.includes(batch) && !writerLog.gaveUp.includes(batch));
     const lateInProgress = writerLog.inProgressAt.filter((at) => at > restartedAt + 2_000).length;
-    log(`writers: ${writerLog.acked.length} acknowledged, ${writerLog.gaveUp.length} given up; statuses ${JSON.stringify(writerLog.statuses)}`);
+    log(`writers: first acknowledgement ${firstAckAfter} ms after recovery; ${writerLog.acked.length} acknowledged, ${writerLog.gaveUp.length} given up; statuses ${JSON.stringify(writerLog.statuses)}`);
 
     return runChecks('writers through an outage', [
       ['saw 503 while PostgreSQL was down', writerLog.unavailableAt.length > 0, writerLog.statuses],

@@ -75,7 +75,7 @@ export function describeVerdict(verdict: ChainVerdict): string {
   if (verdict.whole) {
     return verdict.records === 0
       ? 'Audit chain whole: no records yet'
-      : `Audit chain whole: ${verdict.records} records, positions 1..${verdict.headPosition}, head hash ${verdict.headHash}`;
+      : `Audit chain whole: ${verdict.records} record${verdict.records === 1 ? '' : 's'}, positions 1..${verdict.headPosition}, head hash ${verdict.headHash}`;
   }
   return `Audit chain broken at record id ${verdict.recordId} (position ${verdict.position ?? 'none'}): ${verdict.problem}`;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { endpoints, MAX_BATCH_BODY_BYTES } from '../../lib/api/endpoints';
 import { HoldfastApiError } from '../../lib/client';
 import { deadLetterTask, redriveDeadLetter, type Actor } from '../../lib/core';
-import { attempts, holds } from '../../lib/db/schema';
+import { attempts, holds, taskBudgets } from '../../lib/db/schema';
 import { useApi } from '../support/api-harness';
 
 const api = useApi();
@@ -193,6 +193,11 @@ describe('holds, dead letters and redrives', () => {
   it('opens a hold once per item', async () => {
     const client = api.client();
     const item = { itemType: 'task' as const, itemId: `t-${randomUUID()}`, reason: 'needs_approval' as const, detail: 'Refund over limit', owner: 'team:payments' };
+    // A hold parks an item that exists.
+    await api.database.db.insert(taskBudgets).values({
+      taskId: item.itemId, agent: 'payments', owner: 'team:payments', retryAllowance: 2, spendCeilingMicros: 1_000_000,
+      timeAllowanceMs: 3_600_000, deadline: new Date(Date.now() + 3_600_000),
+    });
     const first = await api.request('/api/v1/holds', { body: item });
     expect(first).toMatchObject({ status: 201, body: { created: true } });
     expect(await client.openHold(item)).toMatchObject({ created: false });

@@ -8,6 +8,7 @@ import { claimKey, clearHold, ensureTaskBudget, hashContent, openHold, recordAtt
 import { dropAttemptPartitionsBefore, ensureAttemptPartitions, listAttemptPartitions } from '../../lib/db/attempt-partitions';
 import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
 import { prepareDatabaseRoles } from '../../lib/db/database-roles';
+import { getMigrationState } from '../../lib/db/migration-state';
 import { migrateDatabase, migrationsFolder } from '../../lib/db/migrate';
 import { verifyAuditChain } from '../../lib/db/verify-audit-chain';
 import { anAttempt } from '../support/attempt-factory';
@@ -51,7 +52,8 @@ describe('the application role', () => {
     await expect(app.sql.unsafe(statement)).rejects.toMatchObject({ code: '42501' });
   });
 
-  it("does the app's normal work: attempts, keys, holds with their audit records", async () => {
+  it("does the app's normal work: health, attempts, keys, holds with their audit records", async () => {
+    expect(await getMigrationState(app.db)).toMatchObject({ upToDate: true });
     const { duplicate } = await recordAttempt({ db: app.db }, anAttempt());
     expect(duplicate).toBe(false);
 

@@ -9,7 +9,7 @@ import { dropAttemptPartitionsBefore, ensureAttemptPartitions, listAttemptPartit
 import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
 import { prepareDatabaseRoles } from '../../lib/db/database-roles';
 import { getMigrationState } from '../../lib/db/migration-state';
-import { migrateDatabase, migrationsFolder } from '../../lib/db/migrate';
+import { migrateDatabase, migrateNamedDatabase, migrationsFolder } from '../../lib/db/migrate';
 import { verifyAuditChain } from '../../lib/db/verify-audit-chain';
 import { anAttempt } from '../support/attempt-factory';
 import { useTestDatabase } from '../support/test-database';
@@ -96,6 +96,17 @@ describe('the application role', () => {
     await expect(app.sql`select public.holdfast_drop_attempt_partition(${today}::date)`).rejects.toMatchObject({ code: '22023' });
     await expect(app.sql`select public.holdfast_create_attempt_partition(${'1999-12-31'}::date)`).rejects.toMatchObject({ code: '22023' });
     await expect(app.sql.unsafe('drop table attempts_default')).rejects.toMatchObject({ code: '42501' });
+  });
+});
+
+describe('migrating a named database', () => {
+  it('runs as DATABASE_MIGRATION_URL quietly, and warns in one line when only DATABASE_URL is given', async () => {
+    const lines: string[] = [];
+    await migrateNamedDatabase({ databaseUrl: database.appUrl, migrationUrl: database.ownerUrl }, (line) => lines.push(line));
+    expect(lines).toEqual([]);
+    await migrateNamedDatabase({ databaseUrl: database.url }, (line) => lines.push(line));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Warning: DATABASE_MIGRATION_URL is not set, .* the audit log is append-only only against other roles/);
   });
 });
 

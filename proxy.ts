@@ -20,21 +20,34 @@ const PUBLIC_PATHS = [/^\/sign-in$/, /^\/api\/health$/, /^\/api\/v1\//];
 export async function proxy(request: NextRequest) {
   const env = getEnvironment();
   const rules = hostRulesFrom(env);
-  const https = servedOverHttps(request.nextUrl.protocol, request.headers, rules);
+  // Holdfast itself serves plain http (scripts/lib/serve-dashboard.ts); Next derives nextUrl's protocol
+  // from X-Forwarded-Proto whoever sent it, so only a trusted proxy's word counts.
+  const https = servedOverHttps('http:', request.headers, rules);
   const nonce = newNonce();
   const policy = contentSecurityPolicy(nonce, { development: process.env.NODE_ENV === 'development' });
   const secure = (response: NextResponse) => withSecurityHeaders(response, policy, https);
 
   if (!isAllowedHost(requestedHost(request.headers, rules), rules)) {
     return secure(
-      new NextResponse('Misdirected request: this Holdfast does not answer to that host name. Use its own address.\n', {
-        status: 421,
+      // 400, not 421: Chromium answers a 421 by retrying on a new connection and aborting the first,
+      // which Next logs as an uncaught 'aborted' error.
+      new NextResponse('Bad request: this Holdfast does not answer to that host name. Use its own address.\n', {
+        status: 400,
         headers: { 'content-type': 'text/plain; charset=utf-8' },
       }),
     );
   }
 
   const { pathname } = request.nextUrl;
+  if (!isWellEncoded(pathname)) {
+    // Next's router would throw decoding it (a bare 500 with no page): say what is wrong instead.
+    return secure(
+      new NextResponse('Bad request: the address has malformed percent-encoding (a % must be followed by two hex digits of valid UTF-8).\n', {
+        status: 400,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+      }),
+    );
+  }
   if (PUBLIC_PATHS.some((pattern) => pattern.test(pathname)) || (await isSignedIn(request, env))) {
     // Next reads the nonce from the request's policy header and stamps it on its own scripts.
     const requestHeaders = new Headers(request.headers);
@@ -59,6 +72,15 @@ export async function proxy(request: NextRequest) {
     return secure(new NextResponse(refusal.text, { status: refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8' } }));
   }
   return secure(NextResponse.redirect(new URL('/sign-in', request.url)));
+}
+
+function isWellEncoded(pathname: string): boolean {
+  try {
+    decodeURIComponent(pathname);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function isSignedIn(request: NextRequest, env: Environment): Promise<boolean> {

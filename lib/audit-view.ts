@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutNul } from './auth/console-input';
 import { optionalText } from './core/validation';
 
 /**
@@ -21,13 +22,13 @@ const optionalMoment = z
 
 export const auditFilter = z.strictObject({
   /** `person:ada@…`, `agent:…`, `system:sweeper`, or part of one. */
-  actor: optionalText(300),
+  actor: withoutNul(optionalText(300)),
   /** An action or its prefix: `hold.clear` finds `hold.clear.resume` and `hold.clear.discard`. */
-  action: optionalText(300),
-  targetType: optionalText(300),
-  targetId: optionalText(300),
-  from: optionalMoment,
-  to: optionalMoment,
+  action: withoutNul(optionalText(300)),
+  targetType: withoutNul(optionalText(300)),
+  targetId: withoutNul(optionalText(300)),
+  from: withoutNul(optionalMoment),
+  to: withoutNul(optionalMoment),
 });
 
 export type AuditFilter = z.output<typeof auditFilter>;

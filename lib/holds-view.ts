@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutNul } from './auth/console-input';
 import { optionalNumber, optionalText } from './core/validation';
 import { holdReasons } from './db/schema';
 
@@ -13,7 +14,7 @@ export const holdsFilter = z.strictObject({
   view: z.enum(['open', 'cleared']).default('open'),
   /** Only holds owned by the person or one of their teams. */
   mine: flag,
-  owner: optionalText(200),
+  owner: withoutNul(optionalText(200)),
   reason: z
     .enum(holdReasons)
     .optional()

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasNul, NUL_MESSAGE } from './auth/console-input';
 import type { StepStats } from './queries/step-stats';
 import { resolveTimeWindow, timeWindowName, type TimeRange } from './time-window';
 
@@ -32,6 +33,11 @@ export function parseStepsView(params: Params, now: Date): StepsView {
   const pick = <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
     const raw = single(params[name]);
     if (raw === undefined || raw === '') return fallback;
+    if (hasNul(raw)) {
+      // Not echoed: a NUL is no use in a notice, and it is why the value is ignored.
+      notices.push(`Ignored ${name}: ${NUL_MESSAGE}`);
+      return fallback;
+    }
     const parsed = schema.safeParse(raw);
     if (parsed.success) return parsed.data;
     notices.push(`Ignored ${name}=“${raw}”`);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ensureTaskBudget, openHold } from '../lib/core';
 import { expect, signInAs, test } from './support/fixtures';
 
 test('a viewer clears a hold of their own team, and cannot clear another team\'s', async ({ anonymousPage: page, expectAccessible }) => {
@@ -155,4 +156,44 @@ test('an admin gives a person a team; a viewer sees people read-only', async ({ 
   await page.goto('/settings/people');
   await expect(page.getByTestId('people-read-only')).toContainText('this needs the admin role');
   await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
+});
+
+test('an admin limits a token to agents and queues: the list shows the limits and the API refuses other agents', async ({ page, expectAccessible }) => {
+  await page.goto('/settings/tokens');
+  const name = `limited-${randomUUID().slice(0, 6)}`;
+  const form = page.getByTestId('create-token-form');
+  await form.getByLabel('Used by').fill(name);
+  await form.getByLabel('Only for agents').fill('outreach, payments');
+  await form.getByLabel('Only on queues').fill('outreach');
+  await form.getByRole('button', { name: 'Create token' }).click();
+  const token = (await page.getByTestId('new-token').textContent()) ?? '';
+  expect(token).toMatch(/^hf_/);
+  await page.reload();
+  const limits = page.getByTestId(`token-row-${name}`).getByTestId('token-limits');
+  await expect(limits).toContainText('agents: outreach, payments');
+  await expect(limits).toContainText('queues: outreach');
+  await expectAccessible();
+
+  const attempt = (agent: string) => ({
+    taskId: `limited-${randomUUID()}`, agent, step: 'send', attemptNumber: 1,
+    startedAt: new Date(Date.now() - 1_000).toISOString(), finishedAt: new Date().toISOString(), outcome: 'succeeded',
+  });
+  const post = (body: unknown) => page.request.post('/api/v1/attempts', { headers: { authorization: `Bearer ${token}` }, data: body });
+  expect((await post(attempt('outreach'))).status()).toBe(201);
+  const refused = await post(attempt('billing'));
+  expect(refused.status()).toBe(403);
+  expect(await refused.json()).toMatchObject({ code: 'FORBIDDEN', detail: expect.stringContaining('this token may act only for agents outreach, payments') });
+});
+
+test("a hold's detail shows bidi controls as markers, never applying them", async ({ page, database }) => {
+  const taskId = `bidi-${randomUUID().slice(0, 8)}`;
+  await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner: 'team:payments' });
+  await openHold(
+    { db: database.db, actor: { type: 'agent', id: 'payments', scopes: ['ingest'] } },
+    { itemType: 'task', itemId: taskId, reason: 'needs_approval', owner: 'team:payments', detail: 'Approve invoice\u202Efdp.exe for $10' },
+  );
+  await page.goto('/holds');
+  const row = page.getByTestId(`hold-row-${taskId}`);
+  await expect(row).toContainText('Approve invoice⟨U+202E⟩fdp.exe for $10');
+  expect(await row.textContent()).not.toContain('\u202E');
 });

@@ -1,6 +1,6 @@
 import { type NextRequest, NextResponse } from 'next/server';
 import { proxyRefusal, proxySettingsFrom, resolveProxyIdentity } from './lib/auth/proxy-identity';
-import { hostRulesFrom, isAllowedHost, requestedHost, servedOverHttps } from './lib/auth/request-host';
+import { type HostRules, hostRulesFrom, isAllowedHost, requestedHost, servedOverHttps } from './lib/auth/request-host';
 import { contentSecurityPolicy, HSTS_HEADER, newNonce, STATIC_SECURITY_HEADERS } from './lib/auth/security-headers';
 import { SESSION_COOKIE, verifySessionToken } from './lib/auth/session-token';
 import { type Environment, getEnvironment } from './lib/env';
@@ -38,6 +38,11 @@ export async function proxy(request: NextRequest) {
     );
   }
 
+  if (request.method === 'POST' && request.headers.has('next-action') && !isAllowedOrigin(request.headers.get('origin'), rules)) {
+    // Next refuses a cross-site server action too, but as a bare 500; say what happened.
+    return secure(new NextResponse('Forbidden: form posts are accepted from this Holdfast\'s own pages only.\n', { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' } }));
+  }
+
   const { pathname } = request.nextUrl;
   if (!isWellEncoded(pathname)) {
     // Next's router would throw decoding it (a bare 500 with no page): say what is wrong instead.
@@ -72,6 +77,15 @@ export async function proxy(request: NextRequest) {
     return secure(new NextResponse(refusal.text, { status: refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8' } }));
   }
   return secure(NextResponse.redirect(new URL('/sign-in', request.url)));
+}
+
+function isAllowedOrigin(origin: string | null, rules: HostRules): boolean {
+  if (!origin) return true; // not sent by every client; Next then compares nothing and neither do we
+  try {
+    return isAllowedHost(new URL(origin).host, rules);
+  } catch {
+    return false;
+  }
 }
 
 function isWellEncoded(pathname: string): boolean {

@@ -50,6 +50,12 @@ test.describe('DNS rebinding', () => {
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) {
       expect((await page.request.get('/api/health', { headers: { host } })).status(), host).toBe(200);
     }
+    // A server action posted from another site's page (its Origin) is refused with a clear 403, not Next's bare 500.
+    const crossSite = await page.request.post('/sign-in', {
+      headers: { origin: 'http://evil.example', 'next-action': '0'.repeat(40), 'content-type': 'text/plain;charset=UTF-8' },
+      data: '[]',
+    });
+    expect(crossSite.status()).toBe(403);
     // An X-Forwarded-Host is not trusted unless HOLDFAST_TRUST_FORWARDED_HEADERS=1.
     expect((await page.request.get('/api/health', { headers: { 'x-forwarded-host': attacker } })).status()).toBe(200);
   });

@@ -112,6 +112,7 @@ export function corePolicyFrom(env: Environment): CorePolicy {
       cooldownMs: env.HOLDFAST_REDRIVE_COOLDOWN_MINUTES * 60_000,
       maxTaskAgeMs: env.HOLDFAST_REDRIVE_MAX_AGE_DAYS * 86_400_000,
     },
+    attemptRetentionMs: env.HOLDFAST_ATTEMPT_RETENTION_DAYS * 86_400_000,
   };
 }
 

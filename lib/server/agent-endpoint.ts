@@ -7,6 +7,7 @@ import type { Endpoint } from '../api/endpoints';
 import { hashContent, type Actor, type CoreContext } from '../core';
 import { parseInput } from '../core/validation';
 import { apiRequests } from '../db/schema';
+import { corePolicyFrom, getEnvironment } from '../env';
 import { authenticateAgent, readJsonBody } from './api-auth';
 import { withDatabaseDeadline } from './database-outage';
 import { getDb, getRequestLocks } from './db';
@@ -43,7 +44,8 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
     // Everything from here touches the database or hashes the body: whatever it throws is mapped (503 in an outage), never a bare 500.
     try {
       const db = getDb();
-      const run = () => runHandler(spec, handle, { db, actor: agent.actor }, read.body);
+      // The deployment's rules (redrive brakes, the raw retention that bounds attempt dates) apply to agents too.
+      const run = () => runHandler(spec, handle, { db, actor: agent.actor, policy: corePolicyFrom(getEnvironment()) }, read.body);
       if (idempotencyKey === null) return await withDatabaseDeadline(run());
       return await answerOnce({ db, actorId: agent.actor.id, key: idempotencyKey, endpoint: endpointName, requestHash: hashContent(read.body) }, run);
     } catch (error) {

@@ -15,7 +15,7 @@ async function day(agent: string, step: string, hoursBack: number, count: number
       taskId: `${step}-${hoursBack}-${index}`, agent, step, attemptNumber: index < retries ? 2 : 1, outcome: 'succeeded',
       costMicros: 100, startedAt, finishedAt: new Date(startedAt.getTime() + 10),
     };
-    await recordAttempt({ db: database.db }, report);
+    await recordAttempt({ db: database.db, clock: () => now }, report);
   }
 }
 

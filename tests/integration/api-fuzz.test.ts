@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { useApi } from '../support/api-harness';
 
+/** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */
+const recently = (offsetMs = 0) => new Date(Date.now() - 3_600_000 + offsetMs).toISOString();
+
 /**
  * Generated malformed bodies thrown at the attempt and key endpoints: each
  * must get a 4xx problem document, never a 500, and write nothing.
@@ -11,7 +14,7 @@ const api = useApi();
 
 const validAttempt = {
   taskId: 'fuzz-task', agent: 'fuzz-agent', step: 'fuzz-step', attemptNumber: 1,
-  startedAt: '2026-11-30T10:00:00.000Z', finishedAt: '2026-11-30T10:00:01.000Z', outcome: 'succeeded', costMicros: 10,
+  startedAt: recently(), finishedAt: recently(1_000), outcome: 'succeeded', costMicros: 10,
 };
 const validClaim = { key: 'fuzz-key/step', requestHash: 'hash' };
 

@@ -7,6 +7,9 @@ import { MAX_BODY_BYTES } from '../../lib/server/api-auth';
 import { MAX_JSON_DEPTH } from '../../lib/server/json-depth';
 import { useApi } from '../support/api-harness';
 
+/** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */
+const recently = (offsetMs = 0) => new Date(Date.now() - 3_600_000 + offsetMs).toISOString();
+
 // The console's route handlers read the session from cookies; here the signed-in person is given.
 vi.mock('../../lib/server/session', () => ({
   getCurrentPerson: async () => ({ type: 'person', id: 'admin@example.com', role: 'admin', teams: [] }),
@@ -22,7 +25,7 @@ function realisticAttempt(index: number) {
   const taskId = `task-${randomUUID()}`;
   return {
     taskId, agent: 'outreach-agent', step: 'send_follow_up_email', attemptNumber: 2,
-    startedAt: '2026-11-30T10:00:00.000Z', finishedAt: '2026-11-30T10:00:04.250Z',
+    startedAt: recently(), finishedAt: recently(4_250),
     outcome: 'failed', errorClass: 'transient',
     errorText: `upstream 503 from mail gateway (attempt ${index}): `.padEnd(200, 'connection reset by peer; '),
     costMicros: 12_345, idempotencyKey: `${taskId}/send_follow_up_email/2`, runKey: `run-${randomUUID()}`,

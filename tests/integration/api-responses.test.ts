@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { endpoints, type EndpointName } from '../../lib/api/endpoints';
 import { endpointResponses, problemDocument, restatedEnums, stepStatsResponse } from '../../lib/api/responses';
-import { redriveDeadLetter, type Actor } from '../../lib/core';
+import { ensureTaskBudget, redriveDeadLetter, type Actor } from '../../lib/core';
 import * as tables from '../../lib/db/schema';
 import { useApi } from '../support/api-harness';
 
@@ -120,6 +120,7 @@ const cases: { [Name in EndpointName]: () => Promise<Answer[]> } = {
   recordEvidence: async () => [await post('recordEvidence', { ...(await acquiredSlot()), ref: 'page-8' })],
   openHold: async () => {
     const item = { itemType: 'task', itemId: unique('contract-task'), reason: 'needs_approval', detail: 'Refund over limit', owner: 'team:contract' };
+    await ensureTaskBudget(api.database.db, { taskId: item.itemId, agent: 'contract', owner: 'team:contract' }); // a hold parks an item that exists
     return [await post('openHold', item), await post('openHold', item)];
   },
   deadLetter: async () => [

@@ -7,12 +7,15 @@ import { deadLetterTask, redriveDeadLetter, type Actor } from '../../lib/core';
 import { attempts, holds, taskBudgets } from '../../lib/db/schema';
 import { useApi } from '../support/api-harness';
 
+/** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */
+const recently = (offsetMs = 0) => new Date(Date.now() - 3_600_000 + offsetMs).toISOString();
+
 const api = useApi();
 const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
 
 const anAttempt = (overrides: Record<string, unknown> = {}) => ({
   taskId: `api-${randomUUID()}`, agent: 'api-agent', step: 'fetch', attemptNumber: 1,
-  startedAt: '2026-11-30T10:00:00.000Z', finishedAt: '2026-11-30T10:00:01.500Z', outcome: 'succeeded', costMicros: 1_200,
+  startedAt: recently(), finishedAt: recently(1_500), outcome: 'succeeded', costMicros: 1_200,
   ...overrides,
 });
 

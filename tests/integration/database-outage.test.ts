@@ -13,6 +13,9 @@ import { migrateDatabase } from '../../lib/db/migrate';
 import { apiRequests } from '../../lib/db/schema';
 import { createKillablePostgres, type KillablePostgres } from '../../scripts/ci/faults/killable-postgres';
 
+/** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */
+const recently = (offsetMs = 0) => new Date(Date.now() - 3_600_000 + offsetMs).toISOString();
+
 /**
  * PostgreSQL going away under the server: a PostgreSQL of this file's own
  * (so it can be killed with SIGKILL and started again on the same port), the
@@ -52,7 +55,7 @@ beforeEach(() => {
 });
 
 function attemptBatch(label: string) {
-  return { attempts: [{ taskId: `${label}-${randomUUID()}`, agent: 'outage', step: 'write', attemptNumber: 1, startedAt: '2026-11-30T10:00:00.000Z', finishedAt: '2026-11-30T10:00:01.000Z', outcome: 'succeeded' }] };
+  return { attempts: [{ taskId: `${label}-${randomUUID()}`, agent: 'outage', step: 'write', attemptNumber: 1, startedAt: recently(), finishedAt: recently(1_000), outcome: 'succeeded' }] };
 }
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}) {

@@ -222,8 +222,10 @@ describe('reconcileHolds', () => {
     await freezeIdleTasks(ctx(), { idleDays: 3 });
     await finishTask({ db: database.db, actor: agent }, { taskId: finished, outcome: 'completed' });
     // A finished task's other holds are a person's call: only `frozen` clears by itself.
+    const otherTask = await newTask();
+    await finishTask({ db: database.db, actor: agent }, { taskId: otherTask, outcome: 'completed' });
     const { hold: mismatch } = await openHold({ db: database.db, actor: SWEEPER }, {
-      itemType: 'task', itemId: `${finished}-other`, reason: 'payload_mismatch', owner: taskOwner, detail: 'different content',
+      itemType: 'task', itemId: otherTask, reason: 'payload_mismatch', owner: taskOwner, detail: 'different content',
     });
 
     // Three sweepers at once, all of which saw the key's hold open: a person's transaction keeps it

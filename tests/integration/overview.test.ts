@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openHold, recordAttempt, type Actor } from '../../lib/core';
+import { ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../lib/core';
 import { getOverview } from '../../lib/queries/overview';
 import { useTestDatabase } from '../support/test-database';
 
@@ -9,7 +9,7 @@ const agent: Actor = { type: 'agent', id: 'fleet', scopes: ['ingest'] };
 
 async function attempt(step: string, hoursAgo: number, attemptNumber: number, costMicros: number) {
   const startedAt = new Date(now.getTime() - hoursAgo * 3_600_000);
-  await recordAttempt({ db: database.db }, {
+  await recordAttempt({ db: database.db, clock: () => now }, {
     taskId: `${step}-${hoursAgo}-${attemptNumber}`, agent: 'fleet', step, attemptNumber, outcome: 'succeeded', costMicros,
     startedAt, finishedAt: new Date(startedAt.getTime() + 10),
   });
@@ -25,6 +25,7 @@ describe('getOverview', () => {
     await attempt('draft', 4, 2, 300);
     await attempt('draft', 5, 2, 300);
     await attempt('send', 1, 1, 200);
+    await ensureTaskBudget(database.db, { taskId: 'stuck', agent: 'fleet', owner: 'team:ops' }); // a hold parks an item that exists
     await openHold({ db: database.db, actor: agent }, { itemType: 'task', itemId: 'stuck', reason: 'frozen', detail: 'idle for days', owner: 'team:ops' });
 
     const overview = await getOverview(database.db, '24h', now);

@@ -12,7 +12,8 @@ const finished = (start: Date) => new Date(start.getTime() + 500);
 const reported = (latencyMs: number) => latencyOfBucket(latencyBucketOf(latencyMs));
 
 async function record(inputs: RecordAttemptInput[]) {
-  for (const input of inputs) await recordAttempt({ db: database.db }, input);
+  // The attempts are from mid-November 2026: the library judges their age by this clock, not the machine's.
+  for (const input of inputs) await recordAttempt({ db: database.db, clock: () => new Date('2026-11-20T00:00:00Z') }, input);
 }
 
 function attemptAt(iso: string, overrides: Partial<RecordAttemptInput>): RecordAttemptInput {

@@ -39,6 +39,7 @@ describe('parseEnvironment', () => {
   it('turns the redrive brakes into the library policy, and refuses an owner that names nobody', () => {
     expect(corePolicyFrom(parseEnvironment({ HOLDFAST_REDRIVE_MAX: '5', HOLDFAST_REDRIVE_COOLDOWN_MINUTES: '2', HOLDFAST_REDRIVE_MAX_AGE_DAYS: '1' }))).toEqual({
       redriveBrakes: { maxRedrives: 5, cooldownMs: 120_000, maxTaskAgeMs: 86_400_000 },
+      attemptRetentionMs: 30 * 86_400_000,
     });
     expect(() => parseEnvironment({ HOLDFAST_DEFAULT_OWNER: 'platform' })).toThrow(/HOLDFAST_DEFAULT_OWNER/);
   });

@@ -52,6 +52,18 @@ describe('npm start with bad configuration', () => {
     expect(stderr).toMatch(/^\[holdfast\] Invalid environment: HOST: demo sign-in .* not 0\.0\.0\.0/);
   });
 
+  it('lets demo sign-in past the guard with HOLDFAST_INSECURE_DEMO=1 (it then needs the database like any start)', () => {
+    const { status, stderr } = start({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/holdfast',
+      AUTH_MODE: 'demo',
+      HOST: '0.0.0.0',
+      HOLDFAST_INSECURE_DEMO: '1',
+    });
+    expect(status).toBe(1);
+    expect(stderr).toMatch(/Cannot reach the database in DATABASE_URL/);
+    expect(stderr).not.toMatch(/Invalid environment/);
+  });
+
   it('stops with one line when the database in DATABASE_URL does not answer', () => {
     const { status, stderr } = start({
       DATABASE_URL: 'postgres://postgres@127.0.0.1:1/holdfast',

@@ -28,30 +28,20 @@ export async function proxy(request: NextRequest) {
   const secure = (response: NextResponse) => withSecurityHeaders(response, policy, https);
 
   if (!isAllowedHost(requestedHost(request.headers, rules), rules)) {
-    return secure(
-      // 400, not 421: Chromium answers a 421 by retrying on a new connection and aborting the first,
-      // which Next logs as an uncaught 'aborted' error.
-      new NextResponse('Bad request: this Holdfast does not answer to that host name. Use its own address.\n', {
-        status: 400,
-        headers: { 'content-type': 'text/plain; charset=utf-8' },
-      }),
-    );
+    // 400, not 421: Chromium answers a 421 by retrying on a new connection and aborting the first,
+    // which Next logs as an uncaught 'aborted' error.
+    return secure(plainText(400, 'Bad request: this Holdfast does not answer to that host name. Use its own address.'));
   }
 
   if (request.method === 'POST' && request.headers.has('next-action') && !isAllowedOrigin(request.headers.get('origin'), rules)) {
     // Next refuses a cross-site server action too, but as a bare 500; say what happened.
-    return secure(new NextResponse('Forbidden: form posts are accepted from this Holdfast\'s own pages only.\n', { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' } }));
+    return secure(plainText(403, "Forbidden: form posts are accepted from this Holdfast's own pages only."));
   }
 
   const { pathname } = request.nextUrl;
   if (!isWellEncoded(pathname)) {
     // Next's router would throw decoding it (a bare 500 with no page): say what is wrong instead.
-    return secure(
-      new NextResponse('Bad request: the address has malformed percent-encoding (a % must be followed by two hex digits of valid UTF-8).\n', {
-        status: 400,
-        headers: { 'content-type': 'text/plain; charset=utf-8' },
-      }),
-    );
+    return secure(plainText(400, 'Bad request: the address has malformed percent-encoding (a % must be followed by two hex digits of valid UTF-8).'));
   }
   if (PUBLIC_PATHS.some((pattern) => pattern.test(pathname)) || (await isSignedIn(request, env))) {
     // Next reads the nonce from the request's policy header and stamps it on its own scripts.
@@ -74,9 +64,13 @@ export async function proxy(request: NextRequest) {
     );
   }
   if (env.AUTH_MODE === 'proxy') {
-    return secure(new NextResponse(refusal.text, { status: refusal.status, headers: { 'content-type': 'text/plain; charset=utf-8' } }));
+    return secure(plainText(refusal.status, refusal.text));
   }
   return secure(NextResponse.redirect(new URL('/sign-in', request.url)));
+}
+
+function plainText(status: number, text: string): NextResponse {
+  return new NextResponse(`${text}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 }
 
 function isAllowedOrigin(origin: string | null, rules: HostRules): boolean {

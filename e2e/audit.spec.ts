@@ -1,10 +1,11 @@
 import fs from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { openHold } from '../lib/core';
+import { ensureTaskBudget, openHold } from '../lib/core';
 import { expect, test } from './support/fixtures';
 
 test('a cleared hold shows in the audit log with its change, and the filtered view exports as CSV', async ({ page, database, expectAccessible }) => {
   const taskId = `audit-${randomUUID().slice(0, 8)}`;
+  await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner: 'team:payments' }); // a hold parks an item that exists
   const { hold } = await openHold(
     { db: database.db, actor: { type: 'agent', id: 'payments', scopes: ['ingest'] } },
     { itemType: 'task', itemId: taskId, reason: 'needs_approval', owner: 'team:payments', detail: 'Refund over the limit' },

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { openHold, type OpenHoldInput } from '../lib/core';
+import { ensureTaskBudget, openHold, type OpenHoldInput } from '../lib/core';
 import type { DatabaseConnection } from '../lib/db/client';
 import { expect, test } from './support/fixtures';
 
 async function hold(database: DatabaseConnection, overrides: Partial<OpenHoldInput> = {}) {
   const itemId = `holds-e2e-${randomUUID().slice(0, 8)}`;
+  await ensureTaskBudget(database.db, { taskId: itemId, agent: 'ops', owner: overrides.owner ?? 'team:platform' }); // a hold parks an item that exists
   await openHold(
     { db: database.db, actor: { type: 'agent', id: 'ops', scopes: ['ingest'] } },
     { itemType: 'task', itemId, reason: 'policy_blocked', detail: 'Sending blocked by the policy engine', owner: 'team:platform', ...overrides },

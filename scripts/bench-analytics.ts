@@ -12,7 +12,6 @@
  */
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
-import { SESSION_COOKIE, signSessionToken } from '../lib/auth/session-token';
 import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
 import { connectDatabase, type Database } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
@@ -116,10 +115,9 @@ function stepsPageQueries(db: Database, window: TimeWindowName, now: Date, optio
 async function timeOverviewPage(url: string): Promise<Timing & { status: number }> {
   const server = await benchServer(url, { HOLDFAST_ATTEMPT_RETENTION_DAYS: String(DAYS + 5) });
   try {
-    const cookie = `${SESSION_COOKIE}=${await signSessionToken('ada@holdfast.demo', server.sessionSecret)}`;
     let status = 0;
     const timing = await time(20, async () => {
-      const response = await fetch(`${server.baseUrl}/`, { headers: { cookie } });
+      const response = await fetch(`${server.baseUrl}/`, { headers: server.signInHeaders });
       status = response.status;
       await response.text();
     });

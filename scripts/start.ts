@@ -22,7 +22,8 @@ import { loadOrCreateRolePasswords } from '../lib/db/role-passwords';
 import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
 import { seedDemoHoldsIfEmpty, seedDemoPeopleIfEmpty } from '../lib/demo/seed-people';
 import { seedDemoRetryPoolsIfEmpty } from '../lib/demo/seed-retry-pools';
-import { assertConsoleIsGuarded, getEnvironment } from '../lib/env';
+import { shouldSeedDemoPeople } from '../lib/auth/demo-people';
+import { assertConsoleIsGuarded, getEnvironment, INSECURE_DEMO_WARNING, isInsecureDemo } from '../lib/env';
 import { maintainAttemptLog } from '../lib/rollups/retention';
 import { loadOrCreateSessionSecret } from './lib/session-secret';
 import { describeStartupError } from './lib/startup-error';
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const env = getEnvironment();
   assertConsoleIsGuarded(env);
+  if (isInsecureDemo(env)) console.warn(`[holdfast] ${INSECURE_DEMO_WARNING}`);
   const dataDir = path.resolve(projectRoot, env.HOLDFAST_DATA_DIR);
   // The embedded database is for local trials: its sign-in is the demo page unless told otherwise.
   const authMode = env.AUTH_MODE ?? 'demo';
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
       if ((await seedDemoRetryPoolsIfEmpty({ db: connection.db })) > 0) log('Seeded demo retry pools');
     }
     // The demo sign-in page lists these people; demo mode without them would let nobody in.
-    if (authMode === 'demo' && (await seedDemoPeopleIfEmpty({ db: connection.db })) > 0) {
+    if (shouldSeedDemoPeople({ authMode, embeddedDatabase: embedded !== undefined }) && (await seedDemoPeopleIfEmpty({ db: connection.db })) > 0) {
       log('Seeded the demo people, one per role');
       if (seedDemo && (await seedDemoHoldsIfEmpty({ db: connection.db })) > 0) log('Seeded demo holds for them');
     }
@@ -119,7 +121,8 @@ async function main(): Promise<void> {
   log(`Holdfast is ready at http://${shownHost}:${env.PORT} (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
 
   if (env.HOLDFAST_DEMO === 'on' || (env.HOLDFAST_DEMO === 'auto' && embedded !== undefined)) {
-    const apiHost = env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST;
+    // Loopback always: the Host check accepts loopback names, and the fleet runs on this machine.
+    const apiHost = '127.0.0.1';
     demoFleet = await runDemoFleet({ databaseUrl, apiBaseUrl: `http://${apiHost}:${env.PORT}`, log });
   }
 }

@@ -29,19 +29,23 @@ export async function benchDatabase(name: string): Promise<{ url: string; stop: 
 
 /**
  * Holdfast served by `npm start`'s script on the given database (it builds
- * first if the build is stale), with sign-in by demo session, no demo data,
+ * first if the build is stale), signed in through proxy mode (a named database
+ * never gets demo sign-in; `signInHeaders` act as an admin), no demo data,
  * no fleet and no sweeps. Its stderr is kept quiet unless it fails to start:
  * load generators end runs by dropping connections mid-request, which it logs.
  */
 export async function benchServer(databaseUrl: string, env: Record<string, string> = {}) {
   const port = await findFreePort();
   const sessionSecret = randomBytes(32).toString('hex');
+  const proxySecret = randomBytes(24).toString('hex');
   const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['scripts/start.ts'], {
     cwd: projectRoot,
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
-      AUTH_MODE: 'demo',
+      AUTH_MODE: 'proxy',
+      AUTH_PROXY_SECRET: proxySecret,
+      AUTH_PROXY_ROLE_MAP: 'bench-admins=admin',
       SESSION_SECRET: sessionSecret,
       PORT: String(port),
       HOLDFAST_DEMO_DATA: 'off',
@@ -66,6 +70,8 @@ export async function benchServer(databaseUrl: string, env: Record<string, strin
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     sessionSecret,
+    /** Headers an SSO proxy would send for an admin. */
+    signInHeaders: { 'x-holdfast-proxy-secret': proxySecret, 'x-forwarded-email': 'bench-admin@holdfast.local', 'x-forwarded-groups': 'bench-admins' },
     stop: async () => {
       child.kill('SIGTERM');
       if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));

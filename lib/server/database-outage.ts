@@ -44,6 +44,13 @@ function saysUnavailable(error: Record<string, unknown>): boolean {
 /** How long a request may wait on the database before it is answered 503. */
 export const DATABASE_DEADLINE_MS = 10_000;
 
+let deadlineHook: (() => void) | undefined;
+
+/** What to do when a request's deadline passes: db.ts replaces the pool whose query hung. */
+export function whenDeadlinePasses(hook: () => void): void {
+  deadlineHook = hook;
+}
+
 /** The database did not answer within the request's deadline: as good as down, for the caller. */
 export class DatabaseDeadlineError extends Error {
   readonly code = 'DATABASE_DEADLINE';
@@ -61,7 +68,10 @@ export class DatabaseDeadlineError extends Error {
 export async function withDatabaseDeadline<T>(work: Promise<T>, ms = DATABASE_DEADLINE_MS): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DatabaseDeadlineError(ms)), ms);
+    timer = setTimeout(() => {
+      deadlineHook?.();
+      reject(new DatabaseDeadlineError(ms));
+    }, ms);
   });
   try {
     return await Promise.race([work, deadline]);

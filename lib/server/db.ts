@@ -1,6 +1,7 @@
 import 'server-only';
 import { connectDatabase, type Database, type DatabaseConnection } from '../db/client';
 import { getEnvironment } from '../env';
+import { whenDeadlinePasses } from './database-outage';
 import { openRequestLocks, type RequestLocks } from './request-locks';
 
 // Kept on globalThis so that `next dev` reloading modules does not open a new pool each time.
@@ -18,6 +19,7 @@ function databaseUrl(): string {
  */
 export function getDb(): Database {
   if (!holder.holdfastDatabase) {
+    whenDeadlinePasses(recycleHungPool);
     const connection = connectDatabase(databaseUrl(), { connectTimeoutSeconds: 5 });
     // Closing the pool (tests do, between files) closes the request locks' connection too.
     holder.holdfastDatabase = {
@@ -36,4 +38,25 @@ export function getDb(): Database {
 export function getRequestLocks(): RequestLocks {
   holder.holdfastRequestLocks ??= openRequestLocks(databaseUrl());
   return holder.holdfastRequestLocks;
+}
+
+/** The least time between two replacements of the pool, so a slow database is not made slower by reconnecting. */
+const RECYCLE_INTERVAL_MS = 10_000;
+let lastRecycledAt = 0;
+
+/**
+ * Replaces the pool after a request waited past its deadline. postgres.js can
+ * leave a query unsettled on a connection that died at the wrong moment (a
+ * PostgreSQL crash or restart), and that connection then stays busy for good:
+ * enough of them and every request would wait until the process restarts.
+ * The old pool is ended at once (its sockets destroyed, its waiting queries
+ * refused, which callers answer with 503) and the next request opens a fresh
+ * one, so the server recovers without a restart.
+ */
+function recycleHungPool(): void {
+  const hung = holder.holdfastDatabase;
+  if (!hung || Date.now() - lastRecycledAt < RECYCLE_INTERVAL_MS) return;
+  lastRecycledAt = Date.now();
+  holder.holdfastDatabase = undefined;
+  void hung.sql.end({ timeout: 0 }).catch(() => {});
 }

@@ -28,12 +28,43 @@ export interface RequestLocks {
   close(): Promise<void>;
 }
 
+/** How long one lock statement may take before its connection is presumed wedged. */
+const LOCK_STATEMENT_TIMEOUT_MS = 3_000;
+
 export function openRequestLocks(url: string): RequestLocks {
   // One connection: session locks live exactly as long as it does. postgres.js
   // reconnects on the next query after it is lost, with none of the old locks.
-  const sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+  const connect = () => postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+  let sql = connect();
   // Which hold of each key is this process's current one (a token per acquisition).
   const heldHere = new Map<string, symbol>();
+
+  /**
+   * A statement on the locks' connection, given up after a few seconds. A
+   * connection cut at the wrong moment can leave postgres.js with a query
+   * that never settles, and with one connection every later lock would queue
+   * behind it for good: the wedged client is destroyed instead (its session,
+   * and every lock it held, end with it) and a fresh one takes its place.
+   */
+  async function onLocksConnection<T>(statement: (client: postgres.Sql) => Promise<T>): Promise<T> {
+    const client = sql;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error('the request locks connection did not answer'), { code: 'CONNECT_TIMEOUT' })), LOCK_STATEMENT_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([statement(client), timedOut]);
+    } catch (error) {
+      if (client === sql && (error as { code?: string }).code === 'CONNECT_TIMEOUT') {
+        sql = connect();
+        heldHere.clear();
+        void client.end({ timeout: 0 }).catch(() => {});
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   return {
     async tryAcquire(actorId, key) {
@@ -43,7 +74,7 @@ export function openRequestLocks(url: string): RequestLocks {
       heldHere.set(id, hold);
       const forget = () => heldHere.get(id) === hold && heldHere.delete(id);
       try {
-        const [row] = await sql<{ locked: boolean }[]>`select pg_try_advisory_lock(${LOCK_NAMESPACE}::int, hashtext(${id})) as locked`;
+        const [row] = await onLocksConnection((client) => client<{ locked: boolean }[]>`select pg_try_advisory_lock(${LOCK_NAMESPACE}::int, hashtext(${id})) as locked`);
         if (row?.locked !== true) {
           forget();
           return undefined;
@@ -55,9 +86,9 @@ export function openRequestLocks(url: string): RequestLocks {
       return async () => {
         if (!forget()) return;
         try {
-          await sql`select pg_advisory_unlock(${LOCK_NAMESPACE}::int, hashtext(${id}))`;
+          await onLocksConnection((client) => client`select pg_advisory_unlock(${LOCK_NAMESPACE}::int, hashtext(${id}))`);
         } catch {
-          // The connection is gone, and the session's locks with it.
+          // The connection is gone (or was replaced), and the session's locks with it.
         }
       };
     },

@@ -1,6 +1,6 @@
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { describe, expect, it } from 'vitest';
-import { DatabaseDeadlineError, isDatabaseUnavailable, withDatabaseDeadline } from '../../lib/server/database-outage';
+import { DatabaseDeadlineError, isDatabaseUnavailable, whenDeadlinePasses, withDatabaseDeadline } from '../../lib/server/database-outage';
 
 const driverError = (code: string, name = 'Error') => Object.assign(new Error(code), { code, name });
 
@@ -33,5 +33,17 @@ describe('withDatabaseDeadline', () => {
     const error = await withDatabaseDeadline(never, 20).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(DatabaseDeadlineError);
     expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+});
+
+describe('withDatabaseDeadline', () => {
+  it('answers DatabaseDeadlineError when the work hangs, and tells the pool to replace itself; in time it tells nothing', async () => {
+    let hooks = 0;
+    whenDeadlinePasses(() => (hooks += 1));
+    const hung = new Promise<never>(() => {});
+    await expect(withDatabaseDeadline(hung, 20)).rejects.toBeInstanceOf(DatabaseDeadlineError);
+    expect(hooks).toBe(1);
+    await expect(withDatabaseDeadline(Promise.resolve('answered'), 1_000)).resolves.toBe('answered');
+    expect(hooks).toBe(1);
   });
 });

@@ -12,7 +12,7 @@ interface Setup { postgres: KillablePostgres; server: HoldfastServer; db: Databa
 
 /** What an endpoint answers right now: status, code, Retry-After. */
 async function probe(url: string, token?: string) {
-  const response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(10_000) });
+  const response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(15_000) }); // longer than the server's own 10 s deadline
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
   return { status: response.status, code: body.code, retryable: body.retryable, down: body.down, retryAfter: response.headers.get('retry-after') };
 }

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { decide, ownersOf } from '@/lib/core';
+import { decide, decideHoldClear, ownersOf } from '@/lib/core';
 import { holdReasons, type Hold } from '@/lib/db/schema';
 import { getEnvironment } from '@/lib/env';
 import { formatAge, formatUtc } from '@/lib/format';
@@ -77,7 +77,8 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
   ]);
   const isFrozen = (hold: Hold) => hold.reason === 'frozen' || now.getTime() - hold.openedAt.getTime() >= frozenAfterDays * 86_400_000;
   const open = filter.view === 'open';
-  const mayClearAny = rows.some((hold) => decide(person, 'hold.clear', { owner: hold.owner }).allowed);
+  // A hold is cleared only by someone who may also do what clearing does to its item (a redrive, a key's release).
+  const mayClearAny = rows.some((hold) => decideHoldClear(person, hold).allowed);
 
   return (
     <>
@@ -170,7 +171,7 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
           </thead>
           <tbody>
             {rows.map((hold) => {
-              const decision = decide(person, 'hold.clear', { owner: hold.owner });
+              const decision = decideHoldClear(person, hold);
               return (
                 <tr key={hold.id} data-testid={`hold-row-${hold.itemId}`} className="align-top">
                   {open ? (

@@ -17,7 +17,11 @@ import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
 const ctx = () => ({ db: database.db });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Moves a claim past its in-progress expiry by hand: time is an input, never slept through. */
+async function expireClaim(key: string) {
+  const moved = await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${key}`;
+  expect(moved.count).toBe(1);
+}
 const freshKey = () => `task-${randomUUID()}/send_email`;
 const hashA = hashContent({ to: 'a@example.com', body: 'hello' });
 const hashB = hashContent({ to: 'b@example.com', body: 'hello' });
@@ -44,10 +48,10 @@ describe('claimKey', () => {
 
   it('refuses different content under the same key on every path, and never overwrites', async () => {
     const key = freshKey();
-    const mismatch = () => claimKey(ctx(), { key, requestHash: hashB, inProgressTtlMs: 50 });
-    await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 50 });
+    const mismatch = () => claimKey(ctx(), { key, requestHash: hashB, inProgressTtlMs: 60_000 });
+    await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 60_000 });
     await expect(mismatch()).rejects.toBeInstanceOf(KeyPayloadMismatchError); // while in progress
-    await sleep(80);
+    await expireClaim(key);
     await expect(mismatch()).rejects.toMatchObject({ code: 'KEY_PAYLOAD_MISMATCH' }); // past the in-progress expiry
     const retaken = await claimKey(ctx(), { key, requestHash: hashA });
     expect(retaken.outcome).toBe('acquired');
@@ -63,8 +67,10 @@ describe('claimKey', () => {
 
   it('lets another claim take over from a holder that stopped, and refuses the old holder late', async () => {
     const key = freshKey();
-    const crashed = (await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 50, holder: 'run-1' })) as { fencingToken: number };
-    await sleep(80); // run-1 "crashed" and never completed
+    const crashed = (await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 60_000, holder: 'run-1' })) as { fencingToken: number };
+    // run-1 "crashed" and never completed; while its claim is live nobody takes over.
+    expect(await claimKey(ctx(), { key, requestHash: hashA, holder: 'run-2' })).toMatchObject({ outcome: 'in_progress' });
+    await expireClaim(key);
 
     const successor = await claimKey(ctx(), { key, requestHash: hashA, holder: 'run-2' });
     expect(successor).toMatchObject({ outcome: 'acquired', fencingToken: crashed.fencingToken + 1, attemptNumber: 2 });
@@ -77,8 +83,9 @@ describe('claimKey', () => {
 
   it('calls an expired claim on a non-idempotent downstream uncertain, and never hands it out again', async () => {
     const key = freshKey();
-    await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 50, downstreamIdempotent: false });
-    await sleep(80);
+    await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 60_000, downstreamIdempotent: false });
+    expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({ outcome: 'in_progress' });
+    await expireClaim(key);
     for (let call = 0; call < 3; call++) {
       expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({
         outcome: 'uncertain',
@@ -232,9 +239,9 @@ describe('deleteExpiredKeys', () => {
 describe('settling after the claim expired', () => {
   it('refuses a late failure for a downstream that cannot deduplicate: the outcome stays uncertain', async () => {
     const key = freshKey();
-    const claim = await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false, inProgressTtlMs: 10 });
+    const claim = await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false, inProgressTtlMs: 60_000 });
     if (claim.outcome !== 'acquired') throw new Error('expected acquired');
-    await sleep(40);
+    await expireClaim(key);
     await expect(failKey(ctx(), { key, fencingToken: claim.fencingToken, errorClass: 'unknown', errorText: 'worker died' })).rejects.toMatchObject({
       code: 'STATE_CONFLICT',
     });
@@ -245,15 +252,15 @@ describe('settling after the claim expired', () => {
 
   it('still takes a late failure where the downstream deduplicates, and a late success anywhere', async () => {
     const idempotent = freshKey();
-    const first = await claimKey(ctx(), { key: idempotent, requestHash: hashA, inProgressTtlMs: 10 });
+    const first = await claimKey(ctx(), { key: idempotent, requestHash: hashA, inProgressTtlMs: 60_000 });
     if (first.outcome !== 'acquired') throw new Error('expected acquired');
-    await sleep(40);
+    await expireClaim(idempotent);
     await failKey(ctx(), { key: idempotent, fencingToken: first.fencingToken, errorClass: 'transient', errorText: '503' });
 
     const risky = freshKey();
-    const second = await claimKey(ctx(), { key: risky, requestHash: hashA, downstreamIdempotent: false, inProgressTtlMs: 10 });
+    const second = await claimKey(ctx(), { key: risky, requestHash: hashA, downstreamIdempotent: false, inProgressTtlMs: 60_000 });
     if (second.outcome !== 'acquired') throw new Error('expected acquired');
-    await sleep(40);
+    await expireClaim(risky);
     await completeKey(ctx(), { key: risky, fencingToken: second.fencingToken, result: { sent: true } });
     expect(await claimKey(ctx(), { key: risky, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({ outcome: 'replay' });
   });

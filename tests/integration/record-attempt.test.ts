@@ -4,6 +4,7 @@ import { AttemptConflictError, InvalidInputError, recordAttempt } from '../../li
 import { connectDatabase } from '../../lib/db/client';
 import { attempts } from '../../lib/db/schema';
 import { aFailedAttempt, anAttempt } from '../support/attempt-factory';
+import { backendPid, untilBlockedBy } from '../support/lock-waits';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
@@ -117,14 +118,17 @@ describe('recordAttempt', () => {
     const base = anAttempt();
     const other = connectDatabase(database.url, { maxConnections: 1 });
     try {
+      const secondPid = await backendPid(other.sql);
       let second: Promise<unknown> | undefined;
       await database.db.transaction(async (tx) => {
         await recordAttempt({ db: tx, clock }, base); // first report, not yet committed
+        const [first] = await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`);
         const startedAt = new Date(base.startedAt as Date);
         startedAt.setUTCDate(startedAt.getUTCDate() + 3);
         second = recordAttempt({ db: other.db, clock }, { ...base, startedAt, finishedAt: new Date(startedAt.getTime() + 500) });
         second.catch(() => {}); // observed below, after the first commits
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // The second report really waits on the first one's uncommitted row before the first commits.
+        await untilBlockedBy(database.sql, secondPid, first!.pid);
       });
       await expect(second).rejects.toBeInstanceOf(AttemptConflictError);
       expect(await countAttempts(base.taskId)).toBe(1);

@@ -160,8 +160,10 @@ describe('keys', () => {
     expect(await client.claimKey({ key, requestHash: 'h' })).toMatchObject({ outcome: 'acquired', attemptNumber: 2 });
 
     const risky = `sms-${randomUUID()}/send`;
-    await client.claimKey({ key: risky, requestHash: 'h', downstreamIdempotent: false, inProgressTtlMs: 10 });
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await client.claimKey({ key: risky, requestHash: 'h', downstreamIdempotent: false, inProgressTtlMs: 60_000 });
+    // Its holder died: the claim's expiry is moved into the past by hand, not slept through.
+    const expired = await api.database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${risky}`;
+    expect(expired.count).toBe(1);
     const uncertain = client.claimKey({ key: risky, requestHash: 'h', downstreamIdempotent: false });
     await expect(uncertain).rejects.toBeInstanceOf(HoldfastApiError);
     await expect(uncertain).rejects.toMatchObject({ code: 'UNCERTAIN_OUTCOME', retryable: false });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { acknowledgeRedriveInput, claimRedrivesInput } from '../core/dead-letters/drain-redrives';
-import { deadLetterInput } from '../core/dead-letters/dead-letter-task';
+import { acknowledgeRedriveInput, claimRedrivesInput } from '../core/dead-letters/drain-redrives-input';
+import { deadLetterInput } from '../core/dead-letters/dead-letter-task-input';
 import { openHoldInput } from '../core/holds/hold-input';
-import { claimKeyInput } from '../core/keys/claim-key';
-import { completeKeyInput, failKeyInput } from '../core/keys/settle-key';
-import { recordAttemptInput } from '../core/record-attempt';
-import { finishRunInput, startRunInput } from '../core/slots/runs';
-import { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from '../core/slots/slot-lock';
+import { claimKeyInput } from '../core/keys/claim-key-input';
+import { completeKeyInput, failKeyInput } from '../core/keys/settle-key-input';
+import { recordAttemptInput } from '../core/record-attempt-input';
+import { finishRunInput, startRunInput } from '../core/slots/runs-input';
+import { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from '../core/slots/slot-lock-input';
 import type { Action } from '../core/authorization';
 import { beginStepInput, finishStepInput, stopCodes, waitCodes } from '../core/steps/step-protocol';
 import { finishTaskInput } from '../core/tasks/finish-task-input';
@@ -16,7 +16,9 @@ import { finishTaskInput } from '../core/tasks/finish-task-input';
  * take their input schema and authorization from here, the OpenAPI document
  * is generated from here, and the TypeScript client's methods are typed from
  * here. The schemas are the library's own, so the API validates exactly as
- * the library does.
+ * the library does; they come from the schema-only *-input files, never the
+ * services, so the client bundles without database code
+ * (tests/unit/client-bundle.test.ts).
  */
 export interface Endpoint<Input extends z.ZodType = z.ZodType> {
   /** The client's method name. */

@@ -1,4 +1,15 @@
 import { z } from 'zod';
+import {
+  attemptOutcomes,
+  deadLetterReasons,
+  deadLetterStatuses,
+  errorClasses,
+  finishedTaskStatuses,
+  holdClosings,
+  holdItemTypes,
+  holdReasons,
+  runStatuses,
+} from '../db/schema/enums';
 import { completedAnswer, replayAnswer, retryAnswer, runAnswer, stopReasons } from '../core/steps/step-protocol';
 import { timeWindowName } from '../time-window';
 import type { EndpointName } from './endpoints';
@@ -13,25 +24,21 @@ import type { EndpointName } from './endpoints';
  */
 
 /**
- * Restated from lib/db/schema/*.ts rather than imported: those files build
- * tables with drizzle-orm, and response schemas are for clients, which should
- * bundle without it. (The step protocol imported above still reaches
- * lib/db/schema through its own imports, until its enums move too.) The
- * contract test fails when a copy drifts.
+ * The enum lists the responses use, imported from lib/db/schema/enums.ts: the
+ * very lists the tables are built from, kept apart from the drizzle table
+ * definitions so that response schemas (and the client that bundles them)
+ * carry no database code.
  */
 export const restatedEnums = {
-  attemptOutcomes: ['running', 'succeeded', 'failed'],
-  errorClasses: ['transient', 'timeout', 'rate_limited', 'invalid_output', 'permanent', 'unknown'],
-  holdItemTypes: ['task', 'dead_letter', 'key', 'slot'],
-  holdReasons: [
-    'retry_ceiling', 'budget_exhausted', 'permanent_error', 'payload_mismatch', 'uncertain_outcome', 'needs_approval',
-    'needs_secret', 'policy_blocked', 'frozen', 'stale_lock', 'manual',
-  ],
-  holdClosings: ['resume', 'discard', 'resolved'],
-  deadLetterReasons: ['retry_ceiling', 'budget_exhausted', 'permanent_error'],
-  deadLetterStatuses: ['pending', 'redriven', 'discarded'],
-  runStatuses: ['running', 'finished', 'failed'],
-  finishedTaskStatuses: ['completed', 'failed', 'discarded'],
+  attemptOutcomes,
+  errorClasses,
+  holdItemTypes,
+  holdReasons,
+  holdClosings,
+  deadLetterReasons,
+  deadLetterStatuses,
+  runStatuses,
+  finishedTaskStatuses,
 } as const;
 
 const moment = z.iso.datetime();

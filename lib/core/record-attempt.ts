@@ -1,73 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { z } from 'zod';
-import { errorClass, type Attempt } from '../db/schema';
+import type { Attempt } from '../db/schema';
 import { enforceTokenLimits } from './authorization';
 import { DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from './context';
 import { AttemptConflictError, InvalidInputError } from './errors';
+import { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
 import { parseInput } from './validation';
+
+export { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
 
 /** A clock a little ahead of ours is a skewed worker, not an attempt from the future. */
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;
-
-/** Agent and step names appear in URLs and metrics, so keep them plain. */
-const name = z
-  .string()
-  .trim()
-  .min(1, 'must not be blank')
-  .max(100, 'must be at most 100 characters')
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/, 'may contain only letters, digits and _ . : -');
-
-/**
- * A moment: a Date in-process, or an ISO 8601 date-time with its offset over
- * the API. Numbers and null are refused rather than read as 1970.
- */
-const moment = z.union([z.date(), z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with its offset, e.g. 2026-11-30T10:00:00Z' })]).transform((value) => new Date(value));
-
-/** latency_ms is a 32-bit integer: about 24.8 days. */
-const LONGEST_ATTEMPT_MS = 2 ** 31 - 1;
-
-export const recordAttemptInput = z
-  .strictObject({
-    taskId: z.string().trim().min(1, 'must not be blank').max(200, 'must be at most 200 characters'),
-    agent: name,
-    step: name,
-    attemptNumber: z.number().int().min(1, 'must be 1 or more (1 is the primary attempt)').max(10_000),
-    startedAt: moment,
-    finishedAt: moment,
-    outcome: z.enum(['succeeded', 'failed']),
-    errorClass: z.enum(errorClass.enumValues).optional(),
-    errorText: z.string().max(10_000, 'must be at most 10,000 characters').optional(),
-    /** Micro-dollars: 1 USD = 1,000,000. */
-    costMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
-    idempotencyKey: z.string().min(1).max(500).optional(),
-    runKey: z.string().min(1).max(200).optional(),
-  })
-  .superRefine((attempt, context) => {
-    // zod runs this even when a field already failed; compare only two real moments.
-    if (!(attempt.startedAt instanceof Date) || !(attempt.finishedAt instanceof Date)) return;
-    if (attempt.finishedAt.getTime() < attempt.startedAt.getTime()) {
-      context.addIssue({ code: 'custom', path: ['finishedAt'], message: 'must not be before startedAt' });
-    }
-    if (attempt.finishedAt.getTime() - attempt.startedAt.getTime() > LONGEST_ATTEMPT_MS) {
-      context.addIssue({ code: 'custom', path: ['finishedAt'], message: 'must be within 24 days of startedAt' });
-    }
-    if (attempt.outcome === 'failed') {
-      if (!attempt.errorClass) {
-        context.addIssue({ code: 'custom', path: ['errorClass'], message: 'is required for a failed attempt' });
-      }
-      if (!attempt.errorText || attempt.errorText.trim() === '') {
-        context.addIssue({
-          code: 'custom',
-          path: ['errorText'],
-          message: 'is required for a failed attempt: a failure with a blank error text cannot be triaged',
-        });
-      }
-    } else if (attempt.errorClass) {
-      context.addIssue({ code: 'custom', path: ['errorClass'], message: 'must be absent for a succeeded attempt' });
-    }
-  });
-
-export type RecordAttemptInput = z.input<typeof recordAttemptInput>;
 
 export interface RecordAttemptResult {
   attempt: Attempt;

@@ -1,32 +1,14 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Executor } from '../../db/client';
-import { deadLetterReasons, deadLetters, errorClasses, taskBudgets, type DeadLetter, type Hold } from '../../db/schema';
+import { deadLetters, taskBudgets, type DeadLetter, type Hold } from '../../db/schema';
 import { enforceTokenLimits } from '../authorization';
 import type { Actor } from '../context';
 import { MAX_HOLD_DETAIL } from '../holds/hold-input';
 import { openHold } from '../holds/open-hold';
-import { cutToLength, int4, MICROS_MAX, parseInput } from '../validation';
+import { cutToLength, parseInput } from '../validation';
+import { deadLetterInput, type DeadLetterTaskInput } from './dead-letter-task-input';
 
-export const MAX_PAYLOAD_BYTES = 256 * 1024;
-
-export const deadLetterInput = z.strictObject({
-  taskId: z.string().trim().min(1).max(200),
-  agent: z.string().trim().min(1).max(100),
-  step: z.string().trim().min(1).max(100),
-  queue: z.string().trim().min(1).max(100),
-  payload: z
-    .unknown()
-    .refine((value) => value !== undefined, 'is required')
-    .refine((value) => (JSON.stringify(value) ?? '').length <= MAX_PAYLOAD_BYTES, `must serialise to at most ${MAX_PAYLOAD_BYTES / 1024} KiB`),
-  reason: z.enum(deadLetterReasons),
-  errorClass: z.enum(errorClasses),
-  lastError: z.string().trim().min(1).max(10_000),
-  attempts: int4(1),
-  spendMicros: z.number().int().min(0).max(MICROS_MAX),
-  owner: z.string().trim().min(1),
-});
-export type DeadLetterTaskInput = z.input<typeof deadLetterInput>;
+export { deadLetterInput, MAX_PAYLOAD_BYTES, type DeadLetterTaskInput } from './dead-letter-task-input';
 
 /**
  * Turns exhausted work into a dead letter with exactly one hold for a person,

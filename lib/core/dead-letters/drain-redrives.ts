@@ -1,11 +1,14 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
 import { redrives, type Redrive } from '../../db/schema';
 import { decideTokenLimits, enforceTokenLimits, hasTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
 import { ForbiddenError, NotFoundError } from '../errors';
 import { parseInput } from '../validation';
+import { acknowledgeRedriveInput, claimRedrivesInput } from './drain-redrives-input';
+
+export { acknowledgeRedriveInput, claimRedrivesInput } from './drain-redrives-input';
 
 /**
  * Hands one redrive to the queue. It runs inside the transaction that marks the
@@ -67,14 +70,6 @@ export async function drainRedrives(ctx: CoreContext, deliver: DeliverRedrive, o
   return result;
 }
 
-export const claimRedrivesInput = z.strictObject({
-  /** Only redrives for these queues: a drainer takes what its own queues carry. All queues when absent. */
-  queues: z.array(z.string().trim().min(1).max(100)).min(1).max(50).optional(),
-  limit: z.number().int().min(1).max(500).default(50),
-  /** How long the claimed rows stay hidden from other drainers before they are due again. */
-  leaseMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
-});
-
 /**
  * For drainers outside the database (any queue, through the HTTP API): takes
  * up to `limit` due redrives and hides them for `leaseMs`. The drainer
@@ -117,8 +112,6 @@ function queuesToClaim(ctx: CoreContext, named: string[] | undefined): string[] 
   }
   return named;
 }
-
-export const acknowledgeRedriveInput = z.strictObject({ outboxKey: z.string().trim().min(1).max(300) });
 
 /** Marks a claimed redrive delivered. Acknowledging it again changes nothing. */
 export async function acknowledgeRedrive(ctx: CoreContext, input: z.input<typeof acknowledgeRedriveInput>): Promise<{ redrive: Redrive; changed: boolean }> {

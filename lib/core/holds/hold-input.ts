@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { holdItemTypes, holdReasons, holdResolutions } from '../../db/schema';
+import { holdItemTypes, holdReasons, holdResolutions } from '../../db/schema/enums';
 
 /** `person:<email>` or `team:<name>`: every hold has someone who will look at it. */
 export const holdOwner = z

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
-import { errorClasses, idempotencyKeys } from '../../db/schema';
+import type { z } from 'zod';
+import { idempotencyKeys } from '../../db/schema';
 import { targetOfKey } from '../agent-targets';
 import { enforceTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
@@ -8,28 +8,9 @@ import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { cachedStatement } from '../prepared';
 import { scopeRetentionMsSql } from './claim-key';
 import { parseInput } from '../validation';
+import { completeKeyInput, failKeyInput } from './settle-key-input';
 
-const MAX_RESULT_BYTES = 256 * 1024;
-
-const settleTarget = {
-  key: z.string().trim().min(1).max(500),
-  fencingToken: z.number().int().min(1),
-};
-
-export const completeKeyInput = z.strictObject({
-  ...settleTarget,
-  /** The operation's result, returned to every duplicate from now on. */
-  result: z.unknown().refine((value) => value !== undefined, 'is required (use null for "no result")').refine(
-    (value) => (JSON.stringify(value) ?? '').length <= MAX_RESULT_BYTES,
-    `must serialise to at most ${MAX_RESULT_BYTES / 1024} KiB`,
-  ),
-});
-
-export const failKeyInput = z.strictObject({
-  ...settleTarget,
-  errorClass: z.enum(errorClasses),
-  errorText: z.string().trim().min(1, 'must not be blank').max(10_000),
-});
+export { completeKeyInput, failKeyInput } from './settle-key-input';
 
 /**
  * Marks the key completed with its result, only for the current holder: a

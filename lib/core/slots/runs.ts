@@ -1,19 +1,14 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { runs, type Run } from '../../db/schema';
 import { agentOfRun } from '../agent-targets';
 import { enforceTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
 import { NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
+import { finishRunInput, runKey, startRunInput } from './runs-input';
 
-const runKey = z.string().trim().min(1).max(200);
-
-export const startRunInput = z.strictObject({
-  runKey,
-  taskId: z.string().trim().min(1).max(200),
-  agent: z.string().trim().min(1).max(100),
-});
+export { finishRunInput, startRunInput } from './runs-input';
 
 /** Starts a run; starting the same run key again (a redelivery) returns the existing run. */
 export async function startRun(ctx: CoreContext, input: z.input<typeof startRunInput>): Promise<Run> {
@@ -40,8 +35,6 @@ export async function heartbeatRun(ctx: CoreContext, input: { runKey: string }):
     .returning({ runKey: runs.runKey });
   if (updated.length === 0) throw new NotFoundError(`No running run "${key}"`);
 }
-
-export const finishRunInput = z.strictObject({ runKey, status: z.enum(['finished', 'failed']) });
 
 /** Ends a run. Idempotent: finishing a finished run again changes nothing. */
 export async function finishRun(ctx: CoreContext, input: z.input<typeof finishRunInput>): Promise<void> {

@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { slotEvidence, slotLocks } from '../../db/schema';
 import { agentOfRun } from '../agent-targets';
 import { enforceTokenLimits } from '../authorization';
@@ -7,12 +7,9 @@ import type { CoreContext } from '../context';
 import { NotFoundError, NotHolderError, StaleTokenError } from '../errors';
 import { cachedStatement } from '../prepared';
 import { parseInput } from '../validation';
+import { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from './slot-lock-input';
 
-const slot = z.string().trim().min(1).max(300);
-const runKey = z.string().trim().min(1).max(200);
-const ttlMs = z.number().int().min(100).max(24 * 3_600_000);
-
-export const acquireSlotInput = z.strictObject({ slot, runKey, ttlMs });
+export { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from './slot-lock-input';
 
 export type AcquireSlotOutcome =
   | { outcome: 'acquired'; slot: string; fencingToken: number; expiresAt: Date; evidence: string[] }
@@ -82,8 +79,6 @@ const acquireStatement = cachedStatement((db) => {
     .prepare('acquire_slot');
 });
 
-export const heartbeatSlotInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1), ttlMs });
-
 /** Extends the holder's lock; anyone else is refused with NOT_HOLDER. */
 export async function heartbeatSlot(ctx: CoreContext, input: z.input<typeof heartbeatSlotInput>): Promise<Date> {
   const request = parseInput(heartbeatSlotInput, input);
@@ -98,8 +93,6 @@ export async function heartbeatSlot(ctx: CoreContext, input: z.input<typeof hear
   if (!row) throw await notHolder(ctx, request.slot, request.runKey);
   return row.expiresAt;
 }
-
-export const releaseSlotInput = z.strictObject({ slot, runKey });
 
 /**
  * Releases the lock, for its owner only: a zombie run cannot free its
@@ -120,8 +113,6 @@ export async function releaseSlot(ctx: CoreContext, input: z.input<typeof releas
   if (current && current.holderRunKey === request.runKey && current.releasedAt !== null) return; // already released by us
   throw await notHolder(ctx, request.slot, request.runKey);
 }
-
-export const evidenceInput = z.strictObject({ slot, runKey, fencingToken: z.number().int().min(1), ref: z.string().trim().min(1).max(500) });
 
 /**
  * Notes that the slot's side effect happened. Refused under a token that is no

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { int4 } from '../validation';
-import { errorClasses } from '../../db/schema/attempts';
+import { errorClasses } from '../../db/schema/enums';
 import { taskBudgetInput } from '../budgets/task-budget-input';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { finishedTaskStatuses } from '../../db/schema/tasks';
+import { finishedTaskStatuses } from '../../db/schema/enums';
 
 export const finishTaskInput = z.strictObject({
   taskId: z.string().trim().min(1).max(200),

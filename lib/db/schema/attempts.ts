@@ -12,14 +12,9 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
+import { errorClasses, type AttemptOutcome } from './enums';
+export { attemptOutcomes, errorClasses, type AttemptOutcome, type ErrorClass } from './enums';
 
-/** running: recorded before the step runs (so a crash can only over-count); then succeeded or failed. */
-export const attemptOutcomes = ['running', 'succeeded', 'failed'] as const;
-export type AttemptOutcome = (typeof attemptOutcomes)[number];
-
-/** Why an attempt failed; decides whether it may be retried (see DOMAIN.md, invariant 8). */
-export const errorClasses = ['transient', 'timeout', 'rate_limited', 'invalid_output', 'permanent', 'unknown'] as const;
-export type ErrorClass = (typeof errorClasses)[number];
 export const errorClass = pgEnum('error_class', errorClasses);
 
 /** A 64-bit transaction id (xid8): comparable, and never wraps around. */

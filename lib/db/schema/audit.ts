@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-
-export const actorTypes = ['person', 'agent', 'system'] as const;
-export type ActorType = (typeof actorTypes)[number];
+import type { ActorType } from './enums';
+export { actorTypes, type ActorType } from './enums';
 
 /**
  * Append-only account of every operator and sweeper action. A trigger (see the

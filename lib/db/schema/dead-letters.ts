@@ -1,13 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
-
-/** Why work was dead-lettered; also the reason of the hold opened for it. */
-export const deadLetterReasons = ['retry_ceiling', 'budget_exhausted', 'permanent_error'] as const;
-export type DeadLetterReason = (typeof deadLetterReasons)[number];
-
-export const deadLetterStatuses = ['pending', 'redriven', 'discarded'] as const;
-export type DeadLetterStatus = (typeof deadLetterStatuses)[number];
+import type { DeadLetterReason, DeadLetterStatus, BulkRedriveStatus, BulkRedriveOutcome } from './enums';
+export { deadLetterReasons, deadLetterStatuses, bulkRedriveStatuses, bulkRedriveOutcomes, type DeadLetterReason, type DeadLetterStatus, type BulkRedriveStatus, type BulkRedriveOutcome } from './enums';
 
 /** Work whose retries ran out, kept with everything needed to redrive it. */
 export const deadLetters = pgTable(
@@ -69,9 +64,6 @@ export const redrives = pgTable(
 export type DeadLetter = typeof deadLetters.$inferSelect;
 export type Redrive = typeof redrives.$inferSelect;
 
-export const bulkRedriveStatuses = ['running', 'completed', 'cancelled'] as const;
-export type BulkRedriveStatus = (typeof bulkRedriveStatuses)[number];
-
 /**
  * A redrive of every pending dead letter matching a filter, run at a rate
  * limit. The record itself is the history the Dead letters page lists: who,
@@ -107,9 +99,6 @@ export const bulkRedrives = pgTable(
     index('bulk_redrives_requested_at_idx').on(table.requestedAt),
   ],
 );
-
-export const bulkRedriveOutcomes = ['redriven', 'skipped'] as const;
-export type BulkRedriveOutcome = (typeof bulkRedriveOutcomes)[number];
 
 /** The dead letters a bulk redrive took on when it started; each is done once. */
 export const bulkRedriveItems = pgTable(

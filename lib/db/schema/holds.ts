@@ -1,31 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-
-/** The fixed, documented set of reasons work is parked for a person (see README). */
-export const holdReasons = [
-  'retry_ceiling',
-  'budget_exhausted',
-  'permanent_error',
-  'payload_mismatch',
-  'uncertain_outcome',
-  'needs_approval',
-  'needs_secret',
-  'policy_blocked',
-  'frozen',
-  'stale_lock',
-  'manual',
-] as const;
-export type HoldReason = (typeof holdReasons)[number];
-
-export const holdItemTypes = ['task', 'dead_letter', 'key', 'slot'] as const;
-export type HoldItemType = (typeof holdItemTypes)[number];
-
-/** How a person clears a hold. */
-export const holdResolutions = ['resume', 'discard'] as const;
-export type HoldResolution = (typeof holdResolutions)[number];
-/** How a hold may end: by a person, or `resolved` by the sweep once its condition cleared by itself. */
-export const holdClosings = [...holdResolutions, 'resolved'] as const;
-export type HoldClosing = (typeof holdClosings)[number];
+import { holdReasons, holdItemTypes, holdClosings, type HoldReason, type HoldItemType, type HoldClosing } from './enums';
+export { holdReasons, holdItemTypes, holdResolutions, holdClosings, type HoldReason, type HoldItemType, type HoldResolution, type HoldClosing } from './enums';
 
 const quoted = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
 

@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
-
-export const keyStatuses = ['in_progress', 'completed', 'failed'] as const;
-export type KeyStatus = (typeof keyStatuses)[number];
+import type { KeyStatus } from './enums';
+export { keyStatuses, type KeyStatus } from './enums';
 
 /**
  * Derived idempotency keys. The primary key is the uniqueness guarantee: two

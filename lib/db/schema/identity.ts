@@ -1,11 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-
-export const roles = ['viewer', 'responder', 'admin'] as const;
-export type Role = (typeof roles)[number];
-
-export const tokenScopes = ['ingest', 'read'] as const;
-export type TokenScope = (typeof tokenScopes)[number];
+import type { Role, TokenScope } from './enums';
+export { roles, tokenScopes, type Role, type TokenScope } from './enums';
 
 /** The people who use the console. Their id in holds and audit records is `person:<email>`. */
 export const people = pgTable(

@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, check, index, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
-
-export const runStatuses = ['running', 'finished', 'failed'] as const;
-export type RunStatus = (typeof runStatuses)[number];
+import type { RunStatus } from './enums';
+export { runStatuses, type RunStatus } from './enums';
 
 /** One execution of a task by a worker, named by the run key that started it. */
 export const runs = pgTable(

@@ -1,15 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
-
-/**
- * active: steps may run. frozen: no state change for days; parked for its owner
- * instead of being retried. dead_lettered: stopped until a person redrives it.
- * completed, failed, discarded: finished for good; nothing runs, nothing freezes.
- */
-export const taskStatuses = ['active', 'frozen', 'dead_lettered', 'completed', 'failed', 'discarded'] as const;
-export type TaskStatus = (typeof taskStatuses)[number];
-export const finishedTaskStatuses = ['completed', 'failed', 'discarded'] as const;
-export type FinishedTaskStatus = (typeof finishedTaskStatuses)[number];
+import type { TaskStatus } from './enums';
+export { taskStatuses, finishedTaskStatuses, type TaskStatus, type FinishedTaskStatus } from './enums';
 
 /**
  * One retry allowance per task, shared by all its steps, with a spend ceiling

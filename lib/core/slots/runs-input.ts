@@ -1,0 +1,12 @@
+import { z } from 'zod';
+
+/** A run's key: the worker's name for one execution of a task. */
+export const runKey = z.string().trim().min(1).max(200);
+
+export const startRunInput = z.strictObject({
+  runKey,
+  taskId: z.string().trim().min(1).max(200),
+  agent: z.string().trim().min(1).max(100),
+});
+
+export const finishRunInput = z.strictObject({ runKey, status: z.enum(['finished', 'failed']) });

@@ -1,0 +1,78 @@
+/**
+ * The fixed value lists of the schema's enums and checked text columns, apart
+ * from the drizzle table definitions: input and response schemas (and the
+ * typed client that bundles them) import them from here without pulling in
+ * drizzle-orm. Each table file re-exports its own lists.
+ */
+
+/** running: recorded before the step runs (so a crash can only over-count); then succeeded or failed. */
+export const attemptOutcomes = ['running', 'succeeded', 'failed'] as const;
+export type AttemptOutcome = (typeof attemptOutcomes)[number];
+
+/** Why an attempt failed; decides whether it may be retried (see DOMAIN.md, invariant 8). */
+export const errorClasses = ['transient', 'timeout', 'rate_limited', 'invalid_output', 'permanent', 'unknown'] as const;
+export type ErrorClass = (typeof errorClasses)[number];
+
+export const actorTypes = ['person', 'agent', 'system'] as const;
+export type ActorType = (typeof actorTypes)[number];
+
+/** Why work was dead-lettered; also the reason of the hold opened for it. */
+export const deadLetterReasons = ['retry_ceiling', 'budget_exhausted', 'permanent_error'] as const;
+export type DeadLetterReason = (typeof deadLetterReasons)[number];
+
+export const deadLetterStatuses = ['pending', 'redriven', 'discarded'] as const;
+export type DeadLetterStatus = (typeof deadLetterStatuses)[number];
+
+export const bulkRedriveStatuses = ['running', 'completed', 'cancelled'] as const;
+export type BulkRedriveStatus = (typeof bulkRedriveStatuses)[number];
+
+export const bulkRedriveOutcomes = ['redriven', 'skipped'] as const;
+export type BulkRedriveOutcome = (typeof bulkRedriveOutcomes)[number];
+
+/** The fixed, documented set of reasons work is parked for a person (see README). */
+export const holdReasons = [
+  'retry_ceiling',
+  'budget_exhausted',
+  'permanent_error',
+  'payload_mismatch',
+  'uncertain_outcome',
+  'needs_approval',
+  'needs_secret',
+  'policy_blocked',
+  'frozen',
+  'stale_lock',
+  'manual',
+] as const;
+export type HoldReason = (typeof holdReasons)[number];
+
+export const holdItemTypes = ['task', 'dead_letter', 'key', 'slot'] as const;
+export type HoldItemType = (typeof holdItemTypes)[number];
+
+/** How a person clears a hold. */
+export const holdResolutions = ['resume', 'discard'] as const;
+export type HoldResolution = (typeof holdResolutions)[number];
+/** How a hold may end: by a person, or `resolved` by the sweep once its condition cleared by itself. */
+export const holdClosings = [...holdResolutions, 'resolved'] as const;
+export type HoldClosing = (typeof holdClosings)[number];
+
+export const keyStatuses = ['in_progress', 'completed', 'failed'] as const;
+export type KeyStatus = (typeof keyStatuses)[number];
+
+export const roles = ['viewer', 'responder', 'admin'] as const;
+export type Role = (typeof roles)[number];
+
+export const tokenScopes = ['ingest', 'read'] as const;
+export type TokenScope = (typeof tokenScopes)[number];
+
+export const runStatuses = ['running', 'finished', 'failed'] as const;
+export type RunStatus = (typeof runStatuses)[number];
+
+/**
+ * active: steps may run. frozen: no state change for days; parked for its owner
+ * instead of being retried. dead_lettered: stopped until a person redrives it.
+ * completed, failed, discarded: finished for good; nothing runs, nothing freezes.
+ */
+export const taskStatuses = ['active', 'frozen', 'dead_lettered', 'completed', 'failed', 'discarded'] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+export const finishedTaskStatuses = ['completed', 'failed', 'discarded'] as const;
+export type FinishedTaskStatus = (typeof finishedTaskStatuses)[number];

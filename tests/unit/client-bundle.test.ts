@@ -1,0 +1,92 @@
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { build, type Metafile, type Plugin } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The typed client is what an agent bundles: it must reach the API's schemas
+ * and nothing of the services behind them. Bundling it as a browser would
+ * shows what it really pulls in; a database driver, the ORM or a Node
+ * built-in in that bundle means some import chain reaches a service file.
+ */
+const root = path.resolve(import.meta.dirname, '../..');
+const forbiddenPackages = ['drizzle-orm', 'postgres', 'next', 'server-only'];
+
+const builtins = new Set(builtinModules);
+const isBuiltin = (specifier: string) => specifier.startsWith('node:') || builtins.has(specifier.split('/')[0]!);
+
+/** Built-ins stay external, so the bundle completes and the metafile names who imports them. */
+const builtinsExternal: Plugin = {
+  name: 'builtins-external',
+  setup(onBuild) {
+    onBuild.onResolve({ filter: /.*/ }, (args) => (isBuiltin(args.path) ? { path: args.path, external: true } : undefined));
+  },
+};
+
+function packageOf(input: string): string | undefined {
+  const inside = input.split('node_modules/').at(-1);
+  if (inside === input || !inside) return undefined;
+  const parts = inside.split('/');
+  return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
+/** Every forbidden module in the bundle, each with the import chain from the entry that brings it in. */
+function forbiddenChains(entry: string, metafile: Metafile): string[] {
+  const parent = new Map<string, string>([[entry, '']]);
+  const queue = [entry];
+  const found: string[] = [];
+  const chainTo = (node: string) => {
+    const chain = [node];
+    for (let at = parent.get(node); at; at = parent.get(at)) chain.unshift(at);
+    return chain.join(' -> ');
+  };
+  while (queue.length > 0) {
+    const at = queue.shift()!;
+    for (const imported of metafile.inputs[at]?.imports ?? []) {
+      const forbidden = imported.external ? isBuiltin(imported.path) : forbiddenPackages.includes(packageOf(imported.path) ?? '');
+      if (forbidden) {
+        const name = imported.external ? imported.path : packageOf(imported.path)!;
+        if (!found.some((chain) => chain.endsWith(` -> ${name}`))) found.push(`${chainTo(at)} -> ${name}`);
+        continue;
+      }
+      if (imported.external || parent.has(imported.path)) continue;
+      parent.set(imported.path, at);
+      queue.push(imported.path);
+    }
+  }
+  return found;
+}
+
+async function bundle(entry: string) {
+  return build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    plugins: [builtinsExternal],
+  });
+}
+
+describe('the typed client bundle', () => {
+  it('holds no database code and no Node built-ins', async () => {
+    const entry = 'lib/client/index.ts';
+    const result = await bundle(entry);
+    const inputs = Object.keys(result.metafile.inputs);
+    // It did bundle the client and its schemas.
+    expect(inputs).toContain('lib/api/endpoints.ts');
+    expect(inputs.some((input) => packageOf(input) === 'zod')).toBe(true);
+
+    expect(forbiddenChains(entry, result.metafile)).toEqual([]);
+    expect(inputs.filter((input) => forbiddenPackages.includes(packageOf(input) ?? ''))).toEqual([]);
+  });
+
+  // The client takes only types from the response schemas; a client that parses answers would bundle them.
+  it.each(['lib/api/endpoints.ts', 'lib/api/responses.ts', 'lib/api/openapi.ts'])('and neither does %s', async (entry) => {
+    const result = await bundle(entry);
+    expect(forbiddenChains(entry, result.metafile)).toEqual([]);
+  });
+});

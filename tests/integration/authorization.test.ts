@@ -7,6 +7,7 @@ import {
   clearHold,
   createApiToken,
   deadLetterTask,
+  deleteRetryPool,
   discardDeadLetter,
   ensureTaskBudget,
   finishRun,
@@ -15,12 +16,13 @@ import {
   reassignHold,
   redriveDeadLetter,
   runStep,
+  saveRetryPool,
   setKillSwitch,
   startRun,
   StepError,
   type Actor,
 } from '../../lib/core';
-import { auditLog } from '../../lib/db/schema';
+import { auditLog, retryPools } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
@@ -96,6 +98,12 @@ async function staleLock() {
   return { slot, fencingToken: lock.fencingToken };
 }
 
+/** A retry pool an admin made (directly in its table: the pool is the setup, not the action under test). */
+async function aRetryPool(): Promise<number> {
+  const [pool] = await database.db.insert(retryPools).values({ agent: `pooled-${randomUUID().slice(0, 8)}`, budgetPercent: 10, minRetriesPerSecond: 0, windowSeconds: 60, updatedBy: 'person:admin@example.com' }).returning({ id: retryPools.id });
+  return pool!.id;
+}
+
 /** Each mutating action, run by `person`; resolves when it took effect. */
 const mutatingActions: Record<string, (person: Person, ownership: Ownership) => Promise<unknown>> = {
   'hold.clear': async (person, ownership) => {
@@ -135,39 +143,139 @@ const mutatingActions: Record<string, (person: Person, ownership: Ownership) => 
     await setKillSwitch({ db: database.db, actor: person }, { name: 'stale_lock_release', engaged: false, reason: 'drill over' });
   },
   'api_token.create': (person) => createApiToken({ db: database.db, actor: person }, { name: 'agent', scopes: ['read'] }),
+  'retry_pool.save': (person) =>
+    saveRetryPool({ db: database.db, actor: person }, { agent: `pooled-${randomUUID().slice(0, 8)}`, budgetPercent: 10, minRetriesPerSecond: 0, windowSeconds: 60, reason: 'retry storm' }),
+  'retry_pool.delete': async (person) => deleteRetryPool({ db: database.db, actor: person }, { poolId: await aRetryPool(), reason: 'no longer needed' }),
 };
 
-/** Holds whose resolution is the item's own action: owning the hold is not enough, the role decides. */
-const itemActionHolds = new Set(['hold.clear (dead letter: resume = redrive)', 'hold.clear (dead letter: discard)', 'hold.clear (key: release)', 'hold.clear (key: mark done)']);
-const ownershipMatters = new Set(['hold.clear', 'hold.reassign', ...itemActionHolds]);
+type Role = Person['role'];
+type Outcome = 'allowed' | 'refused';
+const ANY = 'any' as const;
 
-/** Who may: the matrix the product promises (see README, Roles). */
-function expected(action: string, role: Person['role'], ownership: Ownership): boolean {
-  if (itemActionHolds.has(action)) return role !== 'viewer';
-  if (ownershipMatters.has(action)) return role !== 'viewer' || ownership !== 'other team';
-  if (action === 'kill_switch.set' || action === 'api_token.create' || action === 'dead_letter.redrive_override') return role === 'admin';
-  return role !== 'viewer';
-}
+/**
+ * Who may: the promise the product makes (README, Roles), written out row by
+ * row rather than derived, so a change to the rule shows up here as a failing
+ * row. Ownership is the hold's owner relative to the person for the hold
+ * actions; `any` for actions whose target has no owner (the person acts on a
+ * target owned by another team).
+ */
+const whoMay: [action: string, role: Role, ownership: Ownership | typeof ANY, outcome: Outcome][] = [
+  // A viewer clears or reassigns only holds of their own or their team's; responders and admins any hold.
+  ['hold.clear', 'viewer', 'own', 'allowed'],
+  ['hold.clear', 'viewer', 'same team', 'allowed'],
+  ['hold.clear', 'viewer', 'other team', 'refused'],
+  ['hold.clear', 'responder', 'own', 'allowed'],
+  ['hold.clear', 'responder', 'same team', 'allowed'],
+  ['hold.clear', 'responder', 'other team', 'allowed'],
+  ['hold.clear', 'admin', 'own', 'allowed'],
+  ['hold.clear', 'admin', 'same team', 'allowed'],
+  ['hold.clear', 'admin', 'other team', 'allowed'],
+  ['hold.reassign', 'viewer', 'own', 'allowed'],
+  ['hold.reassign', 'viewer', 'same team', 'allowed'],
+  ['hold.reassign', 'viewer', 'other team', 'refused'],
+  ['hold.reassign', 'responder', 'own', 'allowed'],
+  ['hold.reassign', 'responder', 'same team', 'allowed'],
+  ['hold.reassign', 'responder', 'other team', 'allowed'],
+  ['hold.reassign', 'admin', 'own', 'allowed'],
+  ['hold.reassign', 'admin', 'same team', 'allowed'],
+  ['hold.reassign', 'admin', 'other team', 'allowed'],
+  // Clearing a dead letter's or a key's hold is that item's own action: owning the hold is not enough, a viewer never may.
+  ['hold.clear (dead letter: resume = redrive)', 'viewer', 'own', 'refused'],
+  ['hold.clear (dead letter: resume = redrive)', 'viewer', 'same team', 'refused'],
+  ['hold.clear (dead letter: resume = redrive)', 'viewer', 'other team', 'refused'],
+  ['hold.clear (dead letter: resume = redrive)', 'responder', 'own', 'allowed'],
+  ['hold.clear (dead letter: resume = redrive)', 'responder', 'same team', 'allowed'],
+  ['hold.clear (dead letter: resume = redrive)', 'responder', 'other team', 'allowed'],
+  ['hold.clear (dead letter: resume = redrive)', 'admin', 'own', 'allowed'],
+  ['hold.clear (dead letter: resume = redrive)', 'admin', 'same team', 'allowed'],
+  ['hold.clear (dead letter: resume = redrive)', 'admin', 'other team', 'allowed'],
+  ['hold.clear (dead letter: discard)', 'viewer', 'own', 'refused'],
+  ['hold.clear (dead letter: discard)', 'viewer', 'same team', 'refused'],
+  ['hold.clear (dead letter: discard)', 'viewer', 'other team', 'refused'],
+  ['hold.clear (dead letter: discard)', 'responder', 'own', 'allowed'],
+  ['hold.clear (dead letter: discard)', 'responder', 'same team', 'allowed'],
+  ['hold.clear (dead letter: discard)', 'responder', 'other team', 'allowed'],
+  ['hold.clear (dead letter: discard)', 'admin', 'own', 'allowed'],
+  ['hold.clear (dead letter: discard)', 'admin', 'same team', 'allowed'],
+  ['hold.clear (dead letter: discard)', 'admin', 'other team', 'allowed'],
+  ['hold.clear (key: release)', 'viewer', 'own', 'refused'],
+  ['hold.clear (key: release)', 'viewer', 'same team', 'refused'],
+  ['hold.clear (key: release)', 'viewer', 'other team', 'refused'],
+  ['hold.clear (key: release)', 'responder', 'own', 'allowed'],
+  ['hold.clear (key: release)', 'responder', 'same team', 'allowed'],
+  ['hold.clear (key: release)', 'responder', 'other team', 'allowed'],
+  ['hold.clear (key: release)', 'admin', 'own', 'allowed'],
+  ['hold.clear (key: release)', 'admin', 'same team', 'allowed'],
+  ['hold.clear (key: release)', 'admin', 'other team', 'allowed'],
+  ['hold.clear (key: mark done)', 'viewer', 'own', 'refused'],
+  ['hold.clear (key: mark done)', 'viewer', 'same team', 'refused'],
+  ['hold.clear (key: mark done)', 'viewer', 'other team', 'refused'],
+  ['hold.clear (key: mark done)', 'responder', 'own', 'allowed'],
+  ['hold.clear (key: mark done)', 'responder', 'same team', 'allowed'],
+  ['hold.clear (key: mark done)', 'responder', 'other team', 'allowed'],
+  ['hold.clear (key: mark done)', 'admin', 'own', 'allowed'],
+  ['hold.clear (key: mark done)', 'admin', 'same team', 'allowed'],
+  ['hold.clear (key: mark done)', 'admin', 'other team', 'allowed'],
+  // Responders and admins.
+  ['hold.open (manual)', 'viewer', ANY, 'refused'],
+  ['hold.open (manual)', 'responder', ANY, 'allowed'],
+  ['hold.open (manual)', 'admin', ANY, 'allowed'],
+  ['dead_letter.redrive', 'viewer', ANY, 'refused'],
+  ['dead_letter.redrive', 'responder', ANY, 'allowed'],
+  ['dead_letter.redrive', 'admin', ANY, 'allowed'],
+  ['dead_letter.discard', 'viewer', ANY, 'refused'],
+  ['dead_letter.discard', 'responder', ANY, 'allowed'],
+  ['dead_letter.discard', 'admin', ANY, 'allowed'],
+  ['slot.force_release', 'viewer', ANY, 'refused'],
+  ['slot.force_release', 'responder', ANY, 'allowed'],
+  ['slot.force_release', 'admin', ANY, 'allowed'],
+  // Admins only.
+  ['dead_letter.redrive_override', 'viewer', ANY, 'refused'],
+  ['dead_letter.redrive_override', 'responder', ANY, 'refused'],
+  ['dead_letter.redrive_override', 'admin', ANY, 'allowed'],
+  ['kill_switch.set', 'viewer', ANY, 'refused'],
+  ['kill_switch.set', 'responder', ANY, 'refused'],
+  ['kill_switch.set', 'admin', ANY, 'allowed'],
+  ['api_token.create', 'viewer', ANY, 'refused'],
+  ['api_token.create', 'responder', ANY, 'refused'],
+  ['api_token.create', 'admin', ANY, 'allowed'],
+  ['retry_pool.save', 'viewer', ANY, 'refused'],
+  ['retry_pool.save', 'responder', ANY, 'refused'],
+  ['retry_pool.save', 'admin', ANY, 'allowed'],
+  ['retry_pool.delete', 'viewer', ANY, 'refused'],
+  ['retry_pool.delete', 'responder', ANY, 'refused'],
+  ['retry_pool.delete', 'admin', ANY, 'allowed'],
+];
 
 describe('authorization matrix (library level)', () => {
-  for (const action of Object.keys(mutatingActions)) {
-    for (const [role, person] of Object.entries(people)) {
-      const ownerships: Ownership[] = ownershipMatters.has(action) ? ['own', 'same team', 'other team'] : ['other team'];
-      for (const ownership of ownerships) {
-        const allowed = expected(action, role as Person['role'], ownership);
-        const label = ownershipMatters.has(action) ? `${action} by a ${role} on a hold of ${ownership === 'own' ? 'their own' : `their ${ownership}`}` : `${action} by a ${role}`;
-        it(`${label}: ${allowed ? 'allowed' : 'refused'}`, async () => {
-          const auditBefore = await auditCountBy(person);
-          const run = mutatingActions[action]!(person, ownership);
-          if (allowed) {
-            await run;
-            expect(await auditCountBy(person)).toBeGreaterThan(auditBefore);
-          } else {
-            await expect(run).rejects.toMatchObject({ code: 'FORBIDDEN' });
-            expect(await auditCountBy(person)).toBe(auditBefore);
-          }
-        });
+  it('has a row for every mutating action, for every role (and every ownership of a hold), and no other rows', () => {
+    const rows = whoMay.map(([action, role, ownership]) => `${action} | ${role} | ${ownership}`);
+    expect(new Set(rows).size).toBe(rows.length);
+    expect(new Set(whoMay.map(([action]) => action))).toEqual(new Set(Object.keys(mutatingActions)));
+    for (const action of Object.keys(mutatingActions)) {
+      const ownerships = new Set(whoMay.filter((row) => row[0] === action).map((row) => row[2]));
+      const expectedOwnerships: string[] = ownerships.has(ANY) ? [ANY] : ['own', 'same team', 'other team'];
+      for (const role of Object.keys(people)) {
+        const covered = whoMay.filter((row) => row[0] === action && row[1] === role).map((row) => row[2]);
+        expect(covered.sort(), `${action} by a ${role}`).toEqual([...expectedOwnerships].sort());
       }
     }
+  });
+
+  for (const [action, role, ownership, outcome] of whoMay) {
+    const person = people[role];
+    const label = ownership === ANY ? `${action} by a ${role}` : `${action} by a ${role} on a hold of ${ownership === 'own' ? 'their own' : `their ${ownership}`}`;
+    it(`${label}: ${outcome}`, async () => {
+      const auditBefore = await auditCountBy(person);
+      // An action whose target has no owner acts on another team's work.
+      const run = mutatingActions[action]!(person, ownership === ANY ? 'other team' : ownership);
+      if (outcome === 'allowed') {
+        await run;
+        expect(await auditCountBy(person)).toBeGreaterThan(auditBefore);
+      } else {
+        await expect(run).rejects.toMatchObject({ code: 'FORBIDDEN' });
+        expect(await auditCountBy(person)).toBe(auditBefore);
+      }
+    });
   }
 });

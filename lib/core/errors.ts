@@ -1,10 +1,12 @@
+import type { ErrorCode } from './error-codes';
+
 /**
  * Errors the library raises on purpose. Each carries a stable machine-readable
  * code that transports (HTTP problem responses, server action results) pass on
  * unchanged, so callers can branch on the code instead of parsing messages.
  */
 export abstract class HoldfastError extends Error {
-  abstract readonly code: string;
+  abstract readonly code: ErrorCode;
 
   constructor(message: string) {
     super(message);

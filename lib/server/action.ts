@@ -1,6 +1,7 @@
 import 'server-only';
 import { revalidatePath } from 'next/cache';
 import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } from '../core';
+import type { ErrorCode } from '../core/error-codes';
 import { corePolicyFrom, getEnvironment } from '../env';
 import { isDatabaseUnavailable } from './database-outage';
 import { getDb } from './db';
@@ -8,7 +9,7 @@ import { getCurrentPerson } from './session';
 
 export type ActionResult<T> =
   | { ok: true; data: T }
-  | { ok: false; code: string; message: string; fieldErrors?: FieldErrors };
+  | { ok: false; code: ErrorCode; message: string; fieldErrors?: FieldErrors };
 
 /**
  * Every server action goes through here: who is asking (from the session,

@@ -5,20 +5,25 @@ import { NextResponse } from 'next/server';
 import type { z } from 'zod';
 import type { Endpoint } from '../api/endpoints';
 import { hashContent, type Actor, type CoreContext } from '../core';
+import type { ErrorCode } from '../core/error-codes';
 import { parseInput } from '../core/validation';
 import { apiRequests } from '../db/schema';
 import { corePolicyFrom, getEnvironment } from '../env';
 import { authenticateAgent, readJsonBody } from './api-auth';
 import { withDatabaseDeadline } from './database-outage';
 import { getDb, getRequestLocks } from './db';
-import { errorResponse, problemResponse } from './problem';
+import { errorResponse, problemResponse, type StatusOf } from './problem';
 
-/** What a handler answers: a status and a JSON body (a problem body for 4xx), and any headers. */
-export interface Reply {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
+/** What a handler answers: a success status and a JSON body, and any headers; or a problem (below). */
+export type Reply = { status: 200 | 201; body: unknown; headers?: Record<string, string> } | ProblemReply;
+
+/** A problem a handler answers with instead of throwing: a code, a status codes are answered with, and what the body adds. */
+export interface ProblemReply {
+  status: StatusOf<ErrorCode>;
+  body: { code: ErrorCode; detail: string; retryAfterSeconds?: number; [field: string]: unknown };
 }
+
+const isProblem = (reply: Reply): reply is ProblemReply => reply.status >= 400;
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
@@ -61,8 +66,8 @@ interface KeyedRequest { db: Db; actorId: string; key: string; endpoint: string;
 async function runHandler<Input extends z.ZodType>(spec: Endpoint<Input>, handle: Handler<Input>, ctx: CoreContext & { actor: Actor }, body: unknown): Promise<NextResponse> {
   try {
     const reply = await handle(ctx, parseInput(spec.input, body));
-    return reply.status >= 400
-      ? problemResponse(reply.status, String((reply.body as { code?: string }).code), String((reply.body as { detail?: string }).detail), reply.body as Record<string, unknown>)
+    return isProblem(reply)
+      ? problemResponse(reply.status, reply.body.code, reply.body.detail, reply.body)
       : NextResponse.json(reply.body, { status: reply.status, headers: { 'cache-control': 'no-store', ...reply.headers } });
   } catch (error) {
     return errorResponse(error);

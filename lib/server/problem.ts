@@ -1,29 +1,18 @@
 import 'server-only';
 import { NextResponse } from 'next/server';
 import { STOP_CODES, TRY_LATER_CODES } from '../api/endpoints';
+import type { ErrorCode } from '../core/error-codes';
 import { HoldfastError, InvalidInputError } from '../core/errors';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-outage';
 
 /**
- * An RFC 9457 problem response with Holdfast's machine-readable code. Codes
- * that mean "stop" carry `retryable: false`; codes that mean "try later"
- * carry `retryable: true`, `retryAfterSeconds` and a Retry-After header.
+ * The HTTP status of every code, and the only one: a code without a status
+ * does not compile, and problemResponse refuses a status that is not its code's.
+ * "Stop" codes are 4xx a client should not retry as is.
  */
-export function problemResponse(
-  status: number,
-  code: string,
-  detail: string,
-  extra: Record<string, unknown> & { retryAfterSeconds?: number } = {},
-): NextResponse {
-  const retryable = (TRY_LATER_CODES as readonly string[]).includes(code) ? true : (STOP_CODES as readonly string[]).includes(code) ? false : undefined;
-  const headers: Record<string, string> = { 'content-type': 'application/problem+json', 'cache-control': 'no-store' };
-  if (extra.retryAfterSeconds !== undefined) headers['retry-after'] = String(extra.retryAfterSeconds);
-  return NextResponse.json({ type: 'about:blank', title: code, status, code, detail, ...(retryable === undefined ? {} : { retryable }), ...extra }, { status, headers });
-}
-
-/** HTTP status per library error code; "stop" codes are 4xx a client should not retry as is. */
-const statusByCode: Record<string, number> = {
+export const statusByCode = {
   INVALID_INPUT: 400,
+  UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   ATTEMPT_CONFLICT: 409,
@@ -32,21 +21,52 @@ const statusByCode: Record<string, number> = {
   STALE_TOKEN: 409,
   NOT_HOLDER: 409,
   GUARD_FAILED: 409,
-  KEY_IN_PROGRESS: 409,
-  UNCERTAIN_OUTCOME: 409,
-  SLOT_HELD: 409,
-  REQUEST_IN_PROGRESS: 409,
-  IDEMPOTENCY_KEY_REUSED: 422,
   REDRIVE_REFUSED: 409,
-};
+  KEY_IN_PROGRESS: 409,
+  RETRY_BUDGET_EXHAUSTED: 409,
+  SLOT_HELD: 409,
+  DO_NOT_RETRY: 409,
+  UNCERTAIN_OUTCOME: 409,
+  TASK_FROZEN: 409,
+  TASK_FINISHED: 409,
+  REQUEST_IN_PROGRESS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  INTERNAL_ERROR: 500,
+  DATABASE_UNAVAILABLE: 503,
+} as const satisfies Record<ErrorCode, number>;
+
+/** The status a code is answered with. */
+export type StatusOf<Code extends ErrorCode> = (typeof statusByCode)[Code];
+
+// lib/api owns the stop and try-later lists; these fail to compile if either names a code that is not an ErrorCode.
+const tryLaterCodes: readonly ErrorCode[] = TRY_LATER_CODES;
+const stopCodes: readonly ErrorCode[] = STOP_CODES;
+
+/**
+ * An RFC 9457 problem response with Holdfast's machine-readable code. Codes
+ * that mean "stop" carry `retryable: false`; codes that mean "try later"
+ * carry `retryable: true`, `retryAfterSeconds` and a Retry-After header.
+ */
+export function problemResponse<Code extends ErrorCode>(
+  status: StatusOf<Code>,
+  code: Code,
+  detail: string,
+  extra: Record<string, unknown> & { retryAfterSeconds?: number } = {},
+): NextResponse {
+  const retryable = tryLaterCodes.includes(code) ? true : stopCodes.includes(code) ? false : undefined;
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json', 'cache-control': 'no-store' };
+  if (extra.retryAfterSeconds !== undefined) headers['retry-after'] = String(extra.retryAfterSeconds);
+  return NextResponse.json({ type: 'about:blank', title: code, status, code, detail, ...(retryable === undefined ? {} : { retryable }), ...extra }, { status, headers });
+}
 
 /** Maps a thrown error to a response; an unexpected error never shows its message. */
 export function errorResponse(error: unknown): NextResponse {
   if (error instanceof InvalidInputError) {
-    return problemResponse(400, error.code, error.message, { fieldErrors: error.fieldErrors });
+    return problemResponse(statusByCode[error.code], error.code, error.message, { fieldErrors: error.fieldErrors });
   }
   if (error instanceof HoldfastError) {
-    return problemResponse(statusByCode[error.code] ?? 422, error.code, error.message);
+    return problemResponse(statusByCode[error.code], error.code, error.message);
   }
   if (isDatabaseUnavailable(error)) return databaseUnavailableResponse();
   console.error(error);

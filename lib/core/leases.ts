@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, lte, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { leases } from '../db/schema';
 import type { CoreContext } from './context';
 import { parseInput } from './validation';
-
-const leaseInput = z.strictObject({
-  job: z.string().trim().min(1).max(100),
-  bucket: z.string().trim().min(1).max(100),
-  /** How long a pass may take before another fire may redo the bucket. */
-  ttlMs: z.number().int().min(1_000).max(24 * 3_600_000).default(15 * 60_000),
-});
+import { leaseInput } from './leases-input';
 
 export type LeaseOutcome<T> = { ran: true; value: T } | { ran: false };
 

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
 import { deadLetters, holds, redrives, taskBudgets, type DeadLetter, type Redrive } from '../../db/schema';
 import { writeAudit } from '../audit';
@@ -7,19 +7,8 @@ import { authorize } from '../authorization';
 import { actorLabel, nowOf, policyOf, type Actor, type CoreContext } from '../context';
 import { NotFoundError, RedriveRefusedError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
+import { deadLetterAction, redriveInput } from './redrive-input';
 import { describeBrakeRefusals, redriveBrakesRefusing, type RedriveHistory } from './redrive-brakes';
-
-const deadLetterAction = z.strictObject({
-  deadLetterId: z.number().int().min(1),
-  reason: z.string().trim().min(1, 'say why').max(2_000),
-});
-
-const redriveInput = z.strictObject({
-  deadLetterId: z.number().int().min(1),
-  reason: z.string().trim().min(1, 'say why').max(2_000),
-  /** An admin redrives even though brakes refuse; the audit record names the brakes overridden. */
-  overrideBrakes: z.boolean().optional(),
-});
 
 /** What a redrive is asked with; the brakes apply unless `overrideBrakes` (which the caller has authorized). */
 export interface RedriveRequest {

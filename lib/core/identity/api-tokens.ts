@@ -1,37 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Executor } from '../../db/client';
-import { apiTokens, tokenScopes, type ApiToken } from '../../db/schema';
+import { apiTokens, type ApiToken } from '../../db/schema';
 import { writeAudit } from '../audit';
 import { authorize } from '../authorization';
 import { actorLabel, type Actor, type CoreContext } from '../context';
 import { NotFoundError } from '../errors';
 import { parseInput } from '../validation';
+import { createApiTokenInput, revokeApiTokenInput } from './api-tokens-input';
+
+export { createApiTokenInput } from './api-tokens-input';
 
 const TOKEN_PREFIX = 'hf_';
-
-/** An agent's or a queue's name, as the library stores it. */
-const limitName = z.string().trim().min(1, 'must not be blank').max(100);
-
-/**
- * Optional limits: the agents (or queues) the token may act for. Absent or
- * empty means no limit; the console's form sends a blank field as empty.
- */
-const limitList = z
-  .array(limitName)
-  .max(50, 'name at most 50')
-  .optional()
-  .transform((names) => (names && names.length > 0 ? [...new Set(names)] : undefined));
-
-export const createApiTokenInput = z.strictObject({
-  name: z.string().trim().min(1, 'name the agent or service that will use it').max(100),
-  scopes: z.array(z.enum(tokenScopes)).min(1, 'choose at least one scope').max(2),
-  /** The token acts only for these agents (steps, attempts, runs, keys and holds of their tasks). */
-  allowedAgents: limitList,
-  /** The token acts only on these queues (dead letters and redrives). */
-  allowedQueues: limitList,
-});
 
 function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -69,8 +50,6 @@ export async function createApiToken(ctx: CoreContext, input: z.input<typeof cre
     return { token, record };
   });
 }
-
-const revokeApiTokenInput = z.strictObject({ tokenId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
 
 /** Revokes a token at once; revoking it again changes nothing. Admins only, audit-logged. */
 export async function revokeApiToken(ctx: CoreContext, input: z.input<typeof revokeApiTokenInput>): Promise<{ changed: boolean }> {

@@ -1,23 +1,18 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { personEmail } from '../../auth/email';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Executor } from '../../db/client';
-import { people, roles, teamMembers, teams, type Role } from '../../db/schema';
+import { people, teamMembers, teams, type Role } from '../../db/schema';
 import { writeAudit } from '../audit';
 import { authorize } from '../authorization';
 import type { Actor, CoreContext } from '../context';
 import { NotFoundError } from '../errors';
 import { parseInput } from '../validation';
+import { createPersonInput } from './people-input';
+
+export { createPersonInput } from './people-input';
 
 const email = personEmail;
-const teamName = z.string().trim().regex(/^[a-z0-9][a-z0-9_-]*$/, 'use lowercase letters, digits, _ and -').max(60);
-
-export const createPersonInput = z.strictObject({
-  email,
-  displayName: z.string().trim().min(1).max(100),
-  role: z.enum(roles),
-  teams: z.array(teamName).max(50).default([]),
-});
 
 /**
  * Adds a person (or updates their name, role and teams), audit-logged; admins only.

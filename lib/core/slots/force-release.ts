@@ -1,5 +1,5 @@
 import { and, eq, isNull, lte, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Executor } from '../../db/client';
 import { slotLocks, type SlotLock } from '../../db/schema';
 import { writeAudit } from '../audit';
@@ -7,20 +7,12 @@ import { authorize } from '../authorization';
 import { actorLabel, nowOf, SWEEPER, type CoreContext } from '../context';
 import { GuardFailedError, NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
+import { DEFAULT_HEARTBEAT_GRACE_MS, forceReleaseInput } from './force-release-input';
 
-/** How long after its last heartbeat a still-"running" run is presumed dead. */
-export const DEFAULT_HEARTBEAT_GRACE_MS = 10 * 60_000;
+export { DEFAULT_HEARTBEAT_GRACE_MS } from './force-release-input';
 
 export const releaseGuards = ['past_ttl', 'holder_run_finished', 'no_evidence', 'kill_switch_off'] as const;
 export type ReleaseGuard = (typeof releaseGuards)[number];
-
-const forceReleaseInput = z.strictObject({
-  slot: z.string().trim().min(1).max(300),
-  /** The token the person saw: a lock re-acquired since then is not released by a stale click. */
-  fencingToken: z.number().int().min(1),
-  reason: z.string().trim().min(1, 'say why the lock is released').max(2_000),
-  heartbeatGraceMs: z.number().int().min(0).max(7 * 24 * 3_600_000).default(DEFAULT_HEARTBEAT_GRACE_MS),
-});
 
 export type ForceReleaseResult = { released: true; lock: SlotLock } | { released: false; alreadyReleased: true; lock: SlotLock };
 

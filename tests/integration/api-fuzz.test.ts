@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { useApi } from '../support/api-harness';
 
 /** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */
-const recently = (offsetMs = 0) => new Date(Date.now() - 3_600_000 + offsetMs).toISOString();
+const anHourAgo = Date.now() - 3_600_000;
+const recently = (offsetMs = 0) => new Date(anHourAgo + offsetMs).toISOString();
 
 /**
  * Generated malformed bodies thrown at the attempt and key endpoints: each

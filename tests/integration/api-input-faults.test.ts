@@ -8,7 +8,8 @@ import { MAX_JSON_DEPTH } from '../../lib/server/json-depth';
 import { useApi } from '../support/api-harness';
 
 /** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */
-const recently = (offsetMs = 0) => new Date(Date.now() - 3_600_000 + offsetMs).toISOString();
+const anHourAgo = Date.now() - 3_600_000;
+const recently = (offsetMs = 0) => new Date(anHourAgo + offsetMs).toISOString();
 
 // The console's route handlers read the session from cookies; here the signed-in person is given.
 vi.mock('../../lib/server/session', () => ({

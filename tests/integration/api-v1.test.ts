@@ -8,7 +8,8 @@ import { attempts, holds, taskBudgets } from '../../lib/db/schema';
 import { useApi } from '../support/api-harness';
 
 /** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */
-const recently = (offsetMs = 0) => new Date(Date.now() - 3_600_000 + offsetMs).toISOString();
+const anHourAgo = Date.now() - 3_600_000;
+const recently = (offsetMs = 0) => new Date(anHourAgo + offsetMs).toISOString();
 
 const api = useApi();
 const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };

@@ -14,7 +14,8 @@ import { apiRequests } from '../../lib/db/schema';
 import { createKillablePostgres, type KillablePostgres } from '../../scripts/ci/faults/killable-postgres';
 
 /** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */
-const recently = (offsetMs = 0) => new Date(Date.now() - 3_600_000 + offsetMs).toISOString();
+const anHourAgo = Date.now() - 3_600_000;
+const recently = (offsetMs = 0) => new Date(anHourAgo + offsetMs).toISOString();
 
 /**
  * PostgreSQL going away under the server: a PostgreSQL of this file's own

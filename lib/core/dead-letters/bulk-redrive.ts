@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Executor, Transaction } from '../../db/client';
 import { bulkRedriveItems, bulkRedrives, deadLetters, type BulkRedrive, type DeadLetter } from '../../db/schema';
 import { writeAudit } from '../audit';
@@ -8,19 +8,14 @@ import { actorLabel, type Actor, type CoreContext } from '../context';
 import { InvalidInputError, NotFoundError, RedriveRefusedError } from '../errors';
 import { parseInput } from '../validation';
 import { BULK_REDRIVE_LIMIT, refuseOversized } from './bulk-redrive-preview';
-import { deadLetterFilter, pendingMatching } from './dead-letter-filter';
+import { cancelInput, startBulkRedriveInput } from './bulk-redrive-input';
+import { pendingMatching } from './dead-letter-filter';
 import { clearOpenHold, lockDeadLetter, redriveInTransaction } from './redrive';
+
+export { startBulkRedriveInput } from './bulk-redrive-input';
 
 // The preview lives in its own file; callers find it here too.
 export { BULK_REDRIVE_LIMIT, judgeRedrive, previewBulkRedrive, redriveOutcomes, type BulkRedrivePreview, type RedriveOutcome } from './bulk-redrive-preview';
-
-export const startBulkRedriveInput = z.strictObject({
-  /** One id per confirmed run, made by the browser: a double submit starts one run. */
-  requestId: z.uuid('must be a UUID'),
-  filter: deadLetterFilter,
-  reason: z.string().trim().min(1, 'say why').max(2_000),
-  ratePerSecond: z.number().int().min(1, 'must be at least 1 per second').max(1_000, 'must be at most 1,000 per second').default(20),
-});
 
 /**
  * Records a bulk redrive and the dead letters it takes on (those pending and
@@ -182,8 +177,6 @@ async function finishRun(tx: Executor, actor: Actor, run: BulkRedrive, status: '
   return finished;
 }
 
-const cancelInput = z.strictObject({ bulkRedriveId: z.number().int().min(1) });
-
 /**
  * Asks a running bulk redrive to stop; it stops before its next batch.
  * Cancelling twice, or after it ended, changes nothing.
@@ -219,5 +212,4 @@ export async function stalledBulkRedrives(db: Executor, quietForMs = 60_000): Pr
     .where(and(eq(bulkRedrives.status, 'running'), sql`${bulkRedrives.heartbeatAt} < now() - ${`${quietForMs} milliseconds`}::interval`));
   return rows.map((row) => row.id);
 }
-
 

@@ -1,5 +1,4 @@
-import type { StepBody } from '../core/run-step';
-import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome } from '../core/steps/step-outcome';
+import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome, type StepBody } from '../core/steps/step-outcome';
 import { classifyFailure } from '../core/retry/step-error';
 import { stopCodes, waitCodes, type BeginStepInput, type FinishAnswer, type StopCode, type StopReason, type WaitCode } from '../core/steps/step-protocol';
 import { HoldfastApiError, type HoldfastClient } from './index';

@@ -4,21 +4,13 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry/decide-retry';
 import { classifyFailure, type ClassifiedFailure } from './retry/step-error';
 import { beginStep } from './steps/begin-step';
 import { finishStep } from './steps/finish-step';
-import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome } from './steps/step-outcome';
+import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome, type StepAttempt, type StepBody } from './steps/step-outcome';
 import type { BeginStepInput } from './steps/step-protocol';
 
-export type { RunStepOutcome } from './steps/step-outcome';
+export type { RunStepOutcome, StepAttempt, StepBody } from './steps/step-outcome';
 
 export type RunStepInput = BeginStepInput;
 
-export interface StepAttempt {
-  key: string;
-  attemptNumber: number;
-  fencingToken: number;
-}
-
-/** What the step does. Its result is stored and replayed to every duplicate, so a model is never called twice for one step. */
-export type StepBody<T> = (attempt: StepAttempt) => Promise<{ result: T; costMicros?: number }>;
 
 /**
  * One step of a task, made safe to deliver more than once: begin it with the

@@ -1,6 +1,16 @@
 import type { ErrorClass } from '../../db/schema/attempts';
 import type { BeginAnswer, FinishAnswer, StopAnswer, WaitAnswer } from './step-protocol';
 
+/** The attempt a step body runs as: its key, its number and the fencing token that guards its writes. */
+export interface StepAttempt {
+  key: string;
+  attemptNumber: number;
+  fencingToken: number;
+}
+
+/** What the step does. Its result is stored and replayed to every duplicate, so a model is never called twice for one step. */
+export type StepBody<T> = (attempt: StepAttempt) => Promise<{ result: T; costMicros?: number }>;
+
 /** What a worker does next after running a step: the same outcomes in-process and over HTTP. */
 export type RunStepOutcome<T> =
   | { status: 'completed'; result: T; attemptNumber: number; taskStatus: 'active' | 'completed' }

@@ -7,7 +7,9 @@
  * Runs on a throwaway embedded PostgreSQL (synchronous_commit off, so the
  * figures show the library's own cost rather than the disk's), or on
  * BENCH_DATABASE_URL (a database it may fill; it is migrated first).
- * BENCH_SECONDS sets the length of each round (default 1).
+ * BENCH_SECONDS sets the length of each round (default 1), BENCH_ROUNDS the
+ * measured rounds per side (default 5). Each side gets a discarded warm-up
+ * round, then the rounds alternate which side goes first (scripts/lib/bench-compare).
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -15,11 +17,12 @@ import { acquireSlot, claimKey, completeKey, recordAttempt } from '../lib/core';
 import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
 import { connectDatabase, type DatabaseConnection } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
+import { alternateRounds, measureLoops, medianRound, type Figures } from './lib/bench-compare';
 import { benchDatabase } from './lib/bench-setup';
 import type postgres from 'postgres';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CLIENT_COUNTS = [1, 8];
 
 type Operation = (connection: DatabaseConnection, id: string) => Promise<unknown>;
@@ -75,36 +78,9 @@ async function rawCeilingOf(url: string, benchmark: Benchmark): Promise<Operatio
   };
 }
 
-interface Measurement {
-  perSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-}
-
-/** Runs `operation` from `clients` concurrent loops for SECONDS, each on its own connection. */
-async function measure(connection: DatabaseConnection, clients: number, operation: Operation): Promise<Measurement> {
-  const latencies: number[] = [];
-  const deadline = performance.now() + SECONDS * 1_000;
-  const begin = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < deadline) {
-        const start = performance.now();
-        await operation(connection, randomUUID());
-        latencies.push(performance.now() - start);
-      }
-    }),
-  );
-  const elapsedSeconds = (performance.now() - begin) / 1_000;
-  latencies.sort((a, b) => a - b);
-  const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] ?? 0;
-  return { perSecond: latencies.length / elapsedSeconds, p50Ms: at(0.5), p99Ms: at(0.99) };
-}
-
-/** The round with the median throughput. */
-function median(rounds: Measurement[]): Measurement {
-  const sorted = [...rounds].sort((a, b) => a.perSecond - b.perSecond);
-  return sorted[Math.floor(sorted.length / 2)]!;
+/** Runs `operation` from `clients` concurrent loops for `seconds`, each on its own connection. */
+function measure(connection: DatabaseConnection, clients: number, operation: Operation, seconds: number): Promise<Figures> {
+  return measureLoops(clients, seconds, () => operation(connection, randomUUID()));
 }
 
 async function main() {
@@ -116,7 +92,9 @@ async function main() {
     const setup = connectDatabase(url, { maxConnections: 1 });
     await ensureAttemptPartitions(setup.db, { from: new Date(Date.now() - 30 * 86_400_000), to: new Date(Date.now() + 3 * 86_400_000) });
     await setup.close();
-    console.log(`Holdfast core benchmark: median of ${ROUNDS} alternating rounds of ${SECONDS} s, ${os.cpus().length} CPU(s), Node ${process.version}`);
+    console.log(
+      `Holdfast core benchmark: median of ${ROUNDS} rounds of ${SECONDS} s per side, alternating which side goes first, after a discarded warm-up round each; ${os.cpus().length} CPU(s), Node ${process.version}`,
+    );
     console.log('operation               clients   library ops/s   raw ops/s   ratio   library p50/p99 ms   raw p50/p99 ms');
     const rawOperations = new Map<string, Operation>();
     for (const benchmark of benchmarks) rawOperations.set(benchmark.name, await rawCeilingOf(url, benchmark));
@@ -126,15 +104,12 @@ async function main() {
         await Promise.all(Array.from({ length: clients }, () => connection.sql`select 1`));
         for (const benchmark of benchmarks) {
           const raw = rawOperations.get(benchmark.name)!;
-          // Alternate short rounds so that drift in a shared machine's load hits both sides alike.
-          const libraryRounds: Measurement[] = [];
-          const rawRounds: Measurement[] = [];
-          for (let round = 0; round < ROUNDS; round++) {
-            rawRounds.push(await measure(connection, clients, raw));
-            libraryRounds.push(await measure(connection, clients, benchmark.library));
-          }
-          const library = median(libraryRounds);
-          const ceiling = median(rawRounds);
+          const [libraryRounds, rawRounds] = await alternateRounds(
+            [(seconds) => measure(connection, clients, benchmark.library, seconds), (seconds) => measure(connection, clients, raw, seconds)],
+            { rounds: ROUNDS, seconds: SECONDS },
+          );
+          const library = medianRound(libraryRounds, (figures) => figures.perSecond);
+          const ceiling = medianRound(rawRounds, (figures) => figures.perSecond);
           console.log(
             [
               benchmark.name.padEnd(22),

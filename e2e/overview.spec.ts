@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { RecordAttemptInput } from '../lib/core';
 import { attempts } from '../lib/db/schema';
-import { formatCount } from '../lib/format';
+import { formatCount } from '../lib/console/format';
 import { expect, test } from './support/fixtures';
 
 /** Attempts of one fresh agent: draft retried twice (2 failures), send clean. Known figures. */

@@ -9,10 +9,10 @@ import { getStepStatsView } from '@/lib/queries/step-stats';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
-import { OverviewFigures } from './overview-figures';
-import { overviewQueryKey } from './overview-query';
-import { StepStatsPanel } from './step-stats-panel';
-import { stepStatsQueryKey } from './step-stats-query';
+import { OverviewFigures } from './overview/overview-figures';
+import { overviewQueryKey } from './overview/overview-query';
+import { StepStatsPanel } from './overview/step-stats-panel';
+import { stepStatsQueryKey } from './overview/step-stats-query';
 
 export const metadata: Metadata = { title: 'Overview' };
 export const dynamic = 'force-dynamic';

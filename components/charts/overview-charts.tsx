@@ -1,7 +1,7 @@
 'use client';
 
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatMicros, formatPercent } from '@/lib/format';
+import { formatMicros, formatPercent } from '@/lib/console/format';
 import type { OverviewView } from '@/lib/queries/overview';
 import { ChartFrame, chartTheme, formatBucket } from './chart-frame';
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { Bar, BarChart, CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatMicros, formatPercent } from '@/lib/format';
+import { formatMicros, formatPercent } from '@/lib/console/format';
 import type { StepTrendPoint } from '@/lib/queries/step-detail';
 import { ChartFrame, chartTheme, formatBucket } from './chart-frame';
 

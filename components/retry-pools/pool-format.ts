@@ -1,4 +1,4 @@
-import { formatCount } from '@/lib/format';
+import { formatCount } from '@/lib/console/format';
 
 /** `*` is how a pool for every step of its agent is stored. */
 export const ALL_STEPS = '*';

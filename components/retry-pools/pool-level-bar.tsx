@@ -1,5 +1,5 @@
 import clsx from 'clsx';
-import { formatCount } from '@/lib/format';
+import { formatCount } from '@/lib/console/format';
 
 /**
  * A pool's room: "left N of M" with a bar that empties as retries are taken.

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { formatCount } from '@/lib/format';
+import { formatCount } from '@/lib/console/format';
 import type { RetryPoolRow } from '@/lib/queries/retry-pools';
 import { poolScope } from './pool-format';
 

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import clsx from 'clsx';
-import { formatCount } from '@/lib/format';
+import { formatCount } from '@/lib/console/format';
 import type { StepPoolCoverage } from '@/lib/queries/retry-pools';
 import { ALL_STEPS, formatWindow } from './pool-format';
 

@@ -1,4 +1,4 @@
-import { formatPercent } from '@/lib/format';
+import { formatPercent } from '@/lib/console/format';
 
 export interface AnomalyFacts {
   recentShare: number;

@@ -1,4 +1,4 @@
-import { visibleText } from '@/lib/visible-text';
+import { visibleText } from '@/lib/console/visible-text';
 
 /** Texts longer than this, or with more than one line, are shown clamped with the whole text behind "Show all". */
 const SHORT_TEXT = 240;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { auditFilter, csvCell, csvLine, diffRecord } from '../../lib/audit-view';
+import { csvCell, csvLine, diffRecord } from '../../lib/console/audit-view';
+import { auditFilter } from '../../lib/console/filters/audit';
 
 describe('diffRecord', () => {
   it('lists only the fields that changed, nested values compared whole', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatMicros, formatPercent } from '../../lib/format';
+import { formatCount, formatMicros, formatPercent } from '../../lib/console/format';
 
 describe('formatting', () => {
   it('shows cents for a dollar or more and four decimals below', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StepStats } from '../../lib/queries/step-stats';
-import { applyStepsView, parseStepsView, stepsViewHref } from '../../lib/steps-view';
+import { applyStepsView, parseStepsView, stepsViewHref } from '../../lib/console/filters/steps';
 
 const now = new Date('2026-11-30T12:00:00Z');
 const row = (agent: string, step: string, retryRate: number, latencyP95Ms: number | null): StepStats => ({

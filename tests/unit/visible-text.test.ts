@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { visibleText } from '../../lib/visible-text';
+import { visibleText } from '../../lib/console/visible-text';
 
 describe('visibleText', () => {
   it('shows every bidi embedding, override and isolate as a marker instead of applying it', () => {

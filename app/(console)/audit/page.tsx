@@ -3,10 +3,13 @@ import Link from 'next/link';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { auditFilter, diffRecord, type AuditFilter } from '@/lib/audit-view';
+import { diffRecord } from '@/lib/console/audit-view';
+import { auditExportHref, auditFilter, auditFilterLabels } from '@/lib/console/filters/audit';
+import { readFilter } from '@/lib/console/read-filter';
 import { listAudit } from '@/lib/queries/audit';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
+import { FilterNotices } from '../filter-notices';
 
 export const metadata: Metadata = { title: 'Audit' };
 export const dynamic = 'force-dynamic';
@@ -17,47 +20,41 @@ const asField = (moment: Date | undefined) => (moment ? moment.toISOString().sli
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requirePerson();
-  const raw = Object.fromEntries(Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''));
-  const parsed = auditFilter.safeParse(raw);
-  const filter: AuditFilter = parsed.success ? parsed.data : auditFilter.parse({});
+  const { filter, notices, accepted } = readFilter(auditFilter, await searchParams);
   const records = await listAudit(getDb(), filter, PAGE_SIZE);
-  const query = new URLSearchParams(parsed.success ? raw : {}).toString();
+  const filtered = Object.keys(accepted).length > 0;
 
   return (
     <>
       <PageHeader title="Audit" description="Every action by people, agents and the sweeper: who, what, when, why, and what it changed. Append-only." />
       <form method="get" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter the audit log" data-testid="audit-filters">
-        {([['actor', 'Actor'], ['action', 'Action (or its start)'], ['targetType', 'Target type'], ['targetId', 'Target id']] as const).map(([name, label]) => (
+        {(['actor', 'action', 'targetType', 'targetId'] as const).map((name) => (
           <label key={name} className="flex flex-col gap-1 text-[12px] text-muted">
-            {label}
+            {auditFilterLabels[name]}
             <input name={name} defaultValue={filter[name] ?? ''} className={inputClass} />
           </label>
         ))}
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          From (UTC)
+          {auditFilterLabels.from}
           <input type="datetime-local" name="from" defaultValue={asField(filter.from)} className={inputClass} />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Until (UTC)
+          {auditFilterLabels.to}
           <input type="datetime-local" name="to" defaultValue={asField(filter.to)} className={inputClass} />
         </label>
         <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
           Apply
         </button>
-        <a href={`/api/console/audit.csv${query ? `?${query}` : ''}`} className="rounded bg-accent px-3 py-1 text-[13px] font-medium text-on-accent" data-testid="audit-export" download>
+        <a href={auditExportHref(accepted)} className="rounded bg-accent px-3 py-1 text-[13px] font-medium text-on-accent" data-testid="audit-export" download>
           Export CSV
         </a>
-        {query ? (
+        {filtered ? (
           <Link href="/audit" className="text-[13px] text-accent hover:underline">
             Clear filters
           </Link>
         ) : null}
       </form>
-      {!parsed.success ? (
-        <p role="alert" className="mb-3 text-[13px] text-danger">
-          Filters not understood, showing everything: {parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ')}.
-        </p>
-      ) : null}
+      <FilterNotices notices={notices} />
 
       {records.length === 0 ? (
         <EmptyState title="No audit records match" testId="audit-empty">

@@ -1,7 +1,7 @@
 'use client';
 
 import type { RedriveBrakeRule } from '@/lib/core';
-import { formatCount } from '@/lib/format';
+import { formatCount } from '@/lib/console/format';
 import type { BulkRedrivePreviewData } from './bulk-redrive-panel';
 
 /** How many items the redrive brakes will skip, in all and per brake (one item may count under two). */

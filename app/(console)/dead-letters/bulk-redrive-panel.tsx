@@ -5,7 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { DeadLetterFilter, RedriveBrakeRule, RedriveOutcome } from '@/lib/core';
 import type { BulkRedrive } from '@/lib/db/schema';
-import { formatCount, formatMicros } from '@/lib/format';
+import { formatCount, formatMicros } from '@/lib/console/format';
 import { cancelBulkRedriveAction, previewBulkRedriveAction, startBulkRedriveAction } from './actions';
 import { BrakedCounts } from './braked-counts';
 

@@ -3,13 +3,16 @@ import Link from 'next/link';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { decide, deadLetterFilter, describeBrakeRefusals, type DeadLetterFilter } from '@/lib/core';
+import { decide, describeBrakeRefusals, type DeadLetterFilter } from '@/lib/core';
+import { deadLettersFilterLabels, deadLettersHref, deadLettersUrlFilter, toDeadLetterFilter } from '@/lib/console/filters/dead-letters';
+import { readFilter } from '@/lib/console/read-filter';
 import { errorClasses } from '@/lib/db/schema';
 import { corePolicyFrom, getEnvironment } from '@/lib/env';
-import { formatAge, formatCount, formatMicros, formatUtc } from '@/lib/format';
+import { formatAge, formatCount, formatMicros, formatUtc } from '@/lib/console/format';
 import { DEAD_LETTER_PAGE_SIZE, deadLetterFilterChoices, listBulkRedrives, listPendingDeadLetters } from '@/lib/queries/dead-letters';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
+import { FilterNotices } from '../filter-notices';
 import { brakeLabels, describeBrakes } from './brake-labels';
 import { BulkRedrivePanel, BulkRedriveProgress } from './bulk-redrive-panel';
 import { DeadLetterActions } from './dead-letter-actions';
@@ -22,12 +25,8 @@ const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]'
 
 export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const person = await requirePerson();
-  const raw = Object.fromEntries(Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  const parsed = deadLetterFilter.safeParse({
-    queue: raw.queue, agent: raw.agent, step: raw.step, errorClass: raw.errorClass, search: raw.search,
-    minAttempts: raw.minAttempts, minSpendMicros: raw.minSpendUsd ? String(Math.round(Number(raw.minSpendUsd) * 1_000_000)) : undefined, minAgeHours: raw.minAgeHours,
-  });
-  const filter: DeadLetterFilter = parsed.success ? parsed.data : deadLetterFilter.parse({});
+  const { filter: asked, notices } = readFilter(deadLettersUrlFilter, await searchParams);
+  const filter = toDeadLetterFilter(asked);
   const db = getDb();
   const now = new Date();
   const { redriveBrakes } = corePolicyFrom(getEnvironment());
@@ -48,9 +47,9 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
       />
 
       <form method="get" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter dead letters" data-testid="dead-letter-filters">
-        {([['queue', 'Queue', choices.queues], ['agent', 'Agent', choices.agents], ['step', 'Step', choices.steps]] as const).map(([name, label, values]) => (
+        {([['queue', choices.queues], ['agent', choices.agents], ['step', choices.steps]] as const).map(([name, values]) => (
           <label key={name} className="flex flex-col gap-1 text-[12px] text-muted">
-            {label}
+            {deadLettersFilterLabels[name]}
             <select name={name} defaultValue={filter[name] ?? ''} className={inputClass}>
               <option value="">Any</option>
               {values.map((value) => (
@@ -60,7 +59,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
           </label>
         ))}
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Error class
+          {deadLettersFilterLabels.errorClass}
           <select name="errorClass" defaultValue={filter.errorClass ?? ''} className={inputClass}>
             <option value="">Any</option>
             {errorClasses.map((value) => (
@@ -69,35 +68,31 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
           </select>
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Error text contains
+          {deadLettersFilterLabels.search}
           <input type="search" name="search" defaultValue={filter.search ?? ''} className={inputClass} />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Attempts at least
+          {deadLettersFilterLabels.minAttempts}
           <input type="number" name="minAttempts" min={0} defaultValue={filter.minAttempts ?? ''} className={`${inputClass} w-24`} />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Spend at least (USD)
+          {deadLettersFilterLabels.minSpendUsd}
           <input type="number" name="minSpendUsd" min={0} step="any" defaultValue={filter.minSpendMicros === undefined ? '' : filter.minSpendMicros / 1_000_000} className={`${inputClass} w-28`} />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Waiting at least (hours)
+          {deadLettersFilterLabels.minAgeHours}
           <input type="number" name="minAgeHours" min={0} step="any" defaultValue={filter.minAgeHours ?? ''} className={`${inputClass} w-28`} />
         </label>
         <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
           Apply
         </button>
         {filtered ? (
-          <Link href="/dead-letters" className="text-[13px] text-accent hover:underline">
+          <Link href={deadLettersHref({})} className="text-[13px] text-accent hover:underline">
             Clear filters
           </Link>
         ) : null}
       </form>
-      {!parsed.success ? (
-        <p role="alert" className="mb-3 text-[13px] text-danger">
-          Some filters were not understood and were ignored: {parsed.error.issues.map((issue) => issue.path.join('.')).join(', ')}.
-        </p>
-      ) : null}
+      <FilterNotices notices={notices} />
 
       <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
         <p className="text-[13px] text-muted" data-testid="dead-letter-count">

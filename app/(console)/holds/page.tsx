@@ -6,11 +6,15 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { decide, decideHoldClear, ownersOf } from '@/lib/core';
 import { holdReasons, type Hold } from '@/lib/db/schema';
 import { getEnvironment } from '@/lib/env';
-import { formatAge, formatUtc } from '@/lib/format';
-import { holdsFilter, type HoldsFilter } from '@/lib/holds-view';
+import { formatAge, formatUtc } from '@/lib/console/format';
+import { holdsFilter, holdsFilterLabels, holdsHref } from '@/lib/console/filters/holds';
+import { keyHref } from '@/lib/console/filters/keys';
+import { holdReasonLabels } from '@/lib/console/labels/hold-reasons';
+import { readFilter } from '@/lib/console/read-filter';
 import { countOpenHoldsByReason, listHoldOwners, listHolds } from '@/lib/queries/holds';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
+import { FilterNotices } from '../filter-notices';
 import { ClearHoldForm } from './clear-hold-form';
 import { BulkClearForm, ReassignHoldForm } from './hold-forms';
 import { LongText } from '@/components/ui/long-text';
@@ -21,38 +25,8 @@ export const dynamic = 'force-dynamic';
 const BULK_FORM = 'bulk-clear';
 const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
 
-/** A human label for each machine-readable reason; the code is shown beside it. */
-const reasonLabels: Record<Hold['reason'], string> = {
-  retry_ceiling: 'Retries ran out',
-  budget_exhausted: 'Budget exhausted',
-  permanent_error: 'Permanent error',
-  payload_mismatch: 'Payload mismatch',
-  uncertain_outcome: 'Outcome uncertain',
-  needs_approval: 'Needs approval',
-  needs_secret: 'Needs a secret',
-  policy_blocked: 'Blocked by policy',
-  frozen: 'Frozen (idle)',
-  stale_lock: 'Stale lock kept',
-  manual: 'Parked by hand',
-};
-
-function linkWith(filter: HoldsFilter, change: Partial<Record<keyof HoldsFilter, string | undefined>>): string {
-  const params = new URLSearchParams();
-  const current: Record<string, string | undefined> = {
-    view: filter.view === 'open' ? undefined : filter.view,
-    mine: filter.mine ? '1' : undefined,
-    owner: filter.owner,
-    reason: filter.reason,
-    frozen: filter.frozen ? '1' : undefined,
-    minAgeHours: filter.minAgeHours?.toString(),
-  };
-  for (const [name, value] of Object.entries({ ...current, ...change })) if (value) params.set(name, value);
-  const query = params.toString();
-  return query ? `/holds?${query}` : '/holds';
-}
-
 function ItemLink({ hold }: { hold: Hold }) {
-  const href = hold.itemType === 'task' ? `/tasks/${encodeURIComponent(hold.itemId)}` : hold.itemType === 'key' ? `/keys?show=${encodeURIComponent(hold.itemId)}` : hold.itemType === 'dead_letter' ? '/dead-letters' : hold.itemType === 'slot' ? '/locks' : undefined;
+  const href = hold.itemType === 'task' ? `/tasks/${encodeURIComponent(hold.itemId)}` : hold.itemType === 'key' ? keyHref(hold.itemId) : hold.itemType === 'dead_letter' ? '/dead-letters' : hold.itemType === 'slot' ? '/locks' : undefined;
   return href ? (
     <Link href={href} className="text-accent hover:underline">
       {hold.itemType}:{hold.itemId}
@@ -64,9 +38,7 @@ function ItemLink({ hold }: { hold: Hold }) {
 
 export default async function HoldsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const person = await requirePerson();
-  const raw = Object.fromEntries(Object.entries(await searchParams).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  const parsed = holdsFilter.safeParse(raw);
-  const filter: HoldsFilter = parsed.success ? parsed.data : holdsFilter.parse({});
+  const { filter, notices } = readFilter(holdsFilter, await searchParams);
   const frozenAfterDays = getEnvironment().HOLDFAST_FROZEN_AFTER_DAYS;
   const now = new Date();
   const db = getDb();
@@ -87,22 +59,22 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
       <nav aria-label="Open holds per reason" className="mb-3 flex flex-wrap gap-2 text-[12px]" data-testid="hold-reason-counts">
         {counts.length === 0 ? <span className="text-muted">No open holds.</span> : null}
         {counts.map(({ reason, count }) => (
-          <Link key={reason} href={linkWith(filter, { view: undefined, reason: filter.reason === reason ? undefined : reason })} aria-current={filter.reason === reason ? 'true' : undefined} className="rounded-full border border-line px-2.5 py-0.5 hover:bg-surface-raised aria-[current]:border-accent">
-            {reasonLabels[reason]} <span className="font-mono text-muted">{reason}</span> <span className="tabular-nums font-medium">{count}</span>
+          <Link key={reason} href={holdsHref(filter, { view: undefined, reason: filter.reason === reason ? undefined : reason })} aria-current={filter.reason === reason ? 'true' : undefined} className="rounded-full border border-line px-2.5 py-0.5 hover:bg-surface-raised aria-[current]:border-accent">
+            {holdReasonLabels[reason]} <span className="font-mono text-muted">{reason}</span> <span className="tabular-nums font-medium">{count}</span>
           </Link>
         ))}
       </nav>
 
       <form method="get" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter holds" data-testid="hold-filters">
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Show
+          {holdsFilterLabels.view}
           <select name="view" defaultValue={filter.view} className={inputClass}>
             <option value="open">Open</option>
             <option value="cleared">Cleared</option>
           </select>
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Owner
+          {holdsFilterLabels.owner}
           <select name="owner" defaultValue={filter.owner ?? ''} className={inputClass}>
             <option value="">Anyone</option>
             {owners.map((owner) => (
@@ -111,25 +83,25 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
           </select>
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Reason
+          {holdsFilterLabels.reason}
           <select name="reason" defaultValue={filter.reason ?? ''} className={inputClass}>
             <option value="">Any</option>
             {holdReasons.map((reason) => (
               <option key={reason} value={reason}>
-                {reasonLabels[reason]} ({reason})
+                {holdReasonLabels[reason]} ({reason})
               </option>
             ))}
           </select>
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Waiting at least (hours)
+          {holdsFilterLabels.minAgeHours}
           <input name="minAgeHours" type="number" min={0} step="any" defaultValue={filter.minAgeHours ?? ''} className={`${inputClass} w-28`} />
         </label>
         <label className="flex items-center gap-1.5 text-[13px]">
-          <input type="checkbox" name="mine" value="1" defaultChecked={filter.mine} /> Mine and my teams&apos;
+          <input type="checkbox" name="mine" value="1" defaultChecked={filter.mine} /> {holdsFilterLabels.mine}
         </label>
         <label className="flex items-center gap-1.5 text-[13px]">
-          <input type="checkbox" name="frozen" value="1" defaultChecked={filter.frozen} /> Frozen only
+          <input type="checkbox" name="frozen" value="1" defaultChecked={filter.frozen} /> {holdsFilterLabels.frozen}
         </label>
         <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
           Apply
@@ -138,11 +110,7 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
           Clear filters
         </Link>
       </form>
-      {!parsed.success ? (
-        <p role="alert" className="mb-3 text-[13px] text-danger">
-          Some filters were not understood and were ignored: {parsed.error.issues.map((issue) => issue.path.join('.')).join(', ')}.
-        </p>
-      ) : null}
+      <FilterNotices notices={notices} />
 
       {/* Kept when the list empties, so the outcome of the last bulk clear stays in view. */}
       {open && (rows.length === 0 || mayClearAny) ? (
@@ -182,7 +150,7 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
                     </Cell>
                   ) : null}
                   <Cell>
-                    {reasonLabels[hold.reason]}
+                    {holdReasonLabels[hold.reason]}
                     <br />
                     <span className="font-mono text-[11px] text-muted">{hold.reason}</span>
                     {open && isFrozen(hold) ? (

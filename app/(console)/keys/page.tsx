@@ -1,25 +1,23 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { z } from 'zod';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { IdempotencyKey } from '@/lib/db/schema';
-import { formatMicros, formatUtc } from '@/lib/format';
-import { withoutNul } from '@/lib/auth/console-input';
+import { formatMicros, formatUtc } from '@/lib/console/format';
+import { keyHref, keysFilter, keysFilterLabels } from '@/lib/console/filters/keys';
+import { readFilter } from '@/lib/console/read-filter';
 import { findKeys, getKeyDetail, listExpiredInProgress, listRecentPayloadMismatches } from '@/lib/queries/keys';
 import { requirePerson } from '@/lib/server/session';
 import { getDb } from '@/lib/server/db';
-import { visibleText } from '@/lib/visible-text';
+import { visibleText } from '@/lib/console/visible-text';
+import { FilterNotices } from '../filter-notices';
 
 export const metadata: Metadata = { title: 'Keys' };
 export const dynamic = 'force-dynamic';
 
-const text = withoutNul(z.string().trim().max(500).optional().transform((value) => (value === '' ? undefined : value)));
-const keySearch = z.object({ key: text, taskId: text, step: text, show: text });
 const when = (moment: Date | null) => formatUtc(moment, 'second');
 const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
-const keyLink = (key: string) => `/keys?show=${encodeURIComponent(key)}`;
 
 function KeyTable({ rows, testId, caption }: { rows: IdempotencyKey[]; testId: string; caption: string }) {
   return (
@@ -38,7 +36,7 @@ function KeyTable({ rows, testId, caption }: { rows: IdempotencyKey[]; testId: s
         {rows.map((row) => (
           <tr key={row.key}>
             <Cell className="font-mono text-[12px]">
-              <Link href={keyLink(row.key)} className="text-accent hover:underline">
+              <Link href={keyHref(row.key)} className="text-accent hover:underline">
                 {row.key}
               </Link>
             </Cell>
@@ -57,8 +55,7 @@ function KeyTable({ rows, testId, caption }: { rows: IdempotencyKey[]; testId: s
 
 export default async function KeysPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requirePerson();
-  const params = keySearch.safeParse(Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => typeof value === 'string')));
-  const search = params.success ? params.data : keySearch.parse({});
+  const { filter: search, notices } = readFilter(keysFilter, await searchParams);
   const db = getDb();
   const searching = Boolean(search.key || search.taskId || search.step);
   const [found, detail, expired, mismatches] = await Promise.all([
@@ -73,21 +70,22 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
       <PageHeader title="Keys" description="Derived idempotency keys: what each operation did, what is still in flight, and what nobody can vouch for." />
       <form method="get" className="mb-5 flex flex-wrap items-end gap-3" aria-label="Look up keys" data-testid="key-search">
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Key (or its start)
+          {keysFilterLabels.key}
           <input name="key" defaultValue={search.key ?? ''} className={`${inputClass} min-w-64`} />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Task
+          {keysFilterLabels.taskId}
           <input name="taskId" defaultValue={search.taskId ?? ''} className={inputClass} />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Step
+          {keysFilterLabels.step}
           <input name="step" defaultValue={search.step ?? ''} className={inputClass} />
         </label>
         <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
           Look up
         </button>
       </form>
+      <FilterNotices notices={notices} />
 
       {search.show ? (
         detail ? (

@@ -4,7 +4,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { decide, readReleaseGuards, type ReleaseGuard, type ReleaseGuardFacts } from '@/lib/core';
 import { killSwitches } from '@/lib/db/schema';
-import { formatUtc } from '@/lib/format';
+import { formatUtc } from '@/lib/console/format';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { ForceReleaseForm, KillSwitchForm } from './lock-forms';

@@ -6,8 +6,10 @@ import { getStepPoolCoverage } from '@/lib/queries/retry-pools';
 import { getStepStats } from '@/lib/queries/step-stats';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
-import { applyStepsView, parseStepsView } from '@/lib/steps-view';
-import { stepColumns, StepsTable } from './steps-table';
+import { applyStepsView, parseStepsView } from '@/lib/console/filters/steps';
+import { stepColumns } from '@/lib/console/step-columns';
+import { FilterNotices } from '../filter-notices';
+import { StepsTable } from './steps-table';
 import { StepsFilters } from './steps-filters';
 
 export const metadata: Metadata = { title: 'Steps' };
@@ -29,11 +31,7 @@ export default async function StepsPage({ searchParams }: { searchParams: Promis
         description={`Every step's retries, spend and latency from ${view.range.from.toISOString().slice(0, 16)} to ${view.range.to.toISOString().slice(0, 16)} UTC.`}
       />
       <StepsFilters view={view} agents={agents} />
-      {view.notices.map((notice) => (
-        <p key={notice} role="status" className="mb-3 rounded-md bg-warn-soft px-3 py-2 text-[13px] text-warn">
-          {notice}.
-        </p>
-      ))}
+      <FilterNotices notices={view.notices} />
       {steps.length === 0 ? (
         <EmptyState title="No steps match" testId="steps-empty">
           No attempts in this window{view.agent || view.search ? ' for this agent or search' : ''}. Try a longer window or clear the filters.

@@ -1,5 +1,5 @@
 import { SegmentedLinks } from '@/components/ui/segmented-links';
-import { stepsViewHref, type StepsView } from '@/lib/steps-view';
+import { stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 
 const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[12px]';

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useActionState, useState, type ReactNode } from 'react';
-import { formatCount } from '@/lib/format';
+import { formatCount } from '@/lib/console/format';
 import { poolScope } from '@/components/retry-pools/pool-format';
 import { savePoolAction, type PoolFormValues } from './actions';
 

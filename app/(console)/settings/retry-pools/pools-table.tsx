@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { ALL_STEPS, formatWindow, poolScope } from '@/components/retry-pools/pool-format';
 import { PoolLevelBar } from '@/components/retry-pools/pool-level-bar';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { formatCount, formatUtc } from '@/lib/format';
+import { formatCount, formatUtc } from '@/lib/console/format';
 import type { RetryPoolRow } from '@/lib/queries/retry-pools';
 import { DeletePool } from './delete-pool';
 

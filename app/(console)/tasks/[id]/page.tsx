@@ -3,12 +3,12 @@ import { notFound } from 'next/navigation';
 import { PageHeader } from '@/components/ui/page-header';
 import { decodeRouteParam } from '@/lib/auth/console-input';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { formatCount, formatMicros } from '@/lib/format';
+import { formatCount, formatMicros } from '@/lib/console/format';
 import { getTaskTimeline } from '@/lib/queries/task-timeline';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { TaskParked } from './task-parked';
-import { visibleText } from '@/lib/visible-text';
+import { visibleText } from '@/lib/console/visible-text';
 
 export const metadata: Metadata = { title: 'Task' };
 export const dynamic = 'force-dynamic';

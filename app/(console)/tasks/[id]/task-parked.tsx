@@ -1,6 +1,6 @@
 import type { TaskTimeline } from '@/lib/queries/task-timeline';
-import { formatMicros } from '@/lib/format';
-import { visibleText } from '@/lib/visible-text';
+import { formatMicros } from '@/lib/console/format';
+import { visibleText } from '@/lib/console/visible-text';
 
 /** The task's dead letters and holds, open or settled, under its timeline. */
 export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLetters' | 'holds'>) {

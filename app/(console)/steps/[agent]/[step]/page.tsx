@@ -10,9 +10,9 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { getStepDetail } from '@/lib/queries/step-detail';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
-import { parseStepsView } from '@/lib/steps-view';
+import { parseStepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
-import { visibleText } from '@/lib/visible-text';
+import { visibleText } from '@/lib/console/visible-text';
 
 export const metadata: Metadata = { title: 'Step' };
 export const dynamic = 'force-dynamic';

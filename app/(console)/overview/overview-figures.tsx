@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { OverviewCharts } from '@/components/charts/overview-charts';
-import { formatCount, formatMicros, formatPercent } from '@/lib/format';
+import { formatCount, formatMicros, formatPercent } from '@/lib/console/format';
 import type { Compared, OverviewView } from '@/lib/queries/overview';
 import type { TimeWindowName } from '@/lib/time-window';
 import { fetchOverview, overviewQueryKey } from './overview-query';

@@ -1,19 +1,22 @@
 import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { formatCount, formatMicros, formatPercent } from '@/lib/format';
+import type { SortColumn } from '@/lib/console/filters/steps';
+import { pickStepColumns } from '@/lib/console/step-columns';
 import type { StepStats } from '@/lib/queries/step-stats';
 
 /** Above this retry rate a step is marked for attention. */
 const HIGH_RETRY_RATE = 0.2;
 
-const columns = [
-  { label: 'Attempts', help: 'Executions of the step that started in the window' },
-  { label: 'Retries', help: 'Attempts with attempt number above 1' },
-  { label: 'Retry rate', help: 'Retries divided by attempts' },
-  { label: 'Failures', help: 'Attempts that ended in an error' },
-  { label: 'Spend', help: 'Cost of all attempts' },
-  { label: 'Retry spend', help: 'Cost of the retries alone: what repeating work cost' },
-];
+/** The Overview's few columns, defined with the Steps page's (lib/console/step-columns). */
+const columns = pickStepColumns(['attempts', 'retries', 'retryRate', 'failures', 'totalSpendMicros', 'retrySpendMicros']);
+const cellTestIds: Partial<Record<SortColumn, string>> = {
+  attempts: 'attempts',
+  retries: 'retries',
+  retryRate: 'retry-rate',
+  failures: 'failures',
+  totalSpendMicros: 'spend',
+  retrySpendMicros: 'retry-spend',
+};
 
 export function StepStatsTable({ steps, anomalies }: { steps: StepStats[]; anomalies: Record<string, AnomalyFacts> }) {
   return (
@@ -24,7 +27,7 @@ export function StepStatsTable({ steps, anomalies }: { steps: StepStats[]; anoma
           <HeaderCell>Agent</HeaderCell>
           <HeaderCell>Step</HeaderCell>
           {columns.map((column) => (
-            <HeaderCell key={column.label} numeric title={column.help}>
+            <HeaderCell key={column.key} numeric title={column.help}>
               {column.label}
             </HeaderCell>
           ))}
@@ -38,16 +41,11 @@ export function StepStatsTable({ steps, anomalies }: { steps: StepStats[]; anoma
               {step.step}
               <AnomalyFlag anomaly={anomalies[`${step.agent}/${step.step}`]} />
             </Cell>
-            <Cell numeric data-testid="attempts">{formatCount(step.attempts)}</Cell>
-            <Cell numeric data-testid="retries">{formatCount(step.retries)}</Cell>
-            <Cell numeric data-testid="retry-rate">
-              <span className={step.retryRate > HIGH_RETRY_RATE ? 'font-semibold text-warn' : undefined}>
-                {formatPercent(step.retryRate)}
-              </span>
-            </Cell>
-            <Cell numeric data-testid="failures">{formatCount(step.failures)}</Cell>
-            <Cell numeric data-testid="spend">{formatMicros(step.totalSpendMicros)}</Cell>
-            <Cell numeric data-testid="retry-spend">{formatMicros(step.retrySpendMicros)}</Cell>
+            {columns.map((column) => (
+              <Cell key={column.key} numeric data-testid={cellTestIds[column.key]}>
+                {column.key === 'retryRate' ? <span className={step.retryRate > HIGH_RETRY_RATE ? 'font-semibold text-warn' : undefined}>{column.show(step)}</span> : column.show(step)}
+              </Cell>
+            ))}
           </tr>
         ))}
       </tbody>

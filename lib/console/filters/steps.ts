@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { hasNul, NUL_MESSAGE } from './auth/console-input';
-import type { StepStats } from './queries/step-stats';
-import { resolveTimeWindow, timeWindowName, type TimeRange } from './time-window';
+import type { StepStats } from '../../queries/step-stats';
+import { resolveTimeWindow, timeWindowName, type TimeRange } from '../../time-window';
+import { firstValue, readFilter, type SearchParams } from '../read-filter';
 
 /** The Steps page's state, all of it in the URL so a view can be shared in an incident channel. */
 export const sortableColumns = [
@@ -24,47 +24,48 @@ export interface StepsView {
   notices: string[];
 }
 
-type Params = Record<string, string | string[] | undefined>;
-const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+const optionalName = z
+  .string()
+  .trim()
+  .max(100)
+  .optional()
+  .transform((value) => value || undefined);
+
+/** The parameters read by readFilter; a custom window's `from` and `to` are read with the window. */
+export const stepsFilter = z.object({
+  window: windowChoice.default('24h'),
+  agent: optionalName,
+  q: optionalName,
+  sort: z.enum(sortableColumns).default('retrySpendMicros'),
+  dir: z.enum(['asc', 'desc']).default('desc'),
+});
+
+/** What each parameter is called on the page. */
+export const stepsFilterLabels = {
+  window: 'Time window',
+  agent: 'Agent',
+  q: 'Search',
+  sort: 'Sort by',
+  dir: 'Direction',
+} as const satisfies Record<keyof z.output<typeof stepsFilter>, string>;
 
 /** Reads the view from URL parameters; a bad parameter falls back to its default with a notice. */
-export function parseStepsView(params: Params, now: Date): StepsView {
-  const notices: string[] = [];
-  const pick = <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
-    const raw = single(params[name]);
-    if (raw === undefined || raw === '') return fallback;
-    if (hasNul(raw)) {
-      // Not echoed: a NUL is no use in a notice, and it is why the value is ignored.
-      notices.push(`Ignored ${name}: ${NUL_MESSAGE}`);
-      return fallback;
-    }
-    const parsed = schema.safeParse(raw);
-    if (parsed.success) return parsed.data;
-    notices.push(`Ignored ${name}=“${raw}”`);
-    return fallback;
-  };
-
-  let window = pick('window', windowChoice, '24h');
+export function parseStepsView(params: SearchParams, now: Date): StepsView {
+  const { filter, notices } = readFilter(stepsFilter, params);
+  let window = filter.window;
   let range = resolveTimeWindow(window === 'custom' ? '24h' : window, now);
   if (window === 'custom') {
-    const from = new Date(single(params.from) ?? '');
-    const to = new Date(single(params.to) ?? '');
+    const from = new Date(firstValue(params.from) ?? '');
+    const to = new Date(firstValue(params.to) ?? '');
     const valid = !Number.isNaN(from.getTime()) && !Number.isNaN(to.getTime()) && from < to && to.getTime() - from.getTime() <= MAX_CUSTOM_RANGE_MS;
     if (valid) range = { from, to };
     else {
-      notices.push('A custom window needs a start before its end, at most 90 days apart; showing the last 24 hours');
+      // First, where it was said before: a window that is custom had no notice of its own.
+      notices.unshift('A custom window needs a start before its end, at most 90 days apart; showing the last 24 hours');
       window = '24h';
     }
   }
-  return {
-    window,
-    range,
-    agent: pick('agent', z.string().trim().max(100), '') || undefined,
-    search: pick('q', z.string().trim().max(100), '') || undefined,
-    sort: pick('sort', z.enum(sortableColumns), 'retrySpendMicros'),
-    dir: pick('dir', z.enum(['asc', 'desc']), 'desc'),
-    notices,
-  };
+  return { window, range, agent: filter.agent, search: filter.q, sort: filter.sort, dir: filter.dir, notices };
 }
 
 /** Applies the search and the sort; nulls (no data) always sort last. */

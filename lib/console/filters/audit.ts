@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { withoutNul } from '../../auth/console-input';
+import { optionalText } from '../../core/validation';
+
+/**
+ * The audit page's filters, read from the URL and the CSV export's query
+ * alike. Times are UTC, as `YYYY-MM-DDTHH:MM` (what a datetime-local field sends).
+ */
+const optionalMoment = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, context) => {
+    if (!value) return undefined;
+    const moment = new Date(/[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`);
+    if (Number.isNaN(moment.getTime())) {
+      context.addIssue({ code: 'custom', message: 'must be a date and time like 2026-11-30T08:00' });
+      return z.NEVER;
+    }
+    return moment;
+  });
+
+export const auditFilter = z.strictObject({
+  /** `person:ada@…`, `agent:…`, `system:sweeper`, or part of one. */
+  actor: withoutNul(optionalText(300)),
+  /** An action or its prefix: `hold.clear` finds `hold.clear.resume` and `hold.clear.discard`. */
+  action: withoutNul(optionalText(300)),
+  targetType: withoutNul(optionalText(300)),
+  targetId: withoutNul(optionalText(300)),
+  from: withoutNul(optionalMoment),
+  to: withoutNul(optionalMoment),
+});
+
+export type AuditFilter = z.output<typeof auditFilter>;
+
+/** What each filter is called on the page. */
+export const auditFilterLabels = {
+  actor: 'Actor',
+  action: 'Action (or its start)',
+  targetType: 'Target type',
+  targetId: 'Target id',
+  from: 'From (UTC)',
+  to: 'Until (UTC)',
+} as const satisfies Record<keyof AuditFilter, string>;
+
+/** The CSV export of the records the page shows: the kept parameters, as they were written. */
+export function auditExportHref(accepted: Record<string, string>): string {
+  const query = new URLSearchParams(accepted).toString();
+  return `/api/console/audit.csv${query ? `?${query}` : ''}`;
+}

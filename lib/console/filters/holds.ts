@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { withoutNul } from '../../auth/console-input';
+import { optionalNumber, optionalText } from '../../core/validation';
+import { holdReasons } from '../../db/schema';
+
+const flag = z
+  .enum(['1', ''])
+  .optional()
+  .transform((value) => value === '1');
+
+/** The Holds page's filters, as the URL carries them (so a view can be shared). */
+export const holdsFilter = z.strictObject({
+  /** Open holds (the default) or the cleared ones, with who cleared them, when and why. */
+  view: z.enum(['open', 'cleared']).default('open'),
+  /** Only holds owned by the person or one of their teams. */
+  mine: flag,
+  owner: withoutNul(optionalText(200)),
+  reason: z
+    .enum(holdReasons)
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  /** Only frozen holds: reason `frozen`, or open longer than the frozen threshold. */
+  frozen: flag,
+  /** Only holds waiting at least this many hours. */
+  minAgeHours: optionalNumber(24 * 3_650),
+});
+
+export type HoldsFilter = z.output<typeof holdsFilter>;
+
+/** What each filter is called on the page. */
+export const holdsFilterLabels = {
+  view: 'Show',
+  mine: 'Mine and my teams\'',
+  owner: 'Owner',
+  reason: 'Reason',
+  frozen: 'Frozen only',
+  minAgeHours: 'Waiting at least (hours)',
+} as const satisfies Record<keyof HoldsFilter, string>;
+
+/** The Holds page's URL with some filters changed (defaults left out, so links stay short). */
+export function holdsHref(filter: HoldsFilter, change: Partial<Record<keyof HoldsFilter, string | undefined>>): string {
+  const params = new URLSearchParams();
+  const current: Record<string, string | undefined> = {
+    view: filter.view === 'open' ? undefined : filter.view,
+    mine: filter.mine ? '1' : undefined,
+    owner: filter.owner,
+    reason: filter.reason,
+    frozen: filter.frozen ? '1' : undefined,
+    minAgeHours: filter.minAgeHours?.toString(),
+  };
+  for (const [name, value] of Object.entries({ ...current, ...change })) if (value) params.set(name, value);
+  const query = params.toString();
+  return query ? `/holds?${query}` : '/holds';
+}

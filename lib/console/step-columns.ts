@@ -1,0 +1,37 @@
+import type { StepStats } from '../queries/step-stats';
+import type { SortColumn } from './filters/steps';
+import { formatCount, formatMicros, formatPercent } from './format';
+
+/** One column of a step table: the Steps page shows them all, the Overview a few. */
+export interface StepColumn {
+  key: SortColumn;
+  label: string;
+  /** The definition, shown as the header's title and in the Steps page's "What the columns mean". */
+  help: string;
+  numeric: boolean;
+  show: (row: StepStats) => string;
+}
+
+const percentOrDash = (share: number | null) => (share === null ? '—' : formatPercent(share));
+const msOrDash = (ms: number | null) => (ms === null ? '—' : `${formatCount(Math.round(ms))} ms`);
+
+/** Every column, with the definition shown as its help. */
+export const stepColumns: StepColumn[] = [
+  { key: 'agent', label: 'Agent', help: 'The agent that runs the step', numeric: false, show: (row) => row.agent },
+  { key: 'step', label: 'Step', help: 'A named stage of a task', numeric: false, show: (row) => row.step },
+  { key: 'attempts', label: 'Attempts', help: 'Executions of the step that started in the window', numeric: true, show: (row) => formatCount(row.attempts) },
+  { key: 'retries', label: 'Retries', help: 'Attempts with attempt number above 1', numeric: true, show: (row) => formatCount(row.retries) },
+  { key: 'retryRate', label: 'Retry rate', help: 'Retries divided by attempts', numeric: true, show: (row) => formatPercent(row.retryRate) },
+  { key: 'firstTrySuccess', label: 'First-try success', help: 'Executions that succeeded on attempt 1, divided by executions (attempt-1 rows)', numeric: true, show: (row) => percentOrDash(row.firstTrySuccess) },
+  { key: 'totalSpendMicros', label: 'Spend', help: 'Cost of all attempts', numeric: true, show: (row) => formatMicros(row.totalSpendMicros) },
+  { key: 'retrySpendMicros', label: 'Retry spend', help: 'Cost of the retries alone: what repeating work cost', numeric: true, show: (row) => formatMicros(row.retrySpendMicros) },
+  { key: 'retryShareOfSpend', label: 'Retry share', help: 'Retry spend divided by total spend', numeric: true, show: (row) => formatPercent(row.retryShareOfSpend) },
+  { key: 'failures', label: 'Failures', help: 'Attempts that ended in an error (the Steps table lists their classes below the count)', numeric: true, show: (row) => formatCount(row.failures) },
+  { key: 'latencyP50Ms', label: 'p50', help: 'Median latency of finished attempts (nearest rank, read from log-scale histograms: within ±2.4%)', numeric: true, show: (row) => msOrDash(row.latencyP50Ms) },
+  { key: 'latencyP95Ms', label: 'p95', help: '95th percentile latency of finished attempts (nearest rank, within ±2.4%)', numeric: true, show: (row) => msOrDash(row.latencyP95Ms) },
+];
+
+/** The named columns, in the order given. */
+export function pickStepColumns(keys: readonly SortColumn[]): StepColumn[] {
+  return keys.map((key) => stepColumns.find((column) => column.key === key)!);
+}

@@ -1,6 +1,6 @@
 import 'server-only';
 import { and, desc, eq, gte, like, lt, sql } from 'drizzle-orm';
-import type { AuditFilter } from '../audit-view';
+import type { AuditFilter } from '../console/filters/audit';
 import type { Executor } from '../db/client';
 import { auditLog } from '../db/schema';
 

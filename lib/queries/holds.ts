@@ -2,7 +2,7 @@ import 'server-only';
 import { and, asc, desc, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { holds } from '../db/schema';
-import type { HoldsFilter } from '../holds-view';
+import type { HoldsFilter } from '../console/filters/holds';
 
 /** Open holds, oldest first: the longest-waiting work is at the top. */
 export async function listOpenHolds(db: Executor) {

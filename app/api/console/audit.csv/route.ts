@@ -1,5 +1,6 @@
 import { NextResponse } from 'next/server';
-import { auditFilter, csvLine } from '@/lib/audit-view';
+import { csvLine } from '@/lib/console/audit-view';
+import { auditFilter } from '@/lib/console/filters/audit';
 import { listAudit } from '@/lib/queries/audit';
 import { consoleEndpoint } from '@/lib/server/console-endpoint';
 

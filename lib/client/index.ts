@@ -1,45 +1,9 @@
-import type { EndpointResponse } from '../api/responses';
-import { endpoints, type EndpointInput, type EndpointName } from '../api/endpoints';
+import { endpoints, type EndpointName } from '../api/endpoints';
+import { HoldfastApiError } from './api-error';
+import type { CallOptions, HoldfastClient, HoldfastClientOptions } from './client-types';
 
-/** A value as it arrives over JSON: dates become ISO strings. */
-export type Json<T> = T extends Date ? string : T extends (infer Item)[] ? Json<Item>[] : T extends object ? { [Key in keyof T]: Json<T[Key]> } : T;
-
-/** What each endpoint answers on success: inferred from the schemas the contract test checks real answers against. */
-export type ApiResponses = { [Name in EndpointName]: EndpointResponse<Name> };
-
-/** A problem answer from the API, with its stable code and whether to try again. */
-export class HoldfastApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly detail: string,
-    /** False: stop (change the request or ask a person). True: try again after `retryAfterSeconds`. */
-    readonly retryable: boolean | undefined,
-    readonly retryAfterSeconds: number | undefined,
-    readonly fieldErrors: Record<string, string[]> | undefined,
-    /** The whole problem document, with its extension members (a step's `reason`, `holdId`, `retryAfterMs`, ...). */
-    readonly problem: Record<string, unknown>,
-  ) {
-    super(`${code}: ${detail}`);
-    this.name = 'HoldfastApiError';
-  }
-}
-
-export interface HoldfastClientOptions {
-  /** Where Holdfast listens, e.g. http://127.0.0.1:3000. */
-  baseUrl: string;
-  /** An API token (hf_...) with the scopes the calls need. */
-  token: string;
-  /** Another fetch (tests route requests in-process through it). */
-  fetch?: typeof fetch;
-}
-
-export interface CallOptions {
-  /** Send the same key when retrying a call, so it acts once. */
-  idempotencyKey?: string;
-}
-
-export type HoldfastClient = { [Name in EndpointName]: (input: EndpointInput<Name>, options?: CallOptions) => Promise<ApiResponses[Name]> };
+export { HoldfastApiError } from './api-error';
+export type { ApiResponses, CallOptions, HoldfastClient, HoldfastClientOptions, Json } from './client-types';
 
 /** A typed client for the agents' API: one method per endpoint, named as in the OpenAPI document. */
 export function createHoldfastClient(options: HoldfastClientOptions): HoldfastClient {

@@ -1,7 +1,8 @@
 import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome, type StepBody } from '../core/steps/step-outcome';
 import { classifyFailure } from '../core/retry/step-error';
 import { stopCodes, waitCodes, type BeginStepInput, type FinishAnswer, type StopCode, type StopReason, type WaitCode } from '../core/steps/step-protocol';
-import { HoldfastApiError, type HoldfastClient } from './index';
+import { HoldfastApiError } from './api-error';
+import type { HoldfastClient } from './client-types';
 
 /**
  * runStep over HTTP, with the same semantics as the in-process one: begin

@@ -4,7 +4,7 @@ import { chargeCard, publishPage, sendEmail } from './downstreams';
 import { afterActing, failBeforeActing, faultFor, type FleetTiming } from './faults';
 import { callModel } from './model';
 import type { FleetTally } from './tally';
-import { verdictOf } from './verdict';
+import { verdictOf, type StepVerdict } from './verdict';
 
 /** A task as it travels on the queue. */
 export interface FleetTask {
@@ -24,7 +24,7 @@ export interface AgentContext {
 }
 
 /** What the worker does with a task after a step: go on, try the whole job later, or stop (held or dead-lettered). */
-export type StepVerdict = 'next' | 'later' | 'stop';
+export type { StepVerdict } from './verdict';
 
 interface StepSpec {
   step: string;

@@ -1,6 +1,8 @@
 import type { RunStepOutcome } from '../core/steps/step-outcome';
-import type { StepVerdict } from './agents';
 import type { FleetTally } from './tally';
+
+/** What the worker does with a task after a step: go on, try the whole job later, or stop (held or dead-lettered). */
+export type StepVerdict = 'next' | 'later' | 'stop';
 
 /** What the worker does after a step, in-process or over HTTP alike; parked work is counted in the tally. */
 export function verdictOf(outcome: RunStepOutcome<unknown>, tally: FleetTally): StepVerdict {

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { judgeAnomaly, type AnomalyVerdict } from '../anomaly';
 import type { Executor } from '../db/client';
 import { planFigures } from '../rollups/figures';
-import type { ReadOptions } from './step-stats';
+import type { ReadOptions } from './read-options';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

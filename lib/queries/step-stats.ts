@@ -5,6 +5,7 @@ import type { ErrorClass } from '../db/schema';
 import { planFigures } from '../rollups/figures';
 import { mergeHistograms, percentileMs, type LatencyHistogram } from '../rollups/latency-buckets';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
+import type { ReadOptions } from './read-options';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
 
 export interface StepStats {
@@ -29,10 +30,7 @@ export interface StepStats {
   failuresByClass: Partial<Record<ErrorClass, number>>;
 }
 
-/** Read from rollups where they exist (the default), or from the raw log alone. */
-export interface ReadOptions {
-  rawOnly?: boolean;
-}
+export type { ReadOptions } from './read-options';
 
 interface FigureRow {
   [column: string]: unknown;

@@ -1,0 +1,61 @@
+/**
+ * The layer rules of the house (see README, Architecture), checked by `npm run lint`
+ * and so by CI. Data flows agent -> lib/core -> PostgreSQL -> read models -> pages;
+ * each rule below names a dependency that would break that.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-is-the-library',
+      comment: 'lib/core is what agents and scripts import: it must not depend on Next, the server glue, read models, the console or pages.',
+      severity: 'error',
+      from: { path: '^lib/core/' },
+      to: { path: ['^node_modules/next/', '^lib/server/', '^lib/queries/', '^lib/console/', '^app/', '^components/', '^lib/fleet/', '^lib/demo/'] },
+    },
+    {
+      name: 'queries-know-no-demo',
+      comment: 'The production read models must not count the demo fleet.',
+      severity: 'error',
+      from: { path: '^lib/queries/' },
+      to: { path: ['^lib/fleet/', '^lib/demo/'] },
+    },
+    {
+      name: 'client-imports-schemas-only',
+      comment: 'The typed client bundles for any runtime: no database, no services, no server glue.',
+      severity: 'error',
+      from: { path: '^lib/client/' },
+      to: { path: ['^lib/db/(?!schema/enums\\.ts$)', '^lib/server/', '^lib/queries/', '^node_modules/(drizzle-orm|postgres|next)/'] },
+    },
+    {
+      name: 'api-description-imports-schemas-only',
+      comment: 'The endpoint registry and its response schemas are shared with the client.',
+      severity: 'error',
+      from: { path: '^lib/api/' },
+      to: { path: ['^lib/db/(?!schema/enums\\.ts$)', '^lib/server/', '^lib/queries/', '^node_modules/(drizzle-orm|postgres)/'] },
+    },
+    {
+      name: 'components-are-not-pages',
+      comment: 'Shared components never import a page or its actions.',
+      severity: 'error',
+      from: { path: '^components/' },
+      to: { path: '^app/' },
+    },
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // swc as dependency-cruiser drives it reads .ts but not JSX, so the .tsx pages and
+    // components are left out: every rule above is about lib/, which is .ts.
+    exclude: { path: ['^node_modules', '^\\.next', '\\.tsx$'] },
+    // TypeScript 7 has no JS API for tools to load; swc parses the sources instead.
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};

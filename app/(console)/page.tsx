@@ -3,7 +3,7 @@ import type { Metadata } from 'next';
 import { PoolRefusalsCard } from '@/components/retry-pools/pool-refusals-card';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
-import { getOverview } from '@/lib/queries/overview';
+import { getConsoleOverview } from '@/lib/console/overview';
 import { listRetryPools } from '@/lib/queries/retry-pools';
 import { getStepStatsView } from '@/lib/queries/step-stats';
 import { getDb } from '@/lib/server/db';
@@ -30,7 +30,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   const [retryPools] = await Promise.all([
     listRetryPools(getDb(), now),
     queryClient.prefetchQuery({ queryKey: stepStatsQueryKey(window), queryFn: () => getStepStatsView(getDb(), window, now) }),
-    queryClient.prefetchQuery({ queryKey: overviewQueryKey(window), queryFn: () => getOverview(getDb(), window, now) }),
+    queryClient.prefetchQuery({ queryKey: overviewQueryKey(window), queryFn: () => getConsoleOverview(getDb(), window, now) }),
   ]);
 
   return (

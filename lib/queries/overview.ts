@@ -1,7 +1,6 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { countDownstreamEffects, type DownstreamCounts } from '../fleet/downstreams';
 import { bucketLabelSql, planFigures } from '../rollups/figures';
 import { resolveTimeWindow, type TimeWindowName } from '../time-window';
 import { bucketFor } from './step-detail';
@@ -33,13 +32,6 @@ export interface OverviewView {
   retrySpendByStep: { bucket: string; [step: string]: number | string }[];
   topSteps: string[];
   movers: { step: string; retryRate: Compared; retrySpendMicros: Compared }[];
-  /**
-   * Duplicate deliveries the keys absorbed (claims beyond each key's own
-   * acquisitions: replays served, and in-progress or uncertain refusals),
-   * beside what the demo fleet's downstreams really did. Null when there is
-   * no fleet data.
-   */
-  sideEffects: (DownstreamCounts & { duplicatesAbsorbed: number }) | null;
 }
 
 interface StepComparison {
@@ -67,11 +59,10 @@ export async function getOverview(db: Executor, window: TimeWindowName, now: Dat
     planFigures(db, { windows: [{ label: 'now', ...range }], finestBucket: unit, rawOnly: options.rawOnly }),
   ]);
   // The three reads are independent: run them side by side on the pool.
-  const [perLabel, [parked], buckets, sideEffects] = await Promise.all([
+  const [perLabel, [parked], buckets] = await Promise.all([
     readComparison(db, comparison.figures),
     readParkedCounts(db, range.from),
     readBuckets(db, charted.figures, unit),
-    readSideEffects(db),
   ]);
   const stepsByName = new Map<string, StepComparison>();
   for (const row of perLabel) {
@@ -131,16 +122,7 @@ export async function getOverview(db: Executor, window: TimeWindowName, now: Dat
     retrySpendByStep: [...byBucket].map(([key, entry]) => ({ bucket: key, ...entry.steps })),
     topSteps,
     movers,
-    sideEffects,
   };
-}
-
-/** The demo fleet's downstream counters and the duplicates Holdfast absorbed (all time). */
-async function readSideEffects(db: Executor): Promise<OverviewView['sideEffects']> {
-  const effects = await countDownstreamEffects(db);
-  const [absorbed] = await db.execute<{ duplicates: number }>(sql`select coalesce(sum(claim_calls - acquisitions), 0)::int as duplicates from idempotency_keys`);
-  if (effects.emailsSent + effects.paymentsCharged + effects.pagesPublished === 0) return null;
-  return { ...effects, duplicatesAbsorbed: absorbed?.duplicates ?? 0 };
 }
 
 function readComparison(db: Executor, figures: SQL) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getOverview } from '@/lib/queries/overview';
+import { getConsoleOverview } from '@/lib/console/overview';
 import { consoleEndpoint } from '@/lib/server/console-endpoint';
 import { DEFAULT_TIME_WINDOW, timeWindowName } from '@/lib/time-window';
 
@@ -8,4 +8,4 @@ export const dynamic = 'force-dynamic';
 const overviewParams = z.strictObject({ window: timeWindowName.default(DEFAULT_TIME_WINDOW) });
 
 /** What the Overview's headline and charts poll. */
-export const GET = consoleEndpoint({ query: overviewParams }, ({ db, query }) => getOverview(db, query.window, new Date()));
+export const GET = consoleEndpoint({ query: overviewParams }, ({ db, query }) => getConsoleOverview(db, query.window, new Date()));

@@ -8,6 +8,7 @@ import { recordAttemptInput } from '../core/record-attempt-input';
 import { finishRunInput, startRunInput } from '../core/slots/runs-input';
 import { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from '../core/slots/slot-lock-input';
 import type { Action } from '../core/authorization';
+import type { ErrorCode } from '../core/error-codes';
 import { beginStepInput, finishStepInput, stopCodes, waitCodes } from '../core/steps/step-protocol';
 import { finishTaskInput } from '../core/tasks/finish-task-input';
 
@@ -182,6 +183,6 @@ export type EndpointName = keyof Endpoints;
 export type EndpointInput<Name extends EndpointName> = z.input<Endpoints[Name]['input']>;
 
 /** Codes that mean "stop: retrying the same request will not help" (the client must change something or ask a person). */
-export const STOP_CODES = ['DO_NOT_RETRY', 'KEY_PAYLOAD_MISMATCH', 'UNCERTAIN_OUTCOME', 'TASK_FROZEN', 'TASK_FINISHED', 'ATTEMPT_CONFLICT', 'INVALID_INPUT', 'FORBIDDEN', 'IDEMPOTENCY_KEY_REUSED'] as const;
+export const STOP_CODES = [...stopCodes, 'ATTEMPT_CONFLICT', 'INVALID_INPUT', 'FORBIDDEN', 'IDEMPOTENCY_KEY_REUSED'] as const satisfies readonly ErrorCode[];
 /** Codes that mean "try the same request later", with a Retry-After header. */
-export const TRY_LATER_CODES = ['KEY_IN_PROGRESS', 'RETRY_BUDGET_EXHAUSTED', 'SLOT_HELD', 'REQUEST_IN_PROGRESS'] as const;
+export const TRY_LATER_CODES = [...waitCodes, 'SLOT_HELD', 'REQUEST_IN_PROGRESS'] as const satisfies readonly ErrorCode[];

@@ -1,9 +1,8 @@
 import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import { runs, slotLocks, taskBudgets } from '../../db/schema';
-import { nowOf, SWEEPER, type CoreContext } from '../context';
+import { nowOf, type CoreContext } from '../context';
 import type { ReleaseGuard } from '../slots/force-release';
-import { DEFAULT_ESCALATION_OWNER, type EscalatedItem, type EscalationOptions } from './escalate-options';
-import { openHold } from './open-hold';
+import { DEFAULT_ESCALATION_OWNER, escalateEach, type EscalatedItem, type EscalationOptions } from './escalate-options';
 
 export const DEFAULT_STALE_LOCK_ESCALATE_AFTER_MS = 30 * 60_000;
 
@@ -47,29 +46,15 @@ export async function escalateStaleLocks(ctx: CoreContext, options: EscalationOp
     .orderBy(asc(l.releaseRefusedSince))
     .limit(options.limit ?? 500);
 
-  const escalated: EscalatedItem[] = [];
-  for (const lock of refused) {
-    const owner = lock.taskOwner ?? options.defaultOwner ?? DEFAULT_ESCALATION_OWNER;
-    const item = await ctx.db.transaction(async (tx) => {
-      // Re-checked by the UPDATE, for this holder's token: the lock may have been released or taken since the scan.
-      const marked = await tx
-        .update(l)
-        .set({ escalatedAt: now })
-        .where(and(eq(l.slot, lock.slot), eq(l.fencingToken, lock.fencingToken), isUnescalatedRefused))
-        .returning({ slot: l.slot });
-      if (marked.length === 0) return undefined;
-      const { hold, created } = await openHold({ db: tx, actor: ctx.actor ?? SWEEPER }, {
-        itemType: 'slot',
-        itemId: lock.slot,
-        reason: 'stale_lock',
-        owner,
-        detail: describeStaleLock(lock),
-      });
-      return { itemId: lock.slot, holdId: hold.id, holdCreated: created, owner: hold.owner };
-    });
-    if (item) escalated.push(item);
-  }
-  return escalated;
+  return escalateEach(ctx, refused, {
+    // Re-checked by the UPDATE, for this holder's token: the lock may have been released or taken since the scan.
+    mark: async (tx, lock) =>
+      (await tx.update(l).set({ escalatedAt: now }).where(and(eq(l.slot, lock.slot), eq(l.fencingToken, lock.fencingToken), isUnescalatedRefused)).returning({ slot: l.slot })).length > 0,
+    hold: (lock) => ({
+      itemType: 'slot', itemId: lock.slot, reason: 'stale_lock',
+      owner: lock.taskOwner ?? options.defaultOwner ?? DEFAULT_ESCALATION_OWNER, detail: describeStaleLock(lock),
+    }),
+  });
 }
 
 function describeStaleLock(lock: { slot: string; holderRunKey: string; fencingToken: number; expiresAt: Date; refusedSince: Date | null; failedGuards: string[] | null }): string {

@@ -1,8 +1,7 @@
 import { and, asc, eq, isNull, lt } from 'drizzle-orm';
 import { idempotencyKeys, taskBudgets } from '../../db/schema';
-import { nowOf, SWEEPER, type CoreContext } from '../context';
-import { DEFAULT_ESCALATION_OWNER, type EscalatedItem, type EscalationOptions } from './escalate-options';
-import { openHold } from './open-hold';
+import { nowOf, type CoreContext } from '../context';
+import { DEFAULT_ESCALATION_OWNER, escalateEach, type EscalatedItem, type EscalationOptions } from './escalate-options';
 
 export const DEFAULT_UNCERTAIN_ESCALATE_AFTER_MS = 15 * 60_000;
 
@@ -31,29 +30,14 @@ export async function escalateUncertainKeys(ctx: CoreContext, options: Escalatio
     .orderBy(asc(k.lockedUntil))
     .limit(options.limit ?? 500);
 
-  const escalated: EscalatedItem[] = [];
-  for (const key of uncertain) {
-    const owner = key.taskOwner ?? options.defaultOwner ?? DEFAULT_ESCALATION_OWNER;
-    const item = await ctx.db.transaction(async (tx) => {
-      // Re-checked by the UPDATE: the holder may have reported back, or another sweep marked it, since the scan.
-      const marked = await tx
-        .update(k)
-        .set({ escalatedAt: now })
-        .where(and(eq(k.key, key.key), isUnescalatedUncertain))
-        .returning({ key: k.key });
-      if (marked.length === 0) return undefined;
-      const { hold, created } = await openHold({ db: tx, actor: ctx.actor ?? SWEEPER }, {
-        itemType: 'key',
-        itemId: key.key,
-        reason: 'uncertain_outcome',
-        owner,
-        detail: describeUncertainKey(key),
-      });
-      return { itemId: key.key, holdId: hold.id, holdCreated: created, owner: hold.owner };
-    });
-    if (item) escalated.push(item);
-  }
-  return escalated;
+  return escalateEach(ctx, uncertain, {
+    // Re-checked by the UPDATE: the holder may have reported back, or another sweep marked it, since the scan.
+    mark: async (tx, key) => (await tx.update(k).set({ escalatedAt: now }).where(and(eq(k.key, key.key), isUnescalatedUncertain)).returning({ key: k.key })).length > 0,
+    hold: (key) => ({
+      itemType: 'key', itemId: key.key, reason: 'uncertain_outcome',
+      owner: key.taskOwner ?? options.defaultOwner ?? DEFAULT_ESCALATION_OWNER, detail: describeUncertainKey(key),
+    }),
+  });
 }
 
 function describeUncertainKey(key: { key: string; taskId: string | null; step: string | null; holder: string | null; intentAt: Date; lockedUntil: Date | null }): string {

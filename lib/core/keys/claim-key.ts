@@ -36,6 +36,12 @@ export function scopeRetentionMsSql(scope: AnyColumn): SQL {
   return sql`(case ${scope}${sql.join(cases)} else ${sql.raw(String(DEFAULT_RETENTION_MS))} end)::bigint`;
 }
 
+/** When a key settled now expires: its claim's retention (or its scope's) counted from this change. */
+export function expiresAfterRetentionSql(): SQL {
+  const k = idempotencyKeys;
+  return sql`now() + make_interval(secs => coalesce(${k.retentionMs}, ${scopeRetentionMsSql(k.scope)})::double precision / 1000)`;
+}
+
 export type ClaimOutcome =
   | { outcome: 'acquired'; key: string; fencingToken: number; attemptNumber: number }
   | { outcome: 'replay'; key: string; result: unknown }

@@ -6,7 +6,7 @@ import { enforceTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
 import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { cachedStatement } from '../prepared';
-import { scopeRetentionMsSql } from './claim-key';
+import { expiresAfterRetentionSql } from './claim-key';
 import { parseInput } from '../validation';
 import { completeKeyInput, failKeyInput } from './settle-key-input';
 
@@ -45,7 +45,7 @@ const settleStatement = cachedStatement((db) => {
       updatedAt: sql`now()`,
       // Kept for the claim's retention from now, the key's last change: a duplicate arriving
       // within the retry horizon after the settle still gets the stored outcome.
-      expiresAt: sql`now() + make_interval(secs => coalesce(${k.retentionMs}, ${scopeRetentionMsSql(k.scope)})::double precision / 1000)`,
+      expiresAt: expiresAfterRetentionSql(),
     })
     .where(
       and(

@@ -85,10 +85,10 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
     case 'task_not_active':
       return stopForTaskState(ctx, request.taskId, decided.status);
     case 'exhausted': {
-      const failure = await lastFailureOf(ctx, key, decided.detail);
+      const { failure, attemptNumber } = await stepSoFar(ctx, key, decided.detail);
       return exhaustTask(ctx.db, actor, {
         taskId: request.taskId, agent: request.agent, step: request.step, queue: request.queue ?? request.agent,
-        payload: request.content ?? null, owner, attemptNumber: await attemptsSoFar(ctx, key),
+        payload: request.content ?? null, owner, attemptNumber,
       }, decided.reason, failure, decided.detail);
     }
   }
@@ -218,15 +218,15 @@ async function stopForTaskState(ctx: CoreContext, taskId: string, status: TaskSt
   return { decision: 'stop', code: 'TASK_FINISHED', reason: 'task_finished', detail: `Task "${taskId}" is ${status.replace('_', ' ')}; it starts no new step` };
 }
 
-/** The failure that led here (the key's last one), for the dead letter; else the refusal itself. */
-async function lastFailureOf(ctx: CoreContext, key: string, refusal: string): Promise<{ errorClass: ErrorClass; errorText: string }> {
-  const [row] = await ctx.db.select({ errorClass: idempotencyKeys.errorClass, errorText: idempotencyKeys.errorText }).from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
-  if (row?.errorClass && row.errorText) return { errorClass: row.errorClass, errorText: row.errorText };
-  return { errorClass: 'unknown', errorText: `not begun: ${refusal}` };
-}
-
-/** Attempts the step has made: the key's acquisitions (the refused claim was rolled back). */
-async function attemptsSoFar(ctx: CoreContext, key: string): Promise<number> {
-  const [row] = await ctx.db.select({ acquisitions: idempotencyKeys.acquisitions }).from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
-  return Math.max(1, row?.acquisitions ?? 1);
+/**
+ * What the step's key says so far, for the dead letter: its last failure (else
+ * the refusal itself) and the attempts made (the refused claim was rolled back).
+ */
+async function stepSoFar(ctx: CoreContext, key: string, refusal: string): Promise<{ failure: { errorClass: ErrorClass; errorText: string }; attemptNumber: number }> {
+  const [row] = await ctx.db
+    .select({ errorClass: idempotencyKeys.errorClass, errorText: idempotencyKeys.errorText, acquisitions: idempotencyKeys.acquisitions })
+    .from(idempotencyKeys)
+    .where(eq(idempotencyKeys.key, key));
+  const failure = row?.errorClass && row.errorText ? { errorClass: row.errorClass, errorText: row.errorText } : { errorClass: 'unknown' as const, errorText: `not begun: ${refusal}` };
+  return { failure, attemptNumber: Math.max(1, row?.acquisitions ?? 1) };
 }

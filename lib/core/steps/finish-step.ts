@@ -5,7 +5,7 @@ import { nowOf, type Actor, type CoreContext } from '../context';
 import { retryOnDeadlock } from '../deadlock-retry';
 import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { openHold } from '../holds/open-hold';
-import { keyRetentionMs } from '../keys/claim-key';
+import { expiresAfterRetentionSql } from '../keys/claim-key';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
 import { markTaskFinished } from '../tasks/finish-task';
 import { MAX_HOLD_DETAIL } from '../holds/hold-input';
@@ -15,11 +15,9 @@ import { exhaustTask } from './exhaust-task';
 import { stepActor } from './step-actor';
 import { finishAnswer, finishStepInput, type FinishAnswer, type FinishStepInput, type FinishStepRequest } from './step-protocol';
 
-const DEFAULT_RETENTION_MS = 7 * 24 * 3_600_000;
 
 type BegunKey = {
   key: string;
-  scope: string;
   status: KeyStatus;
   fencing_token: string;
   acquisitions: number;
@@ -97,7 +95,7 @@ export async function finishStep(ctx: CoreContext, input: FinishStepInput, retry
 /** The key under its row lock, checked to be this attempt's: never begun is NOT_FOUND, superseded is STALE_TOKEN. */
 async function lockBegunKey(tx: Transaction, request: FinishStepRequest): Promise<BegunKey> {
   const [key] = await tx.execute<BegunKey>(sql`
-    select key, scope, status, fencing_token, acquisitions, downstream_idempotent, coalesce(locked_until <= now(), true) as lock_expired,
+    select key, status, fencing_token, acquisitions, downstream_idempotent, coalesce(locked_until <= now(), true) as lock_expired,
       task_id, step, agent, queue, payload, reserved_micros, completes_task, attempt_started_at, finish_answer
     from idempotency_keys where key = ${request.key}::text for update`);
   if (!key || key.agent === null || request.fencingToken > Number(key.fencing_token)) {
@@ -151,7 +149,6 @@ async function settleKey(
   key: BegunKey,
   settled: { status: 'completed'; result: unknown; answer: FinishAnswer } | { status: 'failed'; errorClass: ErrorClass; errorText: string; answer: undefined },
 ): Promise<void> {
-  const retention = keyRetentionMs[key.scope] ?? DEFAULT_RETENTION_MS;
   const completed = settled.status === 'completed';
   await tx.execute(sql`
     update idempotency_keys set
@@ -160,7 +157,7 @@ async function settleKey(
       error_class = ${completed ? null : settled.errorClass}::error_class,
       error_text = ${completed ? null : settled.errorText}::text,
       locked_until = null, reserved_micros = 0, updated_at = now(),
-      expires_at = now() + make_interval(secs => coalesce(retention_ms, ${retention}::bigint)::double precision / 1000),
+      expires_at = ${expiresAfterRetentionSql()},
       finish_answer = ${settled.answer ? JSON.stringify(settled.answer) : null}::jsonb
     where key = ${key.key}::text`);
 }

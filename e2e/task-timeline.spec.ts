@@ -44,3 +44,17 @@ test('a task known only from a hold opens from the Holds page', async ({ page })
   await expect(page.getByTestId('task-holds')).toContainText('Check the Q4 summary numbers');
   await expect(page.getByTestId('task-no-attempts')).toBeVisible();
 });
+
+test('a 10,000-character stack trace keeps the timeline within the screen, clamped with "Show all"', async ({ page, database, expectAccessible }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const taskId = `e2e-long-${randomUUID().slice(0, 8)}`;
+  const trace = `TypeError: bad answer from https://api.example.com/${'v1/'.repeat(130)}?token=${'x'.repeat(400)}\n${'    at frame (/srv/agent/index.js:1:1)\n'.repeat(400)}`.slice(0, 10_000);
+  await runStep({ db: database.db }, { taskId, agent: 'e2e-fleet', owner: 'team:growth', step: 'draft', content: {} }, async () => {
+    throw new StepError('permanent', trace);
+  });
+  await page.goto(`/tasks/${taskId}`);
+  await expect(page.getByTestId('attempt-draft-1').getByText('Show all (10,000 characters)')).toBeVisible();
+  await expect(page.getByTestId('task-dead-letters').getByText('Show all (10,000 characters)')).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1440);
+  await expectAccessible();
+});

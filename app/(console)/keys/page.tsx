@@ -12,6 +12,7 @@ import { requirePerson } from '@/lib/server/session';
 import { getDb } from '@/lib/server/db';
 import { visibleText } from '@/lib/console/visible-text';
 import { FilterNotices } from '../filter-notices';
+import { LongText } from '@/components/ui/long-text';
 
 export const metadata: Metadata = { title: 'Keys' };
 export const dynamic = 'force-dynamic';
@@ -101,7 +102,7 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
               <dt className="text-muted">Stored result</dt>
               <dd className="font-mono text-[12px]">{detail.key.result === null ? '—' : JSON.stringify(detail.key.result)}</dd>
               <dt className="text-muted">Error</dt>
-              <dd>{detail.key.errorClass ? `${detail.key.errorClass}: ${visibleText(detail.key.errorText)}` : '—'}</dd>
+              <dd>{detail.key.errorClass ? <>{detail.key.errorClass}: <LongText text={detail.key.errorText ?? ''} lines={2} /></> : '—'}</dd>
               <dt className="text-muted">In progress until</dt>
               <dd>{when(detail.key.lockedUntil)}</dd>
               <dt className="text-muted">Kept until</dt>

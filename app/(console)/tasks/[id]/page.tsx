@@ -8,7 +8,7 @@ import { getTaskTimeline } from '@/lib/queries/task-timeline';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { TaskParked } from './task-parked';
-import { visibleText } from '@/lib/console/visible-text';
+import { LongText } from '@/components/ui/long-text';
 
 export const metadata: Metadata = { title: 'Task' };
 export const dynamic = 'force-dynamic';
@@ -62,7 +62,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
                 </Cell>
                 <Cell data-testid="error" className="max-w-sm">
                   {row.errorClass ? <span className="font-mono text-[12px]">{row.errorClass}</span> : null}
-                  {row.errorText ? <span className="block text-[12px] text-muted">{visibleText(row.errorText)}</span> : null}
+                  {row.errorText ? <div className="text-[12px] text-muted"><LongText text={row.errorText} lines={2} /></div> : null}
                 </Cell>
                 <Cell numeric>{row.latencyMs === null ? '—' : `${formatCount(row.latencyMs)} ms`}</Cell>
                 <Cell numeric>{formatMicros(row.costMicros)}</Cell>

@@ -1,6 +1,6 @@
 import type { TaskTimeline } from '@/lib/queries/task-timeline';
 import { formatMicros } from '@/lib/console/format';
-import { visibleText } from '@/lib/console/visible-text';
+import { LongText } from '@/components/ui/long-text';
 
 /** The task's dead letters and holds, open or settled, under its timeline. */
 export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLetters' | 'holds'>) {
@@ -17,9 +17,8 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
             {deadLetters.map((letter) => (
               <li key={letter.id} className="rounded-lg border border-line bg-surface p-3 text-[13px]">
                 <span className="font-mono text-[12px]">{letter.step}</span> · {letter.status} · {letter.reason} · {letter.attempts} attempt(s) · {formatMicros(letter.spendMicros)}
-                <span className="block text-[12px] text-muted">
-                  {letter.errorClass}: {visibleText(letter.lastError)}
-                </span>
+                <span className="block text-[12px] text-muted">{letter.errorClass}</span>
+                {letter.lastError ? <div className="text-[12px] text-muted"><LongText text={letter.lastError} lines={2} /></div> : null}
               </li>
             ))}
           </ul>
@@ -37,7 +36,7 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
               <li key={hold.id} className="rounded-lg border border-line bg-surface p-3 text-[13px]">
                 <span className="font-mono text-[12px]">{hold.reason}</span> · {hold.status}
                 {hold.resolution ? ` (${hold.resolution} by ${hold.clearedBy})` : ''} · owner {hold.owner}
-                <span className="block text-[12px] text-muted">{visibleText(hold.detail)}</span>
+                <div className="text-[12px] text-muted"><LongText text={hold.detail} lines={2} /></div>
               </li>
             ))}
           </ul>

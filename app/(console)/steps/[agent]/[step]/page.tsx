@@ -12,7 +12,7 @@ import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
-import { visibleText } from '@/lib/console/visible-text';
+import { LongText } from '@/components/ui/long-text';
 
 export const metadata: Metadata = { title: 'Step' };
 export const dynamic = 'force-dynamic';
@@ -78,7 +78,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
                 <Cell numeric>{failure.attemptNumber}</Cell>
                 <Cell>
                   <span className="font-mono text-[12px]">{failure.errorClass}</span>
-                  <span className="block text-[12px] text-muted">{visibleText(failure.errorText)}</span>
+                  <div className="text-[12px] text-muted"><LongText text={failure.errorText ?? ''} lines={2} /></div>
                 </Cell>
               </tr>
             ))}

@@ -7,10 +7,22 @@ module.exports = {
   forbidden: [
     {
       name: 'core-is-the-library',
-      comment: 'lib/core is what agents and scripts import: it must not depend on Next, the server glue, read models, the console or pages.',
+      comment:
+        'lib/core is what agents and scripts import: it must not depend on Next, the server glue, read models, the console or pages.',
       severity: 'error',
       from: { path: '^lib/core/' },
-      to: { path: ['^node_modules/next/', '^lib/server/', '^lib/queries/', '^lib/console/', '^app/', '^components/', '^lib/fleet/', '^lib/demo/'] },
+      to: {
+        path: [
+          '^node_modules/next/',
+          '^lib/server/',
+          '^lib/queries/',
+          '^lib/console/',
+          '^app/',
+          '^components/',
+          '^lib/fleet/',
+          '^lib/demo/',
+        ],
+      },
     },
     {
       name: 'queries-know-no-demo',
@@ -24,14 +36,28 @@ module.exports = {
       comment: 'The typed client bundles for any runtime: no database, no services, no server glue.',
       severity: 'error',
       from: { path: '^lib/client/' },
-      to: { path: ['^lib/db/(?!schema/enums\\.ts$)', '^lib/server/', '^lib/queries/', '^node_modules/(drizzle-orm|postgres|next)/'] },
+      to: {
+        path: [
+          '^lib/db/(?!schema/enums\\.ts$)',
+          '^lib/server/',
+          '^lib/queries/',
+          '^node_modules/(drizzle-orm|postgres|next)/',
+        ],
+      },
     },
     {
       name: 'api-description-imports-schemas-only',
       comment: 'The endpoint registry and its response schemas are shared with the client.',
       severity: 'error',
       from: { path: '^lib/api/' },
-      to: { path: ['^lib/db/(?!schema/enums\\.ts$)', '^lib/server/', '^lib/queries/', '^node_modules/(drizzle-orm|postgres)/'] },
+      to: {
+        path: [
+          '^lib/db/(?!schema/enums\\.ts$)',
+          '^lib/server/',
+          '^lib/queries/',
+          '^node_modules/(drizzle-orm|postgres)/',
+        ],
+      },
     },
     {
       name: 'components-are-not-pages',
@@ -56,6 +82,9 @@ module.exports = {
     parser: 'swc',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };

@@ -33,7 +33,11 @@ export async function proxy(request: NextRequest) {
     return secure(plainText(400, 'Bad request: this Holdfast does not answer to that host name. Use its own address.'));
   }
 
-  if (request.method === 'POST' && request.headers.has('next-action') && !isAllowedOrigin(request.headers.get('origin'), rules)) {
+  if (
+    request.method === 'POST' &&
+    request.headers.has('next-action') &&
+    !isAllowedOrigin(request.headers.get('origin'), rules)
+  ) {
     // Next refuses a cross-site server action too, but as a bare 500; say what happened.
     return secure(plainText(403, "Forbidden: form posts are accepted from this Holdfast's own pages only."));
   }
@@ -41,7 +45,12 @@ export async function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
   if (!isWellEncoded(pathname)) {
     // Next's router would throw decoding it (a bare 500 with no page): say what is wrong instead.
-    return secure(plainText(400, 'Bad request: the address has malformed percent-encoding (a % must be followed by two hex digits of valid UTF-8).'));
+    return secure(
+      plainText(
+        400,
+        'Bad request: the address has malformed percent-encoding (a % must be followed by two hex digits of valid UTF-8).',
+      ),
+    );
   }
   if (PUBLIC_PATHS.some((pattern) => pattern.test(pathname)) || (await isSignedIn(request, env))) {
     // Next reads the nonce from the request's policy header and stamps it on its own scripts.

@@ -22,17 +22,25 @@ export function PageError({ error, reset }: { error: Error & { digest?: string }
   }, [error]);
 
   return (
-    <div role="alert" data-testid="page-error" className="rounded-lg border border-line bg-danger-soft px-5 py-6 text-[13px]">
+    <div
+      role="alert"
+      data-testid="page-error"
+      className="rounded-lg border border-line bg-danger-soft px-5 py-6 text-[13px]"
+    >
       {databaseDown ? (
         <>
           <p className="font-medium text-danger">Database unavailable.</p>
-          <p className="mt-1 text-muted">Holdfast cannot reach its database right now, so this page cannot be shown. Nothing was lost: try again in a moment.</p>
+          <p className="mt-1 text-muted">
+            Holdfast cannot reach its database right now, so this page cannot be shown. Nothing was lost: try again in a
+            moment.
+          </p>
         </>
       ) : (
         <>
           <p className="font-medium text-danger">This page could not be loaded.</p>
           <p className="mt-1 text-muted">
-            The server logged the problem{error.digest ? ` (reference ${error.digest})` : ''}. Try again; if it keeps failing, check /api/health.
+            The server logged the problem{error.digest ? ` (reference ${error.digest})` : ''}. Try again; if it keeps
+            failing, check /api/health.
           </p>
         </>
       )}

@@ -3,7 +3,12 @@ import { createHoldfastClient, HoldfastApiError } from '../lib/client';
 import { createApiToken } from '../lib/core';
 import { expect, test } from './support/fixtures';
 
-test('the API reference renders the OpenAPI document, and the typed client works over real HTTP', async ({ page, database, baseURL, expectAccessible }) => {
+test('the API reference renders the OpenAPI document, and the typed client works over real HTTP', async ({
+  page,
+  database,
+  baseURL,
+  expectAccessible,
+}) => {
   await page.goto('/settings/api');
   const endpoint = page.getByTestId('endpoint-recordAttempt');
   await expect(endpoint.getByRole('heading')).toContainText('POST /api/v1/attempts');
@@ -17,7 +22,16 @@ test('the API reference renders the OpenAPI document, and the typed client works
   const client = createHoldfastClient({ baseUrl: baseURL!, token });
   const taskId = `http-${randomUUID().slice(0, 8)}`;
   const now = new Date();
-  const report = { taskId, agent: 'remote-agent', step: 'fetch', attemptNumber: 1, startedAt: new Date(now.getTime() - 800).toISOString(), finishedAt: now.toISOString(), outcome: 'succeeded' as const, costMicros: 700 };
+  const report = {
+    taskId,
+    agent: 'remote-agent',
+    step: 'fetch',
+    attemptNumber: 1,
+    startedAt: new Date(now.getTime() - 800).toISOString(),
+    finishedAt: now.toISOString(),
+    outcome: 'succeeded' as const,
+    costMicros: 700,
+  };
   const first = await client.recordAttempt(report, { idempotencyKey: `e2e-${taskId}` });
   expect(first).toMatchObject({ duplicate: false, attempt: { taskId, latencyMs: 800 } });
   expect(await client.recordAttempt(report, { idempotencyKey: `e2e-${taskId}` })).toEqual(first);
@@ -26,7 +40,9 @@ test('the API reference renders the OpenAPI document, and the typed client works
   await expect(refused).rejects.toMatchObject({ status: 409, code: 'ATTEMPT_CONFLICT', retryable: false });
 
   // The raw document is served to a token holder.
-  const document = await fetch(new URL('/api/v1/openapi.json', baseURL), { headers: { authorization: `Bearer ${token}` } });
+  const document = await fetch(new URL('/api/v1/openapi.json', baseURL), {
+    headers: { authorization: `Bearer ${token}` },
+  });
   expect(document.status).toBe(200);
   expect(((await document.json()) as { openapi: string }).openapi).toBe('3.1.0');
 });

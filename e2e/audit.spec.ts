@@ -3,12 +3,22 @@ import { randomUUID } from 'node:crypto';
 import { ensureTaskBudget, openHold } from '../lib/core';
 import { expect, test } from './support/fixtures';
 
-test('a cleared hold shows in the audit log with its change, and the filtered view exports as CSV', async ({ page, database, expectAccessible }) => {
+test('a cleared hold shows in the audit log with its change, and the filtered view exports as CSV', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
   const taskId = `audit-${randomUUID().slice(0, 8)}`;
   await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner: 'team:payments' }); // a hold parks an item that exists
   const { hold } = await openHold(
     { db: database.db, actor: { type: 'agent', id: 'payments', scopes: ['ingest'] } },
-    { itemType: 'task', itemId: taskId, reason: 'needs_approval', owner: 'team:payments', detail: 'Refund over the limit' },
+    {
+      itemType: 'task',
+      itemId: taskId,
+      reason: 'needs_approval',
+      owner: 'team:payments',
+      detail: 'Refund over the limit',
+    },
   );
 
   await page.goto('/holds');
@@ -41,5 +51,7 @@ test('a cleared hold shows in the audit log with its change, and the filtered vi
   const lines = csv.trimEnd().split('\r\n');
   expect(lines[0]).toBe('occurred_at,actor_type,actor_id,action,target_type,target_id,reason,before,after');
   expect(lines).toHaveLength(3);
-  expect(lines[1]).toContain(`person,ada@holdfast.demo,hold.clear.resume,hold,${hold.id},"Approved, ""urgent"", by finance"`);
+  expect(lines[1]).toContain(
+    `person,ada@holdfast.demo,hold.clear.resume,hold,${hold.id},"Approved, ""urgent"", by finance"`,
+  );
 });

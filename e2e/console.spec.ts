@@ -2,9 +2,15 @@ import { consoleAreas } from '../lib/navigation';
 import { expect, test } from './support/fixtures';
 
 for (const area of consoleAreas) {
-  test(`${area.label} is reachable from the sidebar and marked as the current page`, async ({ page, expectAccessible }) => {
+  test(`${area.label} is reachable from the sidebar and marked as the current page`, async ({
+    page,
+    expectAccessible,
+  }) => {
     await page.goto('/');
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: area.label, exact: true }).click();
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: area.label, exact: true })
+      .click();
     await expect(page).toHaveURL(area.href);
     await expect(page.getByRole('heading', { level: 1, name: area.label })).toBeVisible();
     await expect(page.getByRole('link', { name: area.label, exact: true })).toHaveAttribute('aria-current', 'page');

@@ -7,7 +7,14 @@ import { expect, signInAs, test } from './support/fixtures';
 async function deadLetter(db: Parameters<typeof runStep>[0]['db'], queue: string, errorText: string) {
   const outcome = await runStep(
     { db },
-    { taskId: `${queue}-${randomUUID().slice(0, 8)}`, agent: 'publishing', step: 'publish', owner: 'team:web', queue, content: { page: randomUUID() } },
+    {
+      taskId: `${queue}-${randomUUID().slice(0, 8)}`,
+      agent: 'publishing',
+      step: 'publish',
+      owner: 'team:web',
+      queue,
+      content: { page: randomUUID() },
+    },
     async () => {
       throw new StepError('permanent', errorText);
     },
@@ -24,7 +31,11 @@ async function brake(database: DatabaseConnection, deadLetterId: number) {
     where task_id = (select task_id from dead_letters where id = ${deadLetterId})`;
 }
 
-test('redrives one dead letter with a reason, and sees it leave the list', async ({ page, database, expectAccessible }) => {
+test('redrives one dead letter with a reason, and sees it leave the list', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
   const queue = `single-${randomUUID().slice(0, 6)}`;
   const id = await deadLetter(database.db, queue, '400: template "spring-sale" missing');
   await page.goto(`/dead-letters?queue=${queue}`);
@@ -38,7 +49,10 @@ test('redrives one dead letter with a reason, and sees it leave the list', async
   await expect(page.getByTestId('dead-letters-empty')).toBeVisible();
 });
 
-test('a filtered bulk redrive previews what will happen, then runs with progress and lands in the history', async ({ page, database }) => {
+test('a filtered bulk redrive previews what will happen, then runs with progress and lands in the history', async ({
+  page,
+  database,
+}) => {
   const queue = `bulk-${randomUUID().slice(0, 6)}`;
   for (let index = 0; index < 6; index += 1) await deadLetter(database.db, queue, `503 from the CDN (${index})`);
   const other = await deadLetter(database.db, queue, '400: bad slug');
@@ -82,7 +96,11 @@ test('a viewer sees the dead letters but may not redrive them', async ({ anonymo
   await expect(page.getByText('Bulk redrive: this needs the responder or admin role.')).toBeVisible();
 });
 
-test('a braked row cannot be redriven, says why, and an admin may override the brakes with a reason', async ({ page, database, expectAccessible }) => {
+test('a braked row cannot be redriven, says why, and an admin may override the brakes with a reason', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
   const queue = `braked-${randomUUID().slice(0, 6)}`;
   const id = await deadLetter(database.db, queue, '503 from the CDN');
   await brake(database, id);
@@ -93,7 +111,9 @@ test('a braked row cannot be redriven, says why, and an admin may override the b
   const redrive = row.getByRole('button', { name: 'Redrive', exact: true });
   await expect(redrive).toBeDisabled();
   await expect(redrive).toHaveAccessibleDescription(/already redriven 3 times \(at most 3\)/);
-  await expect(row.getByTestId(`dead-letter-brakes-${id}`)).toHaveText('Redrive braked: already redriven 3 times (at most 3). An admin may override the brakes.');
+  await expect(row.getByTestId(`dead-letter-brakes-${id}`)).toHaveText(
+    'Redrive braked: already redriven 3 times (at most 3). An admin may override the brakes.',
+  );
   await expect(row.getByRole('button', { name: 'Override brakes…' })).toHaveCount(0);
   await expectAccessible();
 
@@ -111,7 +131,8 @@ test('a braked row cannot be redriven, says why, and an admin may override the b
 test('the bulk preview counts the items each redrive brake will skip', async ({ page, database }) => {
   const queue = `bulk-braked-${randomUUID().slice(0, 6)}`;
   const ids = [];
-  for (let index = 0; index < 3; index += 1) ids.push(await deadLetter(database.db, queue, `503 from the CDN (${index})`));
+  for (let index = 0; index < 3; index += 1)
+    ids.push(await deadLetter(database.db, queue, `503 from the CDN (${index})`));
   await brake(database, ids[0]!);
 
   await page.goto(`/dead-letters?queue=${queue}`);
@@ -125,10 +146,18 @@ test('the bulk preview counts the items each redrive brake will skip', async ({ 
   await dialog.getByRole('button', { name: 'Cancel' }).click();
 });
 
-test('a 10,000-character error is clamped with "Show all", and the row keeps its actions on screen', async ({ page, database, expectAccessible }) => {
+test('a 10,000-character error is clamped with "Show all", and the row keeps its actions on screen', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   const queue = `long-${randomUUID().slice(0, 6)}`;
-  const trace = `TypeError: bad answer from https://api.example.com/${'v1/'.repeat(130)}?token=${'x'.repeat(400)}\n${'    at frame (/srv/agent/index.js:1:1)\n'.repeat(400)}`.slice(0, 10_000);
+  const trace =
+    `TypeError: bad answer from https://api.example.com/${'v1/'.repeat(130)}?token=${'x'.repeat(400)}\n${'    at frame (/srv/agent/index.js:1:1)\n'.repeat(400)}`.slice(
+      0,
+      10_000,
+    );
   const id = await deadLetter(database.db, queue, trace);
   await page.goto(`/dead-letters?queue=${queue}`);
   const row = page.getByTestId(`dead-letter-row-${id}`);

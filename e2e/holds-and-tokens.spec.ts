@@ -2,12 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { ensureTaskBudget, openHold } from '../lib/core';
 import { expect, signInAs, test } from './support/fixtures';
 
-test('a viewer clears a hold of their own team, and cannot clear another team\'s', async ({ anonymousPage: page, expectAccessible }) => {
+test("a viewer clears a hold of their own team, and cannot clear another team's", async ({
+  anonymousPage: page,
+  expectAccessible,
+}) => {
   await signInAs(page, 'viewer'); // Vera, team payments
   await page.goto('/holds');
   const ownTeam = page.getByTestId('hold-row-refund-2291');
   const otherTeam = page.getByTestId('hold-row-campaign-17');
-  await expect(otherTeam.getByTestId('clear-refused')).toContainText('viewers may act only on holds owned by them or their teams');
+  await expect(otherTeam.getByTestId('clear-refused')).toContainText(
+    'viewers may act only on holds owned by them or their teams',
+  );
   await expect(otherTeam.getByRole('button', { name: 'Clear' })).toHaveCount(0);
   await expectAccessible();
 
@@ -18,7 +23,9 @@ test('a viewer clears a hold of their own team, and cannot clear another team\'s
   await expect(otherTeam).toBeVisible();
 });
 
-test('a responder may clear any team\'s hold; a viewer may not open the token settings', async ({ anonymousPage: page }) => {
+test("a responder may clear any team's hold; a viewer may not open the token settings", async ({
+  anonymousPage: page,
+}) => {
   await signInAs(page, 'responder');
   await page.goto('/holds');
   await expect(page.getByTestId('hold-row-campaign-17').getByRole('button', { name: 'Clear' })).toBeVisible();
@@ -30,7 +37,10 @@ test('a responder may clear any team\'s hold; a viewer may not open the token se
   await expect(page.getByTestId('create-token-form')).toHaveCount(0);
 });
 
-test('an admin creates tokens shown once; the API takes them by scope, and refuses them once revoked', async ({ page, expectAccessible }) => {
+test('an admin creates tokens shown once; the API takes them by scope, and refuses them once revoked', async ({
+  page,
+  expectAccessible,
+}) => {
   const createToken = async (name: string, scopes: ('ingest' | 'read')[]) => {
     await page.goto('/settings/tokens');
     const form = page.getByTestId('create-token-form');
@@ -48,20 +58,32 @@ test('an admin creates tokens shown once; the API takes them by scope, and refus
   await expect(page.getByTestId('new-token')).toHaveCount(0); // shown once
 
   const attempt = {
-    taskId: `api-${randomUUID()}`, agent: 'api-agent', step: 'fetch', attemptNumber: 1,
-    startedAt: new Date(Date.now() - 1_000).toISOString(), finishedAt: new Date().toISOString(), outcome: 'succeeded', costMicros: 10,
+    taskId: `api-${randomUUID()}`,
+    agent: 'api-agent',
+    step: 'fetch',
+    attemptNumber: 1,
+    startedAt: new Date(Date.now() - 1_000).toISOString(),
+    finishedAt: new Date().toISOString(),
+    outcome: 'succeeded',
+    costMicros: 10,
   };
-  const post = (token: string, body: unknown) => page.request.post('/api/v1/attempts', { headers: { authorization: `Bearer ${token}` }, data: body });
+  const post = (token: string, body: unknown) =>
+    page.request.post('/api/v1/attempts', { headers: { authorization: `Bearer ${token}` }, data: body });
   expect((await post(ingest, attempt)).status()).toBe(201);
   expect((await post(ingest, attempt)).status()).toBe(200); // a repeated report
   const invalid = await post(ingest, { ...attempt, taskId: `api-${randomUUID()}`, outcome: 'failed', errorText: ' ' });
   expect(invalid.status()).toBe(400);
-  expect(await invalid.json()).toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { errorText: [expect.any(String)], errorClass: [expect.any(String)] } });
+  expect(await invalid.json()).toMatchObject({
+    code: 'INVALID_INPUT',
+    fieldErrors: { errorText: [expect.any(String)], errorClass: [expect.any(String)] },
+  });
 
   const readWrite = await post(read, { ...attempt, taskId: `api-${randomUUID()}` });
   expect(readWrite.status()).toBe(403);
   expect(await readWrite.json()).toMatchObject({ code: 'FORBIDDEN' });
-  const readRead = await page.request.get('/api/v1/step-stats?window=24h', { headers: { authorization: `Bearer ${read}` } });
+  const readRead = await page.request.get('/api/v1/step-stats?window=24h', {
+    headers: { authorization: `Bearer ${read}` },
+  });
   expect(readRead.status()).toBe(200);
   expect((await readRead.json()).steps).toContainEqual(expect.objectContaining({ agent: 'api-agent', step: 'fetch' }));
 
@@ -76,27 +98,38 @@ test('an admin creates tokens shown once; the API takes them by scope, and refus
   expect(await revoked.json()).toMatchObject({ code: 'UNAUTHENTICATED', detail: 'A valid API token is required' });
 });
 
-test('a viewer\'s forged request to clear another team\'s hold is refused and changes nothing', async ({ anonymousPage: page, database }) => {
+test("a viewer's forged request to clear another team's hold is refused and changes nothing", async ({
+  anonymousPage: page,
+  database,
+}) => {
   await signInAs(page, 'viewer');
   await page.goto('/holds');
-  const [target] = await database.sql<{ id: number }[]>`select id from holds where item_id = 'campaign-17' and status = 'open'`;
+  const [target] = await database.sql<
+    { id: number }[]
+  >`select id from holds where item_id = 'campaign-17' and status = 'open'`;
   if (!target) throw new Error('the demo hold campaign-17 should be open');
-  const auditBefore = await database.sql<{ n: number }[]>`select count(*)::int as n from audit_log where target_id = ${String(target.id)}`;
+  const auditBefore = await database.sql<
+    { n: number }[]
+  >`select count(*)::int as n from audit_log where target_id = ${String(target.id)}`;
 
   // Reuse the form of a hold the viewer may clear, aimed at the other team's hold.
   const form = page.getByTestId('hold-row-invoice-8841').getByTestId('clear-hold-form');
-  await form.locator('input[name="holdId"]').evaluate((input, id) => ((input as HTMLInputElement).value = String(id)), target.id);
+  await form
+    .locator('input[name="holdId"]')
+    .evaluate((input, id) => ((input as HTMLInputElement).value = String(id)), target.id);
   await form.getByLabel('Note').fill('forged');
   await form.getByRole('button', { name: 'Clear' }).click();
   await expect(form.getByRole('alert')).toContainText('may not hold.clear');
 
   const [after] = await database.sql<{ status: string }[]>`select status from holds where id = ${target.id}`;
   expect(after?.status).toBe('open');
-  const auditAfter = await database.sql<{ n: number }[]>`select count(*)::int as n from audit_log where target_id = ${String(target.id)}`;
+  const auditAfter = await database.sql<
+    { n: number }[]
+  >`select count(*)::int as n from audit_log where target_id = ${String(target.id)}`;
   expect(auditAfter[0]?.n).toBe(auditBefore[0]?.n);
 });
 
-test('a viewer\'s session replayed on an admin\'s revoke form is refused', async ({ page, browser, database }) => {
+test("a viewer's session replayed on an admin's revoke form is refused", async ({ page, browser, database }) => {
   await page.goto('/settings/tokens');
   const name = `kept-${randomUUID().slice(0, 6)}`;
   const form = page.getByTestId('create-token-form');
@@ -116,14 +149,18 @@ test('a viewer\'s session replayed on an admin\'s revoke form is refused', async
   const actionAnswered = page.waitForResponse((response) => response.request().method() === 'POST');
   await page.getByTestId(`token-row-${name}`).getByRole('button', { name: 'Revoke' }).click();
   await actionAnswered;
-  const [token] = await database.sql<{ revoked_at: Date | null }[]>`select revoked_at from api_tokens where name = ${name}`;
+  const [token] = await database.sql<
+    { revoked_at: Date | null }[]
+  >`select revoked_at from api_tokens where name = ${name}`;
   expect(token?.revoked_at).toBeNull();
 });
 
 for (const role of ['viewer', 'responder', 'admin'] as const) {
   test(`the ${role} sees exactly the actions the ${role} may take`, async ({ anonymousPage: page, database }) => {
     await signInAs(page, role);
-    const open = await database.sql<{ item_id: string; owner: string }[]>`select item_id, owner from holds where status = 'open'`;
+    const open = await database.sql<
+      { item_id: string; owner: string }[]
+    >`select item_id, owner from holds where status = 'open'`;
     const vera = ['team:payments', 'person:vera@holdfast.demo'];
     const mayClear = (owner: string) => role !== 'viewer' || vera.includes(owner);
 
@@ -140,7 +177,10 @@ for (const role of ['viewer', 'responder', 'admin'] as const) {
   });
 }
 
-test('an admin gives a person a team; a viewer sees people read-only', async ({ anonymousPage: page, expectAccessible }) => {
+test('an admin gives a person a team; a viewer sees people read-only', async ({
+  anonymousPage: page,
+  expectAccessible,
+}) => {
   await signInAs(page, 'admin');
   await page.goto('/settings/people');
   const vera = page.getByTestId('person-form-vera@holdfast.demo');
@@ -158,7 +198,10 @@ test('an admin gives a person a team; a viewer sees people read-only', async ({ 
   await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
 });
 
-test('an admin limits a token to agents and queues: the list shows the limits and the API refuses other agents', async ({ page, expectAccessible }) => {
+test('an admin limits a token to agents and queues: the list shows the limits and the API refuses other agents', async ({
+  page,
+  expectAccessible,
+}) => {
   await page.goto('/settings/tokens');
   const name = `limited-${randomUUID().slice(0, 6)}`;
   const form = page.getByTestId('create-token-form');
@@ -175,14 +218,23 @@ test('an admin limits a token to agents and queues: the list shows the limits an
   await expectAccessible();
 
   const attempt = (agent: string) => ({
-    taskId: `limited-${randomUUID()}`, agent, step: 'send', attemptNumber: 1,
-    startedAt: new Date(Date.now() - 1_000).toISOString(), finishedAt: new Date().toISOString(), outcome: 'succeeded',
+    taskId: `limited-${randomUUID()}`,
+    agent,
+    step: 'send',
+    attemptNumber: 1,
+    startedAt: new Date(Date.now() - 1_000).toISOString(),
+    finishedAt: new Date().toISOString(),
+    outcome: 'succeeded',
   });
-  const post = (body: unknown) => page.request.post('/api/v1/attempts', { headers: { authorization: `Bearer ${token}` }, data: body });
+  const post = (body: unknown) =>
+    page.request.post('/api/v1/attempts', { headers: { authorization: `Bearer ${token}` }, data: body });
   expect((await post(attempt('outreach'))).status()).toBe(201);
   const refused = await post(attempt('billing'));
   expect(refused.status()).toBe(403);
-  expect(await refused.json()).toMatchObject({ code: 'FORBIDDEN', detail: expect.stringContaining('this token may act only for agents outreach, payments') });
+  expect(await refused.json()).toMatchObject({
+    code: 'FORBIDDEN',
+    detail: expect.stringContaining('this token may act only for agents outreach, payments'),
+  });
 });
 
 test("a hold's detail shows bidi controls as markers, never applying them", async ({ page, database }) => {
@@ -190,7 +242,13 @@ test("a hold's detail shows bidi controls as markers, never applying them", asyn
   await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner: 'team:payments' });
   await openHold(
     { db: database.db, actor: { type: 'agent', id: 'payments', scopes: ['ingest'] } },
-    { itemType: 'task', itemId: taskId, reason: 'needs_approval', owner: 'team:payments', detail: 'Approve invoice\u202Efdp.exe for $10' },
+    {
+      itemType: 'task',
+      itemId: taskId,
+      reason: 'needs_approval',
+      owner: 'team:payments',
+      detail: 'Approve invoice\u202Efdp.exe for $10',
+    },
   );
   await page.goto('/holds');
   const row = page.getByTestId(`hold-row-${taskId}`);

@@ -9,19 +9,37 @@ async function hold(database: DatabaseConnection, overrides: Partial<OpenHoldInp
   await ensureTaskBudget(database.db, { taskId: itemId, agent: 'ops', owner: overrides.owner ?? 'team:platform' }); // a hold parks an item that exists
   await openHold(
     { db: database.db, actor: { type: 'agent', id: 'ops', scopes: ['ingest'] } },
-    { itemType: 'task', itemId, reason: 'policy_blocked', detail: 'Sending blocked by the policy engine', owner: 'team:platform', ...overrides },
+    {
+      itemType: 'task',
+      itemId,
+      reason: 'policy_blocked',
+      detail: 'Sending blocked by the policy engine',
+      owner: 'team:platform',
+      ...overrides,
+    },
   );
   return itemId;
 }
 
-test('filters holds by reason, owner and age, flags frozen ones, reassigns one and clears a selection with one note', async ({ page, database, expectAccessible }) => {
+test('filters holds by reason, owner and age, flags frozen ones, reassigns one and clears a selection with one note', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
   const owner = `team:e2e-${randomUUID().slice(0, 6)}`;
-  const [first, second, old] = [await hold(database, { owner }), await hold(database, { owner }), await hold(database, { owner })];
+  const [first, second, old] = [
+    await hold(database, { owner }),
+    await hold(database, { owner }),
+    await hold(database, { owner }),
+  ];
   // One has waited past the frozen threshold (3 days by default).
   await database.db.execute(sql`update holds set opened_at = now() - interval '4 days' where item_id = ${old}`);
 
   await page.goto('/holds');
-  await page.getByTestId('hold-reason-counts').getByRole('link', { name: /Blocked by policy/ }).click();
+  await page
+    .getByTestId('hold-reason-counts')
+    .getByRole('link', { name: /Blocked by policy/ })
+    .click();
   await expect(page).toHaveURL(/reason=policy_blocked/);
   const filters = page.getByTestId('hold-filters');
   await filters.getByLabel('Owner').selectOption(owner);
@@ -56,6 +74,8 @@ test('filters holds by reason, owner and age, flags frozen ones, reassigns one a
 
   // Cleared holds stay viewable, with who, when and why.
   await page.goto(`/holds?view=cleared&owner=${encodeURIComponent(owner)}`);
-  await expect(page.getByTestId(`hold-row-${first}`).getByTestId('hold-resolution')).toHaveText('resume by person:ada@holdfast.demo: Policy exception granted');
+  await expect(page.getByTestId(`hold-row-${first}`).getByTestId('hold-resolution')).toHaveText(
+    'resume by person:ada@holdfast.demo: Policy exception granted',
+  );
   await expect(page.getByTestId(`hold-row-${second}`)).toBeVisible();
 });

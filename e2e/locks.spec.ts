@@ -16,7 +16,11 @@ async function staleLock(database: DatabaseConnection, options: { runStillLive?:
   return { slot, runKey };
 }
 
-test('force-releases a stale lock whose guards all pass, and shows why another cannot be released', async ({ page, database, expectAccessible }) => {
+test('force-releases a stale lock whose guards all pass, and shows why another cannot be released', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
   const releasable = await staleLock(database);
   const guarded = await staleLock(database, { runStillLive: true });
   await page.goto('/locks');

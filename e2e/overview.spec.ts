@@ -9,10 +9,33 @@ import { expect, test } from './support/fixtures';
 function knownAttempts(agent: string): RecordAttemptInput[] {
   const taskId = `task-${randomUUID()}`;
   const base = Date.now() - 30 * 60_000;
-  const at = (minute: number) => ({ startedAt: new Date(base + minute * 60_000), finishedAt: new Date(base + minute * 60_000 + 800) });
+  const at = (minute: number) => ({
+    startedAt: new Date(base + minute * 60_000),
+    finishedAt: new Date(base + minute * 60_000 + 800),
+  });
   return [
-    { taskId, agent, step: 'draft', attemptNumber: 1, outcome: 'failed', errorClass: 'timeout', errorText: 'model call exceeded 30 s', costMicros: 1_000, ...at(0) },
-    { taskId, agent, step: 'draft', attemptNumber: 2, outcome: 'failed', errorClass: 'rate_limited', errorText: '429', costMicros: 2_000, ...at(1) },
+    {
+      taskId,
+      agent,
+      step: 'draft',
+      attemptNumber: 1,
+      outcome: 'failed',
+      errorClass: 'timeout',
+      errorText: 'model call exceeded 30 s',
+      costMicros: 1_000,
+      ...at(0),
+    },
+    {
+      taskId,
+      agent,
+      step: 'draft',
+      attemptNumber: 2,
+      outcome: 'failed',
+      errorClass: 'rate_limited',
+      errorText: '429',
+      costMicros: 2_000,
+      ...at(1),
+    },
     { taskId, agent, step: 'draft', attemptNumber: 3, outcome: 'succeeded', costMicros: 5_000, ...at(2) },
     { taskId, agent, step: 'send', attemptNumber: 1, outcome: 'succeeded', costMicros: 2_000, ...at(3) },
   ];
@@ -42,7 +65,17 @@ test('shows exact figures for a step whose attempts are known', async ({ page, r
 
 test('shows headline figures against the previous window, both charts and the top movers', async ({ page }) => {
   await page.goto('/?window=7d');
-  for (const figure of ['attempts', 'retryRate', 'retrySpendMicros', 'retryShareOfSpend', 'openHolds', 'frozenHolds', 'deadLetterDepth', 'staleLocks', 'uncertainKeys']) {
+  for (const figure of [
+    'attempts',
+    'retryRate',
+    'retrySpendMicros',
+    'retryShareOfSpend',
+    'openHolds',
+    'frozenHolds',
+    'deadLetterDepth',
+    'staleLocks',
+    'uncertainKeys',
+  ]) {
     await expect(page.getByTestId(`headline-${figure}`).getByTestId('value')).not.toBeEmpty();
   }
   await expect(page.getByTestId('headline-staleLocks').getByTestId('change')).toHaveText('now');

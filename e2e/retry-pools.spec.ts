@@ -6,10 +6,23 @@ import { expect, signInAs, test } from './support/fixtures';
 
 const uniqueAgent = (label: string) => `e2e-pool-${label}-${randomUUID().slice(0, 6)}`;
 
-test('an admin adds a pool and sees it listed with its level, changes it, and deletes it with a reason', async ({ page, database, expectAccessible }) => {
+test('an admin adds a pool and sees it listed with its level, changes it, and deletes it with a reason', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
   const agent = uniqueAgent('admin');
   // Usage the step engine would have counted: 50 first attempts, 3 retries and 2 refusals just now.
-  await database.db.insert(retryPoolUsage).values({ agent, step: 'charge_card', sliceStart: sliceStartOf(new Date()), firstAttempts: 50, retries: 3, refusals: 2 });
+  await database.db
+    .insert(retryPoolUsage)
+    .values({
+      agent,
+      step: 'charge_card',
+      sliceStart: sliceStartOf(new Date()),
+      firstAttempts: 50,
+      retries: 3,
+      refusals: 2,
+    });
 
   await page.goto('/settings/retry-pools');
   const form = page.getByTestId('pool-form');
@@ -17,7 +30,9 @@ test('an admin adds a pool and sees it listed with its level, changes it, and de
   await form.getByLabel('Budget (% of first attempts)').fill('20');
   await form.getByLabel('Floor (retries per second)').fill('0.1');
   await form.getByLabel('Window (seconds)').fill('3600');
-  await expect(form.getByTestId('pool-summary')).toContainText('In any 3,600 s, retries may be 20% of that window\'s first attempts plus 360');
+  await expect(form.getByTestId('pool-summary')).toContainText(
+    "In any 3,600 s, retries may be 20% of that window's first attempts plus 360",
+  );
   await form.getByLabel('Reason (kept in the audit log)').fill('card processor outage');
   await form.getByRole('button', { name: 'Save pool' }).click();
   await expect(form.getByTestId('pool-saved')).toHaveText(`Pool added for ${agent} / all steps.`);
@@ -51,7 +66,11 @@ test('an admin adds a pool and sees it listed with its level, changes it, and de
   await row.getByRole('button', { name: 'Delete pool' }).click();
   await expect(row).toHaveCount(0);
 
-  const audit = await database.db.select().from(auditLog).where(and(eq(auditLog.targetType, 'retry_pool'), eq(auditLog.targetId, `${agent}/*`))).orderBy(auditLog.id);
+  const audit = await database.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.targetType, 'retry_pool'), eq(auditLog.targetId, `${agent}/*`)))
+    .orderBy(auditLog.id);
   expect(audit.map((record) => [record.action, record.reason])).toEqual([
     ['retry_pool.save', 'card processor outage'],
     ['retry_pool.save', 'still too many retries'],
@@ -72,12 +91,33 @@ test('a refused save names the bad field and keeps what was typed', async ({ pag
   await expect(form.getByLabel('Step')).toHaveValue('send_email');
 });
 
-test('the Steps page marks a step covered by a pool with its room and its refusals', async ({ page, database, recordAttempts }) => {
+test('the Steps page marks a step covered by a pool with its room and its refusals', async ({
+  page,
+  database,
+  recordAttempts,
+}) => {
   const agent = uniqueAgent('steps');
   await recordAttempts([
-    { taskId: `task-${agent}`, agent, step: 'publish', attemptNumber: 1, outcome: 'succeeded', startedAt: new Date(Date.now() - 60_000), finishedAt: new Date(Date.now() - 59_000) },
+    {
+      taskId: `task-${agent}`,
+      agent,
+      step: 'publish',
+      attemptNumber: 1,
+      outcome: 'succeeded',
+      startedAt: new Date(Date.now() - 60_000),
+      finishedAt: new Date(Date.now() - 59_000),
+    },
   ]);
-  await database.db.insert(retryPoolUsage).values({ agent, step: 'publish', sliceStart: sliceStartOf(new Date()), firstAttempts: 10, retries: 2, refusals: 4 });
+  await database.db
+    .insert(retryPoolUsage)
+    .values({
+      agent,
+      step: 'publish',
+      sliceStart: sliceStartOf(new Date()),
+      firstAttempts: 10,
+      retries: 2,
+      refusals: 4,
+    });
 
   await page.goto('/settings/retry-pools');
   const form = page.getByTestId('pool-form');
@@ -91,7 +131,9 @@ test('the Steps page marks a step covered by a pool with its room and its refusa
   await expect(page.getByTestId(`pool-row-${agent}-publish`).getByTestId('pool-level')).toHaveText('left 0 of 2');
 
   await page.goto(`/steps?agent=${agent}`);
-  await expect(page.getByTestId(`steps-row-${agent}-publish`).getByTestId('retry-pool-badge')).toContainText('retry pool: 0 left / refused 4');
+  await expect(page.getByTestId(`steps-row-${agent}-publish`).getByTestId('retry-pool-badge')).toContainText(
+    'retry pool: 0 left / refused 4',
+  );
 });
 
 test('a viewer sees the pools read only, with no form and the reason why', async ({ page, expectAccessible }) => {

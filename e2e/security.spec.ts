@@ -31,13 +31,21 @@ test.describe('DNS rebinding', () => {
     const statuses = await page.evaluate(async () => {
       const results: Record<string, number> = {};
       for (const path of ['/sign-in', '/settings/tokens']) {
-        const response = await fetch(path, { method: 'POST', headers: { 'next-action': '0'.repeat(40), 'content-type': 'text/plain;charset=UTF-8' }, body: '[]' });
+        const response = await fetch(path, {
+          method: 'POST',
+          headers: { 'next-action': '0'.repeat(40), 'content-type': 'text/plain;charset=UTF-8' },
+          body: '[]',
+        });
         results[`POST ${path}`] = response.status;
       }
-      for (const path of ['/api/health', '/api/v1/openapi.json', '/', '/holds']) results[`GET ${path}`] = (await fetch(path)).status;
+      for (const path of ['/api/health', '/api/v1/openapi.json', '/', '/holds'])
+        results[`GET ${path}`] = (await fetch(path)).status;
       return results;
     });
-    expect(Object.values(statuses).every((status) => status === 400), JSON.stringify(statuses)).toBe(true);
+    expect(
+      Object.values(statuses).every((status) => status === 400),
+      JSON.stringify(statuses),
+    ).toBe(true);
     expect((await database.db.select().from(apiTokens)).length).toBe(tokensBefore);
     await page.close();
   });
@@ -45,14 +53,20 @@ test.describe('DNS rebinding', () => {
   test('a forged Host with a signed-in cookie is refused too; loopback names are served', async ({ page }) => {
     const cookies = await page.context().cookies();
     const cookie = cookies.map((entry) => `${entry.name}=${entry.value}`).join('; ');
-    const refused = await page.request.get('/settings/tokens', { headers: { host: attacker, origin: `http://${attacker}`, cookie } });
+    const refused = await page.request.get('/settings/tokens', {
+      headers: { host: attacker, origin: `http://${attacker}`, cookie },
+    });
     expect(refused.status()).toBe(400);
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) {
       expect((await page.request.get('/api/health', { headers: { host } })).status(), host).toBe(200);
     }
     // A server action posted from another site's page (its Origin) is refused with a clear 403, not Next's bare 500.
     const crossSite = await page.request.post('/sign-in', {
-      headers: { origin: 'http://evil.example', 'next-action': '0'.repeat(40), 'content-type': 'text/plain;charset=UTF-8' },
+      headers: {
+        origin: 'http://evil.example',
+        'next-action': '0'.repeat(40),
+        'content-type': 'text/plain;charset=UTF-8',
+      },
       data: '[]',
     });
     expect(crossSite.status()).toBe(403);
@@ -75,7 +89,9 @@ test.describe('security headers', () => {
       expect(headers['strict-transport-security']).toBeUndefined();
     }
     const nonce = (value: string | undefined) => /'nonce-([^']+)'/.exec(value ?? '')?.[1];
-    expect(nonce(first!.headers()['content-security-policy'])).not.toBe(nonce(second.headers()['content-security-policy']));
+    expect(nonce(first!.headers()['content-security-policy'])).not.toBe(
+      nonce(second.headers()['content-security-policy']),
+    );
     const forged = await page.request.get('/api/health', { headers: { 'x-forwarded-proto': 'https' } });
     expect(forged.headers()['strict-transport-security']).toBeUndefined();
     expect(forged.headers()['x-content-type-options']).toBe('nosniff');
@@ -90,9 +106,22 @@ test.describe('security headers', () => {
   test('the console works under the policy: no violations, charts and actions included', async ({ page }) => {
     // The fixture fails the test on any console error; a CSP violation is one. Listen for the event as well.
     await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
+      document.addEventListener('securitypolicyviolation', (event) =>
+        console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`),
+      );
     });
-    for (const path of ['/', '/steps', '/holds', '/dead-letters', '/locks', '/keys', '/audit', '/settings/people', '/settings/tokens', '/settings/retry-pools']) {
+    for (const path of [
+      '/',
+      '/steps',
+      '/holds',
+      '/dead-letters',
+      '/locks',
+      '/keys',
+      '/audit',
+      '/settings/people',
+      '/settings/tokens',
+      '/settings/retry-pools',
+    ]) {
       await page.goto(path);
       await expect(page.locator('main h1').first()).toBeVisible();
     }
@@ -142,8 +171,13 @@ test.describe('sessions end', () => {
     await signInAs(remyPage, 'responder');
 
     await page.goto('/settings/people');
-    await page.getByTestId('sign-out-everywhere-remy@holdfast.demo').getByRole('button', { name: 'Sign out remy@holdfast.demo everywhere' }).click();
-    await expect(page.getByTestId('sign-out-everywhere-remy@holdfast.demo').getByRole('status')).toHaveText('Signed out');
+    await page
+      .getByTestId('sign-out-everywhere-remy@holdfast.demo')
+      .getByRole('button', { name: 'Sign out remy@holdfast.demo everywhere' })
+      .click();
+    await expect(page.getByTestId('sign-out-everywhere-remy@holdfast.demo').getByRole('status')).toHaveText(
+      'Signed out',
+    );
 
     await remyPage.goto('/holds');
     await expect(remyPage).toHaveURL('/sign-in');
@@ -174,7 +208,17 @@ test.describe('hostile URLs never answer 500', () => {
   });
 
   test('bad percent-encoding or a NUL in a route parameter is a 400 or 404 page', async ({ page }) => {
-    for (const path of ['/tasks/%00', '/tasks/a%00b', '/tasks/%E0%A4%A', '/tasks/%', '/tasks/%FF', '/steps/a%00/b', '/steps/%E0%A4%A/b', '/steps/a/%ZZ', '/steps/a/%00']) {
+    for (const path of [
+      '/tasks/%00',
+      '/tasks/a%00b',
+      '/tasks/%E0%A4%A',
+      '/tasks/%',
+      '/tasks/%FF',
+      '/steps/a%00/b',
+      '/steps/%E0%A4%A/b',
+      '/steps/a/%ZZ',
+      '/steps/a/%00',
+    ]) {
       const response = await page.request.get(path);
       expect([400, 404], path).toContain(response.status());
     }

@@ -1,6 +1,9 @@
 import { expect, signInAs, test } from './support/fixtures';
 
-test('a visitor who is not signed in is sent to sign in; health stays open', async ({ anonymousPage: page, expectAccessible }) => {
+test('a visitor who is not signed in is sent to sign in; health stays open', async ({
+  anonymousPage: page,
+  expectAccessible,
+}) => {
   await page.goto('/holds');
   await expect(page).toHaveURL('/sign-in');
   await expect(page.getByRole('heading', { name: 'Sign in to Holdfast' })).toBeVisible();

@@ -1,12 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test } from './support/fixtures';
 
-test('sorts, filters and searches the steps, keeping it all in a shareable URL', async ({ page, recordAttempts, expectAccessible }) => {
+test('sorts, filters and searches the steps, keeping it all in a shareable URL', async ({
+  page,
+  recordAttempts,
+  expectAccessible,
+}) => {
   const agent = `e2e-steps-${randomUUID().slice(0, 6)}`;
   const at = Date.now() - 20 * 60_000;
   const report = (step: string, attemptNumber: number, costMicros: number, latencyMs: number) => ({
-    taskId: `task-${step}`, agent, step, attemptNumber, outcome: 'succeeded' as const, costMicros,
-    startedAt: new Date(at + attemptNumber * 1_000), finishedAt: new Date(at + attemptNumber * 1_000 + latencyMs),
+    taskId: `task-${step}`,
+    agent,
+    step,
+    attemptNumber,
+    outcome: 'succeeded' as const,
+    costMicros,
+    startedAt: new Date(at + attemptNumber * 1_000),
+    finishedAt: new Date(at + attemptNumber * 1_000 + latencyMs),
   });
   await recordAttempts([
     report('alpha', 1, 100, 200),
@@ -54,16 +64,42 @@ test('sorts, filters and searches the steps, keeping it all in a shareable URL',
 test('explains ignored parameters instead of failing', async ({ page }) => {
   await page.goto('/steps?sort=password&window=custom&from=2026-11-02T00:00&to=2026-11-01T00:00');
   await expect(page.getByRole('status').filter({ hasText: 'Ignored sort' })).toBeVisible();
-  await expect(page.getByRole('status').filter({ hasText: 'custom window needs a start before its end' })).toBeVisible();
+  await expect(
+    page.getByRole('status').filter({ hasText: 'custom window needs a start before its end' }),
+  ).toBeVisible();
 });
 
-test('a step\'s detail charts its trends and links its latest failures to their tasks', async ({ page, recordAttempts, expectAccessible }) => {
+test("a step's detail charts its trends and links its latest failures to their tasks", async ({
+  page,
+  recordAttempts,
+  expectAccessible,
+}) => {
   const agent = `e2e-detail-${randomUUID().slice(0, 6)}`;
   const taskId = `task-${randomUUID().slice(0, 8)}`;
   const start = Date.now() - 3 * 3_600_000;
   await recordAttempts([
-    { taskId, agent, step: 'summarize', attemptNumber: 1, outcome: 'failed', errorClass: 'invalid_output', errorText: 'summary over the word limit', costMicros: 900, startedAt: new Date(start), finishedAt: new Date(start + 2_000) },
-    { taskId, agent, step: 'summarize', attemptNumber: 2, outcome: 'succeeded', costMicros: 1_100, startedAt: new Date(start + 3_600_000), finishedAt: new Date(start + 3_602_000) },
+    {
+      taskId,
+      agent,
+      step: 'summarize',
+      attemptNumber: 1,
+      outcome: 'failed',
+      errorClass: 'invalid_output',
+      errorText: 'summary over the word limit',
+      costMicros: 900,
+      startedAt: new Date(start),
+      finishedAt: new Date(start + 2_000),
+    },
+    {
+      taskId,
+      agent,
+      step: 'summarize',
+      attemptNumber: 2,
+      outcome: 'succeeded',
+      costMicros: 1_100,
+      startedAt: new Date(start + 3_600_000),
+      finishedAt: new Date(start + 3_602_000),
+    },
   ]);
 
   await page.goto(`/steps?agent=${agent}`);
@@ -72,14 +108,20 @@ test('a step\'s detail charts its trends and links its latest failures to their 
   for (const chart of ['chart-attempts', 'chart-retry-rate', 'chart-retry-spend', 'chart-error-classes']) {
     await expect(page.getByTestId(chart).locator('svg.recharts-surface')).toBeVisible();
   }
-  await expect(page.getByTestId('chart-error-classes').getByRole('img')).toHaveAttribute('aria-label', /invalid_output/);
+  await expect(page.getByTestId('chart-error-classes').getByRole('img')).toHaveAttribute(
+    'aria-label',
+    /invalid_output/,
+  );
   await expectAccessible();
 
   await page.getByTestId('recent-failures').getByRole('link', { name: taskId }).click();
   await expect(page.getByRole('heading', { name: `Task ${taskId}` })).toBeVisible();
 });
 
-test('flags a step whose retry share jumped against its own previous week, on Steps and the Overview', async ({ page, recordAttempts }) => {
+test('flags a step whose retry share jumped against its own previous week, on Steps and the Overview', async ({
+  page,
+  recordAttempts,
+}) => {
   const agent = `e2e-anomaly-${randomUUID().slice(0, 6)}`;
   const now = Date.now();
   const reports = [];
@@ -88,7 +130,16 @@ test('flags a step whose retry share jumped against its own previous week, on St
     for (let index = 0; index < 20; index++) {
       const startedAt = new Date(now - (day * 24 + 6) * 3_600_000 + index * 1_000);
       const retry = day === 0 ? index < 10 : index === 0;
-      reports.push({ taskId: `t-${day}-${index}`, agent, step: 'publish', attemptNumber: retry ? 2 : 1, outcome: 'succeeded' as const, costMicros: 100, startedAt, finishedAt: new Date(startedAt.getTime() + 50) });
+      reports.push({
+        taskId: `t-${day}-${index}`,
+        agent,
+        step: 'publish',
+        attemptNumber: retry ? 2 : 1,
+        outcome: 'succeeded' as const,
+        costMicros: 100,
+        startedAt,
+        finishedAt: new Date(startedAt.getTime() + 50),
+      });
     }
   }
   await recordAttempts(reports);

@@ -2,13 +2,38 @@ import { randomUUID } from 'node:crypto';
 import { runStep, StepError } from '../lib/core';
 import { expect, test } from './support/fixtures';
 
-test('shows every attempt of a task in order, with keys, its dead letter and its hold', async ({ page, database, expectAccessible }) => {
+test('shows every attempt of a task in order, with keys, its dead letter and its hold', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
   const taskId = `e2e-task-${randomUUID().slice(0, 8)}`;
-  const step = (name: string) => ({ taskId, agent: 'e2e-fleet', owner: 'team:growth', step: name, content: { name }, retryAllowance: 3 });
+  const step = (name: string) => ({
+    taskId,
+    agent: 'e2e-fleet',
+    owner: 'team:growth',
+    step: name,
+    content: { name },
+    retryAllowance: 3,
+  });
   const fast = { baseDelayMs: 1, maxDelayMs: 1 };
-  await runStep({ db: database.db }, step('draft'), async () => { throw new StepError('rate_limited', '429 slow down', { costMicros: 500 }); }, fast);
+  await runStep(
+    { db: database.db },
+    step('draft'),
+    async () => {
+      throw new StepError('rate_limited', '429 slow down', { costMicros: 500 });
+    },
+    fast,
+  );
   await runStep({ db: database.db }, step('draft'), async () => ({ result: 'a draft', costMicros: 700 }), fast);
-  await runStep({ db: database.db }, step('send'), async () => { throw new StepError('permanent', '550 mailbox does not exist'); }, fast);
+  await runStep(
+    { db: database.db },
+    step('send'),
+    async () => {
+      throw new StepError('permanent', '550 mailbox does not exist');
+    },
+    fast,
+  );
 
   await page.goto(`/tasks/${taskId}`);
   await expect(page.getByRole('heading', { name: `Task ${taskId}` })).toBeVisible();
@@ -45,13 +70,25 @@ test('a task known only from a hold opens from the Holds page', async ({ page })
   await expect(page.getByTestId('task-no-attempts')).toBeVisible();
 });
 
-test('a 10,000-character stack trace keeps the timeline within the screen, clamped with "Show all"', async ({ page, database, expectAccessible }) => {
+test('a 10,000-character stack trace keeps the timeline within the screen, clamped with "Show all"', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   const taskId = `e2e-long-${randomUUID().slice(0, 8)}`;
-  const trace = `TypeError: bad answer from https://api.example.com/${'v1/'.repeat(130)}?token=${'x'.repeat(400)}\n${'    at frame (/srv/agent/index.js:1:1)\n'.repeat(400)}`.slice(0, 10_000);
-  await runStep({ db: database.db }, { taskId, agent: 'e2e-fleet', owner: 'team:growth', step: 'draft', content: {} }, async () => {
-    throw new StepError('permanent', trace);
-  });
+  const trace =
+    `TypeError: bad answer from https://api.example.com/${'v1/'.repeat(130)}?token=${'x'.repeat(400)}\n${'    at frame (/srv/agent/index.js:1:1)\n'.repeat(400)}`.slice(
+      0,
+      10_000,
+    );
+  await runStep(
+    { db: database.db },
+    { taskId, agent: 'e2e-fleet', owner: 'team:growth', step: 'draft', content: {} },
+    async () => {
+      throw new StepError('permanent', trace);
+    },
+  );
   await page.goto(`/tasks/${taskId}`);
   await expect(page.getByTestId('attempt-draft-1').getByText('Show all (10,000 characters)')).toBeVisible();
   await expect(page.getByTestId('task-dead-letters').getByText('Show all (10,000 characters)')).toBeVisible();

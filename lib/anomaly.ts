@@ -30,7 +30,8 @@ function median(values: number[]): number {
 }
 
 export function judgeAnomaly({ recentShare, recentAttempts, baselineShares }: AnomalyInput): AnomalyVerdict {
-  if (recentAttempts < ANOMALY_RULE.minRecentAttempts || baselineShares.length < ANOMALY_RULE.minBaselineDays) return { anomalous: false };
+  if (recentAttempts < ANOMALY_RULE.minRecentAttempts || baselineShares.length < ANOMALY_RULE.minBaselineDays)
+    return { anomalous: false };
   const baseline = median(baselineShares);
   const mad = median(baselineShares.map((share) => Math.abs(share - baseline)));
   const threshold = baseline + Math.max(ANOMALY_RULE.madMultiplier * 1.4826 * mad, ANOMALY_RULE.minAbsoluteRise);

@@ -25,54 +25,60 @@ const secret = (minimum: number) => z.string().min(minimum, `must be at least ${
 
 export const environmentSchema = z
   .object({
-  DATABASE_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
-  /**
-   * The role migrations run as, owner of every table (see README, Security). DATABASE_URL is then
-   * the application's role, which owns nothing and may only read and append to the audit log.
-   */
-  DATABASE_MIGRATION_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
-  /** The address people and agents reach Holdfast at (e.g. https://holdfast.example.com): its host is accepted besides loopback names. */
-  HOLDFAST_PUBLIC_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
-  /** `1`: trust X-Forwarded-Host and X-Forwarded-Proto from a reverse proxy in front (off by default). */
-  HOLDFAST_TRUST_FORWARDED_HEADERS: z.preprocess(emptyAsUnset, z.enum(['0', '1']).default('0')),
-  /** `1`: allow demo sign-in where others can reach it (a warning banner shows on every page). Never for production. */
-  HOLDFAST_INSECURE_DEMO: z.preprocess(emptyAsUnset, z.enum(['0', '1']).default('0')),
-  /** Where the dashboard listens; loopback by default, 0.0.0.0 to serve other machines. */
-  HOST: z.preprocess(emptyAsUnset, z.string().min(1).default('127.0.0.1')),
-  PORT: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).default(3000)),
-  HOLDFAST_DATA_DIR: z.preprocess(emptyAsUnset, z.string().default('.data/postgres')),
-  HOLDFAST_DEMO_DATA: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),
-  /** The live demo fleet on pg-boss: `auto` runs it with the embedded database only. */
-  HOLDFAST_DEMO: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),
-  /** How often `npm start` runs the due sweeps; 0 turns them off (run `npm run sweep` instead). */
-  HOLDFAST_SWEEP_INTERVAL_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(86_400).default(60)),
-  /** Days without a state change after which an active task is frozen for its owner. */
-  HOLDFAST_FROZEN_AFTER_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(365).default(3)),
-  /** Days of raw attempts kept; older days are dropped whole (their rollups stay). */
-  HOLDFAST_ATTEMPT_RETENTION_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(3_650).default(30)),
-  /** Days of hourly and daily rollups kept; must be longer than the raw attempts. */
-  HOLDFAST_ROLLUP_RETENTION_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(36_500).default(400)),
-  /** Redrive brakes: redrives per task in all, minutes between two, and the oldest task (days) redriven. */
-  HOLDFAST_REDRIVE_MAX: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(1_000).default(3)),
-  HOLDFAST_REDRIVE_COOLDOWN_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(0).max(10_080).default(10)),
-  HOLDFAST_REDRIVE_MAX_AGE_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(3_650).default(7)),
-  /** Minutes an uncertain key may wait for its redelivery before it is held for its task's owner. */
-  HOLDFAST_UNCERTAIN_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(15)),
-  /** Minutes the sweeper may keep refusing to release a stale lock before it is held for the run's owner. */
-  HOLDFAST_STALE_LOCK_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(30)),
-  /** Owner of holds on items that name no task owner (keys and locks claimed outside a task). */
-  HOLDFAST_DEFAULT_OWNER: z.preprocess(emptyAsUnset, z.string().regex(/^(person|team):\S.*$/, 'must be person:<email> or team:<name>').default('team:platform')),
-  /** demo: a sign-in page listing the demo people; proxy: identity from a trusted SSO proxy's headers. */
-  AUTH_MODE: z.preprocess(emptyAsUnset, z.enum(['demo', 'proxy']).optional()),
-  /** Signs session cookies; `npm start` creates and keeps one in .data/ when unset. */
-  SESSION_SECRET: z.preprocess(emptyAsUnset, secret(32).optional()),
-  AUTH_PROXY_SECRET: z.preprocess(emptyAsUnset, secret(16).optional()),
-  AUTH_PROXY_SECRET_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-holdfast-proxy-secret')),
-  AUTH_PROXY_EMAIL_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-forwarded-email')),
-  AUTH_PROXY_GROUPS_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-forwarded-groups')),
-  /** `group=role` pairs, comma-separated: `sre=admin,oncall=responder`. Anyone else is a viewer. */
-  AUTH_PROXY_ROLE_MAP: z.preprocess(emptyAsUnset, z.string().default('')),
-  AUTH_PROXY_SIGN_OUT_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
+    DATABASE_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
+    /**
+     * The role migrations run as, owner of every table (see README, Security). DATABASE_URL is then
+     * the application's role, which owns nothing and may only read and append to the audit log.
+     */
+    DATABASE_MIGRATION_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
+    /** The address people and agents reach Holdfast at (e.g. https://holdfast.example.com): its host is accepted besides loopback names. */
+    HOLDFAST_PUBLIC_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
+    /** `1`: trust X-Forwarded-Host and X-Forwarded-Proto from a reverse proxy in front (off by default). */
+    HOLDFAST_TRUST_FORWARDED_HEADERS: z.preprocess(emptyAsUnset, z.enum(['0', '1']).default('0')),
+    /** `1`: allow demo sign-in where others can reach it (a warning banner shows on every page). Never for production. */
+    HOLDFAST_INSECURE_DEMO: z.preprocess(emptyAsUnset, z.enum(['0', '1']).default('0')),
+    /** Where the dashboard listens; loopback by default, 0.0.0.0 to serve other machines. */
+    HOST: z.preprocess(emptyAsUnset, z.string().min(1).default('127.0.0.1')),
+    PORT: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).default(3000)),
+    HOLDFAST_DATA_DIR: z.preprocess(emptyAsUnset, z.string().default('.data/postgres')),
+    HOLDFAST_DEMO_DATA: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),
+    /** The live demo fleet on pg-boss: `auto` runs it with the embedded database only. */
+    HOLDFAST_DEMO: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),
+    /** How often `npm start` runs the due sweeps; 0 turns them off (run `npm run sweep` instead). */
+    HOLDFAST_SWEEP_INTERVAL_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(86_400).default(60)),
+    /** Days without a state change after which an active task is frozen for its owner. */
+    HOLDFAST_FROZEN_AFTER_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(365).default(3)),
+    /** Days of raw attempts kept; older days are dropped whole (their rollups stay). */
+    HOLDFAST_ATTEMPT_RETENTION_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(3_650).default(30)),
+    /** Days of hourly and daily rollups kept; must be longer than the raw attempts. */
+    HOLDFAST_ROLLUP_RETENTION_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(36_500).default(400)),
+    /** Redrive brakes: redrives per task in all, minutes between two, and the oldest task (days) redriven. */
+    HOLDFAST_REDRIVE_MAX: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(1_000).default(3)),
+    HOLDFAST_REDRIVE_COOLDOWN_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(0).max(10_080).default(10)),
+    HOLDFAST_REDRIVE_MAX_AGE_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(3_650).default(7)),
+    /** Minutes an uncertain key may wait for its redelivery before it is held for its task's owner. */
+    HOLDFAST_UNCERTAIN_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(15)),
+    /** Minutes the sweeper may keep refusing to release a stale lock before it is held for the run's owner. */
+    HOLDFAST_STALE_LOCK_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(30)),
+    /** Owner of holds on items that name no task owner (keys and locks claimed outside a task). */
+    HOLDFAST_DEFAULT_OWNER: z.preprocess(
+      emptyAsUnset,
+      z
+        .string()
+        .regex(/^(person|team):\S.*$/, 'must be person:<email> or team:<name>')
+        .default('team:platform'),
+    ),
+    /** demo: a sign-in page listing the demo people; proxy: identity from a trusted SSO proxy's headers. */
+    AUTH_MODE: z.preprocess(emptyAsUnset, z.enum(['demo', 'proxy']).optional()),
+    /** Signs session cookies; `npm start` creates and keeps one in .data/ when unset. */
+    SESSION_SECRET: z.preprocess(emptyAsUnset, secret(32).optional()),
+    AUTH_PROXY_SECRET: z.preprocess(emptyAsUnset, secret(16).optional()),
+    AUTH_PROXY_SECRET_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-holdfast-proxy-secret')),
+    AUTH_PROXY_EMAIL_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-forwarded-email')),
+    AUTH_PROXY_GROUPS_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-forwarded-groups')),
+    /** `group=role` pairs, comma-separated: `sre=admin,oncall=responder`. Anyone else is a viewer. */
+    AUTH_PROXY_ROLE_MAP: z.preprocess(emptyAsUnset, z.string().default('')),
+    AUTH_PROXY_SIGN_OUT_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
   })
   .superRefine((env, context) => {
     if (env.HOLDFAST_ROLLUP_RETENTION_DAYS < env.HOLDFAST_ATTEMPT_RETENTION_DAYS) {
@@ -83,7 +89,11 @@ export const environmentSchema = z
       });
     }
     if (env.AUTH_MODE === 'proxy' && !env.AUTH_PROXY_SECRET) {
-      context.addIssue({ code: 'custom', path: ['AUTH_PROXY_SECRET'], message: 'is required with AUTH_MODE=proxy: proxy headers are trusted only with it' });
+      context.addIssue({
+        code: 'custom',
+        path: ['AUTH_PROXY_SECRET'],
+        message: 'is required with AUTH_MODE=proxy: proxy headers are trusted only with it',
+      });
     }
   });
 
@@ -131,7 +141,10 @@ export function effectiveAuthMode(env: Environment): 'demo' | 'proxy' | undefine
 
 /** 127.0.0.0/8, ::1 and localhost: addresses other machines cannot reach. */
 export function isLoopbackAddress(host: string): boolean {
-  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 

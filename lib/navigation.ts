@@ -8,14 +8,47 @@ export interface ConsoleArea {
 
 export const consoleAreas: ConsoleArea[] = [
   { href: '/', label: 'Overview', purpose: 'Retry rate and retry spend per step for a time window.' },
-  { href: '/steps', label: 'Steps', purpose: 'Every step with its retry rate, retry-attributable spend, error classes and latency, sortable and filterable.' },
-  { href: '/holds', label: 'Holds', purpose: 'Parked work waiting for a person, with its machine-readable reason and owner, to clear or discard.' },
-  { href: '/dead-letters', label: 'Dead letters', purpose: 'Work whose retries ran out, with its payload and last error, to redrive once the cause is fixed.' },
-  { href: '/locks', label: 'Locks', purpose: 'Slot locks with their run keys and fencing tokens, and stale ones to release under guard.' },
-  { href: '/keys', label: 'Keys', purpose: 'Idempotency keys with their status, stored result and expiries, including uncertain outcomes.' },
-  { href: '/audit', label: 'Audit', purpose: 'The append-only record of every operator and sweeper action: who, what, when, why, before and after.' },
-  { href: '/settings/retry-pools', label: 'Retry pools', purpose: 'Fleet-wide caps on retries per agent or step, with how much room each has left and what it refused.' },
+  {
+    href: '/steps',
+    label: 'Steps',
+    purpose:
+      'Every step with its retry rate, retry-attributable spend, error classes and latency, sortable and filterable.',
+  },
+  {
+    href: '/holds',
+    label: 'Holds',
+    purpose: 'Parked work waiting for a person, with its machine-readable reason and owner, to clear or discard.',
+  },
+  {
+    href: '/dead-letters',
+    label: 'Dead letters',
+    purpose: 'Work whose retries ran out, with its payload and last error, to redrive once the cause is fixed.',
+  },
+  {
+    href: '/locks',
+    label: 'Locks',
+    purpose: 'Slot locks with their run keys and fencing tokens, and stale ones to release under guard.',
+  },
+  {
+    href: '/keys',
+    label: 'Keys',
+    purpose: 'Idempotency keys with their status, stored result and expiries, including uncertain outcomes.',
+  },
+  {
+    href: '/audit',
+    label: 'Audit',
+    purpose: 'The append-only record of every operator and sweeper action: who, what, when, why, before and after.',
+  },
+  {
+    href: '/settings/retry-pools',
+    label: 'Retry pools',
+    purpose: 'Fleet-wide caps on retries per agent or step, with how much room each has left and what it refused.',
+  },
   { href: '/settings/people', label: 'People', purpose: 'Who may use the console, with their roles and teams.' },
   { href: '/settings/tokens', label: 'API tokens', purpose: 'Credentials for agents calling the HTTP API.' },
-  { href: '/settings/api', label: 'API reference', purpose: 'The endpoints agents call, their fields and answers, from the OpenAPI document.' },
+  {
+    href: '/settings/api',
+    label: 'API reference',
+    purpose: 'The endpoints agents call, their fields and answers, from the OpenAPI document.',
+  },
 ];

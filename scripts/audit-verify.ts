@@ -25,7 +25,8 @@ async function databaseUrl(): Promise<string> {
   const pidFile = await fs.readFile(path.join(dataDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
   const port = pidFile?.split('\n')[3]?.trim();
   const passwords = await fs.readFile(`${dataDir}-role-passwords.json`, 'utf8').catch(() => undefined);
-  if (!port || !passwords) throw new Error('DATABASE_URL is not set and no embedded database is running: set DATABASE_URL or run npm start');
+  if (!port || !passwords)
+    throw new Error('DATABASE_URL is not set and no embedded database is running: set DATABASE_URL or run npm start');
   const { app } = JSON.parse(passwords) as { app: string };
   return urlForRole(`postgres://127.0.0.1:${port}/${EMBEDDED_DATABASE_NAME}`, APP_ROLE, app);
 }

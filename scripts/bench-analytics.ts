@@ -91,7 +91,9 @@ async function buildAttempts(url: string, now: Date) {
   );
   await Promise.all(loaders.map((loader) => loader.close()));
   process.stdout.write('\n');
-  console.log(`Built ${(perDay * DAYS).toLocaleString('en-US')} attempts over ${DAYS} days in ${seconds(began)} s (set-based INSERT ... SELECT, 2 loaders)`);
+  console.log(
+    `Built ${(perDay * DAYS).toLocaleString('en-US')} attempts over ${DAYS} days in ${seconds(began)} s (set-based INSERT ... SELECT, 2 loaders)`,
+  );
 
   const maintenance = connectDatabase(url, { maxConnections: 1 });
   const vacuumed = performance.now();
@@ -118,7 +120,9 @@ async function time(runs: number, work: () => Promise<unknown>): Promise<Timing>
   }
   samples.sort((a, b) => a - b);
   const at = (share: number) => samples[Math.min(samples.length - 1, Math.ceil(share * samples.length) - 1)]!;
-  return runs >= P95_MIN_SAMPLES ? { p50: at(0.5), tail: at(0.95), tailLabel: 'p95' } : { p50: at(0.5), tail: samples.at(-1)!, tailLabel: `max of ${runs}` };
+  return runs >= P95_MIN_SAMPLES
+    ? { p50: at(0.5), tail: at(0.95), tailLabel: 'p95' }
+    : { p50: at(0.5), tail: samples.at(-1)!, tailLabel: `max of ${runs}` };
 }
 
 function stepsPageQueries(db: Database, window: TimeWindowName, now: Date, options: ReadOptions) {
@@ -146,7 +150,9 @@ async function main() {
   try {
     await migrateDatabase(url);
     const now = new Date();
-    console.log(`Holdfast analytics benchmark: ${ATTEMPTS.toLocaleString('en-US')} attempts, ${STEP_PAIRS} steps, ${os.cpus().length} CPU(s), Node ${process.version}`);
+    console.log(
+      `Holdfast analytics benchmark: ${ATTEMPTS.toLocaleString('en-US')} attempts, ${STEP_PAIRS} steps, ${os.cpus().length} CPU(s), Node ${process.version}`,
+    );
     await buildAttempts(url, now);
 
     const connection = connectDatabase(url, { maxConnections: 10 });
@@ -154,11 +160,21 @@ async function main() {
     try {
       const rolled = performance.now();
       const rollup = await rollUpAttempts(db, { now, retentionFloor: new Date(now.getTime() - (DAYS + 1) * DAY_MS) });
-      console.log(`First rollup pass: ${rollup.hoursRolled} hours in ${seconds(rolled)} s; a routine pass (one new hour) is far smaller`);
+      console.log(
+        `First rollup pass: ${rollup.hoursRolled} hours in ${seconds(rolled)} s; a routine pass (one new hour) is far smaller`,
+      );
       await db.execute(sql`analyze attempt_rollups; analyze attempt_latency_rollups`);
 
       console.log('');
-      console.log(['query'.padEnd(20), 'window'.padStart(6), 'rollups p50/tail ms'.padStart(26), 'raw scan p50/tail ms'.padStart(27), 'raw/rollups (p50)'.padStart(18)].join(' '));
+      console.log(
+        [
+          'query'.padEnd(20),
+          'window'.padStart(6),
+          'rollups p50/tail ms'.padStart(26),
+          'raw scan p50/tail ms'.padStart(27),
+          'raw/rollups (p50)'.padStart(18),
+        ].join(' '),
+      );
       for (const window of ['24h', '7d', '30d'] as const) {
         for (const [name, query] of [
           ['overview', (options: ReadOptions) => getOverview(db, window, now, options)],
@@ -183,7 +199,9 @@ async function main() {
 
     const page = await timeOverviewPage(url);
     console.log('');
-    console.log(`Overview page (GET /, 24 h window, signed in, server-rendered): p50 ${page.p50.toFixed(0)} ms, ${page.tailLabel} ${page.tail.toFixed(0)} ms of 20 runs (HTTP ${page.status})`);
+    console.log(
+      `Overview page (GET /, 24 h window, signed in, server-rendered): p50 ${page.p50.toFixed(0)} ms, ${page.tailLabel} ${page.tail.toFixed(0)} ms of 20 runs (HTTP ${page.status})`,
+    );
   } finally {
     await stop();
   }

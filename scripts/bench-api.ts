@@ -55,10 +55,16 @@ async function main() {
     server = await benchServer(database.url);
     const rounds = { rounds: ROUNDS, seconds: SECONDS, warmUpSeconds: WARM_UP_SECONDS };
 
-    console.log(`Holdfast API benchmark: ${os.cpus().length} CPU(s), Node ${process.version}; load generator, server and PostgreSQL on this machine`);
-    console.log(`Median of ${ROUNDS} rounds of ${SECONDS} s per side, alternating which side goes first, after a discarded ${WARM_UP_SECONDS} s warm-up round each`);
+    console.log(
+      `Holdfast API benchmark: ${os.cpus().length} CPU(s), Node ${process.version}; load generator, server and PostgreSQL on this machine`,
+    );
+    console.log(
+      `Median of ${ROUNDS} rounds of ${SECONDS} s per side, alternating which side goes first, after a discarded ${WARM_UP_SECONDS} s warm-up round each`,
+    );
     console.log();
-    console.log('path                     connections   in-process attempts/s   p95 ms   HTTP attempts/s   p95 ms   HTTP / in-process');
+    console.log(
+      'path                     connections   in-process attempts/s   p95 ms   HTTP attempts/s   p95 ms   HTTP / in-process',
+    );
     for (const connections of CONNECTIONS) {
       // One pool per connection count, as the server keeps its own for the whole run.
       const pool = connectDatabase(database.url, { maxConnections: connections });
@@ -94,7 +100,10 @@ async function main() {
     console.log('connections   in-process steps/s   p95 ms   HTTP steps/s   p95 ms   HTTP / in-process');
     for (const connections of CONNECTIONS) {
       const [inProcess, http] = await alternateRounds(
-        [(seconds) => stepsInProcess(database.url, connections, seconds), (seconds) => stepsOverHttp(server!.baseUrl, token, connections, seconds)],
+        [
+          (seconds) => stepsInProcess(database.url, connections, seconds),
+          (seconds) => stepsOverHttp(server!.baseUrl, token, connections, seconds),
+        ],
         rounds,
       );
       const figures = summarize(inProcess, http);

@@ -39,7 +39,19 @@ const benchmarks: Benchmark[] = [
   {
     name: 'recordAttempt',
     library: ({ db }, id) =>
-      recordAttempt({ db }, { taskId: id, agent: 'bench', step: 'step', attemptNumber: 1, startedAt: started, finishedAt: finished, outcome: 'succeeded', costMicros: 1_000 }),
+      recordAttempt(
+        { db },
+        {
+          taskId: id,
+          agent: 'bench',
+          step: 'step',
+          attemptNumber: 1,
+          startedAt: started,
+          finishedAt: finished,
+          outcome: 'succeeded',
+          costMicros: 1_000,
+        },
+      ),
   },
   {
     name: 'claimKey+completeKey',
@@ -63,7 +75,10 @@ const benchmarks: Benchmark[] = [
  */
 async function rawCeilingOf(url: string, benchmark: Benchmark): Promise<Operation> {
   const captured: { query: string; params: unknown[] }[] = [];
-  const capturing = connectDatabase(url, { maxConnections: 1, logger: { logQuery: (query, params) => void captured.push({ query, params }) } });
+  const capturing = connectDatabase(url, {
+    maxConnections: 1,
+    logger: { logQuery: (query, params) => void captured.push({ query, params }) },
+  });
   const sampleId = randomUUID();
   try {
     await benchmark.library(capturing, sampleId);
@@ -79,7 +94,12 @@ async function rawCeilingOf(url: string, benchmark: Benchmark): Promise<Operatio
 }
 
 /** Runs `operation` from `clients` concurrent loops for `seconds`, each on its own connection. */
-function measure(connection: DatabaseConnection, clients: number, operation: Operation, seconds: number): Promise<Figures> {
+function measure(
+  connection: DatabaseConnection,
+  clients: number,
+  operation: Operation,
+  seconds: number,
+): Promise<Figures> {
   return measureLoops(clients, seconds, () => operation(connection, randomUUID()));
 }
 
@@ -90,12 +110,17 @@ async function main() {
     // The attempt log as `npm start` keeps it: a daily partition for each retained day
     // and a few ahead, so recordAttempt's look for an earlier report spans all of them.
     const setup = connectDatabase(url, { maxConnections: 1 });
-    await ensureAttemptPartitions(setup.db, { from: new Date(Date.now() - 30 * 86_400_000), to: new Date(Date.now() + 3 * 86_400_000) });
+    await ensureAttemptPartitions(setup.db, {
+      from: new Date(Date.now() - 30 * 86_400_000),
+      to: new Date(Date.now() + 3 * 86_400_000),
+    });
     await setup.close();
     console.log(
       `Holdfast core benchmark: median of ${ROUNDS} rounds of ${SECONDS} s per side, alternating which side goes first, after a discarded warm-up round each; ${os.cpus().length} CPU(s), Node ${process.version}`,
     );
-    console.log('operation               clients   library ops/s   raw ops/s   ratio   library p50/p99 ms   raw p50/p99 ms');
+    console.log(
+      'operation               clients   library ops/s   raw ops/s   ratio   library p50/p99 ms   raw p50/p99 ms',
+    );
     const rawOperations = new Map<string, Operation>();
     for (const benchmark of benchmarks) rawOperations.set(benchmark.name, await rawCeilingOf(url, benchmark));
     for (const clients of CLIENT_COUNTS) {
@@ -105,7 +130,10 @@ async function main() {
         for (const benchmark of benchmarks) {
           const raw = rawOperations.get(benchmark.name)!;
           const [libraryRounds, rawRounds] = await alternateRounds(
-            [(seconds) => measure(connection, clients, benchmark.library, seconds), (seconds) => measure(connection, clients, raw, seconds)],
+            [
+              (seconds) => measure(connection, clients, benchmark.library, seconds),
+              (seconds) => measure(connection, clients, raw, seconds),
+            ],
             { rounds: ROUNDS, seconds: SECONDS },
           );
           const library = medianRound(libraryRounds, (figures) => figures.perSecond);

@@ -13,7 +13,8 @@ try {
   const env = getEnvironment();
   // The owner's URL alone is enough to migrate; the application's alone migrates as before.
   const databaseUrl = env.DATABASE_URL ?? env.DATABASE_MIGRATION_URL;
-  if (!databaseUrl) throw new Error('DATABASE_URL is not set (nor DATABASE_MIGRATION_URL): name the database to migrate');
+  if (!databaseUrl)
+    throw new Error('DATABASE_URL is not set (nor DATABASE_MIGRATION_URL): name the database to migrate');
   await migrateNamedDatabase({ databaseUrl, migrationUrl: env.DATABASE_MIGRATION_URL }, log);
   log('Migrations applied');
 } catch (error) {

@@ -64,7 +64,9 @@ async function main(): Promise<void> {
       rolePasswords: await loadOrCreateRolePasswords(`${dataDir}-role-passwords.json`, log),
     });
     if (!embedded.roleUrls) throw new Error('The embedded PostgreSQL started without its roles');
-    log(`Embedded PostgreSQL is up on 127.0.0.1:${embedded.port} (data in ${path.relative(projectRoot, dataDir) || dataDir})`);
+    log(
+      `Embedded PostgreSQL is up on 127.0.0.1:${embedded.port} (data in ${path.relative(projectRoot, dataDir) || dataDir})`,
+    );
     await migrateDatabase(embedded.roleUrls.owner);
     databaseUrl = embedded.roleUrls.app;
   } else {
@@ -87,7 +89,10 @@ async function main(): Promise<void> {
       if ((await seedDemoRetryPoolsIfEmpty({ db: connection.db })) > 0) log('Seeded demo retry pools');
     }
     // The demo sign-in page lists these people; demo mode without them would let nobody in.
-    if (shouldSeedDemoPeople({ authMode, embeddedDatabase: embedded !== undefined }) && (await seedDemoPeopleIfEmpty({ db: connection.db })) > 0) {
+    if (
+      shouldSeedDemoPeople({ authMode, embeddedDatabase: embedded !== undefined }) &&
+      (await seedDemoPeopleIfEmpty({ db: connection.db })) > 0
+    ) {
       log('Seeded the demo people, one per role');
       if (seedDemo && (await seedDemoHoldsIfEmpty({ db: connection.db })) > 0) log('Seeded demo holds for them');
     }
@@ -113,7 +118,8 @@ async function main(): Promise<void> {
   if (!devMode) ensureProductionBuild(projectRoot, log);
   // The dashboard reads these through lib/env.ts like everything else.
   process.env.AUTH_MODE = authMode;
-  process.env.SESSION_SECRET = env.SESSION_SECRET ?? (await loadOrCreateSessionSecret(path.join(projectRoot, '.data'), log));
+  process.env.SESSION_SECRET =
+    env.SESSION_SECRET ?? (await loadOrCreateSessionSecret(path.join(projectRoot, '.data'), log));
   process.env.DATABASE_URL = databaseUrl;
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   dashboard = await serveDashboard({ projectRoot, host: env.HOST, port: env.PORT, dev: devMode });
@@ -130,13 +136,18 @@ async function main(): Promise<void> {
 async function shutdown(exitCode: number): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
-  await demoFleet?.stop().catch((error: unknown) => console.error(`[holdfast] Stopping the demo fleet: ${String(error)}`));
+  await demoFleet
+    ?.stop()
+    .catch((error: unknown) => console.error(`[holdfast] Stopping the demo fleet: ${String(error)}`));
   await sweeps?.stop().catch(() => {});
-  await dashboard?.close().catch((error: unknown) => console.error(`[holdfast] Closing the dashboard: ${String(error)}`));
+  await dashboard
+    ?.close()
+    .catch((error: unknown) => console.error(`[holdfast] Closing the dashboard: ${String(error)}`));
   if (embedded) {
     await embedded.stop();
     log('Embedded PostgreSQL stopped');
-    if (ephemeral) await fs.rm(path.resolve(projectRoot, getEnvironment().HOLDFAST_DATA_DIR), { recursive: true, force: true });
+    if (ephemeral)
+      await fs.rm(path.resolve(projectRoot, getEnvironment().HOLDFAST_DATA_DIR), { recursive: true, force: true });
   }
   process.exit(exitCode);
 }

@@ -11,12 +11,15 @@ import { sweepSettingsFrom } from './lib/sweep-loop';
 
 try {
   const env = getEnvironment();
-  if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set: name the database to sweep (`npm start` sweeps its embedded one itself)');
+  if (!env.DATABASE_URL)
+    throw new Error('DATABASE_URL is not set: name the database to sweep (`npm start` sweeps its embedded one itself)');
   const connection = connectDatabase(env.DATABASE_URL, { maxConnections: 2 });
   try {
     const reports = await runDueSweeps({ db: connection.db, policy: corePolicyFrom(env) }, sweepSettingsFrom(env));
     for (const report of reports) {
-      console.log(`[holdfast] ${report.job} ${report.bucket}: ${report.result?.summary ?? 'already swept in this bucket'}`);
+      console.log(
+        `[holdfast] ${report.job} ${report.bucket}: ${report.result?.summary ?? 'already swept in this bucket'}`,
+      );
     }
   } finally {
     await connection.close();

@@ -17,7 +17,11 @@ import { stepStatsQueryKey } from './overview/step-stats-query';
 export const metadata: Metadata = { title: 'Overview' };
 export const dynamic = 'force-dynamic';
 
-export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function OverviewPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   await requirePerson();
   const requested = (await searchParams).window;
   const parsed = timeWindowName.safeParse(requested);
@@ -29,8 +33,14 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   // The retry pools are read alongside the prefetches and shown as rendered (not polled).
   const [retryPools] = await Promise.all([
     listRetryPools(getDb(), now),
-    queryClient.prefetchQuery({ queryKey: stepStatsQueryKey(window), queryFn: () => getStepStatsView(getDb(), window, now) }),
-    queryClient.prefetchQuery({ queryKey: overviewQueryKey(window), queryFn: () => getConsoleOverview(getDb(), window, now) }),
+    queryClient.prefetchQuery({
+      queryKey: stepStatsQueryKey(window),
+      queryFn: () => getStepStatsView(getDb(), window, now),
+    }),
+    queryClient.prefetchQuery({
+      queryKey: overviewQueryKey(window),
+      queryFn: () => getConsoleOverview(getDb(), window, now),
+    }),
   ]);
 
   return (
@@ -52,7 +62,8 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
       />
       {unknownWindow ? (
         <p role="status" className="mb-4 rounded-md bg-warn-soft px-3 py-2 text-[13px] text-warn">
-          Unknown time window “{String(requested)}”: showing {timeWindowLabel[window].toLowerCase()}. Choose one of {timeWindowName.options.join(", ")}.
+          Unknown time window “{String(requested)}”: showing {timeWindowLabel[window].toLowerCase()}. Choose one of{' '}
+          {timeWindowName.options.join(', ')}.
         </p>
       ) : null}
       <HydrationBoundary state={dehydrate(queryClient)}>

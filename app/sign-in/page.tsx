@@ -30,13 +30,19 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           <h1 className="text-xl font-semibold tracking-tight">Sign in to Holdfast</h1>
         </div>
         {proxyMode ? (
-          <p className="text-[13px] text-muted">Holdfast signs you in through your organisation&apos;s SSO proxy. Open it through the proxy&apos;s address.</p>
+          <p className="text-[13px] text-muted">
+            Holdfast signs you in through your organisation&apos;s SSO proxy. Open it through the proxy&apos;s address.
+          </p>
         ) : (
           <>
-            <p className="mb-4 text-[13px] text-muted">Demo mode: choose a person. Each role sees only the actions it may take.</p>
+            <p className="mb-4 text-[13px] text-muted">
+              Demo mode: choose a person. Each role sees only the actions it may take.
+            </p>
             {error ? (
               <p role="alert" className="mb-4 rounded-md bg-danger-soft px-3 py-2 text-[13px] text-danger">
-                {error === 'email' ? 'That is not an e-mail address (name@domain.tld).' : 'That person is not known here.'}
+                {error === 'email'
+                  ? 'That is not an e-mail address (name@domain.tld).'
+                  : 'That person is not known here.'}
               </p>
             ) : null}
             <ul className="flex flex-col gap-2">

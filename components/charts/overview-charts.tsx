@@ -9,17 +9,30 @@ import { ChartFrame, chartTheme, formatBucket } from './chart-frame';
 export function OverviewCharts({ view }: { view: OverviewView }) {
   const per = view.unit === 'hour' ? 'per hour' : 'per day';
   const shares = view.shareOverTime.map((point) => ({ ...point, label: formatBucket(point.bucket, view.unit) }));
-  const spend = view.retrySpendByStep.map((point) => ({ ...point, label: formatBucket(String(point.bucket), view.unit) }));
+  const spend = view.retrySpendByStep.map((point) => ({
+    ...point,
+    label: formatBucket(String(point.bucket), view.unit),
+  }));
   const peakShare = shares.length ? Math.max(...shares.map((point) => point.share)) : 0;
   return (
     <div className="grid gap-3 lg:grid-cols-2">
-      <ChartFrame title={`Retry share of spend ${per}`} summary={`peak ${formatPercent(peakShare)}`} testId="chart-retry-share">
+      <ChartFrame
+        title={`Retry share of spend ${per}`}
+        summary={`peak ${formatPercent(peakShare)}`}
+        testId="chart-retry-share"
+      >
         <LineChart data={shares}>
           <CartesianGrid {...chartTheme.grid} vertical={false} />
           <XAxis dataKey="label" {...chartTheme.axis} minTickGap={24} />
           <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatPercent(value)} width={48} />
           <Tooltip {...chartTheme.tooltip} formatter={(value) => formatPercent(Number(value))} />
-          <Line dataKey="share" name="Retry share" stroke={chartTheme.series[1]} dot={false} isAnimationActive={false} />
+          <Line
+            dataKey="share"
+            name="Retry share"
+            stroke={chartTheme.series[1]}
+            dot={false}
+            isAnimationActive={false}
+          />
         </LineChart>
       </ChartFrame>
       <ChartFrame
@@ -31,10 +44,20 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
           <CartesianGrid {...chartTheme.grid} vertical={false} />
           <XAxis dataKey="label" {...chartTheme.axis} minTickGap={24} />
           <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatMicros(value)} width={60} />
-          <Tooltip {...chartTheme.tooltip} formatter={(value) => formatMicros(Number(value))} cursor={{ fill: 'var(--surface-raised)' }} />
+          <Tooltip
+            {...chartTheme.tooltip}
+            formatter={(value) => formatMicros(Number(value))}
+            cursor={{ fill: 'var(--surface-raised)' }}
+          />
           <Legend wrapperStyle={{ fontSize: 11 }} />
           {view.topSteps.map((step, index) => (
-            <Bar key={step} dataKey={step} stackId="steps" fill={chartTheme.series[index % chartTheme.series.length]} isAnimationActive={false} />
+            <Bar
+              key={step}
+              dataKey={step}
+              stackId="steps"
+              fill={chartTheme.series[index % chartTheme.series.length]}
+              isAnimationActive={false}
+            />
           ))}
         </BarChart>
       </ChartFrame>

@@ -21,7 +21,11 @@ export function StepTrendCharts({ points, unit, classesSeen }: Props) {
 
   return (
     <div className="grid gap-3 lg:grid-cols-2">
-      <ChartFrame title={`Attempts ${per}`} summary={`${data.length} buckets, peak ${peak(data.map((d) => d.attempts))}`} testId="chart-attempts">
+      <ChartFrame
+        title={`Attempts ${per}`}
+        summary={`${data.length} buckets, peak ${peak(data.map((d) => d.attempts))}`}
+        testId="chart-attempts"
+      >
         <BarChart data={data}>
           {grid}
           {xAxis}
@@ -30,32 +34,61 @@ export function StepTrendCharts({ points, unit, classesSeen }: Props) {
           <Bar dataKey="attempts" name="Attempts" fill={chartTheme.series[0]} isAnimationActive={false} />
         </BarChart>
       </ChartFrame>
-      <ChartFrame title={`Retry rate ${per}`} summary={`peak ${formatPercent(peak(data.map((d) => d.retryRate)))}`} testId="chart-retry-rate">
+      <ChartFrame
+        title={`Retry rate ${per}`}
+        summary={`peak ${formatPercent(peak(data.map((d) => d.retryRate)))}`}
+        testId="chart-retry-rate"
+      >
         <LineChart data={data}>
           {grid}
           {xAxis}
           <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatPercent(value)} width={48} />
           <Tooltip {...chartTheme.tooltip} formatter={(value) => formatPercent(Number(value))} />
-          <Line dataKey="retryRate" name="Retry rate" stroke={chartTheme.series[1]} dot={false} isAnimationActive={false} />
+          <Line
+            dataKey="retryRate"
+            name="Retry rate"
+            stroke={chartTheme.series[1]}
+            dot={false}
+            isAnimationActive={false}
+          />
         </LineChart>
       </ChartFrame>
-      <ChartFrame title={`Retry spend ${per}`} summary={`peak ${formatMicros(peak(data.map((d) => d.retrySpendMicros)))}`} testId="chart-retry-spend">
+      <ChartFrame
+        title={`Retry spend ${per}`}
+        summary={`peak ${formatMicros(peak(data.map((d) => d.retrySpendMicros)))}`}
+        testId="chart-retry-spend"
+      >
         <BarChart data={data}>
           {grid}
           {xAxis}
           <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatMicros(value)} width={60} />
-          <Tooltip {...chartTheme.tooltip} formatter={(value) => formatMicros(Number(value))} cursor={{ fill: 'var(--surface-raised)' }} />
+          <Tooltip
+            {...chartTheme.tooltip}
+            formatter={(value) => formatMicros(Number(value))}
+            cursor={{ fill: 'var(--surface-raised)' }}
+          />
           <Bar dataKey="retrySpendMicros" name="Retry spend" fill={chartTheme.series[2]} isAnimationActive={false} />
         </BarChart>
       </ChartFrame>
-      <ChartFrame title={`Failures by error class ${per}`} summary={classesSeen.length ? `classes: ${classesSeen.join(', ')}` : 'no failures'} testId="chart-error-classes">
+      <ChartFrame
+        title={`Failures by error class ${per}`}
+        summary={classesSeen.length ? `classes: ${classesSeen.join(', ')}` : 'no failures'}
+        testId="chart-error-classes"
+      >
         <BarChart data={data}>
           {grid}
           {xAxis}
           <YAxis {...chartTheme.axis} allowDecimals={false} width={36} />
           <Tooltip {...chartTheme.tooltip} cursor={{ fill: 'var(--surface-raised)' }} />
           {classesSeen.map((errorClass, index) => (
-            <Bar key={errorClass} dataKey={errorClass} name={errorClass} stackId="classes" fill={chartTheme.series[index % chartTheme.series.length]} isAnimationActive={false} />
+            <Bar
+              key={errorClass}
+              dataKey={errorClass}
+              name={errorClass}
+              stackId="classes"
+              fill={chartTheme.series[index % chartTheme.series.length]}
+              isAnimationActive={false}
+            />
           ))}
         </BarChart>
       </ChartFrame>

@@ -23,7 +23,9 @@ export function SidebarNav() {
                 aria-current={active ? 'page' : undefined}
                 className={clsx(
                   'block rounded-md px-3 py-1.5 text-[13px]',
-                  active ? 'bg-accent-soft font-medium text-accent' : 'text-muted hover:bg-surface-raised hover:text-ink',
+                  active
+                    ? 'bg-accent-soft font-medium text-accent'
+                    : 'text-muted hover:bg-surface-raised hover:text-ink',
                 )}
               >
                 {area.label}

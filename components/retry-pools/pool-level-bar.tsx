@@ -13,7 +13,10 @@ export function PoolLevelBar({ left, allowed, className }: { left: number; allow
       <span className={clsx('whitespace-nowrap tabular-nums', left === 0 && 'font-medium text-danger')}>
         left {formatCount(left)} of {formatCount(allowed)}
       </span>
-      <span aria-hidden className="block h-1.5 w-full overflow-hidden rounded-full bg-surface-raised ring-1 ring-line ring-inset">
+      <span
+        aria-hidden
+        className="block h-1.5 w-full overflow-hidden rounded-full bg-surface-raised ring-1 ring-line ring-inset"
+      >
         <span className={clsx('block h-full rounded-full', tone)} style={{ width: `${Math.round(share * 100)}%` }} />
       </span>
     </div>

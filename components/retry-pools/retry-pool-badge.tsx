@@ -12,7 +12,10 @@ import { ALL_STEPS, formatWindow } from './pool-format';
 export function RetryPoolBadge({ coverage }: { coverage: StepPoolCoverage | undefined }) {
   if (!coverage) return null;
   const pools = coverage.pools
-    .map((pool) => `${pool.step === ALL_STEPS ? "the agent's pool" : "the step's pool"}: ${formatCount(pool.left)} of ${formatCount(pool.allowed)} retries left over ${formatWindow(pool.windowSeconds)}`)
+    .map(
+      (pool) =>
+        `${pool.step === ALL_STEPS ? "the agent's pool" : "the step's pool"}: ${formatCount(pool.left)} of ${formatCount(pool.allowed)} retries left over ${formatWindow(pool.windowSeconds)}`,
+    )
     .join('; ');
   const explanation = `Covered by ${pools}. ${formatCount(coverage.refusals)} retries of this step refused in this window (refusals are kept for 24 hours).`;
   return (
@@ -23,7 +26,11 @@ export function RetryPoolBadge({ coverage }: { coverage: StepPoolCoverage | unde
       className={clsx(
         // relative: keeps the sr-only explanation inside the table's scroll area on a narrow screen.
         'relative ml-1.5 inline-block whitespace-nowrap rounded px-1 py-px font-sans text-[10px] font-semibold hover:underline',
-        coverage.left === 0 ? 'bg-danger-soft text-danger' : coverage.refusals > 0 ? 'bg-warn-soft text-warn' : 'bg-accent-soft text-accent',
+        coverage.left === 0
+          ? 'bg-danger-soft text-danger'
+          : coverage.refusals > 0
+            ? 'bg-warn-soft text-warn'
+            : 'bg-accent-soft text-accent',
       )}
     >
       retry pool: {formatCount(coverage.left)} left / refused {formatCount(coverage.refusals)}

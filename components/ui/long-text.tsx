@@ -14,15 +14,24 @@ export function LongText({ text: stored, lines = 3, testId }: { text: string; li
   const text = visibleText(stored);
   const clamp = { 2: 'line-clamp-2', 3: 'line-clamp-3', 4: 'line-clamp-4' }[lines];
   if (text.length <= SHORT_TEXT && !text.includes('\n')) {
-    return <span className="[overflow-wrap:anywhere]" data-testid={testId}>{text}</span>;
+    return (
+      <span className="[overflow-wrap:anywhere]" data-testid={testId}>
+        {text}
+      </span>
+    );
   }
   return (
     <div className="min-w-0 [overflow-wrap:anywhere]" data-testid={testId}>
       <p className={clamp}>{text}</p>
       <details className="mt-0.5">
-        <summary className="cursor-pointer text-[12px] text-accent">Show all ({text.length.toLocaleString('en-US')} characters)</summary>
+        <summary className="cursor-pointer text-[12px] text-accent">
+          Show all ({text.length.toLocaleString('en-US')} characters)
+        </summary>
         {/* Focusable, so the scrolling block can be scrolled from the keyboard. */}
-        <pre tabIndex={0} className="mt-1 max-h-80 overflow-auto whitespace-pre-wrap rounded border border-line bg-surface-raised p-2 font-mono text-[12px] [overflow-wrap:anywhere]">
+        <pre
+          tabIndex={0}
+          className="mt-1 max-h-80 overflow-auto whitespace-pre-wrap rounded border border-line bg-surface-raised p-2 font-mono text-[12px] [overflow-wrap:anywhere]"
+        >
           {text}
         </pre>
       </details>

@@ -5,7 +5,10 @@ import type { ComponentProps } from 'react';
 export function Table({ className, ...props }: ComponentProps<'table'>) {
   return (
     // Focusable, so a table wider than the screen can be scrolled from the keyboard.
-    <div tabIndex={0} className="overflow-x-auto rounded-lg border border-line bg-surface focus-visible:outline-2 focus-visible:outline-accent">
+    <div
+      tabIndex={0}
+      className="overflow-x-auto rounded-lg border border-line bg-surface focus-visible:outline-2 focus-visible:outline-accent"
+    >
       <table className={clsx('w-full border-collapse text-[13px]', className)} {...props} />
     </div>
   );

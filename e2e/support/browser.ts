@@ -9,7 +9,8 @@ import { chromium } from '@playwright/test';
 export function chromiumExecutablePath(): string | undefined {
   const configured = process.env.HOLDFAST_CHROMIUM_PATH;
   if (configured) {
-    if (!fs.existsSync(configured)) throw new Error(`HOLDFAST_CHROMIUM_PATH points at ${configured}, which does not exist`);
+    if (!fs.existsSync(configured))
+      throw new Error(`HOLDFAST_CHROMIUM_PATH points at ${configured}, which does not exist`);
     return configured;
   }
   if (fs.existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';

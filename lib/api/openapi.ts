@@ -1,9 +1,27 @@
 import { z } from 'zod';
 import { DEFAULT_TIME_WINDOW, timeWindowName } from '../time-window';
 import { endpoints, STOP_CODES, TRY_LATER_CODES, type Endpoint, type EndpointName } from './endpoints';
-import { attemptJson, deadLetterJson, endpointResponses, holdJson, okResponse, problemDocument, redriveJson, runJson, stepStatsJson, stepStatsResponse } from './responses';
+import {
+  attemptJson,
+  deadLetterJson,
+  endpointResponses,
+  holdJson,
+  okResponse,
+  problemDocument,
+  redriveJson,
+  runJson,
+  stepStatsJson,
+  stepStatsResponse,
+} from './responses';
 
-const COMMON_PROBLEMS = ['INVALID_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN', 'PAYLOAD_TOO_LARGE', 'IDEMPOTENCY_KEY_REUSED', 'REQUEST_IN_PROGRESS'];
+const COMMON_PROBLEMS = [
+  'INVALID_INPUT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'PAYLOAD_TOO_LARGE',
+  'IDEMPOTENCY_KEY_REUSED',
+  'REQUEST_IN_PROGRESS',
+];
 
 /** A request body's JSON Schema from its zod schema; dates travel as ISO 8601 strings. */
 function requestSchema(schema: z.ZodType): Record<string, unknown> {
@@ -30,17 +48,30 @@ function collapseSameAlternatives(node: unknown): unknown {
   const entries = Object.entries(node).map(([key, value]) => [key, collapseSameAlternatives(value)] as const);
   const result = Object.fromEntries(entries) as Record<string, unknown>;
   const alternatives = result.anyOf;
-  const isDateTime = (item: unknown) => (item as { type?: string; format?: string }).type === 'string' && (item as { format?: string }).format === 'date-time';
+  const isDateTime = (item: unknown) =>
+    (item as { type?: string; format?: string }).type === 'string' &&
+    (item as { format?: string }).format === 'date-time';
   if (Array.isArray(alternatives) && alternatives.length > 0 && alternatives.every(isDateTime)) {
     const { anyOf: _alternatives, ...rest } = result;
-    const mostSpecific = [...alternatives].sort((a, b) => Object.keys(b as object).length - Object.keys(a as object).length)[0];
+    const mostSpecific = [...alternatives].sort(
+      (a, b) => Object.keys(b as object).length - Object.keys(a as object).length,
+    )[0];
     return { ...rest, ...(mostSpecific as object) };
   }
   return result;
 }
 
 /** Shapes several answers share, listed once under components/schemas and referred to by name. */
-const sharedShapes = { Problem: problemDocument, Ok: okResponse, Attempt: attemptJson, Hold: holdJson, DeadLetter: deadLetterJson, Redrive: redriveJson, Run: runJson, StepStats: stepStatsJson };
+const sharedShapes = {
+  Problem: problemDocument,
+  Ok: okResponse,
+  Attempt: attemptJson,
+  Hold: holdJson,
+  DeadLetter: deadLetterJson,
+  Redrive: redriveJson,
+  Run: runJson,
+  StepStats: stepStatsJson,
+};
 
 const componentRef = (id: string) => `#/components/schemas/${id}`;
 
@@ -59,13 +90,20 @@ function responseComponents() {
     registry.add(schema, { id });
   };
   for (const [id, schema] of Object.entries(sharedShapes)) addComponent(schema, id);
-  for (const [endpoint, schema] of Object.entries(endpointResponses)) addComponent(schema, `${endpoint[0]!.toUpperCase()}${endpoint.slice(1)}Response`);
+  for (const [endpoint, schema] of Object.entries(endpointResponses))
+    addComponent(schema, `${endpoint[0]!.toUpperCase()}${endpoint.slice(1)}Response`);
   addComponent(stepStatsResponse, 'StepStatsResponse');
 
-  const { schemas } = z.toJSONSchema(registry, { io: 'output', uri: componentRef, override: ({ jsonSchema }) => dropNoise(jsonSchema as Record<string, unknown>) });
+  const { schemas } = z.toJSONSchema(registry, {
+    io: 'output',
+    uri: componentRef,
+    override: ({ jsonSchema }) => dropNoise(jsonSchema as Record<string, unknown>),
+  });
   return {
     // $schema and $id are right for a standalone JSON Schema, noise inside an OpenAPI document.
-    schemas: Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema])),
+    schemas: Object.fromEntries(
+      Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema]),
+    ),
     refTo: (schema: z.ZodType) => ({ $ref: componentRef(ids.get(schema)!) }),
   };
 }
@@ -78,7 +116,14 @@ function dropNoise(json: Record<string, unknown>) {
 }
 
 const statusOf = (code: string) =>
-  ({ INVALID_INPUT: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, PAYLOAD_TOO_LARGE: 413, IDEMPOTENCY_KEY_REUSED: 422 })[code] ?? 409;
+  ({
+    INVALID_INPUT: 400,
+    UNAUTHENTICATED: 401,
+    FORBIDDEN: 403,
+    NOT_FOUND: 404,
+    PAYLOAD_TOO_LARGE: 413,
+    IDEMPOTENCY_KEY_REUSED: 422,
+  })[code] ?? 409;
 
 /** One problem response per status, naming the codes it may carry. */
 function problemResponses(codes: string[]) {
@@ -87,7 +132,10 @@ function problemResponses(codes: string[]) {
   return Object.fromEntries(
     [...byStatus].map(([status, statusCodes]) => [
       String(status),
-      { description: `Problem: ${statusCodes.join(', ')}`, content: { 'application/problem+json': { schema: { $ref: componentRef('Problem') } } } },
+      {
+        description: `Problem: ${statusCodes.join(', ')}`,
+        content: { 'application/problem+json': { schema: { $ref: componentRef('Problem') } } },
+      },
     ]),
   );
 }
@@ -110,7 +158,12 @@ function operation(spec: Endpoint, response: { $ref: string }) {
     ],
     requestBody: { required: true, content: jsonContent(requestSchema(spec.input)) },
     responses: {
-      ...Object.fromEntries(Object.entries(spec.responses).map(([status, description]) => [status, { description, content: jsonContent(response) }])),
+      ...Object.fromEntries(
+        Object.entries(spec.responses).map(([status, description]) => [
+          status,
+          { description, content: jsonContent(response) },
+        ]),
+      ),
       ...problemResponses([...COMMON_PROBLEMS, ...spec.problems]),
     },
   };
@@ -121,11 +174,23 @@ function stepStatsOperation(response: { $ref: string }) {
   const { $schema: _schema, ...windowSchema } = z.toJSONSchema(timeWindowName);
   return {
     operationId: 'getStepStats',
-    summary: 'Per-step retry figures for a time window (attempts, retries, spend, first-try success, latency percentiles) and the steps flagged as anomalous. Token scope: read.',
+    summary:
+      'Per-step retry figures for a time window (attempts, retries, spend, first-try success, latency percentiles) and the steps flagged as anomalous. Token scope: read.',
     security: [{ bearer: [] }],
-    parameters: [{ name: 'window', in: 'query', required: false, description: 'The window ending now.', schema: { ...windowSchema, default: DEFAULT_TIME_WINDOW } }],
+    parameters: [
+      {
+        name: 'window',
+        in: 'query',
+        required: false,
+        description: 'The window ending now.',
+        schema: { ...windowSchema, default: DEFAULT_TIME_WINDOW },
+      },
+    ],
     responses: {
-      200: { description: 'The window, its bounds and each step that had attempts in it', content: jsonContent(response) },
+      200: {
+        description: 'The window, its bounds and each step that had attempts in it',
+        content: jsonContent(response),
+      },
       ...problemResponses(['INVALID_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN']),
     },
   };
@@ -138,7 +203,10 @@ export function buildOpenApiDocument() {
   const components = responseComponents();
   const paths: Record<string, { get?: Operation; post?: Operation }> = {
     ...Object.fromEntries(
-      (Object.keys(endpoints) as EndpointName[]).map((name) => [endpoints[name].path, { post: operation(endpoints[name], components.refTo(endpointResponses[name])) }]),
+      (Object.keys(endpoints) as EndpointName[]).map((name) => [
+        endpoints[name].path,
+        { post: operation(endpoints[name], components.refTo(endpointResponses[name])) },
+      ]),
     ),
     '/api/v1/step-stats': { get: stepStatsOperation(components.refTo(stepStatsResponse)) },
   };

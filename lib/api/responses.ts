@@ -130,15 +130,25 @@ export const runJson = z.strictObject({
 /** The answer of calls that only change state. */
 export const okResponse = z.strictObject({ ok: z.literal(true) });
 
-const fencingToken = z.number().int().min(1).describe('Send it with every later call for this claim; a newer claim makes it stale');
+const fencingToken = z
+  .number()
+  .int()
+  .min(1)
+  .describe('Send it with every later call for this claim; a newer claim makes it stale');
 
 /*
  * The step endpoints' 200 bodies, from the step protocol's answers (made
  * strict here, so the contract test catches an undescribed field). Their wait
  * and stop answers travel as problem documents.
  */
-export const beginStepResponse = z.discriminatedUnion('decision', [z.strictObject(runAnswer.shape), z.strictObject(replayAnswer.shape)]);
-export const finishStepResponse = z.discriminatedUnion('decision', [z.strictObject(completedAnswer.shape), z.strictObject(retryAnswer.shape)]);
+export const beginStepResponse = z.discriminatedUnion('decision', [
+  z.strictObject(runAnswer.shape),
+  z.strictObject(replayAnswer.shape),
+]);
+export const finishStepResponse = z.discriminatedUnion('decision', [
+  z.strictObject(completedAnswer.shape),
+  z.strictObject(retryAnswer.shape),
+]);
 export const finishTaskResponse = z.strictObject({
   taskId: z.string(),
   status: z.enum(restatedEnums.finishedTaskStatuses),
@@ -150,7 +160,12 @@ export const endpointResponses = {
   recordAttempt: z.strictObject({ attempt: attemptJson, duplicate: z.boolean() }),
   recordAttempts: z.strictObject({ recorded: count, duplicates: count }),
   claimKey: z.discriminatedUnion('outcome', [
-    z.strictObject({ outcome: z.literal('acquired'), key: z.string(), fencingToken, attemptNumber: z.number().int().min(1) }),
+    z.strictObject({
+      outcome: z.literal('acquired'),
+      key: z.string(),
+      fencingToken,
+      attemptNumber: z.number().int().min(1),
+    }),
     z.strictObject({ outcome: z.literal('replay'), key: z.string(), result: storedJson }),
   ]),
   completeKey: okResponse,
@@ -163,7 +178,9 @@ export const endpointResponses = {
     slot: z.string(),
     fencingToken,
     expiresAt: moment,
-    evidence: z.array(z.string()).describe("Refs earlier holders recorded: the slot's side effect may already have happened"),
+    evidence: z
+      .array(z.string())
+      .describe("Refs earlier holders recorded: the slot's side effect may already have happened"),
   }),
   heartbeatSlot: z.strictObject({ expiresAt: moment }),
   releaseSlot: okResponse,
@@ -192,7 +209,9 @@ export const stepStatsJson = z.strictObject({
   totalSpendMicros: micros,
   retrySpendMicros: micros.describe('Cost of the retries alone: what repeating work cost'),
   retryShareOfSpend: share,
-  firstTrySuccess: share.nullable().describe('Executions that succeeded on attempt 1, over executions; null without executions'),
+  firstTrySuccess: share
+    .nullable()
+    .describe('Executions that succeeded on attempt 1, over executions; null without executions'),
   latencyP50Ms: z.number().min(0).nullable(),
   latencyP95Ms: z.number().min(0).nullable(),
   failuresByClass: z.partialRecord(errorClass, count),
@@ -206,7 +225,9 @@ export const stepStatsResponse = z.strictObject({
   steps: z.array(stepStatsJson).describe('Most retry spend first'),
   anomalies: z
     .record(z.string(), z.strictObject({ recentShare: share, baseline: share, threshold: z.number().min(0) }))
-    .describe("Steps whose retry share of spend in the last 24 hours is well above their previous 7 days, keyed 'agent/step'"),
+    .describe(
+      "Steps whose retry share of spend in the last 24 hours is well above their previous 7 days, keyed 'agent/step'",
+    ),
 });
 
 /**
@@ -232,5 +253,10 @@ export const problemDocument = z.looseObject({
   reason: z.enum(stopReasons).optional().describe("A step's stop answer: why the step stopped"),
   holdId: z.number().int().optional().describe("A step's stop answer: the hold a person will look at"),
   deadLetterId: z.number().int().optional().describe("A step's stop answer: the task's dead letter"),
-  retryAfterMs: z.number().int().min(0).optional().describe("A step's wait answer: begin the step again after this long"),
+  retryAfterMs: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("A step's wait answer: begin the step again after this long"),
 });

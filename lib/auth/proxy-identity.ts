@@ -26,7 +26,10 @@ export function proxySettingsFrom(env: Environment): ProxySettings {
 /** What the console answers when the proxy's headers do not identify a person. */
 export function proxyRefusal(identity: ProxyIdentity, settings: ProxySettings): { status: 401 | 403; text: string } {
   return !identity.ok && identity.reason === 'email'
-    ? { status: 403, text: `The SSO proxy's ${settings.emailHeader} header does not hold an e-mail address Holdfast accepts (name@domain.tld).` }
+    ? {
+        status: 403,
+        text: `The SSO proxy's ${settings.emailHeader} header does not hold an e-mail address Holdfast accepts (name@domain.tld).`,
+      }
     : { status: 401, text: 'Holdfast is reached through the SSO proxy only.' };
 }
 
@@ -50,10 +53,14 @@ export function parseRoleMap(roleMap: string): Map<string, Role> {
  * who can reach Holdfast directly could claim to be anyone. The highest role
  * any of the person's groups maps to wins; no mapped group means viewer.
  */
-export function resolveProxyIdentity(headers: { get(name: string): string | null }, settings: ProxySettings): ProxyIdentity {
+export function resolveProxyIdentity(
+  headers: { get(name: string): string | null },
+  settings: ProxySettings,
+): ProxyIdentity {
   const presented = Buffer.from(headers.get(settings.secretHeader) ?? '');
   const expected = Buffer.from(settings.secret);
-  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'secret' };
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected))
+    return { ok: false, reason: 'secret' };
 
   // The same rule people management applies: an address it would refuse must not get this far.
   const email = parsePersonEmail(headers.get(settings.emailHeader) ?? '');

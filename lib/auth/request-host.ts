@@ -14,7 +14,9 @@ export interface HostRules {
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-export function hostRulesFrom(env: Pick<Environment, 'HOLDFAST_PUBLIC_URL' | 'HOLDFAST_TRUST_FORWARDED_HEADERS'>): HostRules {
+export function hostRulesFrom(
+  env: Pick<Environment, 'HOLDFAST_PUBLIC_URL' | 'HOLDFAST_TRUST_FORWARDED_HEADERS'>,
+): HostRules {
   return {
     publicHostname: env.HOLDFAST_PUBLIC_URL ? new URL(env.HOLDFAST_PUBLIC_URL).hostname.toLowerCase() : undefined,
     trustForwarded: env.HOLDFAST_TRUST_FORWARDED_HEADERS === '1',
@@ -31,7 +33,9 @@ function firstValue(value: string | null): string | undefined {
 
 /** The host the client asked for: X-Forwarded-Host only when trusted, else Host. */
 export function requestedHost(headers: HeaderSource, rules: HostRules): string | undefined {
-  return (rules.trustForwarded ? firstValue(headers.get('x-forwarded-host')) : undefined) ?? firstValue(headers.get('host'));
+  return (
+    (rules.trustForwarded ? firstValue(headers.get('x-forwarded-host')) : undefined) ?? firstValue(headers.get('host'))
+  );
 }
 
 /** `name[:port]` to its lowercased name; `[v6]:port` keeps its brackets. Undefined when malformed. */

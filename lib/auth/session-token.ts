@@ -33,12 +33,19 @@ export async function signSessionToken(session: SessionClaims | string, secret: 
  * A token without `exp` or a version is refused: it would be valid forever and
  * could not be ended by sign-out.
  */
-export async function verifySessionToken(token: string | undefined, secret: string): Promise<SessionClaims | undefined> {
+export async function verifySessionToken(
+  token: string | undefined,
+  secret: string,
+): Promise<SessionClaims | undefined> {
   if (!token) return undefined;
   try {
-    const { payload } = await jwtVerify(token, key(secret), { algorithms: ['HS256'], requiredClaims: ['exp', 'sub', VERSION_CLAIM] });
+    const { payload } = await jwtVerify(token, key(secret), {
+      algorithms: ['HS256'],
+      requiredClaims: ['exp', 'sub', VERSION_CLAIM],
+    });
     const version = payload[VERSION_CLAIM];
-    if (typeof payload.sub !== 'string' || typeof version !== 'number' || !Number.isSafeInteger(version)) return undefined;
+    if (typeof payload.sub !== 'string' || typeof version !== 'number' || !Number.isSafeInteger(version))
+      return undefined;
     return { email: payload.sub, sessionVersion: version };
   } catch {
     return undefined;

@@ -2,7 +2,13 @@ import type { EndpointInput, EndpointName } from '../api/endpoints';
 import type { EndpointResponse } from '../api/responses';
 
 /** A value as it arrives over JSON: dates become ISO strings. */
-export type Json<T> = T extends Date ? string : T extends (infer Item)[] ? Json<Item>[] : T extends object ? { [Key in keyof T]: Json<T[Key]> } : T;
+export type Json<T> = T extends Date
+  ? string
+  : T extends (infer Item)[]
+    ? Json<Item>[]
+    : T extends object
+      ? { [Key in keyof T]: Json<T[Key]> }
+      : T;
 
 /** What each endpoint answers on success: inferred from the schemas the contract test checks real answers against. */
 export type ApiResponses = { [Name in EndpointName]: EndpointResponse<Name> };
@@ -21,4 +27,6 @@ export interface CallOptions {
   idempotencyKey?: string;
 }
 
-export type HoldfastClient = { [Name in EndpointName]: (input: EndpointInput<Name>, options?: CallOptions) => Promise<ApiResponses[Name]> };
+export type HoldfastClient = {
+  [Name in EndpointName]: (input: EndpointInput<Name>, options?: CallOptions) => Promise<ApiResponses[Name]>;
+};

@@ -34,7 +34,10 @@ export function createHoldfastClient(options: HoldfastClientOptions): HoldfastCl
     return body;
   };
   return Object.fromEntries(
-    (Object.keys(endpoints) as EndpointName[]).map((name) => [name, (input: unknown, callOptions?: CallOptions) => call(name, input, callOptions)]),
+    (Object.keys(endpoints) as EndpointName[]).map((name) => [
+      name,
+      (input: unknown, callOptions?: CallOptions) => call(name, input, callOptions),
+    ]),
   ) as HoldfastClient;
 }
 

@@ -1,6 +1,14 @@
 import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome, type StepBody } from '../core/steps/step-outcome';
 import { classifyFailure } from '../core/retry/step-error';
-import { stopCodes, waitCodes, type BeginStepInput, type FinishAnswer, type StopCode, type StopReason, type WaitCode } from '../core/steps/step-protocol';
+import {
+  stopCodes,
+  waitCodes,
+  type BeginStepInput,
+  type FinishAnswer,
+  type StopCode,
+  type StopReason,
+  type WaitCode,
+} from '../core/steps/step-protocol';
 import { HoldfastApiError } from './api-error';
 import type { HoldfastClient } from './client-types';
 
@@ -11,7 +19,11 @@ import type { HoldfastClient } from './client-types';
  * stop). The caller schedules a `retry` after its delay and a `wait` after
  * retryAfterMs, and stops on `stop`; it never decides on its own to retry.
  */
-export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, body: StepBody<T>): Promise<RunStepOutcome<T>> {
+export async function runStep<T>(
+  client: HoldfastClient,
+  input: BeginStepInput,
+  body: StepBody<T>,
+): Promise<RunStepOutcome<T>> {
   let begun;
   try {
     begun = await client.beginStep(input);
@@ -21,7 +33,8 @@ export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, 
   if (begun.decision !== 'run') return outcomeOfBegin(begun);
 
   const attempt = { key: begun.key, attemptNumber: begun.attemptNumber, fencingToken: begun.fencingToken };
-  const finish = async (report: Parameters<HoldfastClient['finishStep']>[0]): Promise<FinishAnswer> => client.finishStep(report) as Promise<FinishAnswer>;
+  const finish = async (report: Parameters<HoldfastClient['finishStep']>[0]): Promise<FinishAnswer> =>
+    client.finishStep(report) as Promise<FinishAnswer>;
   let output: { result: T; costMicros?: number };
   try {
     output = await body(attempt);
@@ -29,8 +42,14 @@ export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, 
     const failure = classifyFailure(error);
     try {
       const answer = await finish({
-        key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'failed',
-        errorClass: failure.errorClass, errorText: failure.errorText, costMicros: failure.costMicros, retryAfterMs: failure.retryAfterMs,
+        key: attempt.key,
+        fencingToken: attempt.fencingToken,
+        attemptNumber: attempt.attemptNumber,
+        outcome: 'failed',
+        errorClass: failure.errorClass,
+        errorText: failure.errorText,
+        costMicros: failure.costMicros,
+        retryAfterMs: failure.retryAfterMs,
       });
       return outcomeOfFinish(answer, undefined as T);
     } catch (finishError) {
@@ -38,15 +57,27 @@ export async function runStep<T>(client: HoldfastClient, input: BeginStepInput, 
     }
   }
   try {
-    const answer = await finish({ key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'succeeded', result: output.result ?? null, costMicros: output.costMicros ?? 0 });
+    const answer = await finish({
+      key: attempt.key,
+      fencingToken: attempt.fencingToken,
+      attemptNumber: attempt.attemptNumber,
+      outcome: 'succeeded',
+      result: output.result ?? null,
+      costMicros: output.costMicros ?? 0,
+    });
     return outcomeOfFinish(answer, output.result);
   } catch (error) {
     if (!(error instanceof HoldfastApiError) || !RESULT_REFUSED.includes(error.code)) return answerInProblem(error);
     // A result that cannot be stored (too large, not JSON) cannot be replayed: the step is wrong, not unlucky.
     try {
       const answer = await finish({
-        key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'failed',
-        errorClass: 'permanent', errorText: `the step's result was refused: ${error.detail}`, costMicros: output.costMicros ?? 0,
+        key: attempt.key,
+        fencingToken: attempt.fencingToken,
+        attemptNumber: attempt.attemptNumber,
+        outcome: 'failed',
+        errorClass: 'permanent',
+        errorText: `the step's result was refused: ${error.detail}`,
+        costMicros: output.costMicros ?? 0,
       });
       return outcomeOfFinish(answer, undefined as T);
     } catch (finishError) {
@@ -63,7 +94,8 @@ function answerInProblem<T>(error: unknown): RunStepOutcome<T> {
   if (!(error instanceof HoldfastApiError)) throw error;
   const problem = error.problem;
   if ((waitCodes as readonly string[]).includes(error.code)) {
-    const retryAfterMs = typeof problem.retryAfterMs === 'number' ? problem.retryAfterMs : (error.retryAfterSeconds ?? 1) * 1_000;
+    const retryAfterMs =
+      typeof problem.retryAfterMs === 'number' ? problem.retryAfterMs : (error.retryAfterSeconds ?? 1) * 1_000;
     return { status: 'wait', code: error.code as WaitCode, retryAfterMs, detail: error.detail };
   }
   if ((stopCodes as readonly string[]).includes(error.code) && typeof problem.reason === 'string') {

@@ -6,12 +6,17 @@ export interface FieldChange {
   after: string;
 }
 
-const show = (value: unknown): string => (value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
+const show = (value: unknown): string =>
+  value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value);
 
 /** Before and after as the fields that differ, each shown as text; nested values compared whole. */
 export function diffRecord(before: unknown, after: unknown): FieldChange[] {
   const asObject = (value: unknown): Record<string, unknown> =>
-    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : value === null || value === undefined ? {} : { value };
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : value === null || value === undefined
+        ? {}
+        : { value };
   const old = asObject(before);
   const next = asObject(after);
   const fields = [...new Set([...Object.keys(old), ...Object.keys(next)])];
@@ -25,7 +30,14 @@ export function diffRecord(before: unknown, after: unknown): FieldChange[] {
  * A cell a spreadsheet would run as a formula (=, +, -, @ first) is prefixed with '.
  */
 export function csvCell(value: unknown): string {
-  let text = value === null || value === undefined ? '' : value instanceof Date ? value.toISOString() : typeof value === 'string' ? value : JSON.stringify(value);
+  let text =
+    value === null || value === undefined
+      ? ''
+      : value instanceof Date
+        ? value.toISOString()
+        : typeof value === 'string'
+          ? value
+          : JSON.stringify(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -40,7 +40,10 @@ export function formatMicros(micros: number): string {
 /** A moment in UTC, as the console writes times: "2026-11-30 08:05 UTC" (with seconds on request); "—" for none. */
 export function formatUtc(moment: Date | null, precision: 'minute' | 'second' = 'minute'): string {
   if (!moment) return '—';
-  return `${moment.toISOString().slice(0, precision === 'minute' ? 16 : 19).replace('T', ' ')} UTC`;
+  return `${moment
+    .toISOString()
+    .slice(0, precision === 'minute' ? 16 : 19)
+    .replace('T', ' ')} UTC`;
 }
 
 /** How long something has waited: "12 min", "5 h", "3 d". */

@@ -13,5 +13,8 @@ const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
  * No text (null) shows as nothing.
  */
 export function visibleText(text: string | null | undefined): string {
-  return (text ?? '').replace(BIDI_CONTROLS, (control) => `⟨U+${control.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  return (text ?? '').replace(
+    BIDI_CONTROLS,
+    (control) => `⟨U+${control.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
 }

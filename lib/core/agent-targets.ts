@@ -21,7 +21,11 @@ export async function agentOfRun(db: Executor, runKey: string): Promise<ActionTa
 
 /** A slot acts for the agent of the run that holds it. */
 export async function agentOfSlot(db: Executor, slot: string): Promise<ActionTarget> {
-  const [lock] = await db.select({ agent: runs.agent }).from(slotLocks).innerJoin(runs, eq(runs.runKey, slotLocks.holderRunKey)).where(eq(slotLocks.slot, slot));
+  const [lock] = await db
+    .select({ agent: runs.agent })
+    .from(slotLocks)
+    .innerJoin(runs, eq(runs.runKey, slotLocks.holderRunKey))
+    .where(eq(slotLocks.slot, slot));
   return { agent: lock?.agent };
 }
 

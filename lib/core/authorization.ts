@@ -61,7 +61,12 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
 export function decide(actor: Actor, action: Action, target: ActionTarget = {}): Decision {
   if (actor.type === 'system') return allow;
   if (actor.type === 'agent') {
-    const scope = action === 'console.read' ? 'read' : action === 'attempt.record' || action === 'hold.open' || action === 'agent.coordinate' ? 'ingest' : undefined;
+    const scope =
+      action === 'console.read'
+        ? 'read'
+        : action === 'attempt.record' || action === 'hold.open' || action === 'agent.coordinate'
+          ? 'ingest'
+          : undefined;
     if (!scope) return deny('agents may not do this');
     if (!actor.scopes.includes(scope)) return deny(`this token lacks the ${scope} scope`);
     return decideTokenLimits(actor, target);
@@ -121,7 +126,10 @@ export function hasTokenLimits(actor: Actor | undefined): actor is Extract<Actor
  * callers and workers without an actor pay no extra query. Refuses with
  * FORBIDDEN naming the limit.
  */
-export async function enforceTokenLimits(ctx: CoreContext, target: ActionTarget | (() => Promise<ActionTarget>)): Promise<void> {
+export async function enforceTokenLimits(
+  ctx: CoreContext,
+  target: ActionTarget | (() => Promise<ActionTarget>),
+): Promise<void> {
   const actor = ctx.actor;
   if (!hasTokenLimits(actor)) return;
   const resolved = typeof target === 'function' ? await target() : target;

@@ -25,7 +25,11 @@ export async function retryOnDeadlock<T>(db: Executor, work: () => Promise<T>): 
 
 /** The SQLSTATE of a PostgreSQL error, also when drizzle wrapped it (as its `cause`). */
 function postgresCodeOf(error: unknown): string {
-  for (let current = error, depth = 0; current && depth < 3; current = (current as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let current = error, depth = 0;
+    current && depth < 3;
+    current = (current as { cause?: unknown }).cause, depth += 1
+  ) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') return code;
   }

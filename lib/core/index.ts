@@ -34,7 +34,12 @@ export * from './steps/begin-step';
 export * from './steps/finish-step';
 export * from './retry-pools/pool-level';
 export * from './retry-pools/pool-usage';
-export { describeBrakeRefusals, redriveBrakesRefusing, type BrakeRefusal, type RedriveHistory } from './dead-letters/redrive-brakes';
+export {
+  describeBrakeRefusals,
+  redriveBrakesRefusing,
+  type BrakeRefusal,
+  type RedriveHistory,
+} from './dead-letters/redrive-brakes';
 export * from './holds/reconcile-holds';
 export * from './holds/escalate-options';
 export * from './holds/escalate-uncertain-keys';

@@ -11,7 +11,10 @@ import { setKillSwitchInput, type KillSwitchName } from './kill-switches-input';
 export { killSwitchNames, type KillSwitchName } from './kill-switches-input';
 
 export async function isKillSwitchEngaged(db: Executor, name: KillSwitchName): Promise<boolean> {
-  const [row] = await db.select({ engaged: killSwitches.engaged }).from(killSwitches).where(eq(killSwitches.name, name));
+  const [row] = await db
+    .select({ engaged: killSwitches.engaged })
+    .from(killSwitches)
+    .where(eq(killSwitches.name, name));
   return row?.engaged ?? false;
 }
 
@@ -24,7 +27,10 @@ export async function setKillSwitch(ctx: CoreContext, input: z.input<typeof setK
     await tx
       .insert(killSwitches)
       .values({ name, engaged, reason, changedBy: actorLabel(actor) })
-      .onConflictDoUpdate({ target: killSwitches.name, set: { engaged, reason, changedBy: actorLabel(actor), changedAt: new Date() } });
+      .onConflictDoUpdate({
+        target: killSwitches.name,
+        set: { engaged, reason, changedBy: actorLabel(actor), changedAt: new Date() },
+      });
     await writeAudit(tx, actor, {
       action: 'kill_switch.set',
       targetType: 'kill_switch',

@@ -13,7 +13,15 @@ const name = z
  * A moment: a Date in-process, or an ISO 8601 date-time with its offset over
  * the API. Numbers and null are refused rather than read as 1970.
  */
-const moment = z.union([z.date(), z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with its offset, e.g. 2026-11-30T10:00:00Z' })]).transform((value) => new Date(value));
+const moment = z
+  .union([
+    z.date(),
+    z.iso.datetime({
+      offset: true,
+      message: 'must be an ISO 8601 date-time with its offset, e.g. 2026-11-30T10:00:00Z',
+    }),
+  ])
+  .transform((value) => new Date(value));
 
 /** latency_ms is a 32-bit integer: about 24.8 days. */
 const LONGEST_ATTEMPT_MS = 2 ** 31 - 1;

@@ -75,8 +75,10 @@ function refuseOutsideRetention(ctx: CoreContext, startedAt: Date): void {
   const retentionMs = policyOf(ctx).attemptRetentionMs ?? DEFAULT_CORE_POLICY.attemptRetentionMs!;
   const days = Math.round(retentionMs / 86_400_000);
   let problem: string | undefined;
-  if (startedAt.getTime() < now - retentionMs) problem = `must be within the last ${days} days (attempts are kept that long); this one started ${startedAt.toISOString()}`;
-  else if (startedAt.getTime() > now + MAX_CLOCK_SKEW_MS) problem = `must not be more than 5 minutes in the future (check the worker's clock); this one starts ${startedAt.toISOString()}`;
+  if (startedAt.getTime() < now - retentionMs)
+    problem = `must be within the last ${days} days (attempts are kept that long); this one started ${startedAt.toISOString()}`;
+  else if (startedAt.getTime() > now + MAX_CLOCK_SKEW_MS)
+    problem = `must not be more than 5 minutes in the future (check the worker's clock); this one starts ${startedAt.toISOString()}`;
   if (problem) throw new InvalidInputError(`Invalid input: startedAt: ${problem}`, { startedAt: [problem] });
 }
 

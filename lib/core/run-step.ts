@@ -4,13 +4,18 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry/decide-retry';
 import { classifyFailure, type ClassifiedFailure } from './retry/step-error';
 import { beginStep } from './steps/begin-step';
 import { finishStep } from './steps/finish-step';
-import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome, type StepAttempt, type StepBody } from './steps/step-outcome';
+import {
+  outcomeOfBegin,
+  outcomeOfFinish,
+  type RunStepOutcome,
+  type StepAttempt,
+  type StepBody,
+} from './steps/step-outcome';
 import type { BeginStepInput } from './steps/step-protocol';
 
 export type { RunStepOutcome, StepAttempt, StepBody } from './steps/step-outcome';
 
 export type RunStepInput = BeginStepInput;
-
 
 /**
  * One step of a task, made safe to deliver more than once: begin it with the
@@ -31,25 +36,55 @@ export async function runStep<T>(
 
   const attempt: StepAttempt = { key: begun.key, attemptNumber: begun.attemptNumber, fencingToken: begun.fencingToken };
   const finishFailed = (failure: Pick<ClassifiedFailure, 'errorClass' | 'errorText' | 'costMicros' | 'retryAfterMs'>) =>
-    finishStep(ctx, { key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'failed', ...failure }, policy);
+    finishStep(
+      ctx,
+      {
+        key: attempt.key,
+        fencingToken: attempt.fencingToken,
+        attemptNumber: attempt.attemptNumber,
+        outcome: 'failed',
+        ...failure,
+      },
+      policy,
+    );
 
   let output: { result: T; costMicros?: number };
   try {
     output = await body(attempt);
     if (!isValidCost(output.costMicros)) {
       // A step reporting a nonsense cost is a bug in the step: a person should look.
-      throw new Error(`the step reported an invalid cost ${String(output.costMicros)}: costs are whole micro-dollars, 0 or more`);
+      throw new Error(
+        `the step reported an invalid cost ${String(output.costMicros)}: costs are whole micro-dollars, 0 or more`,
+      );
     }
   } catch (error) {
     return outcomeOfFinish(await finishFailed(classifyFailure(error)), undefined as T);
   }
   try {
-    const finished = await finishStep(ctx, { key: attempt.key, fencingToken: attempt.fencingToken, attemptNumber: attempt.attemptNumber, outcome: 'succeeded', result: output.result ?? null, costMicros: output.costMicros ?? 0 }, policy);
+    const finished = await finishStep(
+      ctx,
+      {
+        key: attempt.key,
+        fencingToken: attempt.fencingToken,
+        attemptNumber: attempt.attemptNumber,
+        outcome: 'succeeded',
+        result: output.result ?? null,
+        costMicros: output.costMicros ?? 0,
+      },
+      policy,
+    );
     return outcomeOfFinish(finished, output.result);
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
     // A result that cannot be stored (too large) cannot be replayed: the step is wrong, not unlucky.
-    return outcomeOfFinish(await finishFailed({ errorClass: 'permanent', errorText: `the step's result was refused: ${error.message}`, costMicros: output.costMicros ?? 0 }), undefined as T);
+    return outcomeOfFinish(
+      await finishFailed({
+        errorClass: 'permanent',
+        errorText: `the step's result was refused: ${error.message}`,
+        costMicros: output.costMicros ?? 0,
+      }),
+      undefined as T,
+    );
   }
 }
 

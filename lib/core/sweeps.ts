@@ -56,7 +56,10 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       periodMs: MINUTE_MS,
       run: async (ctx) => {
         const { hoursRolled, hoursReRolled } = await rollUpAttempts(ctx.db, { now, retentionFloor: rawFloor });
-        return { changed: hoursRolled, summary: `${hoursRolled} hour(s) rolled up, ${hoursReRolled} of them again for late rows` };
+        return {
+          changed: hoursRolled,
+          summary: `${hoursRolled} hour(s) rolled up, ${hoursReRolled} of them again for late rows`,
+        };
       },
     },
     {
@@ -64,10 +67,16 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       periodMs: 60 * MINUTE_MS,
       run: async (ctx) => {
         const done = await maintainAttemptLog(ctx.db, { now, attemptRetentionDays, rollupRetentionDays });
-        const changed = done.created.length + done.dropped.length + done.strayRowsDeleted + done.rollupRowsDeleted + done.leasesDeleted;
+        const changed =
+          done.created.length +
+          done.dropped.length +
+          done.strayRowsDeleted +
+          done.rollupRowsDeleted +
+          done.leasesDeleted;
         return {
           changed,
-          summary: `${done.created.length} daily partition(s) created, ${done.dropped.length} dropped past ${attemptRetentionDays} days` +
+          summary:
+            `${done.created.length} daily partition(s) created, ${done.dropped.length} dropped past ${attemptRetentionDays} days` +
             `, ${done.rollupRowsDeleted} rollup row(s) past ${rollupRetentionDays} days deleted, ${done.leasesDeleted} old sweep lease(s) deleted`,
         };
       },
@@ -89,7 +98,10 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       run: async (ctx) => {
         const deleted = await deleteExpiredKeys(ctx);
         const forgotten = await deleteExpiredApiRequests(ctx);
-        return { changed: deleted + forgotten, summary: `${deleted} expired key(s) deleted, ${forgotten} API response(s) past their day forgotten` };
+        return {
+          changed: deleted + forgotten,
+          summary: `${deleted} expired key(s) deleted, ${forgotten} API response(s) past their day forgotten`,
+        };
       },
     },
     {
@@ -98,7 +110,10 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       run: async (ctx) => {
         const { released, refused } = await sweepStaleSlots(ctx, { heartbeatGraceMs: settings.heartbeatGraceMs, now });
         const kept = refused.map((lock) => `${lock.slot} (${lock.failedGuards.join(', ')})`).join('; ');
-        return { changed: released.length, summary: `${released.length} stale lock(s) released; kept under guard: ${kept || 'none'}` };
+        return {
+          changed: released.length,
+          summary: `${released.length} stale lock(s) released; kept under guard: ${kept || 'none'}`,
+        };
       },
     },
     {
@@ -106,16 +121,30 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       job: 'escalate_stale_locks',
       periodMs: 5 * MINUTE_MS,
       run: async (ctx) => {
-        const locks = await escalateStaleLocks(ctx, { afterMs: settings.staleLockEscalateAfterMs, defaultOwner: settings.defaultOwner, now });
-        return { changed: locks.length, summary: `${locks.length} stale lock(s) the sweeper kept refusing held for their owners` };
+        const locks = await escalateStaleLocks(ctx, {
+          afterMs: settings.staleLockEscalateAfterMs,
+          defaultOwner: settings.defaultOwner,
+          now,
+        });
+        return {
+          changed: locks.length,
+          summary: `${locks.length} stale lock(s) the sweeper kept refusing held for their owners`,
+        };
       },
     },
     {
       job: 'escalate_uncertain_keys',
       periodMs: 5 * MINUTE_MS,
       run: async (ctx) => {
-        const keys = await escalateUncertainKeys(ctx, { afterMs: settings.uncertainEscalateAfterMs, defaultOwner: settings.defaultOwner, now });
-        return { changed: keys.length, summary: `${keys.length} uncertain key(s) with no redelivery held for their owners` };
+        const keys = await escalateUncertainKeys(ctx, {
+          afterMs: settings.uncertainEscalateAfterMs,
+          defaultOwner: settings.defaultOwner,
+          now,
+        });
+        return {
+          changed: keys.length,
+          summary: `${keys.length} uncertain key(s) with no redelivery held for their owners`,
+        };
       },
     },
     {
@@ -123,7 +152,10 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       periodMs: MINUTE_MS,
       run: async (ctx) => {
         const resolved = await reconcileHolds(ctx);
-        return { changed: resolved.length, summary: `${resolved.length} hold(s) resolved whose condition cleared by itself` };
+        return {
+          changed: resolved.length,
+          summary: `${resolved.length} hold(s) resolved whose condition cleared by itself`,
+        };
       },
     },
     {
@@ -135,7 +167,10 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
           .delete(retryPoolUsage)
           .where(lt(retryPoolUsage.sliceStart, new Date(now.getTime() - DAY_MS)))
           .returning({ agent: retryPoolUsage.agent });
-        return { changed: deleted.length, summary: `${deleted.length} retry pool usage slice(s) older than a day deleted` };
+        return {
+          changed: deleted.length,
+          summary: `${deleted.length} retry pool usage slice(s) older than a day deleted`,
+        };
       },
     },
     {
@@ -162,7 +197,11 @@ export interface SweepReport {
  * sweeper, with the caller's clock and policy. `now` (the clock's time by
  * default) picks the buckets and is the time the escalations judge by.
  */
-export async function runDueSweeps(ctx: CoreContext, settings: SweepSettings = {}, now = nowOf(ctx)): Promise<SweepReport[]> {
+export async function runDueSweeps(
+  ctx: CoreContext,
+  settings: SweepSettings = {},
+  now = nowOf(ctx),
+): Promise<SweepReport[]> {
   const sweeperCtx: CoreContext = { db: ctx.db, actor: SWEEPER, clock: ctx.clock, policy: ctx.policy };
   const reports: SweepReport[] = [];
   for (const { job, periodMs, run } of sweepJobs(settings, now)) {

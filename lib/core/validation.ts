@@ -8,7 +8,11 @@ export const MICROS_MAX = Number.MAX_SAFE_INTEGER;
 
 /** An integer input stored in an int4 column. */
 export function int4(minimum: number) {
-  return z.number().int().min(minimum).max(INT4_MAX, `must be at most ${INT4_MAX.toLocaleString('en-US')}`);
+  return z
+    .number()
+    .int()
+    .min(minimum)
+    .max(INT4_MAX, `must be at most ${INT4_MAX.toLocaleString('en-US')}`);
 }
 
 /**

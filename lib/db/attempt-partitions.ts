@@ -64,7 +64,9 @@ export async function ensureAttemptPartitions(db: Executor, range: { from: Date;
       // Creating a table is the owner's right, not the application's: a SECURITY DEFINER function
       // (drizzle/0011_add_database_roles.sql) creates the day, moves its rows out of the default
       // partition and attaches it, and answers false when another process made it while we waited.
-      const [result] = await tx.execute<{ made: boolean }>(sql`select public.holdfast_create_attempt_partition(${isoDay(day)}::date) as made`);
+      const [result] = await tx.execute<{ made: boolean }>(
+        sql`select public.holdfast_create_attempt_partition(${isoDay(day)}::date) as made`,
+      );
       return result?.made === true;
     });
     if (made) created.push(partitionName(day));
@@ -78,15 +80,21 @@ export async function ensureAttemptPartitions(db: Executor, range: { from: Date;
  * the identities of everything dropped. Returns the names dropped and the
  * number of default-partition rows deleted.
  */
-export async function dropAttemptPartitionsBefore(db: Executor, cutoff: Date): Promise<{ dropped: string[]; strayRowsDeleted: number }> {
-  const expired = (await listAttemptPartitions(db)).filter((partition) => partition.day.getTime() + DAY_MS <= cutoff.getTime());
+export async function dropAttemptPartitionsBefore(
+  db: Executor,
+  cutoff: Date,
+): Promise<{ dropped: string[]; strayRowsDeleted: number }> {
+  const expired = (await listAttemptPartitions(db)).filter(
+    (partition) => partition.day.getTime() + DAY_MS <= cutoff.getTime(),
+  );
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MAINTENANCE_LOCK})`);
     // Dropping an attached partition locks the whole log for a moment: wait for that moment
     // at most 5 seconds (DETACH CONCURRENTLY is not allowed next to a default partition).
     await tx.execute(sql`set local lock_timeout = '5s'`);
     // The owner's function drops only a partition of the attempt log, and only of a day that has ended.
-    for (const partition of expired) await tx.execute(sql`select public.holdfast_drop_attempt_partition(${isoDay(partition.day)}::date)`);
+    for (const partition of expired)
+      await tx.execute(sql`select public.holdfast_drop_attempt_partition(${isoDay(partition.day)}::date)`);
     // Whole days only, in the default partition too, and the identities of the attempts dropped
     // go with them: an attempt and its identity are always kept or removed together.
     const dayBoundary = startOfUtcDay(cutoff).toISOString();

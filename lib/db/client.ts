@@ -49,8 +49,11 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
  */
 function preparedByDefault(sql: postgres.Sql | postgres.TransactionSql): void {
   const unsafe = sql.unsafe.bind(sql);
-  sql.unsafe = ((query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
-    unsafe(query, parameters, { ...options, prepare: true })) as postgres.Sql['unsafe'];
+  sql.unsafe = ((
+    query: string,
+    parameters?: postgres.ParameterOrJSON<never>[],
+    options?: postgres.UnsafeQueryOptions,
+  ) => unsafe(query, parameters, { ...options, prepare: true })) as postgres.Sql['unsafe'];
 
   const withPreparedClient = <Callback extends (client: postgres.TransactionSql) => unknown>(callback: Callback) =>
     ((client: postgres.TransactionSql) => {

@@ -43,7 +43,8 @@ export async function prepareDatabaseRoles(options: PrepareRolesOptions): Promis
     await ensureLoginRole(sql, APP_ROLE, options.passwords.app);
     const [{ database } = { database: '' }] = await sql<{ database: string }[]>`select current_database() as database`;
     await sql.unsafe(`alter database ${quoteIdentifier(database)} owner to ${OWNER_ROLE}`);
-    if (options.appMayCreateSchemas) await sql.unsafe(`grant create on database ${quoteIdentifier(database)} to ${APP_ROLE}`);
+    if (options.appMayCreateSchemas)
+      await sql.unsafe(`grant create on database ${quoteIdentifier(database)} to ${APP_ROLE}`);
     await handOverObjects(sql, ['public', 'drizzle'], OWNER_ROLE);
     await handOverObjects(sql, ['pgboss'], APP_ROLE);
   } finally {

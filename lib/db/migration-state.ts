@@ -21,9 +21,7 @@ export async function getMigrationState(db: Executor): Promise<MigrationState> {
   );
   const appliedWhens = new Set<number>();
   if (exists) {
-    const rows = await db.execute<{ created_at: string }>(
-      sql`select created_at from drizzle.__drizzle_migrations`,
-    );
+    const rows = await db.execute<{ created_at: string }>(sql`select created_at from drizzle.__drizzle_migrations`);
     for (const row of rows) appliedWhens.add(Number(row.created_at));
   }
   const pending = journal.entries.filter((entry) => !appliedWhens.has(entry.when)).map((entry) => entry.tag);

@@ -20,8 +20,16 @@ interface StoredRecord extends AuditRecordText {
 
 export async function verifyAuditChain(sql: postgres.Sql): Promise<ChainVerdict> {
   // A record without a position was written with the linking trigger set aside.
-  const [unlinked] = await sql<{ id: string }[]>`select id::text from audit_log where chain_position is null order by id limit 1`;
-  if (unlinked) return { whole: false, recordId: unlinked.id, position: null, problem: 'it has no place in the chain (written with the chain trigger disabled)' };
+  const [unlinked] = await sql<
+    { id: string }[]
+  >`select id::text from audit_log where chain_position is null order by id limit 1`;
+  if (unlinked)
+    return {
+      whole: false,
+      recordId: unlinked.id,
+      position: null,
+      problem: 'it has no place in the chain (written with the chain trigger disabled)',
+    };
 
   let expectedPosition = 1n;
   let previousHash = GENESIS_HASH;

@@ -34,47 +34,100 @@ const fleet: DemoAgent[] = [
     agent: 'outreach',
     tasksPerHour: 2,
     steps: [
-      { step: 'draft_email', failureRate: 0.12, costMicros: 4_200, latencyMs: 2_400,
-        failures: [{ errorClass: 'invalid_output', text: 'model output is not valid JSON: unexpected token at 212' },
-                   { errorClass: 'rate_limited', text: '429 Too Many Requests (retry-after: 2s)' }] },
-      { step: 'send_email', failureRate: 0.05, costMicros: 100, latencyMs: 350,
-        failures: [{ errorClass: 'transient', text: 'SMTP 451 4.3.0 temporary server error' }] },
+      {
+        step: 'draft_email',
+        failureRate: 0.12,
+        costMicros: 4_200,
+        latencyMs: 2_400,
+        failures: [
+          { errorClass: 'invalid_output', text: 'model output is not valid JSON: unexpected token at 212' },
+          { errorClass: 'rate_limited', text: '429 Too Many Requests (retry-after: 2s)' },
+        ],
+      },
+      {
+        step: 'send_email',
+        failureRate: 0.05,
+        costMicros: 100,
+        latencyMs: 350,
+        failures: [{ errorClass: 'transient', text: 'SMTP 451 4.3.0 temporary server error' }],
+      },
     ],
   },
   {
     agent: 'payments',
     tasksPerHour: 1,
     steps: [
-      { step: 'check_invoice', failureRate: 0.02, costMicros: 1_100, latencyMs: 900,
-        failures: [{ errorClass: 'timeout', text: 'ledger lookup timed out after 5000 ms' }] },
-      { step: 'charge_card', failureRate: 0.08, costMicros: 300, latencyMs: 1_200,
-        failures: [{ errorClass: 'timeout', text: 'payment provider did not answer within 10 s' },
-                   { errorClass: 'transient', text: '503 Service Unavailable from payment provider' }] },
+      {
+        step: 'check_invoice',
+        failureRate: 0.02,
+        costMicros: 1_100,
+        latencyMs: 900,
+        failures: [{ errorClass: 'timeout', text: 'ledger lookup timed out after 5000 ms' }],
+      },
+      {
+        step: 'charge_card',
+        failureRate: 0.08,
+        costMicros: 300,
+        latencyMs: 1_200,
+        failures: [
+          { errorClass: 'timeout', text: 'payment provider did not answer within 10 s' },
+          { errorClass: 'transient', text: '503 Service Unavailable from payment provider' },
+        ],
+      },
     ],
   },
   {
     agent: 'publishing',
     tasksPerHour: 1,
     steps: [
-      { step: 'render_page', failureRate: 0.03, costMicros: 2_500, latencyMs: 3_100,
-        failures: [{ errorClass: 'transient', text: 'renderer worker restarted' }] },
-      { step: 'publish', failureRate: 0.15, costMicros: 200, latencyMs: 1_800,
-        failures: [{ errorClass: 'transient', text: 'CMS answered 502 Bad Gateway' },
-                   { errorClass: 'permanent', text: '400 Bad Request: slug already taken' }] },
+      {
+        step: 'render_page',
+        failureRate: 0.03,
+        costMicros: 2_500,
+        latencyMs: 3_100,
+        failures: [{ errorClass: 'transient', text: 'renderer worker restarted' }],
+      },
+      {
+        step: 'publish',
+        failureRate: 0.15,
+        costMicros: 200,
+        latencyMs: 1_800,
+        failures: [
+          { errorClass: 'transient', text: 'CMS answered 502 Bad Gateway' },
+          { errorClass: 'permanent', text: '400 Bad Request: slug already taken' },
+        ],
+      },
     ],
   },
   {
     agent: 'research',
     tasksPerHour: 2,
     steps: [
-      { step: 'plan', failureRate: 0.04, costMicros: 9_000, latencyMs: 4_000,
-        failures: [{ errorClass: 'rate_limited', text: '429 rate limit reached for model tokens per minute' }] },
-      { step: 'call_model', failureRate: 0.2, costMicros: 38_000, latencyMs: 11_000,
-        failures: [{ errorClass: 'timeout', text: 'model call exceeded 30 s deadline' },
-                   { errorClass: 'invalid_output', text: 'model output failed schema: missing field "sources"' },
-                   { errorClass: 'rate_limited', text: '429 Too Many Requests (retry-after: 20s)' }] },
-      { step: 'summarize', failureRate: 0.06, costMicros: 12_000, latencyMs: 5_500,
-        failures: [{ errorClass: 'invalid_output', text: 'summary longer than the 400-word limit' }] },
+      {
+        step: 'plan',
+        failureRate: 0.04,
+        costMicros: 9_000,
+        latencyMs: 4_000,
+        failures: [{ errorClass: 'rate_limited', text: '429 rate limit reached for model tokens per minute' }],
+      },
+      {
+        step: 'call_model',
+        failureRate: 0.2,
+        costMicros: 38_000,
+        latencyMs: 11_000,
+        failures: [
+          { errorClass: 'timeout', text: 'model call exceeded 30 s deadline' },
+          { errorClass: 'invalid_output', text: 'model output failed schema: missing field "sources"' },
+          { errorClass: 'rate_limited', text: '429 Too Many Requests (retry-after: 20s)' },
+        ],
+      },
+      {
+        step: 'summarize',
+        failureRate: 0.06,
+        costMicros: 12_000,
+        latencyMs: 5_500,
+        failures: [{ errorClass: 'invalid_output', text: 'summary longer than the 400-word limit' }],
+      },
     ],
   },
 ];
@@ -150,7 +203,11 @@ export async function seedDemoAttemptsIfEmpty(ctx: CoreContext, now = new Date()
     for (let index = 0; index < reports.length; index += 1_000) {
       const batch = reports.slice(index, index + 1_000);
       // Each attempt with its identity, as recordAttempt writes them.
-      await tx.insert(attemptIdentities).values(batch.map(({ taskId, step, attemptNumber, startedAt }) => ({ taskId, step, attemptNumber, startedAt })));
+      await tx
+        .insert(attemptIdentities)
+        .values(
+          batch.map(({ taskId, step, attemptNumber, startedAt }) => ({ taskId, step, attemptNumber, startedAt })),
+        );
       await tx.insert(attempts).values(
         batch.map((report) => ({
           ...report,

@@ -15,6 +15,10 @@ const demoPools = [
 export async function seedDemoRetryPoolsIfEmpty(ctx: CoreContext): Promise<number> {
   const [existing] = await ctx.db.select({ count: sql<number>`count(*)::int` }).from(retryPools);
   if ((existing?.count ?? 0) > 0) return 0;
-  for (const pool of demoPools) await saveRetryPool({ db: ctx.db, actor: seeder }, { ...pool, reason: 'demo: a retry pool to show its level and refusals' });
+  for (const pool of demoPools)
+    await saveRetryPool(
+      { db: ctx.db, actor: seeder },
+      { ...pool, reason: 'demo: a retry pool to show its level and refusals' },
+    );
   return demoPools.length;
 }

@@ -1,4 +1,13 @@
-import { acquireSlot, finishRun, recordEvidence, releaseSlot, runStep, startRun, type RunStepOutcome, type StepAttempt } from '../core';
+import {
+  acquireSlot,
+  finishRun,
+  recordEvidence,
+  releaseSlot,
+  runStep,
+  startRun,
+  type RunStepOutcome,
+  type StepAttempt,
+} from '../core';
 import type { Executor } from '../db/client';
 import { chargeCard, publishPage, sendEmail } from './downstreams';
 import { afterActing, failBeforeActing, faultFor, type FleetTiming } from './faults';
@@ -31,7 +40,11 @@ interface StepSpec {
   /** False for a downstream that cannot deduplicate: an interrupted attempt is held, never repeated. */
   downstreamIdempotent: boolean;
   kind: 'model' | 'effect';
-  act: (context: AgentContext, task: FleetTask, attempt: StepAttempt) => Promise<{ result: unknown; costMicros: number }>;
+  act: (
+    context: AgentContext,
+    task: FleetTask,
+    attempt: StepAttempt,
+  ) => Promise<{ result: unknown; costMicros: number }>;
 }
 
 const modelStep = (step: string, prompt: string): StepSpec => ({
@@ -59,7 +72,11 @@ export const agents: Record<string, { owner: string; steps: StepSpec[] }> = {
         downstreamIdempotent: false, // the outbox sends whatever it is given
         kind: 'effect',
         act: async ({ db }, task) => {
-          await sendEmail(db, { taskId: task.taskId, recipient: `${task.taskId}@customers.example`, subject: 'Following up' });
+          await sendEmail(db, {
+            taskId: task.taskId,
+            recipient: `${task.taskId}@customers.example`,
+            subject: 'Following up',
+          });
           return { result: { sent: true }, costMicros: 100 };
         },
       },
@@ -74,7 +91,11 @@ export const agents: Record<string, { owner: string; steps: StepSpec[] }> = {
         downstreamIdempotent: true, // the provider deduplicates on the key we pass
         kind: 'effect',
         act: async ({ db }, task, attempt) => {
-          const { charged } = await chargeCard(db, { idempotencyKey: attempt.key, taskId: task.taskId, amountMicros: 42_000_000 });
+          const { charged } = await chargeCard(db, {
+            idempotencyKey: attempt.key,
+            taskId: task.taskId,
+            amountMicros: 42_000_000,
+          });
           return { result: { charged }, costMicros: 300 };
         },
       },
@@ -114,14 +135,26 @@ export const agents: Record<string, { owner: string; steps: StepSpec[] }> = {
 };
 
 /** Runs one step of a task through runStep, with the seed's fault for this attempt; the last step (`final`) completes the task. */
-export async function runAgentStep(context: AgentContext, task: FleetTask, spec: StepSpec, final = false): Promise<StepVerdict> {
+export async function runAgentStep(
+  context: AgentContext,
+  task: FleetTask,
+  spec: StepSpec,
+  final = false,
+): Promise<StepVerdict> {
   const owner = agents[task.agent]!.owner;
   const outcome: RunStepOutcome<unknown> = await runStep(
     { db: context.db },
     {
-      taskId: task.taskId, agent: task.agent, owner, step: spec.step, queue: task.agent,
+      taskId: task.taskId,
+      agent: task.agent,
+      owner,
+      step: spec.step,
+      queue: task.agent,
       content: { taskId: task.taskId, agent: task.agent, step: spec.step },
-      downstreamIdempotent: spec.downstreamIdempotent, inProgressTtlMs: context.timing.keyTtlMs, retryAllowance: 4, final,
+      downstreamIdempotent: spec.downstreamIdempotent,
+      inProgressTtlMs: context.timing.keyTtlMs,
+      retryAllowance: 4,
+      final,
     },
     async (attempt) => {
       context.tally.attempts += 1;

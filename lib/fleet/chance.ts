@@ -6,7 +6,9 @@ import { createHash } from 'node:crypto';
  * injects the same faults whatever the timing of the queue.
  */
 export function chance(seed: number, ...about: (string | number)[]): number {
-  const digest = createHash('sha256').update(`${seed}:${about.join(':')}`).digest();
+  const digest = createHash('sha256')
+    .update(`${seed}:${about.join(':')}`)
+    .digest();
   return digest.readUInt32BE(0) / 2 ** 32;
 }
 

@@ -7,13 +7,23 @@ import { fleetEmailOutbox, fleetPaymentLedger, fleetPublications } from '../db/s
  * really happened (a row was written); duplicates show up as extra rows,
  * except at the payment provider, which deduplicates on its idempotency key.
  */
-export async function sendEmail(db: Executor, email: { taskId: string; recipient: string; subject: string }): Promise<void> {
+export async function sendEmail(
+  db: Executor,
+  email: { taskId: string; recipient: string; subject: string },
+): Promise<void> {
   await db.insert(fleetEmailOutbox).values(email);
 }
 
 /** Charges once per idempotency key; a repeat returns the first charge. */
-export async function chargeCard(db: Executor, charge: { idempotencyKey: string; taskId: string; amountMicros: number }): Promise<{ charged: boolean }> {
-  const [created] = await db.insert(fleetPaymentLedger).values(charge).onConflictDoNothing().returning({ key: fleetPaymentLedger.idempotencyKey });
+export async function chargeCard(
+  db: Executor,
+  charge: { idempotencyKey: string; taskId: string; amountMicros: number },
+): Promise<{ charged: boolean }> {
+  const [created] = await db
+    .insert(fleetPaymentLedger)
+    .values(charge)
+    .onConflictDoNothing()
+    .returning({ key: fleetPaymentLedger.idempotencyKey });
   return { charged: created !== undefined };
 }
 
@@ -42,6 +52,10 @@ export async function countDownstreamEffects(db: Executor, taskPrefix = ''): Pro
          select task_id from fleet_email_outbox where task_id like ${prefix} group by task_id having count(*) > 1
          union all
          select task_id from fleet_publications where task_id like ${prefix} group by task_id having count(*) > 1) as twice) as duplicated`);
-  return { emailsSent: row?.emails ?? 0, paymentsCharged: row?.payments ?? 0, pagesPublished: row?.pages ?? 0, tasksWithDuplicateEffects: row?.duplicated ?? 0 };
+  return {
+    emailsSent: row?.emails ?? 0,
+    paymentsCharged: row?.payments ?? 0,
+    pagesPublished: row?.pages ?? 0,
+    tasksWithDuplicateEffects: row?.duplicated ?? 0,
+  };
 }
-

@@ -20,7 +20,13 @@ export const DEMO_TIMING: FleetTiming = { visibilityTimeoutSeconds: 10, keyTtlMs
  * may also return malformed output; steps with a side effect may crash after
  * acting. Later attempts fail less, so most tasks get through eventually.
  */
-export function faultFor(seed: number, taskId: string, step: string, attemptNumber: number, kind: 'model' | 'effect'): Fault {
+export function faultFor(
+  seed: number,
+  taskId: string,
+  step: string,
+  attemptNumber: number,
+  kind: 'model' | 'effect',
+): Fault {
   const calm = attemptNumber > 1 ? 2 : 1;
   return pick<Fault>(chance(seed, 'fault', taskId, step, attemptNumber), [
     ['none', 70 * calm],

@@ -48,7 +48,13 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const context: AgentContext = { db: connection.db, seed: options.seed, timing, tally, stopping: stopping.signal };
   const inFlight = new Set<Promise<unknown>>();
 
-  const boss = new PgBoss({ connectionString: options.databaseUrl, schema: 'pgboss', max: 6, supervise: true, maintenanceIntervalSeconds: 30 });
+  const boss = new PgBoss({
+    connectionString: options.databaseUrl,
+    schema: 'pgboss',
+    max: 6,
+    supervise: true,
+    maintenanceIntervalSeconds: 30,
+  });
   boss.on('error', (error) => log(`Queue error: ${error.message}`));
   await boss.start();
 
@@ -61,8 +67,13 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const runTask = async (task: FleetTask): Promise<void> => {
     const steps: (() => Promise<StepVerdict>)[] =
       task.agent === 'research'
-        ? remoteStepsOf(task).map((step, index, all) => () => runRemoteStep({ ...context, client: options.client!, dispatch }, task, step, index === all.length - 1))
-        : agents[task.agent]!.steps.map((spec, index, all) => () => runAgentStep(context, task, spec, index === all.length - 1));
+        ? remoteStepsOf(task).map(
+            (step, index, all) => () =>
+              runRemoteStep({ ...context, client: options.client!, dispatch }, task, step, index === all.length - 1),
+          )
+        : agents[task.agent]!.steps.map(
+            (spec, index, all) => () => runAgentStep(context, task, spec, index === all.length - 1),
+          );
     for (const step of steps) {
       const verdict = await step();
       // Failing the job hands it back to pg-boss, which delivers it again after the retry delay.
@@ -73,7 +84,12 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   };
 
   for (const queue of fleetQueues) {
-    await boss.createQueue(queue, { name: queue, retryLimit: 60, retryDelay: timing.retryDelaySeconds, expireInSeconds: timing.visibilityTimeoutSeconds });
+    await boss.createQueue(queue, {
+      name: queue,
+      retryLimit: 60,
+      retryDelay: timing.retryDelaySeconds,
+      expireInSeconds: timing.visibilityTimeoutSeconds,
+    });
     for (let worker = 0; worker < WORKERS_PER_QUEUE; worker += 1) {
       await boss.work<FleetTask>(queue, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
         // Tracked so that stop() and waitUntilIdle() also wait for bodies pg-boss gave up on.
@@ -111,7 +127,10 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
           sql`select count(*)::int as waiting from pgboss.job where name = any(${`{${fleetQueues.join(',')}}`}::text[]) and state in ('created', 'retry', 'active')`,
         );
         if ((row?.waiting ?? 0) === 0 && inFlight.size === 0) return;
-        if (Date.now() > deadline) throw new Error(`the fleet was still busy after ${timeoutMs} ms (${row?.waiting} jobs, ${inFlight.size} bodies)`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `the fleet was still busy after ${timeoutMs} ms (${row?.waiting} jobs, ${inFlight.size} bodies)`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     },

@@ -19,7 +19,11 @@ export function remoteStepsOf(task: FleetTask): RemoteStep[] {
 
 /** The sub-agents' tasks: their ids derive from the parent's, so dispatching twice asks for the same work. */
 export function subAgentTasks(task: FleetTask): FleetTask[] {
-  return [1, 2].map((part) => ({ taskId: `${task.taskId}.part-${part}`, agent: task.agent, parentTaskId: task.taskId }));
+  return [1, 2].map((part) => ({
+    taskId: `${task.taskId}.part-${part}`,
+    agent: task.agent,
+    parentTaskId: task.taskId,
+  }));
 }
 
 export interface RemoteContext extends AgentContext {
@@ -28,13 +32,24 @@ export interface RemoteContext extends AgentContext {
   dispatch: (tasks: FleetTask[]) => Promise<void>;
 }
 
-export async function runRemoteStep(context: RemoteContext, task: FleetTask, step: RemoteStep, final = false): Promise<StepVerdict> {
+export async function runRemoteStep(
+  context: RemoteContext,
+  task: FleetTask,
+  step: RemoteStep,
+  final = false,
+): Promise<StepVerdict> {
   const outcome = await runStep<unknown>(
     context.client,
     {
-      taskId: task.taskId, agent: task.agent, owner: 'team:platform', step, queue: task.agent,
+      taskId: task.taskId,
+      agent: task.agent,
+      owner: 'team:platform',
+      step,
+      queue: task.agent,
       content: { taskId: task.taskId, agent: task.agent, step },
-      inProgressTtlMs: context.timing.keyTtlMs, retryAllowance: 4, final,
+      inProgressTtlMs: context.timing.keyTtlMs,
+      retryAllowance: 4,
+      final,
     },
     async (attempt) => {
       context.tally.attempts += 1;

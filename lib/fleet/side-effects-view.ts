@@ -14,6 +14,8 @@ export type DemoSideEffects = (DownstreamCounts & { duplicatesAbsorbed: number }
 export async function getDemoSideEffects(db: Executor): Promise<DemoSideEffects> {
   const effects = await countDownstreamEffects(db);
   if (effects.emailsSent + effects.paymentsCharged + effects.pagesPublished === 0) return null;
-  const [absorbed] = await db.execute<{ duplicates: number }>(sql`select coalesce(sum(claim_calls - acquisitions), 0)::int as duplicates from idempotency_keys`);
+  const [absorbed] = await db.execute<{ duplicates: number }>(
+    sql`select coalesce(sum(claim_calls - acquisitions), 0)::int as duplicates from idempotency_keys`,
+  );
   return { ...effects, duplicatesAbsorbed: absorbed?.duplicates ?? 0 };
 }

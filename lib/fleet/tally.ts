@@ -11,5 +11,12 @@ export interface FleetTally {
 }
 
 export function emptyTally(): FleetTally {
-  return { tasksStarted: 0, completedTaskIds: new Set(), attempts: 0, holdIds: new Set(), deadLetterIds: new Set(), replays: 0 };
+  return {
+    tasksStarted: 0,
+    completedTaskIds: new Set(),
+    attempts: 0,
+    holdIds: new Set(),
+    deadLetterIds: new Set(),
+    replays: 0,
+  };
 }

@@ -20,7 +20,11 @@ export interface StepAnomaly {
  * The 7 baseline days are whole-hour aligned 24-hour spans just before the
  * last 24 hours.
  */
-export async function getStepAnomalies(db: Executor, now: Date, options: ReadOptions = {}): Promise<Map<string, StepAnomaly>> {
+export async function getStepAnomalies(
+  db: Executor,
+  now: Date,
+  options: ReadOptions = {},
+): Promise<Map<string, StepAnomaly>> {
   const recentFrom = new Date(now.getTime() - DAY_MS);
   // The baseline days end on the whole hour at or before the recent window
   // starts, so they are read from rollups alone; the gap is under an hour.
@@ -36,7 +40,14 @@ export async function getStepAnomalies(db: Executor, now: Date, options: ReadOpt
   ];
   const plan = await planFigures(db, { windows, rawOnly: options.rawOnly });
   const rows = (
-    await db.execute<{ agent: string; step: string; label: string; attempts: string; spend: string; retry_spend: string }>(sql`
+    await db.execute<{
+      agent: string;
+      step: string;
+      label: string;
+      attempts: string;
+      spend: string;
+      retry_spend: string;
+    }>(sql`
       select agent, step, label, sum(attempts) as attempts, sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
       from ${plan.figures} as figures
       group by agent, step, label`)
@@ -62,8 +73,13 @@ export async function getStepAnomalies(db: Executor, now: Date, options: ReadOpt
   const anomalies = new Map<string, StepAnomaly>();
   for (const [key, entry] of byStep) {
     if (!entry.recent) continue;
-    const verdict: AnomalyVerdict = judgeAnomaly({ recentShare: entry.recent.share, recentAttempts: entry.recent.attempts, baselineShares: entry.baseline });
-    if (verdict.anomalous) anomalies.set(key, { recentShare: entry.recent.share, baseline: verdict.baseline, threshold: verdict.threshold });
+    const verdict: AnomalyVerdict = judgeAnomaly({
+      recentShare: entry.recent.share,
+      recentAttempts: entry.recent.attempts,
+      baselineShares: entry.baseline,
+    });
+    if (verdict.anomalous)
+      anomalies.set(key, { recentShare: entry.recent.share, baseline: verdict.baseline, threshold: verdict.threshold });
   }
   return anomalies;
 }

@@ -14,7 +14,9 @@ export async function listAudit(db: Executor, filter: AuditFilter, limit: number
     .from(auditLog)
     .where(
       and(
-        filter.actor ? sql`(${auditLog.actorType} || ':' || ${auditLog.actorId}) ilike ${`%${literal(filter.actor)}%`}` : undefined,
+        filter.actor
+          ? sql`(${auditLog.actorType} || ':' || ${auditLog.actorId}) ilike ${`%${literal(filter.actor)}%`}`
+          : undefined,
         filter.action ? like(auditLog.action, `${literal(filter.action)}%`) : undefined,
         filter.targetType ? eq(auditLog.targetType, filter.targetType) : undefined,
         filter.targetId ? eq(auditLog.targetId, filter.targetId) : undefined,

@@ -25,14 +25,21 @@ export async function listPendingDeadLetters(
     db
       .select({
         deadLetter: deadLetters,
-        history: { redrivesUsed: taskBudgets.redrivesUsed, lastRedriveAt: taskBudgets.lastRedriveAt, createdAt: taskBudgets.createdAt },
+        history: {
+          redrivesUsed: taskBudgets.redrivesUsed,
+          lastRedriveAt: taskBudgets.lastRedriveAt,
+          createdAt: taskBudgets.createdAt,
+        },
       })
       .from(deadLetters)
       .leftJoin(taskBudgets, eq(taskBudgets.taskId, deadLetters.taskId))
       .where(where)
       .orderBy(asc(deadLetters.createdAt), asc(deadLetters.id))
       .limit(DEAD_LETTER_PAGE_SIZE),
-    db.select({ count: sql<number>`count(*)`.mapWith(Number) }).from(deadLetters).where(where),
+    db
+      .select({ count: sql<number>`count(*)`.mapWith(Number) })
+      .from(deadLetters)
+      .where(where),
   ]);
   return {
     rows: rows.map(({ deadLetter, history }) => ({
@@ -51,7 +58,11 @@ export async function deadLetterFilterChoices(db: Executor) {
     .from(deadLetters)
     .where(eq(deadLetters.status, 'pending'));
   const sorted = (values: string[]) => [...new Set(values)].sort();
-  return { queues: sorted(rows.map((row) => row.queue)), agents: sorted(rows.map((row) => row.agent)), steps: sorted(rows.map((row) => row.step)) };
+  return {
+    queues: sorted(rows.map((row) => row.queue)),
+    agents: sorted(rows.map((row) => row.agent)),
+    steps: sorted(rows.map((row) => row.step)),
+  };
 }
 
 /** Bulk redrives, newest first: the record of who redrove what, and how it ended. */

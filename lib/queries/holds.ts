@@ -16,7 +16,11 @@ const HOURS_MS = 3_600_000;
  * ones most recently cleared first. `owners` are the person's own owner names
  * (for "mine"); `frozenAfterDays` is the frozen threshold.
  */
-export async function listHolds(db: Executor, filter: HoldsFilter, context: { owners: string[]; frozenAfterDays: number; now: Date; limit?: number }) {
+export async function listHolds(
+  db: Executor,
+  filter: HoldsFilter,
+  context: { owners: string[]; frozenAfterDays: number; now: Date; limit?: number },
+) {
   const frozenSince = new Date(context.now.getTime() - context.frozenAfterDays * 24 * HOURS_MS);
   const where = and(
     eq(holds.status, filter.view),
@@ -24,10 +28,17 @@ export async function listHolds(db: Executor, filter: HoldsFilter, context: { ow
     filter.owner ? eq(holds.owner, filter.owner) : undefined,
     filter.reason ? eq(holds.reason, filter.reason) : undefined,
     filter.frozen ? or(eq(holds.reason, 'frozen'), lte(holds.openedAt, frozenSince)) : undefined,
-    filter.minAgeHours !== undefined ? lte(holds.openedAt, new Date(context.now.getTime() - filter.minAgeHours * HOURS_MS)) : undefined,
+    filter.minAgeHours !== undefined
+      ? lte(holds.openedAt, new Date(context.now.getTime() - filter.minAgeHours * HOURS_MS))
+      : undefined,
   );
   const order = filter.view === 'open' ? [asc(holds.openedAt), asc(holds.id)] : [desc(holds.clearedAt), desc(holds.id)];
-  return db.select().from(holds).where(where).orderBy(...order).limit(context.limit ?? 300);
+  return db
+    .select()
+    .from(holds)
+    .where(where)
+    .orderBy(...order)
+    .limit(context.limit ?? 300);
 }
 
 /** Open holds per reason: the page's summary and quick filters. */
@@ -43,6 +54,10 @@ export async function countOpenHoldsByReason(db: Executor) {
 
 /** Owners that have open holds, for the owner filter. */
 export async function listHoldOwners(db: Executor) {
-  const rows = await db.selectDistinct({ owner: holds.owner }).from(holds).where(eq(holds.status, 'open')).orderBy(asc(holds.owner));
+  const rows = await db
+    .selectDistinct({ owner: holds.owner })
+    .from(holds)
+    .where(eq(holds.status, 'open'))
+    .orderBy(asc(holds.owner));
   return rows.map((row) => row.owner);
 }

@@ -34,12 +34,20 @@ export async function listExpiredInProgress(db: Executor) {
     .where(and(eq(idempotencyKeys.status, 'in_progress'), lte(idempotencyKeys.lockedUntil, sql`now()`)))
     .orderBy(asc(idempotencyKeys.lockedUntil))
     .limit(LIST_LIMIT);
-  return { takeover: rows.filter((row) => row.downstreamIdempotent), uncertain: rows.filter((row) => !row.downstreamIdempotent) };
+  return {
+    takeover: rows.filter((row) => row.downstreamIdempotent),
+    uncertain: rows.filter((row) => !row.downstreamIdempotent),
+  };
 }
 
 /** Holds opened because a step was delivered again with different content under its key. */
 export async function listRecentPayloadMismatches(db: Executor) {
-  return db.select().from(holds).where(eq(holds.reason, 'payload_mismatch')).orderBy(desc(holds.openedAt)).limit(LIST_LIMIT);
+  return db
+    .select()
+    .from(holds)
+    .where(eq(holds.reason, 'payload_mismatch'))
+    .orderBy(desc(holds.openedAt))
+    .limit(LIST_LIMIT);
 }
 
 /** One key with the attempts made under it and the holds about it or its task. */
@@ -57,7 +65,12 @@ export async function getKeyDetail(db: Executor, key: string) {
     db
       .select()
       .from(holds)
-      .where(or(and(eq(holds.itemType, 'key'), eq(holds.itemId, key)), row.taskId ? and(eq(holds.itemType, 'task'), eq(holds.itemId, row.taskId), isNotNull(holds.id)) : undefined))
+      .where(
+        or(
+          and(eq(holds.itemType, 'key'), eq(holds.itemId, key)),
+          row.taskId ? and(eq(holds.itemType, 'task'), eq(holds.itemId, row.taskId), isNotNull(holds.id)) : undefined,
+        ),
+      )
       .orderBy(desc(holds.openedAt)),
   ]);
   return { key: row, attempts: keyAttempts, holds: keyHolds };

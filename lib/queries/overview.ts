@@ -49,13 +49,24 @@ interface StepComparison {
 const share = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
 /** The Overview's figures for a window, each beside the previous window of the same length. */
-export async function getOverview(db: Executor, window: TimeWindowName, now: Date, options: ReadOptions = {}): Promise<OverviewView> {
+export async function getOverview(
+  db: Executor,
+  window: TimeWindowName,
+  now: Date,
+  options: ReadOptions = {},
+): Promise<OverviewView> {
   const range = resolveTimeWindow(window, now);
   const previousFrom = new Date(range.from.getTime() - (range.to.getTime() - range.from.getTime()));
   const unit = bucketFor(range);
 
   const [comparison, charted] = await Promise.all([
-    planFigures(db, { windows: [{ label: 'now', ...range }, { label: 'before', from: previousFrom, to: range.from }], rawOnly: options.rawOnly }),
+    planFigures(db, {
+      windows: [
+        { label: 'now', ...range },
+        { label: 'before', from: previousFrom, to: range.from },
+      ],
+      rawOnly: options.rawOnly,
+    }),
     planFigures(db, { windows: [{ label: 'now', ...range }], finestBucket: unit, rawOnly: options.rawOnly }),
   ]);
   // The three reads are independent: run them side by side on the pool.
@@ -66,7 +77,17 @@ export async function getOverview(db: Executor, window: TimeWindowName, now: Dat
   ]);
   const stepsByName = new Map<string, StepComparison>();
   for (const row of perLabel) {
-    const entry = stepsByName.get(row.step) ?? { step: row.step, attemptsNow: 0, attemptsBefore: 0, retriesNow: 0, retriesBefore: 0, spendNow: 0, spendBefore: 0, retrySpendNow: 0, retrySpendBefore: 0 };
+    const entry = stepsByName.get(row.step) ?? {
+      step: row.step,
+      attemptsNow: 0,
+      attemptsBefore: 0,
+      retriesNow: 0,
+      retriesBefore: 0,
+      spendNow: 0,
+      spendBefore: 0,
+      retrySpendNow: 0,
+      retrySpendBefore: 0,
+    };
     const side = row.label === 'now' ? 'Now' : 'Before';
     entry[`attempts${side}`] = Number(row.attempts);
     entry[`retries${side}`] = Number(row.retries);
@@ -80,11 +101,11 @@ export async function getOverview(db: Executor, window: TimeWindowName, now: Dat
   const attemptsNow = total((row) => row.attemptsNow);
   const attemptsBefore = total((row) => row.attemptsBefore);
 
-
-
-
-
-  const topSteps = [...perStep].sort((a, b) => b.retrySpendNow - a.retrySpendNow).filter((row) => row.retrySpendNow > 0).slice(0, 5).map((row) => row.step);
+  const topSteps = [...perStep]
+    .sort((a, b) => b.retrySpendNow - a.retrySpendNow)
+    .filter((row) => row.retrySpendNow > 0)
+    .slice(0, 5)
+    .map((row) => row.step);
   const byBucket = new Map<string, { spend: number; retrySpend: number; steps: Record<string, number> }>();
   for (const row of buckets) {
     const entry = byBucket.get(row.bucket) ?? { spend: 0, retrySpend: 0, steps: {} };
@@ -101,7 +122,11 @@ export async function getOverview(db: Executor, window: TimeWindowName, now: Dat
       retrySpendMicros: { now: row.retrySpendNow, before: row.retrySpendBefore },
     }))
     .filter((row) => row.retrySpendMicros.now > row.retrySpendMicros.before || row.retryRate.now > row.retryRate.before)
-    .sort((a, b) => b.retrySpendMicros.now - b.retrySpendMicros.before - (a.retrySpendMicros.now - a.retrySpendMicros.before) || b.retryRate.now - b.retryRate.before - (a.retryRate.now - a.retryRate.before))
+    .sort(
+      (a, b) =>
+        b.retrySpendMicros.now - b.retrySpendMicros.before - (a.retrySpendMicros.now - a.retrySpendMicros.before) ||
+        b.retryRate.now - b.retryRate.before - (a.retryRate.now - a.retryRate.before),
+    )
     .slice(0, 5);
 
   return {
@@ -109,9 +134,27 @@ export async function getOverview(db: Executor, window: TimeWindowName, now: Dat
     unit,
     headline: {
       attempts: { now: attemptsNow, before: attemptsBefore },
-      retryRate: { now: share(total((r) => r.retriesNow), attemptsNow), before: share(total((r) => r.retriesBefore), attemptsBefore) },
+      retryRate: {
+        now: share(
+          total((r) => r.retriesNow),
+          attemptsNow,
+        ),
+        before: share(
+          total((r) => r.retriesBefore),
+          attemptsBefore,
+        ),
+      },
       retrySpendMicros: { now: total((r) => r.retrySpendNow), before: total((r) => r.retrySpendBefore) },
-      retryShareOfSpend: { now: share(total((r) => r.retrySpendNow), total((r) => r.spendNow)), before: share(total((r) => r.retrySpendBefore), total((r) => r.spendBefore)) },
+      retryShareOfSpend: {
+        now: share(
+          total((r) => r.retrySpendNow),
+          total((r) => r.spendNow),
+        ),
+        before: share(
+          total((r) => r.retrySpendBefore),
+          total((r) => r.spendBefore),
+        ),
+      },
       openHolds: { now: parked?.open_now ?? 0, before: parked?.open_before ?? 0 },
       frozenHolds: { now: parked?.frozen_now ?? 0, before: parked?.frozen_before ?? 0 },
       deadLetterDepth: { now: parked?.dead_letters ?? 0, before: null },
@@ -126,7 +169,14 @@ export async function getOverview(db: Executor, window: TimeWindowName, now: Dat
 }
 
 function readComparison(db: Executor, figures: SQL) {
-  return db.execute<{ step: string; label: string; attempts: string; retries: string; spend: string; retry_spend: string }>(sql`
+  return db.execute<{
+    step: string;
+    label: string;
+    attempts: string;
+    retries: string;
+    spend: string;
+    retry_spend: string;
+  }>(sql`
     select agent || '/' || step as step, label, sum(attempts) as attempts, sum(retries) as retries,
       sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
     from ${figures} as figures
@@ -137,7 +187,13 @@ function readComparison(db: Executor, figures: SQL) {
 function readParkedCounts(db: Executor, windowStart: Date) {
   const from = sql`${windowStart.toISOString()}::timestamptz`;
   return db.execute<{
-    open_now: number; open_before: number; frozen_now: number; frozen_before: number; dead_letters: number; stale_locks: number; uncertain_keys: number;
+    open_now: number;
+    open_before: number;
+    frozen_now: number;
+    frozen_before: number;
+    dead_letters: number;
+    stale_locks: number;
+    uncertain_keys: number;
   }>(sql`
     select
       (select count(*)::int from holds where status = 'open') as open_now,
@@ -156,5 +212,10 @@ async function readBuckets(db: Executor, figures: SQL, unit: 'hour' | 'day') {
     from ${figures} as figures
     group by 1, 2
     order by 1`);
-  return rows.map((row) => ({ bucket: row.bucket, step: row.step, spend: Number(row.spend), retrySpend: Number(row.retry_spend) }));
+  return rows.map((row) => ({
+    bucket: row.bucket,
+    step: row.step,
+    spend: Number(row.spend),
+    retrySpend: Number(row.retry_spend),
+  }));
 }

@@ -30,7 +30,8 @@ export interface RetryPoolRow extends Omit<RetryPool, 'createdAt'> {
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const stepKey = (agent: string, step: string) => `${agent}/${step}`;
-const covers = (pool: Pick<RetryPool, 'agent' | 'step'>, agent: string, step: string) => pool.agent === agent && (pool.step === ALL_STEPS || pool.step === step);
+const covers = (pool: Pick<RetryPool, 'agent' | 'step'>, agent: string, step: string) =>
+  pool.agent === agent && (pool.step === ALL_STEPS || pool.step === step);
 
 interface StepRefusals {
   agent: string;
@@ -74,7 +75,11 @@ export async function listRetryPools(db: Executor, now: Date): Promise<RetryPool
         refusals24h: refusalsOfPool(pool, refusals24h),
       };
     })
-    .sort((a, b) => compareText(a.agent, b.agent) || (a.step === ALL_STEPS ? -1 : b.step === ALL_STEPS ? 1 : compareText(a.step, b.step)));
+    .sort(
+      (a, b) =>
+        compareText(a.agent, b.agent) ||
+        (a.step === ALL_STEPS ? -1 : b.step === ALL_STEPS ? 1 : compareText(a.step, b.step)),
+    );
 }
 
 /** The pools that cover one step, as the Steps page shows them. */
@@ -101,16 +106,34 @@ export async function getStepPoolCoverage(
   const coverage = new Map<string, StepPoolCoverage>();
   const pools = await db.select().from(retryPools);
   if (pools.length === 0) return coverage;
-  const [levels, refusalRows] = await Promise.all([Promise.all(pools.map((pool) => readPoolLevel(db, pool, now))), readRefusalsByStep(db, range.from, range.to)]);
+  const [levels, refusalRows] = await Promise.all([
+    Promise.all(pools.map((pool) => readPoolLevel(db, pool, now))),
+    readRefusalsByStep(db, range.from, range.to),
+  ]);
   const refusals = new Map(refusalRows.map((row) => [stepKey(row.agent, row.step), row.refusals]));
   for (const { agent, step } of steps) {
     const covering = pools.flatMap((pool, index) => {
       const level = levels[index]!;
-      return covers(pool, agent, step) ? [{ id: pool.id, step: pool.step, left: level.left, allowed: level.allowed, windowSeconds: pool.windowSeconds }] : [];
+      return covers(pool, agent, step)
+        ? [
+            {
+              id: pool.id,
+              step: pool.step,
+              left: level.left,
+              allowed: level.allowed,
+              windowSeconds: pool.windowSeconds,
+            },
+          ]
+        : [];
     });
     if (covering.length === 0) continue;
     const tightest = covering.reduce((low, pool) => (pool.left < low.left ? pool : low));
-    coverage.set(stepKey(agent, step), { pools: covering, left: tightest.left, allowed: tightest.allowed, refusals: refusals.get(stepKey(agent, step)) ?? 0 });
+    coverage.set(stepKey(agent, step), {
+      pools: covering,
+      left: tightest.left,
+      allowed: tightest.allowed,
+      refusals: refusals.get(stepKey(agent, step)) ?? 0,
+    });
   }
   return coverage;
 }

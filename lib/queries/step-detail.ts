@@ -22,7 +22,11 @@ export function bucketFor(range: TimeRange): 'hour' | 'day' {
 }
 
 /** One step's figures per bucket over the window, and its latest failures. */
-export async function getStepDetail(db: Executor, params: TimeRange & { agent: string; step: string }, options: ReadOptions = {}) {
+export async function getStepDetail(
+  db: Executor,
+  params: TimeRange & { agent: string; step: string },
+  options: ReadOptions = {},
+) {
   const unit = bucketFor(params);
   const plan = await planFigures(db, {
     windows: [{ label: 'window', from: params.from, to: params.to }],
@@ -32,7 +36,14 @@ export async function getStepDetail(db: Executor, params: TimeRange & { agent: s
     rawOnly: options.rawOnly,
   });
   const rows = (
-    await db.execute<{ bucket: string; error_class: ErrorClass | null; attempts: string; retries: string; retry_spend: string; failures: string }>(sql`
+    await db.execute<{
+      bucket: string;
+      error_class: ErrorClass | null;
+      attempts: string;
+      retries: string;
+      retry_spend: string;
+      failures: string;
+    }>(sql`
       select ${bucketLabelSql(unit, sql`bucket_time`)} as bucket, error_class, sum(attempts) as attempts, sum(retries) as retries,
         sum(retry_cost_micros) as retry_spend, sum(failures) as failures
       from ${plan.figures} as figures
@@ -46,16 +57,29 @@ export async function getStepDetail(db: Executor, params: TimeRange & { agent: s
     retrySpendMicros: Number(row.retry_spend),
     failures: Number(row.failures),
   }));
-  const where = and(eq(attempts.agent, params.agent), eq(attempts.step, params.step), gte(attempts.startedAt, params.from), lt(attempts.startedAt, params.to));
+  const where = and(
+    eq(attempts.agent, params.agent),
+    eq(attempts.step, params.step),
+    gte(attempts.startedAt, params.from),
+    lt(attempts.startedAt, params.to),
+  );
 
   const points = new Map<string, StepTrendPoint>();
   for (const row of rows) {
     const key = row.bucket;
-    const point = points.get(key) ?? { bucket: key, attempts: 0, retries: 0, retryRate: 0, retrySpendMicros: 0, failuresByClass: {} };
+    const point = points.get(key) ?? {
+      bucket: key,
+      attempts: 0,
+      retries: 0,
+      retryRate: 0,
+      retrySpendMicros: 0,
+      failuresByClass: {},
+    };
     point.attempts += row.attempts;
     point.retries += row.retries;
     point.retrySpendMicros += row.retrySpendMicros;
-    if (row.errorClass && row.failures > 0) point.failuresByClass[row.errorClass] = (point.failuresByClass[row.errorClass] ?? 0) + row.failures;
+    if (row.errorClass && row.failures > 0)
+      point.failuresByClass[row.errorClass] = (point.failuresByClass[row.errorClass] ?? 0) + row.failures;
     point.retryRate = point.attempts === 0 ? 0 : point.retries / point.attempts;
     points.set(key, point);
   }
@@ -73,6 +97,8 @@ export async function getStepDetail(db: Executor, params: TimeRange & { agent: s
     .orderBy(desc(attempts.startedAt))
     .limit(20);
 
-  const classesSeen = errorClasses.filter((errorClass) => [...points.values()].some((point) => point.failuresByClass[errorClass]));
+  const classesSeen = errorClasses.filter((errorClass) =>
+    [...points.values()].some((point) => point.failuresByClass[errorClass]),
+  );
   return { unit, points: [...points.values()], classesSeen, recentFailures };
 }

@@ -51,8 +51,16 @@ interface FigureRow {
  * spend first. Counts and spend are exact; latency percentiles come from
  * log-scale histograms (within ±2.4%, see lib/rollups/latency-buckets.ts).
  */
-export async function getStepStats(db: Executor, range: TimeRange & { agent?: string }, options: ReadOptions = {}): Promise<StepStats[]> {
-  const plan = await planFigures(db, { windows: [{ label: 'window', ...range }], agent: range.agent, rawOnly: options.rawOnly });
+export async function getStepStats(
+  db: Executor,
+  range: TimeRange & { agent?: string },
+  options: ReadOptions = {},
+): Promise<StepStats[]> {
+  const plan = await planFigures(db, {
+    windows: [{ label: 'window', ...range }],
+    agent: range.agent,
+    rawOnly: options.rawOnly,
+  });
   const [rows, latencyRows] = await Promise.all([
     db.execute<FigureRow>(sql`
       select agent, step, error_class, sum(attempts) as attempts, sum(retries) as retries, sum(failures) as failures,
@@ -72,8 +80,21 @@ export async function getStepStats(db: Executor, range: TimeRange & { agent?: st
   for (const row of rows) {
     const key = `${row.agent}/${row.step}`;
     const entry = byStep.get(key) ?? {
-      agent: row.agent, step: row.step, attempts: 0, retries: 0, retryRate: 0, failures: 0, totalSpendMicros: 0, retrySpendMicros: 0,
-      retryShareOfSpend: 0, firstTrySuccess: null, latencyP50Ms: null, latencyP95Ms: null, failuresByClass: {}, executions: 0, firstTrySuccesses: 0,
+      agent: row.agent,
+      step: row.step,
+      attempts: 0,
+      retries: 0,
+      retryRate: 0,
+      failures: 0,
+      totalSpendMicros: 0,
+      retrySpendMicros: 0,
+      retryShareOfSpend: 0,
+      firstTrySuccess: null,
+      latencyP50Ms: null,
+      latencyP95Ms: null,
+      failuresByClass: {},
+      executions: 0,
+      firstTrySuccesses: 0,
     };
     entry.attempts += Number(row.attempts);
     entry.retries += Number(row.retries);
@@ -99,7 +120,13 @@ export async function getStepStats(db: Executor, range: TimeRange & { agent?: st
       };
     })
     .filter((row) => row.attempts > 0)
-    .sort((a, b) => b.retrySpendMicros - a.retrySpendMicros || b.attempts - a.attempts || compareText(a.agent, b.agent) || compareText(a.step, b.step));
+    .sort(
+      (a, b) =>
+        b.retrySpendMicros - a.retrySpendMicros ||
+        b.attempts - a.attempts ||
+        compareText(a.agent, b.agent) ||
+        compareText(a.step, b.step),
+    );
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -114,8 +141,19 @@ export interface StepStatsView {
   anomalies: Record<string, StepAnomaly>;
 }
 
-export async function getStepStatsView(db: Executor, window: TimeWindowName, now: Date, options: ReadOptions = {}): Promise<StepStatsView> {
+export async function getStepStatsView(
+  db: Executor,
+  window: TimeWindowName,
+  now: Date,
+  options: ReadOptions = {},
+): Promise<StepStatsView> {
   const range = resolveTimeWindow(window, now);
   const [steps, anomalies] = await Promise.all([getStepStats(db, range, options), getStepAnomalies(db, now, options)]);
-  return { window, from: range.from.toISOString(), to: range.to.toISOString(), steps, anomalies: Object.fromEntries(anomalies) };
+  return {
+    window,
+    from: range.from.toISOString(),
+    to: range.to.toISOString(),
+    steps,
+    anomalies: Object.fromEntries(anomalies),
+  };
 }

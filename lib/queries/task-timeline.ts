@@ -29,14 +29,30 @@ export async function getTaskTimeline(db: Executor, taskId: string) {
     .where(eq(attempts.taskId, taskId))
     .orderBy(asc(attempts.startedAt), asc(attempts.step), asc(attempts.attemptNumber));
 
-  const letters = await db.select().from(deadLetters).where(eq(deadLetters.taskId, taskId)).orderBy(asc(deadLetters.createdAt));
+  const letters = await db
+    .select()
+    .from(deadLetters)
+    .where(eq(deadLetters.taskId, taskId))
+    .orderBy(asc(deadLetters.createdAt));
   const keys = [...new Set(timeline.map((row) => row.key).filter((key): key is string => key !== null))];
   const holdTargets = [
     and(eq(holds.itemType, 'task'), eq(holds.itemId, taskId)),
-    letters.length > 0 ? and(eq(holds.itemType, 'dead_letter'), inArray(holds.itemId, letters.map((letter) => String(letter.id)))) : undefined,
+    letters.length > 0
+      ? and(
+          eq(holds.itemType, 'dead_letter'),
+          inArray(
+            holds.itemId,
+            letters.map((letter) => String(letter.id)),
+          ),
+        )
+      : undefined,
     keys.length > 0 ? and(eq(holds.itemType, 'key'), inArray(holds.itemId, keys)) : undefined,
   ];
-  const taskHolds = await db.select().from(holds).where(or(...holdTargets)).orderBy(asc(holds.openedAt));
+  const taskHolds = await db
+    .select()
+    .from(holds)
+    .where(or(...holdTargets))
+    .orderBy(asc(holds.openedAt));
 
   if (!budget && timeline.length === 0 && letters.length === 0 && taskHolds.length === 0) return undefined;
   return { taskId, budget, timeline, deadLetters: letters, holds: taskHolds };

@@ -49,9 +49,10 @@ const bound = (moment: Date) => sql`${moment.toISOString()}::timestamptz`;
 
 function filters(request: FiguresRequest): SQL {
   return sql.join(
-    [request.agent === undefined ? undefined : sql` and agent = ${request.agent}`, request.step === undefined ? undefined : sql` and step = ${request.step}`].filter(
-      (part): part is SQL => part !== undefined,
-    ),
+    [
+      request.agent === undefined ? undefined : sql` and agent = ${request.agent}`,
+      request.step === undefined ? undefined : sql` and step = ${request.step}`,
+    ].filter((part): part is SQL => part !== undefined),
   );
 }
 

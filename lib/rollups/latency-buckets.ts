@@ -72,7 +72,9 @@ function parseNumberArray(text: string): number[] {
  * text form) per key. A month of hourly and daily histograms is a few
  * thousand rows of ~100 entries each, so this runs on dense arrays.
  */
-export function mergeHistograms(rows: Iterable<{ key: string; buckets: string; counts: string }>): Map<string, LatencyHistogram> {
+export function mergeHistograms(
+  rows: Iterable<{ key: string; buckets: string; counts: string }>,
+): Map<string, LatencyHistogram> {
   const dense = new Map<string, Float64Array>();
   for (const row of rows) {
     let sums = dense.get(row.key);

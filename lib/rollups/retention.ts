@@ -22,10 +22,18 @@ export interface AttemptLogSettings {
  */
 export async function maintainAttemptLog(db: Executor, settings: AttemptLogSettings) {
   const rawFloor = new Date(settings.now.getTime() - settings.attemptRetentionDays * DAY_MS);
-  const created = await ensureAttemptPartitions(db, { from: rawFloor, to: new Date(settings.now.getTime() + DAYS_AHEAD * DAY_MS) });
+  const created = await ensureAttemptPartitions(db, {
+    from: rawFloor,
+    to: new Date(settings.now.getTime() + DAYS_AHEAD * DAY_MS),
+  });
   const { dropped, strayRowsDeleted } = await dropAttemptPartitionsBefore(db, rawFloor);
-  const rollupRowsDeleted = await deleteRollupsBefore(db, new Date(settings.now.getTime() - settings.rollupRetentionDays * DAY_MS));
+  const rollupRowsDeleted = await deleteRollupsBefore(
+    db,
+    new Date(settings.now.getTime() - settings.rollupRetentionDays * DAY_MS),
+  );
   // Sweeps take a lease row per time bucket (two a minute); a week of them is history enough.
-  const leasesDeleted = await db.delete(leases).where(and(isNotNull(leases.completedAt), lt(leases.completedAt, sql`now() - interval '7 days'`)));
+  const leasesDeleted = await db
+    .delete(leases)
+    .where(and(isNotNull(leases.completedAt), lt(leases.completedAt, sql`now() - interval '7 days'`)));
   return { created, dropped, strayRowsDeleted, rollupRowsDeleted, leasesDeleted: leasesDeleted.count };
 }

@@ -32,7 +32,10 @@ export interface RollUpResult {
  * Hours before `retentionFloor` are never recomputed: their raw rows may be
  * gone, and their rollups outlive them.
  */
-export async function rollUpAttempts(db: Executor, options: { now: Date; retentionFloor: Date }): Promise<RollUpResult> {
+export async function rollUpAttempts(
+  db: Executor,
+  options: { now: Date; retentionFloor: Date },
+): Promise<RollUpResult> {
   return db.transaction(async (tx) => {
     const [state] = await tx.execute<{ rolled_to: Date | null; processed_xid: string; horizon: string }>(sql`
       select rolled_to, processed_xid::text, pg_snapshot_xmin(pg_current_snapshot())::text as horizon
@@ -80,7 +83,9 @@ export async function rollUpAttempts(db: Executor, options: { now: Date; retenti
 }
 
 async function earliestHour(tx: Transaction): Promise<number | undefined> {
-  const [row] = await tx.execute<{ hour: Date | null }>(sql`select date_trunc('hour', min(started_at), 'UTC') as hour from attempts`);
+  const [row] = await tx.execute<{ hour: Date | null }>(
+    sql`select date_trunc('hour', min(started_at), 'UTC') as hour from attempts`,
+  );
   return row?.hour ? new Date(row.hour).getTime() : undefined;
 }
 
@@ -107,8 +112,12 @@ function touchedDays(ranges: [number, number][]): Date[] {
 async function rollHours(tx: Transaction, from: Date, to: Date): Promise<void> {
   const start = sql`${from.toISOString()}::timestamptz`;
   const end = sql`${to.toISOString()}::timestamptz`;
-  await tx.execute(sql`delete from attempt_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`);
-  await tx.execute(sql`delete from attempt_latency_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`);
+  await tx.execute(
+    sql`delete from attempt_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`,
+  );
+  await tx.execute(
+    sql`delete from attempt_latency_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`,
+  );
   await tx.execute(sql`
     insert into attempt_rollups (grain, bucket_start, agent, step, error_class, attempts, retries, failures, executions,
       first_try_successes, cost_micros, retry_cost_micros)
@@ -168,8 +177,12 @@ async function rollDays(tx: Transaction, days: Date[]): Promise<void> {
 /** Deletes rollups older than their own retention (kept well past the raw log's). */
 export async function deleteRollupsBefore(db: Executor, cutoff: Date): Promise<number> {
   const counts = await db.transaction(async (tx) => {
-    const rows = await tx.execute(sql`delete from attempt_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`);
-    const latency = await tx.execute(sql`delete from attempt_latency_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`);
+    const rows = await tx.execute(
+      sql`delete from attempt_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`,
+    );
+    const latency = await tx.execute(
+      sql`delete from attempt_latency_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`,
+    );
     return rows.count + latency.count;
   });
   return counts;

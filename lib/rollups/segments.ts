@@ -33,24 +33,37 @@ const ceilTo = (moment: number, unit: number) => Math.ceil(moment / unit) * unit
  * nothing is rolled up, or to read everything raw). `finestBucket: 'hour'`
  * keeps daily rollups out, for callers that group by hour.
  */
-export function planSegments(windows: LabelledWindow[], rolledTo: Date | null, finestBucket: 'hour' | 'day' = 'day'): Segment[] {
+export function planSegments(
+  windows: LabelledWindow[],
+  rolledTo: Date | null,
+  finestBucket: 'hour' | 'day' = 'day',
+): Segment[] {
   return windows.flatMap((window) => planWindow(window, rolledTo, finestBucket));
 }
 
-function planWindow({ label, from, to }: LabelledWindow, rolledTo: Date | null, finestBucket: 'hour' | 'day'): Segment[] {
+function planWindow(
+  { label, from, to }: LabelledWindow,
+  rolledTo: Date | null,
+  finestBucket: 'hour' | 'day',
+): Segment[] {
   if (from >= to) return [];
   const segment = (grain: Grain, start: number, end: number): Segment[] =>
     start < end ? [{ label, grain, from: new Date(start), to: new Date(end) }] : [];
 
   const hoursFrom = ceilTo(from.getTime(), HOUR_MS);
-  const hoursTo = rolledTo === null ? -Infinity : Math.min(floorTo(to.getTime(), HOUR_MS), floorTo(rolledTo.getTime(), HOUR_MS));
+  const hoursTo =
+    rolledTo === null ? -Infinity : Math.min(floorTo(to.getTime(), HOUR_MS), floorTo(rolledTo.getTime(), HOUR_MS));
   if (hoursFrom >= hoursTo) return segment('raw', from.getTime(), to.getTime());
 
   const daysFrom = ceilTo(hoursFrom, DAY_MS);
   const daysTo = floorTo(hoursTo, DAY_MS);
   const rolledUp =
     finestBucket === 'day' && daysFrom < daysTo
-      ? [...segment('hour', hoursFrom, daysFrom), ...segment('day', daysFrom, daysTo), ...segment('hour', daysTo, hoursTo)]
+      ? [
+          ...segment('hour', hoursFrom, daysFrom),
+          ...segment('day', daysFrom, daysTo),
+          ...segment('hour', daysTo, hoursTo),
+        ]
       : segment('hour', hoursFrom, hoursTo);
 
   return [...segment('raw', from.getTime(), hoursFrom), ...rolledUp, ...segment('raw', hoursTo, to.getTime())];

@@ -18,7 +18,10 @@ export type ActionResult<T> =
  * change. Expected failures come back as a code and a message; anything
  * unexpected is logged and shown as a generic error, never its message.
  */
-export async function runAction<T>(work: (ctx: CoreContext) => Promise<T>, revalidate: string[] = []): Promise<ActionResult<T>> {
+export async function runAction<T>(
+  work: (ctx: CoreContext) => Promise<T>,
+  revalidate: string[] = [],
+): Promise<ActionResult<T>> {
   try {
     // Inside the try: reading the session may query the database, which may be down.
     const person = await getCurrentPerson();
@@ -27,10 +30,15 @@ export async function runAction<T>(work: (ctx: CoreContext) => Promise<T>, reval
     for (const path of revalidate) revalidatePath(path);
     return { ok: true, data };
   } catch (error) {
-    if (error instanceof InvalidInputError) return { ok: false, code: error.code, message: error.message, fieldErrors: error.fieldErrors };
+    if (error instanceof InvalidInputError)
+      return { ok: false, code: error.code, message: error.message, fieldErrors: error.fieldErrors };
     if (error instanceof HoldfastError) return { ok: false, code: error.code, message: error.message };
     if (isDatabaseUnavailable(error)) {
-      return { ok: false, code: 'DATABASE_UNAVAILABLE', message: 'The database is unavailable right now, so nothing was changed; try again in a moment.' };
+      return {
+        ok: false,
+        code: 'DATABASE_UNAVAILABLE',
+        message: 'The database is unavailable right now, so nothing was changed; try again in a moment.',
+      };
     }
     console.error(error);
     return { ok: false, code: 'INTERNAL_ERROR', message: 'Something went wrong on the server; it has been logged.' };

@@ -44,15 +44,30 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
 
     const idempotencyKey = request.headers.get('idempotency-key');
     if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      return problemResponse(400, 'INVALID_INPUT', 'The Idempotency-Key header must be 1 to 200 visible ASCII characters', { fieldErrors: { 'Idempotency-Key': ['must be 1 to 200 visible ASCII characters'] } });
+      return problemResponse(
+        400,
+        'INVALID_INPUT',
+        'The Idempotency-Key header must be 1 to 200 visible ASCII characters',
+        { fieldErrors: { 'Idempotency-Key': ['must be 1 to 200 visible ASCII characters'] } },
+      );
     }
     // Everything from here touches the database or hashes the body: whatever it throws is mapped (503 in an outage), never a bare 500.
     try {
       const db = getDb();
       // The deployment's rules (redrive brakes, the raw retention that bounds attempt dates) apply to agents too.
-      const run = () => runHandler(spec, handle, { db, actor: agent.actor, policy: corePolicyFrom(getEnvironment()) }, read.body);
+      const run = () =>
+        runHandler(spec, handle, { db, actor: agent.actor, policy: corePolicyFrom(getEnvironment()) }, read.body);
       if (idempotencyKey === null) return await withDatabaseDeadline(run());
-      return await answerOnce({ db, actorId: agent.actor.id, key: idempotencyKey, endpoint: endpointName, requestHash: hashContent(read.body) }, run);
+      return await answerOnce(
+        {
+          db,
+          actorId: agent.actor.id,
+          key: idempotencyKey,
+          endpoint: endpointName,
+          requestHash: hashContent(read.body),
+        },
+        run,
+      );
     } catch (error) {
       return errorResponse(error);
     }
@@ -61,14 +76,28 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
 
 type Handler<Input extends z.ZodType> = (ctx: CoreContext & { actor: Actor }, input: z.output<Input>) => Promise<Reply>;
 type Db = ReturnType<typeof getDb>;
-interface KeyedRequest { db: Db; actorId: string; key: string; endpoint: string; requestHash: string }
+interface KeyedRequest {
+  db: Db;
+  actorId: string;
+  key: string;
+  endpoint: string;
+  requestHash: string;
+}
 
-async function runHandler<Input extends z.ZodType>(spec: Endpoint<Input>, handle: Handler<Input>, ctx: CoreContext & { actor: Actor }, body: unknown): Promise<NextResponse> {
+async function runHandler<Input extends z.ZodType>(
+  spec: Endpoint<Input>,
+  handle: Handler<Input>,
+  ctx: CoreContext & { actor: Actor },
+  body: unknown,
+): Promise<NextResponse> {
   try {
     const reply = await handle(ctx, parseInput(spec.input, body));
     return isProblem(reply)
       ? problemResponse(reply.status, reply.body.code, reply.body.detail, reply.body)
-      : NextResponse.json(reply.body, { status: reply.status, headers: { 'cache-control': 'no-store', ...reply.headers } });
+      : NextResponse.json(reply.body, {
+          status: reply.status,
+          headers: { 'cache-control': 'no-store', ...reply.headers },
+        });
   } catch (error) {
     return errorResponse(error);
   }
@@ -86,13 +115,15 @@ async function answerOnce(request: KeyedRequest, run: () => Promise<NextResponse
   const release = await withDatabaseDeadline(getRequestLocks().tryAcquire(request.actorId, request.key));
   if (!release) return withDatabaseDeadline(findFirst(request).then((first) => answerFromFirst(request, first)));
   try {
-    return await withDatabaseDeadline((async () => {
-      const earlier = await rememberRequest(request);
-      if (earlier) return earlier;
-      const response = await run();
-      await settleRequest(request, response);
-      return response;
-    })());
+    return await withDatabaseDeadline(
+      (async () => {
+        const earlier = await rememberRequest(request);
+        if (earlier) return earlier;
+        const response = await run();
+        await settleRequest(request, response);
+        return response;
+      })(),
+    );
   } finally {
     // Also when the deadline passed: a request that hangs must not keep its key from the retry.
     await release();
@@ -130,7 +161,14 @@ async function rememberRequest(request: KeyedRequest): Promise<Response | undefi
     // is an orphan here: we hold the key's lock, so the request that wrote it is gone.
     .onConflictDoUpdate({
       target: [apiRequests.actorId, apiRequests.idempotencyKey],
-      set: { endpoint, requestHash, status: null, responseBody: null, createdAt: sql`now()`, expiresAt: sql`now() + interval '24 hours'` },
+      set: {
+        endpoint,
+        requestHash,
+        status: null,
+        responseBody: null,
+        createdAt: sql`now()`,
+        expiresAt: sql`now() + interval '24 hours'`,
+      },
       setWhere: sql`${apiRequests.expiresAt} <= now() or ${apiRequests.status} is null`,
     })
     .returning({ key: apiRequests.idempotencyKey });
@@ -142,17 +180,34 @@ async function findFirst({ db, actorId, key }: KeyedRequest) {
   const [first] = await db
     .select()
     .from(apiRequests)
-    .where(and(eq(apiRequests.actorId, actorId), eq(apiRequests.idempotencyKey, key), sql`${apiRequests.expiresAt} > now()`));
+    .where(
+      and(eq(apiRequests.actorId, actorId), eq(apiRequests.idempotencyKey, key), sql`${apiRequests.expiresAt} > now()`),
+    );
   return first;
 }
 
-function answerFromFirst({ key, endpoint, requestHash }: KeyedRequest, first: typeof apiRequests.$inferSelect | undefined): Response {
-  if (!first) return problemResponse(409, 'REQUEST_IN_PROGRESS', 'This Idempotency-Key is being reused right now; try again', { retryAfterSeconds: 1 });
+function answerFromFirst(
+  { key, endpoint, requestHash }: KeyedRequest,
+  first: typeof apiRequests.$inferSelect | undefined,
+): Response {
+  if (!first)
+    return problemResponse(409, 'REQUEST_IN_PROGRESS', 'This Idempotency-Key is being reused right now; try again', {
+      retryAfterSeconds: 1,
+    });
   if (first.endpoint !== endpoint || first.requestHash !== requestHash) {
-    return problemResponse(422, 'IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${key}" was first used for a different request; use a new key for a new request`);
+    return problemResponse(
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+      `Idempotency-Key "${key}" was first used for a different request; use a new key for a new request`,
+    );
   }
   if (first.status === null) {
-    return problemResponse(409, 'REQUEST_IN_PROGRESS', 'The first request with this Idempotency-Key is still being answered', { retryAfterSeconds: 1 });
+    return problemResponse(
+      409,
+      'REQUEST_IN_PROGRESS',
+      'The first request with this Idempotency-Key is still being answered',
+      { retryAfterSeconds: 1 },
+    );
   }
   const body = first.responseBody as Record<string, unknown> | null;
   const headers: Record<string, string> = { 'idempotent-replayed': 'true', 'cache-control': 'no-store' };

@@ -14,7 +14,10 @@ export const MAX_BODY_BYTES = 64 * 1024;
  * response to send instead: 401 with no detail for a missing, unknown or
  * revoked token (nothing to learn by probing), 403 naming the missing scope.
  */
-export async function authenticateAgent(request: NextRequest, action: Action): Promise<{ actor: Actor } | { response: Response }> {
+export async function authenticateAgent(
+  request: NextRequest,
+  action: Action,
+): Promise<{ actor: Actor } | { response: Response }> {
   let actor: Awaited<ReturnType<typeof authenticateApiToken>>;
   try {
     actor = await withDatabaseDeadline(authenticateApiToken(getDb(), request.headers.get('authorization')));
@@ -28,7 +31,8 @@ export async function authenticateAgent(request: NextRequest, action: Action): P
     return { response };
   }
   const decision = decide(actor, action);
-  if (!decision.allowed) return { response: problemResponse(403, 'FORBIDDEN', `This token may not ${action}: ${decision.reason}`) };
+  if (!decision.allowed)
+    return { response: problemResponse(403, 'FORBIDDEN', `This token may not ${action}: ${decision.reason}`) };
   return { actor };
 }
 
@@ -40,8 +44,13 @@ export async function authenticateAgent(request: NextRequest, action: Action): P
  * text). The body is read as a stream and abandoned at the limit, whatever
  * Content-Length says or whether it says anything.
  */
-export async function readJsonBody(request: NextRequest, maxBytes = MAX_BODY_BYTES): Promise<{ body: unknown } | { response: Response }> {
-  const tooLarge = () => ({ response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${maxBytes / 1024} KiB`) });
+export async function readJsonBody(
+  request: NextRequest,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<{ body: unknown } | { response: Response }> {
+  const tooLarge = () => ({
+    response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${maxBytes / 1024} KiB`),
+  });
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes) return tooLarge();
 
@@ -66,7 +75,13 @@ export async function readJsonBody(request: NextRequest, maxBytes = MAX_BODY_BYT
     return { response: problemResponse(400, 'INVALID_INPUT', 'The body may not contain NUL characters (\\u0000)') };
   }
   if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
-    return { response: problemResponse(400, 'INVALID_INPUT', `The body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH}`) };
+    return {
+      response: problemResponse(
+        400,
+        'INVALID_INPUT',
+        `The body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH}`,
+      ),
+    };
   }
   try {
     return { body: JSON.parse(text) as unknown };

@@ -22,7 +22,10 @@ export interface ConsoleEndpointSpec<Query extends z.ZodType | undefined, Params
 type Parsed<Schema> = Schema extends z.ZodType ? z.output<Schema> : undefined;
 
 /** What a console handler is given: the database, who is asking, the request, and its parsed query and segments. */
-export interface ConsoleRequest<Query extends z.ZodType | undefined = undefined, Params extends z.ZodType | undefined = undefined> {
+export interface ConsoleRequest<
+  Query extends z.ZodType | undefined = undefined,
+  Params extends z.ZodType | undefined = undefined,
+> {
   db: ReturnType<typeof getDb>;
   person: PersonActor;
   request: NextRequest;
@@ -44,10 +47,10 @@ interface RouteContext {
  * is thrown, reading the session included, is mapped: a library error to
  * its code's status, an outage to 503, anything else to a 500 that shows nothing.
  */
-export function consoleEndpoint<Query extends z.ZodType | undefined = undefined, Params extends z.ZodType | undefined = undefined>(
-  spec: ConsoleEndpointSpec<Query, Params>,
-  handle: (request: ConsoleRequest<Query, Params>) => Promise<unknown>,
-) {
+export function consoleEndpoint<
+  Query extends z.ZodType | undefined = undefined,
+  Params extends z.ZodType | undefined = undefined,
+>(spec: ConsoleEndpointSpec<Query, Params>, handle: (request: ConsoleRequest<Query, Params>) => Promise<unknown>) {
   const action = spec.action ?? 'console.read';
   return async (request: NextRequest, context?: RouteContext): Promise<Response> => {
     try {
@@ -56,10 +59,14 @@ export function consoleEndpoint<Query extends z.ZodType | undefined = undefined,
       if (!person) return problemResponse(401, 'UNAUTHENTICATED', 'Sign in first');
       const decision = decide(person, action);
       if (!decision.allowed) return problemResponse(403, 'FORBIDDEN', `You may not ${action}: ${decision.reason}`);
-      const query = (spec.query ? parseInput(spec.query, Object.fromEntries(request.nextUrl.searchParams)) : undefined) as Parsed<Query>;
+      const query = (
+        spec.query ? parseInput(spec.query, Object.fromEntries(request.nextUrl.searchParams)) : undefined
+      ) as Parsed<Query>;
       const params = (spec.params ? parseInput(spec.params, await context?.params) : undefined) as Parsed<Params>;
       const answer = await withDatabaseDeadline(handle({ db: getDb(), person, request, query, params }));
-      return answer instanceof Response ? answer : NextResponse.json(answer, { headers: { 'cache-control': 'no-store' } });
+      return answer instanceof Response
+        ? answer
+        : NextResponse.json(answer, { headers: { 'cache-control': 'no-store' } });
     } catch (error) {
       return errorResponse(error);
     }

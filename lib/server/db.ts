@@ -5,7 +5,10 @@ import { whenDeadlinePasses } from './database-outage';
 import { openRequestLocks, type RequestLocks } from './request-locks';
 
 // Kept on globalThis so that `next dev` reloading modules does not open a new pool each time.
-const holder = globalThis as typeof globalThis & { holdfastDatabase?: DatabaseConnection; holdfastRequestLocks?: RequestLocks };
+const holder = globalThis as typeof globalThis & {
+  holdfastDatabase?: DatabaseConnection;
+  holdfastRequestLocks?: RequestLocks;
+};
 
 function databaseUrl(): string {
   const url = getEnvironment().DATABASE_URL;

@@ -13,7 +13,8 @@ export function exceedsJsonDepth(text: string, limit: number): boolean {
   for (let index = 0; index < text.length; index += 1) {
     const char = text.charCodeAt(index);
     if (inString) {
-      if (char === 0x5c) index += 1; // a backslash escapes the next character, `\"` included
+      if (char === 0x5c)
+        index += 1; // a backslash escapes the next character, `\"` included
       else if (char === 0x22) inString = false;
     } else if (char === 0x22) {
       inString = true;

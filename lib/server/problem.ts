@@ -57,7 +57,18 @@ export function problemResponse<Code extends ErrorCode>(
   const retryable = tryLaterCodes.includes(code) ? true : stopCodes.includes(code) ? false : undefined;
   const headers: Record<string, string> = { 'content-type': 'application/problem+json', 'cache-control': 'no-store' };
   if (extra.retryAfterSeconds !== undefined) headers['retry-after'] = String(extra.retryAfterSeconds);
-  return NextResponse.json({ type: 'about:blank', title: code, status, code, detail, ...(retryable === undefined ? {} : { retryable }), ...extra }, { status, headers });
+  return NextResponse.json(
+    {
+      type: 'about:blank',
+      title: code,
+      status,
+      code,
+      detail,
+      ...(retryable === undefined ? {} : { retryable }),
+      ...extra,
+    },
+    { status, headers },
+  );
 }
 
 /** Maps a thrown error to a response; an unexpected error never shows its message. */

@@ -50,7 +50,11 @@ export function openRequestLocks(url: string): RequestLocks {
     const client = sql;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error('the request locks connection did not answer'), { code: 'CONNECT_TIMEOUT' })), LOCK_STATEMENT_TIMEOUT_MS);
+      timer = setTimeout(
+        () =>
+          reject(Object.assign(new Error('the request locks connection did not answer'), { code: 'CONNECT_TIMEOUT' })),
+        LOCK_STATEMENT_TIMEOUT_MS,
+      );
     });
     try {
       return await Promise.race([statement(client), timedOut]);
@@ -74,7 +78,12 @@ export function openRequestLocks(url: string): RequestLocks {
       heldHere.set(id, hold);
       const forget = () => heldHere.get(id) === hold && heldHere.delete(id);
       try {
-        const [row] = await onLocksConnection((client) => client<{ locked: boolean }[]>`select pg_try_advisory_lock(${LOCK_NAMESPACE}::int, hashtext(${id})) as locked`);
+        const [row] = await onLocksConnection(
+          (client) =>
+            client<
+              { locked: boolean }[]
+            >`select pg_try_advisory_lock(${LOCK_NAMESPACE}::int, hashtext(${id})) as locked`,
+        );
         if (row?.locked !== true) {
           forget();
           return undefined;
@@ -86,7 +95,9 @@ export function openRequestLocks(url: string): RequestLocks {
       return async () => {
         if (!forget()) return;
         try {
-          await onLocksConnection((client) => client`select pg_advisory_unlock(${LOCK_NAMESPACE}::int, hashtext(${id}))`);
+          await onLocksConnection(
+            (client) => client`select pg_advisory_unlock(${LOCK_NAMESPACE}::int, hashtext(${id}))`,
+          );
         } catch {
           // The connection is gone (or was replaced), and the session's locks with it.
         }

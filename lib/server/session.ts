@@ -51,7 +51,9 @@ export async function startSession(email: string): Promise<void> {
   const requestHeaders = await headers();
   // The request's own protocol is http (`next start` does not speak TLS); only a trusted proxy says https.
   const env = getEnvironment();
-  const secure = servedOverHttps('http:', requestHeaders, hostRulesFrom(env)) || env.HOLDFAST_PUBLIC_URL?.startsWith('https:') === true;
+  const secure =
+    servedOverHttps('http:', requestHeaders, hostRulesFrom(env)) ||
+    env.HOLDFAST_PUBLIC_URL?.startsWith('https:') === true;
   (await cookies()).set(SESSION_COOKIE, await signSessionToken({ email, sessionVersion }, sessionSecret()), {
     httpOnly: true,
     sameSite: 'lax',

@@ -13,7 +13,13 @@ export function replyForStepAnswer(answer: BeginAnswer | FinishAnswer): Reply {
     case 'wait':
       return {
         status: 409,
-        body: { code: answer.code, detail: answer.detail, decision: 'wait', retryAfterMs: answer.retryAfterMs, retryAfterSeconds: Math.max(1, Math.ceil(answer.retryAfterMs / 1_000)) },
+        body: {
+          code: answer.code,
+          detail: answer.detail,
+          decision: 'wait',
+          retryAfterMs: answer.retryAfterMs,
+          retryAfterSeconds: Math.max(1, Math.ceil(answer.retryAfterMs / 1_000)),
+        },
       };
     case 'stop':
       return { status: 409, body: { ...answer, code: answer.code, detail: answer.detail } };

@@ -33,7 +33,21 @@ function writeReport(checks: Check[], error?: string): void {
   if (!reportDir) return;
   const failed = checks.filter((check) => !check.ok).length + (error ? 1 : 0);
   fs.mkdirSync(reportDir, { recursive: true });
-  fs.writeFileSync(path.join(reportDir, 'faults.json'), JSON.stringify({ tool: 'fault-suite', passed: checks.length - checks.filter((c) => !c.ok).length, failed, skipped: 0, checks, error }, null, 2));
+  fs.writeFileSync(
+    path.join(reportDir, 'faults.json'),
+    JSON.stringify(
+      {
+        tool: 'fault-suite',
+        passed: checks.length - checks.filter((c) => !c.ok).length,
+        failed,
+        skipped: 0,
+        checks,
+        error,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 async function main(): Promise<number> {
@@ -74,8 +88,14 @@ async function main(): Promise<number> {
     await postgres.start();
     await migrateDatabase(postgres.url);
     library = connectDatabase(postgres.url, { maxConnections: 4, connectTimeoutSeconds: 2 });
-    const { token: ingest } = await createApiToken({ db: library.db, actor: admin }, { name: 'fault-suite-ingest', scopes: ['ingest'] });
-    const { token: read } = await createApiToken({ db: library.db, actor: admin }, { name: 'fault-suite-read', scopes: ['read'] });
+    const { token: ingest } = await createApiToken(
+      { db: library.db, actor: admin },
+      { name: 'fault-suite-ingest', scopes: ['ingest'] },
+    );
+    const { token: read } = await createApiToken(
+      { db: library.db, actor: admin },
+      { name: 'fault-suite-read', scopes: ['read'] },
+    );
     log(`PostgreSQL on port ${postgres.port}; starting Holdfast`);
     server = await startHoldfastServer(postgres.url, await findFreePort(), 120_000);
     log(`Holdfast ready at ${server.baseUrl}`);
@@ -83,12 +103,21 @@ async function main(): Promise<number> {
     checks.push(...(await badUrls(server.baseUrl, read)));
     checks.push(...(await outageUnderWriters({ postgres, server, db: library.db, ingest, read, log })));
     checks.push(...(await outageUnderRedriveAndSweep({ postgres, db: library.db, log })));
-    checks.push(...runChecks('the server', [
-      ['ran through every outage without a restart', server.process.exitCode === null && server.process.signalCode === null, `exit ${server.process.exitCode}`],
-    ]));
+    checks.push(
+      ...runChecks('the server', [
+        [
+          'ran through every outage without a restart',
+          server.process.exitCode === null && server.process.signalCode === null,
+          `exit ${server.process.exitCode}`,
+        ],
+      ]),
+    );
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    checks.push(...runChecks('the suite', [['finished in under 3 minutes', Date.now() - started < 180_000, `${seconds} s`]]));
-    for (const check of checks) log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.name}${check.ok ? '' : `: ${check.detail}`}`);
+    checks.push(
+      ...runChecks('the suite', [['finished in under 3 minutes', Date.now() - started < 180_000, `${seconds} s`]]),
+    );
+    for (const check of checks)
+      log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.name}${check.ok ? '' : `: ${check.detail}`}`);
     const failed = checks.filter((check) => !check.ok).length;
     log(`${checks.length - failed} passed, ${failed} failed in ${seconds} s`);
     writeReport(checks);

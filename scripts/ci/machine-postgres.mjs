@@ -13,7 +13,9 @@ try {
     const [row] = await sql`show server_version`;
     console.log(row.server_version);
   } else if ((command === 'create' || command === 'drop') && /^[a-z0-9_]+$/.test(name ?? '')) {
-    await sql.unsafe(command === 'create' ? `create database "${name}"` : `drop database if exists "${name}" with (force)`);
+    await sql.unsafe(
+      command === 'create' ? `create database "${name}"` : `drop database if exists "${name}" with (force)`,
+    );
   } else {
     throw new Error('usage: machine-postgres.mjs check | create NAME | drop NAME');
   }

@@ -24,7 +24,11 @@ const reportDir = process.env.HOLDFAST_TEST_REPORT_DIR;
 const READY_TIMEOUT_MS = Number(process.env.HOLDFAST_PYTHON_TESTS_READY_TIMEOUT_MS ?? 900_000);
 const log = (line: string) => console.log(`[python-tests] ${line}`);
 
-interface Summary { passed: number; failed: number; skipped: number }
+interface Summary {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
 
 function writeReport(summary: Summary & { error?: string }): void {
   if (!reportDir) return;
@@ -45,7 +49,8 @@ function parseUnittestSummary(output: string): Summary | undefined {
 async function waitUntilHealthy(baseUrl: string, server: ChildProcess): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode}) before it was ready; see its output above`);
+    if (server.exitCode !== null)
+      throw new Error(`the server exited (${server.exitCode}) before it was ready; see its output above`);
     try {
       if ((await fetch(`${baseUrl}/api/health`)).ok) return;
     } catch {
@@ -127,10 +132,18 @@ async function main(): Promise<number> {
     await waitUntilHealthy(baseUrl, server);
     const token = await createIngestToken();
     log('Server healthy, ingest token created; running unittest');
-    const { code, output } = await runUnittest({ HOLDFAST_URL: baseUrl, HOLDFAST_TOKEN: token, HOLDFAST_REQUIRE_SERVER: '1' });
+    const { code, output } = await runUnittest({
+      HOLDFAST_URL: baseUrl,
+      HOLDFAST_TOKEN: token,
+      HOLDFAST_REQUIRE_SERVER: '1',
+    });
     const summary = parseUnittestSummary(output);
     writeReport(summary ?? { passed: 0, failed: 1, skipped: 0, error: 'unittest printed no summary' });
-    log(summary ? `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped` : 'unittest printed no summary');
+    log(
+      summary
+        ? `${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`
+        : 'unittest printed no summary',
+    );
     return summary ? code : code || 1;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidInputError, recordAttempt, recordAttemptInput, type Actor, type RecordAttemptInput } from '../../lib/core';
+import {
+  InvalidInputError,
+  recordAttempt,
+  recordAttemptInput,
+  type Actor,
+  type RecordAttemptInput,
+} from '../../lib/core';
 import type { Database } from '../../lib/db/client';
 import { measureLoops, type Figures } from './bench-compare';
 import { httpPoster } from './bench-http';
@@ -19,8 +25,14 @@ function report(run: string): RecordAttemptInput {
   sequence += 1;
   const finishedAt = new Date();
   return {
-    taskId: `bench-${run}-${sequence}`, agent: 'bench', step: 'ingest', attemptNumber: 1,
-    startedAt: new Date(finishedAt.getTime() - 250).toISOString(), finishedAt: finishedAt.toISOString(), outcome: 'succeeded', costMicros: 1_000,
+    taskId: `bench-${run}-${sequence}`,
+    agent: 'bench',
+    step: 'ingest',
+    attemptNumber: 1,
+    startedAt: new Date(finishedAt.getTime() - 250).toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    outcome: 'succeeded',
+    costMicros: 1_000,
   };
 }
 
@@ -33,25 +45,44 @@ const reports = (run: string) => Array.from({ length: BATCH_SIZE }, () => report
  * left out: a benchmark's batch never fails.
  */
 async function recordBatch(db: Database, actor: Actor, attempts: RecordAttemptInput[]): Promise<void> {
-  for (const item of attempts) if (!recordAttemptInput.safeParse(item).success) throw new InvalidInputError('bench: an invalid report in the batch', {});
+  for (const item of attempts)
+    if (!recordAttemptInput.safeParse(item).success)
+      throw new InvalidInputError('bench: an invalid report in the batch', {});
   await db.transaction(async (tx) => {
     for (const item of attempts) await recordAttempt({ db: tx, actor }, item);
   });
 }
 
-export function attemptsInProcess(db: Database, actor: Actor, connections: number, batched: boolean, seconds: number): Promise<Figures> {
+export function attemptsInProcess(
+  db: Database,
+  actor: Actor,
+  connections: number,
+  batched: boolean,
+  seconds: number,
+): Promise<Figures> {
   const run = randomUUID().slice(0, 8);
   return batched
     ? measureLoops(connections, seconds, () => recordBatch(db, actor, reports(run)), BATCH_SIZE)
     : measureLoops(connections, seconds, () => recordAttempt({ db, actor }, report(run)));
 }
 
-export async function attemptsOverHttp(baseUrl: string, token: string, connections: number, batched: boolean, seconds: number): Promise<Figures> {
+export async function attemptsOverHttp(
+  baseUrl: string,
+  token: string,
+  connections: number,
+  batched: boolean,
+  seconds: number,
+): Promise<Figures> {
   const run = randomUUID().slice(0, 8);
   const post = httpPoster(baseUrl, token, connections);
   try {
     return batched
-      ? await measureLoops(connections, seconds, () => post('/api/v1/attempts/batch', { attempts: reports(run) }), BATCH_SIZE)
+      ? await measureLoops(
+          connections,
+          seconds,
+          () => post('/api/v1/attempts/batch', { attempts: reports(run) }),
+          BATCH_SIZE,
+        )
       : await measureLoops(connections, seconds, () => post('/api/v1/attempts', report(run)));
   } finally {
     post.close();

@@ -18,7 +18,12 @@ export interface Figures {
  * Calls `oneCall` from `workers` concurrent loops until `seconds` have passed,
  * timing each call; `itemsPerCall` counts a batch's items in the rate.
  */
-export async function measureLoops(workers: number, seconds: number, oneCall: () => Promise<unknown>, itemsPerCall = 1): Promise<Figures> {
+export async function measureLoops(
+  workers: number,
+  seconds: number,
+  oneCall: () => Promise<unknown>,
+  itemsPerCall = 1,
+): Promise<Figures> {
   const latencies: number[] = [];
   const began = performance.now();
   const deadline = began + seconds * 1_000;
@@ -34,7 +39,13 @@ export async function measureLoops(workers: number, seconds: number, oneCall: ()
   const elapsed = (performance.now() - began) / 1_000;
   latencies.sort((a, b) => a - b);
   const at = (share: number) => latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] ?? 0;
-  return { perSecond: (latencies.length * itemsPerCall) / elapsed, p50Ms: at(0.5), p95Ms: at(0.95), p99Ms: at(0.99), calls: latencies.length };
+  return {
+    perSecond: (latencies.length * itemsPerCall) / elapsed,
+    p50Ms: at(0.5),
+    p95Ms: at(0.95),
+    p99Ms: at(0.99),
+    calls: latencies.length,
+  };
 }
 
 export interface AlternateOptions {
@@ -63,7 +74,10 @@ export async function alternateRounds<F>(
   const secondRounds: F[] = [];
   for (let round = 0; round < rounds; round += 1) {
     // The warm-up ran first then second, so the measured rounds begin with second.
-    const order = [async () => secondRounds.push(await second(seconds)), async () => firstRounds.push(await first(seconds))];
+    const order = [
+      async () => secondRounds.push(await second(seconds)),
+      async () => firstRounds.push(await first(seconds)),
+    ];
     for (const run of round % 2 === 0 ? order : order.reverse()) await run();
   }
   return [firstRounds, secondRounds];

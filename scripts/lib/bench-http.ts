@@ -14,8 +14,16 @@ export function httpPoster(baseUrl: string, token: string, connections: number) 
       const data = JSON.stringify(body);
       const request = http.request(
         {
-          host: url.hostname, port: url.port, path, method: 'POST', agent,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+          host: url.hostname,
+          port: url.port,
+          path,
+          method: 'POST',
+          agent,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(data),
+          },
         },
         (response) => {
           let text = '';

@@ -65,13 +65,19 @@ export async function benchServer(databaseUrl: string, env: Record<string, strin
       output += chunk.toString();
       if (output.includes('Holdfast is ready')) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`Holdfast exited (${code}) before it was ready:\n${output}\n${errors}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`Holdfast exited (${code}) before it was ready:\n${output}\n${errors}`)),
+    );
   });
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     sessionSecret,
     /** Headers an SSO proxy would send for an admin. */
-    signInHeaders: { 'x-holdfast-proxy-secret': proxySecret, 'x-forwarded-email': 'bench-admin@holdfast.local', 'x-forwarded-groups': 'bench-admins' },
+    signInHeaders: {
+      'x-holdfast-proxy-secret': proxySecret,
+      'x-forwarded-email': 'bench-admin@holdfast.local',
+      'x-forwarded-groups': 'bench-admins',
+    },
     stop: async () => {
       child.kill('SIGTERM');
       if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));

@@ -17,7 +17,14 @@ export type StepFigures = Figures;
 let sequence = 0;
 function stepInput(run: string): BeginStepInput {
   sequence += 1;
-  return { taskId: `bench-step-${run}-${sequence}`, agent: 'bench', owner: 'team:bench', step: 'call_model', content: { n: sequence }, estimatedCostMicros: 1_000 };
+  return {
+    taskId: `bench-step-${run}-${sequence}`,
+    agent: 'bench',
+    owner: 'team:bench',
+    step: 'call_model',
+    content: { n: sequence },
+    estimatedCostMicros: 1_000,
+  };
 }
 
 export async function stepsInProcess(databaseUrl: string, connections: number, seconds: number): Promise<StepFigures> {
@@ -25,7 +32,10 @@ export async function stepsInProcess(databaseUrl: string, connections: number, s
   const run = randomUUID().slice(0, 8);
   try {
     return await measureLoops(connections, seconds, async () => {
-      const outcome = await runStep({ db: connection.db }, stepInput(run), async () => ({ result: 'ok', costMicros: 900 }));
+      const outcome = await runStep({ db: connection.db }, stepInput(run), async () => ({
+        result: 'ok',
+        costMicros: 900,
+      }));
       if (outcome.status !== 'completed') throw new Error(`bench: in-process step ended ${outcome.status}`);
     });
   } finally {
@@ -33,14 +43,26 @@ export async function stepsInProcess(databaseUrl: string, connections: number, s
   }
 }
 
-export async function stepsOverHttp(baseUrl: string, token: string, connections: number, seconds: number): Promise<StepFigures> {
+export async function stepsOverHttp(
+  baseUrl: string,
+  token: string,
+  connections: number,
+  seconds: number,
+): Promise<StepFigures> {
   const run = randomUUID().slice(0, 8);
   const post = httpPoster(baseUrl, token, connections);
   try {
     return await measureLoops(connections, seconds, async () => {
       const begun = await post('/api/v1/steps/begin', stepInput(run));
       if (begun.decision !== 'run') throw new Error(`bench: begin answered ${String(begun.decision)}`);
-      await post('/api/v1/steps/finish', { key: begun.key, fencingToken: begun.fencingToken, attemptNumber: begun.attemptNumber, outcome: 'succeeded', result: 'ok', costMicros: 900 });
+      await post('/api/v1/steps/finish', {
+        key: begun.key,
+        fencingToken: begun.fencingToken,
+        attemptNumber: begun.attemptNumber,
+        outcome: 'succeeded',
+        result: 'ok',
+        costMicros: 900,
+      });
     });
   } finally {
     post.close();

@@ -17,13 +17,20 @@ export async function runDemoFleet(options: { databaseUrl: string; apiBaseUrl?: 
   const system = { db: connection.db, actor: SWEEPER };
   const { token, record } = await createApiToken(system, { name: 'demo fleet: research agent', scopes: ['ingest'] });
   const client = options.apiBaseUrl ? createHoldfastClient({ baseUrl: options.apiBaseUrl, token }) : undefined;
-  const fleet = await startFleet({ databaseUrl: options.databaseUrl, seed: Date.now() % 1_000_000, client, log: options.log });
+  const fleet = await startFleet({
+    databaseUrl: options.databaseUrl,
+    seed: Date.now() % 1_000_000,
+    client,
+    log: options.log,
+  });
 
   let sequence = 0;
   const producer = setInterval(() => {
     sequence += 1;
     const agent = fleetQueues[sequence % fleetQueues.length]!;
-    fleet.enqueue([{ taskId: `demo-${agent}-${Date.now().toString(36)}-${sequence}`, agent }]).catch((error: unknown) => options.log(`Fleet: ${String(error)}`));
+    fleet
+      .enqueue([{ taskId: `demo-${agent}-${Date.now().toString(36)}-${sequence}`, agent }])
+      .catch((error: unknown) => options.log(`Fleet: ${String(error)}`));
   }, TASK_EVERY_MS);
   const redriver = setInterval(() => {
     fleet

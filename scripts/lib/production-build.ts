@@ -3,7 +3,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** What the production build is made from; a change to any of these calls for a new build. */
-const BUILD_INPUTS = ['app', 'components', 'lib', 'public', 'drizzle', 'next.config.ts', 'proxy.ts', 'postcss.config.mjs', 'package.json', 'package-lock.json', 'tsconfig.json'];
+const BUILD_INPUTS = [
+  'app',
+  'components',
+  'lib',
+  'public',
+  'drizzle',
+  'next.config.ts',
+  'proxy.ts',
+  'postcss.config.mjs',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+];
 
 function newestModification(entry: string): number {
   const stat = fs.statSync(entry, { throwIfNoEntry: false });

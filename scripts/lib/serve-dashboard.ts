@@ -9,7 +9,12 @@ export interface DashboardServer {
  * Serves the Next.js dashboard inside this process rather than as a child,
  * so that a killed `npm start` cannot leave a web server behind holding the port.
  */
-export async function serveDashboard(options: { projectRoot: string; host: string; port: number; dev: boolean }): Promise<DashboardServer> {
+export async function serveDashboard(options: {
+  projectRoot: string;
+  host: string;
+  port: number;
+  dev: boolean;
+}): Promise<DashboardServer> {
   const app = next({ dev: options.dev, dir: options.projectRoot, hostname: options.host, port: options.port });
   const handle = app.getRequestHandler();
   await app.prepare();

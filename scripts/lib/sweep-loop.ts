@@ -55,5 +55,7 @@ export function startSweepLoop(options: {
 
 /** One line per sweep pass that changed something. */
 export function describeSweeps(reports: SweepReport[]): string[] {
-  return reports.filter((report) => (report.result?.changed ?? 0) > 0).map((report) => `Sweep ${report.job}: ${report.result?.summary}`);
+  return reports
+    .filter((report) => (report.result?.changed ?? 0) > 0)
+    .map((report) => `Sweep ${report.job}: ${report.result?.summary}`);
 }

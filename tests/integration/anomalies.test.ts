@@ -12,8 +12,14 @@ async function day(agent: string, step: string, hoursBack: number, count: number
   for (let index = 0; index < count; index++) {
     const startedAt = hoursAgo(hoursBack - index * 0.01);
     const report: RecordAttemptInput = {
-      taskId: `${step}-${hoursBack}-${index}`, agent, step, attemptNumber: index < retries ? 2 : 1, outcome: 'succeeded',
-      costMicros: 100, startedAt, finishedAt: new Date(startedAt.getTime() + 10),
+      taskId: `${step}-${hoursBack}-${index}`,
+      agent,
+      step,
+      attemptNumber: index < retries ? 2 : 1,
+      outcome: 'succeeded',
+      costMicros: 100,
+      startedAt,
+      finishedAt: new Date(startedAt.getTime() + 10),
     };
     await recordAttempt({ db: database.db, clock: () => now }, report);
   }

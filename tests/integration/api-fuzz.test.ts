@@ -14,8 +14,14 @@ const recently = (offsetMs = 0) => new Date(anHourAgo + offsetMs).toISOString();
 const api = useApi();
 
 const validAttempt = {
-  taskId: 'fuzz-task', agent: 'fuzz-agent', step: 'fuzz-step', attemptNumber: 1,
-  startedAt: recently(), finishedAt: recently(1_000), outcome: 'succeeded', costMicros: 10,
+  taskId: 'fuzz-task',
+  agent: 'fuzz-agent',
+  step: 'fuzz-step',
+  attemptNumber: 1,
+  startedAt: recently(),
+  finishedAt: recently(1_000),
+  outcome: 'succeeded',
+  costMicros: 10,
 };
 const validClaim = { key: 'fuzz-key/step', requestHash: 'hash' };
 
@@ -35,13 +41,23 @@ function corrupted(valid: Record<string, unknown>, required: string[]) {
   const fields = Object.keys(valid);
   return fc.oneof(
     fc.tuple(fc.constantFrom(...fields), wrongValue).map(([field, value]) => ({ ...valid, [field]: value })),
-    fc.constantFrom(...required).map((field) => Object.fromEntries(Object.entries(valid).filter(([name]) => name !== field))),
-    fc.tuple(fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !fields.includes(name) && name !== '__proto__'), fc.jsonValue()).map(([field, value]) => ({ ...valid, [field]: value })),
+    fc
+      .constantFrom(...required)
+      .map((field) => Object.fromEntries(Object.entries(valid).filter(([name]) => name !== field))),
+    fc
+      .tuple(
+        fc.string({ minLength: 1, maxLength: 12 }).filter((name) => !fields.includes(name) && name !== '__proto__'),
+        fc.jsonValue(),
+      )
+      .map(([field, value]) => ({ ...valid, [field]: value })),
   );
 }
 
 /** Anything at all as the body: JSON of any shape, or text that is not JSON. */
-const anyBody = fc.oneof(fc.jsonValue().map((value) => JSON.stringify(value) ?? 'null'), fc.string({ maxLength: 200 }));
+const anyBody = fc.oneof(
+  fc.jsonValue().map((value) => JSON.stringify(value) ?? 'null'),
+  fc.string({ maxLength: 200 }),
+);
 
 async function rows() {
   const [counts] = await api.database.db.execute<{ attempts: number; keys: number }>(
@@ -57,7 +73,11 @@ function isValid(body: unknown, valid: Record<string, unknown>): boolean {
 
 describe('malformed bodies', () => {
   const cases: [string, Record<string, unknown>, string[]][] = [
-    ['/api/v1/attempts', validAttempt, ['taskId', 'agent', 'step', 'attemptNumber', 'startedAt', 'finishedAt', 'outcome']],
+    [
+      '/api/v1/attempts',
+      validAttempt,
+      ['taskId', 'agent', 'step', 'attemptNumber', 'startedAt', 'finishedAt', 'outcome'],
+    ],
     ['/api/v1/attempts/batch', { attempts: [validAttempt] }, ['attempts']],
     ['/api/v1/keys/claim', validClaim, ['key', 'requestHash']],
   ];
@@ -68,7 +88,8 @@ describe('malformed bodies', () => {
         fc.asyncProperty(corrupted(valid, required), async (body) => {
           fc.pre(!isValid(body, valid));
           const response = await api.request(path, { body });
-          if (response.status < 400 || response.status >= 500) throw new Error(`answered ${response.status} to ${JSON.stringify(body).slice(0, 300)}`);
+          if (response.status < 400 || response.status >= 500)
+            throw new Error(`answered ${response.status} to ${JSON.stringify(body).slice(0, 300)}`);
           expect(response.headers.get('content-type')).toContain('application/problem+json');
           expect(typeof response.body.code).toBe('string');
         }),
@@ -82,7 +103,8 @@ describe('malformed bodies', () => {
       await fc.assert(
         fc.asyncProperty(anyBody, async (text) => {
           const response = await api.request(path, { body: text });
-          if (response.status < 400 || response.status >= 500) throw new Error(`answered ${response.status} to ${text.slice(0, 300)}`);
+          if (response.status < 400 || response.status >= 500)
+            throw new Error(`answered ${response.status} to ${text.slice(0, 300)}`);
           expect(response.body.code).toEqual(expect.any(String));
         }),
         { numRuns: 150, seed: 7 },

@@ -25,11 +25,18 @@ const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 function realisticAttempt(index: number) {
   const taskId = `task-${randomUUID()}`;
   return {
-    taskId, agent: 'outreach-agent', step: 'send_follow_up_email', attemptNumber: 2,
-    startedAt: recently(), finishedAt: recently(4_250),
-    outcome: 'failed', errorClass: 'transient',
+    taskId,
+    agent: 'outreach-agent',
+    step: 'send_follow_up_email',
+    attemptNumber: 2,
+    startedAt: recently(),
+    finishedAt: recently(4_250),
+    outcome: 'failed',
+    errorClass: 'transient',
     errorText: `upstream 503 from mail gateway (attempt ${index}): `.padEnd(200, 'connection reset by peer; '),
-    costMicros: 12_345, idempotencyKey: `${taskId}/send_follow_up_email/2`, runKey: `run-${randomUUID()}`,
+    costMicros: 12_345,
+    idempotencyKey: `${taskId}/send_follow_up_email/2`,
+    runKey: `run-${randomUUID()}`,
   };
 }
 
@@ -48,28 +55,41 @@ describe('deeply nested JSON', () => {
 
   it('brackets inside a string are text, not nesting', async () => {
     const attempt = { ...realisticAttempt(0), errorText: `parser failed on ${nested(2_000)}` };
-    const response = await api.request('/api/v1/attempts', { body: attempt, headers: { 'idempotency-key': `text-${randomUUID()}` } });
+    const response = await api.request('/api/v1/attempts', {
+      body: attempt,
+      headers: { 'idempotency-key': `text-${randomUUID()}` },
+    });
     expect(response.status).toBe(201);
   });
 });
 
 describe('the batch body limit', () => {
   it('a full batch of 1,000 realistic attempts fits and is recorded in one request', async () => {
-    const attempts = Array.from({ length: 1_000 }, (_, index) => ({ ...realisticAttempt(index), step: 'send_batch_email' }));
+    const attempts = Array.from({ length: 1_000 }, (_, index) => ({
+      ...realisticAttempt(index),
+      step: 'send_batch_email',
+    }));
     const body = JSON.stringify({ attempts });
     // It would not fit the default limit, which is why the batch has its own.
     expect(Buffer.byteLength(body)).toBeGreaterThan(MAX_BODY_BYTES);
     expect(Buffer.byteLength(body)).toBeLessThan(MAX_BATCH_BODY_BYTES);
 
-    const response = await api.request('/api/v1/attempts/batch', { body, headers: { 'idempotency-key': `full-batch-${randomUUID()}` } });
+    const response = await api.request('/api/v1/attempts/batch', {
+      body,
+      headers: { 'idempotency-key': `full-batch-${randomUUID()}` },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ recorded: 1_000, duplicates: 0 });
-    const [row] = await api.database.db.execute<{ count: number }>(sql`select count(*)::int as count from attempts where step = 'send_batch_email'`);
+    const [row] = await api.database.db.execute<{ count: number }>(
+      sql`select count(*)::int as count from attempts where step = 'send_batch_email'`,
+    );
     expect(row!.count).toBe(1_000);
   });
 
   it('a batch past its own limit gets 413, and single attempts keep the 64 KiB limit', async () => {
-    const huge = JSON.stringify({ attempts: [{ ...realisticAttempt(0), errorText: 'x'.repeat(MAX_BATCH_BODY_BYTES) }] });
+    const huge = JSON.stringify({
+      attempts: [{ ...realisticAttempt(0), errorText: 'x'.repeat(MAX_BATCH_BODY_BYTES) }],
+    });
     expect((await api.request('/api/v1/attempts/batch', { body: huge })).status).toBe(413);
     const single = JSON.stringify({ ...realisticAttempt(0), errorText: 'x'.repeat(MAX_BODY_BYTES) });
     expect((await api.request('/api/v1/attempts', { body: single })).status).toBe(413);
@@ -81,14 +101,16 @@ describe('bad percent-encoding and NUL in query strings', () => {
 
   it.each(queries)('GET /api/v1/step-stats?%s answers 400, not 500', async (query) => {
     const { GET } = await import('../../app/api/v1/step-stats/route');
-    const request = new NextRequest(`http://holdfast.test/api/v1/step-stats?${query}`, { headers: { authorization: `Bearer ${api.readToken}` } });
+    const request = new NextRequest(`http://holdfast.test/api/v1/step-stats?${query}`, {
+      headers: { authorization: `Bearer ${api.readToken}` },
+    });
     const response = await GET(request);
     expect(response.status).toBe(400);
   });
 
   it.each(queries)('the console route handlers answer ?%s with 400, not 500', async (query) => {
     const routes = {
-      'overview': await import('../../app/api/console/overview/route'),
+      overview: await import('../../app/api/console/overview/route'),
       'step-stats': await import('../../app/api/console/step-stats/route'),
       'audit.csv': await import('../../app/api/console/audit.csv/route'),
     };
@@ -98,15 +120,20 @@ describe('bad percent-encoding and NUL in query strings', () => {
     }
   });
 
-  it.each(['actor=%00', 'targetId=%E0%A4%A', 'action=%00hold'])('GET /api/console/audit.csv?%s answers 400 or an empty export, not 500', async (query) => {
-    const { GET } = await import('../../app/api/console/audit.csv/route');
-    const response = await GET(new NextRequest(`http://holdfast.test/api/console/audit.csv?${query}`));
-    expect([200, 400]).toContain(response.status);
-  });
+  it.each(['actor=%00', 'targetId=%E0%A4%A', 'action=%00hold'])(
+    'GET /api/console/audit.csv?%s answers 400 or an empty export, not 500',
+    async (query) => {
+      const { GET } = await import('../../app/api/console/audit.csv/route');
+      const response = await GET(new NextRequest(`http://holdfast.test/api/console/audit.csv?${query}`));
+      expect([200, 400]).toContain(response.status);
+    },
+  );
 
   it.each(['%00', '%E0%A4%A', '1%00'])('GET /api/console/bulk-redrives/%s answers 400, not 500', async (id) => {
     const { GET } = await import('../../app/api/console/bulk-redrives/[id]/route');
-    const response = await GET(new NextRequest(`http://holdfast.test/api/console/bulk-redrives/${id}`), { params: Promise.resolve({ id }) });
+    const response = await GET(new NextRequest(`http://holdfast.test/api/console/bulk-redrives/${id}`), {
+      params: Promise.resolve({ id }),
+    });
     expect(response.status).toBe(400);
   });
 });

@@ -29,7 +29,11 @@ const post = (name: EndpointName, body: unknown): Promise<Answer> => api.request
 /** GET /api/v1/step-stats with a read token, called in-process like the harness's routes (it does not load this one). */
 async function getStepStats(query: string): Promise<Answer> {
   const { GET } = await import('../../app/api/v1/step-stats/route');
-  const response = await GET(new NextRequest(`http://holdfast.test/api/v1/step-stats${query}`, { headers: { authorization: `Bearer ${api.readToken}` } }));
+  const response = await GET(
+    new NextRequest(`http://holdfast.test/api/v1/step-stats${query}`, {
+      headers: { authorization: `Bearer ${api.readToken}` },
+    }),
+  );
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -41,12 +45,24 @@ async function call(name: EndpointName, body: unknown): Promise<Record<string, u
 }
 
 const anAttempt = (overrides: Record<string, unknown> = {}) => ({
-  taskId: unique('contract'), agent: 'contract-agent', step: 'fetch', attemptNumber: 1,
-  startedAt: new Date(Date.now() - 1_500).toISOString(), finishedAt: new Date().toISOString(), outcome: 'succeeded', costMicros: 1_200,
+  taskId: unique('contract'),
+  agent: 'contract-agent',
+  step: 'fetch',
+  attemptNumber: 1,
+  startedAt: new Date(Date.now() - 1_500).toISOString(),
+  finishedAt: new Date().toISOString(),
+  outcome: 'succeeded',
+  costMicros: 1_200,
   ...overrides,
 });
 
-const aStep = (taskId = unique('contract-task')) => ({ taskId, agent: 'contract-agent', owner: 'team:contract', step: 'draft', content: { topic: 'tides' } });
+const aStep = (taskId = unique('contract-task')) => ({
+  taskId,
+  agent: 'contract-agent',
+  owner: 'team:contract',
+  step: 'draft',
+  content: { topic: 'tides' },
+});
 
 async function claimedKey() {
   const key = unique('contract-key');
@@ -65,10 +81,22 @@ async function acquiredSlot() {
 async function dueRedrive() {
   const queue = unique('contract-queue');
   const { deadLetter } = await call('deadLetter', {
-    taskId: unique('contract-dl'), agent: 'contract-agent', step: 'send', queue, payload: { to: 'a@example.com' }, reason: 'retry_ceiling',
-    errorClass: 'transient', lastError: '451 try later', attempts: 3, spendMicros: 900, owner: 'team:contract',
+    taskId: unique('contract-dl'),
+    agent: 'contract-agent',
+    step: 'send',
+    queue,
+    payload: { to: 'a@example.com' },
+    reason: 'retry_ceiling',
+    errorClass: 'transient',
+    lastError: '451 try later',
+    attempts: 3,
+    spendMicros: 900,
+    owner: 'team:contract',
   });
-  await redriveDeadLetter({ db: api.database.db, actor: oncall }, { deadLetterId: (deadLetter as { id: number }).id, reason: 'contract test' });
+  await redriveDeadLetter(
+    { db: api.database.db, actor: oncall },
+    { deadLetterId: (deadLetter as { id: number }).id, reason: 'contract test' },
+  );
   return queue;
 }
 
@@ -84,7 +112,9 @@ const cases: { [Name in EndpointName]: () => Promise<Answer[]> } = {
   },
   recordAttempts: async () => {
     const taskId = unique('contract-batch');
-    return [await post('recordAttempts', { attempts: [anAttempt({ taskId }), anAttempt({ taskId, attemptNumber: 2 })] })];
+    return [
+      await post('recordAttempts', { attempts: [anAttempt({ taskId }), anAttempt({ taskId, attemptNumber: 2 })] }),
+    ];
   },
   claimKey: async () => {
     const key = unique('contract-key');
@@ -93,8 +123,16 @@ const cases: { [Name in EndpointName]: () => Promise<Answer[]> } = {
     return [acquired, await post('claimKey', { key, requestHash: 'h' })];
   },
   completeKey: async () => [await post('completeKey', { ...(await claimedKey()), result: { chargeId: 'ch_2' } })],
-  failKey: async () => [await post('failKey', { ...(await claimedKey()), errorClass: 'transient', errorText: '503 from the provider' })],
-  startRun: async () => [await post('startRun', { runKey: unique('contract-run'), taskId: unique('contract-task'), agent: 'contract-agent' })],
+  failKey: async () => [
+    await post('failKey', { ...(await claimedKey()), errorClass: 'transient', errorText: '503 from the provider' }),
+  ],
+  startRun: async () => [
+    await post('startRun', {
+      runKey: unique('contract-run'),
+      taskId: unique('contract-task'),
+      agent: 'contract-agent',
+    }),
+  ],
   heartbeatRun: async () => {
     const runKey = unique('contract-run');
     await call('startRun', { runKey, taskId: unique('contract-task'), agent: 'contract-agent' });
@@ -119,33 +157,66 @@ const cases: { [Name in EndpointName]: () => Promise<Answer[]> } = {
   },
   recordEvidence: async () => [await post('recordEvidence', { ...(await acquiredSlot()), ref: 'page-8' })],
   openHold: async () => {
-    const item = { itemType: 'task', itemId: unique('contract-task'), reason: 'needs_approval', detail: 'Refund over limit', owner: 'team:contract' };
+    const item = {
+      itemType: 'task',
+      itemId: unique('contract-task'),
+      reason: 'needs_approval',
+      detail: 'Refund over limit',
+      owner: 'team:contract',
+    };
     await ensureTaskBudget(api.database.db, { taskId: item.itemId, agent: 'contract', owner: 'team:contract' }); // a hold parks an item that exists
     return [await post('openHold', item), await post('openHold', item)];
   },
   deadLetter: async () => [
     await post('deadLetter', {
-      taskId: unique('contract-dl'), agent: 'contract-agent', step: 'send', queue: 'emails', payload: null, reason: 'permanent_error',
-      errorClass: 'permanent', lastError: '550 no such mailbox', attempts: 1, spendMicros: 0, owner: 'team:contract',
+      taskId: unique('contract-dl'),
+      agent: 'contract-agent',
+      step: 'send',
+      queue: 'emails',
+      payload: null,
+      reason: 'permanent_error',
+      errorClass: 'permanent',
+      lastError: '550 no such mailbox',
+      attempts: 1,
+      spendMicros: 0,
+      owner: 'team:contract',
     }),
   ],
   claimRedrives: async () => [await post('claimRedrives', { queues: [await dueRedrive()] })],
   acknowledgeRedrive: async () => {
-    const { redrives } = (await call('claimRedrives', { queues: [await dueRedrive()] })) as { redrives: { outboxKey: string }[] };
+    const { redrives } = (await call('claimRedrives', { queues: [await dueRedrive()] })) as {
+      redrives: { outboxKey: string }[];
+    };
     return [await post('acknowledgeRedrive', { outboxKey: redrives[0]!.outboxKey })];
   },
   beginStep: async () => {
     const step = aStep();
     const run = await post('beginStep', step);
-    await call('finishStep', { key: run.body.key, fencingToken: run.body.fencingToken, outcome: 'succeeded', result: { draft: 'ok' } });
+    await call('finishStep', {
+      key: run.body.key,
+      fencingToken: run.body.fencingToken,
+      outcome: 'succeeded',
+      result: { draft: 'ok' },
+    });
     return [run, await post('beginStep', step)];
   },
   finishStep: async () => {
     const step = aStep();
     const first = await call('beginStep', step);
-    const retry = await post('finishStep', { key: first.key, fencingToken: first.fencingToken, outcome: 'failed', errorClass: 'transient', errorText: '503' });
+    const retry = await post('finishStep', {
+      key: first.key,
+      fencingToken: first.fencingToken,
+      outcome: 'failed',
+      errorClass: 'transient',
+      errorText: '503',
+    });
     const second = await call('beginStep', step);
-    const completed = await post('finishStep', { key: second.key, fencingToken: second.fencingToken, outcome: 'succeeded', result: { draft: 'ok' } });
+    const completed = await post('finishStep', {
+      key: second.key,
+      fencingToken: second.fencingToken,
+      outcome: 'succeeded',
+      result: { draft: 'ok' },
+    });
     return [retry, completed];
   },
   finishTask: async () => {
@@ -155,9 +226,17 @@ const cases: { [Name in EndpointName]: () => Promise<Answer[]> } = {
   },
 };
 
-type OpenApiSchema = { $ref?: string; oneOf?: OpenApiSchema[]; properties?: Record<string, unknown>; required?: string[] };
+type OpenApiSchema = {
+  $ref?: string;
+  oneOf?: OpenApiSchema[];
+  properties?: Record<string, unknown>;
+  required?: string[];
+};
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: OpenApiSchema }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: OpenApiSchema }> }> }>
+  >;
   components: { schemas: Record<string, OpenApiSchema> };
 }
 
@@ -169,18 +248,27 @@ async function openApiDocument(): Promise<OpenApiDocument> {
 
 /** The object shapes a documented success response allows: one, or one per `oneOf` alternative. */
 function documentedShapes(document: OpenApiDocument, schema: OpenApiSchema | undefined): OpenApiSchema[] {
-  const resolved = schema?.$ref ? document.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;
+  const resolved = schema?.$ref
+    ? document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]
+    : schema;
   return resolved?.oneOf ?? (resolved ? [resolved] : []);
 }
 
 /** The document agrees with a real answer: some documented shape names every key it has and requires none it lacks. */
 function expectDocumented(document: OpenApiDocument, path: string, method: string, answer: Answer) {
-  const schema = document.paths[path]?.[method]?.responses[String(answer.status)]?.content?.['application/json']?.schema;
+  const schema =
+    document.paths[path]?.[method]?.responses[String(answer.status)]?.content?.['application/json']?.schema;
   const shapes = documentedShapes(document, schema);
   expect(shapes.length, `${method} ${path} ${answer.status} has no schema`).toBeGreaterThan(0);
-  for (const shape of shapes) expect(Object.keys(shape.properties ?? {}).length, `${method} ${path}: a shape without properties`).toBeGreaterThan(0);
+  for (const shape of shapes)
+    expect(Object.keys(shape.properties ?? {}).length, `${method} ${path}: a shape without properties`).toBeGreaterThan(
+      0,
+    );
   const keys = Object.keys(answer.body);
-  const fits = shapes.some((shape) => keys.every((key) => key in (shape.properties ?? {})) && (shape.required ?? []).every((key) => keys.includes(key)));
+  const fits = shapes.some(
+    (shape) =>
+      keys.every((key) => key in (shape.properties ?? {})) && (shape.required ?? []).every((key) => keys.includes(key)),
+  );
   expect(fits, `${method} ${path} ${answer.status}: the document does not describe ${JSON.stringify(keys)}`).toBe(true);
 }
 
@@ -197,7 +285,10 @@ describe('every endpoint answers what lib/api/responses.ts and the OpenAPI docum
     const spec = endpoints[name];
     const document = await openApiDocument();
     for (const answer of await run()) {
-      expect(Object.keys(spec.responses), `${name} answered ${answer.status}: ${JSON.stringify(answer.body)}`).toContain(String(answer.status));
+      expect(
+        Object.keys(spec.responses),
+        `${name} answered ${answer.status}: ${JSON.stringify(answer.body)}`,
+      ).toContain(String(answer.status));
       expectParses(endpointResponses[name], answer.body);
       expectDocumented(document, spec.path, 'post', answer);
     }
@@ -211,7 +302,9 @@ describe('GET /api/v1/step-stats', () => {
     const answer = await getStepStats('?window=1h');
     expect(answer.status).toBe(200);
     expectParses(stepStatsResponse, answer.body);
-    expect(answer.body.steps).toContainEqual(expect.objectContaining({ agent: 'contract-stats', step: 'fetch', retries: 1 }));
+    expect(answer.body.steps).toContainEqual(
+      expect.objectContaining({ agent: 'contract-stats', step: 'fetch', retries: 1 }),
+    );
     expectDocumented(await openApiDocument(), '/api/v1/step-stats', 'get', answer);
   });
 });
@@ -233,7 +326,14 @@ describe('problem documents', () => {
       await post('beginStep', { ...step, content: { topic: 'currents' } }), // a step's stop: decision, reason, holdId
       await getStepStats('?window=forever'),
     ];
-    expect(problems.map((problem) => problem.body.code)).toEqual(['INVALID_INPUT', 'KEY_IN_PROGRESS', 'SLOT_HELD', 'KEY_IN_PROGRESS', 'KEY_PAYLOAD_MISMATCH', 'INVALID_INPUT']);
+    expect(problems.map((problem) => problem.body.code)).toEqual([
+      'INVALID_INPUT',
+      'KEY_IN_PROGRESS',
+      'SLOT_HELD',
+      'KEY_IN_PROGRESS',
+      'KEY_PAYLOAD_MISMATCH',
+      'INVALID_INPUT',
+    ]);
     for (const problem of problems) expectParses(documentedProblem, problem.body);
   });
 });

@@ -46,31 +46,54 @@ describe('API tokens', () => {
 
   it('refuses bad input: no scope, an unknown scope, a blank name', async () => {
     await expect(createApiToken(ctx(), { name: 'x', scopes: [] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(createApiToken(ctx(), { name: 'x', scopes: ['admin' as 'read'] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(createApiToken(ctx(), { name: ' ', scopes: ['read'] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(createApiToken(ctx(), { name: 'x', scopes: ['admin' as 'read'] })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(createApiToken(ctx(), { name: ' ', scopes: ['read'] })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
   });
 
   it('keeps the agents and queues a token is limited to, lists them, and puts them on the agent it authenticates', async () => {
     const { token, record } = await createApiToken(ctx(), {
-      name: 'outreach worker', scopes: ['ingest'], allowedAgents: ['outreach', ' payments ', 'outreach'], allowedQueues: ['outreach'],
+      name: 'outreach worker',
+      scopes: ['ingest'],
+      allowedAgents: ['outreach', ' payments ', 'outreach'],
+      allowedQueues: ['outreach'],
     });
     expect(record).toMatchObject({ allowedAgents: ['outreach', 'payments'], allowedQueues: ['outreach'] });
     expect(await authenticateApiToken(database.db, `Bearer ${token}`)).toEqual({
-      type: 'agent', id: `token:${record.id}:outreach worker`, scopes: ['ingest'], allowedAgents: ['outreach', 'payments'], allowedQueues: ['outreach'],
+      type: 'agent',
+      id: `token:${record.id}:outreach worker`,
+      scopes: ['ingest'],
+      allowedAgents: ['outreach', 'payments'],
+      allowedQueues: ['outreach'],
     });
     const listed = (await listApiTokens(database.db)).find((row) => row.id === record.id);
     expect(listed).toMatchObject({ allowedAgents: ['outreach', 'payments'], allowedQueues: ['outreach'] });
-    const [audit] = await database.db.select().from(auditLog).where(eq(auditLog.targetId, String(record.id)));
+    const [audit] = await database.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.targetId, String(record.id)));
     expect(audit?.after).toMatchObject({ allowedAgents: ['outreach', 'payments'], allowedQueues: ['outreach'] });
   });
 
   it('treats absent or empty limits as no limit, and refuses blank or NUL names', async () => {
-    const { token, record } = await createApiToken(ctx(), { name: 'any agent', scopes: ['ingest'], allowedAgents: [], allowedQueues: undefined });
+    const { token, record } = await createApiToken(ctx(), {
+      name: 'any agent',
+      scopes: ['ingest'],
+      allowedAgents: [],
+      allowedQueues: undefined,
+    });
     expect(record).toMatchObject({ allowedAgents: null, allowedQueues: null });
     const agent = await authenticateApiToken(database.db, `Bearer ${token}`);
     expect(agent).not.toHaveProperty('allowedAgents');
     expect(agent).not.toHaveProperty('allowedQueues');
-    await expect(createApiToken(ctx(), { name: 'x', scopes: ['ingest'], allowedAgents: [' '] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(createApiToken(ctx(), { name: 'x', scopes: ['ingest'], allowedQueues: ['a\u0000b'] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(createApiToken(ctx(), { name: 'x', scopes: ['ingest'], allowedAgents: [' '] })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(
+      createApiToken(ctx(), { name: 'x', scopes: ['ingest'], allowedQueues: ['a\u0000b'] }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 });

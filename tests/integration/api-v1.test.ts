@@ -15,18 +15,31 @@ const api = useApi();
 const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
 
 const anAttempt = (overrides: Record<string, unknown> = {}) => ({
-  taskId: `api-${randomUUID()}`, agent: 'api-agent', step: 'fetch', attemptNumber: 1,
-  startedAt: recently(), finishedAt: recently(1_500), outcome: 'succeeded', costMicros: 1_200,
+  taskId: `api-${randomUUID()}`,
+  agent: 'api-agent',
+  step: 'fetch',
+  attemptNumber: 1,
+  startedAt: recently(),
+  finishedAt: recently(1_500),
+  outcome: 'succeeded',
+  costMicros: 1_200,
   ...overrides,
 });
 
 async function attemptCount(taskId: string) {
-  const [row] = await api.database.db.select({ count: sql<number>`count(*)`.mapWith(Number) }).from(attempts).where(eq(attempts.taskId, taskId));
+  const [row] = await api.database.db
+    .select({ count: sql<number>`count(*)`.mapWith(Number) })
+    .from(attempts)
+    .where(eq(attempts.taskId, taskId));
   return row?.count ?? 0;
 }
 
 /** What a problem response must look like, whatever the endpoint. */
-function expectProblem(response: { status: number; headers: Headers; body: Record<string, unknown> }, status: number, code: string) {
+function expectProblem(
+  response: { status: number; headers: Headers; body: Record<string, unknown> },
+  status: number,
+  code: string,
+) {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toContain('application/problem+json');
   expect(response.body).toMatchObject({ status, code, title: code, type: 'about:blank' });
@@ -35,35 +48,63 @@ function expectProblem(response: { status: number; headers: Headers; body: Recor
 
 describe('authentication and the envelope, on every endpoint', () => {
   const paths = [
-    '/api/v1/attempts', '/api/v1/attempts/batch', '/api/v1/keys/claim', '/api/v1/keys/complete', '/api/v1/keys/fail', '/api/v1/runs/start',
-    '/api/v1/runs/heartbeat', '/api/v1/runs/finish', '/api/v1/slots/acquire', '/api/v1/slots/heartbeat', '/api/v1/slots/release',
-    '/api/v1/slots/evidence', '/api/v1/holds', '/api/v1/dead-letters', '/api/v1/redrives/claim', '/api/v1/redrives/ack',
-    '/api/v1/steps/begin', '/api/v1/steps/finish', '/api/v1/tasks/finish',
+    '/api/v1/attempts',
+    '/api/v1/attempts/batch',
+    '/api/v1/keys/claim',
+    '/api/v1/keys/complete',
+    '/api/v1/keys/fail',
+    '/api/v1/runs/start',
+    '/api/v1/runs/heartbeat',
+    '/api/v1/runs/finish',
+    '/api/v1/slots/acquire',
+    '/api/v1/slots/heartbeat',
+    '/api/v1/slots/release',
+    '/api/v1/slots/evidence',
+    '/api/v1/holds',
+    '/api/v1/dead-letters',
+    '/api/v1/redrives/claim',
+    '/api/v1/redrives/ack',
+    '/api/v1/steps/begin',
+    '/api/v1/steps/finish',
+    '/api/v1/tasks/finish',
   ];
 
-  it.each(paths)('%s: 401 without a token, 403 with a read-only token, 400 naming an unknown field, 413 past 64 KiB (the batch: past its own limit), 400 for broken JSON or NUL', async (path) => {
-    const limit = path === '/api/v1/attempts/batch' ? MAX_BATCH_BODY_BYTES : 64 * 1024;
-    expectProblem(await api.request(path, { body: {}, token: null }), 401, 'UNAUTHENTICATED');
-    expectProblem(await api.request(path, { body: {}, token: 'hf_not-a-real-token' }), 401, 'UNAUTHENTICATED');
-    const readOnly = await api.request(path, { body: {}, token: api.readToken });
-    expectProblem(readOnly, 403, 'FORBIDDEN');
-    expect(readOnly.body.detail).toContain('ingest scope');
+  it.each(paths)(
+    '%s: 401 without a token, 403 with a read-only token, 400 naming an unknown field, 413 past 64 KiB (the batch: past its own limit), 400 for broken JSON or NUL',
+    async (path) => {
+      const limit = path === '/api/v1/attempts/batch' ? MAX_BATCH_BODY_BYTES : 64 * 1024;
+      expectProblem(await api.request(path, { body: {}, token: null }), 401, 'UNAUTHENTICATED');
+      expectProblem(await api.request(path, { body: {}, token: 'hf_not-a-real-token' }), 401, 'UNAUTHENTICATED');
+      const readOnly = await api.request(path, { body: {}, token: api.readToken });
+      expectProblem(readOnly, 403, 'FORBIDDEN');
+      expect(readOnly.body.detail).toContain('ingest scope');
 
-    const unknown = await api.request(path, { body: { surprise: true } });
-    expectProblem(unknown, 400, 'INVALID_INPUT');
-    expect(unknown.body.retryable).toBe(false);
-    expect(Object.keys(unknown.body.fieldErrors as object).join(' ')).toMatch(/surprise|\(input\)/);
+      const unknown = await api.request(path, { body: { surprise: true } });
+      expectProblem(unknown, 400, 'INVALID_INPUT');
+      expect(unknown.body.retryable).toBe(false);
+      expect(Object.keys(unknown.body.fieldErrors as object).join(' ')).toMatch(/surprise|\(input\)/);
 
-    expectProblem(await api.request(path, { body: JSON.stringify({ padding: 'x'.repeat(limit + 6 * 1024) }) }), 413, 'PAYLOAD_TOO_LARGE');
-    expectProblem(await api.request(path, { body: '{"broken": ' }), 400, 'INVALID_INPUT');
-    expectProblem(await api.request(path, { body: '{"text": "a\\u0000b"}' }), 400, 'INVALID_INPUT');
-    // No Content-Length to trust: the body is read as a stream and cut off at the limit.
-    const chunked = await api.request(path, {
-      body: new ReadableStream({ start(controller) { for (let i = 0; i < limit / 1_024 + 16; i += 1) controller.enqueue(new TextEncoder().encode('x'.repeat(1_024))); controller.close(); } }),
-      headers: { 'content-length': 'not-a-number' },
-    });
-    expectProblem(chunked, 413, 'PAYLOAD_TOO_LARGE');
-  });
+      expectProblem(
+        await api.request(path, { body: JSON.stringify({ padding: 'x'.repeat(limit + 6 * 1024) }) }),
+        413,
+        'PAYLOAD_TOO_LARGE',
+      );
+      expectProblem(await api.request(path, { body: '{"broken": ' }), 400, 'INVALID_INPUT');
+      expectProblem(await api.request(path, { body: '{"text": "a\\u0000b"}' }), 400, 'INVALID_INPUT');
+      // No Content-Length to trust: the body is read as a stream and cut off at the limit.
+      const chunked = await api.request(path, {
+        body: new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < limit / 1_024 + 16; i += 1)
+              controller.enqueue(new TextEncoder().encode('x'.repeat(1_024)));
+            controller.close();
+          },
+        }),
+        headers: { 'content-length': 'not-a-number' },
+      });
+      expectProblem(chunked, 413, 'PAYLOAD_TOO_LARGE');
+    },
+  );
 });
 
 describe('attempts', () => {
@@ -71,7 +112,10 @@ describe('attempts', () => {
     const attempt = anAttempt();
     const first = await api.request('/api/v1/attempts', { body: attempt });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ duplicate: false, attempt: { taskId: attempt.taskId, latencyMs: 1_500, costMicros: 1_200 } });
+    expect(first.body).toMatchObject({
+      duplicate: false,
+      attempt: { taskId: attempt.taskId, latencyMs: 1_500, costMicros: 1_200 },
+    });
     const again = await api.request('/api/v1/attempts', { body: attempt });
     expect(again).toMatchObject({ status: 200, body: { duplicate: true } });
     const conflict = await api.request('/api/v1/attempts', { body: { ...attempt, costMicros: 9 } });
@@ -81,20 +125,31 @@ describe('attempts', () => {
   });
 
   it('names every bad field of a report', async () => {
-    const response = await api.request('/api/v1/attempts', { body: anAttempt({ attemptNumber: 0, outcome: 'failed', startedAt: 'soon' }) });
+    const response = await api.request('/api/v1/attempts', {
+      body: anAttempt({ attemptNumber: 0, outcome: 'failed', startedAt: 'soon' }),
+    });
     expectProblem(response, 400, 'INVALID_INPUT');
-    expect(Object.keys(response.body.fieldErrors as object)).toEqual(expect.arrayContaining(['attemptNumber', 'startedAt']));
+    expect(Object.keys(response.body.fieldErrors as object)).toEqual(
+      expect.arrayContaining(['attemptNumber', 'startedAt']),
+    );
   });
 
   it('records a batch all or nothing, naming bad items by index, and a conflict by index', async () => {
     const taskId = `batch-${randomUUID()}`;
     const batch = [1, 2, 3].map((attemptNumber) => anAttempt({ taskId, attemptNumber }));
-    const invalid = await api.request('/api/v1/attempts/batch', { body: { attempts: [batch[0], { ...batch[1], startedAt: 'never' }, batch[2], { nope: 1 }] } });
+    const invalid = await api.request('/api/v1/attempts/batch', {
+      body: { attempts: [batch[0], { ...batch[1], startedAt: 'never' }, batch[2], { nope: 1 }] },
+    });
     expectProblem(invalid, 400, 'INVALID_INPUT');
-    expect(Object.keys(invalid.body.fieldErrors as object)).toEqual(expect.arrayContaining(['attempts.1.startedAt', 'attempts.3.taskId']));
+    expect(Object.keys(invalid.body.fieldErrors as object)).toEqual(
+      expect.arrayContaining(['attempts.1.startedAt', 'attempts.3.taskId']),
+    );
     expect(await attemptCount(taskId)).toBe(0);
 
-    expect(await api.request('/api/v1/attempts/batch', { body: { attempts: batch } })).toMatchObject({ status: 200, body: { recorded: 3, duplicates: 0 } });
+    expect(await api.request('/api/v1/attempts/batch', { body: { attempts: batch } })).toMatchObject({
+      status: 200,
+      body: { recorded: 3, duplicates: 0 },
+    });
     const conflicting = await api.request('/api/v1/attempts/batch', {
       body: { attempts: [anAttempt({ taskId, attemptNumber: 4 }), { ...batch[1], costMicros: 1 }] },
     });
@@ -102,7 +157,9 @@ describe('attempts', () => {
     expect(conflicting.body.detail).toContain('attempts.1');
     expect(await attemptCount(taskId)).toBe(3); // attempt 4 was rolled back with the conflict
 
-    const tooMany = await api.request('/api/v1/attempts/batch', { body: { attempts: Array.from({ length: 1_001 }, () => ({})) } });
+    const tooMany = await api.request('/api/v1/attempts/batch', {
+      body: { attempts: Array.from({ length: 1_001 }, () => ({})) },
+    });
     expectProblem(tooMany, 400, 'INVALID_INPUT');
   });
 
@@ -118,15 +175,25 @@ describe('attempts', () => {
     // A "try later" answer is not kept: a retry with the same key really tries again.
     const slot = `retry-slot-${randomUUID()}`;
     await api.client().acquireSlot({ slot, runKey: 'holder', ttlMs: 60_000 });
-    const busy = await api.request('/api/v1/slots/acquire', { body: { slot, runKey: 'waiter', ttlMs: 60_000 }, headers: { 'idempotency-key': `slot-${key}` } });
+    const busy = await api.request('/api/v1/slots/acquire', {
+      body: { slot, runKey: 'waiter', ttlMs: 60_000 },
+      headers: { 'idempotency-key': `slot-${key}` },
+    });
     expectProblem(busy, 409, 'SLOT_HELD');
     await api.client().releaseSlot({ slot, runKey: 'holder' });
-    const retriedSlot = await api.request('/api/v1/slots/acquire', { body: { slot, runKey: 'waiter', ttlMs: 60_000 }, headers: { 'idempotency-key': `slot-${key}` } });
+    const retriedSlot = await api.request('/api/v1/slots/acquire', {
+      body: { slot, runKey: 'waiter', ttlMs: 60_000 },
+      headers: { 'idempotency-key': `slot-${key}` },
+    });
     expect(retriedSlot).toMatchObject({ status: 200, body: { outcome: 'acquired' } });
 
     const reused = await api.request('/api/v1/attempts', { body: anAttempt(), headers: { 'idempotency-key': key } });
     expectProblem(reused, 422, 'IDEMPOTENCY_KEY_REUSED');
-    expectProblem(await api.request('/api/v1/attempts', { body: attempt, headers: { 'idempotency-key': 'has spaces' } }), 400, 'INVALID_INPUT');
+    expectProblem(
+      await api.request('/api/v1/attempts', { body: attempt, headers: { 'idempotency-key': 'has spaces' } }),
+      400,
+      'INVALID_INPUT',
+    );
   });
 });
 
@@ -144,12 +211,17 @@ describe('keys', () => {
     expect(Number(busy.headers.get('retry-after'))).toBeGreaterThan(0);
 
     await client.completeKey({ key, fencingToken: claim.fencingToken, result: { chargeId: 'ch_1' } });
-    expect(await client.claimKey({ key, requestHash: 'h1' })).toMatchObject({ outcome: 'replay', result: { chargeId: 'ch_1' } });
+    expect(await client.claimKey({ key, requestHash: 'h1' })).toMatchObject({
+      outcome: 'replay',
+      result: { chargeId: 'ch_1' },
+    });
 
     const mismatch = await api.request('/api/v1/keys/claim', { body: { key, requestHash: 'h2' } });
     expectProblem(mismatch, 409, 'KEY_PAYLOAD_MISMATCH');
     expect(mismatch.body.retryable).toBe(false);
-    await expect(client.completeKey({ key, fencingToken: claim.fencingToken + 5, result: null })).rejects.toMatchObject({ code: 'STALE_TOKEN', status: 409 });
+    await expect(client.completeKey({ key, fencingToken: claim.fencingToken + 5, result: null })).rejects.toMatchObject(
+      { code: 'STALE_TOKEN', status: 409 },
+    );
   });
 
   it('fails a key so a retry may claim it again, and says "stop" for an uncertain outcome', async () => {
@@ -163,7 +235,8 @@ describe('keys', () => {
     const risky = `sms-${randomUUID()}/send`;
     await client.claimKey({ key: risky, requestHash: 'h', downstreamIdempotent: false, inProgressTtlMs: 60_000 });
     // Its holder died: the claim's expiry is moved into the past by hand, not slept through.
-    const expired = await api.database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${risky}`;
+    const expired = await api.database
+      .sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${risky}`;
     expect(expired.count).toBe(1);
     const uncertain = client.claimKey({ key: risky, requestHash: 'h', downstreamIdempotent: false });
     await expect(uncertain).rejects.toBeInstanceOf(HoldfastApiError);
@@ -176,7 +249,10 @@ describe('runs and slots', () => {
     const client = api.client();
     const slot = `publish:${randomUUID().slice(0, 8)}`;
     const runKey = `run-${randomUUID()}`;
-    expect((await client.startRun({ runKey, taskId: `task-${randomUUID()}`, agent: 'publishing' })).run).toMatchObject({ runKey, status: 'running' });
+    expect((await client.startRun({ runKey, taskId: `task-${randomUUID()}`, agent: 'publishing' })).run).toMatchObject({
+      runKey,
+      status: 'running',
+    });
     await client.heartbeatRun({ runKey });
     const lock = await client.acquireSlot({ slot, runKey, ttlMs: 60_000 });
     expect(lock).toMatchObject({ outcome: 'acquired', slot, evidence: [] });
@@ -187,22 +263,40 @@ describe('runs and slots', () => {
     expect(Number(held.headers.get('retry-after'))).toBeGreaterThan(0);
 
     await client.recordEvidence({ slot, runKey, fencingToken: lock.fencingToken, ref: 'page-7' });
-    expect(new Date((await client.heartbeatSlot({ slot, runKey, fencingToken: lock.fencingToken, ttlMs: 120_000 })).expiresAt).getTime()).toBeGreaterThan(Date.now() + 60_000);
+    expect(
+      new Date(
+        (await client.heartbeatSlot({ slot, runKey, fencingToken: lock.fencingToken, ttlMs: 120_000 })).expiresAt,
+      ).getTime(),
+    ).toBeGreaterThan(Date.now() + 60_000);
     await client.releaseSlot({ slot, runKey });
     await client.finishRun({ runKey, status: 'finished' });
     await expect(client.releaseSlot({ slot, runKey: 'someone-else' })).rejects.toMatchObject({ code: 'NOT_HOLDER' });
-    await expect(client.heartbeatRun({ runKey: `never-${randomUUID()}` })).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    await expect(client.heartbeatRun({ runKey: `never-${randomUUID()}` })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      status: 404,
+    });
   });
 });
 
 describe('holds, dead letters and redrives', () => {
   it('opens a hold once per item', async () => {
     const client = api.client();
-    const item = { itemType: 'task' as const, itemId: `t-${randomUUID()}`, reason: 'needs_approval' as const, detail: 'Refund over limit', owner: 'team:payments' };
+    const item = {
+      itemType: 'task' as const,
+      itemId: `t-${randomUUID()}`,
+      reason: 'needs_approval' as const,
+      detail: 'Refund over limit',
+      owner: 'team:payments',
+    };
     // A hold parks an item that exists.
     await api.database.db.insert(taskBudgets).values({
-      taskId: item.itemId, agent: 'payments', owner: 'team:payments', retryAllowance: 2, spendCeilingMicros: 1_000_000,
-      timeAllowanceMs: 3_600_000, deadline: new Date(Date.now() + 3_600_000),
+      taskId: item.itemId,
+      agent: 'payments',
+      owner: 'team:payments',
+      retryAllowance: 2,
+      spendCeilingMicros: 1_000_000,
+      timeAllowanceMs: 3_600_000,
+      deadline: new Date(Date.now() + 3_600_000),
     });
     const first = await api.request('/api/v1/holds', { body: item });
     expect(first).toMatchObject({ status: 201, body: { created: true } });
@@ -216,21 +310,39 @@ describe('holds, dead letters and redrives', () => {
     const client = api.client();
     const taskId = `dl-${randomUUID()}`;
     const { deadLetter } = await client.deadLetter({
-      taskId, agent: 'outreach', step: 'send', queue: 'emails', payload: { to: 'a@example.com' }, reason: 'retry_ceiling',
-      errorClass: 'transient', lastError: '451 try later', attempts: 4, spendMicros: 900, owner: 'team:growth',
+      taskId,
+      agent: 'outreach',
+      step: 'send',
+      queue: 'emails',
+      payload: { to: 'a@example.com' },
+      reason: 'retry_ceiling',
+      errorClass: 'transient',
+      lastError: '451 try later',
+      attempts: 4,
+      spendMicros: 900,
+      owner: 'team:growth',
     });
     expect(deadLetter).toMatchObject({ taskId, status: 'pending' });
-    await redriveDeadLetter({ db: api.database.db, actor: oncall }, { deadLetterId: deadLetter.id, reason: 'provider back' });
+    await redriveDeadLetter(
+      { db: api.database.db, actor: oncall },
+      { deadLetterId: deadLetter.id, reason: 'provider back' },
+    );
 
     expect((await client.claimRedrives({ queues: ['some-other-queue'] })).redrives).toEqual([]);
     const { redrives } = await client.claimRedrives({ queues: ['emails'], limit: 10, leaseMs: 1_000 });
     const mine = redrives.find((redrive) => redrive.deadLetterId === deadLetter.id);
     expect(mine).toMatchObject({ queue: 'emails', payload: { to: 'a@example.com' } });
     // Claimed rows are hidden from other drainers for the lease...
-    expect((await client.claimRedrives({ limit: 10 })).redrives.find((redrive) => redrive.deadLetterId === deadLetter.id)).toBeUndefined();
+    expect(
+      (await client.claimRedrives({ limit: 10 })).redrives.find((redrive) => redrive.deadLetterId === deadLetter.id),
+    ).toBeUndefined();
     // ...and handed out again when not acknowledged in time.
-    await api.database.db.execute(sql`update redrives set next_attempt_at = now() where outbox_key = ${mine!.outboxKey}`);
-    expect((await client.claimRedrives({ limit: 10 })).redrives.map((redrive) => redrive.outboxKey)).toContain(mine!.outboxKey);
+    await api.database.db.execute(
+      sql`update redrives set next_attempt_at = now() where outbox_key = ${mine!.outboxKey}`,
+    );
+    expect((await client.claimRedrives({ limit: 10 })).redrives.map((redrive) => redrive.outboxKey)).toContain(
+      mine!.outboxKey,
+    );
 
     expect(await client.acknowledgeRedrive({ outboxKey: mine!.outboxKey })).toMatchObject({ changed: true });
     expect(await client.acknowledgeRedrive({ outboxKey: mine!.outboxKey })).toMatchObject({ changed: false });
@@ -239,10 +351,22 @@ describe('holds, dead letters and redrives', () => {
 
   it('keeps one pending dead letter per task however the API is called', async () => {
     const input = {
-      taskId: `dl-${randomUUID()}`, agent: 'outreach', step: 'send', queue: 'emails', payload: null, reason: 'retry_ceiling' as const,
-      errorClass: 'transient' as const, lastError: 'x', attempts: 2, spendMicros: 0, owner: 'team:growth',
+      taskId: `dl-${randomUUID()}`,
+      agent: 'outreach',
+      step: 'send',
+      queue: 'emails',
+      payload: null,
+      reason: 'retry_ceiling' as const,
+      errorClass: 'transient' as const,
+      lastError: 'x',
+      attempts: 2,
+      spendMicros: 0,
+      owner: 'team:growth',
     };
-    const [first, second] = await Promise.all([api.client().deadLetter(input), deadLetterTask(api.database.db, { type: 'agent', id: 'direct', scopes: ['ingest'] }, input)]);
+    const [first, second] = await Promise.all([
+      api.client().deadLetter(input),
+      deadLetterTask(api.database.db, { type: 'agent', id: 'direct', scopes: ['ingest'] }, input),
+    ]);
     expect(first.deadLetter.id).toBe(second.deadLetter.id);
   });
 });
@@ -252,10 +376,24 @@ describe('the OpenAPI document', () => {
     const response = await api.request('/api/v1/openapi.json', { method: 'GET' });
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
-    const paths = response.body.paths as Record<string, { post: { operationId: string; requestBody: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } } }>;
+    const paths = response.body.paths as Record<
+      string,
+      {
+        post: {
+          operationId: string;
+          requestBody: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
+        };
+      }
+    >;
     // Every agent endpoint, and the one GET a read token may call.
-    expect(Object.keys(paths).sort()).toEqual([...Object.values(endpoints).map((spec) => spec.path), '/api/v1/step-stats'].sort());
-    expect(paths['/api/v1/attempts']!.post.requestBody.content['application/json']!.schema.properties!.startedAt).toMatchObject({ type: 'string', format: 'date-time' });
-    expect((await api.request('/api/v1/openapi.json', { method: 'GET', token: 'hf_not-a-real-token' })).status).toBe(401);
+    expect(Object.keys(paths).sort()).toEqual(
+      [...Object.values(endpoints).map((spec) => spec.path), '/api/v1/step-stats'].sort(),
+    );
+    expect(
+      paths['/api/v1/attempts']!.post.requestBody.content['application/json']!.schema.properties!.startedAt,
+    ).toMatchObject({ type: 'string', format: 'date-time' });
+    expect((await api.request('/api/v1/openapi.json', { method: 'GET', token: 'hf_not-a-real-token' })).status).toBe(
+      401,
+    );
   });
 });

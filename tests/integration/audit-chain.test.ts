@@ -24,7 +24,12 @@ afterAll(async () => {
 function runAuditVerify() {
   const result = spawnSync(path.join(projectRoot, 'node_modules/.bin/tsx'), ['scripts/audit-verify.ts'], {
     cwd: projectRoot,
-    env: { NODE_ENV: 'production', PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: database.appUrl },
+    env: {
+      NODE_ENV: 'production',
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATABASE_URL: database.appUrl,
+    },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -49,8 +54,14 @@ describe('the audit chain', () => {
     const writers = Array.from({ length: 120 }, (_, index) =>
       app.db
         .transaction(async (tx) => {
-          await writeAudit(tx, sweeper, { action: 'lock.release', targetType: 'slot_lock', targetId: `site/${index}`, after: { index } });
-          if (index % 3 === 0) await writeAudit(tx, sweeper, { action: 'lock.note', targetType: 'slot_lock', targetId: `site/${index}` });
+          await writeAudit(tx, sweeper, {
+            action: 'lock.release',
+            targetType: 'slot_lock',
+            targetId: `site/${index}`,
+            after: { index },
+          });
+          if (index % 3 === 0)
+            await writeAudit(tx, sweeper, { action: 'lock.note', targetType: 'slot_lock', targetId: `site/${index}` });
           // A writer that rolls back after taking its place must leave no gap behind.
           if (index % 10 === 0) throw new Error('rolled back on purpose');
         })
@@ -61,13 +72,21 @@ describe('the audit chain', () => {
     await Promise.all(writers);
 
     const expected = 120 - 12 + (40 - 4); // writers kept (108) plus the second records of kept writers divisible by 3
-    const positions = await database.sql<{ position: string }[]>`select chain_position::text as position from audit_log order by chain_position`;
-    expect(positions.map((row) => Number(row.position))).toEqual(Array.from({ length: expected }, (_, index) => index + 1));
+    const positions = await database.sql<
+      { position: string }[]
+    >`select chain_position::text as position from audit_log order by chain_position`;
+    expect(positions.map((row) => Number(row.position))).toEqual(
+      Array.from({ length: expected }, (_, index) => index + 1),
+    );
     expect(await verifyAuditChain(app.sql)).toMatchObject({ whole: true, records: expected, headPosition: expected });
   });
 
   it("hashes the same whatever the writing session's TimeZone and DateStyle", async () => {
-    const elsewhere = postgres(database.appUrl, { max: 1, onnotice: () => {}, connection: { TimeZone: 'Pacific/Chatham', DateStyle: 'SQL, DMY' } });
+    const elsewhere = postgres(database.appUrl, {
+      max: 1,
+      onnotice: () => {},
+      connection: { TimeZone: 'Pacific/Chatham', DateStyle: 'SQL, DMY' },
+    });
     try {
       const [written] = await elsewhere<{ id: string; occurred: string }[]>`
         insert into audit_log (actor_type, actor_id, action, target_type, target_id, reason, before)
@@ -81,7 +100,13 @@ describe('the audit chain', () => {
   });
 
   it('computes the same hash in the database and in the verifier', async () => {
-    const record = await writeAudit(app.db, sweeper, { action: 'key.expire', targetType: 'key', targetId: 'k/1', reason: null, before: { emoji: '🔒' } });
+    const record = await writeAudit(app.db, sweeper, {
+      action: 'key.expire',
+      targetType: 'key',
+      targetId: 'k/1',
+      reason: null,
+      before: { emoji: '🔒' },
+    });
     const [text] = await database.sql<{ before: string; occurred: string }[]>`
       select before::text as before, to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as occurred
       from audit_log where id = ${record.id}`;
@@ -114,7 +139,9 @@ describe('the audit chain', () => {
     const { status, stdout } = runAuditVerify();
     expect(status).toBe(1);
     expect(stdout).toMatch(
-      new RegExp(`^Audit chain broken at record id ${edited} \\(position 3\\): changed fields: its fields hash to [0-9a-f]{64}, not the [0-9a-f]{64} written with it$`),
+      new RegExp(
+        `^Audit chain broken at record id ${edited} \\(position 3\\): changed fields: its fields hash to [0-9a-f]{64}, not the [0-9a-f]{64} written with it$`,
+      ),
     );
   });
 
@@ -124,12 +151,21 @@ describe('the audit chain', () => {
     expect(await verifyAuditChain(app.sql)).toMatchObject({ whole: true });
 
     await tamper('delete from audit_log where chain_position = 5');
-    expect(await verifyAuditChain(app.sql)).toMatchObject({ whole: false, recordId: await idAt(6), position: '6', problem: expect.stringMatching(/^a gap: position 5 was expected/) });
+    expect(await verifyAuditChain(app.sql)).toMatchObject({
+      whole: false,
+      recordId: await idAt(6),
+      position: '6',
+      problem: expect.stringMatching(/^a gap: position 5 was expected/),
+    });
 
     // Closing the gap by renumbering still leaves the next record naming the removed one's hash.
     // (in two steps: the positions are unique at every row, not only at the end)
     await tamper(`update audit_log set chain_position = -chain_position where chain_position > 5`);
     await tamper(`update audit_log set chain_position = -chain_position - 1 where chain_position < 0`);
-    expect(await verifyAuditChain(app.sql)).toMatchObject({ whole: false, position: '5', problem: expect.stringMatching(/^a wrong previous hash/) });
+    expect(await verifyAuditChain(app.sql)).toMatchObject({
+      whole: false,
+      position: '5',
+      problem: expect.stringMatching(/^a wrong previous hash/),
+    });
   });
 });

@@ -42,7 +42,10 @@ function ownerFor(person: Person, ownership: Ownership): string {
 }
 
 async function auditCountBy(person: Person): Promise<number> {
-  const [row] = await database.db.select({ n: sql<number>`count(*)::int` }).from(auditLog).where(eq(auditLog.actorId, person.id));
+  const [row] = await database.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(auditLog)
+    .where(eq(auditLog.actorId, person.id));
   return row?.n ?? 0;
 }
 
@@ -54,17 +57,33 @@ async function aTask(): Promise<string> {
 }
 
 async function openTaskHold(owner: string) {
-  const { hold } = await openHold({ db: database.db, actor: agent }, {
-    itemType: 'task', itemId: await aTask(), reason: 'needs_approval', detail: 'approve the refund', owner,
-  });
+  const { hold } = await openHold(
+    { db: database.db, actor: agent },
+    {
+      itemType: 'task',
+      itemId: await aTask(),
+      reason: 'needs_approval',
+      detail: 'approve the refund',
+      owner,
+    },
+  );
   return hold;
 }
 
 /** A dead letter's hold, owned by `owner`. */
 async function openDeadLetterHold(owner: string) {
   const { hold } = await deadLetterTask(database.db, agent, {
-    taskId: `task-${randomUUID()}`, agent: 'payments', step: 'charge', queue: 'payments', payload: {}, reason: 'permanent_error',
-    errorClass: 'permanent', lastError: 'card declined', attempts: 1, spendMicros: 0, owner,
+    taskId: `task-${randomUUID()}`,
+    agent: 'payments',
+    step: 'charge',
+    queue: 'payments',
+    payload: {},
+    reason: 'permanent_error',
+    errorClass: 'permanent',
+    lastError: 'card declined',
+    attempts: 1,
+    spendMicros: 0,
+    owner,
   });
   return hold;
 }
@@ -74,14 +93,27 @@ async function openKeyHold(owner: string) {
   const key = `key-${randomUUID()}`;
   await claimKey({ db: database.db }, { key, requestHash: 'h', downstreamIdempotent: false });
   await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${key}`;
-  const { hold } = await openHold({ db: database.db, actor: agent }, { itemType: 'key', itemId: key, reason: 'uncertain_outcome', detail: 'check', owner });
+  const { hold } = await openHold(
+    { db: database.db, actor: agent },
+    { itemType: 'key', itemId: key, reason: 'uncertain_outcome', detail: 'check', owner },
+  );
   return hold;
 }
 
 async function deadLetter() {
-  const outcome = await runStep({ db: database.db }, {
-    taskId: `task-${randomUUID()}`, agent: 'payments', owner: 'team:payments', step: 'charge', content: {},
-  }, async () => { throw new StepError('permanent', 'card declined for good'); });
+  const outcome = await runStep(
+    { db: database.db },
+    {
+      taskId: `task-${randomUUID()}`,
+      agent: 'payments',
+      owner: 'team:payments',
+      step: 'charge',
+      content: {},
+    },
+    async () => {
+      throw new StepError('permanent', 'card declined for good');
+    },
+  );
   const deadLetterId = 'deadLetterId' in outcome ? outcome.deadLetterId : undefined;
   if (!deadLetterId) throw new Error(`expected a dead letter, got ${JSON.stringify(outcome)}`);
   return deadLetterId;
@@ -100,7 +132,16 @@ async function staleLock() {
 
 /** A retry pool an admin made (directly in its table: the pool is the setup, not the action under test). */
 async function aRetryPool(): Promise<number> {
-  const [pool] = await database.db.insert(retryPools).values({ agent: `pooled-${randomUUID().slice(0, 8)}`, budgetPercent: 10, minRetriesPerSecond: 0, windowSeconds: 60, updatedBy: 'person:admin@example.com' }).returning({ id: retryPools.id });
+  const [pool] = await database.db
+    .insert(retryPools)
+    .values({
+      agent: `pooled-${randomUUID().slice(0, 8)}`,
+      budgetPercent: 10,
+      minRetriesPerSecond: 0,
+      windowSeconds: 60,
+      updatedBy: 'person:admin@example.com',
+    })
+    .returning({ id: retryPools.id });
   return pool!.id;
 }
 
@@ -112,7 +153,10 @@ const mutatingActions: Record<string, (person: Person, ownership: Ownership) => 
   },
   'hold.reassign': async (person, ownership) => {
     const hold = await openTaskHold(ownerFor(person, ownership));
-    return reassignHold({ db: database.db, actor: person }, { holdId: hold.id, owner: 'team:finance', note: 'finance decides' });
+    return reassignHold(
+      { db: database.db, actor: person },
+      { holdId: hold.id, owner: 'team:finance', note: 'finance decides' },
+    );
   },
   // Clearing a dead letter's or a key's hold is that item's own action too (a redrive, a discard, settling a key).
   'hold.clear (dead letter: resume = redrive)': async (person, ownership) => {
@@ -125,27 +169,59 @@ const mutatingActions: Record<string, (person: Person, ownership: Ownership) => 
   },
   'hold.clear (key: release)': async (person, ownership) => {
     const hold = await openKeyHold(ownerFor(person, ownership));
-    return clearHold({ db: database.db, actor: person }, { holdId: hold.id, resolution: 'resume', note: 'never reached the provider' });
+    return clearHold(
+      { db: database.db, actor: person },
+      { holdId: hold.id, resolution: 'resume', note: 'never reached the provider' },
+    );
   },
   'hold.clear (key: mark done)': async (person, ownership) => {
     const hold = await openKeyHold(ownerFor(person, ownership));
-    return clearHold({ db: database.db, actor: person }, { holdId: hold.id, resolution: 'discard', note: 'the provider has it' });
+    return clearHold(
+      { db: database.db, actor: person },
+      { holdId: hold.id, resolution: 'discard', note: 'the provider has it' },
+    );
   },
   'hold.open (manual)': async (person) =>
-    openHold({ db: database.db, actor: person }, { itemType: 'task', itemId: await aTask(), reason: 'manual', detail: 'hold for review', owner: 'team:growth' }),
-  'dead_letter.redrive': async (person) => redriveDeadLetter({ db: database.db, actor: person }, { deadLetterId: await deadLetter(), reason: 'fixed' }),
+    openHold(
+      { db: database.db, actor: person },
+      { itemType: 'task', itemId: await aTask(), reason: 'manual', detail: 'hold for review', owner: 'team:growth' },
+    ),
+  'dead_letter.redrive': async (person) =>
+    redriveDeadLetter({ db: database.db, actor: person }, { deadLetterId: await deadLetter(), reason: 'fixed' }),
   'dead_letter.redrive_override': async (person) =>
-    redriveDeadLetter({ db: database.db, actor: person }, { deadLetterId: await deadLetter(), reason: 'fixed, and worth one more try', overrideBrakes: true }),
-  'dead_letter.discard': async (person) => discardDeadLetter({ db: database.db, actor: person }, { deadLetterId: await deadLetter(), reason: 'obsolete' }),
-  'slot.force_release': async (person) => forceReleaseSlot({ db: database.db, actor: person }, { ...(await staleLock()), reason: 'run died' }),
+    redriveDeadLetter(
+      { db: database.db, actor: person },
+      { deadLetterId: await deadLetter(), reason: 'fixed, and worth one more try', overrideBrakes: true },
+    ),
+  'dead_letter.discard': async (person) =>
+    discardDeadLetter({ db: database.db, actor: person }, { deadLetterId: await deadLetter(), reason: 'obsolete' }),
+  'slot.force_release': async (person) =>
+    forceReleaseSlot({ db: database.db, actor: person }, { ...(await staleLock()), reason: 'run died' }),
   'kill_switch.set': async (person) => {
-    await setKillSwitch({ db: database.db, actor: person }, { name: 'stale_lock_release', engaged: true, reason: 'drill' });
-    await setKillSwitch({ db: database.db, actor: person }, { name: 'stale_lock_release', engaged: false, reason: 'drill over' });
+    await setKillSwitch(
+      { db: database.db, actor: person },
+      { name: 'stale_lock_release', engaged: true, reason: 'drill' },
+    );
+    await setKillSwitch(
+      { db: database.db, actor: person },
+      { name: 'stale_lock_release', engaged: false, reason: 'drill over' },
+    );
   },
-  'api_token.create': (person) => createApiToken({ db: database.db, actor: person }, { name: 'agent', scopes: ['read'] }),
+  'api_token.create': (person) =>
+    createApiToken({ db: database.db, actor: person }, { name: 'agent', scopes: ['read'] }),
   'retry_pool.save': (person) =>
-    saveRetryPool({ db: database.db, actor: person }, { agent: `pooled-${randomUUID().slice(0, 8)}`, budgetPercent: 10, minRetriesPerSecond: 0, windowSeconds: 60, reason: 'retry storm' }),
-  'retry_pool.delete': async (person) => deleteRetryPool({ db: database.db, actor: person }, { poolId: await aRetryPool(), reason: 'no longer needed' }),
+    saveRetryPool(
+      { db: database.db, actor: person },
+      {
+        agent: `pooled-${randomUUID().slice(0, 8)}`,
+        budgetPercent: 10,
+        minRetriesPerSecond: 0,
+        windowSeconds: 60,
+        reason: 'retry storm',
+      },
+    ),
+  'retry_pool.delete': async (person) =>
+    deleteRetryPool({ db: database.db, actor: person }, { poolId: await aRetryPool(), reason: 'no longer needed' }),
 };
 
 type Role = Person['role'];
@@ -264,7 +340,10 @@ describe('authorization matrix (library level)', () => {
 
   for (const [action, role, ownership, outcome] of whoMay) {
     const person = people[role];
-    const label = ownership === ANY ? `${action} by a ${role}` : `${action} by a ${role} on a hold of ${ownership === 'own' ? 'their own' : `their ${ownership}`}`;
+    const label =
+      ownership === ANY
+        ? `${action} by a ${role}`
+        : `${action} by a ${role} on a hold of ${ownership === 'own' ? 'their own' : `their ${ownership}`}`;
     it(`${label}: ${outcome}`, async () => {
       const auditBefore = await auditCountBy(person);
       // An action whose target has no owner acts on another team's work.

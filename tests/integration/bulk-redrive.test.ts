@@ -36,12 +36,22 @@ async function makeDeadLetters(count: number, queue: string, overrides: Partial<
   }));
   const created: (typeof deadLetters.$inferSelect)[] = [];
   for (let index = 0; index < rows.length; index += 500) {
-    created.push(...(await database.db.insert(deadLetters).values(rows.slice(index, index + 500)).returning()));
+    created.push(
+      ...(await database.db
+        .insert(deadLetters)
+        .values(rows.slice(index, index + 500))
+        .returning()),
+    );
   }
   for (let index = 0; index < created.length; index += 500) {
     await database.db.insert(holds).values(
       created.slice(index, index + 500).map((letter) => ({
-        itemType: 'dead_letter' as const, itemId: String(letter.id), reason: 'retry_ceiling' as const, owner: 'team:payments', detail: 'retries ran out', openedBy: 'agent:payments',
+        itemType: 'dead_letter' as const,
+        itemId: String(letter.id),
+        reason: 'retry_ceiling' as const,
+        owner: 'team:payments',
+        detail: 'retries ran out',
+        openedBy: 'agent:payments',
       })),
     );
   }
@@ -60,8 +70,15 @@ describe('previewBulkRedrive', () => {
     const future = new Date(Date.now() + 600_000);
     const past = new Date(Date.now() - 600_000);
     const key = (index: number, facts: Partial<typeof idempotencyKeys.$inferInsert>) => ({
-      key: `${letters[index]!.taskId}/charge`, scope: 'step', requestHash: hashContent({ index }), status: 'failed' as const,
-      fencingToken: 1, holderClaim: 'c', downstreamIdempotent: true, expiresAt: future, ...facts,
+      key: `${letters[index]!.taskId}/charge`,
+      scope: 'step',
+      requestHash: hashContent({ index }),
+      status: 'failed' as const,
+      fencingToken: 1,
+      holderClaim: 'c',
+      downstreamIdempotent: true,
+      expiresAt: future,
+      ...facts,
     });
     await database.db.insert(idempotencyKeys).values([
       // 0: no key at all: runs again.
@@ -78,13 +95,34 @@ describe('previewBulkRedrive', () => {
 
     const preview = await previewBulkRedrive(ctx(), { queue });
     expect(preview.total).toBe(6);
-    expect(preview.outcomes).toEqual({ runs_again: 2, replays_result: 1, conflicts_in_progress: 1, payload_mismatch: 1, held_uncertain: 1 });
+    expect(preview.outcomes).toEqual({
+      runs_again: 2,
+      replays_result: 1,
+      conflicts_in_progress: 1,
+      payload_mismatch: 1,
+      held_uncertain: 1,
+    });
     expect(preview.expectedSpendMicros).toBe(2_000);
     expect(preview.sample.map((item) => [item.deadLetter.id, item.outcome])).toEqual(
-      letters.map((letter, index) => [letter.id, ['runs_again', 'runs_again', 'replays_result', 'conflicts_in_progress', 'payload_mismatch', 'held_uncertain'][index]]),
+      letters.map((letter, index) => [
+        letter.id,
+        ['runs_again', 'runs_again', 'replays_result', 'conflicts_in_progress', 'payload_mismatch', 'held_uncertain'][
+          index
+        ],
+      ]),
     );
     // Nothing was done.
-    expect(await database.db.select().from(redrives).where(inArray(redrives.deadLetterId, letters.map((letter) => letter.id)))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(redrives)
+        .where(
+          inArray(
+            redrives.deadLetterId,
+            letters.map((letter) => letter.id),
+          ),
+        ),
+    ).toEqual([]);
   });
 
   it('filters by error class and searches the error text literally', async () => {
@@ -101,11 +139,16 @@ describe('previewBulkRedrive', () => {
     const queue = `bounds-${randomUUID()}`;
     await makeDeadLetters(2, queue, { attempts: 2, spendMicros: 100 });
     await makeDeadLetters(3, queue, { attempts: 7, spendMicros: 5_000_000 });
-    await database.db.execute(sql`update dead_letters set created_at = now() - interval '3 hours' where queue = ${queue} and attempts = 2`);
+    await database.db.execute(
+      sql`update dead_letters set created_at = now() - interval '3 hours' where queue = ${queue} and attempts = 2`,
+    );
     expect((await previewBulkRedrive(ctx(), { queue, minAttempts: '5' })).total).toBe(3);
     expect((await previewBulkRedrive(ctx(), { queue, minSpendMicros: 1_000_000 })).total).toBe(3);
     expect((await previewBulkRedrive(ctx(), { queue, minAgeHours: '2' })).total).toBe(2);
-    await expect(previewBulkRedrive(ctx(), { queue, minAttempts: 'many' })).rejects.toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { minAttempts: expect.any(Array) } });
+    await expect(previewBulkRedrive(ctx(), { queue, minAttempts: 'many' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      fieldErrors: { minAttempts: expect.any(Array) },
+    });
   });
 
   it('is refused to a viewer', async () => {
@@ -117,7 +160,12 @@ describe('bulk redrive', () => {
   it('redrives 1,000 dead letters at its rate limit, shows progress, stops on cancel, and counts add up', async () => {
     const queue = `bulk-${randomUUID()}`;
     const letters = await makeDeadLetters(1_000, queue);
-    const { bulkRedrive, created } = await startBulkRedrive(ctx(), { requestId: randomUUID(), filter: { queue }, reason: 'card network recovered', ratePerSecond: 400 });
+    const { bulkRedrive, created } = await startBulkRedrive(ctx(), {
+      requestId: randomUUID(),
+      filter: { queue },
+      reason: 'card network recovered',
+      ratePerSecond: 400,
+    });
     expect(created).toBe(true);
     expect(bulkRedrive).toMatchObject({ total: 1_000, processed: 0, status: 'running' });
 
@@ -152,19 +200,37 @@ describe('bulk redrive', () => {
     const outbox = await database.db.select().from(redrives).where(inArray(redrives.deadLetterId, ids));
     expect(outbox).toHaveLength(finished.redriven);
     expect(new Set(outbox.map((row) => row.deadLetterId)).size).toBe(outbox.length);
-    const stillPending = await database.db.select().from(deadLetters).where(and(inArray(deadLetters.id, ids), eq(deadLetters.status, 'pending')));
+    const stillPending = await database.db
+      .select()
+      .from(deadLetters)
+      .where(and(inArray(deadLetters.id, ids), eq(deadLetters.status, 'pending')));
     expect(stillPending).toHaveLength(1_000 - finished.redriven);
-    const openHolds = await database.db.select().from(holds).where(and(eq(holds.itemType, 'dead_letter'), inArray(holds.itemId, ids.map(String)), eq(holds.status, 'open')));
+    const openHolds = await database.db
+      .select()
+      .from(holds)
+      .where(and(eq(holds.itemType, 'dead_letter'), inArray(holds.itemId, ids.map(String)), eq(holds.status, 'open')));
     expect(openHolds).toHaveLength(1_000 - finished.redriven);
 
-    const trail = await database.db.select().from(auditLog).where(and(eq(auditLog.targetType, 'bulk_redrive'), eq(auditLog.targetId, String(bulkRedrive.id))));
-    expect(trail.map((record) => record.action).sort()).toEqual(['dead_letter.bulk_redrive.cancel', 'dead_letter.bulk_redrive.cancelled', 'dead_letter.bulk_redrive.start']);
+    const trail = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetType, 'bulk_redrive'), eq(auditLog.targetId, String(bulkRedrive.id))));
+    expect(trail.map((record) => record.action).sort()).toEqual([
+      'dead_letter.bulk_redrive.cancel',
+      'dead_letter.bulk_redrive.cancelled',
+      'dead_letter.bulk_redrive.start',
+    ]);
   });
 
   it('enqueues nothing twice with two runners at once and a person redriving some by hand', async () => {
     const queue = `race-${randomUUID()}`;
     const letters = await makeDeadLetters(300, queue);
-    const { bulkRedrive } = await startBulkRedrive(ctx(), { requestId: randomUUID(), filter: { queue }, reason: 'retry all', ratePerSecond: 1_000 });
+    const { bulkRedrive } = await startBulkRedrive(ctx(), {
+      requestId: randomUUID(),
+      filter: { queue },
+      reason: 'retry all',
+      ratePerSecond: 1_000,
+    });
     const byHand = letters.filter((_, index) => index % 10 === 0);
     const [first, second] = await Promise.all([
       runBulkRedrive(ctx(), bulkRedrive.id),
@@ -177,7 +243,15 @@ describe('bulk redrive', () => {
     expect(second!.status).toBe('completed');
     expect(finished.redriven + finished.skipped).toBe(300);
 
-    const outbox = await database.db.select().from(redrives).where(inArray(redrives.deadLetterId, letters.map((letter) => letter.id)));
+    const outbox = await database.db
+      .select()
+      .from(redrives)
+      .where(
+        inArray(
+          redrives.deadLetterId,
+          letters.map((letter) => letter.id),
+        ),
+      );
     expect(outbox).toHaveLength(300);
     expect(new Set(outbox.map((row) => row.deadLetterId)).size).toBe(300);
   });
@@ -185,9 +259,17 @@ describe('bulk redrive', () => {
   it('is carried on by the sweep when its runner died', async () => {
     const queue = `stalled-${randomUUID()}`;
     await makeDeadLetters(30, queue);
-    const { bulkRedrive } = await startBulkRedrive(ctx(), { requestId: randomUUID(), filter: { queue }, reason: 'resume me', ratePerSecond: 1_000 });
+    const { bulkRedrive } = await startBulkRedrive(ctx(), {
+      requestId: randomUUID(),
+      filter: { queue },
+      reason: 'resume me',
+      ratePerSecond: 1_000,
+    });
     // No runner ever picked it up, and it has been quiet for two minutes.
-    await database.db.update(bulkRedrives).set({ heartbeatAt: new Date(Date.now() - 120_000) }).where(eq(bulkRedrives.id, bulkRedrive.id));
+    await database.db
+      .update(bulkRedrives)
+      .set({ heartbeatAt: new Date(Date.now() - 120_000) })
+      .where(eq(bulkRedrives.id, bulkRedrive.id));
     const reports = await runDueSweeps({ db: database.db });
     expect(reports.find((report) => report.job === 'resume_bulk_redrives')?.result?.changed).toBeGreaterThanOrEqual(1);
     expect(await progressOf(bulkRedrive.id)).toMatchObject({ status: 'completed', processed: 30, redriven: 30 });
@@ -196,12 +278,24 @@ describe('bulk redrive', () => {
   it('may be started, run or cancelled only by someone who may redrive', async () => {
     const queue = `roles-${randomUUID()}`;
     await makeDeadLetters(2, queue);
-    await expect(startBulkRedrive(ctx(viewer), { requestId: randomUUID(), filter: { queue }, reason: 'viewer tries' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    const { bulkRedrive } = await startBulkRedrive(ctx(), { requestId: randomUUID(), filter: { queue }, reason: 'responder starts', ratePerSecond: 100 });
-    await expect(cancelBulkRedrive(ctx(viewer), { bulkRedriveId: bulkRedrive.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(
+      startBulkRedrive(ctx(viewer), { requestId: randomUUID(), filter: { queue }, reason: 'viewer tries' }),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    const { bulkRedrive } = await startBulkRedrive(ctx(), {
+      requestId: randomUUID(),
+      filter: { queue },
+      reason: 'responder starts',
+      ratePerSecond: 100,
+    });
+    await expect(cancelBulkRedrive(ctx(viewer), { bulkRedriveId: bulkRedrive.id })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
     await expect(runBulkRedrive(ctx(viewer), bulkRedrive.id)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect(await progressOf(bulkRedrive.id)).toMatchObject({ status: 'running', processed: 0 });
-    const trail = await database.db.select().from(auditLog).where(and(eq(auditLog.targetType, 'bulk_redrive'), eq(auditLog.targetId, String(bulkRedrive.id))));
+    const trail = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetType, 'bulk_redrive'), eq(auditLog.targetId, String(bulkRedrive.id))));
     expect(trail.map((record) => record.action)).toEqual(['dead_letter.bulk_redrive.start']);
   });
 
@@ -217,11 +311,17 @@ describe('bulk redrive', () => {
   });
 
   it('refuses a filter that matches nothing, and bad input, naming the field', async () => {
-    await expect(startBulkRedrive(ctx(), { requestId: randomUUID(), filter: { queue: `none-${randomUUID()}` }, reason: 'x' })).rejects.toMatchObject({
-      code: 'INVALID_INPUT', fieldErrors: { filter: ['matches no pending dead letter'] },
+    await expect(
+      startBulkRedrive(ctx(), { requestId: randomUUID(), filter: { queue: `none-${randomUUID()}` }, reason: 'x' }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      fieldErrors: { filter: ['matches no pending dead letter'] },
     });
-    await expect(startBulkRedrive(ctx(), { requestId: 'not-a-uuid', filter: {}, reason: '', ratePerSecond: 0 })).rejects.toMatchObject({
-      code: 'INVALID_INPUT', fieldErrors: { requestId: expect.any(Array), reason: expect.any(Array), ratePerSecond: expect.any(Array) },
+    await expect(
+      startBulkRedrive(ctx(), { requestId: 'not-a-uuid', filter: {}, reason: '', ratePerSecond: 0 }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      fieldErrors: { requestId: expect.any(Array), reason: expect.any(Array), ratePerSecond: expect.any(Array) },
     });
   });
 });

@@ -11,7 +11,13 @@ const database = useTestDatabase({ migrated: false });
 function run(script: string, env: Record<string, string> = {}) {
   const result = spawnSync(path.join(projectRoot, 'node_modules/.bin/tsx'), [script], {
     cwd: projectRoot,
-    env: { NODE_ENV: 'production', PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: database.url, ...env },
+    env: {
+      NODE_ENV: 'production',
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATABASE_URL: database.url,
+      ...env,
+    },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -34,15 +40,29 @@ describe('operator commands', () => {
     const second = run('scripts/sweep.ts');
     expect(second.status).toBe(0);
     // Lines read "[holdfast] <job> <bucket>: <what happened>"; a bucket swept by the first run is not swept again.
-    const buckets = (output: string) => new Map(output.split('\n').filter(Boolean).map((line) => {
-      const [, job, bucket, outcome] = /^\[holdfast\] (\S+) (\S+): (.*)$/.exec(line) ?? [];
-      return [job, { bucket, outcome }] as const;
-    }));
+    const buckets = (output: string) =>
+      new Map(
+        output
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => {
+            const [, job, bucket, outcome] = /^\[holdfast\] (\S+) (\S+): (.*)$/.exec(line) ?? [];
+            return [job, { bucket, outcome }] as const;
+          }),
+      );
     const before = buckets(first.stdout);
     const after = buckets(second.stdout);
     expect([...after.keys()].sort()).toEqual([
-      'delete_expired_keys', 'delete_old_retry_pool_usage', 'escalate_stale_locks', 'escalate_uncertain_keys', 'freeze_idle_tasks',
-      'maintain_attempt_log', 'reconcile_holds', 'release_stale_slots', 'resume_bulk_redrives', 'roll_up_attempts',
+      'delete_expired_keys',
+      'delete_old_retry_pool_usage',
+      'escalate_stale_locks',
+      'escalate_uncertain_keys',
+      'freeze_idle_tasks',
+      'maintain_attempt_log',
+      'reconcile_holds',
+      'release_stale_slots',
+      'resume_bulk_redrives',
+      'roll_up_attempts',
     ]);
     for (const [job, { bucket, outcome }] of after) {
       if (bucket === before.get(job)?.bucket) expect(outcome).toBe('already swept in this bucket');

@@ -51,12 +51,19 @@ describe('the console routes', () => {
     await expectProblem(await overview(get('/api/console/overview?window=nope')), 401, unauthenticated);
     await expectProblem(await stepStats(get('/api/console/step-stats')), 401, unauthenticated);
     await expectProblem(await auditCsv(get('/api/console/audit.csv')), 401, unauthenticated);
-    await expectProblem(await bulkRedrive(get('/api/console/bulk-redrives/x'), { params: Promise.resolve({ id: 'x' }) }), 401, unauthenticated);
+    await expectProblem(
+      await bulkRedrive(get('/api/console/bulk-redrives/x'), { params: Promise.resolve({ id: 'x' }) }),
+      401,
+      unauthenticated,
+    );
   });
 
   it('answer a viewer the Overview and step figures as JSON that is never cached', async () => {
     const { overview, stepStats } = await routes();
-    for (const response of [await overview(get('/api/console/overview?window=24h')), await stepStats(get('/api/console/step-stats'), noParams)]) {
+    for (const response of [
+      await overview(get('/api/console/overview?window=24h')),
+      await stepStats(get('/api/console/step-stats'), noParams),
+    ]) {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain('application/json');
       expect(response.headers.get('cache-control')).toBe('no-store');
@@ -68,7 +75,11 @@ describe('the console routes', () => {
     const { overview, stepStats } = await routes();
     const bad = await overview(get('/api/console/overview?window=forever'));
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ code: 'INVALID_INPUT', retryable: false, fieldErrors: { window: expect.any(Array) } });
+    expect(await bad.json()).toMatchObject({
+      code: 'INVALID_INPUT',
+      retryable: false,
+      fieldErrors: { window: expect.any(Array) },
+    });
     const unknown = await stepStats(get('/api/console/step-stats?colour=red'));
     expect(unknown.status).toBe(400);
     expect(await unknown.json()).toMatchObject({ code: 'INVALID_INPUT' });
@@ -79,14 +90,20 @@ describe('the console routes', () => {
     const response = await auditCsv(get('/api/console/audit.csv'));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="holdfast-audit-[0-9T-]+\.csv"$/);
+    expect(response.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="holdfast-audit-[0-9T-]+\.csv"$/,
+    );
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect((await response.text()).split('\n')[0]).toContain('occurred_at');
   });
 
   it('answer an unknown bulk redrive 404 NOT_FOUND, and a malformed id 400', async () => {
     const { bulkRedrive } = await routes();
-    await expectProblem(await bulkRedrive(get('/api/console/bulk-redrives/987654'), { params: Promise.resolve({ id: '987654' }) }), 404, { code: 'NOT_FOUND', detail: 'No bulk redrive 987654' });
+    await expectProblem(
+      await bulkRedrive(get('/api/console/bulk-redrives/987654'), { params: Promise.resolve({ id: '987654' }) }),
+      404,
+      { code: 'NOT_FOUND', detail: 'No bulk redrive 987654' },
+    );
     const malformed = await bulkRedrive(get('/api/console/bulk-redrives/0'), { params: Promise.resolve({ id: '0' }) });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { id: expect.any(Array) } });
@@ -100,7 +117,11 @@ describe('consoleEndpoint', () => {
     const GET = consoleEndpoint({ action: 'people.manage' }, handler);
     const refused = await GET(get('/api/console/people'));
     expect(refused.status).toBe(403);
-    expect(await refused.json()).toMatchObject({ code: 'FORBIDDEN', retryable: false, detail: expect.stringContaining('people.manage') });
+    expect(await refused.json()).toMatchObject({
+      code: 'FORBIDDEN',
+      retryable: false,
+      detail: expect.stringContaining('people.manage'),
+    });
     expect(handler).not.toHaveBeenCalled();
 
     session.current = async () => admin;

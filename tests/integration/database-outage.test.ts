@@ -40,7 +40,8 @@ beforeAll(async () => {
   process.env.DATABASE_URL = postgres.url;
   library = connectDatabase(postgres.url, { maxConnections: 2, connectTimeoutSeconds: 2 });
   const admin: Actor = { ...person, teams: [] };
-  token = (await createApiToken({ db: library.db, actor: admin }, { name: 'outage', scopes: ['ingest', 'read'] })).token;
+  token = (await createApiToken({ db: library.db, actor: admin }, { name: 'outage', scopes: ['ingest', 'read'] }))
+    .token;
 }, 60_000);
 
 afterAll(async () => {
@@ -56,12 +57,26 @@ beforeEach(() => {
 });
 
 function attemptBatch(label: string) {
-  return { attempts: [{ taskId: `${label}-${randomUUID()}`, agent: 'outage', step: 'write', attemptNumber: 1, startedAt: recently(), finishedAt: recently(1_000), outcome: 'succeeded' }] };
+  return {
+    attempts: [
+      {
+        taskId: `${label}-${randomUUID()}`,
+        agent: 'outage',
+        step: 'write',
+        attemptNumber: 1,
+        startedAt: recently(),
+        finishedAt: recently(1_000),
+        outcome: 'succeeded',
+      },
+    ],
+  };
 }
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   return new NextRequest(`http://holdfast.test${url}`, {
-    method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
   });
 }
 
@@ -83,9 +98,15 @@ describe('while PostgreSQL is down', () => {
   it('agent endpoints answer 503 DATABASE_UNAVAILABLE with Retry-After, with or without an Idempotency-Key', async () => {
     const { POST } = await import('../../app/api/v1/attempts/batch/route');
     await expectDatabaseUnavailable(await POST(post('/api/v1/attempts/batch', attemptBatch('down'))));
-    await expectDatabaseUnavailable(await POST(post('/api/v1/attempts/batch', attemptBatch('down'), { 'idempotency-key': randomUUID() })));
+    await expectDatabaseUnavailable(
+      await POST(post('/api/v1/attempts/batch', attemptBatch('down'), { 'idempotency-key': randomUUID() })),
+    );
     const stepStats = await import('../../app/api/v1/step-stats/route');
-    await expectDatabaseUnavailable(await stepStats.GET(new NextRequest('http://holdfast.test/api/v1/step-stats', { headers: { authorization: `Bearer ${token}` } })));
+    await expectDatabaseUnavailable(
+      await stepStats.GET(
+        new NextRequest('http://holdfast.test/api/v1/step-stats', { headers: { authorization: `Bearer ${token}` } }),
+      ),
+    );
   });
 
   it('console route handlers answer 503, also when reading the session is what fails', async () => {
@@ -93,7 +114,9 @@ describe('while PostgreSQL is down', () => {
     await expectDatabaseUnavailable(await overview.GET(new NextRequest('http://holdfast.test/api/console/overview')));
     session.current = () => library.db.execute(sql`select 1`);
     const stepStats = await import('../../app/api/console/step-stats/route');
-    await expectDatabaseUnavailable(await stepStats.GET(new NextRequest('http://holdfast.test/api/console/step-stats')));
+    await expectDatabaseUnavailable(
+      await stepStats.GET(new NextRequest('http://holdfast.test/api/console/step-stats')),
+    );
   });
 
   it('server actions answer DATABASE_UNAVAILABLE, not INTERNAL_ERROR', async () => {
@@ -107,7 +130,11 @@ describe('while PostgreSQL is down', () => {
     const response = await GET();
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).not.toBeNull();
-    expect(await response.json()).toMatchObject({ status: 'unavailable', down: ['database'], database: { reachable: false } });
+    expect(await response.json()).toMatchObject({
+      status: 'unavailable',
+      down: ['database'],
+      database: { reachable: false },
+    });
   });
 });
 
@@ -138,7 +165,9 @@ describe('an Idempotency-Key in flight when PostgreSQL dies', () => {
     const first = await POST(post('/api/v1/attempts/batch', body, { 'idempotency-key': key }));
     expect(first.status).toBe(200);
     // What a process that died mid-request leaves: the key marked in flight a moment ago, no answer kept.
-    await library.db.execute(sql`update ${apiRequests} set status = null, response_body = null, created_at = now() where idempotency_key = ${key}`);
+    await library.db.execute(
+      sql`update ${apiRequests} set status = null, response_body = null, created_at = now() where idempotency_key = ${key}`,
+    );
     const retry = await POST(post('/api/v1/attempts/batch', body, { 'idempotency-key': key }));
     expect(retry.status).toBe(200);
     expect(await retry.json()).toEqual({ recorded: 0, duplicates: 1 });

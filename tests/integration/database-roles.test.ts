@@ -4,8 +4,20 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { claimKey, clearHold, ensureTaskBudget, hashContent, openHold, recordAttempt, type Actor } from '../../lib/core';
-import { dropAttemptPartitionsBefore, ensureAttemptPartitions, listAttemptPartitions } from '../../lib/db/attempt-partitions';
+import {
+  claimKey,
+  clearHold,
+  ensureTaskBudget,
+  hashContent,
+  openHold,
+  recordAttempt,
+  type Actor,
+} from '../../lib/core';
+import {
+  dropAttemptPartitionsBefore,
+  ensureAttemptPartitions,
+  listAttemptPartitions,
+} from '../../lib/db/attempt-partitions';
 import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
 import { prepareDatabaseRoles } from '../../lib/db/database-roles';
 import { getMigrationState } from '../../lib/db/migration-state';
@@ -42,7 +54,10 @@ describe('the application role', () => {
     ['replica mode, which skips triggers', 'set session_replication_role = replica'],
     ['dropping the append-only trigger', 'drop trigger audit_log_no_update_or_delete on audit_log'],
     ['dropping the chain trigger', 'drop trigger audit_log_link_into_chain on audit_log'],
-    ['replacing the trigger function', "create or replace function audit_log_refuse_change() returns trigger language plpgsql as 'begin return old; end'"],
+    [
+      'replacing the trigger function',
+      "create or replace function audit_log_refuse_change() returns trigger language plpgsql as 'begin return old; end'",
+    ],
     ['changing a record', "update audit_log set reason = 'rewritten'"],
     ['deleting records', 'delete from audit_log'],
     ['truncating the log', 'truncate audit_log'],
@@ -55,17 +70,28 @@ describe('the application role', () => {
   it("does the app's normal work: health, attempts, keys, holds with their audit records", async () => {
     expect(await getMigrationState(app.db)).toMatchObject({ upToDate: true });
     // The factory's attempt starts on 2026-11-20: its age is judged by this clock, not the machine's.
-    const { duplicate } = await recordAttempt({ db: app.db, clock: () => new Date('2026-11-21T00:00:00Z') }, anAttempt());
+    const { duplicate } = await recordAttempt(
+      { db: app.db, clock: () => new Date('2026-11-21T00:00:00Z') },
+      anAttempt(),
+    );
     expect(duplicate).toBe(false);
 
     const key = `task-${randomUUID()}/send_email`;
-    expect(await claimKey({ db: app.db }, { key, requestHash: hashContent({ to: 'a@example.com' }) })).toMatchObject({ outcome: 'acquired' });
+    expect(await claimKey({ db: app.db }, { key, requestHash: hashContent({ to: 'a@example.com' }) })).toMatchObject({
+      outcome: 'acquired',
+    });
 
     const taskId = `task-${randomUUID()}`;
     await ensureTaskBudget(app.db, { taskId, agent: 'payments', owner: 'team:payments' });
     const { hold } = await openHold(
       { db: app.db, actor: agent },
-      { itemType: 'task', itemId: taskId, reason: 'needs_approval', detail: 'Refund above $500', owner: 'team:payments' },
+      {
+        itemType: 'task',
+        itemId: taskId,
+        reason: 'needs_approval',
+        detail: 'Refund above $500',
+        owner: 'team:payments',
+      },
     );
     await clearHold({ db: app.db, actor: owner }, { holdId: hold.id, resolution: 'resume', note: 'approved' });
     const records = await app.sql<{ action: string; chain_position: string }[]>`
@@ -78,7 +104,10 @@ describe('the application role', () => {
   it("maintains the attempt log's partitions through the owner's functions", async () => {
     const day = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - 20 * DAY_MS);
     // A row for a day without its partition waits in the default partition ...
-    await recordAttempt({ db: app.db }, anAttempt({ startedAt: new Date(day.getTime() + 3_600_000), finishedAt: new Date(day.getTime() + 3_601_000) }));
+    await recordAttempt(
+      { db: app.db },
+      anAttempt({ startedAt: new Date(day.getTime() + 3_600_000), finishedAt: new Date(day.getTime() + 3_601_000) }),
+    );
     const name = `attempts_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
     expect(await ensureAttemptPartitions(app.db, { from: day, to: new Date(day.getTime() + 1) })).toEqual([name]);
     // ... and moves into it when the day is made; the new table is the owner's.
@@ -94,8 +123,12 @@ describe('the application role', () => {
 
   it('may not drop the days being written, nor anything but a daily partition', async () => {
     const today = new Date().toISOString().slice(0, 10);
-    await expect(app.sql`select public.holdfast_drop_attempt_partition(${today}::date)`).rejects.toMatchObject({ code: '22023' });
-    await expect(app.sql`select public.holdfast_create_attempt_partition(${'1999-12-31'}::date)`).rejects.toMatchObject({ code: '22023' });
+    await expect(app.sql`select public.holdfast_drop_attempt_partition(${today}::date)`).rejects.toMatchObject({
+      code: '22023',
+    });
+    await expect(app.sql`select public.holdfast_create_attempt_partition(${'1999-12-31'}::date)`).rejects.toMatchObject(
+      { code: '22023' },
+    );
     await expect(app.sql.unsafe('drop table attempts_default')).rejects.toMatchObject({ code: '42501' });
   });
 });
@@ -103,11 +136,15 @@ describe('the application role', () => {
 describe('migrating a named database', () => {
   it('runs as DATABASE_MIGRATION_URL quietly, and warns in one line when only DATABASE_URL is given', async () => {
     const lines: string[] = [];
-    await migrateNamedDatabase({ databaseUrl: database.appUrl, migrationUrl: database.ownerUrl }, (line) => lines.push(line));
+    await migrateNamedDatabase({ databaseUrl: database.appUrl, migrationUrl: database.ownerUrl }, (line) =>
+      lines.push(line),
+    );
     expect(lines).toEqual([]);
     await migrateNamedDatabase({ databaseUrl: database.url }, (line) => lines.push(line));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^Warning: DATABASE_MIGRATION_URL is not set, .* the audit log is append-only only against other roles/);
+    expect(lines[0]).toMatch(
+      /^Warning: DATABASE_MIGRATION_URL is not set, .* the audit log is append-only only against other roles/,
+    );
   });
 });
 
@@ -119,7 +156,9 @@ describe('a database from before the roles', () => {
     await older.sql`insert into audit_log (actor_type, actor_id, action, target_type, target_id, before)
       values ('person', 'a@example.com', 'hold.clear', 'hold', '1', ${JSON.stringify({ status: 'open' })}::jsonb),
              ('system', 'sweeper', 'lock.release', 'slot_lock', 'site/1', null)`;
-    await older.sql.unsafe(`create table attempts_p20200101 partition of attempts for values from ('2020-01-01 00:00+00') to ('2020-01-02 00:00+00')`);
+    await older.sql.unsafe(
+      `create table attempts_p20200101 partition of attempts for values from ('2020-01-01 00:00+00') to ('2020-01-02 00:00+00')`,
+    );
 
     await prepareDatabaseRoles({ superuserUrl: older.url, passwords: inject('testDatabaseServer').rolePasswords });
     await migrateDatabase(older.ownerUrl);
@@ -132,9 +171,19 @@ describe('a database from before the roles', () => {
     const olderApp = connectDatabase(older.appUrl, { maxConnections: 2 });
     try {
       expect(await verifyAuditChain(olderApp.sql)).toMatchObject({ whole: true, records: 2 });
-      await expect(olderApp.sql.unsafe('alter table audit_log disable trigger all')).rejects.toMatchObject({ code: '42501' });
-      expect(await ensureAttemptPartitions(olderApp.db, { from: new Date('2020-01-02T00:00:00Z'), to: new Date('2020-01-03T00:00:00Z') })).toEqual(['attempts_p20200102']);
-      expect((await dropAttemptPartitionsBefore(olderApp.db, new Date('2020-01-03T00:00:00Z'))).dropped).toEqual(['attempts_p20200101', 'attempts_p20200102']);
+      await expect(olderApp.sql.unsafe('alter table audit_log disable trigger all')).rejects.toMatchObject({
+        code: '42501',
+      });
+      expect(
+        await ensureAttemptPartitions(olderApp.db, {
+          from: new Date('2020-01-02T00:00:00Z'),
+          to: new Date('2020-01-03T00:00:00Z'),
+        }),
+      ).toEqual(['attempts_p20200102']);
+      expect((await dropAttemptPartitionsBefore(olderApp.db, new Date('2020-01-03T00:00:00Z'))).dropped).toEqual([
+        'attempts_p20200101',
+        'attempts_p20200102',
+      ]);
     } finally {
       await olderApp.close();
     }
@@ -145,9 +194,12 @@ describe('a database from before the roles', () => {
 async function migrationsUpTo(last: string): Promise<string> {
   const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-migrations-'));
   await fs.mkdir(path.join(folder, 'meta'));
-  const journal = JSON.parse(await fs.readFile(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+  const journal = JSON.parse(await fs.readFile(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  };
   journal.entries = journal.entries.filter((entry) => entry.tag.slice(0, 4) <= last);
   await fs.writeFile(path.join(folder, 'meta/_journal.json'), JSON.stringify(journal));
-  for (const entry of journal.entries) await fs.copyFile(path.join(migrationsFolder, `${entry.tag}.sql`), path.join(folder, `${entry.tag}.sql`));
+  for (const entry of journal.entries)
+    await fs.copyFile(path.join(migrationsFolder, `${entry.tag}.sql`), path.join(folder, `${entry.tag}.sql`));
   return folder;
 }

@@ -44,9 +44,14 @@ describe('retryOnDeadlock', () => {
       });
       await Promise.all([retried, other]);
       expect(tries).toBe(2);
-      const rows = await database.db.execute<{ id: string; touched: number }>(sql`select id, touched from lock_order order by id`);
+      const rows = await database.db.execute<{ id: string; touched: number }>(
+        sql`select id, touched from lock_order order by id`,
+      );
       // Each row touched once by each transaction: the aborted try left nothing behind.
-      expect(rows.map((row) => [row.id, row.touched])).toEqual([['a', 2], ['b', 2]]);
+      expect(rows.map((row) => [row.id, row.touched])).toEqual([
+        ['a', 2],
+        ['b', 2],
+      ]);
 
       // Inside a caller's transaction an abort is the caller's: no second try.
       let innerTries = 0;

@@ -37,7 +37,13 @@ async function newTask(): Promise<string> {
 async function uncertainKey(options: { taskId?: string } = {}) {
   const key = `${options.taskId ?? `loose-${randomUUID()}`}/charge_card`;
   const claim = await claimKey(ctx(), {
-    key, requestHash: 'h-1', holder: 'run-1', downstreamIdempotent: false, inProgressTtlMs: 60_000, taskId: options.taskId, step: 'charge_card',
+    key,
+    requestHash: 'h-1',
+    holder: 'run-1',
+    downstreamIdempotent: false,
+    inProgressTtlMs: 60_000,
+    taskId: options.taskId,
+    step: 'charge_card',
   });
   if (claim.outcome !== 'acquired') throw new Error('expected to acquire');
   await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${key}`;
@@ -57,11 +63,18 @@ async function refusedLock(options: { taskId?: string } = {}) {
 }
 
 async function holdsOn(itemType: HoldItemType, itemId: string) {
-  return database.db.select().from(holds).where(and(eq(holds.itemType, itemType), eq(holds.itemId, itemId))).orderBy(holds.id);
+  return database.db
+    .select()
+    .from(holds)
+    .where(and(eq(holds.itemType, itemType), eq(holds.itemId, itemId)))
+    .orderBy(holds.id);
 }
 
 async function auditOf(holdId: number, action: string) {
-  return database.db.select().from(auditLog).where(and(eq(auditLog.targetType, 'hold'), eq(auditLog.targetId, String(holdId)), eq(auditLog.action, action)));
+  return database.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.targetType, 'hold'), eq(auditLog.targetId, String(holdId)), eq(auditLog.action, action)));
 }
 
 /** Waits (polling, never a fixed sleep) until `count` sessions of this database are blocked on a row lock. */
@@ -76,7 +89,10 @@ async function untilSessionsWaitOnLocks(count: number) {
 }
 
 async function keyEscalatedAt(key: string) {
-  const [row] = await database.db.select({ escalatedAt: idempotencyKeys.escalatedAt }).from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+  const [row] = await database.db
+    .select({ escalatedAt: idempotencyKeys.escalatedAt })
+    .from(idempotencyKeys)
+    .where(eq(idempotencyKeys.key, key));
   return row?.escalatedAt;
 }
 
@@ -85,7 +101,9 @@ describe('escalateUncertainKeys', () => {
     const taskId = await newTask();
     const { key } = await uncertainKey({ taskId });
 
-    expect(await escalateUncertainKeys(ctx(), { now: minutesFromNow(10) })).not.toContainEqual(expect.objectContaining({ itemId: key }));
+    expect(await escalateUncertainKeys(ctx(), { now: minutesFromNow(10) })).not.toContainEqual(
+      expect.objectContaining({ itemId: key }),
+    );
     expect(await holdsOn('key', key)).toEqual([]);
 
     const first = await escalateUncertainKeys(ctx(), { now: minutesFromNow(16) });
@@ -95,7 +113,12 @@ describe('escalateUncertainKeys', () => {
     expect(second).not.toContainEqual(expect.objectContaining({ itemId: key }));
     const [hold, ...others] = await holdsOn('key', key);
     expect(others).toEqual([]);
-    expect(hold).toMatchObject({ reason: 'uncertain_outcome', owner: taskOwner, status: 'open', openedBy: 'system:sweeper' });
+    expect(hold).toMatchObject({
+      reason: 'uncertain_outcome',
+      owner: taskOwner,
+      status: 'open',
+      openedBy: 'system:sweeper',
+    });
     expect(hold?.detail).toContain(`Step charge_card of task ${taskId}`);
     expect(await auditOf(hold!.id, 'hold.open')).toHaveLength(1);
     expect(await keyEscalatedAt(key)).toBeInstanceOf(Date);
@@ -105,14 +128,31 @@ describe('escalateUncertainKeys', () => {
     const loose = await uncertainKey();
     const redelivered = await uncertainKey({ taskId: await newTask() });
     // What a redelivery does when it finds the key uncertain (runStep / beginStep).
-    const { hold: existing } = await openHold({ db: database.db, actor: agent }, {
-      itemType: 'key', itemId: redelivered.key, reason: 'uncertain_outcome', owner: taskOwner, detail: 'found uncertain by a redelivery',
+    const { hold: existing } = await openHold(
+      { db: database.db, actor: agent },
+      {
+        itemType: 'key',
+        itemId: redelivered.key,
+        reason: 'uncertain_outcome',
+        owner: taskOwner,
+        detail: 'found uncertain by a redelivery',
+      },
+    );
+
+    const escalated = await escalateUncertainKeys(ctx(), {
+      now: minutesFromNow(16),
+      defaultOwner: 'team:payments-oncall',
     });
 
-    const escalated = await escalateUncertainKeys(ctx(), { now: minutesFromNow(16), defaultOwner: 'team:payments-oncall' });
-
-    expect(escalated).toContainEqual(expect.objectContaining({ itemId: loose.key, holdCreated: true, owner: 'team:payments-oncall' }));
-    expect(escalated).toContainEqual({ itemId: redelivered.key, holdId: existing.id, holdCreated: false, owner: taskOwner });
+    expect(escalated).toContainEqual(
+      expect.objectContaining({ itemId: loose.key, holdCreated: true, owner: 'team:payments-oncall' }),
+    );
+    expect(escalated).toContainEqual({
+      itemId: redelivered.key,
+      holdId: existing.id,
+      holdCreated: false,
+      owner: taskOwner,
+    });
     expect(await holdsOn('key', redelivered.key)).toHaveLength(1);
     expect(await keyEscalatedAt(redelivered.key)).toBeInstanceOf(Date);
   });
@@ -136,14 +176,23 @@ describe('escalateUncertainKeys', () => {
 
   it('escalates again once a person released the key and its next claim ran out too', async () => {
     const { key } = await uncertainKey({ taskId: await newTask() });
-    const [first] = (await escalateUncertainKeys(ctx(), { now: minutesFromNow(16) })).filter((item) => item.itemId === key);
-    await clearHold({ db: database.db, actor: oncall }, { holdId: first!.holdId, resolution: 'resume', note: 'no charge at the bank' });
+    const [first] = (await escalateUncertainKeys(ctx(), { now: minutesFromNow(16) })).filter(
+      (item) => item.itemId === key,
+    );
+    await clearHold(
+      { db: database.db, actor: oncall },
+      { holdId: first!.holdId, resolution: 'resume', note: 'no charge at the bank' },
+    );
 
-    expect(await claimKey(ctx(), { key, requestHash: 'h-1', downstreamIdempotent: false, inProgressTtlMs: 60_000 })).toMatchObject({ outcome: 'acquired' });
+    expect(
+      await claimKey(ctx(), { key, requestHash: 'h-1', downstreamIdempotent: false, inProgressTtlMs: 60_000 }),
+    ).toMatchObject({ outcome: 'acquired' });
     expect(await keyEscalatedAt(key)).toBeNull();
     await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${key}`;
 
-    const [second] = (await escalateUncertainKeys(ctx(), { now: minutesFromNow(16) })).filter((item) => item.itemId === key);
+    const [second] = (await escalateUncertainKeys(ctx(), { now: minutesFromNow(16) })).filter(
+      (item) => item.itemId === key,
+    );
     expect(second).toMatchObject({ holdCreated: true });
     expect(second?.holdId).not.toBe(first?.holdId);
   });
@@ -203,9 +252,13 @@ describe('escalateStaleLocks', () => {
   it('forgets the refusals of a lock a new holder took meanwhile', async () => {
     const { slot } = await refusedLock({ taskId: await newTask() });
     await sweepStaleSlots(ctx(), { now: minutesFromNow(0) });
-    expect(await acquireSlot(ctx(), { slot, runKey: `run-${randomUUID()}`, ttlMs: 60_000 })).toMatchObject({ outcome: 'acquired' });
+    expect(await acquireSlot(ctx(), { slot, runKey: `run-${randomUUID()}`, ttlMs: 60_000 })).toMatchObject({
+      outcome: 'acquired',
+    });
 
-    expect(await escalateStaleLocks(ctx(), { now: minutesFromNow(31) })).not.toContainEqual(expect.objectContaining({ itemId: slot }));
+    expect(await escalateStaleLocks(ctx(), { now: minutesFromNow(31) })).not.toContainEqual(
+      expect.objectContaining({ itemId: slot }),
+    );
     expect(await holdsOn('slot', slot)).toEqual([]);
   });
 });
@@ -224,9 +277,16 @@ describe('reconcileHolds', () => {
     // A finished task's other holds are a person's call: only `frozen` clears by itself.
     const otherTask = await newTask();
     await finishTask({ db: database.db, actor: agent }, { taskId: otherTask, outcome: 'completed' });
-    const { hold: mismatch } = await openHold({ db: database.db, actor: SWEEPER }, {
-      itemType: 'task', itemId: otherTask, reason: 'payload_mismatch', owner: taskOwner, detail: 'different content',
-    });
+    const { hold: mismatch } = await openHold(
+      { db: database.db, actor: SWEEPER },
+      {
+        itemType: 'task',
+        itemId: otherTask,
+        reason: 'payload_mismatch',
+        owner: taskOwner,
+        detail: 'different content',
+      },
+    );
 
     // Three sweepers at once, all of which saw the key's hold open: a person's transaction keeps it
     // locked until each is waiting to close it, so all three really do try. Then once more.
@@ -247,8 +307,15 @@ describe('reconcileHolds', () => {
     expect(resolvedIds.filter((id) => id === taskHold!.id)).toHaveLength(1);
     expect(again).toEqual([]);
     for (const hold of [keyHold, taskHold]) {
-      expect(hold).toMatchObject({ status: 'cleared', resolution: 'resolved', clearedBy: 'system:sweeper', clearedAt: expect.any(Date) });
-      expect(await auditOf(hold!.id, 'hold.resolve')).toMatchObject([{ actorType: 'system', actorId: 'sweeper', reason: hold!.resolutionNote }]);
+      expect(hold).toMatchObject({
+        status: 'cleared',
+        resolution: 'resolved',
+        clearedBy: 'system:sweeper',
+        clearedAt: expect.any(Date),
+      });
+      expect(await auditOf(hold!.id, 'hold.resolve')).toMatchObject([
+        { actorType: 'system', actorId: 'sweeper', reason: hold!.resolutionNote },
+      ]);
     }
     expect(keyHold?.resolutionNote).toMatch(/^The key completed on its own at .+ UTC/);
     expect(taskHold?.resolutionNote).toMatch(/^The task was finished as completed at .+ UTC/);
@@ -264,7 +331,10 @@ describe('reconcileHolds', () => {
     await freezeIdleTasks(ctx(), { idleDays: 3 });
     const [hold] = await holdsOn('task', taskId);
     const clear = (resolution: string) =>
-      clearHold({ db: database.db, actor: oncall }, { holdId: hold!.id, resolution: resolution as 'resume', note: 'done by hand' });
+      clearHold(
+        { db: database.db, actor: oncall },
+        { holdId: hold!.id, resolution: resolution as 'resume', note: 'done by hand' },
+      );
 
     await expect(clear('resolved')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await finishTask({ db: database.db, actor: agent }, { taskId, outcome: 'discarded' });
@@ -281,7 +351,11 @@ describe('runDueSweeps', () => {
 
     const reports = await runDueSweeps({ db: database.db, clock: () => now }, settings);
 
-    expect(reports.filter((report) => report.job.startsWith('escalate_') || report.job === 'reconcile_holds').map((report) => report.ran)).toEqual([true, true, true]);
+    expect(
+      reports
+        .filter((report) => report.job.startsWith('escalate_') || report.job === 'reconcile_holds')
+        .map((report) => report.ran),
+    ).toEqual([true, true, true]);
     const [hold] = await holdsOn('key', key);
     expect(hold).toMatchObject({ status: 'open', owner: 'team:night-shift' });
 

@@ -18,7 +18,9 @@ import { useApi } from '../support/api-harness';
 const api = useApi();
 
 describe('the demo fleet', () => {
-  it('performs each side effect at most once, and the console counts what the fleet did', { timeout: 180_000 }, async () => {
+  it('performs each side effect at most once, and the console counts what the fleet did', {
+    timeout: 180_000,
+  }, async () => {
     const started = new Date();
     const fleet = await startFleet({
       databaseUrl: api.database.url,
@@ -52,7 +54,9 @@ describe('the demo fleet', () => {
     expect(subJobs.filter((row) => row.jobs > 1)).toEqual([]);
 
     // The faults really happened: retries were made, and some work was parked for a person.
-    const [retries] = await db.execute<{ count: number }>(sql`select count(*)::int as count from attempts where attempt_number > 1`);
+    const [retries] = await db.execute<{ count: number }>(
+      sql`select count(*)::int as count from attempts where attempt_number > 1`,
+    );
     expect(retries!.count).toBeGreaterThan(0);
     expect(tally.holdIds.size + tally.deadLetterIds.size).toBeGreaterThan(0);
     expect(tally.completedTaskIds.size).toBeGreaterThan(0);
@@ -64,9 +68,14 @@ describe('the demo fleet', () => {
     expect(tally.completedTaskIds.size + parkedTasks!.count).toBeGreaterThanOrEqual(32);
 
     // What the console shows equals the fleet's own count.
-    const stats = await getStepStats(db, { from: new Date(started.getTime() - 3_600_000), to: new Date(Date.now() + 60_000) });
+    const stats = await getStepStats(db, {
+      from: new Date(started.getTime() - 3_600_000),
+      to: new Date(Date.now() + 60_000),
+    });
     expect(stats.reduce((sum, row) => sum + row.attempts, 0)).toBe(tally.attempts);
-    const [running] = await db.execute<{ count: number }>(sql`select count(*)::int as count from attempts where outcome = 'running'`);
+    const [running] = await db.execute<{ count: number }>(
+      sql`select count(*)::int as count from attempts where outcome = 'running'`,
+    );
     expect(running!.count).toBe(0);
     expect((await listOpenHolds(db)).length).toBe(tally.holdIds.size);
     expect((await listPendingDeadLetters(db, deadLetterFilter.parse({}))).total).toBe(tally.deadLetterIds.size);

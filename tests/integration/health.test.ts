@@ -9,7 +9,11 @@ const empty = useTestDatabase({ migrated: false });
 describe('getHealth', () => {
   it('is ok with no pending migrations on a migrated database', async () => {
     const report = await getHealth(migrated.db);
-    expect(report).toMatchObject({ status: 'ok', database: { reachable: true }, migrations: { upToDate: true, pending: [] } });
+    expect(report).toMatchObject({
+      status: 'ok',
+      database: { reachable: true },
+      migrations: { upToDate: true, pending: [] },
+    });
   });
 
   it('names the pending migrations of a database that was never migrated', async () => {
@@ -21,7 +25,9 @@ describe('getHealth', () => {
   });
 
   it('is unavailable, without connection details, when the database does not answer', async () => {
-    const unreachable = connectDatabase('postgres://postgres:secret-password@127.0.0.1:1/holdfast', { connectTimeoutSeconds: 2 });
+    const unreachable = connectDatabase('postgres://postgres:secret-password@127.0.0.1:1/holdfast', {
+      connectTimeoutSeconds: 2,
+    });
     try {
       const report = await getHealth(unreachable.db);
       expect(report).toEqual({ status: 'unavailable', database: { reachable: false, error: 'ECONNREFUSED' } });

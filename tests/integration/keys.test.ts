@@ -19,7 +19,8 @@ const database = useTestDatabase();
 const ctx = () => ({ db: database.db });
 /** Moves a claim past its in-progress expiry by hand: time is an input, never slept through. */
 async function expireClaim(key: string) {
-  const moved = await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${key}`;
+  const moved =
+    await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${key}`;
   expect(moved.count).toBe(1);
 }
 const freshKey = () => `task-${randomUUID()}/send_email`;
@@ -33,7 +34,11 @@ describe('claimKey', () => {
     expect(first).toEqual({ outcome: 'acquired', key, fencingToken: 1, attemptNumber: 1 });
 
     await completeKey(ctx(), { key, fencingToken: 1, result: { messageId: 'm-1' } });
-    expect(await claimKey(ctx(), { key, requestHash: hashA })).toEqual({ outcome: 'replay', key, result: { messageId: 'm-1' } });
+    expect(await claimKey(ctx(), { key, requestHash: hashA })).toEqual({
+      outcome: 'replay',
+      key,
+      result: { messageId: 'm-1' },
+    });
   });
 
   it('tells a concurrent duplicate that the key is in progress, and when to retry', async () => {
@@ -55,7 +60,12 @@ describe('claimKey', () => {
     await expect(mismatch()).rejects.toMatchObject({ code: 'KEY_PAYLOAD_MISMATCH' }); // past the in-progress expiry
     const retaken = await claimKey(ctx(), { key, requestHash: hashA });
     expect(retaken.outcome).toBe('acquired');
-    await failKey(ctx(), { key, fencingToken: (retaken as { fencingToken: number }).fencingToken, errorClass: 'transient', errorText: '503' });
+    await failKey(ctx(), {
+      key,
+      fencingToken: (retaken as { fencingToken: number }).fencingToken,
+      errorClass: 'transient',
+      errorText: '503',
+    });
     await expect(mismatch()).rejects.toMatchObject({ code: 'KEY_PAYLOAD_MISMATCH' }); // after a failure
     const again = (await claimKey(ctx(), { key, requestHash: hashA })) as { fencingToken: number };
     await completeKey(ctx(), { key, fencingToken: again.fencingToken, result: 'done' });
@@ -67,9 +77,13 @@ describe('claimKey', () => {
 
   it('lets another claim take over from a holder that stopped, and refuses the old holder late', async () => {
     const key = freshKey();
-    const crashed = (await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 60_000, holder: 'run-1' })) as { fencingToken: number };
+    const crashed = (await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 60_000, holder: 'run-1' })) as {
+      fencingToken: number;
+    };
     // run-1 "crashed" and never completed; while its claim is live nobody takes over.
-    expect(await claimKey(ctx(), { key, requestHash: hashA, holder: 'run-2' })).toMatchObject({ outcome: 'in_progress' });
+    expect(await claimKey(ctx(), { key, requestHash: hashA, holder: 'run-2' })).toMatchObject({
+      outcome: 'in_progress',
+    });
     await expireClaim(key);
 
     const successor = await claimKey(ctx(), { key, requestHash: hashA, holder: 'run-2' });
@@ -78,13 +92,18 @@ describe('claimKey', () => {
     const late = completeKey(ctx(), { key, fencingToken: crashed.fencingToken, result: 'from the zombie' });
     await expect(late).rejects.toBeInstanceOf(StaleTokenError);
     await completeKey(ctx(), { key, fencingToken: crashed.fencingToken + 1, result: 'from run-2' });
-    expect(await claimKey(ctx(), { key, requestHash: hashA })).toMatchObject({ outcome: 'replay', result: 'from run-2' });
+    expect(await claimKey(ctx(), { key, requestHash: hashA })).toMatchObject({
+      outcome: 'replay',
+      result: 'from run-2',
+    });
   });
 
   it('calls an expired claim on a non-idempotent downstream uncertain, and never hands it out again', async () => {
     const key = freshKey();
     await claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: 60_000, downstreamIdempotent: false });
-    expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({ outcome: 'in_progress' });
+    expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({
+      outcome: 'in_progress',
+    });
     await expireClaim(key);
     for (let call = 0; call < 3; call++) {
       expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({
@@ -113,28 +132,48 @@ describe('claimKey', () => {
     expect(await deleteExpiredKeys(ctx())).toBe(0);
     if (first.outcome !== 'acquired') return;
     await completeKey(ctx(), { key, fencingToken: first.fencingToken, result: 'first holder' });
-    expect(await claimKey(ctx(), { key, requestHash: hashA })).toMatchObject({ outcome: 'replay', result: 'first holder' });
+    expect(await claimKey(ctx(), { key, requestHash: hashA })).toMatchObject({
+      outcome: 'replay',
+      result: 'first holder',
+    });
   });
 
   it('never lets retention turn an uncertain outcome into a new operation: it stays uncertain for a person', async () => {
     const key = freshKey();
-    expect(await claimKey(ctx(), { key, requestHash: hashA, retentionMs: 1_000, inProgressTtlMs: 60_000, downstreamIdempotent: false })).toMatchObject({ outcome: 'acquired' });
+    expect(
+      await claimKey(ctx(), {
+        key,
+        requestHash: hashA,
+        retentionMs: 1_000,
+        inProgressTtlMs: 60_000,
+        downstreamIdempotent: false,
+      }),
+    ).toMatchObject({ outcome: 'acquired' });
     // Its holder died long ago: the claim and the retention have both run out.
     await database.sql`update idempotency_keys set locked_until = now() - interval '2 days', expires_at = now() - interval '1 day' where key = ${key}`;
-    expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({ outcome: 'uncertain' });
+    expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({
+      outcome: 'uncertain',
+    });
     expect(await deleteExpiredKeys(ctx())).toBe(0);
   });
 
   it("keeps a claim past its lock, and counts retention again from a settle, with the claim's own retention or its scope's", async () => {
     const own = freshKey();
-    const claim = (await claimKey(ctx(), { key: own, requestHash: hashA, retentionMs: 5_000, inProgressTtlMs: 60_000 })) as { fencingToken: number };
+    const claim = (await claimKey(ctx(), {
+      key: own,
+      requestHash: hashA,
+      retentionMs: 5_000,
+      inProgressTtlMs: 60_000,
+    })) as { fencingToken: number };
     const [claimed] = await database.sql<{ retention_ms: string; retained_past_lock_ms: number }[]>`
       select retention_ms, extract(epoch from expires_at - locked_until) * 1000 as retained_past_lock_ms from idempotency_keys where key = ${own}`;
     expect(claimed?.retention_ms).toBe('5000');
     expect(Math.round(Number(claimed?.retained_past_lock_ms))).toBe(5_000);
     await failKey(ctx(), { key: own, fencingToken: claim.fencingToken, errorClass: 'transient', errorText: '503' });
     const legacy = freshKey();
-    const legacyClaim = (await claimKey(ctx(), { key: legacy, requestHash: hashA, scope: 'api' })) as { fencingToken: number };
+    const legacyClaim = (await claimKey(ctx(), { key: legacy, requestHash: hashA, scope: 'api' })) as {
+      fencingToken: number;
+    };
     // A row from before retention_ms was kept falls back to its scope's retention (a day for api).
     await database.sql`update idempotency_keys set retention_ms = null where key = ${legacy}`;
     await completeKey(ctx(), { key: legacy, fencingToken: legacyClaim.fencingToken, result: null });
@@ -150,16 +189,25 @@ describe('claimKey', () => {
     const key = freshKey();
     await expect(claimKey(ctx(), { key, requestHash: '' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(claimKey(ctx(), { key: '  ', requestHash: hashA })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: -1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    const [count] = await database.db.select({ n: sql<number>`count(*)::int` }).from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+    await expect(claimKey(ctx(), { key, requestHash: hashA, inProgressTtlMs: -1 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    const [count] = await database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, key));
     expect(count?.n).toBe(0);
   });
 
   it('refuses an oversize result and a blank failure text', async () => {
     const key = freshKey();
     const { fencingToken } = (await claimKey(ctx(), { key, requestHash: hashA })) as { fencingToken: number };
-    await expect(completeKey(ctx(), { key, fencingToken, result: 'x'.repeat(300 * 1024) })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(failKey(ctx(), { key, fencingToken, errorClass: 'transient', errorText: ' ' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(completeKey(ctx(), { key, fencingToken, result: 'x'.repeat(300 * 1024) })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(failKey(ctx(), { key, fencingToken, errorClass: 'transient', errorText: ' ' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     const [row] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
     expect(row?.status).toBe('in_progress');
   });
@@ -168,12 +216,17 @@ describe('claimKey', () => {
 describe('claimKey cost', () => {
   it('is one statement, a single round trip, whatever the outcome', async () => {
     const statements: string[] = [];
-    const counted = connectDatabase(database.url, { maxConnections: 1, logger: { logQuery: (query) => void statements.push(query) } });
+    const counted = connectDatabase(database.url, {
+      maxConnections: 1,
+      logger: { logQuery: (query) => void statements.push(query) },
+    });
     try {
       const key = freshKey();
       await claimKey({ db: counted.db }, { key, requestHash: hashA }); // acquired
       await claimKey({ db: counted.db }, { key, requestHash: hashA }); // in progress
-      await expect(claimKey({ db: counted.db }, { key, requestHash: hashB })).rejects.toBeInstanceOf(KeyPayloadMismatchError);
+      await expect(claimKey({ db: counted.db }, { key, requestHash: hashB })).rejects.toBeInstanceOf(
+        KeyPayloadMismatchError,
+      );
       expect(statements).toHaveLength(3);
       expect(statements.every((statement) => statement.startsWith('insert into "idempotency_keys"'))).toBe(true);
     } finally {
@@ -231,7 +284,9 @@ describe('deleteExpiredKeys', () => {
 
     const deleted = await deleteExpiredKeys(ctx(), 10);
     expect(deleted).toBeGreaterThanOrEqual(25);
-    const left = await database.sql<{ key: string }[]>`select key from idempotency_keys where key = any(${database.sql.array([...expired, stillRunning, kept])})`;
+    const left = await database.sql<
+      { key: string }[]
+    >`select key from idempotency_keys where key = any(${database.sql.array([...expired, stillRunning, kept])})`;
     expect(left.map((row) => row.key).sort()).toEqual([kept, stillRunning].sort());
   });
 });
@@ -239,15 +294,24 @@ describe('deleteExpiredKeys', () => {
 describe('settling after the claim expired', () => {
   it('refuses a late failure for a downstream that cannot deduplicate: the outcome stays uncertain', async () => {
     const key = freshKey();
-    const claim = await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false, inProgressTtlMs: 60_000 });
+    const claim = await claimKey(ctx(), {
+      key,
+      requestHash: hashA,
+      downstreamIdempotent: false,
+      inProgressTtlMs: 60_000,
+    });
     if (claim.outcome !== 'acquired') throw new Error('expected acquired');
     await expireClaim(key);
-    await expect(failKey(ctx(), { key, fencingToken: claim.fencingToken, errorClass: 'unknown', errorText: 'worker died' })).rejects.toMatchObject({
+    await expect(
+      failKey(ctx(), { key, fencingToken: claim.fencingToken, errorClass: 'unknown', errorText: 'worker died' }),
+    ).rejects.toMatchObject({
       code: 'STATE_CONFLICT',
     });
     const [row] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
     expect(row?.status).toBe('in_progress');
-    expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({ outcome: 'uncertain' });
+    expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({
+      outcome: 'uncertain',
+    });
   });
 
   it('still takes a late failure where the downstream deduplicates, and a late success anywhere', async () => {
@@ -255,13 +319,25 @@ describe('settling after the claim expired', () => {
     const first = await claimKey(ctx(), { key: idempotent, requestHash: hashA, inProgressTtlMs: 60_000 });
     if (first.outcome !== 'acquired') throw new Error('expected acquired');
     await expireClaim(idempotent);
-    await failKey(ctx(), { key: idempotent, fencingToken: first.fencingToken, errorClass: 'transient', errorText: '503' });
+    await failKey(ctx(), {
+      key: idempotent,
+      fencingToken: first.fencingToken,
+      errorClass: 'transient',
+      errorText: '503',
+    });
 
     const risky = freshKey();
-    const second = await claimKey(ctx(), { key: risky, requestHash: hashA, downstreamIdempotent: false, inProgressTtlMs: 60_000 });
+    const second = await claimKey(ctx(), {
+      key: risky,
+      requestHash: hashA,
+      downstreamIdempotent: false,
+      inProgressTtlMs: 60_000,
+    });
     if (second.outcome !== 'acquired') throw new Error('expected acquired');
     await expireClaim(risky);
     await completeKey(ctx(), { key: risky, fencingToken: second.fencingToken, result: { sent: true } });
-    expect(await claimKey(ctx(), { key: risky, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({ outcome: 'replay' });
+    expect(await claimKey(ctx(), { key: risky, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({
+      outcome: 'replay',
+    });
   });
 });

@@ -22,7 +22,9 @@ describe('migrateDatabase', () => {
     // Without the advisory lock, parallel runs race to create the same tables and fail.
     await Promise.all(Array.from({ length: 6 }, () => migrateDatabase(database.url)));
 
-    const recorded = await database.sql<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`;
+    const recorded = await database.sql<
+      { count: number }[]
+    >`select count(*)::int as count from drizzle.__drizzle_migrations`;
     expect(recorded[0]?.count).toBe(journal.entries.length);
     expect(await getMigrationState(database.db)).toMatchObject({ upToDate: true, pending: [] });
     const [table] = await database.sql`select to_regclass('public.attempts') is not null as exists`;
@@ -31,7 +33,9 @@ describe('migrateDatabase', () => {
 
   it('does nothing on a database that is already up to date', async () => {
     await migrateDatabase(database.url);
-    const recorded = await database.sql<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`;
+    const recorded = await database.sql<
+      { count: number }[]
+    >`select count(*)::int as count from drizzle.__drizzle_migrations`;
     expect(recorded[0]?.count).toBe(journal.entries.length);
   });
 

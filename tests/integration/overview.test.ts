@@ -9,10 +9,19 @@ const agent: Actor = { type: 'agent', id: 'fleet', scopes: ['ingest'] };
 
 async function attempt(step: string, hoursAgo: number, attemptNumber: number, costMicros: number) {
   const startedAt = new Date(now.getTime() - hoursAgo * 3_600_000);
-  await recordAttempt({ db: database.db, clock: () => now }, {
-    taskId: `${step}-${hoursAgo}-${attemptNumber}`, agent: 'fleet', step, attemptNumber, outcome: 'succeeded', costMicros,
-    startedAt, finishedAt: new Date(startedAt.getTime() + 10),
-  });
+  await recordAttempt(
+    { db: database.db, clock: () => now },
+    {
+      taskId: `${step}-${hoursAgo}-${attemptNumber}`,
+      agent: 'fleet',
+      step,
+      attemptNumber,
+      outcome: 'succeeded',
+      costMicros,
+      startedAt,
+      finishedAt: new Date(startedAt.getTime() + 10),
+    },
+  );
 }
 
 describe('getOverview', () => {
@@ -26,7 +35,10 @@ describe('getOverview', () => {
     await attempt('draft', 5, 2, 300);
     await attempt('send', 1, 1, 200);
     await ensureTaskBudget(database.db, { taskId: 'stuck', agent: 'fleet', owner: 'team:ops' }); // a hold parks an item that exists
-    await openHold({ db: database.db, actor: agent }, { itemType: 'task', itemId: 'stuck', reason: 'frozen', detail: 'idle for days', owner: 'team:ops' });
+    await openHold(
+      { db: database.db, actor: agent },
+      { itemType: 'task', itemId: 'stuck', reason: 'frozen', detail: 'idle for days', owner: 'team:ops' },
+    );
 
     const overview = await getOverview(database.db, '24h', now);
     expect(overview.headline.attempts).toEqual({ now: 5, before: 2 });

@@ -22,18 +22,33 @@ describe('people', () => {
     const first = await ensureProxyPerson(database.db, { email: 'Sam@Example.com', role: 'responder' });
     expect(first).toEqual({ type: 'person', id: 'sam@example.com', role: 'responder', teams: [] });
     // Later sign-ins keep the role Holdfast holds, whatever the groups say now.
-    expect(await ensureProxyPerson(database.db, { email: 'sam@example.com', role: 'admin' })).toMatchObject({ role: 'responder' });
+    expect(await ensureProxyPerson(database.db, { email: 'sam@example.com', role: 'admin' })).toMatchObject({
+      role: 'responder',
+    });
     const created = await database.db.select().from(auditLog).where(eq(auditLog.targetId, 'sam@example.com'));
     expect(created.map((record) => record.action)).toEqual(['person.create']);
   });
 
   it('lets admins save people with teams, and nobody else', async () => {
-    await savePerson({ db: database.db, actor: admin }, { email: 'lee@example.com', displayName: 'Lee', role: 'viewer', teams: ['payments', 'web'] });
-    expect(await loadPersonActor(database.db, 'lee@example.com')).toEqual({ type: 'person', id: 'lee@example.com', role: 'viewer', teams: ['payments', 'web'] });
-    expect((await listPeople(database.db)).find((person) => person.email === 'lee@example.com')?.teams).toEqual(['payments', 'web']);
+    await savePerson(
+      { db: database.db, actor: admin },
+      { email: 'lee@example.com', displayName: 'Lee', role: 'viewer', teams: ['payments', 'web'] },
+    );
+    expect(await loadPersonActor(database.db, 'lee@example.com')).toEqual({
+      type: 'person',
+      id: 'lee@example.com',
+      role: 'viewer',
+      teams: ['payments', 'web'],
+    });
+    expect((await listPeople(database.db)).find((person) => person.email === 'lee@example.com')?.teams).toEqual([
+      'payments',
+      'web',
+    ]);
 
     const viewer: Actor = { type: 'person', id: 'lee@example.com', role: 'viewer', teams: ['payments'] };
-    await expect(savePerson({ db: database.db, actor: viewer }, { email: 'lee@example.com', displayName: 'Lee', role: 'admin' })).rejects.toMatchObject({
+    await expect(
+      savePerson({ db: database.db, actor: viewer }, { email: 'lee@example.com', displayName: 'Lee', role: 'admin' }),
+    ).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
     const [lee] = await database.db.select().from(people).where(eq(people.email, 'lee@example.com'));
@@ -41,20 +56,35 @@ describe('people', () => {
   });
 
   it('refuses a malformed email or an unknown role', async () => {
-    await expect(savePerson({ db: database.db, actor: admin }, { email: 'not-an-email', displayName: 'X', role: 'viewer' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(savePerson({ db: database.db, actor: admin }, { email: 'x@example.com', displayName: 'X', role: 'root' as 'admin' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(
+      savePerson({ db: database.db, actor: admin }, { email: 'not-an-email', displayName: 'X', role: 'viewer' }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(
+      savePerson(
+        { db: database.db, actor: admin },
+        { email: 'x@example.com', displayName: 'X', role: 'root' as 'admin' },
+      ),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
-  it('takes the SSO proxy\'s address only if people management would (one e-mail rule)', async () => {
+  it("takes the SSO proxy's address only if people management would (one e-mail rule)", async () => {
     // `a@b` passed the proxy's own check before and then failed here: a 500 on every request.
-    await expect(ensureProxyPerson(database.db, { email: 'a@b', role: 'viewer' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(ensureProxyPerson(database.db, { email: 'a@b', role: 'viewer' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
   });
 
   describe('session versions', () => {
-    const session = async (email: string) => ({ email, sessionVersion: (await loadSessionVersion(database.db, email)) ?? -1 });
+    const session = async (email: string) => ({
+      email,
+      sessionVersion: (await loadSessionVersion(database.db, email)) ?? -1,
+    });
 
     it('sign-out ends every session of the person, a copy of the cookie included, and an old cookie cannot sign out the new ones', async () => {
-      await savePerson({ db: database.db, actor: admin }, { email: 'kim@example.com', displayName: 'Kim', role: 'responder' });
+      await savePerson(
+        { db: database.db, actor: admin },
+        { email: 'kim@example.com', displayName: 'Kim', role: 'responder' },
+      );
       const laptop = await session('kim@example.com');
       const copied = { ...laptop };
       expect(await loadSessionPerson(database.db, copied)).toMatchObject({ id: 'kim@example.com' });
@@ -68,33 +98,55 @@ describe('people', () => {
       expect(await loadSessionPerson(database.db, phone)).toMatchObject({ id: 'kim@example.com' });
     });
 
-    it('a role or team change ends the person\'s sessions; a new display name does not', async () => {
-      await savePerson({ db: database.db, actor: admin }, { email: 'max@example.com', displayName: 'Max', role: 'admin', teams: ['web'] });
+    it("a role or team change ends the person's sessions; a new display name does not", async () => {
+      await savePerson(
+        { db: database.db, actor: admin },
+        { email: 'max@example.com', displayName: 'Max', role: 'admin', teams: ['web'] },
+      );
       let current = await session('max@example.com');
-      await savePerson({ db: database.db, actor: admin }, { email: 'max@example.com', displayName: 'Max M', role: 'admin', teams: ['web'] });
+      await savePerson(
+        { db: database.db, actor: admin },
+        { email: 'max@example.com', displayName: 'Max M', role: 'admin', teams: ['web'] },
+      );
       expect(await loadSessionPerson(database.db, current)).toMatchObject({ role: 'admin' });
 
-      await savePerson({ db: database.db, actor: admin }, { email: 'max@example.com', displayName: 'Max M', role: 'viewer', teams: ['web'] });
+      await savePerson(
+        { db: database.db, actor: admin },
+        { email: 'max@example.com', displayName: 'Max M', role: 'viewer', teams: ['web'] },
+      );
       expect(await loadSessionPerson(database.db, current)).toBeUndefined();
 
       current = await session('max@example.com');
-      await savePerson({ db: database.db, actor: admin }, { email: 'max@example.com', displayName: 'Max M', role: 'viewer', teams: ['web', 'payments'] });
+      await savePerson(
+        { db: database.db, actor: admin },
+        { email: 'max@example.com', displayName: 'Max M', role: 'viewer', teams: ['web', 'payments'] },
+      );
       expect(await loadSessionPerson(database.db, current)).toBeUndefined();
-      expect(await loadSessionPerson(database.db, await session('max@example.com'))).toMatchObject({ role: 'viewer', teams: ['payments', 'web'] });
+      expect(await loadSessionPerson(database.db, await session('max@example.com'))).toMatchObject({
+        role: 'viewer',
+        teams: ['payments', 'web'],
+      });
     });
 
     it('"sign out everywhere" is for admins, ends every session and is audit-logged', async () => {
-      await savePerson({ db: database.db, actor: admin }, { email: 'pat@example.com', displayName: 'Pat', role: 'viewer' });
+      await savePerson(
+        { db: database.db, actor: admin },
+        { email: 'pat@example.com', displayName: 'Pat', role: 'viewer' },
+      );
       const before = await session('pat@example.com');
       const viewer: Actor = { type: 'person', id: 'pat@example.com', role: 'viewer', teams: [] };
-      await expect(endPersonSessions({ db: database.db, actor: viewer }, { email: 'pat@example.com' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      await expect(
+        endPersonSessions({ db: database.db, actor: viewer }, { email: 'pat@example.com' }),
+      ).rejects.toMatchObject({ code: 'FORBIDDEN' });
       expect(await loadSessionPerson(database.db, before)).toBeDefined();
 
       await endPersonSessions({ db: database.db, actor: admin }, { email: 'Pat@Example.com' });
       expect(await loadSessionPerson(database.db, before)).toBeUndefined();
       const records = await database.db.select().from(auditLog).where(eq(auditLog.targetId, 'pat@example.com'));
       expect(records.map((record) => record.action)).toContain('person.sessions_end');
-      await expect(endPersonSessions({ db: database.db, actor: admin }, { email: 'nobody@example.com' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(
+        endPersonSessions({ db: database.db, actor: admin }, { email: 'nobody@example.com' }),
+      ).rejects.toMatchObject({ code: 'NOT_FOUND' });
     });
   });
 });

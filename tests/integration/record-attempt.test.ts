@@ -21,7 +21,13 @@ async function countAttempts(taskId: string): Promise<number> {
 
 describe('recordAttempt', () => {
   it('stores a failed attempt with its class, text, cost and derived latency', async () => {
-    const input = aFailedAttempt({ attemptNumber: 2, errorClass: 'rate_limited', errorText: '429 slow down', costMicros: 4_321, idempotencyKey: 'k-1' });
+    const input = aFailedAttempt({
+      attemptNumber: 2,
+      errorClass: 'rate_limited',
+      errorText: '429 slow down',
+      costMicros: 4_321,
+      idempotencyKey: 'k-1',
+    });
     const { attempt, duplicate } = await recordAttempt({ db: database.db, clock }, input);
 
     expect(duplicate).toBe(false);
@@ -43,7 +49,10 @@ describe('recordAttempt', () => {
     const failure = recordAttempt({ db: database.db, clock }, input);
 
     await expect(failure).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(failure).rejects.toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { errorText: [expect.stringContaining('blank')] } });
+    await expect(failure).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      fieldErrors: { errorText: [expect.stringContaining('blank')] },
+    });
     expect(await countAttempts(input.taskId)).toBe(0);
   });
 
@@ -57,7 +66,10 @@ describe('recordAttempt', () => {
   it('returns the stored attempt for a redelivered identical report', async () => {
     const input = anAttempt();
     const first = await recordAttempt({ db: database.db, clock }, input);
-    const second = await recordAttempt({ db: database.db, clock }, { ...input, startedAt: new Date(input.startedAt).toISOString() });
+    const second = await recordAttempt(
+      { db: database.db, clock },
+      { ...input, startedAt: new Date(input.startedAt).toISOString() },
+    );
 
     expect(second).toEqual({ attempt: first.attempt, duplicate: true });
     expect(await countAttempts(input.taskId)).toBe(1);
@@ -80,7 +92,9 @@ describe('recordAttempt', () => {
     try {
       // Open every connection first so the reports really race.
       await Promise.all(connections.map((connection) => connection.sql`select 1`));
-      const results = await Promise.all(connections.map((connection) => recordAttempt({ db: connection.db, clock }, input)));
+      const results = await Promise.all(
+        connections.map((connection) => recordAttempt({ db: connection.db, clock }, input)),
+      );
 
       expect(results.filter((result) => !result.duplicate)).toHaveLength(1);
       expect(results.filter((result) => result.duplicate)).toHaveLength(19);
@@ -100,7 +114,10 @@ describe('recordAttempt', () => {
       const results = await Promise.allSettled(
         connections.map((connection, index) => {
           const startedAt = new Date(Date.UTC(2026, 10, 1 + index, 12));
-          return recordAttempt({ db: connection.db, clock }, { ...base, startedAt, finishedAt: new Date(startedAt.getTime() + 500) });
+          return recordAttempt(
+            { db: connection.db, clock },
+            { ...base, startedAt, finishedAt: new Date(startedAt.getTime() + 500) },
+          );
         }),
       );
       const recorded = results.filter((result) => result.status === 'fulfilled');
@@ -125,7 +142,10 @@ describe('recordAttempt', () => {
         const [first] = await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`);
         const startedAt = new Date(base.startedAt as Date);
         startedAt.setUTCDate(startedAt.getUTCDate() + 3);
-        second = recordAttempt({ db: other.db, clock }, { ...base, startedAt, finishedAt: new Date(startedAt.getTime() + 500) });
+        second = recordAttempt(
+          { db: other.db, clock },
+          { ...base, startedAt, finishedAt: new Date(startedAt.getTime() + 500) },
+        );
         second.catch(() => {}); // observed below, after the first commits
         // The second report really waits on the first one's uncommitted row before the first commits.
         await untilBlockedBy(database.sql, secondPid, first!.pid);
@@ -156,25 +176,39 @@ describe('recordAttempt', () => {
     const input = anAttempt({ startedAt, finishedAt: new Date(startedAt.getTime() + 1_000) });
     const refusal = recordAttempt({ db: database.db, clock }, input);
     await expect(refusal).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(recordAttempt({ db: database.db, clock }, input)).rejects.toMatchObject({ fieldErrors: { startedAt: [expect.stringMatching(message)] } });
+    await expect(recordAttempt({ db: database.db, clock }, input)).rejects.toMatchObject({
+      fieldErrors: { startedAt: [expect.stringMatching(message)] },
+    });
     expect(await countAttempts(input.taskId)).toBe(0);
   });
 
   it('takes the retention from ctx.policy, and accepts attempts within it and a little clock skew', async () => {
     const tenDaysAgo = new Date('2026-11-20T12:00:00Z');
     const old = anAttempt({ startedAt: tenDaysAgo, finishedAt: new Date(tenDaysAgo.getTime() + 500) });
-    await expect(recordAttempt({ db: database.db, clock, policy: { attemptRetentionMs: 7 * 86_400_000 } }, old)).rejects.toMatchObject({
+    await expect(
+      recordAttempt({ db: database.db, clock, policy: { attemptRetentionMs: 7 * 86_400_000 } }, old),
+    ).rejects.toMatchObject({
       fieldErrors: { startedAt: [expect.stringMatching(/within the last 7 days/)] },
     });
     await expect(recordAttempt({ db: database.db, clock }, old)).resolves.toMatchObject({ duplicate: false });
     const skewed = new Date('2026-11-30T12:04:00Z');
-    await expect(recordAttempt({ db: database.db, clock }, anAttempt({ startedAt: skewed, finishedAt: new Date(skewed.getTime() + 500) }))).resolves.toMatchObject({ duplicate: false });
+    await expect(
+      recordAttempt(
+        { db: database.db, clock },
+        anAttempt({ startedAt: skewed, finishedAt: new Date(skewed.getTime() + 500) }),
+      ),
+    ).resolves.toMatchObject({ duplicate: false });
   });
 
   it('refuses an attempt number beyond its column and a NUL in any text, as INVALID_INPUT (never a 500)', async () => {
-    await expect(recordAttempt({ db: database.db, clock }, anAttempt({ attemptNumber: 3_000_000_000 }))).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(
+      recordAttempt({ db: database.db, clock }, anAttempt({ attemptNumber: 3_000_000_000 })),
+    ).rejects.toBeInstanceOf(InvalidInputError);
     const nul = aFailedAttempt({ errorText: 'bad\u0000byte' });
-    await expect(recordAttempt({ db: database.db, clock }, nul)).rejects.toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { errorText: [expect.stringContaining('NUL')] } });
+    await expect(recordAttempt({ db: database.db, clock }, nul)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      fieldErrors: { errorText: [expect.stringContaining('NUL')] },
+    });
     expect(await countAttempts(nul.taskId)).toBe(0);
   });
 });

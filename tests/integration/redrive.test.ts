@@ -3,7 +3,15 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clearHold, discardDeadLetter, drainRedrives, redriveDeadLetter, runStep, StepError, type Actor } from '../../lib/core';
+import {
+  clearHold,
+  discardDeadLetter,
+  drainRedrives,
+  redriveDeadLetter,
+  runStep,
+  StepError,
+  type Actor,
+} from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
 import { auditLog, deadLetters, holds, redrives, taskBudgets } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
@@ -23,7 +31,14 @@ afterAll(async () => {
 /** A task whose first step failed permanently: one dead letter with one open hold. */
 async function makeDeadLetter() {
   const taskId = `task-${randomUUID()}`;
-  const step = { taskId, agent: 'publishing', owner: 'team:web', step: 'publish', content: { page: taskId }, retryAllowance: 1 };
+  const step = {
+    taskId,
+    agent: 'publishing',
+    owner: 'team:web',
+    step: 'publish',
+    content: { page: taskId },
+    retryAllowance: 1,
+  };
   const outcome = await runStep({ db: database.db }, step, async () => {
     throw new StepError('permanent', '400: template missing');
   });
@@ -43,7 +58,9 @@ describe('redriveDeadLetter', () => {
     const pool = connectDatabase(database.url, { maxConnections: 2 });
     let results;
     try {
-      results = await Promise.all([1, 2].map(() => redriveDeadLetter({ db: pool.db, actor: oncall }, { deadLetterId, reason: 'template fixed' })));
+      results = await Promise.all(
+        [1, 2].map(() => redriveDeadLetter({ db: pool.db, actor: oncall }, { deadLetterId, reason: 'template fixed' })),
+      );
     } finally {
       await pool.close();
     }
@@ -57,7 +74,9 @@ describe('redriveDeadLetter', () => {
     expect(hold).toMatchObject({ status: 'cleared', resolution: 'resume' });
 
     // The failed step runs again as its next attempt; its key was left alone.
-    const rerun = await runStep({ db: database.db }, step, async ({ attemptNumber }) => ({ result: `published on attempt ${attemptNumber}` }));
+    const rerun = await runStep({ db: database.db }, step, async ({ attemptNumber }) => ({
+      result: `published on attempt ${attemptNumber}`,
+    }));
     expect(rerun).toMatchObject({ status: 'completed', result: 'published on attempt 2', attemptNumber: 2 });
   });
 
@@ -71,7 +90,10 @@ describe('redriveDeadLetter', () => {
     expect(results.map((result) => result.changed).sort()).toEqual([false, true]);
     expect(results[0]!.redrive).toEqual(results[1]!.redrive);
     expect(await outboxRows(deadLetterId)).toHaveLength(1);
-    const records = await database.db.select().from(auditLog).where(and(eq(auditLog.action, 'dead_letter.redrive'), eq(auditLog.targetId, String(deadLetterId))));
+    const records = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'dead_letter.redrive'), eq(auditLog.targetId, String(deadLetterId))));
     expect(records).toHaveLength(1);
   });
 
@@ -98,14 +120,21 @@ describe('redriveDeadLetter', () => {
     const [letter] = await database.db.select().from(deadLetters).where(eq(deadLetters.id, discarded.deadLetterId));
     expect(letter?.status).toBe('discarded');
     expect(await outboxRows(discarded.deadLetterId)).toHaveLength(0);
-    await expect(redriveDeadLetter(ctx(), { deadLetterId: discarded.deadLetterId, reason: 'x' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
-    expect((await discardDeadLetter(ctx(), { deadLetterId: discarded.deadLetterId, reason: 'again' })).changed).toBe(false);
+    await expect(redriveDeadLetter(ctx(), { deadLetterId: discarded.deadLetterId, reason: 'x' })).rejects.toMatchObject(
+      { code: 'STATE_CONFLICT' },
+    );
+    expect((await discardDeadLetter(ctx(), { deadLetterId: discarded.deadLetterId, reason: 'again' })).changed).toBe(
+      false,
+    );
   });
 });
 
 describe('drainRedrives', () => {
   async function undeliveredKeys(): Promise<string[]> {
-    const rows = await database.db.select({ key: redrives.outboxKey }).from(redrives).where(sql`${redrives.deliveredAt} is null`);
+    const rows = await database.db
+      .select({ key: redrives.outboxKey })
+      .from(redrives)
+      .where(sql`${redrives.deliveredAt} is null`);
     return rows.map((row) => row.key);
   }
 
@@ -119,20 +148,28 @@ describe('drainRedrives', () => {
     expect(pending).toHaveLength(5);
 
     // A separate process, killed with SIGKILL after enqueueing its third redrive and before committing it.
-    const crashed = spawnSync(process.execPath, ['--import', 'tsx', 'tests/support/crashing-drainer.ts', database.url], {
-      cwd: path.resolve(import.meta.dirname, '../..'),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const crashed = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'tests/support/crashing-drainer.ts', database.url],
+      {
+        cwd: path.resolve(import.meta.dirname, '../..'),
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(crashed.signal).toBe('SIGKILL');
     expect(await undeliveredKeys()).toHaveLength(3);
 
     const result = await drainRedrives({ db: database.db }, async (redrive, tx) => {
-      await tx.execute(sql`insert into test_queue values (${redrive.outboxKey}, ${JSON.stringify(redrive.payload)}::jsonb)`);
+      await tx.execute(
+        sql`insert into test_queue values (${redrive.outboxKey}, ${JSON.stringify(redrive.payload)}::jsonb)`,
+      );
     });
     expect(result.delivered).toBe(3); // two committed before the crash; the third rolled back with it
     expect(await undeliveredKeys()).toEqual([]);
-    const queued = await database.sql<{ outbox_key: string }[]>`select outbox_key from test_queue where outbox_key = any(${database.sql.array(pending)})`;
+    const queued = await database.sql<
+      { outbox_key: string }[]
+    >`select outbox_key from test_queue where outbox_key = any(${database.sql.array(pending)})`;
     expect(queued.map((row) => row.outbox_key).sort()).toEqual([...pending].sort());
   });
 
@@ -147,7 +184,10 @@ describe('drainRedrives', () => {
     expect(row).toMatchObject({ deliveredAt: null, deliveryAttempts: 1, lastError: 'queue unavailable' });
 
     expect(await drainRedrives({ db: database.db }, async () => {})).toEqual({ delivered: 0, failed: 0 }); // not due yet
-    await database.db.update(redrives).set({ nextAttemptAt: sql`now()` }).where(and(eq(redrives.deadLetterId, deadLetterId)));
+    await database.db
+      .update(redrives)
+      .set({ nextAttemptAt: sql`now()` })
+      .where(and(eq(redrives.deadLetterId, deadLetterId)));
     expect(await drainRedrives({ db: database.db }, async () => {})).toEqual({ delivered: 1, failed: 0 });
   });
 });

@@ -13,12 +13,14 @@ const agentActor: Actor = { type: 'agent', id: 'pool-test', scopes: ['ingest'] }
 async function inParallel<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!);
+      }
+    }),
+  );
   return results;
 }
 
@@ -26,28 +28,51 @@ describe('fleet retry pools', () => {
   it('1,000 first attempts then a burst of 500 failures: retries granted are exactly P % plus the floor, the rest wait with RETRY_BUDGET_EXHAUSTED; the pool refills after its window', async () => {
     const agent = `pooled-${randomUUID().slice(0, 8)}`;
     // 10 % of first attempts plus 0.1 retries a second over 60 s: 100 + 6 = 106 retries.
-    await database.db.insert(retryPools).values({ agent, budgetPercent: 10, minRetriesPerSecond: 0.1, windowSeconds: 60, updatedBy: 'person:admin@example.com' });
+    await database.db
+      .insert(retryPools)
+      .values({
+        agent,
+        budgetPercent: 10,
+        minRetriesPerSecond: 0.1,
+        windowSeconds: 60,
+        updatedBy: 'person:admin@example.com',
+      });
     const start = Date.now();
     let now = start;
     const pool = connectDatabase(database.url, { maxConnections: 16 });
     const ctx: CoreContext = { db: pool.db, actor: agentActor, clock: () => new Date(now) };
-    const step = (index: number) => ({ taskId: `${agent}-${index}`, agent, owner: 'team:growth', step: 'call_model', content: { index }, estimatedCostMicros: 0, retryAllowance: 5 });
+    const step = (index: number) => ({
+      taskId: `${agent}-${index}`,
+      agent,
+      owner: 'team:growth',
+      step: 'call_model',
+      content: { index },
+      estimatedCostMicros: 0,
+      retryAllowance: 5,
+    });
     try {
       const tasks = Array.from({ length: 1_000 }, (_, index) => index);
       // 1,000 first attempts; the first 500 fail with a transient error and ask for a retry.
       await inParallel(tasks, 8, async (index) => {
         const begun = await beginStep(ctx, step(index));
         if (begun.decision !== 'run') throw new Error(`first attempt ${index}: ${JSON.stringify(begun)}`);
-        const outcome = index < 500 ? { outcome: 'failed' as const, errorClass: 'transient' as const, errorText: 'upstream 503' } : { outcome: 'succeeded' as const, result: index };
+        const outcome =
+          index < 500
+            ? { outcome: 'failed' as const, errorClass: 'transient' as const, errorText: 'upstream 503' }
+            : { outcome: 'succeeded' as const, result: index };
         await finishStep(ctx, { key: begun.key, fencingToken: begun.fencingToken, ...outcome });
       });
 
       const burst = await Promise.all(tasks.slice(0, 500).map((index) => beginStep(ctx, step(index))));
       const granted = burst.filter((answer) => answer.decision === 'run');
-      const refused = burst.filter((answer): answer is Extract<BeginAnswer, { decision: 'wait' }> => answer.decision === 'wait');
+      const refused = burst.filter(
+        (answer): answer is Extract<BeginAnswer, { decision: 'wait' }> => answer.decision === 'wait',
+      );
       expect(granted).toHaveLength(106);
       expect(refused).toHaveLength(394);
-      expect(refused.every((answer) => answer.code === 'RETRY_BUDGET_EXHAUSTED' && answer.retryAfterMs >= 1_000)).toBe(true);
+      expect(refused.every((answer) => answer.code === 'RETRY_BUDGET_EXHAUSTED' && answer.retryAfterMs >= 1_000)).toBe(
+        true,
+      );
       const [usage] = await database.db.execute<{ retries: number; refusals: number }>(
         sql`select sum(retries)::int as retries, sum(refusals)::int as refusals from retry_pool_usage where agent = ${agent}`,
       );
@@ -70,17 +95,71 @@ describe('fleet retry pools', () => {
   it('a step pool and its agent pool both apply; without any pool only the task allowance limits retries', async () => {
     const agent = `free-${randomUUID().slice(0, 8)}`;
     const ctx: CoreContext = { db: database.db, actor: agentActor };
-    const first = await beginStep(ctx, { taskId: `${agent}-1`, agent, owner: 'team:growth', step: 'x', content: 1, estimatedCostMicros: 0 });
+    const first = await beginStep(ctx, {
+      taskId: `${agent}-1`,
+      agent,
+      owner: 'team:growth',
+      step: 'x',
+      content: 1,
+      estimatedCostMicros: 0,
+    });
     if (first.decision !== 'run') throw new Error('expected run');
-    await finishStep(ctx, { key: first.key, fencingToken: first.fencingToken, outcome: 'failed', errorClass: 'timeout', errorText: 'slow' });
-    expect(await beginStep(ctx, { taskId: `${agent}-1`, agent, owner: 'team:growth', step: 'x', content: 1, estimatedCostMicros: 0 })).toMatchObject({ decision: 'run', attemptNumber: 2 });
+    await finishStep(ctx, {
+      key: first.key,
+      fencingToken: first.fencingToken,
+      outcome: 'failed',
+      errorClass: 'timeout',
+      errorText: 'slow',
+    });
+    expect(
+      await beginStep(ctx, {
+        taskId: `${agent}-1`,
+        agent,
+        owner: 'team:growth',
+        step: 'x',
+        content: 1,
+        estimatedCostMicros: 0,
+      }),
+    ).toMatchObject({ decision: 'run', attemptNumber: 2 });
 
-    await database.db.insert(retryPools).values({ agent, step: 'y', budgetPercent: 0, minRetriesPerSecond: 0, windowSeconds: 60, updatedBy: 'person:admin@example.com' });
-    const y = await beginStep(ctx, { taskId: `${agent}-2`, agent, owner: 'team:growth', step: 'y', content: 1, estimatedCostMicros: 0 });
+    await database.db
+      .insert(retryPools)
+      .values({
+        agent,
+        step: 'y',
+        budgetPercent: 0,
+        minRetriesPerSecond: 0,
+        windowSeconds: 60,
+        updatedBy: 'person:admin@example.com',
+      });
+    const y = await beginStep(ctx, {
+      taskId: `${agent}-2`,
+      agent,
+      owner: 'team:growth',
+      step: 'y',
+      content: 1,
+      estimatedCostMicros: 0,
+    });
     if (y.decision !== 'run') throw new Error('expected run');
-    await finishStep(ctx, { key: y.key, fencingToken: y.fencingToken, outcome: 'failed', errorClass: 'rate_limited', errorText: '429' });
-    expect(await beginStep(ctx, { taskId: `${agent}-2`, agent, owner: 'team:growth', step: 'y', content: 1, estimatedCostMicros: 0 })).toMatchObject({
-      decision: 'wait', code: 'RETRY_BUDGET_EXHAUSTED',
+    await finishStep(ctx, {
+      key: y.key,
+      fencingToken: y.fencingToken,
+      outcome: 'failed',
+      errorClass: 'rate_limited',
+      errorText: '429',
+    });
+    expect(
+      await beginStep(ctx, {
+        taskId: `${agent}-2`,
+        agent,
+        owner: 'team:growth',
+        step: 'y',
+        content: 1,
+        estimatedCostMicros: 0,
+      }),
+    ).toMatchObject({
+      decision: 'wait',
+      code: 'RETRY_BUDGET_EXHAUSTED',
     });
   });
 });

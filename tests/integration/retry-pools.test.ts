@@ -15,23 +15,54 @@ const viewer: Person = { type: 'person', id: 'viv@example.com', role: 'viewer', 
 const as = (actor: Actor): CoreContext => ({ db: database.db, actor });
 
 async function auditOf(target: string) {
-  return database.db.select().from(auditLog).where(and(eq(auditLog.targetType, 'retry_pool'), eq(auditLog.targetId, target))).orderBy(auditLog.id);
+  return database.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.targetType, 'retry_pool'), eq(auditLog.targetId, target)))
+    .orderBy(auditLog.id);
 }
 
 async function poolOf(agent: string, step: string) {
-  const [pool] = await database.db.select().from(retryPools).where(and(eq(retryPools.agent, agent), eq(retryPools.step, step)));
+  const [pool] = await database.db
+    .select()
+    .from(retryPools)
+    .where(and(eq(retryPools.agent, agent), eq(retryPools.step, step)));
   return pool;
 }
 
 describe('managing retry pools', () => {
   it('creates, changes and deletes a pool, each with an audit record naming the reason, before and after', async () => {
-    const created = await saveRetryPool(as(admin), { agent: 'mailer', step: 'send_email', budgetPercent: 20, minRetriesPerSecond: 0.5, windowSeconds: 60, reason: 'outage last week' });
-    expect(created).toMatchObject({ changed: true, created: true, pool: { agent: 'mailer', step: 'send_email', budgetPercent: 20, updatedBy: 'person:ada@example.com' } });
+    const created = await saveRetryPool(as(admin), {
+      agent: 'mailer',
+      step: 'send_email',
+      budgetPercent: 20,
+      minRetriesPerSecond: 0.5,
+      windowSeconds: 60,
+      reason: 'outage last week',
+    });
+    expect(created).toMatchObject({
+      changed: true,
+      created: true,
+      pool: { agent: 'mailer', step: 'send_email', budgetPercent: 20, updatedBy: 'person:ada@example.com' },
+    });
 
-    const changed = await saveRetryPool(as(admin), { agent: 'mailer', step: 'send_email', budgetPercent: 10, minRetriesPerSecond: 0.5, windowSeconds: 120, reason: 'still too many' });
-    expect(changed).toMatchObject({ changed: true, created: false, pool: { id: created.pool.id, budgetPercent: 10, windowSeconds: 120 } });
+    const changed = await saveRetryPool(as(admin), {
+      agent: 'mailer',
+      step: 'send_email',
+      budgetPercent: 10,
+      minRetriesPerSecond: 0.5,
+      windowSeconds: 120,
+      reason: 'still too many',
+    });
+    expect(changed).toMatchObject({
+      changed: true,
+      created: false,
+      pool: { id: created.pool.id, budgetPercent: 10, windowSeconds: 120 },
+    });
 
-    expect(await deleteRetryPool(as(admin), { poolId: created.pool.id, reason: 'the downstream is replaced' })).toEqual({ changed: true });
+    expect(await deleteRetryPool(as(admin), { poolId: created.pool.id, reason: 'the downstream is replaced' })).toEqual(
+      { changed: true },
+    );
     expect(await poolOf('mailer', 'send_email')).toBeUndefined();
 
     const records = await auditOf('mailer/send_email');
@@ -42,39 +73,94 @@ describe('managing retry pools', () => {
     ]);
     const settings = { id: created.pool.id, agent: 'mailer', step: 'send_email', minRetriesPerSecond: 0.5 };
     expect(records[0]).toMatchObject({ before: null, after: { ...settings, budgetPercent: 20, windowSeconds: 60 } });
-    expect(records[1]).toMatchObject({ before: { ...settings, budgetPercent: 20, windowSeconds: 60 }, after: { ...settings, budgetPercent: 10, windowSeconds: 120 } });
+    expect(records[1]).toMatchObject({
+      before: { ...settings, budgetPercent: 20, windowSeconds: 60 },
+      after: { ...settings, budgetPercent: 10, windowSeconds: 120 },
+    });
     expect(records[2]).toMatchObject({ before: { ...settings, budgetPercent: 10, windowSeconds: 120 }, after: null });
   });
 
   it('answers changed: false for a save with the same values and a second delete, writing nothing', async () => {
-    const first = await saveRetryPool(as(admin), { agent: 'publisher', budgetPercent: 15, minRetriesPerSecond: 1, windowSeconds: 30, reason: 'first' });
+    const first = await saveRetryPool(as(admin), {
+      agent: 'publisher',
+      budgetPercent: 15,
+      minRetriesPerSecond: 1,
+      windowSeconds: 30,
+      reason: 'first',
+    });
     expect(first.pool.step).toBe('*'); // no step: every step of the agent
-    const again = await saveRetryPool(as(admin), { agent: 'publisher', step: '*', budgetPercent: 15, minRetriesPerSecond: 1, windowSeconds: 30, reason: 'a double click' });
+    const again = await saveRetryPool(as(admin), {
+      agent: 'publisher',
+      step: '*',
+      budgetPercent: 15,
+      minRetriesPerSecond: 1,
+      windowSeconds: 30,
+      reason: 'a double click',
+    });
     expect(again).toEqual({ changed: false, created: false, pool: first.pool });
     expect(await auditOf('publisher/*')).toHaveLength(1);
 
     expect(await deleteRetryPool(as(admin), { poolId: first.pool.id, reason: 'gone' })).toEqual({ changed: true });
     expect(await deleteRetryPool(as(admin), { poolId: first.pool.id, reason: 'gone' })).toEqual({ changed: false });
-    expect((await auditOf('publisher/*')).map((record) => record.action)).toEqual(['retry_pool.save', 'retry_pool.delete']);
+    expect((await auditOf('publisher/*')).map((record) => record.action)).toEqual([
+      'retry_pool.save',
+      'retry_pool.delete',
+    ]);
   });
 
   it('creates a pool once when the same save arrives twice at the same moment', async () => {
-    const input = { agent: 'racer', step: 'go', budgetPercent: 5, minRetriesPerSecond: 0, windowSeconds: 10, reason: 'two tabs' };
+    const input = {
+      agent: 'racer',
+      step: 'go',
+      budgetPercent: 5,
+      minRetriesPerSecond: 0,
+      windowSeconds: 10,
+      reason: 'two tabs',
+    };
     const results = await Promise.all([saveRetryPool(as(admin), input), saveRetryPool(as(admin), input)]);
     expect(results.map((result) => result.changed).sort()).toEqual([false, true]);
     expect(await auditOf('racer/go')).toHaveLength(1);
   });
 
   it('lets neither a viewer nor a responder save or delete a pool, and writes no audit record for them', async () => {
-    const { pool } = await saveRetryPool(as(admin), { agent: 'guarded', step: '*', budgetPercent: 10, minRetriesPerSecond: 0, windowSeconds: 60, reason: 'set up' });
+    const { pool } = await saveRetryPool(as(admin), {
+      agent: 'guarded',
+      step: '*',
+      budgetPercent: 10,
+      minRetriesPerSecond: 0,
+      windowSeconds: 60,
+      reason: 'set up',
+    });
     for (const person of [viewer, responder]) {
-      await expect(saveRetryPool(as(person), { agent: 'guarded', step: '*', budgetPercent: 900, minRetriesPerSecond: 0, windowSeconds: 60, reason: 'let me retry' })).rejects.toMatchObject({
+      await expect(
+        saveRetryPool(as(person), {
+          agent: 'guarded',
+          step: '*',
+          budgetPercent: 900,
+          minRetriesPerSecond: 0,
+          windowSeconds: 60,
+          reason: 'let me retry',
+        }),
+      ).rejects.toMatchObject({
         code: 'FORBIDDEN',
         message: expect.stringContaining('this needs the admin role'),
       });
-      await expect(saveRetryPool(as(person), { agent: 'guarded-new', budgetPercent: 10, minRetriesPerSecond: 0, windowSeconds: 60, reason: 'mine' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-      await expect(deleteRetryPool(as(person), { poolId: pool.id, reason: 'in my way' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
-      const [row] = await database.db.select({ n: sql<number>`count(*)::int` }).from(auditLog).where(eq(auditLog.actorId, person.id));
+      await expect(
+        saveRetryPool(as(person), {
+          agent: 'guarded-new',
+          budgetPercent: 10,
+          minRetriesPerSecond: 0,
+          windowSeconds: 60,
+          reason: 'mine',
+        }),
+      ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+      await expect(deleteRetryPool(as(person), { poolId: pool.id, reason: 'in my way' })).rejects.toMatchObject({
+        code: 'FORBIDDEN',
+      });
+      const [row] = await database.db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(auditLog)
+        .where(eq(auditLog.actorId, person.id));
       expect(row?.n).toBe(0);
     }
     expect(await poolOf('guarded', '*')).toMatchObject({ budgetPercent: 10 });
@@ -92,7 +178,14 @@ describe('managing retry pools', () => {
     });
     await expect(refusal).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     const fieldErrors = await refusal.catch((error: { fieldErrors: Record<string, string[]> }) => error.fieldErrors);
-    expect(Object.keys(fieldErrors).sort()).toEqual(['agent', 'budgetPercent', 'minRetriesPerSecond', 'reason', 'step', 'windowSeconds']);
+    expect(Object.keys(fieldErrors).sort()).toEqual([
+      'agent',
+      'budgetPercent',
+      'minRetriesPerSecond',
+      'reason',
+      'step',
+      'windowSeconds',
+    ]);
     expect(fieldErrors).toMatchObject({
       agent: ['may contain only letters, digits and _ . : -'],
       budgetPercent: ['must be at most 1000'],
@@ -101,10 +194,25 @@ describe('managing retry pools', () => {
       reason: ['say why the pool is changed'],
     });
 
-    await expect(saveRetryPool(as(admin), { agent: 'a', step: '', budgetPercent: Number.NaN, minRetriesPerSecond: 0, windowSeconds: 10.5, reason: 'x' })).rejects.toMatchObject({
-      fieldErrors: { step: [expect.stringContaining('use * for every step')], budgetPercent: ['must be a number'], windowSeconds: ['must be whole seconds'] },
+    await expect(
+      saveRetryPool(as(admin), {
+        agent: 'a',
+        step: '',
+        budgetPercent: Number.NaN,
+        minRetriesPerSecond: 0,
+        windowSeconds: 10.5,
+        reason: 'x',
+      }),
+    ).rejects.toMatchObject({
+      fieldErrors: {
+        step: [expect.stringContaining('use * for every step')],
+        budgetPercent: ['must be a number'],
+        windowSeconds: ['must be whole seconds'],
+      },
     });
-    await expect(deleteRetryPool(as(admin), { poolId: 0, reason: '' })).rejects.toMatchObject({ fieldErrors: { poolId: ['must be a pool id'], reason: ['say why the pool is changed'] } });
+    await expect(deleteRetryPool(as(admin), { poolId: 0, reason: '' })).rejects.toMatchObject({
+      fieldErrors: { poolId: ['must be a pool id'], reason: ['say why the pool is changed'] },
+    });
     expect(await poolOf('a', '')).toBeUndefined();
   });
 });
@@ -114,9 +222,23 @@ describe('the retry pools read model', () => {
   const now = new Date('2026-03-02T12:00:02Z');
   const at = (iso: string) => new Date(`2026-03-${iso}Z`);
 
-  it('reads each pool\'s level and its refusals in the window and in the last 24 hours from the usage slices', async () => {
-    await saveRetryPool(as(admin), { agent: 'reader-a', step: '*', budgetPercent: 20, minRetriesPerSecond: 0, windowSeconds: 60, reason: 'agent-wide' });
-    await saveRetryPool(as(admin), { agent: 'reader-a', step: 'fetch', budgetPercent: 10, minRetriesPerSecond: 0.05, windowSeconds: 60, reason: 'the flaky one' });
+  it("reads each pool's level and its refusals in the window and in the last 24 hours from the usage slices", async () => {
+    await saveRetryPool(as(admin), {
+      agent: 'reader-a',
+      step: '*',
+      budgetPercent: 20,
+      minRetriesPerSecond: 0,
+      windowSeconds: 60,
+      reason: 'agent-wide',
+    });
+    await saveRetryPool(as(admin), {
+      agent: 'reader-a',
+      step: 'fetch',
+      budgetPercent: 10,
+      minRetriesPerSecond: 0.05,
+      windowSeconds: 60,
+      reason: 'the flaky one',
+    });
     await database.db.insert(retryPoolUsage).values([
       { agent: 'reader-a', step: 'fetch', sliceStart: at('02T11:59:50'), firstAttempts: 40, retries: 2, refusals: 1 },
       { agent: 'reader-a', step: 'fetch', sliceStart: at('02T11:59:30'), firstAttempts: 60, retries: 3, refusals: 2 },
@@ -132,9 +254,17 @@ describe('the retry pools read model', () => {
     const pools = (await listRetryPools(database.db, now)).filter((pool) => pool.agent === 'reader-a');
     expect(pools.map((pool) => pool.step)).toEqual(['*', 'fetch']);
     // 200 first attempts x 20 % = 40 allowed, 10 taken.
-    expect(pools[0]).toMatchObject({ level: { firstAttempts: 200, retries: 10, allowed: 40, left: 30 }, refusalsInWindow: 7, refusals24h: 17 });
+    expect(pools[0]).toMatchObject({
+      level: { firstAttempts: 200, retries: 10, allowed: 40, left: 30 },
+      refusalsInWindow: 7,
+      refusals24h: 17,
+    });
     // 100 first attempts x 10 % + 0.05/s x 60 s = 13 allowed, 5 taken.
-    expect(pools[1]).toMatchObject({ level: { firstAttempts: 100, retries: 5, allowed: 13, left: 8 }, refusalsInWindow: 3, refusals24h: 10 });
+    expect(pools[1]).toMatchObject({
+      level: { firstAttempts: 100, retries: 5, allowed: 13, left: 8 },
+      refusalsInWindow: 3,
+      refusals24h: 10,
+    });
     expect(pools[0]?.updatedBy).toBe('person:ada@example.com');
 
     const steps = [
@@ -143,21 +273,46 @@ describe('the retry pools read model', () => {
       { agent: 'reader-a', step: 'quiet' },
       { agent: 'reader-b', step: 'fetch' },
     ];
-    const coverage = await getStepPoolCoverage(database.db, steps, { from: new Date(now.getTime() - 3_600_000), to: now }, now);
+    const coverage = await getStepPoolCoverage(
+      database.db,
+      steps,
+      { from: new Date(now.getTime() - 3_600_000), to: now },
+      now,
+    );
     // Both pools cover fetch; the step's own has fewer retries left, so it refuses first.
-    expect(coverage.get('reader-a/fetch')).toMatchObject({ left: 8, allowed: 13, refusals: 10, pools: [expect.objectContaining({ step: '*' }), expect.objectContaining({ step: 'fetch' })] });
-    expect(coverage.get('reader-a/send')).toMatchObject({ left: 30, allowed: 40, refusals: 7, pools: [expect.objectContaining({ step: '*' })] });
+    expect(coverage.get('reader-a/fetch')).toMatchObject({
+      left: 8,
+      allowed: 13,
+      refusals: 10,
+      pools: [expect.objectContaining({ step: '*' }), expect.objectContaining({ step: 'fetch' })],
+    });
+    expect(coverage.get('reader-a/send')).toMatchObject({
+      left: 30,
+      allowed: 40,
+      refusals: 7,
+      pools: [expect.objectContaining({ step: '*' })],
+    });
     expect(coverage.get('reader-a/quiet')).toMatchObject({ left: 30, refusals: 0 });
     expect(coverage.has('reader-b/fetch')).toBe(false);
 
     // A shorter page window counts only its own slices.
-    const lastMinute = await getStepPoolCoverage(database.db, steps, { from: at('02T11:59:30'), to: at('02T11:59:55') }, now);
+    const lastMinute = await getStepPoolCoverage(
+      database.db,
+      steps,
+      { from: at('02T11:59:30'), to: at('02T11:59:55') },
+      now,
+    );
     expect(lastMinute.get('reader-a/fetch')?.refusals).toBe(3);
     expect(lastMinute.get('reader-a/send')?.refusals).toBe(0);
   });
 
   it('lists no pools and covers no step when none is configured for them', async () => {
-    const coverage = await getStepPoolCoverage(database.db, [{ agent: 'nobody', step: 'x' }], { from: new Date(0), to: now }, now);
+    const coverage = await getStepPoolCoverage(
+      database.db,
+      [{ agent: 'nobody', step: 'x' }],
+      { from: new Date(0), to: now },
+      now,
+    );
     expect(coverage.size).toBe(0);
   });
 });

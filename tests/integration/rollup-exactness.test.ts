@@ -29,20 +29,31 @@ const now = new Date(start + 2 * DAY_MS + 12 * HOUR_MS + 31 * MINUTE_MS);
 
 function randomSource(seed: number) {
   let state = seed;
-  const next = () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   return {
     next,
     int: (below: number) => Math.floor(next() * below),
-    pick: <T,>(items: readonly T[]) => items[Math.floor(next() * items.length)]!,
+    pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!,
   };
 }
 
 type NewAttempt = typeof attempts.$inferInsert;
-const steps = [['outreach', 'draft'], ['outreach', 'send'], ['payments', 'charge'], ['research', 'search'], ['research', 'summarise']] as const;
+const steps = [
+  ['outreach', 'draft'],
+  ['outreach', 'send'],
+  ['payments', 'charge'],
+  ['research', 'search'],
+  ['research', 'summarise'],
+] as const;
 const failing: ErrorClass[] = errorClasses.filter((errorClass) => errorClass !== 'permanent');
 
 /** One task: attempts one to four of a step, a few minutes apart, so retries often cross an hour. */
-function generateTask(random: ReturnType<typeof randomSource>, taskId: string, from: number, span: number): NewAttempt[] {
+function generateTask(
+  random: ReturnType<typeof randomSource>,
+  taskId: string,
+  from: number,
+  span: number,
+): NewAttempt[] {
   const [agent, step] = random.pick(steps);
   const tries = 1 + random.int(4);
   let at = from + random.int(span);
@@ -52,7 +63,10 @@ function generateTask(random: ReturnType<typeof randomSource>, taskId: string, f
     const failed = attemptNumber < tries || random.next() < 0.1;
     const errorClass = failed ? random.pick(failing) : null;
     rows.push({
-      taskId, agent, step, attemptNumber,
+      taskId,
+      agent,
+      step,
+      attemptNumber,
       startedAt: new Date(at),
       finishedAt: new Date(at + latencyMs),
       latencyMs,
@@ -68,7 +82,8 @@ function generateTask(random: ReturnType<typeof randomSource>, taskId: string, f
 }
 
 async function insertAll(rows: NewAttempt[]) {
-  for (let index = 0; index < rows.length; index += 500) await database.db.insert(attempts).values(rows.slice(index, index + 500));
+  for (let index = 0; index < rows.length; index += 500)
+    await database.db.insert(attempts).values(rows.slice(index, index + 500));
 }
 
 /** The reference: figures per step straight from raw rows, with nearest-rank latency percentiles and their buckets. */
@@ -83,20 +98,32 @@ async function recount(from: Date, to: Date) {
       ${sql.raw(latencyBucketSql('percentile_disc(0.95) within group (order by latency_ms)'))} as p95_bucket
     from attempts where started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz
     group by agent, step`);
-  const classes = await database.db.execute<{ agent: string; step: string; error_class: ErrorClass; failures: string }>(sql`
+  const classes = await database.db.execute<{
+    agent: string;
+    step: string;
+    error_class: ErrorClass;
+    failures: string;
+  }>(sql`
     select agent, step, error_class, count(*) as failures from attempts
     where outcome = 'failed' and started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz
     group by agent, step, error_class`);
   return rows
     .map((row) => {
       const byClass = Object.fromEntries(
-        classes.filter((entry) => entry.agent === row.agent && entry.step === row.step).map((entry) => [entry.error_class, Number(entry.failures)]),
+        classes
+          .filter((entry) => entry.agent === row.agent && entry.step === row.step)
+          .map((entry) => [entry.error_class, Number(entry.failures)]),
       );
       const attemptsCount = Number(row.attempts);
       const spend = Number(row.spend);
       return {
-        agent: row.agent, step: row.step, attempts: attemptsCount, retries: Number(row.retries), failures: Number(row.failures),
-        totalSpendMicros: spend, retrySpendMicros: Number(row.retry_spend),
+        agent: row.agent,
+        step: row.step,
+        attempts: attemptsCount,
+        retries: Number(row.retries),
+        failures: Number(row.failures),
+        totalSpendMicros: spend,
+        retrySpendMicros: Number(row.retry_spend),
         retryRate: Number(row.retries) / attemptsCount,
         retryShareOfSpend: spend === 0 ? 0 : Number(row.retry_spend) / spend,
         firstTrySuccess: Number(row.executions) === 0 ? null : Number(row.first_try) / Number(row.executions),
@@ -108,7 +135,8 @@ async function recount(from: Date, to: Date) {
     .sort((a, b) => `${a.agent}/${a.step}`.localeCompare(`${b.agent}/${b.step}`));
 }
 
-const byName = <T extends { agent: string; step: string }>(rows: T[]) => [...rows].sort((a, b) => `${a.agent}/${a.step}`.localeCompare(`${b.agent}/${b.step}`));
+const byName = <T extends { agent: string; step: string }>(rows: T[]) =>
+  [...rows].sort((a, b) => `${a.agent}/${a.step}`.localeCompare(`${b.agent}/${b.step}`));
 
 describe('rollups', () => {
   it('give every read model the figures of a raw recount, for random windows, to the micro-dollar', async () => {
@@ -116,11 +144,19 @@ describe('rollups', () => {
     // The first two days get their daily partitions; the third stays in the default partition.
     await ensureAttemptPartitions(database.db, { from: new Date(start), to: new Date(start + 2 * DAY_MS) });
 
-    const history = Array.from({ length: 1_200 }, (_, index) => generateTask(random, `task-${index}`, start, 2 * DAY_MS + 12 * HOUR_MS)).flat();
+    const history = Array.from({ length: 1_200 }, (_, index) =>
+      generateTask(random, `task-${index}`, start, 2 * DAY_MS + 12 * HOUR_MS),
+    ).flat();
     const early = history.filter((row) => row.startedAt! < now);
     // Some attempts are still running when their hour is first rolled up.
     const running = early.filter((_, index) => index % 29 === 0);
-    await insertAll(early.map((row) => (running.includes(row) ? { ...row, outcome: 'running', finishedAt: null, latencyMs: null, errorClass: null, errorText: null } : row)));
+    await insertAll(
+      early.map((row) =>
+        running.includes(row)
+          ? { ...row, outcome: 'running', finishedAt: null, latencyMs: null, errorClass: null, errorText: null }
+          : row,
+      ),
+    );
 
     const firstPass = await rollUpAttempts(database.db, { now, retentionFloor: new Date(start - DAY_MS) });
     expect(firstPass.rolledTo).toEqual(new Date(start + 2 * DAY_MS + 12 * HOUR_MS));
@@ -132,16 +168,23 @@ describe('rollups', () => {
           error_class = ${row.errorClass}::error_class, error_text = ${row.errorText}, cost_micros = ${row.costMicros}
         where task_id = ${row.taskId} and step = ${row.step} and attempt_number = ${row.attemptNumber}`);
     }
-    const late = Array.from({ length: 150 }, (_, index) => generateTask(random, `late-${index}`, start, 2 * DAY_MS)).flat();
+    const late = Array.from({ length: 150 }, (_, index) =>
+      generateTask(random, `late-${index}`, start, 2 * DAY_MS),
+    ).flat();
     await insertAll(late.filter((row) => row.startedAt! < now));
 
     // The rollups lag the raw log until the next pass: proof that the late rows matter to this test.
     const window = { from: new Date(start), to: now };
-    expect(await getStepStats(database.db, window)).not.toEqual(await getStepStats(database.db, window, { rawOnly: true }));
+    expect(await getStepStats(database.db, window)).not.toEqual(
+      await getStepStats(database.db, window, { rawOnly: true }),
+    );
 
     // One more late row whose transaction is still open while the next pass runs: that pass cannot see it,
     // and must leave it for the pass after.
-    const straggler = generateTask(random, 'straggler', start + HOUR_MS, HOUR_MS).map((row) => ({ ...row, costMicros: 123_456_789 }));
+    const straggler = generateTask(random, 'straggler', start + HOUR_MS, HOUR_MS).map((row) => ({
+      ...row,
+      costMicros: 123_456_789,
+    }));
     await database.db.transaction(async (tx) => {
       await tx.insert(attempts).values(straggler);
       await rollUpAttempts(database.db, { now, retentionFloor: new Date(start - DAY_MS) });
@@ -151,10 +194,18 @@ describe('rollups', () => {
     await rollUpAttempts(database.db, { now, retentionFloor: new Date(start - DAY_MS) });
     const [withStraggler] = await database.db.execute<{ spend: string }>(sql`
       select sum(cost_micros) as spend from attempt_rollups where grain = 'hour' and agent = ${straggler[0]!.agent} and step = ${straggler[0]!.step}`);
-    expect(Number(withStraggler!.spend) - Number(withoutStraggler!.spend)).toBe(straggler.reduce((sum, row) => sum + row.costMicros!, 0));
+    expect(Number(withStraggler!.spend) - Number(withoutStraggler!.spend)).toBe(
+      straggler.reduce((sum, row) => sum + row.costMicros!, 0),
+    );
 
     // Rows in the open hour, which no pass has rolled up.
-    await insertAll(Array.from({ length: 20 }, (_, index) => generateTask(random, `open-${index}`, now.getTime() - 30 * MINUTE_MS, 20 * MINUTE_MS)).flat().filter((row) => row.startedAt! < now));
+    await insertAll(
+      Array.from({ length: 20 }, (_, index) =>
+        generateTask(random, `open-${index}`, now.getTime() - 30 * MINUTE_MS, 20 * MINUTE_MS),
+      )
+        .flat()
+        .filter((row) => row.startedAt! < now),
+    );
 
     for (let trial = 0; trial < 25; trial += 1) {
       const from = new Date(start - HOUR_MS + random.int(2 * DAY_MS + 13 * HOUR_MS));
@@ -164,12 +215,21 @@ describe('rollups', () => {
     }
 
     for (const name of ['1h', '24h', '7d'] as const) {
-      expect(await getOverview(database.db, name, now)).toEqual(await getOverview(database.db, name, now, { rawOnly: true }));
+      expect(await getOverview(database.db, name, now)).toEqual(
+        await getOverview(database.db, name, now, { rawOnly: true }),
+      );
     }
-    expect(await getStepAnomalies(database.db, now)).toEqual(await getStepAnomalies(database.db, now, { rawOnly: true }));
+    expect(await getStepAnomalies(database.db, now)).toEqual(
+      await getStepAnomalies(database.db, now, { rawOnly: true }),
+    );
     for (const [agent, step] of steps) {
-      for (const range of [{ from: new Date(start), to: now }, { from: new Date(now.getTime() - 20 * HOUR_MS), to: now }]) {
-        expect(await getStepDetail(database.db, { ...range, agent, step })).toEqual(await getStepDetail(database.db, { ...range, agent, step }, { rawOnly: true }));
+      for (const range of [
+        { from: new Date(start), to: now },
+        { from: new Date(now.getTime() - 20 * HOUR_MS), to: now },
+      ]) {
+        expect(await getStepDetail(database.db, { ...range, agent, step })).toEqual(
+          await getStepDetail(database.db, { ...range, agent, step }, { rawOnly: true }),
+        );
       }
     }
   });

@@ -24,10 +24,16 @@ function aStep(overrides: Partial<RunStepInput> = {}): RunStepInput {
 
 async function countRows(table: typeof deadLetters | typeof holds, taskOrItem: { taskId?: string; itemId?: string }) {
   if (table === deadLetters) {
-    const [row] = await database.db.select({ n: sql<number>`count(*)::int` }).from(deadLetters).where(eq(deadLetters.taskId, taskOrItem.taskId!));
+    const [row] = await database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(deadLetters)
+      .where(eq(deadLetters.taskId, taskOrItem.taskId!));
     return row?.n ?? 0;
   }
-  const [row] = await database.db.select({ n: sql<number>`count(*)::int` }).from(holds).where(eq(holds.itemId, taskOrItem.itemId!));
+  const [row] = await database.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(holds)
+    .where(eq(holds.itemId, taskOrItem.itemId!));
   return row?.n ?? 0;
 }
 
@@ -42,23 +48,47 @@ describe('runStep', () => {
     const first = await runStep(ctx(), step, callModel);
     const redelivered = await runStep(ctx(), step, callModel);
 
-    expect(first).toEqual({ status: 'completed', result: { draft: 'Hello #1' }, attemptNumber: 1, taskStatus: 'active' });
+    expect(first).toEqual({
+      status: 'completed',
+      result: { draft: 'Hello #1' },
+      attemptNumber: 1,
+      taskStatus: 'active',
+    });
     expect(redelivered).toEqual({ status: 'replayed', result: { draft: 'Hello #1' } });
     expect(modelCalls).toBe(1);
     const [recorded] = await database.db.select().from(attempts).where(eq(attempts.taskId, step.taskId));
-    expect(recorded).toMatchObject({ outcome: 'succeeded', costMicros: 4_000, attemptNumber: 1, idempotencyKey: `${step.taskId}/draft_email` });
+    expect(recorded).toMatchObject({
+      outcome: 'succeeded',
+      costMicros: 4_000,
+      attemptNumber: 1,
+      idempotencyKey: `${step.taskId}/draft_email`,
+    });
   });
 
   it('retries a transient failure as attempt 2 and records both attempts with their cost', async () => {
     const step = aStep();
-    const failed = await runStep(ctx(), step, async () => {
-      throw new StepError('transient', '503 from provider', { costMicros: 700 });
-    }, noWait);
+    const failed = await runStep(
+      ctx(),
+      step,
+      async () => {
+        throw new StepError('transient', '503 from provider', { costMicros: 700 });
+      },
+      noWait,
+    );
     expect(failed).toMatchObject({ status: 'retry', attemptNumber: 1, errorClass: 'transient' });
 
-    const retried = await runStep(ctx(), step, async ({ attemptNumber }) => ({ result: attemptNumber, costMicros: 900 }), noWait);
+    const retried = await runStep(
+      ctx(),
+      step,
+      async ({ attemptNumber }) => ({ result: attemptNumber, costMicros: 900 }),
+      noWait,
+    );
     expect(retried).toEqual({ status: 'completed', result: 2, attemptNumber: 2, taskStatus: 'active' });
-    const rows = await database.db.select().from(attempts).where(eq(attempts.taskId, step.taskId)).orderBy(attempts.attemptNumber);
+    const rows = await database.db
+      .select()
+      .from(attempts)
+      .where(eq(attempts.taskId, step.taskId))
+      .orderBy(attempts.attemptNumber);
     expect(rows.map((row) => [row.attemptNumber, row.outcome, row.errorClass, row.costMicros])).toEqual([
       [1, 'failed', 'transient', 700],
       [2, 'succeeded', null, 900],
@@ -72,7 +102,14 @@ describe('runStep', () => {
     ['unknown', new TypeError('cannot read properties of undefined')],
   ])('never retries a %s error: dead letter, one hold, DO_NOT_RETRY', async (errorClass, error) => {
     const step = aStep();
-    const outcome = await runStep(ctx(), step, async () => { throw error; }, noWait);
+    const outcome = await runStep(
+      ctx(),
+      step,
+      async () => {
+        throw error;
+      },
+      noWait,
+    );
     expect(outcome).toMatchObject({ status: 'stop', code: 'DO_NOT_RETRY' });
     const [letter] = await database.db.select().from(deadLetters).where(eq(deadLetters.taskId, step.taskId));
     expect(letter).toMatchObject({ reason: 'permanent_error', errorClass, attempts: 1, payload: { lead: 42 } });
@@ -81,8 +118,11 @@ describe('runStep', () => {
 
   it('shares one retry allowance across all steps of a task', async () => {
     const taskId = `task-${randomUUID()}`;
-    const fail = async () => { throw new StepError('timeout', 'took too long'); };
-    const run = (stepName: string) => runStep(ctx(), aStep({ taskId, step: stepName, retryAllowance: 2 }), fail, noWait);
+    const fail = async () => {
+      throw new StepError('timeout', 'took too long');
+    };
+    const run = (stepName: string) =>
+      runStep(ctx(), aStep({ taskId, step: stepName, retryAllowance: 2 }), fail, noWait);
     // Allowance 2 for the whole task: step a's retry takes one, step b's retry the other.
     expect(await run('a')).toMatchObject({ status: 'retry', attemptNumber: 1 });
     expect(await run('a')).toMatchObject({ status: 'retry', attemptNumber: 2 });
@@ -103,15 +143,25 @@ describe('runStep', () => {
 
   it('gives invalid model output exactly one corrective retry', async () => {
     const step = aStep({ retryAllowance: 5 });
-    const badOutput = async () => { throw new StepError('invalid_output', 'not JSON'); };
-    expect(await runStep(ctx(), step, badOutput, noWait)).toMatchObject({ status: 'retry', errorClass: 'invalid_output' });
+    const badOutput = async () => {
+      throw new StepError('invalid_output', 'not JSON');
+    };
+    expect(await runStep(ctx(), step, badOutput, noWait)).toMatchObject({
+      status: 'retry',
+      errorClass: 'invalid_output',
+    });
     expect(await runStep(ctx(), step, badOutput, noWait)).toMatchObject({ status: 'stop', code: 'DO_NOT_RETRY' });
   });
 
   it('stops at the spend ceiling: retries count against it', async () => {
     const step = aStep({ spendCeilingMicros: 1_000, retryAllowance: 10 });
-    const expensiveFailure = async () => { throw new StepError('transient', 'flaky', { costMicros: 1_200 }); };
-    expect(await runStep(ctx(), step, expensiveFailure, noWait)).toMatchObject({ status: 'stop', reason: 'budget_exhausted' });
+    const expensiveFailure = async () => {
+      throw new StepError('transient', 'flaky', { costMicros: 1_200 });
+    };
+    expect(await runStep(ctx(), step, expensiveFailure, noWait)).toMatchObject({
+      status: 'stop',
+      reason: 'budget_exhausted',
+    });
   });
 
   it('holds an interrupted step whose downstream cannot deduplicate, and never calls it again', async () => {
@@ -125,8 +175,21 @@ describe('runStep', () => {
     });
     void crashing;
     // Time passes past the claim's expiry: moved by hand, not slept through.
-    await expect.poll(async () => (await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, `${step.taskId}/draft_email`))).length).toBe(1);
-    await database.db.update(idempotencyKeys).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(idempotencyKeys.key, `${step.taskId}/draft_email`));
+    await expect
+      .poll(
+        async () =>
+          (
+            await database.db
+              .select()
+              .from(idempotencyKeys)
+              .where(eq(idempotencyKeys.key, `${step.taskId}/draft_email`))
+          ).length,
+      )
+      .toBe(1);
+    await database.db
+      .update(idempotencyKeys)
+      .set({ lockedUntil: sql`now() - interval '1 second'` })
+      .where(eq(idempotencyKeys.key, `${step.taskId}/draft_email`));
 
     const redelivered = await runStep(ctx(), step, async () => {
       publishes += 1;
@@ -134,7 +197,10 @@ describe('runStep', () => {
     });
     expect(redelivered).toMatchObject({ status: 'stop', code: 'UNCERTAIN_OUTCOME' });
     expect(publishes).toBe(1);
-    const [hold] = await database.db.select().from(holds).where(and(eq(holds.itemType, 'key'), eq(holds.itemId, `${step.taskId}/draft_email`)));
+    const [hold] = await database.db
+      .select()
+      .from(holds)
+      .where(and(eq(holds.itemType, 'key'), eq(holds.itemId, `${step.taskId}/draft_email`)));
     expect(hold).toMatchObject({ reason: 'uncertain_outcome', owner: 'team:growth', status: 'open' });
   });
 
@@ -142,7 +208,10 @@ describe('runStep', () => {
     const step = aStep();
     await runStep(ctx(), step, async () => ({ result: 'sent' }));
     let ran = false;
-    const outcome = await runStep(ctx(), { ...step, content: { lead: 43 } }, async () => { ran = true; return { result: 'x' }; });
+    const outcome = await runStep(ctx(), { ...step, content: { lead: 43 } }, async () => {
+      ran = true;
+      return { result: 'x' };
+    });
     expect(outcome).toMatchObject({ status: 'stop', code: 'KEY_PAYLOAD_MISMATCH' });
     expect(ran).toBe(false);
   });
@@ -155,9 +224,14 @@ describe('runStep', () => {
       const failEveryStep = (round: number) =>
         Promise.all(
           Array.from({ length: 24 }, (_, index) =>
-            runStep({ db: pool.db }, aStep({ taskId, step: `step_${index}`, retryAllowance: 5 }), async () => {
-              throw new StepError('transient', `round ${round} failure`);
-            }, noWait),
+            runStep(
+              { db: pool.db },
+              aStep({ taskId, step: `step_${index}`, retryAllowance: 5 }),
+              async () => {
+                throw new StepError('transient', `round ${round} failure`);
+              },
+              noWait,
+            ),
           ),
         );
       await failEveryStep(1);

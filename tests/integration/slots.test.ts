@@ -33,7 +33,10 @@ async function expire(slot: string) {
 }
 
 async function auditFor(slot: string) {
-  return database.db.select().from(auditLog).where(and(eq(auditLog.targetType, 'slot'), eq(auditLog.targetId, slot)));
+  return database.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.targetType, 'slot'), eq(auditLog.targetId, slot)));
 }
 
 /** A lock whose run is over and whose TTL has passed: every guard holds unless a test breaks one. */
@@ -57,7 +60,9 @@ describe('acquireSlot', () => {
       for (let round = 0; round < 25; round++) {
         const slot = freshSlot();
         const runKeys = Array.from({ length: 32 }, (_, index) => `run-${round}-${index}`);
-        const outcomes = await Promise.all(runKeys.map((runKey) => acquireSlot({ db: pool.db }, { slot, runKey, ttlMs: 60_000 })));
+        const outcomes = await Promise.all(
+          runKeys.map((runKey) => acquireSlot({ db: pool.db }, { slot, runKey, ttlMs: 60_000 })),
+        );
         const winners = outcomes.filter((outcome) => outcome.outcome === 'acquired');
         expect(winners).toHaveLength(1);
         const winner = runKeys[outcomes.indexOf(winners[0]!)];
@@ -74,15 +79,26 @@ describe('acquireSlot', () => {
     const other = freshSlot();
     const otherLock = await acquireSlot(ctx(), { slot: other, runKey: 'run-other', ttlMs: 60_000 });
     if (otherLock.outcome !== 'acquired') throw new Error('expected to acquire');
-    await recordEvidence(ctx(), { slot: other, runKey: 'run-other', fencingToken: otherLock.fencingToken, ref: 'someone-elses-page' });
-    expect(await acquireSlot(ctx(), { slot: freshSlot(), runKey: 'run-mine', ttlMs: 60_000 })).toMatchObject({ outcome: 'acquired', evidence: [] });
+    await recordEvidence(ctx(), {
+      slot: other,
+      runKey: 'run-other',
+      fencingToken: otherLock.fencingToken,
+      ref: 'someone-elses-page',
+    });
+    expect(await acquireSlot(ctx(), { slot: freshSlot(), runKey: 'run-mine', ttlMs: 60_000 })).toMatchObject({
+      outcome: 'acquired',
+      evidence: [],
+    });
   });
 
   it('lets the same run ask again without a new token, and lists evidence to a successor', async () => {
     const slot = freshSlot();
     const first = await acquireSlot(ctx(), { slot, runKey: 'run-a', ttlMs: 60_000 });
     expect(first).toMatchObject({ outcome: 'acquired', fencingToken: 1, evidence: [] });
-    expect(await acquireSlot(ctx(), { slot, runKey: 'run-a', ttlMs: 60_000 })).toMatchObject({ outcome: 'acquired', fencingToken: 1 });
+    expect(await acquireSlot(ctx(), { slot, runKey: 'run-a', ttlMs: 60_000 })).toMatchObject({
+      outcome: 'acquired',
+      fencingToken: 1,
+    });
     await recordEvidence(ctx(), { slot, runKey: 'run-a', fencingToken: 1, ref: 'post-7' });
     await expire(slot);
     expect(await acquireSlot(ctx(), { slot, runKey: 'run-b', ttlMs: 60_000 })).toMatchObject({
@@ -100,12 +116,20 @@ describe('acquireSlot', () => {
     expect(successor).toMatchObject({ outcome: 'acquired', fencingToken: 2 });
 
     await expect(releaseSlot(ctx(), { slot, runKey: 'zombie' })).rejects.toBeInstanceOf(NotHolderError);
-    await expect(recordEvidence(ctx(), { slot, runKey: 'zombie', fencingToken: 1, ref: 'late' })).rejects.toBeInstanceOf(StaleTokenError);
-    expect(await acquireSlot(ctx(), { slot, runKey: 'third', ttlMs: 60_000 })).toMatchObject({ outcome: 'conflict', holderRunKey: 'successor' });
+    await expect(
+      recordEvidence(ctx(), { slot, runKey: 'zombie', fencingToken: 1, ref: 'late' }),
+    ).rejects.toBeInstanceOf(StaleTokenError);
+    expect(await acquireSlot(ctx(), { slot, runKey: 'third', ttlMs: 60_000 })).toMatchObject({
+      outcome: 'conflict',
+      holderRunKey: 'successor',
+    });
 
     await releaseSlot(ctx(), { slot, runKey: 'successor' });
     await releaseSlot(ctx(), { slot, runKey: 'successor' }); // twice is harmless
-    expect(await acquireSlot(ctx(), { slot, runKey: 'third', ttlMs: 60_000 })).toMatchObject({ outcome: 'acquired', fencingToken: 3 });
+    expect(await acquireSlot(ctx(), { slot, runKey: 'third', ttlMs: 60_000 })).toMatchObject({
+      outcome: 'acquired',
+      fencingToken: 3,
+    });
   });
 });
 
@@ -114,19 +138,30 @@ describe('heartbeats and runs', () => {
     const slot = freshSlot();
     const lock = await acquireSlot(ctx(), { slot, runKey: 'run-h', ttlMs: 1_000 });
     if (lock.outcome !== 'acquired') throw new Error('expected to acquire');
-    const extended = await heartbeatSlot(ctx(), { slot, runKey: 'run-h', fencingToken: lock.fencingToken, ttlMs: 600_000 });
+    const extended = await heartbeatSlot(ctx(), {
+      slot,
+      runKey: 'run-h',
+      fencingToken: lock.fencingToken,
+      ttlMs: 600_000,
+    });
     expect(extended.getTime()).toBeGreaterThan(lock.expiresAt.getTime() + 500_000);
-    await expect(heartbeatSlot(ctx(), { slot, runKey: 'intruder', fencingToken: lock.fencingToken, ttlMs: 1_000 })).rejects.toBeInstanceOf(NotHolderError);
+    await expect(
+      heartbeatSlot(ctx(), { slot, runKey: 'intruder', fencingToken: lock.fencingToken, ttlMs: 1_000 }),
+    ).rejects.toBeInstanceOf(NotHolderError);
   });
 
   it('starts a run once per run key and refuses the key for another task', async () => {
     const runKey = `run-${randomUUID()}`;
     const first = await startRun(ctx(), { runKey, taskId: 'task-1', agent: 'publishing' });
     expect(await startRun(ctx(), { runKey, taskId: 'task-1', agent: 'publishing' })).toEqual(first);
-    await expect(startRun(ctx(), { runKey, taskId: 'task-2', agent: 'publishing' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
+    await expect(startRun(ctx(), { runKey, taskId: 'task-2', agent: 'publishing' })).rejects.toMatchObject({
+      code: 'STATE_CONFLICT',
+    });
     await database.sql`update runs set heartbeat_at = now() - interval '1 hour' where run_key = ${runKey}`;
     await heartbeatRun(ctx(), { runKey });
-    const [alive] = await database.sql<{ fresh: boolean }[]>`select heartbeat_at > now() - interval '1 minute' as fresh from runs where run_key = ${runKey}`;
+    const [alive] = await database.sql<
+      { fresh: boolean }[]
+    >`select heartbeat_at > now() - interval '1 minute' as fresh from runs where run_key = ${runKey}`;
     expect(alive?.fresh).toBe(true);
 
     await finishRun(ctx(), { runKey, status: 'finished' });
@@ -138,22 +173,33 @@ describe('heartbeats and runs', () => {
 describe('forceReleaseSlot', () => {
   it('releases when every guard holds, once, with an audit record', async () => {
     const { slot, fencingToken } = await staleLock();
-    const first = await forceReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken, reason: 'run died at 03:10' });
+    const first = await forceReleaseSlot(
+      { ...ctx(), actor: oncall },
+      { slot, fencingToken, reason: 'run died at 03:10' },
+    );
     const second = await forceReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken, reason: 'double click' });
 
     expect(first).toMatchObject({ released: true, lock: { releasedBy: 'person:oncall@example.com' } });
     expect(second).toMatchObject({ released: false, alreadyReleased: true });
     const records = await auditFor(slot);
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ action: 'slot.force_release', actorType: 'person', actorId: 'oncall@example.com', reason: 'run died at 03:10' });
+    expect(records[0]).toMatchObject({
+      action: 'slot.force_release',
+      actorType: 'person',
+      actorId: 'oncall@example.com',
+      reason: 'run died at 03:10',
+    });
   });
 
   it.each([
-    ['past_ttl', async () => {
-      const lock = await staleLock();
-      await database.sql`update slot_locks set expires_at = now() + interval '1 hour' where slot = ${lock.slot}`;
-      return lock;
-    }],
+    [
+      'past_ttl',
+      async () => {
+        const lock = await staleLock();
+        await database.sql`update slot_locks set expires_at = now() + interval '1 hour' where slot = ${lock.slot}`;
+        return lock;
+      },
+    ],
     ['holder_run_finished', () => staleLock({ finishRun: false })],
     ['no_evidence', () => staleLock({ evidence: true })],
   ] as const)('refuses when %s does not hold, and audits nothing', async (guard, arrange) => {
@@ -181,40 +227,65 @@ describe('forceReleaseSlot', () => {
     const passing = await staleLock();
     const withEvidence = await staleLock({ evidence: true, finishRun: false });
     const facts = await readReleaseGuards(database.db, { slots: [passing.slot, withEvidence.slot] });
-    expect(facts.find((fact) => fact.slot === passing.slot)).toMatchObject({ pastTtl: true, runStatus: 'failed', runDone: true, evidenceCount: 0, failedGuards: [] });
+    expect(facts.find((fact) => fact.slot === passing.slot)).toMatchObject({
+      pastTtl: true,
+      runStatus: 'failed',
+      runDone: true,
+      evidenceCount: 0,
+      failedGuards: [],
+    });
     expect(facts.find((fact) => fact.slot === withEvidence.slot)).toMatchObject({
-      runStatus: 'running', runDone: false, evidenceCount: 1, latestEvidence: 'page-42', failedGuards: ['holder_run_finished', 'no_evidence'],
+      runStatus: 'running',
+      runDone: false,
+      evidenceCount: 1,
+      latestEvidence: 'page-42',
+      failedGuards: ['holder_run_finished', 'no_evidence'],
     });
   });
 
   it('trusts a run that stopped heartbeating past the grace period as finished', async () => {
     const { slot, fencingToken, runKey } = await staleLock({ finishRun: false });
     await database.sql`update runs set heartbeat_at = now() - interval '1 hour' where run_key = ${runKey}`;
-    const released = await forceReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken, reason: 'worker gone', heartbeatGraceMs: 60_000 });
+    const released = await forceReleaseSlot(
+      { ...ctx(), actor: oncall },
+      { slot, fencingToken, reason: 'worker gone', heartbeatGraceMs: 60_000 },
+    );
     expect(released.released).toBe(true);
   });
 
   it('refuses while the kill switch is engaged, for people and the sweeper alike', async () => {
     const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
     const { slot, fencingToken } = await staleLock();
-    await setKillSwitch({ ...ctx(), actor: admin }, { name: 'stale_lock_release', engaged: true, reason: 'incident 42' });
+    await setKillSwitch(
+      { ...ctx(), actor: admin },
+      { name: 'stale_lock_release', engaged: true, reason: 'incident 42' },
+    );
     try {
-      await expect(forceReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken, reason: 'x' })).rejects.toMatchObject({
+      await expect(
+        forceReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken, reason: 'x' }),
+      ).rejects.toMatchObject({
         failedGuards: ['kill_switch_off'],
       });
       const sweep = await sweepStaleSlots(ctx());
       expect(sweep.refused).toContainEqual({ slot, failedGuards: ['kill_switch_off'] });
       expect(sweep.released).not.toContain(slot);
     } finally {
-      await setKillSwitch({ ...ctx(), actor: admin }, { name: 'stale_lock_release', engaged: false, reason: 'incident over' });
+      await setKillSwitch(
+        { ...ctx(), actor: admin },
+        { name: 'stale_lock_release', engaged: false, reason: 'incident over' },
+      );
     }
   });
 
   it('refuses a stale click after the lock changed hands, and a release without a reason', async () => {
     const { slot, fencingToken } = await staleLock();
     await acquireSlot(ctx(), { slot, runKey: 'new-owner', ttlMs: 60_000 });
-    await expect(forceReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken, reason: 'x' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
-    await expect(forceReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken: fencingToken + 1, reason: '  ' })).rejects.toMatchObject({
+    await expect(
+      forceReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken, reason: 'x' }),
+    ).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
+    await expect(
+      forceReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken: fencingToken + 1, reason: '  ' }),
+    ).rejects.toMatchObject({
       code: 'INVALID_INPUT',
     });
   });
@@ -225,7 +296,9 @@ describe('forceReleaseSlot', () => {
     const sweep = await sweepStaleSlots(ctx());
     expect(sweep.released).toContain(releasable.slot);
     expect(sweep.refused).toContainEqual({ slot: withEvidence.slot, failedGuards: ['no_evidence'] });
-    expect(await auditFor(releasable.slot)).toMatchObject([{ action: 'slot.auto_release', actorType: 'system', actorId: 'sweeper' }]);
+    expect(await auditFor(releasable.slot)).toMatchObject([
+      { action: 'slot.auto_release', actorType: 'system', actorId: 'sweeper' },
+    ]);
     expect(await auditFor(withEvidence.slot)).toEqual([]);
   });
 });
@@ -233,7 +306,11 @@ describe('forceReleaseSlot', () => {
 describe("the sweeper's refusals", () => {
   async function refusal(slot: string) {
     const [lock] = await database.db
-      .select({ since: slotLocks.releaseRefusedSince, guards: slotLocks.releaseRefusedGuards, escalatedAt: slotLocks.escalatedAt })
+      .select({
+        since: slotLocks.releaseRefusedSince,
+        guards: slotLocks.releaseRefusedGuards,
+        escalatedAt: slotLocks.escalatedAt,
+      })
       .from(slotLocks)
       .where(eq(slotLocks.slot, slot));
     return lock;
@@ -266,7 +343,9 @@ describe("the sweeper's refusals", () => {
     await sweepStaleSlots(ctx());
     expect((await refusal(slot))?.guards).toEqual(['holder_run_finished', 'no_evidence']);
 
-    expect(await acquireSlot(ctx(), { slot, runKey: `run-${randomUUID()}`, ttlMs: 60_000 })).toMatchObject({ outcome: 'acquired' });
+    expect(await acquireSlot(ctx(), { slot, runKey: `run-${randomUUID()}`, ttlMs: 60_000 })).toMatchObject({
+      outcome: 'acquired',
+    });
     expect(await refusal(slot)).toEqual({ since: null, guards: null, escalatedAt: null });
   });
 });

@@ -22,7 +22,13 @@ afterAll(async () => {
 async function startHoldfast(dataDir: string, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: '', PORT: String(port), HOLDFAST_DATA_DIR: dataDir, HOLDFAST_DEMO_DATA: 'off' },
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      PORT: String(port),
+      HOLDFAST_DATA_DIR: dataDir,
+      HOLDFAST_DEMO_DATA: 'off',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

@@ -39,10 +39,16 @@ describe('npm start with bad configuration', () => {
   });
 
   it('refuses demo sign-in on a named database: its admin would be anyone who reaches the port', () => {
-    const { status, stderr } = start({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/holdfast', AUTH_MODE: 'demo', HOST: '0.0.0.0' });
+    const { status, stderr } = start({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/holdfast',
+      AUTH_MODE: 'demo',
+      HOST: '0.0.0.0',
+    });
     expect(status).toBe(1);
     expect(stderr.split('\n')).toHaveLength(1);
-    expect(stderr).toMatch(/^\[holdfast\] Invalid environment: AUTH_MODE: demo sign-in lets anyone in as the admin, so it runs only on the embedded database/);
+    expect(stderr).toMatch(
+      /^\[holdfast\] Invalid environment: AUTH_MODE: demo sign-in lets anyone in as the admin, so it runs only on the embedded database/,
+    );
   });
 
   it('refuses demo sign-in on the embedded database when HOST is reachable from other machines', () => {
@@ -71,6 +77,8 @@ describe('npm start with bad configuration', () => {
       AUTH_PROXY_SECRET: 'proxy-shared-secret-1',
     });
     expect(status).toBe(1);
-    expect(stderr).toBe('[holdfast] Cannot reach the database in DATABASE_URL (ECONNREFUSED): is PostgreSQL running there?');
+    expect(stderr).toBe(
+      '[holdfast] Cannot reach the database in DATABASE_URL (ECONNREFUSED): is PostgreSQL running there?',
+    );
   });
 });

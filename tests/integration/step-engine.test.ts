@@ -11,7 +11,15 @@ const agent: Actor = { type: 'agent', id: 'engine-test', scopes: ['ingest'] };
 const ctx = (clock?: () => Date): CoreContext => ({ db: database.db, actor: agent, clock });
 
 function aStep(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
-  return { taskId: `task-${randomUUID()}`, agent: 'outreach', owner: 'team:growth', step: 'draft_email', content: { lead: 7 }, estimatedCostMicros: 1_000, ...overrides };
+  return {
+    taskId: `task-${randomUUID()}`,
+    agent: 'outreach',
+    owner: 'team:growth',
+    step: 'draft_email',
+    content: { lead: 7 },
+    estimatedCostMicros: 1_000,
+    ...overrides,
+  };
 }
 
 async function budgetOf(taskId: string) {
@@ -32,7 +40,10 @@ describe('total budgets: every attempt is gated, first tries too', () => {
     try {
       const answers = await Promise.all(
         Array.from({ length: 32 }, (_, index) =>
-          beginStep({ db: pool.db, actor: agent }, aStep({ taskId, step: `part_${index}`, spendCeilingMicros: 10_000, estimatedCostMicros: 1_000 })),
+          beginStep(
+            { db: pool.db, actor: agent },
+            aStep({ taskId, step: `part_${index}`, spendCeilingMicros: 10_000, estimatedCostMicros: 1_000 }),
+          ),
         ),
       );
       const ran = answers.filter((answer) => answer.decision === 'run');
@@ -40,9 +51,15 @@ describe('total budgets: every attempt is gated, first tries too', () => {
       expect(ran).toHaveLength(10);
       expect(stopped).toHaveLength(22);
       // The first refused dead-letters the task for its budget; those refused after it find it dead-lettered already.
-      const reasons = stopped.map((answer) => (answer.decision === 'stop' ? `${answer.code}:${answer.reason}` : answer.decision));
+      const reasons = stopped.map((answer) =>
+        answer.decision === 'stop' ? `${answer.code}:${answer.reason}` : answer.decision,
+      );
       expect(new Set(reasons)).toContain('DO_NOT_RETRY:budget_exhausted');
-      expect(reasons.filter((reason) => reason !== 'DO_NOT_RETRY:budget_exhausted' && reason !== 'DO_NOT_RETRY:task_dead_lettered')).toEqual([]);
+      expect(
+        reasons.filter(
+          (reason) => reason !== 'DO_NOT_RETRY:budget_exhausted' && reason !== 'DO_NOT_RETRY:task_dead_lettered',
+        ),
+      ).toEqual([]);
       const budget = await budgetOf(taskId);
       expect(budget.reservedMicros).toBe(10_000);
       expect(budget.spendMicros + budget.reservedMicros).toBeLessThanOrEqual(budget.spendCeilingMicros);
@@ -52,7 +69,10 @@ describe('total budgets: every attempt is gated, first tries too', () => {
       // Each running attempt costs 200 more than it reserved: actual spend ends above the ceiling by the sum of those overruns.
       for (const answer of ran) {
         if (answer.decision !== 'run') continue;
-        await finishStep({ db: pool.db, actor: agent }, { key: answer.key, fencingToken: answer.fencingToken, outcome: 'succeeded', result: null, costMicros: 1_200 });
+        await finishStep(
+          { db: pool.db, actor: agent },
+          { key: answer.key, fencingToken: answer.fencingToken, outcome: 'succeeded', result: null, costMicros: 1_200 },
+        );
       }
       const settled = await budgetOf(taskId);
       expect(settled).toMatchObject({ reservedMicros: 0, spendMicros: 12_000 });
@@ -65,13 +85,22 @@ describe('total budgets: every attempt is gated, first tries too', () => {
     const taskId = `serial-${randomUUID()}`;
     let steps = 0;
     for (;;) {
-      const answer = await beginStep(ctx(), aStep({ taskId, step: `s${steps}`, spendCeilingMicros: 5_000, estimatedCostMicros: 1_000 }));
+      const answer = await beginStep(
+        ctx(),
+        aStep({ taskId, step: `s${steps}`, spendCeilingMicros: 5_000, estimatedCostMicros: 1_000 }),
+      );
       if (answer.decision !== 'run') {
         expect(answer).toMatchObject({ decision: 'stop', code: 'DO_NOT_RETRY', reason: 'budget_exhausted' });
         break;
       }
       steps += 1;
-      await finishStep(ctx(), { key: answer.key, fencingToken: answer.fencingToken, outcome: 'succeeded', result: steps, costMicros: 1_700 });
+      await finishStep(ctx(), {
+        key: answer.key,
+        fencingToken: answer.fencingToken,
+        outcome: 'succeeded',
+        result: steps,
+        costMicros: 1_700,
+      });
     }
     const budget = await budgetOf(taskId);
     // 1,700 a step against a 1,000 estimate: three steps fit (3,000 reserved at most at once), the third ends at 5,100.
@@ -84,8 +113,14 @@ describe('total budgets: every attempt is gated, first tries too', () => {
     const start = Date.now();
     const step = aStep({ timeAllowanceMs: 60_000 });
     const first = await begunRun(step, () => new Date(start));
-    await finishStep(ctx(() => new Date(start)), { key: first.key, fencingToken: first.fencingToken, outcome: 'succeeded', result: 1 });
-    const late = await beginStep(ctx(() => new Date(start + 61_000)), { ...step, step: 'send_email' });
+    await finishStep(
+      ctx(() => new Date(start)),
+      { key: first.key, fencingToken: first.fencingToken, outcome: 'succeeded', result: 1 },
+    );
+    const late = await beginStep(
+      ctx(() => new Date(start + 61_000)),
+      { ...step, step: 'send_email' },
+    );
     expect(late).toMatchObject({ decision: 'stop', code: 'DO_NOT_RETRY', reason: 'deadline_passed' });
     if (late.decision !== 'stop') return;
     const [hold] = await database.db.select().from(holds).where(eq(holds.id, late.holdId!));
@@ -95,29 +130,58 @@ describe('total budgets: every attempt is gated, first tries too', () => {
   it('refuses a first try once the task has spent its ceiling', async () => {
     const step = aStep({ spendCeilingMicros: 3_000, estimatedCostMicros: 0 });
     const first = await begunRun(step);
-    await finishStep(ctx(), { key: first.key, fencingToken: first.fencingToken, outcome: 'succeeded', result: 'pricey', costMicros: 30_000 });
+    await finishStep(ctx(), {
+      key: first.key,
+      fencingToken: first.fencingToken,
+      outcome: 'succeeded',
+      result: 'pricey',
+      costMicros: 30_000,
+    });
     const next = await beginStep(ctx(), { ...step, step: 'send_email', estimatedCostMicros: 1 });
     expect(next).toMatchObject({ decision: 'stop', code: 'DO_NOT_RETRY', reason: 'budget_exhausted' });
   });
 
   it('answers run with the attempt, its token and what is left of the allowance, spend and time', async () => {
     const now = new Date();
-    const answer = await begunRun(aStep({ retryAllowance: 4, spendCeilingMicros: 10_000, estimatedCostMicros: 2_500, timeAllowanceMs: 3_600_000 }), () => now);
-    expect(answer).toMatchObject({ decision: 'run', attemptNumber: 1, fencingToken: 1, reservedMicros: 2_500, retriesLeft: 4, spendLeftMicros: 7_500, msLeft: 3_600_000 });
+    const answer = await begunRun(
+      aStep({ retryAllowance: 4, spendCeilingMicros: 10_000, estimatedCostMicros: 2_500, timeAllowanceMs: 3_600_000 }),
+      () => now,
+    );
+    expect(answer).toMatchObject({
+      decision: 'run',
+      attemptNumber: 1,
+      fencingToken: 1,
+      reservedMicros: 2_500,
+      retriesLeft: 4,
+      spendLeftMicros: 7_500,
+      msLeft: 3_600_000,
+    });
   });
 });
 
 describe('finish: bad input, stale and repeated finishes', () => {
   it('a finish for an attempt never begun is NOT_FOUND; a superseded token is STALE_TOKEN; nothing is written', async () => {
-    await expect(finishStep(ctx(), { key: `nothing-${randomUUID()}/x`, fencingToken: 1, outcome: 'succeeded', result: 1 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      finishStep(ctx(), { key: `nothing-${randomUUID()}/x`, fencingToken: 1, outcome: 'succeeded', result: 1 }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
 
     const step = aStep();
     const first = await begunRun(step);
-    await finishStep(ctx(), { key: first.key, fencingToken: first.fencingToken, outcome: 'failed', errorClass: 'transient', errorText: '503' });
+    await finishStep(ctx(), {
+      key: first.key,
+      fencingToken: first.fencingToken,
+      outcome: 'failed',
+      errorClass: 'transient',
+      errorText: '503',
+    });
     const second = await begunRun(step);
     expect(second.fencingToken).toBe(first.fencingToken + 1);
-    await expect(finishStep(ctx(), { key: first.key, fencingToken: first.fencingToken, outcome: 'succeeded', result: 'late' })).rejects.toMatchObject({ code: 'STALE_TOKEN' });
-    await expect(finishStep(ctx(), { key: first.key, fencingToken: second.fencingToken + 5, outcome: 'succeeded', result: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      finishStep(ctx(), { key: first.key, fencingToken: first.fencingToken, outcome: 'succeeded', result: 'late' }),
+    ).rejects.toMatchObject({ code: 'STALE_TOKEN' });
+    await expect(
+      finishStep(ctx(), { key: first.key, fencingToken: second.fencingToken + 5, outcome: 'succeeded', result: 'x' }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const [key] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, first.key));
     expect(key).toMatchObject({ status: 'in_progress', fencingToken: second.fencingToken });
   });
@@ -125,26 +189,57 @@ describe('finish: bad input, stale and repeated finishes', () => {
   it('a superseded attempt that finishes late gets STALE_TOKEN, yet its end and cost are recorded, once', async () => {
     const step = aStep({ estimatedCostMicros: 2_000 });
     const first = await begunRun(step);
-    await database.db.execute(sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${first.key}`);
+    await database.db.execute(
+      sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${first.key}`,
+    );
     const second = await begunRun(step);
-    const late = { key: first.key, fencingToken: first.fencingToken, attemptNumber: 1, outcome: 'succeeded' as const, result: 'late', costMicros: 300 };
+    const late = {
+      key: first.key,
+      fencingToken: first.fencingToken,
+      attemptNumber: 1,
+      outcome: 'succeeded' as const,
+      result: 'late',
+      costMicros: 300,
+    };
     await expect(finishStep(ctx(), late)).rejects.toMatchObject({ code: 'STALE_TOKEN' });
     await expect(finishStep(ctx(), late)).rejects.toMatchObject({ code: 'STALE_TOKEN' });
-    const rows = await database.db.select().from(attempts).where(eq(attempts.idempotencyKey, first.key)).orderBy(attempts.attemptNumber);
-    expect(rows.map((row) => [row.attemptNumber, row.outcome, row.costMicros])).toEqual([[1, 'succeeded', 300], [2, 'running', 0]]);
+    const rows = await database.db
+      .select()
+      .from(attempts)
+      .where(eq(attempts.idempotencyKey, first.key))
+      .orderBy(attempts.attemptNumber);
+    expect(rows.map((row) => [row.attemptNumber, row.outcome, row.costMicros])).toEqual([
+      [1, 'succeeded', 300],
+      [2, 'running', 0],
+    ]);
     expect(await budgetOf(step.taskId)).toMatchObject({ spendMicros: 300, reservedMicros: 2_000 });
     const [key] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, first.key));
     expect(key).toMatchObject({ status: 'in_progress', fencingToken: second.fencingToken, result: null });
   });
 
   it('refuses a negative cost or estimate, and a failure without a class or text, naming each field', async () => {
-    await expect(beginStep(ctx(), aStep({ estimatedCostMicros: -1 }))).rejects.toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { estimatedCostMicros: expect.any(Array) } });
-    const answer = await begunRun(aStep());
-    await expect(finishStep(ctx(), { key: answer.key, fencingToken: answer.fencingToken, outcome: 'succeeded', result: 1, costMicros: -5 })).rejects.toMatchObject({
-      code: 'INVALID_INPUT', fieldErrors: { costMicros: expect.any(Array) },
+    await expect(beginStep(ctx(), aStep({ estimatedCostMicros: -1 }))).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      fieldErrors: { estimatedCostMicros: expect.any(Array) },
     });
-    await expect(finishStep(ctx(), { key: answer.key, fencingToken: answer.fencingToken, outcome: 'failed', errorText: ' ' })).rejects.toMatchObject({
-      code: 'INVALID_INPUT', fieldErrors: { errorClass: expect.any(Array), errorText: expect.any(Array) },
+    const answer = await begunRun(aStep());
+    await expect(
+      finishStep(ctx(), {
+        key: answer.key,
+        fencingToken: answer.fencingToken,
+        outcome: 'succeeded',
+        result: 1,
+        costMicros: -5,
+      }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      fieldErrors: { costMicros: expect.any(Array) },
+    });
+    await expect(
+      finishStep(ctx(), { key: answer.key, fencingToken: answer.fencingToken, outcome: 'failed', errorText: ' ' }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      fieldErrors: { errorClass: expect.any(Array), errorText: expect.any(Array) },
     });
     const [attempt] = await database.db.select().from(attempts).where(eq(attempts.idempotencyKey, answer.key));
     expect(attempt?.outcome).toBe('running');
@@ -155,8 +250,18 @@ describe('finish: bad input, stale and repeated finishes', () => {
     try {
       const step = aStep({ retryAllowance: 3 });
       const answer = await begunRun(step);
-      const report = { key: answer.key, fencingToken: answer.fencingToken, outcome: 'failed' as const, errorClass: 'transient' as const, errorText: 'reset by peer', costMicros: 400 };
-      const [a, b] = await Promise.all([finishStep({ db: pool.db, actor: agent }, report), finishStep({ db: pool.db, actor: agent }, report)]);
+      const report = {
+        key: answer.key,
+        fencingToken: answer.fencingToken,
+        outcome: 'failed' as const,
+        errorClass: 'transient' as const,
+        errorText: 'reset by peer',
+        costMicros: 400,
+      };
+      const [a, b] = await Promise.all([
+        finishStep({ db: pool.db, actor: agent }, report),
+        finishStep({ db: pool.db, actor: agent }, report),
+      ]);
       expect(a).toEqual(b);
       expect(a).toMatchObject({ decision: 'retry', attemptNumber: 1 });
       expect(await budgetOf(step.taskId)).toMatchObject({ spendMicros: 400, reservedMicros: 0 });
@@ -170,23 +275,49 @@ describe('the task lifecycle', () => {
   it('a final step that succeeds completes the task: later steps stop with TASK_FINISHED, its steps still replay', async () => {
     const step = aStep({ final: true });
     const answer = await begunRun(step);
-    expect(await finishStep(ctx(), { key: answer.key, fencingToken: answer.fencingToken, outcome: 'succeeded', result: { sent: true } })).toMatchObject({
-      decision: 'completed', taskStatus: 'completed',
+    expect(
+      await finishStep(ctx(), {
+        key: answer.key,
+        fencingToken: answer.fencingToken,
+        outcome: 'succeeded',
+        result: { sent: true },
+      }),
+    ).toMatchObject({
+      decision: 'completed',
+      taskStatus: 'completed',
     });
     expect(await budgetOf(step.taskId)).toMatchObject({ status: 'completed', finishedAt: expect.any(Date) });
     expect(await beginStep(ctx(), step)).toEqual({ decision: 'replay', key: answer.key, result: { sent: true } });
-    expect(await beginStep(ctx(), { ...step, step: 'another' })).toMatchObject({ decision: 'stop', code: 'TASK_FINISHED', reason: 'task_finished' });
+    expect(await beginStep(ctx(), { ...step, step: 'another' })).toMatchObject({
+      decision: 'stop',
+      code: 'TASK_FINISHED',
+      reason: 'task_finished',
+    });
   });
 
   it('finishTask ends a task once; again the same way changes nothing; another way is refused', async () => {
     const step = aStep();
     await begunRun(step);
-    expect(await finishTask(ctx(), { taskId: step.taskId, outcome: 'discarded' })).toEqual({ taskId: step.taskId, status: 'discarded', changed: true });
-    expect(await finishTask(ctx(), { taskId: step.taskId, outcome: 'discarded' })).toEqual({ taskId: step.taskId, status: 'discarded', changed: false });
-    await expect(finishTask(ctx(), { taskId: step.taskId, outcome: 'completed' })).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
-    await expect(finishTask(ctx(), { taskId: `missing-${randomUUID()}`, outcome: 'completed' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await finishTask(ctx(), { taskId: step.taskId, outcome: 'discarded' })).toEqual({
+      taskId: step.taskId,
+      status: 'discarded',
+      changed: true,
+    });
+    expect(await finishTask(ctx(), { taskId: step.taskId, outcome: 'discarded' })).toEqual({
+      taskId: step.taskId,
+      status: 'discarded',
+      changed: false,
+    });
+    await expect(finishTask(ctx(), { taskId: step.taskId, outcome: 'completed' })).rejects.toMatchObject({
+      code: 'STATE_CONFLICT',
+    });
+    await expect(finishTask(ctx(), { taskId: `missing-${randomUUID()}`, outcome: 'completed' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
     const viewer: Actor = { type: 'agent', id: 'reader', scopes: ['read'] };
-    await expect(finishTask({ db: database.db, actor: viewer }, { taskId: step.taskId, outcome: 'discarded' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(
+      finishTask({ db: database.db, actor: viewer }, { taskId: step.taskId, outcome: 'discarded' }),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 
   it('a frozen task stops new steps with TASK_FROZEN and the hold to clear', async () => {
@@ -196,15 +327,28 @@ describe('the task lifecycle', () => {
     await database.db.update(taskBudgets).set({ status: 'frozen' }).where(eq(taskBudgets.taskId, step.taskId));
     const [hold] = await database.db
       .insert(holds)
-      .values({ itemType: 'task', itemId: step.taskId, reason: 'frozen', detail: 'idle', owner: 'team:growth', openedBy: 'system:sweeper' })
+      .values({
+        itemType: 'task',
+        itemId: step.taskId,
+        reason: 'frozen',
+        detail: 'idle',
+        owner: 'team:growth',
+        openedBy: 'system:sweeper',
+      })
       .returning();
-    expect(await beginStep(ctx(), { ...step, step: 'next' })).toMatchObject({ decision: 'stop', code: 'TASK_FROZEN', holdId: hold!.id });
+    expect(await beginStep(ctx(), { ...step, step: 'next' })).toMatchObject({
+      decision: 'stop',
+      code: 'TASK_FROZEN',
+      holdId: hold!.id,
+    });
   });
 
   it('reservations left by an attempt that died are given back when its key is taken over', async () => {
     const step = aStep({ inProgressTtlMs: 60_000, estimatedCostMicros: 4_000, spendCeilingMicros: 10_000 });
     const dead = await begunRun(step);
-    await database.db.execute(sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${dead.key}`);
+    await database.db.execute(
+      sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${dead.key}`,
+    );
     const successor = await begunRun(step);
     expect(successor.attemptNumber).toBe(2);
     expect((await budgetOf(step.taskId)).reservedMicros).toBe(4_000);

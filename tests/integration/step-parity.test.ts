@@ -49,7 +49,13 @@ function comparable(outcome: RunStepOutcome<unknown>) {
     case 'retry':
       return { status: outcome.status, attemptNumber: outcome.attemptNumber, errorClass: outcome.errorClass };
     case 'stop':
-      return { status: outcome.status, code: outcome.code, reason: outcome.reason, hasHold: outcome.holdId !== undefined, hasDeadLetter: outcome.deadLetterId !== undefined };
+      return {
+        status: outcome.status,
+        code: outcome.code,
+        reason: outcome.reason,
+        hasHold: outcome.holdId !== undefined,
+        hasDeadLetter: outcome.deadLetterId !== undefined,
+      };
     default:
       return outcome;
   }
@@ -67,7 +73,14 @@ const scripts = [
 ];
 
 async function play(path: Path, acts: Act[]) {
-  const input: BeginStepInput = { taskId: `parity-${randomUUID()}`, agent: 'research', owner: 'team:platform', step: 'summarize', content: { doc: 1 }, retryAllowance: 2 };
+  const input: BeginStepInput = {
+    taskId: `parity-${randomUUID()}`,
+    agent: 'research',
+    owner: 'team:platform',
+    step: 'summarize',
+    content: { doc: 1 },
+    retryAllowance: 2,
+  };
   const outcomes: RunStepOutcome<unknown>[] = [];
   for (const act of acts) outcomes.push(await path.run(input, act));
   outcomes.push(await path.run(input, 'ok')); // one more delivery: replay, or the stop again
@@ -82,27 +95,45 @@ describe('the in-process runStep and the HTTP step protocol give the same outcom
     // Retry-After is a floor on the delay, on both paths.
     for (const [index, act] of acts.entries()) {
       if (act !== 'rate_limited') continue;
-      for (const outcomes of [local, remote]) expect(outcomes[index]).toMatchObject({ status: 'retry', delayMs: expect.any(Number) });
-      for (const outcomes of [local, remote]) expect((outcomes[index] as { delayMs: number }).delayMs).toBeGreaterThanOrEqual(5_000);
+      for (const outcomes of [local, remote])
+        expect(outcomes[index]).toMatchObject({ status: 'retry', delayMs: expect.any(Number) });
+      for (const outcomes of [local, remote])
+        expect((outcomes[index] as { delayMs: number }).delayMs).toBeGreaterThanOrEqual(5_000);
     }
   });
 
-  it.each([inProcess, overHttp])('$name: a crash after begin on a non-idempotent downstream is held as uncertain, never repeated', async (path) => {
-    const input: BeginStepInput = {
-      taskId: `crash-${randomUUID()}`, agent: 'outreach', owner: 'team:growth', step: 'send_email', content: { to: 'a@b.example' },
-      downstreamIdempotent: false, inProgressTtlMs: 60_000,
-    };
-    await path.begin(input); // the worker acts, then dies before finishing
-    const key = `${input.taskId}/send_email`;
-    await api.database.db.update(idempotencyKeys).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(idempotencyKeys.key, key));
-    let sentAgain = false;
-    const redelivered = await path.run(input, 'ok').then((outcome) => {
-      sentAgain = outcome.status === 'completed';
-      return outcome;
-    });
-    expect(sentAgain).toBe(false);
-    expect(redelivered).toMatchObject({ status: 'stop', code: 'UNCERTAIN_OUTCOME', reason: 'uncertain_outcome', holdId: expect.any(Number) });
-    const [hold] = await api.database.db.select().from(holds).where(eq(holds.itemId, key));
-    expect(hold).toMatchObject({ reason: 'uncertain_outcome', owner: 'team:growth', status: 'open' });
-  });
+  it.each([inProcess, overHttp])(
+    '$name: a crash after begin on a non-idempotent downstream is held as uncertain, never repeated',
+    async (path) => {
+      const input: BeginStepInput = {
+        taskId: `crash-${randomUUID()}`,
+        agent: 'outreach',
+        owner: 'team:growth',
+        step: 'send_email',
+        content: { to: 'a@b.example' },
+        downstreamIdempotent: false,
+        inProgressTtlMs: 60_000,
+      };
+      await path.begin(input); // the worker acts, then dies before finishing
+      const key = `${input.taskId}/send_email`;
+      await api.database.db
+        .update(idempotencyKeys)
+        .set({ lockedUntil: sql`now() - interval '1 second'` })
+        .where(eq(idempotencyKeys.key, key));
+      let sentAgain = false;
+      const redelivered = await path.run(input, 'ok').then((outcome) => {
+        sentAgain = outcome.status === 'completed';
+        return outcome;
+      });
+      expect(sentAgain).toBe(false);
+      expect(redelivered).toMatchObject({
+        status: 'stop',
+        code: 'UNCERTAIN_OUTCOME',
+        reason: 'uncertain_outcome',
+        holdId: expect.any(Number),
+      });
+      const [hold] = await api.database.db.select().from(holds).where(eq(holds.itemId, key));
+      expect(hold).toMatchObject({ reason: 'uncertain_outcome', owner: 'team:growth', status: 'open' });
+    },
+  );
 });

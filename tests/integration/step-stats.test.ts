@@ -13,7 +13,8 @@ const reported = (latencyMs: number) => latencyOfBucket(latencyBucketOf(latencyM
 
 async function record(inputs: RecordAttemptInput[]) {
   // The attempts are from mid-November 2026: the library judges their age by this clock, not the machine's.
-  for (const input of inputs) await recordAttempt({ db: database.db, clock: () => new Date('2026-11-20T00:00:00Z') }, input);
+  for (const input of inputs)
+    await recordAttempt({ db: database.db, clock: () => new Date('2026-11-20T00:00:00Z') }, input);
 }
 
 function attemptAt(iso: string, overrides: Partial<RecordAttemptInput>): RecordAttemptInput {
@@ -27,8 +28,16 @@ describe('getStepStats', () => {
     // draft: task A succeeds on 1; task B fails twice then succeeds on 3.
     await record([
       attemptAt('2026-11-10T10:00:00Z', { agent, step: 'draft', taskId: 'A', costMicros: 1_000 }),
-      { ...aFailedAttempt({ agent, step: 'draft', taskId: 'B', costMicros: 2_000 }), startedAt: at('2026-11-10T11:00:00Z'), finishedAt: at('2026-11-10T11:00:01Z') },
-      { ...aFailedAttempt({ agent, step: 'draft', taskId: 'B', attemptNumber: 2, costMicros: 3_000 }), startedAt: at('2026-11-10T11:01:00Z'), finishedAt: at('2026-11-10T11:01:01Z') },
+      {
+        ...aFailedAttempt({ agent, step: 'draft', taskId: 'B', costMicros: 2_000 }),
+        startedAt: at('2026-11-10T11:00:00Z'),
+        finishedAt: at('2026-11-10T11:00:01Z'),
+      },
+      {
+        ...aFailedAttempt({ agent, step: 'draft', taskId: 'B', attemptNumber: 2, costMicros: 3_000 }),
+        startedAt: at('2026-11-10T11:01:00Z'),
+        finishedAt: at('2026-11-10T11:01:01Z'),
+      },
       attemptAt('2026-11-10T11:02:00Z', { agent, step: 'draft', taskId: 'B', attemptNumber: 3, costMicros: 4_000 }),
       // send: one clean attempt.
       attemptAt('2026-11-10T12:00:00Z', { agent, step: 'send', taskId: 'A', costMicros: 10 }),
@@ -41,16 +50,37 @@ describe('getStepStats', () => {
 
     expect(stats).toEqual([
       {
-        agent, step: 'draft', attempts: 4, retries: 2, retryRate: 0.5, failures: 2, totalSpendMicros: 10_000, retrySpendMicros: 7_000,
+        agent,
+        step: 'draft',
+        attempts: 4,
+        retries: 2,
+        retryRate: 0.5,
+        failures: 2,
+        totalSpendMicros: 10_000,
+        retrySpendMicros: 7_000,
         // 7,000 of 10,000 spent on retries; task A succeeded first time, task B did not.
-        retryShareOfSpend: 0.7, firstTrySuccess: 0.5,
+        retryShareOfSpend: 0.7,
+        firstTrySuccess: 0.5,
         // Latencies 500, 1000, 1000, 500 ms: the nearest-rank p50 is the 2nd of 4 (500), p95 the 4th (1000),
         // each reported as its histogram bucket's value.
-        latencyP50Ms: reported(500), latencyP95Ms: reported(1_000), failuresByClass: { transient: 2 },
+        latencyP50Ms: reported(500),
+        latencyP95Ms: reported(1_000),
+        failuresByClass: { transient: 2 },
       },
       {
-        agent, step: 'send', attempts: 1, retries: 0, retryRate: 0, failures: 0, totalSpendMicros: 10, retrySpendMicros: 0,
-        retryShareOfSpend: 0, firstTrySuccess: 1, latencyP50Ms: reported(500), latencyP95Ms: reported(500), failuresByClass: {},
+        agent,
+        step: 'send',
+        attempts: 1,
+        retries: 0,
+        retryRate: 0,
+        failures: 0,
+        totalSpendMicros: 10,
+        retrySpendMicros: 0,
+        retryShareOfSpend: 0,
+        firstTrySuccess: 1,
+        latencyP50Ms: reported(500),
+        latencyP95Ms: reported(500),
+        failuresByClass: {},
       },
     ]);
   });
@@ -68,7 +98,9 @@ describe('getStepStats', () => {
   });
 
   it('returns nothing for an empty window', async () => {
-    expect(await getStepStats(database.db, { from: at('2001-01-01T00:00:00Z'), to: at('2001-01-02T00:00:00Z') })).toEqual([]);
+    expect(
+      await getStepStats(database.db, { from: at('2001-01-01T00:00:00Z'), to: at('2001-01-02T00:00:00Z') }),
+    ).toEqual([]);
   });
 
   it('keeps sums exact beyond 32-bit integers', async () => {
@@ -88,7 +120,11 @@ describe('getStepStats', () => {
   });
 
   it('narrows to one agent when asked', async () => {
-    const stats = await getStepStats(database.db, { from: at('2026-11-12T00:00:00Z'), to: at('2026-11-13T00:00:00Z'), agent: 'beta' });
+    const stats = await getStepStats(database.db, {
+      from: at('2026-11-12T00:00:00Z'),
+      to: at('2026-11-13T00:00:00Z'),
+      agent: 'beta',
+    });
     expect(stats.map((row) => row.agent)).toEqual(['beta']);
   });
 });

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { clearHold, ensureTaskBudget, finishTask, freezeIdleTasks, runDueSweeps, runStep, type Actor } from '../../lib/core';
+import {
+  clearHold,
+  ensureTaskBudget,
+  finishTask,
+  freezeIdleTasks,
+  runDueSweeps,
+  runStep,
+  type Actor,
+} from '../../lib/core';
 import { holds, retryPoolUsage, taskBudgets } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
@@ -24,25 +32,43 @@ describe('freezeIdleTasks', () => {
 
     expect(frozen).toContain(idle);
     expect(frozen).not.toContain(recent);
-    const [hold] = await database.db.select().from(holds).where(and(eq(holds.itemType, 'task'), eq(holds.itemId, idle)));
-    expect(hold).toMatchObject({ reason: 'frozen', owner: 'person:owner@example.com', status: 'open', openedBy: 'system:sweeper' });
+    const [hold] = await database.db
+      .select()
+      .from(holds)
+      .where(and(eq(holds.itemType, 'task'), eq(holds.itemId, idle)));
+    expect(hold).toMatchObject({
+      reason: 'frozen',
+      owner: 'person:owner@example.com',
+      status: 'open',
+      openedBy: 'system:sweeper',
+    });
     expect(await freezeIdleTasks({ db: database.db }, { idleDays: 3 })).not.toContain(idle); // once
 
     // A frozen task does no work until its owner resumes it.
     const step = { taskId: idle, agent: 'research', owner: 'person:owner@example.com', step: 'plan', content: {} };
     expect(await runStep({ db: database.db }, step, async () => ({ result: 'ran' }))).toMatchObject({
-      status: 'stop', code: 'TASK_FROZEN', reason: 'task_frozen', holdId: hold!.id,
+      status: 'stop',
+      code: 'TASK_FROZEN',
+      reason: 'task_frozen',
+      holdId: hold!.id,
     });
-    await clearHold({ db: database.db, actor: owner }, { holdId: hold!.id, resolution: 'resume', note: 'still wanted' });
+    await clearHold(
+      { db: database.db, actor: owner },
+      { holdId: hold!.id, resolution: 'resume', note: 'still wanted' },
+    );
     const [budget] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, idle));
     expect(budget?.status).toBe('active');
-    expect(await runStep({ db: database.db }, { ...step, step: 'plan_again' }, async () => ({ result: 'ran' }))).toMatchObject({ status: 'completed' });
+    expect(
+      await runStep({ db: database.db }, { ...step, step: 'plan_again' }, async () => ({ result: 'ran' })),
+    ).toMatchObject({ status: 'completed' });
   });
 
   it('never freezes a task that succeeded and was finished, however long ago, while an idle active one is', async () => {
     const finished = `task-${randomUUID()}`;
     await ensureTaskBudget(database.db, { taskId: finished, agent: 'ingest', owner: 'person:owner@example.com' });
-    expect(await finishTask({ db: database.db, actor: agent }, { taskId: finished, outcome: 'completed' })).toMatchObject({ changed: true });
+    expect(
+      await finishTask({ db: database.db, actor: agent }, { taskId: finished, outcome: 'completed' }),
+    ).toMatchObject({ changed: true });
     await database.sql`update task_budgets set updated_at = now() - interval '4 days', finished_at = now() - interval '4 days' where task_id = ${finished}`;
     const idle = await idleTask(4);
 
@@ -50,9 +76,17 @@ describe('freezeIdleTasks', () => {
 
     expect(frozen).toContain(idle);
     expect(frozen).not.toContain(finished);
-    const [task] = await database.db.select({ status: taskBudgets.status }).from(taskBudgets).where(eq(taskBudgets.taskId, finished));
+    const [task] = await database.db
+      .select({ status: taskBudgets.status })
+      .from(taskBudgets)
+      .where(eq(taskBudgets.taskId, finished));
     expect(task?.status).toBe('completed');
-    expect(await database.db.select().from(holds).where(and(eq(holds.itemType, 'task'), eq(holds.itemId, finished)))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(holds)
+        .where(and(eq(holds.itemType, 'task'), eq(holds.itemId, finished))),
+    ).toEqual([]);
   });
 });
 
@@ -89,8 +123,14 @@ describe('runDueSweeps', () => {
 
   it("takes its buckets from the context's clock when no time is given", async () => {
     const reports = await runDueSweeps({ db: database.db, clock: () => new Date('2032-06-01T08:03:30Z') });
-    expect(reports.find((report) => report.job === 'reconcile_holds')).toMatchObject({ ran: true, bucket: '2032-06-01T08:03:00.000Z' });
-    expect(reports.find((report) => report.job === 'escalate_uncertain_keys')).toMatchObject({ ran: true, bucket: '2032-06-01T08:00:00.000Z' });
+    expect(reports.find((report) => report.job === 'reconcile_holds')).toMatchObject({
+      ran: true,
+      bucket: '2032-06-01T08:03:00.000Z',
+    });
+    expect(reports.find((report) => report.job === 'escalate_uncertain_keys')).toMatchObject({
+      ran: true,
+      bucket: '2032-06-01T08:00:00.000Z',
+    });
   });
 });
 
@@ -106,8 +146,15 @@ describe('delete_old_retry_pool_usage', () => {
     const reports = await runDueSweeps({ db: database.db }, {}, now);
 
     expect(reports.find((report) => report.job === 'delete_old_retry_pool_usage')?.result?.changed).toBe(1);
-    const left = await database.db.select({ sliceStart: retryPoolUsage.sliceStart }).from(retryPoolUsage).where(eq(retryPoolUsage.agent, agent)).orderBy(retryPoolUsage.sliceStart);
-    expect(left.map((row) => row.sliceStart.toISOString())).toEqual(['2033-03-02T13:00:00.000Z', '2033-03-03T12:25:00.000Z']);
+    const left = await database.db
+      .select({ sliceStart: retryPoolUsage.sliceStart })
+      .from(retryPoolUsage)
+      .where(eq(retryPoolUsage.agent, agent))
+      .orderBy(retryPoolUsage.sliceStart);
+    expect(left.map((row) => row.sliceStart.toISOString())).toEqual([
+      '2033-03-02T13:00:00.000Z',
+      '2033-03-03T12:25:00.000Z',
+    ]);
   });
 });
 
@@ -117,7 +164,11 @@ describe('maintain_attempt_log', () => {
       ('old_job', '2020-01-01T00:00:00.000Z', 'h', now(), now() - interval '8 days'),
       ('recent_job', '2020-01-01T00:00:00.000Z', 'h', now(), now() - interval '1 day')`;
     const { maintainAttemptLog } = await import('../../lib/rollups/retention');
-    const done = await maintainAttemptLog(database.db, { now: new Date(), attemptRetentionDays: 30, rollupRetentionDays: 400 });
+    const done = await maintainAttemptLog(database.db, {
+      now: new Date(),
+      attemptRetentionDays: 30,
+      rollupRetentionDays: 400,
+    });
     expect(done.leasesDeleted).toBeGreaterThanOrEqual(1);
     const left = await database.sql`select job from leases where job in ('old_job', 'recent_job')`;
     expect(left.map((row) => row.job)).toEqual(['recent_job']);

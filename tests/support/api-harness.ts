@@ -32,7 +32,8 @@ async function loadRoutes(): Promise<Map<string, { POST?: Handler; GET?: Handler
     '/api/v1/tasks/finish': import('../../app/api/v1/tasks/finish/route'),
   };
   const routes = new Map<string, { POST?: Handler; GET?: Handler }>();
-  for (const [path, module] of Object.entries(modules)) routes.set(path, (await module) as { POST?: Handler; GET?: Handler });
+  for (const [path, module] of Object.entries(modules))
+    routes.set(path, (await module) as { POST?: Handler; GET?: Handler });
   return routes;
 }
 
@@ -48,8 +49,12 @@ export function useApi() {
     process.env.DATABASE_URL = database.url;
     state.routes = await loadRoutes();
     const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
-    state.ingest = (await createApiToken({ db: database.db, actor: admin }, { name: 'contract-ingest', scopes: ['ingest'] })).token;
-    state.read = (await createApiToken({ db: database.db, actor: admin }, { name: 'contract-read', scopes: ['read'] })).token;
+    state.ingest = (
+      await createApiToken({ db: database.db, actor: admin }, { name: 'contract-ingest', scopes: ['ingest'] })
+    ).token;
+    state.read = (
+      await createApiToken({ db: database.db, actor: admin }, { name: 'contract-read', scopes: ['read'] })
+    ).token;
   });
   afterAll(async () => {
     const holder = globalThis as typeof globalThis & { holdfastDatabase?: DatabaseConnection };
@@ -58,7 +63,10 @@ export function useApi() {
   });
 
   const fetchInProcess: typeof fetch = async (input, init) => {
-    const request = new NextRequest(input instanceof Request ? input : new URL(String(input), 'http://holdfast.test'), init as ConstructorParameters<typeof NextRequest>[1]);
+    const request = new NextRequest(
+      input instanceof Request ? input : new URL(String(input), 'http://holdfast.test'),
+      init as ConstructorParameters<typeof NextRequest>[1],
+    );
     const route = state.routes.get(request.nextUrl.pathname);
     const handler = route?.[request.method as 'POST' | 'GET'];
     if (!handler) return new Response(null, { status: 404 });
@@ -75,19 +83,39 @@ export function useApi() {
     },
     fetch: fetchInProcess,
     /** A raw request: any body (string as is), any headers. */
-    async request(path: string, options: { body?: unknown; token?: string | null; headers?: Record<string, string>; method?: string } = {}) {
+    async request(
+      path: string,
+      options: { body?: unknown; token?: string | null; headers?: Record<string, string>; method?: string } = {},
+    ) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
       const token = options.token === undefined ? state.ingest : options.token;
       if (token) headers.authorization = `Bearer ${token}`;
       // A string or a stream goes as it is (a stream has no Content-Length); anything else as JSON.
       const body =
-        options.body === undefined ? undefined : typeof options.body === 'string' || options.body instanceof ReadableStream ? options.body : JSON.stringify(options.body);
-      const response = await fetchInProcess(`http://holdfast.test${path}`, { method: options.method ?? 'POST', headers, body, duplex: 'half' } as RequestInit);
+        options.body === undefined
+          ? undefined
+          : typeof options.body === 'string' || options.body instanceof ReadableStream
+            ? options.body
+            : JSON.stringify(options.body);
+      const response = await fetchInProcess(`http://holdfast.test${path}`, {
+        method: options.method ?? 'POST',
+        headers,
+        body,
+        duplex: 'half',
+      } as RequestInit);
       const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+      };
     },
     client(token?: string) {
-      return createHoldfastClient({ baseUrl: 'http://holdfast.test', token: token ?? state.ingest, fetch: fetchInProcess });
+      return createHoldfastClient({
+        baseUrl: 'http://holdfast.test',
+        token: token ?? state.ingest,
+        fetch: fetchInProcess,
+      });
     },
   };
 }

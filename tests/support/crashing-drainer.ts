@@ -12,7 +12,9 @@ if (!url) throw new Error('usage: crashing-drainer.ts <database url>');
 const { db } = connectDatabase(url, { maxConnections: 1 });
 let enqueued = 0;
 await drainRedrives({ db }, async (redrive, tx) => {
-  await tx.execute(sql`insert into test_queue values (${redrive.outboxKey}, ${JSON.stringify(redrive.payload)}::jsonb)`);
+  await tx.execute(
+    sql`insert into test_queue values (${redrive.outboxKey}, ${JSON.stringify(redrive.payload)}::jsonb)`,
+  );
   enqueued += 1;
   if (enqueued === 3) process.kill(process.pid, 'SIGKILL');
 });

@@ -14,12 +14,20 @@ export async function backendPid(sql: postgres.Sql): Promise<number> {
  * other statement got there: a race test then releases the blocker knowing the
  * second writer really waited. Throws if it never blocks within `timeoutMs`.
  */
-export async function untilBlockedBy(observer: postgres.Sql, pid: number, blocker: number, timeoutMs = 10_000): Promise<void> {
+export async function untilBlockedBy(
+  observer: postgres.Sql,
+  pid: number,
+  blocker: number,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [row] = await observer<{ blockers: number[] }[]>`select pg_blocking_pids(${pid}::int) as blockers`;
     if (row?.blockers.includes(blocker)) return;
-    if (Date.now() > deadline) throw new Error(`session ${pid} was never blocked by session ${blocker} within ${timeoutMs} ms (blocked by: ${JSON.stringify(row?.blockers ?? [])})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `session ${pid} was never blocked by session ${blocker} within ${timeoutMs} ms (blocked by: ${JSON.stringify(row?.blockers ?? [])})`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

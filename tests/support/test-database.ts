@@ -18,7 +18,9 @@ export function useTestDatabase(options: { migrated?: boolean; maxConnections?: 
   beforeAll(async () => {
     const template = options.migrated === false ? 'template0' : server.templateName;
     // Owned by the owner role, like the template: it owns the public schema (PostgreSQL 15+).
-    await withSql(server.maintenanceUrl, (sql) => sql.unsafe(`create database "${name}" template "${template}" owner ${OWNER_ROLE}`));
+    await withSql(server.maintenanceUrl, (sql) =>
+      sql.unsafe(`create database "${name}" template "${template}" owner ${OWNER_ROLE}`),
+    );
     const url = new URL(server.maintenanceUrl);
     url.pathname = `/${name}`;
     handle.url = url.toString();

@@ -4,7 +4,12 @@ import { auditFilter } from '../../lib/console/filters/audit';
 
 describe('diffRecord', () => {
   it('lists only the fields that changed, nested values compared whole', () => {
-    expect(diffRecord({ status: 'open', owner: 'team:web', meta: { a: 1 } }, { status: 'cleared', owner: 'team:web', meta: { a: 2 }, resolution: 'resume' })).toEqual([
+    expect(
+      diffRecord(
+        { status: 'open', owner: 'team:web', meta: { a: 1 } },
+        { status: 'cleared', owner: 'team:web', meta: { a: 2 }, resolution: 'resume' },
+      ),
+    ).toEqual([
       { field: 'status', before: 'open', after: 'cleared' },
       { field: 'meta', before: '{"a":1}', after: '{"a":2}' },
       { field: 'resolution', before: '—', after: 'resume' },
@@ -31,7 +36,9 @@ describe('CSV export cells', () => {
 
 describe('auditFilter', () => {
   it('reads UTC times from the form and refuses nonsense, naming the field', () => {
-    expect(auditFilter.parse({ from: '2026-11-30T08:00', action: '' })).toEqual({ from: new Date('2026-11-30T08:00:00Z') });
+    expect(auditFilter.parse({ from: '2026-11-30T08:00', action: '' })).toEqual({
+      from: new Date('2026-11-30T08:00:00Z'),
+    });
     const bad = auditFilter.safeParse({ to: 'yesterday' });
     expect(bad.success).toBe(false);
     expect(bad.error?.issues[0]?.path).toEqual(['to']);

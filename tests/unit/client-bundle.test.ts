@@ -19,7 +19,9 @@ const isBuiltin = (specifier: string) => specifier.startsWith('node:') || builti
 const builtinsExternal: Plugin = {
   name: 'builtins-external',
   setup(onBuild) {
-    onBuild.onResolve({ filter: /.*/ }, (args) => (isBuiltin(args.path) ? { path: args.path, external: true } : undefined));
+    onBuild.onResolve({ filter: /.*/ }, (args) =>
+      isBuiltin(args.path) ? { path: args.path, external: true } : undefined,
+    );
   },
 };
 
@@ -43,7 +45,9 @@ function forbiddenChains(entry: string, metafile: Metafile): string[] {
   while (queue.length > 0) {
     const at = queue.shift()!;
     for (const imported of metafile.inputs[at]?.imports ?? []) {
-      const forbidden = imported.external ? isBuiltin(imported.path) : forbiddenPackages.includes(packageOf(imported.path) ?? '');
+      const forbidden = imported.external
+        ? isBuiltin(imported.path)
+        : forbiddenPackages.includes(packageOf(imported.path) ?? '');
       if (forbidden) {
         const name = imported.external ? imported.path : packageOf(imported.path)!;
         if (!found.some((chain) => chain.endsWith(` -> ${name}`))) found.push(`${chainTo(at)} -> ${name}`);
@@ -87,8 +91,11 @@ describe('the typed client bundle', () => {
   });
 
   // The client takes only types from the response schemas; a client that parses answers would bundle them.
-  it.each(['lib/api/endpoints.ts', 'lib/api/responses.ts', 'lib/api/openapi.ts'])('and neither does %s', async (entry) => {
-    const result = await bundle(entry);
-    expect(forbiddenChains(entry, result.metafile)).toEqual([]);
-  });
+  it.each(['lib/api/endpoints.ts', 'lib/api/responses.ts', 'lib/api/openapi.ts'])(
+    'and neither does %s',
+    async (entry) => {
+      const result = await bundle(entry);
+      expect(forbiddenChains(entry, result.metafile)).toEqual([]);
+    },
+  );
 });

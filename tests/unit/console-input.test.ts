@@ -10,8 +10,10 @@ import { parseStepsView } from '../../lib/console/filters/steps';
 describe('console text inputs refuse NUL (PostgreSQL text cannot hold it: a 500 before)', () => {
   it('in every filter schema', () => {
     expect(holdsFilter.safeParse({ owner: 'team:a\u0000' }).success).toBe(false);
-    for (const field of ['queue', 'agent', 'step', 'search']) expect(deadLetterFilter.safeParse({ [field]: 'x\u0000y' }).success, field).toBe(false);
-    for (const field of ['actor', 'action', 'targetType', 'targetId', 'from']) expect(auditFilter.safeParse({ [field]: '\u0000' }).success, field).toBe(false);
+    for (const field of ['queue', 'agent', 'step', 'search'])
+      expect(deadLetterFilter.safeParse({ [field]: 'x\u0000y' }).success, field).toBe(false);
+    for (const field of ['actor', 'action', 'targetType', 'targetId', 'from'])
+      expect(auditFilter.safeParse({ [field]: '\u0000' }).success, field).toBe(false);
     // Good values still pass, blank still means absent.
     expect(holdsFilter.parse({ owner: ' team:payments ' }).owner).toBe('team:payments');
     expect(deadLetterFilter.parse({ search: '' }).search).toBeUndefined();
@@ -22,7 +24,10 @@ describe('console text inputs refuse NUL (PostgreSQL text cannot hold it: a 500 
     const view = parseStepsView({ agent: 'a\u0000', q: 'b\u0000' }, new Date('2026-11-30T12:00:00Z'));
     expect(view.agent).toBeUndefined();
     expect(view.search).toBeUndefined();
-    expect(view.notices).toEqual(['Ignored agent: must not contain NUL characters', 'Ignored q: must not contain NUL characters']);
+    expect(view.notices).toEqual([
+      'Ignored agent: must not contain NUL characters',
+      'Ignored q: must not contain NUL characters',
+    ]);
   });
 
   it('in route parameters, with bad percent-encoding too', () => {

@@ -1,11 +1,23 @@
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { describe, expect, it } from 'vitest';
-import { DatabaseDeadlineError, isDatabaseUnavailable, whenDeadlinePasses, withDatabaseDeadline } from '../../lib/server/database-outage';
+import {
+  DatabaseDeadlineError,
+  isDatabaseUnavailable,
+  whenDeadlinePasses,
+  withDatabaseDeadline,
+} from '../../lib/server/database-outage';
 
 const driverError = (code: string, name = 'Error') => Object.assign(new Error(code), { code, name });
 
 describe('isDatabaseUnavailable', () => {
-  it.each(['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT'])('knows the connection error %s', (code) => {
+  it.each([
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'CONNECTION_CLOSED',
+    'CONNECTION_ENDED',
+    'CONNECTION_DESTROYED',
+    'CONNECT_TIMEOUT',
+  ])('knows the connection error %s', (code) => {
     expect(isDatabaseUnavailable(driverError(code))).toBe(true);
   });
 
@@ -15,7 +27,9 @@ describe('isDatabaseUnavailable', () => {
 
   it('looks through drizzle 0.45 wrapping the driver error as its cause', () => {
     expect(isDatabaseUnavailable(new DrizzleQueryError('select 1', [], driverError('CONNECTION_CLOSED')))).toBe(true);
-    expect(isDatabaseUnavailable(new DrizzleQueryError('select 1', [], driverError('23505', 'PostgresError')))).toBe(false);
+    expect(isDatabaseUnavailable(new DrizzleQueryError('select 1', [], driverError('23505', 'PostgresError')))).toBe(
+      false,
+    );
   });
 
   it('takes a unique violation, a bad value or a bug for what they are, not an outage', () => {

@@ -6,11 +6,17 @@ const always = (value: number) => () => value;
 
 describe('decideRetry', () => {
   it.each(['permanent', 'unknown'] as const)('never retries %s errors', (errorClass) => {
-    expect(decideRetry({ errorClass, attemptNumber: 1, invalidOutputRetries: 0 }, policy)).toEqual({ retry: false, reason: errorClass });
+    expect(decideRetry({ errorClass, attemptNumber: 1, invalidOutputRetries: 0 }, policy)).toEqual({
+      retry: false,
+      reason: errorClass,
+    });
   });
 
   it('gives invalid output one corrective retry, no more', () => {
-    expect(decideRetry({ errorClass: 'invalid_output', attemptNumber: 1, invalidOutputRetries: 0 }, policy)).toEqual({ retry: true, delayMs: 0 });
+    expect(decideRetry({ errorClass: 'invalid_output', attemptNumber: 1, invalidOutputRetries: 0 }, policy)).toEqual({
+      retry: true,
+      delayMs: 0,
+    });
     expect(decideRetry({ errorClass: 'invalid_output', attemptNumber: 2, invalidOutputRetries: 1 }, policy)).toEqual({
       retry: false,
       reason: 'corrective_retry_used',
@@ -29,12 +35,18 @@ describe('decideRetry', () => {
 
   it('never retries a rate limit sooner than its Retry-After', () => {
     expect(
-      decideRetry({ errorClass: 'rate_limited', attemptNumber: 1, invalidOutputRetries: 0, retryAfterMs: 5_000 }, policy, always(0.5)),
+      decideRetry(
+        { errorClass: 'rate_limited', attemptNumber: 1, invalidOutputRetries: 0, retryAfterMs: 5_000 },
+        policy,
+        always(0.5),
+      ),
     ).toEqual({ retry: true, delayMs: 5_000 });
   });
 
   it('spreads many workers over the window rather than retrying in step', () => {
-    const delays = Array.from({ length: 1_000 }, () => decideRetry({ errorClass: 'timeout', attemptNumber: 4, invalidOutputRetries: 0 }, policy));
+    const delays = Array.from({ length: 1_000 }, () =>
+      decideRetry({ errorClass: 'timeout', attemptNumber: 4, invalidOutputRetries: 0 }, policy),
+    );
     const values = delays.map((decision) => (decision.retry ? decision.delayMs : -1));
     expect(Math.min(...values)).toBeGreaterThanOrEqual(0);
     expect(Math.max(...values)).toBeLessThan(800);
@@ -48,7 +60,10 @@ describe('classifyFailure', () => {
       errorClass: 'rate_limited',
       retryAfterMs: 2_000,
     });
-    expect(classifyFailure(new TypeError('x is undefined'))).toMatchObject({ errorClass: 'unknown', errorText: 'TypeError: x is undefined' });
+    expect(classifyFailure(new TypeError('x is undefined'))).toMatchObject({
+      errorClass: 'unknown',
+      errorText: 'TypeError: x is undefined',
+    });
     expect(classifyFailure(new StepError('transient', '   ')).errorText).not.toBe('');
   });
 });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { shouldSeedDemoPeople } from '../../lib/auth/demo-people';
-import { assertConsoleIsGuarded, corePolicyFrom, EnvironmentError, isInsecureDemo, isLoopbackAddress, parseEnvironment } from '../../lib/env';
+import {
+  assertConsoleIsGuarded,
+  corePolicyFrom,
+  EnvironmentError,
+  isInsecureDemo,
+  isLoopbackAddress,
+  parseEnvironment,
+} from '../../lib/env';
 
 describe('parseEnvironment', () => {
   it('applies defaults when nothing is set', () => {
@@ -37,7 +44,15 @@ describe('parseEnvironment', () => {
   });
 
   it('turns the redrive brakes into the library policy, and refuses an owner that names nobody', () => {
-    expect(corePolicyFrom(parseEnvironment({ HOLDFAST_REDRIVE_MAX: '5', HOLDFAST_REDRIVE_COOLDOWN_MINUTES: '2', HOLDFAST_REDRIVE_MAX_AGE_DAYS: '1' }))).toEqual({
+    expect(
+      corePolicyFrom(
+        parseEnvironment({
+          HOLDFAST_REDRIVE_MAX: '5',
+          HOLDFAST_REDRIVE_COOLDOWN_MINUTES: '2',
+          HOLDFAST_REDRIVE_MAX_AGE_DAYS: '1',
+        }),
+      ),
+    ).toEqual({
       redriveBrakes: { maxRedrives: 5, cooldownMs: 120_000, maxTaskAgeMs: 86_400_000 },
       attemptRetentionMs: 30 * 86_400_000,
     });
@@ -48,29 +63,30 @@ describe('parseEnvironment', () => {
     expect(parseEnvironment({ DATABASE_URL: 'postgres://u@db.internal:5432/holdfast' }).DATABASE_URL).toBe(
       'postgres://u@db.internal:5432/holdfast',
     );
-    expect(parseEnvironment({ DATABASE_URL: 'postgresql://u:p@127.0.0.1/x' }).DATABASE_URL).toBe('postgresql://u:p@127.0.0.1/x');
+    expect(parseEnvironment({ DATABASE_URL: 'postgresql://u:p@127.0.0.1/x' }).DATABASE_URL).toBe(
+      'postgresql://u:p@127.0.0.1/x',
+    );
   });
 
   it('treats an empty DATABASE_URL as unset', () => {
     expect(parseEnvironment({ DATABASE_URL: '' }).DATABASE_URL).toBeUndefined();
   });
 
-  it.each([
-    ['not a url'],
-    ['mysql://root@localhost/db'],
-    ['postgres://'],
-  ])('rejects DATABASE_URL=%s with one line naming the variable', (value) => {
-    let thrown: unknown;
-    try {
-      parseEnvironment({ DATABASE_URL: value });
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(EnvironmentError);
-    const message = (thrown as Error).message;
-    expect(message).toMatch(/^Invalid environment: DATABASE_URL: must be a URL/);
-    expect(message).not.toContain('\n');
-  });
+  it.each([['not a url'], ['mysql://root@localhost/db'], ['postgres://']])(
+    'rejects DATABASE_URL=%s with one line naming the variable',
+    (value) => {
+      let thrown: unknown;
+      try {
+        parseEnvironment({ DATABASE_URL: value });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(EnvironmentError);
+      const message = (thrown as Error).message;
+      expect(message).toMatch(/^Invalid environment: DATABASE_URL: must be a URL/);
+      expect(message).not.toContain('\n');
+    },
+  );
 
   it('refuses to serve an open console on a named database', () => {
     const env = parseEnvironment({ DATABASE_URL: 'postgres://u@db/holdfast' });
@@ -86,18 +102,43 @@ describe('parseEnvironment', () => {
     // The embedded database serves demo sign-in by default: on 0.0.0.0 that is the whole network's admin account.
     expect(guard({ HOST: '0.0.0.0' })).toThrow(/^Invalid environment: HOST: demo sign-in .* not 0\.0\.0\.0/);
     expect(guard({ HOST: '192.168.1.20', AUTH_MODE: 'demo' })).toThrow(/HOST/);
-    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.0.0.2']) expect(guard({ HOST: host })).not.toThrow();
-    expect(guard({ DATABASE_URL: 'postgres://u@db/holdfast', AUTH_MODE: 'demo', HOST: '0.0.0.0', HOLDFAST_INSECURE_DEMO: '1' })).not.toThrow();
-    expect(guard({ DATABASE_URL: 'postgres://u@db/holdfast', AUTH_MODE: 'proxy', AUTH_PROXY_SECRET: 'proxy-shared-secret-1', HOST: '0.0.0.0' })).not.toThrow();
+    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.0.0.2'])
+      expect(guard({ HOST: host })).not.toThrow();
+    expect(
+      guard({
+        DATABASE_URL: 'postgres://u@db/holdfast',
+        AUTH_MODE: 'demo',
+        HOST: '0.0.0.0',
+        HOLDFAST_INSECURE_DEMO: '1',
+      }),
+    ).not.toThrow();
+    expect(
+      guard({
+        DATABASE_URL: 'postgres://u@db/holdfast',
+        AUTH_MODE: 'proxy',
+        AUTH_PROXY_SECRET: 'proxy-shared-secret-1',
+        HOST: '0.0.0.0',
+      }),
+    ).not.toThrow();
     expect(guard({ AUTH_MODE: 'proxy', AUTH_PROXY_SECRET: 'proxy-shared-secret-1', HOST: '0.0.0.0' })).not.toThrow();
   });
 
   it('knows loopback addresses, and when the insecure demo banner shows', () => {
     expect(['localhost', '127.0.0.1', '::1', '[::1]'].every(isLoopbackAddress)).toBe(true);
-    expect(['0.0.0.0', '10.0.0.1', 'holdfast.example.com', '::', '127.0.0.1.nip.io'].some(isLoopbackAddress)).toBe(false);
+    expect(['0.0.0.0', '10.0.0.1', 'holdfast.example.com', '::', '127.0.0.1.nip.io'].some(isLoopbackAddress)).toBe(
+      false,
+    );
     expect(isInsecureDemo(parseEnvironment({ HOLDFAST_INSECURE_DEMO: '1' }))).toBe(true);
     expect(isInsecureDemo(parseEnvironment({}))).toBe(false);
-    expect(isInsecureDemo(parseEnvironment({ HOLDFAST_INSECURE_DEMO: '1', AUTH_MODE: 'proxy', AUTH_PROXY_SECRET: 'proxy-shared-secret-1' }))).toBe(false);
+    expect(
+      isInsecureDemo(
+        parseEnvironment({
+          HOLDFAST_INSECURE_DEMO: '1',
+          AUTH_MODE: 'proxy',
+          AUTH_PROXY_SECRET: 'proxy-shared-secret-1',
+        }),
+      ),
+    ).toBe(false);
   });
 
   it('seeds the demo people into the embedded database only', () => {
@@ -112,9 +153,9 @@ describe('parseEnvironment', () => {
   });
 
   it('keeps rollups at least as long as raw attempts', () => {
-    expect(() => parseEnvironment({ HOLDFAST_ATTEMPT_RETENTION_DAYS: '90', HOLDFAST_ROLLUP_RETENTION_DAYS: '60' })).toThrow(
-      /HOLDFAST_ROLLUP_RETENTION_DAYS: must be at least HOLDFAST_ATTEMPT_RETENTION_DAYS/,
-    );
+    expect(() =>
+      parseEnvironment({ HOLDFAST_ATTEMPT_RETENTION_DAYS: '90', HOLDFAST_ROLLUP_RETENTION_DAYS: '60' }),
+    ).toThrow(/HOLDFAST_ROLLUP_RETENTION_DAYS: must be at least HOLDFAST_ATTEMPT_RETENTION_DAYS/);
     expect(parseEnvironment({ HOLDFAST_ATTEMPT_RETENTION_DAYS: '7' }).HOLDFAST_ATTEMPT_RETENTION_DAYS).toBe(7);
   });
 

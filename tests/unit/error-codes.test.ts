@@ -2,8 +2,17 @@ import { describe, expect, it, vi } from 'vitest';
 import { STOP_CODES, TRY_LATER_CODES } from '../../lib/api/endpoints';
 import { errorCodes, isErrorCode, type ErrorCode } from '../../lib/core/error-codes';
 import {
-  AttemptConflictError, ForbiddenError, GuardFailedError, HoldfastError, InvalidInputError, KeyPayloadMismatchError,
-  NotFoundError, NotHolderError, RedriveRefusedError, StaleTokenError, StateConflictError,
+  AttemptConflictError,
+  ForbiddenError,
+  GuardFailedError,
+  HoldfastError,
+  InvalidInputError,
+  KeyPayloadMismatchError,
+  NotFoundError,
+  NotHolderError,
+  RedriveRefusedError,
+  StaleTokenError,
+  StateConflictError,
 } from '../../lib/core/errors';
 import { stopCodes as stepStopCodes, waitCodes as stepWaitCodes } from '../../lib/core/steps/step-protocol';
 import { databaseUnavailableResponse, errorResponse, problemResponse, statusByCode } from '../../lib/server/problem';
@@ -26,13 +35,15 @@ describe('the ErrorCode union and the status map', () => {
     for (const status of Object.values(statusByCode)) expect(status).toBeGreaterThanOrEqual(400);
   });
 
-  it('refuses, at compile time, a code that is not one and a status that is not its code\'s', () => {
+  it("refuses, at compile time, a code that is not one and a status that is not its code's", () => {
     // @ts-expect-error: not an ErrorCode
     expect(() => problemResponse(400, 'NOT_A_CODE', 'x')).not.toThrow();
     // @ts-expect-error: NOT_FOUND is answered 404
     expect(() => problemResponse(400, 'NOT_FOUND', 'x')).not.toThrow();
-    // @ts-expect-error: a HoldfastError's code is an ErrorCode
-    class Unlisted extends HoldfastError { readonly code = 'UNLISTED'; }
+    class Unlisted extends HoldfastError {
+      // @ts-expect-error: a HoldfastError's code is an ErrorCode
+      readonly code = 'UNLISTED';
+    }
     expect(new Unlisted('x').code).toBe('UNLISTED');
   });
 
@@ -76,10 +87,17 @@ describe('the stop and try-later lists agree with the map', () => {
 
 describe('errorResponse', () => {
   it.each([
-    new InvalidInputError('bad', { field: ['is bad'] }), new AttemptConflictError('x'), new KeyPayloadMismatchError('x'), new StaleTokenError('x'),
-    new NotHolderError('x'), new GuardFailedError('x', ['g']), new NotFoundError('x'), new StateConflictError('x'), new ForbiddenError('x'),
+    new InvalidInputError('bad', { field: ['is bad'] }),
+    new AttemptConflictError('x'),
+    new KeyPayloadMismatchError('x'),
+    new StaleTokenError('x'),
+    new NotHolderError('x'),
+    new GuardFailedError('x', ['g']),
+    new NotFoundError('x'),
+    new StateConflictError('x'),
+    new ForbiddenError('x'),
     new RedriveRefusedError('x', ['redrive_limit']),
-  ])('answers %s with its code\'s status', async (error) => {
+  ])("answers %s with its code's status", async (error) => {
     const response = errorResponse(error);
     expect(response.status).toBe(statusByCode[error.code]);
     expect(await response.json()).toMatchObject({ code: error.code, detail: error.message });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { LATENCY_RELATIVE_ERROR, latencyBucketOf, latencyOfBucket, mergeHistograms, percentileBucket, percentileMs } from '../../lib/rollups/latency-buckets';
+import {
+  LATENCY_RELATIVE_ERROR,
+  latencyBucketOf,
+  latencyOfBucket,
+  mergeHistograms,
+  percentileBucket,
+  percentileMs,
+} from '../../lib/rollups/latency-buckets';
 
 describe('latency buckets', () => {
   it('reports every latency within the stated relative error', () => {
@@ -17,7 +24,8 @@ describe('latency buckets', () => {
   it('finds the bucket of the nearest-rank percentile', () => {
     const latencies = [5, 7, 9, 12, 40, 41, 45, 300, 900, 5_000];
     const histogram = new Map<number, number>();
-    for (const latency of latencies) histogram.set(latencyBucketOf(latency), (histogram.get(latencyBucketOf(latency)) ?? 0) + 1);
+    for (const latency of latencies)
+      histogram.set(latencyBucketOf(latency), (histogram.get(latencyBucketOf(latency)) ?? 0) + 1);
     // Nearest rank: p50 of 10 values is the 5th smallest (40), p95 the 10th (5,000).
     expect(percentileBucket(histogram, 0.5)).toBe(latencyBucketOf(40));
     expect(percentileBucket(histogram, 0.95)).toBe(latencyBucketOf(5_000));
@@ -32,7 +40,12 @@ describe('mergeHistograms', () => {
       { key: 'a/x', buckets: '{3,41}', counts: '{10,7}' },
       { key: 'b/y', buckets: '{}', counts: '{}' },
     ]);
-    expect([...merged.get('a/x')!]).toEqual([[-1, 2], [3, 15], [40, 1], [41, 7]]);
+    expect([...merged.get('a/x')!]).toEqual([
+      [-1, 2],
+      [3, 15],
+      [40, 1],
+      [41, 7],
+    ]);
     expect(merged.get('b/y')!.size).toBe(0);
   });
 });

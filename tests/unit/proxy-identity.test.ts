@@ -15,16 +15,26 @@ const request = (values: Record<string, string>) => new Headers(values);
 
 describe('resolveProxyIdentity', () => {
   it('refuses headers without the shared secret, or with a wrong one', () => {
-    expect(resolveProxyIdentity(request({ 'x-forwarded-email': 'eve@example.com' }), settings)).toEqual({ ok: false, reason: 'secret' });
+    expect(resolveProxyIdentity(request({ 'x-forwarded-email': 'eve@example.com' }), settings)).toEqual({
+      ok: false,
+      reason: 'secret',
+    });
     expect(
-      resolveProxyIdentity(request({ 'x-holdfast-proxy-secret': 'proxy-shared-secret-124', 'x-forwarded-email': 'eve@example.com' }), settings),
+      resolveProxyIdentity(
+        request({ 'x-holdfast-proxy-secret': 'proxy-shared-secret-124', 'x-forwarded-email': 'eve@example.com' }),
+        settings,
+      ),
     ).toEqual({ ok: false, reason: 'secret' });
   });
 
   it('maps groups to the highest role they grant, and anyone else to viewer', () => {
     const asGroups = (groups: string) =>
       resolveProxyIdentity(
-        request({ 'x-holdfast-proxy-secret': settings.secret, 'x-forwarded-email': 'Sam@Example.com', 'x-forwarded-groups': groups }),
+        request({
+          'x-holdfast-proxy-secret': settings.secret,
+          'x-forwarded-email': 'Sam@Example.com',
+          'x-forwarded-groups': groups,
+        }),
         settings,
       );
     expect(asGroups('oncall,eng')).toEqual({ ok: true, email: 'sam@example.com', role: 'responder' });
@@ -33,7 +43,10 @@ describe('resolveProxyIdentity', () => {
   });
 
   it('refuses a trusted request that names nobody', () => {
-    expect(resolveProxyIdentity(request({ 'x-holdfast-proxy-secret': settings.secret }), settings)).toEqual({ ok: false, reason: 'email' });
+    expect(resolveProxyIdentity(request({ 'x-holdfast-proxy-secret': settings.secret }), settings)).toEqual({
+      ok: false,
+      reason: 'email',
+    });
   });
 });
 
@@ -57,15 +70,24 @@ describe('session tokens', () => {
     expect(await verifySessionToken(await sign({ sv: 1 }, false), secret)).toBeUndefined();
     expect(await verifySessionToken(await sign({}, true), secret)).toBeUndefined();
     expect(await verifySessionToken(await sign({ sv: '1' }, true), secret)).toBeUndefined();
-    expect(await verifySessionToken(await sign({ sv: 1 }, true), secret)).toEqual({ email: 'vera@example.com', sessionVersion: 1 });
+    expect(await verifySessionToken(await sign({ sv: 1 }, true), secret)).toEqual({
+      email: 'vera@example.com',
+      sessionVersion: 1,
+    });
   });
 });
 
 describe('one e-mail rule for the proxy and people management', () => {
   it('refuses `a@b` from the proxy with a 403 naming the header, instead of a 500 later', () => {
-    const identity = resolveProxyIdentity(request({ 'x-holdfast-proxy-secret': settings.secret, 'x-forwarded-email': 'a@b' }), settings);
+    const identity = resolveProxyIdentity(
+      request({ 'x-holdfast-proxy-secret': settings.secret, 'x-forwarded-email': 'a@b' }),
+      settings,
+    );
     expect(identity).toEqual({ ok: false, reason: 'email' });
-    expect(proxyRefusal(identity, settings)).toEqual({ status: 403, text: expect.stringContaining('x-forwarded-email') });
+    expect(proxyRefusal(identity, settings)).toEqual({
+      status: 403,
+      text: expect.stringContaining('x-forwarded-email'),
+    });
     expect(proxyRefusal({ ok: false, reason: 'secret' }, settings).status).toBe(401);
   });
 

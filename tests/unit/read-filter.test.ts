@@ -6,8 +6,19 @@ import { readFilter } from '../../lib/console/read-filter';
 
 describe('readFilter, the one way console pages read their filters from the URL', () => {
   it('keeps the good parameters and ignores a bad one with a notice', () => {
-    const { filter, notices, accepted } = readFilter(holdsFilter, { owner: 'team:payments', minAgeHours: 'soon', reason: 'manual' });
-    expect(filter).toEqual({ view: 'open', mine: false, frozen: false, owner: 'team:payments', reason: 'manual', minAgeHours: undefined });
+    const { filter, notices, accepted } = readFilter(holdsFilter, {
+      owner: 'team:payments',
+      minAgeHours: 'soon',
+      reason: 'manual',
+    });
+    expect(filter).toEqual({
+      view: 'open',
+      mine: false,
+      frozen: false,
+      owner: 'team:payments',
+      reason: 'manual',
+      minAgeHours: undefined,
+    });
     expect(notices).toEqual(['Ignored minAgeHours=“soon”']);
     expect(accepted).toEqual({ owner: 'team:payments', reason: 'manual' });
   });

@@ -3,7 +3,10 @@ import { planSegments, type Segment } from '../../lib/rollups/segments';
 
 const at = (iso: string) => new Date(iso);
 const describeSegments = (segments: Segment[]) =>
-  segments.map((segment) => `${segment.grain} ${segment.from.toISOString().slice(5, 16)}..${segment.to.toISOString().slice(5, 16)}`);
+  segments.map(
+    (segment) =>
+      `${segment.grain} ${segment.from.toISOString().slice(5, 16)}..${segment.to.toISOString().slice(5, 16)}`,
+  );
 
 /** Total milliseconds covered, and whether segments tile the window without gaps or overlaps. */
 function tiles(segments: Segment[], from: Date, to: Date): boolean {
@@ -37,18 +40,30 @@ describe('planSegments', () => {
 
   it('keeps days out for callers that group by hour', () => {
     const window = { label: 'w', from: at('2026-11-01T00:00:00Z'), to: at('2026-11-04T00:00:00Z') };
-    expect(describeSegments(planSegments([window], at('2026-11-10T00:00:00Z'), 'hour'))).toEqual(['hour 11-01T00:00..11-04T00:00']);
+    expect(describeSegments(planSegments([window], at('2026-11-10T00:00:00Z'), 'hour'))).toEqual([
+      'hour 11-01T00:00..11-04T00:00',
+    ]);
   });
 
   it('stays raw for a window inside one hour or past the rollups', () => {
-    expect(planSegments([{ label: 'w', from: at('2026-11-01T10:10:00Z'), to: at('2026-11-01T10:50:00Z') }], at('2026-11-02T00:00:00Z'))).toMatchObject([{ grain: 'raw' }]);
-    expect(planSegments([{ label: 'w', from: at('2026-11-03T00:00:00Z'), to: at('2026-11-04T00:00:00Z') }], at('2026-11-02T00:00:00Z'))).toMatchObject([{ grain: 'raw' }]);
+    expect(
+      planSegments(
+        [{ label: 'w', from: at('2026-11-01T10:10:00Z'), to: at('2026-11-01T10:50:00Z') }],
+        at('2026-11-02T00:00:00Z'),
+      ),
+    ).toMatchObject([{ grain: 'raw' }]);
+    expect(
+      planSegments(
+        [{ label: 'w', from: at('2026-11-03T00:00:00Z'), to: at('2026-11-04T00:00:00Z') }],
+        at('2026-11-02T00:00:00Z'),
+      ),
+    ).toMatchObject([{ grain: 'raw' }]);
   });
 
   it('tiles random windows exactly, and labels each segment with its window', () => {
     const base = at('2026-11-01T00:00:00Z').getTime();
     let seed = 7;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let trial = 0; trial < 500; trial += 1) {
       const from = new Date(base + Math.floor(random() * 10 * 86_400_000));
       const to = new Date(from.getTime() + Math.floor(random() * 10 * 86_400_000) + 1);

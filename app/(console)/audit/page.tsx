@@ -18,7 +18,11 @@ const PAGE_SIZE = 200;
 const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
 const asField = (moment: Date | undefined) => (moment ? moment.toISOString().slice(0, 16) : '');
 
-export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function AuditPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   await requirePerson();
   const { filter, notices, accepted } = readFilter(auditFilter, await searchParams);
   const records = await listAudit(getDb(), filter, PAGE_SIZE);
@@ -26,8 +30,16 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 
   return (
     <>
-      <PageHeader title="Audit" description="Every action by people, agents and the sweeper: who, what, when, why, and what it changed. Append-only." />
-      <form method="get" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter the audit log" data-testid="audit-filters">
+      <PageHeader
+        title="Audit"
+        description="Every action by people, agents and the sweeper: who, what, when, why, and what it changed. Append-only."
+      />
+      <form
+        method="get"
+        className="mb-4 flex flex-wrap items-end gap-3"
+        aria-label="Filter the audit log"
+        data-testid="audit-filters"
+      >
         {(['actor', 'action', 'targetType', 'targetId'] as const).map((name) => (
           <label key={name} className="flex flex-col gap-1 text-[12px] text-muted">
             {auditFilterLabels[name]}
@@ -45,7 +57,12 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
           Apply
         </button>
-        <a href={auditExportHref(accepted)} className="rounded bg-accent px-3 py-1 text-[13px] font-medium text-on-accent" data-testid="audit-export" download>
+        <a
+          href={auditExportHref(accepted)}
+          className="rounded bg-accent px-3 py-1 text-[13px] font-medium text-on-accent"
+          data-testid="audit-export"
+          download
+        >
           Export CSV
         </a>
         {filtered ? (
@@ -78,7 +95,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               const changes = diffRecord(record.before, record.after);
               return (
                 <tr key={record.id} className="align-top" data-testid={`audit-row-${record.id}`}>
-                  <Cell className="whitespace-nowrap tabular-nums">{record.occurredAt.toISOString().slice(0, 19).replace('T', ' ')}</Cell>
+                  <Cell className="whitespace-nowrap tabular-nums">
+                    {record.occurredAt.toISOString().slice(0, 19).replace('T', ' ')}
+                  </Cell>
                   <Cell className="font-mono text-[12px]">
                     {record.actorType}:{record.actorId}
                   </Cell>
@@ -96,7 +115,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                           <div key={change.field} className="contents">
                             <dt className="font-mono text-muted">{change.field}</dt>
                             <dd className="font-mono">
-                              <del className="text-danger">{change.before}</del> → <ins className="text-accent no-underline">{change.after}</ins>
+                              <del className="text-danger">{change.before}</del> →{' '}
+                              <ins className="text-accent no-underline">{change.after}</ins>
                             </dd>
                           </div>
                         ))}

@@ -43,7 +43,10 @@ async function redrive(formData: FormData, overrideBrakes: boolean) {
 export async function discardAction(_previous: Changed, formData: FormData) {
   return runAction(
     async (ctx) => {
-      const { changed } = await discardDeadLetter(ctx, { deadLetterId: Number(field(formData, 'deadLetterId')), reason: field(formData, 'reason') });
+      const { changed } = await discardDeadLetter(ctx, {
+        deadLetterId: Number(field(formData, 'deadLetterId')),
+        reason: field(formData, 'reason'),
+      });
       return { changed };
     },
     ['/dead-letters', '/holds'],
@@ -53,13 +56,26 @@ export async function discardAction(_previous: Changed, formData: FormData) {
 /** The preview the confirmation shows; nothing changes. */
 export async function previewBulkRedriveAction(
   filter: DeadLetterFilter,
-): Promise<ActionResult<Omit<BulkRedrivePreview, 'sample'> & { sample: { id: number; taskId: string; outcome: string; brakes: RedriveBrakeRule[] }[] }>> {
+): Promise<
+  ActionResult<
+    Omit<BulkRedrivePreview, 'sample'> & {
+      sample: { id: number; taskId: string; outcome: string; brakes: RedriveBrakeRule[] }[];
+    }
+  >
+> {
   return runAction(async (ctx) => {
     const preview = await previewBulkRedrive(ctx, filter);
     // Only what the dialog shows crosses to the browser, not the payloads.
     return {
       ...preview,
-      sample: preview.sample.slice(0, 10).map((item) => ({ id: item.deadLetter.id, taskId: item.deadLetter.taskId, outcome: item.outcome, brakes: item.brakes })),
+      sample: preview.sample
+        .slice(0, 10)
+        .map((item) => ({
+          id: item.deadLetter.id,
+          taskId: item.deadLetter.taskId,
+          outcome: item.outcome,
+          brakes: item.brakes,
+        })),
     };
   });
 }
@@ -68,13 +84,20 @@ export async function previewBulkRedriveAction(
  * Records the run and works it after the response is sent, in this server
  * process; if the process dies, the sweep carries the run on.
  */
-export async function startBulkRedriveAction(request: { requestId: string; filter: DeadLetterFilter; reason: string; ratePerSecond: number }): Promise<ActionResult<BulkRedrive>> {
+export async function startBulkRedriveAction(request: {
+  requestId: string;
+  filter: DeadLetterFilter;
+  reason: string;
+  ratePerSecond: number;
+}): Promise<ActionResult<BulkRedrive>> {
   return runAction(
     async (ctx) => {
       const { bulkRedrive, created } = await startBulkRedrive(ctx, request);
       if (created) {
         after(() =>
-          runBulkRedrive(ctx, bulkRedrive.id).catch((error: unknown) => console.error(`Bulk redrive ${bulkRedrive.id} stopped: ${String(error)}`)),
+          runBulkRedrive(ctx, bulkRedrive.id).catch((error: unknown) =>
+            console.error(`Bulk redrive ${bulkRedrive.id} stopped: ${String(error)}`),
+          ),
         );
       }
       return bulkRedrive;

@@ -5,11 +5,18 @@ import { formatCount } from '@/lib/console/format';
 import type { BulkRedrivePreviewData } from './bulk-redrive-panel';
 
 /** How many items the redrive brakes will skip, in all and per brake (one item may count under two). */
-export function BrakedCounts({ preview, labels }: { preview: BulkRedrivePreviewData; labels: Record<RedriveBrakeRule, string> }) {
+export function BrakedCounts({
+  preview,
+  labels,
+}: {
+  preview: BulkRedrivePreviewData;
+  labels: Record<RedriveBrakeRule, string>;
+}) {
   return (
     <div className="text-[13px]" data-testid="bulk-redrive-brakes">
       <p>
-        <span className="tabular-nums font-medium">{formatCount(preview.brakedTotal)}</span> will be skipped by the redrive brakes:
+        <span className="tabular-nums font-medium">{formatCount(preview.brakedTotal)}</span> will be skipped by the
+        redrive brakes:
       </p>
       <ul className="ml-4 list-disc">
         {(Object.keys(labels) as RedriveBrakeRule[])

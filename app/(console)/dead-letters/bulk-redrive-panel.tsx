@@ -17,7 +17,10 @@ const outcomeLabels: Record<RedriveOutcome, string> = {
   held_uncertain: 'outcome uncertain (will be held for a person)',
 };
 
-export type BulkRedrivePreviewData = Extract<Awaited<ReturnType<typeof previewBulkRedriveAction>>, { ok: true }>['data'];
+export type BulkRedrivePreviewData = Extract<
+  Awaited<ReturnType<typeof previewBulkRedriveAction>>,
+  { ok: true }
+>['data'];
 
 /**
  * Redrive every pending dead letter matching the page's filter: a preview of
@@ -90,7 +93,12 @@ export function BulkRedrivePanel({
       ) : null}
       {runId ? <BulkRedriveProgress runId={runId} onFinished={() => router.refresh()} /> : null}
 
-      <dialog ref={dialog} aria-labelledby={titleId} className="m-auto w-[min(36rem,92vw)] rounded-lg border border-line bg-surface p-5 text-fg backdrop:bg-black/40" data-testid="bulk-redrive-dialog">
+      <dialog
+        ref={dialog}
+        aria-labelledby={titleId}
+        className="m-auto w-[min(36rem,92vw)] rounded-lg border border-line bg-surface p-5 text-fg backdrop:bg-black/40"
+        data-testid="bulk-redrive-dialog"
+      >
         {preview ? (
           <form action={confirm} className="flex flex-col gap-3">
             <h2 id={titleId} className="text-[15px] font-semibold">
@@ -98,20 +106,25 @@ export function BulkRedrivePanel({
             </h2>
             {preview.brakedTotal > 0 ? <BrakedCounts preview={preview} labels={brakeLabels} /> : null}
             <p className="text-[13px] text-muted">
-              What will happen to {preview.brakedTotal > 0 ? 'the failed step of each one redriven' : "each one's failed step"}, judged from its key now:
+              What will happen to{' '}
+              {preview.brakedTotal > 0 ? 'the failed step of each one redriven' : "each one's failed step"}, judged from
+              its key now:
             </p>
             <ul className="text-[13px]" data-testid="bulk-redrive-outcomes">
               {(Object.keys(outcomeLabels) as RedriveOutcome[])
                 .filter((outcome) => preview.outcomes[outcome] > 0)
                 .map((outcome) => (
                   <li key={outcome}>
-                    <span className="tabular-nums font-medium">{formatCount(preview.outcomes[outcome])}</span> {outcomeLabels[outcome]}
+                    <span className="tabular-nums font-medium">{formatCount(preview.outcomes[outcome])}</span>{' '}
+                    {outcomeLabels[outcome]}
                   </li>
                 ))}
             </ul>
             <p className="text-[13px]" data-testid="bulk-redrive-spend">
               Expected spend:{' '}
-              {preview.expectedSpendMicros === null ? 'unknown (no recent history for these steps)' : `about ${formatMicros(preview.expectedSpendMicros)}, from the steps' recent average cost`}
+              {preview.expectedSpendMicros === null
+                ? 'unknown (no recent history for these steps)'
+                : `about ${formatMicros(preview.expectedSpendMicros)}, from the steps' recent average cost`}
             </p>
             <label className="flex flex-col gap-1 text-[13px]">
               Reason (kept in the audit log)
@@ -119,13 +132,29 @@ export function BulkRedrivePanel({
             </label>
             <label className="flex flex-col gap-1 text-[13px]">
               Items per second
-              <input name="ratePerSecond" type="number" min={1} max={1000} defaultValue={20} required className="w-32 rounded border border-line bg-surface px-2 py-1" />
+              <input
+                name="ratePerSecond"
+                type="number"
+                min={1}
+                max={1000}
+                defaultValue={20}
+                required
+                className="w-32 rounded border border-line bg-surface px-2 py-1"
+              />
             </label>
             <div className="flex justify-end gap-2">
-              <button type="button" onClick={() => dialog.current?.close()} className="rounded border border-line px-3 py-1.5 text-[13px]">
+              <button
+                type="button"
+                onClick={() => dialog.current?.close()}
+                className="rounded border border-line px-3 py-1.5 text-[13px]"
+              >
                 Cancel
               </button>
-              <button type="submit" disabled={busy || toRedrive === 0} className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60">
+              <button
+                type="submit"
+                disabled={busy || toRedrive === 0}
+                className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60"
+              >
                 {busy ? 'Starting…' : `Redrive ${formatCount(toRedrive)}`}
               </button>
             </div>
@@ -156,10 +185,15 @@ export function BulkRedriveProgress({ runId, onFinished }: { runId: number; onFi
     if (finished) onFinished?.();
   }, [finished, onFinished]);
 
-  if (!run) return <p className="text-[12px] text-muted">{query.isError ? 'Progress unavailable; the run goes on.' : 'Starting…'}</p>;
+  if (!run)
+    return (
+      <p className="text-[12px] text-muted">{query.isError ? 'Progress unavailable; the run goes on.' : 'Starting…'}</p>
+    );
   const cancel = async () => {
     const result = await cancelBulkRedriveAction(runId);
-    setCancelNote(result.ok ? (result.data.changed ? 'Cancelling after the current batch…' : 'Already ending.') : result.message);
+    setCancelNote(
+      result.ok ? (result.data.changed ? 'Cancelling after the current batch…' : 'Already ending.') : result.message,
+    );
   };
   return (
     <div className="flex min-w-72 flex-1 flex-wrap items-center gap-2" data-testid={`bulk-redrive-progress-${runId}`}>
@@ -170,8 +204,8 @@ export function BulkRedriveProgress({ runId, onFinished }: { runId: number; onFi
         className="h-2 w-48 accent-[var(--accent)]"
       />
       <span role="status" className="text-[12px] tabular-nums">
-        {formatCount(run.processed)} / {formatCount(run.total)} · {formatCount(run.redriven)} redriven, {formatCount(run.skipped)} skipped ·{' '}
-        <span data-testid="bulk-redrive-status">{run.status}</span>
+        {formatCount(run.processed)} / {formatCount(run.total)} · {formatCount(run.redriven)} redriven,{' '}
+        {formatCount(run.skipped)} skipped · <span data-testid="bulk-redrive-status">{run.status}</span>
       </span>
       {run.status === 'running' ? (
         <button type="button" onClick={cancel} className="rounded border border-line px-2 py-0.5 text-[12px]">

@@ -37,7 +37,13 @@ export function DeadLetterActions({
       <label className="sr-only" htmlFor={reasonId}>
         Reason
       </label>
-      <input id={reasonId} name="reason" required placeholder="Why (kept in the audit log)" className="min-w-40 flex-1 rounded border border-line bg-surface px-2 py-1 text-[12px]" />
+      <input
+        id={reasonId}
+        name="reason"
+        required
+        placeholder="Why (kept in the audit log)"
+        className="min-w-40 flex-1 rounded border border-line bg-surface px-2 py-1 text-[12px]"
+      />
       <button
         type="submit"
         formAction={redrive}
@@ -62,7 +68,11 @@ export function DeadLetterActions({
             cancelText="Keep the brakes"
           />
         ) : (
-          <button type="button" onClick={() => setConfirming('override')} className="rounded border border-line px-2.5 py-1 text-[12px]">
+          <button
+            type="button"
+            onClick={() => setConfirming('override')}
+            className="rounded border border-line px-2.5 py-1 text-[12px]"
+          >
             Override brakes…
           </button>
         )
@@ -80,7 +90,11 @@ export function DeadLetterActions({
           cancelText="Keep it"
         />
       ) : (
-        <button type="button" onClick={() => setConfirming('discard')} className="rounded border border-line px-2.5 py-1 text-[12px]">
+        <button
+          type="button"
+          onClick={() => setConfirming('discard')}
+          className="rounded border border-line px-2.5 py-1 text-[12px]"
+        >
           Discard…
         </button>
       )}
@@ -90,7 +104,10 @@ export function DeadLetterActions({
         </p>
       ) : null}
       {result ? (
-        <p role={result.ok ? 'status' : 'alert'} className={result.ok ? 'w-full text-[12px] text-muted' : 'w-full text-[12px] text-danger'}>
+        <p
+          role={result.ok ? 'status' : 'alert'}
+          className={result.ok ? 'w-full text-[12px] text-muted' : 'w-full text-[12px] text-danger'}
+        >
           {result.ok ? (result.data.changed ? 'Done.' : 'Already done: nothing changed.') : result.message}
         </p>
       ) : null}

@@ -4,12 +4,22 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { decide, describeBrakeRefusals, type DeadLetterFilter } from '@/lib/core';
-import { deadLettersFilterLabels, deadLettersHref, deadLettersUrlFilter, toDeadLetterFilter } from '@/lib/console/filters/dead-letters';
+import {
+  deadLettersFilterLabels,
+  deadLettersHref,
+  deadLettersUrlFilter,
+  toDeadLetterFilter,
+} from '@/lib/console/filters/dead-letters';
 import { readFilter } from '@/lib/console/read-filter';
 import { errorClasses } from '@/lib/db/schema';
 import { corePolicyFrom, getEnvironment } from '@/lib/env';
 import { formatAge, formatCount, formatMicros, formatUtc } from '@/lib/console/format';
-import { DEAD_LETTER_PAGE_SIZE, deadLetterFilterChoices, listBulkRedrives, listPendingDeadLetters } from '@/lib/queries/dead-letters';
+import {
+  DEAD_LETTER_PAGE_SIZE,
+  deadLetterFilterChoices,
+  listBulkRedrives,
+  listPendingDeadLetters,
+} from '@/lib/queries/dead-letters';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { FilterNotices } from '../filter-notices';
@@ -23,7 +33,11 @@ export const dynamic = 'force-dynamic';
 
 const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
 
-export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function DeadLettersPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const person = await requirePerson();
   const { filter: asked, notices } = readFilter(deadLettersUrlFilter, await searchParams);
   const filter = toDeadLetterFilter(asked);
@@ -46,8 +60,19 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         description={`Work whose retries ran out. Redrive it once the cause is fixed: completed steps replay, the failed one runs again. ${describeBrakes(redriveBrakes)}`}
       />
 
-      <form method="get" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter dead letters" data-testid="dead-letter-filters">
-        {([['queue', choices.queues], ['agent', choices.agents], ['step', choices.steps]] as const).map(([name, values]) => (
+      <form
+        method="get"
+        className="mb-4 flex flex-wrap items-end gap-3"
+        aria-label="Filter dead letters"
+        data-testid="dead-letter-filters"
+      >
+        {(
+          [
+            ['queue', choices.queues],
+            ['agent', choices.agents],
+            ['step', choices.steps],
+          ] as const
+        ).map(([name, values]) => (
           <label key={name} className="flex flex-col gap-1 text-[12px] text-muted">
             {deadLettersFilterLabels[name]}
             <select name={name} defaultValue={filter[name] ?? ''} className={inputClass}>
@@ -73,15 +98,35 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           {deadLettersFilterLabels.minAttempts}
-          <input type="number" name="minAttempts" min={0} defaultValue={filter.minAttempts ?? ''} className={`${inputClass} w-24`} />
+          <input
+            type="number"
+            name="minAttempts"
+            min={0}
+            defaultValue={filter.minAttempts ?? ''}
+            className={`${inputClass} w-24`}
+          />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           {deadLettersFilterLabels.minSpendUsd}
-          <input type="number" name="minSpendUsd" min={0} step="any" defaultValue={filter.minSpendMicros === undefined ? '' : filter.minSpendMicros / 1_000_000} className={`${inputClass} w-28`} />
+          <input
+            type="number"
+            name="minSpendUsd"
+            min={0}
+            step="any"
+            defaultValue={filter.minSpendMicros === undefined ? '' : filter.minSpendMicros / 1_000_000}
+            className={`${inputClass} w-28`}
+          />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           {deadLettersFilterLabels.minAgeHours}
-          <input type="number" name="minAgeHours" min={0} step="any" defaultValue={filter.minAgeHours ?? ''} className={`${inputClass} w-28`} />
+          <input
+            type="number"
+            name="minAgeHours"
+            min={0}
+            step="any"
+            defaultValue={filter.minAgeHours ?? ''}
+            className={`${inputClass} w-28`}
+          />
         </label>
         <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
           Apply
@@ -99,11 +144,18 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
           {formatCount(total)} pending{filtered ? ' matching' : ''}
           {total > rows.length ? `, oldest ${formatCount(rows.length)} shown` : ''}
         </p>
-        {redrive.allowed ? <BulkRedrivePanel filter={filter} matching={total} brakeLabels={brakeLabels(redriveBrakes)} /> : <p className="text-[12px] text-muted">Bulk redrive: {redrive.reason}.</p>}
+        {redrive.allowed ? (
+          <BulkRedrivePanel filter={filter} matching={total} brakeLabels={brakeLabels(redriveBrakes)} />
+        ) : (
+          <p className="text-[12px] text-muted">Bulk redrive: {redrive.reason}.</p>
+        )}
       </div>
 
       {rows.length === 0 ? (
-        <EmptyState title={filtered ? 'No pending dead letter matches these filters' : 'No pending dead letters'} testId="dead-letters-empty">
+        <EmptyState
+          title={filtered ? 'No pending dead letter matches these filters' : 'No pending dead letters'}
+          testId="dead-letters-empty"
+        >
           Work lands here when its retries, budget or time run out, or it fails permanently.
         </EmptyState>
       ) : (
@@ -133,7 +185,9 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
                 </Cell>
                 <Cell className="max-w-md">
                   <span className="block font-mono text-[12px]">{letter.errorClass ?? letter.reason}</span>
-                  {letter.lastError ? <LongText text={letter.lastError} testId={`dead-letter-error-${letter.id}`} /> : null}
+                  {letter.lastError ? (
+                    <LongText text={letter.lastError} testId={`dead-letter-error-${letter.id}`} />
+                  ) : null}
                 </Cell>
                 <Cell numeric>{formatCount(letter.attempts)}</Cell>
                 <Cell numeric>{formatMicros(letter.spendMicros)}</Cell>
@@ -154,7 +208,9 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
 
       <h2 className="mb-2 mt-8 text-[15px] font-semibold">Bulk redrives</h2>
       {runs.length === 0 ? (
-        <p className="text-[13px] text-muted">None yet. A bulk redrive is recorded here with who ran it, its filter and its counts.</p>
+        <p className="text-[13px] text-muted">
+          None yet. A bulk redrive is recorded here with who ran it, its filter and its counts.
+        </p>
       ) : (
         <Table data-testid="bulk-redrives-table">
           <caption className="sr-only">Bulk redrives, newest first</caption>
@@ -179,7 +235,8 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
                     <BulkRedriveProgress runId={run.id} />
                   ) : (
                     <span className="text-[12px] tabular-nums">
-                      {run.status}: {formatCount(run.processed)} of {formatCount(run.total)} done, {formatCount(run.redriven)} redriven, {formatCount(run.skipped)} skipped
+                      {run.status}: {formatCount(run.processed)} of {formatCount(run.total)} done,{' '}
+                      {formatCount(run.redriven)} redriven, {formatCount(run.skipped)} skipped
                       {run.cancelledBy ? ` (cancelled by ${run.cancelledBy})` : ''}
                     </span>
                   )}

@@ -17,10 +17,17 @@ export async function clearHoldAction(_previous: ActionResult<{ changed: boolean
   );
 }
 
-export async function reassignHoldAction(_previous: ActionResult<{ changed: boolean }> | undefined, formData: FormData) {
+export async function reassignHoldAction(
+  _previous: ActionResult<{ changed: boolean }> | undefined,
+  formData: FormData,
+) {
   return runAction(
     async (ctx) => {
-      const { changed } = await reassignHold(ctx, { holdId: Number(field(formData, 'holdId')), owner: field(formData, 'owner'), note: field(formData, 'note') });
+      const { changed } = await reassignHold(ctx, {
+        holdId: Number(field(formData, 'holdId')),
+        owner: field(formData, 'owner'),
+        note: field(formData, 'note'),
+      });
       return { changed };
     },
     ['/holds'],
@@ -28,7 +35,10 @@ export async function reassignHoldAction(_previous: ActionResult<{ changed: bool
 }
 
 /** The selected holds (checkboxes named holdId anywhere on the page) cleared with one note. */
-export async function clearHoldsAction(_previous: ActionResult<{ cleared: number; unchanged: number }> | undefined, formData: FormData) {
+export async function clearHoldsAction(
+  _previous: ActionResult<{ cleared: number; unchanged: number }> | undefined,
+  formData: FormData,
+) {
   return runAction(
     async (ctx) => {
       const changes = await clearHolds(ctx, {

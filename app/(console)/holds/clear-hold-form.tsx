@@ -19,7 +19,11 @@ export function ClearHoldForm({ holdId, refusal }: { holdId: number; refusal?: s
       <label className="sr-only" htmlFor={`resolution-${holdId}`}>
         Resolution
       </label>
-      <select id={`resolution-${holdId}`} name="resolution" className="rounded border border-line bg-surface px-1.5 py-1 text-[12px]">
+      <select
+        id={`resolution-${holdId}`}
+        name="resolution"
+        className="rounded border border-line bg-surface px-1.5 py-1 text-[12px]"
+      >
         <option value="resume">Resume</option>
         <option value="discard">Discard</option>
       </select>

@@ -22,16 +22,36 @@ export function ReassignHoldForm({ holdId, owner }: { holdId: number; owner: str
       <label className="sr-only" htmlFor={`owner-${holdId}`}>
         New owner
       </label>
-      <input id={`owner-${holdId}`} name="owner" required defaultValue={owner} placeholder="team:payments or person:ada@…" className={`${inputClass} min-w-44`} />
+      <input
+        id={`owner-${holdId}`}
+        name="owner"
+        required
+        defaultValue={owner}
+        placeholder="team:payments or person:ada@…"
+        className={`${inputClass} min-w-44`}
+      />
       <label className="sr-only" htmlFor={`reassign-note-${holdId}`}>
         Reassign note
       </label>
-      <input id={`reassign-note-${holdId}`} name="note" required placeholder="Why" className={`${inputClass} min-w-32 flex-1`} />
-      <button type="submit" disabled={pending} className="rounded border border-line px-2 py-1 text-[12px] disabled:opacity-60">
+      <input
+        id={`reassign-note-${holdId}`}
+        name="note"
+        required
+        placeholder="Why"
+        className={`${inputClass} min-w-32 flex-1`}
+      />
+      <button
+        type="submit"
+        disabled={pending}
+        className="rounded border border-line px-2 py-1 text-[12px] disabled:opacity-60"
+      >
         {pending ? 'Reassigning…' : 'Reassign'}
       </button>
       {result ? (
-        <p role={result.ok ? 'status' : 'alert'} className={`w-full text-[12px] ${result.ok ? 'text-muted' : 'text-danger'}`}>
+        <p
+          role={result.ok ? 'status' : 'alert'}
+          className={`w-full text-[12px] ${result.ok ? 'text-muted' : 'text-danger'}`}
+        >
           {result.ok ? (result.data.changed ? 'Reassigned.' : 'It already had that owner.') : result.message}
         </p>
       ) : null}
@@ -48,10 +68,21 @@ export function BulkClearForm({ formId }: { formId: string }) {
   const [resolution, setResolution] = useState<'resume' | 'discard'>('resume');
   const [confirming, setConfirming] = useState(false);
   return (
-    <form id={formId} action={submit} className="flex flex-wrap items-end gap-2" aria-label="Clear the selected holds" data-testid="bulk-clear-form">
+    <form
+      id={formId}
+      action={submit}
+      className="flex flex-wrap items-end gap-2"
+      aria-label="Clear the selected holds"
+      data-testid="bulk-clear-form"
+    >
       <label className="flex flex-col gap-1 text-[12px] text-muted">
         Selected holds
-        <select name="resolution" value={resolution} onChange={(event) => setResolution(event.target.value as 'resume' | 'discard')} className={inputClass}>
+        <select
+          name="resolution"
+          value={resolution}
+          onChange={(event) => setResolution(event.target.value as 'resume' | 'discard')}
+          className={inputClass}
+        >
           <option value="resume">Resume</option>
           <option value="discard">Discard</option>
         </select>
@@ -61,17 +92,31 @@ export function BulkClearForm({ formId }: { formId: string }) {
         <input name="note" required placeholder="Why (kept in the audit log)" className={`${inputClass} min-w-56`} />
       </label>
       {resolution === 'discard' && !confirming ? (
-        <button type="button" onClick={() => setConfirming(true)} className="rounded border border-line px-2.5 py-1 text-[12px]">
+        <button
+          type="button"
+          onClick={() => setConfirming(true)}
+          className="rounded border border-line px-2.5 py-1 text-[12px]"
+        >
           Clear selected…
         </button>
       ) : (
-        <button type="submit" disabled={pending} className={`rounded px-2.5 py-1 text-[12px] font-medium text-on-accent disabled:opacity-60 ${resolution === 'discard' ? 'bg-danger' : 'bg-accent'}`}>
+        <button
+          type="submit"
+          disabled={pending}
+          className={`rounded px-2.5 py-1 text-[12px] font-medium text-on-accent disabled:opacity-60 ${resolution === 'discard' ? 'bg-danger' : 'bg-accent'}`}
+        >
           {pending ? 'Clearing…' : resolution === 'discard' ? 'Confirm: discard selected' : 'Clear selected'}
         </button>
       )}
       {result ? (
-        <p role={result.ok ? 'status' : 'alert'} className={`w-full text-[12px] ${result.ok ? 'text-muted' : 'text-danger'}`} data-testid="bulk-clear-result">
-          {result.ok ? `${result.data.cleared} cleared${result.data.unchanged ? `, ${result.data.unchanged} already cleared` : ''}.` : result.message}
+        <p
+          role={result.ok ? 'status' : 'alert'}
+          className={`w-full text-[12px] ${result.ok ? 'text-muted' : 'text-danger'}`}
+          data-testid="bulk-clear-result"
+        >
+          {result.ok
+            ? `${result.data.cleared} cleared${result.data.unchanged ? `, ${result.data.unchanged} already cleared` : ''}.`
+            : result.message}
         </p>
       ) : null}
     </form>

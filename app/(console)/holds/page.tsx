@@ -26,7 +26,16 @@ const BULK_FORM = 'bulk-clear';
 const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
 
 function ItemLink({ hold }: { hold: Hold }) {
-  const href = hold.itemType === 'task' ? `/tasks/${encodeURIComponent(hold.itemId)}` : hold.itemType === 'key' ? keyHref(hold.itemId) : hold.itemType === 'dead_letter' ? '/dead-letters' : hold.itemType === 'slot' ? '/locks' : undefined;
+  const href =
+    hold.itemType === 'task'
+      ? `/tasks/${encodeURIComponent(hold.itemId)}`
+      : hold.itemType === 'key'
+        ? keyHref(hold.itemId)
+        : hold.itemType === 'dead_letter'
+          ? '/dead-letters'
+          : hold.itemType === 'slot'
+            ? '/locks'
+            : undefined;
   return href ? (
     <Link href={href} className="text-accent hover:underline">
       {hold.itemType}:{hold.itemId}
@@ -36,7 +45,11 @@ function ItemLink({ hold }: { hold: Hold }) {
   );
 }
 
-export default async function HoldsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function HoldsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const person = await requirePerson();
   const { filter, notices } = readFilter(holdsFilter, await searchParams);
   const frozenAfterDays = getEnvironment().HOLDFAST_FROZEN_AFTER_DAYS;
@@ -47,25 +60,44 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
     countOpenHoldsByReason(db),
     listHoldOwners(db),
   ]);
-  const isFrozen = (hold: Hold) => hold.reason === 'frozen' || now.getTime() - hold.openedAt.getTime() >= frozenAfterDays * 86_400_000;
+  const isFrozen = (hold: Hold) =>
+    hold.reason === 'frozen' || now.getTime() - hold.openedAt.getTime() >= frozenAfterDays * 86_400_000;
   const open = filter.view === 'open';
   // A hold is cleared only by someone who may also do what clearing does to its item (a redrive, a key's release).
   const mayClearAny = rows.some((hold) => decideHoldClear(person, hold).allowed);
 
   return (
     <>
-      <PageHeader title="Holds" description="Parked work waiting for a person. Resume puts it back to work; discard gives it up." />
+      <PageHeader
+        title="Holds"
+        description="Parked work waiting for a person. Resume puts it back to work; discard gives it up."
+      />
 
-      <nav aria-label="Open holds per reason" className="mb-3 flex flex-wrap gap-2 text-[12px]" data-testid="hold-reason-counts">
+      <nav
+        aria-label="Open holds per reason"
+        className="mb-3 flex flex-wrap gap-2 text-[12px]"
+        data-testid="hold-reason-counts"
+      >
         {counts.length === 0 ? <span className="text-muted">No open holds.</span> : null}
         {counts.map(({ reason, count }) => (
-          <Link key={reason} href={holdsHref(filter, { view: undefined, reason: filter.reason === reason ? undefined : reason })} aria-current={filter.reason === reason ? 'true' : undefined} className="rounded-full border border-line px-2.5 py-0.5 hover:bg-surface-raised aria-[current]:border-accent">
-            {holdReasonLabels[reason]} <span className="font-mono text-muted">{reason}</span> <span className="tabular-nums font-medium">{count}</span>
+          <Link
+            key={reason}
+            href={holdsHref(filter, { view: undefined, reason: filter.reason === reason ? undefined : reason })}
+            aria-current={filter.reason === reason ? 'true' : undefined}
+            className="rounded-full border border-line px-2.5 py-0.5 hover:bg-surface-raised aria-[current]:border-accent"
+          >
+            {holdReasonLabels[reason]} <span className="font-mono text-muted">{reason}</span>{' '}
+            <span className="tabular-nums font-medium">{count}</span>
           </Link>
         ))}
       </nav>
 
-      <form method="get" className="mb-4 flex flex-wrap items-end gap-3" aria-label="Filter holds" data-testid="hold-filters">
+      <form
+        method="get"
+        className="mb-4 flex flex-wrap items-end gap-3"
+        aria-label="Filter holds"
+        data-testid="hold-filters"
+      >
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           {holdsFilterLabels.view}
           <select name="view" defaultValue={filter.view} className={inputClass}>
@@ -95,7 +127,14 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           {holdsFilterLabels.minAgeHours}
-          <input name="minAgeHours" type="number" min={0} step="any" defaultValue={filter.minAgeHours ?? ''} className={`${inputClass} w-28`} />
+          <input
+            name="minAgeHours"
+            type="number"
+            min={0}
+            step="any"
+            defaultValue={filter.minAgeHours ?? ''}
+            className={`${inputClass} w-28`}
+          />
         </label>
         <label className="flex items-center gap-1.5 text-[13px]">
           <input type="checkbox" name="mine" value="1" defaultChecked={filter.mine} /> {holdsFilterLabels.mine}
@@ -125,10 +164,16 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
         </EmptyState>
       ) : (
         <Table data-testid="holds-table">
-          <caption className="sr-only">{open ? 'Open holds, longest waiting first' : 'Cleared holds, most recent first'}</caption>
+          <caption className="sr-only">
+            {open ? 'Open holds, longest waiting first' : 'Cleared holds, most recent first'}
+          </caption>
           <thead>
             <tr>
-              {open ? <HeaderCell><span className="sr-only">Select</span></HeaderCell> : null}
+              {open ? (
+                <HeaderCell>
+                  <span className="sr-only">Select</span>
+                </HeaderCell>
+              ) : null}
               <HeaderCell>Reason</HeaderCell>
               <HeaderCell>Item</HeaderCell>
               <HeaderCell>Detail</HeaderCell>
@@ -145,7 +190,13 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
                   {open ? (
                     <Cell>
                       {decision.allowed ? (
-                        <input type="checkbox" name="holdId" value={hold.id} form={BULK_FORM} aria-label={`Select hold on ${hold.itemType} ${hold.itemId}`} />
+                        <input
+                          type="checkbox"
+                          name="holdId"
+                          value={hold.id}
+                          form={BULK_FORM}
+                          aria-label={`Select hold on ${hold.itemType} ${hold.itemId}`}
+                        />
                       ) : null}
                     </Cell>
                   ) : null}
@@ -154,7 +205,10 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
                     <br />
                     <span className="font-mono text-[11px] text-muted">{hold.reason}</span>
                     {open && isFrozen(hold) ? (
-                      <span className="ml-1.5 rounded bg-danger-soft px-1.5 py-0.5 text-[11px] text-danger" data-testid="frozen-badge">
+                      <span
+                        className="ml-1.5 rounded bg-danger-soft px-1.5 py-0.5 text-[11px] text-danger"
+                        data-testid="frozen-badge"
+                      >
                         frozen
                       </span>
                     ) : null}
@@ -166,12 +220,16 @@ export default async function HoldsPage({ searchParams }: { searchParams: Promis
                     <LongText text={hold.detail} />
                   </Cell>
                   <Cell className="text-muted">{hold.owner}</Cell>
-                  <Cell className="whitespace-nowrap text-muted">{open ? formatAge(hold.openedAt, now) : formatUtc(hold.clearedAt)}</Cell>
+                  <Cell className="whitespace-nowrap text-muted">
+                    {open ? formatAge(hold.openedAt, now) : formatUtc(hold.clearedAt)}
+                  </Cell>
                   <Cell className="min-w-72">
                     {open ? (
                       <>
                         <ClearHoldForm holdId={hold.id} refusal={decision.allowed ? undefined : decision.reason} />
-                        {decide(person, 'hold.reassign', { owner: hold.owner }).allowed ? <ReassignHoldForm holdId={hold.id} owner={hold.owner} /> : null}
+                        {decide(person, 'hold.reassign', { owner: hold.owner }).allowed ? (
+                          <ReassignHoldForm holdId={hold.id} owner={hold.owner} />
+                        ) : null}
                       </>
                     ) : (
                       <span className="text-[12px]" data-testid="hold-resolution">

@@ -54,7 +54,11 @@ function KeyTable({ rows, testId, caption }: { rows: IdempotencyKey[]; testId: s
   );
 }
 
-export default async function KeysPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function KeysPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   await requirePerson();
   const { filter: search, notices } = readFilter(keysFilter, await searchParams);
   const db = getDb();
@@ -68,8 +72,16 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
 
   return (
     <>
-      <PageHeader title="Keys" description="Derived idempotency keys: what each operation did, what is still in flight, and what nobody can vouch for." />
-      <form method="get" className="mb-5 flex flex-wrap items-end gap-3" aria-label="Look up keys" data-testid="key-search">
+      <PageHeader
+        title="Keys"
+        description="Derived idempotency keys: what each operation did, what is still in flight, and what nobody can vouch for."
+      />
+      <form
+        method="get"
+        className="mb-5 flex flex-wrap items-end gap-3"
+        aria-label="Look up keys"
+        data-testid="key-search"
+      >
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           {keysFilterLabels.key}
           <input name="key" defaultValue={search.key ?? ''} className={`${inputClass} min-w-64`} />
@@ -90,7 +102,11 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
 
       {search.show ? (
         detail ? (
-          <section aria-labelledby="key-detail" className="mb-6 rounded-lg border border-line bg-surface p-4" data-testid="key-detail">
+          <section
+            aria-labelledby="key-detail"
+            className="mb-6 rounded-lg border border-line bg-surface p-4"
+            data-testid="key-detail"
+          >
             <h2 id="key-detail" className="mb-2 font-mono text-[14px] font-semibold">
               {detail.key.key}
             </h2>
@@ -100,9 +116,19 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
               <dt className="text-muted">Payload hash</dt>
               <dd className="break-all font-mono text-[12px]">{detail.key.requestHash}</dd>
               <dt className="text-muted">Stored result</dt>
-              <dd className="font-mono text-[12px]">{detail.key.result === null ? '—' : JSON.stringify(detail.key.result)}</dd>
+              <dd className="font-mono text-[12px]">
+                {detail.key.result === null ? '—' : JSON.stringify(detail.key.result)}
+              </dd>
               <dt className="text-muted">Error</dt>
-              <dd>{detail.key.errorClass ? <>{detail.key.errorClass}: <LongText text={detail.key.errorText ?? ''} lines={2} /></> : '—'}</dd>
+              <dd>
+                {detail.key.errorClass ? (
+                  <>
+                    {detail.key.errorClass}: <LongText text={detail.key.errorText ?? ''} lines={2} />
+                  </>
+                ) : (
+                  '—'
+                )}
+              </dd>
               <dt className="text-muted">In progress until</dt>
               <dd>{when(detail.key.lockedUntil)}</dd>
               <dt className="text-muted">Kept until</dt>
@@ -116,7 +142,10 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
               <dt className="text-muted">Task</dt>
               <dd>
                 {detail.key.taskId ? (
-                  <Link href={`/tasks/${encodeURIComponent(detail.key.taskId)}`} className="text-accent hover:underline">
+                  <Link
+                    href={`/tasks/${encodeURIComponent(detail.key.taskId)}`}
+                    className="text-accent hover:underline"
+                  >
                     {detail.key.taskId}
                   </Link>
                 ) : (
@@ -131,7 +160,8 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
               <ul className="text-[13px]" data-testid="key-attempts">
                 {detail.attempts.map((attempt) => (
                   <li key={`${attempt.attemptNumber}-${attempt.startedAt.toISOString()}`}>
-                    #{attempt.attemptNumber} {attempt.outcome} at {when(attempt.startedAt)}, {formatMicros(attempt.costMicros)}
+                    #{attempt.attemptNumber} {attempt.outcome} at {when(attempt.startedAt)},{' '}
+                    {formatMicros(attempt.costMicros)}
                     {attempt.errorText ? ` — ${attempt.errorClass}: ${visibleText(attempt.errorText)}` : ''}
                   </li>
                 ))}
@@ -160,17 +190,33 @@ export default async function KeysPage({ searchParams }: { searchParams: Promise
       {found ? (
         <section aria-label="Keys found" className="mb-6">
           <h2 className="mb-2 text-[15px] font-semibold">Found</h2>
-          {found.length === 0 ? <EmptyState title="No key matches" testId="keys-none-found" /> : <KeyTable rows={found} testId="keys-found" caption="Keys found, newest first" />}
+          {found.length === 0 ? (
+            <EmptyState title="No key matches" testId="keys-none-found" />
+          ) : (
+            <KeyTable rows={found} testId="keys-found" caption="Keys found, newest first" />
+          )}
         </section>
       ) : null}
 
       <h2 className="mb-1 text-[15px] font-semibold">Uncertain: intent without completion</h2>
-      <p className="mb-2 text-[13px] text-muted">Started, never reported back, and the downstream cannot deduplicate: check whether the side effect happened.</p>
-      {expired.uncertain.length === 0 ? <EmptyState title="No uncertain keys" testId="keys-uncertain-empty" /> : <KeyTable rows={expired.uncertain} testId="keys-uncertain" caption="Uncertain keys, oldest first" />}
+      <p className="mb-2 text-[13px] text-muted">
+        Started, never reported back, and the downstream cannot deduplicate: check whether the side effect happened.
+      </p>
+      {expired.uncertain.length === 0 ? (
+        <EmptyState title="No uncertain keys" testId="keys-uncertain-empty" />
+      ) : (
+        <KeyTable rows={expired.uncertain} testId="keys-uncertain" caption="Uncertain keys, oldest first" />
+      )}
 
       <h2 className="mb-1 mt-6 text-[15px] font-semibold">In progress past expiry</h2>
-      <p className="mb-2 text-[13px] text-muted">Their holder went quiet; the downstream deduplicates, so the next delivery takes over.</p>
-      {expired.takeover.length === 0 ? <EmptyState title="None waiting for takeover" testId="keys-takeover-empty" /> : <KeyTable rows={expired.takeover} testId="keys-takeover" caption="Keys in progress past expiry" />}
+      <p className="mb-2 text-[13px] text-muted">
+        Their holder went quiet; the downstream deduplicates, so the next delivery takes over.
+      </p>
+      {expired.takeover.length === 0 ? (
+        <EmptyState title="None waiting for takeover" testId="keys-takeover-empty" />
+      ) : (
+        <KeyTable rows={expired.takeover} testId="keys-takeover" caption="Keys in progress past expiry" />
+      )}
 
       <h2 className="mb-1 mt-6 text-[15px] font-semibold">Recent payload mismatches</h2>
       {mismatches.length === 0 ? (

@@ -3,7 +3,10 @@
 import { forceReleaseSlot, setKillSwitch } from '@/lib/core';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 
-export async function forceReleaseAction(_previous: ActionResult<{ released: boolean }> | undefined, formData: FormData) {
+export async function forceReleaseAction(
+  _previous: ActionResult<{ released: boolean }> | undefined,
+  formData: FormData,
+) {
   return runAction(
     async (ctx) => {
       const result = await forceReleaseSlot(ctx, {
@@ -20,7 +23,11 @@ export async function forceReleaseAction(_previous: ActionResult<{ released: boo
 export async function setKillSwitchAction(_previous: ActionResult<null> | undefined, formData: FormData) {
   return runAction(
     async (ctx) => {
-      await setKillSwitch(ctx, { name: 'stale_lock_release', engaged: field(formData, 'engaged') === 'true', reason: field(formData, 'reason') });
+      await setKillSwitch(ctx, {
+        name: 'stale_lock_release',
+        engaged: field(formData, 'engaged') === 'true',
+        reason: field(formData, 'reason'),
+      });
       return null;
     },
     ['/locks'],

@@ -22,25 +22,42 @@ function ago(moment: Date, now: Date): string {
 }
 
 /** Each guard, in words, with the facts it rests on. */
-function guardChecklist(lock: ReleaseGuardFacts, now: Date): { guard: ReleaseGuard; label: string; passes: boolean; facts: string }[] {
+function guardChecklist(
+  lock: ReleaseGuardFacts,
+  now: Date,
+): { guard: ReleaseGuard; label: string; passes: boolean; facts: string }[] {
   const failed = new Set(lock.failedGuards);
   return [
-    { guard: 'past_ttl', label: 'Past its time to live', passes: !failed.has('past_ttl'), facts: `expires ${when(lock.expiresAt)} (${ago(lock.expiresAt, now)})` },
+    {
+      guard: 'past_ttl',
+      label: 'Past its time to live',
+      passes: !failed.has('past_ttl'),
+      facts: `expires ${when(lock.expiresAt)} (${ago(lock.expiresAt, now)})`,
+    },
     {
       guard: 'holder_run_finished',
       label: 'Its run is finished',
       passes: !failed.has('holder_run_finished'),
-      facts: lock.runStatus === null
-        ? `run ${lock.holderRunKey} is unknown to Holdfast`
-        : `run ${lock.holderRunKey} is ${lock.runStatus}, last heartbeat ${lock.runHeartbeatAt ? ago(lock.runHeartbeatAt, now) : 'never'}`,
+      facts:
+        lock.runStatus === null
+          ? `run ${lock.holderRunKey} is unknown to Holdfast`
+          : `run ${lock.holderRunKey} is ${lock.runStatus}, last heartbeat ${lock.runHeartbeatAt ? ago(lock.runHeartbeatAt, now) : 'never'}`,
     },
     {
       guard: 'no_evidence',
       label: 'No evidence the side effect happened',
       passes: !failed.has('no_evidence'),
-      facts: lock.evidenceCount === 0 ? 'no evidence recorded by that run' : `${lock.evidenceCount} evidence row(s), latest ${lock.latestEvidence}`,
+      facts:
+        lock.evidenceCount === 0
+          ? 'no evidence recorded by that run'
+          : `${lock.evidenceCount} evidence row(s), latest ${lock.latestEvidence}`,
     },
-    { guard: 'kill_switch_off', label: 'The kill switch allows releases', passes: !failed.has('kill_switch_off'), facts: lock.killSwitchEngaged ? 'stale_lock_release is engaged' : 'stale_lock_release is off' },
+    {
+      guard: 'kill_switch_off',
+      label: 'The kill switch allows releases',
+      passes: !failed.has('kill_switch_off'),
+      facts: lock.killSwitchEngaged ? 'stale_lock_release is engaged' : 'stale_lock_release is off',
+    },
   ];
 }
 
@@ -55,14 +72,30 @@ export default async function LocksPage() {
 
   return (
     <>
-      <PageHeader title="Locks" description="Held slot locks, stale ones first. A stale lock is released only when every guard passes, checked again on the server." />
+      <PageHeader
+        title="Locks"
+        description="Held slot locks, stale ones first. A stale lock is released only when every guard passes, checked again on the server."
+      />
 
-      <section aria-label="Automatic release" className="mb-5 rounded-lg border border-line bg-surface px-4 py-3" data-testid="kill-switch">
+      <section
+        aria-label="Automatic release"
+        className="mb-5 rounded-lg border border-line bg-surface px-4 py-3"
+        data-testid="kill-switch"
+      >
         <p className="text-[13px]">
           Automatic release of stale locks by the sweeper is <strong>{engaged ? 'stopped' : 'on'}</strong>
-          {killSwitch?.changedBy ? ` (set by ${killSwitch.changedBy}, ${when(killSwitch.changedAt)}${killSwitch.reason ? `: ${killSwitch.reason}` : ''})` : ''}.
+          {killSwitch?.changedBy
+            ? ` (set by ${killSwitch.changedBy}, ${when(killSwitch.changedAt)}${killSwitch.reason ? `: ${killSwitch.reason}` : ''})`
+            : ''}
+          .
         </p>
-        {switching.allowed ? <div className="mt-2"><KillSwitchForm engaged={engaged} /></div> : <p className="mt-1 text-[12px] text-muted">Switching it: {switching.reason}.</p>}
+        {switching.allowed ? (
+          <div className="mt-2">
+            <KillSwitchForm engaged={engaged} />
+          </div>
+        ) : (
+          <p className="mt-1 text-[12px] text-muted">Switching it: {switching.reason}.</p>
+        )}
       </section>
 
       {locks.length === 0 ? (
@@ -85,12 +118,16 @@ export default async function LocksPage() {
           <tbody>
             {locks.map((lock) => {
               const checklist = guardChecklist(lock, now);
-              const failing = checklist.filter((item) => !item.passes).map((item) => `${item.label.toLowerCase()}: no (${item.facts})`);
+              const failing = checklist
+                .filter((item) => !item.passes)
+                .map((item) => `${item.label.toLowerCase()}: no (${item.facts})`);
               return (
                 <tr key={lock.slot} data-testid={`lock-row-${lock.slot}`} className="align-top">
                   <Cell className="font-mono text-[12px]">
                     {lock.slot}
-                    {lock.pastTtl ? <span className="ml-2 rounded bg-danger-soft px-1.5 py-0.5 text-[11px] text-danger">stale</span> : null}
+                    {lock.pastTtl ? (
+                      <span className="ml-2 rounded bg-danger-soft px-1.5 py-0.5 text-[11px] text-danger">stale</span>
+                    ) : null}
                   </Cell>
                   <Cell className="font-mono text-[12px]">{lock.holderRunKey}</Cell>
                   <Cell numeric>{lock.fencingToken}</Cell>
@@ -99,7 +136,9 @@ export default async function LocksPage() {
                     <ul className="text-[12px]" aria-label={`Release guards for ${lock.slot}`}>
                       {checklist.map((item) => (
                         <li key={item.guard} data-testid={`guard-${item.guard}`} data-passes={item.passes}>
-                          <span aria-hidden="true" className={item.passes ? 'text-accent' : 'text-danger'}>{item.passes ? '✓' : '✗'}</span>{' '}
+                          <span aria-hidden="true" className={item.passes ? 'text-accent' : 'text-danger'}>
+                            {item.passes ? '✓' : '✗'}
+                          </span>{' '}
                           <span className="sr-only">{item.passes ? 'passes:' : 'fails:'}</span>
                           {item.label} <span className="text-muted">— {item.facts}</span>
                         </li>

@@ -22,7 +22,15 @@ const tiles: { key: Headline; label: string; format: (value: number) => string; 
   { key: 'uncertainKeys', label: 'Uncertain keys', format: formatCount, worseWhenUp: true },
 ];
 
-function Change({ figure, format, worseWhenUp }: { figure: Compared; format: (value: number) => string; worseWhenUp?: boolean }) {
+function Change({
+  figure,
+  format,
+  worseWhenUp,
+}: {
+  figure: Compared;
+  format: (value: number) => string;
+  worseWhenUp?: boolean;
+}) {
   if (figure.before === null) return <span className="text-muted">now</span>;
   const delta = figure.now - figure.before;
   if (delta === 0) return <span className="text-muted">no change</span>;
@@ -36,12 +44,20 @@ function Change({ figure, format, worseWhenUp }: { figure: Compared; format: (va
 
 /** The Overview's headline figures (each against the previous window), its charts and its top movers. */
 export function OverviewFigures({ window }: { window: TimeWindowName }) {
-  const query = useQuery({ queryKey: overviewQueryKey(window), queryFn: () => fetchOverview(window), refetchInterval: STEP_STATS_REFRESH_MS });
+  const query = useQuery({
+    queryKey: overviewQueryKey(window),
+    queryFn: () => fetchOverview(window),
+    refetchInterval: STEP_STATS_REFRESH_MS,
+  });
   if (!query.data) {
     return query.isError ? (
-      <p role="alert" className="text-[13px] text-danger">Could not load the headline figures: {query.error.message}</p>
+      <p role="alert" className="text-[13px] text-danger">
+        Could not load the headline figures: {query.error.message}
+      </p>
     ) : (
-      <p role="status" className="text-[13px] text-muted">Loading headline figures…</p>
+      <p role="status" className="text-[13px] text-muted">
+        Loading headline figures…
+      </p>
     );
   }
   const view = query.data;
@@ -49,7 +65,11 @@ export function OverviewFigures({ window }: { window: TimeWindowName }) {
     <section aria-label="Headline figures" className="mb-5 flex flex-col gap-3">
       <div className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-5">
         {tiles.map((tile) => (
-          <div key={tile.key} className="rounded-lg border border-line bg-surface px-4 py-3" data-testid={`headline-${tile.key}`}>
+          <div
+            key={tile.key}
+            className="rounded-lg border border-line bg-surface px-4 py-3"
+            data-testid={`headline-${tile.key}`}
+          >
             <div className="text-[12px] text-muted">{tile.label}</div>
             <div className="mt-1 text-xl font-semibold tabular-nums tracking-tight" data-testid="value">
               {tile.format(view.headline[tile.key].now)}
@@ -62,7 +82,9 @@ export function OverviewFigures({ window }: { window: TimeWindowName }) {
       </div>
       {view.sideEffects ? (
         <div className="rounded-lg border border-line bg-surface p-3" data-testid="side-effects">
-          <h2 className="mb-2 text-[12px] font-medium text-muted">Side effects of the demo fleet, all time: what the downstreams really did</h2>
+          <h2 className="mb-2 text-[12px] font-medium text-muted">
+            Side effects of the demo fleet, all time: what the downstreams really did
+          </h2>
           <dl className="flex flex-wrap gap-x-8 gap-y-2 text-[13px]">
             {[
               ['Duplicate deliveries absorbed', view.sideEffects.duplicatesAbsorbed, 'side-effects-absorbed'],
@@ -81,7 +103,9 @@ export function OverviewFigures({ window }: { window: TimeWindowName }) {
       ) : null}
       <OverviewCharts view={view} />
       <div className="rounded-lg border border-line bg-surface p-3" data-testid="top-movers">
-        <h2 className="mb-2 text-[12px] font-medium text-muted">Top movers: retries that rose most against the previous window</h2>
+        <h2 className="mb-2 text-[12px] font-medium text-muted">
+          Top movers: retries that rose most against the previous window
+        </h2>
         {view.movers.length === 0 ? (
           <p className="text-[13px] text-muted">No step retried more than in the previous window.</p>
         ) : (
@@ -90,8 +114,8 @@ export function OverviewFigures({ window }: { window: TimeWindowName }) {
               <li key={mover.step} className="flex flex-wrap gap-x-3">
                 <span className="font-mono text-[12px]">{mover.step}</span>
                 <span className="text-muted">
-                  retry rate {formatPercent(mover.retryRate.before ?? 0)} → {formatPercent(mover.retryRate.now)}, retry spend{' '}
-                  {formatMicros(mover.retrySpendMicros.before ?? 0)} → {formatMicros(mover.retrySpendMicros.now)}
+                  retry rate {formatPercent(mover.retryRate.before ?? 0)} → {formatPercent(mover.retryRate.now)}, retry
+                  spend {formatMicros(mover.retrySpendMicros.before ?? 0)} → {formatMicros(mover.retrySpendMicros.now)}
                 </span>
               </li>
             ))}

@@ -15,7 +15,11 @@ export function StepStatsPanel({ window }: { window: TimeWindowName }) {
   });
 
   if (query.isPending) {
-    return <p role="status" className="text-[13px] text-muted">Loading step figures…</p>;
+    return (
+      <p role="status" className="text-[13px] text-muted">
+        Loading step figures…
+      </p>
+    );
   }
   if (query.isError && !query.data) {
     return (
@@ -40,8 +44,8 @@ export function StepStatsPanel({ window }: { window: TimeWindowName }) {
       </div>
       {steps.length === 0 ? (
         <EmptyState title="No attempts in this window" testId="step-stats-empty">
-          Agents report each execution of a step with <code>recordAttempt</code>; figures appear here as soon as
-          the first one arrives. Try a longer window.
+          Agents report each execution of a step with <code>recordAttempt</code>; figures appear here as soon as the
+          first one arrives. Try a longer window.
         </EmptyState>
       ) : (
         <StepStatsTable steps={steps} anomalies={anomalies} />

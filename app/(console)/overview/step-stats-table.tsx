@@ -8,7 +8,14 @@ import type { StepStats } from '@/lib/queries/step-stats';
 const HIGH_RETRY_RATE = 0.2;
 
 /** The Overview's few columns, defined with the Steps page's (lib/console/step-columns). */
-const columns = pickStepColumns(['attempts', 'retries', 'retryRate', 'failures', 'totalSpendMicros', 'retrySpendMicros']);
+const columns = pickStepColumns([
+  'attempts',
+  'retries',
+  'retryRate',
+  'failures',
+  'totalSpendMicros',
+  'retrySpendMicros',
+]);
 const cellTestIds: Partial<Record<SortColumn, string>> = {
   attempts: 'attempts',
   retries: 'retries',
@@ -35,7 +42,11 @@ export function StepStatsTable({ steps, anomalies }: { steps: StepStats[]; anoma
       </thead>
       <tbody>
         {steps.map((step) => (
-          <tr key={`${step.agent}/${step.step}`} data-testid={`step-row-${step.agent}-${step.step}`} className="hover:bg-surface-raised">
+          <tr
+            key={`${step.agent}/${step.step}`}
+            data-testid={`step-row-${step.agent}-${step.step}`}
+            className="hover:bg-surface-raised"
+          >
             <Cell className="text-muted">{step.agent}</Cell>
             <Cell className="font-mono text-[12px]">
               {step.step}
@@ -43,7 +54,13 @@ export function StepStatsTable({ steps, anomalies }: { steps: StepStats[]; anoma
             </Cell>
             {columns.map((column) => (
               <Cell key={column.key} numeric data-testid={cellTestIds[column.key]}>
-                {column.key === 'retryRate' ? <span className={step.retryRate > HIGH_RETRY_RATE ? 'font-semibold text-warn' : undefined}>{column.show(step)}</span> : column.show(step)}
+                {column.key === 'retryRate' ? (
+                  <span className={step.retryRate > HIGH_RETRY_RATE ? 'font-semibold text-warn' : undefined}>
+                    {column.show(step)}
+                  </span>
+                ) : (
+                  column.show(step)
+                )}
               </Cell>
             ))}
           </tr>

@@ -15,7 +15,11 @@ import { StepsFilters } from './steps-filters';
 export const metadata: Metadata = { title: 'Steps' };
 export const dynamic = 'force-dynamic';
 
-export default async function StepsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function StepsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   await requirePerson();
   const view = parseStepsView(await searchParams, new Date());
   const now = new Date();
@@ -34,7 +38,8 @@ export default async function StepsPage({ searchParams }: { searchParams: Promis
       <FilterNotices notices={view.notices} />
       {steps.length === 0 ? (
         <EmptyState title="No steps match" testId="steps-empty">
-          No attempts in this window{view.agent || view.search ? ' for this agent or search' : ''}. Try a longer window or clear the filters.
+          No attempts in this window{view.agent || view.search ? ' for this agent or search' : ''}. Try a longer window
+          or clear the filters.
         </EmptyState>
       ) : (
         <StepsTable steps={steps} view={view} anomalies={anomalies} pools={pools} />
@@ -51,15 +56,17 @@ export default async function StepsPage({ searchParams }: { searchParams: Promis
           <div className="contents">
             <dt className="font-medium text-ink">retry share up</dt>
             <dd>
-              The last 24 hours&apos; retry share of spend is more than 3 scaled median absolute deviations, and at least 10 points,
-              above the median of the step&apos;s previous 7 days (needs 20 attempts and 4 days of history).
+              The last 24 hours&apos; retry share of spend is more than 3 scaled median absolute deviations, and at
+              least 10 points, above the median of the step&apos;s previous 7 days (needs 20 attempts and 4 days of
+              history).
             </dd>
           </div>
           <div className="contents">
             <dt className="font-medium text-ink">retry pool: N left / refused R</dt>
             <dd>
-              The step is covered by a fleet retry pool (see the Retry pools page): N retries may still be granted now by the pool that would
-              refuse first, and R of this step&apos;s retries were refused in this window (refusals are kept for 24 hours).
+              The step is covered by a fleet retry pool (see the Retry pools page): N retries may still be granted now
+              by the pool that would refuse first, and R of this step&apos;s retries were refused in this window
+              (refusals are kept for 24 hours).
             </dd>
           </div>
         </dl>

@@ -18,7 +18,12 @@ export function StepsFilters({ view, agents }: { view: StepsView; agents: string
           active: view.window === name,
         }))}
       />
-      <form method="get" action="/steps" className="flex flex-wrap items-end gap-2 text-[12px] text-muted" data-testid="steps-filters">
+      <form
+        method="get"
+        action="/steps"
+        className="flex flex-wrap items-end gap-2 text-[12px] text-muted"
+        data-testid="steps-filters"
+      >
         <input type="hidden" name="sort" value={view.sort} />
         <input type="hidden" name="dir" value={view.dir} />
         <label className="flex flex-col gap-1">

@@ -21,15 +21,26 @@ export function StepsTable({
 }) {
   return (
     <Table data-testid="steps-table">
-      <caption className="sr-only">Steps, sorted by {view.sort} {view.dir === 'asc' ? 'ascending' : 'descending'}</caption>
+      <caption className="sr-only">
+        Steps, sorted by {view.sort} {view.dir === 'asc' ? 'ascending' : 'descending'}
+      </caption>
       <thead>
         <tr>
           {stepColumns.map((column) => {
             const sorted = view.sort === column.key;
             const nextDir = sorted && view.dir === 'desc' ? 'asc' : 'desc';
             return (
-              <HeaderCell key={column.key} numeric={column.numeric} title={column.help} aria-sort={sorted ? (view.dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
-                <Link href={stepsViewHref(view, { sort: column.key, dir: nextDir })} className="hover:text-ink" data-testid={`sort-${column.key}`}>
+              <HeaderCell
+                key={column.key}
+                numeric={column.numeric}
+                title={column.help}
+                aria-sort={sorted ? (view.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+              >
+                <Link
+                  href={stepsViewHref(view, { sort: column.key, dir: nextDir })}
+                  className="hover:text-ink"
+                  data-testid={`sort-${column.key}`}
+                >
                   {column.label}
                   {sorted ? (view.dir === 'asc' ? ' ▲' : ' ▼') : ''}
                 </Link>
@@ -40,11 +51,23 @@ export function StepsTable({
       </thead>
       <tbody>
         {steps.map((row) => (
-          <tr key={`${row.agent}/${row.step}`} data-testid={`steps-row-${row.agent}-${row.step}`} className="align-top hover:bg-surface-raised">
+          <tr
+            key={`${row.agent}/${row.step}`}
+            data-testid={`steps-row-${row.agent}-${row.step}`}
+            className="align-top hover:bg-surface-raised"
+          >
             {stepColumns.map((column) => (
-              <Cell key={column.key} numeric={column.numeric} data-testid={column.key} className={column.key === 'step' ? 'font-mono text-[12px]' : undefined}>
+              <Cell
+                key={column.key}
+                numeric={column.numeric}
+                data-testid={column.key}
+                className={column.key === 'step' ? 'font-mono text-[12px]' : undefined}
+              >
                 {column.key === 'step' ? (
-                  <Link href={`/steps/${encodeURIComponent(row.agent)}/${encodeURIComponent(row.step)}?window=${view.window === 'custom' ? '24h' : view.window}`} className="text-accent hover:underline">
+                  <Link
+                    href={`/steps/${encodeURIComponent(row.agent)}/${encodeURIComponent(row.step)}?window=${view.window === 'custom' ? '24h' : view.window}`}
+                    className="text-accent hover:underline"
+                  >
                     {row.step}
                   </Link>
                 ) : column.key === 'agent' ? (
@@ -56,7 +79,9 @@ export function StepsTable({
                 {column.key === 'step' ? <RetryPoolBadge coverage={pools?.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'failures' && row.failures > 0 ? (
                   <span className="block text-[11px] text-muted">
-                    {Object.entries(row.failuresByClass).map(([errorClass, count]) => `${errorClass} ${count}`).join(', ')}
+                    {Object.entries(row.failuresByClass)
+                      .map(([errorClass, count]) => `${errorClass} ${count}`)
+                      .join(', ')}
                   </span>
                 ) : null}
               </Cell>

@@ -1,6 +1,10 @@
 import { NextResponse } from 'next/server';
 import { getHealth, type HealthReport } from '@/lib/queries/health';
-import { DATABASE_RETRY_AFTER_SECONDS, DatabaseDeadlineError, withDatabaseDeadline } from '@/lib/server/database-outage';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DatabaseDeadlineError,
+  withDatabaseDeadline,
+} from '@/lib/server/database-outage';
 import { getDb } from '@/lib/server/db';
 
 export const dynamic = 'force-dynamic';

@@ -30,7 +30,7 @@ export type HoldsFilter = z.output<typeof holdsFilter>;
 /** What each filter is called on the page. */
 export const holdsFilterLabels = {
   view: 'Show',
-  mine: 'Mine and my teams\'',
+  mine: "Mine and my teams'",
   owner: 'Owner',
   reason: 'Reason',
   frozen: 'Frozen only',

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { withoutNul } from '../../auth/console-input';
 
-const text = withoutNul(z.string().trim().max(500).optional().transform((value) => (value === '' ? undefined : value)));
+const text = withoutNul(
+  z
+    .string()
+    .trim()
+    .max(500)
+    .optional()
+    .transform((value) => (value === '' ? undefined : value)),
+);
 
 /** The Keys page's look-up (key, task, step) and the key it shows in full (`show`). */
 export const keysFilter = z.object({ key: text, taskId: text, step: text, show: text });

@@ -5,8 +5,18 @@ import { firstValue, readFilter, type SearchParams } from '../read-filter';
 
 /** The Steps page's state, all of it in the URL so a view can be shared in an incident channel. */
 export const sortableColumns = [
-  'agent', 'step', 'attempts', 'retries', 'retryRate', 'firstTrySuccess', 'totalSpendMicros',
-  'retrySpendMicros', 'retryShareOfSpend', 'failures', 'latencyP50Ms', 'latencyP95Ms',
+  'agent',
+  'step',
+  'attempts',
+  'retries',
+  'retryRate',
+  'firstTrySuccess',
+  'totalSpendMicros',
+  'retrySpendMicros',
+  'retryShareOfSpend',
+  'failures',
+  'latencyP50Ms',
+  'latencyP95Ms',
 ] as const;
 export type SortColumn = (typeof sortableColumns)[number];
 
@@ -57,7 +67,11 @@ export function parseStepsView(params: SearchParams, now: Date): StepsView {
   if (window === 'custom') {
     const from = new Date(firstValue(params.from) ?? '');
     const to = new Date(firstValue(params.to) ?? '');
-    const valid = !Number.isNaN(from.getTime()) && !Number.isNaN(to.getTime()) && from < to && to.getTime() - from.getTime() <= MAX_CUSTOM_RANGE_MS;
+    const valid =
+      !Number.isNaN(from.getTime()) &&
+      !Number.isNaN(to.getTime()) &&
+      from < to &&
+      to.getTime() - from.getTime() <= MAX_CUSTOM_RANGE_MS;
     if (valid) range = { from, to };
     else {
       // First, where it was said before: a window that is custom had no notice of its own.

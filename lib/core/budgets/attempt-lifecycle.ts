@@ -39,7 +39,9 @@ export async function beginAttempt(db: Executor, attempt: BeginAttempt): Promise
       ${attempt.idempotencyKey}::text, ${attempt.runKey ?? null}::text, ${attempt.startedAt.toISOString()}::timestamptz, 'running'
     where exists (select 1 from identity)
     returning started_at`);
-  return rows[0] ? { taskId: attempt.taskId, step: attempt.step, attemptNumber: attempt.attemptNumber, startedAt: attempt.startedAt } : undefined;
+  return rows[0]
+    ? { taskId: attempt.taskId, step: attempt.step, attemptNumber: attempt.attemptNumber, startedAt: attempt.startedAt }
+    : undefined;
 }
 
 export type AttemptEnd =

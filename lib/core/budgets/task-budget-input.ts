@@ -8,6 +8,11 @@ export const taskBudgetInput = z.strictObject({
   owner: holdOwner,
   retryAllowance: z.number().int().min(0).max(1_000).default(5),
   spendCeilingMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(5_000_000),
-  timeAllowanceMs: z.number().int().min(1_000).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
+  timeAllowanceMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(30 * 24 * 3_600_000)
+    .default(24 * 3_600_000),
 });
 export type TaskBudgetInput = z.input<typeof taskBudgetInput>;

@@ -7,7 +7,11 @@ import { parseInput } from '../validation';
 export { taskBudgetInput, type TaskBudgetInput } from './task-budget-input';
 
 /** The task's budget, created on first use with the given allowance; later calls keep the first. */
-export async function ensureTaskBudget(db: Executor, input: TaskBudgetInput, now: Date = new Date()): Promise<TaskBudget> {
+export async function ensureTaskBudget(
+  db: Executor,
+  input: TaskBudgetInput,
+  now: Date = new Date(),
+): Promise<TaskBudget> {
   const budget = parseInput(taskBudgetInput, input);
   const [created] = await db
     .insert(taskBudgets)
@@ -20,7 +24,9 @@ export async function ensureTaskBudget(db: Executor, input: TaskBudgetInput, now
   return existing;
 }
 
-export type RetryGrant = { granted: true } | { granted: false; reason: 'retry_ceiling' | 'budget_exhausted' | 'not_active' };
+export type RetryGrant =
+  | { granted: true }
+  | { granted: false; reason: 'retry_ceiling' | 'budget_exhausted' | 'not_active' };
 
 /**
  * Takes one retry from the task's shared allowance. A single guarded UPDATE
@@ -46,7 +52,12 @@ export async function consumeRetry(db: Executor, taskId: string): Promise<RetryG
   if (granted.length > 0) return { granted: true };
 
   const [budget] = await db
-    .select({ status: t.status, used: t.retriesUsed, allowance: t.retryAllowance, late: sql<boolean>`${t.deadline} <= now()` })
+    .select({
+      status: t.status,
+      used: t.retriesUsed,
+      allowance: t.retryAllowance,
+      late: sql<boolean>`${t.deadline} <= now()`,
+    })
     .from(t)
     .where(eq(t.taskId, taskId));
   if (!budget) throw new Error(`consumeRetry: task "${taskId}" has no budget`);

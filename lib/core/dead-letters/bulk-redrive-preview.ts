@@ -14,10 +14,19 @@ import { redriveBrakesRefusing } from './redrive-brakes';
 export const BULK_REDRIVE_LIMIT = 10_000;
 
 /** What redriving a dead letter will do to its failed step, judged from the step's key now. */
-export const redriveOutcomes = ['runs_again', 'replays_result', 'conflicts_in_progress', 'payload_mismatch', 'held_uncertain'] as const;
+export const redriveOutcomes = [
+  'runs_again',
+  'replays_result',
+  'conflicts_in_progress',
+  'payload_mismatch',
+  'held_uncertain',
+] as const;
 export type RedriveOutcome = (typeof redriveOutcomes)[number];
 
-type KeyFacts = Pick<typeof idempotencyKeys.$inferSelect, 'status' | 'requestHash' | 'lockedUntil' | 'downstreamIdempotent'>;
+type KeyFacts = Pick<
+  typeof idempotencyKeys.$inferSelect,
+  'status' | 'requestHash' | 'lockedUntil' | 'downstreamIdempotent'
+>;
 
 /** Mirrors what runStep's claim will decide when the redriven task reaches the step again. */
 export function judgeRedrive(payload: unknown, key: KeyFacts | undefined, now: Date): RedriveOutcome {
@@ -44,14 +53,21 @@ export interface BulkRedrivePreview {
 }
 
 /** What a bulk redrive of this filter would do, item by item, without doing it. */
-export async function previewBulkRedrive(ctx: CoreContext, input: z.input<typeof deadLetterFilter>): Promise<BulkRedrivePreview> {
+export async function previewBulkRedrive(
+  ctx: CoreContext,
+  input: z.input<typeof deadLetterFilter>,
+): Promise<BulkRedrivePreview> {
   authorize(ctx, 'dead_letter.redrive');
   const filter = parseInput(deadLetterFilter, input);
   const rows = await ctx.db
     .select({
       deadLetter: deadLetters,
       key: idempotencyKeys,
-      history: { redrivesUsed: taskBudgets.redrivesUsed, lastRedriveAt: taskBudgets.lastRedriveAt, createdAt: taskBudgets.createdAt },
+      history: {
+        redrivesUsed: taskBudgets.redrivesUsed,
+        lastRedriveAt: taskBudgets.lastRedriveAt,
+        createdAt: taskBudgets.createdAt,
+      },
     })
     .from(deadLetters)
     .leftJoin(idempotencyKeys, eq(idempotencyKeys.key, sql`${deadLetters.taskId} || '/' || ${deadLetters.step}`))
@@ -77,20 +93,29 @@ export async function previewBulkRedrive(ctx: CoreContext, input: z.input<typeof
   });
 
   const rerun = judged.filter((item) => item.brakes.length === 0 && item.outcome === 'runs_again');
-  const costs = await averageCostPerAttempt(ctx.db, rerun.map((item) => item.deadLetter));
+  const costs = await averageCostPerAttempt(
+    ctx.db,
+    rerun.map((item) => item.deadLetter),
+  );
   const priced = rerun.filter((item) => costs.has(`${item.deadLetter.agent}/${item.deadLetter.step}`));
-  const expectedSpendMicros = rerun.length > 0 && priced.length === 0
-    ? null
-    : Math.round(priced.reduce((sum, item) => sum + costs.get(`${item.deadLetter.agent}/${item.deadLetter.step}`)!, 0));
+  const expectedSpendMicros =
+    rerun.length > 0 && priced.length === 0
+      ? null
+      : Math.round(
+          priced.reduce((sum, item) => sum + costs.get(`${item.deadLetter.agent}/${item.deadLetter.step}`)!, 0),
+        );
 
   return { total: rows.length, outcomes, braked, brakedTotal, expectedSpendMicros, sample: judged.slice(0, 50) };
 }
 
 export function refuseOversized(count: number): void {
   if (count > BULK_REDRIVE_LIMIT) {
-    throw new InvalidInputError(`More than ${BULK_REDRIVE_LIMIT.toLocaleString('en-US')} dead letters match: narrow the filter`, {
-      filter: [`matches more than ${BULK_REDRIVE_LIMIT} dead letters`],
-    });
+    throw new InvalidInputError(
+      `More than ${BULK_REDRIVE_LIMIT.toLocaleString('en-US')} dead letters match: narrow the filter`,
+      {
+        filter: [`matches more than ${BULK_REDRIVE_LIMIT} dead letters`],
+      },
+    );
   }
 }
 

@@ -15,7 +15,14 @@ import { clearOpenHold, lockDeadLetter, redriveInTransaction } from './redrive';
 export { startBulkRedriveInput } from './bulk-redrive-input';
 
 // The preview lives in its own file; callers find it here too.
-export { BULK_REDRIVE_LIMIT, judgeRedrive, previewBulkRedrive, redriveOutcomes, type BulkRedrivePreview, type RedriveOutcome } from './bulk-redrive-preview';
+export {
+  BULK_REDRIVE_LIMIT,
+  judgeRedrive,
+  previewBulkRedrive,
+  redriveOutcomes,
+  type BulkRedrivePreview,
+  type RedriveOutcome,
+} from './bulk-redrive-preview';
 
 /**
  * Records a bulk redrive and the dead letters it takes on (those pending and
@@ -23,7 +30,10 @@ export { BULK_REDRIVE_LIMIT, judgeRedrive, previewBulkRedrive, redriveOutcomes, 
  * work itself is done by runBulkRedrive. The same request id returns the
  * same run, with `created: false`.
  */
-export async function startBulkRedrive(ctx: CoreContext, input: z.input<typeof startBulkRedriveInput>): Promise<{ bulkRedrive: BulkRedrive; created: boolean }> {
+export async function startBulkRedrive(
+  ctx: CoreContext,
+  input: z.input<typeof startBulkRedriveInput>,
+): Promise<{ bulkRedrive: BulkRedrive; created: boolean }> {
   const actor = authorize(ctx, 'dead_letter.redrive');
   const request = parseInput(startBulkRedriveInput, input);
   return ctx.db.transaction(async (tx) => {
@@ -37,7 +47,10 @@ export async function startBulkRedrive(ctx: CoreContext, input: z.input<typeof s
       .orderBy(asc(deadLetters.id))
       .limit(BULK_REDRIVE_LIMIT + 1);
     refuseOversized(matching.length);
-    if (matching.length === 0) throw new InvalidInputError('No pending dead letter matches this filter', { filter: ['matches no pending dead letter'] });
+    if (matching.length === 0)
+      throw new InvalidInputError('No pending dead letter matches this filter', {
+        filter: ['matches no pending dead letter'],
+      });
 
     const [created] = await tx
       .insert(bulkRedrives)
@@ -57,7 +70,9 @@ export async function startBulkRedrive(ctx: CoreContext, input: z.input<typeof s
       if (!first) throw new Error('startBulkRedrive: the conflicting run vanished');
       return { bulkRedrive: first, created: false };
     }
-    await tx.insert(bulkRedriveItems).values(matching.map((row) => ({ bulkRedriveId: created.id, deadLetterId: row.id })));
+    await tx
+      .insert(bulkRedriveItems)
+      .values(matching.map((row) => ({ bulkRedriveId: created.id, deadLetterId: row.id })));
     await writeAudit(tx, actor, {
       action: 'dead_letter.bulk_redrive.start',
       targetType: 'bulk_redrive',
@@ -81,7 +96,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * redrive never overrides them). Returns the run as it ended, or, with `maxDurationMs`,
  * as it stands when that slice of time is used up.
  */
-export async function runBulkRedrive(ctx: CoreContext, bulkRedriveId: number, options: { maxDurationMs?: number } = {}): Promise<BulkRedrive> {
+export async function runBulkRedrive(
+  ctx: CoreContext,
+  bulkRedriveId: number,
+  options: { maxDurationMs?: number } = {},
+): Promise<BulkRedrive> {
   const actor = authorize(ctx, 'dead_letter.redrive');
   const [start] = await ctx.db.select().from(bulkRedrives).where(eq(bulkRedrives.id, bulkRedriveId));
   if (!start) throw new NotFoundError(`No bulk redrive ${bulkRedriveId}`);
@@ -115,7 +134,10 @@ export async function runBulkRedrive(ctx: CoreContext, bulkRedriveId: number, op
         if (result?.changed) await clearOpenHold(tx, actor, deadLetterId, 'resume', run.reason);
         (result?.changed ? redriven : skipped).push(deadLetterId);
       }
-      for (const [outcome, ids] of [['redriven', redriven], ['skipped', skipped]] as const) {
+      for (const [outcome, ids] of [
+        ['redriven', redriven],
+        ['skipped', skipped],
+      ] as const) {
         if (ids.length === 0) continue;
         await tx
           .update(bulkRedriveItems)
@@ -150,7 +172,13 @@ export async function runBulkRedrive(ctx: CoreContext, bulkRedriveId: number, op
 }
 
 /** Redrives one item of a bulk run; undefined when the brakes refuse it (it refuses before writing, so the batch goes on). */
-async function redriveUnlessBraked(tx: Transaction, ctx: CoreContext, actor: Actor, deadLetter: DeadLetter, reason: string) {
+async function redriveUnlessBraked(
+  tx: Transaction,
+  ctx: CoreContext,
+  actor: Actor,
+  deadLetter: DeadLetter,
+  reason: string,
+) {
   try {
     return await redriveInTransaction(tx, ctx, actor, deadLetter, { reason });
   } catch (error) {
@@ -159,7 +187,12 @@ async function redriveUnlessBraked(tx: Transaction, ctx: CoreContext, actor: Act
   }
 }
 
-async function finishRun(tx: Executor, actor: Actor, run: BulkRedrive, status: 'completed' | 'cancelled'): Promise<BulkRedrive> {
+async function finishRun(
+  tx: Executor,
+  actor: Actor,
+  run: BulkRedrive,
+  status: 'completed' | 'cancelled',
+): Promise<BulkRedrive> {
   const [finished] = await tx
     .update(bulkRedrives)
     .set({ status, finishedAt: sql`now()`, heartbeatAt: sql`now()` })
@@ -172,7 +205,13 @@ async function finishRun(tx: Executor, actor: Actor, run: BulkRedrive, status: '
     targetId: String(run.id),
     reason: status === 'cancelled' ? `cancelled by ${run.cancelledBy}` : run.reason,
     before: { status: run.status },
-    after: { status, total: finished.total, processed: finished.processed, redriven: finished.redriven, skipped: finished.skipped },
+    after: {
+      status,
+      total: finished.total,
+      processed: finished.processed,
+      redriven: finished.redriven,
+      skipped: finished.skipped,
+    },
   });
   return finished;
 }
@@ -181,7 +220,10 @@ async function finishRun(tx: Executor, actor: Actor, run: BulkRedrive, status: '
  * Asks a running bulk redrive to stop; it stops before its next batch.
  * Cancelling twice, or after it ended, changes nothing.
  */
-export async function cancelBulkRedrive(ctx: CoreContext, input: z.input<typeof cancelInput>): Promise<{ bulkRedrive: BulkRedrive; changed: boolean }> {
+export async function cancelBulkRedrive(
+  ctx: CoreContext,
+  input: z.input<typeof cancelInput>,
+): Promise<{ bulkRedrive: BulkRedrive; changed: boolean }> {
   const actor = authorize(ctx, 'dead_letter.redrive');
   const { bulkRedriveId } = parseInput(cancelInput, input);
   return ctx.db.transaction(async (tx) => {
@@ -209,7 +251,11 @@ export async function stalledBulkRedrives(db: Executor, quietForMs = 60_000): Pr
   const rows = await db
     .select({ id: bulkRedrives.id })
     .from(bulkRedrives)
-    .where(and(eq(bulkRedrives.status, 'running'), sql`${bulkRedrives.heartbeatAt} < now() - ${`${quietForMs} milliseconds`}::interval`));
+    .where(
+      and(
+        eq(bulkRedrives.status, 'running'),
+        sql`${bulkRedrives.heartbeatAt} < now() - ${`${quietForMs} milliseconds`}::interval`,
+      ),
+    );
   return rows.map((row) => row.id);
 }
-

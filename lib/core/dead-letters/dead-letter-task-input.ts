@@ -12,7 +12,10 @@ export const deadLetterInput = z.strictObject({
   payload: z
     .unknown()
     .refine((value) => value !== undefined, 'is required')
-    .refine((value) => (JSON.stringify(value) ?? '').length <= MAX_PAYLOAD_BYTES, `must serialise to at most ${MAX_PAYLOAD_BYTES / 1024} KiB`),
+    .refine(
+      (value) => (JSON.stringify(value) ?? '').length <= MAX_PAYLOAD_BYTES,
+      `must serialise to at most ${MAX_PAYLOAD_BYTES / 1024} KiB`,
+    ),
   reason: z.enum(deadLetterReasons),
   errorClass: z.enum(errorClasses),
   lastError: z.string().trim().min(1).max(10_000),

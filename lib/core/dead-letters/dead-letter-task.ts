@@ -16,23 +16,38 @@ export { deadLetterInput, MAX_PAYLOAD_BYTES, type DeadLetterTaskInput } from './
  * the open hold are each unique in the database, and a loser of either race
  * gets the winner's row. Run it inside the caller's transaction.
  */
-export async function deadLetterTask(db: Executor, actor: Actor, input: DeadLetterTaskInput): Promise<{ deadLetter: DeadLetter; hold: Hold }> {
+export async function deadLetterTask(
+  db: Executor,
+  actor: Actor,
+  input: DeadLetterTaskInput,
+): Promise<{ deadLetter: DeadLetter; hold: Hold }> {
   const item = parseInput(deadLetterInput, input);
   const { owner, ...letter } = item;
   await enforceTokenLimits({ db, actor }, { agent: item.agent, queue: item.queue });
   return db.transaction(async (tx) => {
     // The task's row first: the step engine's finish holds it while it dead-letters, so taking
     // it after the dead letter's unique slot would let two exhausting workers deadlock.
-    await tx.update(taskBudgets).set({ status: 'dead_lettered', updatedAt: sql`now()` }).where(eq(taskBudgets.taskId, item.taskId));
+    await tx
+      .update(taskBudgets)
+      .set({ status: 'dead_lettered', updatedAt: sql`now()` })
+      .where(eq(taskBudgets.taskId, item.taskId));
     const [created] = await tx
       .insert(deadLetters)
       // A null payload is stored as JSON null: the column holds what the task carried, never nothing.
-      .values({ ...letter, payload: letter.payload === null || letter.payload === undefined ? sql`'null'::jsonb` : letter.payload })
+      .values({
+        ...letter,
+        payload: letter.payload === null || letter.payload === undefined ? sql`'null'::jsonb` : letter.payload,
+      })
       .onConflictDoNothing({ target: deadLetters.taskId, where: sql`${deadLetters.status} = 'pending'` })
       .returning();
     const deadLetter =
       created ??
-      (await tx.select().from(deadLetters).where(and(eq(deadLetters.taskId, item.taskId), eq(deadLetters.status, 'pending'))))[0];
+      (
+        await tx
+          .select()
+          .from(deadLetters)
+          .where(and(eq(deadLetters.taskId, item.taskId), eq(deadLetters.status, 'pending')))
+      )[0];
     if (!deadLetter) throw new Error('deadLetterTask: conflict without a pending dead letter');
 
     const { hold } = await openHold(
@@ -41,7 +56,10 @@ export async function deadLetterTask(db: Executor, actor: Actor, input: DeadLett
         itemType: 'dead_letter',
         itemId: String(deadLetter.id),
         reason: deadLetter.reason,
-        detail: cutToLength(`${deadLetter.step} stopped after ${deadLetter.attempts} attempt(s): ${deadLetter.errorClass} — ${deadLetter.lastError}`, MAX_HOLD_DETAIL),
+        detail: cutToLength(
+          `${deadLetter.step} stopped after ${deadLetter.attempts} attempt(s): ${deadLetter.errorClass} — ${deadLetter.lastError}`,
+          MAX_HOLD_DETAIL,
+        ),
         owner,
       },
     );

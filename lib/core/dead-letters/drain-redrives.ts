@@ -31,7 +31,11 @@ const MAX_BACKOFF_MS = 15 * 60_000;
  * A failed delivery is kept, with its error, and tried again after a backoff;
  * a drainer that dies mid-batch leaves its uncommitted row for the next one.
  */
-export async function drainRedrives(ctx: CoreContext, deliver: DeliverRedrive, options: { limit?: number } = {}): Promise<DrainResult> {
+export async function drainRedrives(
+  ctx: CoreContext,
+  deliver: DeliverRedrive,
+  options: { limit?: number } = {},
+): Promise<DrainResult> {
   const limit = options.limit ?? 100;
   const result: DrainResult = { delivered: 0, failed: 0 };
   for (let handled = 0; handled < limit; handled++) {
@@ -84,15 +88,29 @@ export async function claimRedrives(ctx: CoreContext, input: z.input<typeof clai
     const due = await tx
       .select({ id: redrives.id })
       .from(redrives)
-      .where(and(isNull(redrives.deliveredAt), lte(redrives.nextAttemptAt, sql`now()`), queues ? inArray(redrives.queue, queues) : undefined))
+      .where(
+        and(
+          isNull(redrives.deliveredAt),
+          lte(redrives.nextAttemptAt, sql`now()`),
+          queues ? inArray(redrives.queue, queues) : undefined,
+        ),
+      )
       .orderBy(asc(redrives.id))
       .limit(limit)
       .for('update', { skipLocked: true });
     if (due.length === 0) return [];
     return tx
       .update(redrives)
-      .set({ nextAttemptAt: sql`now() + ${`${leaseMs} milliseconds`}::interval`, deliveryAttempts: sql`${redrives.deliveryAttempts} + 1` })
-      .where(inArray(redrives.id, due.map((row) => row.id)))
+      .set({
+        nextAttemptAt: sql`now() + ${`${leaseMs} milliseconds`}::interval`,
+        deliveryAttempts: sql`${redrives.deliveryAttempts} + 1`,
+      })
+      .where(
+        inArray(
+          redrives.id,
+          due.map((row) => row.id),
+        ),
+      )
       .returning();
   });
 }
@@ -108,16 +126,23 @@ function queuesToClaim(ctx: CoreContext, named: string[] | undefined): string[] 
   if (!named) return actor.allowedQueues;
   for (const queue of named) {
     const decision = decideTokenLimits(actor, { queue });
-    if (!decision.allowed) throw new ForbiddenError(`${actor.type}:${actor.id} may not claim redrives: ${decision.reason}`);
+    if (!decision.allowed)
+      throw new ForbiddenError(`${actor.type}:${actor.id} may not claim redrives: ${decision.reason}`);
   }
   return named;
 }
 
 /** Marks a claimed redrive delivered. Acknowledging it again changes nothing. */
-export async function acknowledgeRedrive(ctx: CoreContext, input: z.input<typeof acknowledgeRedriveInput>): Promise<{ redrive: Redrive; changed: boolean }> {
+export async function acknowledgeRedrive(
+  ctx: CoreContext,
+  input: z.input<typeof acknowledgeRedriveInput>,
+): Promise<{ redrive: Redrive; changed: boolean }> {
   const { outboxKey } = parseInput(acknowledgeRedriveInput, input);
   await enforceTokenLimits(ctx, async () => {
-    const [redrive] = await ctx.db.select({ queue: redrives.queue }).from(redrives).where(eq(redrives.outboxKey, outboxKey));
+    const [redrive] = await ctx.db
+      .select({ queue: redrives.queue })
+      .from(redrives)
+      .where(eq(redrives.outboxKey, outboxKey));
     return { queue: redrive?.queue };
   });
   const [delivered] = await ctx.db

@@ -42,7 +42,10 @@ export function redriveBrakesRefusing(history: RedriveHistory, brakes: RedriveBr
   }
   const age = now.getTime() - history.createdAt.getTime();
   if (age > brakes.maxTaskAgeMs) {
-    refusals.push({ rule: 'task_too_old', message: `first seen ${formatDuration(age)} ago (older than ${formatDuration(brakes.maxTaskAgeMs)})` });
+    refusals.push({
+      rule: 'task_too_old',
+      message: `first seen ${formatDuration(age)} ago (older than ${formatDuration(brakes.maxTaskAgeMs)})`,
+    });
   }
   return refusals;
 }
@@ -59,7 +62,8 @@ const DAY = 24 * HOUR;
 
 /** "45 s", "4 min", "2.5 h", "9 days": the largest unit that reads well, at most one decimal, rounded down. */
 export function formatDuration(ms: number): string {
-  const [size, unit] = ms < MINUTE ? [SECOND, 's'] : ms < 2 * HOUR ? [MINUTE, 'min'] : ms < 2 * DAY ? [HOUR, 'h'] : [DAY, 'days'];
+  const [size, unit] =
+    ms < MINUTE ? [SECOND, 's'] : ms < 2 * HOUR ? [MINUTE, 'min'] : ms < 2 * DAY ? [HOUR, 'h'] : [DAY, 'days'];
   const value = Math.floor((ms / size) * 10) / 10;
   return `${value} ${unit}`;
 }

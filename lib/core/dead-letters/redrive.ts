@@ -41,7 +41,10 @@ export async function redriveDeadLetter(ctx: CoreContext, input: z.input<typeof 
 }
 
 /** Gives a dead letter up for good, with a reason; its open hold is cleared as discarded. */
-export async function discardDeadLetter(ctx: CoreContext, input: z.input<typeof deadLetterAction>): Promise<{ deadLetter: DeadLetter; changed: boolean }> {
+export async function discardDeadLetter(
+  ctx: CoreContext,
+  input: z.input<typeof deadLetterAction>,
+): Promise<{ deadLetter: DeadLetter; changed: boolean }> {
   const actor = authorize(ctx, 'dead_letter.discard');
   const { deadLetterId, reason } = parseInput(deadLetterAction, input);
   return ctx.db.transaction(async (tx) => {
@@ -81,7 +84,8 @@ export async function redriveInTransaction(
     if (!latest) throw new Error(`redrive: dead letter ${deadLetter.id} is redriven but has no outbox row`);
     return { redrive: latest, changed: false };
   }
-  if (deadLetter.status === 'discarded') throw new StateConflictError(`Dead letter ${deadLetter.id} was discarded; it cannot be redriven`);
+  if (deadLetter.status === 'discarded')
+    throw new StateConflictError(`Dead letter ${deadLetter.id} was discarded; it cannot be redriven`);
 
   const now = nowOf(ctx);
   const history = await lockRedriveHistory(tx, deadLetter.taskId);
@@ -136,7 +140,9 @@ export async function redriveInTransaction(
       redriveCount: redriveNumber,
       outboxKey: redrive.outboxKey,
       taskRedrives: history ? history.redrivesUsed + 1 : undefined,
-      ...(refusals.length > 0 ? { overriddenBrakes: refusals.map((refusal) => refusal.rule), brakes: describeBrakeRefusals(refusals) } : {}),
+      ...(refusals.length > 0
+        ? { overriddenBrakes: refusals.map((refusal) => refusal.rule), brakes: describeBrakeRefusals(refusals) }
+        : {}),
     },
   });
   return { redrive, changed: true };
@@ -145,7 +151,11 @@ export async function redriveInTransaction(
 /** The task's redrive history, its budget row locked for the rest of the transaction; undefined without one. */
 async function lockRedriveHistory(tx: Transaction, taskId: string): Promise<RedriveHistory | undefined> {
   const [budget] = await tx
-    .select({ redrivesUsed: taskBudgets.redrivesUsed, lastRedriveAt: taskBudgets.lastRedriveAt, createdAt: taskBudgets.createdAt })
+    .select({
+      redrivesUsed: taskBudgets.redrivesUsed,
+      lastRedriveAt: taskBudgets.lastRedriveAt,
+      createdAt: taskBudgets.createdAt,
+    })
     .from(taskBudgets)
     .where(eq(taskBudgets.taskId, taskId))
     .for('update');
@@ -154,14 +164,18 @@ async function lockRedriveHistory(tx: Transaction, taskId: string): Promise<Redr
 
 export async function discardInTransaction(tx: Transaction, actor: Actor, deadLetter: DeadLetter, reason: string) {
   if (deadLetter.status === 'discarded') return { deadLetter, changed: false };
-  if (deadLetter.status === 'redriven') throw new StateConflictError(`Dead letter ${deadLetter.id} was redriven; it cannot be discarded now`);
+  if (deadLetter.status === 'redriven')
+    throw new StateConflictError(`Dead letter ${deadLetter.id} was redriven; it cannot be discarded now`);
   const [discarded] = await tx
     .update(deadLetters)
     .set({ status: 'discarded', updatedAt: sql`now()` })
     .where(eq(deadLetters.id, deadLetter.id))
     .returning();
   if (!discarded) throw new Error('discard: the locked dead letter vanished');
-  await tx.update(taskBudgets).set({ status: 'discarded', updatedAt: sql`now()` }).where(eq(taskBudgets.taskId, deadLetter.taskId));
+  await tx
+    .update(taskBudgets)
+    .set({ status: 'discarded', updatedAt: sql`now()` })
+    .where(eq(taskBudgets.taskId, deadLetter.taskId));
   await writeAudit(tx, actor, {
     action: 'dead_letter.discard',
     targetType: 'dead_letter',
@@ -178,10 +192,23 @@ function outboxKey(deadLetterId: number, redriveNumber: number): string {
 }
 
 /** Acting on the dead letter directly also settles the hold that was waiting for it. */
-export async function clearOpenHold(tx: Transaction, actor: Actor, deadLetterId: number, resolution: 'resume' | 'discard', note: string) {
+export async function clearOpenHold(
+  tx: Transaction,
+  actor: Actor,
+  deadLetterId: number,
+  resolution: 'resume' | 'discard',
+  note: string,
+) {
   const cleared = await tx
     .update(holds)
-    .set({ status: 'cleared', resolution, resolutionNote: note, clearedAt: sql`now()`, clearedBy: actorLabel(actor), updatedAt: sql`now()` })
+    .set({
+      status: 'cleared',
+      resolution,
+      resolutionNote: note,
+      clearedAt: sql`now()`,
+      clearedBy: actorLabel(actor),
+      updatedAt: sql`now()`,
+    })
     .where(and(eq(holds.itemType, 'dead_letter'), eq(holds.itemId, String(deadLetterId)), eq(holds.status, 'open')))
     .returning({ id: holds.id });
   for (const hold of cleared) {

@@ -38,7 +38,11 @@ export interface Escalation<Item> {
  * reported back, escalated by another sweep) is left alone, so each item is
  * escalated once however often, or however concurrently, the sweep runs.
  */
-export async function escalateEach<Item>(ctx: CoreContext, items: Item[], escalation: Escalation<Item>): Promise<EscalatedItem[]> {
+export async function escalateEach<Item>(
+  ctx: CoreContext,
+  items: Item[],
+  escalation: Escalation<Item>,
+): Promise<EscalatedItem[]> {
   const escalated: EscalatedItem[] = [];
   for (const item of items) {
     const done = await ctx.db.transaction(async (tx) => {

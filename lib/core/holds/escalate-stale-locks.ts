@@ -27,7 +27,12 @@ export async function escalateStaleLocks(ctx: CoreContext, options: EscalationOp
   const now = options.now ?? nowOf(ctx);
   const cutoff = new Date(now.getTime() - (options.afterMs ?? DEFAULT_STALE_LOCK_ESCALATE_AFTER_MS));
   const l = slotLocks;
-  const isUnescalatedRefused = and(isNull(l.releasedAt), lte(l.expiresAt, now), lte(l.releaseRefusedSince, cutoff), isNull(l.escalatedAt));
+  const isUnescalatedRefused = and(
+    isNull(l.releasedAt),
+    lte(l.expiresAt, now),
+    lte(l.releaseRefusedSince, cutoff),
+    isNull(l.escalatedAt),
+  );
 
   const refused = await ctx.db
     .select({
@@ -49,16 +54,34 @@ export async function escalateStaleLocks(ctx: CoreContext, options: EscalationOp
   return escalateEach(ctx, refused, {
     // Re-checked by the UPDATE, for this holder's token: the lock may have been released or taken since the scan.
     mark: async (tx, lock) =>
-      (await tx.update(l).set({ escalatedAt: now }).where(and(eq(l.slot, lock.slot), eq(l.fencingToken, lock.fencingToken), isUnescalatedRefused)).returning({ slot: l.slot })).length > 0,
+      (
+        await tx
+          .update(l)
+          .set({ escalatedAt: now })
+          .where(and(eq(l.slot, lock.slot), eq(l.fencingToken, lock.fencingToken), isUnescalatedRefused))
+          .returning({ slot: l.slot })
+      ).length > 0,
     hold: (lock) => ({
-      itemType: 'slot', itemId: lock.slot, reason: 'stale_lock',
-      owner: lock.taskOwner ?? options.defaultOwner ?? DEFAULT_ESCALATION_OWNER, detail: describeStaleLock(lock),
+      itemType: 'slot',
+      itemId: lock.slot,
+      reason: 'stale_lock',
+      owner: lock.taskOwner ?? options.defaultOwner ?? DEFAULT_ESCALATION_OWNER,
+      detail: describeStaleLock(lock),
     }),
   });
 }
 
-function describeStaleLock(lock: { slot: string; holderRunKey: string; fencingToken: number; expiresAt: Date; refusedSince: Date | null; failedGuards: string[] | null }): string {
-  const guards = (lock.failedGuards ?? []).map((guard) => `${guard} (${failedGuardMeaning[guard as ReleaseGuard] ?? 'failed'})`);
+function describeStaleLock(lock: {
+  slot: string;
+  holderRunKey: string;
+  fencingToken: number;
+  expiresAt: Date;
+  refusedSince: Date | null;
+  failedGuards: string[] | null;
+}): string {
+  const guards = (lock.failedGuards ?? []).map(
+    (guard) => `${guard} (${failedGuardMeaning[guard as ReleaseGuard] ?? 'failed'})`,
+  );
   return (
     `Slot ${lock.slot} is held by run ${lock.holderRunKey} (token ${lock.fencingToken}) past its time to live since ${lock.expiresAt.toISOString()}, ` +
     `and the sweeper has refused to release it since ${lock.refusedSince?.toISOString() ?? 'an unknown time'} because these guards fail: ` +

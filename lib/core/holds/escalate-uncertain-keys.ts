@@ -16,14 +16,30 @@ export const DEFAULT_UNCERTAIN_ESCALATE_AFTER_MS = 15 * 60_000;
  * however often this runs, until a new claim takes the key (which resets it).
  * A key that already has an open hold is only marked.
  */
-export async function escalateUncertainKeys(ctx: CoreContext, options: EscalationOptions = {}): Promise<EscalatedItem[]> {
+export async function escalateUncertainKeys(
+  ctx: CoreContext,
+  options: EscalationOptions = {},
+): Promise<EscalatedItem[]> {
   const now = options.now ?? nowOf(ctx);
   const cutoff = new Date(now.getTime() - (options.afterMs ?? DEFAULT_UNCERTAIN_ESCALATE_AFTER_MS));
   const k = idempotencyKeys;
-  const isUnescalatedUncertain = and(eq(k.status, 'in_progress'), eq(k.downstreamIdempotent, false), lt(k.lockedUntil, cutoff), isNull(k.escalatedAt));
+  const isUnescalatedUncertain = and(
+    eq(k.status, 'in_progress'),
+    eq(k.downstreamIdempotent, false),
+    lt(k.lockedUntil, cutoff),
+    isNull(k.escalatedAt),
+  );
 
   const uncertain = await ctx.db
-    .select({ key: k.key, taskId: k.taskId, step: k.step, holder: k.holder, intentAt: k.updatedAt, lockedUntil: k.lockedUntil, taskOwner: taskBudgets.owner })
+    .select({
+      key: k.key,
+      taskId: k.taskId,
+      step: k.step,
+      holder: k.holder,
+      intentAt: k.updatedAt,
+      lockedUntil: k.lockedUntil,
+      taskOwner: taskBudgets.owner,
+    })
     .from(k)
     .leftJoin(taskBudgets, eq(taskBudgets.taskId, k.taskId))
     .where(isUnescalatedUncertain)
@@ -32,15 +48,32 @@ export async function escalateUncertainKeys(ctx: CoreContext, options: Escalatio
 
   return escalateEach(ctx, uncertain, {
     // Re-checked by the UPDATE: the holder may have reported back, or another sweep marked it, since the scan.
-    mark: async (tx, key) => (await tx.update(k).set({ escalatedAt: now }).where(and(eq(k.key, key.key), isUnescalatedUncertain)).returning({ key: k.key })).length > 0,
+    mark: async (tx, key) =>
+      (
+        await tx
+          .update(k)
+          .set({ escalatedAt: now })
+          .where(and(eq(k.key, key.key), isUnescalatedUncertain))
+          .returning({ key: k.key })
+      ).length > 0,
     hold: (key) => ({
-      itemType: 'key', itemId: key.key, reason: 'uncertain_outcome',
-      owner: key.taskOwner ?? options.defaultOwner ?? DEFAULT_ESCALATION_OWNER, detail: describeUncertainKey(key),
+      itemType: 'key',
+      itemId: key.key,
+      reason: 'uncertain_outcome',
+      owner: key.taskOwner ?? options.defaultOwner ?? DEFAULT_ESCALATION_OWNER,
+      detail: describeUncertainKey(key),
     }),
   });
 }
 
-function describeUncertainKey(key: { key: string; taskId: string | null; step: string | null; holder: string | null; intentAt: Date; lockedUntil: Date | null }): string {
+function describeUncertainKey(key: {
+  key: string;
+  taskId: string | null;
+  step: string | null;
+  holder: string | null;
+  intentAt: Date;
+  lockedUntil: Date | null;
+}): string {
   const what = key.step && key.taskId ? `Step ${key.step} of task ${key.taskId}` : `Key ${key.key}`;
   const who = key.holder ? ` by ${key.holder}` : '';
   return (

@@ -11,11 +11,17 @@ export const DEFAULT_FROZEN_AFTER_DAYS = 3;
  * retry. runStep refuses work for a frozen task until a person resumes it.
  * Returns the frozen task ids.
  */
-export async function freezeIdleTasks(ctx: CoreContext, options: { idleDays?: number; limit?: number } = {}): Promise<string[]> {
+export async function freezeIdleTasks(
+  ctx: CoreContext,
+  options: { idleDays?: number; limit?: number } = {},
+): Promise<string[]> {
   const idleDays = options.idleDays ?? DEFAULT_FROZEN_AFTER_DAYS;
   // Only active tasks: a finished one (completed, failed, discarded) has no work left to
   // park however long it stays unchanged, and a dead-lettered one already has its hold.
-  const isIdle = and(eq(taskBudgets.status, 'active'), sql`${taskBudgets.updatedAt} < now() - ${`${idleDays} days`}::interval`);
+  const isIdle = and(
+    eq(taskBudgets.status, 'active'),
+    sql`${taskBudgets.updatedAt} < now() - ${`${idleDays} days`}::interval`,
+  );
   const idle = await ctx.db
     .select({ taskId: taskBudgets.taskId, owner: taskBudgets.owner, updatedAt: taskBudgets.updatedAt })
     .from(taskBudgets)
@@ -32,13 +38,16 @@ export async function freezeIdleTasks(ctx: CoreContext, options: { idleDays?: nu
         .where(and(eq(taskBudgets.taskId, task.taskId), isIdle))
         .returning({ taskId: taskBudgets.taskId });
       if (changed.length === 0) return;
-      await openHold({ db: tx, actor: ctx.actor ?? SWEEPER }, {
-        itemType: 'task',
-        itemId: task.taskId,
-        reason: 'frozen',
-        detail: `No state change since ${task.updatedAt.toISOString()} (over ${idleDays} days); resume to let it run again, or discard`,
-        owner: task.owner,
-      });
+      await openHold(
+        { db: tx, actor: ctx.actor ?? SWEEPER },
+        {
+          itemType: 'task',
+          itemId: task.taskId,
+          reason: 'frozen',
+          detail: `No state change since ${task.updatedAt.toISOString()} (over ${idleDays} days); resume to let it run again, or discard`,
+          owner: task.owner,
+        },
+      );
       frozen.push(task.taskId);
     });
   }

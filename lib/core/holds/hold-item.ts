@@ -5,7 +5,12 @@ import { agentOfSlot, targetOfKey } from '../agent-targets';
 import type { ActionTarget } from '../authorization';
 import { NotFoundError } from '../errors';
 
-const itemNames: Record<HoldItemType, string> = { task: 'task', dead_letter: 'dead letter', key: 'idempotency key', slot: 'slot lock' };
+const itemNames: Record<HoldItemType, string> = {
+  task: 'task',
+  dead_letter: 'dead letter',
+  key: 'idempotency key',
+  slot: 'slot lock',
+};
 
 /**
  * The item a hold parks, which must exist: a hold on nothing (or on a typo)
@@ -13,22 +18,32 @@ const itemNames: Record<HoldItemType, string> = { task: 'task', dead_letter: 'de
  * and queue it belongs to where known, for a token's limits. NOT_FOUND names it.
  */
 export async function findHoldItem(db: Executor, itemType: HoldItemType, itemId: string): Promise<ActionTarget> {
-  const missing = () => new NotFoundError(`No ${itemNames[itemType]} "${itemId}" to hold: a hold parks an item that exists`);
+  const missing = () =>
+    new NotFoundError(`No ${itemNames[itemType]} "${itemId}" to hold: a hold parks an item that exists`);
   switch (itemType) {
     case 'task': {
-      const [task] = await db.select({ agent: taskBudgets.agent }).from(taskBudgets).where(eq(taskBudgets.taskId, itemId));
+      const [task] = await db
+        .select({ agent: taskBudgets.agent })
+        .from(taskBudgets)
+        .where(eq(taskBudgets.taskId, itemId));
       if (!task) throw missing();
       return { agent: task.agent };
     }
     case 'dead_letter': {
       const [letter] = /^\d{1,15}$/.test(itemId)
-        ? await db.select({ agent: deadLetters.agent, queue: deadLetters.queue }).from(deadLetters).where(eq(deadLetters.id, Number(itemId)))
+        ? await db
+            .select({ agent: deadLetters.agent, queue: deadLetters.queue })
+            .from(deadLetters)
+            .where(eq(deadLetters.id, Number(itemId)))
         : [];
       if (!letter) throw missing();
       return letter;
     }
     case 'key': {
-      const [key] = await db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).where(eq(idempotencyKeys.key, itemId));
+      const [key] = await db
+        .select({ key: idempotencyKeys.key })
+        .from(idempotencyKeys)
+        .where(eq(idempotencyKeys.key, itemId));
       if (!key) throw missing();
       return targetOfKey(db, itemId);
     }

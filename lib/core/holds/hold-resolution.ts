@@ -31,7 +31,11 @@ export function itemActionFor(itemType: HoldItemType, resolution: HoldResolution
  * some way): the hold's own rule (owners, roles) and then its item's action.
  * The console may ask this to show or hide a hold's Clear button.
  */
-export function decideHoldClear(actor: Actor, hold: Pick<Hold, 'owner' | 'itemType'>, resolution?: HoldResolution): Decision {
+export function decideHoldClear(
+  actor: Actor,
+  hold: Pick<Hold, 'owner' | 'itemType'>,
+  resolution?: HoldResolution,
+): Decision {
   const clear = decide(actor, 'hold.clear', { owner: hold.owner });
   if (!clear.allowed) return clear;
   const decisions = (resolution ? [resolution] : (['resume', 'discard'] as const)).map((way) => {
@@ -48,7 +52,12 @@ export function decideHoldClear(actor: Actor, hold: Pick<Hold, 'owner' | 'itemTy
  * the defaults without it). There is no override here: overriding the brakes is
  * a deliberate admin redrive on the Dead letters page.
  */
-export async function applyHoldResolution(tx: Transaction, actor: Actor, hold: Hold, ctx: CoreContext = { db: tx }): Promise<string> {
+export async function applyHoldResolution(
+  tx: Transaction,
+  actor: Actor,
+  hold: Hold,
+  ctx: CoreContext = { db: tx },
+): Promise<string> {
   const resume = hold.resolution === 'resume';
   const note = hold.resolutionNote ?? '';
   switch (hold.itemType) {
@@ -69,8 +78,19 @@ export async function applyHoldResolution(tx: Transaction, actor: Actor, hold: H
         .update(idempotencyKeys)
         .set(
           resume
-            ? { status: 'failed', lockedUntil: null, errorClass: 'unknown', errorText: `released by ${hold.clearedBy}: ${note}`, updatedAt: sql`now()` }
-            : { status: 'completed', lockedUntil: null, result: { resolvedBy: hold.clearedBy, note }, updatedAt: sql`now()` },
+            ? {
+                status: 'failed',
+                lockedUntil: null,
+                errorClass: 'unknown',
+                errorText: `released by ${hold.clearedBy}: ${note}`,
+                updatedAt: sql`now()`,
+              }
+            : {
+                status: 'completed',
+                lockedUntil: null,
+                result: { resolvedBy: hold.clearedBy, note },
+                updatedAt: sql`now()`,
+              },
         )
         .where(and(eq(idempotencyKeys.key, hold.itemId), eq(idempotencyKeys.status, 'in_progress')))
         .returning({ key: idempotencyKeys.key });
@@ -97,7 +117,11 @@ export async function applyHoldResolution(tx: Transaction, actor: Actor, hold: H
  */
 async function refuseWhileClaimLive(tx: Transaction, hold: Hold): Promise<void> {
   const [key] = await tx
-    .select({ status: idempotencyKeys.status, lockedUntil: idempotencyKeys.lockedUntil, live: sql<boolean>`coalesce(${idempotencyKeys.lockedUntil} > now(), false)` })
+    .select({
+      status: idempotencyKeys.status,
+      lockedUntil: idempotencyKeys.lockedUntil,
+      live: sql<boolean>`coalesce(${idempotencyKeys.lockedUntil} > now(), false)`,
+    })
     .from(idempotencyKeys)
     .where(eq(idempotencyKeys.key, hold.itemId))
     .for('update');

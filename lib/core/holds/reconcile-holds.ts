@@ -101,7 +101,13 @@ export async function reconcileHolds(ctx: CoreContext, options: { limit?: number
         });
         return true;
       });
-      if (closed) reconciled.push({ holdId: candidate.id, itemType: condition.itemType, itemId: candidate.itemId, note: candidate.note });
+      if (closed)
+        reconciled.push({
+          holdId: candidate.id,
+          itemType: condition.itemType,
+          itemId: candidate.itemId,
+          note: candidate.note,
+        });
     }
   }
   return reconciled;

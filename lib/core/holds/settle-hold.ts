@@ -27,7 +27,9 @@ export interface HoldChange {
 export async function clearHold(ctx: CoreContext, input: z.input<typeof clearHoldInput>): Promise<HoldChange> {
   const actor = requireActor(ctx);
   const request = parseInput(clearHoldInput, input);
-  return ctx.db.transaction((tx) => clearInTransaction(tx, ctx, actor, request.holdId, request.resolution, request.note));
+  return ctx.db.transaction((tx) =>
+    clearInTransaction(tx, ctx, actor, request.holdId, request.resolution, request.note),
+  );
 }
 
 /**
@@ -48,12 +50,26 @@ export async function clearHolds(ctx: CoreContext, input: z.input<typeof clearHo
   });
 }
 
-async function clearInTransaction(tx: Transaction, ctx: CoreContext, actor: Actor, holdId: number, resolution: HoldResolution, note: string): Promise<HoldChange> {
+async function clearInTransaction(
+  tx: Transaction,
+  ctx: CoreContext,
+  actor: Actor,
+  holdId: number,
+  resolution: HoldResolution,
+  note: string,
+): Promise<HoldChange> {
   // A dead letter's hold is settled together with the dead letter. Redrives lock the dead
   // letter first and then its hold, so this does too: the same order everywhere, no deadlock.
-  const [item] = await tx.select({ itemType: holds.itemType, itemId: holds.itemId }).from(holds).where(eq(holds.id, holdId));
+  const [item] = await tx
+    .select({ itemType: holds.itemType, itemId: holds.itemId })
+    .from(holds)
+    .where(eq(holds.id, holdId));
   if (item?.itemType === 'dead_letter' && /^\d+$/.test(item.itemId)) {
-    await tx.select({ id: deadLetters.id }).from(deadLetters).where(eq(deadLetters.id, Number(item.itemId))).for('update');
+    await tx
+      .select({ id: deadLetters.id })
+      .from(deadLetters)
+      .where(eq(deadLetters.id, Number(item.itemId)))
+      .for('update');
   }
   const hold = await lockHold(tx, holdId);
   authorize(ctx, 'hold.clear', { owner: hold.owner });
@@ -96,7 +112,8 @@ export async function reassignHold(ctx: CoreContext, input: z.input<typeof reass
   return ctx.db.transaction(async (tx) => {
     const hold = await lockHold(tx, request.holdId);
     authorize(ctx, 'hold.reassign', { owner: hold.owner });
-    if (hold.status !== 'open') throw new StateConflictError(`Hold ${hold.id} is cleared; only open holds change owner`);
+    if (hold.status !== 'open')
+      throw new StateConflictError(`Hold ${hold.id} is cleared; only open holds change owner`);
     if (hold.owner === request.owner) return { hold, changed: false };
     const [reassigned] = await tx
       .update(holds)
@@ -121,4 +138,3 @@ async function lockHold(tx: Transaction, id: number): Promise<Hold> {
   if (!hold) throw new NotFoundError(`No hold ${id}`);
   return hold;
 }
-

@@ -22,7 +22,10 @@ function hashToken(token: string): string {
  * Creates a token for an agent; admins only, audit-logged. The secret is in
  * the return value and nowhere else: only its hash is stored.
  */
-export async function createApiToken(ctx: CoreContext, input: z.input<typeof createApiTokenInput>): Promise<{ token: string; record: ApiToken }> {
+export async function createApiToken(
+  ctx: CoreContext,
+  input: z.input<typeof createApiTokenInput>,
+): Promise<{ token: string; record: ApiToken }> {
   const actor = authorize(ctx, 'api_token.manage');
   const request = parseInput(createApiTokenInput, input);
   const token = `${TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
@@ -45,14 +48,23 @@ export async function createApiToken(ctx: CoreContext, input: z.input<typeof cre
       targetType: 'api_token',
       targetId: String(record.id),
       reason: `token for ${record.name}`,
-      after: { name: record.name, scopes: record.scopes, prefix: record.prefix, allowedAgents: record.allowedAgents, allowedQueues: record.allowedQueues },
+      after: {
+        name: record.name,
+        scopes: record.scopes,
+        prefix: record.prefix,
+        allowedAgents: record.allowedAgents,
+        allowedQueues: record.allowedQueues,
+      },
     });
     return { token, record };
   });
 }
 
 /** Revokes a token at once; revoking it again changes nothing. Admins only, audit-logged. */
-export async function revokeApiToken(ctx: CoreContext, input: z.input<typeof revokeApiTokenInput>): Promise<{ changed: boolean }> {
+export async function revokeApiToken(
+  ctx: CoreContext,
+  input: z.input<typeof revokeApiTokenInput>,
+): Promise<{ changed: boolean }> {
   const actor = authorize(ctx, 'api_token.manage');
   const { tokenId } = parseInput(revokeApiTokenInput, input);
   return ctx.db.transaction(async (tx) => {
@@ -66,7 +78,13 @@ export async function revokeApiToken(ctx: CoreContext, input: z.input<typeof rev
       if (!existing) throw new NotFoundError(`No API token ${tokenId}`);
       return { changed: false };
     }
-    await writeAudit(tx, actor, { action: 'api_token.revoke', targetType: 'api_token', targetId: String(tokenId), reason: 'revoked', after: { revoked: true } });
+    await writeAudit(tx, actor, {
+      action: 'api_token.revoke',
+      targetType: 'api_token',
+      targetId: String(tokenId),
+      reason: 'revoked',
+      after: { revoked: true },
+    });
     return { changed: true };
   });
 }
@@ -76,7 +94,10 @@ export async function revokeApiToken(ctx: CoreContext, input: z.input<typeof rev
  * anything else (no header, another scheme, unknown or revoked token) — the
  * caller answers 401 without saying which.
  */
-export async function authenticateApiToken(db: Executor, authorization: string | null): Promise<Extract<Actor, { type: 'agent' }> | undefined> {
+export async function authenticateApiToken(
+  db: Executor,
+  authorization: string | null,
+): Promise<Extract<Actor, { type: 'agent' }> | undefined> {
   const match = /^Bearer ([A-Za-z0-9_-]{10,200})$/.exec(authorization ?? '');
   if (!match?.[1]) return undefined;
   const [token] = await db
@@ -90,7 +111,12 @@ export async function authenticateApiToken(db: Executor, authorization: string |
     await db
       .update(apiTokens)
       .set({ lastUsedAt: sql`now()` })
-      .where(and(eq(apiTokens.id, token.id), sql`(${apiTokens.lastUsedAt} is null or ${apiTokens.lastUsedAt} < now() - interval '1 minute')`));
+      .where(
+        and(
+          eq(apiTokens.id, token.id),
+          sql`(${apiTokens.lastUsedAt} is null or ${apiTokens.lastUsedAt} < now() - interval '1 minute')`,
+        ),
+      );
   }
   // The limits travel with the actor, so every library operation enforces them (see enforceTokenLimits).
   return {

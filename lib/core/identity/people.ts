@@ -26,7 +26,8 @@ export async function savePerson(ctx: CoreContext, input: z.input<typeof createP
     // FOR UPDATE: two admins saving the same person at once compare against the row they change.
     const [before] = await tx.select().from(people).where(eq(people.email, person.email)).for('update');
     const teamsBefore = before ? await teamsOf(tx, person.email) : [];
-    const sessionsEnded = before !== undefined && (before.role !== person.role || !sameTeams(teamsBefore, person.teams));
+    const sessionsEnded =
+      before !== undefined && (before.role !== person.role || !sameTeams(teamsBefore, person.teams));
     await tx
       .insert(people)
       .values({ email: person.email, displayName: person.displayName, role: person.role })
@@ -70,16 +71,25 @@ async function setTeams(db: Executor, personEmail: string, names: string[]): Pro
 }
 
 /** The actor for a person, with role and teams, or undefined if they are not known. */
-export async function loadPersonActor(db: Executor, personEmail: string): Promise<Extract<Actor, { type: 'person' }> | undefined> {
+export async function loadPersonActor(
+  db: Executor,
+  personEmail: string,
+): Promise<Extract<Actor, { type: 'person' }> | undefined> {
   const [person] = await db.select().from(people).where(eq(people.email, personEmail.toLowerCase()));
   if (!person) return undefined;
-  const memberships = await db.select({ team: teamMembers.team }).from(teamMembers).where(eq(teamMembers.email, person.email));
+  const memberships = await db
+    .select({ team: teamMembers.team })
+    .from(teamMembers)
+    .where(eq(teamMembers.email, person.email));
   return { type: 'person', id: person.email, role: person.role, teams: memberships.map((row) => row.team).sort() };
 }
 
 /** The person's current session version, for signing a new session; undefined if they are not known. */
 export async function loadSessionVersion(db: Executor, personEmail: string): Promise<number | undefined> {
-  const [row] = await db.select({ version: people.sessionVersion }).from(people).where(eq(people.email, personEmail.toLowerCase()));
+  const [row] = await db
+    .select({ version: people.sessionVersion })
+    .from(people)
+    .where(eq(people.email, personEmail.toLowerCase()));
   return row?.version;
 }
 
@@ -134,21 +144,33 @@ export async function endPersonSessions(ctx: CoreContext, input: { email: string
  * For sign-in through an SSO proxy: a person first seen is created with the
  * role their groups map to. Afterwards their role is managed in Holdfast.
  */
-export async function ensureProxyPerson(db: Executor, identity: { email: string; role: Role }): Promise<Extract<Actor, { type: 'person' }>> {
+export async function ensureProxyPerson(
+  db: Executor,
+  identity: { email: string; role: Role },
+): Promise<Extract<Actor, { type: 'person' }>> {
   const address = parseInput(email, identity.email);
   const created = await db
     .insert(people)
-    .values({ email: address, displayName: address.split('@')[0] ?? address, role: identity.role, lastSeenAt: sql`now()` })
+    .values({
+      email: address,
+      displayName: address.split('@')[0] ?? address,
+      role: identity.role,
+      lastSeenAt: sql`now()`,
+    })
     .onConflictDoNothing()
     .returning({ email: people.email });
   if (created.length > 0) {
-    await writeAudit(db, { type: 'system', id: 'sign-in' }, {
-      action: 'person.create',
-      targetType: 'person',
-      targetId: address,
-      reason: 'first sign-in through the SSO proxy',
-      after: { role: identity.role },
-    });
+    await writeAudit(
+      db,
+      { type: 'system', id: 'sign-in' },
+      {
+        action: 'person.create',
+        targetType: 'person',
+        targetId: address,
+        reason: 'first sign-in through the SSO proxy',
+        after: { role: identity.role },
+      },
+    );
   }
   const actor = await loadPersonActor(db, address);
   if (!actor) throw new Error('ensureProxyPerson: the person vanished');
@@ -161,6 +183,9 @@ export async function listPeople(db: Executor) {
   const memberships = await db.select().from(teamMembers);
   return rows.map((person) => ({
     ...person,
-    teams: memberships.filter((row) => row.email === person.email).map((row) => row.team).sort(),
+    teams: memberships
+      .filter((row) => row.email === person.email)
+      .map((row) => row.team)
+      .sort(),
   }));
 }

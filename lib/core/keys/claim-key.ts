@@ -48,7 +48,8 @@ export type ClaimOutcome =
   | { outcome: 'in_progress'; key: string; retryAfterMs: number }
   | { outcome: 'uncertain'; key: string; fencingToken: number; intentAt: Date };
 
-const millisecondsFromNow = (name: string) => sql`now() + make_interval(secs => ${sql.placeholder(name)}::double precision / 1000)`;
+const millisecondsFromNow = (name: string) =>
+  sql`now() + make_interval(secs => ${sql.placeholder(name)}::double precision / 1000)`;
 
 const claimStatement = cachedStatement((db) => {
   const k = idempotencyKeys;
@@ -62,8 +63,10 @@ const claimStatement = cachedStatement((db) => {
   const takeover = sql`(${retentionOver} or (${k.requestHash} = excluded.request_hash and (
       ${k.status} = 'failed'
       or (${k.status} = 'in_progress' and ${k.lockedUntil} <= now() and ${k.downstreamIdempotent}))))`;
-  const whenTakeover = (value: unknown, current: unknown) => sql`case when ${takeover} then ${value} else ${current} end`;
-  const whenRetentionOver = (value: unknown, current: unknown) => sql`case when ${retentionOver} then ${value} else ${current} end`;
+  const whenTakeover = (value: unknown, current: unknown) =>
+    sql`case when ${takeover} then ${value} else ${current} end`;
+  const whenRetentionOver = (value: unknown, current: unknown) =>
+    sql`case when ${retentionOver} then ${value} else ${current} end`;
 
   return db
     .insert(k)

@@ -11,10 +11,13 @@ const settleTarget = {
 export const completeKeyInput = z.strictObject({
   ...settleTarget,
   /** The operation's result, returned to every duplicate from now on. */
-  result: z.unknown().refine((value) => value !== undefined, 'is required (use null for "no result")').refine(
-    (value) => (JSON.stringify(value) ?? '').length <= MAX_RESULT_BYTES,
-    `must serialise to at most ${MAX_RESULT_BYTES / 1024} KiB`,
-  ),
+  result: z
+    .unknown()
+    .refine((value) => value !== undefined, 'is required (use null for "no result")')
+    .refine(
+      (value) => (JSON.stringify(value) ?? '').length <= MAX_RESULT_BYTES,
+      `must serialise to at most ${MAX_RESULT_BYTES / 1024} KiB`,
+    ),
 });
 
 export const failKeyInput = z.strictObject({

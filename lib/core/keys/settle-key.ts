@@ -69,10 +69,18 @@ async function settle(
 ): Promise<void> {
   const k = idempotencyKeys;
   await enforceTokenLimits(ctx, () => targetOfKey(ctx.db, key));
-  const settled = await settleStatement(ctx.db).execute({ ...outcome, result: JSON.stringify(outcome.result ?? null), key, fencingToken });
+  const settled = await settleStatement(ctx.db).execute({
+    ...outcome,
+    result: JSON.stringify(outcome.result ?? null),
+    key,
+    fencingToken,
+  });
   if (settled.length === 1) return;
 
-  const [current] = await ctx.db.select({ status: k.status, fencingToken: k.fencingToken }).from(k).where(eq(k.key, key));
+  const [current] = await ctx.db
+    .select({ status: k.status, fencingToken: k.fencingToken })
+    .from(k)
+    .where(eq(k.key, key));
   if (!current) throw new NotFoundError(`Key "${key}" does not exist (it may have expired and been swept)`);
   if (current.status === 'in_progress' && current.fencingToken === fencingToken && outcome.status === 'failed') {
     throw new StateConflictError(

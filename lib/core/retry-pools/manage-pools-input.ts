@@ -7,7 +7,12 @@ const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 const NAME_RULE = 'may contain only letters, digits and _ . : -';
 
 /** Agent and step names follow the rule attempts are reported with (lib/core/record-attempt.ts). */
-const poolName = z.string().trim().min(1, 'must not be blank').max(100, 'must be at most 100 characters').regex(NAME_PATTERN, NAME_RULE);
+const poolName = z
+  .string()
+  .trim()
+  .min(1, 'must not be blank')
+  .max(100, 'must be at most 100 characters')
+  .regex(NAME_PATTERN, NAME_RULE);
 
 const poolStep = z
   .string()
@@ -15,7 +20,10 @@ const poolStep = z
   .min(1, 'must not be blank (use * for every step of the agent)')
   .max(100, 'must be at most 100 characters')
   // A blank step is named once, by min above.
-  .refine((step) => step === '' || step === ALL_STEPS || NAME_PATTERN.test(step), `must be * (every step) or a step name that ${NAME_RULE}`);
+  .refine(
+    (step) => step === '' || step === ALL_STEPS || NAME_PATTERN.test(step),
+    `must be * (every step) or a step name that ${NAME_RULE}`,
+  );
 
 const reason = z.string().trim().min(1, 'say why the pool is changed').max(2_000, 'must be at most 2,000 characters');
 

@@ -4,7 +4,13 @@ import { writeAudit } from '../audit';
 import { authorize } from '../authorization';
 import { actorLabel, nowOf, type CoreContext } from '../context';
 import { parseInput } from '../validation';
-import { deleteRetryPoolInput, saveRetryPoolInput, type DeleteRetryPoolInput, type SaveRetryPoolInput, type SaveRetryPoolRequest } from './manage-pools-input';
+import {
+  deleteRetryPoolInput,
+  saveRetryPoolInput,
+  type DeleteRetryPoolInput,
+  type SaveRetryPoolInput,
+  type SaveRetryPoolRequest,
+} from './manage-pools-input';
 
 export interface SaveRetryPoolResult {
   /** False when the pool already had these values: nothing was written, no audit record. */
@@ -27,7 +33,9 @@ function poolSettings(pool: RetryPool) {
 }
 
 const sameSettings = (pool: RetryPool, request: SaveRetryPoolRequest) =>
-  pool.budgetPercent === request.budgetPercent && pool.minRetriesPerSecond === request.minRetriesPerSecond && pool.windowSeconds === request.windowSeconds;
+  pool.budgetPercent === request.budgetPercent &&
+  pool.minRetriesPerSecond === request.minRetriesPerSecond &&
+  pool.windowSeconds === request.windowSeconds;
 
 const poolTarget = (pool: Pick<RetryPool, 'agent' | 'step'>) => `${pool.agent}/${pool.step}`;
 
@@ -42,15 +50,32 @@ export async function saveRetryPool(ctx: CoreContext, input: SaveRetryPoolInput)
   const actor = authorize(ctx, 'retry_pool.manage');
   const request = parseInput(saveRetryPoolInput, input);
   const now = nowOf(ctx);
-  const settings = { budgetPercent: request.budgetPercent, minRetriesPerSecond: request.minRetriesPerSecond, windowSeconds: request.windowSeconds };
+  const settings = {
+    budgetPercent: request.budgetPercent,
+    minRetriesPerSecond: request.minRetriesPerSecond,
+    windowSeconds: request.windowSeconds,
+  };
   return ctx.db.transaction(async (tx) => {
     const readExisting = async () =>
-      (await tx.select().from(retryPools).where(and(eq(retryPools.agent, request.agent), eq(retryPools.step, request.step))).for('update'))[0];
+      (
+        await tx
+          .select()
+          .from(retryPools)
+          .where(and(eq(retryPools.agent, request.agent), eq(retryPools.step, request.step)))
+          .for('update')
+      )[0];
     let before = await readExisting();
     if (!before) {
       const [created] = await tx
         .insert(retryPools)
-        .values({ agent: request.agent, step: request.step, ...settings, createdAt: now, updatedAt: now, updatedBy: actorLabel(actor) })
+        .values({
+          agent: request.agent,
+          step: request.step,
+          ...settings,
+          createdAt: now,
+          updatedAt: now,
+          updatedBy: actorLabel(actor),
+        })
         .onConflictDoNothing({ target: [retryPools.agent, retryPools.step] })
         .returning();
       if (created) {

@@ -22,14 +22,22 @@ export function windowStart(pool: Pick<RetryPool, 'windowSeconds'>, now: Date): 
 }
 
 /** Retries a window allows for its first attempts (see retry_pools). */
-export function allowedRetries(pool: Pick<RetryPool, 'budgetPercent' | 'minRetriesPerSecond' | 'windowSeconds'>, firstAttempts: number): number {
+export function allowedRetries(
+  pool: Pick<RetryPool, 'budgetPercent' | 'minRetriesPerSecond' | 'windowSeconds'>,
+  firstAttempts: number,
+): number {
   return Math.floor((firstAttempts * pool.budgetPercent) / 100 + pool.minRetriesPerSecond * pool.windowSeconds + 1e-9);
 }
 
 /** A pool's level over its window ending at `now`, summed from the usage slices. */
 export async function readPoolLevel(db: Executor, pool: RetryPool, now: Date): Promise<PoolLevel> {
   const stepFilter = pool.step === ALL_STEPS ? sql`true` : sql`step = ${pool.step}::text`;
-  const [row] = await db.execute<{ first_attempts: number; retries: number; refusals: number; oldest_retry: string | null }>(sql`
+  const [row] = await db.execute<{
+    first_attempts: number;
+    retries: number;
+    refusals: number;
+    oldest_retry: string | null;
+  }>(sql`
     select coalesce(sum(first_attempts), 0)::int as first_attempts, coalesce(sum(retries), 0)::int as retries,
       coalesce(sum(refusals), 0)::int as refusals, min(slice_start) filter (where retries > 0) as oldest_retry
     from retry_pool_usage

@@ -14,7 +14,13 @@ type UsageColumn = 'first_attempts' | 'retries' | 'refusals';
  * Adds one to a usage counter of (agent, step) in the slice of `now`. One
  * upsert: concurrent counts of the same slice add up, none is lost.
  */
-export async function countPoolUsage(db: Executor, agent: string, step: string, now: Date, column: UsageColumn): Promise<void> {
+export async function countPoolUsage(
+  db: Executor,
+  agent: string,
+  step: string,
+  now: Date,
+  column: UsageColumn,
+): Promise<void> {
   const counter = sql.raw(column);
   await db.execute(sql`
     insert into retry_pool_usage (agent, step, slice_start, ${counter})

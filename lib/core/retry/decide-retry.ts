@@ -32,7 +32,11 @@ export type RetryDecision =
  * never retry: an unknown cause is not evidence that trying again helps.
  * Whether the task's budget allows the retry is decided separately.
  */
-export function decideRetry(failure: FailureToDecide, policy: RetryPolicy = DEFAULT_RETRY_POLICY, random: () => number = Math.random): RetryDecision {
+export function decideRetry(
+  failure: FailureToDecide,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  random: () => number = Math.random,
+): RetryDecision {
   switch (failure.errorClass) {
     case 'permanent':
       return { retry: false, reason: 'permanent' };

@@ -29,7 +29,10 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
       errorText: error.message.trim() || `${error.errorClass} error with no message`,
       retryAfterMs: error.options.retryAfterMs,
       // A nonsense cost on a failure is dropped rather than failing the failure report.
-      costMicros: Number.isSafeInteger(error.options.costMicros) && (error.options.costMicros ?? 0) >= 0 ? (error.options.costMicros ?? 0) : 0,
+      costMicros:
+        Number.isSafeInteger(error.options.costMicros) && (error.options.costMicros ?? 0) >= 0
+          ? (error.options.costMicros ?? 0)
+          : 0,
     };
   }
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

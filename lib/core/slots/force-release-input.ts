@@ -8,5 +8,10 @@ export const forceReleaseInput = z.strictObject({
   /** The token the person saw: a lock re-acquired since then is not released by a stale click. */
   fencingToken: z.number().int().min(1),
   reason: z.string().trim().min(1, 'say why the lock is released').max(2_000),
-  heartbeatGraceMs: z.number().int().min(0).max(7 * 24 * 3_600_000).default(DEFAULT_HEARTBEAT_GRACE_MS),
+  heartbeatGraceMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3_600_000)
+    .default(DEFAULT_HEARTBEAT_GRACE_MS),
 });

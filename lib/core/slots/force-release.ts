@@ -14,7 +14,9 @@ export { DEFAULT_HEARTBEAT_GRACE_MS } from './force-release-input';
 export const releaseGuards = ['past_ttl', 'holder_run_finished', 'no_evidence', 'kill_switch_off'] as const;
 export type ReleaseGuard = (typeof releaseGuards)[number];
 
-export type ForceReleaseResult = { released: true; lock: SlotLock } | { released: false; alreadyReleased: true; lock: SlotLock };
+export type ForceReleaseResult =
+  | { released: true; lock: SlotLock }
+  | { released: false; alreadyReleased: true; lock: SlotLock };
 
 /**
  * Releases a stale slot lock only when every guard holds, checked inside the
@@ -24,7 +26,10 @@ export type ForceReleaseResult = { released: true; lock: SlotLock } | { released
  * Otherwise GUARD_FAILED names each failed guard. The release and its audit
  * record commit together. Repeating a release that happened returns it again.
  */
-export async function forceReleaseSlot(ctx: CoreContext, input: z.input<typeof forceReleaseInput>): Promise<ForceReleaseResult> {
+export async function forceReleaseSlot(
+  ctx: CoreContext,
+  input: z.input<typeof forceReleaseInput>,
+): Promise<ForceReleaseResult> {
   const actor = authorize(ctx, 'slot.force_release');
   const request = parseInput(forceReleaseInput, input);
 
@@ -47,7 +52,12 @@ export async function forceReleaseSlot(ctx: CoreContext, input: z.input<typeof f
 
     const [released] = await tx
       .update(slotLocks)
-      .set({ releasedAt: sql`now()`, releasedBy: actorLabel(actor), releaseRefusedSince: null, releaseRefusedGuards: null })
+      .set({
+        releasedAt: sql`now()`,
+        releasedBy: actorLabel(actor),
+        releaseRefusedSince: null,
+        releaseRefusedGuards: null,
+      })
       .where(eq(slotLocks.slot, lock.slot))
       .returning();
     if (!released) throw new Error('forceReleaseSlot: the locked row vanished');
@@ -92,8 +102,18 @@ export async function readReleaseGuards(
 ): Promise<ReleaseGuardFacts[]> {
   const grace = `${options.heartbeatGraceMs ?? DEFAULT_HEARTBEAT_GRACE_MS} milliseconds`;
   const rows = await db.execute<{
-    slot: string; holder_run_key: string; fencing_token: string; acquired_at: Date; expires_at: Date; past_ttl: boolean;
-    run_status: string | null; run_heartbeat_at: Date | null; run_done: boolean; evidence_count: number; latest_evidence: string | null; switch_engaged: boolean;
+    slot: string;
+    holder_run_key: string;
+    fencing_token: string;
+    acquired_at: Date;
+    expires_at: Date;
+    past_ttl: boolean;
+    run_status: string | null;
+    run_heartbeat_at: Date | null;
+    run_done: boolean;
+    evidence_count: number;
+    latest_evidence: string | null;
+    switch_engaged: boolean;
   }>(sql`
     select lock.slot, lock.holder_run_key, lock.fencing_token, lock.acquired_at, lock.expires_at,
       lock.expires_at <= now() as past_ttl,
@@ -115,10 +135,19 @@ export async function readReleaseGuards(
     if (row.evidence_count > 0) failedGuards.push('no_evidence');
     if (row.switch_engaged) failedGuards.push('kill_switch_off');
     return {
-      slot: row.slot, holderRunKey: row.holder_run_key, fencingToken: Number(row.fencing_token),
-      acquiredAt: new Date(row.acquired_at), expiresAt: new Date(row.expires_at), pastTtl: row.past_ttl,
-      runStatus: row.run_status, runHeartbeatAt: row.run_heartbeat_at ? new Date(row.run_heartbeat_at) : null, runDone: row.run_done,
-      evidenceCount: row.evidence_count, latestEvidence: row.latest_evidence, killSwitchEngaged: row.switch_engaged, failedGuards,
+      slot: row.slot,
+      holderRunKey: row.holder_run_key,
+      fencingToken: Number(row.fencing_token),
+      acquiredAt: new Date(row.acquired_at),
+      expiresAt: new Date(row.expires_at),
+      pastTtl: row.past_ttl,
+      runStatus: row.run_status,
+      runHeartbeatAt: row.run_heartbeat_at ? new Date(row.run_heartbeat_at) : null,
+      runDone: row.run_done,
+      evidenceCount: row.evidence_count,
+      latestEvidence: row.latest_evidence,
+      killSwitchEngaged: row.switch_engaged,
+      failedGuards,
     };
   });
 }
@@ -149,7 +178,11 @@ export async function sweepStaleSlots(
     try {
       await forceReleaseSlot(
         { db: ctx.db, actor: SWEEPER },
-        { ...lock, reason: 'stale lock: past its TTL, its run finished or silent, no evidence', heartbeatGraceMs: options.heartbeatGraceMs },
+        {
+          ...lock,
+          reason: 'stale lock: past its TTL, its run finished or silent, no evidence',
+          heartbeatGraceMs: options.heartbeatGraceMs,
+        },
       );
       outcome.released.push(lock.slot);
     } catch (error) {
@@ -163,12 +196,19 @@ export async function sweepStaleSlots(
 }
 
 /** Notes a refused release on the lock, for this holder's token only (it may have been taken since). */
-async function noteRefusal(db: Executor, lock: { slot: string; fencingToken: number }, failedGuards: string[], now: Date): Promise<void> {
+async function noteRefusal(
+  db: Executor,
+  lock: { slot: string; fencingToken: number },
+  failedGuards: string[],
+  now: Date,
+): Promise<void> {
   await db
     .update(slotLocks)
     .set({
       releaseRefusedSince: sql`coalesce(${slotLocks.releaseRefusedSince}, ${now.toISOString()}::timestamptz)`,
       releaseRefusedGuards: failedGuards,
     })
-    .where(and(eq(slotLocks.slot, lock.slot), eq(slotLocks.fencingToken, lock.fencingToken), isNull(slotLocks.releasedAt)));
+    .where(
+      and(eq(slotLocks.slot, lock.slot), eq(slotLocks.fencingToken, lock.fencingToken), isNull(slotLocks.releasedAt)),
+    );
 }

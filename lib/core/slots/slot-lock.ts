@@ -23,7 +23,10 @@ export type AcquireSlotOutcome =
  * acquired outcome lists evidence already recorded for the slot, so a
  * successor can see that the side effect happened before repeating it.
  */
-export async function acquireSlot(ctx: CoreContext, input: z.input<typeof acquireSlotInput>): Promise<AcquireSlotOutcome> {
+export async function acquireSlot(
+  ctx: CoreContext,
+  input: z.input<typeof acquireSlotInput>,
+): Promise<AcquireSlotOutcome> {
   const request = parseInput(acquireSlotInput, input);
   // A slot is taken for a run: the token must be allowed to act for that run's agent.
   await enforceTokenLimits(ctx, () => agentOfRun(ctx.db, request.runKey));
@@ -33,7 +36,13 @@ export async function acquireSlot(ctx: CoreContext, input: z.input<typeof acquir
   if (row.holderRunKey !== request.runKey || row.releasedAt !== null) {
     return { outcome: 'conflict', slot: row.slot, holderRunKey: row.holderRunKey, expiresAt: row.expiresAt };
   }
-  return { outcome: 'acquired', slot: row.slot, fencingToken: row.fencingToken, expiresAt: row.expiresAt, evidence: row.evidence };
+  return {
+    outcome: 'acquired',
+    slot: row.slot,
+    fencingToken: row.fencingToken,
+    expiresAt: row.expiresAt,
+    evidence: row.evidence,
+  };
 }
 
 const acquireStatement = cachedStatement((db) => {
@@ -74,7 +83,9 @@ const acquireStatement = cachedStatement((db) => {
       // Read in the same statement, so acquiring stays one round trip. Written out with
       // explicit table names: in RETURNING drizzle leaves columns unqualified, and an
       // unqualified "slot" inside the subquery would mean the evidence's own column.
-      evidence: sql<string[]>`array(select evidence.ref from slot_evidence evidence where evidence.slot = "slot_locks"."slot" order by evidence.id)`,
+      evidence: sql<
+        string[]
+      >`array(select evidence.ref from slot_evidence evidence where evidence.slot = "slot_locks"."slot" order by evidence.id)`,
     })
     .prepare('acquire_slot');
 });
@@ -87,8 +98,20 @@ export async function heartbeatSlot(ctx: CoreContext, input: z.input<typeof hear
   const [row] = await ctx.db
     .update(l)
     // A heartbeat makes the lock fresh again: any refusal noted while it was stale no longer applies.
-    .set({ expiresAt: sql`now() + ${`${request.ttlMs} milliseconds`}::interval`, heartbeatAt: sql`now()`, releaseRefusedSince: null, releaseRefusedGuards: null })
-    .where(and(eq(l.slot, request.slot), eq(l.holderRunKey, request.runKey), eq(l.fencingToken, request.fencingToken), isNull(l.releasedAt)))
+    .set({
+      expiresAt: sql`now() + ${`${request.ttlMs} milliseconds`}::interval`,
+      heartbeatAt: sql`now()`,
+      releaseRefusedSince: null,
+      releaseRefusedGuards: null,
+    })
+    .where(
+      and(
+        eq(l.slot, request.slot),
+        eq(l.holderRunKey, request.runKey),
+        eq(l.fencingToken, request.fencingToken),
+        isNull(l.releasedAt),
+      ),
+    )
     .returning({ expiresAt: slotLocks.expiresAt });
   if (!row) throw await notHolder(ctx, request.slot, request.runKey);
   return row.expiresAt;
@@ -104,7 +127,12 @@ export async function releaseSlot(ctx: CoreContext, input: z.input<typeof releas
   const l = slotLocks;
   const released = await ctx.db
     .update(l)
-    .set({ releasedAt: sql`now()`, releasedBy: `run:${request.runKey}`, releaseRefusedSince: null, releaseRefusedGuards: null })
+    .set({
+      releasedAt: sql`now()`,
+      releasedBy: `run:${request.runKey}`,
+      releaseRefusedSince: null,
+      releaseRefusedGuards: null,
+    })
     .where(and(eq(l.slot, request.slot), eq(l.holderRunKey, request.runKey), isNull(l.releasedAt)))
     .returning({ slot: l.slot });
   if (released.length > 0) return;
@@ -140,6 +168,8 @@ export async function recordEvidence(ctx: CoreContext, input: z.input<typeof evi
 async function notHolder(ctx: CoreContext, slotName: string, caller: string): Promise<Error> {
   const [current] = await ctx.db.select().from(slotLocks).where(eq(slotLocks.slot, slotName));
   if (!current) return new NotFoundError(`Slot "${slotName}" was never acquired`);
-  const holder = current.releasedAt ? 'nobody (released)' : `run "${current.holderRunKey}" (token ${current.fencingToken})`;
+  const holder = current.releasedAt
+    ? 'nobody (released)'
+    : `run "${current.holderRunKey}" (token ${current.fencingToken})`;
   return new NotHolderError(`Run "${caller}" does not hold slot "${slotName}"; it is held by ${holder}`);
 }

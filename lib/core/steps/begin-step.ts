@@ -16,7 +16,13 @@ import { estimateStepCost } from './cost-estimate';
 import { exhaustTask, type ExhaustionReason } from './exhaust-task';
 import { stepActor } from './step-actor';
 import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
-import { beginStepInput, type BeginAnswer, type BeginStepInput, type BeginStepRequest, type StopAnswer } from './step-protocol';
+import {
+  beginStepInput,
+  type BeginAnswer,
+  type BeginStepInput,
+  type BeginStepRequest,
+  type StopAnswer,
+} from './step-protocol';
 
 /** Why a begin was refused after its claim; the claim and everything else it wrote are rolled back. */
 type Refusal =
@@ -49,23 +55,45 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
   const actor = stepActor(ctx, request.agent, request.queue ?? request.agent);
   const now = nowOf(ctx);
   const key = deriveKey({ taskId: request.taskId, step: request.step, iteration: request.iteration });
-  const { owner } = await ensureTaskBudget(ctx.db, {
-    taskId: request.taskId, agent: request.agent, owner: request.owner,
-    retryAllowance: request.retryAllowance, spendCeilingMicros: request.spendCeilingMicros, timeAllowanceMs: request.timeAllowanceMs,
-  }, now);
+  const { owner } = await ensureTaskBudget(
+    ctx.db,
+    {
+      taskId: request.taskId,
+      agent: request.agent,
+      owner: request.owner,
+      retryAllowance: request.retryAllowance,
+      spendCeilingMicros: request.spendCeilingMicros,
+      timeAllowanceMs: request.timeAllowanceMs,
+    },
+    now,
+  );
   const estimate = request.estimatedCostMicros ?? (await estimateStepCost(ctx.db, request.agent, request.step));
 
   let decided: Decided;
   try {
-    decided = await retryOnDeadlock(ctx.db, () => ctx.db.transaction((tx) => claimAndGate(tx, request, key, estimate, now)));
+    decided = await retryOnDeadlock(ctx.db, () =>
+      ctx.db.transaction((tx) => claimAndGate(tx, request, key, estimate, now)),
+    );
   } catch (error) {
     if (error instanceof BeginRefused) decided = error.refusal;
     else if (error instanceof KeyPayloadMismatchError) {
-      const { hold } = await openHold({ db: ctx.db, actor }, {
-        itemType: 'task', itemId: request.taskId, reason: 'payload_mismatch', owner,
-        detail: `Step ${request.step} was delivered again with different content under key ${key}`,
-      });
-      return { decision: 'stop', code: 'KEY_PAYLOAD_MISMATCH', reason: 'payload_mismatch', detail: error.message, holdId: hold.id };
+      const { hold } = await openHold(
+        { db: ctx.db, actor },
+        {
+          itemType: 'task',
+          itemId: request.taskId,
+          reason: 'payload_mismatch',
+          owner,
+          detail: `Step ${request.step} was delivered again with different content under key ${key}`,
+        },
+      );
+      return {
+        decision: 'stop',
+        code: 'KEY_PAYLOAD_MISMATCH',
+        reason: 'payload_mismatch',
+        detail: error.message,
+        holdId: hold.id,
+      };
     } else throw error;
   }
 
@@ -73,38 +101,89 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
     case 'answer':
       return decided.answer;
     case 'uncertain': {
-      const { hold } = await openHold({ db: ctx.db, actor }, {
-        itemType: 'key', itemId: key, reason: 'uncertain_outcome', owner,
-        detail: `Step ${request.step} started at ${decided.intentAt.toISOString()} and never reported back; its downstream cannot deduplicate, so check whether the side effect happened before resuming`,
-      });
-      return { decision: 'stop', code: 'UNCERTAIN_OUTCOME', reason: 'uncertain_outcome', detail: `Key ${key} has an uncertain outcome: do not repeat the step`, holdId: hold.id };
+      const { hold } = await openHold(
+        { db: ctx.db, actor },
+        {
+          itemType: 'key',
+          itemId: key,
+          reason: 'uncertain_outcome',
+          owner,
+          detail: `Step ${request.step} started at ${decided.intentAt.toISOString()} and never reported back; its downstream cannot deduplicate, so check whether the side effect happened before resuming`,
+        },
+      );
+      return {
+        decision: 'stop',
+        code: 'UNCERTAIN_OUTCOME',
+        reason: 'uncertain_outcome',
+        detail: `Key ${key} has an uncertain outcome: do not repeat the step`,
+        holdId: hold.id,
+      };
     }
     case 'pool_empty':
       await countPoolUsage(ctx.db, request.agent, request.step, now, 'refusals');
-      return { decision: 'wait', code: 'RETRY_BUDGET_EXHAUSTED', retryAfterMs: decided.grant.retryAfterMs, detail: decided.grant.detail };
+      return {
+        decision: 'wait',
+        code: 'RETRY_BUDGET_EXHAUSTED',
+        retryAfterMs: decided.grant.retryAfterMs,
+        detail: decided.grant.detail,
+      };
     case 'task_not_active':
       return stopForTaskState(ctx, request.taskId, decided.status);
     case 'exhausted': {
       const { failure, attemptNumber } = await stepSoFar(ctx, key, decided.detail);
-      return exhaustTask(ctx.db, actor, {
-        taskId: request.taskId, agent: request.agent, step: request.step, queue: request.queue ?? request.agent,
-        payload: request.content ?? null, owner, attemptNumber,
-      }, decided.reason, failure, decided.detail);
+      return exhaustTask(
+        ctx.db,
+        actor,
+        {
+          taskId: request.taskId,
+          agent: request.agent,
+          step: request.step,
+          queue: request.queue ?? request.agent,
+          payload: request.content ?? null,
+          owner,
+          attemptNumber,
+        },
+        decided.reason,
+        failure,
+        decided.detail,
+      );
     }
   }
 }
 
 /** The claim and every gate, in one transaction; a refusal throws BeginRefused and rolls it all back. */
-async function claimAndGate(tx: Transaction, request: BeginStepRequest, key: string, estimate: number, now: Date): Promise<Decided> {
-  const claim = await claimKey({ db: tx }, {
-    key, requestHash: hashContent(request.content ?? null), holder: request.runKey, inProgressTtlMs: request.inProgressTtlMs,
-    downstreamIdempotent: request.downstreamIdempotent, taskId: request.taskId, step: request.step,
-  });
+async function claimAndGate(
+  tx: Transaction,
+  request: BeginStepRequest,
+  key: string,
+  estimate: number,
+  now: Date,
+): Promise<Decided> {
+  const claim = await claimKey(
+    { db: tx },
+    {
+      key,
+      requestHash: hashContent(request.content ?? null),
+      holder: request.runKey,
+      inProgressTtlMs: request.inProgressTtlMs,
+      downstreamIdempotent: request.downstreamIdempotent,
+      taskId: request.taskId,
+      step: request.step,
+    },
+  );
   switch (claim.outcome) {
     case 'replay':
       return { kind: 'answer', answer: { decision: 'replay', key, result: claim.result } };
     case 'in_progress':
-      return { kind: 'answer', answer: { decision: 'wait', code: 'KEY_IN_PROGRESS', retryAfterMs: claim.retryAfterMs, detail: `Step ${request.step} is being run by another attempt; begin again later` } };
+      return {
+        kind: 'answer',
+        answer: {
+          decision: 'wait',
+          code: 'KEY_IN_PROGRESS',
+          retryAfterMs: claim.retryAfterMs,
+          detail: `Step ${request.step} is being run by another attempt; begin again later`,
+        },
+      };
     case 'uncertain':
       return { kind: 'uncertain', intentAt: claim.intentAt };
     case 'acquired':
@@ -113,8 +192,13 @@ async function claimAndGate(tx: Transaction, request: BeginStepRequest, key: str
 
   const isRetry = claim.attemptNumber > 1;
   const recorded = await beginAttempt(tx, {
-    taskId: request.taskId, agent: request.agent, step: request.step, attemptNumber: claim.attemptNumber,
-    idempotencyKey: key, runKey: request.runKey, startedAt: now,
+    taskId: request.taskId,
+    agent: request.agent,
+    step: request.step,
+    attemptNumber: claim.attemptNumber,
+    idempotencyKey: key,
+    runKey: request.runKey,
+    startedAt: now,
   });
   const leftover = await attachStepToKey(tx, key, request, estimate, recorded ? now : null);
   const budget = await reserveOnTask(tx, request.taskId, { leftover, estimate, isRetry, now });
@@ -129,7 +213,11 @@ async function claimAndGate(tx: Transaction, request: BeginStepRequest, key: str
   return {
     kind: 'answer',
     answer: {
-      decision: 'run', key, attemptNumber: claim.attemptNumber, fencingToken: claim.fencingToken, reservedMicros: estimate,
+      decision: 'run',
+      key,
+      attemptNumber: claim.attemptNumber,
+      fencingToken: claim.fencingToken,
+      reservedMicros: estimate,
       ...allowanceLeft(budget, now),
     },
   };
@@ -140,7 +228,13 @@ async function claimAndGate(tx: Transaction, request: BeginStepRequest, key: str
  * returns the reservation a previous holder left on it (a holder that died
  * without finishing): the new reservation replaces it.
  */
-async function attachStepToKey(tx: Transaction, key: string, request: BeginStepRequest, estimate: number, attemptStartedAt: Date | null): Promise<number> {
+async function attachStepToKey(
+  tx: Transaction,
+  key: string,
+  request: BeginStepRequest,
+  estimate: number,
+  attemptStartedAt: Date | null,
+): Promise<number> {
   const [row] = await tx.execute<{ leftover: string }>(sql`
     with previous as (select reserved_micros from idempotency_keys where key = ${key}::text)
     update idempotency_keys set
@@ -179,16 +273,30 @@ async function reserveOnTask(
   return row;
 }
 
-async function whyBudgetRefused(tx: Transaction, taskId: string, isRetry: boolean, estimate: number, now: Date): Promise<Refusal> {
+async function whyBudgetRefused(
+  tx: Transaction,
+  taskId: string,
+  isRetry: boolean,
+  estimate: number,
+  now: Date,
+): Promise<Refusal> {
   const [task] = await tx.execute<BudgetRow>(sql`
     select ${sql.raw(BUDGET_COLUMNS)} from task_budgets where task_id = ${taskId}::text`);
   if (!task) throw new Error(`beginStep: task "${taskId}" has no budget`);
   if (task.status !== 'active') return { kind: 'task_not_active', status: task.status };
   if (new Date(task.deadline) <= now) {
-    return { kind: 'exhausted', reason: 'deadline_passed', detail: `the task's deadline ${new Date(task.deadline).toISOString()} has passed` };
+    return {
+      kind: 'exhausted',
+      reason: 'deadline_passed',
+      detail: `the task's deadline ${new Date(task.deadline).toISOString()} has passed`,
+    };
   }
   if (isRetry && task.retries_used >= task.retry_allowance) {
-    return { kind: 'exhausted', reason: 'retry_ceiling', detail: `no retry left: ${task.retries_used} of ${task.retry_allowance} used` };
+    return {
+      kind: 'exhausted',
+      reason: 'retry_ceiling',
+      detail: `no retry left: ${task.retries_used} of ${task.retry_allowance} used`,
+    };
   }
   return {
     kind: 'exhausted',
@@ -200,33 +308,66 @@ async function whyBudgetRefused(tx: Transaction, taskId: string, isRetry: boolea
 /** A stop for a task that is not active, with the hold or dead letter a person acts on. */
 async function stopForTaskState(ctx: CoreContext, taskId: string, status: TaskStatus): Promise<StopAnswer> {
   if (status === 'frozen') {
-    const [hold] = await ctx.db.select({ id: holds.id }).from(holds)
+    const [hold] = await ctx.db
+      .select({ id: holds.id })
+      .from(holds)
       .where(and(eq(holds.itemType, 'task'), eq(holds.itemId, taskId), eq(holds.status, 'open')));
-    return { decision: 'stop', code: 'TASK_FROZEN', reason: 'task_frozen', detail: `Task "${taskId}" is frozen; its owner resumes it by clearing its hold`, holdId: hold?.id };
-  }
-  if (status === 'dead_lettered') {
-    const [letter] = await ctx.db.select({ id: deadLetters.id }).from(deadLetters)
-      .where(and(eq(deadLetters.taskId, taskId), eq(deadLetters.status, 'pending')));
-    const [hold] = letter
-      ? await ctx.db.select({ id: holds.id }).from(holds).where(and(eq(holds.itemType, 'dead_letter'), eq(holds.itemId, String(letter.id)), eq(holds.status, 'open')))
-      : [];
     return {
-      decision: 'stop', code: 'DO_NOT_RETRY', reason: 'task_dead_lettered',
-      detail: `Task "${taskId}" is dead-lettered; it runs again only when a person redrives it`, deadLetterId: letter?.id, holdId: hold?.id,
+      decision: 'stop',
+      code: 'TASK_FROZEN',
+      reason: 'task_frozen',
+      detail: `Task "${taskId}" is frozen; its owner resumes it by clearing its hold`,
+      holdId: hold?.id,
     };
   }
-  return { decision: 'stop', code: 'TASK_FINISHED', reason: 'task_finished', detail: `Task "${taskId}" is ${status.replace('_', ' ')}; it starts no new step` };
+  if (status === 'dead_lettered') {
+    const [letter] = await ctx.db
+      .select({ id: deadLetters.id })
+      .from(deadLetters)
+      .where(and(eq(deadLetters.taskId, taskId), eq(deadLetters.status, 'pending')));
+    const [hold] = letter
+      ? await ctx.db
+          .select({ id: holds.id })
+          .from(holds)
+          .where(and(eq(holds.itemType, 'dead_letter'), eq(holds.itemId, String(letter.id)), eq(holds.status, 'open')))
+      : [];
+    return {
+      decision: 'stop',
+      code: 'DO_NOT_RETRY',
+      reason: 'task_dead_lettered',
+      detail: `Task "${taskId}" is dead-lettered; it runs again only when a person redrives it`,
+      deadLetterId: letter?.id,
+      holdId: hold?.id,
+    };
+  }
+  return {
+    decision: 'stop',
+    code: 'TASK_FINISHED',
+    reason: 'task_finished',
+    detail: `Task "${taskId}" is ${status.replace('_', ' ')}; it starts no new step`,
+  };
 }
 
 /**
  * What the step's key says so far, for the dead letter: its last failure (else
  * the refusal itself) and the attempts made (the refused claim was rolled back).
  */
-async function stepSoFar(ctx: CoreContext, key: string, refusal: string): Promise<{ failure: { errorClass: ErrorClass; errorText: string }; attemptNumber: number }> {
+async function stepSoFar(
+  ctx: CoreContext,
+  key: string,
+  refusal: string,
+): Promise<{ failure: { errorClass: ErrorClass; errorText: string }; attemptNumber: number }> {
   const [row] = await ctx.db
-    .select({ errorClass: idempotencyKeys.errorClass, errorText: idempotencyKeys.errorText, acquisitions: idempotencyKeys.acquisitions })
+    .select({
+      errorClass: idempotencyKeys.errorClass,
+      errorText: idempotencyKeys.errorText,
+      acquisitions: idempotencyKeys.acquisitions,
+    })
     .from(idempotencyKeys)
     .where(eq(idempotencyKeys.key, key));
-  const failure = row?.errorClass && row.errorText ? { errorClass: row.errorClass, errorText: row.errorText } : { errorClass: 'unknown' as const, errorText: `not begun: ${refusal}` };
+  const failure =
+    row?.errorClass && row.errorText
+      ? { errorClass: row.errorClass, errorText: row.errorText }
+      : { errorClass: 'unknown' as const, errorText: `not begun: ${refusal}` };
   return { failure, attemptNumber: Math.max(1, row?.acquisitions ?? 1) };
 }

@@ -13,7 +13,8 @@ export type BudgetRow = {
 };
 
 /** The columns every engine statement returns for a budget row. */
-export const BUDGET_COLUMNS = 'owner, status, retries_used, retry_allowance, spend_micros, reserved_micros, spend_ceiling_micros, deadline';
+export const BUDGET_COLUMNS =
+  'owner, status, retries_used, retry_allowance, spend_micros, reserved_micros, spend_ceiling_micros, deadline';
 
 /** What the task has left: retries, room under its spend ceiling (after reservations) and time to its deadline. */
 export function allowanceLeft(budget: BudgetRow, now: Date) {

@@ -47,9 +47,17 @@ export async function exhaustTask(
     .from(deadLetters)
     .where(and(eq(deadLetters.taskId, step.taskId), eq(deadLetters.status, 'pending')));
   const { deadLetter, hold } = await deadLetterTask(db, actor, {
-    taskId: step.taskId, agent: step.agent, step: step.step, queue: step.queue, payload: step.payload ?? null,
-    reason: deadLetterReasonFor[reason], errorClass: failure.errorClass, lastError: failure.errorText,
-    attempts: step.attemptNumber, spendMicros: spent?.micros ?? 0, owner: step.owner,
+    taskId: step.taskId,
+    agent: step.agent,
+    step: step.step,
+    queue: step.queue,
+    payload: step.payload ?? null,
+    reason: deadLetterReasonFor[reason],
+    errorClass: failure.errorClass,
+    lastError: failure.errorText,
+    attempts: step.attemptNumber,
+    spendMicros: spent?.micros ?? 0,
+    owner: step.owner,
   });
   return {
     decision: 'stop',

@@ -13,8 +13,13 @@ import { cutToLength, parseInput } from '../validation';
 import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
 import { exhaustTask } from './exhaust-task';
 import { stepActor } from './step-actor';
-import { finishAnswer, finishStepInput, type FinishAnswer, type FinishStepInput, type FinishStepRequest } from './step-protocol';
-
+import {
+  finishAnswer,
+  finishStepInput,
+  type FinishAnswer,
+  type FinishStepInput,
+  type FinishStepRequest,
+} from './step-protocol';
 
 type BegunKey = {
   key: string;
@@ -45,49 +50,83 @@ type BegunKey = {
  * claim expired). The answer is kept on the key, so a second finish of the
  * same attempt changes nothing and gets the same answer.
  */
-export async function finishStep(ctx: CoreContext, input: FinishStepInput, retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<FinishAnswer> {
+export async function finishStep(
+  ctx: CoreContext,
+  input: FinishStepInput,
+  retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY,
+): Promise<FinishAnswer> {
   const request = parseInput(finishStepInput, input);
   const now = nowOf(ctx);
-  const settled = await retryOnDeadlock(ctx.db, () => ctx.db.transaction(async (tx): Promise<FinishAnswer | { supersededBy: string }> => {
-    const key = await lockBegunKey(tx, request);
-    // Before anything is written, superseded or not: the key's agent and queue bound a token.
-    const actor = stepActor(ctx, key.agent!, key.queue);
-    if (request.fencingToken < Number(key.fencing_token)) {
-      // The attempt ran and may have cost money: its end is recorded, but it decides nothing.
-      await recordSupersededEnd(tx, key, request, now);
-      return { supersededBy: key.fencing_token };
-    }
-    if (key.finish_answer !== null) return finishAnswer.parse(key.finish_answer);
-    if (key.status !== 'in_progress') {
-      throw new StateConflictError(`Key "${key.key}" is already ${key.status}: it was settled outside this attempt (by a person or a raw key call)`);
-    }
-    await recordAttemptEnd(tx, key, request, now);
-    const budget = await settleReservation(tx, key, request.costMicros);
+  const settled = await retryOnDeadlock(ctx.db, () =>
+    ctx.db.transaction(async (tx): Promise<FinishAnswer | { supersededBy: string }> => {
+      const key = await lockBegunKey(tx, request);
+      // Before anything is written, superseded or not: the key's agent and queue bound a token.
+      const actor = stepActor(ctx, key.agent!, key.queue);
+      if (request.fencingToken < Number(key.fencing_token)) {
+        // The attempt ran and may have cost money: its end is recorded, but it decides nothing.
+        await recordSupersededEnd(tx, key, request, now);
+        return { supersededBy: key.fencing_token };
+      }
+      if (key.finish_answer !== null) return finishAnswer.parse(key.finish_answer);
+      if (key.status !== 'in_progress') {
+        throw new StateConflictError(
+          `Key "${key.key}" is already ${key.status}: it was settled outside this attempt (by a person or a raw key call)`,
+        );
+      }
+      await recordAttemptEnd(tx, key, request, now);
+      const budget = await settleReservation(tx, key, request.costMicros);
 
-    let answer: FinishAnswer;
-    if (request.outcome === 'succeeded') {
-      const taskCompleted = key.completes_task && (await markTaskFinished(tx, key.task_id, 'completed'));
-      answer = { decision: 'completed', key: key.key, attemptNumber: key.acquisitions, taskStatus: taskCompleted ? 'completed' : 'active' };
-      await settleKey(tx, key, { status: 'completed', result: request.result ?? null, answer });
-    } else if (!key.downstream_idempotent && key.lock_expired) {
-      // Past its claim, a step whose downstream cannot deduplicate may have acted
-      // twice already or not at all: its key stays uncertain, for a person.
-      const { hold } = await openHold({ db: tx, actor }, {
-        itemType: 'key', itemId: key.key, reason: 'uncertain_outcome', owner: budget.owner,
-        detail: cutToLength(`Step ${key.step} failed after its claim expired (${request.errorText}); its downstream cannot deduplicate, so check whether the side effect happened before resuming`, MAX_HOLD_DETAIL),
-      });
-      answer = { decision: 'stop', code: 'UNCERTAIN_OUTCOME', reason: 'uncertain_outcome', detail: `Key ${key.key} failed after its claim expired: its outcome is uncertain`, holdId: hold.id };
-      await tx.execute(sql`update idempotency_keys set reserved_micros = 0, finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key.key}::text`);
-    } else {
-      const failure = { errorClass: request.errorClass!, errorText: request.errorText!.trim() };
-      await settleKey(tx, key, { status: 'failed', ...failure, answer: undefined });
-      answer = await decideAfterFailure(tx, actor, key, budget, request, failure, now, retryPolicy);
-      await tx.execute(sql`update idempotency_keys set finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key.key}::text`);
-    }
-    return answer;
-  }));
+      let answer: FinishAnswer;
+      if (request.outcome === 'succeeded') {
+        const taskCompleted = key.completes_task && (await markTaskFinished(tx, key.task_id, 'completed'));
+        answer = {
+          decision: 'completed',
+          key: key.key,
+          attemptNumber: key.acquisitions,
+          taskStatus: taskCompleted ? 'completed' : 'active',
+        };
+        await settleKey(tx, key, { status: 'completed', result: request.result ?? null, answer });
+      } else if (!key.downstream_idempotent && key.lock_expired) {
+        // Past its claim, a step whose downstream cannot deduplicate may have acted
+        // twice already or not at all: its key stays uncertain, for a person.
+        const { hold } = await openHold(
+          { db: tx, actor },
+          {
+            itemType: 'key',
+            itemId: key.key,
+            reason: 'uncertain_outcome',
+            owner: budget.owner,
+            detail: cutToLength(
+              `Step ${key.step} failed after its claim expired (${request.errorText}); its downstream cannot deduplicate, so check whether the side effect happened before resuming`,
+              MAX_HOLD_DETAIL,
+            ),
+          },
+        );
+        answer = {
+          decision: 'stop',
+          code: 'UNCERTAIN_OUTCOME',
+          reason: 'uncertain_outcome',
+          detail: `Key ${key.key} failed after its claim expired: its outcome is uncertain`,
+          holdId: hold.id,
+        };
+        await tx.execute(
+          sql`update idempotency_keys set reserved_micros = 0, finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key.key}::text`,
+        );
+      } else {
+        const failure = { errorClass: request.errorClass!, errorText: request.errorText!.trim() };
+        await settleKey(tx, key, { status: 'failed', ...failure, answer: undefined });
+        answer = await decideAfterFailure(tx, actor, key, budget, request, failure, now, retryPolicy);
+        await tx.execute(
+          sql`update idempotency_keys set finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key.key}::text`,
+        );
+      }
+      return answer;
+    }),
+  );
   if ('supersededBy' in settled) {
-    throw new StaleTokenError(`Key "${request.key}" was taken over (token ${settled.supersededBy} is current, not ${request.fencingToken}); this attempt must stop`);
+    throw new StaleTokenError(
+      `Key "${request.key}" was taken over (token ${settled.supersededBy} is current, not ${request.fencingToken}); this attempt must stop`,
+    );
   }
   return settled;
 }
@@ -99,20 +138,34 @@ async function lockBegunKey(tx: Transaction, request: FinishStepRequest): Promis
       task_id, step, agent, queue, payload, reserved_micros, completes_task, attempt_started_at, finish_answer
     from idempotency_keys where key = ${request.key}::text for update`);
   if (!key || key.agent === null || request.fencingToken > Number(key.fencing_token)) {
-    throw new NotFoundError(`No step attempt was begun under key "${request.key}" with fencing token ${request.fencingToken}`);
+    throw new NotFoundError(
+      `No step attempt was begun under key "${request.key}" with fencing token ${request.fencingToken}`,
+    );
   }
   return key;
 }
 
 /** A superseded attempt's end and cost, recorded once (while its row is still running); its reservation went back at the takeover. */
-async function recordSupersededEnd(tx: Transaction, key: BegunKey, request: FinishStepRequest, now: Date): Promise<void> {
+async function recordSupersededEnd(
+  tx: Transaction,
+  key: BegunKey,
+  request: FinishStepRequest,
+  now: Date,
+): Promise<void> {
   if (request.attemptNumber === undefined || request.attemptNumber >= key.acquisitions) return;
   const [attempt] = await tx.execute<{ started_at: string }>(sql`
     select started_at from attempts
     where task_id = ${key.task_id}::text and step = ${key.step}::text and attempt_number = ${request.attemptNumber}::int and outcome = 'running'`);
   if (!attempt) return;
-  await recordAttemptEnd(tx, { ...key, acquisitions: request.attemptNumber, attempt_started_at: attempt.started_at }, request, now);
-  await tx.execute(sql`update task_budgets set spend_micros = spend_micros + ${request.costMicros}::bigint where task_id = ${key.task_id}::text`);
+  await recordAttemptEnd(
+    tx,
+    { ...key, acquisitions: request.attemptNumber, attempt_started_at: attempt.started_at },
+    request,
+    now,
+  );
+  await tx.execute(
+    sql`update task_budgets set spend_micros = spend_micros + ${request.costMicros}::bigint where task_id = ${key.task_id}::text`,
+  );
 }
 
 async function recordAttemptEnd(tx: Transaction, key: BegunKey, request: FinishStepRequest, now: Date): Promise<void> {
@@ -147,7 +200,9 @@ async function settleReservation(tx: Transaction, key: BegunKey, costMicros: num
 async function settleKey(
   tx: Transaction,
   key: BegunKey,
-  settled: { status: 'completed'; result: unknown; answer: FinishAnswer } | { status: 'failed'; errorClass: ErrorClass; errorText: string; answer: undefined },
+  settled:
+    | { status: 'completed'; result: unknown; answer: FinishAnswer }
+    | { status: 'failed'; errorClass: ErrorClass; errorText: string; answer: undefined },
 ): Promise<void> {
   const completed = settled.status === 'completed';
   await tx.execute(sql`
@@ -178,26 +233,67 @@ async function decideAfterFailure(
     select count(*)::int as count from attempts
     where task_id = ${key.task_id}::text and step = ${key.step}::text and error_class = 'invalid_output' and attempt_number < ${attemptNumber}::int`);
   const decision = decideRetry(
-    { errorClass: failure.errorClass, attemptNumber, invalidOutputRetries: corrective?.count ?? 0, retryAfterMs: request.retryAfterMs },
+    {
+      errorClass: failure.errorClass,
+      attemptNumber,
+      invalidOutputRetries: corrective?.count ?? 0,
+      retryAfterMs: request.retryAfterMs,
+    },
     retryPolicy,
   );
-  const step = { taskId: key.task_id, agent: key.agent!, step: key.step, queue: key.queue, payload: key.payload, owner: budget.owner, attemptNumber };
+  const step = {
+    taskId: key.task_id,
+    agent: key.agent!,
+    step: key.step,
+    queue: key.queue,
+    payload: key.payload,
+    owner: budget.owner,
+    attemptNumber,
+  };
   if (!decision.retry) {
     const reason = decision.reason === 'corrective_retry_used' ? 'corrective_retry_used' : 'permanent_error';
-    const why = reason === 'corrective_retry_used' ? 'invalid output again after its one corrective retry' : `a ${failure.errorClass} error is never retried`;
+    const why =
+      reason === 'corrective_retry_used'
+        ? 'invalid output again after its one corrective retry'
+        : `a ${failure.errorClass} error is never retried`;
     return exhaustTask(tx, actor, step, reason, failure, why);
   }
   if (budget.retries_used >= budget.retry_allowance) {
-    return exhaustTask(tx, actor, step, 'retry_ceiling', failure, `no retry left: ${budget.retries_used} of ${budget.retry_allowance} used`);
+    return exhaustTask(
+      tx,
+      actor,
+      step,
+      'retry_ceiling',
+      failure,
+      `no retry left: ${budget.retries_used} of ${budget.retry_allowance} used`,
+    );
   }
   if (new Date(budget.deadline) <= now) {
-    return exhaustTask(tx, actor, step, 'deadline_passed', failure, `the task's deadline ${new Date(budget.deadline).toISOString()} has passed`);
+    return exhaustTask(
+      tx,
+      actor,
+      step,
+      'deadline_passed',
+      failure,
+      `the task's deadline ${new Date(budget.deadline).toISOString()} has passed`,
+    );
   }
   if (Number(budget.spend_micros) >= Number(budget.spend_ceiling_micros)) {
-    return exhaustTask(tx, actor, step, 'budget_exhausted', failure, `the task spent ${budget.spend_micros} of its ${budget.spend_ceiling_micros} micro-dollars`);
+    return exhaustTask(
+      tx,
+      actor,
+      step,
+      'budget_exhausted',
+      failure,
+      `the task spent ${budget.spend_micros} of its ${budget.spend_ceiling_micros} micro-dollars`,
+    );
   }
   return {
-    decision: 'retry', key: key.key, attemptNumber, errorClass: failure.errorClass, delayMs: decision.delayMs,
+    decision: 'retry',
+    key: key.key,
+    attemptNumber,
+    errorClass: failure.errorClass,
+    delayMs: decision.delayMs,
     ...allowanceLeft(budget, now),
   };
 }

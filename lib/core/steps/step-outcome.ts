@@ -39,7 +39,12 @@ export function outcomeOfFinish<T>(answer: FinishAnswer, result: T): RunStepOutc
     case 'completed':
       return { status: 'completed', result, attemptNumber: answer.attemptNumber, taskStatus: answer.taskStatus };
     case 'retry':
-      return { status: 'retry', delayMs: answer.delayMs, attemptNumber: answer.attemptNumber, errorClass: answer.errorClass };
+      return {
+        status: 'retry',
+        delayMs: answer.delayMs,
+        attemptNumber: answer.attemptNumber,
+        errorClass: answer.errorClass,
+      };
     case 'stop': {
       const { decision: _decision, ...stop } = answer;
       return { status: 'stop', ...stop };

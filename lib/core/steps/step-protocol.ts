@@ -22,14 +22,24 @@ export const beginStepInput = z.strictObject({
   /** For steps repeated in a loop: each iteration is its own operation with its own key. */
   iteration: int4(0).optional(),
   /** The step's input. Its hash guards the key; it is kept with a dead letter for redrive. */
-  content: z.unknown().refine((value) => jsonSize(value) <= MAX_CONTENT_BYTES, `must serialise to at most ${MAX_CONTENT_BYTES / 1024} KiB`),
+  content: z
+    .unknown()
+    .refine(
+      (value) => jsonSize(value) <= MAX_CONTENT_BYTES,
+      `must serialise to at most ${MAX_CONTENT_BYTES / 1024} KiB`,
+    ),
   /** The queue a redrive puts the task back on; the agent's name when absent. */
   queue: z.string().trim().min(1).max(100).optional(),
   runKey: z.string().trim().min(1).max(200).optional(),
   /** False for downstreams that cannot deduplicate: an interrupted attempt is then held as uncertain, never repeated. */
   downstreamIdempotent: z.boolean().default(true),
   /** After this a silent attempt is presumed dead and a redelivery may take over (or, downstream not idempotent, it is uncertain). */
-  inProgressTtlMs: z.number().int().min(10).max(24 * HOUR_MS).default(60_000),
+  inProgressTtlMs: z
+    .number()
+    .int()
+    .min(10)
+    .max(24 * HOUR_MS)
+    .default(60_000),
   /** What this attempt is expected to cost, reserved against the task's spend ceiling until it finishes. */
   estimatedCostMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   /** The task's last step: when it succeeds the task is completed. */
@@ -49,25 +59,45 @@ export const finishStepInput = z
     attemptNumber: int4(1).optional(),
     outcome: z.enum(['succeeded', 'failed']),
     /** The step's result, stored and replayed to every duplicate (succeeded only). */
-    result: z.unknown().refine((value) => jsonSize(value) <= MAX_CONTENT_BYTES, `must serialise to at most ${MAX_CONTENT_BYTES / 1024} KiB`).optional(),
+    result: z
+      .unknown()
+      .refine(
+        (value) => jsonSize(value) <= MAX_CONTENT_BYTES,
+        `must serialise to at most ${MAX_CONTENT_BYTES / 1024} KiB`,
+      )
+      .optional(),
     /** What the attempt really cost, in micro-dollars; it replaces the reservation. */
     costMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
     errorClass: z.enum(errorClasses).optional(),
     errorText: z.string().max(10_000).optional(),
     /** A rate limiter's Retry-After: the retry waits at least this long. */
-    retryAfterMs: z.number().int().min(0).max(24 * HOUR_MS).optional(),
+    retryAfterMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * HOUR_MS)
+      .optional(),
   })
   .superRefine((finish, context) => {
     if (finish.outcome === 'failed') {
-      if (!finish.errorClass) context.addIssue({ code: 'custom', path: ['errorClass'], message: 'is required for a failed attempt' });
+      if (!finish.errorClass)
+        context.addIssue({ code: 'custom', path: ['errorClass'], message: 'is required for a failed attempt' });
       if (!finish.errorText || finish.errorText.trim() === '') {
-        context.addIssue({ code: 'custom', path: ['errorText'], message: 'is required for a failed attempt: a failure with a blank error text cannot be triaged' });
+        context.addIssue({
+          code: 'custom',
+          path: ['errorText'],
+          message: 'is required for a failed attempt: a failure with a blank error text cannot be triaged',
+        });
       }
-      if (finish.result !== undefined) context.addIssue({ code: 'custom', path: ['result'], message: 'must be absent for a failed attempt' });
+      if (finish.result !== undefined)
+        context.addIssue({ code: 'custom', path: ['result'], message: 'must be absent for a failed attempt' });
     } else {
-      if (finish.errorClass) context.addIssue({ code: 'custom', path: ['errorClass'], message: 'must be absent for a succeeded attempt' });
-      if (finish.errorText) context.addIssue({ code: 'custom', path: ['errorText'], message: 'must be absent for a succeeded attempt' });
-      if (finish.retryAfterMs !== undefined) context.addIssue({ code: 'custom', path: ['retryAfterMs'], message: 'must be absent for a succeeded attempt' });
+      if (finish.errorClass)
+        context.addIssue({ code: 'custom', path: ['errorClass'], message: 'must be absent for a succeeded attempt' });
+      if (finish.errorText)
+        context.addIssue({ code: 'custom', path: ['errorText'], message: 'must be absent for a succeeded attempt' });
+      if (finish.retryAfterMs !== undefined)
+        context.addIssue({ code: 'custom', path: ['retryAfterMs'], message: 'must be absent for a succeeded attempt' });
     }
   });
 export type FinishStepInput = z.input<typeof finishStepInput>;
@@ -78,7 +108,13 @@ export const waitCodes = ['KEY_IN_PROGRESS', 'RETRY_BUDGET_EXHAUSTED'] as const;
 export type WaitCode = (typeof waitCodes)[number];
 
 /** Answers that mean "stop": beginning again will not help; a person (or a redrive) must act. */
-export const stopCodes = ['DO_NOT_RETRY', 'KEY_PAYLOAD_MISMATCH', 'UNCERTAIN_OUTCOME', 'TASK_FROZEN', 'TASK_FINISHED'] as const;
+export const stopCodes = [
+  'DO_NOT_RETRY',
+  'KEY_PAYLOAD_MISMATCH',
+  'UNCERTAIN_OUTCOME',
+  'TASK_FROZEN',
+  'TASK_FINISHED',
+] as const;
 export type StopCode = (typeof stopCodes)[number];
 
 /** Why a step stopped, machine-readable. */

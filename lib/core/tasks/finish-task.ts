@@ -33,10 +33,15 @@ export async function finishTask(ctx: CoreContext, input: FinishTaskInput): Prom
   await enforceTokenLimits(ctx, () => agentOfTask(ctx.db, taskId));
   if (await markTaskFinished(ctx.db, taskId, outcome)) return { taskId, status: outcome, changed: true };
 
-  const [task] = await ctx.db.select({ status: taskBudgets.status }).from(taskBudgets).where(eq(taskBudgets.taskId, taskId));
+  const [task] = await ctx.db
+    .select({ status: taskBudgets.status })
+    .from(taskBudgets)
+    .where(eq(taskBudgets.taskId, taskId));
   if (!task) throw new NotFoundError(`No task "${taskId}": a task exists once its first step has begun`);
   if (task.status === outcome) return { taskId, status: outcome, changed: false };
-  throw new StateConflictError(`Task "${taskId}" is ${task.status.replace('_', ' ')}; it cannot be finished as ${outcome}`);
+  throw new StateConflictError(
+    `Task "${taskId}" is ${task.status.replace('_', ' ')}; it cannot be finished as ${outcome}`,
+  );
 }
 
 /** The state change itself, guarded by the task's current state; true when it happened. */

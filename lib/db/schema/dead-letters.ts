@@ -1,8 +1,29 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
 import type { DeadLetterReason, DeadLetterStatus, BulkRedriveStatus, BulkRedriveOutcome } from './enums';
-export { deadLetterReasons, deadLetterStatuses, bulkRedriveStatuses, bulkRedriveOutcomes, type DeadLetterReason, type DeadLetterStatus, type BulkRedriveStatus, type BulkRedriveOutcome } from './enums';
+export {
+  deadLetterReasons,
+  deadLetterStatuses,
+  bulkRedriveStatuses,
+  bulkRedriveOutcomes,
+  type DeadLetterReason,
+  type DeadLetterStatus,
+  type BulkRedriveStatus,
+  type BulkRedriveOutcome,
+} from './enums';
 
 /** Work whose retries ran out, kept with everything needed to redrive it. */
 export const deadLetters = pgTable(
@@ -94,7 +115,10 @@ export const bulkRedrives = pgTable(
   },
   (table) => [
     check('bulk_redrives_status_known', sql`${table.status} in ('running', 'completed', 'cancelled')`),
-    check('bulk_redrives_counts_add_up', sql`${table.processed} = ${table.redriven} + ${table.skipped} and ${table.processed} <= ${table.total}`),
+    check(
+      'bulk_redrives_counts_add_up',
+      sql`${table.processed} = ${table.redriven} + ${table.skipped} and ${table.processed} <= ${table.total}`,
+    ),
     check('bulk_redrives_rate_positive', sql`${table.ratePerSecond} between 1 and 1000`),
     index('bulk_redrives_requested_at_idx').on(table.requestedAt),
   ],

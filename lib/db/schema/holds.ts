@@ -1,7 +1,23 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { holdReasons, holdItemTypes, holdClosings, type HoldReason, type HoldItemType, type HoldClosing } from './enums';
-export { holdReasons, holdItemTypes, holdResolutions, holdClosings, type HoldReason, type HoldItemType, type HoldResolution, type HoldClosing } from './enums';
+import {
+  holdReasons,
+  holdItemTypes,
+  holdClosings,
+  type HoldReason,
+  type HoldItemType,
+  type HoldClosing,
+} from './enums';
+export {
+  holdReasons,
+  holdItemTypes,
+  holdResolutions,
+  holdClosings,
+  type HoldReason,
+  type HoldItemType,
+  type HoldResolution,
+  type HoldClosing,
+} from './enums';
 
 const quoted = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
 

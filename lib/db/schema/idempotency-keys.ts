@@ -62,11 +62,16 @@ export const idempotencyKeys = pgTable(
   },
   (table) => [
     check('idempotency_keys_status_known', sql`${table.status} in ('in_progress', 'completed', 'failed')`),
-    check('idempotency_keys_in_progress_has_expiry', sql`(${table.status} = 'in_progress') = (${table.lockedUntil} is not null)`),
+    check(
+      'idempotency_keys_in_progress_has_expiry',
+      sql`(${table.status} = 'in_progress') = (${table.lockedUntil} is not null)`,
+    ),
     // Serves the sweep of expired keys.
     index('idempotency_keys_expires_at_idx').on(table.expiresAt),
     // Serves "stuck and uncertain keys": in-progress keys past their expiry.
-    index('idempotency_keys_in_progress_locked_until_idx').on(table.lockedUntil).where(sql`${table.status} = 'in_progress'`),
+    index('idempotency_keys_in_progress_locked_until_idx')
+      .on(table.lockedUntil)
+      .where(sql`${table.status} = 'in_progress'`),
   ],
 );
 

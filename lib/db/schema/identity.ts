@@ -69,7 +69,10 @@ export const apiTokens = pgTable(
     allowedQueues: text('allowed_queues').array(),
   },
   (table) => [
-    check('api_tokens_scopes_known', sql`${table.scopes} <@ array['ingest', 'read']::text[] and cardinality(${table.scopes}) > 0`),
+    check(
+      'api_tokens_scopes_known',
+      sql`${table.scopes} <@ array['ingest', 'read']::text[] and cardinality(${table.scopes}) > 0`,
+    ),
   ],
 );
 

@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, pgTable, primaryKey, smallint, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core';
 import { errorClass, transactionId } from './attempts';
 
 /**
@@ -29,7 +40,9 @@ export const attemptRollups = pgTable(
   },
   (table) => [
     // NULLS NOT DISTINCT (PostgreSQL 15+): one row per bucket even for the null class.
-    unique('attempt_rollups_bucket_key').on(table.grain, table.bucketStart, table.agent, table.step, table.errorClass).nullsNotDistinct(),
+    unique('attempt_rollups_bucket_key')
+      .on(table.grain, table.bucketStart, table.agent, table.step, table.errorClass)
+      .nullsNotDistinct(),
     index('attempt_rollups_agent_step_idx').on(table.agent, table.step, table.grain, table.bucketStart),
     check('attempt_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
   ],
@@ -55,7 +68,10 @@ export const attemptLatencyRollups = pgTable(
     counts: bigint('counts', { mode: 'number' }).array().notNull(),
   },
   (table) => [
-    primaryKey({ name: 'attempt_latency_rollups_pkey', columns: [table.grain, table.bucketStart, table.agent, table.step] }),
+    primaryKey({
+      name: 'attempt_latency_rollups_pkey',
+      columns: [table.grain, table.bucketStart, table.agent, table.step],
+    }),
     check('attempt_latency_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
     check('attempt_latency_rollups_arrays_match', sql`cardinality(${table.buckets}) = cardinality(${table.counts})`),
   ],

@@ -40,10 +40,16 @@ export const taskBudgets = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
-    check('task_budgets_status_known', sql`${table.status} in ('active', 'frozen', 'dead_lettered', 'completed', 'failed', 'discarded')`),
+    check(
+      'task_budgets_status_known',
+      sql`${table.status} in ('active', 'frozen', 'dead_lettered', 'completed', 'failed', 'discarded')`,
+    ),
     // The allowance is consumed with a guarded UPDATE; this makes over-consumption impossible even for other writers.
     check('task_budgets_retries_within_allowance', sql`${table.retriesUsed} between 0 and ${table.retryAllowance}`),
-    check('task_budgets_spend_not_negative', sql`${table.spendMicros} >= 0 and ${table.spendCeilingMicros} >= 0 and ${table.reservedMicros} >= 0`),
+    check(
+      'task_budgets_spend_not_negative',
+      sql`${table.spendMicros} >= 0 and ${table.spendCeilingMicros} >= 0 and ${table.reservedMicros} >= 0`,
+    ),
     check('task_budgets_owner_named', sql`${table.owner} ~ '^(person|team):.+'`),
     // Serves the frozen sweep: active tasks by last change.
     index('task_budgets_active_updated_at_idx').on(table.updatedAt).where(sql`${table.status} = 'active'`),

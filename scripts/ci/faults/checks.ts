@@ -7,5 +7,9 @@ export interface Check {
 
 /** Checks under one heading: `[what should hold, whether it did, what was seen]`. */
 export function runChecks(heading: string, items: [string, boolean, unknown][]): Check[] {
-  return items.map(([name, ok, seen]) => ({ name: `${heading}: ${name}`, ok, detail: typeof seen === 'string' ? seen : JSON.stringify(seen) }));
+  return items.map(([name, ok, seen]) => ({
+    name: `${heading}: ${name}`,
+    ok,
+    detail: typeof seen === 'string' ? seen : JSON.stringify(seen),
+  }));
 }

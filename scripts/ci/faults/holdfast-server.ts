@@ -18,7 +18,11 @@ export interface HoldfastServer {
  * but with `node --import tsx` (the tsx CLI SIGKILLs its child on SIGTERM),
  * demo sign-in, no demo data, no fleet and no sweeps (the suite runs them itself).
  */
-export async function startHoldfastServer(databaseUrl: string, port: number, readyTimeoutMs: number): Promise<HoldfastServer> {
+export async function startHoldfastServer(
+  databaseUrl: string,
+  port: number,
+  readyTimeoutMs: number,
+): Promise<HoldfastServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: projectRoot,
     env: {
@@ -49,10 +53,15 @@ export async function startHoldfastServer(databaseUrl: string, port: number, rea
     clearTimeout(timer);
   };
   try {
-    await waitFor(() => {
-      if (child.exitCode !== null) throw new Error(`Holdfast exited (${child.exitCode}) before it was ready:\n${output}\n${errors}`);
-      return output.includes('Holdfast is ready');
-    }, readyTimeoutMs, 'Holdfast to be ready');
+    await waitFor(
+      () => {
+        if (child.exitCode !== null)
+          throw new Error(`Holdfast exited (${child.exitCode}) before it was ready:\n${output}\n${errors}`);
+        return output.includes('Holdfast is ready');
+      },
+      readyTimeoutMs,
+      'Holdfast to be ready',
+    );
   } catch (error) {
     await stop();
     throw error;

@@ -30,7 +30,11 @@ export async function createKillablePostgres(folder: string, port: number): Prom
   fs.chmodSync(folder, 0o755);
   fs.mkdirSync(dataDir, { mode: 0o700 });
   if (owner) fs.chownSync(dataDir, owner.uid, owner.gid);
-  await run(path.join(binaries, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], owner);
+  await run(
+    path.join(binaries, 'initdb'),
+    ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'],
+    owner,
+  );
 
   let server: ChildProcess | undefined;
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
@@ -38,9 +42,22 @@ export async function createKillablePostgres(folder: string, port: number): Prom
     url,
     port,
     async start() {
-      server = spawn(path.join(binaries, 'postgres'), [
-        '-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=60',
-      ], { detached: true, stdio: 'ignore', ...owner });
+      server = spawn(
+        path.join(binaries, 'postgres'),
+        [
+          '-D',
+          dataDir,
+          '-p',
+          String(port),
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          'fsync=off',
+          '-c',
+          'max_connections=60',
+        ],
+        { detached: true, stdio: 'ignore', ...owner },
+      );
       await waitUntilAccepting(url, server);
     },
     async kill() {
@@ -72,7 +89,9 @@ function run(command: string, args: string[], owner?: { uid: number; gid: number
     let errors = '';
     child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(command)} exited ${code}: ${errors}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(command)} exited ${code}: ${errors}`)),
+    );
   });
 }
 
@@ -86,22 +105,30 @@ function groupAlive(pgid: number): boolean {
 }
 
 async function waitUntilAccepting(url: string, server: ChildProcess): Promise<void> {
-  await waitFor(async () => {
-    if (server.exitCode !== null) throw new Error(`PostgreSQL exited (${server.exitCode}) while starting`);
-    const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
-    try {
-      await sql`select 1`;
-      return true;
-    } catch {
-      return false;
-    } finally {
-      await sql.end({ timeout: 1 });
-    }
-  }, 30_000, 'PostgreSQL to accept connections');
+  await waitFor(
+    async () => {
+      if (server.exitCode !== null) throw new Error(`PostgreSQL exited (${server.exitCode}) while starting`);
+      const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+      try {
+        await sql`select 1`;
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    },
+    30_000,
+    'PostgreSQL to accept connections',
+  );
 }
 
 /** Polls a condition every 100 ms until it holds, or fails after `timeoutMs`. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);

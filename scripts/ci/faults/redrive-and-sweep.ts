@@ -12,18 +12,36 @@ const oncall: Actor = { type: 'person', id: 'fault-suite@holdfast.local', role: 
 /** Pending dead letters of one queue, each with its open hold, as the library leaves them. */
 export async function makeDeadLetters(db: Database, queue: string): Promise<void> {
   const rows = Array.from({ length: DEAD_LETTERS }, (_, index) => ({
-    taskId: `${queue}-task-${index}`, agent: 'payments', step: 'charge', queue, payload: { index },
-    reason: 'retry_ceiling' as const, errorClass: 'transient' as const, lastError: `503 from the card network (${index})`, attempts: 3, spendMicros: 1_500,
+    taskId: `${queue}-task-${index}`,
+    agent: 'payments',
+    step: 'charge',
+    queue,
+    payload: { index },
+    reason: 'retry_ceiling' as const,
+    errorClass: 'transient' as const,
+    lastError: `503 from the card network (${index})`,
+    attempts: 3,
+    spendMicros: 1_500,
   }));
   const created = await db.insert(deadLetters).values(rows).returning({ id: deadLetters.id });
-  await db.insert(holds).values(created.map((letter) => ({
-    itemType: 'dead_letter' as const, itemId: String(letter.id), reason: 'retry_ceiling' as const, owner: 'team:payments', detail: 'retries ran out', openedBy: 'agent:payments',
-  })));
+  await db.insert(holds).values(
+    created.map((letter) => ({
+      itemType: 'dead_letter' as const,
+      itemId: String(letter.id),
+      reason: 'retry_ceiling' as const,
+      owner: 'team:payments',
+      detail: 'retries ran out',
+      openedBy: 'agent:payments',
+    })),
+  );
 }
 
 export async function startRedrive(db: Database, queue: string): Promise<number> {
   // 100 a second: the run lasts about 3 s, long enough to be killed in the middle.
-  const { bulkRedrive } = await startBulkRedrive({ db, actor: oncall }, { requestId: randomUUID(), filter: { queue }, reason: 'fault suite', ratePerSecond: 100 });
+  const { bulkRedrive } = await startBulkRedrive(
+    { db, actor: oncall },
+    { requestId: randomUUID(), filter: { queue }, reason: 'fault suite', ratePerSecond: 100 },
+  );
   return bulkRedrive.id;
 }
 
@@ -33,7 +51,10 @@ export async function startRedrive(db: Database, queue: string): Promise<number>
  */
 export function outcomeWithin(work: Promise<unknown>, ms = 20_000): Promise<unknown> {
   return Promise.race([
-    work.then(() => undefined, (error: unknown) => error),
+    work.then(
+      () => undefined,
+      (error: unknown) => error,
+    ),
     new Promise((resolve) => setTimeout(() => resolve(new Error(`no outcome within ${ms} ms`)), ms).unref()),
   ]);
 }
@@ -50,7 +71,12 @@ export function runRedrive(db: Database, id: number): Promise<unknown> {
  * otherwise have to wait.
  */
 export async function sweepAt(db: Database, id: number, now: Date): Promise<unknown> {
-  await retryWhileUnavailable(() => db.update(bulkRedrives).set({ heartbeatAt: new Date(Date.now() - 120_000) }).where(eq(bulkRedrives.id, id)));
+  await retryWhileUnavailable(() =>
+    db
+      .update(bulkRedrives)
+      .set({ heartbeatAt: new Date(Date.now() - 120_000) })
+      .where(eq(bulkRedrives.id, id)),
+  );
   return outcomeWithin(runDueSweeps({ db }, {}, now));
 }
 
@@ -77,13 +103,23 @@ export async function progress(db: Database, id: number) {
 
 /** Polls until the run has processed at least `count` items (the moment to pull the plug). */
 export async function waitForProgress(db: Database, id: number, count: number): Promise<void> {
-  await waitFor(async () => (await progress(db, id)).processed >= count, 20_000, `bulk redrive ${id} to process ${count} items`);
+  await waitFor(
+    async () => (await progress(db, id)).processed >= count,
+    20_000,
+    `bulk redrive ${id} to process ${count} items`,
+  );
 }
 
 /** The exact end state: every dead letter redriven once, one outbox row each, one completion. */
 export async function redriveOutcome(db: Database, queue: string, id: number) {
   const run = await progress(db, id);
-  const [counts] = await db.execute<{ letters: number; redriven: number; outbox: number; distinctOutbox: number; openHolds: number }>(sql`
+  const [counts] = await db.execute<{
+    letters: number;
+    redriven: number;
+    outbox: number;
+    distinctOutbox: number;
+    openHolds: number;
+  }>(sql`
     select
       (select count(*)::int from ${deadLetters} where queue = ${queue}) as letters,
       (select count(*)::int from ${deadLetters} where queue = ${queue} and status = 'redriven') as redriven,
@@ -95,5 +131,15 @@ export async function redriveOutcome(db: Database, queue: string, id: number) {
     .select({ action: auditLog.action })
     .from(auditLog)
     .where(and(eq(auditLog.targetType, 'bulk_redrive'), eq(auditLog.targetId, String(id))));
-  return { run: { status: run.status, total: run.total, processed: run.processed, redriven: run.redriven, skipped: run.skipped }, ...counts!, audit: completions.map((row) => row.action) };
+  return {
+    run: {
+      status: run.status,
+      total: run.total,
+      processed: run.processed,
+      redriven: run.redriven,
+      skipped: run.skipped,
+    },
+    ...counts!,
+    audit: completions.map((row) => row.action),
+  };
 }

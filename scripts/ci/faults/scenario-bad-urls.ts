@@ -28,10 +28,13 @@ const PATHS = [
 function rawGet(baseUrl: string, path: string, token: string): Promise<number> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const request = http.request({ hostname, port, path, method: 'GET', headers: { authorization: `Bearer ${token}` }, timeout: 15_000 }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-    });
+    const request = http.request(
+      { hostname, port, path, method: 'GET', headers: { authorization: `Bearer ${token}` }, timeout: 15_000 },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
     request.on('timeout', () => request.destroy(new Error('timed out')));
     request.on('error', reject);
     request.end();
@@ -40,9 +43,17 @@ function rawGet(baseUrl: string, path: string, token: string): Promise<number> {
 
 export async function badUrls(baseUrl: string, readToken: string): Promise<Check[]> {
   const answers: Record<string, number | string> = {};
-  for (const path of PATHS) answers[path] = await rawGet(baseUrl, path, readToken).catch((error: Error) => error.message);
-  return runChecks('broken percent-encoding over HTTP', PATHS.map((path) => {
-    const status = answers[path];
-    return [`GET ${path} never answers 5xx`, typeof status === 'number' && status >= 200 && status < 500, status] as [string, boolean, unknown];
-  }));
+  for (const path of PATHS)
+    answers[path] = await rawGet(baseUrl, path, readToken).catch((error: Error) => error.message);
+  return runChecks(
+    'broken percent-encoding over HTTP',
+    PATHS.map((path) => {
+      const status = answers[path];
+      return [`GET ${path} never answers 5xx`, typeof status === 'number' && status >= 200 && status < 500, status] as [
+        string,
+        boolean,
+        unknown,
+      ];
+    }),
+  );
 }

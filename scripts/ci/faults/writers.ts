@@ -29,8 +29,14 @@ function batchBody(batchId: string): string {
   const startedAt = new Date(Date.now() - 2_000).toISOString();
   const finishedAt = new Date().toISOString();
   const attempts = Array.from({ length: ATTEMPTS_PER_BATCH }, (_, index) => ({
-    taskId: `${batchId}#${index}`, agent: 'fault-writer', step: 'write_batch', attemptNumber: 1,
-    startedAt, finishedAt, outcome: 'succeeded', costMicros: 1,
+    taskId: `${batchId}#${index}`,
+    agent: 'fault-writer',
+    step: 'write_batch',
+    attemptNumber: 1,
+    startedAt,
+    finishedAt,
+    outcome: 'succeeded',
+    costMicros: 1,
   }));
   return JSON.stringify({ attempts });
 }
@@ -38,7 +44,12 @@ function batchBody(batchId: string): string {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Posts one batch until it is acknowledged (true) or its deadline passes (false). */
-async function postUntilAcknowledged(baseUrl: string, token: string, batchId: string, log: WriterLog): Promise<boolean> {
+async function postUntilAcknowledged(
+  baseUrl: string,
+  token: string,
+  batchId: string,
+  log: WriterLog,
+): Promise<boolean> {
   const body = batchBody(batchId);
   const deadline = Date.now() + BATCH_DEADLINE_MS;
   while (Date.now() < deadline) {
@@ -58,7 +69,8 @@ async function postUntilAcknowledged(baseUrl: string, token: string, batchId: st
         log.statuses[status] = (log.statuses[status] ?? 0) + 1;
         return true;
       }
-      if (response.status >= 500 && response.status !== 503) log.errors.push(`${batchId}: ${status} ${text.slice(0, 300)}`);
+      if (response.status >= 500 && response.status !== 503)
+        log.errors.push(`${batchId}: ${status} ${text.slice(0, 300)}`);
       if (response.status === 503) log.unavailableAt.push(Date.now());
       if (response.status === 409) log.inProgressAt.push(Date.now());
       if (response.status !== 503 && response.status !== 409) {
@@ -78,7 +90,13 @@ async function postUntilAcknowledged(baseUrl: string, token: string, batchId: st
 }
 
 /** One writer: batch after batch until `keepGoing` says stop. */
-export async function runWriter(baseUrl: string, token: string, writer: number, keepGoing: () => boolean, log: WriterLog): Promise<void> {
+export async function runWriter(
+  baseUrl: string,
+  token: string,
+  writer: number,
+  keepGoing: () => boolean,
+  log: WriterLog,
+): Promise<void> {
   for (let batch = 0; keepGoing() && batch < 10_000; batch += 1) {
     const batchId = `w${writer}-b${batch}`;
     if (await postUntilAcknowledged(baseUrl, token, batchId, log)) {

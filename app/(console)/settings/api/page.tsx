@@ -22,7 +22,9 @@ interface FieldSchema {
 interface Operation {
   operationId: string;
   summary: string;
-  requestBody: { content: { 'application/json': { schema: { properties?: Record<string, FieldSchema>; required?: string[] } } } };
+  requestBody: {
+    content: { 'application/json': { schema: { properties?: Record<string, FieldSchema>; required?: string[] } } };
+  };
   responses: Record<string, { description: string }>;
 }
 
@@ -31,8 +33,10 @@ function describeField(field: FieldSchema): string {
   const parts = [field.format ?? field.type ?? 'any JSON'];
   if (field.type === 'array' && field.items) parts[0] = `array of ${field.items.type ?? 'any'}`;
   if (field.enum) parts.push(`one of ${field.enum.map(String).join(', ')}`);
-  if (field.minimum !== undefined || field.maximum !== undefined) parts.push(`${field.minimum ?? '…'} to ${field.maximum ?? '…'}`);
-  if (field.minLength !== undefined || field.maxLength !== undefined) parts.push(`${field.minLength ?? 0}–${field.maxLength ?? '…'} characters`);
+  if (field.minimum !== undefined || field.maximum !== undefined)
+    parts.push(`${field.minimum ?? '…'} to ${field.maximum ?? '…'}`);
+  if (field.minLength !== undefined || field.maxLength !== undefined)
+    parts.push(`${field.minLength ?? 0}–${field.maxLength ?? '…'} characters`);
   if (field.default !== undefined) parts.push(`default ${JSON.stringify(field.default)}`);
   return parts.join('; ');
 }
@@ -42,15 +46,24 @@ export default async function ApiReferencePage() {
   await requirePerson();
   const document = buildOpenApiDocument();
   // GET /api/v1/step-stats has no body to tabulate; the reference lists the POST endpoints.
-  const operations = Object.entries(document.paths).flatMap(([path, item]) => ('post' in item && item.post ? [{ path, operation: item.post as unknown as Operation }] : []));
+  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    'post' in item && item.post ? [{ path, operation: item.post as unknown as Operation }] : [],
+  );
 
   return (
     <>
-      <PageHeader title="API reference" description="The HTTP API agents call, in any language. Generated from the same schemas the library validates with." />
+      <PageHeader
+        title="API reference"
+        description="The HTTP API agents call, in any language. Generated from the same schemas the library validates with."
+      />
       <section className="mb-6 max-w-prose text-[13px] leading-relaxed">
         <p>{document.info.description}</p>
         <p className="mt-2">
-          The machine-readable document: <a href="/api/v1/openapi.json" className="text-accent hover:underline">/api/v1/openapi.json</a> (OpenAPI 3.1). Tokens are made under API tokens.
+          The machine-readable document:{' '}
+          <a href="/api/v1/openapi.json" className="text-accent hover:underline">
+            /api/v1/openapi.json
+          </a>{' '}
+          (OpenAPI 3.1). Tokens are made under API tokens.
         </p>
       </section>
       <nav aria-label="Endpoints" className="mb-6 columns-2 text-[13px]">
@@ -64,9 +77,16 @@ export default async function ApiReferencePage() {
         const schema = operation.requestBody.content['application/json'].schema;
         const required = new Set(schema.required ?? []);
         return (
-          <section key={path} id={operation.operationId} aria-labelledby={`${operation.operationId}-title`} className="mb-8" data-testid={`endpoint-${operation.operationId}`}>
+          <section
+            key={path}
+            id={operation.operationId}
+            aria-labelledby={`${operation.operationId}-title`}
+            className="mb-8"
+            data-testid={`endpoint-${operation.operationId}`}
+          >
             <h2 id={`${operation.operationId}-title`} className="font-mono text-[14px] font-semibold">
-              POST {path} <span className="font-sans text-[12px] font-normal text-muted">({operation.operationId})</span>
+              POST {path}{' '}
+              <span className="font-sans text-[12px] font-normal text-muted">({operation.operationId})</span>
             </h2>
             <p className="mb-2 mt-1 max-w-prose text-[13px]">{operation.summary}</p>
             {schema.properties ? (

@@ -7,9 +7,17 @@ import { field, runAction, type ActionResult } from '@/lib/server/action';
 export async function savePersonAction(_previous: ActionResult<{ email: string }> | undefined, formData: FormData) {
   return runAction(
     async (ctx) => {
-      const teams = field(formData, 'teams').split(',').map((team) => team.trim()).filter(Boolean);
+      const teams = field(formData, 'teams')
+        .split(',')
+        .map((team) => team.trim())
+        .filter(Boolean);
       const email = field(formData, 'email');
-      await savePerson(ctx, { email, displayName: field(formData, 'displayName'), role: field(formData, 'role') as 'viewer', teams });
+      await savePerson(ctx, {
+        email,
+        displayName: field(formData, 'displayName'),
+        role: field(formData, 'role') as 'viewer',
+        teams,
+      });
       return { email };
     },
     ['/settings/people'],
@@ -17,7 +25,10 @@ export async function savePersonAction(_previous: ActionResult<{ email: string }
 }
 
 /** "Sign out everywhere" for a person: ends all their sessions (admins only, audit-logged; the library checks). */
-export async function endPersonSessionsAction(_previous: ActionResult<{ email: string }> | undefined, formData: FormData) {
+export async function endPersonSessionsAction(
+  _previous: ActionResult<{ email: string }> | undefined,
+  formData: FormData,
+) {
   return runAction(
     async (ctx) => {
       const email = field(formData, 'email');

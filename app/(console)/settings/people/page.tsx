@@ -16,7 +16,10 @@ export default async function PeoplePage() {
   const everyone = await listPeople(getDb());
   return (
     <>
-      <PageHeader title="People" description="Who may use the console, with their role and teams. Holds owned by a team go to its members." />
+      <PageHeader
+        title="People"
+        description="Who may use the console, with their role and teams. Holds owned by a team go to its members."
+      />
       {manage.allowed ? (
         <div className="mb-4 rounded-lg border border-line bg-surface p-3">
           <PersonForm />
@@ -43,7 +46,9 @@ export default async function PeoplePage() {
               <Cell className="font-mono text-[12px]">{row.email}</Cell>
               {manage.allowed ? (
                 <Cell>
-                  <PersonForm person={{ email: row.email, displayName: row.displayName, role: row.role, teams: row.teams }} />
+                  <PersonForm
+                    person={{ email: row.email, displayName: row.displayName, role: row.role, teams: row.teams }}
+                  />
                 </Cell>
               ) : (
                 <>

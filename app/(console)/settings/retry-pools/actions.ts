@@ -51,5 +51,8 @@ export async function savePoolAction(_previous: SavePoolState | undefined, formD
 
 /** Deletes a pool, with a reason; a second delete answers changed: false. */
 export async function deletePoolAction(_previous: ActionResult<{ changed: boolean }> | undefined, formData: FormData) {
-  return runAction((ctx) => deleteRetryPool(ctx, { poolId: Number(field(formData, 'poolId')), reason: field(formData, 'reason') }), SHOWN_ON);
+  return runAction(
+    (ctx) => deleteRetryPool(ctx, { poolId: Number(field(formData, 'poolId')), reason: field(formData, 'reason') }),
+    SHOWN_ON,
+  );
 }

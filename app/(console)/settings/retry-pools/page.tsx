@@ -11,7 +11,11 @@ import { PoolsTable } from './pools-table';
 export const metadata: Metadata = { title: 'Retry pools' };
 export const dynamic = 'force-dynamic';
 
-export default async function RetryPoolsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function RetryPoolsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const person = await requirePerson();
   const manage = decide(person, 'retry_pool.manage');
   const pools = await listRetryPools(getDb(), new Date());
@@ -41,15 +45,17 @@ export default async function RetryPoolsPage({ searchParams }: { searchParams: P
         />
       ) : (
         <p className="mb-4 text-[13px] text-muted" data-testid="retry-pools-read-only">
-          Read only: {manage.reason}. You are signed in as a {person.role}; ask an admin to add, change or delete a pool.
+          Read only: {manage.reason}. You are signed in as a {person.role}; ask an admin to add, change or delete a
+          pool.
         </p>
       )}
       {pools.length === 0 ? (
         <EmptyState title="No retry pools yet" testId="retry-pools-empty">
           <span className="[overflow-wrap:anywhere]">
-            A pool caps an agent&apos;s retries (or one step&apos;s) at a percentage of its first attempts over a sliding window, plus a
-            small floor per second for quiet periods. When it is empty, a retry is refused with RETRY_BUDGET_EXHAUSTED and a Retry-After,
-            and the agent waits. Without a pool, only each task&apos;s own retry allowance limits retries.
+            A pool caps an agent&apos;s retries (or one step&apos;s) at a percentage of its first attempts over a
+            sliding window, plus a small floor per second for quiet periods. When it is empty, a retry is refused with
+            RETRY_BUDGET_EXHAUSTED and a Retry-After, and the agent waits. Without a pool, only each task&apos;s own
+            retry allowance limits retries.
             {manage.allowed ? ' Add one above.' : ' An admin can add one.'}
           </span>
         </EmptyState>
@@ -57,8 +63,9 @@ export default async function RetryPoolsPage({ searchParams }: { searchParams: P
         <PoolsTable pools={pools} manage={manage.allowed} editingId={editing?.id} />
       )}
       <p className="mt-3 max-w-prose text-[12px] text-muted">
-        A retry needs room in every pool that covers its step: the agent&apos;s (all steps) and the step&apos;s own. Refusals are counted per
-        step, so an agent-wide pool&apos;s figures include refusals made by its steps&apos; pools; they are kept for 24 hours.
+        A retry needs room in every pool that covers its step: the agent&apos;s (all steps) and the step&apos;s own.
+        Refusals are counted per step, so an agent-wide pool&apos;s figures include refusals made by its steps&apos;
+        pools; they are kept for 24 hours.
       </p>
     </>
   );

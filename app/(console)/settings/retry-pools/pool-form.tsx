@@ -7,11 +7,31 @@ import { poolScope } from '@/components/retry-pools/pool-format';
 import { savePoolAction, type PoolFormValues } from './actions';
 
 /** A new pool starts from Finagle's and Envoy's default share (20%) and a small floor. */
-const NEW_POOL: PoolFormValues = { agent: '', step: '', budgetPercent: '20', minRetriesPerSecond: '0.1', windowSeconds: '60', reason: '' };
+const NEW_POOL: PoolFormValues = {
+  agent: '',
+  step: '',
+  budgetPercent: '20',
+  minRetriesPerSecond: '0.1',
+  windowSeconds: '60',
+  reason: '',
+};
 
-const inputClass = 'w-full rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink aria-[invalid=true]:border-danger';
+const inputClass =
+  'w-full rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink aria-[invalid=true]:border-danger';
 
-function Field({ name, label, hint, errors, children }: { name: string; label: string; hint?: string; errors?: string[]; children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => ReactNode }) {
+function Field({
+  name,
+  label,
+  hint,
+  errors,
+  children,
+}: {
+  name: string;
+  label: string;
+  hint?: string;
+  errors?: string[];
+  children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => ReactNode;
+}) {
   const id = `pool-${name}`;
   const described = [hint ? `${id}-hint` : '', errors ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
@@ -20,8 +40,16 @@ function Field({ name, label, hint, errors, children }: { name: string; label: s
         {label}
       </label>
       {children({ id, 'aria-invalid': Boolean(errors), 'aria-describedby': described || undefined })}
-      {hint ? <span id={`${id}-hint`} className="text-[11px] text-muted">{hint}</span> : null}
-      {errors ? <span id={`${id}-error`} className="text-[11px] text-danger" data-testid={`pool-error-${name}`}>{errors.join('; ')}</span> : null}
+      {hint ? (
+        <span id={`${id}-hint`} className="text-[11px] text-muted">
+          {hint}
+        </span>
+      ) : null}
+      {errors ? (
+        <span id={`${id}-error`} className="text-[11px] text-danger" data-testid={`pool-error-${name}`}>
+          {errors.join('; ')}
+        </span>
+      ) : null}
     </div>
   );
 }
@@ -30,16 +58,25 @@ function Field({ name, label, hint, errors, children }: { name: string; label: s
 function readNumbers(form: HTMLFormElement) {
   const data = new FormData(form);
   const text = (name: string) => String(data.get(name) ?? '');
-  return { budgetPercent: text('budgetPercent'), minRetriesPerSecond: text('minRetriesPerSecond'), windowSeconds: text('windowSeconds') };
+  return {
+    budgetPercent: text('budgetPercent'),
+    minRetriesPerSecond: text('minRetriesPerSecond'),
+    windowSeconds: text('windowSeconds'),
+  };
 }
 
 /** What the numbers mean together, as the admin types them. */
-function describe(values: Pick<PoolFormValues, 'budgetPercent' | 'minRetriesPerSecond' | 'windowSeconds'>): string | undefined {
+function describe(
+  values: Pick<PoolFormValues, 'budgetPercent' | 'minRetriesPerSecond' | 'windowSeconds'>,
+): string | undefined {
   const percent = Number(values.budgetPercent);
   const floor = Number(values.minRetriesPerSecond);
   const window = Number(values.windowSeconds);
-  const readable = [values.budgetPercent, values.minRetriesPerSecond, values.windowSeconds].every((text) => text.trim() !== '');
-  if (!readable || ![percent, floor, window].every((value) => Number.isFinite(value) && value >= 0) || window === 0) return undefined;
+  const readable = [values.budgetPercent, values.minRetriesPerSecond, values.windowSeconds].every(
+    (text) => text.trim() !== '',
+  );
+  if (!readable || ![percent, floor, window].every((value) => Number.isFinite(value) && value >= 0) || window === 0)
+    return undefined;
   const floorRetries = Math.floor(floor * window + 1e-9);
   return `In any ${formatCount(window)} s, retries may be ${formatCount(percent)}% of that window's first attempts plus ${formatCount(floorRetries)}; beyond that a retry waits (RETRY_BUDGET_EXHAUSTED).`;
 }
@@ -56,7 +93,7 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
     setAnswered(state);
     setSummary(describe(initial));
   }
-  const errors = refused?.result.ok === false ? refused.result.fieldErrors ?? {} : {};
+  const errors = refused?.result.ok === false ? (refused.result.fieldErrors ?? {}) : {};
   return (
     <form
       id="pool-form"
@@ -66,7 +103,9 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
       data-testid="pool-form"
       aria-labelledby="pool-form-title"
     >
-      <h2 id="pool-form-title" className="text-[13px] font-medium">{pool ? `Change the pool of ${poolScope(pool)}` : 'Add a pool, or change one by its agent and step'}</h2>
+      <h2 id="pool-form-title" className="text-[13px] font-medium">
+        {pool ? `Change the pool of ${poolScope(pool)}` : 'Add a pool, or change one by its agent and step'}
+      </h2>
       <div className={`grid grid-cols-1 gap-3 sm:grid-cols-2 ${pool ? 'lg:grid-cols-3' : 'lg:grid-cols-5'}`}>
         {pool ? (
           <>
@@ -76,31 +115,99 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
         ) : (
           <>
             <Field name="agent" label="Agent" errors={errors.agent}>
-              {(props) => <input {...props} name="agent" required defaultValue={initial.agent} placeholder="e.g. outreach" className={inputClass} />}
+              {(props) => (
+                <input
+                  {...props}
+                  name="agent"
+                  required
+                  defaultValue={initial.agent}
+                  placeholder="e.g. outreach"
+                  className={inputClass}
+                />
+              )}
             </Field>
             <Field name="step" label="Step" hint="Blank or * for all steps" errors={errors.step}>
-              {(props) => <input {...props} name="step" defaultValue={initial.step === '*' ? '' : initial.step} placeholder="all steps" className={inputClass} />}
+              {(props) => (
+                <input
+                  {...props}
+                  name="step"
+                  defaultValue={initial.step === '*' ? '' : initial.step}
+                  placeholder="all steps"
+                  className={inputClass}
+                />
+              )}
             </Field>
           </>
         )}
         <Field name="budgetPercent" label="Budget (% of first attempts)" errors={errors.budgetPercent}>
-          {(props) => <input {...props} name="budgetPercent" type="number" required min={0} max={1000} step="any" defaultValue={initial.budgetPercent} className={inputClass} />}
+          {(props) => (
+            <input
+              {...props}
+              name="budgetPercent"
+              type="number"
+              required
+              min={0}
+              max={1000}
+              step="any"
+              defaultValue={initial.budgetPercent}
+              className={inputClass}
+            />
+          )}
         </Field>
         <Field name="minRetriesPerSecond" label="Floor (retries per second)" errors={errors.minRetriesPerSecond}>
-          {(props) => <input {...props} name="minRetriesPerSecond" type="number" required min={0} max={1000} step="any" defaultValue={initial.minRetriesPerSecond} className={inputClass} />}
+          {(props) => (
+            <input
+              {...props}
+              name="minRetriesPerSecond"
+              type="number"
+              required
+              min={0}
+              max={1000}
+              step="any"
+              defaultValue={initial.minRetriesPerSecond}
+              className={inputClass}
+            />
+          )}
         </Field>
         <Field name="windowSeconds" label="Window (seconds)" hint="10 to 86,400" errors={errors.windowSeconds}>
-          {(props) => <input {...props} name="windowSeconds" type="number" required min={10} max={86400} step={1} defaultValue={initial.windowSeconds} className={inputClass} />}
+          {(props) => (
+            <input
+              {...props}
+              name="windowSeconds"
+              type="number"
+              required
+              min={10}
+              max={86400}
+              step={1}
+              defaultValue={initial.windowSeconds}
+              className={inputClass}
+            />
+          )}
         </Field>
       </div>
-      <p className="text-[12px] text-muted [overflow-wrap:anywhere]" data-testid="pool-summary">{summary ?? 'Enter a budget, a floor and a window to see what they allow.'}</p>
+      <p className="text-[12px] text-muted [overflow-wrap:anywhere]" data-testid="pool-summary">
+        {summary ?? 'Enter a budget, a floor and a window to see what they allow.'}
+      </p>
       <div className="flex flex-wrap items-end gap-3">
         <div className="w-full sm:w-auto sm:min-w-56 sm:flex-1">
           <Field name="reason" label="Reason (kept in the audit log)" errors={errors.reason}>
-            {(props) => <input {...props} name="reason" required defaultValue={initial.reason} placeholder="e.g. payments API outage turned into a retry storm" className={inputClass} />}
+            {(props) => (
+              <input
+                {...props}
+                name="reason"
+                required
+                defaultValue={initial.reason}
+                placeholder="e.g. payments API outage turned into a retry storm"
+                className={inputClass}
+              />
+            )}
           </Field>
         </div>
-        <button type="submit" disabled={pending} className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60">
+        <button
+          type="submit"
+          disabled={pending}
+          className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60"
+        >
           {pending ? 'Saving…' : pool ? 'Save changes' : 'Save pool'}
         </button>
         {pool ? (
@@ -111,12 +218,20 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
       </div>
       {state?.result.ok ? (
         <p role="status" className="text-[12px] text-ok" data-testid="pool-saved">
-          {state.result.data.created ? 'Pool added' : state.result.data.changed ? 'Pool changed' : 'No change: the pool already has these values'} for{' '}
-          {poolScope({ agent: state.values.agent.trim(), step: state.values.step.trim() || '*' })}.
+          {state.result.data.created
+            ? 'Pool added'
+            : state.result.data.changed
+              ? 'Pool changed'
+              : 'No change: the pool already has these values'}{' '}
+          for {poolScope({ agent: state.values.agent.trim(), step: state.values.step.trim() || '*' })}.
         </p>
       ) : state ? (
         <p role="alert" className="text-[12px] text-danger">
-          {state.result.ok ? null : state.result.code === 'INVALID_INPUT' ? 'Check the fields marked above.' : state.result.message}
+          {state.result.ok
+            ? null
+            : state.result.code === 'INVALID_INPUT'
+              ? 'Check the fields marked above.'
+              : state.result.message}
         </p>
       ) : null}
     </form>

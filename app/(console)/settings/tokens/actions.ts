@@ -8,7 +8,10 @@ function namesIn(text: string): string[] {
   return text.split(/[\s,]+/).filter((name) => name.length > 0);
 }
 
-export async function createTokenAction(_previous: ActionResult<{ token: string; name: string }> | undefined, formData: FormData) {
+export async function createTokenAction(
+  _previous: ActionResult<{ token: string; name: string }> | undefined,
+  formData: FormData,
+) {
   return runAction(
     async (ctx) => {
       const scopes = formData.getAll('scopes').filter((scope): scope is string => typeof scope === 'string');

@@ -8,18 +8,39 @@ export function CreateTokenForm() {
   const [result, submit, pending] = useActionState(createTokenAction, undefined);
   return (
     <div className="flex flex-col gap-3">
-      <form action={submit} className="flex flex-wrap items-end gap-3 rounded-lg border border-line bg-surface p-4" data-testid="create-token-form">
+      <form
+        action={submit}
+        className="flex flex-wrap items-end gap-3 rounded-lg border border-line bg-surface p-4"
+        data-testid="create-token-form"
+      >
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Used by
-          <input name="name" required placeholder="outreach agent" className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink" />
+          <input
+            name="name"
+            required
+            placeholder="outreach agent"
+            className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink"
+          />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Only for agents
-          <input name="allowedAgents" placeholder="any agent" aria-describedby="token-limits-help" data-testid="token-allowed-agents" className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink" />
+          <input
+            name="allowedAgents"
+            placeholder="any agent"
+            aria-describedby="token-limits-help"
+            data-testid="token-allowed-agents"
+            className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink"
+          />
         </label>
         <label className="flex flex-col gap-1 text-[12px] text-muted">
           Only on queues
-          <input name="allowedQueues" placeholder="any queue" aria-describedby="token-limits-help" data-testid="token-allowed-queues" className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink" />
+          <input
+            name="allowedQueues"
+            placeholder="any queue"
+            aria-describedby="token-limits-help"
+            data-testid="token-allowed-queues"
+            className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink"
+          />
         </label>
         <fieldset className="flex gap-3 text-[13px]">
           <legend className="mb-1 text-[12px] text-muted">Scopes</legend>
@@ -31,9 +52,14 @@ export function CreateTokenForm() {
           </label>
         </fieldset>
         <p id="token-limits-help" className="w-full text-[12px] text-muted">
-          Names separated by commas; leave blank for no limit. A limited token is refused (403) for any other agent or queue.
+          Names separated by commas; leave blank for no limit. A limited token is refused (403) for any other agent or
+          queue.
         </p>
-        <button type="submit" disabled={pending} className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60">
+        <button
+          type="submit"
+          disabled={pending}
+          className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60"
+        >
           {pending ? 'Creating…' : 'Create token'}
         </button>
       </form>

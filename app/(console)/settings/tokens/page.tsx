@@ -16,7 +16,8 @@ const when = (date: Date | null) => (date ? date.toISOString().replace('T', ' ')
 export default async function TokensPage() {
   const person = await requirePerson();
   const decision = decide(person, 'api_token.manage');
-  const description = 'Agents call the HTTP API with `Authorization: Bearer <token>`. ingest reports attempts; read reads figures.';
+  const description =
+    'Agents call the HTTP API with `Authorization: Bearer <token>`. ingest reports attempts; read reads figures.';
   if (!decision.allowed) {
     return (
       <>
@@ -34,7 +35,9 @@ export default async function TokensPage() {
       <CreateTokenForm />
       <div className="mt-5">
         {tokens.length === 0 ? (
-          <EmptyState title="No tokens yet">Create one for each agent or service, so each can be revoked alone.</EmptyState>
+          <EmptyState title="No tokens yet">
+            Create one for each agent or service, so each can be revoked alone.
+          </EmptyState>
         ) : (
           <Table data-testid="tokens-table">
             <caption className="sr-only">API tokens, newest first</caption>

@@ -44,17 +44,21 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
           <caption className="sr-only">Every attempt of every step of this task, in order</caption>
           <thead>
             <tr>
-              {['Started (UTC)', 'Step', 'Attempt', 'Outcome', 'Error', 'Latency', 'Cost', 'Key', 'Run'].map((label) => (
-                <HeaderCell key={label} numeric={['Attempt', 'Latency', 'Cost'].includes(label)}>
-                  {label}
-                </HeaderCell>
-              ))}
+              {['Started (UTC)', 'Step', 'Attempt', 'Outcome', 'Error', 'Latency', 'Cost', 'Key', 'Run'].map(
+                (label) => (
+                  <HeaderCell key={label} numeric={['Attempt', 'Latency', 'Cost'].includes(label)}>
+                    {label}
+                  </HeaderCell>
+                ),
+              )}
             </tr>
           </thead>
           <tbody>
             {task.timeline.map((row) => (
               <tr key={row.id} data-testid={`attempt-${row.step}-${row.attemptNumber}`} className="align-top">
-                <Cell className="whitespace-nowrap text-muted">{row.startedAt.toISOString().slice(0, 19).replace('T', ' ')}</Cell>
+                <Cell className="whitespace-nowrap text-muted">
+                  {row.startedAt.toISOString().slice(0, 19).replace('T', ' ')}
+                </Cell>
                 <Cell className="font-mono text-[12px]">{row.step}</Cell>
                 <Cell numeric>{row.attemptNumber}</Cell>
                 <Cell data-testid="outcome" className={outcomeStyle[row.outcome]}>
@@ -62,7 +66,11 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
                 </Cell>
                 <Cell data-testid="error" className="max-w-sm">
                   {row.errorClass ? <span className="font-mono text-[12px]">{row.errorClass}</span> : null}
-                  {row.errorText ? <div className="text-[12px] text-muted"><LongText text={row.errorText} lines={2} /></div> : null}
+                  {row.errorText ? (
+                    <div className="text-[12px] text-muted">
+                      <LongText text={row.errorText} lines={2} />
+                    </div>
+                  ) : null}
                 </Cell>
                 <Cell numeric>{row.latencyMs === null ? '—' : `${formatCount(row.latencyMs)} ms`}</Cell>
                 <Cell numeric>{formatMicros(row.costMicros)}</Cell>
@@ -76,7 +84,9 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
                     '—'
                   )}
                 </Cell>
-                <Cell className="text-[12px]">{row.runKey ? `${row.runKey} (${row.runStatus ?? 'unknown'})` : '—'}</Cell>
+                <Cell className="text-[12px]">
+                  {row.runKey ? `${row.runKey} (${row.runStatus ?? 'unknown'})` : '—'}
+                </Cell>
               </tr>
             ))}
           </tbody>

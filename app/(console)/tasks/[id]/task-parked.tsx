@@ -16,9 +16,14 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
           <ul className="flex flex-col gap-2" data-testid="task-dead-letters">
             {deadLetters.map((letter) => (
               <li key={letter.id} className="rounded-lg border border-line bg-surface p-3 text-[13px]">
-                <span className="font-mono text-[12px]">{letter.step}</span> · {letter.status} · {letter.reason} · {letter.attempts} attempt(s) · {formatMicros(letter.spendMicros)}
+                <span className="font-mono text-[12px]">{letter.step}</span> · {letter.status} · {letter.reason} ·{' '}
+                {letter.attempts} attempt(s) · {formatMicros(letter.spendMicros)}
                 <span className="block text-[12px] text-muted">{letter.errorClass}</span>
-                {letter.lastError ? <div className="text-[12px] text-muted"><LongText text={letter.lastError} lines={2} /></div> : null}
+                {letter.lastError ? (
+                  <div className="text-[12px] text-muted">
+                    <LongText text={letter.lastError} lines={2} />
+                  </div>
+                ) : null}
               </li>
             ))}
           </ul>
@@ -36,7 +41,9 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
               <li key={hold.id} className="rounded-lg border border-line bg-surface p-3 text-[13px]">
                 <span className="font-mono text-[12px]">{hold.reason}</span> · {hold.status}
                 {hold.resolution ? ` (${hold.resolution} by ${hold.clearedBy})` : ''} · owner {hold.owner}
-                <div className="text-[12px] text-muted"><LongText text={hold.detail} lines={2} /></div>
+                <div className="text-[12px] text-muted">
+                  <LongText text={hold.detail} lines={2} />
+                </div>
               </li>
             ))}
           </ul>

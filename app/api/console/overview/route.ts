@@ -8,4 +8,6 @@ export const dynamic = 'force-dynamic';
 const overviewParams = z.strictObject({ window: timeWindowName.default(DEFAULT_TIME_WINDOW) });
 
 /** What the Overview's headline and charts poll. */
-export const GET = consoleEndpoint({ query: overviewParams }, ({ db, query }) => getConsoleOverview(db, query.window, new Date()));
+export const GET = consoleEndpoint({ query: overviewParams }, ({ db, query }) =>
+  getConsoleOverview(db, query.window, new Date()),
+);

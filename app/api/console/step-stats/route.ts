@@ -8,4 +8,6 @@ export const dynamic = 'force-dynamic';
 const stepStatsParams = z.strictObject({ window: timeWindowName.default(DEFAULT_TIME_WINDOW) });
 
 /** What the Overview polls: per-step retry figures for one window. */
-export const GET = consoleEndpoint({ query: stepStatsParams }, ({ db, query }) => getStepStatsView(db, query.window, new Date()));
+export const GET = consoleEndpoint({ query: stepStatsParams }, ({ db, query }) =>
+  getStepStatsView(db, query.window, new Date()),
+);

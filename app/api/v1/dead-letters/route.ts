@@ -4,4 +4,7 @@ import { agentEndpoint } from '@/lib/server/agent-endpoint';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = agentEndpoint(endpoints.deadLetter, async (ctx, input) => ({ status: 201, body: await deadLetterTask(ctx.db, ctx.actor, input) }));
+export const POST = agentEndpoint(endpoints.deadLetter, async (ctx, input) => ({
+  status: 201,
+  body: await deadLetterTask(ctx.db, ctx.actor, input),
+}));

@@ -41,7 +41,12 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
         actions={
           <SegmentedLinks
             label="Time window"
-            links={timeWindowName.options.map((name) => ({ href: `${base}?window=${name}`, label: name, title: timeWindowLabel[name], active: view.window === name }))}
+            links={timeWindowName.options.map((name) => ({
+              href: `${base}?window=${name}`,
+              label: name,
+              title: timeWindowLabel[name],
+              active: view.window === name,
+            }))}
           />
         }
       />
@@ -69,16 +74,23 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
           <tbody>
             {detail.recentFailures.map((failure) => (
               <tr key={`${failure.taskId}-${failure.attemptNumber}`} className="align-top">
-                <Cell className="whitespace-nowrap text-muted">{failure.startedAt.toISOString().slice(0, 19).replace('T', ' ')}</Cell>
+                <Cell className="whitespace-nowrap text-muted">
+                  {failure.startedAt.toISOString().slice(0, 19).replace('T', ' ')}
+                </Cell>
                 <Cell>
-                  <Link href={`/tasks/${encodeURIComponent(failure.taskId)}`} className="font-mono text-[12px] text-accent hover:underline">
+                  <Link
+                    href={`/tasks/${encodeURIComponent(failure.taskId)}`}
+                    className="font-mono text-[12px] text-accent hover:underline"
+                  >
                     {failure.taskId}
                   </Link>
                 </Cell>
                 <Cell numeric>{failure.attemptNumber}</Cell>
                 <Cell>
                   <span className="font-mono text-[12px]">{failure.errorClass}</span>
-                  <div className="text-[12px] text-muted"><LongText text={failure.errorText ?? ''} lines={2} /></div>
+                  <div className="text-[12px] text-muted">
+                    <LongText text={failure.errorText ?? ''} lines={2} />
+                  </div>
                 </Cell>
               </tr>
             ))}

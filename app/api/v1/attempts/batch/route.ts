@@ -1,5 +1,13 @@
 import { endpoints } from '@/lib/api/endpoints';
-import { AttemptConflictError, ForbiddenError, InvalidInputError, recordAttempt, recordAttemptInput, type FieldErrors, type RecordAttemptInput } from '@/lib/core';
+import {
+  AttemptConflictError,
+  ForbiddenError,
+  InvalidInputError,
+  recordAttempt,
+  recordAttemptInput,
+  type FieldErrors,
+  type RecordAttemptInput,
+} from '@/lib/core';
 import { agentEndpoint } from '@/lib/server/agent-endpoint';
 
 export const dynamic = 'force-dynamic';
@@ -15,10 +23,16 @@ export const POST = agentEndpoint(endpoints.recordAttempts, async (ctx, { attemp
   attempts.forEach((item, index) => {
     const parsed = recordAttemptInput.safeParse(item);
     if (parsed.success) reports.push(item as RecordAttemptInput);
-    else for (const issue of parsed.error.issues) (fieldErrors[['attempts', index, ...issue.path].join('.')] ??= []).push(issue.message);
+    else
+      for (const issue of parsed.error.issues)
+        (fieldErrors[['attempts', index, ...issue.path].join('.')] ??= []).push(issue.message);
   });
   const invalid = Object.keys(fieldErrors);
-  if (invalid.length > 0) throw new InvalidInputError(`Invalid input: ${invalid.length} problem(s) in the batch, nothing recorded`, fieldErrors);
+  if (invalid.length > 0)
+    throw new InvalidInputError(
+      `Invalid input: ${invalid.length} problem(s) in the batch, nothing recorded`,
+      fieldErrors,
+    );
 
   const outcome = await ctx.db.transaction(async (tx) => {
     let duplicates = 0;
@@ -26,13 +40,17 @@ export const POST = agentEndpoint(endpoints.recordAttempts, async (ctx, { attemp
       try {
         if ((await recordAttempt({ db: tx, actor: ctx.actor }, report)).duplicate) duplicates += 1;
       } catch (error) {
-        if (error instanceof AttemptConflictError) throw new AttemptConflictError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`);
+        if (error instanceof AttemptConflictError)
+          throw new AttemptConflictError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`);
         // Refusals the library makes after parsing (a start outside the retention, a token's limits) name the item too.
         if (error instanceof InvalidInputError) {
-          const named = Object.fromEntries(Object.entries(error.fieldErrors).map(([field, messages]) => [`attempts.${index}.${field}`, messages]));
+          const named = Object.fromEntries(
+            Object.entries(error.fieldErrors).map(([field, messages]) => [`attempts.${index}.${field}`, messages]),
+          );
           throw new InvalidInputError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`, named);
         }
-        if (error instanceof ForbiddenError) throw new ForbiddenError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`);
+        if (error instanceof ForbiddenError)
+          throw new ForbiddenError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`);
         throw error;
       }
     }

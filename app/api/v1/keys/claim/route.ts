@@ -13,7 +13,15 @@ export const POST = agentEndpoint(endpoints.claimKey, async (ctx, input) => {
       return { status: 200, body: claim };
     case 'in_progress': {
       const retryAfterSeconds = Math.max(1, Math.ceil(claim.retryAfterMs / 1_000));
-      return { status: 409, body: { code: 'KEY_IN_PROGRESS', detail: `Key ${claim.key} is being worked on by another claim; try again later`, key: claim.key, retryAfterSeconds } };
+      return {
+        status: 409,
+        body: {
+          code: 'KEY_IN_PROGRESS',
+          detail: `Key ${claim.key} is being worked on by another claim; try again later`,
+          key: claim.key,
+          retryAfterSeconds,
+        },
+      };
     }
     case 'uncertain':
       return {

@@ -4,4 +4,7 @@ import { agentEndpoint } from '@/lib/server/agent-endpoint';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = agentEndpoint(endpoints.acknowledgeRedrive, async (ctx, input) => ({ status: 200, body: await acknowledgeRedrive(ctx, input) }));
+export const POST = agentEndpoint(endpoints.acknowledgeRedrive, async (ctx, input) => ({
+  status: 200,
+  body: await acknowledgeRedrive(ctx, input),
+}));

@@ -4,4 +4,7 @@ import { agentEndpoint } from '@/lib/server/agent-endpoint';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = agentEndpoint(endpoints.claimRedrives, async (ctx, input) => ({ status: 200, body: { redrives: await claimRedrives(ctx, input) } }));
+export const POST = agentEndpoint(endpoints.claimRedrives, async (ctx, input) => ({
+  status: 200,
+  body: { redrives: await claimRedrives(ctx, input) },
+}));

@@ -11,6 +11,11 @@ export const POST = agentEndpoint(endpoints.acquireSlot, async (ctx, input) => {
   const retryAfterSeconds = Math.max(1, Math.ceil((outcome.expiresAt.getTime() - Date.now()) / 1_000));
   return {
     status: 409,
-    body: { code: 'SLOT_HELD', detail: `Slot ${outcome.slot} is held by run ${outcome.holderRunKey} until ${outcome.expiresAt.toISOString()}`, holderRunKey: outcome.holderRunKey, retryAfterSeconds },
+    body: {
+      code: 'SLOT_HELD',
+      detail: `Slot ${outcome.slot} is held by run ${outcome.holderRunKey} until ${outcome.expiresAt.toISOString()}`,
+      holderRunKey: outcome.holderRunKey,
+      retryAfterSeconds,
+    },
   };
 });

@@ -6,4 +6,6 @@ import { replyForStepAnswer } from '@/lib/server/step-replies';
 export const dynamic = 'force-dynamic';
 
 /** Begin a step attempt: run, replay, wait (Retry-After) or stop. */
-export const POST = agentEndpoint(endpoints.beginStep, async (ctx, input) => replyForStepAnswer(await beginStep(ctx, input)));
+export const POST = agentEndpoint(endpoints.beginStep, async (ctx, input) =>
+  replyForStepAnswer(await beginStep(ctx, input)),
+);

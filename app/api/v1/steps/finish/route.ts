@@ -6,4 +6,6 @@ import { replyForStepAnswer } from '@/lib/server/step-replies';
 export const dynamic = 'force-dynamic';
 
 /** Finish a begun attempt: completed, retry after a delay, or stop. */
-export const POST = agentEndpoint(endpoints.finishStep, async (ctx, input) => replyForStepAnswer(await finishStep(ctx, input)));
+export const POST = agentEndpoint(endpoints.finishStep, async (ctx, input) =>
+  replyForStepAnswer(await finishStep(ctx, input)),
+);

@@ -5,4 +5,7 @@ import { agentEndpoint } from '@/lib/server/agent-endpoint';
 export const dynamic = 'force-dynamic';
 
 /** End a task as completed, failed or discarded. */
-export const POST = agentEndpoint(endpoints.finishTask, async (ctx, input) => ({ status: 200, body: await finishTask(ctx, input) }));
+export const POST = agentEndpoint(endpoints.finishTask, async (ctx, input) => ({
+  status: 200,
+  body: await finishTask(ctx, input),
+}));

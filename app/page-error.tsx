@@ -10,6 +10,7 @@ import { useEffect, useState } from 'react';
  */
 export function PageError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
   const [databaseDown, setDatabaseDown] = useState<boolean | undefined>(undefined);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new error asks the health check again.
   useEffect(() => {
     let live = true;
     fetch('/api/health', { cache: 'no-store' })

@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { InsecureDemoBanner } from '@/components/layout/insecure-demo-banner';
 import { SidebarNav } from '@/components/layout/sidebar-nav';
 import { SignedInPerson } from '@/components/layout/signed-in-person';
+import { signOut } from '@/app/sign-in/actions';
 import { ThemeToggle } from '@/components/layout/theme-toggle';
 import { requirePerson } from '@/lib/server/session';
 import { parseThemePreference, THEME_COOKIE } from '@/lib/theme';
@@ -27,7 +28,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </div>
           <SidebarNav />
           <div className="mt-auto border-t border-line py-2">
-            <SignedInPerson person={person} />
+            <SignedInPerson person={person} signOut={signOut} />
             <div className="px-2">
               <ThemeToggle initialTheme={theme} />
             </div>

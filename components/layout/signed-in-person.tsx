@@ -1,8 +1,7 @@
-import { signOut } from '@/app/sign-in/actions';
 import type { PersonActor } from '@/lib/server/session';
 
-/** Who is signed in, with their role and teams, and the way out. */
-export function SignedInPerson({ person }: { person: PersonActor }) {
+/** Who is signed in, with their role and teams, and the way out (the page passes its sign-out action). */
+export function SignedInPerson({ person, signOut }: { person: PersonActor; signOut: () => Promise<void> }) {
   return (
     <div className="px-3 py-2 text-[12px]" data-testid="signed-in-person">
       <div className="truncate font-medium text-ink" title={person.id}>

@@ -13,6 +13,7 @@ export function ThemeToggle({ initialTheme }: { initialTheme: ThemePreference })
   function cycle() {
     const chosen = next[theme];
     document.documentElement.dataset.theme = chosen;
+    // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Safari and Firefox.
     document.cookie = `${THEME_COOKIE}=${chosen}; path=/; max-age=31536000; samesite=lax`;
     setTheme(chosen);
   }

@@ -29,6 +29,7 @@ export function LongText({ text: stored, lines = 3, testId }: { text: string; li
         </summary>
         {/* Focusable, so the scrolling block can be scrolled from the keyboard. */}
         <pre
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to scroll by keyboard.
           tabIndex={0}
           className="mt-1 max-h-80 overflow-auto whitespace-pre-wrap rounded border border-line bg-surface-raised p-2 font-mono text-[12px] [overflow-wrap:anywhere]"
         >

@@ -6,6 +6,7 @@ export function Table({ className, ...props }: ComponentProps<'table'>) {
   return (
     // Focusable, so a table wider than the screen can be scrolled from the keyboard.
     <div
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to scroll by keyboard.
       tabIndex={0}
       className="overflow-x-auto rounded-lg border border-line bg-surface focus-visible:outline-2 focus-visible:outline-accent"
     >

@@ -24,7 +24,7 @@ export async function runStep<T>(
   input: BeginStepInput,
   body: StepBody<T>,
 ): Promise<RunStepOutcome<T>> {
-  let begun;
+  let begun: Awaited<ReturnType<HoldfastClient['beginStep']>>;
   try {
     begun = await client.beginStep(input);
   } catch (error) {

@@ -35,7 +35,9 @@ function findNulCharacters(value: unknown, path: string[], found: FieldErrors, d
   if (typeof value === 'string') {
     if (value.includes('\u0000')) (found[path.length > 0 ? path.join('.') : '(input)'] ??= []).push(NUL_MESSAGE);
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => findNulCharacters(item, [...path, String(index)], found, depth + 1));
+    value.forEach((item, index) => {
+      findNulCharacters(item, [...path, String(index)], found, depth + 1);
+    });
   } else if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
     for (const [key, item] of Object.entries(value)) {
       if (key.includes('\u0000')) (found[[...path, key].join('.')] ??= []).push(NUL_MESSAGE);

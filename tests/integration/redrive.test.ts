@@ -56,7 +56,7 @@ describe('redriveDeadLetter', () => {
   it('enqueues once for a double redrive, grants a fresh allowance and clears the hold', async () => {
     const { deadLetterId, holdId, step } = await makeDeadLetter();
     const pool = connectDatabase(database.url, { maxConnections: 2 });
-    let results;
+    let results: Awaited<ReturnType<typeof redriveDeadLetter>>[];
     try {
       results = await Promise.all(
         [1, 2].map(() => redriveDeadLetter({ db: pool.db, actor: oncall }, { deadLetterId, reason: 'template fixed' })),

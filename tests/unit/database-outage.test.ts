@@ -48,9 +48,7 @@ describe('withDatabaseDeadline', () => {
     expect(error).toBeInstanceOf(DatabaseDeadlineError);
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
-});
 
-describe('withDatabaseDeadline', () => {
   it('answers DatabaseDeadlineError when the work hangs, and tells the pool to replace itself; in time it tells nothing', async () => {
     let hooks = 0;
     whenDeadlinePasses(() => (hooks += 1));

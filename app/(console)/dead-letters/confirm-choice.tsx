@@ -27,6 +27,7 @@ export function ConfirmChoice({
   cancelText: string;
 }) {
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a fieldset inside the row's form would restyle it; the group role names it the same way.
     <span className="flex flex-wrap items-center gap-1.5" role="group" aria-label={label}>
       <span className="text-[12px]">{question}</span>
       <button

@@ -41,7 +41,7 @@ function ItemLink({ hold }: { hold: Hold }) {
       {hold.itemType}:{hold.itemId}
     </Link>
   ) : (
-    <>{`${hold.itemType}:${hold.itemId}`}</>
+    `${hold.itemType}:${hold.itemId}`
   );
 }
 

@@ -110,7 +110,7 @@ export async function runBulkRedrive(
   for (;;) {
     const step = await ctx.db.transaction(async (tx) => {
       const [run] = await tx.select().from(bulkRedrives).where(eq(bulkRedrives.id, bulkRedriveId)).for('update');
-      if (!run || run.status !== 'running') return { finished: run };
+      if (run?.status !== 'running') return { finished: run };
       if (run.cancelRequestedAt) return { finished: await finishRun(tx, actor, run, 'cancelled') };
 
       const batch = await tx

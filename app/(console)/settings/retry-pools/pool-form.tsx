@@ -66,7 +66,7 @@ function readNumbers(form: HTMLFormElement) {
 }
 
 /** What the numbers mean together, as the admin types them. */
-function describe(
+function describePool(
   values: Pick<PoolFormValues, 'budgetPercent' | 'minRetriesPerSecond' | 'windowSeconds'>,
 ): string | undefined {
   const percent = Number(values.budgetPercent);
@@ -86,19 +86,19 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
   const [state, submit, pending] = useActionState(savePoolAction, undefined);
   const refused = state && !state.result.ok ? state : undefined;
   const initial = refused?.values ?? (pool ? { ...pool, reason: '' } : NEW_POOL);
-  const [summary, setSummary] = useState(() => describe(initial));
+  const [summary, setSummary] = useState(() => describePool(initial));
   // After each answer React resets the form to `initial`: the summary follows it.
   const [answered, setAnswered] = useState(state);
   if (answered !== state) {
     setAnswered(state);
-    setSummary(describe(initial));
+    setSummary(describePool(initial));
   }
   const errors = refused?.result.ok === false ? (refused.result.fieldErrors ?? {}) : {};
   return (
     <form
       id="pool-form"
       action={submit}
-      onInput={(event) => setSummary(describe(readNumbers(event.currentTarget)))}
+      onInput={(event) => setSummary(describePool(readNumbers(event.currentTarget)))}
       className="mb-5 flex flex-col gap-3 rounded-lg border border-line bg-surface p-4"
       data-testid="pool-form"
       aria-labelledby="pool-form-title"

@@ -11,7 +11,7 @@ import { CreateTokenForm } from './create-token-form';
 export const metadata: Metadata = { title: 'API tokens' };
 export const dynamic = 'force-dynamic';
 
-const when = (date: Date | null) => (date ? date.toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
+const when = (date: Date | null) => (date ? `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC` : '—');
 
 export default async function TokensPage() {
   const person = await requirePerson();

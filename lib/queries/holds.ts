@@ -1,8 +1,9 @@
 import 'server-only';
-import { and, asc, desc, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { holds } from '../db/schema';
 import type { HoldsFilter } from '../console/filters/holds';
+import { frozenHoldCondition } from './frozen-holds';
 
 /** Open holds, oldest first: the longest-waiting work is at the top. */
 export async function listOpenHolds(db: Executor) {
@@ -21,13 +22,12 @@ export async function listHolds(
   filter: HoldsFilter,
   context: { owners: string[]; frozenAfterDays: number; now: Date; limit?: number },
 ) {
-  const frozenSince = new Date(context.now.getTime() - context.frozenAfterDays * 24 * HOURS_MS);
   const where = and(
     eq(holds.status, filter.view),
     filter.mine ? inArray(holds.owner, context.owners) : undefined,
     filter.owner ? eq(holds.owner, filter.owner) : undefined,
     filter.reason ? eq(holds.reason, filter.reason) : undefined,
-    filter.frozen ? or(eq(holds.reason, 'frozen'), lte(holds.openedAt, frozenSince)) : undefined,
+    filter.frozen ? frozenHoldCondition(context.now, context.frozenAfterDays) : undefined,
     filter.minAgeHours !== undefined
       ? lte(holds.openedAt, new Date(context.now.getTime() - filter.minAgeHours * HOURS_MS))
       : undefined,

@@ -2,7 +2,9 @@ import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { bucketLabelSql, planFigures } from '../rollups/figures';
+import { DEFAULT_FROZEN_AFTER_DAYS } from '../core/holds/freeze-idle-tasks';
 import { resolveTimeWindow, type TimeWindowName } from '../time-window';
+import { frozenHoldSql } from './frozen-holds';
 import { bucketFor } from './step-detail';
 import type { ReadOptions } from './step-stats';
 
@@ -53,7 +55,7 @@ export async function getOverview(
   db: Executor,
   window: TimeWindowName,
   now: Date,
-  options: ReadOptions = {},
+  options: ReadOptions & { frozenAfterDays?: number } = {},
 ): Promise<OverviewView> {
   const range = resolveTimeWindow(window, now);
   const previousFrom = new Date(range.from.getTime() - (range.to.getTime() - range.from.getTime()));
@@ -72,7 +74,7 @@ export async function getOverview(
   // The three reads are independent: run them side by side on the pool.
   const [perLabel, [parked], buckets] = await Promise.all([
     readComparison(db, comparison.figures),
-    readParkedCounts(db, range.from),
+    readParkedCounts(db, range.from, now, options.frozenAfterDays ?? DEFAULT_FROZEN_AFTER_DAYS),
     readBuckets(db, charted.figures, unit),
   ]);
   const stepsByName = new Map<string, StepComparison>();
@@ -184,8 +186,9 @@ function readComparison(db: Executor, figures: SQL) {
 }
 
 /** Holds, dead letters, locks and keys waiting for a person: counts now, and holds as they stood when the window began. */
-function readParkedCounts(db: Executor, windowStart: Date) {
+function readParkedCounts(db: Executor, windowStart: Date, now: Date, frozenAfterDays: number) {
   const from = sql`${windowStart.toISOString()}::timestamptz`;
+  const at = sql`${now.toISOString()}::timestamptz`;
   return db.execute<{
     open_now: number;
     open_before: number;
@@ -198,8 +201,9 @@ function readParkedCounts(db: Executor, windowStart: Date) {
     select
       (select count(*)::int from holds where status = 'open') as open_now,
       (select count(*)::int from holds where opened_at <= ${from} and (cleared_at is null or cleared_at > ${from})) as open_before,
-      (select count(*)::int from holds where status = 'open' and reason = 'frozen') as frozen_now,
-      (select count(*)::int from holds where reason = 'frozen' and opened_at <= ${from} and (cleared_at is null or cleared_at > ${from})) as frozen_before,
+      (select count(*)::int from holds where status = 'open' and ${frozenHoldSql(at, frozenAfterDays)}) as frozen_now,
+      (select count(*)::int from holds where opened_at <= ${from} and (cleared_at is null or cleared_at > ${from})
+        and ${frozenHoldSql(from, frozenAfterDays)}) as frozen_before,
       (select count(*)::int from dead_letters where status = 'pending') as dead_letters,
       (select count(*)::int from slot_locks where released_at is null and expires_at <= now()) as stale_locks,
       (select count(*)::int from idempotency_keys where status = 'in_progress' and locked_until <= now() and not downstream_idempotent) as uncertain_keys`);

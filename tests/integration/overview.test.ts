@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../lib/core';
 import { getOverview } from '../../lib/queries/overview';
@@ -47,6 +48,20 @@ describe('getOverview', () => {
     expect(overview.headline.retryShareOfSpend).toEqual({ now: 600 / 1_000, before: 0 });
     expect(overview.headline.openHolds.now).toBe(1);
     expect(overview.headline.frozenHolds.now).toBe(1);
+
+    // Frozen has one meaning (DOMAIN 14): a hold of any reason left open past the threshold counts too.
+    await ensureTaskBudget(database.db, { taskId: 'waiting', agent: 'fleet', owner: 'team:ops' });
+    const waiting = await openHold(
+      { db: database.db, actor: agent },
+      { itemType: 'task', itemId: 'waiting', reason: 'uncertain_outcome', detail: 'left open', owner: 'team:ops' },
+    );
+    await database.db.execute(
+      sql`update holds set opened_at = ${new Date(now.getTime() - 4.5 * 86_400_000).toISOString()}::timestamptz where id = ${waiting.hold.id}`,
+    );
+    const later = await getOverview(database.db, '24h', now, { frozenAfterDays: 3 });
+    expect(later.headline.frozenHolds.now).toBe(2);
+    expect(later.headline.frozenHolds.before).toBe(1); // open 3.5 days when the window began: past 3 days too
+    expect((await getOverview(database.db, '24h', now, { frozenAfterDays: 5 })).headline.frozenHolds.now).toBe(1);
     expect(overview.topSteps).toEqual(['fleet/draft']);
     expect(overview.movers.map((mover) => mover.step)).toEqual(['fleet/draft']);
     expect(overview.unit).toBe('hour');

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import type { ErrorClass } from '../db/schema';
 import { planFigures } from '../rollups/figures';
-import { mergeHistograms, percentileMs, } from '../rollups/latency-buckets';
+import { mergeHistograms, percentileMs } from '../rollups/latency-buckets';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import type { ReadOptions } from './read-options';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';

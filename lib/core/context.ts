@@ -49,7 +49,10 @@ export const DEFAULT_CORE_POLICY: CorePolicy = {
  * caller already opened, which the operation then joins) and, for anything that
  * is audit-logged, the actor. The actor never comes from an operation's input.
  * `clock` is the time the library decides by where time is an input (deadlines,
- * retry pools' windows); tests pass their own instead of sleeping.
+ * retry pools' windows); tests pass their own instead of sleeping. The server
+ * and the sweeper pass the database's clock (startDatabaseClock), so these
+ * decisions agree with the keys and locks that expire by the database's now();
+ * a caller that passes none gets this machine's clock.
  */
 export interface CoreContext {
   db: Executor;

@@ -1,5 +1,6 @@
 export * from './audit';
 export * from './context';
+export * from './database-clock';
 export * from './errors';
 export * from './keys/claim-key';
 export * from './keys/derive-key';

@@ -4,7 +4,7 @@ import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } 
 import type { ErrorCode } from '../core/error-codes';
 import { corePolicyFrom, getEnvironment } from '../env';
 import { isDatabaseUnavailable } from './database-outage';
-import { getDb } from './db';
+import { getClock, getDb } from './db';
 import { getCurrentPerson } from './session';
 
 export type ActionResult<T> =
@@ -26,7 +26,12 @@ export async function runAction<T>(
     // Inside the try: reading the session may query the database, which may be down.
     const person = await getCurrentPerson();
     if (!person) return { ok: false, code: 'UNAUTHENTICATED', message: 'Your session has ended: sign in again.' };
-    const data = await work({ db: getDb(), actor: person, policy: corePolicyFrom(getEnvironment()) });
+    const data = await work({
+      db: getDb(),
+      actor: person,
+      clock: getClock(),
+      policy: corePolicyFrom(getEnvironment()),
+    });
     for (const path of revalidate) revalidatePath(path);
     return { ok: true, data };
   } catch (error) {

@@ -11,7 +11,7 @@ import { apiRequests } from '../db/schema';
 import { corePolicyFrom, getEnvironment } from '../env';
 import { authenticateAgent, readJsonBody } from './api-auth';
 import { withDatabaseDeadline } from './database-outage';
-import { getDb, getRequestLocks } from './db';
+import { getClock, getDb, getRequestLocks } from './db';
 import { errorResponse, problemResponse, type StatusOf } from './problem';
 
 /** What a handler answers: a success status and a JSON body, and any headers; or a problem (below). */
@@ -56,7 +56,12 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
       const db = getDb();
       // The deployment's rules (redrive brakes, the raw retention that bounds attempt dates) apply to agents too.
       const run = () =>
-        runHandler(spec, handle, { db, actor: agent.actor, policy: corePolicyFrom(getEnvironment()) }, read.body);
+        runHandler(
+          spec,
+          handle,
+          { db, actor: agent.actor, clock: getClock(), policy: corePolicyFrom(getEnvironment()) },
+          read.body,
+        );
       if (idempotencyKey === null) return await withDatabaseDeadline(run());
       return await answerOnce(
         {

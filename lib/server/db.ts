@@ -1,5 +1,6 @@
 import 'server-only';
 import { connectDatabase, type Database, type DatabaseConnection } from '../db/client';
+import { startDatabaseClock, type DatabaseClock } from '../core/database-clock';
 import { getEnvironment } from '../env';
 import { whenDeadlinePasses } from './database-outage';
 import { openRequestLocks, type RequestLocks } from './request-locks';
@@ -8,6 +9,7 @@ import { openRequestLocks, type RequestLocks } from './request-locks';
 const holder = globalThis as typeof globalThis & {
   holdfastDatabase?: DatabaseConnection;
   holdfastRequestLocks?: RequestLocks;
+  holdfastClock?: DatabaseClock;
 };
 
 function databaseUrl(): string {
@@ -35,6 +37,12 @@ export function getDb(): Database {
     };
   }
   return holder.holdfastDatabase.db;
+}
+
+/** The database's clock (see database-clock.ts): every context the server builds decides by it. */
+export function getClock(): () => Date {
+  holder.holdfastClock ??= startDatabaseClock(getDb);
+  return holder.holdfastClock.now;
 }
 
 /** The in-flight Idempotency-Keys of this process (see request-locks.ts), on their own connection. */

@@ -1,4 +1,10 @@
-import { runDueSweeps, type CorePolicy, type SweepReport, type SweepSettings } from '../../lib/core';
+import {
+  runDueSweeps,
+  startDatabaseClock,
+  type CorePolicy,
+  type SweepReport,
+  type SweepSettings,
+} from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
 import { corePolicyFrom, getEnvironment, type Environment } from '../../lib/env';
 
@@ -28,11 +34,12 @@ export function startSweepLoop(options: {
 }) {
   const connection = connectDatabase(options.databaseUrl, { maxConnections: 2 });
   const policy = options.policy ?? corePolicyFrom(getEnvironment());
+  const clock = startDatabaseClock(() => connection.db);
   let running: Promise<void> | undefined;
 
   const tick = () => {
     if (running) return; // a slow pass is not stacked on by the next tick
-    running = runDueSweeps({ db: connection.db, policy }, options.settings)
+    running = runDueSweeps({ db: connection.db, clock: clock.now, policy }, options.settings)
       .then((reports) => {
         for (const line of describeSweeps(reports)) options.log(line);
       })
@@ -47,6 +54,7 @@ export function startSweepLoop(options: {
   return {
     stop: async () => {
       clearInterval(timer);
+      clock.stop();
       await running;
       await connection.close();
     },

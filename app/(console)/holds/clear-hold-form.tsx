@@ -1,6 +1,11 @@
 'use client';
 
 import { useActionState } from 'react';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
+import { Select } from '@/components/ui/select';
 import { clearHoldAction } from './actions';
 
 /** Clear one hold: resume or discard, with the note the audit log keeps. */
@@ -16,39 +21,19 @@ export function ClearHoldForm({ holdId, refusal }: { holdId: number; refusal?: s
   return (
     <form action={submit} className="flex flex-wrap items-center gap-2" data-testid="clear-hold-form">
       <input type="hidden" name="holdId" value={holdId} />
-      <label className="sr-only" htmlFor={`resolution-${holdId}`}>
-        Resolution
-      </label>
-      <select
-        id={`resolution-${holdId}`}
-        name="resolution"
-        className="rounded border border-line bg-surface px-1.5 py-1 text-[12px]"
-      >
-        <option value="resume">Resume</option>
-        <option value="discard">Discard</option>
-      </select>
-      <label className="sr-only" htmlFor={`note-${holdId}`}>
-        Note
-      </label>
-      <input
-        id={`note-${holdId}`}
-        name="note"
-        required
-        placeholder="Why (kept in the audit log)"
-        className="min-w-40 flex-1 rounded border border-line bg-surface px-2 py-1 text-[12px]"
-      />
-      <button
-        type="submit"
-        disabled={pending}
-        className="rounded bg-accent px-2.5 py-1 text-[12px] font-medium text-on-accent disabled:opacity-60"
-      >
-        {pending ? 'Clearing…' : 'Clear'}
-      </button>
-      {result && !result.ok ? (
-        <p role="alert" className="w-full text-[12px] text-danger">
-          {result.message}
-        </p>
-      ) : null}
+      <Field label="Resolution" id={`resolution-${holdId}`} hideLabel>
+        <Select name="resolution" size="sm">
+          <option value="resume">Resume</option>
+          <option value="discard">Discard</option>
+        </Select>
+      </Field>
+      <Field label="Note" id={`note-${holdId}`} hideLabel>
+        <Input name="note" required placeholder="Why (kept in the audit log)" size="sm" className="min-w-40 flex-1" />
+      </Field>
+      <Button type="submit" variant="primary" pending={pending} pendingLabel="Clearing…">
+        Clear
+      </Button>
+      <FormError result={result} className="w-full" />
     </form>
   );
 }

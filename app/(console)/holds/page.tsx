@@ -1,7 +1,11 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
+import { Select } from '@/components/ui/select';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { decide, decideHoldClear, ownersOf } from '@/lib/core';
 import { holdReasons, type Hold } from '@/lib/db/schema';
@@ -23,7 +27,6 @@ export const metadata: Metadata = { title: 'Holds' };
 export const dynamic = 'force-dynamic';
 
 const BULK_FORM = 'bulk-clear';
-const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
 
 function ItemLink({ hold }: { hold: Hold }) {
   const href =
@@ -98,53 +101,49 @@ export default async function HoldsPage({
         aria-label="Filter holds"
         data-testid="hold-filters"
       >
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {holdsFilterLabels.view}
-          <select name="view" defaultValue={filter.view} className={inputClass}>
+        <Field label={holdsFilterLabels.view}>
+          <Select name="view" defaultValue={filter.view}>
             <option value="open">Open</option>
             <option value="cleared">Cleared</option>
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {holdsFilterLabels.owner}
-          <select name="owner" defaultValue={filter.owner ?? ''} className={inputClass}>
+          </Select>
+        </Field>
+        <Field label={holdsFilterLabels.owner}>
+          <Select name="owner" defaultValue={filter.owner ?? ''}>
             <option value="">Anyone</option>
             {owners.map((owner) => (
               <option key={owner}>{owner}</option>
             ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {holdsFilterLabels.reason}
-          <select name="reason" defaultValue={filter.reason ?? ''} className={inputClass}>
+          </Select>
+        </Field>
+        <Field label={holdsFilterLabels.reason}>
+          <Select name="reason" defaultValue={filter.reason ?? ''}>
             <option value="">Any</option>
             {holdReasons.map((reason) => (
               <option key={reason} value={reason}>
                 {holdReasonLabels[reason]} ({reason})
               </option>
             ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {holdsFilterLabels.minAgeHours}
-          <input
+          </Select>
+        </Field>
+        <Field label={holdsFilterLabels.minAgeHours}>
+          <Input
             name="minAgeHours"
             type="number"
             min={0}
             step="any"
             defaultValue={filter.minAgeHours ?? ''}
-            className={`${inputClass} w-28`}
+            className="w-28"
           />
-        </label>
+        </Field>
         <label className="flex items-center gap-1.5 text-[13px]">
           <input type="checkbox" name="mine" value="1" defaultChecked={filter.mine} /> {holdsFilterLabels.mine}
         </label>
         <label className="flex items-center gap-1.5 text-[13px]">
           <input type="checkbox" name="frozen" value="1" defaultChecked={filter.frozen} /> {holdsFilterLabels.frozen}
         </label>
-        <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
+        <Button type="submit" size="md">
           Apply
-        </button>
+        </Button>
         <Link href="/holds" className="text-[13px] text-accent hover:underline">
           Clear filters
         </Link>

@@ -32,7 +32,7 @@ export interface Endpoint<Input extends z.ZodType = z.ZodType> {
   /** Success statuses and what each means. */
   responses: Record<number, string>;
   /** Problem codes the endpoint can answer with, besides INVALID_INPUT, UNAUTHENTICATED, FORBIDDEN and PAYLOAD_TOO_LARGE. */
-  problems: string[];
+  problems: ErrorCode[];
   /** The largest body it accepts, when 64 KiB is too small for what it is for. */
   maxBodyBytes?: number;
 }

@@ -5,6 +5,7 @@ import { NextResponse } from 'next/server';
 import type { z } from 'zod';
 import type { Endpoint } from '../api/endpoints';
 import { hashContent, type Actor, type CoreContext } from '../core';
+import type { Action } from '../core/authorization';
 import type { ErrorCode } from '../core/error-codes';
 import { parseInput } from '../core/validation';
 import { apiRequests } from '../db/schema';
@@ -73,6 +74,30 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
         },
         run,
       );
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+/**
+ * A read-only GET for agents: the token and its scope, the query string by its
+ * schema (400 naming each bad or unknown parameter), the database's deadline
+ * (503 in an outage), every error mapped to its problem: the same guarantees as
+ * a POST endpoint, less the body and the Idempotency-Key a read has no use for.
+ */
+export function agentQueryEndpoint<Query extends z.ZodType>(
+  spec: { action: Action; query: Query },
+  handle: (ctx: CoreContext & { actor: Actor }, query: z.output<Query>) => Promise<unknown>,
+) {
+  return async (request: NextRequest): Promise<Response> => {
+    const agent = await authenticateAgent(request, spec.action);
+    if ('response' in agent) return agent.response;
+    try {
+      const query = parseInput(spec.query, Object.fromEntries(request.nextUrl.searchParams));
+      const ctx = { db: getDb(), actor: agent.actor, clock: getClock(), policy: corePolicyFrom(getEnvironment()) };
+      const body = await withDatabaseDeadline(handle(ctx, query));
+      return NextResponse.json(body, { headers: { 'cache-control': 'no-store' } });
     } catch (error) {
       return errorResponse(error);
     }

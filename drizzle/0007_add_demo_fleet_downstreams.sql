@@ -1,21 +1,5 @@
-CREATE TABLE "fleet_email_outbox" (
-	"id" bigserial PRIMARY KEY NOT NULL,
-	"task_id" text NOT NULL,
-	"recipient" text NOT NULL,
-	"subject" text NOT NULL,
-	"sent_at" timestamp with time zone DEFAULT now() NOT NULL
-);
---> statement-breakpoint
-CREATE TABLE "fleet_payment_ledger" (
-	"idempotency_key" text PRIMARY KEY NOT NULL,
-	"task_id" text NOT NULL,
-	"amount_micros" bigint NOT NULL,
-	"charged_at" timestamp with time zone DEFAULT now() NOT NULL
-);
---> statement-breakpoint
-CREATE TABLE "fleet_publications" (
-	"id" bigserial PRIMARY KEY NOT NULL,
-	"task_id" text NOT NULL,
-	"page" text NOT NULL,
-	"published_at" timestamp with time zone DEFAULT now() NOT NULL
-);
+-- This migration once created the demo fleet's tables in public. The fleet now makes its own
+-- tables in its own schema (lib/fleet/migrations), so the product's migrations create none:
+-- the file stays, empty, because drizzle identifies migrations by the journal's order and
+-- timestamps (not by their text), and databases that applied it still list it as applied.
+-- Databases that did apply it lose those tables in 0014_drop_demo_fleet_tables.

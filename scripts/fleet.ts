@@ -1,6 +1,8 @@
 /**
  * `npm run fleet`: the demo fleet against DATABASE_URL (migrated already),
- * until Ctrl-C. Set HOLDFAST_API_URL (e.g. http://127.0.0.1:3000) to have the
+ * until Ctrl-C. The fleet makes its own tables (lib/fleet/migrations) in the
+ * holdfast_demo schema, so DATABASE_URL's role needs CREATE on the database
+ * the first time. Set HOLDFAST_API_URL (e.g. http://127.0.0.1:3000) to have the
  * research agent work through the HTTP API of a running Holdfast.
  */
 import { getEnvironment } from '../lib/env';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { fleetEmailOutbox, fleetPaymentLedger, fleetPublications } from '../db/schema';
+import { fleetEmailOutbox, fleetPaymentLedger, fleetPublications } from './tables';
 
 /**
  * The simulated services the demo agents act on. Each call that returns has
@@ -40,18 +40,18 @@ export interface DownstreamCounts {
   tasksWithDuplicateEffects: number;
 }
 
-/** What the downstreams really did, for the Overview and the fleet test. */
+/** What the downstreams really did, for the Overview and the fleet test. Needs the fleet's tables. */
 export async function countDownstreamEffects(db: Executor, taskPrefix = ''): Promise<DownstreamCounts> {
   const prefix = `${taskPrefix}%`;
   const [row] = await db.execute<{ emails: number; payments: number; pages: number; duplicated: number }>(sql`
     select
-      (select count(*)::int from fleet_email_outbox where task_id like ${prefix}) as emails,
-      (select count(*)::int from fleet_payment_ledger where task_id like ${prefix}) as payments,
-      (select count(*)::int from fleet_publications where task_id like ${prefix}) as pages,
+      (select count(*)::int from ${fleetEmailOutbox} where task_id like ${prefix}) as emails,
+      (select count(*)::int from ${fleetPaymentLedger} where task_id like ${prefix}) as payments,
+      (select count(*)::int from ${fleetPublications} where task_id like ${prefix}) as pages,
       (select count(*)::int from (
-         select task_id from fleet_email_outbox where task_id like ${prefix} group by task_id having count(*) > 1
+         select task_id from ${fleetEmailOutbox} where task_id like ${prefix} group by task_id having count(*) > 1
          union all
-         select task_id from fleet_publications where task_id like ${prefix} group by task_id having count(*) > 1) as twice) as duplicated`);
+         select task_id from ${fleetPublications} where task_id like ${prefix} group by task_id having count(*) > 1) as twice) as duplicated`);
   return {
     emailsSent: row?.emails ?? 0,
     paymentsCharged: row?.payments ?? 0,

@@ -6,6 +6,7 @@ import { connectDatabase } from '../db/client';
 import { deadLetters } from '../db/schema';
 import { agents, runAgentStep, type AgentContext, type FleetTask, type StepVerdict } from './agents';
 import { DEMO_TIMING, type FleetTiming } from './faults';
+import { applyFleetMigrations } from './fleet-migrations';
 import { remoteStepsOf, runRemoteStep } from './remote-agent';
 import { emptyTally, type FleetTally } from './tally';
 
@@ -35,14 +36,21 @@ export interface Fleet {
 }
 
 /**
- * Starts the demo fleet on pg-boss in the same PostgreSQL: one queue per
- * agent, short visibility timeouts (so slow and crashed workers are really
- * redelivered), and every step through Holdfast.
+ * Starts the demo fleet on pg-boss in the same PostgreSQL, once the fleet's own
+ * migrations have made its downstream tables: one queue per agent, short
+ * visibility timeouts (so slow and crashed workers are really redelivered),
+ * and every step through Holdfast.
  */
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const timing = options.timing ?? DEMO_TIMING;
   const log = options.log ?? (() => {});
   const connection = connectDatabase(options.databaseUrl, { maxConnections: 10 });
+  // The fleet's tables are the fleet's own: made here, before any agent writes, never by the product.
+  const applied = await applyFleetMigrations(connection.db).catch(async (error: unknown) => {
+    await connection.close();
+    throw error;
+  });
+  if (applied.length > 0) log(`Fleet tables ready (${applied.join(', ')})`);
   const tally = emptyTally();
   const stopping = new AbortController();
   const context: AgentContext = { db: connection.db, seed: options.seed, timing, tally, stopping: stopping.signal };

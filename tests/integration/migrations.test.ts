@@ -29,6 +29,10 @@ describe('migrateDatabase', () => {
     expect(await getMigrationState(database.db)).toMatchObject({ upToDate: true, pending: [] });
     const [table] = await database.sql`select to_regclass('public.attempts') is not null as exists`;
     expect(table?.exists).toBe(true);
+    // The demo fleet's tables are the fleet's to make (tests/integration/fleet-migrations.test.ts).
+    const [fleetTables] = await database.sql<{ count: number }[]>`
+      select count(*)::int as count from pg_class where relname like 'fleet\_%'`;
+    expect(fleetTables?.count).toBe(0);
   });
 
   it('does nothing on a database that is already up to date', async () => {

@@ -9,5 +9,4 @@ export * from './tasks';
 export * from './identity';
 export * from './rollups';
 export * from './api-requests';
-export * from './fleet';
 export * from './retry-pools';

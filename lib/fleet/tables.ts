@@ -1,4 +1,13 @@
-import { bigint, bigserial, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, pgSchema, text, timestamp } from 'drizzle-orm/pg-core';
+
+/**
+ * The demo fleet's own schema. Its tables are made by the fleet's migration set
+ * (lib/fleet/migrations, applied by applyFleetMigrations), never by the product's:
+ * a database that never ran the fleet has none of them. Kept out of
+ * lib/db/schema so that drizzle-kit does not generate them into drizzle/.
+ */
+export const FLEET_SCHEMA = 'holdfast_demo';
+export const fleetSchema = pgSchema(FLEET_SCHEMA);
 
 /**
  * The demo fleet's simulated downstreams. Each row is a side effect that
@@ -6,7 +15,7 @@ import { bigint, bigserial, pgTable, text, timestamp } from 'drizzle-orm/pg-core
  * twice. Only the payment ledger deduplicates by itself (on its idempotency
  * key); the outbox and the publisher do whatever they are asked.
  */
-export const fleetEmailOutbox = pgTable('fleet_email_outbox', {
+export const fleetEmailOutbox = fleetSchema.table('fleet_email_outbox', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
   taskId: text('task_id').notNull(),
   recipient: text('recipient').notNull(),
@@ -14,7 +23,7 @@ export const fleetEmailOutbox = pgTable('fleet_email_outbox', {
   sentAt: timestamp('sent_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-export const fleetPaymentLedger = pgTable('fleet_payment_ledger', {
+export const fleetPaymentLedger = fleetSchema.table('fleet_payment_ledger', {
   /** The payment provider's own idempotency key: a repeated charge with it is a no-op. */
   idempotencyKey: text('idempotency_key').primaryKey(),
   taskId: text('task_id').notNull(),
@@ -22,7 +31,7 @@ export const fleetPaymentLedger = pgTable('fleet_payment_ledger', {
   chargedAt: timestamp('charged_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-export const fleetPublications = pgTable('fleet_publications', {
+export const fleetPublications = fleetSchema.table('fleet_publications', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
   taskId: text('task_id').notNull(),
   page: text('page').notNull(),

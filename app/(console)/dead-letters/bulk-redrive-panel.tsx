@@ -2,7 +2,12 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
+import { Button } from '@/components/ui/button';
+import { Dialog } from '@/components/ui/dialog';
+import { Field } from '@/components/ui/field';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
 import type { DeadLetterFilter, RedriveBrakeRule, RedriveOutcome } from '@/lib/core';
 import type { BulkRedrive } from '@/lib/db/schema';
 import { formatCount, formatMicros } from '@/lib/console/format';
@@ -44,8 +49,7 @@ export function BulkRedrivePanel({
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [runId, setRunId] = useState<number>();
-  const dialog = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
+  const [open, setOpen] = useState(false);
 
   const openPreview = async () => {
     setBusy(true);
@@ -56,7 +60,7 @@ export function BulkRedrivePanel({
     setPreview(result.data);
     // One id per confirmation: a double click on Confirm starts one run.
     setRequestId(crypto.randomUUID());
-    dialog.current?.showModal();
+    setOpen(true);
   };
 
   const confirm = async (form: FormData) => {
@@ -70,40 +74,33 @@ export function BulkRedrivePanel({
     });
     setBusy(false);
     if (!result.ok) return setError(result.message);
-    dialog.current?.close();
+    setOpen(false);
     setRunId(result.data.id);
   };
 
   const toRedrive = preview ? preview.total - preview.brakedTotal : 0;
   return (
     <section aria-label="Bulk redrive" className="flex flex-wrap items-center gap-3">
-      <button
-        type="button"
+      <Button
+        variant="primary"
+        size="md"
         onClick={openPreview}
         disabled={busy || matching === 0}
-        className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60"
         data-testid="bulk-redrive-open"
       >
         {busy && !preview ? 'Preparing the preview…' : `Redrive all ${formatCount(matching)} matching…`}
-      </button>
-      {error ? (
-        <p role="alert" className="text-[12px] text-danger">
-          {error}
-        </p>
-      ) : null}
+      </Button>
+      <FormError result={error === undefined ? undefined : { ok: false, message: error }} />
       {runId ? <BulkRedriveProgress runId={runId} onFinished={() => router.refresh()} /> : null}
 
-      <dialog
-        ref={dialog}
-        aria-labelledby={titleId}
-        className="m-auto w-[min(36rem,92vw)] rounded-lg border border-line bg-surface p-5 text-fg backdrop:bg-black/40"
-        data-testid="bulk-redrive-dialog"
+      <Dialog
+        open={open}
+        onClose={() => setOpen(false)}
+        title={preview ? `Redrive ${formatCount(preview.total)} dead letter${preview.total === 1 ? '' : 's'}?` : ''}
+        testId="bulk-redrive-dialog"
       >
         {preview ? (
           <form action={confirm} className="flex flex-col gap-3">
-            <h2 id={titleId} className="text-[15px] font-semibold">
-              Redrive {formatCount(preview.total)} dead letter{preview.total === 1 ? '' : 's'}?
-            </h2>
             {preview.brakedTotal > 0 ? <BrakedCounts preview={preview} labels={brakeLabels} /> : null}
             <p className="text-[13px] text-muted">
               What will happen to{' '}
@@ -126,41 +123,38 @@ export function BulkRedrivePanel({
                 ? 'unknown (no recent history for these steps)'
                 : `about ${formatMicros(preview.expectedSpendMicros)}, from the steps' recent average cost`}
             </p>
-            <label className="flex flex-col gap-1 text-[13px]">
-              Reason (kept in the audit log)
-              <input name="reason" required className="rounded border border-line bg-surface px-2 py-1" />
-            </label>
-            <label className="flex flex-col gap-1 text-[13px]">
-              Items per second
-              <input
+            <Field label="Reason (kept in the audit log)">
+              <Input name="reason" required />
+            </Field>
+            <Field label="Items per second">
+              <Input
                 name="ratePerSecond"
                 type="number"
                 min={1}
                 max={1000}
                 defaultValue={20}
                 required
-                className="w-32 rounded border border-line bg-surface px-2 py-1"
+                className="w-32"
               />
-            </label>
+            </Field>
             <div className="flex justify-end gap-2">
-              <button
-                type="button"
-                onClick={() => dialog.current?.close()}
-                className="rounded border border-line px-3 py-1.5 text-[13px]"
-              >
+              <Button size="md" onClick={() => setOpen(false)}>
                 Cancel
-              </button>
-              <button
+              </Button>
+              <Button
                 type="submit"
-                disabled={busy || toRedrive === 0}
-                className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60"
+                variant="primary"
+                size="md"
+                disabled={toRedrive === 0}
+                pending={busy}
+                pendingLabel="Starting…"
               >
-                {busy ? 'Starting…' : `Redrive ${formatCount(toRedrive)}`}
-              </button>
+                {`Redrive ${formatCount(toRedrive)}`}
+              </Button>
             </div>
           </form>
         ) : null}
-      </dialog>
+      </Dialog>
     </section>
   );
 }
@@ -207,11 +201,7 @@ export function BulkRedriveProgress({ runId, onFinished }: { runId: number; onFi
         {formatCount(run.processed)} / {formatCount(run.total)} · {formatCount(run.redriven)} redriven,{' '}
         {formatCount(run.skipped)} skipped · <span data-testid="bulk-redrive-status">{run.status}</span>
       </span>
-      {run.status === 'running' ? (
-        <button type="button" onClick={cancel} className="rounded border border-line px-2 py-0.5 text-[12px]">
-          Cancel run
-        </button>
-      ) : null}
+      {run.status === 'running' ? <Button onClick={cancel}>Cancel run</Button> : null}
       {cancelNote ? <span className="text-[12px] text-muted">{cancelNote}</span> : null}
     </div>
   );

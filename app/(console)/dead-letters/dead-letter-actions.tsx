@@ -1,6 +1,10 @@
 'use client';
 
 import { useActionState, useState } from 'react';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
 import { discardAction, redriveAction, redriveOverridingBrakesAction } from './actions';
 import { ConfirmChoice } from './confirm-choice';
 
@@ -34,26 +38,21 @@ export function DeadLetterActions({
   return (
     <form className="flex flex-wrap items-center gap-2" data-testid={`dead-letter-actions-${deadLetterId}`}>
       <input type="hidden" name="deadLetterId" value={deadLetterId} />
-      <label className="sr-only" htmlFor={reasonId}>
-        Reason
-      </label>
-      <input
-        id={reasonId}
-        name="reason"
-        required
-        placeholder="Why (kept in the audit log)"
-        className="min-w-40 flex-1 rounded border border-line bg-surface px-2 py-1 text-[12px]"
-      />
-      <button
+      <Field label="Reason" id={reasonId} hideLabel>
+        <Input name="reason" required placeholder="Why (kept in the audit log)" size="sm" className="min-w-40 flex-1" />
+      </Field>
+      <Button
         type="submit"
+        variant="primary"
         formAction={redrive}
         disabled={busy || brakedBy !== undefined}
+        pending={redriving}
+        pendingLabel="Redriving…"
         aria-describedby={brakedBy ? brakesId : undefined}
         title={brakedBy ? `Braked: ${brakedBy}` : undefined}
-        className="rounded bg-accent px-2.5 py-1 text-[12px] font-medium text-on-accent disabled:opacity-60"
       >
-        {redriving ? 'Redriving…' : 'Redrive'}
-      </button>
+        Redrive
+      </Button>
       {brakedBy && canOverride ? (
         confirming === 'override' ? (
           <ConfirmChoice
@@ -68,13 +67,7 @@ export function DeadLetterActions({
             cancelText="Keep the brakes"
           />
         ) : (
-          <button
-            type="button"
-            onClick={() => setConfirming('override')}
-            className="rounded border border-line px-2.5 py-1 text-[12px]"
-          >
-            Override brakes…
-          </button>
+          <Button onClick={() => setConfirming('override')}>Override brakes…</Button>
         )
       ) : null}
       {confirming === 'discard' ? (
@@ -90,27 +83,20 @@ export function DeadLetterActions({
           cancelText="Keep it"
         />
       ) : (
-        <button
-          type="button"
-          onClick={() => setConfirming('discard')}
-          className="rounded border border-line px-2.5 py-1 text-[12px]"
-        >
-          Discard…
-        </button>
+        <Button onClick={() => setConfirming('discard')}>Discard…</Button>
       )}
       {brakedBy ? (
         <p id={brakesId} className="w-full text-[12px] text-muted" data-testid={`dead-letter-brakes-${deadLetterId}`}>
           Redrive braked: {brakedBy}.{canOverride ? '' : ' An admin may override the brakes.'}
         </p>
       ) : null}
-      {result ? (
-        <p
-          role={result.ok ? 'status' : 'alert'}
-          className={result.ok ? 'w-full text-[12px] text-muted' : 'w-full text-[12px] text-danger'}
-        >
-          {result.ok ? (result.data.changed ? 'Done.' : 'Already done: nothing changed.') : result.message}
+      {result?.ok ? (
+        <p role="status" className="w-full text-[12px] text-muted">
+          {result.data.changed ? 'Done.' : 'Already done: nothing changed.'}
         </p>
-      ) : null}
+      ) : (
+        <FormError result={result} className="w-full" />
+      )}
     </form>
   );
 }

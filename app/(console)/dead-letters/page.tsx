@@ -1,7 +1,11 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
+import { Select } from '@/components/ui/select';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { decide, describeBrakeRefusals, type DeadLetterFilter } from '@/lib/core';
 import {
@@ -30,8 +34,6 @@ import { LongText } from '@/components/ui/long-text';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 export const dynamic = 'force-dynamic';
-
-const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
 
 export default async function DeadLettersPage({
   searchParams,
@@ -73,64 +75,52 @@ export default async function DeadLettersPage({
             ['step', choices.steps],
           ] as const
         ).map(([name, values]) => (
-          <label key={name} className="flex flex-col gap-1 text-[12px] text-muted">
-            {deadLettersFilterLabels[name]}
-            <select name={name} defaultValue={filter[name] ?? ''} className={inputClass}>
+          <Field key={name} label={deadLettersFilterLabels[name]}>
+            <Select name={name} defaultValue={filter[name] ?? ''}>
               <option value="">Any</option>
               {values.map((value) => (
                 <option key={value}>{value}</option>
               ))}
-            </select>
-          </label>
+            </Select>
+          </Field>
         ))}
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {deadLettersFilterLabels.errorClass}
-          <select name="errorClass" defaultValue={filter.errorClass ?? ''} className={inputClass}>
+        <Field label={deadLettersFilterLabels.errorClass}>
+          <Select name="errorClass" defaultValue={filter.errorClass ?? ''}>
             <option value="">Any</option>
             {errorClasses.map((value) => (
               <option key={value}>{value}</option>
             ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {deadLettersFilterLabels.search}
-          <input type="search" name="search" defaultValue={filter.search ?? ''} className={inputClass} />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {deadLettersFilterLabels.minAttempts}
-          <input
-            type="number"
-            name="minAttempts"
-            min={0}
-            defaultValue={filter.minAttempts ?? ''}
-            className={`${inputClass} w-24`}
-          />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {deadLettersFilterLabels.minSpendUsd}
-          <input
+          </Select>
+        </Field>
+        <Field label={deadLettersFilterLabels.search}>
+          <Input type="search" name="search" defaultValue={filter.search ?? ''} />
+        </Field>
+        <Field label={deadLettersFilterLabels.minAttempts}>
+          <Input type="number" name="minAttempts" min={0} defaultValue={filter.minAttempts ?? ''} className="w-24" />
+        </Field>
+        <Field label={deadLettersFilterLabels.minSpendUsd}>
+          <Input
             type="number"
             name="minSpendUsd"
             min={0}
             step="any"
             defaultValue={filter.minSpendMicros === undefined ? '' : filter.minSpendMicros / 1_000_000}
-            className={`${inputClass} w-28`}
+            className="w-28"
           />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {deadLettersFilterLabels.minAgeHours}
-          <input
+        </Field>
+        <Field label={deadLettersFilterLabels.minAgeHours}>
+          <Input
             type="number"
             name="minAgeHours"
             min={0}
             step="any"
             defaultValue={filter.minAgeHours ?? ''}
-            className={`${inputClass} w-28`}
+            className="w-28"
           />
-        </label>
-        <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
+        </Field>
+        <Button type="submit" size="md">
           Apply
-        </button>
+        </Button>
         {filtered ? (
           <Link href={deadLettersHref({})} className="text-[13px] text-accent hover:underline">
             Clear filters

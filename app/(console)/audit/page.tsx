@@ -1,6 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { diffRecord } from '@/lib/console/audit-view';
@@ -15,7 +18,6 @@ export const metadata: Metadata = { title: 'Audit' };
 export const dynamic = 'force-dynamic';
 
 const PAGE_SIZE = 200;
-const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
 const asField = (moment: Date | undefined) => (moment ? moment.toISOString().slice(0, 16) : '');
 
 export default async function AuditPage({
@@ -41,22 +43,19 @@ export default async function AuditPage({
         data-testid="audit-filters"
       >
         {(['actor', 'action', 'targetType', 'targetId'] as const).map((name) => (
-          <label key={name} className="flex flex-col gap-1 text-[12px] text-muted">
-            {auditFilterLabels[name]}
-            <input name={name} defaultValue={filter[name] ?? ''} className={inputClass} />
-          </label>
+          <Field key={name} label={auditFilterLabels[name]}>
+            <Input name={name} defaultValue={filter[name] ?? ''} />
+          </Field>
         ))}
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {auditFilterLabels.from}
-          <input type="datetime-local" name="from" defaultValue={asField(filter.from)} className={inputClass} />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {auditFilterLabels.to}
-          <input type="datetime-local" name="to" defaultValue={asField(filter.to)} className={inputClass} />
-        </label>
-        <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
+        <Field label={auditFilterLabels.from}>
+          <Input type="datetime-local" name="from" defaultValue={asField(filter.from)} />
+        </Field>
+        <Field label={auditFilterLabels.to}>
+          <Input type="datetime-local" name="to" defaultValue={asField(filter.to)} />
+        </Field>
+        <Button type="submit" size="md">
           Apply
-        </button>
+        </Button>
         <a
           href={auditExportHref(accepted)}
           className="rounded bg-accent px-3 py-1 text-[13px] font-medium text-on-accent"

@@ -1,6 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { IdempotencyKey } from '@/lib/db/schema';
@@ -18,7 +21,6 @@ export const metadata: Metadata = { title: 'Keys' };
 export const dynamic = 'force-dynamic';
 
 const when = (moment: Date | null) => formatUtc(moment, 'second');
-const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[13px]';
 
 function KeyTable({ rows, testId, caption }: { rows: IdempotencyKey[]; testId: string; caption: string }) {
   return (
@@ -82,21 +84,18 @@ export default async function KeysPage({
         aria-label="Look up keys"
         data-testid="key-search"
       >
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {keysFilterLabels.key}
-          <input name="key" defaultValue={search.key ?? ''} className={`${inputClass} min-w-64`} />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {keysFilterLabels.taskId}
-          <input name="taskId" defaultValue={search.taskId ?? ''} className={inputClass} />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          {keysFilterLabels.step}
-          <input name="step" defaultValue={search.step ?? ''} className={inputClass} />
-        </label>
-        <button type="submit" className="rounded border border-line px-3 py-1 text-[13px]">
+        <Field label={keysFilterLabels.key}>
+          <Input name="key" defaultValue={search.key ?? ''} className="min-w-64" />
+        </Field>
+        <Field label={keysFilterLabels.taskId}>
+          <Input name="taskId" defaultValue={search.taskId ?? ''} />
+        </Field>
+        <Field label={keysFilterLabels.step}>
+          <Input name="step" defaultValue={search.step ?? ''} />
+        </Field>
+        <Button type="submit" size="md">
           Look up
-        </button>
+        </Button>
       </form>
       <FilterNotices notices={notices} />
 

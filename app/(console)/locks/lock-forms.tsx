@@ -1,6 +1,10 @@
 'use client';
 
 import { useActionState, useId, useState } from 'react';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
 import { forceReleaseAction, setKillSwitchAction } from './actions';
 
 /**
@@ -32,52 +36,35 @@ export function ForceReleaseForm({
       <input type="hidden" name="fencingToken" value={fencingToken} />
       {confirming ? (
         <>
-          <label className="sr-only" htmlFor={`${why}-reason`}>
-            Reason for the release
-          </label>
-          <input
-            id={`${why}-reason`}
-            name="reason"
-            required
-            placeholder="Why (kept in the audit log)"
-            className="min-w-48 flex-1 rounded border border-line bg-surface px-2 py-1 text-[12px]"
-          />
-          <button
-            type="submit"
-            disabled={pending}
-            className="rounded bg-danger px-2.5 py-1 text-[12px] font-medium text-on-accent disabled:opacity-60"
-          >
-            {pending ? 'Releasing…' : 'Confirm release'}
-          </button>
-          <button
-            type="button"
-            onClick={() => setConfirming(false)}
-            className="rounded border border-line px-2 py-1 text-[12px]"
-          >
-            Keep the lock
-          </button>
+          <Field label="Reason for the release" id={`${why}-reason`} hideLabel>
+            <Input
+              name="reason"
+              required
+              placeholder="Why (kept in the audit log)"
+              size="sm"
+              className="min-w-48 flex-1"
+            />
+          </Field>
+          <Button type="submit" variant="danger" pending={pending} pendingLabel="Releasing…">
+            Confirm release
+          </Button>
+          <Button onClick={() => setConfirming(false)}>Keep the lock</Button>
         </>
       ) : (
-        <button
-          type="button"
+        <Button
           disabled={blocked}
           aria-describedby={blocked ? `${why}-blocked` : undefined}
           onClick={() => setConfirming(true)}
-          className="rounded border border-line px-2.5 py-1 text-[12px] disabled:cursor-not-allowed disabled:opacity-50"
         >
           Force release…
-        </button>
+        </Button>
       )}
       {blocked ? (
         <p id={`${why}-blocked`} className="w-full text-[12px] text-muted" data-testid="force-release-blocked">
           Not releasable: {blockedBy.join('; ')}.
         </p>
       ) : null}
-      {result && !result.ok ? (
-        <p role="alert" className="w-full text-[12px] text-danger">
-          {result.message}
-        </p>
-      ) : null}
+      <FormError result={result} className="w-full" />
     </form>
   );
 }
@@ -88,28 +75,13 @@ export function KillSwitchForm({ engaged }: { engaged: boolean }) {
   return (
     <form action={submit} className="flex flex-wrap items-center gap-2" data-testid="kill-switch-form">
       <input type="hidden" name="engaged" value={engaged ? 'false' : 'true'} />
-      <label className="sr-only" htmlFor="kill-switch-reason">
-        Reason for switching
-      </label>
-      <input
-        id="kill-switch-reason"
-        name="reason"
-        required
-        placeholder="Why (kept in the audit log)"
-        className="min-w-56 rounded border border-line bg-surface px-2 py-1 text-[12px]"
-      />
-      <button
-        type="submit"
-        disabled={pending}
-        className="rounded border border-line px-2.5 py-1 text-[12px] disabled:opacity-60"
-      >
+      <Field label="Reason for switching" id="kill-switch-reason" hideLabel>
+        <Input name="reason" required placeholder="Why (kept in the audit log)" size="sm" className="min-w-56" />
+      </Field>
+      <Button type="submit" pending={pending}>
         {engaged ? 'Allow automatic release again' : 'Stop automatic release'}
-      </button>
-      {result && !result.ok ? (
-        <p role="alert" className="w-full text-[12px] text-danger">
-          {result.message}
-        </p>
-      ) : null}
+      </Button>
+      <FormError result={result} className="w-full" />
     </form>
   );
 }

@@ -1,8 +1,11 @@
 import { SegmentedLinks } from '@/components/ui/segmented-links';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
+import { Select } from '@/components/ui/select';
 import { stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 
-const inputClass = 'rounded border border-line bg-surface px-2 py-1 text-[12px]';
 const localInput = (date: Date) => date.toISOString().slice(0, 16);
 
 /** Window links plus a plain GET form, so every choice lands in the URL. */
@@ -26,42 +29,37 @@ export function StepsFilters({ view, agents }: { view: StepsView; agents: string
       >
         <input type="hidden" name="sort" value={view.sort} />
         <input type="hidden" name="dir" value={view.dir} />
-        <label className="flex flex-col gap-1">
-          Agent
-          <select name="agent" defaultValue={view.agent ?? ''} className={inputClass}>
+        <Field label="Agent">
+          <Select name="agent" defaultValue={view.agent ?? ''} size="sm">
             <option value="">All agents</option>
             {agents.map((agent) => (
               <option key={agent} value={agent}>
                 {agent}
               </option>
             ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">
-          Search
-          <input type="search" name="q" defaultValue={view.search} placeholder="agent or step" className={inputClass} />
-        </label>
-        <label className="flex flex-col gap-1">
-          Window
-          <select name="window" defaultValue={view.window} className={inputClass}>
+          </Select>
+        </Field>
+        <Field label="Search">
+          <Input type="search" name="q" defaultValue={view.search} placeholder="agent or step" size="sm" />
+        </Field>
+        <Field label="Window">
+          <Select name="window" defaultValue={view.window} size="sm">
             {[...timeWindowName.options, 'custom'].map((name) => (
               <option key={name} value={name}>
                 {name === 'custom' ? 'custom (from – to, UTC)' : name}
               </option>
             ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">
-          From
-          <input type="datetime-local" name="from" defaultValue={localInput(view.range.from)} className={inputClass} />
-        </label>
-        <label className="flex flex-col gap-1">
-          To
-          <input type="datetime-local" name="to" defaultValue={localInput(view.range.to)} className={inputClass} />
-        </label>
-        <button type="submit" className="rounded bg-accent px-3 py-1 font-medium text-on-accent">
+          </Select>
+        </Field>
+        <Field label="From">
+          <Input type="datetime-local" name="from" defaultValue={localInput(view.range.from)} size="sm" />
+        </Field>
+        <Field label="To">
+          <Input type="datetime-local" name="to" defaultValue={localInput(view.range.to)} size="sm" />
+        </Field>
+        <Button type="submit" variant="primary">
           Apply
-        </button>
+        </Button>
       </form>
     </div>
   );

@@ -1,6 +1,7 @@
 'use client';
 
 import { useEffect, useState } from 'react';
+import { Button } from '@/components/ui/button';
 
 /**
  * The body of the console's error boundaries. A production build hides a
@@ -45,9 +46,9 @@ export function PageError({ error, reset }: { error: Error & { digest?: string }
           </p>
         </>
       )}
-      <button type="button" onClick={reset} className="mt-3 rounded bg-accent px-3 py-1.5 font-medium text-on-accent">
+      <Button variant="primary" size="md" onClick={reset} className="mt-3">
         Try again
-      </button>
+      </Button>
     </div>
   );
 }

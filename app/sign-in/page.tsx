@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { Button } from '@/components/ui/button';
 import { InsecureDemoBanner } from '@/components/layout/insecure-demo-banner';
 import { redirect } from 'next/navigation';
 import { listPeople } from '@/lib/core';
@@ -50,16 +51,12 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
                 <li key={person.email}>
                   <form action={signInAsDemoPerson}>
                     <input type="hidden" name="email" value={person.email} />
-                    <button
-                      type="submit"
-                      data-testid={`sign-in-${person.role}`}
-                      className="w-full rounded-lg border border-line bg-surface px-4 py-3 text-left hover:border-accent"
-                    >
+                    <Button type="submit" variant="tile" data-testid={`sign-in-${person.role}`}>
                       <span className="block font-medium">{person.displayName}</span>
                       <span className="block text-[12px] text-muted">
                         {person.role} · {person.teams.join(', ') || 'no team'} — {roleHelp[person.role]}
                       </span>
-                    </button>
+                    </Button>
                   </form>
                 </li>
               ))}

@@ -1,6 +1,10 @@
 'use client';
 
 import { useActionState } from 'react';
+import { Button } from '@/components/ui/button';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
+import { Select } from '@/components/ui/select';
 import { savePersonAction } from './actions';
 
 export interface PersonFormValues {
@@ -19,51 +23,33 @@ export function PersonForm({ person }: { person?: PersonFormValues }) {
       {person ? (
         <input type="hidden" name="email" value={person.email} />
       ) : (
-        <input
-          name="email"
-          type="email"
-          required
-          aria-label="Email"
-          placeholder="email"
-          className="rounded border border-line bg-surface px-2 py-1 text-[12px]"
-        />
+        <Input name="email" type="email" required aria-label="Email" placeholder="email" size="sm" />
       )}
-      <input
+      <Input
         name="displayName"
         required
         aria-label="Name"
         defaultValue={person?.displayName}
         placeholder="name"
-        className="rounded border border-line bg-surface px-2 py-1 text-[12px]"
+        size="sm"
       />
-      <select
-        name="role"
-        aria-label="Role"
-        defaultValue={person?.role ?? 'viewer'}
-        className="rounded border border-line bg-surface px-1.5 py-1 text-[12px]"
-      >
+      <Select name="role" aria-label="Role" defaultValue={person?.role ?? 'viewer'} size="sm">
         <option value="viewer">viewer</option>
         <option value="responder">responder</option>
         <option value="admin">admin</option>
-      </select>
-      <input
+      </Select>
+      <Input
         name="teams"
         aria-label="Teams"
         defaultValue={person?.teams.join(', ')}
         placeholder="teams, comma-separated"
-        className="rounded border border-line bg-surface px-2 py-1 text-[12px]"
+        size="sm"
       />
-      <button
-        type="submit"
-        disabled={pending}
-        className="rounded bg-accent px-2.5 py-1 text-[12px] font-medium text-on-accent disabled:opacity-60"
-      >
-        {pending ? 'Saving…' : person ? 'Save' : 'Add person'}
-      </button>
+      <Button type="submit" variant="primary" pending={pending} pendingLabel="Saving…">
+        {person ? 'Save' : 'Add person'}
+      </Button>
       {result && !result.ok ? (
-        <p role="alert" className="w-full text-[12px] text-danger">
-          {result.message}
-        </p>
+        <FormError result={result} className="w-full" />
       ) : result?.ok ? (
         <p role="status" className="text-[12px] text-ok">
           Saved

@@ -1,6 +1,10 @@
 'use client';
 
 import { useActionState, useId, useState } from 'react';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
 import { deletePoolAction } from './actions';
 
 /** Deletes one pool after a confirmation with a reason; the server checks the role again. */
@@ -16,14 +20,14 @@ export function DeletePool({ poolId, scope }: { poolId: number; scope: string })
     );
   if (!confirming) {
     return (
-      <button
-        type="button"
+      <Button
+        variant="danger-link"
         onClick={() => setConfirming(true)}
-        className="text-[12px] text-danger hover:underline"
+        className="text-[12px]"
         aria-label={`Delete the pool of ${scope}`}
       >
         Delete…
-      </button>
+      </Button>
     );
   }
   return (
@@ -32,37 +36,16 @@ export function DeletePool({ poolId, scope }: { poolId: number; scope: string })
       <p className="text-[12px]">
         Delete the pool of {scope}? Its steps&apos; retries are then limited only by each task&apos;s allowance.
       </p>
-      <label className="sr-only" htmlFor={`${id}-reason`}>
-        Reason for deleting
-      </label>
-      <input
-        id={`${id}-reason`}
-        name="reason"
-        required
-        placeholder="Why (kept in the audit log)"
-        className="rounded border border-line bg-surface px-2 py-1 text-[12px]"
-      />
+      <Field label="Reason for deleting" id={`${id}-reason`} hideLabel>
+        <Input name="reason" required placeholder="Why (kept in the audit log)" size="sm" />
+      </Field>
       <span className="flex gap-1.5">
-        <button
-          type="submit"
-          disabled={pending}
-          className="rounded bg-danger px-2.5 py-1 text-[12px] font-medium text-on-accent disabled:opacity-60"
-        >
-          {pending ? 'Deleting…' : 'Delete pool'}
-        </button>
-        <button
-          type="button"
-          onClick={() => setConfirming(false)}
-          className="rounded border border-line px-2 py-1 text-[12px]"
-        >
-          Keep it
-        </button>
+        <Button type="submit" variant="danger" pending={pending} pendingLabel="Deleting…">
+          Delete pool
+        </Button>
+        <Button onClick={() => setConfirming(false)}>Keep it</Button>
       </span>
-      {result && !result.ok ? (
-        <p role="alert" className="text-[12px] text-danger">
-          {result.message}
-        </p>
-      ) : null}
+      <FormError result={result} />
     </form>
   );
 }

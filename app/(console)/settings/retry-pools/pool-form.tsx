@@ -1,7 +1,11 @@
 'use client';
 
 import Link from 'next/link';
-import { useActionState, useState, type ReactNode } from 'react';
+import { useActionState, useState } from 'react';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
 import { formatCount } from '@/lib/console/format';
 import { poolScope } from '@/components/retry-pools/pool-format';
 import { savePoolAction, type PoolFormValues } from './actions';
@@ -15,44 +19,6 @@ const NEW_POOL: PoolFormValues = {
   windowSeconds: '60',
   reason: '',
 };
-
-const inputClass =
-  'w-full rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink aria-[invalid=true]:border-danger';
-
-function Field({
-  name,
-  label,
-  hint,
-  errors,
-  children,
-}: {
-  name: string;
-  label: string;
-  hint?: string;
-  errors?: string[];
-  children: (props: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => ReactNode;
-}) {
-  const id = `pool-${name}`;
-  const described = [hint ? `${id}-hint` : '', errors ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return (
-    <div className="flex min-w-0 flex-col gap-1 text-[12px]">
-      <label htmlFor={id} className="text-muted">
-        {label}
-      </label>
-      {children({ id, 'aria-invalid': Boolean(errors), 'aria-describedby': described || undefined })}
-      {hint ? (
-        <span id={`${id}-hint`} className="text-[11px] text-muted">
-          {hint}
-        </span>
-      ) : null}
-      {errors ? (
-        <span id={`${id}-error`} className="text-[11px] text-danger" data-testid={`pool-error-${name}`}>
-          {errors.join('; ')}
-        </span>
-      ) : null}
-    </div>
-  );
-}
 
 /** The numbers as they stand in the form. */
 function readNumbers(form: HTMLFormElement) {
@@ -114,75 +80,87 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
           </>
         ) : (
           <>
-            <Field name="agent" label="Agent" errors={errors.agent}>
-              {(props) => (
-                <input
-                  {...props}
-                  name="agent"
-                  required
-                  defaultValue={initial.agent}
-                  placeholder="e.g. outreach"
-                  className={inputClass}
-                />
-              )}
+            <Field id="pool-agent" label="Agent" error={errors.agent} errorTestId="pool-error-agent">
+              <Input
+                name="agent"
+                required
+                defaultValue={initial.agent}
+                placeholder="e.g. outreach"
+                onSurface
+                className="w-full"
+              />
             </Field>
-            <Field name="step" label="Step" hint="Blank or * for all steps" errors={errors.step}>
-              {(props) => (
-                <input
-                  {...props}
-                  name="step"
-                  defaultValue={initial.step === '*' ? '' : initial.step}
-                  placeholder="all steps"
-                  className={inputClass}
-                />
-              )}
+            <Field
+              id="pool-step"
+              label="Step"
+              hint="Blank or * for all steps"
+              error={errors.step}
+              errorTestId="pool-error-step"
+            >
+              <Input
+                name="step"
+                defaultValue={initial.step === '*' ? '' : initial.step}
+                placeholder="all steps"
+                onSurface
+                className="w-full"
+              />
             </Field>
           </>
         )}
-        <Field name="budgetPercent" label="Budget (% of first attempts)" errors={errors.budgetPercent}>
-          {(props) => (
-            <input
-              {...props}
-              name="budgetPercent"
-              type="number"
-              required
-              min={0}
-              max={1000}
-              step="any"
-              defaultValue={initial.budgetPercent}
-              className={inputClass}
-            />
-          )}
+        <Field
+          id="pool-budgetPercent"
+          label="Budget (% of first attempts)"
+          error={errors.budgetPercent}
+          errorTestId="pool-error-budgetPercent"
+        >
+          <Input
+            name="budgetPercent"
+            type="number"
+            required
+            min={0}
+            max={1000}
+            step="any"
+            defaultValue={initial.budgetPercent}
+            onSurface
+            className="w-full"
+          />
         </Field>
-        <Field name="minRetriesPerSecond" label="Floor (retries per second)" errors={errors.minRetriesPerSecond}>
-          {(props) => (
-            <input
-              {...props}
-              name="minRetriesPerSecond"
-              type="number"
-              required
-              min={0}
-              max={1000}
-              step="any"
-              defaultValue={initial.minRetriesPerSecond}
-              className={inputClass}
-            />
-          )}
+        <Field
+          id="pool-minRetriesPerSecond"
+          label="Floor (retries per second)"
+          error={errors.minRetriesPerSecond}
+          errorTestId="pool-error-minRetriesPerSecond"
+        >
+          <Input
+            name="minRetriesPerSecond"
+            type="number"
+            required
+            min={0}
+            max={1000}
+            step="any"
+            defaultValue={initial.minRetriesPerSecond}
+            onSurface
+            className="w-full"
+          />
         </Field>
-        <Field name="windowSeconds" label="Window (seconds)" hint="10 to 86,400" errors={errors.windowSeconds}>
-          {(props) => (
-            <input
-              {...props}
-              name="windowSeconds"
-              type="number"
-              required
-              min={10}
-              max={86400}
-              step={1}
-              defaultValue={initial.windowSeconds}
-              className={inputClass}
-            />
-          )}
+        <Field
+          id="pool-windowSeconds"
+          label="Window (seconds)"
+          hint="10 to 86,400"
+          error={errors.windowSeconds}
+          errorTestId="pool-error-windowSeconds"
+        >
+          <Input
+            name="windowSeconds"
+            type="number"
+            required
+            min={10}
+            max={86400}
+            step={1}
+            defaultValue={initial.windowSeconds}
+            onSurface
+            className="w-full"
+          />
         </Field>
       </div>
       <p className="text-[12px] text-muted [overflow-wrap:anywhere]" data-testid="pool-summary">
@@ -190,26 +168,25 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
       </p>
       <div className="flex flex-wrap items-end gap-3">
         <div className="w-full sm:w-auto sm:min-w-56 sm:flex-1">
-          <Field name="reason" label="Reason (kept in the audit log)" errors={errors.reason}>
-            {(props) => (
-              <input
-                {...props}
-                name="reason"
-                required
-                defaultValue={initial.reason}
-                placeholder="e.g. payments API outage turned into a retry storm"
-                className={inputClass}
-              />
-            )}
+          <Field
+            id="pool-reason"
+            label="Reason (kept in the audit log)"
+            error={errors.reason}
+            errorTestId="pool-error-reason"
+          >
+            <Input
+              name="reason"
+              required
+              defaultValue={initial.reason}
+              placeholder="e.g. payments API outage turned into a retry storm"
+              onSurface
+              className="w-full"
+            />
           </Field>
         </div>
-        <button
-          type="submit"
-          disabled={pending}
-          className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60"
-        >
-          {pending ? 'Saving…' : pool ? 'Save changes' : 'Save pool'}
-        </button>
+        <Button type="submit" variant="primary" size="md" pending={pending} pendingLabel="Saving…">
+          {pool ? 'Save changes' : 'Save pool'}
+        </Button>
         {pool ? (
           <Link href="/settings/retry-pools" className="py-1.5 text-[13px] text-accent hover:underline">
             Cancel
@@ -225,15 +202,13 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
               : 'No change: the pool already has these values'}{' '}
           for {poolScope({ agent: state.values.agent.trim(), step: state.values.step.trim() || '*' })}.
         </p>
-      ) : state ? (
-        <p role="alert" className="text-[12px] text-danger">
-          {state.result.ok
-            ? null
-            : state.result.code === 'INVALID_INPUT'
-              ? 'Check the fields marked above.'
-              : state.result.message}
-        </p>
-      ) : null}
+      ) : (
+        <FormError result={state?.result}>
+          {state?.result.ok === false && state.result.code === 'INVALID_INPUT'
+            ? 'Check the fields marked above.'
+            : null}
+        </FormError>
+      )}
     </form>
   );
 }

@@ -1,6 +1,10 @@
 'use client';
 
 import { useActionState } from 'react';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
 import { createTokenAction } from './actions';
 
 /** Creates a token; its secret is shown here once and cannot be shown again. */
@@ -13,35 +17,27 @@ export function CreateTokenForm() {
         className="flex flex-wrap items-end gap-3 rounded-lg border border-line bg-surface p-4"
         data-testid="create-token-form"
       >
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Used by
-          <input
-            name="name"
-            required
-            placeholder="outreach agent"
-            className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink"
-          />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Only for agents
-          <input
+        <Field label="Used by">
+          <Input name="name" required placeholder="outreach agent" onSurface />
+        </Field>
+        <Field label="Only for agents">
+          <Input
             name="allowedAgents"
             placeholder="any agent"
             aria-describedby="token-limits-help"
             data-testid="token-allowed-agents"
-            className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink"
+            onSurface
           />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] text-muted">
-          Only on queues
-          <input
+        </Field>
+        <Field label="Only on queues">
+          <Input
             name="allowedQueues"
             placeholder="any queue"
             aria-describedby="token-limits-help"
             data-testid="token-allowed-queues"
-            className="rounded border border-line bg-canvas px-2 py-1 text-[13px] text-ink"
+            onSurface
           />
-        </label>
+        </Field>
         <fieldset className="flex gap-3 text-[13px]">
           <legend className="mb-1 text-[12px] text-muted">Scopes</legend>
           <label className="flex items-center gap-1">
@@ -55,13 +51,9 @@ export function CreateTokenForm() {
           Names separated by commas; leave blank for no limit. A limited token is refused (403) for any other agent or
           queue.
         </p>
-        <button
-          type="submit"
-          disabled={pending}
-          className="rounded bg-accent px-3 py-1.5 text-[13px] font-medium text-on-accent disabled:opacity-60"
-        >
-          {pending ? 'Creating…' : 'Create token'}
-        </button>
+        <Button type="submit" variant="primary" size="md" pending={pending} pendingLabel="Creating…">
+          Create token
+        </Button>
       </form>
       {result?.ok ? (
         <div role="status" className="rounded-lg border border-line bg-warn-soft p-4 text-[13px]">
@@ -70,11 +62,9 @@ export function CreateTokenForm() {
             {result.data.token}
           </code>
         </div>
-      ) : result ? (
-        <p role="alert" className="text-[12px] text-danger">
-          {result.message}
-        </p>
-      ) : null}
+      ) : (
+        <FormError result={result} />
+      )}
     </div>
   );
 }

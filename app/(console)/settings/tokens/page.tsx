@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
@@ -78,9 +79,9 @@ export default async function TokensPage() {
                     ) : (
                       <form action={revokeTokenAction}>
                         <input type="hidden" name="tokenId" value={token.id} />
-                        <button type="submit" className="text-[12px] text-danger hover:underline">
+                        <Button type="submit" variant="danger-link" className="text-[12px]">
                           Revoke
-                        </button>
+                        </Button>
                       </form>
                     )}
                   </Cell>

@@ -5,6 +5,7 @@ import { SidebarNav } from '@/components/layout/sidebar-nav';
 import { SignedInPerson } from '@/components/layout/signed-in-person';
 import { signOut } from '@/app/sign-in/actions';
 import { ThemeToggle } from '@/components/layout/theme-toggle';
+import { ToastProvider } from '@/components/ui/toast';
 import { requirePerson } from '@/lib/server/session';
 import { parseThemePreference, THEME_COOKIE } from '@/lib/theme';
 
@@ -35,7 +36,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </div>
         </aside>
         <main id="main" className="min-w-0 flex-1 px-6 py-5">
-          {children}
+          <ToastProvider>{children}</ToastProvider>
         </main>
       </div>
     </>

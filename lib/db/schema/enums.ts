@@ -61,7 +61,7 @@ export type KeyStatus = (typeof keyStatuses)[number];
 export const roles = ['viewer', 'responder', 'admin'] as const;
 export type Role = (typeof roles)[number];
 
-export const tokenScopes = ['ingest', 'read'] as const;
+export const tokenScopes = ['ingest', 'read', 'metrics'] as const;
 export type TokenScope = (typeof tokenScopes)[number];
 
 export const runStatuses = ['running', 'finished', 'failed'] as const;
@@ -76,3 +76,23 @@ export const taskStatuses = ['active', 'frozen', 'dead_lettered', 'completed', '
 export type TaskStatus = (typeof taskStatuses)[number];
 export const finishedTaskStatuses = ['completed', 'failed', 'discarded'] as const;
 export type FinishedTaskStatus = (typeof finishedTaskStatuses)[number];
+
+/** What an in-app alert rule watches; one rule per kind (see lib/alerts). */
+export const alertKinds = [
+  'retry_share_anomaly',
+  'hold_opened',
+  'dead_letters_waiting',
+  'stale_lock',
+  'uncertain_key',
+  'budget_refusals',
+  'sweep_failing',
+] as const;
+export type AlertKind = (typeof alertKinds)[number];
+
+/** Where an alert is delivered: a signed JSON webhook or a Slack incoming webhook. */
+export const alertChannelKinds = ['webhook', 'slack'] as const;
+export type AlertChannelKind = (typeof alertChannelKinds)[number];
+
+/** What one delivery carries: an alert firing, its resolution, or a test sent from the console. */
+export const alertEvents = ['fired', 'resolved', 'test'] as const;
+export type AlertEvent = (typeof alertEvents)[number];

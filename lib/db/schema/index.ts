@@ -10,3 +10,5 @@ export * from './identity';
 export * from './rollups';
 export * from './api-requests';
 export * from './retry-pools';
+export * from './metric-totals';
+export * from './alerts';

@@ -1,0 +1,164 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import {
+  alertChannelKinds,
+  alertEvents,
+  alertKinds,
+  type AlertChannelKind,
+  type AlertEvent,
+  type AlertKind,
+} from './enums';
+
+export {
+  alertChannelKinds,
+  alertEvents,
+  alertKinds,
+  type AlertChannelKind,
+  type AlertEvent,
+  type AlertKind,
+} from './enums';
+
+const quoted = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
+
+/**
+ * One rule per alert kind, with its thresholds (shape per kind: lib/alerts/rule-input.ts).
+ * Seeded by the migration with defaults; admins edit thresholds and switch rules off.
+ */
+export const alertRules = pgTable(
+  'alert_rules',
+  {
+    kind: text('kind').$type<AlertKind>().primaryKey(),
+    enabled: boolean('enabled').notNull().default(true),
+    thresholds: jsonb('thresholds').$type<Record<string, number>>().notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedBy: text('updated_by').notNull().default('system:migration'),
+  },
+  (table) => [check('alert_rules_kind_known', sql`${table.kind} in (${quoted(alertKinds)})`)],
+);
+
+/**
+ * Where alerts go. `url` and `signingSecret` are secrets: the console shows the
+ * secret once, at creation, and never the URL's path or query (`urlHint` is
+ * its scheme and host). `team` routes: a channel with a team gets only that
+ * team's alerts (holds it owns); one without gets every alert.
+ */
+export const alertChannels = pgTable(
+  'alert_channels',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    name: text('name').notNull(),
+    kind: text('kind').$type<AlertChannelKind>().notNull(),
+    url: text('url').notNull(),
+    urlHint: text('url_hint').notNull(),
+    /** HMAC-SHA256 key of the Holdfast-Signature header (webhooks only). */
+    signingSecret: text('signing_secret'),
+    team: text('team'),
+    enabled: boolean('enabled').notNull().default(true),
+    /** Set when the receiver refused a delivery for good (a 4xx other than 408/429); cleared by a success. */
+    failingSince: timestamp('failing_since', { withTimezone: true }),
+    failingReason: text('failing_reason'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    createdBy: text('created_by').notNull(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (table) => [
+    check('alert_channels_kind_known', sql`${table.kind} in (${quoted(alertChannelKinds)})`),
+    check('alert_channels_webhook_signed', sql`${table.kind} <> 'webhook' or ${table.signingSecret} is not null`),
+    uniqueIndex('alert_channels_live_name_key').on(table.name).where(sql`${table.deletedAt} is null`),
+  ],
+);
+
+/**
+ * One alert instance: a rule's condition holding for one subject (`identity`,
+ * stable: `hold:42`, `queue:emails`, `step:research/draft`). It fires once and
+ * resolves once: at most one firing instance per (kind, identity), by index.
+ */
+export const alertInstances = pgTable(
+  'alert_instances',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    kind: text('kind').$type<AlertKind>().notNull(),
+    identity: text('identity').notNull(),
+    title: text('title').notNull(),
+    detail: text('detail').notNull(),
+    /** The console path that explains it (holds filtered to the owner, the step, the lock). */
+    link: text('link').notNull(),
+    /** The owner team it is routed to, if any. */
+    team: text('team'),
+    status: text('status').$type<'firing' | 'resolved'>().notNull().default('firing'),
+    firedAt: timestamp('fired_at', { withTimezone: true }).notNull().defaultNow(),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+  },
+  (table) => [
+    check('alert_instances_status_known', sql`${table.status} in ('firing', 'resolved')`),
+    uniqueIndex('alert_instances_one_firing_key').on(table.kind, table.identity).where(sql`${table.status} = 'firing'`),
+    index('alert_instances_fired_idx').on(table.firedAt),
+  ],
+);
+
+/**
+ * The outbox: one row per (instance, event, channel), written in the same
+ * transaction that fires or resolves the instance, so nothing is lost while a
+ * receiver is down. `eventId` is sent as the Holdfast-Event-Id header: the same
+ * on every retry of one delivery, so a receiver can drop a duplicate.
+ */
+export const alertDeliveries = pgTable(
+  'alert_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    eventId: uuid('event_id').notNull().defaultRandom().unique('alert_deliveries_event_id_key'),
+    /** Null for a test sent from the console. */
+    instanceId: bigint('instance_id', { mode: 'number' }).references(() => alertInstances.id),
+    event: text('event').$type<AlertEvent>().notNull(),
+    channelId: bigint('channel_id', { mode: 'number' })
+      .notNull()
+      .references(() => alertChannels.id),
+    status: text('status').$type<'pending' | 'delivered' | 'failed'>().notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  },
+  (table) => [
+    check('alert_deliveries_event_known', sql`${table.event} in (${quoted(alertEvents)})`),
+    check('alert_deliveries_status_known', sql`${table.status} in ('pending', 'delivered', 'failed')`),
+    unique('alert_deliveries_once_key').on(table.instanceId, table.event, table.channelId),
+    index('alert_deliveries_due_idx').on(table.nextAttemptAt).where(sql`${table.status} = 'pending'`),
+  ],
+);
+
+/** Each try of a delivery: what the receiver answered, or why it could not be reached. */
+export const alertDeliveryAttempts = pgTable(
+  'alert_delivery_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    deliveryId: bigint('delivery_id', { mode: 'number' })
+      .notNull()
+      .references(() => alertDeliveries.id),
+    attemptedAt: timestamp('attempted_at', { withTimezone: true }).notNull().defaultNow(),
+    statusCode: integer('status_code'),
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+  },
+  (table) => [index('alert_delivery_attempts_delivery_idx').on(table.deliveryId)],
+);
+
+export type AlertRule = typeof alertRules.$inferSelect;
+export type AlertChannel = typeof alertChannels.$inferSelect;
+export type AlertInstance = typeof alertInstances.$inferSelect;
+export type AlertDelivery = typeof alertDeliveries.$inferSelect;

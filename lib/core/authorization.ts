@@ -25,6 +25,10 @@ export const actions = [
   'retry_pool.manage',
   'people.manage',
   'api_token.manage',
+  /** Changing alert rules' thresholds and the channels alerts go to, and sending a test. */
+  'alerts.manage',
+  /** Scraping GET /metrics: a token with the metrics (or read) scope. */
+  'metrics.read',
   /** Claiming keys, runs, slot locks, dead-lettering and draining redrives: an agent's own work. */
   'agent.coordinate',
 ] as const;
@@ -54,13 +58,19 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
  * The one place that decides who may do what.
  * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
  * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases.
- * - admin: also kill switches, retry pools, people, API tokens and overriding the redrive brakes.
- * Agents act through their token's scopes (ingest: report attempts and open holds; read).
+ * - admin: also kill switches, retry pools, people, API tokens, alert rules and channels, and overriding the redrive brakes.
+ * Agents act through their token's scopes (ingest: report attempts and open holds; read; metrics: scrape).
  * The system (sweeps) may do what its jobs need.
  */
 export function decide(actor: Actor, action: Action, target: ActionTarget = {}): Decision {
   if (actor.type === 'system') return allow;
   if (actor.type === 'agent') {
+    // A scraper's token needs only the metrics scope; a token that may read the console may scrape too.
+    if (action === 'metrics.read') {
+      return actor.scopes.includes('metrics') || actor.scopes.includes('read')
+        ? allow
+        : deny('this token lacks the metrics scope');
+    }
     const scope =
       action === 'console.read'
         ? 'read'
@@ -73,6 +83,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
   }
   switch (action) {
     case 'console.read':
+    case 'metrics.read':
       return allow;
     case 'attempt.record':
       return deny('attempts are reported by agents, with an API token');
@@ -94,6 +105,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'retry_pool.manage':
     case 'people.manage':
     case 'api_token.manage':
+    case 'alerts.manage':
       return actor.role === 'admin' ? allow : deny('this needs the admin role');
   }
 }

@@ -8,6 +8,15 @@ CREATE TABLE "attempt_totals" (
 	CONSTRAINT "attempt_totals_pkey" PRIMARY KEY("agent","step")
 );
 --> statement-breakpoint
+CREATE TABLE "budget_refusal_minutes" (
+	"minute" timestamp with time zone NOT NULL,
+	"agent" text NOT NULL,
+	"step" text NOT NULL,
+	"reason" text NOT NULL,
+	"refusals" bigint DEFAULT 0 NOT NULL,
+	CONSTRAINT "budget_refusal_minutes_pkey" PRIMARY KEY("minute","agent","step","reason")
+);
+--> statement-breakpoint
 CREATE TABLE "budget_refusal_totals" (
 	"agent" text NOT NULL,
 	"step" text NOT NULL,
@@ -101,7 +110,8 @@ CREATE INDEX "alert_deliveries_due_idx" ON "alert_deliveries" USING btree ("next
 CREATE INDEX "alert_delivery_attempts_delivery_idx" ON "alert_delivery_attempts" USING btree ("delivery_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "alert_instances_one_firing_key" ON "alert_instances" USING btree ("kind","identity") WHERE "alert_instances"."status" = 'firing';--> statement-breakpoint
 CREATE INDEX "alert_instances_fired_idx" ON "alert_instances" USING btree ("fired_at");--> statement-breakpoint
-ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_scopes_known" CHECK ("api_tokens"."scopes" <@ array['ingest', 'read', 'metrics']::text[] and cardinality("api_tokens"."scopes") > 0);--> statement-breakpoint
+ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_scopes_known" CHECK ("api_tokens"."scopes" <@ array['ingest', 'read', 'metrics']::text[] and cardinality("api_tokens"."scopes") > 0);
+--> statement-breakpoint
 -- The counters start from what the rollups already hold; the rollup pass adds to them from here on.
 INSERT INTO "attempt_totals" ("agent", "step", "attempts", "retries", "cost_micros", "retry_cost_micros")
   SELECT "agent", "step", sum("attempts"), sum("retries"), sum("cost_micros"), sum("retry_cost_micros")

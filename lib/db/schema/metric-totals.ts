@@ -1,4 +1,4 @@
-import { bigint, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
 
 /**
@@ -47,4 +47,26 @@ export const budgetRefusalTotals = pgTable(
     refusals: bigint('refusals', { mode: 'number' }).notNull().default(0),
   },
   (table) => [primaryKey({ name: 'budget_refusal_totals_pkey', columns: [table.agent, table.step, table.reason] })],
+);
+
+/**
+ * The same refusals per minute, for rates (the budget-refusal alert reads the
+ * last few minutes); written in the same statement as the total, and trimmed
+ * after a day by the alert sweep.
+ */
+export const budgetRefusalMinutes = pgTable(
+  'budget_refusal_minutes',
+  {
+    minute: timestamp('minute', { withTimezone: true }).notNull(),
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    reason: text('reason').notNull(),
+    refusals: bigint('refusals', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [
+    primaryKey({
+      name: 'budget_refusal_minutes_pkey',
+      columns: [table.minute, table.agent, table.step, table.reason],
+    }),
+  ],
 );

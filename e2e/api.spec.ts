@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createHoldfastClient, HoldfastApiError } from '../lib/client';
-import { createApiToken } from '../lib/core';
+import { createToken } from './support/factories';
 import { expect, test } from './support/fixtures';
 
 test('the API reference renders the OpenAPI document, and the typed client works over real HTTP', async ({
@@ -15,10 +15,7 @@ test('the API reference renders the OpenAPI document, and the typed client works
   await expect(endpoint.getByRole('row', { name: /startedAt/ })).toContainText('date-time');
   await expectAccessible();
 
-  const { token } = await createApiToken(
-    { db: database.db, actor: { type: 'person', id: 'ada@holdfast.demo', role: 'admin', teams: [] } },
-    { name: `e2e-client-${randomUUID().slice(0, 6)}`, scopes: ['ingest'] },
-  );
+  const { token } = await createToken(database, { scopes: ['ingest'] });
   const client = createHoldfastClient({ baseUrl: baseURL!, token });
   const taskId = `http-${randomUUID().slice(0, 8)}`;
   const now = new Date();

@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
-import { ensureTaskBudget, openHold } from '../lib/core';
+import { createHold } from './support/factories';
 import { expect, test } from './support/fixtures';
 
 test('a cleared hold shows in the audit log with its change, and the filtered view exports as CSV', async ({
@@ -8,18 +7,12 @@ test('a cleared hold shows in the audit log with its change, and the filtered vi
   database,
   expectAccessible,
 }) => {
-  const taskId = `audit-${randomUUID().slice(0, 8)}`;
-  await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner: 'team:payments' }); // a hold parks an item that exists
-  const { hold } = await openHold(
-    { db: database.db, actor: { type: 'agent', id: 'payments', scopes: ['ingest'] } },
-    {
-      itemType: 'task',
-      itemId: taskId,
-      reason: 'needs_approval',
-      owner: 'team:payments',
-      detail: 'Refund over the limit',
-    },
-  );
+  const { itemId: taskId, holdId } = await createHold(database, {
+    agent: 'payments',
+    reason: 'needs_approval',
+    owner: 'team:payments',
+    detail: 'Refund over the limit',
+  });
 
   await page.goto('/holds');
   const row = page.getByTestId(`hold-row-${taskId}`);
@@ -31,9 +24,9 @@ test('a cleared hold shows in the audit log with its change, and the filtered vi
   await page.goto('/audit');
   const filters = page.getByTestId('audit-filters');
   await filters.getByLabel('Target type').fill('hold');
-  await filters.getByLabel('Target id').fill(String(hold.id));
+  await filters.getByLabel('Target id').fill(String(holdId));
   await filters.getByRole('button', { name: 'Apply' }).click();
-  await expect(page).toHaveURL(new RegExp(`targetId=${hold.id}`));
+  await expect(page).toHaveURL(new RegExp(`targetId=${holdId}`));
   const table = page.getByTestId('audit-table');
   await expect(table.locator('tbody tr')).toHaveCount(2); // opened by the agent, cleared by the admin
   const cleared = table.locator('tbody tr').first();
@@ -52,6 +45,6 @@ test('a cleared hold shows in the audit log with its change, and the filtered vi
   expect(lines[0]).toBe('occurred_at,actor_type,actor_id,action,target_type,target_id,reason,before,after');
   expect(lines).toHaveLength(3);
   expect(lines[1]).toContain(
-    `person,ada@holdfast.demo,hold.clear.resume,hold,${hold.id},"Approved, ""urgent"", by finance"`,
+    `person,ada@holdfast.demo,hold.clear.resume,hold,${holdId},"Approved, ""urgent"", by finance"`,
   );
 });

@@ -1,28 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { runStep, StepError } from '../lib/core';
 import type { DatabaseConnection } from '../lib/db/client';
+import { createDeadLetter } from './support/factories';
 import { expect, signInAs, test } from './support/fixtures';
-
-/** Dead letters made the real way: a step that fails permanently under runStep. */
-async function deadLetter(db: Parameters<typeof runStep>[0]['db'], queue: string, errorText: string) {
-  const outcome = await runStep(
-    { db },
-    {
-      taskId: `${queue}-${randomUUID().slice(0, 8)}`,
-      agent: 'publishing',
-      step: 'publish',
-      owner: 'team:web',
-      queue,
-      content: { page: randomUUID() },
-    },
-    async () => {
-      throw new StepError('permanent', errorText);
-    },
-  );
-  const deadLetterId = 'deadLetterId' in outcome ? outcome.deadLetterId : undefined;
-  if (!deadLetterId) throw new Error(`expected a dead letter, got ${JSON.stringify(outcome)}`);
-  return deadLetterId;
-}
 
 /** Puts the dead letter's task at its redrive limit (3 by default), as three earlier redrives would. */
 async function brake(database: DatabaseConnection, deadLetterId: number) {
@@ -37,7 +16,7 @@ test('redrives one dead letter with a reason, and sees it leave the list', async
   expectAccessible,
 }) => {
   const queue = `single-${randomUUID().slice(0, 6)}`;
-  const id = await deadLetter(database.db, queue, '400: template "spring-sale" missing');
+  const id = await createDeadLetter(database, { queue, errorText: '400: template "spring-sale" missing' });
   await page.goto(`/dead-letters?queue=${queue}`);
   const row = page.getByTestId(`dead-letter-row-${id}`);
   await expect(row).toContainText('400: template "spring-sale" missing');
@@ -54,8 +33,9 @@ test('a filtered bulk redrive previews what will happen, then runs with progress
   database,
 }) => {
   const queue = `bulk-${randomUUID().slice(0, 6)}`;
-  for (let index = 0; index < 6; index += 1) await deadLetter(database.db, queue, `503 from the CDN (${index})`);
-  const other = await deadLetter(database.db, queue, '400: bad slug');
+  for (let index = 0; index < 6; index += 1)
+    await createDeadLetter(database, { queue, errorText: `503 from the CDN (${index})` });
+  const other = await createDeadLetter(database, { queue, errorText: '400: bad slug' });
 
   // The filter narrows to the CDN failures; the other one stays.
   await page.goto('/dead-letters');
@@ -102,7 +82,7 @@ test('a braked row cannot be redriven, says why, and an admin may override the b
   expectAccessible,
 }) => {
   const queue = `braked-${randomUUID().slice(0, 6)}`;
-  const id = await deadLetter(database.db, queue, '503 from the CDN');
+  const id = await createDeadLetter(database, { queue, errorText: '503 from the CDN' });
   await brake(database, id);
 
   await signInAs(page, 'responder');
@@ -132,7 +112,7 @@ test('the bulk preview counts the items each redrive brake will skip', async ({ 
   const queue = `bulk-braked-${randomUUID().slice(0, 6)}`;
   const ids = [];
   for (let index = 0; index < 3; index += 1)
-    ids.push(await deadLetter(database.db, queue, `503 from the CDN (${index})`));
+    ids.push(await createDeadLetter(database, { queue, errorText: `503 from the CDN (${index})` }));
   await brake(database, ids[0]!);
 
   await page.goto(`/dead-letters?queue=${queue}`);
@@ -158,7 +138,7 @@ test('a 10,000-character error is clamped with "Show all", and the row keeps its
       0,
       10_000,
     );
-  const id = await deadLetter(database.db, queue, trace);
+  const id = await createDeadLetter(database, { queue, errorText: trace });
   await page.goto(`/dead-letters?queue=${queue}`);
   const row = page.getByTestId(`dead-letter-row-${id}`);
   const error = row.getByTestId(`dead-letter-error-${id}`);

@@ -1,15 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { ensureTaskBudget, openHold } from '../lib/core';
+import { createHold, createPerson, uniqueTeam } from './support/factories';
 import { expect, signInAs, test } from './support/fixtures';
 
 test("a viewer clears a hold of their own team, and cannot clear another team's", async ({
   anonymousPage: page,
+  database,
   expectAccessible,
 }) => {
-  await signInAs(page, 'viewer'); // Vera, team payments
+  const viewer = await createPerson(database, { role: 'viewer' });
+  const ownTeamHold = await createHold(database, {
+    owner: `team:${viewer.teams[0]}`,
+    reason: 'needs_approval',
+    detail: 'Refund of $740 is above the $500 limit for automatic refunds',
+  });
+  const otherTeamHold = await createHold(database, { owner: `team:${uniqueTeam()}` });
+
+  await signInAs(page, viewer);
   await page.goto('/holds');
-  const ownTeam = page.getByTestId('hold-row-refund-2291');
-  const otherTeam = page.getByTestId('hold-row-campaign-17');
+  const ownTeam = page.getByTestId(`hold-row-${ownTeamHold.itemId}`);
+  const otherTeam = page.getByTestId(`hold-row-${otherTeamHold.itemId}`);
   await expect(otherTeam.getByTestId('clear-refused')).toContainText(
     'viewers may act only on holds owned by them or their teams',
   );
@@ -25,11 +34,17 @@ test("a viewer clears a hold of their own team, and cannot clear another team's"
 
 test("a responder may clear any team's hold; a viewer may not open the token settings", async ({
   anonymousPage: page,
+  database,
 }) => {
-  await signInAs(page, 'responder');
+  const responder = await createPerson(database, { role: 'responder' });
+  const ownTeamHold = await createHold(database, { owner: `team:${responder.teams[0]}` });
+  const otherTeamHold = await createHold(database, { owner: `team:${uniqueTeam()}` });
+  await signInAs(page, responder);
   await page.goto('/holds');
-  await expect(page.getByTestId('hold-row-campaign-17').getByRole('button', { name: 'Clear' })).toBeVisible();
-  await expect(page.getByTestId('hold-row-invoice-8841').getByRole('button', { name: 'Clear' })).toBeVisible();
+  await expect(page.getByTestId(`hold-row-${ownTeamHold.itemId}`).getByRole('button', { name: 'Clear' })).toBeVisible();
+  await expect(
+    page.getByTestId(`hold-row-${otherTeamHold.itemId}`).getByRole('button', { name: 'Clear' }),
+  ).toBeVisible();
 
   await signInAs(page, 'viewer');
   await page.goto('/settings/tokens');
@@ -102,31 +117,31 @@ test("a viewer's forged request to clear another team's hold is refused and chan
   anonymousPage: page,
   database,
 }) => {
-  await signInAs(page, 'viewer');
-  await page.goto('/holds');
-  const [target] = await database.sql<
-    { id: number }[]
-  >`select id from holds where item_id = 'campaign-17' and status = 'open'`;
-  if (!target) throw new Error('the demo hold campaign-17 should be open');
-  const auditBefore = await database.sql<
-    { n: number }[]
-  >`select count(*)::int as n from audit_log where target_id = ${String(target.id)}`;
+  const viewer = await createPerson(database, { role: 'viewer' });
+  const ownTeamHold = await createHold(database, { owner: `team:${viewer.teams[0]}` });
+  const target = await createHold(database, { owner: `team:${uniqueTeam()}` });
+  const auditOfTarget = async () => {
+    const [row] = await database.sql<
+      { n: number }[]
+    >`select count(*)::int as n from audit_log where target_id = ${String(target.holdId)}`;
+    return row?.n;
+  };
+  const auditBefore = await auditOfTarget();
 
+  await signInAs(page, viewer);
+  await page.goto('/holds');
   // Reuse the form of a hold the viewer may clear, aimed at the other team's hold.
-  const form = page.getByTestId('hold-row-invoice-8841').getByTestId('clear-hold-form');
+  const form = page.getByTestId(`hold-row-${ownTeamHold.itemId}`).getByTestId('clear-hold-form');
   await form
     .locator('input[name="holdId"]')
-    .evaluate((input, id) => ((input as HTMLInputElement).value = String(id)), target.id);
+    .evaluate((input, id) => ((input as HTMLInputElement).value = String(id)), target.holdId);
   await form.getByLabel('Note').fill('forged');
   await form.getByRole('button', { name: 'Clear' }).click();
   await expect(form.getByRole('alert')).toContainText('may not hold.clear');
 
-  const [after] = await database.sql<{ status: string }[]>`select status from holds where id = ${target.id}`;
+  const [after] = await database.sql<{ status: string }[]>`select status from holds where id = ${target.holdId}`;
   expect(after?.status).toBe('open');
-  const auditAfter = await database.sql<
-    { n: number }[]
-  >`select count(*)::int as n from audit_log where target_id = ${String(target.id)}`;
-  expect(auditAfter[0]?.n).toBe(auditBefore[0]?.n);
+  expect(await auditOfTarget()).toBe(auditBefore);
 });
 
 test("a viewer's session replayed on an admin's revoke form is refused", async ({ page, browser, database }) => {
@@ -157,6 +172,9 @@ test("a viewer's session replayed on an admin's revoke form is refused", async (
 
 for (const role of ['viewer', 'responder', 'admin'] as const) {
   test(`the ${role} sees exactly the actions the ${role} may take`, async ({ anonymousPage: page, database }) => {
+    // One hold on each side of the demo viewer's line, so neither branch is checked vacuously; neither is changed.
+    await createHold(database, { owner: 'team:payments' });
+    await createHold(database, { owner: `team:${uniqueTeam()}` });
     await signInAs(page, role);
     const open = await database.sql<
       { item_id: string; owner: string }[]
@@ -179,20 +197,27 @@ for (const role of ['viewer', 'responder', 'admin'] as const) {
 
 test('an admin gives a person a team; a viewer sees people read-only', async ({
   anonymousPage: page,
+  database,
   expectAccessible,
 }) => {
+  const viewer = await createPerson(database, { role: 'viewer' });
+  const [ownTeam] = viewer.teams;
+  const newTeam = uniqueTeam();
+  const newTeamHold = await createHold(database, { owner: `team:${newTeam}` });
+
   await signInAs(page, 'admin');
   await page.goto('/settings/people');
-  const vera = page.getByTestId('person-form-vera@holdfast.demo');
-  await vera.getByLabel('Teams').fill('payments, growth');
-  await vera.getByRole('button', { name: 'Save' }).click();
-  await expect(vera.getByRole('status')).toHaveText('Saved');
+  const person = page.getByTestId(`person-form-${viewer.email}`);
+  await person.getByLabel('Teams').fill(`${ownTeam}, ${newTeam}`);
+  await person.getByRole('button', { name: 'Save' }).click();
+  await expect(person.getByRole('status')).toHaveText('Saved');
   await expectAccessible();
 
-  await signInAs(page, 'viewer');
-  await expect(page.getByTestId('signed-in-person')).toContainText('growth, payments');
+  await signInAs(page, viewer);
+  await expect(page.getByTestId('signed-in-person')).toContainText([ownTeam, newTeam].sort().join(', '));
   await page.goto('/holds');
-  await expect(page.getByTestId('hold-row-campaign-17').getByRole('button', { name: 'Clear' })).toHaveCount(1); // now her team's too
+  const newTeamRow = page.getByTestId(`hold-row-${newTeamHold.itemId}`);
+  await expect(newTeamRow.getByRole('button', { name: 'Clear' })).toHaveCount(1); // now their team's too
   await page.goto('/settings/people');
   await expect(page.getByTestId('people-read-only')).toContainText('this needs the admin role');
   await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
@@ -238,20 +263,14 @@ test('an admin limits a token to agents and queues: the list shows the limits an
 });
 
 test("a hold's detail shows bidi controls as markers, never applying them", async ({ page, database }) => {
-  const taskId = `bidi-${randomUUID().slice(0, 8)}`;
-  await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner: 'team:payments' });
-  await openHold(
-    { db: database.db, actor: { type: 'agent', id: 'payments', scopes: ['ingest'] } },
-    {
-      itemType: 'task',
-      itemId: taskId,
-      reason: 'needs_approval',
-      owner: 'team:payments',
-      detail: 'Approve invoice\u202Efdp.exe for $10',
-    },
-  );
+  const { itemId } = await createHold(database, {
+    agent: 'payments',
+    reason: 'needs_approval',
+    owner: 'team:payments',
+    detail: 'Approve invoice\u202Efdp.exe for $10',
+  });
   await page.goto('/holds');
-  const row = page.getByTestId(`hold-row-${taskId}`);
+  const row = page.getByTestId(`hold-row-${itemId}`);
   await expect(row).toContainText('Approve invoice⟨U+202E⟩fdp.exe for $10');
   expect(await row.textContent()).not.toContain('\u202E');
 });

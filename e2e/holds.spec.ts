@@ -1,36 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { ensureTaskBudget, openHold, type OpenHoldInput } from '../lib/core';
-import type { DatabaseConnection } from '../lib/db/client';
+import { createHold, uniqueTeam } from './support/factories';
 import { expect, test } from './support/fixtures';
-
-async function hold(database: DatabaseConnection, overrides: Partial<OpenHoldInput> = {}) {
-  const itemId = `holds-e2e-${randomUUID().slice(0, 8)}`;
-  await ensureTaskBudget(database.db, { taskId: itemId, agent: 'ops', owner: overrides.owner ?? 'team:platform' }); // a hold parks an item that exists
-  await openHold(
-    { db: database.db, actor: { type: 'agent', id: 'ops', scopes: ['ingest'] } },
-    {
-      itemType: 'task',
-      itemId,
-      reason: 'policy_blocked',
-      detail: 'Sending blocked by the policy engine',
-      owner: 'team:platform',
-      ...overrides,
-    },
-  );
-  return itemId;
-}
 
 test('filters holds by reason, owner and age, flags frozen ones, reassigns one and clears a selection with one note', async ({
   page,
   database,
   expectAccessible,
 }) => {
-  const owner = `team:e2e-${randomUUID().slice(0, 6)}`;
+  const owner = `team:${uniqueTeam()}`;
   const [first, second, old] = [
-    await hold(database, { owner }),
-    await hold(database, { owner }),
-    await hold(database, { owner }),
+    (await createHold(database, { agent: 'ops', owner })).itemId,
+    (await createHold(database, { agent: 'ops', owner })).itemId,
+    (await createHold(database, { agent: 'ops', owner })).itemId,
   ];
   // One has waited past the frozen threshold (3 days by default).
   await database.db.execute(sql`update holds set opened_at = now() - interval '4 days' where item_id = ${old}`);

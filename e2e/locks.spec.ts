@@ -1,28 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
-import { acquireSlot, finishRun, startRun } from '../lib/core';
-import type { DatabaseConnection } from '../lib/db/client';
+import { createStaleLock } from './support/factories';
 import { expect, test } from './support/fixtures';
-
-/** A lock past its TTL; its run finished unless `runStillLive`. */
-async function staleLock(database: DatabaseConnection, options: { runStillLive?: boolean } = {}) {
-  const slot = `publish:e2e-${randomUUID().slice(0, 8)}`;
-  const runKey = `run-${randomUUID().slice(0, 8)}`;
-  await startRun({ db: database.db }, { runKey, taskId: `task-${randomUUID().slice(0, 8)}`, agent: 'publishing' });
-  const lock = await acquireSlot({ db: database.db }, { slot, runKey, ttlMs: 60_000 });
-  if (lock.outcome !== 'acquired') throw new Error('expected to acquire');
-  if (!options.runStillLive) await finishRun({ db: database.db }, { runKey, status: 'failed' });
-  await database.db.execute(sql`update slot_locks set expires_at = now() - interval '5 minutes' where slot = ${slot}`);
-  return { slot, runKey };
-}
 
 test('force-releases a stale lock whose guards all pass, and shows why another cannot be released', async ({
   page,
   database,
   expectAccessible,
 }) => {
-  const releasable = await staleLock(database);
-  const guarded = await staleLock(database, { runStillLive: true });
+  const releasable = await createStaleLock(database);
+  const guarded = await createStaleLock(database, { runStillLive: true });
   await page.goto('/locks');
 
   const blockedRow = page.getByTestId(`lock-row-${guarded.slot}`);

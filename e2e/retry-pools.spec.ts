@@ -13,16 +13,14 @@ test('an admin adds a pool and sees it listed with its level, changes it, and de
 }) => {
   const agent = uniqueAgent('admin');
   // Usage the step engine would have counted: 50 first attempts, 3 retries and 2 refusals just now.
-  await database.db
-    .insert(retryPoolUsage)
-    .values({
-      agent,
-      step: 'charge_card',
-      sliceStart: sliceStartOf(new Date()),
-      firstAttempts: 50,
-      retries: 3,
-      refusals: 2,
-    });
+  await database.db.insert(retryPoolUsage).values({
+    agent,
+    step: 'charge_card',
+    sliceStart: sliceStartOf(new Date()),
+    firstAttempts: 50,
+    retries: 3,
+    refusals: 2,
+  });
 
   await page.goto('/settings/retry-pools');
   const form = page.getByTestId('pool-form');
@@ -108,16 +106,14 @@ test('the Steps page marks a step covered by a pool with its room and its refusa
       finishedAt: new Date(Date.now() - 59_000),
     },
   ]);
-  await database.db
-    .insert(retryPoolUsage)
-    .values({
-      agent,
-      step: 'publish',
-      sliceStart: sliceStartOf(new Date()),
-      firstAttempts: 10,
-      retries: 2,
-      refusals: 4,
-    });
+  await database.db.insert(retryPoolUsage).values({
+    agent,
+    step: 'publish',
+    sliceStart: sliceStartOf(new Date()),
+    firstAttempts: 10,
+    retries: 2,
+    refusals: 4,
+  });
 
   await page.goto('/settings/retry-pools');
   const form = page.getByTestId('pool-form');

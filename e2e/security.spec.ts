@@ -2,6 +2,7 @@ import { chromium, type Browser } from '@playwright/test';
 import { savePerson, type Actor } from '../lib/core';
 import { apiTokens } from '../lib/db/schema';
 import { chromiumArgs, chromiumExecutablePath } from './support/browser';
+import { createPerson, uniqueTeam } from './support/factories';
 import { expect, signInAs, test } from './support/fixtures';
 
 const port = Number(process.env.HOLDFAST_E2E_PORT ?? 3100);
@@ -149,41 +150,39 @@ test.describe('sessions end', () => {
   });
 
   test('after a role or team change the old cookie is refused', async ({ page, browser, database }) => {
-    await signInAs(page, 'viewer');
+    const viewer = await createPerson(database, { role: 'viewer' });
+    await signInAs(page, viewer);
     const copied = await page.context().cookies();
-    const vera = { email: 'vera@holdfast.demo', displayName: 'Vera Viewer', role: 'viewer' as const };
-    await savePerson({ db: database.db, actor: admin }, { ...vera, teams: ['payments', 'e2e-sessions'] });
-    try {
-      const elsewhere = await browser.newContext();
-      await elsewhere.addCookies(copied);
-      const old = await elsewhere.newPage();
-      await old.goto('/holds');
-      await expect(old).toHaveURL('/sign-in');
-      await elsewhere.close();
-    } finally {
-      await savePerson({ db: database.db, actor: admin }, { ...vera, teams: ['payments'] });
-    }
+    await savePerson({ db: database.db, actor: admin }, { ...viewer, teams: [...viewer.teams, uniqueTeam()] });
+
+    const elsewhere = await browser.newContext();
+    await elsewhere.addCookies(copied);
+    const old = await elsewhere.newPage();
+    await old.goto('/holds');
+    await expect(old).toHaveURL('/sign-in');
+    await elsewhere.close();
   });
 
-  test('an admin signs a person out everywhere from the People page', async ({ page, browser }) => {
-    const remy = await browser.newContext();
-    const remyPage = await remy.newPage();
-    await signInAs(remyPage, 'responder');
+  test('an admin signs a person out everywhere from the People page', async ({ page, browser, database }) => {
+    const responder = await createPerson(database, { role: 'responder' });
+    const theirs = await browser.newContext();
+    const theirPage = await theirs.newPage();
+    await signInAs(theirPage, responder);
 
     await page.goto('/settings/people');
     await page
-      .getByTestId('sign-out-everywhere-remy@holdfast.demo')
-      .getByRole('button', { name: 'Sign out remy@holdfast.demo everywhere' })
+      .getByTestId(`sign-out-everywhere-${responder.email}`)
+      .getByRole('button', { name: `Sign out ${responder.email} everywhere` })
       .click();
-    await expect(page.getByTestId('sign-out-everywhere-remy@holdfast.demo').getByRole('status')).toHaveText(
+    await expect(page.getByTestId(`sign-out-everywhere-${responder.email}`).getByRole('status')).toHaveText(
       'Signed out',
     );
 
-    await remyPage.goto('/holds');
-    await expect(remyPage).toHaveURL('/sign-in');
-    await remy.close();
+    await theirPage.goto('/holds');
+    await expect(theirPage).toHaveURL('/sign-in');
+    await theirs.close();
     await page.goto('/audit?action=person.sessions_end');
-    await expect(page.getByText('remy@holdfast.demo').first()).toBeVisible();
+    await expect(page.getByText(responder.email).first()).toBeVisible();
   });
 });
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { runStep, StepError } from '../lib/core';
+import { createHold } from './support/factories';
 import { expect, test } from './support/fixtures';
 
 test('shows every attempt of a task in order, with keys, its dead letter and its hold', async ({
@@ -62,10 +63,14 @@ test('answers not found for a task nobody reported', async ({ page }) => {
   expect(await response.text()).toContain('could not be found');
 });
 
-test('a task known only from a hold opens from the Holds page', async ({ page }) => {
+test('a task known only from a hold opens from the Holds page', async ({ page, database }) => {
+  const { itemId } = await createHold(database, {
+    reason: 'manual',
+    detail: 'Check the Q4 summary numbers before it is sent to the board',
+  });
   await page.goto('/holds');
-  await page.getByRole('link', { name: 'task:report-q4' }).click();
-  await expect(page.getByRole('heading', { name: 'Task report-q4' })).toBeVisible();
+  await page.getByRole('link', { name: `task:${itemId}` }).click();
+  await expect(page.getByRole('heading', { name: `Task ${itemId}` })).toBeVisible();
   await expect(page.getByTestId('task-holds')).toContainText('Check the Q4 summary numbers');
   await expect(page.getByTestId('task-no-attempts')).toBeVisible();
 });

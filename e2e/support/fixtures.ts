@@ -3,17 +3,30 @@ import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Page } from '@playwright/test';
 import { recordAttempt, type RecordAttemptInput } from '../../lib/core';
 import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
+import { demoPeople } from '../../lib/demo/seed-people';
 import { rollUpAttempts } from '../../lib/rollups/roll-up';
+import type { FactoryPerson } from './factories';
 import { e2eRuntimeFile } from './runtime';
 
-export type DemoRole = 'viewer' | 'responder' | 'admin';
+export type DemoRole = (typeof demoPeople)[number]['role'];
 
-/** Signs in through the demo sign-in page as the demo person with this role. */
-export async function signInAs(page: Page, role: DemoRole): Promise<void> {
+/**
+ * Signs in through the demo sign-in page, as the seeded demo person with this role
+ * or as a person a factory made. The page lists everyone, factory people too, so the
+ * button is found by the person's e-mail address rather than by role.
+ */
+export async function signInAs(page: Page, who: DemoRole | FactoryPerson): Promise<void> {
+  const person = typeof who === 'string' ? demoPeople.find((demo) => demo.role === who) : who;
+  if (!person) throw new Error(`no demo person has the role ${String(who)}`);
   await page.context().clearCookies(); // whoever was signed in before
   await page.goto('/sign-in');
-  await page.getByTestId(`sign-in-${role}`).click();
-  await expect(page.getByTestId('signed-in-role')).toHaveText(role);
+  await page
+    .locator('form')
+    .filter({ has: page.locator(`input[name="email"][value="${person.email}"]`) })
+    .getByRole('button')
+    .click();
+  await expect(page.getByTestId('signed-in-person')).toContainText(person.email);
+  await expect(page.getByTestId('signed-in-role')).toHaveText(person.role);
 }
 
 interface Fixtures {
@@ -61,6 +74,7 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   },
 
   database: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from its first parameter, which must be an object pattern; this fixture has none.
     async ({}, use) => {
       const { databaseUrl } = JSON.parse(fs.readFileSync(e2eRuntimeFile, 'utf8')) as { databaseUrl: string };
       const connection = connectDatabase(databaseUrl, { maxConnections: 2 });

@@ -12,7 +12,8 @@ export const channelUrl = z
   .string()
   .trim()
   .max(2_000, 'must be at most 2,000 characters')
-  .pipe(z.url({ message: 'must be a URL' }))
+  // abort: the refinements below parse the URL, and would throw on text that is not one.
+  .pipe(z.url({ message: 'must be a URL', abort: true }))
   .refine((value) => {
     const url = new URL(value);
     return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));

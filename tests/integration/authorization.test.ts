@@ -22,7 +22,14 @@ import {
   StepError,
   type Actor,
 } from '../../lib/core';
-import { auditLog, retryPools } from '../../lib/db/schema';
+import {
+  createAlertChannel,
+  deleteAlertChannel,
+  sendTestAlert,
+  setAlertChannelEnabled,
+} from '../../lib/alerts/manage-channels';
+import { saveAlertRule } from '../../lib/alerts/manage-rules';
+import { alertChannels, auditLog, retryPools } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
@@ -145,6 +152,25 @@ async function aRetryPool(): Promise<number> {
   return pool!.id;
 }
 
+/** An alert channel an admin made (directly in its table: the channel is the setup, not the action under test). */
+async function anAlertChannel(): Promise<number> {
+  const [channel] = await database.db
+    .insert(alertChannels)
+    .values({
+      name: `channel-${randomUUID().slice(0, 8)}`,
+      kind: 'webhook',
+      url: 'https://hooks.example.com/secret-path',
+      urlHint: 'https://hooks.example.com/…',
+      signingSecret: 'whsec_test',
+      createdBy: 'person:admin@example.com',
+    })
+    .returning({ id: alertChannels.id });
+  return channel!.id;
+}
+
+/** A new value on every save, so an allowed save is a change (an unchanged save writes no audit record). */
+let staleLockMinutes = 100;
+
 /** Each mutating action, run by `person`; resolves when it took effect. */
 const mutatingActions: Record<string, (person: Person, ownership: Ownership) => Promise<unknown>> = {
   'hold.clear': async (person, ownership) => {
@@ -222,6 +248,22 @@ const mutatingActions: Record<string, (person: Person, ownership: Ownership) => 
     ),
   'retry_pool.delete': async (person) =>
     deleteRetryPool({ db: database.db, actor: person }, { poolId: await aRetryPool(), reason: 'no longer needed' }),
+  'alert_rule.save': (person) =>
+    saveAlertRule(
+      { db: database.db, actor: person },
+      { kind: 'stale_lock', enabled: true, thresholds: { unreleasableMinutes: ++staleLockMinutes } },
+    ),
+  'alert_channel.create': (person) =>
+    createAlertChannel(
+      { db: database.db, actor: person },
+      { name: `channel-${randomUUID().slice(0, 8)}`, kind: 'slack', url: 'https://hooks.slack.com/services/x' },
+    ),
+  'alert_channel.delete': async (person) =>
+    deleteAlertChannel({ db: database.db, actor: person }, { channelId: await anAlertChannel() }),
+  'alert_channel.set_enabled': async (person) =>
+    setAlertChannelEnabled({ db: database.db, actor: person }, { channelId: await anAlertChannel(), enabled: false }),
+  'alert_channel.test': async (person) =>
+    sendTestAlert({ db: database.db, actor: person }, { channelId: await anAlertChannel() }),
 };
 
 type Role = Person['role'];
@@ -321,6 +363,21 @@ const whoMay: [action: string, role: Role, ownership: Ownership | typeof ANY, ou
   ['retry_pool.delete', 'viewer', ANY, 'refused'],
   ['retry_pool.delete', 'responder', ANY, 'refused'],
   ['retry_pool.delete', 'admin', ANY, 'allowed'],
+  ['alert_rule.save', 'viewer', ANY, 'refused'],
+  ['alert_rule.save', 'responder', ANY, 'refused'],
+  ['alert_rule.save', 'admin', ANY, 'allowed'],
+  ['alert_channel.create', 'viewer', ANY, 'refused'],
+  ['alert_channel.create', 'responder', ANY, 'refused'],
+  ['alert_channel.create', 'admin', ANY, 'allowed'],
+  ['alert_channel.delete', 'viewer', ANY, 'refused'],
+  ['alert_channel.delete', 'responder', ANY, 'refused'],
+  ['alert_channel.delete', 'admin', ANY, 'allowed'],
+  ['alert_channel.set_enabled', 'viewer', ANY, 'refused'],
+  ['alert_channel.set_enabled', 'responder', ANY, 'refused'],
+  ['alert_channel.set_enabled', 'admin', ANY, 'allowed'],
+  ['alert_channel.test', 'viewer', ANY, 'refused'],
+  ['alert_channel.test', 'responder', ANY, 'refused'],
+  ['alert_channel.test', 'admin', ANY, 'allowed'],
 ];
 
 describe('authorization matrix (library level)', () => {

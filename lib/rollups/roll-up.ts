@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
 import { latencyBucketSql } from './latency-buckets';
 
@@ -31,6 +31,12 @@ export interface RollUpResult {
  *
  * Hours before `retentionFloor` are never recomputed: their raw rows may be
  * gone, and their rollups outlive them.
+ *
+ * Each recomputed range also adds its increase (new sums minus old) to the
+ * running totals behind GET /metrics' counters, in this transaction. A range
+ * rolled afresh after a restore finds its old rollups restored beside the
+ * totals, so it adds only what the raw log gained since; retention never
+ * touches the totals, so a counter outlives the rows it counted.
  */
 export async function rollUpAttempts(
   db: Executor,
@@ -108,13 +114,36 @@ function touchedDays(ranges: [number, number][]): Date[] {
   return [...days].sort((a, b) => a - b).map((day) => new Date(day));
 }
 
-/** Replaces the hourly rollups of [from, to) with sums recomputed from the raw log. */
+/** An hour range's rollup sums per (agent, step, error class), as text (bigint sums exceed a JS number's exact range). */
+type RangeSums = {
+  agent: string;
+  step: string;
+  error_class: string | null;
+  attempts: string;
+  retries: string;
+  failures: string;
+  cost_micros: string;
+  retry_cost_micros: string;
+};
+
+/**
+ * Replaces the hourly rollups of [from, to) with sums recomputed from the raw
+ * log, and adds what that changed to the running totals behind the
+ * Prometheus counters (attempt_totals, failure_totals).
+ */
 async function rollHours(tx: Transaction, from: Date, to: Date): Promise<void> {
   const start = sql`${from.toISOString()}::timestamptz`;
   const end = sql`${to.toISOString()}::timestamptz`;
-  await tx.execute(
-    sql`delete from attempt_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`,
-  );
+  // The sums as they stood, read from the very rows being deleted (no second scan).
+  const before = await tx.execute<RangeSums>(sql`
+    with removed as (
+      delete from attempt_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}
+      returning agent, step, error_class, attempts, retries, failures, cost_micros, retry_cost_micros
+    )
+    select agent, step, error_class, sum(attempts)::text as attempts, sum(retries)::text as retries,
+      sum(failures)::text as failures, sum(cost_micros)::text as cost_micros, sum(retry_cost_micros)::text as retry_cost_micros
+    from removed
+    group by agent, step, error_class`);
   await tx.execute(
     sql`delete from attempt_latency_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`,
   );
@@ -142,6 +171,68 @@ async function rollHours(tx: Transaction, from: Date, to: Date): Promise<void> {
       group by 1, 2, 3, 4
     ) as per_bucket
     group by 1, 2, 3, 4`);
+  await addIncreaseToTotals(tx, start, end, before);
+}
+
+/**
+ * Adds the range's new rollup sums minus its old ones to the running totals,
+ * in the pass's transaction, so the totals and the rollups move together.
+ *
+ * The increase is floored at zero per totals row (greatest(delta, 0)): a
+ * counter must never go backwards, and a re-rolled hour only grows, since
+ * attempts are only inserted or finished (running -> succeeded or failed),
+ * never deleted or reopened within the hours a pass recomputes (retention
+ * drops only hours before the floor, which are never recomputed). A negative
+ * delta would mean rows vanished some other way; the totals then keep what
+ * they already counted rather than un-count it.
+ *
+ * Attempts, retries and spend are floored per (agent, step), not per error
+ * class: a running attempt that fails moves from the null class to its error
+ * class, a decrease in one class that the other's increase balances.
+ */
+async function addIncreaseToTotals(tx: Transaction, start: SQL, end: SQL, before: RangeSums[]): Promise<void> {
+  await tx.execute(sql`
+    with before as (
+      select * from jsonb_to_recordset(${JSON.stringify(before)}::jsonb) as sums(agent text, step text,
+        error_class error_class, attempts numeric, retries numeric, failures numeric, cost_micros numeric, retry_cost_micros numeric)
+    ),
+    after as (
+      select agent, step, error_class, sum(attempts) as attempts, sum(retries) as retries, sum(failures) as failures,
+        sum(cost_micros) as cost_micros, sum(retry_cost_micros) as retry_cost_micros
+      from attempt_rollups
+      where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}
+      group by agent, step, error_class
+    ),
+    change as (
+      select agent, step, error_class, sum(attempts) as attempts, sum(retries) as retries, sum(failures) as failures,
+        sum(cost_micros) as cost_micros, sum(retry_cost_micros) as retry_cost_micros
+      from (
+        select * from after
+        union all
+        select agent, step, error_class, -attempts, -retries, -failures, -cost_micros, -retry_cost_micros from before
+      ) as both_sides
+      group by agent, step, error_class
+    ),
+    per_step as (
+      select agent, step, greatest(sum(attempts), 0) as attempts, greatest(sum(retries), 0) as retries,
+        greatest(sum(cost_micros), 0) as cost_micros, greatest(sum(retry_cost_micros), 0) as retry_cost_micros
+      from change
+      group by agent, step
+    ),
+    counted as (
+      insert into attempt_totals (agent, step, attempts, retries, cost_micros, retry_cost_micros)
+      select agent, step, attempts, retries, cost_micros, retry_cost_micros from per_step
+      where attempts > 0 or retries > 0 or cost_micros > 0 or retry_cost_micros > 0
+      on conflict (agent, step) do update set
+        attempts = attempt_totals.attempts + excluded.attempts,
+        retries = attempt_totals.retries + excluded.retries,
+        cost_micros = attempt_totals.cost_micros + excluded.cost_micros,
+        retry_cost_micros = attempt_totals.retry_cost_micros + excluded.retry_cost_micros
+    )
+    insert into failure_totals (agent, step, error_class, failures)
+    select agent, step, error_class, failures from change
+    where error_class is not null and failures > 0
+    on conflict (agent, step, error_class) do update set failures = failure_totals.failures + excluded.failures`);
 }
 
 /** Replaces the daily rollups of the given days with the sums of their hourly rows. */

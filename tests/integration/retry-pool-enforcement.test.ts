@@ -28,15 +28,13 @@ describe('fleet retry pools', () => {
   it('1,000 first attempts then a burst of 500 failures: retries granted are exactly P % plus the floor, the rest wait with RETRY_BUDGET_EXHAUSTED; the pool refills after its window', async () => {
     const agent = `pooled-${randomUUID().slice(0, 8)}`;
     // 10 % of first attempts plus 0.1 retries a second over 60 s: 100 + 6 = 106 retries.
-    await database.db
-      .insert(retryPools)
-      .values({
-        agent,
-        budgetPercent: 10,
-        minRetriesPerSecond: 0.1,
-        windowSeconds: 60,
-        updatedBy: 'person:admin@example.com',
-      });
+    await database.db.insert(retryPools).values({
+      agent,
+      budgetPercent: 10,
+      minRetriesPerSecond: 0.1,
+      windowSeconds: 60,
+      updatedBy: 'person:admin@example.com',
+    });
     const start = Date.now();
     let now = start;
     const pool = connectDatabase(database.url, { maxConnections: 16 });
@@ -122,16 +120,14 @@ describe('fleet retry pools', () => {
       }),
     ).toMatchObject({ decision: 'run', attemptNumber: 2 });
 
-    await database.db
-      .insert(retryPools)
-      .values({
-        agent,
-        step: 'y',
-        budgetPercent: 0,
-        minRetriesPerSecond: 0,
-        windowSeconds: 60,
-        updatedBy: 'person:admin@example.com',
-      });
+    await database.db.insert(retryPools).values({
+      agent,
+      step: 'y',
+      budgetPercent: 0,
+      minRetriesPerSecond: 0,
+      windowSeconds: 60,
+      updatedBy: 'person:admin@example.com',
+    });
     const y = await beginStep(ctx, {
       taskId: `${agent}-2`,
       agent,

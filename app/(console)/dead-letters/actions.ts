@@ -54,9 +54,7 @@ export async function discardAction(_previous: Changed, formData: FormData) {
 }
 
 /** The preview the confirmation shows; nothing changes. */
-export async function previewBulkRedriveAction(
-  filter: DeadLetterFilter,
-): Promise<
+export async function previewBulkRedriveAction(filter: DeadLetterFilter): Promise<
   ActionResult<
     Omit<BulkRedrivePreview, 'sample'> & {
       sample: { id: number; taskId: string; outcome: string; brakes: RedriveBrakeRule[] }[];
@@ -68,14 +66,12 @@ export async function previewBulkRedriveAction(
     // Only what the dialog shows crosses to the browser, not the payloads.
     return {
       ...preview,
-      sample: preview.sample
-        .slice(0, 10)
-        .map((item) => ({
-          id: item.deadLetter.id,
-          taskId: item.deadLetter.taskId,
-          outcome: item.outcome,
-          brakes: item.brakes,
-        })),
+      sample: preview.sample.slice(0, 10).map((item) => ({
+        id: item.deadLetter.id,
+        taskId: item.deadLetter.taskId,
+        outcome: item.outcome,
+        brakes: item.brakes,
+      })),
     };
   });
 }

@@ -31,7 +31,10 @@ export const environmentSchema = z
      * the application's role, which owns nothing and may only read and append to the audit log.
      */
     DATABASE_MIGRATION_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
-    /** The address people and agents reach Holdfast at (e.g. https://holdfast.example.com): its host is accepted besides loopback names. */
+    /**
+     * The address people and agents reach Holdfast at (e.g. https://holdfast.example.com): its host is accepted besides
+     * loopback names, and alert notifications link to the console under it (http://localhost:<PORT> when unset: publicUrlOf).
+     */
     HOLDFAST_PUBLIC_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
     /** `1`: trust X-Forwarded-Host and X-Forwarded-Proto from a reverse proxy in front (off by default). */
     HOLDFAST_TRUST_FORWARDED_HEADERS: z.preprocess(emptyAsUnset, z.enum(['0', '1']).default('0')),
@@ -124,6 +127,15 @@ export function corePolicyFrom(env: Environment): CorePolicy {
     },
     attemptRetentionMs: env.HOLDFAST_ATTEMPT_RETENTION_DAYS * 86_400_000,
   };
+}
+
+/**
+ * Where the console is reached, for links sent outside it (alert notifications). Unset, it is this machine's
+ * own address, right for a trial; a deployment sets HOLDFAST_PUBLIC_URL. Kept apart from the variable's value
+ * (which stays optional) because an unset variable also means "no public host" to the host check.
+ */
+export function publicUrlOf(env: Pick<Environment, 'HOLDFAST_PUBLIC_URL' | 'PORT'>): string {
+  return (env.HOLDFAST_PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
 }
 
 let cached: Environment | undefined;

@@ -1,10 +1,14 @@
+import { deliverDueAlerts, type DeliveryReport } from '../../lib/alerts/deliver';
+import { runAlertSweep, type AlertSweep } from '../../lib/alerts/evaluate';
 import {
   runDueSweeps,
   startDatabaseClock,
+  type CoreContext,
   type CorePolicy,
   type SweepReport,
   type SweepSettings,
 } from '../../lib/core';
+import type { LeaseOutcome } from '../../lib/core/leases';
 import { connectDatabase } from '../../lib/db/client';
 import { corePolicyFrom, getEnvironment, type Environment } from '../../lib/env';
 
@@ -39,11 +43,18 @@ export function startSweepLoop(options: {
 
   const tick = () => {
     if (running) return; // a slow pass is not stacked on by the next tick
-    running = runDueSweeps({ db: connection.db, clock: clock.now, policy }, options.settings)
+    const ctx: CoreContext = { db: connection.db, clock: clock.now, policy };
+    running = runDueSweeps(ctx, options.settings)
       .then((reports) => {
         for (const line of describeSweeps(reports)) options.log(line);
       })
-      .catch((error: unknown) => options.log(`Sweep failed: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) => options.log(`Sweep failed: ${messageOf(error)}`))
+      // Alerts after the sweeps, so they see this tick's escalations; a failed sweep does not stop them.
+      .then(() => runAlertPasses(ctx))
+      .then((passes) => {
+        for (const line of describeAlertPasses(passes)) options.log(line);
+      })
+      .catch((error: unknown) => options.log(`Alert pass failed: ${messageOf(error)}`))
       .finally(() => {
         running = undefined;
       });
@@ -60,6 +71,44 @@ export function startSweepLoop(options: {
     },
   };
 }
+
+export interface AlertPasses {
+  evaluation: LeaseOutcome<AlertSweep>;
+  delivery: DeliveryReport;
+}
+
+/**
+ * One tick's alert work: the evaluation (leased per minute, so several
+ * sweepers evaluate once) and then the outbox's due deliveries (every tick:
+ * delivery claims its own rows, and a retry should not wait for the next
+ * minute's bucket). Exported so a test can run a tick's alerts once.
+ */
+export async function runAlertPasses(
+  ctx: CoreContext,
+  options: { now?: Date; fetch?: typeof globalThis.fetch; publicUrl?: string } = {},
+): Promise<AlertPasses> {
+  const evaluation = await runAlertSweep(ctx, { now: options.now });
+  const delivery = await deliverDueAlerts(ctx, options);
+  return { evaluation, delivery };
+}
+
+/** One line per alert pass that changed something. */
+export function describeAlertPasses({ evaluation, delivery }: AlertPasses): string[] {
+  const lines: string[] = [];
+  if (evaluation.ran) {
+    const { fired, resolved, unreadableRules } = evaluation.value.evaluation;
+    if (fired + resolved > 0) lines.push(`Alerts: ${fired} fired, ${resolved} resolved`);
+    if (unreadableRules.length > 0) lines.push(`Alerts: unreadable thresholds, skipped: ${unreadableRules.join(', ')}`);
+  }
+  if (delivery.delivered + delivery.retrying + delivery.failed > 0) {
+    lines.push(
+      `Alert deliveries: ${delivery.delivered} delivered, ${delivery.retrying} to retry, ${delivery.failed} failed`,
+    );
+  }
+  return lines;
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** One line per sweep pass that changed something. */
 export function describeSweeps(reports: SweepReport[]): string[] {

@@ -1,0 +1,177 @@
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { timeBucket, withLease, type LeaseOutcome } from '../core/leases';
+import { nowOf, type CoreContext } from '../core/context';
+import type { Executor } from '../db/client';
+import { alertChannels, alertDeliveries, alertInstances, alertRules, type AlertKind } from '../db/schema';
+import { ALERT_EVALUATION_JOB, conditionReaders, type AlertCondition, type ConditionReader } from './conditions';
+import { thresholdsByKind, type Thresholds } from './rule-input';
+import { trimAlertHistory, type TrimmedAlertHistory } from './trim-history';
+
+/**
+ * New instances one pass fires at most: a burst (a thousand holds opened by one
+ * outage) goes out over a few passes instead of one enormous transaction
+ * storm; what is left fires on the next pass, as the condition still holds.
+ */
+export const MAX_FIRED_PER_PASS = 500;
+
+export interface AlertEvaluation {
+  fired: number;
+  resolved: number;
+  /** Outbox rows written with those (one per instance and matching channel). */
+  queued: number;
+  /** Enabled rules whose stored thresholds do not parse: neither fired nor resolved this pass. */
+  unreadableRules: AlertKind[];
+}
+
+/**
+ * One evaluation pass: for each enabled rule, the conditions holding at `now`;
+ * a new one fires an instance, a firing instance whose condition is gone (or
+ * whose rule was switched off) resolves, each with its outbox rows in the same
+ * transaction. Safe to run twice at once: firing is an insert the partial
+ * unique index (one firing per kind and identity) decides, and resolving an
+ * UPDATE … WHERE status = 'firing', so a second pass finds nothing left to do.
+ */
+export async function evaluateAlerts(
+  ctx: CoreContext,
+  options: { now?: Date; maxFired?: number } = {},
+): Promise<AlertEvaluation> {
+  const now = options.now ?? nowOf(ctx);
+  const maxFired = options.maxFired ?? MAX_FIRED_PER_PASS;
+  const rules = await ctx.db.select().from(alertRules);
+  const holding = new Map<AlertKind, Map<string, AlertCondition>>();
+  const unreadableRules: AlertKind[] = [];
+  for (const rule of rules) {
+    if (!rule.enabled) continue;
+    const conditions = await readConditions(ctx.db, rule.kind, rule.thresholds, now);
+    if (conditions === 'unreadable') unreadableRules.push(rule.kind);
+    else holding.set(rule.kind, new Map(conditions.map((each) => [each.identity, each])));
+  }
+
+  const firing = await ctx.db
+    .select({ id: alertInstances.id, kind: alertInstances.kind, identity: alertInstances.identity })
+    .from(alertInstances)
+    .where(eq(alertInstances.status, 'firing'));
+  const result: AlertEvaluation = { fired: 0, resolved: 0, queued: 0, unreadableRules };
+
+  for (const instance of firing) {
+    // A rule whose thresholds cannot be read says nothing about its conditions: its instances stay as they are.
+    if (unreadableRules.includes(instance.kind)) continue;
+    if (holding.get(instance.kind)?.has(instance.identity)) continue;
+    const queued = await resolveInstance(ctx.db, instance.id, now);
+    if (queued === undefined) continue;
+    result.resolved += 1;
+    result.queued += queued;
+  }
+
+  const alreadyFiring = new Set(firing.map((instance) => `${instance.kind}\u0000${instance.identity}`));
+  for (const [kind, conditions] of holding) {
+    for (const condition of conditions.values()) {
+      if (result.fired >= maxFired) return result;
+      if (alreadyFiring.has(`${kind}\u0000${condition.identity}`)) continue;
+      const queued = await fireInstance(ctx.db, kind, condition, now);
+      if (queued === undefined) continue;
+      result.fired += 1;
+      result.queued += queued;
+    }
+  }
+  return result;
+}
+
+async function readConditions<Kind extends AlertKind>(
+  db: Executor,
+  kind: Kind,
+  thresholds: unknown,
+  now: Date,
+): Promise<AlertCondition[] | 'unreadable'> {
+  const parsed = thresholdsByKind[kind].safeParse(thresholds);
+  if (!parsed.success) return 'unreadable';
+  const read = conditionReaders[kind] as ConditionReader<Kind>;
+  return read(db, parsed.data as Thresholds<Kind>, now);
+}
+
+/** Fires one instance and queues it for every live, enabled channel its team reaches; undefined when another pass fired it first. */
+async function fireInstance(
+  db: Executor,
+  kind: AlertKind,
+  condition: AlertCondition,
+  now: Date,
+): Promise<number | undefined> {
+  return db.transaction(async (tx) => {
+    const [instance] = await tx
+      .insert(alertInstances)
+      .values({ kind, ...condition, status: 'firing', firedAt: now })
+      .onConflictDoNothing({
+        target: [alertInstances.kind, alertInstances.identity],
+        where: sql`${alertInstances.status} = 'firing'`,
+      })
+      .returning({ id: alertInstances.id });
+    if (!instance) return undefined;
+    // A channel with a team hears only that team's alerts; one without hears them all.
+    const reaches = condition.team
+      ? or(isNull(alertChannels.team), eq(alertChannels.team, condition.team))
+      : isNull(alertChannels.team);
+    const channels = await tx
+      .select({ id: alertChannels.id })
+      .from(alertChannels)
+      .where(and(isNull(alertChannels.deletedAt), eq(alertChannels.enabled, true), reaches));
+    if (channels.length === 0) return 0;
+    const queued = await tx
+      .insert(alertDeliveries)
+      .values(
+        channels.map((channel) => ({
+          instanceId: instance.id,
+          event: 'fired' as const,
+          channelId: channel.id,
+          nextAttemptAt: now,
+        })),
+      )
+      .onConflictDoNothing()
+      .returning({ id: alertDeliveries.id });
+    return queued.length;
+  });
+}
+
+/**
+ * Resolves one firing instance and tells the channels that were told it fired
+ * (those still live and enabled), so every receiver sees a pair; undefined
+ * when another pass resolved it first.
+ */
+async function resolveInstance(db: Executor, instanceId: number, now: Date): Promise<number | undefined> {
+  return db.transaction(async (tx) => {
+    const [instance] = await tx
+      .update(alertInstances)
+      .set({ status: 'resolved', resolvedAt: now })
+      .where(and(eq(alertInstances.id, instanceId), eq(alertInstances.status, 'firing')))
+      .returning({ id: alertInstances.id });
+    if (!instance) return undefined;
+    const queued = await tx.execute(sql`
+      insert into alert_deliveries (instance_id, event, channel_id, next_attempt_at)
+      select fired.instance_id, 'resolved', fired.channel_id, ${now.toISOString()}::timestamptz
+      from alert_deliveries fired
+      join alert_channels channel on channel.id = fired.channel_id
+      where fired.instance_id = ${instanceId} and fired.event = 'fired'
+        and channel.deleted_at is null and channel.enabled
+      on conflict do nothing
+      returning id`);
+    return queued.length;
+  });
+}
+
+export type AlertSweep = { evaluation: AlertEvaluation; trimmed: TrimmedAlertHistory };
+
+/**
+ * The evaluation as the sweeper runs it: once per minute bucket under the
+ * `alerts.evaluate` lease (two sweepers do one pass), then the history trim.
+ * The lease saves work; correctness does not rest on it (see evaluateAlerts).
+ */
+export async function runAlertSweep(ctx: CoreContext, options: { now?: Date } = {}): Promise<LeaseOutcome<AlertSweep>> {
+  const now = options.now ?? nowOf(ctx);
+  return withLease(
+    ctx,
+    { job: ALERT_EVALUATION_JOB, bucket: timeBucket(now, 60_000), ttlMs: 5 * 60_000 },
+    async () => ({
+      evaluation: await evaluateAlerts(ctx, { now }),
+      trimmed: await trimAlertHistory(ctx.db, { now }),
+    }),
+  );
+}

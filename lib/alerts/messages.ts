@@ -1,0 +1,101 @@
+import type { AlertEvent, AlertKind } from '../db/schema/enums';
+
+/** What one delivery says: an instance's firing or resolution, or a test sent from the console. */
+export interface AlertMessage {
+  eventId: string;
+  event: AlertEvent;
+  /** Null for a test. */
+  kind: AlertKind | null;
+  identity: string | null;
+  title: string;
+  detail: string;
+  /** The console path that explains it (made absolute with the public URL). */
+  link: string;
+  team: string | null;
+  firedAt: Date;
+  resolvedAt: Date | null;
+}
+
+/** The body of a webhook delivery, as documented in the README (snake_case, stable across retries). */
+export interface WebhookBody {
+  id: string;
+  event: AlertEvent;
+  kind: AlertKind | null;
+  identity: string | null;
+  title: string;
+  detail: string;
+  link: string;
+  team: string | null;
+  fired_at: string;
+  resolved_at: string | null;
+}
+
+/** `path` under the console's public address (HOLDFAST_PUBLIC_URL), so a receiver can link straight to it. */
+export function absoluteLink(publicUrl: string, path: string): string {
+  // Joined, not resolved: a console served under a path (https://example.com/holdfast) keeps it.
+  return `${publicUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`;
+}
+
+export function webhookBody(message: AlertMessage, publicUrl: string): WebhookBody {
+  return {
+    id: message.eventId,
+    event: message.event,
+    kind: message.kind,
+    identity: message.identity,
+    title: message.title,
+    detail: message.detail,
+    link: absoluteLink(publicUrl, message.link),
+    team: message.team,
+    fired_at: message.firedAt.toISOString(),
+    resolved_at: message.resolvedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Text for Slack's mrkdwn with its three control characters escaped, as Slack
+ * asks: a hold's detail is someone's text, and `<@U123>`, `<!channel>` or
+ * `<https://evil|click>` in it must show as typed, never notify or link.
+ */
+export function escapeSlackText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Cuts to `max` characters, marking the cut (Slack refuses over-long blocks outright). */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+const eventWord: Record<AlertEvent, string> = { fired: 'Firing', resolved: 'Resolved', test: 'Test' };
+
+/** A Slack incoming webhook's Block Kit message: a header, the detail, and a button to the console. */
+export function slackBody(message: AlertMessage, publicUrl: string) {
+  const link = absoluteLink(publicUrl, message.link);
+  const heading = `${eventWord[message.event]}: ${message.title}`;
+  const facts = [
+    message.kind ? `*Alert:* ${escapeSlackText(message.kind)}` : undefined,
+    message.team ? `*Team:* ${escapeSlackText(message.team)}` : undefined,
+    `*Since:* ${message.firedAt.toISOString()}`,
+    message.resolvedAt ? `*Resolved:* ${message.resolvedAt.toISOString()}` : undefined,
+  ].filter((fact) => fact !== undefined);
+  return {
+    // The notification's text (and what clients without blocks show); mrkdwn too, so escaped as well.
+    text: cut(escapeSlackText(heading), 300),
+    blocks: [
+      // plain_text never renders mentions or links, so the title needs no escaping there.
+      { type: 'header', text: { type: 'plain_text', text: cut(heading, 150), emoji: false } },
+      { type: 'section', text: { type: 'mrkdwn', text: cut(escapeSlackText(message.detail), 3_000) } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: facts.join('  ·  ') }] },
+      {
+        type: 'actions',
+        elements: [
+          {
+            type: 'button',
+            text: { type: 'plain_text', text: 'Open in Holdfast' },
+            url: link,
+            action_id: 'open_in_holdfast',
+          },
+        ],
+      },
+    ],
+  };
+}

@@ -10,6 +10,8 @@
  * BENCH_SECONDS sets the length of each round (default 1), BENCH_ROUNDS the
  * measured rounds per side (default 5). Each side gets a discarded warm-up
  * round, then the rounds alternate which side goes first (scripts/lib/bench-compare).
+ * BENCH_ONLY names the operations to run (comma-separated, e.g. recordAttempt)
+ * and BENCH_CLIENTS the client counts (default 1,8), for a shorter look at one.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -23,7 +25,8 @@ import type postgres from 'postgres';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const CLIENT_COUNTS = [1, 8];
+const CLIENT_COUNTS = (process.env.BENCH_CLIENTS ?? '1,8').split(',').map(Number);
+const ONLY = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 
 type Operation = (connection: DatabaseConnection, id: string) => Promise<unknown>;
 
@@ -35,7 +38,7 @@ interface Benchmark {
 const started = new Date();
 const finished = new Date(started.getTime() + 1_250);
 
-const benchmarks: Benchmark[] = [
+const allBenchmarks: Benchmark[] = [
   {
     name: 'recordAttempt',
     library: ({ db }, id) =>
@@ -66,6 +69,10 @@ const benchmarks: Benchmark[] = [
     library: ({ db }, id) => acquireSlot({ db }, { slot: id, runKey: 'run', ttlMs: 60_000 }),
   },
 ];
+
+const benchmarks = ONLY ? allBenchmarks.filter((benchmark) => ONLY.includes(benchmark.name)) : allBenchmarks;
+if (benchmarks.length === 0)
+  throw new Error(`bench: BENCH_ONLY names no operation (${allBenchmarks.map((b) => b.name).join(', ')})`);
 
 /**
  * The raw ceiling of an operation: the very statements the library sent for

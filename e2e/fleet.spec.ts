@@ -1,5 +1,6 @@
 import { formatCount } from '../lib/console/format';
 import { chargeCard, countDownstreamEffects, sendEmail } from '../lib/fleet/downstreams';
+import { applyFleetMigrations } from '../lib/fleet/fleet-migrations';
 import { uniqueId } from './support/factories';
 import { expect, test } from './support/fixtures';
 
@@ -7,6 +8,9 @@ test("the Overview shows the fleet's real side effects beside the duplicates Hol
   page,
   database,
 }) => {
+  // The e2e server runs without the live fleet, so nothing has made the fleet's tables yet:
+  // this test acts as the fleet does when it first starts (a no-op once they exist).
+  await applyFleetMigrations(database.db);
   // The panel counts all time, so earlier tests' rows are in it: each figure is what was
   // there before plus exactly what this test adds, never just "some number".
   const before = await countDownstreamEffects(database.db);

@@ -2,6 +2,7 @@
 
 import { redirect } from 'next/navigation';
 import { parsePersonEmail } from '@/lib/auth/email';
+import { RETURN_TO_PARAM, safeReturnTo } from '@/lib/auth/return-to';
 import { loadPersonActor } from '@/lib/core';
 import { getEnvironment } from '@/lib/env';
 import { getDb } from '@/lib/server/db';
@@ -11,12 +12,15 @@ import { endSession, startSession } from '@/lib/server/session';
 export async function signInAsDemoPerson(formData: FormData): Promise<void> {
   if (getEnvironment().AUTH_MODE !== 'demo') redirect('/sign-in');
   // The one e-mail rule people management and the SSO proxy use.
+  const returnTo = safeReturnTo(formData.get(RETURN_TO_PARAM));
+  const again = (error: string) =>
+    `/sign-in?error=${error}${returnTo === '/' ? '' : `&${RETURN_TO_PARAM}=${encodeURIComponent(returnTo)}`}`;
   const email = parsePersonEmail(formData.get('email'));
-  if (!email) redirect('/sign-in?error=email');
+  if (!email) redirect(again('email'));
   const person = await loadPersonActor(getDb(), email);
-  if (!person) redirect('/sign-in?error=unknown');
+  if (!person) redirect(again('unknown'));
   await startSession(person.id);
-  redirect('/');
+  redirect(returnTo);
 }
 
 export async function signOut(): Promise<void> {

@@ -3,6 +3,7 @@ import { Button } from '@/components/ui/button';
 import { InsecureDemoBanner } from '@/components/layout/insecure-demo-banner';
 import { redirect } from 'next/navigation';
 import { listPeople } from '@/lib/core';
+import { RETURN_TO_PARAM, safeReturnTo } from '@/lib/auth/return-to';
 import { getEnvironment } from '@/lib/env';
 import { getDb } from '@/lib/server/db';
 import { getCurrentPerson } from '@/lib/server/session';
@@ -17,9 +18,15 @@ const roleHelp = {
   admin: 'also flips kill switches and manages people and API tokens',
 } as const;
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ error?: string }> }) {
-  if (await getCurrentPerson()) redirect('/');
-  const { error } = await searchParams;
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ error?: string; [RETURN_TO_PARAM]?: string }>;
+}) {
+  const { error, [RETURN_TO_PARAM]: next } = await searchParams;
+  // A shared link opened while signed out comes back here as ?next=: it is where the person goes afterwards.
+  const returnTo = safeReturnTo(next);
+  if (await getCurrentPerson()) redirect(returnTo);
   const proxyMode = getEnvironment().AUTH_MODE === 'proxy';
 
   return (
@@ -51,6 +58,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
                 <li key={person.email}>
                   <form action={signInAsDemoPerson}>
                     <input type="hidden" name="email" value={person.email} />
+                    <input type="hidden" name={RETURN_TO_PARAM} value={returnTo} />
                     <Button type="submit" variant="tile" data-testid={`sign-in-${person.role}`}>
                       <span className="block font-medium">{person.displayName}</span>
                       <span className="block text-[12px] text-muted">

@@ -16,7 +16,7 @@ const limitList = z
 
 export const createApiTokenInput = z.strictObject({
   name: z.string().trim().min(1, 'name the agent or service that will use it').max(100),
-  scopes: z.array(z.enum(tokenScopes)).min(1, 'choose at least one scope').max(2),
+  scopes: z.array(z.enum(tokenScopes)).min(1, 'choose at least one scope').max(tokenScopes.length),
   /** The token acts only for these agents (steps, attempts, runs, keys and holds of their tasks). */
   allowedAgents: limitList,
   /** The token acts only on these queues (dead letters and redrives). */

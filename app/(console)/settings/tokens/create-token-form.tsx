@@ -46,6 +46,9 @@ export function CreateTokenForm() {
           <label className="flex items-center gap-1">
             <input type="checkbox" name="scopes" value="read" /> read
           </label>
+          <label className="flex items-center gap-1" title="Prometheus scrapes GET /metrics with it; nothing else">
+            <input type="checkbox" name="scopes" value="metrics" /> metrics
+          </label>
         </fieldset>
         <p id="token-limits-help" className="w-full text-[12px] text-muted">
           Names separated by commas; leave blank for no limit. A limited token is refused (403) for any other agent or

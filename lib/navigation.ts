@@ -35,6 +35,12 @@ export const consoleAreas: ConsoleArea[] = [
     purpose: 'Idempotency keys with their status, stored result and expiries, including uncertain outcomes.',
   },
   {
+    href: '/alerts',
+    label: 'Alerts',
+    purpose:
+      'Alert rules and their thresholds, the webhook and Slack channels alerts go to, and every notification sent.',
+  },
+  {
     href: '/audit',
     label: 'Audit',
     purpose: 'The append-only record of every operator and sweeper action: who, what, when, why, before and after.',

@@ -1,0 +1,92 @@
+'use server';
+
+import {
+  createAlertChannel,
+  deleteAlertChannel,
+  sendTestAlert,
+  setAlertChannelEnabled,
+} from '@/lib/alerts/manage-channels';
+import { saveAlertRule } from '@/lib/alerts/manage-rules';
+import type { AlertChannelKind, AlertKind } from '@/lib/db/schema/enums';
+import { field, runAction, type ActionResult } from '@/lib/server/action';
+
+const SHOWN_ON = ['/alerts'];
+
+/** A threshold field: blank is absent (the library names it), anything else is read as a number. */
+const numberFrom = (text: string) => (text.trim() === '' ? undefined : Number(text));
+
+export type SaveRuleResult = ActionResult<{ changed: boolean }>;
+
+/** Saves one rule: on or off and its thresholds (fields named `threshold.<name>`); admins only, the library checks. */
+export async function saveRuleAction(
+  _previous: SaveRuleResult | undefined,
+  formData: FormData,
+): Promise<SaveRuleResult> {
+  const thresholds: Record<string, number> = {};
+  for (const [name, value] of formData.entries()) {
+    if (!name.startsWith('threshold.') || typeof value !== 'string') continue;
+    const number = numberFrom(value);
+    // A blank or unreadable number stays in as NaN, so the library names the field rather than dropping it.
+    thresholds[name.slice('threshold.'.length)] = number === undefined ? Number.NaN : number;
+  }
+  return runAction(async (ctx) => {
+    const { changed } = await saveAlertRule(ctx, {
+      kind: field(formData, 'kind') as AlertKind,
+      enabled: formData.get('enabled') === 'on',
+      thresholds,
+      reason: field(formData, 'reason').trim() || undefined,
+    });
+    return { changed };
+  }, SHOWN_ON);
+}
+
+export interface ChannelFormValues {
+  name: string;
+  kind: string;
+  url: string;
+  team: string;
+}
+
+export interface CreateChannelState {
+  result: ActionResult<{ name: string; kind: AlertChannelKind; signingSecret: string | null }>;
+  /** What was typed, so a refused form comes back as it was (the URL too: it never left this browser's form). */
+  values: ChannelFormValues;
+}
+
+/** Adds a channel; a webhook's signing secret comes back this once. */
+export async function createChannelAction(
+  _previous: CreateChannelState | undefined,
+  formData: FormData,
+): Promise<CreateChannelState> {
+  const values: ChannelFormValues = {
+    name: field(formData, 'name'),
+    kind: field(formData, 'kind'),
+    url: field(formData, 'url'),
+    team: field(formData, 'team'),
+  };
+  const result = await runAction(async (ctx) => {
+    const { channel, signingSecret } = await createAlertChannel(ctx, {
+      name: values.name,
+      kind: values.kind as AlertChannelKind,
+      url: values.url,
+      team: values.team.trim() === '' ? undefined : values.team,
+    });
+    return { name: channel.name, kind: channel.kind, signingSecret };
+  }, SHOWN_ON);
+  return { result, values: result.ok ? { name: '', kind: values.kind, url: '', team: '' } : values };
+}
+
+export async function setChannelEnabledAction(channelId: number, enabled: boolean) {
+  return runAction(async (ctx) => {
+    const { changed } = await setAlertChannelEnabled(ctx, { channelId, enabled });
+    return { changed };
+  }, SHOWN_ON);
+}
+
+export async function sendTestAction(channelId: number) {
+  return runAction((ctx) => sendTestAlert(ctx, { channelId }), SHOWN_ON);
+}
+
+export async function deleteChannelAction(channelId: number) {
+  return runAction((ctx) => deleteAlertChannel(ctx, { channelId }), SHOWN_ON);
+}

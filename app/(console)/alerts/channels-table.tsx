@@ -1,0 +1,97 @@
+import { EmptyState } from '@/components/ui/empty-state';
+import { LongText } from '@/components/ui/long-text';
+import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { formatUtc } from '@/lib/console/format';
+import type { AlertChannelRow } from '@/lib/queries/alerts';
+import { ChannelActions } from './channel-actions';
+import { DeliveryStatusBadge } from './delivery-status';
+
+const kindLabel = { webhook: 'Webhook', slack: 'Slack' } as const;
+
+/** The channel's state: failing (with why) beats disabled beats enabled. */
+function ChannelStatus({ channel }: { channel: AlertChannelRow }) {
+  if (channel.failingSince) {
+    return (
+      <div className="text-danger" data-testid="channel-status">
+        <span className="font-medium">Failing</span> since {formatUtc(channel.failingSince)}
+        {channel.failingReason ? (
+          <div className="text-[12px]">
+            <LongText text={`(${channel.failingReason})`} lines={2} />
+          </div>
+        ) : null}
+        {channel.enabled ? null : <div className="text-[12px] text-muted">disabled</div>}
+      </div>
+    );
+  }
+  return (
+    <span className={channel.enabled ? 'text-ok' : 'text-muted'} data-testid="channel-status">
+      {channel.enabled ? 'Enabled' : 'Disabled'}
+    </span>
+  );
+}
+
+/** Live channels: where alerts go, routed by team; admins also test, switch and delete them. */
+export function ChannelsTable({ channels, manage }: { channels: AlertChannelRow[]; manage: boolean }) {
+  if (channels.length === 0) {
+    return (
+      <EmptyState title="No channels yet" testId="channels-empty">
+        Alerts fire and show under History, but nobody is told.{' '}
+        {manage
+          ? 'Add a webhook or a Slack incoming webhook above, then send it a test.'
+          : 'Ask an admin to add a webhook or a Slack channel.'}
+      </EmptyState>
+    );
+  }
+  return (
+    <Table data-testid="channels-table">
+      <caption className="sr-only">Alert channels by name</caption>
+      <thead>
+        <tr>
+          <HeaderCell>Name</HeaderCell>
+          <HeaderCell>Kind</HeaderCell>
+          <HeaderCell title="Only the scheme and host: the path may be the secret">Destination</HeaderCell>
+          <HeaderCell>Team</HeaderCell>
+          <HeaderCell>Status</HeaderCell>
+          <HeaderCell>Last delivery</HeaderCell>
+          {manage ? (
+            <HeaderCell className="relative">
+              <span className="sr-only">Actions</span>
+            </HeaderCell>
+          ) : null}
+        </tr>
+      </thead>
+      <tbody>
+        {channels.map((channel) => (
+          <tr key={channel.id} className="align-top" data-testid={`channel-row-${channel.name}`}>
+            <Cell className="max-w-56 font-medium [overflow-wrap:anywhere]">{channel.name}</Cell>
+            <Cell>{kindLabel[channel.kind]}</Cell>
+            <Cell className="max-w-64 font-mono text-[12px] [overflow-wrap:anywhere]">{channel.urlHint}</Cell>
+            <Cell className="text-[12px]">
+              {channel.team ?? <span className="italic text-muted">every alert</span>}
+            </Cell>
+            <Cell className="min-w-32 max-w-72">
+              <ChannelStatus channel={channel} />
+            </Cell>
+            <Cell className="text-[12px]">
+              {channel.lastDelivery ? (
+                <>
+                  <DeliveryStatusBadge status={channel.lastDelivery.status} />{' '}
+                  <span className="text-muted">
+                    {channel.lastDelivery.event} · {formatUtc(channel.lastDelivery.createdAt)}
+                  </span>
+                </>
+              ) : (
+                <span className="text-muted">none yet</span>
+              )}
+            </Cell>
+            {manage ? (
+              <Cell className="min-w-48">
+                <ChannelActions id={channel.id} name={channel.name} enabled={channel.enabled} />
+              </Cell>
+            ) : null}
+          </tr>
+        ))}
+      </tbody>
+    </Table>
+  );
+}

@@ -1,0 +1,168 @@
+import Link from 'next/link';
+import { EmptyState } from '@/components/ui/empty-state';
+import { LongText } from '@/components/ui/long-text';
+import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { formatCount, formatUtc } from '@/lib/console/format';
+import type { AlertHistory, DeliveryRow } from '@/lib/queries/alerts';
+import { alertKindLabels } from './alert-labels';
+import { DeliveryStatusBadge } from './delivery-status';
+
+/** Only a path inside the console is followed as a link (never another site). */
+const consolePath = (link: string) => link.startsWith('/') && !link.startsWith('//');
+
+/** One notification: channel, event, status, tries, the last error, and each try behind a disclosure. */
+function Delivery({ delivery }: { delivery: DeliveryRow }) {
+  return (
+    <li className="min-w-0 py-1" data-testid={`delivery-${delivery.id}`}>
+      <div className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
+        <DeliveryStatusBadge status={delivery.status} />
+        <span className="font-medium [overflow-wrap:anywhere]">{delivery.channelName}</span>
+        {delivery.channelDeleted ? <span className="text-[11px] text-muted">(deleted)</span> : null}
+        <span className="text-muted">
+          {delivery.event} · {formatCount(delivery.attempts)} {delivery.attempts === 1 ? 'try' : 'tries'}
+          {delivery.deliveredAt ? ` · delivered ${formatUtc(delivery.deliveredAt, 'second')}` : ''}
+        </span>
+      </div>
+      {delivery.lastError && delivery.status !== 'delivered' ? (
+        <div className="mt-0.5 text-[12px] text-danger">
+          <LongText text={delivery.lastError} lines={2} testId="delivery-error" />
+        </div>
+      ) : null}
+      {delivery.attemptLog.length > 0 ? (
+        <details className="mt-0.5 text-[12px]">
+          <summary className="cursor-pointer text-accent">
+            {delivery.attemptLog.length === 1 ? 'The try' : `The last ${delivery.attemptLog.length} tries`}
+          </summary>
+          <ol className="mt-1 flex flex-col gap-1 border-l border-line pl-2">
+            {delivery.attemptLog.map((attempt) => (
+              <li key={attempt.id} className="min-w-0">
+                <span className="whitespace-nowrap">{formatUtc(attempt.attemptedAt, 'second')}</span>
+                {' · '}
+                {attempt.statusCode === null ? 'no answer' : `HTTP ${attempt.statusCode}`}
+                {' · '}
+                {formatCount(attempt.durationMs)} ms
+                {attempt.error ? (
+                  <div className="text-muted">
+                    <LongText text={attempt.error} lines={2} />
+                  </div>
+                ) : null}
+              </li>
+            ))}
+          </ol>
+        </details>
+      ) : null}
+    </li>
+  );
+}
+
+/** What was sent for each alert, newest first, and the tests sent from this page. */
+export function HistorySection({ history, moreHref }: { history: AlertHistory; moreHref?: string }) {
+  const { instances, totalInstances, tests, totalTests } = history;
+  return (
+    <section aria-labelledby="history-title" className="flex flex-col gap-5">
+      <div>
+        <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
+          <h2 id="history-title" className="text-[14px] font-medium">
+            Alerts, newest first
+          </h2>
+          <p className="text-[12px] text-muted" data-testid="history-count">
+            Showing {formatCount(instances.length)} of {formatCount(totalInstances)}
+            {moreHref && instances.length < totalInstances ? (
+              <>
+                {' · '}
+                <Link href={moreHref} className="text-accent hover:underline">
+                  show more
+                </Link>
+              </>
+            ) : null}
+          </p>
+        </div>
+        {instances.length === 0 ? (
+          <EmptyState title="No alerts yet" testId="history-empty">
+            When a rule&apos;s condition holds (a hold opens, dead letters pile up, a lock goes stale), the alert sweep
+            fires an alert here and notifies the channels. Check the thresholds under Rules, and add a channel so
+            someone hears about it.
+          </EmptyState>
+        ) : (
+          <Table data-testid="history-table">
+            <caption className="sr-only">Alert instances, newest first, with their notifications</caption>
+            <thead>
+              <tr>
+                <HeaderCell>Alert</HeaderCell>
+                <HeaderCell>Fired / resolved</HeaderCell>
+                <HeaderCell>Team</HeaderCell>
+                <HeaderCell>Notifications</HeaderCell>
+              </tr>
+            </thead>
+            <tbody>
+              {instances.map((instance) => (
+                <tr key={instance.id} className="align-top" data-testid={`alert-instance-${instance.id}`}>
+                  <Cell className="min-w-56 max-w-96">
+                    <div className="font-medium [overflow-wrap:anywhere]">{instance.title}</div>
+                    <div className="text-[12px] text-muted">
+                      {alertKindLabels[instance.kind]?.title ?? instance.kind}
+                    </div>
+                    <div className="mt-0.5 text-[12px]">
+                      <LongText text={instance.detail} lines={2} />
+                    </div>
+                    {consolePath(instance.link) ? (
+                      <Link
+                        href={instance.link}
+                        className="text-[12px] text-accent hover:underline"
+                        data-testid="alert-link"
+                      >
+                        Open in the console →
+                      </Link>
+                    ) : null}
+                  </Cell>
+                  <Cell className="text-[12px]">
+                    <div className="whitespace-nowrap">{formatUtc(instance.firedAt)}</div>
+                    {instance.resolvedAt ? (
+                      <div className="whitespace-nowrap text-muted">resolved {formatUtc(instance.resolvedAt)}</div>
+                    ) : (
+                      <div className="font-medium text-danger">firing</div>
+                    )}
+                  </Cell>
+                  <Cell className="text-[12px]">{instance.team ?? <span className="text-muted">—</span>}</Cell>
+                  <Cell className="min-w-64 text-[12px]">
+                    {instance.deliveries.length === 0 ? (
+                      <span className="text-muted">none (no channel took it)</span>
+                    ) : (
+                      <ul className="divide-y divide-line">
+                        {instance.deliveries.map((delivery) => (
+                          <Delivery key={delivery.id} delivery={delivery} />
+                        ))}
+                      </ul>
+                    )}
+                  </Cell>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </div>
+      <div>
+        <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
+          <h2 className="text-[14px] font-medium">Tests sent from the console</h2>
+          <p className="text-[12px] text-muted">
+            Showing {formatCount(tests.length)} of {formatCount(totalTests)}
+          </p>
+        </div>
+        {tests.length === 0 ? (
+          <p className="text-[13px] text-muted" data-testid="tests-empty">
+            None yet: &ldquo;Send a test&rdquo; under Channels sends one, and its delivery shows here.
+          </p>
+        ) : (
+          <ul
+            className="divide-y divide-line rounded-lg border border-line bg-surface px-3 text-[12px]"
+            data-testid="tests-list"
+          >
+            {tests.map((delivery) => (
+              <Delivery key={delivery.id} delivery={delivery} />
+            ))}
+          </ul>
+        )}
+      </div>
+    </section>
+  );
+}

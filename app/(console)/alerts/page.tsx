@@ -1,0 +1,91 @@
+import type { Metadata } from 'next';
+import { PageHeader } from '@/components/ui/page-header';
+import { SegmentedLinks } from '@/components/ui/segmented-links';
+import { decide } from '@/lib/core';
+import { formatCount } from '@/lib/console/format';
+import { countFiringAlerts, getAlertHistory, listAlertChannels, listAlertRules } from '@/lib/queries/alerts';
+import { getDb } from '@/lib/server/db';
+import { requirePerson } from '@/lib/server/session';
+import { ChannelForm } from './channel-form';
+import { ChannelsTable } from './channels-table';
+import { HistorySection } from './history-section';
+import { RulesSection } from './rules-section';
+
+export const metadata: Metadata = { title: 'Alerts' };
+export const dynamic = 'force-dynamic';
+
+const tabs = ['rules', 'channels', 'history'] as const;
+type Tab = (typeof tabs)[number];
+
+const HISTORY_PAGE = 50;
+const HISTORY_MAX = 500;
+
+export default async function AlertsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const person = await requirePerson();
+  const manage = decide(person, 'alerts.manage');
+  const params = await searchParams;
+  const tab: Tab = tabs.find((name) => name === params.tab) ?? 'rules';
+  const db = getDb();
+  const firing = await countFiringAlerts(db);
+  const requested = Number(params.limit);
+  const limit = Number.isInteger(requested) && requested > 0 ? Math.min(requested, HISTORY_MAX) : HISTORY_PAGE;
+
+  return (
+    <>
+      <PageHeader
+        title="Alerts"
+        description="Holdfast tells on-call before they look: rules say when an alert fires, channels where it goes (a signed webhook or Slack), and the history shows every notification and its delivery."
+      />
+      <div className="mb-4 flex flex-wrap items-center gap-3">
+        <SegmentedLinks
+          label="Alerts sections"
+          links={tabs.map((name) => ({
+            href: `/alerts?tab=${name}`,
+            label: name === 'history' && firing > 0 ? `History (${formatCount(firing)} firing)` : capitalize(name),
+            active: name === tab,
+          }))}
+        />
+        <span className="text-[12px] text-muted" data-testid="firing-count">
+          {firing === 0 ? 'Nothing firing now.' : `${formatCount(firing)} firing now.`}
+        </span>
+      </div>
+      {tab === 'rules' ? (
+        <RulesSection
+          rules={await listAlertRules(db)}
+          manage={manage.allowed}
+          readOnlyReason={manage.allowed ? undefined : `you are signed in as a ${person.role}`}
+        />
+      ) : tab === 'channels' ? (
+        <section aria-labelledby="channels-title">
+          <h2 id="channels-title" className="sr-only">
+            Channels
+          </h2>
+          {manage.allowed ? (
+            <ChannelForm />
+          ) : (
+            <p className="mb-3 text-[13px] text-muted" data-testid="channels-read-only">
+              Read only: admins add, test and delete channels (you are signed in as a {person.role}).
+            </p>
+          )}
+          <ChannelsTable channels={await listAlertChannels(db)} manage={manage.allowed} />
+          <p className="mt-3 max-w-prose text-[12px] text-muted">
+            A channel with a team gets only that team&apos;s alerts (holds it owns); one without gets every alert. A
+            receiver that refuses a delivery for good (a 4xx other than 408 or 429) marks its channel failing until a
+            delivery succeeds; other failures are retried with backoff.
+          </p>
+        </section>
+      ) : (
+        <HistorySection
+          history={await getAlertHistory(db, { limit })}
+          moreHref={limit < HISTORY_MAX ? `/alerts?tab=history&limit=${Math.min(limit * 4, HISTORY_MAX)}` : undefined}
+        />
+      )}
+    </>
+  );
+}
+
+const capitalize = (text: string) => `${text[0]?.toUpperCase()}${text.slice(1)}`;

@@ -72,6 +72,9 @@ export function startSweepLoop(options: {
   };
 }
 
+const DELIVERY_BATCH = 25;
+const MAX_DELIVERY_ROUNDS = 20;
+
 export interface AlertPasses {
   evaluation: LeaseOutcome<AlertSweep>;
   delivery: DeliveryReport;
@@ -88,7 +91,15 @@ export async function runAlertPasses(
   options: { now?: Date; fetch?: typeof globalThis.fetch; publicUrl?: string } = {},
 ): Promise<AlertPasses> {
   const evaluation = await runAlertSweep(ctx, { now: options.now });
-  const delivery = await deliverDueAlerts(ctx, options);
+  const delivery: DeliveryReport = { delivered: 0, retrying: 0, failed: 0 };
+  // A backlog (a burst of holds, a receiver back after an outage) drains in one tick, a batch at a time.
+  for (let round = 0; round < MAX_DELIVERY_ROUNDS; round++) {
+    const batch = await deliverDueAlerts(ctx, { ...options, limit: DELIVERY_BATCH });
+    delivery.delivered += batch.delivered;
+    delivery.retrying += batch.retrying;
+    delivery.failed += batch.failed;
+    if (batch.delivered + batch.retrying + batch.failed < DELIVERY_BATCH) break;
+  }
   return { evaluation, delivery };
 }
 

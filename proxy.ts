@@ -10,12 +10,13 @@ import { type Environment, getEnvironment } from './lib/env';
  *  1. the Host must be one Holdfast serves (loopback names or HOLDFAST_PUBLIC_URL's host),
  *     else a DNS-rebinding page could drive a signed-in browser through its own name;
  *  2. every response carries the security headers, pages a fresh CSP nonce;
- *  3. a signed-in person is needed, except on the sign-in page, the health check and
- *     the agents' API (which takes Bearer tokens and checks them itself). Pages and
- *     route handlers check again against the database (role, session version); this
- *     gate only turns away requests with no valid session early.
+ *  3. a signed-in person is needed, except on the sign-in page, the health check,
+ *     the agents' API and the Prometheus scrape (both take Bearer tokens and check
+ *     them themselves). Pages and route handlers check again against the database
+ *     (role, session version); this gate only turns away requests with no valid
+ *     session early.
  */
-const PUBLIC_PATHS = [/^\/sign-in$/, /^\/api\/health$/, /^\/api\/v1\//];
+const PUBLIC_PATHS = [/^\/sign-in$/, /^\/api\/health$/, /^\/api\/v1\//, /^\/metrics$/];
 
 export async function proxy(request: NextRequest) {
   const env = getEnvironment();

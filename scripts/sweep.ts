@@ -1,13 +1,14 @@
 /**
- * `npm run sweep`: runs every due sweep once against DATABASE_URL and exits.
+ * `npm run sweep`: runs every due sweep once against DATABASE_URL, then the
+ * alert evaluation and delivery, and exits.
  * Each sweep takes a lease on its time bucket, so this is safe to run from cron
  * beside `npm start` (which also sweeps on an interval): a bucket is swept once.
  */
-import { runDueSweeps } from '../lib/core';
+import { runDueSweeps, startDatabaseClock } from '../lib/core';
 import { connectDatabase } from '../lib/db/client';
 import { corePolicyFrom, getEnvironment } from '../lib/env';
 import { describeStartupError } from './lib/startup-error';
-import { sweepSettingsFrom } from './lib/sweep-loop';
+import { describeAlertPasses, runAlertPasses, sweepSettingsFrom } from './lib/sweep-loop';
 
 try {
   const env = getEnvironment();
@@ -15,12 +16,19 @@ try {
     throw new Error('DATABASE_URL is not set: name the database to sweep (`npm start` sweeps its embedded one itself)');
   const connection = connectDatabase(env.DATABASE_URL, { maxConnections: 2 });
   try {
-    const reports = await runDueSweeps({ db: connection.db, policy: corePolicyFrom(env) }, sweepSettingsFrom(env));
+    const clock = startDatabaseClock(() => connection.db);
+    await clock.sync();
+    clock.stop();
+    const ctx = { db: connection.db, clock: clock.now, policy: corePolicyFrom(env) };
+    const reports = await runDueSweeps(ctx, sweepSettingsFrom(env));
     for (const report of reports) {
       console.log(
         `[holdfast] ${report.job} ${report.bucket}: ${report.result?.summary ?? 'already swept in this bucket'}`,
       );
     }
+    // Then the alerts, as the running server's loop does: evaluate (once per minute bucket) and deliver what is due.
+    const alerts = await runAlertPasses(ctx);
+    for (const line of describeAlertPasses(alerts)) console.log(`[holdfast] ${line}`);
   } finally {
     await connection.close();
   }

@@ -3,7 +3,7 @@ import { cutToLength } from '../core/validation';
 import type { Executor } from '../db/client';
 import type { AlertKind } from '../db/schema/enums';
 import type { Thresholds } from './rule-input';
-import { readStepAnomalies } from './step-anomalies';
+import { findStepAnomalies } from '../rollups/step-anomalies';
 
 /** One condition holding now: what an alert instance is made of. */
 export interface AlertCondition {
@@ -56,7 +56,7 @@ function condition(fields: AlertCondition): AlertCondition {
 /** What each kind's condition is, read from the database as of `now`. */
 export const conditionReaders: { [Kind in AlertKind]: ConditionReader<Kind> } = {
   retry_share_anomaly: async (db, _thresholds, now) =>
-    (await readStepAnomalies(db, now)).map((anomaly) =>
+    (await findStepAnomalies(db, now)).map((anomaly) =>
       condition({
         identity: `step:${anomaly.agent}/${anomaly.step}`,
         title: `Retry share anomaly on ${anomaly.agent}/${anomaly.step}`,

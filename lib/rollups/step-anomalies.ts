@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { judgeAnomaly } from '../anomaly';
 import type { Executor } from '../db/client';
-import { planFigures } from '../rollups/figures';
+import { planFigures } from './figures';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -15,16 +15,19 @@ export interface StepAnomalyReading {
 }
 
 /**
- * The steps the console's anomalies read model (lib/queries/anomalies.ts,
- * getStepAnomalies) calls anomalous, read the same way: the same windows (the
- * last 24 hours against 7 whole-hour-aligned days before them), the same
- * figures and the same rule (lib/anomaly.ts). It is repeated here because the
- * read model is marked server-only for Next, and the sweeper runs in plain
- * Node where that marker throws on import; tests/integration/alerts-evaluation
- * checks that both agree. Once the read model's body moves to a module without
- * the marker, this file should import it instead.
+ * Steps whose retry share of spend in the 24 hours before `now` is well above
+ * their own previous 7 days (the rule in lib/anomaly.ts). The 7 baseline days
+ * are whole-hour aligned 24-hour spans just before the last 24 hours, so they
+ * are read from rollups alone (the gap is under an hour). Shared by the
+ * console's read model (lib/queries/anomalies.ts) and the alert sweep, which
+ * runs in plain Node where the read models' server-only marker would throw.
  */
-export async function readStepAnomalies(db: Executor, now: Date): Promise<StepAnomalyReading[]> {
+export async function findStepAnomalies(
+  db: Executor,
+  now: Date,
+  /** rawOnly: read the raw log alone (the benchmark's ceiling and the exactness tests). */
+  options: { rawOnly?: boolean } = {},
+): Promise<StepAnomalyReading[]> {
   const recentFrom = new Date(now.getTime() - DAY_MS);
   const baselineEnd = Math.floor(recentFrom.getTime() / HOUR_MS) * HOUR_MS;
   const windows = [
@@ -35,7 +38,7 @@ export async function readStepAnomalies(db: Executor, now: Date): Promise<StepAn
       to: new Date(baselineEnd - day * DAY_MS),
     })),
   ];
-  const plan = await planFigures(db, { windows });
+  const plan = await planFigures(db, { windows, rawOnly: options.rawOnly });
   const rows = await db.execute<{
     agent: string;
     step: string;

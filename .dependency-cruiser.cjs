@@ -60,6 +60,21 @@ module.exports = {
       },
     },
     {
+      name: 'alerts-and-metrics-sit-above-the-library',
+      comment:
+        'lib/alerts and lib/metrics read the library and the read models; nothing below them imports them, so the library stays whole without them.',
+      severity: 'error',
+      from: { path: '^lib/(core|db|rollups|queries|api|client)/' },
+      to: { path: '^lib/(alerts|metrics)/' },
+    },
+    {
+      name: 'alerts-and-metrics-run-outside-next',
+      comment: 'The sweeper runs the alerts in plain Node: no Next, server glue, pages or components.',
+      severity: 'error',
+      from: { path: '^lib/(alerts|metrics)/' },
+      to: { path: ['^node_modules/next/', '^lib/server/', '^app/', '^components/'] },
+    },
+    {
       name: 'components-are-not-pages',
       comment: 'Shared components never import a page or its actions.',
       severity: 'error',

@@ -13,20 +13,31 @@
  * million attempts, where one run takes seconds). A figure is called a p95
  * only when it comes from at least 20 samples; below that it is labelled
  * "max of n".
+ *
+ * Then one Prometheus scrape (GET /metrics' work: lib/metrics/scrape.ts with
+ * its cache off) over the same log, with a realistic load of parked work
+ * (holds, dead letters, a week of sweep leases, retry pools), beside its raw
+ * ceiling: the very statements the scrape sent, captured from drizzle's logger
+ * and replayed as bare SQL, side by side as the scrape runs them. BENCH_ONLY=scrape
+ * times the scrape alone (no dashboard reads, no page), for a quicker look at it.
  */
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
+import type postgres from 'postgres';
 import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
 import { connectDatabase, type Database } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { getStepAnomalies } from '../lib/queries/anomalies';
 import { getOverview } from '../lib/queries/overview';
+import { scrapeMetrics } from '../lib/metrics/scrape';
+import { readMetrics } from '../lib/metrics/read-metrics';
 import { getStepStats, type ReadOptions } from '../lib/queries/step-stats';
 import { rollUpAttempts } from '../lib/rollups/roll-up';
 import { resolveTimeWindow, type TimeWindowName } from '../lib/time-window';
 import { benchDatabase, benchServer } from './lib/bench-setup';
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 10_000_000);
+const SCRAPE_ONLY = process.env.BENCH_ONLY === 'scrape';
 const DAYS = 30;
 const DAY_MS = 86_400_000;
 const STEP_PAIRS = 40;
@@ -129,6 +140,82 @@ function stepsPageQueries(db: Database, window: TimeWindowName, now: Date, optio
   return Promise.all([getStepStats(db, resolveTimeWindow(window, now), options), getStepAnomalies(db, now, options)]);
 }
 
+/**
+ * What a running Holdfast has parked beside its attempt log, for the scrape's
+ * gauges to count: 2,000 open holds (20 teams and people), 1,000 pending dead
+ * letters over 8 queues, 50 undelivered redrives, a week of sweep leases at
+ * each sweep's own period (the lease table's size between trims), and 20
+ * retry pools. Added once: a reused database keeps its own.
+ */
+async function seedParkedWork(db: Database, now: Date) {
+  const [seeded] = await db.execute<{ leases: number }>(sql`select count(*)::int as leases from leases`);
+  if ((seeded?.leases ?? 0) > 0) return;
+  const at = sql`${now.toISOString()}::timestamptz`;
+  await db.execute(sql`
+    insert into holds (item_type, item_id, reason, detail, owner, opened_by, opened_at)
+    select 'task', 'bench-hold-' || g, (array['needs_approval', 'retry_ceiling', 'stale_lock', 'manual'])[1 + g % 4],
+      'bench', case when g % 2 = 0 then 'team:team-' || (g % 10) else 'person:p' || (g % 10) || '@example.com' end,
+      'system:bench', ${at} - g * interval '1 minute'
+    from generate_series(1, 2000) as g`);
+  await db.execute(sql`
+    insert into dead_letters (task_id, agent, step, queue, payload, reason, attempts, spend_micros, created_at)
+    select 'bench-dead-' || g, 'agent-' || (g % 8), 'step-0', 'queue-' || (g % 8), '{}', 'retry_ceiling', 4, 1000,
+      ${at} - g * interval '1 minute'
+    from generate_series(1, 1000) as g`);
+  await db.execute(sql`
+    insert into redrives (outbox_key, dead_letter_id, queue, payload, requested_by, requested_at)
+    select 'bench-redrive-' || id, id, queue, '{}', 'person:oncall@example.com', created_at
+    from dead_letters order by id limit 50`);
+  await db.execute(sql`
+    insert into leases (job, bucket, holder, acquired_at, expires_at, completed_at)
+    select job, to_char(bucket at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'bench', bucket, bucket + interval '5 minutes',
+      bucket + interval '200 milliseconds'
+    from (values ('roll_up_attempts', 1), ('resume_bulk_redrives', 1), ('reconcile_holds', 1), ('release_stale_slots', 5),
+      ('escalate_stale_locks', 5), ('escalate_uncertain_keys', 5), ('maintain_attempt_log', 60), ('delete_expired_keys', 60),
+      ('delete_old_retry_pool_usage', 60), ('freeze_idle_tasks', 60)) as jobs(job, minutes),
+      generate_series(date_trunc('hour', ${at}) - interval '7 days', ${at}, minutes * interval '1 minute') as bucket`);
+  await db.execute(sql`
+    insert into retry_pools (agent, step, budget_percent, min_retries_per_second, window_seconds, updated_by)
+    select 'agent-' || (g / 5), case when g % 5 = 0 then '*' else 'step-' || (g % 5) end, 10, 0.1, 60, 'system:bench'
+    from generate_series(0, 19) as g`);
+  await db.execute(sql`analyze holds; analyze dead_letters; analyze redrives; analyze leases; analyze retry_pools`);
+}
+
+/**
+ * The scrape with its cache off, and its raw ceiling: the statements one
+ * scrape sent (captured from drizzle's logger) replayed bare through the same
+ * driver, side by side as the scrape runs them. What is left between the two
+ * is the query building, the per-pool round trips and prom-client's rendering.
+ */
+async function timeScrape(url: string, db: Database, now: Date) {
+  const scrape = await time(30, () => scrapeMetrics(db, { clock: () => now, maxAgeMs: 0 }));
+  const captured: { query: string; params: unknown[] }[] = [];
+  const capturing = connectDatabase(url, {
+    maxConnections: 10,
+    logger: { logQuery: (query, params) => void captured.push({ query, params }) },
+  });
+  try {
+    await readMetrics(capturing.db, now);
+  } finally {
+    await capturing.close();
+  }
+  const bare = connectDatabase(url, { maxConnections: 10 });
+  try {
+    const ceiling = await time(30, () =>
+      Promise.all(
+        captured.map(({ query, params }) =>
+          bare.sql.unsafe(query, params as postgres.ParameterOrJSON<never>[], { prepare: true }),
+        ),
+      ),
+    );
+    const text = await scrapeMetrics(db, { clock: () => now, maxAgeMs: 0 });
+    const series = text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).length;
+    return { scrape, ceiling, statements: captured.length, series, bytes: text.length };
+  } finally {
+    await bare.close();
+  }
+}
+
 /** Starts `npm start`'s server on the bench database and times GET / as a signed-in admin. */
 async function timeOverviewPage(url: string): Promise<Timing & { status: number }> {
   const server = await benchServer(url, { HOLDFAST_ATTEMPT_RETENTION_DAYS: String(DAYS + 5) });
@@ -164,6 +251,15 @@ async function main() {
         `First rollup pass: ${rollup.hoursRolled} hours in ${seconds(rolled)} s; a routine pass (one new hour) is far smaller`,
       );
       await db.execute(sql`analyze attempt_rollups; analyze attempt_latency_rollups`);
+      await seedParkedWork(db, now);
+
+      const scraped = await timeScrape(url, db, now);
+      console.log('');
+      console.log(
+        `Prometheus scrape (cache off, ${scraped.series} series, ${(scraped.bytes / 1024).toFixed(0)} KiB): p50 ${scraped.scrape.p50.toFixed(1)} ms, ${scraped.scrape.tailLabel} ${scraped.scrape.tail.toFixed(1)} ms; ` +
+          `raw ceiling (its ${scraped.statements} statements bare, side by side): p50 ${scraped.ceiling.p50.toFixed(1)} ms, ${scraped.ceiling.tailLabel} ${scraped.ceiling.tail.toFixed(1)} ms`,
+      );
+      if (SCRAPE_ONLY) return;
 
       console.log('');
       console.log(

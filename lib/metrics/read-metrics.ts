@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { readPoolLevel } from '../core/retry-pools/pool-level';
+import { allowedRetries, windowStart } from '../core/retry-pools/pool-level';
 import type { Executor } from '../db/client';
-import { retryPools } from '../db/schema';
+import { ALL_STEPS, retryPools } from '../db/schema';
+import { readRollupEdge } from '../rollups/figures';
 import type { MetricName } from './catalog';
 
 /** One series: its label values (exactly the catalog's labels for the metric) and its value. */
@@ -14,16 +15,17 @@ export interface Sample {
 export type MetricSamples = Record<MetricName, Sample[]>;
 
 /**
- * Everything GET /metrics exports, read with four statements side by side on
- * the pool (and one small one per retry pool):
+ * Everything GET /metrics exports, read in three strands side by side on the
+ * pool, two small statements each at most:
  *
  * - the counters, in one statement so its one snapshot sees the running
  *   totals and the rollup edge together: totals (everything rolled up) plus
  *   the raw tail since rollup_state.rolled_to (the hour or so not rolled yet),
  *   the same split the read models use (lib/rollups/figures.ts). The attempt
- *   log is never read before the edge.
+ *   log is never read before the edge (read first, for the planner's sake).
  * - the gauges, one statement of small counts over partial indexes;
- * - the retry pools and their levels (readPoolLevel, as the step engine
+ * - the retry pools, then their levels in one statement (the windows and
+ *   allowances of lib/core/retry-pools/pool-level.ts, as the step engine
  *   judges them).
  *
  * `now` is the time ages and staleness are judged by.
@@ -42,6 +44,11 @@ type CounterName =
   | 'holdfast_budget_refusals_total';
 
 async function readCounters(db: Executor): Promise<Pick<MetricSamples, CounterName>> {
+  // The edge as a literal too, so the planner sizes the tail (an hour, not the log) and prunes
+  // partitions at plan time; the statement's own read of the edge still decides, so a pass that
+  // commits in between cannot make the tail overlap the totals it just added to.
+  const edge = await readRollupEdge(db);
+  const from = sql`${edge ? edge.toISOString() : '-infinity'}::timestamptz`;
   // One relation for three shapes: `kind` says which; `detail` is the error class or refusal reason.
   const rows = await db.execute<{
     kind: 'attempts' | 'failures' | 'refusals';
@@ -61,7 +68,8 @@ async function readCounters(db: Executor): Promise<Pick<MetricSamples, CounterNa
         coalesce(sum(cost_micros), 0)::float8 as cost_micros,
         coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::float8 as retry_cost_micros
       from attempts
-      where started_at >= coalesce((select rolled_to from rollup_state where id = 1), '-infinity'::timestamptz)
+      where started_at >= ${from}
+        and started_at >= coalesce((select rolled_to from rollup_state where id = 1), '-infinity'::timestamptz)
       group by agent, step, error_class
     )
     select 'attempts' as kind, agent, step, null::text as detail,
@@ -206,17 +214,30 @@ async function readPools(
   now: Date,
 ): Promise<Pick<MetricSamples, 'holdfast_retry_pool_available' | 'holdfast_retry_pool_capacity'>> {
   const pools = await db.select().from(retryPools);
-  const levels = await Promise.all(pools.map(async (pool) => ({ pool, level: await readPoolLevel(db, pool, now) })));
+  if (pools.length === 0) return { holdfast_retry_pool_available: [], holdfast_retry_pool_capacity: [] };
+  // Each pool's window as the step engine sums it (readPoolLevel), for every pool in one statement
+  // rather than a round trip each; the window and the allowance come from pool-level.ts itself.
+  const windows = pools.map((pool) => ({
+    id: pool.id,
+    agent: pool.agent,
+    step: pool.step,
+    since: windowStart(pool, now).toISOString(),
+  }));
+  const used = await db.execute<{ id: number; first_attempts: number; retries: number }>(sql`
+    select pool.id, coalesce(sum(usage.first_attempts), 0)::int as first_attempts, coalesce(sum(usage.retries), 0)::int as retries
+    from jsonb_to_recordset(${JSON.stringify(windows)}::jsonb) as pool(id bigint, agent text, step text, since timestamptz)
+    left join retry_pool_usage as usage
+      on usage.agent = pool.agent and (pool.step = ${ALL_STEPS}::text or usage.step = pool.step) and usage.slice_start >= pool.since
+    group by pool.id`);
+  const usedBy = new Map(used.map((row) => [Number(row.id), row]));
+  const levels = pools.map((pool) => {
+    const allowed = allowedRetries(pool, usedBy.get(pool.id)?.first_attempts ?? 0);
+    return { pool, allowed, left: Math.max(0, allowed - (usedBy.get(pool.id)?.retries ?? 0)) };
+  });
   // "agent/step", or "agent/*" for a pool over all of an agent's steps: one series per configured pool.
   const name = (pool: (typeof pools)[number]) => `${pool.agent}/${pool.step}`;
   return {
-    holdfast_retry_pool_available: levels.map(({ pool, level }) => ({
-      labels: { pool: name(pool) },
-      value: level.left,
-    })),
-    holdfast_retry_pool_capacity: levels.map(({ pool, level }) => ({
-      labels: { pool: name(pool) },
-      value: level.allowed,
-    })),
+    holdfast_retry_pool_available: levels.map(({ pool, left }) => ({ labels: { pool: name(pool) }, value: left })),
+    holdfast_retry_pool_capacity: levels.map(({ pool, allowed }) => ({ labels: { pool: name(pool) }, value: allowed })),
   };
 }

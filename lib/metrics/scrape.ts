@@ -18,7 +18,7 @@ export interface ScrapeOptions {
 
 /** This process's last render, and the render under way (concurrent scrapes share it). */
 let cached: { text: string; madeAt: number } | undefined;
-let rendering: Promise<string> | undefined;
+let rendering: { text: Promise<string>; startedAt: number } | undefined;
 
 /**
  * The highest value this process has exported for each counter series. A
@@ -38,18 +38,21 @@ export async function scrapeMetrics(db: Executor, options: ScrapeOptions = {}): 
 
   const now = clock().getTime();
   if (cached && now - cached.madeAt < maxAgeMs && now >= cached.madeAt) return cached.text;
-  if (!rendering) {
-    rendering = (async () => {
-      try {
-        const text = await renderMetrics(await readMetrics(db, clock()));
-        cached = { text, madeAt: now };
-        return text;
-      } finally {
-        rendering = undefined;
-      }
-    })();
-  }
-  return rendering;
+  // A render older than the cache's age is not joined: a query the driver left unsettled (a
+  // connection that died mid-flight) would otherwise hold every later scrape with it.
+  if (rendering && now - rendering.startedAt < maxAgeMs && now >= rendering.startedAt) return rendering.text;
+  const text = readMetrics(db, clock()).then(renderMetrics);
+  const current = { text, startedAt: now };
+  rendering = current;
+  const settle = () => {
+    if (rendering === current) rendering = undefined;
+  };
+  text.then((made) => {
+    // A render abandoned as too old may finish after a newer one: keep the newer.
+    if (!cached || cached.madeAt <= now) cached = { text: made, madeAt: now };
+    settle();
+  }, settle);
+  return text;
 }
 
 /** Forgets the cached text and the counters' high-water marks: the process as it starts. */

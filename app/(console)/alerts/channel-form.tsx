@@ -75,7 +75,14 @@ export function ChannelForm() {
           </Field>
         </div>
         <div>
-          <Button type="submit" variant="primary" size="md" pending={pending} pendingLabel="Adding…">
+          <Button
+            type="submit"
+            variant="primary"
+            size="md"
+            pending={pending}
+            pendingLabel="Adding…"
+            className="whitespace-nowrap"
+          >
             Add channel
           </Button>
         </div>

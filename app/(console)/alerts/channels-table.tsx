@@ -63,9 +63,9 @@ export function ChannelsTable({ channels, manage }: { channels: AlertChannelRow[
       <tbody>
         {channels.map((channel) => (
           <tr key={channel.id} className="align-top" data-testid={`channel-row-${channel.name}`}>
-            <Cell className="max-w-56 font-medium [overflow-wrap:anywhere]">{channel.name}</Cell>
+            <Cell className="min-w-36 max-w-56 font-medium [overflow-wrap:anywhere]">{channel.name}</Cell>
             <Cell>{kindLabel[channel.kind]}</Cell>
-            <Cell className="max-w-64 font-mono text-[12px] [overflow-wrap:anywhere]">{channel.urlHint}</Cell>
+            <Cell className="whitespace-nowrap font-mono text-[12px]">{channel.urlHint}</Cell>
             <Cell className="text-[12px]">
               {channel.team ?? <span className="italic text-muted">every alert</span>}
             </Cell>

@@ -41,14 +41,17 @@ export default async function AlertsPage({
         description="Holdfast tells on-call before they look: rules say when an alert fires, channels where it goes (a signed webhook or Slack), and the history shows every notification and its delivery."
       />
       <div className="mb-4 flex flex-wrap items-center gap-3">
-        <SegmentedLinks
-          label="Alerts sections"
-          links={tabs.map((name) => ({
-            href: `/alerts?tab=${name}`,
-            label: name === 'history' && firing > 0 ? `History (${formatCount(firing)} firing)` : capitalize(name),
-            active: name === tab,
-          }))}
-        />
+        {/* On a phone the three choices may be wider than the page: they scroll in their own box. */}
+        <div className="max-w-full overflow-x-auto [&_a]:whitespace-nowrap">
+          <SegmentedLinks
+            label="Alerts sections"
+            links={tabs.map((name) => ({
+              href: `/alerts?tab=${name}`,
+              label: name === 'history' && firing > 0 ? `History (${formatCount(firing)} firing)` : capitalize(name),
+              active: name === tab,
+            }))}
+          />
+        </div>
         <span className="text-[12px] text-muted" data-testid="firing-count">
           {firing === 0 ? 'Nothing firing now.' : `${formatCount(firing)} firing now.`}
         </span>

@@ -76,7 +76,14 @@ export function RuleForm({
         >
           <Input name="reason" maxLength={500} onSurface className="w-full" />
         </Field>
-        <Button type="submit" variant="primary" size="md" pending={pending} pendingLabel="Saving…">
+        <Button
+          type="submit"
+          variant="primary"
+          size="md"
+          pending={pending}
+          pendingLabel="Saving…"
+          className="whitespace-nowrap"
+        >
           Save rule
         </Button>
       </div>

@@ -30,7 +30,7 @@ export function RulesSection({
           return (
             <li
               key={rule.kind}
-              className="min-w-0 rounded-lg border border-line bg-surface p-4"
+              className="min-w-0 rounded-lg border border-line bg-surface p-4 [overflow-wrap:anywhere]"
               data-testid={`rule-${rule.kind}`}
             >
               <div className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-1">

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { writeAudit } from '../core/audit';
@@ -10,15 +9,7 @@ import type { Executor } from '../db/client';
 import { databaseErrorCode } from '../db/error-code';
 import { alertChannels, alertDeliveries, type AlertChannel } from '../db/schema';
 import { createAlertChannelInput, urlHint, type CreateAlertChannelInput } from './channel-input';
-
-/**
- * A webhook's signing secret: `whsec_` and 32 random bytes in base64url, the
- * format the alert engine signs with. Local to this file until the engine's
- * own helper is on main.
- */
-export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
-}
+import { createSigningSecret } from './signature';
 
 /** A channel as the console and the audit log may show it: never its URL or its secret. */
 export type AlertChannelSummary = Omit<AlertChannel, 'url' | 'signingSecret'>;
@@ -83,7 +74,7 @@ export async function createAlertChannel(
 ): Promise<CreateAlertChannelResult> {
   const actor = authorize(ctx, 'alerts.manage');
   const request = parseInput(createAlertChannelInput, input);
-  const signingSecret = request.kind === 'webhook' ? newSigningSecret() : null;
+  const signingSecret = request.kind === 'webhook' ? createSigningSecret() : null;
   const nameTaken = () => new InvalidInputError(`Invalid input: name: ${NAME_TAKEN}`, { name: [NAME_TAKEN] });
   try {
     return await ctx.db.transaction(async (tx) => {

@@ -1,6 +1,7 @@
 // Sums the JSON reports that vitest, Playwright, the Python client's runner
-// (scripts/ci/python-client-tests.ts) and the fault suite (scripts/ci/fault-suite.ts), the
-// last two as { passed, failed, skipped }, wrote into a folder and prints
+// (scripts/ci/python-client-tests.ts), the fault suite (scripts/ci/fault-suite.ts) and the
+// promtool checks (scripts/ci/promtool-checks.ts), the last three as { passed, failed, skipped },
+// wrote into a folder and prints
 // one line, "N passed, N failed, N skipped", over everything that ran.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,7 +22,7 @@ for (const name of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
     passed += report.stats.expected + report.stats.flaky;
     failed += report.stats.unexpected;
     skipped += report.stats.skipped;
-  } else if (name.startsWith('python') || name.startsWith('faults')) {
+  } else if (name.startsWith('python') || name.startsWith('faults') || name.startsWith('promtool')) {
     passed += report.passed;
     failed += report.failed;
     skipped += report.skipped;

@@ -110,6 +110,7 @@ export function HistorySection({ history, moreHref }: { history: AlertHistory; m
                         href={instance.link}
                         className="text-[12px] text-accent hover:underline"
                         data-testid="alert-link"
+                        aria-label={`Open in the console: ${instance.title}`}
                       >
                         Open in the console →
                       </Link>

@@ -1,5 +1,6 @@
 import { type NextRequest, NextResponse } from 'next/server';
 import { proxyRefusal, proxySettingsFrom, resolveProxyIdentity } from './lib/auth/proxy-identity';
+import { signInPathReturningTo } from './lib/auth/return-to';
 import { type HostRules, hostRulesFrom, isAllowedHost, requestedHost, servedOverHttps } from './lib/auth/request-host';
 import { contentSecurityPolicy, HSTS_HEADER, newNonce, STATIC_SECURITY_HEADERS } from './lib/auth/security-headers';
 import { SESSION_COOKIE, verifySessionToken } from './lib/auth/session-token';
@@ -76,7 +77,9 @@ export async function proxy(request: NextRequest) {
   if (env.AUTH_MODE === 'proxy') {
     return secure(plainText(refusal.status, refusal.text));
   }
-  return secure(NextResponse.redirect(new URL('/sign-in', request.url)));
+  // A link opened while signed out (an alert's, a colleague's filtered view) is where sign-in returns to.
+  const returnTo = request.method === 'GET' ? `${pathname}${request.nextUrl.search}` : '/';
+  return secure(NextResponse.redirect(new URL(signInPathReturningTo(returnTo), request.url)));
 }
 
 function plainText(status: number, text: string): NextResponse {

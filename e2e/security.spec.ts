@@ -5,6 +5,9 @@ import { chromiumArgs, chromiumExecutablePath } from './support/browser';
 import { createPerson, uniqueTeam } from './support/factories';
 import { expect, signInAs, test } from './support/fixtures';
 
+// The sign-in page, with or without the page to return to afterwards (?next=).
+const SIGN_IN_PAGE = /\/sign-in(\?next=[^&]+)?$/;
+
 const port = Number(process.env.HOLDFAST_E2E_PORT ?? 3100);
 const attacker = `rebind.attacker.example:${port}`;
 const admin: Actor = { type: 'person', id: 'ada@holdfast.demo', role: 'admin', teams: ['platform'] };
@@ -130,7 +133,7 @@ test.describe('security headers', () => {
     await page.getByRole('link', { name: 'Holds' }).first().click();
     await expect(page).toHaveURL(/\/holds/);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect(page).toHaveURL('/sign-in');
+    await expect(page).toHaveURL(SIGN_IN_PAGE);
   });
 });
 
@@ -139,13 +142,13 @@ test.describe('sessions end', () => {
     await signInAs(page, 'responder');
     const copied = await page.context().cookies();
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await expect(page).toHaveURL('/sign-in');
+    await expect(page).toHaveURL(SIGN_IN_PAGE);
 
     const elsewhere = await browser.newContext();
     await elsewhere.addCookies(copied);
     const stolen = await elsewhere.newPage();
     await stolen.goto('/holds');
-    await expect(stolen).toHaveURL('/sign-in');
+    await expect(stolen).toHaveURL(SIGN_IN_PAGE);
     await elsewhere.close();
   });
 
@@ -159,7 +162,7 @@ test.describe('sessions end', () => {
     await elsewhere.addCookies(copied);
     const old = await elsewhere.newPage();
     await old.goto('/holds');
-    await expect(old).toHaveURL('/sign-in');
+    await expect(old).toHaveURL(SIGN_IN_PAGE);
     await elsewhere.close();
   });
 
@@ -179,7 +182,7 @@ test.describe('sessions end', () => {
     );
 
     await theirPage.goto('/holds');
-    await expect(theirPage).toHaveURL('/sign-in');
+    await expect(theirPage).toHaveURL(SIGN_IN_PAGE);
     await theirs.close();
     await page.goto('/audit?action=person.sessions_end');
     await expect(page.getByText(responder.email).first()).toBeVisible();

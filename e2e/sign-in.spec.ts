@@ -5,7 +5,7 @@ test('a visitor who is not signed in is sent to sign in; health stays open', asy
   expectAccessible,
 }) => {
   await page.goto('/holds');
-  await expect(page).toHaveURL('/sign-in');
+  await expect(page).toHaveURL('/sign-in?next=%2Fholds');
   await expect(page.getByRole('heading', { name: 'Sign in to Holdfast' })).toBeVisible();
   await expectAccessible();
 
@@ -24,6 +24,21 @@ for (const role of ['viewer', 'responder', 'admin'] as const) {
     await expect(page).toHaveURL('/sign-in');
   });
 }
+
+test('a shared link opened while signed out is where sign-in leads; another site never is', async ({
+  anonymousPage: page,
+}) => {
+  await page.goto('/steps?agent=research&window=7d');
+  await expect(page).toHaveURL('/sign-in?next=%2Fsteps%3Fagent%3Dresearch%26window%3D7d');
+  await page.getByTestId('sign-in-responder').first().click();
+  await expect(page).toHaveURL('/steps?agent=research&window=7d');
+  await expect(page.getByTestId('signed-in-role')).toHaveText('responder');
+
+  await page.context().clearCookies();
+  await page.goto('/sign-in?next=%2F%2Fevil.example%2Fphish');
+  await page.getByTestId('sign-in-viewer').first().click();
+  await expect(page).toHaveURL('/');
+});
 
 test('the session cookie is httpOnly and SameSite=Lax', async ({ page }) => {
   const session = (await page.context().cookies()).find((cookie) => cookie.name === 'holdfast_session');

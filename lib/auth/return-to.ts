@@ -14,7 +14,7 @@ export function safeReturnTo(value: unknown): string {
   // One leading slash and no second one or backslash after it: `//host` and `/\host` are other origins to a browser.
   if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
   // No control characters (a tab or newline inside `/\t/host` is dropped by URL parsing).
-  if (/[\u0000-\u001f\u007f]/.test(value)) return '/';
+  if ([...value].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f)) return '/';
   const resolved = new URL(value, 'http://holdfast.invalid');
   if (resolved.origin !== 'http://holdfast.invalid') return '/';
   // The sign-in page itself is no destination: it would loop.

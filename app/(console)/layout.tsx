@@ -5,15 +5,19 @@ import { SidebarNav } from '@/components/layout/sidebar-nav';
 import { SignedInPerson } from '@/components/layout/signed-in-person';
 import { signOut } from '@/app/sign-in/actions';
 import { ThemeToggle } from '@/components/layout/theme-toggle';
+import { TimeZoneProvider, TimeZoneToggle } from '@/components/ui/time';
 import { ToastProvider } from '@/components/ui/toast';
+import { parseTimeZonePreference, TIME_ZONE_COOKIE } from '@/lib/console/time-zone';
 import { requirePerson } from '@/lib/server/session';
 import { parseThemePreference, THEME_COOKIE } from '@/lib/theme';
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const person = await requirePerson();
-  const theme = parseThemePreference((await cookies()).get(THEME_COOKIE)?.value);
+  const cookieJar = await cookies();
+  const theme = parseThemePreference(cookieJar.get(THEME_COOKIE)?.value);
+  const zone = parseTimeZonePreference(cookieJar.get(TIME_ZONE_COOKIE)?.value);
   return (
-    <>
+    <TimeZoneProvider initialZone={zone}>
       <InsecureDemoBanner />
       <div className="flex min-h-screen">
         <a
@@ -32,6 +36,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
             <SignedInPerson person={person} signOut={signOut} />
             <div className="px-2">
               <ThemeToggle initialTheme={theme} />
+              <TimeZoneToggle />
             </div>
           </div>
         </aside>
@@ -39,6 +44,6 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           <ToastProvider>{children}</ToastProvider>
         </main>
       </div>
-    </>
+    </TimeZoneProvider>
   );
 }

@@ -47,7 +47,10 @@ describe('people', () => {
 
     const viewer: Actor = { type: 'person', id: 'lee@example.com', role: 'viewer', teams: ['payments'] };
     await expect(
-      savePerson({ db: database.db, actor: viewer }, { email: 'lee@example.com', displayName: 'Lee', role: 'admin' }),
+      savePerson(
+        { db: database.db, actor: viewer },
+        { email: 'lee@example.com', displayName: 'Lee', role: 'admin', reason: 'promote myself' },
+      ),
     ).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
@@ -99,6 +102,8 @@ describe('people', () => {
     });
 
     it("a role or team change ends the person's sessions; a new display name does not", async () => {
+      // Another admin, so that Max (an admin below) is not the last one and may become a viewer.
+      await savePerson({ db: database.db, actor: admin }, { email: admin.id, displayName: 'Ada', role: 'admin' });
       await savePerson(
         { db: database.db, actor: admin },
         { email: 'max@example.com', displayName: 'Max', role: 'admin', teams: ['web'] },
@@ -106,20 +111,26 @@ describe('people', () => {
       let current = await session('max@example.com');
       await savePerson(
         { db: database.db, actor: admin },
-        { email: 'max@example.com', displayName: 'Max M', role: 'admin', teams: ['web'] },
+        { email: 'max@example.com', displayName: 'Max M', role: 'admin', teams: ['web'], reason: 'new name' },
       );
       expect(await loadSessionPerson(database.db, current)).toMatchObject({ role: 'admin' });
 
       await savePerson(
         { db: database.db, actor: admin },
-        { email: 'max@example.com', displayName: 'Max M', role: 'viewer', teams: ['web'] },
+        { email: 'max@example.com', displayName: 'Max M', role: 'viewer', teams: ['web'], reason: 'left on-call' },
       );
       expect(await loadSessionPerson(database.db, current)).toBeUndefined();
 
       current = await session('max@example.com');
       await savePerson(
         { db: database.db, actor: admin },
-        { email: 'max@example.com', displayName: 'Max M', role: 'viewer', teams: ['web', 'payments'] },
+        {
+          email: 'max@example.com',
+          displayName: 'Max M',
+          role: 'viewer',
+          teams: ['web', 'payments'],
+          reason: 'joined payments',
+        },
       );
       expect(await loadSessionPerson(database.db, current)).toBeUndefined();
       expect(await loadSessionPerson(database.db, await session('max@example.com'))).toMatchObject({

@@ -6,60 +6,146 @@ import { people, teamMembers, teams, type Role } from '../../db/schema';
 import { writeAudit } from '../audit';
 import { authorize } from '../authorization';
 import type { Actor, CoreContext } from '../context';
-import { NotFoundError } from '../errors';
+import { InvalidInputError, NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
-import { createPersonInput } from './people-input';
+import { savePersonInput } from './people-input';
 
-export { createPersonInput } from './people-input';
+export { createPersonInput, personChangeReason, savePersonInput } from './people-input';
 
 const email = personEmail;
 
+export interface SavePersonResult {
+  created: boolean;
+  /** False when the save asked for what the person already had: nothing was written, nothing audited. */
+  changed: boolean;
+}
+
 /**
- * Adds a person (or updates their name, role and teams), audit-logged; admins only.
- * A changed role or team list raises the person's session version: sessions signed
- * before the change end, so nobody keeps a role they lost until their cookie expires.
+ * Adds a person, or changes their name, role and teams; admins only. The audit
+ * record holds exactly the fields that changed (before and after) and the
+ * reason, which a change of an existing person must give. A changed role or team
+ * list raises the person's session version: sessions signed before the change
+ * end, so nobody keeps a role they lost until their cookie expires. The last
+ * admin cannot lose the role: someone must still be able to manage people.
  */
-export async function savePerson(ctx: CoreContext, input: z.input<typeof createPersonInput>): Promise<void> {
+export async function savePerson(ctx: CoreContext, input: z.input<typeof savePersonInput>): Promise<SavePersonResult> {
   const actor = authorize(ctx, 'people.manage');
-  const person = parseInput(createPersonInput, input);
-  await ctx.db.transaction(async (tx) => {
+  const { reason, ...person } = parseInput(savePersonInput, input);
+  const wantedTeams = normalizedTeams(person.teams);
+  return ctx.db.transaction(async (tx) => {
+    // Any save that may take the admin role away locks every admin row first, always in
+    // e-mail order: two admins demoting each other at once then run one after the
+    // other, and the second counts the admins the first one left (no deadlock either,
+    // since the admin rows are locked before the target's own row).
+    const admins = person.role === 'admin' ? undefined : await lockAdmins(tx);
     // FOR UPDATE: two admins saving the same person at once compare against the row they change.
     const [before] = await tx.select().from(people).where(eq(people.email, person.email)).for('update');
-    const teamsBefore = before ? await teamsOf(tx, person.email) : [];
-    const sessionsEnded =
-      before !== undefined && (before.role !== person.role || !sameTeams(teamsBefore, person.teams));
-    await tx
-      .insert(people)
-      .values({ email: person.email, displayName: person.displayName, role: person.role })
-      .onConflictDoUpdate({
-        target: people.email,
-        set: {
-          displayName: person.displayName,
-          role: person.role,
-          ...(sessionsEnded ? { sessionVersion: sql`${people.sessionVersion} + 1` } : {}),
-        },
+    if (!before) {
+      const inserted = await tx
+        .insert(people)
+        .values({ email: person.email, displayName: person.displayName, role: person.role })
+        .onConflictDoNothing()
+        .returning({ email: people.email });
+      // Added by someone else since the read above (a double click, two admins at once).
+      if (inserted.length === 0) return addedMeanwhile(tx, { ...person, teams: wantedTeams });
+      await setTeams(tx, person.email, wantedTeams);
+      await writeAudit(tx, actor, {
+        action: 'person.create',
+        targetType: 'person',
+        targetId: person.email,
+        reason: reason ?? null,
+        after: { role: person.role, displayName: person.displayName, teams: wantedTeams },
       });
-    await setTeams(tx, person.email, person.teams);
+      return { created: true, changed: true };
+    }
+
+    const teamsBefore = normalizedTeams(await teamsOf(tx, person.email));
+    const diff = changedFields(
+      { role: before.role, displayName: before.displayName, teams: teamsBefore },
+      { role: person.role, displayName: person.displayName, teams: wantedTeams },
+    );
+    if (!diff) return { created: false, changed: false };
+    if (!reason) {
+      throw new InvalidInputError('Say why this person changes: the reason is kept in the audit log.', {
+        reason: ['a reason is required to change a person'],
+      });
+    }
+    if (before.role === 'admin' && person.role !== 'admin' && !admins?.some((email) => email !== person.email)) {
+      throw new StateConflictError(
+        `${person.email} is the last admin and keeps the role: make someone else an admin first, so people, tokens and retry pools can still be managed.`,
+      );
+    }
+
+    const sessionsEnd = 'role' in diff.after || 'teams' in diff.after;
+    await tx
+      .update(people)
+      .set({
+        displayName: person.displayName,
+        role: person.role,
+        ...(sessionsEnd ? { sessionVersion: sql`${people.sessionVersion} + 1` } : {}),
+      })
+      .where(eq(people.email, person.email));
+    if ('teams' in diff.after) await setTeams(tx, person.email, wantedTeams);
     await writeAudit(tx, actor, {
-      action: before ? 'person.update' : 'person.create',
+      action: 'person.update',
       targetType: 'person',
       targetId: person.email,
-      reason: 'people management',
-      before: before ? { role: before.role, displayName: before.displayName, teams: teamsBefore } : null,
-      after: { role: person.role, displayName: person.displayName, teams: person.teams, sessionsEnded },
+      reason,
+      before: diff.before,
+      after: diff.after,
     });
+    return { created: false, changed: true };
   });
+}
+
+/** The outcome when the person appeared under our feet: already done if as asked, a conflict if not. */
+async function addedMeanwhile(tx: Executor, wanted: PersonFields & { email: string }): Promise<SavePersonResult> {
+  const [now] = await tx.select().from(people).where(eq(people.email, wanted.email));
+  const teamsNow = normalizedTeams(await teamsOf(tx, wanted.email));
+  if (now && !changedFields({ role: now.role, displayName: now.displayName, teams: teamsNow }, wanted))
+    return { created: false, changed: false };
+  throw new StateConflictError(`${wanted.email} was added by someone else just now: reload to see them.`);
+}
+
+interface PersonFields {
+  role: Role;
+  displayName: string;
+  teams: string[];
+}
+
+/** Only the fields whose value differs, before and after; undefined when none does. */
+function changedFields(
+  before: PersonFields,
+  after: PersonFields,
+): { before: Partial<PersonFields>; after: Partial<PersonFields> } | undefined {
+  const was: Partial<PersonFields> = {};
+  const now: Partial<PersonFields> = {};
+  if (before.role !== after.role) [was.role, now.role] = [before.role, after.role];
+  if (before.displayName !== after.displayName)
+    [was.displayName, now.displayName] = [before.displayName, after.displayName];
+  if (before.teams.join('\n') !== after.teams.join('\n')) [was.teams, now.teams] = [before.teams, after.teams];
+  return Object.keys(now).length === 0 ? undefined : { before: was, after: now };
+}
+
+/** Every admin's e-mail, each row locked until the transaction ends. */
+async function lockAdmins(tx: Executor): Promise<string[]> {
+  const rows = await tx
+    .select({ email: people.email })
+    .from(people)
+    .where(eq(people.role, 'admin'))
+    .orderBy(people.email)
+    .for('update');
+  return rows.map((row) => row.email);
+}
+
+/** A team list as stored and compared: each name once, sorted. */
+function normalizedTeams(names: string[]): string[] {
+  return [...new Set(names)].sort();
 }
 
 async function teamsOf(db: Executor, personEmail: string): Promise<string[]> {
   const rows = await db.select({ team: teamMembers.team }).from(teamMembers).where(eq(teamMembers.email, personEmail));
   return rows.map((row) => row.team);
-}
-
-function sameTeams(a: string[], b: string[]): boolean {
-  const left = [...new Set(a)].sort();
-  const right = [...new Set(b)].sort();
-  return left.length === right.length && left.every((team, index) => team === right[index]);
 }
 
 async function setTeams(db: Executor, personEmail: string, names: string[]): Promise<void> {

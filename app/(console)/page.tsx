@@ -10,6 +10,7 @@ import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
 import { OverviewFigures } from './overview/overview-figures';
+import { OverviewFreshness } from './overview/overview-freshness';
 import { overviewQueryKey } from './overview/overview-query';
 import { StepStatsPanel } from './overview/step-stats-panel';
 import { stepStatsQueryKey } from './overview/step-stats-query';
@@ -44,20 +45,23 @@ export default async function OverviewPage({
   ]);
 
   return (
-    <>
+    <HydrationBoundary state={dehydrate(queryClient)}>
       <PageHeader
         title="Overview"
         description="How often each step repeats its work, and what the repeats cost."
         actions={
-          <SegmentedLinks
-            label="Time window"
-            links={timeWindowName.options.map((name) => ({
-              href: `/?window=${name}`,
-              label: name,
-              title: timeWindowLabel[name],
-              active: name === window,
-            }))}
-          />
+          <>
+            <OverviewFreshness window={window} />
+            <SegmentedLinks
+              label="Time window"
+              links={timeWindowName.options.map((name) => ({
+                href: `/?window=${name}`,
+                label: name,
+                title: timeWindowLabel[name],
+                active: name === window,
+              }))}
+            />
+          </>
         }
       />
       {unknownWindow ? (
@@ -66,11 +70,9 @@ export default async function OverviewPage({
           {timeWindowName.options.join(', ')}.
         </p>
       ) : null}
-      <HydrationBoundary state={dehydrate(queryClient)}>
-        <OverviewFigures window={window} />
-        <PoolRefusalsCard pools={retryPools} />
-        <StepStatsPanel window={window} />
-      </HydrationBoundary>
-    </>
+      <OverviewFigures window={window} />
+      <PoolRefusalsCard pools={retryPools} />
+      <StepStatsPanel window={window} />
+    </HydrationBoundary>
   );
 }

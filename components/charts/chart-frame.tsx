@@ -45,9 +45,19 @@ export const chartTheme = {
     },
     labelStyle: { color: 'var(--muted)' },
   },
-  series: ['var(--accent)', 'var(--warn)', 'var(--danger)', 'var(--ok)', '#8b5cf6', '#0ea5a4'],
+  /** Single-series charts, coloured by what they measure; steps and error classes take theirs from chart-colours. */
+  series: ['var(--accent)', 'var(--warn)', 'var(--danger)', 'var(--ok)'],
+  legend: { wrapperStyle: { fontSize: 11 } },
 } as const;
 
-export function formatBucket(iso: string, unit: 'hour' | 'day'): string {
-  return unit === 'hour' ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(5, 10);
+/** Props for a time X axis over buckets keyed `bucket` (ISO): ticks in the chosen zone, the zone named under them. */
+export function timeAxisProps(time: { axisLabel: string; tick: (iso: string) => string }) {
+  return {
+    dataKey: 'bucket',
+    ...chartTheme.axis,
+    minTickGap: 24,
+    height: 38,
+    tickFormatter: (value: string) => time.tick(String(value)),
+    label: { value: time.axisLabel, position: 'insideBottom' as const, offset: 0, fontSize: 11, fill: 'var(--muted)' },
+  };
 }

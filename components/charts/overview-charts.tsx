@@ -3,17 +3,17 @@
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatMicros, formatPercent } from '@/lib/console/format';
 import type { OverviewView } from '@/lib/queries/overview';
-import { ChartFrame, chartTheme, formatBucket } from './chart-frame';
+import { assignSeriesColours } from './chart-colours';
+import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
+import { useBucketTime } from './chart-time';
 
 /** Retry share of spend over time, and retry spend stacked by the top steps. */
 export function OverviewCharts({ view }: { view: OverviewView }) {
   const per = view.unit === 'hour' ? 'per hour' : 'per day';
-  const shares = view.shareOverTime.map((point) => ({ ...point, label: formatBucket(point.bucket, view.unit) }));
-  const spend = view.retrySpendByStep.map((point) => ({
-    ...point,
-    label: formatBucket(String(point.bucket), view.unit),
-  }));
-  const peakShare = shares.length ? Math.max(...shares.map((point) => point.share)) : 0;
+  const time = useBucketTime(view.unit);
+  const peakShare = view.shareOverTime.length ? Math.max(...view.shareOverTime.map((point) => point.share)) : 0;
+  // topSteps comes most retry spend first, so the leading step keeps its own colour.
+  const colours = assignSeriesColours(view.topSteps);
   return (
     <div className="grid gap-3 lg:grid-cols-2">
       <ChartFrame
@@ -21,11 +21,15 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
         summary={`peak ${formatPercent(peakShare)}`}
         testId="chart-retry-share"
       >
-        <LineChart data={shares}>
+        <LineChart data={view.shareOverTime}>
           <CartesianGrid {...chartTheme.grid} vertical={false} />
-          <XAxis dataKey="label" {...chartTheme.axis} minTickGap={24} />
+          <XAxis {...timeAxisProps(time)} />
           <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatPercent(value)} width={48} />
-          <Tooltip {...chartTheme.tooltip} formatter={(value) => formatPercent(Number(value))} />
+          <Tooltip
+            {...chartTheme.tooltip}
+            labelFormatter={(label) => time.tooltipLabel(String(label))}
+            formatter={(value) => formatPercent(Number(value))}
+          />
           <Line
             dataKey="share"
             name="Retry share"
@@ -40,22 +44,25 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
         summary={view.topSteps.length ? `stacked by ${view.topSteps.join(', ')}` : 'no retry spend'}
         testId="chart-retry-spend-by-step"
       >
-        <BarChart data={spend}>
+        <BarChart data={view.retrySpendByStep}>
           <CartesianGrid {...chartTheme.grid} vertical={false} />
-          <XAxis dataKey="label" {...chartTheme.axis} minTickGap={24} />
+          <XAxis {...timeAxisProps(time)} />
           <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatMicros(value)} width={60} />
           <Tooltip
             {...chartTheme.tooltip}
+            labelFormatter={(label) => time.tooltipLabel(String(label))}
             formatter={(value) => formatMicros(Number(value))}
             cursor={{ fill: 'var(--surface-raised)' }}
           />
-          <Legend wrapperStyle={{ fontSize: 11 }} />
-          {view.topSteps.map((step, index) => (
+          <Legend {...chartTheme.legend} />
+          {view.topSteps.map((step) => (
             <Bar
               key={step}
-              dataKey={step}
+              // A function, not the key itself: a step named with a dot would read as a path.
+              dataKey={(point: Record<string, number | string>) => point[step] ?? 0}
+              name={step}
               stackId="steps"
-              fill={chartTheme.series[index % chartTheme.series.length]}
+              fill={colours.get(step)}
               isAnimationActive={false}
             />
           ))}

@@ -1,22 +1,27 @@
 'use client';
 
-import { Bar, BarChart, CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatMicros, formatPercent } from '@/lib/console/format';
+import type { ErrorClass } from '@/lib/db/schema/enums';
 import type { StepTrendPoint } from '@/lib/queries/step-detail';
-import { ChartFrame, chartTheme, formatBucket } from './chart-frame';
+import { errorClassColours } from './chart-colours';
+import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
+import { useBucketTime } from './chart-time';
 
 interface Props {
   points: StepTrendPoint[];
   unit: 'hour' | 'day';
-  classesSeen: string[];
+  classesSeen: ErrorClass[];
 }
 
 /** The step detail's four trends: attempts, retry rate, retry spend, failures by error class. */
 export function StepTrendCharts({ points, unit, classesSeen }: Props) {
-  const data = points.map((point) => ({ ...point, label: formatBucket(point.bucket, unit), ...point.failuresByClass }));
+  const data = points.map((point) => ({ ...point, ...point.failuresByClass }));
   const per = unit === 'hour' ? 'per hour' : 'per day';
-  const xAxis = <XAxis dataKey="label" {...chartTheme.axis} minTickGap={24} />;
+  const time = useBucketTime(unit);
+  const xAxis = <XAxis {...timeAxisProps(time)} />;
   const grid = <CartesianGrid {...chartTheme.grid} vertical={false} />;
+  const labelFormatter = (label: unknown) => time.tooltipLabel(String(label));
   const peak = (values: number[]) => (values.length ? Math.max(...values) : 0);
 
   return (
@@ -30,7 +35,7 @@ export function StepTrendCharts({ points, unit, classesSeen }: Props) {
           {grid}
           {xAxis}
           <YAxis {...chartTheme.axis} allowDecimals={false} width={36} />
-          <Tooltip {...chartTheme.tooltip} cursor={{ fill: 'var(--surface-raised)' }} />
+          <Tooltip {...chartTheme.tooltip} labelFormatter={labelFormatter} cursor={{ fill: 'var(--surface-raised)' }} />
           <Bar dataKey="attempts" name="Attempts" fill={chartTheme.series[0]} isAnimationActive={false} />
         </BarChart>
       </ChartFrame>
@@ -43,7 +48,11 @@ export function StepTrendCharts({ points, unit, classesSeen }: Props) {
           {grid}
           {xAxis}
           <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatPercent(value)} width={48} />
-          <Tooltip {...chartTheme.tooltip} formatter={(value) => formatPercent(Number(value))} />
+          <Tooltip
+            {...chartTheme.tooltip}
+            labelFormatter={labelFormatter}
+            formatter={(value) => formatPercent(Number(value))}
+          />
           <Line
             dataKey="retryRate"
             name="Retry rate"
@@ -64,6 +73,7 @@ export function StepTrendCharts({ points, unit, classesSeen }: Props) {
           <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatMicros(value)} width={60} />
           <Tooltip
             {...chartTheme.tooltip}
+            labelFormatter={labelFormatter}
             formatter={(value) => formatMicros(Number(value))}
             cursor={{ fill: 'var(--surface-raised)' }}
           />
@@ -79,14 +89,15 @@ export function StepTrendCharts({ points, unit, classesSeen }: Props) {
           {grid}
           {xAxis}
           <YAxis {...chartTheme.axis} allowDecimals={false} width={36} />
-          <Tooltip {...chartTheme.tooltip} cursor={{ fill: 'var(--surface-raised)' }} />
-          {classesSeen.map((errorClass, index) => (
+          <Tooltip {...chartTheme.tooltip} labelFormatter={labelFormatter} cursor={{ fill: 'var(--surface-raised)' }} />
+          <Legend {...chartTheme.legend} />
+          {classesSeen.map((errorClass) => (
             <Bar
               key={errorClass}
               dataKey={errorClass}
               name={errorClass}
               stackId="classes"
-              fill={chartTheme.series[index % chartTheme.series.length]}
+              fill={errorClassColours[errorClass]}
               isAnimationActive={false}
             />
           ))}

@@ -33,11 +33,30 @@ export interface OverviewView {
   /** Retry spend per bucket for the top steps by retry spend (keys `agent/step`). */
   retrySpendByStep: { bucket: string; [step: string]: number | string }[];
   topSteps: string[];
-  movers: { step: string; retryRate: Compared; retrySpendMicros: Compared }[];
+  /**
+   * Whether the previous window held any attempts. Without them the attempt
+   * figures' `before` is 0 for want of data, not a measured 0, and the page
+   * says "no earlier data" rather than "up from 0".
+   */
+  previousWindowHadAttempts: boolean;
+  movers: Mover[];
+}
+
+export interface Mover {
+  /** `agent/step`, the key the charts use. */
+  step: string;
+  agent: string;
+  stepName: string;
+  retryRate: Compared & { before: number };
+  retrySpendMicros: Compared & { before: number };
+  /** The step had no attempts in the previous window: its `before` figures are 0 for want of data. */
+  newInWindow: boolean;
 }
 
 interface StepComparison {
   step: string;
+  agent: string;
+  stepName: string;
   attemptsNow: number;
   attemptsBefore: number;
   retriesNow: number;
@@ -81,6 +100,8 @@ export async function getOverview(
   for (const row of perLabel) {
     const entry = stepsByName.get(row.step) ?? {
       step: row.step,
+      agent: row.agent,
+      stepName: row.step_name,
       attemptsNow: 0,
       attemptsBefore: 0,
       retriesNow: 0,
@@ -118,11 +139,19 @@ export async function getOverview(
   }
 
   const movers = perStep
-    .map((row) => ({
-      step: row.step,
-      retryRate: { now: share(row.retriesNow, row.attemptsNow), before: share(row.retriesBefore, row.attemptsBefore) },
-      retrySpendMicros: { now: row.retrySpendNow, before: row.retrySpendBefore },
-    }))
+    .map(
+      (row): Mover => ({
+        step: row.step,
+        agent: row.agent,
+        stepName: row.stepName,
+        retryRate: {
+          now: share(row.retriesNow, row.attemptsNow),
+          before: share(row.retriesBefore, row.attemptsBefore),
+        },
+        retrySpendMicros: { now: row.retrySpendNow, before: row.retrySpendBefore },
+        newInWindow: row.attemptsBefore === 0,
+      }),
+    )
     .filter((row) => row.retrySpendMicros.now > row.retrySpendMicros.before || row.retryRate.now > row.retryRate.before)
     .sort(
       (a, b) =>
@@ -166,6 +195,7 @@ export async function getOverview(
     shareOverTime: [...byBucket].map(([key, entry]) => ({ bucket: key, share: share(entry.retrySpend, entry.spend) })),
     retrySpendByStep: [...byBucket].map(([key, entry]) => ({ bucket: key, ...entry.steps })),
     topSteps,
+    previousWindowHadAttempts: attemptsBefore > 0,
     movers,
   };
 }
@@ -173,13 +203,15 @@ export async function getOverview(
 function readComparison(db: Executor, figures: SQL) {
   return db.execute<{
     step: string;
+    agent: string;
+    step_name: string;
     label: string;
     attempts: string;
     retries: string;
     spend: string;
     retry_spend: string;
   }>(sql`
-    select agent || '/' || step as step, label, sum(attempts) as attempts, sum(retries) as retries,
+    select agent || '/' || step as step, agent, step as step_name, label, sum(attempts) as attempts, sum(retries) as retries,
       sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
     from ${figures} as figures
     group by agent, step, label`);

@@ -2,16 +2,17 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../lib/core';
 import { getOverview } from '../../lib/queries/overview';
+import { stepExists } from '../../lib/queries/step-detail';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
 const now = new Date('2026-11-30T12:00:00Z');
 const agent: Actor = { type: 'agent', id: 'fleet', scopes: ['ingest'] };
 
-async function attempt(step: string, hoursAgo: number, attemptNumber: number, costMicros: number) {
-  const startedAt = new Date(now.getTime() - hoursAgo * 3_600_000);
+async function attempt(step: string, hoursAgo: number, attemptNumber: number, costMicros: number, at = now) {
+  const startedAt = new Date(at.getTime() - hoursAgo * 3_600_000);
   await recordAttempt(
-    { db: database.db, clock: () => now },
+    { db: database.db, clock: () => at },
     {
       taskId: `${step}-${hoursAgo}-${attemptNumber}`,
       agent: 'fleet',
@@ -64,8 +65,39 @@ describe('getOverview', () => {
     expect((await getOverview(database.db, '24h', now, { frozenAfterDays: 5 })).headline.frozenHolds.now).toBe(1);
     expect(overview.topSteps).toEqual(['fleet/draft']);
     expect(overview.movers.map((mover) => mover.step)).toEqual(['fleet/draft']);
+    expect(overview.movers[0]).toMatchObject({ agent: 'fleet', stepName: 'draft', newInWindow: false });
+    expect(overview.previousWindowHadAttempts).toBe(true);
     expect(overview.unit).toBe('hour');
     const shares = overview.shareOverTime.map((point) => point.share);
     expect(shares.filter((value) => value === 1)).toHaveLength(2); // the two hours holding only retries
+  });
+
+  it('tells an empty previous window from a measured 0, and marks steps new to the window', async () => {
+    // Ten days on, nothing happened in the previous 24 h: only a new step, retried, in the current one.
+    const later = new Date(now.getTime() + 10 * 86_400_000);
+    await attempt('fresh', 2, 1, 100, later);
+    await attempt('fresh', 1, 2, 400, later);
+
+    const overview = await getOverview(database.db, '24h', later);
+    expect(overview.previousWindowHadAttempts).toBe(false);
+    expect(overview.headline.attempts).toEqual({ now: 2, before: 0 });
+    expect(overview.movers).toEqual([
+      expect.objectContaining({ step: 'fleet/fresh', agent: 'fleet', stepName: 'fresh', newInWindow: true }),
+    ]);
+  });
+});
+
+describe('stepExists', () => {
+  it('knows a step by its attempts or a pool named for it, and no other', async () => {
+    await attempt('known', 1, 1, 100);
+    expect(await stepExists(database.db, { agent: 'fleet', step: 'known' })).toBe(true);
+    expect(await stepExists(database.db, { agent: 'fleet', step: 'nothing' })).toBe(false);
+    expect(await stepExists(database.db, { agent: 'nope', step: 'known' })).toBe(false);
+
+    await database.db.execute(sql`insert into retry_pools (agent, step, budget_percent, min_retries_per_second, window_seconds, updated_by)
+      values ('pooled', 'only-a-pool', 10, 0, 60, 'test'), ('pooled', '*', 10, 0, 60, 'test')`);
+    expect(await stepExists(database.db, { agent: 'pooled', step: 'only-a-pool' })).toBe(true);
+    // A pool for all of an agent's steps names none of them.
+    expect(await stepExists(database.db, { agent: 'pooled', step: 'anything' })).toBe(false);
   });
 });

@@ -1,5 +1,7 @@
+import { queryOptions } from '@tanstack/react-query';
 import type { ConsoleOverview } from '@/lib/console/overview';
 import type { TimeWindowName } from '@/lib/time-window';
+import { STEP_STATS_REFRESH_MS } from './step-stats-query';
 
 export const overviewQueryKey = (window: TimeWindowName) => ['overview', window] as const;
 
@@ -8,3 +10,11 @@ export async function fetchOverview(window: TimeWindowName): Promise<ConsoleOver
   if (!response.ok) throw new Error(`The server answered ${response.status} while refreshing the overview`);
   return (await response.json()) as ConsoleOverview;
 }
+
+/** The headline figures' polling, shared by every island that reads them (one request, one cache entry). */
+export const overviewQuery = (window: TimeWindowName) =>
+  queryOptions({
+    queryKey: overviewQueryKey(window),
+    queryFn: () => fetchOverview(window),
+    refetchInterval: STEP_STATS_REFRESH_MS,
+  });

@@ -4,15 +4,11 @@ import { useQuery } from '@tanstack/react-query';
 import { EmptyState } from '@/components/ui/empty-state';
 import { timeWindowLabel, type TimeWindowName } from '@/lib/time-window';
 import { StepStatsTable } from './step-stats-table';
-import { fetchStepStats, STEP_STATS_REFRESH_MS, stepStatsQueryKey } from './step-stats-query';
+import { STEP_STATS_REFRESH_MS, stepStatsQuery } from './step-stats-query';
 
 /** The Overview's per-step table, refreshed every few seconds. */
 export function StepStatsPanel({ window }: { window: TimeWindowName }) {
-  const query = useQuery({
-    queryKey: stepStatsQueryKey(window),
-    queryFn: () => fetchStepStats(window),
-    refetchInterval: STEP_STATS_REFRESH_MS,
-  });
+  const query = useQuery(stepStatsQuery(window));
 
   if (query.isPending) {
     return (
@@ -32,23 +28,15 @@ export function StepStatsPanel({ window }: { window: TimeWindowName }) {
   const { steps, anomalies } = query.data;
   return (
     <section aria-label="Step figures" className="flex flex-col gap-4">
-      <div className="flex items-center justify-between text-[12px] text-muted">
-        <span>{timeWindowLabel[window]}</span>
-        <span role="status" data-testid="refresh-status">
-          {query.isError
-            ? `Refresh failed (${query.error.message}); showing the last figures`
-            : query.isFetching
-              ? 'Refreshing…'
-              : `Live, refreshed every ${STEP_STATS_REFRESH_MS / 1000} s`}
-        </span>
-      </div>
+      {/* How fresh the figures are is said once, at the top of the page (OverviewFreshness). */}
+      <div className="text-[12px] text-muted">{timeWindowLabel[window]}</div>
       {steps.length === 0 ? (
         <EmptyState title="No attempts in this window" testId="step-stats-empty">
           Agents report each execution of a step with <code>recordAttempt</code>; figures appear here as soon as the
           first one arrives. Try a longer window.
         </EmptyState>
       ) : (
-        <StepStatsTable steps={steps} anomalies={anomalies} />
+        <StepStatsTable steps={steps} anomalies={anomalies} window={window} />
       )}
     </section>
   );

@@ -1,3 +1,4 @@
+import { queryOptions } from '@tanstack/react-query';
 import type { StepStatsView } from '@/lib/queries/step-stats';
 import type { TimeWindowName } from '@/lib/time-window';
 
@@ -15,3 +16,11 @@ export async function fetchStepStats(window: TimeWindowName): Promise<StepStatsV
   }
   return (await response.json()) as StepStatsView;
 }
+
+/** The step table's polling, shared by every island that reads it. */
+export const stepStatsQuery = (window: TimeWindowName) =>
+  queryOptions({
+    queryKey: stepStatsQueryKey(window),
+    queryFn: () => fetchStepStats(window),
+    refetchInterval: STEP_STATS_REFRESH_MS,
+  });

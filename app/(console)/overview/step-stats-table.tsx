@@ -1,8 +1,11 @@
+import Link from 'next/link';
 import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { SortColumn } from '@/lib/console/filters/steps';
 import { pickStepColumns } from '@/lib/console/step-columns';
 import type { StepStats } from '@/lib/queries/step-stats';
+import type { TimeWindowName } from '@/lib/time-window';
+import { stepDetailHref } from '../steps/step-href';
 
 /** Above this retry rate a step is marked for attention. */
 const HIGH_RETRY_RATE = 0.2;
@@ -25,7 +28,15 @@ const cellTestIds: Partial<Record<SortColumn, string>> = {
   retrySpendMicros: 'retry-spend',
 };
 
-export function StepStatsTable({ steps, anomalies }: { steps: StepStats[]; anomalies: Record<string, AnomalyFacts> }) {
+export function StepStatsTable({
+  steps,
+  anomalies,
+  window,
+}: {
+  steps: StepStats[];
+  anomalies: Record<string, AnomalyFacts>;
+  window: TimeWindowName;
+}) {
   return (
     <Table data-testid="step-stats-table">
       <caption className="sr-only">Retry figures per agent and step, most retry spend first</caption>
@@ -49,7 +60,12 @@ export function StepStatsTable({ steps, anomalies }: { steps: StepStats[]; anoma
           >
             <Cell className="text-muted">{step.agent}</Cell>
             <Cell className="font-mono text-[12px]">
-              {step.step}
+              <Link
+                href={stepDetailHref(step.agent, step.step, window)}
+                className="text-accent [overflow-wrap:anywhere] hover:underline"
+              >
+                {step.step}
+              </Link>
               <AnomalyFlag anomaly={anomalies[`${step.agent}/${step.step}`]} />
             </Cell>
             {columns.map((column) => (

@@ -1,3 +1,4 @@
+import Form from 'next/form';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
@@ -5,10 +6,16 @@ import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
+import { StepsWindowFields } from './steps-window-fields';
 
-const localInput = (date: Date) => date.toISOString().slice(0, 16);
-
-/** Window links plus a plain GET form, so every choice lands in the URL. */
+/**
+ * Window links plus a GET form, so every choice lands in the URL. The form is
+ * keyed on the view it shows: its fields are uncontrolled, and without the key
+ * React would keep the old values when a window link or Back changes the URL
+ * (the window select stayed on 24h after 7d was clicked, and Apply sent it).
+ * next/form navigates on the client, so Back and Forward restore the list and
+ * the fields together.
+ */
 export function StepsFilters({ view, agents }: { view: StepsView; agents: string[] }) {
   return (
     <div className="mb-4 flex flex-wrap items-end gap-4">
@@ -21,8 +28,8 @@ export function StepsFilters({ view, agents }: { view: StepsView; agents: string
           active: view.window === name,
         }))}
       />
-      <form
-        method="get"
+      <Form
+        key={stepsViewHref(view, {})}
         action="/steps"
         className="flex flex-wrap items-end gap-2 text-[12px] text-muted"
         data-testid="steps-filters"
@@ -42,25 +49,11 @@ export function StepsFilters({ view, agents }: { view: StepsView; agents: string
         <Field label="Search">
           <Input type="search" name="q" defaultValue={view.search} placeholder="agent or step" size="sm" />
         </Field>
-        <Field label="Window">
-          <Select name="window" defaultValue={view.window} size="sm">
-            {[...timeWindowName.options, 'custom'].map((name) => (
-              <option key={name} value={name}>
-                {name === 'custom' ? 'custom (from – to, UTC)' : name}
-              </option>
-            ))}
-          </Select>
-        </Field>
-        <Field label="From">
-          <Input type="datetime-local" name="from" defaultValue={localInput(view.range.from)} size="sm" />
-        </Field>
-        <Field label="To">
-          <Input type="datetime-local" name="to" defaultValue={localInput(view.range.to)} size="sm" />
-        </Field>
+        <StepsWindowFields window={view.window} from={view.range.from.toISOString()} to={view.range.to.toISOString()} />
         <Button type="submit" variant="primary">
           Apply
         </Button>
-      </form>
+      </Form>
     </div>
   );
 }

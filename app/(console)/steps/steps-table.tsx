@@ -6,6 +6,7 @@ import type { StepPoolCoverage } from '@/lib/queries/retry-pools';
 import type { StepStats } from '@/lib/queries/step-stats';
 import { stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
 import { stepColumns } from '@/lib/console/step-columns';
+import { stepDetailHref } from './step-href';
 
 export function StepsTable({
   steps,
@@ -65,8 +66,8 @@ export function StepsTable({
               >
                 {column.key === 'step' ? (
                   <Link
-                    href={`/steps/${encodeURIComponent(row.agent)}/${encodeURIComponent(row.step)}?window=${view.window === 'custom' ? '24h' : view.window}`}
-                    className="text-accent hover:underline"
+                    href={stepDetailHref(row.agent, row.step, view.window === 'custom' ? '24h' : view.window)}
+                    className="text-accent [overflow-wrap:anywhere] hover:underline"
                   >
                     {row.step}
                   </Link>

@@ -7,12 +7,14 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { getStepDetail } from '@/lib/queries/step-detail';
+import { getStepDetail, stepExists } from '@/lib/queries/step-detail';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 import { LongText } from '@/components/ui/long-text';
+import { Moment } from '@/components/ui/time';
+import { stepDetailHref } from '../../step-href';
 
 export const metadata: Metadata = { title: 'Step' };
 export const dynamic = 'force-dynamic';
@@ -29,9 +31,10 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   const [agentName, stepName] = [decodeRouteParam(agent), decodeRouteParam(step)];
   if (agentName === undefined || stepName === undefined) notFound();
   const names = { agent: agentName, step: stepName };
+  // A step nothing has ever named (no attempt, rollup or pool) is not a step with an empty window.
+  if (!(await stepExists(getDb(), names))) notFound();
   const view = parseStepsView(await searchParams, new Date());
   const detail = await getStepDetail(getDb(), { ...view.range, ...names });
-  const base = `/steps/${encodeURIComponent(names.agent)}/${encodeURIComponent(names.step)}`;
 
   return (
     <>
@@ -42,7 +45,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
           <SegmentedLinks
             label="Time window"
             links={timeWindowName.options.map((name) => ({
-              href: `${base}?window=${name}`,
+              href: stepDetailHref(names.agent, names.step, name),
               label: name,
               title: timeWindowLabel[name],
               active: view.window === name,
@@ -65,7 +68,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
           <caption className="sr-only">The most recent failed attempts of this step, newest first</caption>
           <thead>
             <tr>
-              <HeaderCell>Started (UTC)</HeaderCell>
+              <HeaderCell>Started</HeaderCell>
               <HeaderCell>Task</HeaderCell>
               <HeaderCell numeric>Attempt</HeaderCell>
               <HeaderCell>Error</HeaderCell>
@@ -75,18 +78,18 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
             {detail.recentFailures.map((failure) => (
               <tr key={`${failure.taskId}-${failure.attemptNumber}`} className="align-top">
                 <Cell className="whitespace-nowrap text-muted">
-                  {failure.startedAt.toISOString().slice(0, 19).replace('T', ' ')}
+                  <Moment value={failure.startedAt} precision="second" />
                 </Cell>
                 <Cell>
                   <Link
                     href={`/tasks/${encodeURIComponent(failure.taskId)}`}
-                    className="font-mono text-[12px] text-accent hover:underline"
+                    className="font-mono text-[12px] text-accent [overflow-wrap:anywhere] hover:underline"
                   >
                     {failure.taskId}
                   </Link>
                 </Cell>
                 <Cell numeric>{failure.attemptNumber}</Cell>
-                <Cell>
+                <Cell className="min-w-[16rem]">
                   <span className="font-mono text-[12px]">{failure.errorClass}</span>
                   <div className="text-[12px] text-muted">
                     <LongText text={failure.errorText ?? ''} lines={2} />

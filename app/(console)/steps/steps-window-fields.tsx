@@ -1,0 +1,38 @@
+'use client';
+
+import { useState } from 'react';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
+import { Select } from '@/components/ui/select';
+import { timeWindowName } from '@/lib/time-window';
+
+const localInput = (iso: string) => iso.slice(0, 16);
+
+/**
+ * The window select and the custom range. From and To count only for a custom
+ * window, so they are disabled (and left out of the URL) for the others: a
+ * shared link then says exactly what it shows.
+ */
+export function StepsWindowFields({ window, from, to }: { window: string; from: string; to: string }) {
+  const [chosen, setChosen] = useState(window);
+  const custom = chosen === 'custom';
+  return (
+    <>
+      <Field label="Window">
+        <Select name="window" value={chosen} onChange={(event) => setChosen(event.target.value)} size="sm">
+          {[...timeWindowName.options, 'custom'].map((name) => (
+            <option key={name} value={name}>
+              {name === 'custom' ? 'custom (from – to, UTC)' : name}
+            </option>
+          ))}
+        </Select>
+      </Field>
+      <Field label="From (UTC)">
+        <Input type="datetime-local" name="from" defaultValue={localInput(from)} disabled={!custom} size="sm" />
+      </Field>
+      <Field label="To (UTC)">
+        <Input type="datetime-local" name="to" defaultValue={localInput(to)} disabled={!custom} size="sm" />
+      </Field>
+    </>
+  );
+}

@@ -21,6 +21,20 @@ export const deadLettersUrlFilter = z.strictObject({
   minAgeHours: deadLetterFilter.shape.minAgeHours,
 });
 
+/** A place in the list: the id of the dead letter a page starts after or ends before. */
+const cursor = z
+  .string()
+  .regex(/^[1-9][0-9]{0,14}$/, 'must be a dead letter id')
+  .optional()
+  .transform((id) => (id === undefined ? undefined : Number(id)));
+
+/**
+ * The page of the list the URL asks for, read apart from the filter (the
+ * filter's form starts from the first page; a paging link keeps the filter).
+ */
+export const deadLettersUrlPage = z.strictObject({ after: cursor, before: cursor });
+export type DeadLettersUrlPage = Partial<z.output<typeof deadLettersUrlPage>>;
+
 /** The library's filter for what the URL asked. */
 export function toDeadLetterFilter(url: z.output<typeof deadLettersUrlFilter>): DeadLetterFilter {
   const { minSpendUsd, ...rest } = url;
@@ -39,8 +53,8 @@ export const deadLettersFilterLabels = {
   minAgeHours: 'Waiting at least (hours)',
 } as const satisfies Record<keyof z.output<typeof deadLettersUrlFilter>, string>;
 
-/** The Dead letters page's URL for a filter (what a bulk redrive's "matching" means). */
-export function deadLettersHref(filter: Partial<DeadLetterFilter>): string {
+/** The Dead letters page's URL for a filter (what a bulk redrive's "matching" means), at a page of it. */
+export function deadLettersHref(filter: Partial<DeadLetterFilter>, page: DeadLettersUrlPage = {}): string {
   const params = new URLSearchParams();
   const values: Record<string, string | undefined> = {
     queue: filter.queue,
@@ -51,6 +65,8 @@ export function deadLettersHref(filter: Partial<DeadLetterFilter>): string {
     minAttempts: filter.minAttempts?.toString(),
     minSpendUsd: filter.minSpendMicros === undefined ? undefined : String(filter.minSpendMicros / 1_000_000),
     minAgeHours: filter.minAgeHours?.toString(),
+    after: page.after?.toString(),
+    before: page.after === undefined ? page.before?.toString() : undefined,
   };
   for (const [name, value] of Object.entries(values)) if (value) params.set(name, value);
   const query = params.toString();

@@ -6,6 +6,7 @@ import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { PersonForm } from './person-form';
 import { SignOutEverywhere } from './sign-out-everywhere';
+import { stacked } from '../stacked-rows';
 
 export const metadata: Metadata = { title: 'People' };
 export const dynamic = 'force-dynamic';
@@ -29,9 +30,9 @@ export default async function PeoplePage() {
           Read only: {manage.reason}.
         </p>
       )}
-      <Table data-testid="people-table">
+      <Table data-testid="people-table" className={stacked.table}>
         <caption className="sr-only">People and their roles</caption>
-        <thead>
+        <thead className={stacked.head}>
           <tr>
             <HeaderCell>Email</HeaderCell>
             <HeaderCell>{manage.allowed ? 'Name, role and teams' : 'Name'}</HeaderCell>
@@ -40,25 +41,34 @@ export default async function PeoplePage() {
             {manage.allowed ? <HeaderCell>Sessions</HeaderCell> : null}
           </tr>
         </thead>
-        <tbody>
+        <tbody className={stacked.body}>
           {everyone.map((row) => (
-            <tr key={row.email} data-testid={`person-row-${row.email}`}>
-              <Cell className="font-mono text-[12px]">{row.email}</Cell>
+            <tr key={row.email} data-testid={`person-row-${row.email}`} className={stacked.row}>
+              <Cell className={`font-mono text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Email">
+                {row.email}
+              </Cell>
               {manage.allowed ? (
-                <Cell>
+                <Cell className={stacked.controls}>
                   <PersonForm
                     person={{ email: row.email, displayName: row.displayName, role: row.role, teams: row.teams }}
+                    self={row.email === person.id}
                   />
                 </Cell>
               ) : (
                 <>
-                  <Cell>{row.displayName}</Cell>
-                  <Cell>{row.role}</Cell>
-                  <Cell className="text-muted">{row.teams.join(', ') || '—'}</Cell>
+                  <Cell className={stacked.cell} data-label="Name">
+                    {row.displayName}
+                  </Cell>
+                  <Cell className={stacked.cell} data-label="Role">
+                    {row.role}
+                  </Cell>
+                  <Cell className={`text-muted ${stacked.cell}`} data-label="Teams">
+                    {row.teams.join(', ') || '—'}
+                  </Cell>
                 </>
               )}
               {manage.allowed ? (
-                <Cell>
+                <Cell className={stacked.controls}>
                   <SignOutEverywhere email={row.email} />
                 </Cell>
               ) : null}

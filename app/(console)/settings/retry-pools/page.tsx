@@ -49,6 +49,9 @@ export default async function RetryPoolsPage({
           pool.
         </p>
       )}
+      <h2 id="pools-title" tabIndex={-1} className="mb-2 text-[14px] font-medium focus:outline-none">
+        Pools
+      </h2>
       {pools.length === 0 ? (
         <EmptyState title="No retry pools yet" testId="retry-pools-empty">
           <span className="[overflow-wrap:anywhere]">
@@ -60,7 +63,7 @@ export default async function RetryPoolsPage({
           </span>
         </EmptyState>
       ) : (
-        <PoolsTable pools={pools} manage={manage.allowed} editingId={editing?.id} />
+        <PoolsTable pools={pools} manage={manage.allowed} editingId={editing?.id} headingId="pools-title" />
       )}
       <p className="mt-3 max-w-prose text-[12px] text-muted">
         A retry needs room in every pool that covers its step: the agent&apos;s (all steps) and the step&apos;s own.

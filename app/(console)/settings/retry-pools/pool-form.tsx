@@ -1,14 +1,16 @@
 'use client';
 
 import Link from 'next/link';
-import { useActionState, useState } from 'react';
+import { useActionState, useEffect, useRef, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
+import { useToast } from '@/components/ui/toast';
 import { formatCount } from '@/lib/console/format';
 import { poolScope } from '@/components/retry-pools/pool-format';
-import { savePoolAction, type PoolFormValues } from './actions';
+import { refocus } from '../focus';
+import { type PoolFormValues, type SavePoolState, savePoolAction } from './actions';
 
 /** A new pool starts from Finagle's and Envoy's default share (20%) and a small floor. */
 const NEW_POOL: PoolFormValues = {
@@ -47,6 +49,22 @@ function describePool(
   return `In any ${formatCount(window)} s, retries may be ${formatCount(percent)}% of that window's first attempts plus ${formatCount(floorRetries)}; beyond that a retry waits (RETRY_BUDGET_EXHAUSTED).`;
 }
 
+/** What the toast says about a save. */
+function outcomeOf({ result, values }: SavePoolState): { message: string; tone: 'success' | 'info' | 'error' } {
+  if (!result.ok)
+    return {
+      message:
+        result.code === 'INVALID_INPUT'
+          ? 'Not saved: check the fields marked in the form.'
+          : `Not saved: ${result.message}`,
+      tone: 'error',
+    };
+  const scope = poolScope({ agent: values.agent.trim(), step: values.step.trim() || '*' });
+  if (result.data.created) return { message: `Pool added for ${scope}.`, tone: 'success' };
+  if (result.data.changed) return { message: `Pool changed for ${scope}.`, tone: 'success' };
+  return { message: `No change: the pool of ${scope} already has these values.`, tone: 'info' };
+}
+
 /** Adds a pool, or (with `pool`) changes the budget, floor and window of one; every change needs a reason. */
 export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
   const [state, submit, pending] = useActionState(savePoolAction, undefined);
@@ -60,6 +78,15 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
     setSummary(describePool(initial));
   }
   const errors = refused?.result.ok === false ? (refused.result.fieldErrors ?? {}) : {};
+  const toast = useToast();
+  const saveButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!state) return;
+    const { message, tone } = outcomeOf(state);
+    toast.show(message, { tone });
+    // Saving disabled the button, which drops focus: give it back.
+    refocus(saveButton.current);
+  }, [state, toast]);
   return (
     <form
       id="pool-form"
@@ -184,7 +211,7 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
             />
           </Field>
         </div>
-        <Button type="submit" variant="primary" size="md" pending={pending} pendingLabel="Saving…">
+        <Button ref={saveButton} type="submit" variant="primary" size="md" pending={pending} pendingLabel="Saving…">
           {pool ? 'Save changes' : 'Save pool'}
         </Button>
         {pool ? (
@@ -193,22 +220,9 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
           </Link>
         ) : null}
       </div>
-      {state?.result.ok ? (
-        <p role="status" className="text-[12px] text-ok" data-testid="pool-saved">
-          {state.result.data.created
-            ? 'Pool added'
-            : state.result.data.changed
-              ? 'Pool changed'
-              : 'No change: the pool already has these values'}{' '}
-          for {poolScope({ agent: state.values.agent.trim(), step: state.values.step.trim() || '*' })}.
-        </p>
-      ) : (
-        <FormError result={state?.result}>
-          {state?.result.ok === false && state.result.code === 'INVALID_INPUT'
-            ? 'Check the fields marked above.'
-            : null}
-        </FormError>
-      )}
+      <FormError result={state?.result}>
+        {state?.result.ok === false && state.result.code === 'INVALID_INPUT' ? 'Check the fields marked above.' : null}
+      </FormError>
     </form>
   );
 }

@@ -2,8 +2,10 @@ import Link from 'next/link';
 import { ALL_STEPS, formatWindow, poolScope } from '@/components/retry-pools/pool-format';
 import { PoolLevelBar } from '@/components/retry-pools/pool-level-bar';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { formatCount, formatUtc } from '@/lib/console/format';
+import { Moment } from '@/components/ui/time';
+import { formatCount } from '@/lib/console/format';
 import type { RetryPoolRow } from '@/lib/queries/retry-pools';
+import { stacked } from '../stacked-rows';
 import { DeletePool } from './delete-pool';
 
 /** Every pool with its rule, its room now and what it refused; admins also get Edit and Delete. */
@@ -11,15 +13,18 @@ export function PoolsTable({
   pools,
   manage,
   editingId,
+  headingId,
 }: {
   pools: RetryPoolRow[];
   manage: boolean;
   editingId?: number;
+  /** The list's heading, focused when a deleted row takes its button away. */
+  headingId: string;
 }) {
   return (
-    <Table data-testid="pools-table">
+    <Table data-testid="pools-table" className={stacked.table}>
       <caption className="sr-only">Retry pools by agent, the agent-wide pool first</caption>
-      <thead>
+      <thead className={stacked.head}>
         <tr>
           <HeaderCell>Agent</HeaderCell>
           <HeaderCell>Step</HeaderCell>
@@ -46,44 +51,59 @@ export function PoolsTable({
           ) : null}
         </tr>
       </thead>
-      <tbody>
+      <tbody className={stacked.body}>
         {pools.map((pool) => (
           <tr
             key={pool.id}
             data-testid={`pool-row-${pool.agent}-${pool.step}`}
             aria-current={pool.id === editingId ? 'true' : undefined}
-            className={pool.id === editingId ? 'bg-accent-soft align-top' : 'align-top'}
+            className={`${pool.id === editingId ? 'bg-accent-soft align-top' : 'align-top'} ${stacked.row}`}
           >
-            <Cell className="font-mono text-[12px]">{pool.agent}</Cell>
-            <Cell className="font-mono text-[12px]">
+            <Cell className={`font-mono text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Agent">
+              {pool.agent}
+            </Cell>
+            <Cell className={`font-mono text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Step">
               {pool.step === ALL_STEPS ? <span className="font-sans italic text-muted">all steps</span> : pool.step}
             </Cell>
-            <Cell numeric>{formatCount(pool.budgetPercent)}%</Cell>
-            <Cell numeric>{formatCount(pool.minRetriesPerSecond)}/s</Cell>
-            <Cell numeric>{formatWindow(pool.windowSeconds)}</Cell>
-            <Cell>
-              <PoolLevelBar left={pool.level.left} allowed={pool.level.allowed} />
-              <span className="mt-0.5 block whitespace-nowrap text-[11px] text-muted">
-                {formatCount(pool.level.retries)} retries / {formatCount(pool.level.firstAttempts)} first
-              </span>
+            <Cell numeric className={stacked.cell} data-label="Budget">
+              {formatCount(pool.budgetPercent)}%
+            </Cell>
+            <Cell numeric className={stacked.cell} data-label="Floor">
+              {formatCount(pool.minRetriesPerSecond)}/s
+            </Cell>
+            <Cell numeric className={stacked.cell} data-label="Window">
+              {formatWindow(pool.windowSeconds)}
+            </Cell>
+            <Cell className={stacked.cell} data-label="Level now">
+              <div className="min-w-0">
+                <PoolLevelBar left={pool.level.left} allowed={pool.level.allowed} />
+                <span className="mt-0.5 block whitespace-nowrap text-[11px] text-muted">
+                  {formatCount(pool.level.retries)} retries / {formatCount(pool.level.firstAttempts)} first
+                </span>
+              </div>
             </Cell>
             <Cell
               numeric
               data-testid="refused-window"
-              className={pool.refusalsInWindow > 0 ? 'font-medium text-danger' : undefined}
+              data-label="Refused (window)"
+              className={`${pool.refusalsInWindow > 0 ? 'font-medium text-danger' : ''} ${stacked.cell}`}
             >
               {formatCount(pool.refusalsInWindow)}
             </Cell>
-            <Cell numeric data-testid="refused-24h">
+            <Cell numeric data-testid="refused-24h" data-label="Refused (24 h)" className={stacked.cell}>
               {formatCount(pool.refusals24h)}
             </Cell>
-            <Cell className="text-[12px] text-muted">
-              <span className="block whitespace-nowrap">{formatUtc(pool.updatedAt)}</span>
-              <span className="block">{pool.updatedBy}</span>
+            <Cell className={`text-[12px] text-muted ${stacked.cell}`} data-label="Updated">
+              <span className="min-w-0">
+                <span className="block whitespace-nowrap">
+                  <Moment value={pool.updatedAt} />
+                </span>
+                <span className="block [overflow-wrap:anywhere]">{pool.updatedBy}</span>
+              </span>
             </Cell>
             {manage ? (
-              <Cell>
-                <div className="flex flex-col items-start gap-1">
+              <Cell className={stacked.controls}>
+                <div className="flex flex-col items-start gap-1 max-md:flex-row max-md:flex-wrap max-md:gap-x-4">
                   <Link
                     href={`/settings/retry-pools?edit=${pool.id}#pool-form`}
                     className="text-[12px] text-accent hover:underline"
@@ -91,7 +111,7 @@ export function PoolsTable({
                   >
                     Edit
                   </Link>
-                  <DeletePool poolId={pool.id} scope={poolScope(pool)} />
+                  <DeletePool poolId={pool.id} scope={poolScope(pool)} headingId={headingId} />
                 </div>
               </Cell>
             ) : null}

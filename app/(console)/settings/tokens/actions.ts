@@ -9,7 +9,7 @@ function namesIn(text: string): string[] {
 }
 
 export async function createTokenAction(
-  _previous: ActionResult<{ token: string; name: string }> | undefined,
+  _previous: ActionResult<{ id: number; token: string; name: string }> | undefined,
   formData: FormData,
 ) {
   return runAction(
@@ -21,12 +21,13 @@ export async function createTokenAction(
         allowedAgents: namesIn(field(formData, 'allowedAgents')),
         allowedQueues: namesIn(field(formData, 'allowedQueues')),
       });
-      return { token, name: record.name };
+      return { id: record.id, token, name: record.name };
     },
     ['/settings/tokens'],
   );
 }
 
-export async function revokeTokenAction(formData: FormData): Promise<void> {
-  await runAction((ctx) => revokeApiToken(ctx, { tokenId: Number(field(formData, 'tokenId')) }), ['/settings/tokens']);
+/** Revokes a token (admins only; the library checks); a second revoke answers changed: false. */
+export async function revokeTokenAction(tokenId: number) {
+  return runAction((ctx) => revokeApiToken(ctx, { tokenId }), ['/settings/tokens']);
 }

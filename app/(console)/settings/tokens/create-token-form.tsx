@@ -1,15 +1,31 @@
 'use client';
 
-import { useActionState } from 'react';
+import { useActionState, useEffect, useRef } from 'react';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
+import { useToast } from '@/components/ui/toast';
+import { refocus } from '../focus';
 import { createTokenAction } from './actions';
+import { useRevealedTokens } from './revealed-token';
 
 /** Creates a token; its secret is shown here once and cannot be shown again. */
 export function CreateTokenForm() {
   const [result, submit, pending] = useActionState(createTokenAction, undefined);
+  const toast = useToast();
+  const { revoked } = useRevealedTokens();
+  const createButton = useRef<HTMLButtonElement>(null);
+  // Revoked since it was created: its secret is worthless, and showing it would invite copying it.
+  const secret = result?.ok && !revoked.has(result.data.id) ? result.data : undefined;
+
+  useEffect(() => {
+    if (!result) return;
+    toast.show(result.ok ? `Token created for ${result.data.name}: copy it now.` : `Not created: ${result.message}`, {
+      tone: result.ok ? 'success' : 'error',
+    });
+    refocus(createButton.current);
+  }, [result, toast]);
   return (
     <div className="flex flex-col gap-3">
       <form
@@ -54,15 +70,15 @@ export function CreateTokenForm() {
           Names separated by commas; leave blank for no limit. A limited token is refused (403) for any other agent or
           queue.
         </p>
-        <Button type="submit" variant="primary" size="md" pending={pending} pendingLabel="Creating…">
+        <Button ref={createButton} type="submit" variant="primary" size="md" pending={pending} pendingLabel="Creating…">
           Create token
         </Button>
       </form>
-      {result?.ok ? (
-        <div role="status" className="rounded-lg border border-line bg-warn-soft p-4 text-[13px]">
-          <p className="font-medium text-warn">Copy the token for {result.data.name} now: it is shown only once.</p>
+      {secret ? (
+        <div className="rounded-lg border border-line bg-warn-soft p-4 text-[13px]" data-testid="new-token-banner">
+          <p className="font-medium text-warn">Copy the token for {secret.name} now: it is shown only once.</p>
           <code data-testid="new-token" className="mt-2 block break-all font-mono text-[12px] text-ink">
-            {result.data.token}
+            {secret.token}
           </code>
         </div>
       ) : (

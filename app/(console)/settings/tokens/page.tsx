@@ -1,18 +1,21 @@
 import type { Metadata } from 'next';
-import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { Moment } from '@/components/ui/time';
 import { decide, listApiTokens } from '@/lib/core';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
-import { revokeTokenAction } from './actions';
+import { stacked } from '../stacked-rows';
 import { CreateTokenForm } from './create-token-form';
+import { RevealedTokensProvider } from './revealed-token';
+import { RevokeToken } from './revoke-token';
 
 export const metadata: Metadata = { title: 'API tokens' };
 export const dynamic = 'force-dynamic';
 
-const when = (date: Date | null) => (date ? `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC` : '—');
+/** Focused after a revoke, when the row's button gives way to "revoked". */
+const HEADING_ID = 'tokens-title';
 
 export default async function TokensPage() {
   const person = await requirePerson();
@@ -31,66 +34,82 @@ export default async function TokensPage() {
   }
   const tokens = await listApiTokens(getDb());
   return (
-    <>
+    <RevealedTokensProvider>
       <PageHeader title="API tokens" description={description} />
       <CreateTokenForm />
-      <div className="mt-5">
-        {tokens.length === 0 ? (
-          <EmptyState title="No tokens yet">
-            Create one for each agent or service, so each can be revoked alone.
-          </EmptyState>
-        ) : (
-          <Table data-testid="tokens-table">
-            <caption className="sr-only">API tokens, newest first</caption>
-            <thead>
-              <tr>
-                <HeaderCell>Used by</HeaderCell>
-                <HeaderCell>Token</HeaderCell>
-                <HeaderCell>Scopes</HeaderCell>
-                <HeaderCell>Limited to</HeaderCell>
-                <HeaderCell>Created</HeaderCell>
-                <HeaderCell>Last used</HeaderCell>
-                <HeaderCell>State</HeaderCell>
+      <h2 id={HEADING_ID} tabIndex={-1} className="mt-5 mb-2 text-[14px] font-medium focus:outline-none">
+        Tokens, newest first
+      </h2>
+      {tokens.length === 0 ? (
+        <EmptyState title="No tokens yet">
+          Create one for each agent or service, so each can be revoked alone.
+        </EmptyState>
+      ) : (
+        <Table data-testid="tokens-table" className={stacked.table}>
+          <caption className="sr-only">API tokens, newest first</caption>
+          <thead className={stacked.head}>
+            <tr>
+              <HeaderCell>Used by</HeaderCell>
+              <HeaderCell>Token</HeaderCell>
+              <HeaderCell>Scopes</HeaderCell>
+              <HeaderCell>Limited to</HeaderCell>
+              <HeaderCell>Created</HeaderCell>
+              <HeaderCell>Last used</HeaderCell>
+              <HeaderCell>State</HeaderCell>
+            </tr>
+          </thead>
+          <tbody className={stacked.body}>
+            {tokens.map((token) => (
+              <tr key={token.id} data-testid={`token-row-${token.name}`} className={stacked.row}>
+                <Cell className={`font-medium [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Used by">
+                  {token.name}
+                </Cell>
+                <Cell className={`font-mono text-[12px] ${stacked.cell}`} data-label="Token">
+                  {token.prefix}…
+                </Cell>
+                <Cell className={stacked.cell} data-label="Scopes">
+                  {token.scopes.join(', ')}
+                </Cell>
+                <Cell
+                  className={`text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`}
+                  data-label="Limited to"
+                  data-testid="token-limits"
+                >
+                  {token.allowedAgents || token.allowedQueues ? (
+                    <span>
+                      {token.allowedAgents ? (
+                        <span className="block">agents: {token.allowedAgents.join(', ')}</span>
+                      ) : null}
+                      {token.allowedQueues ? (
+                        <span className="block">queues: {token.allowedQueues.join(', ')}</span>
+                      ) : null}
+                    </span>
+                  ) : (
+                    <span className="text-muted">any agent, any queue</span>
+                  )}
+                </Cell>
+                <Cell className={`text-muted ${stacked.cell}`} data-label="Created">
+                  <span className="[overflow-wrap:anywhere]">
+                    <Moment value={token.createdAt} /> by {token.createdBy}
+                  </span>
+                </Cell>
+                <Cell className={`text-muted ${stacked.cell}`} data-label="Last used">
+                  <Moment value={token.lastUsedAt} />
+                </Cell>
+                <Cell className={stacked.cell} data-label="State">
+                  {token.revokedAt ? (
+                    <span className="text-muted">
+                      revoked <Moment value={token.revokedAt} />
+                    </span>
+                  ) : (
+                    <RevokeToken tokenId={token.id} name={token.name} prefix={token.prefix} headingId={HEADING_ID} />
+                  )}
+                </Cell>
               </tr>
-            </thead>
-            <tbody>
-              {tokens.map((token) => (
-                <tr key={token.id} data-testid={`token-row-${token.name}`}>
-                  <Cell>{token.name}</Cell>
-                  <Cell className="font-mono text-[12px]">{token.prefix}…</Cell>
-                  <Cell>{token.scopes.join(', ')}</Cell>
-                  <Cell className="text-[12px]" data-testid="token-limits">
-                    {token.allowedAgents || token.allowedQueues ? (
-                      <>
-                        {token.allowedAgents ? <div>agents: {token.allowedAgents.join(', ')}</div> : null}
-                        {token.allowedQueues ? <div>queues: {token.allowedQueues.join(', ')}</div> : null}
-                      </>
-                    ) : (
-                      <span className="text-muted">any agent, any queue</span>
-                    )}
-                  </Cell>
-                  <Cell className="text-muted">
-                    {when(token.createdAt)} by {token.createdBy}
-                  </Cell>
-                  <Cell className="text-muted">{when(token.lastUsedAt)}</Cell>
-                  <Cell>
-                    {token.revokedAt ? (
-                      <span className="text-muted">revoked {when(token.revokedAt)}</span>
-                    ) : (
-                      <form action={revokeTokenAction}>
-                        <input type="hidden" name="tokenId" value={token.id} />
-                        <Button type="submit" variant="danger-link" className="text-[12px]">
-                          Revoke
-                        </Button>
-                      </form>
-                    )}
-                  </Cell>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        )}
-      </div>
-    </>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </RevealedTokensProvider>
   );
 }

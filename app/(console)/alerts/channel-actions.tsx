@@ -1,36 +1,63 @@
 'use client';
 
-import { useState, useTransition } from 'react';
+import { useEffect, useRef, useState, useTransition } from 'react';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { useToast } from '@/components/ui/toast';
+import { refocus, refocusById } from '../settings/focus';
 import { deleteChannelAction, sendTestAction, setChannelEnabledAction } from './actions';
 
-/** An admin's buttons for one channel: send a test, switch it off or on, delete it (after a confirmation). */
-export function ChannelActions({ id, name, enabled }: { id: number; name: string; enabled: boolean }) {
+type ChannelAction = 'test' | 'toggle' | 'delete';
+
+/**
+ * An admin's buttons for one channel: send a test, switch it off or on, delete
+ * it (after a confirmation). Each announces its outcome; focus returns to the
+ * button pressed (disabled while it runs, which drops focus), or after a delete,
+ * which takes the row away, to the list's heading.
+ */
+export function ChannelActions({
+  id,
+  name,
+  enabled,
+  headingId,
+}: {
+  id: number;
+  name: string;
+  enabled: boolean;
+  headingId: string;
+}) {
   const toast = useToast();
   const [pending, startTransition] = useTransition();
-  const [busy, setBusy] = useState<'test' | 'toggle' | 'delete' | undefined>();
+  const [busy, setBusy] = useState<ChannelAction | undefined>();
   const [confirming, setConfirming] = useState(false);
+  const [finished, setFinished] = useState<{ what: ChannelAction; count: number }>();
+  const testButton = useRef<HTMLButtonElement>(null);
+  const toggleButton = useRef<HTMLButtonElement>(null);
+  const deleteButton = useRef<HTMLButtonElement>(null);
 
-  const run = (
-    what: 'test' | 'toggle' | 'delete',
-    work: () => Promise<{ ok: boolean; message?: string }>,
-    done: string,
-  ) => {
+  useEffect(() => {
+    if (!finished) return;
+    const pressed = { test: testButton, toggle: toggleButton, delete: deleteButton }[finished.what];
+    refocus(pressed.current);
+  }, [finished]);
+
+  const run = (what: ChannelAction, work: () => Promise<{ ok: boolean; message?: string }>, done: string) => {
     setBusy(what);
     startTransition(async () => {
       const result = await work();
       setBusy(undefined);
-      if (what === 'delete') setConfirming(false);
       if (result.ok) toast.show(done, { tone: 'success' });
-      else toast.show(result.message ?? 'That did not work.', { tone: 'error' });
+      else toast.show(`Not done: ${result.message ?? 'that did not work.'}`, { tone: 'error' });
+      // A deleted channel's row goes with its buttons: the list's heading takes focus.
+      if (result.ok && what === 'delete') refocusById(headingId);
+      else setFinished((before) => ({ what, count: (before?.count ?? 0) + 1 }));
     });
   };
 
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
       <Button
+        ref={testButton}
         variant="link"
         className="text-[12px]"
         disabled={!enabled || pending}
@@ -43,6 +70,7 @@ export function ChannelActions({ id, name, enabled }: { id: number; name: string
         {busy === 'test' ? 'Queuing…' : 'Send a test'}
       </Button>
       <Button
+        ref={toggleButton}
         variant="link"
         className="text-[12px]"
         disabled={pending}
@@ -58,23 +86,26 @@ export function ChannelActions({ id, name, enabled }: { id: number; name: string
         {busy === 'toggle' ? 'Saving…' : enabled ? 'Disable' : 'Enable'}
       </Button>
       <Button
+        ref={deleteButton}
         variant="danger-link"
         className="text-[12px]"
         disabled={pending}
         aria-label={`Delete ${name}`}
         onClick={() => setConfirming(true)}
       >
-        Delete…
+        {busy === 'delete' ? 'Deleting…' : 'Delete…'}
       </Button>
       <ConfirmDialog
         open={confirming}
         title={`Delete the channel ${name}?`}
         confirmLabel="Delete channel"
         tone="danger"
-        pending={busy === 'delete'}
-        pendingLabel="Deleting…"
         onCancel={() => setConfirming(false)}
-        onConfirm={() => run('delete', () => deleteChannelAction(id), `${name} deleted.`)}
+        onConfirm={() => {
+          // Closed first: a modal makes the rest of the page inert, and focus must be able to move on.
+          setConfirming(false);
+          run('delete', () => deleteChannelAction(id), `${name} deleted.`);
+        }}
         testId="delete-channel-dialog"
       >
         Alerts stop going to it, and its notifications still waiting to be delivered are marked failed (&ldquo;channel

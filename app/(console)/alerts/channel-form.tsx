@@ -1,11 +1,13 @@
 'use client';
 
-import { useActionState } from 'react';
+import { useActionState, useEffect, useRef } from 'react';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
+import { useToast } from '@/components/ui/toast';
+import { refocus } from '../settings/focus';
 import { createChannelAction } from './actions';
 import { SecretBox } from './secret-box';
 
@@ -15,6 +17,22 @@ export function ChannelForm() {
   const result = state?.result;
   const errors = result?.ok === false ? (result.fieldErrors ?? {}) : {};
   const values = state?.values ?? { name: '', kind: 'webhook', url: '', team: '' };
+  const toast = useToast();
+  const addButton = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (!result) return;
+    toast.show(
+      result.ok
+        ? result.data.signingSecret
+          ? `Channel ${result.data.name} added: copy its signing secret below now.`
+          : `Channel ${result.data.name} added. Send a test to check it.`
+        : `Not added: ${result.code === 'INVALID_INPUT' ? 'check the fields marked in the form.' : result.message}`,
+      { tone: result.ok ? 'success' : 'error' },
+    );
+    // Adding disabled the button, which drops focus: give it back.
+    refocus(addButton.current);
+  }, [result, toast]);
   return (
     <div className="mb-5 flex flex-col gap-3">
       <form
@@ -76,6 +94,7 @@ export function ChannelForm() {
         </div>
         <div>
           <Button
+            ref={addButton}
             type="submit"
             variant="primary"
             size="md"
@@ -90,14 +109,8 @@ export function ChannelForm() {
           {result?.ok === false && result.code === 'INVALID_INPUT' ? 'Check the fields marked above.' : null}
         </FormError>
       </form>
-      {result?.ok ? (
-        result.data.signingSecret ? (
-          <SecretBox name={result.data.name} secret={result.data.signingSecret} />
-        ) : (
-          <p role="status" className="text-[12px] text-ok" data-testid="channel-created">
-            Channel {result.data.name} added. Send a test to check it.
-          </p>
-        )
+      {result?.ok && result.data.signingSecret ? (
+        <SecretBox name={result.data.name} secret={result.data.signingSecret} />
       ) : null}
     </div>
   );

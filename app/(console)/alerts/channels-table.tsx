@@ -1,8 +1,9 @@
 import { EmptyState } from '@/components/ui/empty-state';
 import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { formatUtc } from '@/lib/console/format';
+import { Moment } from '@/components/ui/time';
 import type { AlertChannelRow } from '@/lib/queries/alerts';
+import { stacked } from '../settings/stacked-rows';
 import { ChannelActions } from './channel-actions';
 import { DeliveryStatusBadge } from './delivery-status';
 
@@ -13,7 +14,7 @@ function ChannelStatus({ channel }: { channel: AlertChannelRow }) {
   if (channel.failingSince) {
     return (
       <div className="text-danger" data-testid="channel-status">
-        <span className="font-medium">Failing</span> since {formatUtc(channel.failingSince)}
+        <span className="font-medium">Failing</span> since <Moment value={channel.failingSince} />
         {channel.failingReason ? (
           <div className="text-[12px]">
             <LongText text={`(${channel.failingReason})`} lines={2} />
@@ -31,7 +32,16 @@ function ChannelStatus({ channel }: { channel: AlertChannelRow }) {
 }
 
 /** Live channels: where alerts go, routed by team; admins also test, switch and delete them. */
-export function ChannelsTable({ channels, manage }: { channels: AlertChannelRow[]; manage: boolean }) {
+export function ChannelsTable({
+  channels,
+  manage,
+  headingId,
+}: {
+  channels: AlertChannelRow[];
+  manage: boolean;
+  /** The list's heading, focused when a deleted channel takes its buttons away. */
+  headingId: string;
+}) {
   if (channels.length === 0) {
     return (
       <EmptyState title="No channels yet" testId="channels-empty">
@@ -43,9 +53,9 @@ export function ChannelsTable({ channels, manage }: { channels: AlertChannelRow[
     );
   }
   return (
-    <Table data-testid="channels-table">
+    <Table data-testid="channels-table" className={stacked.table}>
       <caption className="sr-only">Alert channels by name</caption>
-      <thead>
+      <thead className={stacked.head}>
         <tr>
           <HeaderCell>Name</HeaderCell>
           <HeaderCell>Kind</HeaderCell>
@@ -60,33 +70,45 @@ export function ChannelsTable({ channels, manage }: { channels: AlertChannelRow[
           ) : null}
         </tr>
       </thead>
-      <tbody>
+      <tbody className={stacked.body}>
         {channels.map((channel) => (
-          <tr key={channel.id} className="align-top" data-testid={`channel-row-${channel.name}`}>
-            <Cell className="min-w-36 max-w-56 font-medium [overflow-wrap:anywhere]">{channel.name}</Cell>
-            <Cell>{kindLabel[channel.kind]}</Cell>
-            <Cell className="whitespace-nowrap font-mono text-[12px]">{channel.urlHint}</Cell>
-            <Cell className="text-[12px]">
+          <tr key={channel.id} className={`align-top ${stacked.row}`} data-testid={`channel-row-${channel.name}`}>
+            <Cell
+              className={`min-w-36 max-w-56 font-medium [overflow-wrap:anywhere] ${stacked.cell}`}
+              data-label="Name"
+            >
+              {channel.name}
+            </Cell>
+            <Cell className={stacked.cell} data-label="Kind">
+              {kindLabel[channel.kind]}
+            </Cell>
+            <Cell
+              className={`whitespace-nowrap font-mono text-[12px] max-md:whitespace-normal max-md:[overflow-wrap:anywhere] ${stacked.cell}`}
+              data-label="Destination"
+            >
+              {channel.urlHint}
+            </Cell>
+            <Cell className={`text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Team">
               {channel.team ?? <span className="italic text-muted">every alert</span>}
             </Cell>
-            <Cell className="min-w-32 max-w-72">
+            <Cell className={`min-w-32 max-w-72 ${stacked.cell}`} data-label="Status">
               <ChannelStatus channel={channel} />
             </Cell>
-            <Cell className="text-[12px]">
+            <Cell className={`text-[12px] ${stacked.cell}`} data-label="Last delivery">
               {channel.lastDelivery ? (
-                <>
+                <span>
                   <DeliveryStatusBadge status={channel.lastDelivery.status} />{' '}
                   <span className="text-muted">
-                    {channel.lastDelivery.event} · {formatUtc(channel.lastDelivery.createdAt)}
+                    {channel.lastDelivery.event} · <Moment value={channel.lastDelivery.createdAt} />
                   </span>
-                </>
+                </span>
               ) : (
                 <span className="text-muted">none yet</span>
               )}
             </Cell>
             {manage ? (
-              <Cell className="min-w-48">
-                <ChannelActions id={channel.id} name={channel.name} enabled={channel.enabled} />
+              <Cell className={`min-w-48 ${stacked.controls}`}>
+                <ChannelActions id={channel.id} name={channel.name} enabled={channel.enabled} headingId={headingId} />
               </Cell>
             ) : null}
           </tr>

@@ -2,9 +2,11 @@ import Link from 'next/link';
 import { EmptyState } from '@/components/ui/empty-state';
 import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { formatCount, formatUtc } from '@/lib/console/format';
+import { Age, Moment } from '@/components/ui/time';
+import { formatCount } from '@/lib/console/format';
 import type { AlertHistory, DeliveryRow } from '@/lib/queries/alerts';
 import { alertKindLabels } from './alert-labels';
+import { stacked } from '../settings/stacked-rows';
 import { DeliveryStatusBadge } from './delivery-status';
 
 /** Only a path inside the console is followed as a link (never another site). */
@@ -20,7 +22,12 @@ function Delivery({ delivery }: { delivery: DeliveryRow }) {
         {delivery.channelDeleted ? <span className="text-[11px] text-muted">(deleted)</span> : null}
         <span className="text-muted">
           {delivery.event} · {formatCount(delivery.attempts)} {delivery.attempts === 1 ? 'try' : 'tries'}
-          {delivery.deliveredAt ? ` · delivered ${formatUtc(delivery.deliveredAt, 'second')}` : ''}
+          {delivery.deliveredAt ? (
+            <>
+              {' · delivered '}
+              <Moment value={delivery.deliveredAt} precision="second" />
+            </>
+          ) : null}
         </span>
       </div>
       {delivery.lastError && delivery.status !== 'delivered' ? (
@@ -36,7 +43,9 @@ function Delivery({ delivery }: { delivery: DeliveryRow }) {
           <ol className="mt-1 flex flex-col gap-1 border-l border-line pl-2">
             {delivery.attemptLog.map((attempt) => (
               <li key={attempt.id} className="min-w-0">
-                <span className="whitespace-nowrap">{formatUtc(attempt.attemptedAt, 'second')}</span>
+                <span className="whitespace-nowrap">
+                  <Moment value={attempt.attemptedAt} precision="second" />
+                </span>
                 {' · '}
                 {attempt.statusCode === null ? 'no answer' : `HTTP ${attempt.statusCode}`}
                 {' · '}
@@ -56,7 +65,16 @@ function Delivery({ delivery }: { delivery: DeliveryRow }) {
 }
 
 /** What was sent for each alert, newest first, and the tests sent from this page. */
-export function HistorySection({ history, moreHref }: { history: AlertHistory; moreHref?: string }) {
+export function HistorySection({
+  history,
+  moreHref,
+  now,
+}: {
+  history: AlertHistory;
+  moreHref?: string;
+  /** The moment the page was read, for how long a firing alert has fired. */
+  now: Date;
+}) {
   const { instances, totalInstances, tests, totalTests } = history;
   return (
     <section aria-labelledby="history-title" className="flex flex-col gap-5">
@@ -84,9 +102,9 @@ export function HistorySection({ history, moreHref }: { history: AlertHistory; m
             someone hears about it.
           </EmptyState>
         ) : (
-          <Table data-testid="history-table">
+          <Table data-testid="history-table" className={stacked.table}>
             <caption className="sr-only">Alert instances, newest first, with their notifications</caption>
-            <thead>
+            <thead className={stacked.head}>
               <tr>
                 <HeaderCell>Alert</HeaderCell>
                 <HeaderCell>Fired / resolved</HeaderCell>
@@ -94,10 +112,14 @@ export function HistorySection({ history, moreHref }: { history: AlertHistory; m
                 <HeaderCell>Notifications</HeaderCell>
               </tr>
             </thead>
-            <tbody>
+            <tbody className={stacked.body}>
               {instances.map((instance) => (
-                <tr key={instance.id} className="align-top" data-testid={`alert-instance-${instance.id}`}>
-                  <Cell className="min-w-56 max-w-96">
+                <tr
+                  key={instance.id}
+                  className={`align-top ${stacked.row}`}
+                  data-testid={`alert-instance-${instance.id}`}
+                >
+                  <Cell className={`min-w-56 max-w-96 ${stacked.controls}`}>
                     <div className="font-medium [overflow-wrap:anywhere]">{instance.title}</div>
                     <div className="text-[12px] text-muted">
                       {alertKindLabels[instance.kind]?.title ?? instance.kind}
@@ -116,16 +138,26 @@ export function HistorySection({ history, moreHref }: { history: AlertHistory; m
                       </Link>
                     ) : null}
                   </Cell>
-                  <Cell className="text-[12px]">
-                    <div className="whitespace-nowrap">{formatUtc(instance.firedAt)}</div>
-                    {instance.resolvedAt ? (
-                      <div className="whitespace-nowrap text-muted">resolved {formatUtc(instance.resolvedAt)}</div>
-                    ) : (
-                      <div className="font-medium text-danger">firing</div>
-                    )}
+                  <Cell className={`text-[12px] ${stacked.cell}`} data-label="Fired">
+                    <div>
+                      <div className="whitespace-nowrap">
+                        <Moment value={instance.firedAt} />
+                      </div>
+                      {instance.resolvedAt ? (
+                        <div className="whitespace-nowrap text-muted">
+                          resolved <Moment value={instance.resolvedAt} />
+                        </div>
+                      ) : (
+                        <div className="font-medium text-danger">
+                          firing for <Age since={instance.firedAt} now={now} />
+                        </div>
+                      )}
+                    </div>
                   </Cell>
-                  <Cell className="text-[12px]">{instance.team ?? <span className="text-muted">—</span>}</Cell>
-                  <Cell className="min-w-64 text-[12px]">
+                  <Cell className={`text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Team">
+                    {instance.team ?? <span className="text-muted">—</span>}
+                  </Cell>
+                  <Cell className={`min-w-64 text-[12px] ${stacked.controls}`}>
                     {instance.deliveries.length === 0 ? (
                       <span className="text-muted">none (no channel took it)</span>
                     ) : (

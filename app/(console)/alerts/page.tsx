@@ -4,7 +4,7 @@ import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { decide } from '@/lib/core';
 import { formatCount } from '@/lib/console/format';
 import { countFiringAlerts, getAlertHistory, listAlertChannels, listAlertRules } from '@/lib/queries/alerts';
-import { getDb } from '@/lib/server/db';
+import { getClock, getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { ChannelForm } from './channel-form';
 import { ChannelsTable } from './channels-table';
@@ -64,7 +64,7 @@ export default async function AlertsPage({
         />
       ) : tab === 'channels' ? (
         <section aria-labelledby="channels-title">
-          <h2 id="channels-title" className="sr-only">
+          <h2 id="channels-title" tabIndex={-1} className="mb-2 text-[14px] font-medium">
             Channels
           </h2>
           {manage.allowed ? (
@@ -74,7 +74,7 @@ export default async function AlertsPage({
               Read only: admins add, test and delete channels (you are signed in as a {person.role}).
             </p>
           )}
-          <ChannelsTable channels={await listAlertChannels(db)} manage={manage.allowed} />
+          <ChannelsTable channels={await listAlertChannels(db)} manage={manage.allowed} headingId="channels-title" />
           <p className="mt-3 max-w-prose text-[12px] text-muted">
             A channel with a team gets only that team&apos;s alerts (holds it owns); one without gets every alert. A
             receiver that refuses a delivery for good (a 4xx other than 408 or 429) marks its channel failing until a
@@ -84,6 +84,7 @@ export default async function AlertsPage({
       ) : (
         <HistorySection
           history={await getAlertHistory(db, { limit })}
+          now={getClock()()}
           moreHref={limit < HISTORY_MAX ? `/alerts?tab=history&limit=${Math.min(limit * 4, HISTORY_MAX)}` : undefined}
         />
       )}

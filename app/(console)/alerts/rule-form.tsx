@@ -1,11 +1,13 @@
 'use client';
 
-import { useActionState } from 'react';
+import { useActionState, useEffect, useRef } from 'react';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
+import { useToast } from '@/components/ui/toast';
 import type { AlertKind } from '@/lib/db/schema/enums';
+import { refocus } from '../settings/focus';
 import { saveRuleAction } from './actions';
 import { alertKindLabels, thresholdField, thresholdNames } from './alert-labels';
 
@@ -23,6 +25,22 @@ export function RuleForm({
   const errors = result?.ok === false ? (result.fieldErrors ?? {}) : {};
   const { title } = alertKindLabels[kind];
   const names = thresholdNames(thresholds);
+  const toast = useToast();
+  const saveButton = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (!result) return;
+    toast.show(
+      result.ok
+        ? result.data.changed
+          ? `${title} saved: the next sweep uses these values.`
+          : `${title}: no change, the rule already has these values.`
+        : `${title} not saved: ${result.code === 'INVALID_INPUT' ? 'check the fields marked in the form.' : result.message}`,
+      { tone: result.ok ? (result.data.changed ? 'success' : 'info') : 'error' },
+    );
+    // Saving disabled the button, which drops focus: give it back.
+    refocus(saveButton.current);
+  }, [result, toast, title]);
   return (
     <form action={submit} className="mt-3 flex flex-col gap-3" data-testid={`rule-form-${kind}`}>
       <input type="hidden" name="kind" value={kind} />
@@ -77,6 +95,7 @@ export function RuleForm({
           <Input name="reason" maxLength={500} onSurface className="w-full" />
         </Field>
         <Button
+          ref={saveButton}
           type="submit"
           variant="primary"
           size="md"
@@ -87,21 +106,13 @@ export function RuleForm({
           Save rule
         </Button>
       </div>
-      {result?.ok ? (
-        <p role="status" className="text-[12px] text-ok" data-testid={`rule-saved-${kind}`}>
-          {result.data.changed
-            ? 'Saved: the next sweep uses these values.'
-            : 'No change: the rule already has these values.'}
-        </p>
-      ) : (
-        <FormError result={result}>
-          {result?.ok === false && result.code === 'INVALID_INPUT'
-            ? Object.keys(errors).some((key) => key.startsWith('thresholds.') || key === 'reason')
-              ? 'Check the fields marked above.'
-              : result.message
-            : null}
-        </FormError>
-      )}
+      <FormError result={result}>
+        {result?.ok === false && result.code === 'INVALID_INPUT'
+          ? Object.keys(errors).some((key) => key.startsWith('thresholds.') || key === 'reason')
+            ? 'Check the fields marked above.'
+            : result.message
+          : null}
+      </FormError>
     </form>
   );
 }

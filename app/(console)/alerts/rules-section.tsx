@@ -1,4 +1,5 @@
-import { formatCount, formatUtc } from '@/lib/console/format';
+import { Moment } from '@/components/ui/time';
+import { formatCount } from '@/lib/console/format';
 import type { AlertRule } from '@/lib/db/schema';
 import { alertKindLabels, thresholdField, thresholdNames } from './alert-labels';
 import { RuleForm } from './rule-form';
@@ -63,7 +64,7 @@ export function RulesSection({
                 <p className="mt-3 text-[12px] text-muted">No thresholds: it fires on the event itself.</p>
               )}
               <p className="mt-3 text-[11px] text-muted">
-                Changed {formatUtc(rule.updatedAt)} by {rule.updatedBy}
+                Changed <Moment value={rule.updatedAt} /> by {rule.updatedBy}
               </p>
             </li>
           );

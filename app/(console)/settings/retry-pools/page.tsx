@@ -49,7 +49,7 @@ export default async function RetryPoolsPage({
           pool.
         </p>
       )}
-      <h2 id="pools-title" tabIndex={-1} className="mb-2 text-[14px] font-medium focus:outline-none">
+      <h2 id="pools-title" tabIndex={-1} className="mb-2 text-[14px] font-medium">
         Pools
       </h2>
       {pools.length === 0 ? (

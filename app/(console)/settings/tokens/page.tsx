@@ -37,7 +37,7 @@ export default async function TokensPage() {
     <RevealedTokensProvider>
       <PageHeader title="API tokens" description={description} />
       <CreateTokenForm />
-      <h2 id={HEADING_ID} tabIndex={-1} className="mt-5 mb-2 text-[14px] font-medium focus:outline-none">
+      <h2 id={HEADING_ID} tabIndex={-1} className="mt-5 mb-2 text-[14px] font-medium">
         Tokens, newest first
       </h2>
       {tokens.length === 0 ? (

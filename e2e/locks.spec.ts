@@ -14,6 +14,7 @@ test('force-releases a stale lock whose guards all pass, and shows why another c
   await expect(blockedRow.getByTestId('guard-holder_run_finished')).toHaveAttribute('data-passes', 'false');
   await expect(blockedRow.getByTestId('guard-holder_run_finished')).toContainText(`run ${guarded.runKey} is running`);
   await expect(blockedRow.getByRole('button', { name: 'Force release…' })).toBeDisabled();
+  await expect(blockedRow.getByLabel('Reason for the release')).toHaveCount(0);
   await expect(blockedRow.getByTestId('force-release-blocked')).toContainText('its run is finished: no');
 
   const row = page.getByTestId(`lock-row-${releasable.slot}`);
@@ -21,9 +22,12 @@ test('force-releases a stale lock whose guards all pass, and shows why another c
     await expect(row.getByTestId(`guard-${guard}`)).toHaveAttribute('data-passes', 'true');
   }
   await expectAccessible();
-  await row.getByRole('button', { name: 'Force release…' }).click();
   await row.getByLabel('Reason for the release').fill('Worker died during the deploy');
-  await row.getByRole('button', { name: 'Confirm release' }).click();
+  await row.getByRole('button', { name: 'Force release…' }).click();
+  await page
+    .getByRole('dialog', { name: `Force release ${releasable.slot}?` })
+    .getByRole('button', { name: 'Confirm release' })
+    .click();
   await expect(page.getByTestId(`lock-row-${releasable.slot}`)).toHaveCount(0);
   await expect(page.getByTestId(`lock-row-${guarded.slot}`)).toBeVisible();
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { runStep, StepError } from '../lib/core';
+import { claimKey, runStep, StepError } from '../lib/core';
 import { createHold } from './support/factories';
 import { expect, test } from './support/fixtures';
 
@@ -49,6 +49,8 @@ test('shows every attempt of a task in order, with keys, its dead letter and its
   await expect(firstDraft.getByTestId('error')).toContainText('rate_limited');
   await expect(firstDraft.getByTestId('error')).toContainText('429 slow down');
   await expect(page.getByTestId('attempt-draft-2').getByTestId('key')).toContainText('completed');
+  // Every step name links to its detail.
+  await expect(firstDraft.getByRole('link', { name: 'draft' })).toHaveAttribute('href', '/steps/e2e-fleet/draft');
   await expect(page.getByTestId('attempt-send-1').getByTestId('key')).toContainText('failed');
 
   await expect(page.getByTestId('task-dead-letters')).toContainText('550 mailbox does not exist');
@@ -56,11 +58,27 @@ test('shows every attempt of a task in order, with keys, its dead letter and its
   await expectAccessible();
 });
 
-test('answers not found for a task nobody reported', async ({ page }) => {
+test('answers not found for a task nobody reported, inside the console', async ({ page }) => {
   // Through the request API: a browser would log the 404 itself as a console error.
   const response = await page.request.get('/tasks/no-such-task');
   expect(response.status()).toBe(404);
-  expect(await response.text()).toContain('could not be found');
+  const html = await response.text();
+  // The console's own not-found page (its shell, with the signed-in person), not a made-up task page.
+  expect(html).toMatch(/could not be found|Nothing here/);
+  expect(html).toContain('data-testid="signed-in-person"');
+  expect(html).not.toContain('Task no-such-task');
+});
+
+test('a task known only from its keys is a task, not a 404, and links to them', async ({ page, database }) => {
+  const taskId = `e2e-keyed-${randomUUID().slice(0, 8)}`;
+  await claimKey(
+    { db: database.db },
+    { key: `${taskId}/charge`, requestHash: 'h', downstreamIdempotent: true, taskId, step: 'charge' },
+  );
+  const response = await page.goto(`/tasks/${taskId}`);
+  expect(response?.status()).toBe(200);
+  await page.getByTestId('task-keys-link').click();
+  await expect(page.getByTestId('keys-found')).toContainText(`${taskId}/charge`);
 });
 
 test('a task known only from a hold opens from the Holds page', async ({ page, database }) => {
@@ -99,4 +117,9 @@ test('a 10,000-character stack trace keeps the timeline within the screen, clamp
   await expect(page.getByTestId('task-dead-letters').getByText('Show all (10,000 characters)')).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1440);
   await expectAccessible();
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await expect(page.getByTestId('attempt-draft-1').getByText('Show all (10,000 characters)')).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });

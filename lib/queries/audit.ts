@@ -1,29 +1,70 @@
 import 'server-only';
-import { and, desc, eq, gte, like, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gte, like, lt, type SQL, sql } from 'drizzle-orm';
 import type { AuditFilter } from '../console/filters/audit';
+import { keysetPosition } from '../console/filters/keyset-cursor';
 import type { Executor } from '../db/client';
-import { auditLog } from '../db/schema';
+import { type AuditRecord, auditLog } from '../db/schema';
+import { cursorTime, type KeysetOrder, type KeysetPage, readKeysetPage } from './keyset';
 
 /** Literal text for LIKE: a person's `%` or `_` means itself. */
 const literal = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
-/** Audit records matching the filter, newest first. */
+/** Newest first; the id breaks ties between records of one moment. */
+export const auditOrder: KeysetOrder = {
+  time: auditLog.occurredAt,
+  id: auditLog.id,
+  idType: 'bigint',
+  direction: 'desc',
+};
+
+function auditCondition(filter: AuditFilter): SQL | undefined {
+  return and(
+    filter.actor
+      ? sql`(${auditLog.actorType} || ':' || ${auditLog.actorId}) ilike ${`%${literal(filter.actor)}%`}`
+      : undefined,
+    filter.action ? like(auditLog.action, `${literal(filter.action)}%`) : undefined,
+    filter.targetType ? eq(auditLog.targetType, filter.targetType) : undefined,
+    filter.targetId ? eq(auditLog.targetId, filter.targetId) : undefined,
+    filter.from ? gte(auditLog.occurredAt, filter.from) : undefined,
+    filter.to ? lt(auditLog.occurredAt, filter.to) : undefined,
+  );
+}
+
+/** Audit records matching the filter, newest first (the CSV export: up to `limit`, no paging). */
 export async function listAudit(db: Executor, filter: AuditFilter, limit: number) {
   return db
     .select()
     .from(auditLog)
-    .where(
-      and(
-        filter.actor
-          ? sql`(${auditLog.actorType} || ':' || ${auditLog.actorId}) ilike ${`%${literal(filter.actor)}%`}`
-          : undefined,
-        filter.action ? like(auditLog.action, `${literal(filter.action)}%`) : undefined,
-        filter.targetType ? eq(auditLog.targetType, filter.targetType) : undefined,
-        filter.targetId ? eq(auditLog.targetId, filter.targetId) : undefined,
-        filter.from ? gte(auditLog.occurredAt, filter.from) : undefined,
-        filter.to ? lt(auditLog.occurredAt, filter.to) : undefined,
-      ),
-    )
+    .where(auditCondition(filter))
     .orderBy(desc(auditLog.occurredAt), desc(auditLog.id))
     .limit(limit);
+}
+
+/** One page of the audit records matching the filter, newest first, at the filter's `after`/`before`. */
+export async function pageAudit(
+  db: Executor,
+  filter: AuditFilter,
+  pageSize?: number,
+): Promise<KeysetPage<AuditRecord & { cursorAt: string }>> {
+  const filtered = auditCondition(filter);
+  return readKeysetPage({
+    order: auditOrder,
+    position: keysetPosition(filter),
+    pageSize,
+    idOf: (record) => record.id,
+    select: (where, orderBy, limit) =>
+      db
+        .select({ ...getTableColumns(auditLog), cursorAt: cursorTime(auditLog.occurredAt) })
+        .from(auditLog)
+        .where(and(filtered, where))
+        .orderBy(...orderBy)
+        .limit(limit),
+    count: async (where) => {
+      const [row] = await db
+        .select({ count: sql<number>`count(*)`.mapWith(Number) })
+        .from(auditLog)
+        .where(and(filtered, where));
+      return row?.count ?? 0;
+    },
+  });
 }

@@ -1,9 +1,11 @@
 import 'server-only';
-import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { holds } from '../db/schema';
+import { and, asc, desc, eq, getTableColumns, inArray, lte, sql } from 'drizzle-orm';
+import { keysetPosition } from '../console/filters/keyset-cursor';
 import type { HoldsFilter } from '../console/filters/holds';
+import type { Executor } from '../db/client';
+import { type Hold, holds } from '../db/schema';
 import { frozenHoldCondition } from './frozen-holds';
+import { cursorTime, type KeysetOrder, type KeysetPage, readKeysetPage } from './keyset';
 
 /** Open holds, oldest first: the longest-waiting work is at the top. */
 export async function listOpenHolds(db: Executor) {
@@ -12,17 +14,24 @@ export async function listOpenHolds(db: Executor) {
 
 const HOURS_MS = 3_600_000;
 
+/** Open holds oldest first (the longest-waiting work at the top); cleared ones most recently cleared first. */
+export function holdsOrder(view: HoldsFilter['view']): KeysetOrder {
+  return view === 'open'
+    ? { time: holds.openedAt, id: holds.id, idType: 'bigint', direction: 'asc' }
+    : { time: holds.clearedAt, id: holds.id, idType: 'bigint', direction: 'desc' };
+}
+
 /**
- * Holds as the page's filters select them: open ones oldest first, cleared
- * ones most recently cleared first. `owners` are the person's own owner names
- * (for "mine"); `frozenAfterDays` is the frozen threshold.
+ * One page of holds as the page's filters select them, in `holdsOrder`.
+ * `owners` are the person's own owner names (for "mine"); `frozenAfterDays`
+ * is the frozen threshold.
  */
 export async function listHolds(
   db: Executor,
   filter: HoldsFilter,
-  context: { owners: string[]; frozenAfterDays: number; now: Date; limit?: number },
-) {
-  const where = and(
+  context: { owners: string[]; frozenAfterDays: number; now: Date; pageSize?: number },
+): Promise<KeysetPage<Hold & { cursorAt: string }>> {
+  const filtered = and(
     eq(holds.status, filter.view),
     filter.mine ? inArray(holds.owner, context.owners) : undefined,
     filter.owner ? eq(holds.owner, filter.owner) : undefined,
@@ -32,13 +41,27 @@ export async function listHolds(
       ? lte(holds.openedAt, new Date(context.now.getTime() - filter.minAgeHours * HOURS_MS))
       : undefined,
   );
-  const order = filter.view === 'open' ? [asc(holds.openedAt), asc(holds.id)] : [desc(holds.clearedAt), desc(holds.id)];
-  return db
-    .select()
-    .from(holds)
-    .where(where)
-    .orderBy(...order)
-    .limit(context.limit ?? 300);
+  const order = holdsOrder(filter.view);
+  return readKeysetPage({
+    order,
+    position: keysetPosition(filter),
+    pageSize: context.pageSize,
+    idOf: (hold) => hold.id,
+    select: (where, orderBy, limit) =>
+      db
+        .select({ ...getTableColumns(holds), cursorAt: cursorTime(order.time) })
+        .from(holds)
+        .where(and(filtered, where))
+        .orderBy(...orderBy)
+        .limit(limit),
+    count: async (where) => {
+      const [row] = await db
+        .select({ count: sql<number>`count(*)`.mapWith(Number) })
+        .from(holds)
+        .where(and(filtered, where));
+      return row?.count ?? 0;
+    },
+  });
 }
 
 /** Open holds per reason: the page's summary and quick filters. */

@@ -1,25 +1,53 @@
 import 'server-only';
-import { and, asc, desc, eq, isNotNull, like, lte, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, isNotNull, like, lte, or, sql } from 'drizzle-orm';
+import type { KeysetPosition } from '../console/filters/keyset-cursor';
 import type { Executor } from '../db/client';
-import { attempts, holds, idempotencyKeys } from '../db/schema';
+import { attempts, holds, type IdempotencyKey, idempotencyKeys } from '../db/schema';
+import { cursorTime, type KeysetOrder, type KeysetPage, readKeysetPage } from './keyset';
 
 const LIST_LIMIT = 100;
 const literal = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
-/** Keys by exact key or its start, by task, or by step: newest first. */
-export async function findKeys(db: Executor, search: { key?: string; taskId?: string; step?: string }) {
-  return db
-    .select()
-    .from(idempotencyKeys)
-    .where(
-      and(
-        search.key ? like(idempotencyKeys.key, `${literal(search.key)}%`) : undefined,
-        search.taskId ? eq(idempotencyKeys.taskId, search.taskId) : undefined,
-        search.step ? eq(idempotencyKeys.step, search.step) : undefined,
-      ),
-    )
-    .orderBy(desc(idempotencyKeys.updatedAt))
-    .limit(LIST_LIMIT);
+/** Most recently changed first; the key itself breaks ties. */
+export const foundKeysOrder: KeysetOrder = {
+  time: idempotencyKeys.updatedAt,
+  id: idempotencyKeys.key,
+  idType: 'text',
+  direction: 'desc',
+};
+
+/** One page of keys by exact key or its start, by task, or by step: most recently changed first. */
+export async function findKeys(
+  db: Executor,
+  search: { key?: string; taskId?: string; step?: string },
+  position: KeysetPosition = {},
+  pageSize?: number,
+): Promise<KeysetPage<IdempotencyKey & { cursorAt: string }>> {
+  const filtered = and(
+    search.key ? like(idempotencyKeys.key, `${literal(search.key)}%`) : undefined,
+    search.taskId ? eq(idempotencyKeys.taskId, search.taskId) : undefined,
+    search.step ? eq(idempotencyKeys.step, search.step) : undefined,
+  );
+  return readKeysetPage({
+    order: foundKeysOrder,
+    position,
+    pageSize,
+    idOf: (row) => row.key,
+    select: (where, orderBy, limit) =>
+      db
+        .select({ ...getTableColumns(idempotencyKeys), cursorAt: cursorTime(idempotencyKeys.updatedAt) })
+        .from(idempotencyKeys)
+        .where(and(filtered, where))
+        .orderBy(...orderBy)
+        .limit(limit),
+    count: async (where) => {
+      const [row] = await db
+        .select({ count: sql<number>`count(*)`.mapWith(Number) })
+        .from(idempotencyKeys)
+        .where(and(filtered, where));
+      return row?.count ?? 0;
+    },
+  });
 }
 
 /**
@@ -28,26 +56,37 @@ export async function findKeys(db: Executor, search: { key?: string; taskId?: st
  * uncertain (intent without completion) and waits for a person.
  */
 export async function listExpiredInProgress(db: Executor) {
-  const rows = await db
-    .select()
-    .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.status, 'in_progress'), lte(idempotencyKeys.lockedUntil, sql`now()`)))
-    .orderBy(asc(idempotencyKeys.lockedUntil))
-    .limit(LIST_LIMIT);
+  const expired = and(eq(idempotencyKeys.status, 'in_progress'), lte(idempotencyKeys.lockedUntil, sql`now()`));
+  const [rows, totals] = await Promise.all([
+    db.select().from(idempotencyKeys).where(expired).orderBy(asc(idempotencyKeys.lockedUntil)).limit(LIST_LIMIT),
+    db
+      .select({
+        takeover: sql<number>`count(*) filter (where ${idempotencyKeys.downstreamIdempotent})`.mapWith(Number),
+        uncertain: sql<number>`count(*) filter (where not ${idempotencyKeys.downstreamIdempotent})`.mapWith(Number),
+      })
+      .from(idempotencyKeys)
+      .where(expired),
+  ]);
   return {
     takeover: rows.filter((row) => row.downstreamIdempotent),
     uncertain: rows.filter((row) => !row.downstreamIdempotent),
+    /** How many there are in all: the lists show at most LIST_LIMIT between them, and say so. */
+    totals: { takeover: totals[0]?.takeover ?? 0, uncertain: totals[0]?.uncertain ?? 0 },
+    limit: LIST_LIMIT,
   };
 }
 
-/** Holds opened because a step was delivered again with different content under its key. */
+/** Holds opened because a step was delivered again with different content under its key: the latest, and how many in all. */
 export async function listRecentPayloadMismatches(db: Executor) {
-  return db
-    .select()
-    .from(holds)
-    .where(eq(holds.reason, 'payload_mismatch'))
-    .orderBy(desc(holds.openedAt))
-    .limit(LIST_LIMIT);
+  const mismatch = eq(holds.reason, 'payload_mismatch');
+  const [rows, [total]] = await Promise.all([
+    db.select().from(holds).where(mismatch).orderBy(desc(holds.openedAt), desc(holds.id)).limit(LIST_LIMIT),
+    db
+      .select({ count: sql<number>`count(*)`.mapWith(Number) })
+      .from(holds)
+      .where(mismatch),
+  ]);
+  return { rows, total: total?.count ?? 0 };
 }
 
 /** One key with the attempts made under it and the holds about it or its task. */

@@ -1,5 +1,5 @@
 import 'server-only';
-import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { attempts, deadLetters, holds, idempotencyKeys, runs, taskBudgets } from '../db/schema';
 
@@ -54,8 +54,15 @@ export async function getTaskTimeline(db: Executor, taskId: string) {
     .where(or(...holdTargets))
     .orderBy(asc(holds.openedAt));
 
-  if (!budget && timeline.length === 0 && letters.length === 0 && taskHolds.length === 0) return undefined;
-  return { taskId, budget, timeline, deadLetters: letters, holds: taskHolds };
+  // A task claimed under a key but not yet reported has only its keys: still a task, not a 404.
+  const [keyCount] = await db
+    .select({ count: sql<number>`count(*)`.mapWith(Number) })
+    .from(idempotencyKeys)
+    .where(eq(idempotencyKeys.taskId, taskId));
+  const taskKeys = keyCount?.count ?? 0;
+  if (!budget && timeline.length === 0 && letters.length === 0 && taskHolds.length === 0 && taskKeys === 0)
+    return undefined;
+  return { taskId, budget, timeline, deadLetters: letters, holds: taskHolds, keyCount: taskKeys };
 }
 
 export type TaskTimeline = NonNullable<Awaited<ReturnType<typeof getTaskTimeline>>>;

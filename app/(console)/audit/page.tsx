@@ -5,19 +5,27 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
+import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { Moment } from '@/components/ui/time';
 import { diffRecord } from '@/lib/console/audit-view';
-import { auditExportHref, auditFilter, auditFilterLabels } from '@/lib/console/filters/audit';
+import { auditExportHref, auditFilter, auditFilterLabels, auditHref } from '@/lib/console/filters/audit';
 import { readFilter } from '@/lib/console/read-filter';
-import { listAudit } from '@/lib/queries/audit';
+import { pageAudit } from '@/lib/queries/audit';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { FilterNotices } from '../filter-notices';
+import { KeysetPager, showingText } from '../holds/keyset-pager';
+import { AuditTarget } from './audit-target';
 
 export const metadata: Metadata = { title: 'Audit' };
 export const dynamic = 'force-dynamic';
 
-const PAGE_SIZE = 200;
+/** Below 768 px each record is a stacked card (see the Holds page). */
+const stack = {
+  row: 'max-md:block max-md:border-b max-md:border-line max-md:py-2',
+  cell: 'max-md:block max-md:border-0 max-md:py-0.5',
+};
 const asField = (moment: Date | undefined) => (moment ? moment.toISOString().slice(0, 16) : '');
 
 export default async function AuditPage({
@@ -27,8 +35,9 @@ export default async function AuditPage({
 }) {
   await requirePerson();
   const { filter, notices, accepted } = readFilter(auditFilter, await searchParams);
-  const records = await listAudit(getDb(), filter, PAGE_SIZE);
-  const filtered = Object.keys(accepted).length > 0;
+  const page = await pageAudit(getDb(), filter);
+  const records = page.rows;
+  const filtered = Object.keys(accepted).some((name) => name !== 'after' && name !== 'before');
 
   return (
     <>
@@ -65,23 +74,29 @@ export default async function AuditPage({
           Export CSV
         </a>
         {filtered ? (
-          <Link href="/audit" className="text-[13px] text-accent hover:underline">
+          <Link href={auditHref({})} className="text-[13px] text-accent hover:underline">
             Clear filters
           </Link>
         ) : null}
       </form>
       <FilterNotices notices={notices} />
 
+      <h2 id="audit-heading" className="mb-2 text-[13px] font-semibold">
+        Records{' '}
+        <span className="font-normal text-muted" data-testid="audit-showing">
+          · {showingText(page)}
+        </span>
+      </h2>
       {records.length === 0 ? (
         <EmptyState title="No audit records match" testId="audit-empty">
           Every clear, redrive, release, switch and sign-in change lands here with its actor and reason.
         </EmptyState>
       ) : (
-        <Table data-testid="audit-table">
-          <caption className="sr-only">Audit records, newest first (at most {PAGE_SIZE}; export for more)</caption>
-          <thead>
+        <Table data-testid="audit-table" className="max-md:block">
+          <caption className="sr-only">Audit records, newest first, {showingText(page)}</caption>
+          <thead className="max-md:sr-only">
             <tr>
-              <HeaderCell>When (UTC)</HeaderCell>
+              <HeaderCell>When</HeaderCell>
               <HeaderCell>Actor</HeaderCell>
               <HeaderCell>Action</HeaderCell>
               <HeaderCell>Target</HeaderCell>
@@ -89,23 +104,31 @@ export default async function AuditPage({
               <HeaderCell>Changes</HeaderCell>
             </tr>
           </thead>
-          <tbody>
+          <tbody className="max-md:block">
             {records.map((record) => {
               const changes = diffRecord(record.before, record.after);
               return (
-                <tr key={record.id} className="align-top" data-testid={`audit-row-${record.id}`}>
-                  <Cell className="whitespace-nowrap tabular-nums">
-                    {record.occurredAt.toISOString().slice(0, 19).replace('T', ' ')}
+                <tr key={record.id} className={`align-top ${stack.row}`} data-testid={`audit-row-${record.id}`}>
+                  <Cell className={`whitespace-nowrap tabular-nums ${stack.cell}`}>
+                    <Moment value={record.occurredAt} precision="second" />
                   </Cell>
-                  <Cell className="font-mono text-[12px]">
+                  <Cell className={`max-w-56 font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
                     {record.actorType}:{record.actorId}
                   </Cell>
-                  <Cell className="font-mono text-[12px]">{record.action}</Cell>
-                  <Cell className="font-mono text-[12px]">
-                    {record.targetType}:{record.targetId}
+                  <Cell className={`font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
+                    {record.action}
                   </Cell>
-                  <Cell className="max-w-xs">{record.reason}</Cell>
-                  <Cell>
+                  <Cell className={`max-w-56 font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
+                    <AuditTarget type={record.targetType} id={record.targetId} />
+                  </Cell>
+                  <Cell className={`max-w-xs ${stack.cell}`}>
+                    {record.reason ? (
+                      <LongText text={record.reason} lines={2} />
+                    ) : (
+                      <span className="text-muted">—</span>
+                    )}
+                  </Cell>
+                  <Cell className={`max-w-md ${stack.cell}`}>
                     {changes.length === 0 ? (
                       <span className="text-muted">—</span>
                     ) : (
@@ -113,7 +136,7 @@ export default async function AuditPage({
                         {changes.map((change) => (
                           <div key={change.field} className="contents">
                             <dt className="font-mono text-muted">{change.field}</dt>
-                            <dd className="font-mono">
+                            <dd className="min-w-0 font-mono [overflow-wrap:anywhere]">
                               <del className="text-danger">{change.before}</del> →{' '}
                               <ins className="text-accent no-underline">{change.after}</ins>
                             </dd>
@@ -128,6 +151,12 @@ export default async function AuditPage({
           </tbody>
         </Table>
       )}
+      <KeysetPager
+        page={page}
+        label="Pages of audit records"
+        testId="audit-pager"
+        hrefFor={(side, cursor) => auditHref(accepted, { side, cursor })}
+      />
     </>
   );
 }

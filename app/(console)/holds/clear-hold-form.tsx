@@ -1,16 +1,68 @@
 'use client';
 
-import { useActionState } from 'react';
+import { type FormEvent, useRef, useState, useTransition } from 'react';
 import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
+import { useToast } from '@/components/ui/toast';
+import type { HoldItemType } from '@/lib/db/schema/enums';
+import type { ActionResult } from '@/lib/server/action';
 import { clearHoldAction } from './actions';
+import { planFocusAfterRow } from './row-focus';
 
-/** Clear one hold: resume or discard, with the note the audit log keeps. */
-export function ClearHoldForm({ holdId, refusal }: { holdId: number; refusal?: string }) {
-  const [result, submit, pending] = useActionState(clearHoldAction, undefined);
+type Resolution = 'resume' | 'discard';
+
+/** What a confirmation says: discarding gives work up; settling a key decides whether a side effect runs again. */
+function confirmation(itemType: HoldItemType, resolution: Resolution) {
+  if (itemType === 'key')
+    return resolution === 'resume'
+      ? {
+          title: 'Run the step again?',
+          body: 'The key is released: the next delivery runs the side effect again. Do this only if you checked that it did not happen.',
+          confirm: 'Run again',
+        }
+      : {
+          title: 'Leave it as done?',
+          body: 'The key is settled as done: the side effect will not run again. Do this only if you checked that it happened.',
+          confirm: 'Leave as done',
+        };
+  if (resolution === 'discard')
+    return {
+      title: 'Discard this hold?',
+      body: 'The parked work is given up and will not run. The note goes into the audit log.',
+      confirm: 'Discard',
+    };
+  return undefined;
+}
+
+/**
+ * Clear one hold: resume or discard, with the note the audit log keeps.
+ * Discarding, and either way of settling an uncertain key, asks first. The
+ * outcome is announced, and focus moves to the next row's action (the row
+ * leaves the list) or the list's heading.
+ */
+export function ClearHoldForm({
+  holdId,
+  itemType,
+  itemLabel,
+  headingId,
+  refusal,
+}: {
+  holdId: number;
+  itemType: HoldItemType;
+  itemLabel: string;
+  headingId: string;
+  refusal?: string;
+}) {
+  const toast = useToast();
+  const form = useRef<HTMLFormElement>(null);
+  const [result, setResult] = useState<ActionResult<{ changed: boolean }>>();
+  const [pending, startTransition] = useTransition();
+  const [asking, setAsking] = useState<{ data: FormData; resolution: Resolution }>();
+
   if (refusal) {
     return (
       <p className="text-[12px] text-muted" data-testid="clear-refused">
@@ -18,22 +70,68 @@ export function ClearHoldForm({ holdId, refusal }: { holdId: number; refusal?: s
       </p>
     );
   }
+
+  const run = (data: FormData, resolution: Resolution) => {
+    const focusAfter = planFocusAfterRow(form.current, headingId);
+    startTransition(async () => {
+      const answer = await clearHoldAction(undefined, data);
+      startTransition(() => {
+        setResult(answer);
+        setAsking(undefined);
+      });
+      if (!answer.ok) {
+        toast.show(`${itemLabel} not cleared: ${answer.message}`, { tone: 'error' });
+        return;
+      }
+      toast.show(
+        answer.data.changed
+          ? `${itemLabel} ${resolution === 'resume' ? 'resumed' : 'discarded'}.`
+          : `${itemLabel} was already cleared: nothing changed.`,
+        { tone: 'success' },
+      );
+      focusAfter();
+    });
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const resolution = data.get('resolution') === 'discard' ? 'discard' : 'resume';
+    if (confirmation(itemType, resolution)) setAsking({ data, resolution });
+    else run(data, resolution);
+  };
+
+  const asked = asking ? confirmation(itemType, asking.resolution) : undefined;
   return (
-    <form action={submit} className="flex flex-wrap items-center gap-2" data-testid="clear-hold-form">
+    <form ref={form} onSubmit={submit} className="flex flex-wrap items-center gap-2" data-testid="clear-hold-form">
       <input type="hidden" name="holdId" value={holdId} />
       <Field label="Resolution" id={`resolution-${holdId}`} hideLabel>
-        <Select name="resolution" size="sm">
-          <option value="resume">Resume</option>
-          <option value="discard">Discard</option>
+        <Select name="resolution" size="sm" data-row-action>
+          <option value="resume">{itemType === 'key' ? 'Run again' : 'Resume'}</option>
+          <option value="discard">{itemType === 'key' ? 'Leave as done' : 'Discard'}</option>
         </Select>
       </Field>
       <Field label="Note" id={`note-${holdId}`} hideLabel>
-        <Input name="note" required placeholder="Why (kept in the audit log)" size="sm" className="min-w-40 flex-1" />
+        <Input name="note" required placeholder="Why (kept in the audit log)" size="sm" className="min-w-0 flex-1" />
       </Field>
       <Button type="submit" variant="primary" pending={pending} pendingLabel="Clearing…">
         Clear
       </Button>
       <FormError result={result} className="w-full" />
+      <ConfirmDialog
+        open={asked !== undefined}
+        title={asked?.title}
+        confirmLabel={asked?.confirm}
+        tone="danger"
+        pending={pending}
+        pendingLabel="Clearing…"
+        onConfirm={() => asking && run(asking.data, asking.resolution)}
+        onCancel={() => setAsking(undefined)}
+        testId="clear-hold-confirm"
+      >
+        <p>{itemLabel}</p>
+        <p className="mt-1">{asked?.body}</p>
+      </ConfirmDialog>
     </form>
   );
 }

@@ -10,7 +10,7 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { decide, decideHoldClear, ownersOf } from '@/lib/core';
 import { holdReasons, type Hold } from '@/lib/db/schema';
 import { getEnvironment } from '@/lib/env';
-import { formatAge, formatUtc } from '@/lib/console/format';
+import { Age, Moment } from '@/components/ui/time';
 import { holdsFilter, holdsFilterLabels, holdsHref } from '@/lib/console/filters/holds';
 import { keyHref } from '@/lib/console/filters/keys';
 import { holdReasonLabels } from '@/lib/console/labels/hold-reasons';
@@ -18,15 +18,32 @@ import { readFilter } from '@/lib/console/read-filter';
 import { countOpenHoldsByReason, listHoldOwners, listHolds } from '@/lib/queries/holds';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
+import { LongText } from '@/components/ui/long-text';
 import { FilterNotices } from '../filter-notices';
 import { ClearHoldForm } from './clear-hold-form';
 import { BulkClearForm, ReassignHoldForm } from './hold-forms';
-import { LongText } from '@/components/ui/long-text';
+import { KeysetPager, showingText } from './keyset-pager';
+import { LiveRefresh } from './live-refresh';
 
 export const metadata: Metadata = { title: 'Holds' };
 export const dynamic = 'force-dynamic';
 
 const BULK_FORM = 'bulk-clear';
+const HEADING = 'holds-heading';
+
+/** Below 768 px each row is a stacked card: the table's parts become blocks, the header is read by screen readers only. */
+const stack = {
+  table: 'max-md:block',
+  head: 'max-md:sr-only',
+  body: 'max-md:block',
+  row: 'max-md:block max-md:border-b max-md:border-line max-md:py-2',
+  cell: 'max-md:block max-md:border-0 max-md:py-0.5',
+};
+
+/** A small label shown only in the stacked layout, where there is no column header. */
+function StackedLabel({ children }: { children: string }) {
+  return <span className="text-[11px] text-muted md:hidden">{children}: </span>;
+}
 
 function ItemLink({ hold }: { hold: Hold }) {
   const href =
@@ -35,7 +52,7 @@ function ItemLink({ hold }: { hold: Hold }) {
       : hold.itemType === 'key'
         ? keyHref(hold.itemId)
         : hold.itemType === 'dead_letter'
-          ? '/dead-letters'
+          ? `/dead-letters/${encodeURIComponent(hold.itemId)}`
           : hold.itemType === 'slot'
             ? '/locks'
             : undefined;
@@ -48,6 +65,8 @@ function ItemLink({ hold }: { hold: Hold }) {
   );
 }
 
+const itemLabel = (hold: Hold) => `Hold on ${hold.itemType} ${hold.itemId}`;
+
 export default async function HoldsPage({
   searchParams,
 }: {
@@ -58,11 +77,12 @@ export default async function HoldsPage({
   const frozenAfterDays = getEnvironment().HOLDFAST_FROZEN_AFTER_DAYS;
   const now = new Date();
   const db = getDb();
-  const [rows, counts, owners] = await Promise.all([
+  const [page, counts, owners] = await Promise.all([
     listHolds(db, filter, { owners: ownersOf(person), frozenAfterDays, now }),
     countOpenHoldsByReason(db),
     listHoldOwners(db),
   ]);
+  const rows = page.rows;
   const isFrozen = (hold: Hold) =>
     hold.reason === 'frozen' || now.getTime() - hold.openedAt.getTime() >= frozenAfterDays * 86_400_000;
   const open = filter.view === 'open';
@@ -74,6 +94,7 @@ export default async function HoldsPage({
       <PageHeader
         title="Holds"
         description="Parked work waiting for a person. Resume puts it back to work; discard gives it up."
+        actions={<LiveRefresh renderedAt={now.toISOString()} />}
       />
 
       <nav
@@ -153,20 +174,31 @@ export default async function HoldsPage({
       {/* Kept when the list empties, so the outcome of the last bulk clear stays in view. */}
       {open && (rows.length === 0 || mayClearAny) ? (
         <div className="mb-3">
-          <BulkClearForm formId={BULK_FORM} />
+          <BulkClearForm formId={BULK_FORM} headingId={HEADING} />
         </div>
       ) : null}
 
+      <h2
+        id={HEADING}
+        tabIndex={-1}
+        className="mb-2 text-[13px] font-semibold focus:outline-none focus-visible:outline-2"
+        data-testid="holds-heading"
+      >
+        {open ? 'Open holds' : 'Cleared holds'}{' '}
+        <span className="font-normal text-muted" data-testid="holds-showing">
+          · {showingText(page)}
+        </span>
+      </h2>
       {rows.length === 0 ? (
         <EmptyState title={open ? 'No open holds match' : 'No cleared holds match'} testId="holds-empty">
           Work parks here when it needs a person: retries ran out, an outcome is uncertain, an approval is needed.
         </EmptyState>
       ) : (
-        <Table data-testid="holds-table">
+        <Table data-testid="holds-table" className={stack.table}>
           <caption className="sr-only">
             {open ? 'Open holds, longest waiting first' : 'Cleared holds, most recent first'}
           </caption>
-          <thead>
+          <thead className={stack.head}>
             <tr>
               {open ? (
                 <HeaderCell>
@@ -181,13 +213,18 @@ export default async function HoldsPage({
               <HeaderCell>{open ? 'Action' : 'Resolution'}</HeaderCell>
             </tr>
           </thead>
-          <tbody>
+          <tbody className={stack.body}>
             {rows.map((hold) => {
               const decision = decideHoldClear(person, hold);
               return (
-                <tr key={hold.id} data-testid={`hold-row-${hold.itemId}`} className="align-top">
+                <tr
+                  key={hold.id}
+                  data-testid={`hold-row-${hold.itemId}`}
+                  data-row={hold.id}
+                  className={`align-top ${stack.row}`}
+                >
                   {open ? (
-                    <Cell>
+                    <Cell className={stack.cell}>
                       {decision.allowed ? (
                         <input
                           type="checkbox"
@@ -199,7 +236,7 @@ export default async function HoldsPage({
                       ) : null}
                     </Cell>
                   ) : null}
-                  <Cell>
+                  <Cell className={stack.cell}>
                     {holdReasonLabels[hold.reason]}
                     <br />
                     <span className="font-mono text-[11px] text-muted">{hold.reason}</span>
@@ -212,26 +249,41 @@ export default async function HoldsPage({
                       </span>
                     ) : null}
                   </Cell>
-                  <Cell className="font-mono text-[12px]">
+                  <Cell className={`max-w-56 font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
                     <ItemLink hold={hold} />
                   </Cell>
-                  <Cell className="max-w-md">
+                  <Cell className={`max-w-md ${stack.cell}`}>
                     <LongText text={hold.detail} />
                   </Cell>
-                  <Cell className="text-muted">{hold.owner}</Cell>
-                  <Cell className="whitespace-nowrap text-muted">
-                    {open ? formatAge(hold.openedAt, now) : formatUtc(hold.clearedAt)}
+                  <Cell className={`max-w-48 text-muted [overflow-wrap:anywhere] ${stack.cell}`}>
+                    <StackedLabel>Owner</StackedLabel>
+                    {hold.owner}
                   </Cell>
-                  <Cell className="min-w-72">
+                  <Cell className={`whitespace-nowrap text-muted ${stack.cell}`}>
+                    <StackedLabel>{open ? 'Waiting' : 'Cleared'}</StackedLabel>
+                    {open ? <Age since={hold.openedAt} now={now} /> : <Moment value={hold.clearedAt} />}
+                  </Cell>
+                  <Cell className={`md:min-w-72 ${stack.cell}`}>
                     {open ? (
                       <>
-                        <ClearHoldForm holdId={hold.id} refusal={decision.allowed ? undefined : decision.reason} />
+                        <ClearHoldForm
+                          holdId={hold.id}
+                          itemType={hold.itemType}
+                          itemLabel={itemLabel(hold)}
+                          headingId={HEADING}
+                          refusal={decision.allowed ? undefined : decision.reason}
+                        />
                         {decide(person, 'hold.reassign', { owner: hold.owner }).allowed ? (
-                          <ReassignHoldForm holdId={hold.id} owner={hold.owner} />
+                          <ReassignHoldForm
+                            holdId={hold.id}
+                            owner={hold.owner}
+                            itemLabel={itemLabel(hold)}
+                            headingId={HEADING}
+                          />
                         ) : null}
                       </>
                     ) : (
-                      <span className="text-[12px]" data-testid="hold-resolution">
+                      <span className="text-[12px] [overflow-wrap:anywhere]" data-testid="hold-resolution">
                         {hold.resolution} by {hold.clearedBy}: {hold.resolutionNote}
                       </span>
                     )}
@@ -242,6 +294,17 @@ export default async function HoldsPage({
           </tbody>
         </Table>
       )}
+      <KeysetPager
+        page={page}
+        label="Pages of holds"
+        testId="holds-pager"
+        hrefFor={(side, cursor) =>
+          holdsHref(filter, {
+            after: side === 'after' ? cursor : undefined,
+            before: side === 'before' ? cursor : undefined,
+          })
+        }
+      />
     </>
   );
 }

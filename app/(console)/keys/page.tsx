@@ -6,27 +6,36 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { LongText } from '@/components/ui/long-text';
+import { Moment } from '@/components/ui/time';
 import type { IdempotencyKey } from '@/lib/db/schema';
-import { formatMicros, formatUtc } from '@/lib/console/format';
-import { keyHref, keysFilter, keysFilterLabels } from '@/lib/console/filters/keys';
+import { formatMicros } from '@/lib/console/format';
+import { keyHref, keysFilter, keysFilterLabels, keysPageHref } from '@/lib/console/filters/keys';
+import { keysetPosition } from '@/lib/console/filters/keyset-cursor';
 import { readFilter } from '@/lib/console/read-filter';
 import { findKeys, getKeyDetail, listExpiredInProgress, listRecentPayloadMismatches } from '@/lib/queries/keys';
 import { requirePerson } from '@/lib/server/session';
 import { getDb } from '@/lib/server/db';
-import { visibleText } from '@/lib/console/visible-text';
 import { FilterNotices } from '../filter-notices';
-import { LongText } from '@/components/ui/long-text';
+import { KeysetPager, showingText } from '../holds/keyset-pager';
+import { StepLink, TaskLink } from '../tasks/links';
 
 export const metadata: Metadata = { title: 'Keys' };
 export const dynamic = 'force-dynamic';
 
-const when = (moment: Date | null) => formatUtc(moment, 'second');
+const when = (moment: Date | null) => <Moment value={moment} precision="second" />;
+
+/** Below 768 px each key is a stacked card (see the Holds page). */
+const stack = {
+  row: 'max-md:block max-md:border-b max-md:border-line max-md:py-2',
+  cell: 'max-md:block max-md:border-0 max-md:py-0.5',
+};
 
 function KeyTable({ rows, testId, caption }: { rows: IdempotencyKey[]; testId: string; caption: string }) {
   return (
-    <Table data-testid={testId}>
+    <Table data-testid={testId} className="max-md:block">
       <caption className="sr-only">{caption}</caption>
-      <thead>
+      <thead className="max-md:sr-only">
         <tr>
           <HeaderCell>Key</HeaderCell>
           <HeaderCell>Status</HeaderCell>
@@ -35,24 +44,41 @@ function KeyTable({ rows, testId, caption }: { rows: IdempotencyKey[]; testId: s
           <HeaderCell>Kept until</HeaderCell>
         </tr>
       </thead>
-      <tbody>
+      <tbody className="max-md:block">
         {rows.map((row) => (
-          <tr key={row.key}>
-            <Cell className="font-mono text-[12px]">
+          <tr key={row.key} className={stack.row}>
+            <Cell className={`max-w-md font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
               <Link href={keyHref(row.key)} className="text-accent hover:underline">
                 {row.key}
               </Link>
             </Cell>
-            <Cell className="font-mono text-[12px]">{row.status}</Cell>
-            <Cell className="font-mono text-[12px]">
-              {row.taskId ?? '—'} / {row.step ?? '—'}
+            <Cell className={`font-mono text-[12px] ${stack.cell}`}>{row.status}</Cell>
+            <Cell className={`max-w-xs font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
+              {row.taskId ? <TaskLink taskId={row.taskId} /> : '—'} /{' '}
+              {row.step ? <StepLink agent={row.agent} step={row.step} /> : '—'}
             </Cell>
-            <Cell className="whitespace-nowrap">{when(row.lockedUntil)}</Cell>
-            <Cell className="whitespace-nowrap">{when(row.expiresAt)}</Cell>
+            <Cell className={`whitespace-nowrap ${stack.cell}`}>
+              <span className="text-muted md:hidden">In progress until </span>
+              {when(row.lockedUntil)}
+            </Cell>
+            <Cell className={`whitespace-nowrap ${stack.cell}`}>
+              <span className="text-muted md:hidden">Kept until </span>
+              {when(row.expiresAt)}
+            </Cell>
           </tr>
         ))}
       </tbody>
     </Table>
+  );
+}
+
+/** Said when a fixed list shows fewer than there are, so it never stops silently. */
+function LimitNote({ shown, total }: { shown: number; total: number }) {
+  if (shown >= total) return null;
+  return (
+    <p className="mb-2 text-[12px] text-warn" data-testid="keys-list-limit">
+      Showing the first {shown} of {total}: look them up by task or step above to see the rest.
+    </p>
   );
 }
 
@@ -62,11 +88,11 @@ export default async function KeysPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   await requirePerson();
-  const { filter: search, notices } = readFilter(keysFilter, await searchParams);
+  const { filter: search, notices, accepted } = readFilter(keysFilter, await searchParams);
   const db = getDb();
   const searching = Boolean(search.key || search.taskId || search.step);
   const [found, detail, expired, mismatches] = await Promise.all([
-    searching ? findKeys(db, search) : Promise.resolve(undefined),
+    searching ? findKeys(db, search, keysetPosition(search)) : Promise.resolve(undefined),
     search.show ? getKeyDetail(db, search.show) : Promise.resolve(undefined),
     listExpiredInProgress(db),
     listRecentPayloadMismatches(db),
@@ -106,17 +132,17 @@ export default async function KeysPage({
             className="mb-6 rounded-lg border border-line bg-surface p-4"
             data-testid="key-detail"
           >
-            <h2 id="key-detail" className="mb-2 font-mono text-[14px] font-semibold">
+            <h2 id="key-detail" className="mb-2 font-mono text-[14px] font-semibold [overflow-wrap:anywhere]">
               {detail.key.key}
             </h2>
-            <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-[13px]">
+            <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-[13px] sm:grid-cols-[max-content_minmax(0,1fr)]">
               <dt className="text-muted">Status</dt>
               <dd data-testid="key-status">{detail.key.status}</dd>
               <dt className="text-muted">Payload hash</dt>
               <dd className="break-all font-mono text-[12px]">{detail.key.requestHash}</dd>
               <dt className="text-muted">Stored result</dt>
               <dd className="font-mono text-[12px]">
-                {detail.key.result === null ? '—' : JSON.stringify(detail.key.result)}
+                {detail.key.result === null ? '—' : <LongText text={JSON.stringify(detail.key.result)} lines={3} />}
               </dd>
               <dt className="text-muted">Error</dt>
               <dd>
@@ -139,29 +165,24 @@ export default async function KeysPage({
               <dt className="text-muted">Downstream deduplicates</dt>
               <dd>{detail.key.downstreamIdempotent ? 'yes' : 'no: an interrupted attempt is held as uncertain'}</dd>
               <dt className="text-muted">Task</dt>
-              <dd>
-                {detail.key.taskId ? (
-                  <Link
-                    href={`/tasks/${encodeURIComponent(detail.key.taskId)}`}
-                    className="text-accent hover:underline"
-                  >
-                    {detail.key.taskId}
-                  </Link>
-                ) : (
-                  '—'
-                )}
-              </dd>
+              <dd>{detail.key.taskId ? <TaskLink taskId={detail.key.taskId} /> : '—'}</dd>
+              <dt className="text-muted">Step</dt>
+              <dd>{detail.key.step ? <StepLink agent={detail.key.agent} step={detail.key.step} /> : '—'}</dd>
             </dl>
             <h3 className="mb-1 mt-4 text-[13px] font-semibold">Attempts under this key</h3>
             {detail.attempts.length === 0 ? (
               <p className="text-[13px] text-muted">None recorded.</p>
             ) : (
-              <ul className="text-[13px]" data-testid="key-attempts">
+              <ul className="flex flex-col gap-1 text-[13px]" data-testid="key-attempts">
                 {detail.attempts.map((attempt) => (
                   <li key={`${attempt.attemptNumber}-${attempt.startedAt.toISOString()}`}>
                     #{attempt.attemptNumber} {attempt.outcome} at {when(attempt.startedAt)},{' '}
                     {formatMicros(attempt.costMicros)}
-                    {attempt.errorText ? ` — ${attempt.errorClass}: ${visibleText(attempt.errorText)}` : ''}
+                    {attempt.errorText ? (
+                      <div className="text-[12px] text-muted">
+                        {attempt.errorClass}: <LongText text={attempt.errorText} lines={2} />
+                      </div>
+                    ) : null}
                   </li>
                 ))}
               </ul>
@@ -170,30 +191,51 @@ export default async function KeysPage({
             {detail.holds.length === 0 ? (
               <p className="text-[13px] text-muted">None.</p>
             ) : (
-              <ul className="text-[13px]">
+              <ul className="flex flex-col gap-1 text-[13px]">
                 {detail.holds.map((hold) => (
                   <li key={hold.id}>
-                    {hold.reason} ({hold.status}), owner {hold.owner}: {visibleText(hold.detail)}
+                    {hold.reason} ({hold.status}), owner {hold.owner}: <LongText text={hold.detail} lines={2} />
                   </li>
                 ))}
               </ul>
             )}
           </section>
         ) : (
-          <p role="alert" className="mb-5 text-[13px] text-danger">
-            No key {search.show}: it never existed, or it expired and was swept.
-          </p>
+          <section
+            aria-labelledby="no-such-key"
+            className="mb-5 rounded-lg border border-dashed border-line bg-surface px-4 py-3"
+            data-testid="no-such-key"
+          >
+            <h2 id="no-such-key" className="text-[14px] font-semibold">
+              No such key
+            </h2>
+            <p className="text-[13px] text-muted [overflow-wrap:anywhere]">
+              No key {search.show}: it never existed, or it expired and was swept. Look it up by its start, its task or
+              its step above.
+            </p>
+          </section>
         )
       ) : null}
 
       {found ? (
         <section aria-label="Keys found" className="mb-6">
-          <h2 className="mb-2 text-[15px] font-semibold">Found</h2>
-          {found.length === 0 ? (
+          <h2 className="mb-2 text-[15px] font-semibold">
+            Found{' '}
+            <span className="text-[13px] font-normal text-muted" data-testid="keys-showing">
+              · {showingText(found)}
+            </span>
+          </h2>
+          {found.rows.length === 0 ? (
             <EmptyState title="No key matches" testId="keys-none-found" />
           ) : (
-            <KeyTable rows={found} testId="keys-found" caption="Keys found, newest first" />
+            <KeyTable rows={found.rows} testId="keys-found" caption="Keys found, most recently changed first" />
           )}
+          <KeysetPager
+            page={found}
+            label="Pages of keys found"
+            testId="keys-pager"
+            hrefFor={(side, cursor) => keysPageHref(accepted, { side, cursor })}
+          />
         </section>
       ) : null}
 
@@ -201,6 +243,7 @@ export default async function KeysPage({
       <p className="mb-2 text-[13px] text-muted">
         Started, never reported back, and the downstream cannot deduplicate: check whether the side effect happened.
       </p>
+      <LimitNote shown={expired.uncertain.length} total={expired.totals.uncertain} />
       {expired.uncertain.length === 0 ? (
         <EmptyState title="No uncertain keys" testId="keys-uncertain-empty" />
       ) : (
@@ -211,6 +254,7 @@ export default async function KeysPage({
       <p className="mb-2 text-[13px] text-muted">
         Their holder went quiet; the downstream deduplicates, so the next delivery takes over.
       </p>
+      <LimitNote shown={expired.takeover.length} total={expired.totals.takeover} />
       {expired.takeover.length === 0 ? (
         <EmptyState title="None waiting for takeover" testId="keys-takeover-empty" />
       ) : (
@@ -218,13 +262,27 @@ export default async function KeysPage({
       )}
 
       <h2 className="mb-1 mt-6 text-[15px] font-semibold">Recent payload mismatches</h2>
-      {mismatches.length === 0 ? (
+      <LimitNote shown={mismatches.rows.length} total={mismatches.total} />
+      {mismatches.rows.length === 0 ? (
         <EmptyState title="No payload mismatches" testId="keys-mismatch-empty" />
       ) : (
         <ul className="text-[13px]" data-testid="keys-mismatches">
-          {mismatches.map((hold) => (
+          {mismatches.rows.map((hold) => (
             <li key={hold.id}>
-              {when(hold.openedAt)} · {visibleText(hold.detail)} ({hold.status})
+              {when(hold.openedAt)} ·{' '}
+              {hold.itemType === 'key' ? (
+                <Link
+                  href={keyHref(hold.itemId)}
+                  className="font-mono text-[12px] text-accent hover:underline [overflow-wrap:anywhere]"
+                >
+                  {hold.itemId}
+                </Link>
+              ) : hold.itemType === 'task' ? (
+                <TaskLink taskId={hold.itemId} />
+              ) : (
+                `${hold.itemType}:${hold.itemId}`
+              )}{' '}
+              · <LongText text={hold.detail} lines={2} /> ({hold.status})
             </li>
           ))}
         </ul>

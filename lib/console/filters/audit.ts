@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { withoutNul } from '../../auth/console-input';
 import { optionalText } from '../../core/validation';
+import { keysetCursorParam } from './keyset-cursor';
 
 /**
  * The audit page's filters, read from the URL and the CSV export's query
@@ -29,6 +30,9 @@ export const auditFilter = z.strictObject({
   targetId: withoutNul(optionalText(300)),
   from: withoutNul(optionalMoment),
   to: withoutNul(optionalMoment),
+  /** The page after this record, or before it (keyset paging, newest first); the export ignores them. */
+  after: keysetCursorParam,
+  before: keysetCursorParam,
 });
 
 export type AuditFilter = z.output<typeof auditFilter>;
@@ -41,10 +45,25 @@ export const auditFilterLabels = {
   targetId: 'Target id',
   from: 'From (UTC)',
   to: 'Until (UTC)',
+  after: 'Page',
+  before: 'Page',
 } as const satisfies Record<keyof AuditFilter, string>;
 
 /** The CSV export of the records the page shows: the kept parameters, as they were written. */
 export function auditExportHref(accepted: Record<string, string>): string {
-  const query = new URLSearchParams(accepted).toString();
+  const { after: _after, before: _before, ...filters } = accepted;
+  const query = new URLSearchParams(filters).toString();
   return `/api/console/audit.csv${query ? `?${query}` : ''}`;
+}
+
+/** The audit page with the kept filters (as written) at the page beside a cursor, or at the first page. */
+export function auditHref(
+  accepted: Record<string, string>,
+  page?: { side: 'after' | 'before'; cursor: string },
+): string {
+  const { after: _after, before: _before, ...filters } = accepted;
+  const params = new URLSearchParams(filters);
+  if (page) params.set(page.side, page.cursor);
+  const query = params.toString();
+  return `/audit${query ? `?${query}` : ''}`;
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { withoutNul } from '../../auth/console-input';
 import { optionalNumber, optionalText } from '../../core/validation';
-import { holdReasons } from '../../db/schema';
+import { holdReasons } from '../../db/schema/enums';
+import { keysetCursorParam } from './keyset-cursor';
 
 const flag = z
   .enum(['1', ''])
@@ -23,6 +24,9 @@ export const holdsFilter = z.strictObject({
   frozen: flag,
   /** Only holds waiting at least this many hours. */
   minAgeHours: optionalNumber(24 * 3_650),
+  /** The page after this hold, or before it (keyset paging on the list's order). */
+  after: keysetCursorParam,
+  before: keysetCursorParam,
 });
 
 export type HoldsFilter = z.output<typeof holdsFilter>;
@@ -35,9 +39,14 @@ export const holdsFilterLabels = {
   reason: 'Reason',
   frozen: 'Frozen only',
   minAgeHours: 'Waiting at least (hours)',
+  after: 'Page',
+  before: 'Page',
 } as const satisfies Record<keyof HoldsFilter, string>;
 
-/** The Holds page's URL with some filters changed (defaults left out, so links stay short). */
+/**
+ * The Holds page's URL with some filters changed (defaults left out, so links
+ * stay short). The page (`after`/`before`) is never carried over: a link names its page or starts at the first.
+ */
 export function holdsHref(filter: HoldsFilter, change: Partial<Record<keyof HoldsFilter, string | undefined>>): string {
   const params = new URLSearchParams();
   const current: Record<string, string | undefined> = {
@@ -48,6 +57,7 @@ export function holdsHref(filter: HoldsFilter, change: Partial<Record<keyof Hold
     frozen: filter.frozen ? '1' : undefined,
     minAgeHours: filter.minAgeHours?.toString(),
   };
+
   for (const [name, value] of Object.entries({ ...current, ...change })) if (value) params.set(name, value);
   const query = params.toString();
   return query ? `/holds?${query}` : '/holds';

@@ -1,19 +1,34 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
+import Link from 'next/link';
+import { LongText } from '@/components/ui/long-text';
 import { PageHeader } from '@/components/ui/page-header';
-import { decodeRouteParam } from '@/lib/auth/console-input';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { Moment } from '@/components/ui/time';
+import { decodeRouteParam } from '@/lib/auth/console-input';
 import { formatCount, formatMicros } from '@/lib/console/format';
+import { keyHref, keysPageHref } from '@/lib/console/filters/keys';
 import { getTaskTimeline } from '@/lib/queries/task-timeline';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
+import { StepLink } from '../links';
 import { TaskParked } from './task-parked';
-import { LongText } from '@/components/ui/long-text';
 
 export const metadata: Metadata = { title: 'Task' };
 export const dynamic = 'force-dynamic';
 
 const outcomeStyle = { succeeded: 'text-ok', failed: 'text-danger', running: 'text-warn' } as const;
+
+/** Below 768 px each attempt is a stacked card (see the Holds page). */
+const stack = {
+  row: 'max-md:block max-md:border-b max-md:border-line max-md:py-2',
+  cell: 'max-md:block max-md:border-0 max-md:py-0.5 max-md:text-left',
+};
+
+/** A small label shown only in the stacked layout, where there is no column header. */
+function StackedLabel({ children }: { children: string }) {
+  return <span className="text-[11px] text-muted md:hidden">{children}: </span>;
+}
 
 export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
   await requirePerson();
@@ -32,39 +47,53 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
             ? `${budget.agent} · ${budget.status} · retries ${budget.retriesUsed} of ${budget.retryAllowance} · spent ${formatMicros(budget.spendMicros)} of ${formatMicros(budget.spendCeilingMicros)} · owner ${budget.owner}`
             : task.timeline.length > 0
               ? 'No budget recorded: attempts were reported directly.'
-              : 'No attempts recorded for this task; it is known from its holds or dead letters.'
+              : 'No attempts recorded for this task; it is known from its holds, dead letters or keys.'
         }
       />
+      {task.keyCount > 0 ? (
+        <p className="mb-3 text-[13px]">
+          <Link href={keysPageHref({ taskId })} className="text-accent hover:underline" data-testid="task-keys-link">
+            {task.keyCount === 1 ? 'Its key' : `Its ${formatCount(task.keyCount)} keys`} on the Keys page
+          </Link>
+        </p>
+      ) : null}
       {task.timeline.length === 0 ? (
         <p className="text-[13px] text-muted" data-testid="task-no-attempts">
           No attempts of this task were reported.
         </p>
       ) : (
-        <Table data-testid="task-timeline">
+        <Table data-testid="task-timeline" className="max-md:block">
           <caption className="sr-only">Every attempt of every step of this task, in order</caption>
-          <thead>
+          <thead className="max-md:sr-only">
             <tr>
-              {['Started (UTC)', 'Step', 'Attempt', 'Outcome', 'Error', 'Latency', 'Cost', 'Key', 'Run'].map(
-                (label) => (
-                  <HeaderCell key={label} numeric={['Attempt', 'Latency', 'Cost'].includes(label)}>
-                    {label}
-                  </HeaderCell>
-                ),
-              )}
+              {['Started', 'Step', 'Attempt', 'Outcome', 'Error', 'Latency', 'Cost', 'Key', 'Run'].map((label) => (
+                <HeaderCell key={label} numeric={['Attempt', 'Latency', 'Cost'].includes(label)}>
+                  {label}
+                </HeaderCell>
+              ))}
             </tr>
           </thead>
-          <tbody>
+          <tbody className="max-md:block">
             {task.timeline.map((row) => (
-              <tr key={row.id} data-testid={`attempt-${row.step}-${row.attemptNumber}`} className="align-top">
-                <Cell className="whitespace-nowrap text-muted">
-                  {row.startedAt.toISOString().slice(0, 19).replace('T', ' ')}
+              <tr
+                key={row.id}
+                data-testid={`attempt-${row.step}-${row.attemptNumber}`}
+                className={`align-top ${stack.row}`}
+              >
+                <Cell className={`whitespace-nowrap text-muted ${stack.cell}`}>
+                  <Moment value={row.startedAt} precision="second" />
                 </Cell>
-                <Cell className="font-mono text-[12px]">{row.step}</Cell>
-                <Cell numeric>{row.attemptNumber}</Cell>
-                <Cell data-testid="outcome" className={outcomeStyle[row.outcome]}>
+                <Cell className={`max-w-48 font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
+                  <StepLink agent={row.agent} step={row.step} />
+                </Cell>
+                <Cell numeric className={stack.cell}>
+                  <StackedLabel>Attempt</StackedLabel>
+                  {row.attemptNumber}
+                </Cell>
+                <Cell data-testid="outcome" className={`${outcomeStyle[row.outcome]} ${stack.cell}`}>
                   {row.outcome}
                 </Cell>
-                <Cell data-testid="error" className="max-w-sm">
+                <Cell data-testid="error" className={`max-w-sm ${stack.cell}`}>
                   {row.errorClass ? <span className="font-mono text-[12px]">{row.errorClass}</span> : null}
                   {row.errorText ? (
                     <div className="text-[12px] text-muted">
@@ -72,19 +101,28 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
                     </div>
                   ) : null}
                 </Cell>
-                <Cell numeric>{row.latencyMs === null ? '—' : `${formatCount(row.latencyMs)} ms`}</Cell>
-                <Cell numeric>{formatMicros(row.costMicros)}</Cell>
-                <Cell data-testid="key" className="text-[12px]">
+                <Cell numeric className={stack.cell}>
+                  <StackedLabel>Latency</StackedLabel>
+                  {row.latencyMs === null ? '—' : `${formatCount(row.latencyMs)} ms`}
+                </Cell>
+                <Cell numeric className={stack.cell}>
+                  <StackedLabel>Cost</StackedLabel>
+                  {formatMicros(row.costMicros)}
+                </Cell>
+                <Cell data-testid="key" className={`max-w-56 text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
                   {row.key ? (
                     <>
-                      <span className="font-mono">{row.key}</span>
+                      <Link href={keyHref(row.key)} className="font-mono text-accent hover:underline">
+                        {row.key}
+                      </Link>
                       <span className="block text-muted">{row.keyStatus ?? 'expired'}</span>
                     </>
                   ) : (
                     '—'
                   )}
                 </Cell>
-                <Cell className="text-[12px]">
+                <Cell className={`max-w-48 text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
+                  <StackedLabel>Run</StackedLabel>
                   {row.runKey ? `${row.runKey} (${row.runStatus ?? 'unknown'})` : '—'}
                 </Cell>
               </tr>

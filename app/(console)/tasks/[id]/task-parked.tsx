@@ -1,11 +1,13 @@
-import type { TaskTimeline } from '@/lib/queries/task-timeline';
-import { formatMicros } from '@/lib/console/format';
 import { LongText } from '@/components/ui/long-text';
+import { Moment } from '@/components/ui/time';
+import { formatMicros } from '@/lib/console/format';
+import type { TaskTimeline } from '@/lib/queries/task-timeline';
+import { StepLink } from '../links';
 
 /** The task's dead letters and holds, open or settled, under its timeline. */
 export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLetters' | 'holds'>) {
   return (
-    <div className="mt-5 grid gap-4 lg:grid-cols-2">
+    <div className="mt-5 grid gap-4 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       <section aria-labelledby="task-dead-letters">
         <h2 id="task-dead-letters" className="mb-2 text-[13px] font-semibold">
           Dead letters
@@ -15,9 +17,15 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
         ) : (
           <ul className="flex flex-col gap-2" data-testid="task-dead-letters">
             {deadLetters.map((letter) => (
-              <li key={letter.id} className="rounded-lg border border-line bg-surface p-3 text-[13px]">
-                <span className="font-mono text-[12px]">{letter.step}</span> · {letter.status} · {letter.reason} ·{' '}
-                {letter.attempts} attempt(s) · {formatMicros(letter.spendMicros)}
+              <li
+                key={letter.id}
+                className="min-w-0 rounded-lg border border-line bg-surface p-3 text-[13px] [overflow-wrap:anywhere]"
+              >
+                <span className="font-mono text-[12px]">
+                  <StepLink agent={letter.agent} step={letter.step} />
+                </span>{' '}
+                · {letter.status} · {letter.reason} · {letter.attempts} attempt(s) · {formatMicros(letter.spendMicros)}{' '}
+                · <Moment value={letter.createdAt} />
                 <span className="block text-[12px] text-muted">{letter.errorClass}</span>
                 {letter.lastError ? (
                   <div className="text-[12px] text-muted">
@@ -38,9 +46,13 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
         ) : (
           <ul className="flex flex-col gap-2" data-testid="task-holds">
             {holds.map((hold) => (
-              <li key={hold.id} className="rounded-lg border border-line bg-surface p-3 text-[13px]">
+              <li
+                key={hold.id}
+                className="min-w-0 rounded-lg border border-line bg-surface p-3 text-[13px] [overflow-wrap:anywhere]"
+              >
                 <span className="font-mono text-[12px]">{hold.reason}</span> · {hold.status}
-                {hold.resolution ? ` (${hold.resolution} by ${hold.clearedBy})` : ''} · owner {hold.owner}
+                {hold.resolution ? ` (${hold.resolution} by ${hold.clearedBy})` : ''} · owner {hold.owner} · opened{' '}
+                <Moment value={hold.openedAt} />
                 <div className="text-[12px] text-muted">
                   <LongText text={hold.detail} lines={2} />
                 </div>

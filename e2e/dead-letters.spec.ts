@@ -24,8 +24,11 @@ test('redrives one dead letter with a reason, and sees it leave the list', async
 
   await row.getByLabel('Reason').fill('Template restored');
   await row.getByRole('button', { name: 'Redrive' }).click();
+  await expect(page.getByTestId('toasts')).toContainText(`Dead letter ${id} redriven: it goes back onto its queue.`);
   await expect(row).toHaveCount(0);
   await expect(page.getByTestId('dead-letters-empty')).toBeVisible();
+  // No row is left to go on to: focus waits on the list's heading.
+  await expect(page.getByRole('heading', { name: 'Pending dead letters' })).toBeFocused();
 });
 
 test('a filtered bulk redrive previews what will happen, then runs with progress and lands in the history', async ({
@@ -100,11 +103,13 @@ test('a braked row cannot be redriven, says why, and an admin may override the b
   await signInAs(page, 'admin');
   await page.goto(`/dead-letters?queue=${queue}`);
   await expect(redrive).toBeDisabled();
-  await row.getByRole('button', { name: 'Override brakes…' }).click();
-  const confirm = row.getByRole('group', { name: 'Confirm override' });
-  await expect(confirm).toContainText('Redrive despite the brakes?');
   await row.getByLabel('Reason').fill('CDN vendor fixed the bug; one last try');
-  await confirm.getByRole('button', { name: 'Confirm override' }).click();
+  await row.getByRole('button', { name: 'Override brakes…' }).click();
+  const confirm = page.getByTestId(`confirm-override-${id}`);
+  await expect(confirm.getByRole('heading')).toHaveText(`Redrive dead letter ${id} despite the brakes?`);
+  await expect(confirm).toContainText('already redriven 3 times (at most 3)');
+  await confirm.getByRole('button', { name: 'Override and redrive' }).click();
+  await expect(page.getByTestId('toasts')).toContainText(`Dead letter ${id} redriven`);
   await expect(row).toHaveCount(0);
 });
 

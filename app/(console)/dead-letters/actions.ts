@@ -12,8 +12,17 @@ import {
   type DeadLetterFilter,
   type RedriveBrakeRule,
 } from '@/lib/core';
+import { HoldfastError } from '@/lib/core/errors';
+import { parseInput } from '@/lib/core/validation';
 import type { BulkRedrive } from '@/lib/db/schema';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
+import { selectionInput, type SelectionInput, type SelectionItemResult } from './selection-input';
+
+/**
+ * The pages that list dead letters or their holds. (Any revalidation also
+ * re-renders the page the action came from, so a detail page refreshes too.)
+ */
+const SHOWING_DEAD_LETTERS = ['/dead-letters', '/holds'];
 
 type Changed = ActionResult<{ changed: boolean }> | undefined;
 
@@ -27,30 +36,55 @@ export async function redriveOverridingBrakesAction(_previous: Changed, formData
 }
 
 async function redrive(formData: FormData, overrideBrakes: boolean) {
-  return runAction(
-    async (ctx) => {
-      const { changed } = await redriveDeadLetter(ctx, {
-        deadLetterId: Number(field(formData, 'deadLetterId')),
-        reason: field(formData, 'reason'),
-        overrideBrakes,
-      });
-      return { changed };
-    },
-    ['/dead-letters', '/holds'],
-  );
+  return runAction(async (ctx) => {
+    const { changed } = await redriveDeadLetter(ctx, {
+      deadLetterId: Number(field(formData, 'deadLetterId')),
+      reason: field(formData, 'reason'),
+      overrideBrakes,
+    });
+    return { changed };
+  }, SHOWING_DEAD_LETTERS);
 }
 
 export async function discardAction(_previous: Changed, formData: FormData) {
-  return runAction(
-    async (ctx) => {
-      const { changed } = await discardDeadLetter(ctx, {
-        deadLetterId: Number(field(formData, 'deadLetterId')),
-        reason: field(formData, 'reason'),
-      });
-      return { changed };
-    },
-    ['/dead-letters', '/holds'],
-  );
+  return runAction(async (ctx) => {
+    const { changed } = await discardDeadLetter(ctx, {
+      deadLetterId: Number(field(formData, 'deadLetterId')),
+      reason: field(formData, 'reason'),
+    });
+    return { changed };
+  }, SHOWING_DEAD_LETTERS);
+}
+
+/**
+ * Redrives or discards exactly the ticked dead letters, one at a time through
+ * the same library call as a single row (each idempotent, authorized, audited
+ * in its own transaction), and says what became of each: one refused item
+ * (braked, already discarded) does not stop the others.
+ */
+export async function actOnSelectionAction(
+  act: 'redrive' | 'discard',
+  input: SelectionInput,
+): Promise<ActionResult<SelectionItemResult[]>> {
+  return runAction(async (ctx) => {
+    const { deadLetterIds, reason } = parseInput(selectionInput, input);
+    const results: SelectionItemResult[] = [];
+    for (const deadLetterId of new Set(deadLetterIds)) {
+      try {
+        const { changed } =
+          act === 'redrive'
+            ? await redriveDeadLetter(ctx, { deadLetterId, reason })
+            : await discardDeadLetter(ctx, { deadLetterId, reason });
+        results.push({ deadLetterId, outcome: changed ? 'done' : 'already_done' });
+      } catch (error) {
+        // Not allowed at all is the same for every item: say it once, as any action does.
+        if (!(error instanceof HoldfastError) || error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED')
+          throw error;
+        results.push({ deadLetterId, outcome: 'refused', message: error.message });
+      }
+    }
+    return results;
+  }, SHOWING_DEAD_LETTERS);
 }
 
 /** The preview the confirmation shows; nothing changes. */

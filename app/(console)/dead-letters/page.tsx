@@ -7,30 +7,29 @@ import { Input } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
 import { Select } from '@/components/ui/select';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { Moment } from '@/components/ui/time';
 import { decide, describeBrakeRefusals, type DeadLetterFilter } from '@/lib/core';
 import {
   deadLettersFilterLabels,
   deadLettersHref,
   deadLettersUrlFilter,
+  deadLettersUrlPage,
   toDeadLetterFilter,
 } from '@/lib/console/filters/dead-letters';
 import { readFilter } from '@/lib/console/read-filter';
 import { errorClasses } from '@/lib/db/schema';
 import { corePolicyFrom, getEnvironment } from '@/lib/env';
-import { formatAge, formatCount, formatMicros, formatUtc } from '@/lib/console/format';
-import {
-  DEAD_LETTER_PAGE_SIZE,
-  deadLetterFilterChoices,
-  listBulkRedrives,
-  listPendingDeadLetters,
-} from '@/lib/queries/dead-letters';
+import { formatCount } from '@/lib/console/format';
+import { deadLetterFilterChoices, listBulkRedrives, listPendingDeadLetters } from '@/lib/queries/dead-letters';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { FilterNotices } from '../filter-notices';
 import { brakeLabels, describeBrakes } from './brake-labels';
 import { BulkRedrivePanel, BulkRedriveProgress } from './bulk-redrive-panel';
-import { DeadLetterActions } from './dead-letter-actions';
-import { LongText } from '@/components/ui/long-text';
+import { DeadLettersPager } from './dead-letters-pager';
+import { DeadLettersTable } from './dead-letters-table';
+
+const LIST_HEADING_ID = 'dead-letters-heading';
 
 export const metadata: Metadata = { title: 'Dead letters' };
 export const dynamic = 'force-dynamic';
@@ -41,16 +40,28 @@ export default async function DeadLettersPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const person = await requirePerson();
-  const { filter: asked, notices } = readFilter(deadLettersUrlFilter, await searchParams);
+  const params = await searchParams;
+  const { filter: asked, notices: filterNotices } = readFilter(deadLettersUrlFilter, params);
+  const { filter: at, notices: pageNotices } = readFilter(deadLettersUrlPage, params);
   const filter = toDeadLetterFilter(asked);
   const db = getDb();
   const now = new Date();
   const { redriveBrakes } = corePolicyFrom(getEnvironment());
-  const [{ rows, total }, choices, runs] = await Promise.all([
-    listPendingDeadLetters(db, filter, { brakes: redriveBrakes, now }),
+  const [page, choices, runs] = await Promise.all([
+    listPendingDeadLetters(db, filter, { brakes: redriveBrakes, now }, at),
     deadLetterFilterChoices(db),
     listBulkRedrives(db),
   ]);
+  const { rows, total, firstIndex } = page;
+  const notices = [
+    ...filterNotices,
+    ...pageNotices,
+    ...(page.ignoredCursor
+      ? [
+          `Ignored ${page.ignoredCursor}=“${at[page.ignoredCursor]}”: no such dead letter, so the list starts at the first page`,
+        ]
+      : []),
+  ];
   const redrive = decide(person, 'dead_letter.redrive');
   const canOverride = decide(person, 'dead_letter.redrive_override').allowed;
   const filtered = Object.values(filter).some((value) => value !== undefined);
@@ -130,10 +141,16 @@ export default async function DeadLettersPage({
       <FilterNotices notices={notices} />
 
       <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
-        <p className="text-[13px] text-muted" data-testid="dead-letter-count">
-          {formatCount(total)} pending{filtered ? ' matching' : ''}
-          {total > rows.length ? `, oldest ${formatCount(rows.length)} shown` : ''}
-        </p>
+        <div>
+          <h2 id={LIST_HEADING_ID} tabIndex={-1} className="text-[15px] font-semibold focus:outline-none">
+            Pending dead letters
+          </h2>
+          <p className="text-[13px] text-muted" data-testid="dead-letter-count">
+            {rows.length > 0
+              ? `Showing ${formatCount(firstIndex)}–${formatCount(firstIndex + rows.length - 1)} of ${formatCount(total)} pending${filtered ? ' matching' : ''}, oldest first`
+              : `${formatCount(total)} pending${filtered ? ' matching' : ''}`}
+          </p>
+        </div>
         {redrive.allowed ? (
           <BulkRedrivePanel filter={filter} matching={total} brakeLabels={brakeLabels(redriveBrakes)} />
         ) : (
@@ -149,51 +166,35 @@ export default async function DeadLettersPage({
           Work lands here when its retries, budget or time run out, or it fails permanently.
         </EmptyState>
       ) : (
-        <Table data-testid="dead-letters-table">
-          <caption className="sr-only">Pending dead letters, oldest first (at most {DEAD_LETTER_PAGE_SIZE})</caption>
-          <thead>
-            <tr>
-              <HeaderCell>Queue</HeaderCell>
-              <HeaderCell>Agent / step</HeaderCell>
-              <HeaderCell>Error</HeaderCell>
-              <HeaderCell numeric>Attempts</HeaderCell>
-              <HeaderCell numeric>Spend so far</HeaderCell>
-              <HeaderCell>Age</HeaderCell>
-              <HeaderCell>Action</HeaderCell>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((letter) => (
-              <tr key={letter.id} data-testid={`dead-letter-row-${letter.id}`} className="align-top">
-                <Cell className="font-mono text-[12px]">{letter.queue}</Cell>
-                <Cell className="font-mono text-[12px]">
-                  {letter.agent}/{letter.step}
-                  <br />
-                  <Link href={`/tasks/${encodeURIComponent(letter.taskId)}`} className="text-accent hover:underline">
-                    task:{letter.taskId}
-                  </Link>
-                </Cell>
-                <Cell className="max-w-md">
-                  <span className="block font-mono text-[12px]">{letter.errorClass ?? letter.reason}</span>
-                  {letter.lastError ? (
-                    <LongText text={letter.lastError} testId={`dead-letter-error-${letter.id}`} />
-                  ) : null}
-                </Cell>
-                <Cell numeric>{formatCount(letter.attempts)}</Cell>
-                <Cell numeric>{formatMicros(letter.spendMicros)}</Cell>
-                <Cell className="whitespace-nowrap text-muted">{formatAge(letter.createdAt, now)}</Cell>
-                <Cell className="min-w-80">
-                  <DeadLetterActions
-                    deadLetterId={letter.id}
-                    refusal={redrive.allowed ? undefined : redrive.reason}
-                    brakedBy={letter.brakes.length > 0 ? describeBrakeRefusals(letter.brakes) : undefined}
-                    canOverride={canOverride}
-                  />
-                </Cell>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
+        <>
+          <DeadLettersTable
+            rows={rows.map((letter) => ({
+              id: letter.id,
+              taskId: letter.taskId,
+              queue: letter.queue,
+              agent: letter.agent,
+              step: letter.step,
+              reason: letter.reason,
+              errorClass: letter.errorClass,
+              lastError: letter.lastError,
+              attempts: letter.attempts,
+              spendMicros: letter.spendMicros,
+              createdAt: letter.createdAt,
+              brakedBy: letter.brakes.length > 0 ? describeBrakeRefusals(letter.brakes) : undefined,
+            }))}
+            now={now}
+            headingId={LIST_HEADING_ID}
+            refusal={redrive.allowed ? undefined : redrive.reason}
+            canOverride={canOverride}
+          />
+          <DeadLettersPager
+            filter={filter}
+            firstId={rows[0]?.id}
+            lastId={rows.at(-1)?.id}
+            hasPrevious={page.hasPrevious}
+            hasNext={page.hasNext}
+          />
+        </>
       )}
 
       <h2 className="mb-2 mt-8 text-[15px] font-semibold">Bulk redrives</h2>
@@ -216,10 +217,14 @@ export default async function DeadLettersPage({
           <tbody>
             {runs.map((run) => (
               <tr key={run.id} className="align-top">
-                <Cell className="whitespace-nowrap">{formatUtc(run.requestedAt)}</Cell>
+                <Cell className="whitespace-nowrap">
+                  <Moment value={run.requestedAt} />
+                </Cell>
                 <Cell>{run.requestedBy}</Cell>
-                <Cell className="font-mono text-[12px]">{describeFilter(run.filter as DeadLetterFilter)}</Cell>
-                <Cell>{run.reason}</Cell>
+                <Cell className="max-w-xs font-mono text-[12px] [overflow-wrap:anywhere]">
+                  {describeFilter(run.filter as DeadLetterFilter)}
+                </Cell>
+                <Cell className="max-w-xs [overflow-wrap:anywhere]">{run.reason}</Cell>
                 <Cell className="min-w-72">
                   {run.status === 'running' ? (
                     <BulkRedriveProgress runId={run.id} />

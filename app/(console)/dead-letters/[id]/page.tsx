@@ -1,0 +1,142 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import type { ReactNode } from 'react';
+import { LongText } from '@/components/ui/long-text';
+import { PageHeader } from '@/components/ui/page-header';
+import { Age, Moment } from '@/components/ui/time';
+import { decide, describeBrakeRefusals } from '@/lib/core';
+import { formatCount, formatMicros } from '@/lib/console/format';
+import { corePolicyFrom, getEnvironment } from '@/lib/env';
+import { getDeadLetterDetail, parseDeadLetterId } from '@/lib/queries/dead-letter-detail';
+import { getDb } from '@/lib/server/db';
+import { requirePerson } from '@/lib/server/session';
+import { CopyPayload } from './copy-payload';
+import { DetailActions } from './detail-actions';
+import { AttemptsSection, HoldsSection, RedrivesSection } from './detail-sections';
+
+export const metadata: Metadata = { title: 'Dead letter' };
+export const dynamic = 'force-dynamic';
+
+const STATUS_ID = 'dead-letter-status';
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-[12px] text-muted">{label}</dt>
+      <dd className="[overflow-wrap:anywhere]">{children}</dd>
+    </div>
+  );
+}
+
+export default async function DeadLetterPage({ params }: { params: Promise<{ id: string }> }) {
+  const person = await requirePerson();
+  const id = parseDeadLetterId((await params).id);
+  if (id === undefined) notFound();
+  const now = new Date();
+  const { redriveBrakes } = corePolicyFrom(getEnvironment());
+  const detail = await getDeadLetterDetail(getDb(), id, { brakes: redriveBrakes, now });
+  if (!detail) notFound();
+  const { deadLetter: letter } = detail;
+  const redrive = decide(person, 'dead_letter.redrive');
+  const payload = JSON.stringify(letter.payload, null, 2);
+
+  return (
+    <>
+      <p className="mb-2 text-[13px]">
+        <Link href="/dead-letters" className="text-accent hover:underline">
+          ← Dead letters
+        </Link>
+      </p>
+      <PageHeader
+        title={`Dead letter ${letter.id}`}
+        description={`${letter.agent}/${letter.step} on ${letter.queue}: ${letter.reason.replaceAll('_', ' ')} after ${formatCount(letter.attempts)} attempt${letter.attempts === 1 ? '' : 's'}.`}
+      />
+      <p id={STATUS_ID} tabIndex={-1} className="mb-4 text-[14px] focus:outline-none" data-testid="dead-letter-status">
+        Status: <strong>{letter.status}</strong>
+        {letter.status === 'pending' ? (
+          <>
+            , waiting <Age since={letter.createdAt} now={now} />
+          </>
+        ) : (
+          <>
+            {' '}
+            since <Moment value={letter.updatedAt} />
+          </>
+        )}
+      </p>
+
+      <dl className="grid grid-cols-2 gap-3 text-[13px] lg:grid-cols-4" data-testid="dead-letter-facts">
+        <Fact label="Task">
+          <Link href={`/tasks/${encodeURIComponent(letter.taskId)}`} className="font-mono text-accent hover:underline">
+            {letter.taskId}
+          </Link>
+        </Fact>
+        <Fact label="Queue">
+          <span className="font-mono">{letter.queue}</span>
+        </Fact>
+        <Fact label="Agent / step">
+          <Link
+            href={`/steps/${encodeURIComponent(letter.agent)}/${encodeURIComponent(letter.step)}`}
+            className="font-mono text-accent hover:underline"
+          >
+            {letter.agent}/{letter.step}
+          </Link>
+        </Fact>
+        <Fact label="Reason">{letter.reason.replaceAll('_', ' ')}</Fact>
+        <Fact label="Error class">
+          <span className="font-mono">{letter.errorClass ?? '—'}</span>
+        </Fact>
+        <Fact label="Attempts">{formatCount(letter.attempts)}</Fact>
+        <Fact label="Spend so far">{formatMicros(letter.spendMicros)}</Fact>
+        <Fact label="Dead-lettered">
+          <Moment value={letter.createdAt} precision="second" />
+        </Fact>
+      </dl>
+
+      {letter.status === 'pending' ? (
+        <section className="mt-6 max-w-3xl" aria-label="Act on this dead letter">
+          <h2 className="mb-2 text-[15px] font-semibold">Redrive or discard</h2>
+          <DetailActions
+            statusId={STATUS_ID}
+            deadLetterId={letter.id}
+            refusal={redrive.allowed ? undefined : redrive.reason}
+            brakedBy={detail.brakes.length > 0 ? describeBrakeRefusals(detail.brakes) : undefined}
+            canOverride={decide(person, 'dead_letter.redrive_override').allowed}
+          />
+        </section>
+      ) : null}
+
+      <section className="mt-8" aria-label="Last error" data-testid="dead-letter-error">
+        <h2 className="mb-2 text-[15px] font-semibold">Last error</h2>
+        {letter.lastError ? (
+          <div className="font-mono text-[12px]">
+            <LongText text={letter.lastError} lines={4} />
+          </div>
+        ) : (
+          <p className="text-[13px] text-muted">No error text was reported.</p>
+        )}
+      </section>
+
+      <section className="mt-8" aria-label="Payload" data-testid="dead-letter-payload">
+        <div className="mb-2 flex items-center gap-3">
+          <h2 className="text-[15px] font-semibold">Payload</h2>
+          <CopyPayload json={payload} />
+        </div>
+        {/* Focusable, so the scrolling block can be scrolled from the keyboard. */}
+        <pre
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to scroll by keyboard.
+          tabIndex={0}
+          className="max-h-96 overflow-auto whitespace-pre-wrap rounded-lg border border-line bg-surface-raised p-3 font-mono text-[12px] [overflow-wrap:anywhere]"
+          data-testid="dead-letter-payload-json"
+        >
+          {payload}
+        </pre>
+      </section>
+
+      <AttemptsSection attempts={detail.attempts} step={letter.step} />
+      <HoldsSection holds={detail.holds} />
+      <RedrivesSection redrives={detail.redrives} deadLetterId={letter.id} />
+    </>
+  );
+}

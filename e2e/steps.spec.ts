@@ -106,12 +106,16 @@ test("a step's detail charts its trends and links its latest failures to their t
   await page.getByTestId(`steps-row-${agent}-summarize`).getByRole('link', { name: 'summarize' }).click();
   await expect(page.getByRole('heading', { name: `${agent} · summarize` })).toBeVisible();
   for (const chart of ['chart-attempts', 'chart-retry-rate', 'chart-retry-spend', 'chart-error-classes']) {
-    await expect(page.getByTestId(chart).locator('svg.recharts-surface')).toBeVisible();
+    // The plot itself, not a legend's icon (also an svg.recharts-surface).
+    await expect(page.getByTestId(chart).locator('.recharts-wrapper > svg.recharts-surface')).toBeVisible();
   }
-  await expect(page.getByTestId('chart-error-classes').getByRole('img')).toHaveAttribute(
-    'aria-label',
-    /invalid_output/,
-  );
+  await expect(
+    page.getByTestId('chart-error-classes').getByRole('img', { name: /^Failures by error class/ }),
+  ).toHaveAttribute('aria-label', /invalid_output/);
+  // A stacked chart says which colour is which class.
+  await expect(
+    page.getByTestId('chart-error-classes').locator('.recharts-legend-item', { hasText: 'invalid_output' }),
+  ).toBeVisible();
   await expectAccessible();
 
   await page.getByTestId('recent-failures').getByRole('link', { name: taskId }).click();

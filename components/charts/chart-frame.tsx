@@ -47,7 +47,15 @@ export const chartTheme = {
   },
   /** Single-series charts, coloured by what they measure; steps and error classes take theirs from chart-colours. */
   series: ['var(--accent)', 'var(--warn)', 'var(--danger)', 'var(--ok)'],
-  legend: { wrapperStyle: { fontSize: 11 } },
+  /**
+   * Above the plot, clear of the time axis's label; names in the text colour
+   * (recharts writes them in the series colour, too faint on white for some).
+   */
+  legend: {
+    verticalAlign: 'top',
+    wrapperStyle: { fontSize: 11, paddingBottom: 4 },
+    formatter: (value: unknown) => <span style={{ color: 'var(--ink)' }}>{String(value)}</span>,
+  },
 } as const;
 
 /** Props for a time X axis over buckets keyed `bucket` (ISO): ticks in the chosen zone, the zone named under them. */

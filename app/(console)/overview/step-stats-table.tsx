@@ -59,7 +59,8 @@ export function StepStatsTable({
             className="hover:bg-surface-raised"
           >
             <Cell className="text-muted">{step.agent}</Cell>
-            <Cell className="font-mono text-[12px]">
+            {/* Wide enough to read a name whole; the table scrolls in its box on a phone. */}
+            <Cell className="min-w-[10rem] font-mono text-[12px]">
               <Link
                 href={stepDetailHref(step.agent, step.step, window)}
                 className="text-accent [overflow-wrap:anywhere] hover:underline"

@@ -1,20 +1,17 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { decodeRouteParam } from '@/lib/auth/console-input';
 import { StepTrendCharts } from '@/components/charts/step-trend-charts';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
-import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { getStepDetail, stepExists } from '@/lib/queries/step-detail';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
-import { LongText } from '@/components/ui/long-text';
-import { Moment } from '@/components/ui/time';
 import { stepDetailHref } from '../../step-href';
+import { RecentFailures } from './recent-failures';
 
 export const metadata: Metadata = { title: 'Step' };
 export const dynamic = 'force-dynamic';
@@ -64,41 +61,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
       {detail.recentFailures.length === 0 ? (
         <p className="text-[13px] text-muted">No failures in this window.</p>
       ) : (
-        <Table data-testid="recent-failures">
-          <caption className="sr-only">The most recent failed attempts of this step, newest first</caption>
-          <thead>
-            <tr>
-              <HeaderCell>Started</HeaderCell>
-              <HeaderCell>Task</HeaderCell>
-              <HeaderCell numeric>Attempt</HeaderCell>
-              <HeaderCell>Error</HeaderCell>
-            </tr>
-          </thead>
-          <tbody>
-            {detail.recentFailures.map((failure) => (
-              <tr key={`${failure.taskId}-${failure.attemptNumber}`} className="align-top">
-                <Cell className="whitespace-nowrap text-muted">
-                  <Moment value={failure.startedAt} precision="second" />
-                </Cell>
-                <Cell>
-                  <Link
-                    href={`/tasks/${encodeURIComponent(failure.taskId)}`}
-                    className="font-mono text-[12px] text-accent [overflow-wrap:anywhere] hover:underline"
-                  >
-                    {failure.taskId}
-                  </Link>
-                </Cell>
-                <Cell numeric>{failure.attemptNumber}</Cell>
-                <Cell className="min-w-[16rem]">
-                  <span className="font-mono text-[12px]">{failure.errorClass}</span>
-                  <div className="text-[12px] text-muted">
-                    <LongText text={failure.errorText ?? ''} lines={2} />
-                  </div>
-                </Cell>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
+        <RecentFailures failures={detail.recentFailures} />
       )}
     </>
   );

@@ -1,0 +1,90 @@
+import Link from 'next/link';
+import { LongText } from '@/components/ui/long-text';
+import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { Moment } from '@/components/ui/time';
+import type { ErrorClass } from '@/lib/db/schema/enums';
+
+export interface RecentFailure {
+  taskId: string;
+  attemptNumber: number;
+  startedAt: Date;
+  errorClass: ErrorClass | null;
+  errorText: string | null;
+}
+
+const taskHref = (taskId: string) => `/tasks/${encodeURIComponent(taskId)}`;
+
+/**
+ * A step's latest failing attempts, each linked to its task: a table from 768
+ * px, stacked rows below it, so on a phone the error reads at full width
+ * rather than in a column scrolled off the screen.
+ */
+export function RecentFailures({ failures }: { failures: RecentFailure[] }) {
+  return (
+    <>
+      <div className="hidden md:block">
+        <Table data-testid="recent-failures">
+          <caption className="sr-only">The most recent failed attempts of this step, newest first</caption>
+          <thead>
+            <tr>
+              <HeaderCell>Started</HeaderCell>
+              <HeaderCell>Task</HeaderCell>
+              <HeaderCell numeric>Attempt</HeaderCell>
+              <HeaderCell>Error</HeaderCell>
+            </tr>
+          </thead>
+          <tbody>
+            {failures.map((failure) => (
+              <tr key={`${failure.taskId}-${failure.attemptNumber}`} className="align-top">
+                <Cell className="whitespace-nowrap text-muted">
+                  <Moment value={failure.startedAt} precision="second" />
+                </Cell>
+                <Cell className="max-w-[16rem]">
+                  <Link
+                    href={taskHref(failure.taskId)}
+                    className="font-mono text-[12px] text-accent [overflow-wrap:anywhere] hover:underline"
+                  >
+                    {failure.taskId}
+                  </Link>
+                </Cell>
+                <Cell numeric>{failure.attemptNumber}</Cell>
+                <Cell className="w-full min-w-[16rem]">
+                  <span className="font-mono text-[12px]">{failure.errorClass}</span>
+                  <div className="text-[12px] text-muted">
+                    <LongText text={failure.errorText ?? ''} lines={2} />
+                  </div>
+                </Cell>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </div>
+      <ul
+        className="flex flex-col divide-y divide-line rounded-lg border border-line bg-surface md:hidden"
+        data-testid="recent-failures-list"
+        aria-label="The most recent failed attempts of this step, newest first"
+      >
+        {failures.map((failure) => (
+          <li key={`${failure.taskId}-${failure.attemptNumber}`} className="min-w-0 px-3 py-2 text-[13px]">
+            <div className="flex flex-wrap items-baseline gap-x-2">
+              <Link
+                href={taskHref(failure.taskId)}
+                className="min-w-0 font-mono text-[12px] text-accent [overflow-wrap:anywhere] hover:underline"
+              >
+                {failure.taskId}
+              </Link>
+              <span className="text-[12px] text-muted">attempt {failure.attemptNumber}</span>
+              <span className="text-[12px] text-muted">
+                <Moment value={failure.startedAt} precision="second" />
+              </span>
+            </div>
+            <span className="font-mono text-[12px]">{failure.errorClass}</span>
+            <div className="text-[12px] text-muted">
+              <LongText text={failure.errorText ?? ''} lines={2} />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

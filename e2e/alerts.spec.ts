@@ -23,7 +23,7 @@ test('an admin edits a rule, adds a webhook channel (secret shown once), tests, 
   await rule.getByLabel('Unreleased for longer than (minutes)').fill(String(minutes));
   await rule.getByLabel('Reason (optional, kept in the audit log)').fill(reason);
   await rule.getByRole('button', { name: 'Save rule' }).click();
-  await expect(rule.getByTestId('rule-saved-stale_lock')).toHaveText('Saved: the next sweep uses these values.');
+  await expect(page.getByTestId('toasts')).toContainText('Stale lock saved: the next sweep uses these values.');
   await expectAccessible();
   const [stored] = await database.db.select().from(alertRules).where(eq(alertRules.kind, 'stale_lock'));
   expect(stored?.thresholds).toEqual({ unreleasableMinutes: minutes });
@@ -84,12 +84,14 @@ test('an admin edits a rule, adds a webhook channel (secret shown once), tests, 
   await page.goto('/alerts?tab=channels');
   await row.getByRole('button', { name: `Disable ${name}` }).click();
   await expect(row.getByTestId('channel-status')).toHaveText('Disabled');
+  await expect(page.getByTestId('toasts')).toContainText(`${name} disabled`);
   await expect(row.getByRole('button', { name: `Send a test to ${name}` })).toBeDisabled();
   await row.getByRole('button', { name: `Delete ${name}` }).click();
   const dialog = page.getByTestId('delete-channel-dialog');
   await expect(dialog).toContainText('marked failed');
   await dialog.getByRole('button', { name: 'Delete channel' }).click();
   await expect(row).toHaveCount(0);
+  await expect(page.getByTestId('toasts')).toContainText(`${name} deleted.`);
 
   const audit = await database.db
     .select()

@@ -33,7 +33,9 @@ test('an admin adds a pool and sees it listed with its level, changes it, and de
   );
   await form.getByLabel('Reason (kept in the audit log)').fill('card processor outage');
   await form.getByRole('button', { name: 'Save pool' }).click();
-  await expect(form.getByTestId('pool-saved')).toHaveText(`Pool added for ${agent} / all steps.`);
+  // Announced in the live region, focus kept on the button pressed.
+  await expect(page.getByTestId('toasts')).toContainText(`Pool added for ${agent} / all steps.`);
+  await expect(form.getByRole('button', { name: 'Save pool' })).toBeFocused();
 
   // 50 x 20 % + 0.1/s x 3,600 s = 370 allowed, 3 taken.
   const row = page.getByTestId(`pool-row-${agent}-*`);
@@ -56,13 +58,14 @@ test('an admin adds a pool and sees it listed with its level, changes it, and de
   await edit.getByLabel('Budget (% of first attempts)').fill('10');
   await edit.getByLabel('Reason (kept in the audit log)').fill('still too many retries');
   await edit.getByRole('button', { name: 'Save changes' }).click();
-  await expect(edit.getByTestId('pool-saved')).toHaveText(`Pool changed for ${agent} / all steps.`);
+  await expect(page.getByTestId('toasts')).toContainText(`Pool changed for ${agent} / all steps.`);
   await expect(row.getByTestId('pool-level')).toHaveText('left 362 of 365');
 
   await row.getByRole('button', { name: `Delete the pool of ${agent} / all steps` }).click();
   await row.getByLabel('Reason for deleting').fill('processor replaced');
   await row.getByRole('button', { name: 'Delete pool' }).click();
   await expect(row).toHaveCount(0);
+  await expect(page.getByTestId('toasts')).toContainText(`Deleted the pool of ${agent} / all steps.`);
 
   const audit = await database.db
     .select()

@@ -35,11 +35,12 @@ export function ChannelActions({
   const toggleButton = useRef<HTMLButtonElement>(null);
   const deleteButton = useRef<HTMLButtonElement>(null);
 
+  // Once the transition is over: until then the button pressed is disabled and cannot take focus.
   useEffect(() => {
-    if (!finished) return;
+    if (!finished || pending) return;
     const pressed = { test: testButton, toggle: toggleButton, delete: deleteButton }[finished.what];
     refocus(pressed.current);
-  }, [finished]);
+  }, [finished, pending]);
 
   const run = (what: ChannelAction, work: () => Promise<{ ok: boolean; message?: string }>, done: string) => {
     setBusy(what);

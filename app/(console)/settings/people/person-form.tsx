@@ -68,71 +68,74 @@ export function PersonForm({ person, self = false }: { person?: PersonValues; se
   };
 
   return (
-    <form
-      ref={form}
-      action={submit}
-      onSubmit={onSubmit}
-      className="flex flex-wrap items-center gap-2"
-      data-testid={`person-form-${id}`}
-    >
-      {person ? (
-        <input type="hidden" name="email" value={person.email} />
-      ) : (
+    <>
+      <form
+        ref={form}
+        action={submit}
+        onSubmit={onSubmit}
+        className="flex flex-wrap items-center gap-2"
+        data-testid={`person-form-${id}`}
+      >
+        {person ? (
+          <input type="hidden" name="email" value={person.email} />
+        ) : (
+          <Input
+            name="email"
+            type="email"
+            required
+            aria-label="Email"
+            defaultValue={initial.email}
+            placeholder="email"
+            size="sm"
+            className="max-md:w-full"
+          />
+        )}
         <Input
-          name="email"
-          type="email"
+          name="displayName"
           required
-          aria-label="Email"
-          defaultValue={initial.email}
-          placeholder="email"
+          aria-label="Name"
+          defaultValue={initial.displayName}
+          placeholder="name"
+          size="sm"
+          className="max-md:min-w-0 max-md:flex-1"
+        />
+        {/* Keyed: a select takes its default only when mounted, and the form's reset after a save returns to it. */}
+        <Select key={initial.role} name="role" aria-label="Role" defaultValue={initial.role} size="sm">
+          <option value="viewer">viewer</option>
+          <option value="responder">responder</option>
+          <option value="admin">admin</option>
+        </Select>
+        <Input
+          name="teams"
+          aria-label="Teams"
+          defaultValue={initial.teams}
+          placeholder="teams, comma-separated"
           size="sm"
           className="max-md:w-full"
         />
-      )}
-      <Input
-        name="displayName"
-        required
-        aria-label="Name"
-        defaultValue={initial.displayName}
-        placeholder="name"
-        size="sm"
-        className="max-md:min-w-0 max-md:flex-1"
-      />
-      <Select name="role" aria-label="Role" defaultValue={initial.role} size="sm">
-        <option value="viewer">viewer</option>
-        <option value="responder">responder</option>
-        <option value="admin">admin</option>
-      </Select>
-      <Input
-        name="teams"
-        aria-label="Teams"
-        defaultValue={initial.teams}
-        placeholder="teams, comma-separated"
-        size="sm"
-        className="max-md:w-full"
-      />
-      <Input
-        name="reason"
-        required
-        minLength={3}
-        maxLength={500}
-        aria-label="Reason"
-        aria-invalid={errors.reason ? true : undefined}
-        errorId={errors.reason ? `person-reason-error-${id}` : undefined}
-        defaultValue={initial.reason}
-        placeholder={person ? 'why (kept in the audit log)' : 'why they are added'}
-        size="sm"
-        className="min-w-48 flex-1 max-md:w-full"
-      />
-      <Button ref={saveButton} type="submit" variant="primary" pending={pending} pendingLabel="Saving…">
-        {person ? 'Save' : 'Add person'}
-      </Button>
-      {errors.reason ? (
-        <p id={`person-reason-error-${id}`} className="w-full text-[12px] text-danger">
-          Reason: {errors.reason.join('; ')}
-        </p>
-      ) : null}
-      <FormError result={state?.result} className="w-full" />
+        <Input
+          name="reason"
+          required
+          minLength={3}
+          maxLength={500}
+          aria-label="Reason"
+          aria-invalid={errors.reason ? true : undefined}
+          errorId={errors.reason ? `person-reason-error-${id}` : undefined}
+          defaultValue={initial.reason}
+          placeholder={person ? 'why (kept in the audit log)' : 'why they are added'}
+          size="sm"
+          className="min-w-48 flex-1 max-md:w-full"
+        />
+        <Button ref={saveButton} type="submit" variant="primary" pending={pending} pendingLabel="Saving…">
+          {person ? 'Save' : 'Add person'}
+        </Button>
+        {errors.reason ? (
+          <p id={`person-reason-error-${id}`} className="w-full text-[12px] text-danger">
+            Reason: {errors.reason.join('; ')}
+          </p>
+        ) : null}
+        <FormError result={state?.result} className="w-full" />
+      </form>
       {self ? (
         <ConfirmDialog
           open={warning}
@@ -151,6 +154,6 @@ export function PersonForm({ person, self = false }: { person?: PersonValues; se
           saved, and you will be signed out. Only another admin can give the role back.
         </ConfirmDialog>
       ) : null}
-    </form>
+    </>
   );
 }

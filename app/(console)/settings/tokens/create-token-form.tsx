@@ -75,7 +75,10 @@ export function CreateTokenForm() {
         </Button>
       </form>
       {secret ? (
-        <div className="rounded-lg border border-line bg-warn-soft p-4 text-[13px]" data-testid="new-token-banner">
+        <div
+          className="rounded-lg border border-line bg-warn-soft p-4 text-[13px] [overflow-wrap:anywhere]"
+          data-testid="new-token-banner"
+        >
           <p className="font-medium text-warn">Copy the token for {secret.name} now: it is shown only once.</p>
           <code data-testid="new-token" className="mt-2 block break-all font-mono text-[12px] text-ink">
             {secret.token}

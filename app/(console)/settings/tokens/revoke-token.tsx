@@ -29,8 +29,8 @@ export function RevokeToken({
 
   // A refused revoke leaves the row: focus goes back to its button once it is enabled again.
   useEffect(() => {
-    if (failures > 0) refocus(button.current);
-  }, [failures]);
+    if (failures > 0 && !pending) refocus(button.current);
+  }, [failures, pending]);
 
   const revoke = () => {
     // Closed first: a modal makes the rest of the page inert, and focus must be able to move on.

@@ -14,9 +14,9 @@ test('the audit log pages 50 at a time, newest first, each record once, with the
     select now() - (i / 4) * interval '1 second', 'system', 'e2e', 'e2e.paging', ${targetType}, i::text, 'paging check'
     from generate_series(1, 120) as i`);
   const expected = (
-    await database.sql<{ id: string }[]>`
-      select id::text from audit_log where target_type = ${targetType} order by occurred_at desc, id desc`
-  ).map((row) => row.id);
+    await database.sql<{ id: string | number }[]>`
+      select id from audit_log where target_type = ${targetType} order by occurred_at desc, id desc`
+  ).map((row) => String(row.id));
 
   await page.goto(`/audit?targetType=${targetType}`);
   const showing = page.getByTestId('audit-showing');

@@ -106,7 +106,12 @@ test('an admin creates tokens shown once; the API takes them by scope, and refus
   expect(session.status()).toBe(401);
 
   await page.goto('/settings/tokens');
-  await page.getByTestId(`token-row-${ingestName}`).getByRole('button', { name: 'Revoke' }).click();
+  // Revoking asks first (settings' own spec checks the dialog in full).
+  await page
+    .getByTestId(`token-row-${ingestName}`)
+    .getByRole('button', { name: `Revoke the token for ${ingestName}` })
+    .click();
+  await page.getByTestId('revoke-token-dialog').getByRole('button', { name: 'Revoke token' }).click();
   await expect(page.getByTestId(`token-row-${ingestName}`)).toContainText('revoked');
   const revoked = await post(ingest, { ...attempt, taskId: `api-${randomUUID()}` });
   expect(revoked.status()).toBe(401);
@@ -162,7 +167,11 @@ test("a viewer's session replayed on an admin's revoke form is refused", async (
   await page.context().clearCookies();
   await page.context().addCookies(viewerCookies);
   const actionAnswered = page.waitForResponse((response) => response.request().method() === 'POST');
-  await page.getByTestId(`token-row-${name}`).getByRole('button', { name: 'Revoke' }).click();
+  await page
+    .getByTestId(`token-row-${name}`)
+    .getByRole('button', { name: `Revoke the token for ${name}` })
+    .click();
+  await page.getByTestId('revoke-token-dialog').getByRole('button', { name: 'Revoke token' }).click();
   await actionAnswered;
   const [token] = await database.sql<
     { revoked_at: Date | null }[]
@@ -182,12 +191,38 @@ for (const role of ['viewer', 'responder', 'admin'] as const) {
     const vera = ['team:payments', 'person:vera@holdfast.demo'];
     const mayClear = (owner: string) => role !== 'viewer' || vera.includes(owner);
 
+    // Holds come 50 a page: walk every page, so every open hold is checked exactly once.
     await page.goto('/holds');
-    for (const hold of open) {
-      const row = page.getByTestId(`hold-row-${hold.item_id}`);
-      await expect(row.getByRole('button', { name: 'Clear' })).toHaveCount(mayClear(hold.owner) ? 1 : 0);
-      await expect(row.getByTestId('clear-refused')).toHaveCount(mayClear(hold.owner) ? 0 : 1);
+    const checked = new Set<string>();
+    for (;;) {
+      const onPage = (await page
+        .getByTestId('holds-table')
+        .locator('tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((row) => row.getAttribute('data-testid')?.replace('hold-row-', '') ?? ''),
+        )) as string[];
+      for (const itemId of onPage) {
+        const hold = open.find((candidate) => candidate.item_id === itemId);
+        if (!hold) continue; // opened by another test since the query above
+        const row = page.getByTestId(`hold-row-${itemId}`);
+        await expect(row.getByRole('button', { name: 'Clear' })).toHaveCount(mayClear(hold.owner) ? 1 : 0);
+        await expect(row.getByTestId('clear-refused')).toHaveCount(mayClear(hold.owner) ? 0 : 1);
+        checked.add(itemId);
+      }
+      const next = page.getByTestId('holds-pager').getByRole('link', { name: 'Next →' });
+      if ((await next.count()) === 0) break;
+      const showing = await page.getByTestId('holds-showing').textContent();
+      await next.click();
+      await expect(page.getByTestId('holds-showing')).not.toHaveText(showing ?? '');
     }
+    // Every hold open before the walk and still open after it was seen (the sweeper may settle one meanwhile).
+    const stillOpen = new Set(
+      (await database.sql<{ item_id: string }[]>`select item_id from holds where status = 'open'`).map(
+        (hold) => hold.item_id,
+      ),
+    );
+    const expected = open.map((hold) => hold.item_id).filter((itemId) => stillOpen.has(itemId));
+    expect(expected.filter((itemId) => !checked.has(itemId))).toEqual([]);
 
     await page.goto('/settings/tokens');
     await expect(page.getByTestId('create-token-form')).toHaveCount(role === 'admin' ? 1 : 0);
@@ -209,8 +244,9 @@ test('an admin gives a person a team; a viewer sees people read-only', async ({
   await page.goto('/settings/people');
   const person = page.getByTestId(`person-form-${viewer.email}`);
   await person.getByLabel('Teams').fill(`${ownTeam}, ${newTeam}`);
+  await person.getByLabel('Reason').fill('joins the new team');
   await person.getByRole('button', { name: 'Save' }).click();
-  await expect(person.getByRole('status')).toHaveText('Saved');
+  await expect(page.getByTestId('toasts')).toContainText(`Saved ${viewer.email}.`);
   await expectAccessible();
 
   await signInAs(page, viewer);

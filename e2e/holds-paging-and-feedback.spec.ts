@@ -1,7 +1,11 @@
 import { createHold, uniqueTeam } from './support/factories';
 import { expect, test } from './support/fixtures';
 
-/** A 10,000-character error text with a 400-character unbroken token in it, as the issue describes. */
+/**
+ * A 10,000-character text with a 400-character unbroken token in it, as the issue describes. The
+ * library takes details up to 5,000 characters; older rows and other writers may hold more, so the
+ * row is made through the library and then lengthened in the database.
+ */
 const longDetail =
   `Refused by https://policy.example.com/${'x'.repeat(400)} ${'because the stack said so '.repeat(400)}`.slice(
     0,
@@ -125,7 +129,7 @@ test('reassigning and a bulk discard announce their outcome; the bulk discard as
   await page.getByLabel(`Select hold on task ${kept.itemId}`).check();
   await page.getByLabel(`Select hold on task ${other.itemId}`).check();
   const bulk = page.getByTestId('bulk-clear-form');
-  await bulk.getByLabel('Selected holds').selectOption('discard');
+  await bulk.getByLabel('Selected holds', { exact: true }).selectOption('discard');
   await bulk.getByLabel('Note for all of them').fill('Stale requests');
   await bulk.getByRole('button', { name: 'Discard selected…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Discard the selected holds?' });
@@ -144,10 +148,12 @@ test('a 10,000-character detail keeps every Clear button on screen at 1440 px, a
 }) => {
   const owner = `team:${uniqueTeam()}`;
   const holds = [
-    await createHold(database, { owner, detail: longDetail }),
-    await createHold(database, { owner, detail: longDetail }),
+    await createHold(database, { owner }),
+    await createHold(database, { owner }),
     await createHold(database, { owner }),
   ];
+  for (const hold of holds.slice(0, 2))
+    await database.sql`update holds set detail = ${longDetail} where id = ${hold.holdId}`;
   const url = `/holds?owner=${encodeURIComponent(owner)}`;
 
   await page.setViewportSize({ width: 1440, height: 900 });

@@ -12,7 +12,11 @@ test('force release asks first, announces the outcome and keeps focus on the pag
 }) => {
   const lock = await createStaleLock(database);
   const held = async () =>
-    (await database.sql<{ n: number }[]>`select count(*)::int as n from slot_locks where slot = ${lock.slot}`)[0]?.n;
+    (
+      await database.sql<
+        { n: number }[]
+      >`select count(*)::int as n from slot_locks where slot = ${lock.slot} and released_at is null`
+    )[0]?.n;
 
   await page.goto('/locks');
   const row = page.getByTestId(`lock-row-${lock.slot}`);
@@ -32,6 +36,9 @@ test('force release asks first, announces the outcome and keeps focus on the pag
   await expect(page.getByTestId('toasts')).toContainText(`${lock.slot} released.`);
   await expect(row).toHaveCount(0);
   expect(await held()).toBe(0);
+  const [audit] = await database.sql<{ actor_id: string; reason: string }[]>`
+    select actor_id, reason from audit_log where target_type = 'slot' and target_id = ${lock.slot} order by id desc limit 1`;
+  expect(audit).toEqual({ actor_id: 'ada@holdfast.demo', reason: 'Worker died during the deploy' });
   // Focus is on the next lock's action or the list's heading, never dropped to the body.
   expect(
     await page.evaluate(
@@ -115,7 +122,7 @@ test('Keys pages the keys found, and says plainly when a key does not exist', as
   await expect(showing).toHaveText('· Showing 51–60 of 60');
   seen.push(...(await keys()));
   expect(new Set(seen).size).toBe(60);
-  await expect(page.getByTestId('keys-found').getByRole('link', { name: taskId }).first()).toHaveAttribute(
+  await expect(page.getByTestId('keys-found').getByRole('link', { name: taskId, exact: true }).first()).toHaveAttribute(
     'href',
     `/tasks/${taskId}`,
   );

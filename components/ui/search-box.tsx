@@ -1,19 +1,18 @@
 'use client';
 
 import clsx from 'clsx';
-import Form from 'next/form';
 import { useEffect, useId, useRef } from 'react';
 import { Button } from './button';
 import { controlClass } from './control-styles';
+
+const notTextInputs = new Set(['checkbox', 'radio', 'button', 'submit', 'reset']);
 
 /** Typing into a field (or an editable region) keeps its `/`: the shortcut is for when nothing is being typed. */
 function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.isContentEditable) return true;
   if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
-  return (
-    target instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(target.type)
-  );
+  return target instanceof HTMLInputElement && !notTextInputs.has(target.type);
 }
 
 /**
@@ -32,7 +31,7 @@ export function SearchBox({
   shortcut?: boolean;
   className?: string;
   testId?: string;
-  /** Names the search landmark, so two boxes on one page are told apart. */
+  /** Names the search landmark and its box, so two boxes on one page are told apart. */
   label?: string;
 }) {
   const input = useRef<HTMLInputElement>(null);
@@ -52,29 +51,28 @@ export function SearchBox({
   }, [shortcut]);
 
   return (
-    <Form
-      action="/search"
-      role="search"
-      aria-label={label}
-      data-testid={testId}
-      className={clsx('flex min-w-0 gap-1.5', className)}
-    >
-      <label htmlFor={id} className="sr-only">
-        {label} (task, key, hold, dead letter or step)
-      </label>
-      <input
-        ref={input}
-        id={id}
-        name="q"
-        type="search"
-        defaultValue={defaultValue}
-        placeholder={shortcut ? 'Task, key, hold, dead letter, step…  ( / )' : 'Task, key, hold, dead letter, step…'}
-        autoComplete="off"
-        spellCheck={false}
-        aria-keyshortcuts={shortcut ? '/' : undefined}
-        className={controlClass({ className: 'min-w-0 flex-1 font-mono text-[12px]' })}
-      />
-      <Button type="submit">Search</Button>
-    </Form>
+    <search aria-label={label} data-testid={testId} className={clsx('block min-w-0', className)}>
+      {/* A plain GET form, not next/form: an exact match is answered with a redirect, which a
+          whole-page load follows as a real 307 (a client-side redirect drops the head's icon for
+          a moment, and Chromium then asks for /favicon.ico, a 404). */}
+      <form action="/search" method="get" className="flex min-w-0 gap-1.5">
+        <label htmlFor={id} className="sr-only">
+          {label} (task, key, hold, dead letter or step)
+        </label>
+        <input
+          ref={input}
+          id={id}
+          name="q"
+          type="search"
+          defaultValue={defaultValue}
+          placeholder={shortcut ? 'Search ids: task, key, hold, step…  ( / )' : 'Search ids: task, key, hold, step…'}
+          autoComplete="off"
+          spellCheck={false}
+          aria-keyshortcuts={shortcut ? '/' : undefined}
+          className={controlClass({ className: 'min-w-0 flex-1 font-mono text-[12px]' })}
+        />
+        <Button type="submit">Search</Button>
+      </form>
+    </search>
   );
 }

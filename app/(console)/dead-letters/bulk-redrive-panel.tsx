@@ -2,12 +2,13 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
+import { useToast } from '@/components/ui/toast';
 import type { DeadLetterFilter, RedriveBrakeRule, RedriveOutcome } from '@/lib/core';
 import type { BulkRedrive } from '@/lib/db/schema';
 import { formatCount, formatMicros } from '@/lib/console/format';
@@ -44,6 +45,7 @@ export function BulkRedrivePanel({
   brakeLabels: Record<RedriveBrakeRule, string>;
 }) {
   const router = useRouter();
+  const toast = useToast();
   const [preview, setPreview] = useState<BulkRedrivePreviewData>();
   const [requestId, setRequestId] = useState<string>();
   const [error, setError] = useState<string>();
@@ -76,6 +78,10 @@ export function BulkRedrivePanel({
     if (!result.ok) return setError(result.message);
     setOpen(false);
     setRunId(result.data.id);
+    toast.show(
+      `Bulk redrive ${result.data.id} started: ${formatCount(result.data.total)} matching, at ${formatCount(result.data.ratePerSecond)} a second.`,
+      { tone: 'info' },
+    );
   };
 
   const toRedrive = preview ? preview.total - preview.brakedTotal : 0;
@@ -91,7 +97,18 @@ export function BulkRedrivePanel({
         {busy && !preview ? 'Preparing the preview…' : `Redrive all ${formatCount(matching)} matching…`}
       </Button>
       <FormError result={error === undefined ? undefined : { ok: false, message: error }} />
-      {runId ? <BulkRedriveProgress runId={runId} onFinished={() => router.refresh()} /> : null}
+      {runId ? (
+        <BulkRedriveProgress
+          runId={runId}
+          onFinished={(run) => {
+            toast.show(
+              `Bulk redrive ${run.id} ${run.status}: ${formatCount(run.redriven)} redriven, ${formatCount(run.skipped)} skipped.`,
+              { tone: run.status === 'completed' ? 'success' : 'info' },
+            );
+            router.refresh();
+          }}
+        />
+      ) : null}
 
       <Dialog
         open={open}
@@ -166,17 +183,23 @@ async function fetchRun(id: number): Promise<BulkRedrive> {
 }
 
 /** A run's progress, polled until it ends, with cancel while it runs. */
-export function BulkRedriveProgress({ runId, onFinished }: { runId: number; onFinished?: () => void }) {
+export function BulkRedriveProgress({ runId, onFinished }: { runId: number; onFinished?: (run: BulkRedrive) => void }) {
   const query = useQuery({
     queryKey: ['bulk-redrive', runId],
     queryFn: () => fetchRun(runId),
     refetchInterval: (current) => (current.state.data?.status === 'running' ? 500 : false),
   });
   const [cancelNote, setCancelNote] = useState<string>();
+  const toast = useToast();
   const run = query.data;
-  const finished = run !== undefined && run.status !== 'running';
+  const finished = run !== undefined && run.status !== 'running' ? run : undefined;
+  // Told once per run, whatever the parent re-renders.
+  const told = useRef(false);
   useEffect(() => {
-    if (finished) onFinished?.();
+    if (finished && !told.current) {
+      told.current = true;
+      onFinished?.(finished);
+    }
   }, [finished, onFinished]);
 
   if (!run)
@@ -185,9 +208,13 @@ export function BulkRedriveProgress({ runId, onFinished }: { runId: number; onFi
     );
   const cancel = async () => {
     const result = await cancelBulkRedriveAction(runId);
-    setCancelNote(
-      result.ok ? (result.data.changed ? 'Cancelling after the current batch…' : 'Already ending.') : result.message,
-    );
+    const note = result.ok
+      ? result.data.changed
+        ? 'Cancelling after the current batch…'
+        : 'Already ending.'
+      : result.message;
+    setCancelNote(note);
+    toast.show(`Bulk redrive ${runId}: ${note}`, { tone: result.ok ? 'info' : 'error' });
   };
   return (
     <div className="flex min-w-72 flex-1 flex-wrap items-center gap-2" data-testid={`bulk-redrive-progress-${runId}`}>

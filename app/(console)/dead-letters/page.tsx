@@ -1,23 +1,9 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
-import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
-import { Field } from '@/components/ui/field';
-import { Input } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
-import { Select } from '@/components/ui/select';
-import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { Moment } from '@/components/ui/time';
-import { decide, describeBrakeRefusals, type DeadLetterFilter } from '@/lib/core';
-import {
-  deadLettersFilterLabels,
-  deadLettersHref,
-  deadLettersUrlFilter,
-  deadLettersUrlPage,
-  toDeadLetterFilter,
-} from '@/lib/console/filters/dead-letters';
+import { decide, describeBrakeRefusals } from '@/lib/core';
+import { deadLettersUrlFilter, deadLettersUrlPage, toDeadLetterFilter } from '@/lib/console/filters/dead-letters';
 import { readFilter } from '@/lib/console/read-filter';
-import { errorClasses } from '@/lib/db/schema';
 import { corePolicyFrom, getEnvironment } from '@/lib/env';
 import { formatCount } from '@/lib/console/format';
 import { deadLetterFilterChoices, listBulkRedrives, listPendingDeadLetters } from '@/lib/queries/dead-letters';
@@ -25,7 +11,9 @@ import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { FilterNotices } from '../filter-notices';
 import { brakeLabels, describeBrakes } from './brake-labels';
-import { BulkRedrivePanel, BulkRedriveProgress } from './bulk-redrive-panel';
+import { BulkRedrivePanel } from './bulk-redrive-panel';
+import { BulkRedrivesHistory } from './bulk-redrives-history';
+import { DeadLetterFilters } from './dead-letter-filters';
 import { DeadLettersPager } from './dead-letters-pager';
 import { DeadLettersTable } from './dead-letters-table';
 
@@ -73,71 +61,7 @@ export default async function DeadLettersPage({
         description={`Work whose retries ran out. Redrive it once the cause is fixed: completed steps replay, the failed one runs again. ${describeBrakes(redriveBrakes)}`}
       />
 
-      <form
-        method="get"
-        className="mb-4 flex flex-wrap items-end gap-3"
-        aria-label="Filter dead letters"
-        data-testid="dead-letter-filters"
-      >
-        {(
-          [
-            ['queue', choices.queues],
-            ['agent', choices.agents],
-            ['step', choices.steps],
-          ] as const
-        ).map(([name, values]) => (
-          <Field key={name} label={deadLettersFilterLabels[name]}>
-            <Select name={name} defaultValue={filter[name] ?? ''}>
-              <option value="">Any</option>
-              {values.map((value) => (
-                <option key={value}>{value}</option>
-              ))}
-            </Select>
-          </Field>
-        ))}
-        <Field label={deadLettersFilterLabels.errorClass}>
-          <Select name="errorClass" defaultValue={filter.errorClass ?? ''}>
-            <option value="">Any</option>
-            {errorClasses.map((value) => (
-              <option key={value}>{value}</option>
-            ))}
-          </Select>
-        </Field>
-        <Field label={deadLettersFilterLabels.search}>
-          <Input type="search" name="search" defaultValue={filter.search ?? ''} />
-        </Field>
-        <Field label={deadLettersFilterLabels.minAttempts}>
-          <Input type="number" name="minAttempts" min={0} defaultValue={filter.minAttempts ?? ''} className="w-24" />
-        </Field>
-        <Field label={deadLettersFilterLabels.minSpendUsd}>
-          <Input
-            type="number"
-            name="minSpendUsd"
-            min={0}
-            step="any"
-            defaultValue={filter.minSpendMicros === undefined ? '' : filter.minSpendMicros / 1_000_000}
-            className="w-28"
-          />
-        </Field>
-        <Field label={deadLettersFilterLabels.minAgeHours}>
-          <Input
-            type="number"
-            name="minAgeHours"
-            min={0}
-            step="any"
-            defaultValue={filter.minAgeHours ?? ''}
-            className="w-28"
-          />
-        </Field>
-        <Button type="submit" size="md">
-          Apply
-        </Button>
-        {filtered ? (
-          <Link href={deadLettersHref({})} className="text-[13px] text-accent hover:underline">
-            Clear filters
-          </Link>
-        ) : null}
-      </form>
+      <DeadLetterFilters filter={filter} choices={choices} filtered={filtered} />
       <FilterNotices notices={notices} />
 
       <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
@@ -197,55 +121,7 @@ export default async function DeadLettersPage({
         </>
       )}
 
-      <h2 className="mb-2 mt-8 text-[15px] font-semibold">Bulk redrives</h2>
-      {runs.length === 0 ? (
-        <p className="text-[13px] text-muted">
-          None yet. A bulk redrive is recorded here with who ran it, its filter and its counts.
-        </p>
-      ) : (
-        <Table data-testid="bulk-redrives-table">
-          <caption className="sr-only">Bulk redrives, newest first</caption>
-          <thead>
-            <tr>
-              <HeaderCell>When</HeaderCell>
-              <HeaderCell>Who</HeaderCell>
-              <HeaderCell>Filter</HeaderCell>
-              <HeaderCell>Reason</HeaderCell>
-              <HeaderCell>Progress</HeaderCell>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.map((run) => (
-              <tr key={run.id} className="align-top">
-                <Cell className="whitespace-nowrap">
-                  <Moment value={run.requestedAt} />
-                </Cell>
-                <Cell>{run.requestedBy}</Cell>
-                <Cell className="max-w-xs font-mono text-[12px] [overflow-wrap:anywhere]">
-                  {describeFilter(run.filter as DeadLetterFilter)}
-                </Cell>
-                <Cell className="max-w-xs [overflow-wrap:anywhere]">{run.reason}</Cell>
-                <Cell className="min-w-72">
-                  {run.status === 'running' ? (
-                    <BulkRedriveProgress runId={run.id} />
-                  ) : (
-                    <span className="text-[12px] tabular-nums">
-                      {run.status}: {formatCount(run.processed)} of {formatCount(run.total)} done,{' '}
-                      {formatCount(run.redriven)} redriven, {formatCount(run.skipped)} skipped
-                      {run.cancelledBy ? ` (cancelled by ${run.cancelledBy})` : ''}
-                    </span>
-                  )}
-                </Cell>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
+      <BulkRedrivesHistory runs={runs} />
     </>
   );
-}
-
-function describeFilter(filter: DeadLetterFilter): string {
-  const parts = Object.entries(filter).filter(([, value]) => value !== undefined && value !== '');
-  return parts.length === 0 ? 'all pending' : parts.map(([name, value]) => `${name}=${String(value)}`).join(' ');
 }

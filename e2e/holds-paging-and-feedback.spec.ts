@@ -74,10 +74,13 @@ test('a single discard asks first and announces; focus moves to the next row, th
     )[0];
 
   await page.goto(`/holds?owner=${encodeURIComponent(owner)}`);
-  await expect(page.getByTestId('updated-ago')).toHaveText(/Updated \d+ s ago/);
+  // Polling like the Overview: a clock ticking, not paused until someone edits.
+  const updated = page.getByTestId('updated-ago');
+  await expect(updated).toHaveText(/^Updated [1-9]\d* s ago$/);
   const row = page.getByTestId(`hold-row-${first.itemId}`);
   await row.getByLabel('Resolution').selectOption('discard');
   await row.getByLabel('Note').fill('Duplicate of another request');
+  await expect(updated).toContainText('paused while you edit');
   await row.getByRole('button', { name: 'Clear' }).click();
 
   const dialog = page.getByRole('dialog', { name: 'Discard this hold?' });

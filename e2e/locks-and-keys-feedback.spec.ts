@@ -67,6 +67,7 @@ test('the kill switch asks first in both directions and announces each change', 
     await stop.getByRole('button', { name: 'Stop it' }).click();
     await expect(page.getByTestId('toasts')).toContainText('Automatic release stopped.');
     await expect(state).toContainText('is stopped');
+    await expect(page.getByRole('heading', { name: 'Automatic release', exact: true })).toBeFocused();
     await expect(state).toContainText('Incident 42');
 
     await section.getByLabel('Reason for switching').fill('Incident 42 closed');

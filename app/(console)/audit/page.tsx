@@ -137,8 +137,14 @@ export default async function AuditPage({
                           <div key={change.field} className="contents">
                             <dt className="font-mono text-muted">{change.field}</dt>
                             <dd className="min-w-0 font-mono [overflow-wrap:anywhere]">
-                              <del className="text-danger">{change.before}</del> →{' '}
-                              <ins className="text-accent no-underline">{change.after}</ins>
+                              {/* A changed detail can be long: each side clamped, the whole behind "Show all". */}
+                              <del className="text-danger">
+                                <LongText text={change.before} lines={2} />
+                              </del>{' '}
+                              →{' '}
+                              <ins className="text-accent no-underline">
+                                <LongText text={change.after} lines={2} />
+                              </ins>
                             </dd>
                           </div>
                         ))}

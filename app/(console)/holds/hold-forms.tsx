@@ -10,7 +10,7 @@ import { Select } from '@/components/ui/select';
 import { useToast } from '@/components/ui/toast';
 import type { ActionResult } from '@/lib/server/action';
 import { clearHoldsAction, reassignHoldAction } from './actions';
-import { planFocusAfterRow } from './row-focus';
+import { focusAfterDialogs, planFocusAfterRow } from './row-focus';
 
 /**
  * Give a hold to another person or team, with a note. The outcome is
@@ -130,7 +130,7 @@ export function BulkClearForm({ formId, headingId }: { formId: string; headingId
       toast.show(`${cleared} hold(s) ${done}${unchanged ? `, ${unchanged} already cleared` : ''}.`, {
         tone: 'success',
       });
-      document.getElementById(headingId)?.focus();
+      focusAfterDialogs(() => document.getElementById(headingId));
     } else toast.show(`Nothing cleared: ${result.message}`, { tone: 'error' });
   }, [result, headingId, toast]);
 

@@ -4,25 +4,36 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState, useTransition } from 'react';
 
 /**
+ * A select's value when it was first seen: React's `defaultValue` on a select
+ * sets which option is selected but not the options' `defaultSelected`, so the
+ * browser's own notion of "unchanged" cannot be read for selects.
+ */
+const firstSeenSelect = new WeakMap<HTMLSelectElement, string>();
+
+/**
  * True while someone is in the middle of something a refresh could disturb:
  * a dialog open, or a control in the page changed from what the server
- * rendered (a note typed, a row ticked, a filter not yet applied).
+ * rendered (a note typed, a row ticked, a filter chosen but not yet applied).
  */
 function someoneIsEditing(): boolean {
   if (document.querySelector('dialog[open]')) return true;
+  let editing = false;
   for (const control of document.querySelectorAll<HTMLElement>('main input, main textarea, main select')) {
     if (control instanceof HTMLInputElement) {
       if (control.type === 'hidden') continue;
       if (control.type === 'checkbox' || control.type === 'radio') {
-        if (control.checked !== control.defaultChecked) return true;
-      } else if (control.value !== control.defaultValue) return true;
+        if (control.checked !== control.defaultChecked) editing = true;
+      } else if (control.value !== control.defaultValue) editing = true;
     } else if (control instanceof HTMLTextAreaElement) {
-      if (control.value !== control.defaultValue) return true;
+      if (control.value !== control.defaultValue) editing = true;
     } else if (control instanceof HTMLSelectElement) {
-      if ([...control.options].some((option) => option.selected !== option.defaultSelected)) return true;
+      // Every select is looked at (not stopping early), so each one's first value is its own.
+      const first = firstSeenSelect.get(control);
+      if (first === undefined) firstSeenSelect.set(control, control.value);
+      else if (first !== control.value) editing = true;
     }
   }
-  return false;
+  return editing;
 }
 
 /**
@@ -44,6 +55,9 @@ export function LiveRefresh({ renderedAt, intervalMs = 10_000 }: { renderedAt: s
   useEffect(() => {
     setUpdatedAt(Date.now());
     lastAsked.current = Date.now();
+    // A new render (a refresh, an applied filter, an action's answer) is the new "unchanged".
+    for (const select of document.querySelectorAll<HTMLSelectElement>('main select'))
+      firstSeenSelect.set(select, select.value);
   }, [renderedAt]);
 
   useEffect(() => {

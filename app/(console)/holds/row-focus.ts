@@ -40,3 +40,21 @@ export function planFocusAfterRow(from: Element | null, headingId: string) {
     requestAnimationFrame(step);
   };
 }
+
+/**
+ * Focuses an element once every dialog has closed: a closing dialog hands focus
+ * back to the button that opened it (in its close event, a task after close()),
+ * which would otherwise undo a move made at the same moment.
+ */
+export function focusAfterDialogs(target: () => HTMLElement | null, patienceMs = 2_000) {
+  const started = performance.now();
+  let calmFrames = 0;
+  const step = () => {
+    const open = document.querySelector('dialog[open]') !== null;
+    calmFrames = open ? 0 : calmFrames + 1;
+    // Two quiet frames: the close event's task has run by then.
+    if (calmFrames >= 2 || performance.now() - started > patienceMs) target()?.focus();
+    else requestAnimationFrame(step);
+  };
+  requestAnimationFrame(step);
+}

@@ -8,7 +8,7 @@ import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
 import type { ActionResult } from '@/lib/server/action';
-import { planFocusAfterRow } from '../holds/row-focus';
+import { focusAfterDialogs, planFocusAfterRow } from '../holds/row-focus';
 import { forceReleaseAction, setKillSwitchAction } from './actions';
 
 /**
@@ -137,7 +137,7 @@ export function KillSwitchForm({ engaged, headingId }: { engaged: boolean; headi
       }
       form.current?.reset();
       toast.show(engaged ? 'Automatic release is on again.' : 'Automatic release stopped.', { tone: 'success' });
-      document.getElementById(headingId)?.focus();
+      focusAfterDialogs(() => document.getElementById(headingId));
     });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -154,7 +154,7 @@ export function KillSwitchForm({ engaged, headingId }: { engaged: boolean; headi
           required
           placeholder="Why (kept in the audit log)"
           size="sm"
-          className="min-w-0 flex-1 sm:min-w-56"
+          className="min-w-0 flex-1 sm:max-w-md"
         />
       </Field>
       <Button type="submit" pending={pending}>

@@ -39,7 +39,7 @@ export function RecentFailures({ failures }: { failures: RecentFailure[] }) {
                 <Cell className="whitespace-nowrap text-muted">
                   <Moment value={failure.startedAt} precision="second" />
                 </Cell>
-                <Cell className="max-w-[16rem]">
+                <Cell className="min-w-[9rem] max-w-[16rem]">
                   <Link
                     href={taskHref(failure.taskId)}
                     className="font-mono text-[12px] text-accent [overflow-wrap:anywhere] hover:underline"

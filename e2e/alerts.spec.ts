@@ -87,7 +87,7 @@ test('an admin edits a rule, adds a webhook channel (secret shown once), tests, 
   await expect(page.getByTestId('toasts')).toContainText(`${name} disabled`);
   await expect(row.getByRole('button', { name: `Send a test to ${name}` })).toBeDisabled();
   await row.getByRole('button', { name: `Delete ${name}` }).click();
-  const dialog = page.getByTestId('delete-channel-dialog');
+  const dialog = row.getByTestId('delete-channel-dialog');
   await expect(dialog).toContainText('marked failed');
   await dialog.getByRole('button', { name: 'Delete channel' }).click();
   await expect(row).toHaveCount(0);

@@ -140,7 +140,8 @@ test('revoking a token asks first, naming it; confirming revokes it, removes its
 
   const row = page.getByTestId(`token-row-${name}`);
   await row.getByRole('button', { name: `Revoke the token for ${name}` }).click();
-  const dialog = page.getByTestId('revoke-token-dialog');
+  // Each row has its own (closed) dialog: the one of this row.
+  const dialog = row.getByTestId('revoke-token-dialog');
   await expect(dialog).toContainText(`Revoke the token for ${name} (${stored.prefix}…)?`);
   await expectFocusOn(dialog.getByRole('button', { name: 'Cancel' }));
   await expectAccessible();
@@ -224,7 +225,7 @@ test('alerts: saving a rule, adding, testing, disabling and deleting a channel e
   await expectFocusOn(row.getByRole('button', { name: `Enable ${name}` }));
 
   await row.getByRole('button', { name: `Delete ${name}` }).click();
-  const dialog = page.getByTestId('delete-channel-dialog');
+  const dialog = row.getByTestId('delete-channel-dialog');
   await expectFocusOn(dialog.getByRole('button', { name: 'Cancel' }));
   await dialog.getByRole('button', { name: 'Delete channel' }).click();
   await expect(toasts(page)).toContainText(`${name} deleted.`);

@@ -107,7 +107,8 @@ export function ChannelActions({
           setConfirming(false);
           run('delete', () => deleteChannelAction(id), `${name} deleted.`);
         }}
-        testId="delete-channel-dialog"
+        // Only the open one is named: one row's dialog at a time, so the id finds it on a page of many.
+        testId={confirming ? 'delete-channel-dialog' : undefined}
       >
         Alerts stop going to it, and its notifications still waiting to be delivered are marked failed (&ldquo;channel
         deleted&rdquo;). Its past deliveries stay in the history. This cannot be undone: to use the receiver again, add

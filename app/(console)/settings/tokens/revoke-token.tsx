@@ -74,7 +74,8 @@ export function RevokeToken({
         tone="danger"
         onCancel={() => setConfirming(false)}
         onConfirm={revoke}
-        testId="revoke-token-dialog"
+        // Only the open one is named: one row's dialog at a time, so the id finds it on a page of many.
+        testId={confirming ? 'revoke-token-dialog' : undefined}
       >
         Every request with it is refused (401) from now on, and it cannot be restored: an agent still using it needs a
         new token.

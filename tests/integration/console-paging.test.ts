@@ -134,6 +134,22 @@ describe('keyset paging of the console lists', () => {
     expect(filter.after).toBeUndefined();
     expect(filter.owner).toBe('team:x');
     expect(notices).toEqual(['Ignored after=“not-a-cursor”']);
+    // Shaped like a cursor, but PostgreSQL would refuse the cast: refused here, so never a 500.
+    for (const hostile of [
+      '2026-13-01 00:00:00+00~1',
+      '2026-02-31 00:00:00+00~1',
+      '2026-11-30 25:00:00+00~1',
+      '2026-11-30 08:00:00+00~abc',
+      '2026-11-30 08:00:00+00~99999999999999999999',
+    ]) {
+      const read = readFilter(holdsFilter, { before: hostile });
+      expect(read.filter.before, hostile).toBeUndefined();
+      expect(read.notices, hostile).toHaveLength(1);
+    }
+    expect(readFilter(holdsFilter, { after: '2026-11-30 08:00:00.123456+05:30~42' }).filter.after).toEqual({
+      at: '2026-11-30 08:00:00.123456+05:30',
+      id: '42',
+    });
 
     const targetType = `paging-${randomUUID().slice(0, 8)}`;
     await database.db.execute(sql`

@@ -31,8 +31,8 @@ export const auditFilter = z.strictObject({
   from: withoutNul(optionalMoment),
   to: withoutNul(optionalMoment),
   /** The page after this record, or before it (keyset paging, newest first); the export ignores them. */
-  after: keysetCursorParam,
-  before: keysetCursorParam,
+  after: keysetCursorParam('bigint'),
+  before: keysetCursorParam('bigint'),
 });
 
 export type AuditFilter = z.output<typeof auditFilter>;

@@ -25,8 +25,8 @@ export const holdsFilter = z.strictObject({
   /** Only holds waiting at least this many hours. */
   minAgeHours: optionalNumber(24 * 3_650),
   /** The page after this hold, or before it (keyset paging on the list's order). */
-  after: keysetCursorParam,
-  before: keysetCursorParam,
+  after: keysetCursorParam('bigint'),
+  before: keysetCursorParam('bigint'),
 });
 
 export type HoldsFilter = z.output<typeof holdsFilter>;

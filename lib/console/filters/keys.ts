@@ -20,8 +20,8 @@ export const keysFilter = z.object({
   taskId: text,
   step: text,
   show: text,
-  after: keysetCursorParam,
-  before: keysetCursorParam,
+  after: keysetCursorParam('text'),
+  before: keysetCursorParam('text'),
 });
 
 export type KeysFilter = z.output<typeof keysFilter>;

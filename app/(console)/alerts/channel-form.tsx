@@ -7,7 +7,7 @@ import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { useToast } from '@/components/ui/toast';
-import { refocus } from '../settings/focus';
+import { refocus } from '@/components/ui/focus';
 import { createChannelAction } from './actions';
 import { SecretBox } from './secret-box';
 

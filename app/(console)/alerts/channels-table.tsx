@@ -3,7 +3,7 @@ import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import type { AlertChannelRow } from '@/lib/queries/alerts';
-import { stacked } from '../settings/stacked-rows';
+import { stacked } from '@/components/ui/stacked-rows';
 import { ChannelActions } from './channel-actions';
 import { DeliveryStatusBadge } from './delivery-status';
 

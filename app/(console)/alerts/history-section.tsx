@@ -6,7 +6,7 @@ import { Age, Moment } from '@/components/ui/time';
 import { formatCount } from '@/lib/console/format';
 import type { AlertHistory, DeliveryRow } from '@/lib/queries/alerts';
 import { alertKindLabels } from './alert-labels';
-import { stacked } from '../settings/stacked-rows';
+import { stacked } from '@/components/ui/stacked-rows';
 import { DeliveryStatusBadge } from './delivery-status';
 
 /** Only a path inside the console is followed as a link (never another site). */

@@ -6,7 +6,7 @@ import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { PersonForm } from './person-form';
 import { SignOutEverywhere } from './sign-out-everywhere';
-import { stacked } from '../stacked-rows';
+import { stacked } from '@/components/ui/stacked-rows';
 
 export const metadata: Metadata = { title: 'People' };
 export const dynamic = 'force-dynamic';

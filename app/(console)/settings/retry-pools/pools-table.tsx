@@ -5,7 +5,7 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { formatCount } from '@/lib/console/format';
 import type { RetryPoolRow } from '@/lib/queries/retry-pools';
-import { stacked } from '../stacked-rows';
+import { stacked } from '@/components/ui/stacked-rows';
 import { DeletePool } from './delete-pool';
 
 /** Every pool with its rule, its room now and what it refused; admins also get Edit and Delete. */

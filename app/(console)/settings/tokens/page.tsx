@@ -6,7 +6,7 @@ import { Moment } from '@/components/ui/time';
 import { decide, listApiTokens } from '@/lib/core';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
-import { stacked } from '../stacked-rows';
+import { stacked } from '@/components/ui/stacked-rows';
 import { CreateTokenForm } from './create-token-form';
 import { RevealedTokensProvider } from './revealed-token';
 import { RevokeToken } from './revoke-token';

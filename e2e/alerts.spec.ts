@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { createAlertChannel } from '../lib/alerts/manage-channels';
+import { createAlertChannel, setAlertChannelEnabled } from '../lib/alerts/manage-channels';
+import type { CoreContext } from '../lib/core';
 import { alertChannels, alertDeliveries, alertRules, auditLog } from '../lib/db/schema';
 import { expect, signInAs, test } from './support/fixtures';
 
@@ -137,10 +138,17 @@ test('a viewer sees rules and channels read only: values, no forms, no buttons',
   expectAccessible,
 }) => {
   const name = unique('viewer-sees');
-  await createAlertChannel(
-    { db: database.db, actor: { type: 'person', id: 'ada@holdfast.demo', role: 'admin', teams: [] } },
-    { name, kind: 'slack', url: `https://hooks.slack.com/${secretPath()}` },
-  );
+  const admin: CoreContext = {
+    db: database.db,
+    actor: { type: 'person', id: 'ada@holdfast.demo', role: 'admin', teams: [] },
+  };
+  const created = await createAlertChannel(admin, {
+    name,
+    kind: 'slack',
+    url: `https://hooks.slack.com/${secretPath()}`,
+  });
+  // Switched off at once: the server under test must not post the other specs' alerts to Slack.
+  await setAlertChannelEnabled(admin, { channelId: created.channel.id, enabled: false });
 
   await signInAs(page, 'viewer');
   await page.goto('/alerts');

@@ -63,7 +63,7 @@ export async function createPerson(
 export async function createHold(
   database: DatabaseConnection,
   overrides: Partial<Omit<OpenHoldInput, 'itemType' | 'itemId'>> & { agent?: string } = {},
-): Promise<{ itemId: string; holdId: number }> {
+): Promise<{ itemId: string; holdId: number; owner: string }> {
   const { agent = 'e2e-agent', ...hold } = overrides;
   const owner = hold.owner ?? 'team:platform';
   const itemId = uniqueId('e2e-hold');
@@ -79,7 +79,7 @@ export async function createHold(
       owner,
     },
   );
-  return { itemId, holdId: opened.hold.id };
+  return { itemId, holdId: opened.hold.id, owner };
 }
 
 /** A dead letter made the real way: a step that fails permanently under runStep. */

@@ -1,10 +1,10 @@
 import 'server-only';
-import { and, desc, eq, getTableColumns, gte, like, lt, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, like, lt, type SQL, sql } from 'drizzle-orm';
 import type { AuditFilter } from '../console/filters/audit';
 import { keysetPosition } from '../console/filters/keyset-cursor';
 import type { Executor } from '../db/client';
 import { type AuditRecord, auditLog } from '../db/schema';
-import { cursorTime, type KeysetOrder, type KeysetPage, readKeysetPage } from './keyset';
+import { type KeysetOrder, type KeysetPage, readTablePage } from './keyset';
 
 /** Literal text for LIKE: a person's `%` or `_` means itself. */
 const literal = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
@@ -46,25 +46,12 @@ export async function pageAudit(
   filter: AuditFilter,
   pageSize?: number,
 ): Promise<KeysetPage<AuditRecord & { cursorAt: string }>> {
-  const filtered = auditCondition(filter);
-  return readKeysetPage({
+  return readTablePage(db, {
+    table: auditLog,
+    filtered: auditCondition(filter),
     order: auditOrder,
     position: keysetPosition(filter),
     pageSize,
     idOf: (record) => record.id,
-    select: (where, orderBy, limit) =>
-      db
-        .select({ ...getTableColumns(auditLog), cursorAt: cursorTime(auditLog.occurredAt) })
-        .from(auditLog)
-        .where(and(filtered, where))
-        .orderBy(...orderBy)
-        .limit(limit),
-    count: async (where) => {
-      const [row] = await db
-        .select({ count: sql<number>`count(*)`.mapWith(Number) })
-        .from(auditLog)
-        .where(and(filtered, where));
-      return row?.count ?? 0;
-    },
   });
 }

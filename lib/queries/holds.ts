@@ -1,11 +1,11 @@
 import 'server-only';
-import { and, asc, desc, eq, getTableColumns, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { keysetPosition } from '../console/filters/keyset-cursor';
 import type { HoldsFilter } from '../console/filters/holds';
 import type { Executor } from '../db/client';
 import { type Hold, holds } from '../db/schema';
 import { frozenHoldCondition } from './frozen-holds';
-import { cursorTime, type KeysetOrder, type KeysetPage, readKeysetPage } from './keyset';
+import { type KeysetOrder, type KeysetPage, readTablePage } from './keyset';
 
 /** Open holds, oldest first: the longest-waiting work is at the top. */
 export async function listOpenHolds(db: Executor) {
@@ -41,26 +41,13 @@ export async function listHolds(
       ? lte(holds.openedAt, new Date(context.now.getTime() - filter.minAgeHours * HOURS_MS))
       : undefined,
   );
-  const order = holdsOrder(filter.view);
-  return readKeysetPage({
-    order,
+  return readTablePage(db, {
+    table: holds,
+    filtered,
+    order: holdsOrder(filter.view),
     position: keysetPosition(filter),
     pageSize: context.pageSize,
     idOf: (hold) => hold.id,
-    select: (where, orderBy, limit) =>
-      db
-        .select({ ...getTableColumns(holds), cursorAt: cursorTime(order.time) })
-        .from(holds)
-        .where(and(filtered, where))
-        .orderBy(...orderBy)
-        .limit(limit),
-    count: async (where) => {
-      const [row] = await db
-        .select({ count: sql<number>`count(*)`.mapWith(Number) })
-        .from(holds)
-        .where(and(filtered, where));
-      return row?.count ?? 0;
-    },
   });
 }
 

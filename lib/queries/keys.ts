@@ -1,9 +1,9 @@
 import 'server-only';
-import { and, asc, desc, eq, getTableColumns, isNotNull, like, lte, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNotNull, like, lte, or, sql } from 'drizzle-orm';
 import type { KeysetPosition } from '../console/filters/keyset-cursor';
 import type { Executor } from '../db/client';
 import { attempts, holds, type IdempotencyKey, idempotencyKeys } from '../db/schema';
-import { cursorTime, type KeysetOrder, type KeysetPage, readKeysetPage } from './keyset';
+import { type KeysetOrder, type KeysetPage, readTablePage } from './keyset';
 
 const LIST_LIMIT = 100;
 const literal = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
@@ -28,25 +28,13 @@ export async function findKeys(
     search.taskId ? eq(idempotencyKeys.taskId, search.taskId) : undefined,
     search.step ? eq(idempotencyKeys.step, search.step) : undefined,
   );
-  return readKeysetPage({
+  return readTablePage(db, {
+    table: idempotencyKeys,
+    filtered,
     order: foundKeysOrder,
     position,
     pageSize,
     idOf: (row) => row.key,
-    select: (where, orderBy, limit) =>
-      db
-        .select({ ...getTableColumns(idempotencyKeys), cursorAt: cursorTime(idempotencyKeys.updatedAt) })
-        .from(idempotencyKeys)
-        .where(and(filtered, where))
-        .orderBy(...orderBy)
-        .limit(limit),
-    count: async (where) => {
-      const [row] = await db
-        .select({ count: sql<number>`count(*)`.mapWith(Number) })
-        .from(idempotencyKeys)
-        .where(and(filtered, where));
-      return row?.count ?? 0;
-    },
   });
 }
 

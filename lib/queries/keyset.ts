@@ -1,5 +1,7 @@
 import 'server-only';
-import { type AnyColumn, type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, and, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Executor } from '../db/client';
 import { KEYSET_PAGE_SIZE, type KeysetCursor, type KeysetPosition } from '../console/filters/keyset-cursor';
 
 /** A list's order: a time column, then an id that breaks ties, both ascending or both descending. */
@@ -90,4 +92,50 @@ export async function readKeysetPage<Row extends { cursorAt: string }>({
     previous: first && start > 1 ? cursorOf(first) : undefined,
     next: last && end < total ? cursorOf(last) : undefined,
   };
+}
+
+/**
+ * One page of a whole table's rows under `filtered`, in `order`: the common case
+ * of readKeysetPage (holds, audit records, keys), each row with its `cursorAt`.
+ */
+export function readTablePage<Table extends PgTable>(
+  db: Executor,
+  {
+    table,
+    filtered,
+    order,
+    position,
+    idOf,
+    pageSize,
+  }: {
+    table: Table;
+    filtered: SQL | undefined;
+    order: KeysetOrder;
+    position: KeysetPosition;
+    idOf: (row: Table['$inferSelect']) => string | number;
+    pageSize?: number;
+  },
+): Promise<KeysetPage<Table['$inferSelect'] & { cursorAt: string }>> {
+  type Row = Table['$inferSelect'] & { cursorAt: string };
+  return readKeysetPage<Row>({
+    order,
+    position,
+    pageSize,
+    idOf,
+    select: async (where, orderBy, limit) =>
+      // drizzle cannot name the row type of a table known only as a generic; the select is all its columns.
+      (await db
+        .select({ ...getTableColumns(table), cursorAt: cursorTime(order.time) })
+        .from(table as PgTable)
+        .where(and(filtered, where))
+        .orderBy(...orderBy)
+        .limit(limit)) as Row[],
+    count: async (where) => {
+      const [row] = await db
+        .select({ count: sql<number>`count(*)`.mapWith(Number) })
+        .from(table as PgTable)
+        .where(and(filtered, where));
+      return row?.count ?? 0;
+    },
+  });
 }

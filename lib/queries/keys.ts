@@ -45,8 +45,18 @@ export async function findKeys(
  */
 export async function listExpiredInProgress(db: Executor) {
   const expired = and(eq(idempotencyKeys.status, 'in_progress'), lte(idempotencyKeys.lockedUntil, sql`now()`));
-  const [rows, totals] = await Promise.all([
-    db.select().from(idempotencyKeys).where(expired).orderBy(asc(idempotencyKeys.lockedUntil)).limit(LIST_LIMIT),
+  // Each list has its own limit: a backlog of keys the next claim takes over must not push the uncertain
+  // ones (which wait for a person) out of one shared page.
+  const oldestOf = (idempotent: boolean) =>
+    db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(expired, eq(idempotencyKeys.downstreamIdempotent, idempotent)))
+      .orderBy(asc(idempotencyKeys.lockedUntil))
+      .limit(LIST_LIMIT);
+  const [takeover, uncertain, totals] = await Promise.all([
+    oldestOf(true),
+    oldestOf(false),
     db
       .select({
         takeover: sql<number>`count(*) filter (where ${idempotencyKeys.downstreamIdempotent})`.mapWith(Number),
@@ -56,9 +66,9 @@ export async function listExpiredInProgress(db: Executor) {
       .where(expired),
   ]);
   return {
-    takeover: rows.filter((row) => row.downstreamIdempotent),
-    uncertain: rows.filter((row) => !row.downstreamIdempotent),
-    /** How many there are in all: the lists show at most LIST_LIMIT between them, and say so. */
+    takeover,
+    uncertain,
+    /** How many there are in all: each list shows at most LIST_LIMIT, and says so. */
     totals: { takeover: totals[0]?.takeover ?? 0, uncertain: totals[0]?.uncertain ?? 0 },
     limit: LIST_LIMIT,
   };

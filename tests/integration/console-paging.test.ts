@@ -8,7 +8,7 @@ import { readFilter } from '../../lib/console/read-filter';
 import { pageAudit } from '../../lib/queries/audit';
 import { listHolds } from '../../lib/queries/holds';
 import type { KeysetPage } from '../../lib/queries/keyset';
-import { findKeys } from '../../lib/queries/keys';
+import { findKeys, listExpiredInProgress } from '../../lib/queries/keys';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
@@ -163,5 +163,24 @@ describe('keyset paging of the console lists', () => {
     const page = await pageAudit(database.db, pastTheEnd.filter, PAGE);
     expect(page.rows).toHaveLength(3);
     expect(page.start).toBe(1);
+  });
+});
+
+describe('the Keys page lists of expired claims', () => {
+  it('keeps an uncertain key on its list when more than a page of older takeover keys wait', async () => {
+    const prefix = `expired-${randomUUID().slice(0, 8)}/`;
+    await database.db.execute(sql`
+      insert into idempotency_keys (key, scope, request_hash, status, fencing_token, holder_claim, downstream_idempotent, expires_at, locked_until, updated_at)
+      select ${prefix} || 'takeover-' || i, 'test', 'h', 'in_progress', 1, 'c', true, now() + interval '1 day',
+        now() - interval '2 hours', now()
+      from generate_series(1, 120) as i`);
+    await database.db.execute(sql`
+      insert into idempotency_keys (key, scope, request_hash, status, fencing_token, holder_claim, downstream_idempotent, expires_at, locked_until, updated_at)
+      values (${`${prefix}uncertain`}, 'test', 'h', 'in_progress', 1, 'c', false, now() + interval '1 day', now() - interval '1 minute', now())`);
+
+    const lists = await listExpiredInProgress(database.db);
+    expect(lists.uncertain.map((key) => key.key)).toEqual([`${prefix}uncertain`]);
+    expect(lists.takeover).toHaveLength(lists.limit);
+    expect(lists.totals).toEqual({ takeover: 120, uncertain: 1 });
   });
 });

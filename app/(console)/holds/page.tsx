@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { isFrozenHold } from '@/lib/queries/frozen-holds';
 import Link from 'next/link';
 import { Button } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
@@ -83,8 +84,7 @@ export default async function HoldsPage({
     listHoldOwners(db),
   ]);
   const rows = page.rows;
-  const isFrozen = (hold: Hold) =>
-    hold.reason === 'frozen' || now.getTime() - hold.openedAt.getTime() >= frozenAfterDays * 86_400_000;
+  const isFrozen = (hold: Hold) => isFrozenHold(hold, now, frozenAfterDays);
   const open = filter.view === 'open';
   // A hold is cleared only by someone who may also do what clearing does to its item (a redrive, a key's release).
   const mayClearAny = rows.some((hold) => decideHoldClear(person, hold).allowed);

@@ -2,12 +2,10 @@ import 'server-only';
 import { and, desc, eq, gte, like, lt, type SQL, sql } from 'drizzle-orm';
 import type { AuditFilter } from '../console/filters/audit';
 import { keysetPosition } from '../console/filters/keyset-cursor';
+import { likeLiteral } from '../db/like-pattern';
 import type { Executor } from '../db/client';
 import { type AuditRecord, auditLog } from '../db/schema';
 import { type KeysetOrder, type KeysetPage, readTablePage } from './keyset';
-
-/** Literal text for LIKE: a person's `%` or `_` means itself. */
-const literal = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 /** Newest first; the id breaks ties between records of one moment. */
 export const auditOrder: KeysetOrder = {
@@ -20,9 +18,9 @@ export const auditOrder: KeysetOrder = {
 function auditCondition(filter: AuditFilter): SQL | undefined {
   return and(
     filter.actor
-      ? sql`(${auditLog.actorType} || ':' || ${auditLog.actorId}) ilike ${`%${literal(filter.actor)}%`}`
+      ? sql`(${auditLog.actorType} || ':' || ${auditLog.actorId}) ilike ${`%${likeLiteral(filter.actor)}%`}`
       : undefined,
-    filter.action ? like(auditLog.action, `${literal(filter.action)}%`) : undefined,
+    filter.action ? like(auditLog.action, `${likeLiteral(filter.action)}%`) : undefined,
     filter.targetType ? eq(auditLog.targetType, filter.targetType) : undefined,
     filter.targetId ? eq(auditLog.targetId, filter.targetId) : undefined,
     filter.from ? gte(auditLog.occurredAt, filter.from) : undefined,

@@ -1,12 +1,12 @@
 import 'server-only';
 import { and, asc, desc, eq, isNotNull, like, lte, or, sql } from 'drizzle-orm';
 import type { KeysetPosition } from '../console/filters/keyset-cursor';
+import { likeLiteral } from '../db/like-pattern';
 import type { Executor } from '../db/client';
 import { attempts, holds, type IdempotencyKey, idempotencyKeys } from '../db/schema';
 import { type KeysetOrder, type KeysetPage, readTablePage } from './keyset';
 
 const LIST_LIMIT = 100;
-const literal = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 /** Most recently changed first; the key itself breaks ties. */
 export const foundKeysOrder: KeysetOrder = {
@@ -24,7 +24,7 @@ export async function findKeys(
   pageSize?: number,
 ): Promise<KeysetPage<IdempotencyKey & { cursorAt: string }>> {
   const filtered = and(
-    search.key ? like(idempotencyKeys.key, `${literal(search.key)}%`) : undefined,
+    search.key ? like(idempotencyKeys.key, `${likeLiteral(search.key)}%`) : undefined,
     search.taskId ? eq(idempotencyKeys.taskId, search.taskId) : undefined,
     search.step ? eq(idempotencyKeys.step, search.step) : undefined,
   );

@@ -1,5 +1,6 @@
 import 'server-only';
 import { type SQL, sql } from 'drizzle-orm';
+import { likeLiteral } from '../db/like-pattern';
 import type { Executor } from '../db/client';
 import type { HoldItemType } from '../db/schema';
 
@@ -35,7 +36,7 @@ export const SEARCH_LIMIT_PER_KIND = 10;
  * ids whose last characters are punctuation the collation ignores.
  */
 function startsWith(column: SQL, term: string): SQL {
-  const pattern = `${term.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  const pattern = `${likeLiteral(term)}%`;
   const characters = Array.from(term);
   const last = characters.pop()?.codePointAt(0) ?? 0;
   // Past the last code point, or into the surrogates PostgreSQL refuses: the range keeps only its floor.

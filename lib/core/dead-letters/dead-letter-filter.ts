@@ -1,12 +1,13 @@
 import { and, eq, gte, ilike, sql, type SQL } from 'drizzle-orm';
 import { deadLetters } from '../../db/schema';
+import { likeLiteral } from '../../db/like-pattern';
 import type { DeadLetterFilter } from './dead-letter-filter-input';
 
 export { deadLetterFilter, type DeadLetterFilter } from './dead-letter-filter-input';
 
 /** `%` and `_` typed by a person are searched for literally. */
 function containing(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  return `%${likeLiteral(text)}%`;
 }
 
 /** The SQL condition for pending dead letters matching the filter. */

@@ -32,8 +32,16 @@ export async function maintainAttemptLog(db: Executor, settings: AttemptLogSetti
     new Date(settings.now.getTime() - settings.rollupRetentionDays * DAY_MS),
   );
   // Sweeps take a lease row per time bucket (two a minute); a week of them is history enough.
+  // Each job's newest finished pass is kept however old: it is when the job last succeeded, which the
+  // sweep-failing alert and the metrics read, so a job failing for a week still shows as failing.
   const leasesDeleted = await db
     .delete(leases)
-    .where(and(isNotNull(leases.completedAt), lt(leases.completedAt, sql`now() - interval '7 days'`)));
+    .where(
+      and(
+        isNotNull(leases.completedAt),
+        lt(leases.completedAt, sql`now() - interval '7 days'`),
+        sql`exists (select 1 from leases newer where newer.job = ${leases.job} and newer.completed_at > ${leases.completedAt})`,
+      ),
+    );
   return { created, dropped, strayRowsDeleted, rollupRowsDeleted, leasesDeleted: leasesDeleted.count };
 }

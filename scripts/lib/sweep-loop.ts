@@ -74,6 +74,7 @@ export function startSweepLoop(options: {
 
 const DELIVERY_BATCH = 25;
 const MAX_DELIVERY_ROUNDS = 20;
+const DELIVERY_BUDGET_MS = 15_000;
 
 export interface AlertPasses {
   evaluation: LeaseOutcome<AlertSweep>;
@@ -92,8 +93,11 @@ export async function runAlertPasses(
 ): Promise<AlertPasses> {
   const evaluation = await runAlertSweep(ctx, { now: options.now });
   const delivery: DeliveryReport = { delivered: 0, retrying: 0, failed: 0 };
-  // A backlog (a burst of holds, a receiver back after an outage) drains in one tick, a batch at a time.
-  for (let round = 0; round < MAX_DELIVERY_ROUNDS; round++) {
+  // A backlog (a burst of holds, a receiver back after an outage) drains a batch at a time; but a receiver
+  // that answers slowly (each round may wait its 10 s timeout) must not hold the next sweeps back: no new
+  // round starts after DELIVERY_BUDGET_MS, and what is left waits for the next tick.
+  const startedAt = Date.now();
+  for (let round = 0; round < MAX_DELIVERY_ROUNDS && Date.now() - startedAt < DELIVERY_BUDGET_MS; round++) {
     const batch = await deliverDueAlerts(ctx, { ...options, limit: DELIVERY_BATCH });
     delivery.delivered += batch.delivered;
     delivery.retrying += batch.retrying;

@@ -159,9 +159,12 @@ describe('delete_old_retry_pool_usage', () => {
 });
 
 describe('maintain_attempt_log', () => {
-  it('deletes sweep leases completed over a week ago, and keeps recent ones', async () => {
+  it("deletes sweep leases completed over a week ago, keeping each job's newest finished pass, and keeps recent ones", async () => {
     await database.sql`insert into leases (job, bucket, holder, expires_at, completed_at) values
       ('old_job', '2020-01-01T00:00:00.000Z', 'h', now(), now() - interval '8 days'),
+      ('old_job', '2020-01-02T00:00:00.000Z', 'h', now(), now() - interval '1 day'),
+      ('failing_job', '2020-01-01T00:00:00.000Z', 'h', now(), now() - interval '9 days'),
+      ('failing_job', '2020-01-02T00:00:00.000Z', 'h', now(), now() - interval '8 days'),
       ('recent_job', '2020-01-01T00:00:00.000Z', 'h', now(), now() - interval '1 day')`;
     const { maintainAttemptLog } = await import('../../lib/rollups/retention');
     const done = await maintainAttemptLog(database.db, {
@@ -169,8 +172,14 @@ describe('maintain_attempt_log', () => {
       attemptRetentionDays: 30,
       rollupRetentionDays: 400,
     });
-    expect(done.leasesDeleted).toBeGreaterThanOrEqual(1);
-    const left = await database.sql`select job from leases where job in ('old_job', 'recent_job')`;
-    expect(left.map((row) => row.job)).toEqual(['recent_job']);
+    expect(done.leasesDeleted).toBeGreaterThanOrEqual(2);
+    // Older than a week goes, except a job's newest finished pass: a job failing for 8 days still shows when it last ran.
+    const left = await database.sql`
+      select job, bucket from leases where job in ('old_job', 'failing_job', 'recent_job') order by job, bucket`;
+    expect(left.map((row) => `${row.job} ${row.bucket}`)).toEqual([
+      'failing_job 2020-01-02T00:00:00.000Z',
+      'old_job 2020-01-02T00:00:00.000Z',
+      'recent_job 2020-01-01T00:00:00.000Z',
+    ]);
   });
 });

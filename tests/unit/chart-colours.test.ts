@@ -10,7 +10,6 @@ import { errorClasses } from '@/lib/db/schema/enums';
 
 describe('series colours', () => {
   it('gives a key the same colour every time, from its hash, whatever else is charted', () => {
-    expect(stableHash('outreach/draft')).toBe(stableHash('outreach/draft'));
     expect(seriesColour('outreach/draft')).toBe(seriesPalette[stableHash('outreach/draft') % seriesPalette.length]);
     const alone = assignSeriesColours(['outreach/draft']).get('outreach/draft');
     const withOthers = assignSeriesColours(['outreach/draft', 'payments/charge', 'research/search']).get(
@@ -30,6 +29,10 @@ describe('series colours', () => {
     const keys = ['a/one', 'b/two', 'c/three', 'd/four', 'e/five'];
     const forward = assignSeriesColours(keys);
     const backward = assignSeriesColours([...keys].reverse());
+    const clashFree = keys.filter(
+      (key) => !keys.some((other) => other !== key && seriesColour(other) === seriesColour(key)),
+    );
+    expect(clashFree.length).toBeGreaterThan(0); // the check below is not vacuous
     for (const key of keys) {
       const own = seriesColour(key);
       const clashes = keys.some((other) => other !== key && seriesColour(other) === own);

@@ -17,7 +17,7 @@ try {
   const connection = connectDatabase(env.DATABASE_URL, { maxConnections: 2 });
   try {
     const clock = startDatabaseClock(() => connection.db);
-    await clock.sync();
+    await clock.ready;
     clock.stop();
     const ctx = { db: connection.db, clock: clock.now, policy: corePolicyFrom(env) };
     const reports = await runDueSweeps(ctx, sweepSettingsFrom(env));

@@ -14,6 +14,8 @@ export interface DatabaseClock {
   now: () => Date;
   /** Samples the offset now (the first sample is taken at start). */
   sync: () => Promise<void>;
+  /** Settles when the first sample has answered (or failed): await it before the first decision by time. */
+  ready: Promise<void>;
   /** Milliseconds the database's clock is ahead of this machine's (negative: behind). */
   offsetMs: () => number;
   stop: () => void;
@@ -36,13 +38,14 @@ export function startDatabaseClock(
     offset = Number(row.ms) - (sentAt + (receivedAt - sentAt) / 2);
   };
   // A failed sample keeps the last offset: a database that is down is answered elsewhere (503).
-  const resample = () => void sync().catch(() => undefined);
-  resample();
-  const timer = setInterval(resample, options.resampleEveryMs ?? 60_000);
+  const sample = () => sync().catch(() => undefined);
+  const ready = sample();
+  const timer = setInterval(() => void sample(), options.resampleEveryMs ?? 60_000);
   timer.unref();
   return {
     now: () => new Date(machineNow() + offset),
     sync,
+    ready,
     offsetMs: () => offset,
     stop: () => clearInterval(timer),
   };

@@ -40,9 +40,10 @@ export function startSweepLoop(options: {
   const policy = options.policy ?? corePolicyFrom(getEnvironment());
   const clock = startDatabaseClock(() => connection.db);
   let running: Promise<void> | undefined;
+  let stopped = false;
 
   const tick = () => {
-    if (running) return; // a slow pass is not stacked on by the next tick
+    if (running || stopped) return; // a slow pass is not stacked on by the next tick
     const ctx: CoreContext = { db: connection.db, clock: clock.now, policy };
     running = runDueSweeps(ctx, options.settings)
       .then((reports) => {
@@ -59,11 +60,13 @@ export function startSweepLoop(options: {
         running = undefined;
       });
   };
-  tick();
+  // The first pass waits for the database's clock, so its leases and escalations are judged by it too.
+  void clock.ready.then(tick);
   const timer = setInterval(tick, options.intervalSeconds * 1_000);
 
   return {
     stop: async () => {
+      stopped = true;
       clearInterval(timer);
       clock.stop();
       await running;

@@ -1,3 +1,4 @@
+import { urlHint } from './channel-input';
 /** What one try got: the receiver's status (and Retry-After), or why it could not be reached. */
 export type SendOutcome =
   | { statusCode: number; retryAfter: string | null; durationMs: number }
@@ -84,7 +85,7 @@ export function scrubUrl(text: string, url: string): string {
   let hint = '[channel URL]';
   try {
     const parsed = new URL(url);
-    hint = `${parsed.protocol}//${parsed.host}/…`;
+    hint = urlHint(url);
     const secretPart = `${parsed.pathname}${parsed.search}`;
     scrubbed = scrubbed.split(url).join(hint);
     if (secretPart.length > 1) scrubbed = scrubbed.split(secretPart).join('/…');

@@ -78,11 +78,6 @@ export async function createAlertChannel(
   const nameTaken = () => new InvalidInputError(`Invalid input: name: ${NAME_TAKEN}`, { name: [NAME_TAKEN] });
   try {
     return await ctx.db.transaction(async (tx) => {
-      const [taken] = await tx
-        .select({ id: alertChannels.id })
-        .from(alertChannels)
-        .where(and(eq(alertChannels.name, request.name), isNull(alertChannels.deletedAt)));
-      if (taken) throw nameTaken();
       const [channel] = await tx
         .insert(alertChannels)
         .values({
@@ -107,7 +102,7 @@ export async function createAlertChannel(
       return { channel: summaryOf(channel), signingSecret };
     });
   } catch (error) {
-    // Another admin created a channel of this name between our check and our insert.
+    // The live name is unique by index (alert_channels_live_name_key): a clash, even a concurrent one, lands here.
     if (databaseErrorCode(error) === '23505') throw nameTaken();
     throw error;
   }

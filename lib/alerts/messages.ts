@@ -1,3 +1,4 @@
+import { cutToLength } from '../core/validation';
 import type { AlertEvent, AlertKind } from '../db/schema/enums';
 
 /** What one delivery says: an instance's firing or resolution, or a test sent from the console. */
@@ -60,11 +61,6 @@ export function escapeSlackText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** Cuts to `max` characters, marking the cut (Slack refuses over-long blocks outright). */
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
 const eventWord: Record<AlertEvent, string> = { fired: 'Firing', resolved: 'Resolved', test: 'Test' };
 
 /** A Slack incoming webhook's Block Kit message: a header, the detail, and a button to the console. */
@@ -79,11 +75,11 @@ export function slackBody(message: AlertMessage, publicUrl: string) {
   ].filter((fact) => fact !== undefined);
   return {
     // The notification's text (and what clients without blocks show); mrkdwn too, so escaped as well.
-    text: cut(escapeSlackText(heading), 300),
+    text: cutToLength(escapeSlackText(heading), 300),
     blocks: [
       // plain_text never renders mentions or links, so the title needs no escaping there.
-      { type: 'header', text: { type: 'plain_text', text: cut(heading, 150), emoji: false } },
-      { type: 'section', text: { type: 'mrkdwn', text: cut(escapeSlackText(message.detail), 3_000) } },
+      { type: 'header', text: { type: 'plain_text', text: cutToLength(heading, 150), emoji: false } },
+      { type: 'section', text: { type: 'mrkdwn', text: cutToLength(escapeSlackText(message.detail), 3_000) } },
       { type: 'context', elements: [{ type: 'mrkdwn', text: facts.join('  ·  ') }] },
       {
         type: 'actions',

@@ -6,7 +6,7 @@ import { DEFAULT_FROZEN_AFTER_DAYS } from '../core/holds/freeze-idle-tasks';
 import { resolveTimeWindow, type TimeWindowName } from '../time-window';
 import { frozenHoldSql } from './frozen-holds';
 import { bucketFor } from './step-detail';
-import type { ReadOptions } from './step-stats';
+import type { ReadOptions } from './read-options';
 
 export interface Compared {
   now: number;

@@ -4,7 +4,7 @@ import type { Executor } from '../db/client';
 import { attempts, errorClasses, type ErrorClass } from '../db/schema';
 import { bucketLabelSql, planFigures } from '../rollups/figures';
 import type { TimeRange } from '../time-window';
-import type { ReadOptions } from './step-stats';
+import type { ReadOptions } from './read-options';
 
 export interface StepTrendPoint {
   /** Start of the bucket, ISO. */

@@ -30,8 +30,6 @@ export interface StepStats {
   failuresByClass: Partial<Record<ErrorClass, number>>;
 }
 
-export type { ReadOptions } from './read-options';
-
 interface FigureRow {
   [column: string]: unknown;
   agent: string;

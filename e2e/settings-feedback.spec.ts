@@ -330,6 +330,9 @@ test('at 390 px, with long names and a 10,000-character error, each row of these
   const row = page.getByTestId(`channel-row-${channelName}`);
   await expectOnScreen(row.getByRole('button', { name: `Send a test to ${channelName}` }), 'Send a test');
   await expectOnScreen(row.getByRole('button', { name: `Delete ${channelName}` }), 'Delete channel');
+  await expect(row.getByTestId('channel-status')).toContainText('Failing since');
+  // Deleted again, so the server under test sends the later specs' alerts to no outside address.
+  await database.db.update(alertChannels).set({ deletedAt: new Date() }).where(eq(alertChannels.id, channel.id));
 
   await signInAs(page, person);
   await page.goto('/settings/people');

@@ -91,7 +91,8 @@ test('Locks says how fresh it is and shows a new lock without a reload', async (
   await page.evaluate(() => {
     (window as unknown as { notReloaded: boolean }).notReloaded = true;
   });
-  const lock = await createStaleLock(database);
+  // Its run still live: the sweeper (every minute) would otherwise release the lock before the page next refreshes.
+  const lock = await createStaleLock(database, { runStillLive: true });
   // The page polls every 10 s; the lock shows at the next refresh.
   await expect(page.getByTestId(`lock-row-${lock.slot}`)).toBeVisible({ timeout: 25_000 });
   expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);

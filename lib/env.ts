@@ -32,6 +32,14 @@ export const environmentSchema = z
      */
     DATABASE_MIGRATION_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
     /**
+     * A streaming replica of DATABASE_URL's database (optional): the console's read models (Overview, Steps, a
+     * step's detail, a task's timeline, the lists) are read from it; every action, and every read inside one, stays
+     * on DATABASE_URL. Same role and password as DATABASE_URL on most setups.
+     */
+    DATABASE_READ_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
+    /** The most a replica may lag (seconds, measured on the replica) before the console reads from the primary instead. */
+    HOLDFAST_READ_MAX_LAG_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(3_600).default(30)),
+    /**
      * The address people and agents reach Holdfast at (e.g. https://holdfast.example.com): its host is accepted besides
      * loopback names, and alert notifications link to the console under it (http://localhost:<PORT> when unset: publicUrlOf).
      */
@@ -47,6 +55,19 @@ export const environmentSchema = z
     HOLDFAST_DEMO_DATA: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),
     /** The live demo fleet on pg-boss: `auto` runs it with the embedded database only. */
     HOLDFAST_DEMO: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),
+    /**
+     * Seconds a running bulk redrive's heartbeat may stay quiet (its instance died or stopped) before the sweep of any
+     * instance carries it on.
+     */
+    HOLDFAST_BULK_REDRIVE_STALLED_SECONDS: z.preprocess(
+      emptyAsUnset,
+      z.coerce.number().int().min(2).max(3_600).default(30),
+    ),
+    /**
+     * On SIGTERM/SIGINT: seconds requests already in flight may take to finish before their connections are closed
+     * (new connections are refused at once and /api/health answers 503, so a load balancer stops sending).
+     */
+    HOLDFAST_DRAIN_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().min(0).max(60).default(5)),
     /** How often `npm start` runs the due sweeps; 0 turns them off (run `npm run sweep` instead). */
     HOLDFAST_SWEEP_INTERVAL_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(86_400).default(60)),
     /** Days without a state change after which an active task is frozen for its owner. */

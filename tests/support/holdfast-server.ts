@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { findFreePort } from '../../lib/db/embedded-postgres';
+
+const projectRoot = path.resolve(import.meta.dirname, '../..');
+
+export interface HoldfastServer {
+  baseUrl: string;
+  port: number;
+  process: ChildProcess;
+  /** Everything the server printed so far, stdout and stderr interleaved. */
+  output(): string;
+  /** SIGTERM to the one process (as a process manager sends it); resolves with its exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: the machine died. Resolves once the process is gone. */
+  kill(): Promise<void>;
+}
+
+/**
+ * The production server (`node --import tsx scripts/start.ts`, the command a
+ * process manager runs) as a direct child, on the database the test gives it.
+ * Defaults: no demo data, no fleet, no sweeps; `env` overrides any of them.
+ * Resolves once it says it is ready (or once `readyLine` appears, if given).
+ */
+export async function startHoldfastServer(options: {
+  env: Record<string, string>;
+  readyLine?: string;
+  readyTimeoutMs?: number;
+}): Promise<HoldfastServer> {
+  const port = options.env.PORT ? Number(options.env.PORT) : await findFreePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOLDFAST_DEMO: 'off',
+      HOLDFAST_DEMO_DATA: 'off',
+      HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
+      NEXT_TELEMETRY_DISABLED: '1',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const append = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+
+  const server: HoldfastServer = {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      if (!gone()) child.kill('SIGTERM');
+      return exited;
+    },
+    kill: async () => {
+      if (!gone()) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+
+  const readyLine = options.readyLine ?? 'Holdfast is ready';
+  const timeoutMs = options.readyTimeoutMs ?? 240_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`Holdfast was not ready within ${timeoutMs} ms:\n${output}`)),
+        timeoutMs,
+      );
+      const check = () => {
+        if (!output.includes(readyLine)) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      child.stdout?.on('data', check);
+      child.stderr?.on('data', check);
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`Holdfast exited (${code}) before it was ready:\n${output}`));
+      });
+    });
+  } catch (error) {
+    await server.kill();
+    throw error;
+  }
+  return server;
+}

@@ -3,6 +3,7 @@ import { revalidatePath } from 'next/cache';
 import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } from '../core';
 import type { ErrorCode } from '../core/error-codes';
 import { corePolicyFrom, getEnvironment } from '../env';
+import { rememberOwnWrite } from './console-reads';
 import { isDatabaseUnavailable } from './database-outage';
 import { getClock, getDb } from './db';
 import { getCurrentPerson } from './session';
@@ -14,8 +15,8 @@ export type ActionResult<T> =
 /**
  * Every server action goes through here: who is asking (from the session,
  * never from the form), the library call (which validates its input and
- * checks the person may act), then a refresh of the pages that show the
- * change. Expected failures come back as a code and a message; anything
+ * checks the person may act), all on the primary, then a refresh of the
+ * pages that show the change. Expected failures come back as a code and a message; anything
  * unexpected is logged and shown as a generic error, never its message.
  */
 export async function runAction<T>(
@@ -32,6 +33,8 @@ export async function runAction<T>(
       clock: getClock(),
       policy: corePolicyFrom(getEnvironment()),
     });
+    // Before the refresh: the pages re-rendered now must not read the state from before this write off a lagging replica.
+    await rememberOwnWrite();
     for (const path of revalidate) revalidatePath(path);
     return { ok: true, data };
   } catch (error) {

@@ -4,9 +4,12 @@ import { NextResponse } from 'next/server';
 import type { z } from 'zod';
 import { decide, type Action } from '../core';
 import { parseInput } from '../core/validation';
+import type { Database } from '../db/client';
+import { readConsole } from './console-reads';
 import { withDatabaseDeadline } from './database-outage';
 import { getDb } from './db';
 import { errorResponse, problemResponse } from './problem';
+import { encodeReadSource, READ_SOURCE_HEADER } from './read-source';
 import { getCurrentPerson, type PersonActor } from './session';
 
 /** What a console route reads besides the person: its query string and its dynamic segments, each by a schema. */
@@ -26,7 +29,8 @@ export interface ConsoleRequest<
   Query extends z.ZodType | undefined = undefined,
   Params extends z.ZodType | undefined = undefined,
 > {
-  db: ReturnType<typeof getDb>;
+  /** The replica for a GET when it is current enough (see console-reads.ts), else the primary. */
+  db: Database;
   person: PersonActor;
   request: NextRequest;
   query: Parsed<Query>;
@@ -42,7 +46,8 @@ interface RouteContext {
  * The one way a console route handler (app/api/console/**) runs: the
  * signed-in person (401 without one), may they (403 naming why not), the
  * query and segments parsed (400 naming every bad one), then the handler
- * under the database deadline. The handler answers a value, sent as JSON
+ * under the database deadline (a GET's reads from the replica when it is
+ * current enough; the response's READ_SOURCE_HEADER says where from). The handler answers a value, sent as JSON
  * that is never cached, or a Response of its own (a CSV export). Whatever
  * is thrown, reading the session included, is mapped: a library error to
  * its code's status, an outage to 503, anything else to a 500 that shows nothing.
@@ -63,10 +68,16 @@ export function consoleEndpoint<
         spec.query ? parseInput(spec.query, Object.fromEntries(request.nextUrl.searchParams)) : undefined
       ) as Parsed<Query>;
       const params = (spec.params ? parseInput(spec.params, await context?.params) : undefined) as Parsed<Params>;
-      const answer = await withDatabaseDeadline(handle({ db: getDb(), person, request, query, params }));
-      return answer instanceof Response
-        ? answer
-        : NextResponse.json(answer, { headers: { 'cache-control': 'no-store' } });
+      const work = (db: Database) => handle({ db, person, request, query, params });
+      // A GET only reads: it may read from the replica. Anything else writes, so on the primary.
+      const { value: answer, source } =
+        request.method === 'GET'
+          ? await withDatabaseDeadline(readConsole(work))
+          : { value: await withDatabaseDeadline(work(getDb())), source: undefined };
+      const response =
+        answer instanceof Response ? answer : NextResponse.json(answer, { headers: { 'cache-control': 'no-store' } });
+      if (source) response.headers.set(READ_SOURCE_HEADER, encodeReadSource(source));
+      return response;
     } catch (error) {
       return errorResponse(error);
     }

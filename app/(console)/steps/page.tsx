@@ -4,7 +4,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { getStepAnomalies } from '@/lib/queries/anomalies';
 import { getStepPoolCoverage } from '@/lib/queries/retry-pools';
 import { getStepStats } from '@/lib/queries/step-stats';
-import { getDb } from '@/lib/server/db';
+import { getConsoleReadDb } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
 import { applyStepsView, parseStepsView } from '@/lib/console/filters/steps';
 import { stepColumns } from '@/lib/console/step-columns';
@@ -23,10 +23,13 @@ export default async function StepsPage({
   await requirePerson();
   const view = parseStepsView(await searchParams, new Date());
   const now = new Date();
-  const [all, anomalies] = await Promise.all([getStepStats(getDb(), view.range), getStepAnomalies(getDb(), now)]);
+  const [all, anomalies] = await Promise.all([
+    getStepStats(await getConsoleReadDb(), view.range),
+    getStepAnomalies(await getConsoleReadDb(), now),
+  ]);
   const agents = [...new Set(all.map((row) => row.agent))].sort();
   const steps = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
-  const pools = await getStepPoolCoverage(getDb(), steps, view.range, now);
+  const pools = await getStepPoolCoverage(await getConsoleReadDb(), steps, view.range, now);
 
   return (
     <>

@@ -6,7 +6,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getStepDetail, stepExists } from '@/lib/queries/step-detail';
-import { getDb } from '@/lib/server/db';
+import { getConsoleReadDb } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
@@ -29,9 +29,9 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   if (agentName === undefined || stepName === undefined) notFound();
   const names = { agent: agentName, step: stepName };
   // A step nothing has ever named (no attempt, rollup or pool) is not a step with an empty window.
-  if (!(await stepExists(getDb(), names))) notFound();
+  if (!(await stepExists(await getConsoleReadDb(), names))) notFound();
   const view = parseStepsView(await searchParams, new Date());
-  const detail = await getStepDetail(getDb(), { ...view.range, ...names });
+  const detail = await getStepDetail(await getConsoleReadDb(), { ...view.range, ...names });
 
   return (
     <>

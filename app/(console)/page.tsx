@@ -6,12 +6,13 @@ import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getConsoleOverview } from '@/lib/console/overview';
 import { listRetryPools } from '@/lib/queries/retry-pools';
 import { getStepStatsView } from '@/lib/queries/step-stats';
-import { getDb } from '@/lib/server/db';
+import { readConsole } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
 import { OverviewFigures } from './overview/overview-figures';
 import { OverviewFreshness } from './overview/overview-freshness';
-import { overviewQueryKey } from './overview/overview-query';
+import { type OverviewData, overviewQueryKey } from './overview/overview-query';
+import { OverviewReadSource } from './overview/overview-read-source';
 import { StepStatsPanel } from './overview/step-stats-panel';
 import { stepStatsQueryKey } from './overview/step-stats-query';
 
@@ -31,18 +32,16 @@ export default async function OverviewPage({
 
   const queryClient = new QueryClient();
   const now = new Date();
-  // The retry pools are read alongside the prefetches and shown as rendered (not polled).
-  const [retryPools] = await Promise.all([
-    listRetryPools(getDb(), now),
-    queryClient.prefetchQuery({
-      queryKey: stepStatsQueryKey(window),
-      queryFn: () => getStepStatsView(getDb(), window, now),
-    }),
-    queryClient.prefetchQuery({
-      queryKey: overviewQueryKey(window),
-      queryFn: () => getConsoleOverview(getDb(), window, now),
-    }),
-  ]);
+  // Read together from one source (the replica when current enough); the retry pools are shown as rendered,
+  // the figures and step stats fill the islands' caches, which then poll.
+  const {
+    value: [retryPools, stepStats, overview],
+    source,
+  } = await readConsole((db) =>
+    Promise.all([listRetryPools(db, now), getStepStatsView(db, window, now), getConsoleOverview(db, window, now)]),
+  );
+  queryClient.setQueryData(stepStatsQueryKey(window), stepStats);
+  queryClient.setQueryData<OverviewData>(overviewQueryKey(window), { ...overview, readSource: source });
 
   return (
     <HydrationBoundary state={dehydrate(queryClient)}>
@@ -64,6 +63,7 @@ export default async function OverviewPage({
           </>
         }
       />
+      <OverviewReadSource window={window} />
       {unknownWindow ? (
         <p role="status" className="mb-4 rounded-md bg-warn-soft px-3 py-2 text-[13px] text-warn">
           Unknown time window “{String(requested)}”: showing {timeWindowLabel[window].toLowerCase()}. Choose one of{' '}

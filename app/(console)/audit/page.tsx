@@ -12,7 +12,9 @@ import { diffRecord } from '@/lib/console/audit-view';
 import { auditExportHref, auditFilter, auditFilterLabels, auditHref } from '@/lib/console/filters/audit';
 import { readFilter } from '@/lib/console/read-filter';
 import { pageAudit } from '@/lib/queries/audit';
-import { getDb } from '@/lib/server/db';
+import { ReadSourceNotice } from '@/components/read-source-notice';
+import { readConsole } from '@/lib/server/console-reads';
+import { readNotice } from '@/lib/server/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { FilterNotices } from '../filter-notices';
 import { KeysetPager, showingText } from '../holds/keyset-pager';
@@ -35,7 +37,7 @@ export default async function AuditPage({
 }) {
   await requirePerson();
   const { filter, notices, accepted } = readFilter(auditFilter, await searchParams);
-  const page = await pageAudit(getDb(), filter);
+  const { value: page, source } = await readConsole((db) => pageAudit(db, filter));
   const records = page.rows;
   const filtered = Object.keys(accepted).some((name) => name !== 'after' && name !== 'before');
 
@@ -45,6 +47,7 @@ export default async function AuditPage({
         title="Audit"
         description="Every action by people, agents and the sweeper: who, what, when, why, and what it changed. Append-only."
       />
+      <ReadSourceNotice notice={readNotice(source)} />
       <form
         method="get"
         className="mb-4 flex flex-wrap items-end gap-3"

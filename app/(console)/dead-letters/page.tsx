@@ -7,7 +7,9 @@ import { readFilter } from '@/lib/console/read-filter';
 import { corePolicyFrom, getEnvironment } from '@/lib/env';
 import { formatCount } from '@/lib/console/format';
 import { deadLetterFilterChoices, listBulkRedrives, listPendingDeadLetters } from '@/lib/queries/dead-letters';
-import { getDb } from '@/lib/server/db';
+import { ReadSourceNotice } from '@/components/read-source-notice';
+import { readConsole } from '@/lib/server/console-reads';
+import { readNotice } from '@/lib/server/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { FilterNotices } from '../filter-notices';
 import { brakeLabels, describeBrakes } from './brake-labels';
@@ -32,14 +34,18 @@ export default async function DeadLettersPage({
   const { filter: asked, notices: filterNotices } = readFilter(deadLettersUrlFilter, params);
   const { filter: at, notices: pageNotices } = readFilter(deadLettersUrlPage, params);
   const filter = toDeadLetterFilter(asked);
-  const db = getDb();
   const now = new Date();
   const { redriveBrakes } = corePolicyFrom(getEnvironment());
-  const [page, choices, runs] = await Promise.all([
-    listPendingDeadLetters(db, filter, { brakes: redriveBrakes, now }, at),
-    deadLetterFilterChoices(db),
-    listBulkRedrives(db),
-  ]);
+  const {
+    value: [page, choices, runs],
+    source,
+  } = await readConsole((db) =>
+    Promise.all([
+      listPendingDeadLetters(db, filter, { brakes: redriveBrakes, now }, at),
+      deadLetterFilterChoices(db),
+      listBulkRedrives(db),
+    ]),
+  );
   const { rows, total, firstIndex } = page;
   const notices = [
     ...filterNotices,
@@ -60,6 +66,7 @@ export default async function DeadLettersPage({
         title="Dead letters"
         description={`Work whose retries ran out. Redrive it once the cause is fixed: completed steps replay, the failed one runs again. ${describeBrakes(redriveBrakes)}`}
       />
+      <ReadSourceNotice notice={readNotice(source)} />
 
       <DeadLetterFilters filter={filter} choices={choices} filtered={filtered} />
       <FilterNotices notices={notices} />

@@ -17,7 +17,9 @@ import { keyHref } from '@/lib/console/filters/keys';
 import { holdReasonLabels } from '@/lib/console/labels/hold-reasons';
 import { readFilter } from '@/lib/console/read-filter';
 import { countOpenHoldsByReason, listHoldOwners, listHolds } from '@/lib/queries/holds';
-import { getDb } from '@/lib/server/db';
+import { ReadSourceNotice } from '@/components/read-source-notice';
+import { readConsole } from '@/lib/server/console-reads';
+import { readNotice } from '@/lib/server/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { LongText } from '@/components/ui/long-text';
 import { FilterNotices } from '../filter-notices';
@@ -77,12 +79,16 @@ export default async function HoldsPage({
   const { filter, notices } = readFilter(holdsFilter, await searchParams);
   const frozenAfterDays = getEnvironment().HOLDFAST_FROZEN_AFTER_DAYS;
   const now = new Date();
-  const db = getDb();
-  const [page, counts, owners] = await Promise.all([
-    listHolds(db, filter, { owners: ownersOf(person), frozenAfterDays, now }),
-    countOpenHoldsByReason(db),
-    listHoldOwners(db),
-  ]);
+  const {
+    value: [page, counts, owners],
+    source,
+  } = await readConsole((db) =>
+    Promise.all([
+      listHolds(db, filter, { owners: ownersOf(person), frozenAfterDays, now }),
+      countOpenHoldsByReason(db),
+      listHoldOwners(db),
+    ]),
+  );
   const rows = page.rows;
   const isFrozen = (hold: Hold) => isFrozenHold(hold, now, frozenAfterDays);
   const open = filter.view === 'open';
@@ -96,6 +102,7 @@ export default async function HoldsPage({
         description="Parked work waiting for a person. Resume puts it back to work; discard gives it up."
         actions={<LiveRefresh renderedAt={now.toISOString()} />}
       />
+      <ReadSourceNotice notice={readNotice(source)} />
 
       <nav
         aria-label="Open holds per reason"

@@ -15,7 +15,9 @@ import { keysetPosition } from '@/lib/console/filters/keyset-cursor';
 import { readFilter } from '@/lib/console/read-filter';
 import { findKeys, getKeyDetail, listExpiredInProgress, listRecentPayloadMismatches } from '@/lib/queries/keys';
 import { requirePerson } from '@/lib/server/session';
-import { getDb } from '@/lib/server/db';
+import { ReadSourceNotice } from '@/components/read-source-notice';
+import { readConsole } from '@/lib/server/console-reads';
+import { readNotice } from '@/lib/server/read-notice';
 import { FilterNotices } from '../filter-notices';
 import { KeysetPager, showingText } from '../holds/keyset-pager';
 import { StepLink, TaskLink } from '../tasks/links';
@@ -89,14 +91,18 @@ export default async function KeysPage({
 }) {
   await requirePerson();
   const { filter: search, notices, accepted } = readFilter(keysFilter, await searchParams);
-  const db = getDb();
   const searching = Boolean(search.key || search.taskId || search.step);
-  const [found, detail, expired, mismatches] = await Promise.all([
-    searching ? findKeys(db, search, keysetPosition(search)) : Promise.resolve(undefined),
-    search.show ? getKeyDetail(db, search.show) : Promise.resolve(undefined),
-    listExpiredInProgress(db),
-    listRecentPayloadMismatches(db),
-  ]);
+  const {
+    value: [found, detail, expired, mismatches],
+    source,
+  } = await readConsole((db) =>
+    Promise.all([
+      searching ? findKeys(db, search, keysetPosition(search)) : Promise.resolve(undefined),
+      search.show ? getKeyDetail(db, search.show) : Promise.resolve(undefined),
+      listExpiredInProgress(db),
+      listRecentPayloadMismatches(db),
+    ]),
+  );
 
   return (
     <>
@@ -104,6 +110,7 @@ export default async function KeysPage({
         title="Keys"
         description="Derived idempotency keys: what each operation did, what is still in flight, and what nobody can vouch for."
       />
+      <ReadSourceNotice notice={readNotice(source)} />
       <form
         method="get"
         className="mb-5 flex flex-wrap items-end gap-3"

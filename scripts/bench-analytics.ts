@@ -41,7 +41,12 @@ const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 10_000_000);
 const SCRAPE_ONLY = process.env.BENCH_ONLY === 'scrape';
 const DAYS = 30;
 const DAY_MS = 86_400_000;
-const STEP_PAIRS = 40;
+/** (agent, step) pairs: five steps per agent, so 2,000 pairs are 400 agents (agent-0 … agent-399, step-0 … step-4). */
+const STEP_PAIRS = Number(process.env.BENCH_STEPS ?? 40);
+const STEPS_PER_AGENT = 5;
+const HOUR_MS = 3_600_000;
+/** Routine rollup passes timed at the end, each after one new hour of attempts. */
+const ROUTINE_PASSES = 3;
 /** Fewer samples than this give no p95 worth the name: the figure is then labelled as the max. */
 const P95_MIN_SAMPLES = 20;
 
@@ -53,15 +58,17 @@ function rawRuns(window: TimeWindowName): number {
 const seconds = (since: number) => ((performance.now() - since) / 1_000).toFixed(1);
 
 /**
- * One day of attempts in one statement: evenly spaced in time (as a live log
- * is, which keeps the block-range index tight), random step, attempt number
- * 1-4 (about a quarter are retries), ~12% failures across the error classes,
- * log-normal-ish latency and a cost up to 5 cents.
+ * A span of attempts (a day while seeding, an hour for a routine pass) in one
+ * statement: evenly spaced in time (as a live log is, which keeps the
+ * block-range index tight), random step, attempt number 1-4 (about a quarter
+ * are retries), ~12% failures across the error classes, log-normal-ish
+ * latency and a cost up to 5 cents.
  */
-async function buildDay(db: Database, dayStart: Date, rows: number, offset: number) {
+async function buildSpan(db: Database, spanStart: Date, spanMs: number, rows: number, offset: number) {
   await db.execute(sql`
     insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome, error_class, error_text, cost_micros)
-    select 'bench-' || (${offset}::bigint + g), 'agent-' || (pair / 5), 'step-' || (pair % 5), attempt_number, started_at,
+    select 'bench-' || (${offset}::bigint + g), 'agent-' || (pair / ${STEPS_PER_AGENT}), 'step-' || (pair % ${STEPS_PER_AGENT}),
+      attempt_number, started_at,
       started_at + latency_ms * interval '1 millisecond', latency_ms,
       case when failed then 'failed' else 'succeeded' end,
       case when failed then (array['transient', 'timeout', 'rate_limited', 'invalid_output', 'permanent', 'unknown']::error_class[])[1 + (g % 6)] end,
@@ -69,7 +76,7 @@ async function buildDay(db: Database, dayStart: Date, rows: number, offset: numb
       cost_micros
     from (
       select g, floor(random() * ${STEP_PAIRS})::int as pair,
-        ${dayStart.toISOString()}::timestamptz + (g * (86400.0 / ${rows})) * interval '1 second' as started_at,
+        ${spanStart.toISOString()}::timestamptz + (g * (${spanMs / 1_000} / ${rows}::float8)) * interval '1 second' as started_at,
         case when r < 0.75 then 1 when r < 0.92 then 2 when r < 0.98 then 3 else 4 end as attempt_number,
         random() < 0.12 as failed,
         floor(exp(random() * 8))::int as latency_ms,
@@ -78,16 +85,26 @@ async function buildDay(db: Database, dayStart: Date, rows: number, offset: numb
     ) as generated`);
 }
 
-async function buildAttempts(url: string, now: Date) {
-  const first = new Date(now.getTime() - DAYS * DAY_MS);
+/**
+ * Fills the log, or reuses a database filled by an earlier run (built with the
+ * same BENCH_STEPS). Returns the benchmark's `now`: the current time for a new
+ * log, or just after the newest attempt of a reused one, so its windows hold
+ * as many attempts as when it was built however long ago that was.
+ */
+async function buildAttempts(url: string): Promise<Date> {
   const setup = connectDatabase(url, { maxConnections: 1 });
-  await ensureAttemptPartitions(setup.db, { from: first, to: new Date(now.getTime() + DAY_MS) });
-  const [existing] = await setup.db.execute<{ count: string }>(sql`select count(*) as count from attempts`);
-  await setup.close();
-  if (Number(existing?.count) >= ATTEMPTS) {
-    console.log(`Reusing the ${Number(existing?.count).toLocaleString('en-US')} attempts already in the database`);
-    return;
+  const [existing] = await setup.db.execute<{ count: string; newest: string | null }>(
+    sql`select count(*) as count, max(started_at)::text as newest from attempts`,
+  );
+  if (Number(existing?.count) >= ATTEMPTS && existing?.newest) {
+    await setup.close();
+    console.log(`Reusing the ${Number(existing.count).toLocaleString('en-US')} attempts already in the database`);
+    return new Date(new Date(existing.newest).getTime() + 1);
   }
+  const now = new Date();
+  const first = new Date(now.getTime() - DAYS * DAY_MS);
+  await ensureAttemptPartitions(setup.db, { from: first, to: new Date(now.getTime() + DAY_MS) });
+  await setup.close();
 
   const perDay = Math.floor(ATTEMPTS / DAYS);
   const began = performance.now();
@@ -96,7 +113,7 @@ async function buildAttempts(url: string, now: Date) {
   await Promise.all(
     loaders.map(async ({ db }, loader) => {
       for (let day = loader; day < DAYS; day += loaders.length) {
-        await buildDay(db, new Date(first.getTime() + day * DAY_MS), perDay, day * perDay);
+        await buildSpan(db, new Date(first.getTime() + day * DAY_MS), DAY_MS, perDay, day * perDay);
         process.stdout.write('.');
       }
     }),
@@ -112,6 +129,7 @@ async function buildAttempts(url: string, now: Date) {
   await maintenance.db.execute(sql`vacuum analyze attempts`);
   console.log(`VACUUM ANALYZE in ${seconds(vacuumed)} s`);
   await maintenance.close();
+  return now;
 }
 
 interface Timing {
@@ -217,40 +235,77 @@ async function timeScrape(url: string, db: Database, now: Date) {
   }
 }
 
-/** Starts `npm start`'s server on the bench database and times GET / as a signed-in admin. */
-async function timeOverviewPage(url: string): Promise<Timing & { status: number }> {
+interface PageTiming extends Timing {
+  path: string;
+  status: number;
+  /** The HTML's size: what the server rendered and sent. */
+  bytes: number;
+}
+
+/** The pages timed over HTTP, each window in turn (24 h is what a bare `/` or `/steps` shows). */
+const PAGES = ['/', '/?window=7d', '/?window=30d', '/steps', '/steps?window=7d', '/steps?window=30d'];
+
+/** Starts `npm start`'s server on the bench database and times the Overview and the Steps page as a signed-in admin. */
+async function timePages(url: string): Promise<PageTiming[]> {
   const server = await benchServer(url, { HOLDFAST_ATTEMPT_RETENTION_DAYS: String(DAYS + 5) });
   try {
-    let status = 0;
-    const timing = await time(20, async () => {
-      const response = await fetch(`${server.baseUrl}/`, { headers: server.signInHeaders });
-      status = response.status;
-      await response.text();
-    });
-    return { ...timing, status };
+    const timings: PageTiming[] = [];
+    for (const path of PAGES) {
+      let status = 0;
+      let bytes = 0;
+      const timing = await time(20, async () => {
+        const response = await fetch(`${server.baseUrl}${path}`, { headers: server.signInHeaders });
+        status = response.status;
+        bytes = (await response.text()).length;
+      });
+      timings.push({ ...timing, path, status, bytes });
+    }
+    return timings;
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * The sweep's routine work: one new hour of attempts at the seed's rate
+ * (attempts / 720), then the pass that rolls that hour up (and re-rolls
+ * nothing else: no late rows). The hour `now` falls in is rolled first,
+ * untimed (it holds part of the seed); then each of the next hours is
+ * inserted (untimed) and its pass timed alone.
+ */
+async function timeRoutinePasses(db: Database, now: Date): Promise<number[]> {
+  const perHour = Math.floor(ATTEMPTS / (DAYS * 24));
+  const retentionFloor = new Date(now.getTime() - (DAYS + 1) * DAY_MS);
+  const openHour = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
+  await rollUpAttempts(db, { now: new Date(openHour + HOUR_MS), retentionFloor });
+  const passes: number[] = [];
+  for (let pass = 1; pass <= ROUTINE_PASSES; pass += 1) {
+    const hourStart = openHour + pass * HOUR_MS;
+    // Task ids apart from the seed's and from any earlier run's on a reused database.
+    await buildSpan(db, new Date(hourStart), HOUR_MS, perHour, hourStart);
+    const began = performance.now();
+    const result = await rollUpAttempts(db, { now: new Date(hourStart + HOUR_MS), retentionFloor });
+    passes.push(performance.now() - began);
+    if (result.hoursRolled !== 1) console.log(`(routine pass ${pass} rolled ${result.hoursRolled} hours)`);
+  }
+  return passes;
 }
 
 async function main() {
   const { url, stop } = await benchDatabase('bench-analytics');
   try {
     await migrateDatabase(url);
-    const now = new Date();
     console.log(
       `Holdfast analytics benchmark: ${ATTEMPTS.toLocaleString('en-US')} attempts, ${STEP_PAIRS} steps, ${os.cpus().length} CPU(s), Node ${process.version}`,
     );
-    await buildAttempts(url, now);
+    const now = await buildAttempts(url);
 
     const connection = connectDatabase(url, { maxConnections: 10 });
     const { db } = connection;
     try {
       const rolled = performance.now();
       const rollup = await rollUpAttempts(db, { now, retentionFloor: new Date(now.getTime() - (DAYS + 1) * DAY_MS) });
-      console.log(
-        `First rollup pass: ${rollup.hoursRolled} hours in ${seconds(rolled)} s; a routine pass (one new hour) is far smaller`,
-      );
+      console.log(`First rollup pass: ${rollup.hoursRolled} hours in ${seconds(rolled)} s`);
       await db.execute(sql`analyze attempt_rollups; analyze attempt_latency_rollups`);
       await seedParkedWork(db, now);
 
@@ -278,14 +333,15 @@ async function main() {
           ['steps page', (options: ReadOptions) => stepsPageQueries(db, window, now, options)],
         ] as const) {
           const served = await time(30, () => query({}));
-          const raw = await time(rawRuns(window), () => query({ rawOnly: true }));
+          const runs = rawRuns(window);
+          const raw = runs > 0 ? await time(runs, () => query({ rawOnly: true })) : undefined;
           console.log(
             [
               name.padEnd(20),
               window.padStart(6),
               `${served.p50.toFixed(1)}/${served.tail.toFixed(1)} (${served.tailLabel})`.padStart(26),
-              `${raw.p50.toFixed(0)}/${raw.tail.toFixed(0)} (${raw.tailLabel})`.padStart(27),
-              `${(raw.p50 / served.p50).toFixed(raw.p50 < 10 * served.p50 ? 1 : 0)}x`.padStart(18),
+              (raw ? `${raw.p50.toFixed(0)}/${raw.tail.toFixed(0)} (${raw.tailLabel})` : 'not run').padStart(27),
+              (raw ? `${(raw.p50 / served.p50).toFixed(raw.p50 < 10 * served.p50 ? 1 : 0)}x` : '').padStart(18),
             ].join(' '),
           );
         }
@@ -294,11 +350,25 @@ async function main() {
       await connection.close();
     }
 
-    const page = await timeOverviewPage(url);
     console.log('');
-    console.log(
-      `Overview page (GET /, 24 h window, signed in, server-rendered): p50 ${page.p50.toFixed(0)} ms, ${page.tailLabel} ${page.tail.toFixed(0)} ms of 20 runs (HTTP ${page.status})`,
-    );
+    console.log('Pages over HTTP (signed in as an admin, server-rendered, 20 runs each after a warm-up):');
+    for (const page of await timePages(url)) {
+      console.log(
+        `  GET ${page.path.padEnd(18)} p50 ${page.p50.toFixed(0).padStart(5)} ms, ${page.tailLabel} ${page.tail.toFixed(0).padStart(5)} ms, ${(page.bytes / 1024).toFixed(0).padStart(5)} KiB (HTTP ${page.status})`,
+      );
+    }
+
+    // Last: it adds hours after `now`, which the reads above must not see.
+    const routine = connectDatabase(url, { maxConnections: 1 });
+    try {
+      const passes = await timeRoutinePasses(routine.db, now);
+      console.log('');
+      console.log(
+        `Routine rollup pass (one new hour of ${Math.floor(ATTEMPTS / (DAYS * 24)).toLocaleString('en-US')} attempts): ${passes.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`,
+      );
+    } finally {
+      await routine.close();
+    }
   } finally {
     await stop();
   }

@@ -68,6 +68,10 @@ interface StepComparison {
 }
 
 const share = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Steps charted one by one in the retry spend chart. */
+const TOP_STEPS = 5;
 
 /** The Overview's figures for a window, each beside the previous window of the same length. */
 export async function getOverview(
@@ -124,17 +128,18 @@ export async function getOverview(
   const attemptsNow = total((row) => row.attemptsNow);
   const attemptsBefore = total((row) => row.attemptsBefore);
 
+  // The same choice readBuckets makes in SQL: most retry spend, then the `agent/step` key in code-unit order.
   const topSteps = [...perStep]
-    .sort((a, b) => b.retrySpendNow - a.retrySpendNow)
     .filter((row) => row.retrySpendNow > 0)
-    .slice(0, 5)
+    .sort((a, b) => b.retrySpendNow - a.retrySpendNow || compareText(a.step, b.step))
+    .slice(0, TOP_STEPS)
     .map((row) => row.step);
   const byBucket = new Map<string, { spend: number; retrySpend: number; steps: Record<string, number> }>();
   for (const row of buckets) {
     const entry = byBucket.get(row.bucket) ?? { spend: 0, retrySpend: 0, steps: {} };
     entry.spend += row.spend;
     entry.retrySpend += row.retrySpend;
-    if (topSteps.includes(row.step)) entry.steps[row.step] = row.retrySpend;
+    if (row.step !== null && topSteps.includes(row.step)) entry.steps[row.step] = row.retrySpend;
     byBucket.set(row.bucket, entry);
   }
 
@@ -241,11 +246,28 @@ function readParkedCounts(db: Executor, windowStart: Date, now: Date, frozenAfte
       (select count(*)::int from idempotency_keys where status = 'in_progress' and locked_until <= now() and not downstream_idempotent) as uncertain_keys`);
 }
 
+/**
+ * Spend and retry spend per bucket, and the retry spend of the top steps per
+ * bucket (the others summed in a row with a null step). The top steps are
+ * chosen here, in SQL, so that a fleet of thousands of steps returns a few
+ * rows per bucket rather than one per step and bucket. PostgreSQL's "C"
+ * collation orders text by code point, as compareText does in JavaScript.
+ */
 async function readBuckets(db: Executor, figures: SQL, unit: 'hour' | 'day') {
-  const rows = await db.execute<{ bucket: string; step: string; spend: string; retry_spend: string }>(sql`
-    select ${bucketLabelSql(unit, sql`bucket_time`)} as bucket, agent || '/' || step as step,
+  const rows = await db.execute<{ bucket: string; step: string | null; spend: string; retry_spend: string }>(sql`
+    with charted as (
+      select bucket_time, agent || '/' || step as step, cost_micros, retry_cost_micros from ${figures} as figures
+    ),
+    top_steps as (
+      select step from charted
+      group by step
+      having sum(retry_cost_micros) > 0
+      order by sum(retry_cost_micros) desc, step collate "C"
+      limit ${TOP_STEPS}
+    )
+    select ${bucketLabelSql(unit, sql`bucket_time`)} as bucket, top_steps.step,
       sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
-    from ${figures} as figures
+    from charted left join top_steps on top_steps.step = charted.step
     group by 1, 2
     order by 1`);
   return rows.map((row) => ({

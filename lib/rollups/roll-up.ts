@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
+import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-baselines';
 import { latencyBucketSql } from './latency-buckets';
 
 const HOUR_MS = 3_600_000;
@@ -43,8 +44,13 @@ export async function rollUpAttempts(
   options: { now: Date; retentionFloor: Date },
 ): Promise<RollUpResult> {
   return db.transaction(async (tx) => {
-    const [state] = await tx.execute<{ rolled_to: Date | null; processed_xid: string; horizon: string }>(sql`
-      select rolled_to, processed_xid::text, pg_snapshot_xmin(pg_current_snapshot())::text as horizon
+    const [state] = await tx.execute<{
+      rolled_to: Date | null;
+      processed_xid: string;
+      horizon: string;
+      baseline_end: Date | null;
+    }>(sql`
+      select rolled_to, processed_xid::text, pg_snapshot_xmin(pg_current_snapshot())::text as horizon, baseline_end
       from rollup_state where id = 1 for update`);
     if (!state) throw new Error('rollup_state has no row: run the migrations');
 
@@ -80,6 +86,10 @@ export async function rollUpAttempts(
     await rollDays(tx, touchedDays(ranges));
 
     const rolledTo = Math.max(previousEdge ?? target, target);
+    // The anomaly rule's baseline as a reading in the hour after the edge needs it.
+    const baselineEnd = baselineEndFor(new Date(rolledTo));
+    const storedEnd = state.baseline_end === null || restored ? null : new Date(state.baseline_end);
+    if (baselineIsStale(storedEnd, baselineEnd, ranges)) await storeBaselines(tx, baselineEnd);
     await tx.execute(sql`
       update rollup_state set rolled_to = ${new Date(rolledTo).toISOString()}::timestamptz,
         processed_xid = ${state.horizon}::xid8, updated_at = now()

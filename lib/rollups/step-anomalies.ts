@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { judgeAnomaly } from '../anomaly';
 import type { Executor } from '../db/client';
+import { BASELINE_DAYS, type BaselineDaySums, baselineEndFor, readStoredBaselines } from './anomaly-baselines';
+import type { LabelledWindow } from './segments';
 import { planFigures } from './figures';
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+const DAY_MS = 24 * 3_600_000;
 
 export interface StepAnomalyReading {
   agent: string;
@@ -18,7 +19,9 @@ export interface StepAnomalyReading {
  * Steps whose retry share of spend in the 24 hours before `now` is well above
  * their own previous 7 days (the rule in lib/anomaly.ts). The 7 baseline days
  * are whole-hour aligned 24-hour spans just before the last 24 hours, so they
- * are read from rollups alone (the gap is under an hour). Shared by the
+ * are read from rollups alone (the gap is under an hour): from the sums the
+ * rollup pass stores for them (lib/rollups/anomaly-baselines.ts), or, when the
+ * hour has turned since its last pass, from the hourly rollups. Shared by the
  * console's read model (lib/queries/anomalies.ts) and the alert sweep, which
  * runs in plain Node where the read models' server-only marker would throw.
  */
@@ -28,28 +31,23 @@ export async function findStepAnomalies(
   /** rawOnly: read the raw log alone (the benchmark's ceiling and the exactness tests). */
   options: { rawOnly?: boolean } = {},
 ): Promise<StepAnomalyReading[]> {
-  const recentFrom = new Date(now.getTime() - DAY_MS);
-  const baselineEnd = Math.floor(recentFrom.getTime() / HOUR_MS) * HOUR_MS;
-  const windows = [
-    { label: 'recent', from: recentFrom, to: now },
-    ...Array.from({ length: 7 }, (_, day) => ({
-      label: String(day),
-      from: new Date(baselineEnd - (day + 1) * DAY_MS),
-      to: new Date(baselineEnd - day * DAY_MS),
-    })),
-  ];
-  const plan = await planFigures(db, { windows, rawOnly: options.rawOnly });
-  const rows = await db.execute<{
-    agent: string;
-    step: string;
-    label: string;
-    attempts: string;
-    spend: string;
-    retry_spend: string;
-  }>(sql`
-    select agent, step, label, sum(attempts) as attempts, sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
-    from ${plan.figures} as figures
-    group by agent, step, label`);
+  const recent = { label: 'recent', from: new Date(now.getTime() - DAY_MS), to: now };
+  const baselineEnd = baselineEndFor(now).getTime();
+  const baselineDays = Array.from({ length: BASELINE_DAYS }, (_, day) => ({
+    label: String(day),
+    from: new Date(baselineEnd - (day + 1) * DAY_MS),
+    to: new Date(baselineEnd - day * DAY_MS),
+  }));
+  let rows: BaselineDaySums[];
+  if (options.rawOnly) {
+    rows = await sumPerStep(db, [recent, ...baselineDays], true);
+  } else {
+    const [recentRows, stored] = await Promise.all([
+      sumPerStep(db, [recent], false),
+      readStoredBaselines(db, new Date(baselineEnd)),
+    ]);
+    rows = [...recentRows, ...(stored ?? (await sumPerStep(db, baselineDays, false)))];
+  }
 
   const byStep = new Map<
     string,
@@ -84,4 +82,14 @@ export async function findStepAnomalies(
     }
   }
   return anomalies;
+}
+
+/** Attempts, spend and retry spend per (agent, step) in each labelled window. */
+async function sumPerStep(db: Executor, windows: LabelledWindow[], rawOnly: boolean): Promise<BaselineDaySums[]> {
+  const plan = await planFigures(db, { windows, rawOnly });
+  return db.execute<BaselineDaySums>(sql`
+    select agent, step, label, sum(attempts)::text as attempts, sum(cost_micros)::text as spend,
+      sum(retry_cost_micros)::text as retry_spend
+    from ${plan.figures} as figures
+    group by agent, step, label`);
 }

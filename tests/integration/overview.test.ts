@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../lib/core';
 import { getOverview } from '../../lib/queries/overview';
 import { stepExists } from '../../lib/queries/step-detail';
+import { rollUpAttempts } from '../../lib/rollups/roll-up';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
@@ -70,6 +71,32 @@ describe('getOverview', () => {
     expect(overview.unit).toBe('hour');
     const shares = overview.shareOverTime.map((point) => point.share);
     expect(shares.filter((value) => value === 1)).toHaveLength(2); // the two hours holding only retries
+  });
+
+  it('charts the five steps with the most retry spend (ties by name), and every step in the totals', async () => {
+    // Away from the other tests' attempts. Retry spend: a 700, b 600, c 500, d and e 400 each, f 300, g none.
+    const at = new Date('2026-10-15T12:30:00Z');
+    const retrySpend = { a: 700, b: 600, c: 500, e: 400, d: 400, f: 300, g: 0 };
+    for (const [name, spend] of Object.entries(retrySpend)) {
+      await attempt(`chart-${name}`, 2, 1, 100, at);
+      if (spend > 0) await attempt(`chart-${name}`, 2, 2, spend, at);
+    }
+    await rollUpAttempts(database.db, { now: at, retentionFloor: new Date(at.getTime() - 30 * 86_400_000) });
+
+    const overview = await getOverview(database.db, '24h', at);
+    expect(overview).toEqual(await getOverview(database.db, '24h', at, { rawOnly: true }));
+    expect(overview.topSteps).toEqual(['a', 'b', 'c', 'd', 'e'].map((name) => `fleet/chart-${name}`));
+    const bucket = '2026-10-15T10:00:00Z';
+    expect(overview.retrySpendByStep.find((row) => row.bucket === bucket)).toEqual({
+      bucket,
+      'fleet/chart-a': 700,
+      'fleet/chart-b': 600,
+      'fleet/chart-c': 500,
+      'fleet/chart-d': 400,
+      'fleet/chart-e': 400,
+    });
+    // f's and g's spend still counts in the share, which every step's spend makes up.
+    expect(overview.shareOverTime.find((row) => row.bucket === bucket)?.share).toBe(2_900 / 3_600);
   });
 
   it('tells an empty previous window from a measured 0, and marks steps new to the window', async () => {

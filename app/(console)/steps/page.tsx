@@ -11,6 +11,7 @@ import { stepColumns } from '@/lib/console/step-columns';
 import { FilterNotices } from '../filter-notices';
 import { StepsTable } from './steps-table';
 import { StepsFilters } from './steps-filters';
+import { readStepsPage, STEPS_PAGE_SIZE, StepsPager } from './steps-pager';
 
 export const metadata: Metadata = { title: 'Steps' };
 export const dynamic = 'force-dynamic';
@@ -21,14 +22,17 @@ export default async function StepsPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   await requirePerson();
-  const view = parseStepsView(await searchParams, new Date());
+  const params = await searchParams;
+  const view = parseStepsView(params, new Date());
   const now = new Date();
   const [all, anomalies] = await Promise.all([
     getStepStats(await getConsoleReadDb(), view.range),
     getStepAnomalies(await getConsoleReadDb(), now),
   ]);
   const agents = [...new Set(all.map((row) => row.agent))].sort();
-  const steps = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
+  const matching = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
+  const page = readStepsPage(params.page, matching.length);
+  const steps = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
   const pools = await getStepPoolCoverage(await getConsoleReadDb(), steps, view.range, now);
 
   return (
@@ -45,7 +49,10 @@ export default async function StepsPage({
           or clear the filters.
         </EmptyState>
       ) : (
-        <StepsTable steps={steps} view={view} anomalies={anomalies} pools={pools} />
+        <>
+          <StepsTable steps={steps} view={view} anomalies={anomalies} pools={pools} />
+          <StepsPager view={view} page={page} total={matching.length} />
+        </>
       )}
       <details className="mt-4 text-[12px] text-muted">
         <summary className="cursor-pointer">What the columns mean</summary>

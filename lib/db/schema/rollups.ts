@@ -88,7 +88,34 @@ export const rollupState = pgTable(
     id: integer('id').primaryKey().default(1),
     rolledTo: timestamp('rolled_to', { withTimezone: true }),
     processedXid: transactionId('processed_xid').notNull().default(sql`'0'::xid8`),
+    /** Which baseline anomaly_baselines holds: the end of its 7 days (null before the first pass). */
+    baselineEnd: timestamp('baseline_end', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [check('rollup_state_single_row', sql`${table.id} = 1`)],
+);
+
+/**
+ * Each step's sums over the 7 baseline days of the anomaly rule
+ * (lib/rollups/step-anomalies.ts), as of rollup_state.baseline_end: day 0 is
+ * the 24 hours just before it, day 6 the earliest. The rule reads them on
+ * every Overview and Steps page; summed from hourly rollups per request they
+ * cost a week of hours per step (seconds with thousands of steps), and they
+ * change only when the hour turns or a late row re-rolls one of those hours.
+ * The rollup pass rewrites them then, in its own transaction.
+ */
+export const anomalyBaselines = pgTable(
+  'anomaly_baselines',
+  {
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    day: smallint('day').notNull(),
+    attempts: bigint('attempts', { mode: 'number' }).notNull(),
+    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
+    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: 'anomaly_baselines_pkey', columns: [table.agent, table.step, table.day] }),
+    check('anomaly_baselines_day_known', sql`${table.day} between 0 and 6`),
+  ],
 );

@@ -8,6 +8,8 @@ export * from './keys/settle-key';
 export * from './keys/sweep-keys';
 export * from './kill-switches';
 export * from './leases';
+export * from './instance-name';
+export * from './renewable-lease';
 export * from './record-attempt';
 export * from './slots/force-release';
 export * from './slots/runs';

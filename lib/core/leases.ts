@@ -3,6 +3,7 @@ import { and, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { leases } from '../db/schema';
 import type { CoreContext } from './context';
+import { INSTANCE_NAME } from './instance-name';
 import { parseInput } from './validation';
 import { leaseInput } from './leases-input';
 
@@ -19,7 +20,8 @@ export async function withLease<T>(
   pass: () => Promise<T>,
 ): Promise<LeaseOutcome<T>> {
   const { job, bucket, ttlMs } = parseInput(leaseInput, input);
-  const holder = randomUUID();
+  // Names this instance, so the leases table says which one swept a bucket; unique per pass all the same.
+  const holder = `${INSTANCE_NAME}/${randomUUID().slice(0, 8)}`;
   const expiresAt = sql`now() + ${`${ttlMs} milliseconds`}::interval`;
 
   const [taken] = await ctx.db

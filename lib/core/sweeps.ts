@@ -1,6 +1,6 @@
 import { lt } from 'drizzle-orm';
 import { retryPoolUsage } from '../db/schema';
-import { runBulkRedrive, stalledBulkRedrives } from './dead-letters/bulk-redrive';
+import { DEFAULT_BULK_REDRIVE_STALLED_MS, runBulkRedrive, stalledBulkRedrives } from './dead-letters/bulk-redrive';
 import { deleteExpiredApiRequests, deleteExpiredKeys } from './keys/sweep-keys';
 import { escalateStaleLocks } from './holds/escalate-stale-locks';
 import { escalateUncertainKeys } from './holds/escalate-uncertain-keys';
@@ -28,6 +28,11 @@ export interface SweepSettings {
   staleLockEscalateAfterMs?: number;
   /** Owner of escalated holds on items that name no task owner (default team:platform). */
   defaultOwner?: string;
+  /**
+   * How long a running bulk redrive's heartbeat may stay quiet (its instance died) before a sweep
+   * carries it on (default 30 seconds).
+   */
+  bulkRedriveStalledMs?: number;
 }
 
 export const DEFAULT_ATTEMPT_RETENTION_DAYS = 30;
@@ -50,6 +55,7 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
   const attemptRetentionDays = settings.attemptRetentionDays ?? DEFAULT_ATTEMPT_RETENTION_DAYS;
   const rollupRetentionDays = settings.rollupRetentionDays ?? DEFAULT_ROLLUP_RETENTION_DAYS;
   const rawFloor = new Date(now.getTime() - attemptRetentionDays * DAY_MS);
+  const stalledMs = settings.bulkRedriveStalledMs ?? DEFAULT_BULK_REDRIVE_STALLED_MS;
   return [
     {
       job: 'roll_up_attempts',
@@ -83,11 +89,13 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
     },
     {
       job: 'resume_bulk_redrives',
-      periodMs: MINUTE_MS,
+      // Looked for about as often as a run may stay quiet (every 10 s to a minute), so a run whose
+      // instance died is carried on within about twice that, not after a whole minute's bucket.
+      periodMs: Math.min(MINUTE_MS, Math.max(10_000, stalledMs)),
       run: async (ctx) => {
         // A bulk redrive whose runner died (a restart mid-run) is carried on from where it stopped,
         // 20 seconds a pass at most, so the other sweeps are never held up for long.
-        const stalled = await stalledBulkRedrives(ctx.db, 30_000);
+        const stalled = await stalledBulkRedrives(ctx.db, stalledMs);
         for (const id of stalled) await runBulkRedrive(ctx, id, { maxDurationMs: 20_000 });
         return { changed: stalled.length, summary: `${stalled.length} stalled bulk redrive(s) carried on for a while` };
       },

@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import { createHoldfastClient } from '../../lib/client';
-import { createApiToken, revokeApiToken, SWEEPER } from '../../lib/core';
+import { createApiToken, INSTANCE_NAME, keepRenewableLease, revokeApiToken, SWEEPER } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
 import { fleetQueues, startFleet } from '../../lib/fleet/fleet';
 
@@ -7,21 +8,114 @@ import { fleetQueues, startFleet } from '../../lib/fleet/fleet';
 const TASK_EVERY_MS = 4_000;
 const REDRIVES_EVERY_MS = 5_000;
 
+/** The renewable lease (lib/core/renewable-lease.ts) that lets one instance on a database run the fleet. */
+export const DEMO_FLEET_LEASE = 'demo_fleet';
+const DEFAULT_LEASE_SECONDS = 30;
+
 /**
- * Runs the demo fleet until stopped: tasks arrive steadily, redrives made in
- * the console go back onto the queues, and the research agent talks to
- * Holdfast over HTTP with a token of its own (made now, revoked at stop).
+ * How long the fleet's lease lasts unrenewed: after its instance dies, another
+ * takes the fleet over within about this long. HOLDFAST_DEMO_FLEET_LEASE_SECONDS
+ * lets a test make it short; it belongs in lib/env.ts with the other settings.
  */
-export async function runDemoFleet(options: { databaseUrl: string; apiBaseUrl?: string; log: (line: string) => void }) {
+function leaseSecondsFromEnvironment(): number {
+  return z.coerce
+    .number()
+    .min(1)
+    .max(600)
+    .default(DEFAULT_LEASE_SECONDS)
+    .parse(process.env.HOLDFAST_DEMO_FLEET_LEASE_SECONDS || undefined);
+}
+
+interface DemoFleetOptions {
+  databaseUrl: string;
+  apiBaseUrl?: string;
+  log: (line: string) => void;
+  /** Defaults to HOLDFAST_DEMO_FLEET_LEASE_SECONDS, else 30 seconds. */
+  leaseTtlMs?: number;
+}
+
+/**
+ * Runs the demo fleet on one instance of all those on this database, until
+ * stopped. Resolves at once with the handle: the instance that takes the
+ * fleet's lease runs the fleet and keeps renewing; the others check now and
+ * then and take over when its holder stops renewing (it died) or lets go (it
+ * stopped). A holder that finds the lease taken over stops its fleet.
+ */
+export async function runDemoFleet(options: DemoFleetOptions) {
+  const { log } = options;
+  const connection = connectDatabase(options.databaseUrl, { maxConnections: 1 });
+  let fleet: Awaited<ReturnType<typeof startDemoFleet>> | undefined;
+  let stopping = false;
+  let leftToAnother = false;
+  // Starting and stopping the fleet take seconds; they run one after another, never at once.
+  let changes: Promise<void> = Promise.resolve();
+
+  const lease = keepRenewableLease(
+    { db: connection.db },
+    {
+      name: DEMO_FLEET_LEASE,
+      holder: INSTANCE_NAME,
+      ttlMs: options.leaseTtlMs ?? leaseSecondsFromEnvironment() * 1_000,
+      onChange: (holding) => {
+        changes = changes.then(async () => {
+          if (stopping) return;
+          if (holding && !fleet) {
+            if (leftToAnother) log('Demo fleet: the instance that ran it stopped; this one takes it over');
+            fleet = await startDemoFleet(options).catch((error: unknown) => {
+              log(`Demo fleet could not start here (${String(error)}); another instance may take it`);
+              void lease.stop();
+              return undefined;
+            });
+          } else if (!holding) {
+            const running = fleet;
+            fleet = undefined;
+            await running?.stop();
+            leftToAnother = true;
+            log('Demo fleet runs on another instance; this one takes over if it stops');
+          }
+        });
+      },
+      onError: (error) => log(`Demo fleet lease: ${String(error)}`),
+    },
+  );
+
+  return {
+    stop: async () => {
+      stopping = true;
+      await changes;
+      await fleet?.stop();
+      // Let go only once the fleet is down, so two never run; the next instance need not wait out the TTL.
+      await lease.stop().catch(() => {});
+      await connection.close();
+    },
+  };
+}
+
+/**
+ * The fleet itself: tasks arrive steadily, redrives made in the console go
+ * back onto the queues, and the research agent talks to Holdfast over HTTP
+ * with a token of its own (made now, revoked at stop).
+ */
+async function startDemoFleet(options: DemoFleetOptions) {
   const connection = connectDatabase(options.databaseUrl, { maxConnections: 2 });
   const system = { db: connection.db, actor: SWEEPER };
-  const { token, record } = await createApiToken(system, { name: 'demo fleet: research agent', scopes: ['ingest'] });
+  const { token, record } = await createApiToken(system, {
+    name: 'demo fleet: research agent',
+    scopes: ['ingest'],
+  }).catch(async (error: unknown) => {
+    await connection.close();
+    throw error;
+  });
   const client = options.apiBaseUrl ? createHoldfastClient({ baseUrl: options.apiBaseUrl, token }) : undefined;
   const fleet = await startFleet({
     databaseUrl: options.databaseUrl,
     seed: Date.now() % 1_000_000,
     client,
     log: options.log,
+  }).catch(async (error: unknown) => {
+    await revokeApiToken(system, { tokenId: record.id }).catch(() => {});
+    await connection.close();
+    throw error;
   });
 
   let sequence = 0;

@@ -21,11 +21,12 @@ export function sweepSettingsFrom(env: Environment): SweepSettings {
     uncertainEscalateAfterMs: env.HOLDFAST_UNCERTAIN_ESCALATE_MINUTES * 60_000,
     staleLockEscalateAfterMs: env.HOLDFAST_STALE_LOCK_ESCALATE_MINUTES * 60_000,
     defaultOwner: env.HOLDFAST_DEFAULT_OWNER,
+    bulkRedriveStalledMs: env.HOLDFAST_BULK_REDRIVE_STALLED_SECONDS * 1_000,
   };
 }
 
 /**
- * Runs the due sweeps every `intervalSeconds` until stopped; logs only the
+ * Runs the due sweeps about every `intervalSeconds` until stopped; logs only the
  * passes that did something. The library's policy is the environment's
  * unless the caller passes one.
  */
@@ -60,14 +61,29 @@ export function startSweepLoop(options: {
         running = undefined;
       });
   };
+  // Every instance on the database races for each bucket's lease. At a fixed phase the same instance
+  // would win every bucket and do all the sweeping; a random point around the interval spreads the passes.
+  let timer: NodeJS.Timeout | undefined;
+  const tickLater = () => {
+    if (stopped) return;
+    timer = setTimeout(
+      () => {
+        tick();
+        tickLater();
+      },
+      options.intervalSeconds * 1_000 * (0.5 + Math.random()),
+    );
+  };
   // The first pass waits for the database's clock, so its leases and escalations are judged by it too.
-  void clock.ready.then(tick);
-  const timer = setInterval(tick, options.intervalSeconds * 1_000);
+  void clock.ready.then(() => {
+    tick();
+    tickLater();
+  });
 
   return {
     stop: async () => {
       stopped = true;
-      clearInterval(timer);
+      clearTimeout(timer);
       clock.stop();
       await running;
       await connection.close();

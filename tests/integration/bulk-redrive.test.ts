@@ -275,6 +275,34 @@ describe('bulk redrive', () => {
     expect(await progressOf(bulkRedrive.id)).toMatchObject({ status: 'completed', processed: 30, redriven: 30 });
   });
 
+  it('is left to its runner while its heartbeat is younger than the stalled threshold', async () => {
+    const queue = `quiet-${randomUUID()}`;
+    await makeDeadLetters(3, queue);
+    const { bulkRedrive } = await startBulkRedrive(ctx(), {
+      requestId: randomUUID(),
+      filter: { queue },
+      reason: 'threshold',
+      ratePerSecond: 1_000,
+    });
+    await database.db
+      .update(bulkRedrives)
+      .set({ heartbeatAt: sql`now() - interval '20 seconds'` })
+      .where(eq(bulkRedrives.id, bulkRedrive.id));
+    // Quiet for 20 s: not stalled by the default 30 s, stalled by a 10 s threshold. The passes are judged
+    // minutes ahead, in buckets of their own (the other tests' sweeps took this minute's).
+    const resumed = async (settings: { bulkRedriveStalledMs?: number }, aheadMs: number) =>
+      (await runDueSweeps({ db: database.db }, settings, new Date(Date.now() + aheadMs))).find(
+        (report) => report.job === 'resume_bulk_redrives',
+      );
+    expect(await resumed({}, 120_000)).toMatchObject({ ran: true, result: { changed: 0 } });
+    expect(await progressOf(bulkRedrive.id)).toMatchObject({ status: 'running', processed: 0 });
+    expect(await resumed({ bulkRedriveStalledMs: 10_000 }, 180_000)).toMatchObject({
+      ran: true,
+      result: { changed: 1 },
+    });
+    expect(await progressOf(bulkRedrive.id)).toMatchObject({ status: 'completed', processed: 3, redriven: 3 });
+  });
+
   it('may be started, run or cancelled only by someone who may redrive', async () => {
     const queue = `roles-${randomUUID()}`;
     await makeDeadLetters(2, queue);

@@ -94,7 +94,8 @@ describe('runDueSweeps', () => {
   it('runs every sweep once per bucket, however often it fires', async () => {
     const now = new Date('2031-01-01T10:07:00Z');
     const first = await runDueSweeps({ db: database.db }, {}, now);
-    const second = await runDueSweeps({ db: database.db }, {}, new Date('2031-01-01T10:07:40Z'));
+    // Within every job's bucket: the bulk-redrive resumption's is the shortest, 30 s by default.
+    const second = await runDueSweeps({ db: database.db }, {}, new Date('2031-01-01T10:07:20Z'));
     expect(first.map((report) => [report.job, report.ran])).toEqual([
       ['roll_up_attempts', true],
       ['maintain_attempt_log', true],
@@ -131,6 +132,22 @@ describe('runDueSweeps', () => {
       ran: true,
       bucket: '2032-06-01T08:00:00.000Z',
     });
+  });
+});
+
+describe('resume_bulk_redrives', () => {
+  it('looks for stalled runs as often as a run may stay quiet, from every 10 s to every minute', async () => {
+    const bucketsOf = async (bulkRedriveStalledMs: number, at: string) =>
+      (await runDueSweeps({ db: database.db }, { bulkRedriveStalledMs }, new Date(at))).find(
+        (report) => report.job === 'resume_bulk_redrives',
+      );
+    expect(await bucketsOf(3_000, '2034-01-01T10:07:07Z')).toMatchObject({ bucket: '2034-01-01T10:07:00.000Z' });
+    expect(await bucketsOf(3_000, '2034-01-01T10:07:12Z')).toMatchObject({
+      bucket: '2034-01-01T10:07:10.000Z',
+      ran: true,
+    });
+    expect(await bucketsOf(20_000, '2034-01-01T11:07:50Z')).toMatchObject({ bucket: '2034-01-01T11:07:40.000Z' });
+    expect(await bucketsOf(600_000, '2034-01-01T12:07:50Z')).toMatchObject({ bucket: '2034-01-01T12:07:00.000Z' });
   });
 });
 

@@ -246,8 +246,14 @@ export async function cancelBulkRedrive(
   });
 }
 
+/** How long a running bulk redrive's heartbeat may stay quiet before it counts as stalled (HOLDFAST_BULK_REDRIVE_STALLED_SECONDS). */
+export const DEFAULT_BULK_REDRIVE_STALLED_MS = 30_000;
+
 /** Running bulk redrives whose runner went quiet (its process died): the sweep carries them on. */
-export async function stalledBulkRedrives(db: Executor, quietForMs = 60_000): Promise<number[]> {
+export async function stalledBulkRedrives(
+  db: Executor,
+  quietForMs = DEFAULT_BULK_REDRIVE_STALLED_MS,
+): Promise<number[]> {
   const rows = await db
     .select({ id: bulkRedrives.id })
     .from(bulkRedrives)

@@ -1,6 +1,7 @@
 import { and, eq, lte, or, sql } from 'drizzle-orm';
 import { leases } from '../db/schema';
 import type { CoreContext } from './context';
+import { isGoneInstance } from './instance-name';
 import {
   releaseRenewableLeaseInput,
   renewableLeaseInput,
@@ -28,7 +29,7 @@ const expiryOf = (at: Date | undefined, ttlMs: number) => sql`${timeOf(at)} + ${
  * taking at once, exactly one gets it.
  */
 export async function takeRenewableLease(ctx: CoreContext, input: RenewableLeaseInput): Promise<boolean> {
-  const { name, holder, ttlMs, at } = parseInput(renewableLeaseInput, input);
+  const { name, holder, ttlMs, at, replacing } = parseInput(renewableLeaseInput, input);
   const [row] = await ctx.db
     .insert(leases)
     .values({ job: name, bucket: RENEWABLE_BUCKET, holder, acquiredAt: timeOf(at), expiresAt: expiryOf(at, ttlMs) })
@@ -40,7 +41,11 @@ export async function takeRenewableLease(ctx: CoreContext, input: RenewableLease
         acquiredAt: sql`case when leases.holder = excluded.holder then leases.acquired_at else excluded.acquired_at end`,
         expiresAt: sql`excluded.expires_at`,
       },
-      setWhere: or(eq(leases.holder, holder), lte(leases.expiresAt, timeOf(at))),
+      setWhere: or(
+        eq(leases.holder, holder),
+        lte(leases.expiresAt, timeOf(at)),
+        replacing === undefined ? undefined : eq(leases.holder, replacing),
+      ),
     })
     .returning({ holder: leases.holder });
   return row?.holder === holder;
@@ -113,6 +118,8 @@ export interface KeptLease {
  * period): `true` when this holder took it, `false` when another has it or
  * took it over. A renewal that cannot reach the database counts as lost once
  * the TTL has passed since the last confirmed one: by then another may hold it.
+ * A holder found to be a crashed process of this machine (isGoneInstance) is
+ * replaced at once rather than after its TTL.
  */
 export function keepRenewableLease(
   ctx: CoreContext,
@@ -143,13 +150,25 @@ export function keepRenewableLease(
     const askedAt = Date.now();
     try {
       const input = { name, holder, ttlMs };
-      const held = holding ? await renewRenewableLease(ctx, input) : await takeRenewableLease(ctx, input);
-      if (held) confirmedUntil = askedAt + ttlMs;
-      settle(held);
+      if (holding) {
+        const renewed = await renewRenewableLease(ctx, input);
+        if (renewed) confirmedUntil = askedAt + ttlMs;
+        settle(renewed);
+        return;
+      }
+      let taken = await takeRenewableLease(ctx, input);
+      if (!taken) {
+        // A holder of this machine that crashed (a restart after a kill) need not be waited out.
+        const current = await readRenewableLease(ctx, name);
+        if (current?.live && isGoneInstance(current.holder))
+          taken = await takeRenewableLease(ctx, { ...input, replacing: current.holder });
+      }
+      if (taken) confirmedUntil = askedAt + ttlMs;
+      settle(taken);
     } catch (error) {
+      // Unanswered, a holder keeps going until its last confirmed renewal runs out: by then another may hold it.
       options.onError?.(error);
       if (holding && Date.now() >= confirmedUntil) settle(false);
-      else if (holding === undefined) settle(false);
     }
   };
 

@@ -168,6 +168,7 @@ describe('two instances on one database', () => {
         0,
       );
     expect(resolvedIn(a) + resolvedIn(b)).toBe(holdIds.length);
+    expect(`${a.output()}${b.output()}`).not.toMatch(/Sweep failed|Alert pass failed/);
 
     const passes = await connection.sql<{ job: string; bucket: string; holder: string; done: boolean }[]>`
       select job, bucket, holder, completed_at is not null or expires_at > now() as done

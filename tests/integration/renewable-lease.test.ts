@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import {
+  INSTANCE_NAME,
   keepRenewableLease,
   readRenewableLease,
   releaseRenewableLease,
@@ -82,6 +84,17 @@ describe('renewable leases', () => {
     expect(await takeRenewableLease(ctx(), { name, holder: 'b', ttlMs: TTL, at: later(1_000) })).toBe(true);
   });
 
+  it('is taken before its TTL only from the holder named as gone', async () => {
+    const name = `lease-${randomUUID()}`;
+    expect(await takeRenewableLease(ctx(), { name, holder: 'crashed', ttlMs: TTL, at: t0 })).toBe(true);
+    expect(
+      await takeRenewableLease(ctx(), { name, holder: 'b', ttlMs: TTL, at: later(1_000), replacing: 'someone-else' }),
+    ).toBe(false);
+    expect(
+      await takeRenewableLease(ctx(), { name, holder: 'b', ttlMs: TTL, at: later(1_000), replacing: 'crashed' }),
+    ).toBe(true);
+  });
+
   it('never shows in the sweeps: it is not a completed pass, and is kept', async () => {
     const name = `lease-${randomUUID()}`;
     await takeRenewableLease(ctx(), { name, holder: 'a', ttlMs: TTL, at: t0 });
@@ -147,5 +160,22 @@ describe('keepRenewableLease', () => {
     expect(changes).toEqual([false, true, false]);
     await survivor.stop();
     expect((await readRenewableLease(ctx(), name))?.holder).toBe('usurper');
+  });
+
+  it('takes over at once from an earlier process of this machine, without waiting out its TTL', async () => {
+    const name = `kept-${randomUUID()}`;
+    // This process's pid under another tag: the process that had it before (a restarted container) is gone.
+    const crashed = `${hostname()}:${process.pid}:0ld0ne`;
+    expect(await takeRenewableLease(ctx(), { name, holder: crashed, ttlMs: 3_600_000 })).toBe(true);
+    const changes: boolean[] = [];
+    const restarted = keepRenewableLease(ctx(), {
+      name,
+      holder: INSTANCE_NAME,
+      ttlMs: 600,
+      onChange: (holding) => changes.push(holding),
+    });
+    await waitFor(() => changes.length > 0);
+    expect(changes).toEqual([true]);
+    await restarted.stop();
   });
 });

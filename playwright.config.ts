@@ -25,7 +25,8 @@ export default defineConfig({
   // The production build, served by the same script as `npm start`, on a throwaway
   // embedded PostgreSQL seeded with the demo attempts.
   webServer: {
-    command: 'node_modules/.bin/tsx scripts/start.ts --ephemeral',
+    // The production command, exec'd so that the signal below reaches the server itself, which drains and stops.
+    command: 'exec bin/holdfast --ephemeral',
     url: `${baseURL}/api/health`,
     timeout: 240_000,
     reuseExistingServer: false,

@@ -38,7 +38,8 @@ export async function benchServer(databaseUrl: string, env: Record<string, strin
   const port = await findFreePort();
   const sessionSecret = randomBytes(32).toString('hex');
   const proxySecret = randomBytes(24).toString('hex');
-  const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), ['scripts/start.ts'], {
+  // node itself, not the tsx CLI: the CLI SIGKILLs a child that handles SIGTERM itself, so it could not drain.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: projectRoot,
     env: {
       ...process.env,

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../lib/db/client';
 import { getHealth } from '../../lib/queries/health';
+import { clearDrainingForTests, markDraining } from '../../lib/server/draining';
 import { useTestDatabase } from '../support/test-database';
 
 const migrated = useTestDatabase();
@@ -35,5 +36,20 @@ describe('getHealth', () => {
     } finally {
       await unreachable.close();
     }
+  });
+});
+
+describe('/api/health on a stopping instance', () => {
+  afterEach(() => clearDrainingForTests());
+
+  it('answers 503 "draining" with Retry-After at once, without asking the database', async () => {
+    const { GET } = await import('../../app/api/health/route');
+    markDraining(); // what scripts/start.ts does on SIGTERM
+    const response = await GET();
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5'); // HOLDFAST_DRAIN_SECONDS' default
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    // Neither 'ok' nor 'unavailable': the database was not asked, and nothing is down.
+    expect(await response.json()).toMatchObject({ status: 'draining', down: [] });
   });
 });

@@ -40,12 +40,22 @@ interface Started {
   ownerUrl: string;
 }
 
-async function startProductionCommand(name: string, env: Record<string, string> = {}): Promise<Started> {
+/**
+ * `bin/holdfast` (from another folder: it finds the project itself, as under systemd),
+ * or `npm start` with `via: 'npm'`; `ownGroup` puts it in a process group of its own.
+ */
+async function startProductionCommand(
+  name: string,
+  options: { env?: Record<string, string>; via?: 'bin' | 'npm'; ownGroup?: boolean } = {},
+): Promise<Started> {
   const dataDir = path.join(workDir, name);
   const runtimeFile = path.join(workDir, `${name}-runtime.json`);
   const port = await findFreePort();
-  const child = spawn(path.join(projectRoot, 'bin/holdfast'), [], {
-    cwd: os.tmpdir(), // the script finds the project itself, as under systemd
+  const [command, args, cwd] =
+    options.via === 'npm' ? ['npm', ['start'], projectRoot] : [path.join(projectRoot, 'bin/holdfast'), [], os.tmpdir()];
+  const child = spawn(command, args, {
+    cwd,
+    detached: options.ownGroup ?? false,
     env: {
       ...process.env,
       DATABASE_URL: '',
@@ -57,7 +67,7 @@ async function startProductionCommand(name: string, env: Record<string, string> 
       // Every second, so that a pass is often running when the signal comes.
       HOLDFAST_SWEEP_INTERVAL_SECONDS: '1',
       HOLDFAST_DRAIN_SECONDS: '', // the default, 5 s, unless a test says otherwise
-      ...env,
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -230,11 +240,12 @@ async function awaitStop(started: Started, descendants: ProcessId[], signalledAt
     Math.max(0, STOP_BUDGET_MS - (Date.now() - signalledAt)),
     () => stillRunning(descendants).length === 0,
   ).catch(() => {});
-  return {
-    code,
-    left: stillRunning(descendants).map((known) => `${known.pid} ${known.name}`),
-    ms: Date.now() - signalledAt,
-  };
+  const ms = Date.now() - signalledAt;
+  // The server's own account of its stop, for the log: serving, fleet and sweeps, PostgreSQL.
+  console.log(
+    (started.output().match(/\[holdfast\] (SIG|Stopp|The fleet|Embedded PostgreSQL stopped).*/g) ?? []).join('\n'),
+  );
+  return { code, left: stillRunning(descendants).map((known) => `${known.pid} ${known.name}`), ms };
 }
 
 describe('the production command stops like a service', () => {
@@ -272,7 +283,7 @@ describe('the production command stops like a service', () => {
   }, 300_000);
 
   it('on SIGINT exits 0 too, and a second SIGINT cuts a long drain short yet still stops PostgreSQL', async () => {
-    const started = await startProductionCommand('sigint', { HOLDFAST_DRAIN_SECONDS: '30' });
+    const started = await startProductionCommand('sigint', { env: { HOLDFAST_DRAIN_SECONDS: '30' } });
     const pid = started.child.pid!;
     const descendants = descendantsOf(pid);
     const held = await holdHealthRequest(started); // never released: only the second signal ends the drain
@@ -291,5 +302,33 @@ describe('the production command stops like a service', () => {
     expect(started.output()).toContain('1 request(s) still running were cut off');
     expect(started.output()).toContain('Embedded PostgreSQL stopped');
     await held.close();
+  }, 300_000);
+  it("on SIGTERM to npm start (npm's own pid): npm hands it to the server, which stops everything; exit 0", async () => {
+    const started = await startProductionCommand('npm', { via: 'npm' });
+    const npmPid = started.child.pid!;
+    const descendants = descendantsOf(npmPid);
+    // The script execs node, so no shell sits between npm, which relays the signal, and the server.
+    expect(descendants.map((known) => known.name).filter((name) => name !== 'postgres')).toEqual(['node']);
+
+    const signalledAt = Date.now();
+    process.kill(npmPid, 'SIGTERM');
+    const stop = await awaitStop(started, descendants, signalledAt);
+    console.log(`SIGTERM to npm: exit ${stop.code}, every descendant gone ${stop.ms} ms after the signal`);
+    expect(stop).toMatchObject({ code: 0, left: [] });
+    expect(existsSync(path.join(started.dataDir, 'postmaster.pid'))).toBe(false);
+    expect(started.output()).toContain('Stopped serving');
+  }, 300_000);
+
+  it("on SIGTERM to its whole process group (Playwright's webServer stop; PostgreSQL is signalled too): exit 0", async () => {
+    const started = await startProductionCommand('group', { ownGroup: true });
+    const pid = started.child.pid!;
+    const descendants = descendantsOf(pid);
+
+    const signalledAt = Date.now();
+    process.kill(-pid, 'SIGTERM');
+    const stop = await awaitStop(started, descendants, signalledAt);
+    console.log(`SIGTERM to the group: exit ${stop.code}, every descendant gone ${stop.ms} ms after the signal`);
+    expect(stop).toMatchObject({ code: 0, left: [] });
+    expect(existsSync(path.join(started.dataDir, 'postmaster.pid'))).toBe(false);
   }, 300_000);
 });

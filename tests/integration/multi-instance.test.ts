@@ -224,7 +224,10 @@ describe('two instances on one database', () => {
 
     // A's heartbeat goes quiet; within the stalled threshold and a resume bucket, B's sweep carries it on.
     await waitFor('B to finish the run', async () => (await runOf())?.status === 'completed', 90_000);
-    expect(b.output()).toMatch(/Sweep resume_bulk_redrives: 1 stalled bulk redrive\(s\) carried on/);
+    // B's sweep says so once its tick's passes are all done, a moment after the run's last batch.
+    await waitFor('B to log that it carried the run on', () =>
+      /Sweep resume_bulk_redrives: 1 stalled bulk redrive\(s\) carried on/.test(b.output()),
+    );
     const run = (await runOf())!;
     expect(run).toMatchObject({ status: 'completed', total: 30, processed: 30, redriven: 30, skipped: 0 });
 

@@ -113,7 +113,7 @@ export interface KeptLease {
  * Keeps trying for the lease and, once held, keeps renewing it: every
  * `checkEveryMs` (a third of the TTL by default, so two renewals may fail
  * before it lapses) a holder renews and the others try to take it. `onChange`
- * is told the first check's answer and every change after, without being
+ * is told the first answer and every change after, without being
  * awaited (starting what the lease guards may take longer than a renewal
  * period): `true` when this holder took it, `false` when another has it or
  * took it over. A renewal that cannot reach the database counts as lost once

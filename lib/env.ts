@@ -68,6 +68,11 @@ export const environmentSchema = z
      * (new connections are refused at once and /api/health answers 503, so a load balancer stops sending).
      */
     HOLDFAST_DRAIN_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().min(0).max(60).default(5)),
+    /**
+     * How long the demo fleet's lease lasts unrenewed: with several instances on one database one runs the fleet,
+     * and another takes it over within about this long after that one dies.
+     */
+    HOLDFAST_DEMO_FLEET_LEASE_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(600).default(30)),
     /** How often `npm start` runs the due sweeps; 0 turns them off (run `npm run sweep` instead). */
     HOLDFAST_SWEEP_INTERVAL_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(86_400).default(60)),
     /** Days without a state change after which an active task is frozen for its owner. */

@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { createHoldfastClient } from '../../lib/client';
 import { createApiToken, INSTANCE_NAME, keepRenewableLease, revokeApiToken, SWEEPER } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
+import { getEnvironment } from '../../lib/env';
 import { fleetQueues, startFleet } from '../../lib/fleet/fleet';
 
 /** A new task every few seconds, round the agents: enough to watch, little enough for a laptop. */
@@ -10,27 +10,12 @@ const REDRIVES_EVERY_MS = 5_000;
 
 /** The renewable lease (lib/core/renewable-lease.ts) that lets one instance on a database run the fleet. */
 export const DEMO_FLEET_LEASE = 'demo_fleet';
-const DEFAULT_LEASE_SECONDS = 30;
-
-/**
- * How long the fleet's lease lasts unrenewed: after its instance dies, another
- * takes the fleet over within about this long. HOLDFAST_DEMO_FLEET_LEASE_SECONDS
- * lets a test make it short; it belongs in lib/env.ts with the other settings.
- */
-function leaseSecondsFromEnvironment(): number {
-  return z.coerce
-    .number()
-    .min(1)
-    .max(600)
-    .default(DEFAULT_LEASE_SECONDS)
-    .parse(process.env.HOLDFAST_DEMO_FLEET_LEASE_SECONDS || undefined);
-}
 
 interface DemoFleetOptions {
   databaseUrl: string;
   apiBaseUrl?: string;
   log: (line: string) => void;
-  /** Defaults to HOLDFAST_DEMO_FLEET_LEASE_SECONDS, else 30 seconds. */
+  /** Defaults to HOLDFAST_DEMO_FLEET_LEASE_SECONDS (30 s): after its instance dies, another takes the fleet over within about this long. */
   leaseTtlMs?: number;
 }
 
@@ -55,7 +40,7 @@ export async function runDemoFleet(options: DemoFleetOptions) {
     {
       name: DEMO_FLEET_LEASE,
       holder: INSTANCE_NAME,
-      ttlMs: options.leaseTtlMs ?? leaseSecondsFromEnvironment() * 1_000,
+      ttlMs: options.leaseTtlMs ?? getEnvironment().HOLDFAST_DEMO_FLEET_LEASE_SECONDS * 1_000,
       onChange: (holding) => {
         changes = changes.then(async () => {
           if (stopping) return;

@@ -1,25 +1,33 @@
 /**
- * `npm run bench:analytics`: the dashboard's analytics queries at ten million
- * attempts. Builds 30 days of attempts over 40 (agent, step) pairs with
- * set-based SQL, rolls them up, then times the Overview's and the Steps
- * page's queries for 24 h, 7 d and 30 d, each beside the same figures
- * computed by a raw scan of the attempt log in the same run, and finally the
- * Overview page's whole server response over HTTP.
+ * `npm run bench:analytics`: the dashboard's analytics at a given size of
+ * attempt log and fleet. What it measures, in order:
  *
- * Runs on a throwaway embedded PostgreSQL (defaults except durability), or on
- * BENCH_DATABASE_URL (a database it may fill; it is migrated first).
- * BENCH_ATTEMPTS sets the size (default 10,000,000); BENCH_RAW_RUNS the timed
- * runs of each raw scan (default 20, or 5 for the 7 d and 30 d scans above a
- * million attempts, where one run takes seconds). A figure is called a p95
- * only when it comes from at least 20 samples; below that it is labelled
- * "max of n".
+ * 1. Building the log: BENCH_ATTEMPTS attempts (default 10,000,000) spread
+ *    evenly over 30 days and BENCH_STEPS (agent, step) pairs (default 40; five
+ *    steps per agent, so 2,000 pairs are 400 agents) with set-based SQL, then
+ *    the first rollup pass over all 720 hours.
+ * 2. One Prometheus scrape (GET /metrics' work: lib/metrics/scrape.ts with its
+ *    cache off), with a realistic load of parked work (holds, dead letters, a
+ *    week of sweep leases, retry pools), beside its raw ceiling: the very
+ *    statements the scrape sent, captured from drizzle's logger and replayed as
+ *    bare SQL. BENCH_ONLY=scrape stops after it.
+ * 3. The read models behind the Overview (getOverview) and the Steps page
+ *    (getStepStats with getStepAnomalies) for 24 h, 7 d and 30 d, 30 runs each
+ *    after a warm-up, each beside the same figures computed by a raw scan of
+ *    the attempt log in the same run (BENCH_RAW_RUNS runs: default 20, or 5
+ *    for the 7 d and 30 d scans above a million attempts, where one run takes
+ *    seconds; 0 skips the raw scans).
+ * 4. The whole pages over HTTP, server-rendered for a signed-in admin: GET /
+ *    (the Overview) and GET /steps, for each window, 20 runs each after a
+ *    warm-up, with the size of the HTML.
+ * 5. The routine rollup pass: one new hour of attempts at the log's own rate
+ *    (attempts / 720), then the pass that rolls it up, timed alone, three times.
  *
- * Then one Prometheus scrape (GET /metrics' work: lib/metrics/scrape.ts with
- * its cache off) over the same log, with a realistic load of parked work
- * (holds, dead letters, a week of sweep leases, retry pools), beside its raw
- * ceiling: the very statements the scrape sent, captured from drizzle's logger
- * and replayed as bare SQL, side by side as the scrape runs them. BENCH_ONLY=scrape
- * times the scrape alone (no dashboard reads, no page), for a quicker look at it.
+ * A figure is called a p95 only when it comes from at least 20 samples; below
+ * that it is labelled "max of n". Runs on a throwaway embedded PostgreSQL
+ * (defaults except durability), or on BENCH_DATABASE_URL (a database it may
+ * fill; it is migrated first, and a log already as large as BENCH_ATTEMPTS is
+ * reused, read as of its newest attempt: build it with the same BENCH_STEPS).
  */
 import os from 'node:os';
 import { sql } from 'drizzle-orm';

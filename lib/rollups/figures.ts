@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { latencyBucketSql } from './latency-buckets';
-import { planSegments, type LabelledWindow, type Segment } from './segments';
+import type { TimeRange } from '../time-window';
+import { planSegments, type LabelledWindow, type Segment, substituteStoredSpans } from './segments';
 
 /**
  * The read side of the rollups. A read model asks for one or more labelled
@@ -14,14 +15,21 @@ import { planSegments, type LabelledWindow, type Segment } from './segments';
  *
  * Each window is split by planSegments into raw, hourly and daily parts, and
  * the relation is the UNION ALL of one branch per part, each with literal
- * time bounds so PostgreSQL prunes partitions and uses its indexes.
+ * time bounds so PostgreSQL prunes partitions and uses its indexes. When the
+ * caller does not group by bucket, a window's hourly and daily parts are read
+ * from a stored span of the same hours where the rollup pass keeps one
+ * (lib/rollups/spans.ts); its rows have a null bucket_time.
  */
 export interface FiguresRequest {
   windows: LabelledWindow[];
   /** Only one agent's steps, or only one step. */
   agent?: string;
   step?: string;
-  /** 'hour' when the caller groups by hour, so daily rollups stay out. */
+  /**
+   * 'hour' when the caller groups by hour, so daily rollups stay out; 'day'
+   * when it groups by day. Unset: the caller does not group by bucket, so
+   * stored spans may serve.
+   */
   finestBucket?: 'hour' | 'day';
   /** Ignore the rollups and scan the raw log: the benchmark's and tests' reference. */
   rawOnly?: boolean;
@@ -40,9 +48,21 @@ export async function readRollupEdge(db: Executor): Promise<Date | null> {
 }
 
 export async function planFigures(db: Executor, request: FiguresRequest): Promise<FiguresPlan> {
-  const edge = request.rawOnly ? null : await readRollupEdge(db);
-  const segments = planSegments(request.windows, edge, request.finestBucket);
+  const { edge, spans } = request.rawOnly ? { edge: null, spans: [] } : await readRollupState(db);
+  const planned = planSegments(request.windows, edge, request.finestBucket);
+  const segments = request.finestBucket === undefined ? substituteStoredSpans(planned, spans) : planned;
   return { segments, figures: figuresRelation(segments, request), latency: latencyRelation(segments, request) };
+}
+
+/** The rollups' edge and the stored spans, in one round trip. */
+async function readRollupState(db: Executor): Promise<{ edge: Date | null; spans: TimeRange[] }> {
+  const [state] = await db.execute<{ rolled_to: Date | null; spans: [string, string][] | null }>(sql`
+    select rolled_to, (select json_agg(json_build_array(span_from, span_to)) from rollup_spans) as spans
+    from rollup_state where id = 1`);
+  return {
+    edge: state?.rolled_to ? new Date(state.rolled_to) : null,
+    spans: (state?.spans ?? []).map(([from, to]) => ({ from: new Date(from), to: new Date(to) })),
+  };
 }
 
 const bound = (moment: Date) => sql`${moment.toISOString()}::timestamptz`;
@@ -62,8 +82,13 @@ function unionAll(branches: SQL[], empty: SQL): SQL {
 
 function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
   const branches = segments.map((segment) =>
-    segment.grain === 'raw'
-      ? sql`(select ${segment.label}::text as label, date_trunc('hour', started_at, 'UTC') as bucket_time, agent, step, error_class,
+    segment.grain === 'span'
+      ? sql`(select ${segment.label}::text as label, null::timestamptz as bucket_time, agent, step, error_class, attempts, retries,
+            failures, executions, first_try_successes, cost_micros, retry_cost_micros
+          from span_rollups
+          where span_from = ${bound(segment.from)} and span_to = ${bound(segment.to)}${filters(request)})`
+      : segment.grain === 'raw'
+        ? sql`(select ${segment.label}::text as label, date_trunc('hour', started_at, 'UTC') as bucket_time, agent, step, error_class,
             count(*)::bigint as attempts,
             (count(*) filter (where attempt_number > 1))::bigint as retries,
             (count(*) filter (where outcome = 'failed'))::bigint as failures,
@@ -74,7 +99,7 @@ function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
           from attempts
           where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}${filters(request)}
           group by 2, 3, 4, 5)`
-      : sql`(select ${segment.label}::text as label, bucket_start as bucket_time, agent, step, error_class, attempts, retries, failures,
+        : sql`(select ${segment.label}::text as label, bucket_start as bucket_time, agent, step, error_class, attempts, retries, failures,
             executions, first_try_successes, cost_micros, retry_cost_micros
           from attempt_rollups
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)}${filters(request)})`,
@@ -87,8 +112,12 @@ function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
 
 function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
   const branches = segments.map((segment) =>
-    segment.grain === 'raw'
-      ? sql`(select ${segment.label}::text as label, agent, step,
+    segment.grain === 'span'
+      ? sql`(select ${segment.label}::text as label, agent, step, buckets, counts
+          from span_latency_rollups
+          where span_from = ${bound(segment.from)} and span_to = ${bound(segment.to)}${filters(request)})`
+      : segment.grain === 'raw'
+        ? sql`(select ${segment.label}::text as label, agent, step,
             array_agg(latency_bucket order by latency_bucket) as buckets, array_agg(attempts order by latency_bucket) as counts
           from (
             select agent, step, ${sql.raw(latencyBucketSql('latency_ms'))} as latency_bucket, count(*)::bigint as attempts
@@ -97,7 +126,7 @@ function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
             group by 1, 2, 3
           ) as per_bucket
           group by agent, step)`
-      : sql`(select ${segment.label}::text as label, agent, step, buckets, counts
+        : sql`(select ${segment.label}::text as label, agent, step, buckets, counts
           from attempt_latency_rollups
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)}${filters(request)})`,
   );

@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
 import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-baselines';
 import { latencyBucketSql } from './latency-buckets';
+import { storeSpans } from './spans';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -94,6 +95,7 @@ export async function rollUpAttempts(
       update rollup_state set rolled_to = ${new Date(rolledTo).toISOString()}::timestamptz,
         processed_xid = ${state.horizon}::xid8, updated_at = now()
       where id = 1`);
+    await storeSpans(tx, new Date(rolledTo), ranges);
     return { hoursRolled, hoursReRolled, rolledTo: new Date(rolledTo) };
   });
 }
@@ -284,6 +286,13 @@ export async function deleteRollupsBefore(db: Executor, cutoff: Date): Promise<n
     const latency = await tx.execute(
       sql`delete from attempt_latency_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`,
     );
+    // A stored span reaching back past the cutoff would outlive the rows it sums: readers then sum the rollups left.
+    await tx.execute(sql`
+      with dropped as (delete from rollup_spans where span_from < ${cutoff.toISOString()}::timestamptz returning span_from, span_to),
+        figures as (delete from span_rollups using dropped
+          where span_rollups.span_from = dropped.span_from and span_rollups.span_to = dropped.span_to)
+      delete from span_latency_rollups using dropped
+      where span_latency_rollups.span_from = dropped.span_from and span_latency_rollups.span_to = dropped.span_to`);
     return rows.count + latency.count;
   });
   return counts;

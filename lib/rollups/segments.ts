@@ -6,9 +6,11 @@ import type { TimeRange } from '../time-window';
  * from daily rollups, and the rest (a partial first hour, and everything from
  * the rollups' edge to the window's end, including the open hour) from the
  * raw attempt log. Every moment of the window is covered by exactly one
- * segment, so summing the segments gives exact figures.
+ * segment, so summing the segments gives exact figures. A window's hourly
+ * and daily segments together may be read instead from a stored span of the
+ * same hours ('span', see substituteStoredSpans).
  */
-export type Grain = 'raw' | 'hour' | 'day';
+export type Grain = 'raw' | 'hour' | 'day' | 'span';
 
 export interface Segment {
   /** Which window of the query the segment belongs to (queries may ask for several). */
@@ -67,4 +69,36 @@ function planWindow(
       : segment('hour', hoursFrom, hoursTo);
 
   return [...segment('raw', from.getTime(), hoursFrom), ...rolledUp, ...segment('raw', hoursTo, to.getTime())];
+}
+
+/** The hours a window's segments take from the rollups (hourly and daily, contiguous), or null if none. */
+export function rolledBounds(segments: Segment[]): TimeRange | null {
+  const rolled = segments.filter((segment) => segment.grain === 'hour' || segment.grain === 'day');
+  if (rolled.length === 0) return null;
+  return {
+    from: new Date(Math.min(...rolled.map((segment) => segment.from.getTime()))),
+    to: new Date(Math.max(...rolled.map((segment) => segment.to.getTime()))),
+  };
+}
+
+/**
+ * Replaces each window's hourly and daily segments with one 'span' segment
+ * when a stored span covers exactly those hours (lib/rollups/spans.ts). The
+ * raw segments at the window's edges stay as they are.
+ */
+export function substituteStoredSpans(segments: Segment[], spans: TimeRange[]): Segment[] {
+  const labels = [...new Set(segments.map((segment) => segment.label))];
+  return labels.flatMap((label) => {
+    const own = segments.filter((segment) => segment.label === label);
+    const bounds = rolledBounds(own);
+    const held =
+      bounds &&
+      spans.some((span) => span.from.getTime() === bounds.from.getTime() && span.to.getTime() === bounds.to.getTime());
+    if (!held) return own;
+    return [
+      ...own.filter((segment) => segment.grain === 'raw' && segment.to <= bounds.from),
+      { label, grain: 'span' as const, from: bounds.from, to: bounds.to },
+      ...own.filter((segment) => segment.grain === 'raw' && segment.from >= bounds.to),
+    ];
+  });
 }

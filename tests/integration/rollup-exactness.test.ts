@@ -7,7 +7,9 @@ import { getOverview } from '../../lib/queries/overview';
 import { getStepDetail } from '../../lib/queries/step-detail';
 import { getStepStats } from '../../lib/queries/step-stats';
 import { latencyBucketSql, latencyOfBucket } from '../../lib/rollups/latency-buckets';
+import { planFigures } from '../../lib/rollups/figures';
 import { rollUpAttempts } from '../../lib/rollups/roll-up';
+import { resolveTimeWindow } from '../../lib/time-window';
 import { useTestDatabase } from '../support/test-database';
 
 /**
@@ -214,7 +216,15 @@ describe('rollups', () => {
       expect(served, `window ${from.toISOString()} .. ${to.toISOString()}`).toEqual(await recount(from, to));
     }
 
-    for (const name of ['1h', '24h', '7d'] as const) {
+    // The named windows read their rolled hours from the spans the last pass stored, and agree with a recount.
+    for (const name of ['24h', '7d', '30d'] as const) {
+      const range = resolveTimeWindow(name, now);
+      const plan = await planFigures(database.db, { windows: [{ label: name, ...range }] });
+      expect(plan.segments.map((segment) => segment.grain)).toEqual(['raw', 'span', 'raw']);
+      expect(byName(await getStepStats(database.db, range)), name).toEqual(await recount(range.from, range.to));
+    }
+
+    for (const name of ['1h', '24h', '7d', '30d'] as const) {
       expect(await getOverview(database.db, name, now)).toEqual(
         await getOverview(database.db, name, now, { rawOnly: true }),
       );

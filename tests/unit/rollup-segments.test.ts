@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planSegments, type Segment } from '../../lib/rollups/segments';
+import { planSegments, type Segment, substituteStoredSpans } from '../../lib/rollups/segments';
+import { spansFor } from '../../lib/rollups/spans';
+import { resolveTimeWindow } from '../../lib/time-window';
 
 const at = (iso: string) => new Date(iso);
 const describeSegments = (segments: Segment[]) =>
@@ -77,5 +79,30 @@ describe('planSegments', () => {
         if (segment.grain === 'hour') expect(segment.from.getTime() % 3_600_000).toBe(0);
       }
     }
+  });
+});
+
+describe('substituteStoredSpans', () => {
+  const edge = at('2026-11-05T08:00:00Z');
+
+  it("reads a named window's rolled hours from the span the pass stores for them, keeping the raw edges", () => {
+    const now = at('2026-11-05T08:41:00Z');
+    for (const name of ['24h', '7d', '30d'] as const) {
+      const window = { label: name, ...resolveTimeWindow(name, now) };
+      const segments = substituteStoredSpans(planSegments([window], edge), spansFor(edge));
+      expect(segments.map((segment) => segment.grain)).toEqual(['raw', 'span', 'raw']);
+      expect(tiles(segments, window.from, window.to)).toBe(true);
+    }
+  });
+
+  it('leaves a window alone when no stored span covers exactly its rolled hours', () => {
+    const window = { label: 'w', from: at('2026-11-03T10:30:00Z'), to: at('2026-11-05T08:41:00Z') };
+    const planned = planSegments([window], edge);
+    expect(substituteStoredSpans(planned, spansFor(edge))).toEqual(planned);
+    // An hour later, before the next pass stores its spans: the edge has not moved, the window has.
+    const later = { label: '24h', ...resolveTimeWindow('24h', at('2026-11-05T09:10:00Z')) };
+    expect(
+      substituteStoredSpans(planSegments([later], edge), spansFor(edge)).map((segment) => segment.grain),
+    ).not.toContain('span');
   });
 });

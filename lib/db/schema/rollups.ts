@@ -119,3 +119,65 @@ export const anomalyBaselines = pgTable(
     check('anomaly_baselines_day_known', sql`${table.day} between 0 and 6`),
   ],
 );
+
+/**
+ * Sums of the rollups over a few fixed whole-hour spans, per (agent, step,
+ * error class): the spans the named windows (24 h, 7 d, 30 d, and the window
+ * before each) cover from the rollups while the hour after the rollups' edge
+ * is open. A window read in that hour takes its rolled part from here in one
+ * row per step and class, instead of summing a row per step, class and hour
+ * (with thousands of steps, millions of rows for 30 days). The rollup pass
+ * rewrites them, and rollup_spans lists the spans held, so an empty span is
+ * told from a missing one.
+ */
+export const rollupSpans = pgTable(
+  'rollup_spans',
+  {
+    spanFrom: timestamp('span_from', { withTimezone: true }).notNull(),
+    spanTo: timestamp('span_to', { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ name: 'rollup_spans_pkey', columns: [table.spanFrom, table.spanTo] })],
+);
+
+export const spanRollups = pgTable(
+  'span_rollups',
+  {
+    spanFrom: timestamp('span_from', { withTimezone: true }).notNull(),
+    spanTo: timestamp('span_to', { withTimezone: true }).notNull(),
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    errorClass: errorClass('error_class'),
+    attempts: bigint('attempts', { mode: 'number' }).notNull(),
+    retries: bigint('retries', { mode: 'number' }).notNull(),
+    failures: bigint('failures', { mode: 'number' }).notNull(),
+    executions: bigint('executions', { mode: 'number' }).notNull(),
+    firstTrySuccesses: bigint('first_try_successes', { mode: 'number' }).notNull(),
+    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
+    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    unique('span_rollups_span_key')
+      .on(table.spanFrom, table.spanTo, table.agent, table.step, table.errorClass)
+      .nullsNotDistinct(),
+  ],
+);
+
+/** The latency histograms of the same spans, one row per (agent, step), as in attempt_latency_rollups. */
+export const spanLatencyRollups = pgTable(
+  'span_latency_rollups',
+  {
+    spanFrom: timestamp('span_from', { withTimezone: true }).notNull(),
+    spanTo: timestamp('span_to', { withTimezone: true }).notNull(),
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    buckets: smallint('buckets').array().notNull(),
+    counts: bigint('counts', { mode: 'number' }).array().notNull(),
+  },
+  (table) => [
+    primaryKey({
+      name: 'span_latency_rollups_pkey',
+      columns: [table.spanFrom, table.spanTo, table.agent, table.step],
+    }),
+    check('span_latency_rollups_arrays_match', sql`cardinality(${table.buckets}) = cardinality(${table.counts})`),
+  ],
+);

@@ -5,15 +5,18 @@ import type { ReplicaFacts, ReplicaSample } from './read-source';
 
 /**
  * The streaming replica the console reads from (DATABASE_READ_URL), and how
- * far behind it is. The replica must never make a page fail or wait: it is
- * sampled at most every SAMPLE_EVERY_MS per process, every caller waits on
- * the same sample, a sample gets SAMPLE_DEADLINE_MS, and a replica that did
+ * far behind it is. The replica must never make a page fail or wait long: it
+ * is sampled at most every SAMPLE_EVERY_MS per process, concurrent callers
+ * share one sample, a sample gets SAMPLE_DEADLINE_MS, and a replica that did
  * not answer is asked again only after RETRY_UNREACHABLE_AFTER_MS (the
- * console reads from the primary meanwhile).
+ * console reads from the primary meanwhile). Only the first sample, or one
+ * after a quiet spell (STALE_USABLE_MS), is waited for: otherwise callers get
+ * the last verdict while the next sample is taken behind them.
  */
 const SAMPLE_EVERY_MS = 2_000;
 const SAMPLE_DEADLINE_MS = 1_500;
 const RETRY_UNREACHABLE_AFTER_MS = 5_000;
+const STALE_USABLE_MS = 10_000;
 const CONNECT_TIMEOUT_SECONDS = 2;
 
 // Measured on the replica itself. pg_stat_wal_receiver shows a row (its pid at
@@ -61,19 +64,17 @@ export function markReplicaUnreachable(): void {
   samples().latest = { sample: { reachable: false }, at: Date.now() };
 }
 
-/** The replica's latest sample: a recent one as it is, else one new sample shared by every caller. */
+/** What the replica last said about itself (see the rules above); never rejects. */
 export function sampleReplica(): Promise<ReplicaSample> {
   const state = samples();
   const { latest } = state;
-  if (latest) {
-    const age = Date.now() - latest.at;
-    if (age < (latest.sample.reachable ? SAMPLE_EVERY_MS : RETRY_UNREACHABLE_AFTER_MS))
-      return Promise.resolve(latest.sample);
-  }
+  const age = latest ? Date.now() - latest.at : Number.POSITIVE_INFINITY;
+  if (latest && age < (latest.sample.reachable ? SAMPLE_EVERY_MS : RETRY_UNREACHABLE_AFTER_MS))
+    return Promise.resolve(latest.sample);
   state.inFlight ??= takeSample().finally(() => {
     state.inFlight = undefined;
   });
-  return state.inFlight;
+  return latest && age < STALE_USABLE_MS ? Promise.resolve(latest.sample) : state.inFlight;
 }
 
 async function takeSample(): Promise<ReplicaSample> {
@@ -84,11 +85,20 @@ async function takeSample(): Promise<ReplicaSample> {
     const sample: ReplicaSample = { reachable: true, facts };
     samples().latest = { sample, at: Date.now() };
     return sample;
-  } catch {
+  } catch (error) {
     // Whatever went wrong (refused, timed out, bad credentials), the primary answers instead.
+    // Said once when the replica goes away, not at every retry.
+    if (samples().latest?.sample.reachable !== false)
+      console.warn(`The read replica did not answer (${failureText(error)}): the console reads from the primary.`);
     markReplicaUnreachable();
     return { reachable: false };
   }
+}
+
+function failureText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
 }
 
 function samples(): SampleState {

@@ -180,7 +180,9 @@ async function shutdown(exitCode: number): Promise<void> {
   if ((await settlesWithin(background, backgroundLeft)) === 'late') {
     log(`The fleet or the sweeps did not stop in time; their unfinished work is left to roll back (${elapsed()})`);
   } else if (demoFleet || sweeps) {
-    log(`Stopped the fleet and the sweeps (${elapsed()})`);
+    log(
+      `Stopped ${[demoFleet && 'the demo fleet', sweeps && 'the sweeps'].filter(Boolean).join(' and ')} (${elapsed()})`,
+    );
   }
 
   const postgres = embedded ?? (await embeddedStarting?.catch(() => undefined));
@@ -191,7 +193,8 @@ async function shutdown(exitCode: number): Promise<void> {
     if (ephemeral)
       await fs.rm(path.resolve(projectRoot, getEnvironment().HOLDFAST_DATA_DIR), { recursive: true, force: true });
   }
-  log(`Stopped in ${elapsed()}`);
+  // A start that failed before anything ran ends on its error line.
+  if (dashboard || postgres) log(`Stopped in ${elapsed()}`);
   process.exit(exitCode);
 }
 

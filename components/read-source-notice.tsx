@@ -1,4 +1,4 @@
-import type { ReadNotice } from '@/lib/server/read-notice';
+import type { ReadNotice } from '@/lib/console/read-notice';
 
 /**
  * Where a page's figures come from, when that matters: a replica behind the

@@ -9,7 +9,7 @@ import { readConsole } from './console-reads';
 import { withDatabaseDeadline } from './database-outage';
 import { getDb } from './db';
 import { errorResponse, problemResponse } from './problem';
-import { encodeReadSource, READ_SOURCE_HEADER } from './read-source';
+import { encodeReadSource, READ_SOURCE_HEADER } from '../read-source';
 import { getCurrentPerson, type PersonActor } from './session';
 
 /** What a console route reads besides the person: its query string and its dynamic segments, each by a schema. */

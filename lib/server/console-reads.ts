@@ -6,7 +6,7 @@ import { getEnvironment } from '../env';
 import { isDatabaseUnavailable } from './database-outage';
 import { getDb } from './db';
 import { getReplicaConnection, markReplicaUnreachable, replicaUrl, sampleReplica, withinDeadline } from './read-db';
-import { chooseReadSource, type ReadSource } from './read-source';
+import { chooseReadSource, type ReadSource } from '../read-source';
 
 /**
  * The console's read models read from the replica when one is configured and

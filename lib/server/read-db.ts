@@ -1,7 +1,7 @@
 import 'server-only';
 import { connectDatabase, type DatabaseConnection } from '../db/client';
 import { getEnvironment } from '../env';
-import type { ReplicaFacts, ReplicaSample } from './read-source';
+import type { ReplicaFacts, ReplicaSample } from '../read-source';
 
 /**
  * The streaming replica the console reads from (DATABASE_READ_URL), and how

@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { chromium } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumArgs, chromiumExecutablePath } from '../../e2e/support/browser';
 import { createApiToken, ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../lib/core';
 import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
 import { APP_ROLE, OWNER_ROLE, prepareDatabaseRoles, urlForRole } from '../../lib/db/database-roles';
@@ -8,7 +10,7 @@ import { migrateDatabase } from '../../lib/db/migrate';
 import { generateRolePasswords } from '../../lib/db/role-passwords';
 import { getConsoleOverview } from '../../lib/console/overview';
 import { getStepStatsView } from '../../lib/queries/step-stats';
-import { decodeReadSource, parseLsn, READ_SOURCE_HEADER } from '../../lib/server/read-source';
+import { decodeReadSource, parseLsn, READ_SOURCE_HEADER } from '../../lib/read-source';
 import { ensureProductionBuild } from '../../scripts/lib/production-build';
 import { startHoldfastServer, type HoldfastServer } from '../support/holdfast-server';
 import { type Cluster, createReplicaPair, replicaUnavailableReason } from '../support/replica-cluster';
@@ -263,13 +265,14 @@ describe.skipIf(unavailable)('console reads from a streaming replica', () => {
         const page = await get(strict, '/');
         expect(page.status).toBe(200);
         const notice = noticeOn(page.html);
-        return notice?.text.includes(' behind ') ? { page, notice } : undefined;
+        // Not "not answering": the first sample of a cold pool on a busy machine may miss its deadline.
+        return notice?.kind === 'fallback' && / s behind /.test(notice.text) ? { page, notice } : undefined;
       },
       20_000,
     );
     expect(fellBack.notice.kind).toBe('fallback');
     expect(fellBack.notice.text).toMatch(
-      /^The read replica is \d+ s behind \(the limit is 2 s\): figures read from the primary/,
+      /^The read replica is \d+ s behind \(the limit is 2 s\): this page is read from the primary/,
     );
     expect(openHoldsShown(fellBack.page.html)).toBe(primaryCount);
     const polled = await overviewJson(strict);
@@ -318,6 +321,37 @@ describe.skipIf(unavailable)('console reads from a streaming replica', () => {
     expect(openHoldsShown(page.html)).toBe(fromPrimary!.overview.headline.openHolds.now);
   });
 
+  it('shows a browser its own change at once, while the replica still has the state from before it', async () => {
+    const itemId = await openAHold();
+    await resumeAndCatchUp();
+    await pauseReplay();
+    const holdStatus = async (connection: DatabaseConnection) =>
+      (await connection.sql<{ status: string }[]>`select status from holds where item_id = ${itemId}`)[0]?.status;
+
+    const browser = await chromium.launch({ executablePath: chromiumExecutablePath(), args: chromiumArgs });
+    try {
+      const context = await browser.newContext({ extraHTTPHeaders: adminHeaders });
+      const page = await context.newPage();
+      await page.goto(`${lenient.baseUrl}/holds`);
+      const form = page.getByTestId(`hold-row-${itemId}`).getByTestId('clear-hold-form');
+      await form.getByLabel('Note').fill('Cleared while the replica is paused');
+      await form.getByRole('button', { name: 'Clear' }).click();
+      // The action's re-render, then a fresh load: both from the primary, where the hold is cleared.
+      await page.getByTestId(`hold-row-${itemId}`).waitFor({ state: 'detached', timeout: 15_000 });
+      await page.reload();
+      expect(await page.content()).not.toContain(itemId);
+      const ownWrite = (await context.cookies()).find((cookie) => cookie.name === 'holdfast-own-write');
+      expect(decodeURIComponent(ownWrite?.value ?? '')).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+    } finally {
+      await browser.close();
+    }
+    expect(await holdStatus(primary)).not.toBe('open');
+    // Another browser, with no write of its own, still reads the paused replica.
+    expect(await holdStatus(replica)).toBe('open');
+    expect((await get(lenient, '/holds')).html).toContain(itemId);
+    await resumeAndCatchUp();
+  });
+
   it('falls back to the primary when the replica is stopped: every page still answers 200, with the notice', async () => {
     await replicaCluster.stop();
     const primaryCount = await openHolds(primary);
@@ -327,7 +361,7 @@ describe.skipIf(unavailable)('console reads from a streaming replica', () => {
       return noticeOn(page.html)?.kind === 'fallback' ? page : undefined;
     });
     expect(noticeOn(overview.html)?.text).toBe(
-      'The read replica is not answering: figures read from the primary database.',
+      'The read replica is not answering: this page is read from the primary database.',
     );
     expect(openHoldsShown(overview.html)).toBe(primaryCount);
     for (const pathname of ['/holds', '/dead-letters', '/locks', '/keys', '/audit', '/steps']) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readNotice } from '../../lib/server/read-notice';
+import { readNotice } from '../../lib/console/read-notice';
 import {
   chooseReadSource,
   decodeReadSource,
@@ -7,7 +7,7 @@ import {
   parseLsn,
   type ReplicaFacts,
   replicaLagSeconds,
-} from '../../lib/server/read-source';
+} from '../../lib/read-source';
 
 /** A connected standby that has replayed all it received, its last commit 40 s ago. */
 const facts = (overrides: Partial<ReplicaFacts> = {}): ReplicaFacts => ({
@@ -137,13 +137,13 @@ describe('the read source on the wire and on the page', () => {
     expect(readNotice({ from: 'replica', lagSeconds: 600 })?.text).toMatch(/^Figures as of 10 min ago/);
     expect(readNotice({ from: 'primary', reason: 'unreachable' })).toEqual({
       kind: 'fallback',
-      text: 'The read replica is not answering: figures read from the primary database.',
+      text: 'The read replica is not answering: this page is read from the primary database.',
     });
     expect(readNotice({ from: 'primary', reason: 'lagging', lagSeconds: 45, limitSeconds: 30 })?.text).toBe(
-      'The read replica is 45 s behind (the limit is 30 s): figures read from the primary database.',
+      'The read replica is 45 s behind (the limit is 30 s): this page is read from the primary database.',
     );
     expect(readNotice({ from: 'primary', reason: 'lagging', lagSeconds: null, limitSeconds: 30 })?.text).toBe(
-      'The read replica cannot say how far behind it is (the limit is 30 s): figures read from the primary database.',
+      'The read replica cannot say how far behind it is (the limit is 30 s): this page is read from the primary database.',
     );
   });
 });

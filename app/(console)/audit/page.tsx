@@ -14,7 +14,7 @@ import { readFilter } from '@/lib/console/read-filter';
 import { pageAudit } from '@/lib/queries/audit';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
-import { readNotice } from '@/lib/server/read-notice';
+import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { FilterNotices } from '../filter-notices';
 import { KeysetPager, showingText } from '../holds/keyset-pager';

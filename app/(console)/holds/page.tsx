@@ -19,7 +19,7 @@ import { readFilter } from '@/lib/console/read-filter';
 import { countOpenHoldsByReason, listHoldOwners, listHolds } from '@/lib/queries/holds';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
-import { readNotice } from '@/lib/server/read-notice';
+import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { LongText } from '@/components/ui/long-text';
 import { FilterNotices } from '../filter-notices';

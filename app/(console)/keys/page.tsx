@@ -17,7 +17,7 @@ import { findKeys, getKeyDetail, listExpiredInProgress, listRecentPayloadMismatc
 import { requirePerson } from '@/lib/server/session';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
-import { readNotice } from '@/lib/server/read-notice';
+import { readNotice } from '@/lib/console/read-notice';
 import { FilterNotices } from '../filter-notices';
 import { KeysetPager, showingText } from '../holds/keyset-pager';
 import { StepLink, TaskLink } from '../tasks/links';

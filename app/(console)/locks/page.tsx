@@ -9,7 +9,7 @@ import { killSwitches } from '@/lib/db/schema';
 import { formatUtc } from '@/lib/console/format';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
-import { readNotice } from '@/lib/server/read-notice';
+import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { LiveRefresh } from '../holds/live-refresh';
 import { ForceReleaseForm, KillSwitchForm } from './lock-forms';

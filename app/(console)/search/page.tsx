@@ -7,7 +7,7 @@ import { SearchBox } from '@/components/ui/search-box';
 import { type SearchHit, searchById, searchKinds, SEARCH_LIMIT_PER_KIND, soleMatch } from '@/lib/queries/search';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
-import { readNotice } from '@/lib/server/read-notice';
+import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { searchHitDetail, searchHitHref, searchKindLabels } from './search-links';
 import { kindsToSearch, parseSearchInput } from './search-input';

@@ -11,7 +11,7 @@ import { corePolicyFrom, getEnvironment } from '@/lib/env';
 import { getDeadLetterDetail, parseDeadLetterId } from '@/lib/queries/dead-letter-detail';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
-import { readNotice } from '@/lib/server/read-notice';
+import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { CopyPayload } from './copy-payload';
 import { DetailActions } from './detail-actions';

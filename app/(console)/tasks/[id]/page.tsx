@@ -11,7 +11,7 @@ import { keyHref, keysPageHref } from '@/lib/console/filters/keys';
 import { getTaskTimeline } from '@/lib/queries/task-timeline';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
-import { readNotice } from '@/lib/server/read-notice';
+import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { StepLink } from '../links';
 import { TaskParked } from './task-parked';

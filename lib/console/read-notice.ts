@@ -1,4 +1,4 @@
-import type { ReadSource } from './read-source';
+import type { ReadSource } from '../read-source';
 
 /** What a page says about where its figures come from; nothing when there is nothing worth saying. */
 export interface ReadNotice {
@@ -29,14 +29,20 @@ export function readNotice(source: ReadSource | undefined): ReadNotice | undefin
     };
   }
   if (source.reason === 'unreachable')
-    return { kind: 'fallback', text: 'The read replica is not answering: figures read from the primary database.' };
+    return {
+      kind: 'fallback',
+      text: 'The read replica is not answering: this page is read from the primary database.',
+    };
   if (source.reason === 'lagging') {
     const behind =
       source.lagSeconds === null || source.lagSeconds === undefined
         ? 'cannot say how far behind it is'
         : `is ${formatLag(source.lagSeconds)} behind`;
     const limit = source.limitSeconds === undefined ? '' : ` (the limit is ${formatLag(source.limitSeconds)})`;
-    return { kind: 'fallback', text: `The read replica ${behind}${limit}: figures read from the primary database.` };
+    return {
+      kind: 'fallback',
+      text: `The read replica ${behind}${limit}: this page is read from the primary database.`,
+    };
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * Where the console reads from, decided from a sample of the replica: pure
  * functions, no database and no Next, so the rules are unit-tested alone
- * (read-db.ts does the sampling and the connections).
+ * (lib/server/read-db.ts samples the replica, console-reads.ts connects).
  */
 
 /**
@@ -16,7 +16,7 @@ export type ReadSource =
   /** When lagging: how far the replica was behind (null: it could not say), and the limit it passed. */
   | { from: 'primary'; reason: PrimaryReason; lagSeconds?: number | null; limitSeconds?: number };
 
-/** What the replica says about itself (see REPLICA_FACTS_SQL in read-db.ts). */
+/** What the replica says about itself (see REPLICA_FACTS_SQL in lib/server/read-db.ts). */
 export interface ReplicaFacts {
   inRecovery: boolean;
   /** A WAL receiver is running, i.e. the replica is connected to its primary. */

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,13 +21,17 @@ const projectRoot = path.resolve(import.meta.dirname, '../..');
 const STOP_BUDGET_MS = 10_000;
 let workDir: string;
 const running = new Set<ChildProcess>();
+/** Every descendant a test found, for afterAll. */
+const seen: ProcessId[] = [];
 
 beforeAll(async () => {
   workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-stop-'));
   await fs.chmod(workDir, 0o755); // PostgreSQL runs as `postgres` when we are root: it must enter
 });
 afterAll(async () => {
+  // After a failed test: its server, and whatever it started (PostgreSQL would outlive a killed node).
   for (const child of running) child.kill('SIGKILL');
+  for (const known of stillRunning(seen)) process.kill(known.pid, 'SIGKILL');
   await fs.rm(workDir, { recursive: true, force: true });
 });
 
@@ -138,6 +143,7 @@ function descendantsOf(root: number): ProcessId[] {
     }
   };
   visit(root);
+  seen.push(...found);
   return found;
 }
 
@@ -190,6 +196,26 @@ async function beginRequest(port: number, requestPath: string) {
       return { status: Number(statusLine.split(' ')[1]), headers, body };
     },
   };
+}
+
+/**
+ * A keep-alive connection that has had its answer and sits idle in its agent's pool;
+ * `closed` resolves with the time the server closed it. (Not /api/health: that one is held.)
+ */
+async function idleConnection(port: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let closed: Promise<number> | undefined;
+  await new Promise<void>((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path: '/api/v1/openapi.json', agent }, (response) => {
+      response.resume();
+      response.once('end', resolve);
+    });
+    request.once('socket', (socket) => {
+      closed = new Promise((resolveClosed) => socket.once('close', () => resolveClosed(Date.now())));
+    });
+    request.once('error', reject);
+  });
+  return { closed: closed!, agent };
 }
 
 /**
@@ -259,8 +285,14 @@ describe('the production command stops like a service', () => {
 
     const held = await holdHealthRequest(started);
     const late = await beginRequest(started.port, '/api/health');
+    const idle = await idleConnection(started.port); // opened last: Node closes it itself after 5 s idle
     const signalledAt = Date.now();
     process.kill(pid, 'SIGTERM');
+    // An idle keep-alive connection is closed at once, not when its keep-alive timeout runs out.
+    const idleClosedAfter = (await idle.closed) - signalledAt;
+    expect(idleClosedAfter).toBeGreaterThanOrEqual(0);
+    expect(idleClosedAfter).toBeLessThan(1_000);
+    idle.agent.destroy();
 
     await pollUntil(3_000, () => connectionRefused(started.port)); // no new connections...
     const answer = await late.finish(); // ...but the one already open is answered, as draining

@@ -48,7 +48,8 @@ export interface ReadConsoleOptions<T> {
 /**
  * Runs a page's reads where getConsoleReads says; if the replica fails or
  * hangs mid-read (it went down since its last sample), the same reads run on
- * the primary, so a replica never fails a page.
+ * the primary, so a replica never fails a page (an error the primary gives
+ * too still does, as without a replica).
  */
 export async function readConsole<T>(
   read: (db: Database) => Promise<T>,
@@ -60,8 +61,10 @@ export async function readConsole<T>(
   try {
     value = await withinDeadline(read(db), REPLICA_READ_DEADLINE_MS);
   } catch (error) {
-    if (!isDatabaseUnavailable(error)) throw error;
-    markReplicaUnreachable();
+    // Down or hung: a fresh pool and a new sample next time. Any other error (a standby cancels a query
+    // that conflicts with replay, SQLSTATE 40001) is the replica's alone: the primary answers this read.
+    if (isDatabaseUnavailable(error)) markReplicaUnreachable();
+    else console.warn('A console read failed on the read replica; reading it from the primary instead:', error);
     return { value: await read(getDb()), source: { from: 'primary', reason: 'unreachable' } };
   }
   if (options.orPrimaryWhen?.(value))

@@ -104,7 +104,8 @@ async function buildAttempts(url: string): Promise<Date> {
   const [existing] = await setup.db.execute<{ count: string; newest: string | null }>(
     sql`select count(*) as count, max(started_at)::text as newest from attempts`,
   );
-  if (Number(existing?.count) >= ATTEMPTS && existing?.newest) {
+  // A build writes whole days: floor(ATTEMPTS / DAYS) a day, a few short of ATTEMPTS.
+  if (Number(existing?.count) >= Math.floor(ATTEMPTS / DAYS) * DAYS && existing?.newest) {
     await setup.close();
     console.log(`Reusing the ${Number(existing.count).toLocaleString('en-US')} attempts already in the database`);
     return new Date(new Date(existing.newest).getTime() + 1);

@@ -72,11 +72,6 @@ export async function readConsole<T>(
   return { value, source };
 }
 
-/** Just the database, for pages that pass it straight to their read models. */
-export async function getConsoleReadDb(): Promise<Database> {
-  return (await getConsoleReads()).db;
-}
-
 /**
  * After an action: this browser reads from the primary until the replica has
  * replayed past the action's write (or the cookie expires after the replica's

@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import { Pager } from '@/components/ui/pager';
 import { formatCount } from '@/lib/console/format';
 import { encodeKeysetCursor, type KeysetCursor } from '@/lib/console/filters/keyset-cursor';
 
@@ -33,29 +33,13 @@ export function KeysetPager({
   testId?: string;
 }) {
   if (!page.previous && !page.next) return null;
-  const link = 'rounded border border-line px-3 py-1 text-[13px] hover:border-accent';
-  const off = 'rounded border border-line px-3 py-1 text-[13px] text-muted opacity-60';
   return (
-    <nav aria-label={label} className="mt-3 flex flex-wrap items-center gap-2" data-testid={testId}>
-      {page.previous ? (
-        <Link href={hrefFor('before', encodeKeysetCursor(page.previous))} className={link} rel="prev">
-          ← Previous
-        </Link>
-      ) : (
-        <span className={off} aria-disabled="true">
-          ← Previous
-        </span>
-      )}
-      {page.next ? (
-        <Link href={hrefFor('after', encodeKeysetCursor(page.next))} className={link} rel="next">
-          Next →
-        </Link>
-      ) : (
-        <span className={off} aria-disabled="true">
-          Next →
-        </span>
-      )}
-      <span className="text-[12px] text-muted">{showingText(page)}</span>
-    </nav>
+    <Pager
+      previousHref={page.previous ? hrefFor('before', encodeKeysetCursor(page.previous)) : undefined}
+      nextHref={page.next ? hrefFor('after', encodeKeysetCursor(page.next)) : undefined}
+      showing={showingText(page)}
+      label={label}
+      testId={testId}
+    />
   );
 }

@@ -4,7 +4,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { getStepAnomalies } from '@/lib/queries/anomalies';
 import { getStepPoolCoverage } from '@/lib/queries/retry-pools';
 import { getStepStats } from '@/lib/queries/step-stats';
-import { getConsoleReadDb } from '@/lib/server/console-reads';
+import { readConsole } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
 import { applyStepsView, parseStepsView } from '@/lib/console/filters/steps';
 import { stepColumns } from '@/lib/console/step-columns';
@@ -25,15 +25,18 @@ export default async function StepsPage({
   const params = await searchParams;
   const view = parseStepsView(params, new Date());
   const now = new Date();
-  const [all, anomalies] = await Promise.all([
-    getStepStats(await getConsoleReadDb(), view.range),
-    getStepAnomalies(await getConsoleReadDb(), now),
-  ]);
-  const agents = [...new Set(all.map((row) => row.agent))].sort();
-  const matching = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
-  const page = readStepsPage(params.page, matching.length);
-  const steps = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
-  const pools = await getStepPoolCoverage(await getConsoleReadDb(), steps, view.range, now);
+  // One source for the page's reads; a replica that fails mid-read is read again on the primary.
+  const {
+    value: { agents, matching, page, steps, anomalies, pools },
+  } = await readConsole(async (db) => {
+    const [all, anomalies] = await Promise.all([getStepStats(db, view.range), getStepAnomalies(db, now)]);
+    const agents = [...new Set(all.map((row) => row.agent))].sort();
+    const matching = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
+    const page = readStepsPage(params.page, matching.length);
+    const steps = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
+    const pools = await getStepPoolCoverage(db, steps, view.range, now);
+    return { agents, matching, page, steps, anomalies, pools };
+  });
 
   return (
     <>

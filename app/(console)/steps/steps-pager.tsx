@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import { Pager } from '@/components/ui/pager';
 import { formatCount } from '@/lib/console/format';
 import { stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
 
@@ -22,35 +22,14 @@ export function StepsPager({ view, page, total }: { view: StepsView; page: numbe
   const start = (page - 1) * STEPS_PAGE_SIZE + 1;
   const end = Math.min(total, page * STEPS_PAGE_SIZE);
   const hrefFor = (target: number) => stepsViewHref(view, { page: target > 1 ? String(target) : undefined });
-  const link = 'rounded border border-line px-3 py-1 text-[13px] hover:border-accent';
-  const off = 'rounded border border-line px-3 py-1 text-[13px] text-muted opacity-60';
+  const paged = pages > 1;
   return (
-    <nav aria-label="Pages of steps" className="mt-3 flex flex-wrap items-center gap-2" data-testid="steps-pager">
-      {pages > 1 ? (
-        <>
-          {page > 1 ? (
-            <Link href={hrefFor(page - 1)} className={link} rel="prev">
-              ← Previous
-            </Link>
-          ) : (
-            <span className={off} aria-disabled="true">
-              ← Previous
-            </span>
-          )}
-          {page < pages ? (
-            <Link href={hrefFor(page + 1)} className={link} rel="next">
-              Next →
-            </Link>
-          ) : (
-            <span className={off} aria-disabled="true">
-              Next →
-            </span>
-          )}
-        </>
-      ) : null}
-      <span className="text-[12px] text-muted">
-        Showing {formatCount(start)}–{formatCount(end)} of {formatCount(total)} steps
-      </span>
-    </nav>
+    <Pager
+      previousHref={paged && page > 1 ? hrefFor(page - 1) : undefined}
+      nextHref={paged && page < pages ? hrefFor(page + 1) : undefined}
+      showing={`Showing ${formatCount(start)}–${formatCount(end)} of ${formatCount(total)} steps`}
+      label="Pages of steps"
+      testId="steps-pager"
+    />
   );
 }

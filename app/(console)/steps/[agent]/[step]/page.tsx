@@ -6,7 +6,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getStepDetail, stepExists } from '@/lib/queries/step-detail';
-import { getConsoleReadDb } from '@/lib/server/console-reads';
+import { readConsole } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
@@ -28,10 +28,14 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   const [agentName, stepName] = [decodeRouteParam(agent), decodeRouteParam(step)];
   if (agentName === undefined || stepName === undefined) notFound();
   const names = { agent: agentName, step: stepName };
-  // A step nothing has ever named (no attempt, rollup or pool) is not a step with an empty window.
-  if (!(await stepExists(await getConsoleReadDb(), names))) notFound();
   const view = parseStepsView(await searchParams, new Date());
-  const detail = await getStepDetail(await getConsoleReadDb(), { ...view.range, ...names });
+  // A step nothing has ever named (no attempt, rollup or pool) is not a step with an empty window; a step the
+  // replica does not know yet is asked of the primary before it is called unknown.
+  const { value: detail } = await readConsole(
+    async (db) => ((await stepExists(db, names)) ? getStepDetail(db, { ...view.range, ...names }) : undefined),
+    { orPrimaryWhen: (found) => found === undefined },
+  );
+  if (!detail) notFound();
 
   return (
     <>

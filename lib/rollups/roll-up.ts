@@ -2,7 +2,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
 import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-baselines';
 import { latencyBucketSql } from './latency-buckets';
-import { storeSpans } from './spans';
+import { noteHourlyRows, startNotingHourlyChanges } from './hourly-changes';
+import { readHeldSpans, storeSpans } from './spans';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -79,9 +80,17 @@ export async function rollUpAttempts(
       ranges.push(...mergeHours(changed.map((row) => new Date(row.hour).getTime())));
     }
 
+    // The stored spans are moved rather than summed afresh when this pass notes what it changes in their hours
+    // (lib/rollups/spans.ts). Not after a restore: the spans held then may not match the rollups.
+    const heldSpans = restored || state.rolled_to === null ? [] : await readHeldSpans(tx);
+    const changesNoted = heldSpans.length > 0;
+    if (changesNoted) await startNotingHourlyChanges(tx);
+    const inHeldSpan = (start: number, end: number) =>
+      heldSpans.some((span) => start < span.to.getTime() && end > span.from.getTime());
+
     let hoursRolled = 0;
     for (const [start, end] of ranges) {
-      await rollHours(tx, new Date(start), new Date(end));
+      await rollHours(tx, new Date(start), new Date(end), changesNoted && inHeldSpan(start, end));
       hoursRolled += (end - start) / HOUR_MS;
     }
     await rollDays(tx, touchedDays(ranges));
@@ -95,7 +104,7 @@ export async function rollUpAttempts(
       update rollup_state set rolled_to = ${new Date(rolledTo).toISOString()}::timestamptz,
         processed_xid = ${state.horizon}::xid8, updated_at = now()
       where id = 1`);
-    await storeSpans(tx, new Date(rolledTo), ranges);
+    await storeSpans(tx, new Date(rolledTo), ranges, { changesNoted });
     return { hoursRolled, hoursReRolled, rolledTo: new Date(rolledTo) };
   });
 }
@@ -140,12 +149,14 @@ type RangeSums = {
 
 /**
  * Replaces the hourly rollups of [from, to) with sums recomputed from the raw
- * log, and adds what that changed to the running totals behind the
- * Prometheus counters (attempt_totals, failure_totals).
+ * log (noting the change for the stored spans when asked), and adds what
+ * that changed to the running totals behind the Prometheus counters
+ * (attempt_totals, failure_totals).
  */
-async function rollHours(tx: Transaction, from: Date, to: Date): Promise<void> {
+async function rollHours(tx: Transaction, from: Date, to: Date, noteChanges: boolean): Promise<void> {
   const start = sql`${from.toISOString()}::timestamptz`;
   const end = sql`${to.toISOString()}::timestamptz`;
+  if (noteChanges) await noteHourlyRows(tx, start, end, -1);
   // The sums as they stood, read from the very rows being deleted (no second scan).
   const before = await tx.execute<RangeSums>(sql`
     with removed as (
@@ -183,7 +194,20 @@ async function rollHours(tx: Transaction, from: Date, to: Date): Promise<void> {
       group by 1, 2, 3, 4
     ) as per_bucket
     group by 1, 2, 3, 4`);
+  if (noteChanges) await noteHourlyRows(tx, start, end, 1);
+  await sumFleet(tx, 'hour', sql`bucket_start >= ${start} and bucket_start < ${end}`);
   await addIncreaseToTotals(tx, start, end, before);
+}
+
+/** Replaces the fleet's sums of the given buckets with the sums of their per-step rows (just written). */
+async function sumFleet(tx: Transaction, grain: 'hour' | 'day', inBuckets: SQL): Promise<void> {
+  await tx.execute(sql`delete from fleet_rollups where grain = ${grain} and ${inBuckets}`);
+  await tx.execute(sql`
+    insert into fleet_rollups (grain, bucket_start, attempts, retries, cost_micros, retry_cost_micros)
+    select grain, bucket_start, sum(attempts), sum(retries), sum(cost_micros), sum(retry_cost_micros)
+    from attempt_rollups
+    where grain = ${grain} and ${inBuckets}
+    group by grain, bucket_start`);
 }
 
 /**
@@ -275,6 +299,7 @@ async function rollDays(tx: Transaction, days: Date[]): Promise<void> {
       group by 1, 2, 3, 4
     ) as per_bucket
     group by 1, 2, 3, 4`);
+  await sumFleet(tx, 'day', inDays);
 }
 
 /** Deletes rollups older than their own retention (kept well past the raw log's). */
@@ -286,6 +311,7 @@ export async function deleteRollupsBefore(db: Executor, cutoff: Date): Promise<n
     const latency = await tx.execute(
       sql`delete from attempt_latency_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`,
     );
+    await tx.execute(sql`delete from fleet_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`);
     // A stored span reaching back past the cutoff would outlive the rows it sums: readers then sum the rollups left.
     await tx.execute(sql`
       with dropped as (delete from rollup_spans where span_from < ${cutoff.toISOString()}::timestamptz returning span_from, span_to),

@@ -1,7 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Transaction } from '../db/client';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
 import { planFigures } from './figures';
+import { HOURLY_CHANGES, HOURLY_LATENCY_CHANGES } from './hourly-changes';
 import { planSegments, rolledBounds } from './segments';
 
 const HOUR_MS = 3_600_000;
@@ -29,46 +30,152 @@ const sameSpan = (a: TimeRange, b: TimeRange) =>
   a.from.getTime() === b.from.getTime() && a.to.getTime() === b.to.getTime();
 
 /**
+ * The held span a wanted one can be moved from: of the same length, starting
+ * at or before it, by less than half its length (further, adding and
+ * subtracting the hours in between costs more than summing it afresh).
+ */
+export function spanToMove(wanted: TimeRange, held: TimeRange[]): TimeRange | undefined {
+  const length = wanted.to.getTime() - wanted.from.getTime();
+  const shift = (span: TimeRange) => wanted.from.getTime() - span.from.getTime();
+  return held
+    .filter(
+      (span) => span.to.getTime() - span.from.getTime() === length && shift(span) >= 0 && shift(span) < length / 2,
+    )
+    .sort((a, b) => shift(a) - shift(b))[0];
+}
+
+/**
  * Rewrites the stored spans for the rollups' new edge, in the rollup pass's
  * transaction (after its edge is written, so the spans are planned from the
  * rollups alone). Skipped when the spans held are already these and no hour
  * of them was rolled in this pass.
+ *
+ * Each pass moves the spans by the hours the edge moved (usually one), so a
+ * span is computed from the one held before it rather than summed afresh:
+ *
+ *   new span = held span
+ *            + what this pass changed in the held span's hours (late rows)
+ *            + the hours the new span adds at its end
+ *            - the hours it drops at its start
+ *
+ * "What this pass changed" is the hourly rollups' change, new rows minus
+ * replaced ones, noted by the pass while it rolled (lib/rollups/hourly-changes.ts;
+ * `changesNoted`). Without them (the first pass, after a restore) or without
+ * a held span to move, the span is summed afresh from the hourly and daily
+ * rollups. Both ways give the same rows, as the tests check.
  */
-export async function storeSpans(tx: Transaction, edge: Date, rolled: [number, number][]): Promise<void> {
+export async function storeSpans(
+  tx: Transaction,
+  edge: Date,
+  rolled: [number, number][],
+  options: { changesNoted: boolean },
+): Promise<void> {
   const wanted = spansFor(edge);
-  const held = (
-    await tx.execute<{ span_from: Date; span_to: Date }>(sql`select span_from, span_to from rollup_spans`)
-  ).map((row) => ({ from: new Date(row.span_from), to: new Date(row.span_to) }));
+  const held = await readHeldSpans(tx);
   const unchanged =
     held.length === wanted.length &&
     wanted.every((span) => held.some((other) => sameSpan(span, other))) &&
     !rolled.some(([start, end]) => wanted.some((span) => start < span.to.getTime() && end > span.from.getTime()));
   if (unchanged) return;
 
+  // The new spans are summed beside the old (they are read while the new are written), then swapped in.
+  await tx.execute(sql`
+    create temporary table next_span_rollups on commit drop as
+    select span_from, span_to, agent, step, error_class, attempts, retries, failures, executions, first_try_successes,
+      cost_micros, retry_cost_micros
+    from span_rollups with no data`);
+  await tx.execute(sql`
+    create temporary table next_span_latency (span_from timestamptz, span_to timestamptz, agent text, step text,
+      latency_bucket smallint, attempts bigint) on commit drop`);
+  for (const span of wanted) {
+    const base = options.changesNoted ? spanToMove(span, held) : undefined;
+    await sumSpan(tx, span, base);
+  }
+
   await tx.execute(sql`delete from rollup_spans`);
   await tx.execute(sql`delete from span_rollups`);
   await tx.execute(sql`delete from span_latency_rollups`);
+  // A step and class whose attempts all left the span sums to zero everywhere: it has no row.
+  await tx.execute(sql`insert into span_rollups select * from next_span_rollups where attempts <> 0`);
+  await tx.execute(sql`
+    insert into span_latency_rollups (span_from, span_to, agent, step, buckets, counts)
+    select span_from, span_to, agent, step, array_agg(latency_bucket order by latency_bucket),
+      array_agg(attempts order by latency_bucket)
+    from next_span_latency
+    where attempts <> 0
+    group by span_from, span_to, agent, step`);
   for (const span of wanted) {
-    const from = sql`${span.from.toISOString()}::timestamptz`;
-    const to = sql`${span.to.toISOString()}::timestamptz`;
-    // finestBucket 'day': read the hourly and daily rollups themselves, never a stored span.
-    const plan = await planFigures(tx, { windows: [{ label: 'span', ...span }], finestBucket: 'day' });
-    await tx.execute(sql`
-      insert into span_rollups (span_from, span_to, agent, step, error_class, attempts, retries, failures, executions,
-        first_try_successes, cost_micros, retry_cost_micros)
-      select ${from}, ${to}, agent, step, error_class, sum(attempts), sum(retries), sum(failures), sum(executions),
-        sum(first_try_successes), sum(cost_micros), sum(retry_cost_micros)
-      from ${plan.figures} as figures
-      group by agent, step, error_class`);
-    await tx.execute(sql`
-      insert into span_latency_rollups (span_from, span_to, agent, step, buckets, counts)
-      select ${from}, ${to}, agent, step, array_agg(latency_bucket order by latency_bucket), array_agg(attempts order by latency_bucket)
-      from (
-        select agent, step, entry.latency_bucket, sum(entry.attempts)::bigint as attempts
-        from ${plan.latency} as latency, unnest(buckets, counts) as entry(latency_bucket, attempts)
-        group by 1, 2, 3
-      ) as per_bucket
-      group by agent, step`);
-    await tx.execute(sql`insert into rollup_spans (span_from, span_to) values (${from}, ${to})`);
+    await tx.execute(
+      sql`insert into rollup_spans (span_from, span_to) values (${bound(span.from)}, ${bound(span.to)})`,
+    );
   }
+}
+
+/** The spans stored now. */
+export async function readHeldSpans(tx: Transaction): Promise<TimeRange[]> {
+  const rows = await tx.execute<{ span_from: Date; span_to: Date }>(sql`select span_from, span_to from rollup_spans`);
+  return rows.map((row) => ({ from: new Date(row.span_from), to: new Date(row.span_to) }));
+}
+
+const bound = (moment: Date) => sql`${moment.toISOString()}::timestamptz`;
+
+/**
+ * Sums one span into the next_ tables: afresh from the rollups, or moved from
+ * `base` (a held span) by the hours between them and this pass's changes.
+ */
+async function sumSpan(tx: Transaction, span: TimeRange, base: TimeRange | undefined): Promise<void> {
+  const figureParts: SQL[] = [];
+  const latencyParts: SQL[] = [];
+  // [from, to) from the hourly and daily rollups themselves (finestBucket 'day': never a stored span), signed.
+  const addRolled = async (from: Date, to: Date, sign: 1 | -1) => {
+    if (from >= to) return;
+    const plan = await planFigures(tx, { windows: [{ label: 'span', from, to }], finestBucket: 'day' });
+    const signed = sign === 1 ? sql`` : sql`-`;
+    figureParts.push(sql`
+      select agent, step, error_class, ${signed}attempts, ${signed}retries, ${signed}failures, ${signed}executions,
+        ${signed}first_try_successes, ${signed}cost_micros, ${signed}retry_cost_micros
+      from ${plan.figures} as figures`);
+    latencyParts.push(sql`
+      select agent, step, entry.latency_bucket, ${signed}entry.attempts
+      from ${plan.latency} as latency, unnest(buckets, counts) as entry(latency_bucket, attempts)`);
+  };
+
+  if (base) {
+    const heldFrom = bound(base.from);
+    const heldTo = bound(base.to);
+    figureParts.push(sql`
+      select agent, step, error_class, attempts, retries, failures, executions, first_try_successes, cost_micros,
+        retry_cost_micros
+      from span_rollups where span_from = ${heldFrom} and span_to = ${heldTo}`);
+    figureParts.push(sql`
+      select agent, step, error_class, attempts, retries, failures, executions, first_try_successes, cost_micros,
+        retry_cost_micros
+      from ${HOURLY_CHANGES} where bucket_start >= ${heldFrom} and bucket_start < ${heldTo}`);
+    latencyParts.push(sql`
+      select agent, step, entry.latency_bucket, entry.attempts
+      from span_latency_rollups, unnest(buckets, counts) as entry(latency_bucket, attempts)
+      where span_from = ${heldFrom} and span_to = ${heldTo}`);
+    latencyParts.push(sql`
+      select agent, step, latency_bucket, attempts
+      from ${HOURLY_LATENCY_CHANGES} where bucket_start >= ${heldFrom} and bucket_start < ${heldTo}`);
+    await addRolled(base.from, span.from, -1);
+    await addRolled(base.to, span.to, 1);
+  } else {
+    await addRolled(span.from, span.to, 1);
+  }
+
+  const from = bound(span.from);
+  const to = bound(span.to);
+  await tx.execute(sql`
+    insert into next_span_rollups
+    select ${from}, ${to}, agent, step, error_class, sum(attempts), sum(retries), sum(failures), sum(executions),
+      sum(first_try_successes), sum(cost_micros), sum(retry_cost_micros)
+    from (${sql.join(figureParts, sql` union all `)}) as parts(agent, step, error_class, attempts, retries, failures,
+      executions, first_try_successes, cost_micros, retry_cost_micros)
+    group by agent, step, error_class`);
+  await tx.execute(sql`
+    insert into next_span_latency
+    select ${from}, ${to}, agent, step, latency_bucket, sum(attempts)
+    from (${sql.join(latencyParts, sql` union all `)}) as parts(agent, step, latency_bucket, attempts)
+    group by agent, step, latency_bucket`);
 }

@@ -229,6 +229,22 @@ describe('rollups', () => {
         await getOverview(database.db, name, now, { rawOnly: true }),
       );
     }
+    // The fleet's sums per bucket (the Overview's chart) are exactly the per-step rollups' sums, late rows included.
+    const fleetMismatches = await database.db.execute(sql`
+      with per_step as (
+        select grain, bucket_start, sum(attempts) as attempts, sum(retries) as retries, sum(cost_micros) as cost_micros,
+          sum(retry_cost_micros) as retry_cost_micros
+        from attempt_rollups group by grain, bucket_start
+      )
+      select * from per_step full join fleet_rollups as fleet using (grain, bucket_start)
+      where (per_step.attempts, per_step.retries, per_step.cost_micros, per_step.retry_cost_micros)
+        is distinct from (fleet.attempts, fleet.retries, fleet.cost_micros, fleet.retry_cost_micros)`);
+    expect(fleetMismatches).toEqual([]);
+    const [fleetRows] = await database.db.execute<{ hours: number; days: number }>(sql`
+      select count(*) filter (where grain = 'hour')::int as hours, count(*) filter (where grain = 'day')::int as days
+      from fleet_rollups`);
+    expect(fleetRows!.hours).toBeGreaterThan(24);
+    expect(fleetRows!.days).toBeGreaterThan(0);
     expect(await getStepAnomalies(database.db, now)).toEqual(
       await getStepAnomalies(database.db, now, { rawOnly: true }),
     );

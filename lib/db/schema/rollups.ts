@@ -181,3 +181,26 @@ export const spanLatencyRollups = pgTable(
     check('span_latency_rollups_arrays_match', sql`cardinality(${table.buckets}) = cardinality(${table.counts})`),
   ],
 );
+
+/**
+ * The whole fleet's sums per hour and per day, with no step dimension: what
+ * the Overview charts per bucket (spend, and retry spend's share of it). Read
+ * from attempt_rollups, a 30-day chart of 2,000 steps sums a row per step,
+ * class and bucket; here it is one row per bucket. Written by the rollup pass
+ * beside the per-step rows it sums, in the same transaction.
+ */
+export const fleetRollups = pgTable(
+  'fleet_rollups',
+  {
+    grain: text('grain').$type<'hour' | 'day'>().notNull(),
+    bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
+    attempts: bigint('attempts', { mode: 'number' }).notNull(),
+    retries: bigint('retries', { mode: 'number' }).notNull(),
+    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
+    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: 'fleet_rollups_pkey', columns: [table.grain, table.bucketStart] }),
+    check('fleet_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
+  ],
+);

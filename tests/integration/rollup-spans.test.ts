@@ -1,0 +1,186 @@
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import type { Transaction } from '../../lib/db/client';
+import { attempts, errorClasses } from '../../lib/db/schema';
+import { getStepStats } from '../../lib/queries/step-stats';
+import { rollUpAttempts } from '../../lib/rollups/roll-up';
+import { spansFor, storeSpans } from '../../lib/rollups/spans';
+import { resolveTimeWindow } from '../../lib/time-window';
+import { useTestDatabase } from '../support/test-database';
+
+/**
+ * The rollup pass moves the stored spans hour by hour (held span + this
+ * pass's changes + the hours added - the hours dropped) instead of summing
+ * them afresh. Over passes with late rows in every kind of hour (inside a
+ * span, in the hour a span is about to drop, in the previous window's span)
+ * and running attempts that finish, the moved spans must equal spans summed
+ * afresh, row for row, and the reads that use them a raw recount.
+ */
+const database = useTestDatabase();
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+/** 62 days of history before the first pass, so the previous 30 days have a span too. */
+const firstNow = new Date('2026-10-03T00:20:00Z').getTime() + 62 * DAY_MS;
+const floor = new Date(firstNow - 70 * DAY_MS);
+const steps = [
+  ['outreach', 'draft'],
+  ['outreach', 'send'],
+  ['payments', 'charge'],
+] as const;
+
+function randomSource(seed: number) {
+  let state = seed;
+  const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  return { int: (below: number) => Math.floor(next() * below) };
+}
+const random = randomSource(7);
+let taskNumber = 0;
+
+type NewAttempt = typeof attempts.$inferInsert;
+function attemptAt(at: number, overrides: Partial<NewAttempt> = {}): NewAttempt {
+  const [agent, step] = steps[random.int(steps.length)]!;
+  const latencyMs = 1 + random.int(5_000);
+  const failed = random.int(5) === 0;
+  return {
+    taskId: `span-${(taskNumber += 1)}`,
+    agent,
+    step,
+    attemptNumber: 1 + random.int(3),
+    startedAt: new Date(at),
+    finishedAt: new Date(at + latencyMs),
+    latencyMs,
+    outcome: failed ? 'failed' : 'succeeded',
+    errorClass: failed ? errorClasses[random.int(errorClasses.length)]! : null,
+    errorText: failed ? 'simulated' : null,
+    costMicros: random.int(10_000),
+    ...overrides,
+  };
+}
+
+async function insertAll(rows: NewAttempt[]) {
+  for (let index = 0; index < rows.length; index += 500) {
+    await database.db.insert(attempts).values(rows.slice(index, index + 500));
+  }
+}
+
+/** Every stored span row, in one order, as text (bigint sums stay exact). */
+async function readSpans(executor: Pick<Transaction, 'execute'>) {
+  const figures = await executor.execute(sql`
+    select span_from::text, span_to::text, agent, step, error_class::text, attempts::text, retries::text,
+      failures::text, executions::text, first_try_successes::text, cost_micros::text, retry_cost_micros::text
+    from span_rollups order by 1, 2, 3, 4, 5 nulls first`);
+  const latency = await executor.execute(sql`
+    select span_from::text, span_to::text, agent, step, buckets::text, counts::text
+    from span_latency_rollups order by 1, 2, 3, 4`);
+  return { figures: [...figures], latency: [...latency] };
+}
+
+/** The spans summed afresh from the rollups for `edge`, read inside a transaction that is then undone. */
+async function spansSummedAfresh(edge: Date) {
+  let afresh: Awaited<ReturnType<typeof readSpans>> | undefined;
+  await database.db
+    .transaction(async (tx) => {
+      await tx.execute(sql`delete from rollup_spans`);
+      await tx.execute(sql`delete from span_rollups`);
+      await tx.execute(sql`delete from span_latency_rollups`);
+      await storeSpans(tx, edge, [], { changesNoted: false });
+      afresh = await readSpans(tx);
+      throw new Error('undo');
+    })
+    .catch((error: Error) => {
+      if (error.message !== 'undo') throw error;
+    });
+  return afresh!;
+}
+
+const rolledEdge = async () => {
+  const [state] = await database.db.execute<{ rolled_to: Date }>(sql`select rolled_to from rollup_state`);
+  return new Date(state!.rolled_to);
+};
+
+describe('stored spans', () => {
+  it('are moved hour by hour to exactly the sums a fresh pass gives, late rows and all', async () => {
+    // About one attempt every 40 minutes for 62 days, and a running attempt in the last hour.
+    const history = Array.from({ length: 62 * 36 }, (_, index) =>
+      attemptAt(firstNow - 62 * DAY_MS + index * 40 * MINUTE_MS + random.int(30 * MINUTE_MS)),
+    ).filter((row) => row.startedAt!.getTime() < firstNow);
+    const running = attemptAt(firstNow - 50 * MINUTE_MS, {
+      outcome: 'running',
+      finishedAt: null,
+      latencyMs: null,
+      errorClass: null,
+      errorText: null,
+    });
+    await insertAll([...history, running]);
+    await rollUpAttempts(database.db, { now: new Date(firstNow), retentionFloor: floor });
+    expect(await readSpans(database.db)).toEqual(await spansSummedAfresh(await rolledEdge()));
+
+    let now = firstNow;
+    for (let pass = 1; pass <= 6; pass += 1) {
+      // The edge moves one hour, or two (a pass that was late).
+      const hours = pass === 4 ? 2 : 1;
+      const newRows = Array.from({ length: 6 * hours }, (_, index) => attemptAt(now + index * 10 * MINUTE_MS));
+      now += hours * HOUR_MS;
+      const edge = Math.floor(now / HOUR_MS) * HOUR_MS;
+      const spans = spansFor(new Date(edge - HOUR_MS * hours));
+      const late = [
+        // Inside the current spans, a few hours back.
+        attemptAt(edge - 5 * HOUR_MS + random.int(HOUR_MS)),
+        // In the first hour of the 7-day span held now: the hour this pass drops from it.
+        attemptAt(spans[2]!.from.getTime() + random.int(HOUR_MS)),
+        // Inside the previous 30 days' span.
+        attemptAt(edge - 40 * DAY_MS + random.int(HOUR_MS)),
+      ];
+      await insertAll([...newRows.filter((row) => row.startedAt!.getTime() < now), ...late]);
+      if (pass === 2) {
+        // The running attempt finishes: its hour is rolled again, its row moves from no class to one.
+        await database.db.execute(sql`
+          update attempts set outcome = 'failed', error_class = 'timeout', error_text = 'late finish',
+            finished_at = started_at + interval '2 seconds', latency_ms = 2000
+          where task_id = ${running.taskId}`);
+      }
+
+      const result = await rollUpAttempts(database.db, { now: new Date(now), retentionFloor: floor });
+      expect(result.hoursReRolled, `pass ${pass}`).toBeGreaterThanOrEqual(3);
+      expect(await readSpans(database.db), `pass ${pass}`).toEqual(await spansSummedAfresh(await rolledEdge()));
+    }
+
+    for (const name of ['24h', '7d', '30d'] as const) {
+      const range = resolveTimeWindow(name, new Date(now));
+      expect(await getStepStats(database.db, range), name).toEqual(
+        await getStepStats(database.db, range, { rawOnly: true }),
+      );
+    }
+  });
+
+  it('are moved from the spans held, not summed afresh', async () => {
+    // A mark put on the held 30-day span (one extra attempt in one row) is carried into the next pass's
+    // 30-day span: proof that the pass moved it. Summed afresh, the mark would be gone.
+    const thirtyDays = (edge: Date) => spansFor(edge)[4]!;
+    const held = thirtyDays(await rolledEdge());
+    const [marked] = await database.db.execute<{ agent: string; step: string; error_class: string | null }>(sql`
+      update span_rollups set attempts = attempts + 1
+      where ctid = (select ctid from span_rollups
+        where span_from = ${held.from.toISOString()}::timestamptz and span_to = ${held.to.toISOString()}::timestamptz
+        limit 1)
+      returning agent, step, error_class::text`);
+    await rollUpAttempts(database.db, { now: new Date(held.to.getTime() + 90 * MINUTE_MS), retentionFloor: floor });
+
+    const edge = await rolledEdge();
+    expect(edge.getTime()).toBe(held.to.getTime() + HOUR_MS);
+    const span = thirtyDays(edge);
+    const markedRow = (rows: Record<string, unknown>[]) =>
+      rows.find(
+        (row) =>
+          row.span_from === span.from.toISOString().replace('T', ' ').replace('.000Z', '+00') &&
+          row.agent === marked!.agent &&
+          row.step === marked!.step &&
+          row.error_class === marked!.error_class,
+      );
+    const moved = markedRow((await readSpans(database.db)).figures);
+    const afresh = markedRow((await spansSummedAfresh(edge)).figures);
+    expect(Number(moved!.attempts) - Number(afresh!.attempts)).toBe(1);
+  });
+});

@@ -5,7 +5,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getConsoleOverview } from '@/lib/console/overview';
 import { listRetryPools } from '@/lib/queries/retry-pools';
-import { getStepStatsView } from '@/lib/queries/step-stats';
+import { getTopStepsView } from '@/lib/queries/top-steps';
 import { readConsole } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
@@ -38,7 +38,7 @@ export default async function OverviewPage({
     value: [retryPools, stepStats, overview],
     source,
   } = await readConsole((db) =>
-    Promise.all([listRetryPools(db, now), getStepStatsView(db, window, now), getConsoleOverview(db, window, now)]),
+    Promise.all([listRetryPools(db, now), getTopStepsView(db, window, now), getConsoleOverview(db, window, now)]),
   );
   queryClient.setQueryData(stepStatsQueryKey(window), stepStats);
   queryClient.setQueryData<OverviewData>(overviewQueryKey(window), { ...overview, readSource: source });

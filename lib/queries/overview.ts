@@ -1,7 +1,7 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { bucketLabelSql, planFigures } from '../rollups/figures';
+import { bucketLabelSql, fleetRelation, planFigures } from '../rollups/figures';
 import { DEFAULT_FROZEN_AFTER_DAYS } from '../core/holds/freeze-idle-tasks';
 import { resolveTimeWindow, type TimeWindowName } from '../time-window';
 import { frozenHoldSql } from './frozen-holds';
@@ -84,21 +84,16 @@ export async function getOverview(
   const previousFrom = new Date(range.from.getTime() - (range.to.getTime() - range.from.getTime()));
   const unit = bucketFor(range);
 
-  const [comparison, charted] = await Promise.all([
-    planFigures(db, {
-      windows: [
-        { label: 'now', ...range },
-        { label: 'before', from: previousFrom, to: range.from },
-      ],
-      rawOnly: options.rawOnly,
-    }),
-    planFigures(db, { windows: [{ label: 'now', ...range }], finestBucket: unit, rawOnly: options.rawOnly }),
-  ]);
-  // The three reads are independent: run them side by side on the pool.
-  const [perLabel, [parked], buckets] = await Promise.all([
+  const comparison = await planFigures(db, {
+    windows: [
+      { label: 'now', ...range },
+      { label: 'before', from: previousFrom, to: range.from },
+    ],
+    rawOnly: options.rawOnly,
+  });
+  const [perLabel, [parked]] = await Promise.all([
     readComparison(db, comparison.figures),
     readParkedCounts(db, range.from, now, options.frozenAfterDays ?? DEFAULT_FROZEN_AFTER_DAYS),
-    readBuckets(db, charted.figures, unit),
   ]);
   const stepsByName = new Map<string, StepComparison>();
   for (const row of perLabel) {
@@ -128,19 +123,26 @@ export async function getOverview(
   const attemptsNow = total((row) => row.attemptsNow);
   const attemptsBefore = total((row) => row.attemptsBefore);
 
-  // The same choice readBuckets makes in SQL: most retry spend, then the `agent/step` key in code-unit order.
+  // Most retry spend, then the `agent/step` key in code-unit order; the chart reads these steps' series.
   const topSteps = [...perStep]
     .filter((row) => row.retrySpendNow > 0)
     .sort((a, b) => b.retrySpendNow - a.retrySpendNow || compareText(a.step, b.step))
     .slice(0, TOP_STEPS)
     .map((row) => row.step);
+  const charted = await readChart(
+    db,
+    range,
+    unit,
+    topSteps.map((key) => stepsByName.get(key)!),
+    options.rawOnly,
+  );
   const byBucket = new Map<string, { spend: number; retrySpend: number; steps: Record<string, number> }>();
-  for (const row of buckets) {
-    const entry = byBucket.get(row.bucket) ?? { spend: 0, retrySpend: 0, steps: {} };
-    entry.spend += row.spend;
-    entry.retrySpend += row.retrySpend;
-    if (row.step !== null && topSteps.includes(row.step)) entry.steps[row.step] = row.retrySpend;
-    byBucket.set(row.bucket, entry);
+  for (const row of charted.totals)
+    byBucket.set(row.bucket, { spend: row.spend, retrySpend: row.retrySpend, steps: {} });
+  for (const row of charted.topSteps) {
+    const entry = byBucket.get(row.bucket);
+    // A top step's bucket is always among the fleet's buckets: the fleet's sums include it.
+    if (entry) entry.steps[row.step] = row.retrySpend;
   }
 
   const movers = perStep
@@ -247,33 +249,43 @@ function readParkedCounts(db: Executor, windowStart: Date, now: Date, frozenAfte
 }
 
 /**
- * Spend and retry spend per bucket, and the retry spend of the top steps per
- * bucket (the others summed in a row with a null step). The top steps are
- * chosen here, in SQL, so that a fleet of thousands of steps returns a few
- * rows per bucket rather than one per step and bucket. PostgreSQL's "C"
- * collation orders text by code point, as compareText does in JavaScript.
+ * The chart's series per bucket: the whole fleet's spend and retry spend (one
+ * row per bucket from fleet_rollups, whatever the number of steps), and the
+ * retry spend of the top steps alone, read by their (agent, step) names.
  */
-async function readBuckets(db: Executor, figures: SQL, unit: 'hour' | 'day') {
-  const rows = await db.execute<{ bucket: string; step: string | null; spend: string; retry_spend: string }>(sql`
-    with charted as (
-      select bucket_time, agent || '/' || step as step, cost_micros, retry_cost_micros from ${figures} as figures
-    ),
-    top_steps as (
-      select step from charted
-      group by step
-      having sum(retry_cost_micros) > 0
-      order by sum(retry_cost_micros) desc, step collate "C"
-      limit ${TOP_STEPS}
-    )
-    select ${bucketLabelSql(unit, sql`bucket_time`)} as bucket, top_steps.step,
-      sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
-    from charted left join top_steps on top_steps.step = charted.step
-    group by 1, 2
-    order by 1`);
-  return rows.map((row) => ({
-    bucket: row.bucket,
-    step: row.step,
-    spend: Number(row.spend),
-    retrySpend: Number(row.retry_spend),
-  }));
+async function readChart(
+  db: Executor,
+  range: { from: Date; to: Date },
+  unit: 'hour' | 'day',
+  topSteps: { agent: string; stepName: string; step: string }[],
+  rawOnly: boolean | undefined,
+) {
+  const plan = await planFigures(db, {
+    windows: [{ label: 'now', ...range }],
+    finestBucket: unit,
+    steps: topSteps.map(({ agent, stepName }) => ({ agent, step: stepName })),
+    rawOnly,
+  });
+  const bucket = bucketLabelSql(unit, sql`bucket_time`);
+  const [totals, perStep] = await Promise.all([
+    db.execute<{ bucket: string; spend: string; retry_spend: string }>(sql`
+      select ${bucket} as bucket, sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
+      from ${fleetRelation(plan.segments)} as fleet
+      group by 1
+      order by 1`),
+    topSteps.length === 0
+      ? Promise.resolve([])
+      : db.execute<{ bucket: string; step: string; retry_spend: string }>(sql`
+          select ${bucket} as bucket, agent || '/' || step as step, sum(retry_cost_micros) as retry_spend
+          from ${plan.figures} as figures
+          group by 1, 2`),
+  ]);
+  return {
+    totals: totals.map((row) => ({
+      bucket: row.bucket,
+      spend: Number(row.spend),
+      retrySpend: Number(row.retry_spend),
+    })),
+    topSteps: perStep.map((row) => ({ bucket: row.bucket, step: row.step, retrySpend: Number(row.retry_spend) })),
+  };
 }

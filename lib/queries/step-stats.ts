@@ -30,6 +30,12 @@ export interface StepStats {
   failuresByClass: Partial<Record<ErrorClass, number>>;
 }
 
+/** A step by its names. */
+export interface StepName {
+  agent: string;
+  step: string;
+}
+
 interface FigureRow {
   [column: string]: unknown;
   agent: string;
@@ -51,12 +57,18 @@ interface FigureRow {
  */
 export async function getStepStats(
   db: Executor,
-  range: TimeRange & { agent?: string },
-  options: ReadOptions = {},
+  range: TimeRange & { agent?: string; steps?: StepName[] },
+  /**
+   * latency: false skips the latency histograms (every step's percentiles are
+   * then null): for a caller that sorts by other columns and reads the latency
+   * of the rows it shows afterwards, as the Steps page does.
+   */
+  options: ReadOptions & { latency?: boolean } = {},
 ): Promise<StepStats[]> {
   const plan = await planFigures(db, {
     windows: [{ label: 'window', ...range }],
     agent: range.agent,
+    steps: range.steps,
     rawOnly: options.rawOnly,
   });
   const [rows, latencyRows] = await Promise.all([
@@ -67,9 +79,11 @@ export async function getStepStats(
       from ${plan.figures} as figures
       group by agent, step, error_class`),
     // Summed here rather than in SQL: unnesting every row's histogram costs PostgreSQL more.
-    db.execute<{ key: string; buckets: string; counts: string }>(sql`
-      select agent || '/' || step as key, buckets::text as buckets, counts::text as counts
-      from ${plan.latency} as latency`),
+    options.latency === false
+      ? Promise.resolve([])
+      : db.execute<{ key: string; buckets: string; counts: string }>(sql`
+          select agent || '/' || step as key, buckets::text as buckets, counts::text as counts
+          from ${plan.latency} as latency`),
   ]);
 
   const histograms = mergeHistograms(latencyRows);
@@ -125,6 +139,28 @@ export async function getStepStats(
         compareText(a.agent, b.agent) ||
         compareText(a.step, b.step),
     );
+}
+
+/**
+ * The given rows with their latency percentiles read, for the steps among
+ * them alone: a page of a list sorted by other columns reads every step's
+ * figures without latency (getStepStats with latency: false), then this.
+ */
+export async function withLatency(db: Executor, range: TimeRange, rows: StepStats[]): Promise<StepStats[]> {
+  if (rows.length === 0) return rows;
+  const plan = await planFigures(db, {
+    windows: [{ label: 'window', ...range }],
+    steps: rows.map(({ agent, step }) => ({ agent, step })),
+  });
+  const histograms = mergeHistograms(
+    await db.execute<{ key: string; buckets: string; counts: string }>(sql`
+      select agent || '/' || step as key, buckets::text as buckets, counts::text as counts
+      from ${plan.latency} as latency`),
+  );
+  return rows.map((row) => {
+    const histogram = histograms.get(`${row.agent}/${row.step}`) ?? new Map<number, number>();
+    return { ...row, latencyP50Ms: percentileMs(histogram, 0.5), latencyP95Ms: percentileMs(histogram, 0.95) };
+  });
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

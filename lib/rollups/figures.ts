@@ -25,6 +25,8 @@ export interface FiguresRequest {
   /** Only one agent's steps, or only one step. */
   agent?: string;
   step?: string;
+  /** Only these (agent, step) pairs (an empty list reads nothing). */
+  steps?: { agent: string; step: string }[];
   /**
    * 'hour' when the caller groups by hour, so daily rollups stay out; 'day'
    * when it groups by day. Unset: the caller does not group by bucket, so
@@ -72,6 +74,14 @@ function filters(request: FiguresRequest): SQL {
     [
       request.agent === undefined ? undefined : sql` and agent = ${request.agent}`,
       request.step === undefined ? undefined : sql` and step = ${request.step}`,
+      request.steps === undefined
+        ? undefined
+        : request.steps.length === 0
+          ? sql` and false`
+          : sql` and (agent, step) in (${sql.join(
+              request.steps.map(({ agent, step }) => sql`(${agent}::text, ${step}::text)`),
+              sql`, `,
+            )})`,
     ].filter((part): part is SQL => part !== undefined),
   );
 }
@@ -131,6 +141,33 @@ function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)}${filters(request)})`,
   );
   const empty = sql`(select null::text as label, null::text as agent, null::text as step, null::smallint[] as buckets, null::bigint[] as counts where false)`;
+  return sql`(${unionAll(branches, empty)})`;
+}
+
+/**
+ * The whole fleet's figures per bucket (bucket_time, attempts, retries,
+ * cost_micros, retry_cost_micros) over the segments of a plan made with a
+ * finestBucket: the rolled hours and days from fleet_rollups, one row per
+ * bucket whatever the number of steps, and the raw parts from the log grouped
+ * by hour. A plan's agent and step filters do not apply here.
+ */
+export function fleetRelation(segments: Segment[]): SQL {
+  const branches = segments.map((segment) => {
+    if (segment.grain === 'span') throw new Error('fleetRelation needs a plan made with a finestBucket (no spans)');
+    return segment.grain === 'raw'
+      ? sql`(select date_trunc('hour', started_at, 'UTC') as bucket_time, count(*)::bigint as attempts,
+            (count(*) filter (where attempt_number > 1))::bigint as retries,
+            coalesce(sum(cost_micros), 0)::bigint as cost_micros,
+            coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::bigint as retry_cost_micros
+          from attempts
+          where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}
+          group by 1)`
+      : sql`(select bucket_start as bucket_time, attempts, retries, cost_micros, retry_cost_micros
+          from fleet_rollups
+          where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)})`;
+  });
+  const empty = sql`(select null::timestamptz as bucket_time, 0::bigint as attempts, 0::bigint as retries,
+    0::bigint as cost_micros, 0::bigint as retry_cost_micros where false)`;
   return sql`(${unionAll(branches, empty)})`;
 }
 

@@ -32,13 +32,15 @@ export function StepStatsTable({
   steps,
   anomalies,
   window,
+  testId,
 }: {
   steps: StepStats[];
   anomalies: Record<string, AnomalyFacts>;
   window: TimeWindowName;
+  testId: string;
 }) {
   return (
-    <Table data-testid="step-stats-table">
+    <Table data-testid={testId}>
       <caption className="sr-only">Retry figures per agent and step, most retry spend first</caption>
       <thead>
         <tr>

@@ -3,7 +3,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { getStepAnomalies } from '@/lib/queries/anomalies';
 import { getStepPoolCoverage } from '@/lib/queries/retry-pools';
-import { getStepStats } from '@/lib/queries/step-stats';
+import { getStepStats, withLatency } from '@/lib/queries/step-stats';
 import { readConsole } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
 import { applyStepsView, parseStepsView } from '@/lib/console/filters/steps';
@@ -29,12 +29,21 @@ export default async function StepsPage({
   const {
     value: { agents, matching, page, steps, anomalies, pools },
   } = await readConsole(async (db) => {
-    const [all, anomalies] = await Promise.all([getStepStats(db, view.range), getStepAnomalies(db, now)]);
+    // Every step's figures are read (any column sorts), but latency histograms only for the page shown,
+    // unless the page is sorted by latency.
+    const sortedByLatency = view.sort === 'latencyP50Ms' || view.sort === 'latencyP95Ms';
+    const [all, anomalies] = await Promise.all([
+      getStepStats(db, view.range, { latency: sortedByLatency }),
+      getStepAnomalies(db, now),
+    ]);
     const agents = [...new Set(all.map((row) => row.agent))].sort();
     const matching = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
     const page = readStepsPage(params.page, matching.length);
-    const steps = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
-    const pools = await getStepPoolCoverage(db, steps, view.range, now);
+    const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
+    const [steps, pools] = await Promise.all([
+      sortedByLatency ? shown : withLatency(db, view.range, shown),
+      getStepPoolCoverage(db, shown, view.range, now),
+    ]);
     return { agents, matching, page, steps, anomalies, pools };
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getStepStatsView } from '@/lib/queries/step-stats';
+import { getTopStepsView } from '@/lib/queries/top-steps';
 import { consoleEndpoint } from '@/lib/server/console-endpoint';
 import { DEFAULT_TIME_WINDOW, timeWindowName } from '@/lib/time-window';
 
@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic';
 
 const stepStatsParams = z.strictObject({ window: timeWindowName.default(DEFAULT_TIME_WINDOW) });
 
-/** What the Overview polls: per-step retry figures for one window. */
+/** What the Overview polls: the top steps' retry figures for one window (GET /api/v1/step-stats has every step). */
 export const GET = consoleEndpoint({ query: stepStatsParams }, ({ db, query }) =>
-  getStepStatsView(db, query.window, new Date()),
+  getTopStepsView(db, query.window, new Date()),
 );

@@ -1,0 +1,125 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { recordAttempt, type RecordAttemptInput } from '../../lib/core';
+import { getStepStats, withLatency } from '../../lib/queries/step-stats';
+import { getTopStepsView, TOP_STEPS_SHOWN } from '../../lib/queries/top-steps';
+import { rollUpAttempts } from '../../lib/rollups/roll-up';
+import { resolveTimeWindow } from '../../lib/time-window';
+import { anAttempt } from '../support/attempt-factory';
+import { useTestDatabase } from '../support/test-database';
+
+const database = useTestDatabase();
+const now = new Date('2026-11-20T12:30:00Z');
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** An attempt's start and its finish latencyMs later. */
+const timed = (startedAt: Date, latencyMs = 500) => ({
+  startedAt,
+  finishedAt: new Date(startedAt.getTime() + latencyMs),
+});
+
+/** 14 steps with distinct retry spend (step-0 the most), two with none that tie on it and differ in attempts. */
+function fleetOfSteps(): RecordAttemptInput[] {
+  const reports: RecordAttemptInput[] = [];
+  for (let index = 0; index < 12; index += 1) {
+    const startedAt = new Date(now.getTime() - (2 + index) * HOUR_MS);
+    reports.push(
+      anAttempt({ agent: 'fleet', step: `step-${index}`, ...timed(startedAt, 40 * (index + 1)), costMicros: 500 }),
+      anAttempt({
+        agent: 'fleet',
+        step: `step-${index}`,
+        attemptNumber: 2,
+        ...timed(new Date(startedAt.getTime() + 60_000), 900),
+        costMicros: 100_000 - index * 5_000,
+      }),
+    );
+  }
+  for (const [step, count] of [
+    ['quiet-b', 3],
+    ['quiet-a', 1],
+  ] as const) {
+    for (let index = 0; index < count; index += 1) {
+      reports.push(
+        anAttempt({ agent: 'fleet', step, ...timed(new Date(now.getTime() - HOUR_MS / 2 - index * 60_000)) }),
+      );
+    }
+  }
+  return reports;
+}
+
+/**
+ * A step whose last 24 hours retry half its spend against a week of 5%: the
+ * anomaly rule flags it, and its retry spend (10 x 100) is below every top step's.
+ */
+function anomalousStep(): RecordAttemptInput[] {
+  const reports: RecordAttemptInput[] = [];
+  for (let day = 0; day < 8; day += 1) {
+    for (let index = 0; index < 20; index += 1) {
+      const startedAt = new Date(now.getTime() - day * DAY_MS - 6 * HOUR_MS + index * 1_000);
+      const retry = day === 0 ? index < 10 : index === 0;
+      reports.push(
+        anAttempt({
+          agent: 'odd',
+          step: 'publish',
+          attemptNumber: retry ? 2 : 1,
+          ...timed(startedAt),
+          costMicros: 100,
+        }),
+      );
+    }
+  }
+  return reports;
+}
+
+beforeAll(async () => {
+  for (const input of [...fleetOfSteps(), ...anomalousStep()]) {
+    await recordAttempt({ db: database.db, clock: () => now }, input);
+  }
+});
+
+describe('getTopStepsView', () => {
+  it("lists the Steps page's first rows, counts every step, and adds flagged steps outside the top", async () => {
+    const range = resolveTimeWindow('24h', now);
+    const every = await getStepStats(database.db, range);
+    expect(every.length).toBe(15);
+
+    const view = await getTopStepsView(database.db, '24h', now);
+    expect(view.steps).toEqual(every.slice(0, TOP_STEPS_SHOWN));
+    expect(view.stepCount).toBe(15);
+    expect(Object.keys(view.anomalies)).toEqual(['odd/publish']);
+    expect(view.flaggedElsewhere).toEqual(every.filter((row) => row.agent === 'odd'));
+    expect(view.steps.some((row) => row.agent === 'odd')).toBe(false);
+  });
+
+  it('shows every step when there are few, and nothing extra for a flagged step already shown', async () => {
+    // 1 hour: the last two steps of the fleet (quiet-a and quiet-b) alone; the flagged step has no attempts in it.
+    const view = await getTopStepsView(database.db, '1h', now);
+    expect(view.steps.map((row) => row.step)).toEqual(['quiet-b', 'quiet-a']);
+    expect(view.stepCount).toBe(2);
+    expect(view.flaggedElsewhere).toEqual([]);
+  });
+
+  it('gives the same view from the rollups as from the raw log', async () => {
+    await rollUpAttempts(database.db, { now, retentionFloor: new Date(now.getTime() - 40 * DAY_MS) });
+    for (const window of ['24h', '7d', '30d'] as const) {
+      expect(await getTopStepsView(database.db, window, now)).toEqual(
+        await getTopStepsView(database.db, window, now, { rawOnly: true }),
+      );
+    }
+  });
+});
+
+describe('withLatency', () => {
+  it("reads the latency of the rows given, equal to a full read's", async () => {
+    const range = resolveTimeWindow('24h', now);
+    const every = await getStepStats(database.db, range);
+    const figuresOnly = await getStepStats(database.db, range, { latency: false });
+    expect(figuresOnly.every((row) => row.latencyP50Ms === null && row.latencyP95Ms === null)).toBe(true);
+    expect(figuresOnly.map(({ agent, step }) => `${agent}/${step}`)).toEqual(
+      every.map(({ agent, step }) => `${agent}/${step}`),
+    );
+
+    const page = await withLatency(database.db, range, figuresOnly.slice(3, 8));
+    expect(page).toEqual(every.slice(3, 8));
+    expect(page.every((row) => row.latencyP95Ms !== null)).toBe(true);
+  });
+});

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordAttempt, type RecordAttemptInput } from '../../lib/core';
+import { applyStepsView, parseStepsView } from '../../lib/console/filters/steps';
 import { getStepStats, withLatency } from '../../lib/queries/step-stats';
+import { getStepsPage } from '../../lib/queries/steps-page';
 import { getTopStepsView, TOP_STEPS_SHOWN } from '../../lib/queries/top-steps';
 import { rollUpAttempts } from '../../lib/rollups/roll-up';
 import { resolveTimeWindow } from '../../lib/time-window';
@@ -121,5 +123,20 @@ describe('withLatency', () => {
     const page = await withLatency(database.db, range, figuresOnly.slice(3, 8));
     expect(page).toEqual(every.slice(3, 8));
     expect(page.every((row) => row.latencyP95Ms !== null)).toBe(true);
+  });
+});
+
+describe('getStepsPage', () => {
+  it("shows the same rows, latency included, as sorting every step's full figures, for any sort", async () => {
+    for (const sort of ['retrySpendMicros', 'latencyP95Ms', 'attempts'] as const) {
+      for (const dir of ['asc', 'desc'] as const) {
+        const view = parseStepsView({ window: '24h', sort, dir }, now);
+        const every = applyStepsView(await getStepStats(database.db, view.range), view);
+        const first = await getStepsPage(database.db, view, undefined, now);
+        expect(first.steps, `${sort} ${dir}`).toEqual(every.slice(0, 50));
+        expect(first.total).toBe(every.length);
+        expect(first.agents).toEqual(['fleet', 'odd']);
+      }
+    }
   });
 });

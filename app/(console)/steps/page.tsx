@@ -1,17 +1,15 @@
 import type { Metadata } from 'next';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
-import { getStepAnomalies } from '@/lib/queries/anomalies';
-import { getStepPoolCoverage } from '@/lib/queries/retry-pools';
-import { getStepStats, withLatency } from '@/lib/queries/step-stats';
 import { readConsole } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
-import { applyStepsView, parseStepsView } from '@/lib/console/filters/steps';
+import { parseStepsView } from '@/lib/console/filters/steps';
+import { getStepsPage } from '@/lib/queries/steps-page';
 import { stepColumns } from '@/lib/console/step-columns';
 import { FilterNotices } from '../filter-notices';
 import { StepsTable } from './steps-table';
 import { StepsFilters } from './steps-filters';
-import { readStepsPage, STEPS_PAGE_SIZE, StepsPager } from './steps-pager';
+import { StepsPager } from './steps-pager';
 
 export const metadata: Metadata = { title: 'Steps' };
 export const dynamic = 'force-dynamic';
@@ -27,25 +25,8 @@ export default async function StepsPage({
   const now = new Date();
   // One source for the page's reads; a replica that fails mid-read is read again on the primary.
   const {
-    value: { agents, matching, page, steps, anomalies, pools },
-  } = await readConsole(async (db) => {
-    // Every step's figures are read (any column sorts), but latency histograms only for the page shown,
-    // unless the page is sorted by latency.
-    const sortedByLatency = view.sort === 'latencyP50Ms' || view.sort === 'latencyP95Ms';
-    const [all, anomalies] = await Promise.all([
-      getStepStats(db, view.range, { latency: sortedByLatency }),
-      getStepAnomalies(db, now),
-    ]);
-    const agents = [...new Set(all.map((row) => row.agent))].sort();
-    const matching = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
-    const page = readStepsPage(params.page, matching.length);
-    const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
-    const [steps, pools] = await Promise.all([
-      sortedByLatency ? shown : withLatency(db, view.range, shown),
-      getStepPoolCoverage(db, shown, view.range, now),
-    ]);
-    return { agents, matching, page, steps, anomalies, pools };
-  });
+    value: { agents, total, page, steps, anomalies, pools },
+  } = await readConsole((db) => getStepsPage(db, view, params.page, now));
 
   return (
     <>
@@ -63,7 +44,7 @@ export default async function StepsPage({
       ) : (
         <>
           <StepsTable steps={steps} view={view} anomalies={anomalies} pools={pools} />
-          <StepsPager view={view} page={page} total={matching.length} />
+          <StepsPager view={view} page={page} total={total} />
         </>
       )}
       <details className="mt-4 text-[12px] text-muted">

@@ -1,0 +1,45 @@
+import 'server-only';
+import type { Executor } from '../db/client';
+import { applyStepsView, readStepsPage, STEPS_PAGE_SIZE, type StepsView } from '../console/filters/steps';
+import { getStepAnomalies, type StepAnomaly } from './anomalies';
+import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
+import { getStepStats, type StepStats, withLatency } from './step-stats';
+
+/** What the Steps page shows: one page of the view's steps, and what its filters and pager need. */
+export interface StepsPageView {
+  /** Every agent with attempts in the window, for the agent filter. */
+  agents: string[];
+  /** Steps matching the view's filters, on every page. */
+  total: number;
+  page: number;
+  steps: StepStats[];
+  anomalies: Map<string, StepAnomaly>;
+  pools: Map<string, StepPoolCoverage>;
+}
+
+/**
+ * The Steps page's read model. Every step's figures are read, since any
+ * column sorts, but latency histograms (the costliest part with thousands of
+ * steps) only for the page shown, unless the view sorts by latency.
+ */
+export async function getStepsPage(
+  db: Executor,
+  view: StepsView,
+  requestedPage: string | string[] | undefined,
+  now: Date,
+): Promise<StepsPageView> {
+  const sortedByLatency = view.sort === 'latencyP50Ms' || view.sort === 'latencyP95Ms';
+  const [all, anomalies] = await Promise.all([
+    getStepStats(db, view.range, { latency: sortedByLatency }),
+    getStepAnomalies(db, now),
+  ]);
+  const agents = [...new Set(all.map((row) => row.agent))].sort();
+  const matching = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
+  const page = readStepsPage(requestedPage, matching.length);
+  const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
+  const [steps, pools] = await Promise.all([
+    sortedByLatency ? shown : withLatency(db, view.range, shown),
+    getStepPoolCoverage(db, shown, view.range, now),
+  ]);
+  return { agents, total: matching.length, page, steps, anomalies, pools };
+}

@@ -11,10 +11,12 @@
  *    week of sweep leases, retry pools), beside its raw ceiling: the very
  *    statements the scrape sent, captured from drizzle's logger and replayed as
  *    bare SQL. BENCH_ONLY=scrape stops after it.
- * 3. The read models behind the Overview (getOverview) and the Steps page
- *    (getStepStats with getStepAnomalies) for 24 h, 7 d and 30 d, 30 runs each
- *    after a warm-up, each beside the same figures computed by a raw scan of
- *    the attempt log in the same run (BENCH_RAW_RUNS runs: default 20, or 5
+ * 3. The read models behind the Overview (getOverview and its top steps,
+ *    getTopStepsView) and the Steps page (getStepsPage: its first page) for
+ *    24 h, 7 d and 30 d, 30 runs each after a warm-up, each beside the same
+ *    figures computed by a raw scan of the attempt log in the same run (for
+ *    the Steps page, every step's figures with latency; BENCH_RAW_WINDOWS
+ *    limits the windows scanned raw) (BENCH_RAW_RUNS runs: default 20, or 5
  *    for the 7 d and 30 d scans above a million attempts, where one run takes
  *    seconds; 0 skips the raw scans).
  * 4. The whole pages over HTTP, server-rendered for a signed-in admin: GET /
@@ -27,7 +29,8 @@
  * that it is labelled "max of n". Runs on a throwaway embedded PostgreSQL
  * (defaults except durability), or on BENCH_DATABASE_URL (a database it may
  * fill; it is migrated first, and a log already as large as BENCH_ATTEMPTS is
- * reused, read as of its newest attempt: build it with the same BENCH_STEPS).
+ * reused, topped up to the present at its own rate: build it with the same
+ * BENCH_STEPS).
  */
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
@@ -36,11 +39,14 @@ import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
 import { connectDatabase, type Database } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { getStepAnomalies } from '../lib/queries/anomalies';
+import { parseStepsView } from '../lib/console/filters/steps';
 import { getOverview } from '../lib/queries/overview';
 import { scrapeMetrics } from '../lib/metrics/scrape';
 import { readMetrics } from '../lib/metrics/read-metrics';
 import type { ReadOptions } from '../lib/queries/read-options';
 import { getStepStats } from '../lib/queries/step-stats';
+import { getStepsPage } from '../lib/queries/steps-page';
+import { getTopStepsView } from '../lib/queries/top-steps';
 import { rollUpAttempts } from '../lib/rollups/roll-up';
 import { resolveTimeWindow, type TimeWindowName } from '../lib/time-window';
 import { benchDatabase, benchServer } from './lib/bench-setup';
@@ -58,7 +64,11 @@ const ROUTINE_PASSES = 3;
 /** Fewer samples than this give no p95 worth the name: the figure is then labelled as the max. */
 const P95_MIN_SAMPLES = 20;
 
+/** Windows whose raw scans run (BENCH_RAW_WINDOWS, comma-separated; default all): at 30 M a 30-day scan takes minutes. */
+const RAW_WINDOWS = process.env.BENCH_RAW_WINDOWS?.split(',') ?? ['24h', '7d', '30d'];
+
 function rawRuns(window: TimeWindowName): number {
+  if (!RAW_WINDOWS.includes(window)) return 0;
   if (process.env.BENCH_RAW_RUNS) return Number(process.env.BENCH_RAW_RUNS);
   return window === '24h' || ATTEMPTS <= 1_000_000 ? 20 : 5;
 }
@@ -108,7 +118,7 @@ async function buildAttempts(url: string): Promise<Date> {
   if (Number(existing?.count) >= Math.floor(ATTEMPTS / DAYS) * DAYS && existing?.newest) {
     await setup.close();
     console.log(`Reusing the ${Number(existing.count).toLocaleString('en-US')} attempts already in the database`);
-    return new Date(new Date(existing.newest).getTime() + 1);
+    return topUpToNow(url, new Date(existing.newest));
   }
   const now = new Date();
   const first = new Date(now.getTime() - DAYS * DAY_MS);
@@ -141,6 +151,32 @@ async function buildAttempts(url: string): Promise<Date> {
   return now;
 }
 
+/**
+ * A reused log is brought up to the present at its own rate (attempts / 720
+ * an hour), so that the pages, which read at the server's clock, see the
+ * same windows as the read models timed here. Returns the benchmark's `now`.
+ */
+async function topUpToNow(url: string, newest: Date): Promise<Date> {
+  const now = new Date();
+  if (newest >= now) return now;
+  const setup = connectDatabase(url, { maxConnections: 1 });
+  try {
+    await ensureAttemptPartitions(setup.db, { from: newest, to: new Date(now.getTime() + DAY_MS) });
+    const perMs = ATTEMPTS / (DAYS * DAY_MS);
+    const from = newest.getTime() + 1;
+    for (let start = from; start < now.getTime(); start += HOUR_MS) {
+      const span = Math.min(HOUR_MS, now.getTime() - start);
+      const rows = Math.floor(span * perMs);
+      // Task ids apart from the seed's and from any earlier top-up.
+      if (rows > 0) await buildSpan(setup.db, new Date(start), span, rows, start);
+    }
+    console.log(`Topped up the log from ${newest.toISOString()} to now at its own rate`);
+  } finally {
+    await setup.close();
+  }
+  return now;
+}
+
 interface Timing {
   p50: number;
   /** The p95 when there were at least P95_MIN_SAMPLES samples, else the max. */
@@ -164,8 +200,20 @@ async function time(runs: number, work: () => Promise<unknown>): Promise<Timing>
     : { p50: at(0.5), tail: samples.at(-1)!, tailLabel: `max of ${runs}` };
 }
 
+/** What the Overview page reads: the figures and charts, and its top steps panel. */
+function overviewQueries(db: Database, window: TimeWindowName, now: Date, options: ReadOptions) {
+  return Promise.all([getOverview(db, window, now, options), getTopStepsView(db, window, now, options)]);
+}
+
+/**
+ * What the Steps page reads (its first page, sorted by retry spend); the raw
+ * side computes every step's figures, latency included, from the raw log.
+ */
 function stepsPageQueries(db: Database, window: TimeWindowName, now: Date, options: ReadOptions) {
-  return Promise.all([getStepStats(db, resolveTimeWindow(window, now), options), getStepAnomalies(db, now, options)]);
+  if (options.rawOnly) {
+    return Promise.all([getStepStats(db, resolveTimeWindow(window, now), options), getStepAnomalies(db, now, options)]);
+  }
+  return getStepsPage(db, parseStepsView({ window }, now), undefined, now);
 }
 
 /**
@@ -297,6 +345,13 @@ async function timeRoutinePasses(db: Database, now: Date): Promise<number[]> {
     passes.push(performance.now() - began);
     if (result.hoursRolled !== 1) console.log(`(routine pass ${pass} rolled ${result.hoursRolled} hours)`);
   }
+  // Leave the database as a reading at `now` finds it, for the next run to reuse: the passes' hours lie in the
+  // future, and rollups whose edge is ahead of the clock would leave readers no stored span that fits.
+  await db.execute(
+    sql`delete from attempts where started_at >= ${new Date(openHour + HOUR_MS).toISOString()}::timestamptz`,
+  );
+  await db.execute(sql`update rollup_state set rolled_to = ${new Date(openHour).toISOString()}::timestamptz`);
+  await rollUpAttempts(db, { now, retentionFloor });
   return passes;
 }
 
@@ -315,7 +370,9 @@ async function main() {
       const rolled = performance.now();
       const rollup = await rollUpAttempts(db, { now, retentionFloor: new Date(now.getTime() - (DAYS + 1) * DAY_MS) });
       console.log(`First rollup pass: ${rollup.hoursRolled} hours in ${seconds(rolled)} s`);
-      await db.execute(sql`analyze attempt_rollups; analyze attempt_latency_rollups`);
+      await db.execute(
+        sql`analyze attempt_rollups; analyze attempt_latency_rollups; analyze fleet_rollups; analyze span_rollups; analyze span_latency_rollups`,
+      );
       await seedParkedWork(db, now);
 
       const scraped = await timeScrape(url, db, now);
@@ -338,7 +395,7 @@ async function main() {
       );
       for (const window of ['24h', '7d', '30d'] as const) {
         for (const [name, query] of [
-          ['overview', (options: ReadOptions) => getOverview(db, window, now, options)],
+          ['overview', (options: ReadOptions) => overviewQueries(db, window, now, options)],
           ['steps page', (options: ReadOptions) => stepsPageQueries(db, window, now, options)],
         ] as const) {
           const served = await time(30, () => query({}));

@@ -371,7 +371,7 @@ async function main() {
       const rollup = await rollUpAttempts(db, { now, retentionFloor: new Date(now.getTime() - (DAYS + 1) * DAY_MS) });
       console.log(`First rollup pass: ${rollup.hoursRolled} hours in ${seconds(rolled)} s`);
       await db.execute(
-        sql`analyze attempt_rollups; analyze attempt_latency_rollups; analyze fleet_rollups; analyze span_rollups; analyze span_latency_rollups`,
+        sql`analyze attempt_rollups; analyze attempt_latency_rollups; analyze all_steps_rollups; analyze span_rollups; analyze span_latency_rollups`,
       );
       await seedParkedWork(db, now);
 

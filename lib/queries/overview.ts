@@ -250,7 +250,7 @@ function readParkedCounts(db: Executor, windowStart: Date, now: Date, frozenAfte
 
 /**
  * The chart's series per bucket: the whole fleet's spend and retry spend (one
- * row per bucket from fleet_rollups, whatever the number of steps), and the
+ * row per bucket from all_steps_rollups, whatever the number of steps), and the
  * retry spend of the top steps alone, read by their (agent, step) names.
  */
 async function readChart(

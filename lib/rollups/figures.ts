@@ -147,7 +147,7 @@ function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
 /**
  * The whole fleet's figures per bucket (bucket_time, attempts, retries,
  * cost_micros, retry_cost_micros) over the segments of a plan made with a
- * finestBucket: the rolled hours and days from fleet_rollups, one row per
+ * finestBucket: the rolled hours and days from all_steps_rollups, one row per
  * bucket whatever the number of steps, and the raw parts from the log grouped
  * by hour. A plan's agent and step filters do not apply here.
  */
@@ -163,7 +163,7 @@ export function fleetRelation(segments: Segment[]): SQL {
           where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}
           group by 1)`
       : sql`(select bucket_start as bucket_time, attempts, retries, cost_micros, retry_cost_micros
-          from fleet_rollups
+          from all_steps_rollups
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)})`;
   });
   const empty = sql`(select null::timestamptz as bucket_time, 0::bigint as attempts, 0::bigint as retries,

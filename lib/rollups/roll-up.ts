@@ -201,9 +201,9 @@ async function rollHours(tx: Transaction, from: Date, to: Date, noteChanges: boo
 
 /** Replaces the fleet's sums of the given buckets with the sums of their per-step rows (just written). */
 async function sumFleet(tx: Transaction, grain: 'hour' | 'day', inBuckets: SQL): Promise<void> {
-  await tx.execute(sql`delete from fleet_rollups where grain = ${grain} and ${inBuckets}`);
+  await tx.execute(sql`delete from all_steps_rollups where grain = ${grain} and ${inBuckets}`);
   await tx.execute(sql`
-    insert into fleet_rollups (grain, bucket_start, attempts, retries, cost_micros, retry_cost_micros)
+    insert into all_steps_rollups (grain, bucket_start, attempts, retries, cost_micros, retry_cost_micros)
     select grain, bucket_start, sum(attempts), sum(retries), sum(cost_micros), sum(retry_cost_micros)
     from attempt_rollups
     where grain = ${grain} and ${inBuckets}
@@ -311,7 +311,7 @@ export async function deleteRollupsBefore(db: Executor, cutoff: Date): Promise<n
     const latency = await tx.execute(
       sql`delete from attempt_latency_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`,
     );
-    await tx.execute(sql`delete from fleet_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`);
+    await tx.execute(sql`delete from all_steps_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`);
     // A stored span reaching back past the cutoff would outlive the rows it sums: readers then sum the rollups left.
     await tx.execute(sql`
       with dropped as (delete from rollup_spans where span_from < ${cutoff.toISOString()}::timestamptz returning span_from, span_to),

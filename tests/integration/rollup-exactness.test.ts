@@ -236,13 +236,13 @@ describe('rollups', () => {
           sum(retry_cost_micros) as retry_cost_micros
         from attempt_rollups group by grain, bucket_start
       )
-      select * from per_step full join fleet_rollups as fleet using (grain, bucket_start)
+      select * from per_step full join all_steps_rollups as fleet using (grain, bucket_start)
       where (per_step.attempts, per_step.retries, per_step.cost_micros, per_step.retry_cost_micros)
         is distinct from (fleet.attempts, fleet.retries, fleet.cost_micros, fleet.retry_cost_micros)`);
     expect(fleetMismatches).toEqual([]);
     const [fleetRows] = await database.db.execute<{ hours: number; days: number }>(sql`
       select count(*) filter (where grain = 'hour')::int as hours, count(*) filter (where grain = 'day')::int as days
-      from fleet_rollups`);
+      from all_steps_rollups`);
     expect(fleetRows!.hours).toBeGreaterThan(24);
     expect(fleetRows!.days).toBeGreaterThan(0);
     expect(await getStepAnomalies(database.db, now)).toEqual(

@@ -189,8 +189,8 @@ export const spanLatencyRollups = pgTable(
  * class and bucket; here it is one row per bucket. Written by the rollup pass
  * beside the per-step rows it sums, in the same transaction.
  */
-export const fleetRollups = pgTable(
-  'fleet_rollups',
+export const allStepsRollups = pgTable(
+  'all_steps_rollups',
   {
     grain: text('grain').$type<'hour' | 'day'>().notNull(),
     bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
@@ -200,7 +200,7 @@ export const fleetRollups = pgTable(
     retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
   },
   (table) => [
-    primaryKey({ name: 'fleet_rollups_pkey', columns: [table.grain, table.bucketStart] }),
-    check('fleet_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
+    primaryKey({ name: 'all_steps_rollups_pkey', columns: [table.grain, table.bucketStart] }),
+    check('all_steps_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
   ],
 );

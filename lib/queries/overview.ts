@@ -1,7 +1,7 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { bucketLabelSql, fleetRelation, planFigures } from '../rollups/figures';
+import { bucketLabelSql, allStepsRelation, planFigures } from '../rollups/figures';
 import { DEFAULT_FROZEN_AFTER_DAYS } from '../core/holds/freeze-idle-tasks';
 import { resolveTimeWindow, type TimeWindowName } from '../time-window';
 import { frozenHoldSql } from './frozen-holds';
@@ -270,7 +270,7 @@ async function readChart(
   const [totals, perStep] = await Promise.all([
     db.execute<{ bucket: string; spend: string; retry_spend: string }>(sql`
       select ${bucket} as bucket, sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
-      from ${fleetRelation(plan.segments)} as fleet
+      from ${allStepsRelation(plan.segments)} as fleet
       group by 1
       order by 1`),
     topSteps.length === 0

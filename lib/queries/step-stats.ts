@@ -1,9 +1,9 @@
 import 'server-only';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import type { ErrorClass } from '../db/schema';
 import { planFigures } from '../rollups/figures';
-import { mergeHistograms, percentileMs } from '../rollups/latency-buckets';
+import { type LatencyHistogram, mergeHistograms, percentileMs } from '../rollups/latency-buckets';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import type { ReadOptions } from './read-options';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
@@ -71,22 +71,15 @@ export async function getStepStats(
     steps: range.steps,
     rawOnly: options.rawOnly,
   });
-  const [rows, latencyRows] = await Promise.all([
+  const [rows, histograms] = await Promise.all([
     db.execute<FigureRow>(sql`
       select agent, step, error_class, sum(attempts) as attempts, sum(retries) as retries, sum(failures) as failures,
         sum(executions) as executions, sum(first_try_successes) as first_try_successes,
         sum(cost_micros) as cost_micros, sum(retry_cost_micros) as retry_cost_micros
       from ${plan.figures} as figures
       group by agent, step, error_class`),
-    // Summed here rather than in SQL: unnesting every row's histogram costs PostgreSQL more.
-    options.latency === false
-      ? Promise.resolve([])
-      : db.execute<{ key: string; buckets: string; counts: string }>(sql`
-          select agent || '/' || step as key, buckets::text as buckets, counts::text as counts
-          from ${plan.latency} as latency`),
+    options.latency === false ? new Map<string, LatencyHistogram>() : readHistograms(db, plan.latency),
   ]);
-
-  const histograms = mergeHistograms(latencyRows);
 
   const byStep = new Map<string, StepStats & { executions: number; firstTrySuccesses: number }>();
   for (const row of rows) {
@@ -152,15 +145,21 @@ export async function withLatency(db: Executor, range: TimeRange, rows: StepStat
     windows: [{ label: 'window', ...range }],
     steps: rows.map(({ agent, step }) => ({ agent, step })),
   });
-  const histograms = mergeHistograms(
-    await db.execute<{ key: string; buckets: string; counts: string }>(sql`
-      select agent || '/' || step as key, buckets::text as buckets, counts::text as counts
-      from ${plan.latency} as latency`),
-  );
+  const histograms = await readHistograms(db, plan.latency);
   return rows.map((row) => {
     const histogram = histograms.get(`${row.agent}/${row.step}`) ?? new Map<number, number>();
     return { ...row, latencyP50Ms: percentileMs(histogram, 0.5), latencyP95Ms: percentileMs(histogram, 0.95) };
   });
+}
+
+/** Each step's latency histogram, keyed `agent/step`, merged from a plan's latency relation. */
+async function readHistograms(db: Executor, latency: SQL): Promise<Map<string, LatencyHistogram>> {
+  // Summed here rather than in SQL: unnesting every row's histogram costs PostgreSQL more.
+  return mergeHistograms(
+    await db.execute<{ key: string; buckets: string; counts: string }>(sql`
+      select agent || '/' || step as key, buckets::text as buckets, counts::text as counts
+      from ${latency} as latency`),
+  );
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

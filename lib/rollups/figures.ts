@@ -151,9 +151,9 @@ function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
  * bucket whatever the number of steps, and the raw parts from the log grouped
  * by hour. A plan's agent and step filters do not apply here.
  */
-export function fleetRelation(segments: Segment[]): SQL {
+export function allStepsRelation(segments: Segment[]): SQL {
   const branches = segments.map((segment) => {
-    if (segment.grain === 'span') throw new Error('fleetRelation needs a plan made with a finestBucket (no spans)');
+    if (segment.grain === 'span') throw new Error('allStepsRelation needs a plan made with a finestBucket (no spans)');
     return segment.grain === 'raw'
       ? sql`(select date_trunc('hour', started_at, 'UTC') as bucket_time, count(*)::bigint as attempts,
             (count(*) filter (where attempt_number > 1))::bigint as retries,

@@ -195,12 +195,12 @@ async function rollHours(tx: Transaction, from: Date, to: Date, noteChanges: boo
     ) as per_bucket
     group by 1, 2, 3, 4`);
   if (noteChanges) await noteHourlyRows(tx, start, end, 1);
-  await sumFleet(tx, 'hour', sql`bucket_start >= ${start} and bucket_start < ${end}`);
+  await sumAllSteps(tx, 'hour', sql`bucket_start >= ${start} and bucket_start < ${end}`);
   await addIncreaseToTotals(tx, start, end, before);
 }
 
 /** Replaces the fleet's sums of the given buckets with the sums of their per-step rows (just written). */
-async function sumFleet(tx: Transaction, grain: 'hour' | 'day', inBuckets: SQL): Promise<void> {
+async function sumAllSteps(tx: Transaction, grain: 'hour' | 'day', inBuckets: SQL): Promise<void> {
   await tx.execute(sql`delete from all_steps_rollups where grain = ${grain} and ${inBuckets}`);
   await tx.execute(sql`
     insert into all_steps_rollups (grain, bucket_start, attempts, retries, cost_micros, retry_cost_micros)
@@ -299,7 +299,7 @@ async function rollDays(tx: Transaction, days: Date[]): Promise<void> {
       group by 1, 2, 3, 4
     ) as per_bucket
     group by 1, 2, 3, 4`);
-  await sumFleet(tx, 'day', inDays);
+  await sumAllSteps(tx, 'day', inDays);
 }
 
 /** Deletes rollups older than their own retention (kept well past the raw log's). */

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { latencyBucketSql } from './latency-buckets';
 import type { TimeRange } from '../time-window';
-import { planSegments, type LabelledWindow, type Segment, substituteStoredSpans } from './segments';
+import { planSegments, type LabelledWindow, type RollupEdges, type Segment, substituteStoredSpans } from './segments';
 
 /**
  * The read side of the rollups. A read model asks for one or more labelled
@@ -13,7 +13,7 @@ import { planSegments, type LabelledWindow, type Segment, substituteStoredSpans 
  *            cost_micros, retry_cost_micros
  *   latency: label, agent, step, buckets, counts (a sparse histogram; several rows per step)
  *
- * Each window is split by planSegments into raw, hourly and daily parts, and
+ * Each window is split by planSegments into raw, five-minute, hourly and daily parts, and
  * the relation is the UNION ALL of one branch per part, each with literal
  * time bounds so PostgreSQL prunes partitions and uses its indexes. When the
  * caller does not group by bucket, a window's hourly and daily parts are read
@@ -43,31 +43,42 @@ export interface FiguresPlan {
   latency: SQL;
 }
 
-/** Where the rollups end: hours before this are served from them. */
+/** Where the hourly rollups end: hours before this are served from them. */
 export async function readRollupEdge(db: Executor): Promise<Date | null> {
   const [state] = await db.execute<{ rolled_to: Date | null }>(sql`select rolled_to from rollup_state where id = 1`);
   return state?.rolled_to ? new Date(state.rolled_to) : null;
 }
 
 export async function planFigures(db: Executor, request: FiguresRequest): Promise<FiguresPlan> {
-  const { edge, spans } = request.rawOnly ? { edge: null, spans: [] } : await readRollupState(db);
-  const planned = planSegments(request.windows, edge, request.finestBucket);
+  const { edges, spans } = request.rawOnly
+    ? { edges: { rolledTo: null, fineRolledTo: null }, spans: [] }
+    : await readRollupState(db);
+  const planned = planSegments(request.windows, edges, request.finestBucket);
   const segments = request.finestBucket === undefined ? substituteStoredSpans(planned, spans) : planned;
   return { segments, figures: figuresRelation(segments, request), latency: latencyRelation(segments, request) };
 }
 
-/** The rollups' edge and the stored spans, in one round trip. */
-async function readRollupState(db: Executor): Promise<{ edge: Date | null; spans: TimeRange[] }> {
-  const [state] = await db.execute<{ rolled_to: Date | null; spans: [string, string][] | null }>(sql`
-    select rolled_to, (select json_agg(json_build_array(span_from, span_to)) from rollup_spans) as spans
+/** The rollups' edges and the stored spans, in one round trip. */
+async function readRollupState(db: Executor): Promise<{ edges: RollupEdges; spans: TimeRange[] }> {
+  const [state] = await db.execute<{
+    rolled_to: Date | null;
+    fine_rolled_to: Date | null;
+    spans: [string, string][] | null;
+  }>(sql`
+    select rolled_to, fine_rolled_to, (select json_agg(json_build_array(span_from, span_to)) from rollup_spans) as spans
     from rollup_state where id = 1`);
+  const asDate = (moment: Date | null | undefined) => (moment ? new Date(moment) : null);
   return {
-    edge: state?.rolled_to ? new Date(state.rolled_to) : null,
+    edges: { rolledTo: asDate(state?.rolled_to), fineRolledTo: asDate(state?.fine_rolled_to) },
     spans: (state?.spans ?? []).map(([from, to]) => ({ from: new Date(from), to: new Date(to) })),
   };
 }
 
 const bound = (moment: Date) => sql`${moment.toISOString()}::timestamptz`;
+
+/** A rolled row's bucket as readers group it: five-minute rows by their hour, like the raw log's rows. */
+const rolledBucketTime = (segment: Segment) =>
+  segment.grain === '5min' ? sql`date_trunc('hour', bucket_start, 'UTC')` : sql`bucket_start`;
 
 function filters(request: FiguresRequest): SQL {
   return sql.join(
@@ -109,8 +120,8 @@ function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
           from attempts
           where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}${filters(request)}
           group by 2, 3, 4, 5)`
-        : sql`(select ${segment.label}::text as label, bucket_start as bucket_time, agent, step, error_class, attempts, retries, failures,
-            executions, first_try_successes, cost_micros, retry_cost_micros
+        : sql`(select ${segment.label}::text as label, ${rolledBucketTime(segment)} as bucket_time, agent, step, error_class, attempts,
+            retries, failures, executions, first_try_successes, cost_micros, retry_cost_micros
           from attempt_rollups
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)}${filters(request)})`,
   );
@@ -162,7 +173,7 @@ export function allStepsRelation(segments: Segment[]): SQL {
           from attempts
           where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}
           group by 1)`
-      : sql`(select bucket_start as bucket_time, attempts, retries, cost_micros, retry_cost_micros
+      : sql`(select ${rolledBucketTime(segment)} as bucket_time, attempts, retries, cost_micros, retry_cost_micros
           from all_steps_rollups
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)})`;
   });

@@ -2,7 +2,7 @@ import { and, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { leases } from '../db/schema';
 import { dropAttemptPartitionsBefore, ensureAttemptPartitions } from '../db/attempt-partitions';
-import { deleteRollupsBefore } from './roll-up';
+import { deleteFineRollupsBefore, deleteRollupsBefore } from './roll-up';
 
 const DAY_MS = 86_400_000;
 /** Daily partitions are made this far ahead, so inserts never wait on one being created. */
@@ -16,9 +16,9 @@ export interface AttemptLogSettings {
 
 /**
  * Keeps the attempt log's shape: daily partitions for the retained days and a
- * few ahead, raw days past retention dropped whole, and rollups (which
- * outlive the raw log) trimmed to their own, longer retention. Old sweep
- * leases go too.
+ * few ahead, raw days past retention dropped whole, five-minute rollups with
+ * them, and the other rollups (which outlive the raw log) trimmed to their
+ * own, longer retention. Old sweep leases go too.
  */
 export async function maintainAttemptLog(db: Executor, settings: AttemptLogSettings) {
   const rawFloor = new Date(settings.now.getTime() - settings.attemptRetentionDays * DAY_MS);
@@ -27,10 +27,9 @@ export async function maintainAttemptLog(db: Executor, settings: AttemptLogSetti
     to: new Date(settings.now.getTime() + DAYS_AHEAD * DAY_MS),
   });
   const { dropped, strayRowsDeleted } = await dropAttemptPartitionsBefore(db, rawFloor);
-  const rollupRowsDeleted = await deleteRollupsBefore(
-    db,
-    new Date(settings.now.getTime() - settings.rollupRetentionDays * DAY_MS),
-  );
+  const rollupRowsDeleted =
+    (await deleteRollupsBefore(db, new Date(settings.now.getTime() - settings.rollupRetentionDays * DAY_MS))) +
+    (await deleteFineRollupsBefore(db, rawFloor));
   // Sweeps take a lease row per time bucket (two a minute); a week of them is history enough.
   // Each job's newest finished pass is kept however old: it is when the job last succeeded, which the
   // sweep-failing alert and the metrics read, so a job failing for a week still shows as failing.

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
 import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-baselines';
-import { latencyBucketSql } from './latency-buckets';
+import { FINE_BUCKET_MS, insertSumsOfFinerRows, sumAllSteps, writeFineBuckets } from './bucket-sums';
 import { noteHourlyRows, startNotingHourlyChanges } from './hourly-changes';
 import { readHeldSpans, storeSpans } from './spans';
 
@@ -17,11 +17,18 @@ export interface RollUpResult {
 }
 
 /**
- * One pass of the rollup sweep. Two watermarks, kept in rollup_state:
+ * One pass of the rollup sweep. Three watermarks, kept in rollup_state:
  *
- * - `rolled_to`: every closed hour before it is in the rollups. Each pass
- *   rolls the hours that closed since, so readers take them from rollups and
- *   only the hours after it (the open hour, mostly) from the raw log.
+ * - `rolled_to`: every closed hour before it is in the rollups (hourly and
+ *   five-minute rows). Each pass rolls the hours that closed since.
+ * - `fine_rolled_to`: the five-minute buckets of the open hour that had
+ *   closed when the pass ran are in the rollups too. Its rows change all the
+ *   time (running attempts finish, agents report late), so each pass
+ *   rewrites them whole. Readers take whole buckets before it from the
+ *   rollups and read raw only the minutes after it and the minutes before a
+ *   window's first whole bucket: at most about five minutes at each edge.
+ *   The price: a row started before it that changes shows at the next pass,
+ *   within a minute, as rows of rolled hours always have.
  * - `processed_xid`: every row written by a transaction before it has been
  *   seen. A late report for a closed hour, or a running attempt that finished,
  *   writes its row with a newer transaction id (attempts.changed_xid); the
@@ -100,8 +107,17 @@ export async function rollUpAttempts(
     const baselineEnd = baselineEndFor(new Date(rolledTo));
     const storedEnd = state.baseline_end === null || restored ? null : new Date(state.baseline_end);
     if (baselineIsStale(storedEnd, baselineEnd, ranges)) await storeBaselines(tx, baselineEnd);
+    // The open hour's closed five-minute buckets, rewritten whole each pass: its rows change all the time
+    // (running attempts finish), and at most an hour of raw log is read for them.
+    const fineRolledTo = Math.max(rolledTo, Math.floor(options.now.getTime() / FINE_BUCKET_MS) * FINE_BUCKET_MS);
+    await writeFineBuckets(
+      tx,
+      sql`${new Date(rolledTo).toISOString()}::timestamptz`,
+      sql`${new Date(fineRolledTo).toISOString()}::timestamptz`,
+    );
     await tx.execute(sql`
       update rollup_state set rolled_to = ${new Date(rolledTo).toISOString()}::timestamptz,
+        fine_rolled_to = ${new Date(fineRolledTo).toISOString()}::timestamptz,
         processed_xid = ${state.horizon}::xid8, updated_at = now()
       where id = 1`);
     await storeSpans(tx, new Date(rolledTo), ranges, { changesNoted });
@@ -148,8 +164,9 @@ type RangeSums = {
 };
 
 /**
- * Replaces the hourly rollups of [from, to) with sums recomputed from the raw
- * log (noting the change for the stored spans when asked), and adds what
+ * Replaces the five-minute and hourly rollups of [from, to) with sums
+ * recomputed from the raw log (noting the change for the stored spans when
+ * asked), and adds what
  * that changed to the running totals behind the Prometheus counters
  * (attempt_totals, failure_totals).
  */
@@ -170,44 +187,11 @@ async function rollHours(tx: Transaction, from: Date, to: Date, noteChanges: boo
   await tx.execute(
     sql`delete from attempt_latency_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`,
   );
-  await tx.execute(sql`
-    insert into attempt_rollups (grain, bucket_start, agent, step, error_class, attempts, retries, failures, executions,
-      first_try_successes, cost_micros, retry_cost_micros)
-    select 'hour', date_trunc('hour', started_at, 'UTC'), agent, step, error_class,
-      count(*),
-      count(*) filter (where attempt_number > 1),
-      count(*) filter (where outcome = 'failed'),
-      count(*) filter (where attempt_number = 1),
-      count(*) filter (where attempt_number = 1 and outcome = 'succeeded'),
-      coalesce(sum(cost_micros), 0),
-      coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)
-    from attempts
-    where started_at >= ${start} and started_at < ${end}
-    group by 2, 3, 4, 5`);
-  await tx.execute(sql`
-    insert into attempt_latency_rollups (grain, bucket_start, agent, step, buckets, counts)
-    select 'hour', hour, agent, step, array_agg(latency_bucket order by latency_bucket), array_agg(attempts order by latency_bucket)
-    from (
-      select date_trunc('hour', started_at, 'UTC') as hour, agent, step, ${sql.raw(latencyBucketSql('latency_ms'))} as latency_bucket, count(*) as attempts
-      from attempts
-      where started_at >= ${start} and started_at < ${end} and latency_ms is not null
-      group by 1, 2, 3, 4
-    ) as per_bucket
-    group by 1, 2, 3, 4`);
+  await writeFineBuckets(tx, start, end);
+  await insertSumsOfFinerRows(tx, 'hour', sql`bucket_start >= ${start} and bucket_start < ${end}`);
   if (noteChanges) await noteHourlyRows(tx, start, end, 1);
   await sumAllSteps(tx, 'hour', sql`bucket_start >= ${start} and bucket_start < ${end}`);
   await addIncreaseToTotals(tx, start, end, before);
-}
-
-/** Replaces the fleet's sums of the given buckets with the sums of their per-step rows (just written). */
-async function sumAllSteps(tx: Transaction, grain: 'hour' | 'day', inBuckets: SQL): Promise<void> {
-  await tx.execute(sql`delete from all_steps_rollups where grain = ${grain} and ${inBuckets}`);
-  await tx.execute(sql`
-    insert into all_steps_rollups (grain, bucket_start, attempts, retries, cost_micros, retry_cost_micros)
-    select grain, bucket_start, sum(attempts), sum(retries), sum(cost_micros), sum(retry_cost_micros)
-    from attempt_rollups
-    where grain = ${grain} and ${inBuckets}
-    group by grain, bucket_start`);
 }
 
 /**
@@ -281,25 +265,23 @@ async function rollDays(tx: Transaction, days: Date[]): Promise<void> {
   const inDays = sql`bucket_start >= ${from} and bucket_start < ${to} and date_trunc('day', bucket_start, 'UTC') = any(${dayList})`;
   await tx.execute(sql`delete from attempt_rollups where grain = 'day' and ${inDays}`);
   await tx.execute(sql`delete from attempt_latency_rollups where grain = 'day' and ${inDays}`);
-  await tx.execute(sql`
-    insert into attempt_rollups (grain, bucket_start, agent, step, error_class, attempts, retries, failures, executions,
-      first_try_successes, cost_micros, retry_cost_micros)
-    select 'day', date_trunc('day', bucket_start, 'UTC'), agent, step, error_class, sum(attempts), sum(retries), sum(failures),
-      sum(executions), sum(first_try_successes), sum(cost_micros), sum(retry_cost_micros)
-    from attempt_rollups
-    where grain = 'hour' and ${inDays}
-    group by 2, 3, 4, 5`);
-  await tx.execute(sql`
-    insert into attempt_latency_rollups (grain, bucket_start, agent, step, buckets, counts)
-    select 'day', day, agent, step, array_agg(latency_bucket order by latency_bucket), array_agg(attempts order by latency_bucket)
-    from (
-      select date_trunc('day', bucket_start, 'UTC') as day, agent, step, entry.latency_bucket, sum(entry.attempts)::bigint as attempts
-      from attempt_latency_rollups, unnest(buckets, counts) as entry(latency_bucket, attempts)
-      where grain = 'hour' and ${inDays}
-      group by 1, 2, 3, 4
-    ) as per_bucket
-    group by 1, 2, 3, 4`);
+  await insertSumsOfFinerRows(tx, 'day', inDays);
   await sumAllSteps(tx, 'day', inDays);
+}
+
+/**
+ * Deletes five-minute rollups older than the raw log's retention: they serve
+ * only the edges of windows that the raw log still covers, and kept longer
+ * they would cost twelve times the hourly rows.
+ */
+export async function deleteFineRollupsBefore(db: Executor, rawFloor: Date): Promise<number> {
+  const before = sql`grain = '5min' and bucket_start < ${rawFloor.toISOString()}::timestamptz`;
+  return db.transaction(async (tx) => {
+    const rows = await tx.execute(sql`delete from attempt_rollups where ${before}`);
+    const latency = await tx.execute(sql`delete from attempt_latency_rollups where ${before}`);
+    await tx.execute(sql`delete from all_steps_rollups where ${before}`);
+    return rows.count + latency.count;
+  });
 }
 
 /** Deletes rollups older than their own retention (kept well past the raw log's). */

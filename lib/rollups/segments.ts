@@ -4,13 +4,14 @@ import type { TimeRange } from '../time-window';
  * Where each part of a window's figures is read from. Whole hours that the
  * rollup sweep has closed come from hourly rollups, whole UTC days of those
  * from daily rollups, and the rest (a partial first hour, and everything from
- * the rollups' edge to the window's end, including the open hour) from the
- * raw attempt log. Every moment of the window is covered by exactly one
+ * the hourly rollups' edge to the window's end, including the open hour) from
+ * five-minute rollups where whole rolled buckets fit, and from the raw
+ * attempt log for the minutes left over. Every moment of the window is covered by exactly one
  * segment, so summing the segments gives exact figures. A window's hourly
  * and daily segments together may be read instead from a stored span of the
  * same hours ('span', see substituteStoredSpans).
  */
-export type Grain = 'raw' | 'hour' | 'day' | 'span';
+export type Grain = 'raw' | '5min' | 'hour' | 'day' | 'span';
 
 export interface Segment {
   /** Which window of the query the segment belongs to (queries may ask for several). */
@@ -24,6 +25,13 @@ export interface LabelledWindow extends TimeRange {
   label: string;
 }
 
+/** Where the rollups end: closed hours before `rolledTo`, five-minute buckets before `fineRolledTo`. */
+export interface RollupEdges {
+  rolledTo: Date | null;
+  fineRolledTo: Date | null;
+}
+
+const FINE_MS = 5 * 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -31,31 +39,38 @@ const floorTo = (moment: number, unit: number) => Math.floor(moment / unit) * un
 const ceilTo = (moment: number, unit: number) => Math.ceil(moment / unit) * unit;
 
 /**
- * Splits each window into segments. `rolledTo` is the rollups' edge (null when
- * nothing is rolled up, or to read everything raw). `finestBucket: 'hour'`
- * keeps daily rollups out, for callers that group by hour.
+ * Splits each window into segments. `edges` are where the rollups end (null:
+ * nothing rolled up, or read everything raw). `finestBucket: 'hour'` keeps
+ * daily rollups out, for callers that group by hour.
  */
 export function planSegments(
   windows: LabelledWindow[],
-  rolledTo: Date | null,
+  edges: RollupEdges,
   finestBucket: 'hour' | 'day' = 'day',
 ): Segment[] {
-  return windows.flatMap((window) => planWindow(window, rolledTo, finestBucket));
+  return windows.flatMap((window) => planWindow(window, edges, finestBucket));
 }
 
 function planWindow(
   { label, from, to }: LabelledWindow,
-  rolledTo: Date | null,
+  { rolledTo, fineRolledTo }: RollupEdges,
   finestBucket: 'hour' | 'day',
 ): Segment[] {
   if (from >= to) return [];
   const segment = (grain: Grain, start: number, end: number): Segment[] =>
     start < end ? [{ label, grain, from: new Date(start), to: new Date(end) }] : [];
+  // A stretch outside the whole rolled hours: its whole five-minute buckets that are rolled up, the minutes around them raw.
+  const edge = (start: number, end: number): Segment[] => {
+    const fineFrom = ceilTo(start, FINE_MS);
+    const fineTo = fineRolledTo === null ? -Infinity : Math.min(floorTo(end, FINE_MS), fineRolledTo.getTime());
+    if (fineFrom >= fineTo) return segment('raw', start, end);
+    return [...segment('raw', start, fineFrom), ...segment('5min', fineFrom, fineTo), ...segment('raw', fineTo, end)];
+  };
 
   const hoursFrom = ceilTo(from.getTime(), HOUR_MS);
   const hoursTo =
     rolledTo === null ? -Infinity : Math.min(floorTo(to.getTime(), HOUR_MS), floorTo(rolledTo.getTime(), HOUR_MS));
-  if (hoursFrom >= hoursTo) return segment('raw', from.getTime(), to.getTime());
+  if (hoursFrom >= hoursTo) return edge(from.getTime(), to.getTime());
 
   const daysFrom = ceilTo(hoursFrom, DAY_MS);
   const daysTo = floorTo(hoursTo, DAY_MS);
@@ -68,7 +83,7 @@ function planWindow(
         ]
       : segment('hour', hoursFrom, hoursTo);
 
-  return [...segment('raw', from.getTime(), hoursFrom), ...rolledUp, ...segment('raw', hoursTo, to.getTime())];
+  return [...edge(from.getTime(), hoursFrom), ...rolledUp, ...edge(hoursTo, to.getTime())];
 }
 
 /** The hours a window's segments take from the rollups (hourly and daily, contiguous), or null if none. */
@@ -84,7 +99,7 @@ export function rolledBounds(segments: Segment[]): TimeRange | null {
 /**
  * Replaces each window's hourly and daily segments with one 'span' segment
  * when a stored span covers exactly those hours (lib/rollups/spans.ts). The
- * raw segments at the window's edges stay as they are.
+ * segments at the window's edges stay as they are.
  */
 export function substituteStoredSpans(segments: Segment[], spans: TimeRange[]): Segment[] {
   const labels = [...new Set(segments.map((segment) => segment.label))];
@@ -96,9 +111,9 @@ export function substituteStoredSpans(segments: Segment[], spans: TimeRange[]): 
       spans.some((span) => span.from.getTime() === bounds.from.getTime() && span.to.getTime() === bounds.to.getTime());
     if (!held) return own;
     return [
-      ...own.filter((segment) => segment.grain === 'raw' && segment.to <= bounds.from),
+      ...own.filter((segment) => segment.to <= bounds.from),
       { label, grain: 'span' as const, from: bounds.from, to: bounds.to },
-      ...own.filter((segment) => segment.grain === 'raw' && segment.from >= bounds.to),
+      ...own.filter((segment) => segment.from >= bounds.to),
     ];
   });
 }

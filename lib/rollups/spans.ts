@@ -21,7 +21,7 @@ export function spansFor(edge: Date): TimeRange[] {
     const current = resolveTimeWindow(name, inOpenHour);
     const before = { from: new Date(2 * current.from.getTime() - current.to.getTime()), to: current.from };
     return [current, before]
-      .map((window) => rolledBounds(planSegments([{ label: name, ...window }], edge)))
+      .map((window) => rolledBounds(planSegments([{ label: name, ...window }], { rolledTo: edge, fineRolledTo: null })))
       .filter((span): span is TimeRange => span !== null);
   });
 }

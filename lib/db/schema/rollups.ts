@@ -13,17 +13,23 @@ import {
 } from 'drizzle-orm/pg-core';
 import { errorClass, transactionId } from './attempts';
 
+/** A rollup bucket's length: five minutes, an hour or a UTC day. */
+export type RollupGrain = '5min' | 'hour' | 'day';
+
 /**
- * Hourly and daily sums of the attempt log per (agent, step, error class).
- * Every figure here is a count or a micro-dollar sum, so adding rows of any
- * set of buckets gives the exact figure for their union. Daily rows are the
- * sum of that day's hourly rows; readers use them only for whole days that are
- * entirely rolled up.
+ * Five-minute, hourly and daily sums of the attempt log per (agent, step,
+ * error class). Every figure here is a count or a micro-dollar sum, so adding
+ * rows of any set of buckets gives the exact figure for their union. Hourly
+ * rows are the sum of their five-minute rows and daily rows of their hourly
+ * ones; readers use a grain only for whole buckets that are rolled up.
+ * Five-minute rows serve the partial hours at a window's edges (so a read
+ * scans at most five minutes of raw log there) and are kept only as long as
+ * the raw log itself.
  */
 export const attemptRollups = pgTable(
   'attempt_rollups',
   {
-    grain: text('grain').$type<'hour' | 'day'>().notNull(),
+    grain: text('grain').$type<RollupGrain>().notNull(),
     bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
     agent: text('agent').notNull(),
     step: text('step').notNull(),
@@ -44,7 +50,7 @@ export const attemptRollups = pgTable(
       .on(table.grain, table.bucketStart, table.agent, table.step, table.errorClass)
       .nullsNotDistinct(),
     index('attempt_rollups_agent_step_idx').on(table.agent, table.step, table.grain, table.bucketStart),
-    check('attempt_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
+    check('attempt_rollups_grain_known', sql`${table.grain} in ('5min', 'hour', 'day')`),
   ],
 );
 
@@ -58,7 +64,7 @@ export const attemptRollups = pgTable(
 export const attemptLatencyRollups = pgTable(
   'attempt_latency_rollups',
   {
-    grain: text('grain').$type<'hour' | 'day'>().notNull(),
+    grain: text('grain').$type<RollupGrain>().notNull(),
     bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
     agent: text('agent').notNull(),
     step: text('step').notNull(),
@@ -72,7 +78,7 @@ export const attemptLatencyRollups = pgTable(
       name: 'attempt_latency_rollups_pkey',
       columns: [table.grain, table.bucketStart, table.agent, table.step],
     }),
-    check('attempt_latency_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
+    check('attempt_latency_rollups_grain_known', sql`${table.grain} in ('5min', 'hour', 'day')`),
     check('attempt_latency_rollups_arrays_match', sql`cardinality(${table.buckets}) = cardinality(${table.counts})`),
   ],
 );
@@ -87,6 +93,12 @@ export const rollupState = pgTable(
   {
     id: integer('id').primaryKey().default(1),
     rolledTo: timestamp('rolled_to', { withTimezone: true }),
+    /**
+     * Every five-minute bucket before it is in the rollups: the closed hours'
+     * buckets (before rolled_to) and those of the open hour that had closed
+     * at the last pass, which rewrites the open hour's buckets each time.
+     */
+    fineRolledTo: timestamp('fine_rolled_to', { withTimezone: true }),
     processedXid: transactionId('processed_xid').notNull().default(sql`'0'::xid8`),
     /** Which baseline anomaly_baselines holds: the end of its 7 days (null before the first pass). */
     baselineEnd: timestamp('baseline_end', { withTimezone: true }),
@@ -192,7 +204,7 @@ export const spanLatencyRollups = pgTable(
 export const allStepsRollups = pgTable(
   'all_steps_rollups',
   {
-    grain: text('grain').$type<'hour' | 'day'>().notNull(),
+    grain: text('grain').$type<RollupGrain>().notNull(),
     bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
     attempts: bigint('attempts', { mode: 'number' }).notNull(),
     retries: bigint('retries', { mode: 'number' }).notNull(),
@@ -201,6 +213,6 @@ export const allStepsRollups = pgTable(
   },
   (table) => [
     primaryKey({ name: 'all_steps_rollups_pkey', columns: [table.grain, table.bucketStart] }),
-    check('all_steps_rollups_grain_known', sql`${table.grain} in ('hour', 'day')`),
+    check('all_steps_rollups_grain_known', sql`${table.grain} in ('5min', 'hour', 'day')`),
   ],
 );

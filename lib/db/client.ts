@@ -29,6 +29,12 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
     connect_timeout: options.connectTimeoutSeconds ?? 10,
     // PostgreSQL's NOTICE messages (e.g. "relation already exists, skipping") are noise here.
     onnotice: () => {},
+    connection: {
+      // Starting parallel workers costs milliseconds (tens on a busy machine), more than the
+      // dashboard's reads of rollups take alone; ten times the default setup cost keeps
+      // parallel plans for the scans big enough to gain from them (a day of raw log).
+      parallel_setup_cost: 10_000,
+    },
   });
   preparedByDefault(sql);
   return {

@@ -68,9 +68,7 @@ export const attempts = pgTable(
     // Small ranges (16 pages, about 900 rows): a read of a few minutes at a window's edge then
     // scans about that much, not the 128 pages (up to 45 minutes of a busy log) of the default.
     // autosummarize: a range is indexed once filled, not only at the next vacuum.
-    index('attempts_started_at_idx')
-      .using('brin', table.startedAt)
-      .with({ pages_per_range: 16, autosummarize: 'on' }),
+    index('attempts_started_at_idx').using('brin', table.startedAt).with({ pages_per_range: 16, autosummarize: 'on' }),
     // Serves per-step drill-downs: one step's attempts in a window.
     index('attempts_agent_step_started_at_idx').on(table.agent, table.step, table.startedAt),
     // Serves the rollup sweep: rows changed since its last pass.

@@ -1,5 +1,6 @@
 import 'server-only';
 import type { Executor } from '../db/client';
+import type { BaselineDaySums } from '../rollups/anomaly-baselines';
 import { findStepAnomalies } from '../rollups/step-anomalies';
 import type { ReadOptions } from './read-options';
 
@@ -13,7 +14,8 @@ export interface StepAnomaly {
 export async function getStepAnomalies(
   db: Executor,
   now: Date,
-  options: ReadOptions = {},
+  /** recentSums: the last 24 hours' sums per step, when the caller has read them (lib/rollups/step-anomalies.ts). */
+  options: ReadOptions & { recentSums?: BaselineDaySums[] } = {},
 ): Promise<Map<string, StepAnomaly>> {
   const readings = await findStepAnomalies(db, now, options);
   return new Map(readings.map(({ agent, step, ...anomaly }) => [`${agent}/${step}`, anomaly] as const));

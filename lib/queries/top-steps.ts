@@ -1,7 +1,7 @@
 import 'server-only';
-import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { planFigures } from '../rollups/figures';
+import type { BaselineDaySums } from '../rollups/anomaly-baselines';
+import { sumPerStep } from '../rollups/step-anomalies';
 import { resolveTimeWindow, type TimeWindowName } from '../time-window';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import type { ReadOptions } from './read-options';
@@ -29,9 +29,9 @@ export interface TopStepsView {
 
 /**
  * The Overview's step panel. With thousands of steps it must not read and
- * render every one: the top steps are chosen in SQL from the window's sums
- * (a stored span's row per step and class, plus the raw edges), and only the
- * chosen steps are read in full (latency histograms included).
+ * render every one: the top steps are chosen from the window's sums per step
+ * (a stored span's rows, plus the edges), and only the chosen steps are read
+ * in full (latency histograms included).
  */
 export async function getTopStepsView(
   db: Executor,
@@ -40,10 +40,14 @@ export async function getTopStepsView(
   options: ReadOptions = {},
 ): Promise<TopStepsView> {
   const range = resolveTimeWindow(window, now);
-  const [{ top, stepCount }, anomalies] = await Promise.all([
-    chooseTopSteps(db, range, options),
-    getStepAnomalies(db, now, options),
-  ]);
+  // The window's sums per step, read once: they choose the top steps, and over the last 24 hours they are
+  // also the anomaly rule's recent figures (read again otherwise).
+  const windowSums = await sumPerStep(db, [{ label: 'recent', ...range }], options.rawOnly ?? false);
+  const anomalies = await getStepAnomalies(db, now, {
+    ...options,
+    recentSums: window === '24h' ? windowSums : undefined,
+  });
+  const { top, stepCount } = chooseTopSteps(windowSums);
   const shown = new Set(top.map(({ agent, step }) => `${agent}/${step}`));
   const flagged = [...anomalies.keys()]
     .filter((key) => !shown.has(key))
@@ -65,18 +69,28 @@ export async function getTopStepsView(
   };
 }
 
-/** The top steps in the Steps page's default order (retry spend, attempts, then names in code-unit order), and how many steps there are. */
-async function chooseTopSteps(db: Executor, range: { from: Date; to: Date }, options: ReadOptions) {
-  const plan = await planFigures(db, { windows: [{ label: 'window', ...range }], rawOnly: options.rawOnly });
-  const rows = await db.execute<{ agent: string; step: string; step_count: number }>(sql`
-    select agent, step, (count(*) over ())::int as step_count
-    from ${plan.figures} as figures
-    group by agent, step
-    having sum(attempts) > 0
-    order by sum(retry_cost_micros) desc, sum(attempts) desc, agent collate "C", step collate "C"
-    limit ${TOP_STEPS_SHOWN}`);
-  return {
-    top: rows.map(({ agent, step }) => ({ agent, step })),
-    stepCount: rows[0]?.step_count ?? 0,
-  };
+/** Byte order of the UTF-8 names, as PostgreSQL's "C" collation sorts them. */
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * The top steps in the Steps page's default order (retry spend, then
+ * attempts, then names in byte order), and how many steps had attempts.
+ */
+function chooseTopSteps(sums: BaselineDaySums[]): { top: StepName[]; stepCount: number } {
+  const steps = sums
+    .map((row) => ({
+      agent: row.agent,
+      step: row.step,
+      attempts: BigInt(row.attempts),
+      retrySpend: BigInt(row.retry_spend),
+    }))
+    .filter((row) => row.attempts > 0n);
+  steps.sort(
+    (a, b) =>
+      (a.retrySpend === b.retrySpend ? 0 : a.retrySpend > b.retrySpend ? -1 : 1) ||
+      (a.attempts === b.attempts ? 0 : a.attempts > b.attempts ? -1 : 1) ||
+      byBytes(a.agent, b.agent) ||
+      byBytes(a.step, b.step),
+  );
+  return { top: steps.slice(0, TOP_STEPS_SHOWN).map(({ agent, step }) => ({ agent, step })), stepCount: steps.length };
 }

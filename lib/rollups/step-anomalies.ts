@@ -28,8 +28,12 @@ export interface StepAnomalyReading {
 export async function findStepAnomalies(
   db: Executor,
   now: Date,
-  /** rawOnly: read the raw log alone (the benchmark's ceiling and the exactness tests). */
-  options: { rawOnly?: boolean } = {},
+  options: {
+    /** Read the raw log alone (the benchmark's ceiling and the exactness tests). */
+    rawOnly?: boolean;
+    /** The last 24 hours' sums per step when the caller has read them already (label 'recent'). */
+    recentSums?: BaselineDaySums[];
+  } = {},
 ): Promise<StepAnomalyReading[]> {
   const recent = { label: 'recent', from: new Date(now.getTime() - DAY_MS), to: now };
   const baselineEnd = baselineEndFor(now).getTime();
@@ -43,7 +47,7 @@ export async function findStepAnomalies(
     rows = await sumPerStep(db, [recent, ...baselineDays], true);
   } else {
     const [recentRows, stored] = await Promise.all([
-      sumPerStep(db, [recent], false),
+      options.recentSums ?? sumPerStep(db, [recent], false),
       readStoredBaselines(db, new Date(baselineEnd)),
     ]);
     rows = [...recentRows, ...(stored ?? (await sumPerStep(db, baselineDays, false)))];
@@ -85,7 +89,11 @@ export async function findStepAnomalies(
 }
 
 /** Attempts, spend and retry spend per (agent, step) in each labelled window. */
-async function sumPerStep(db: Executor, windows: LabelledWindow[], rawOnly: boolean): Promise<BaselineDaySums[]> {
+export async function sumPerStep(
+  db: Executor,
+  windows: LabelledWindow[],
+  rawOnly: boolean,
+): Promise<BaselineDaySums[]> {
   const plan = await planFigures(db, { windows, rawOnly });
   return db.execute<BaselineDaySums>(sql`
     select agent, step, label, sum(attempts)::text as attempts, sum(cost_micros)::text as spend,

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { recordAttempt, type RecordAttemptInput } from '../../lib/core';
 import { applyStepsView, parseStepsView } from '../../lib/console/filters/steps';
 import { getStepStats, withLatency } from '../../lib/queries/step-stats';
+import { getStepAnomalies } from '../../lib/queries/anomalies';
 import { getStepsPage } from '../../lib/queries/steps-page';
 import { getTopStepsView, TOP_STEPS_SHOWN } from '../../lib/queries/top-steps';
 import { rollUpAttempts } from '../../lib/rollups/roll-up';
@@ -137,6 +138,15 @@ describe('getStepsPage', () => {
         expect(first.total).toBe(every.length);
         expect(first.agents).toEqual(['fleet', 'odd']);
       }
+    }
+  });
+
+  it("flags the same steps as the anomaly rule's own read, for every window", async () => {
+    const rule = await getStepAnomalies(database.db, now);
+    expect([...rule.keys()]).toEqual(['odd/publish']);
+    for (const window of ['1h', '24h', '7d'] as const) {
+      const page = await getStepsPage(database.db, parseStepsView({ window }, now), undefined, now);
+      expect(page.anomalies, window).toEqual(rule);
     }
   });
 });

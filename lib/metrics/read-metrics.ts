@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { allowedRetries, windowStart } from '../core/retry-pools/pool-level';
+import { readPoolLevels } from '../core/retry-pools/pool-level';
 import type { Executor } from '../db/client';
-import { ALL_STEPS, retryPools } from '../db/schema';
+import { retryPools } from '../db/schema';
 import { readRollupEdge } from '../rollups/figures';
 import type { MetricName } from './catalog';
 
@@ -215,25 +215,7 @@ async function readPools(
 ): Promise<Pick<MetricSamples, 'holdfast_retry_pool_available' | 'holdfast_retry_pool_capacity'>> {
   const pools = await db.select().from(retryPools);
   if (pools.length === 0) return { holdfast_retry_pool_available: [], holdfast_retry_pool_capacity: [] };
-  // Each pool's window as the step engine sums it (readPoolLevel), for every pool in one statement
-  // rather than a round trip each; the window and the allowance come from pool-level.ts itself.
-  const windows = pools.map((pool) => ({
-    id: pool.id,
-    agent: pool.agent,
-    step: pool.step,
-    since: windowStart(pool, now).toISOString(),
-  }));
-  const used = await db.execute<{ id: number; first_attempts: number; retries: number }>(sql`
-    select pool.id, coalesce(sum(usage.first_attempts), 0)::int as first_attempts, coalesce(sum(usage.retries), 0)::int as retries
-    from jsonb_to_recordset(${JSON.stringify(windows)}::jsonb) as pool(id bigint, agent text, step text, since timestamptz)
-    left join retry_pool_usage as usage
-      on usage.agent = pool.agent and (pool.step = ${ALL_STEPS}::text or usage.step = pool.step) and usage.slice_start >= pool.since
-    group by pool.id`);
-  const usedBy = new Map(used.map((row) => [Number(row.id), row]));
-  const levels = pools.map((pool) => {
-    const allowed = allowedRetries(pool, usedBy.get(pool.id)?.first_attempts ?? 0);
-    return { pool, allowed, left: Math.max(0, allowed - (usedBy.get(pool.id)?.retries ?? 0)) };
-  });
+  const levels = (await readPoolLevels(db, pools, now)).map((level, index) => ({ ...level, pool: pools[index]! }));
   // "agent/step", or "agent/*" for a pool over all of an agent's steps: one series per configured pool.
   const name = (pool: (typeof pools)[number]) => `${pool.agent}/${pool.step}`;
   return {

@@ -1,6 +1,6 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import { readPoolLevel } from '../core/retry-pools/pool-level';
+import { readPoolLevels } from '../core/retry-pools/pool-level';
 import type { Executor } from '../db/client';
 import { ALL_STEPS, retryPools, type RetryPool } from '../db/schema';
 import type { TimeRange } from '../time-window';
@@ -62,7 +62,7 @@ export async function listRetryPools(db: Executor, now: Date): Promise<RetryPool
   const pools = await db.select().from(retryPools);
   if (pools.length === 0) return [];
   const [levels, refusals24h] = await Promise.all([
-    Promise.all(pools.map((pool) => readPoolLevel(db, pool, now))),
+    readPoolLevels(db, pools, now),
     readRefusalsByStep(db, new Date(now.getTime() - DAY_MS)),
   ]);
   return pools
@@ -107,7 +107,7 @@ export async function getStepPoolCoverage(
   const pools = await db.select().from(retryPools);
   if (pools.length === 0) return coverage;
   const [levels, refusalRows] = await Promise.all([
-    Promise.all(pools.map((pool) => readPoolLevel(db, pool, now))),
+    readPoolLevels(db, pools, now),
     readRefusalsByStep(db, range.from, range.to),
   ]);
   const refusals = new Map(refusalRows.map((row) => [stepKey(row.agent, row.step), row.refusals]));

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { deleteRetryPool, saveRetryPool, type Actor, type CoreContext } from '../../lib/core';
+import { readPoolLevel, readPoolLevels } from '../../lib/core/retry-pools/pool-level';
 import { auditLog, retryPools, retryPoolUsage } from '../../lib/db/schema';
 import { getStepPoolCoverage, listRetryPools } from '../../lib/queries/retry-pools';
 import { useTestDatabase } from '../support/test-database';
@@ -304,6 +305,12 @@ describe('the retry pools read model', () => {
     );
     expect(lastMinute.get('reader-a/fetch')?.refusals).toBe(3);
     expect(lastMinute.get('reader-a/send')?.refusals).toBe(0);
+
+    // The views read every pool's level in one statement: the same levels as the step engine's read of each.
+    const every = await database.db.select().from(retryPools);
+    const oneByOne = await Promise.all(every.map((pool) => readPoolLevel(database.db, pool, now)));
+    expect(oneByOne.some((level) => level.oldestRetrySliceStart !== undefined)).toBe(true);
+    expect(await readPoolLevels(database.db, every, now)).toEqual(oneByOne);
   });
 
   it('lists no pools and covers no step when none is configured for them', async () => {

@@ -80,7 +80,19 @@ const bound = (moment: Date) => sql`${moment.toISOString()}::timestamptz`;
 const rolledBucketTime = (segment: Segment) =>
   segment.grain === '5min' ? sql`date_trunc('hour', bucket_start, 'UTC')` : sql`bucket_start`;
 
-function filters(request: FiguresRequest): SQL {
+const HOUR_MS = 3_600_000;
+
+/**
+ * The request's agent and step filters for one branch. A list of steps on a
+ * raw part of an hour or less (the minutes at a window's edges) is matched
+ * after the time range is read rather than through the per-step index: a
+ * bitmap of one index scan per step costs more than reading those minutes
+ * (12 ms against 5 for 40 steps over 4 minutes of a 30 M log).
+ */
+function filters(request: FiguresRequest, segment?: Segment): SQL {
+  const shortRawPart =
+    segment !== undefined && segment.grain === 'raw' && segment.to.getTime() - segment.from.getTime() <= HOUR_MS;
+  const pairs = (request.steps ?? []).map(({ agent, step }) => sql`(${agent}::text, ${step}::text)`);
   return sql.join(
     [
       request.agent === undefined ? undefined : sql` and agent = ${request.agent}`,
@@ -89,10 +101,10 @@ function filters(request: FiguresRequest): SQL {
         ? undefined
         : request.steps.length === 0
           ? sql` and false`
-          : sql` and (agent, step) in (${sql.join(
-              request.steps.map(({ agent, step }) => sql`(${agent}::text, ${step}::text)`),
-              sql`, `,
-            )})`,
+          : shortRawPart
+            ? // The concatenation keeps PostgreSQL off the (agent, step, started_at) index here.
+              sql` and (agent || '', step || '') in (${sql.join(pairs, sql`, `)})`
+            : sql` and (agent, step) in (${sql.join(pairs, sql`, `)})`,
     ].filter((part): part is SQL => part !== undefined),
   );
 }
@@ -118,7 +130,7 @@ function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
             coalesce(sum(cost_micros), 0)::bigint as cost_micros,
             coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::bigint as retry_cost_micros
           from attempts
-          where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}${filters(request)}
+          where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}${filters(request, segment)}
           group by 2, 3, 4, 5)`
         : sql`(select ${segment.label}::text as label, ${rolledBucketTime(segment)} as bucket_time, agent, step, error_class, attempts,
             retries, failures, executions, first_try_successes, cost_micros, retry_cost_micros
@@ -143,7 +155,7 @@ function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
           from (
             select agent, step, ${sql.raw(latencyBucketSql('latency_ms'))} as latency_bucket, count(*)::bigint as attempts
             from attempts
-            where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)} and latency_ms is not null${filters(request)}
+            where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)} and latency_ms is not null${filters(request, segment)}
             group by 1, 2, 3
           ) as per_bucket
           group by agent, step)`

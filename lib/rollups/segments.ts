@@ -6,8 +6,8 @@ import type { TimeRange } from '../time-window';
  * from daily rollups, and the rest (a partial first hour, and everything from
  * the hourly rollups' edge to the window's end, including the open hour) from
  * five-minute rollups where whole rolled buckets fit, and from the raw
- * attempt log for the minutes left over. Every moment of the window is covered by exactly one
- * segment, so summing the segments gives exact figures. A window's hourly
+ * attempt log for the minutes left over. Every moment of the window is
+ * covered by exactly one segment, so summing the segments gives exact figures. A window's hourly
  * and daily segments together may be read instead from a stored span of the
  * same hours ('span', see substituteStoredSpans).
  */
@@ -59,7 +59,7 @@ function planWindow(
   if (from >= to) return [];
   const segment = (grain: Grain, start: number, end: number): Segment[] =>
     start < end ? [{ label, grain, from: new Date(start), to: new Date(end) }] : [];
-  // A stretch outside the whole rolled hours: its whole five-minute buckets that are rolled up, the minutes around them raw.
+  // A stretch outside the whole rolled hours: its rolled five-minute buckets, and the minutes around them raw.
   const edge = (start: number, end: number): Segment[] => {
     const fineFrom = ceilTo(start, FINE_MS);
     const fineTo = fineRolledTo === null ? -Infinity : Math.min(floorTo(end, FINE_MS), fineRolledTo.getTime());

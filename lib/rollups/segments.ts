@@ -1,4 +1,5 @@
 import type { TimeRange } from '../time-window';
+import { FINE_BUCKET_MS } from './bucket-sums';
 
 /**
  * Where each part of a window's figures is read from. Whole hours that the
@@ -31,7 +32,6 @@ export interface RollupEdges {
   fineRolledTo: Date | null;
 }
 
-const FINE_MS = 5 * 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -61,8 +61,8 @@ function planWindow(
     start < end ? [{ label, grain, from: new Date(start), to: new Date(end) }] : [];
   // A stretch outside the whole rolled hours: its rolled five-minute buckets, and the minutes around them raw.
   const edge = (start: number, end: number): Segment[] => {
-    const fineFrom = ceilTo(start, FINE_MS);
-    const fineTo = fineRolledTo === null ? -Infinity : Math.min(floorTo(end, FINE_MS), fineRolledTo.getTime());
+    const fineFrom = ceilTo(start, FINE_BUCKET_MS);
+    const fineTo = fineRolledTo === null ? -Infinity : Math.min(floorTo(end, FINE_BUCKET_MS), fineRolledTo.getTime());
     if (fineFrom >= fineTo) return segment('raw', start, end);
     return [...segment('raw', start, fineFrom), ...segment('5min', fineFrom, fineTo), ...segment('raw', fineTo, end)];
   };

@@ -1,7 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { judgeAnomaly } from '../anomaly';
 import type { Executor } from '../db/client';
-import { BASELINE_DAYS, type BaselineDaySums, baselineEndFor, readStoredBaselines } from './anomaly-baselines';
+import {
+  BASELINE_DAYS,
+  type BaselineDaySums,
+  type BaselineShares,
+  baselineEndFor,
+  readStoredBaselines,
+  retryShare,
+  sharesOfDays,
+} from './anomaly-baselines';
 import type { LabelledWindow } from './segments';
 import { planFigures } from './figures';
 
@@ -42,44 +50,35 @@ export async function findStepAnomalies(
     from: new Date(baselineEnd - (day + 1) * DAY_MS),
     to: new Date(baselineEnd - day * DAY_MS),
   }));
-  let rows: BaselineDaySums[];
+  let recentRows: BaselineDaySums[];
+  let baselines: BaselineShares[];
   if (options.rawOnly) {
-    rows = await sumPerStep(db, [recent, ...baselineDays], true);
+    const rows = await sumPerStep(db, [recent, ...baselineDays], true);
+    recentRows = rows.filter((row) => row.label === 'recent');
+    baselines = sharesOfDays(rows.filter((row) => row.label !== 'recent'));
   } else {
-    const [recentRows, stored] = await Promise.all([
+    const [recentSums, stored] = await Promise.all([
       options.recentSums ?? sumPerStep(db, [recent], false),
       readStoredBaselines(db, new Date(baselineEnd)),
     ]);
-    rows = [...recentRows, ...(stored ?? (await sumPerStep(db, baselineDays, false)))];
+    recentRows = recentSums;
+    baselines = stored ?? sharesOfDays(await sumPerStep(db, baselineDays, false));
   }
 
-  const byStep = new Map<
-    string,
-    { agent: string; step: string; recent?: { attempts: number; share: number }; baseline: number[] }
-  >();
-  for (const row of rows) {
-    const key = `${row.agent}/${row.step}`;
-    const entry = byStep.get(key) ?? { agent: row.agent, step: row.step, baseline: [] };
-    const spend = Number(row.spend);
-    const share = spend === 0 ? 0 : Number(row.retry_spend) / spend;
-    if (row.label === 'recent') entry.recent = { attempts: Number(row.attempts), share };
-    else if (Number(row.attempts) > 0) entry.baseline.push(share);
-    byStep.set(key, entry);
-  }
-
+  const baselineOf = new Map(baselines.map((entry) => [`${entry.agent}/${entry.step}`, entry.shares]));
   const anomalies: StepAnomalyReading[] = [];
-  for (const entry of byStep.values()) {
-    if (!entry.recent) continue;
+  for (const row of recentRows) {
+    const recentShare = retryShare(Number(row.spend), Number(row.retry_spend));
     const verdict = judgeAnomaly({
-      recentShare: entry.recent.share,
-      recentAttempts: entry.recent.attempts,
-      baselineShares: entry.baseline,
+      recentShare,
+      recentAttempts: Number(row.attempts),
+      baselineShares: baselineOf.get(`${row.agent}/${row.step}`) ?? [],
     });
     if (verdict.anomalous) {
       anomalies.push({
-        agent: entry.agent,
-        step: entry.step,
-        recentShare: entry.recent.share,
+        agent: row.agent,
+        step: row.step,
+        recentShare,
         baseline: verdict.baseline,
         threshold: verdict.threshold,
       });

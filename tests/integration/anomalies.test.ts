@@ -52,12 +52,12 @@ describe('getStepAnomalies', () => {
     const retentionFloor = new Date(now.getTime() - 30 * DAY_MS);
     await rollUpAttempts(database.db, { now, retentionFloor });
     const end = baselineEndFor(now);
-    expect(byKey(await readStoredBaselines(database.db, end))).toEqual(await recountBaselines(end));
+    expect(byStep(await readStoredBaselines(database.db, end))).toEqual(await recountBaselines(end));
 
     // A late report for an hour of the baseline: the next pass re-rolls that hour and rewrites the baseline.
     await day('stored', 'spiky', 24 + 3 * 24 - 10, 5, 5);
     await rollUpAttempts(database.db, { now, retentionFloor });
-    expect(byKey(await readStoredBaselines(database.db, end))).toEqual(await recountBaselines(end));
+    expect(byStep(await readStoredBaselines(database.db, end))).toEqual(await recountBaselines(end));
 
     const anomalies = await getStepAnomalies(database.db, now);
     expect(anomalies.has('stored/spiky')).toBe(true);
@@ -72,44 +72,30 @@ describe('getStepAnomalies', () => {
   });
 });
 
-type DaySums = Record<string, { attempts: number; spend: number; retrySpend: number }>;
+/** Each step's baseline shares, sorted, keyed `agent/step`. */
+type Shares = Record<string, number[]>;
 
-function byKey(
-  rows: { agent: string; step: string; label: string; attempts: string; spend: string; retry_spend: string }[] | null,
-): DaySums {
+function byStep(rows: { agent: string; step: string; shares: number[] }[] | null): Shares {
   expect(rows).not.toBeNull();
-  return Object.fromEntries(
-    rows!.map((row) => [
-      `${row.agent}/${row.step}/${row.label}`,
-      { attempts: Number(row.attempts), spend: Number(row.spend), retrySpend: Number(row.retry_spend) },
-    ]),
-  );
+  return Object.fromEntries(rows!.map((row) => [`${row.agent}/${row.step}`, [...row.shares].sort()]));
 }
 
-/** Each baseline day's sums per step, counted from the raw log one day at a time. */
-async function recountBaselines(end: Date): Promise<DaySums> {
-  const sums: DaySums = {};
+/** Each step's retry share on each baseline day with attempts, counted from the raw log one day at a time. */
+async function recountBaselines(end: Date): Promise<Shares> {
+  const shares: Shares = {};
   for (let dayIndex = 0; dayIndex < BASELINE_DAYS; dayIndex++) {
-    const rows = await database.db.execute<{
-      agent: string;
-      step: string;
-      attempts: number;
-      spend: string;
-      retry_spend: string;
-    }>(sql`
-      select agent, step, count(*)::int as attempts, sum(cost_micros)::text as spend,
+    const rows = await database.db.execute<{ agent: string; step: string; spend: string; retry_spend: string }>(sql`
+      select agent, step, sum(cost_micros)::text as spend,
         coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::text as retry_spend
       from attempts
       where started_at >= ${new Date(end.getTime() - (dayIndex + 1) * DAY_MS).toISOString()}::timestamptz
         and started_at < ${new Date(end.getTime() - dayIndex * DAY_MS).toISOString()}::timestamptz
       group by agent, step`);
     for (const row of rows) {
-      sums[`${row.agent}/${row.step}/${dayIndex}`] = {
-        attempts: row.attempts,
-        spend: Number(row.spend),
-        retrySpend: Number(row.retry_spend),
-      };
+      const spend = Number(row.spend);
+      (shares[`${row.agent}/${row.step}`] ??= []).push(spend === 0 ? 0 : Number(row.retry_spend) / spend);
     }
   }
-  return sums;
+  for (const list of Object.values(shares)) list.sort();
+  return shares;
 }

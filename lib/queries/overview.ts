@@ -90,6 +90,7 @@ export async function getOverview(
       { label: 'before', from: previousFrom, to: range.from },
     ],
     rawOnly: options.rawOnly,
+    acrossClasses: true,
   });
   const [perLabel, [parked]] = await Promise.all([
     readComparison(db, comparison.figures),

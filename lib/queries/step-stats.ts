@@ -63,21 +63,33 @@ export async function getStepStats(
    * then null): for a caller that sorts by other columns and reads the latency
    * of the rows it shows afterwards, as the Steps page does.
    */
-  options: ReadOptions & { latency?: boolean } = {},
+  options: ReadOptions & {
+    latency?: boolean;
+    /**
+     * failureClasses: false leaves failuresByClass empty (failures are still
+     * counted). With latency: false too, every step's figures may come from
+     * the rollup pass's stored window sums, one row per step (the Steps page
+     * then reads both for the rows it shows: withShownDetails).
+     */
+    failureClasses?: boolean;
+  } = {},
 ): Promise<StepStats[]> {
+  const byClass = options.failureClasses !== false;
   const plan = await planFigures(db, {
     windows: [{ label: 'window', ...range }],
     agent: range.agent,
     steps: range.steps,
     rawOnly: options.rawOnly,
+    acrossClasses: !byClass && options.latency === false,
   });
+  const classColumn = byClass ? sql`error_class` : sql`null::error_class`;
   const [rows, histograms] = await Promise.all([
     db.execute<FigureRow>(sql`
-      select agent, step, error_class, sum(attempts) as attempts, sum(retries) as retries, sum(failures) as failures,
-        sum(executions) as executions, sum(first_try_successes) as first_try_successes,
+      select agent, step, ${classColumn} as error_class, sum(attempts) as attempts, sum(retries) as retries,
+        sum(failures) as failures, sum(executions) as executions, sum(first_try_successes) as first_try_successes,
         sum(cost_micros) as cost_micros, sum(retry_cost_micros) as retry_cost_micros
       from ${plan.figures} as figures
-      group by agent, step, error_class`),
+      group by 1, 2, 3`),
     options.latency === false ? new Map<string, LatencyHistogram>() : readHistograms(db, plan.latency),
   ]);
 
@@ -135,20 +147,23 @@ export async function getStepStats(
 }
 
 /**
- * The given rows with their latency percentiles read, for the steps among
- * them alone: a page of a list sorted by other columns reads every step's
- * figures without latency (getStepStats with latency: false), then this.
+ * The given rows with their failures by class and latency percentiles read,
+ * for the steps among them alone: a page of a list sorted by other columns
+ * reads every step's figures without either (getStepStats with latency and
+ * failureClasses false), then this. The rows' counts are kept as given.
  */
-export async function withLatency(db: Executor, range: TimeRange, rows: StepStats[]): Promise<StepStats[]> {
+export async function withShownDetails(db: Executor, range: TimeRange, rows: StepStats[]): Promise<StepStats[]> {
   if (rows.length === 0) return rows;
-  const plan = await planFigures(db, {
-    windows: [{ label: 'window', ...range }],
-    steps: rows.map(({ agent, step }) => ({ agent, step })),
-  });
-  const histograms = await readHistograms(db, plan.latency);
+  const detailed = await getStepStats(db, { ...range, steps: rows.map(({ agent, step }) => ({ agent, step })) });
+  const byKey = new Map(detailed.map((row) => [`${row.agent}/${row.step}`, row]));
   return rows.map((row) => {
-    const histogram = histograms.get(`${row.agent}/${row.step}`) ?? new Map<number, number>();
-    return { ...row, latencyP50Ms: percentileMs(histogram, 0.5), latencyP95Ms: percentileMs(histogram, 0.95) };
+    const details = byKey.get(`${row.agent}/${row.step}`);
+    return {
+      ...row,
+      failuresByClass: details?.failuresByClass ?? {},
+      latencyP50Ms: details?.latencyP50Ms ?? null,
+      latencyP95Ms: details?.latencyP95Ms ?? null,
+    };
   });
 }
 

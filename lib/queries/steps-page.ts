@@ -3,7 +3,7 @@ import type { Executor } from '../db/client';
 import { applyStepsView, readStepsPage, STEPS_PAGE_SIZE, type StepsView } from '../console/filters/steps';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
-import { getStepStats, type StepStats, withLatency } from './step-stats';
+import { getStepStats, type StepStats, withShownDetails } from './step-stats';
 
 /** What the Steps page shows: one page of the view's steps, and what its filters and pager need. */
 export interface StepsPageView {
@@ -19,8 +19,10 @@ export interface StepsPageView {
 
 /**
  * The Steps page's read model. Every step's figures are read, since any
- * column sorts, but latency histograms (the costliest part with thousands of
- * steps) only for the page shown, unless the view sorts by latency.
+ * column sorts, but latency histograms and failures by class (the costliest
+ * parts with thousands of steps: without them every step's figures can come
+ * from the stored window sums, a row per step) only for the page shown,
+ * unless the view sorts by latency.
  */
 export async function getStepsPage(
   db: Executor,
@@ -29,7 +31,7 @@ export async function getStepsPage(
   now: Date,
 ): Promise<StepsPageView> {
   const sortedByLatency = view.sort === 'latencyP50Ms' || view.sort === 'latencyP95Ms';
-  const all = await getStepStats(db, view.range, { latency: sortedByLatency });
+  const all = await getStepStats(db, view.range, { latency: sortedByLatency, failureClasses: sortedByLatency });
   // Over the last 24 hours every step's figures are the anomaly rule's recent ones: not read twice.
   const anomalies = await getStepAnomalies(db, now, {
     recentSums:
@@ -49,7 +51,7 @@ export async function getStepsPage(
   const page = readStepsPage(requestedPage, matching.length);
   const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
   const [steps, pools] = await Promise.all([
-    sortedByLatency ? shown : withLatency(db, view.range, shown),
+    sortedByLatency ? shown : withShownDetails(db, view.range, shown),
     getStepPoolCoverage(db, shown, view.range, now),
   ]);
   return { agents, total: matching.length, page, steps, anomalies, pools };

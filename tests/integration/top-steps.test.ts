@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordAttempt, type RecordAttemptInput } from '../../lib/core';
 import { applyStepsView, parseStepsView } from '../../lib/console/filters/steps';
-import { getStepStats, withLatency } from '../../lib/queries/step-stats';
+import { getStepStats, withShownDetails } from '../../lib/queries/step-stats';
 import { getStepAnomalies } from '../../lib/queries/anomalies';
 import { getStepsPage } from '../../lib/queries/steps-page';
 import { getTopStepsView, TOP_STEPS_SHOWN } from '../../lib/queries/top-steps';
@@ -20,13 +20,32 @@ const timed = (startedAt: Date, latencyMs = 500) => ({
   finishedAt: new Date(startedAt.getTime() + latencyMs),
 });
 
-/** 14 steps with distinct retry spend (step-0 the most), two with none that tie on it and differ in attempts. */
+/** A first attempt's outcome: every other step's failed, in one of three classes. */
+const FAILURES = [
+  { outcome: 'failed', errorClass: 'transient', errorText: '503 from downstream' },
+  {},
+  { outcome: 'failed', errorClass: 'timeout', errorText: 'no answer in 30 s' },
+  {},
+  { outcome: 'failed', errorClass: 'rate_limited', errorText: '429' },
+  {},
+] as const;
+
+/**
+ * 14 steps with distinct retry spend (step-0 the most), two with none that tie on it and differ in attempts;
+ * every other step's first attempt failed.
+ */
 function fleetOfSteps(): RecordAttemptInput[] {
   const reports: RecordAttemptInput[] = [];
   for (let index = 0; index < 12; index += 1) {
     const startedAt = new Date(now.getTime() - (2 + index) * HOUR_MS);
     reports.push(
-      anAttempt({ agent: 'fleet', step: `step-${index}`, ...timed(startedAt, 40 * (index + 1)), costMicros: 500 }),
+      anAttempt({
+        agent: 'fleet',
+        step: `step-${index}`,
+        ...timed(startedAt, 40 * (index + 1)),
+        costMicros: 500,
+        ...FAILURES[index % FAILURES.length],
+      }),
       anAttempt({
         agent: 'fleet',
         step: `step-${index}`,
@@ -111,19 +130,25 @@ describe('getTopStepsView', () => {
   });
 });
 
-describe('withLatency', () => {
-  it("reads the latency of the rows given, equal to a full read's", async () => {
+describe('withShownDetails', () => {
+  it("reads failures by class and latency of the rows given, equal to a full read's", async () => {
     const range = resolveTimeWindow('24h', now);
     const every = await getStepStats(database.db, range);
-    const figuresOnly = await getStepStats(database.db, range, { latency: false });
-    expect(figuresOnly.every((row) => row.latencyP50Ms === null && row.latencyP95Ms === null)).toBe(true);
+    const figuresOnly = await getStepStats(database.db, range, { latency: false, failureClasses: false });
+    expect(
+      figuresOnly.every(
+        (row) =>
+          row.latencyP50Ms === null && row.latencyP95Ms === null && Object.keys(row.failuresByClass).length === 0,
+      ),
+    ).toBe(true);
     expect(figuresOnly.map(({ agent, step }) => `${agent}/${step}`)).toEqual(
       every.map(({ agent, step }) => `${agent}/${step}`),
     );
 
-    const page = await withLatency(database.db, range, figuresOnly.slice(3, 8));
+    const page = await withShownDetails(database.db, range, figuresOnly.slice(3, 8));
     expect(page).toEqual(every.slice(3, 8));
     expect(page.every((row) => row.latencyP95Ms !== null)).toBe(true);
+    expect(page.some((row) => Object.keys(row.failuresByClass).length > 0)).toBe(true);
   });
 });
 

@@ -216,3 +216,45 @@ export const allStepsRollups = pgTable(
     check('all_steps_rollups_grain_known', sql`${table.grain} in ('5min', 'hour', 'day')`),
   ],
 );
+
+/**
+ * Each step's figures summed over the error classes for the five-minute-aligned
+ * part of every named window (and of the window before it) as it stood at a
+ * rollup pass: [first whole five-minute bucket, the pass's five-minute edge).
+ * With thousands of steps a window's edges hold about a five-minute row per
+ * attempt; a reader that wants every step's figures reads these instead (one
+ * row per step) and corrects them by the few minutes its window differs
+ * (lib/rollups/window-sums.ts). Each pass writes the ranges of its own moment
+ * and keeps the previous pass's, so a reader that planned on them still finds
+ * their rows.
+ */
+export const windowSumRanges = pgTable(
+  'window_sum_ranges',
+  {
+    sumsFrom: timestamp('sums_from', { withTimezone: true }).notNull(),
+    sumsTo: timestamp('sums_to', { withTimezone: true }).notNull(),
+    /** The `now` of the pass that wrote the range: ranges of older passes but the last are dropped. */
+    storedAt: timestamp('stored_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ name: 'window_sum_ranges_pkey', columns: [table.sumsFrom, table.sumsTo] })],
+);
+
+export const windowSums = pgTable(
+  'window_sums',
+  {
+    sumsFrom: timestamp('sums_from', { withTimezone: true }).notNull(),
+    sumsTo: timestamp('sums_to', { withTimezone: true }).notNull(),
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    attempts: bigint('attempts', { mode: 'number' }).notNull(),
+    retries: bigint('retries', { mode: 'number' }).notNull(),
+    failures: bigint('failures', { mode: 'number' }).notNull(),
+    executions: bigint('executions', { mode: 'number' }).notNull(),
+    firstTrySuccesses: bigint('first_try_successes', { mode: 'number' }).notNull(),
+    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
+    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: 'window_sums_pkey', columns: [table.sumsFrom, table.sumsTo, table.agent, table.step] }),
+  ],
+);

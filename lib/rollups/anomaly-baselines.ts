@@ -43,22 +43,17 @@ export function sharesOfDays(days: BaselineDaySums[]): BaselineShares[] {
 }
 
 /**
- * The stored baseline for `end` as each step's daily shares, or null when the
+ * The stored baseline for `end`, each step's daily shares, or null when the
  * rollup pass has not stored that one yet (the hour has turned since its last
  * pass): the caller then sums the hourly rollups itself. One statement, so the
- * state and the rows it vouches for are read from one snapshot. The shares are
- * computed here, one row per step (with 2,000 steps, reading the 14,000 day
- * rows into Node cost more than the rule itself).
+ * state and the rows it vouches for are read from one snapshot.
  */
 export async function readStoredBaselines(db: Executor, end: Date): Promise<BaselineShares[] | null> {
   const rows = await db.execute<{ current: boolean | null; agent: string | null; step: string; shares: number[] }>(sql`
-    select state.baseline_end = ${end.toISOString()}::timestamptz as current, stored.agent, stored.step,
-      coalesce(array_agg(case when stored.cost_micros = 0 then 0 else stored.retry_cost_micros::float8 / stored.cost_micros end)
-        filter (where stored.attempts > 0), '{}') as shares
+    select state.baseline_end = ${end.toISOString()}::timestamptz as current, stored.agent, stored.step, stored.shares
     from rollup_state as state
       left join anomaly_baselines as stored on state.baseline_end = ${end.toISOString()}::timestamptz
-    where state.id = 1
-    group by 1, 2, 3`);
+    where state.id = 1`);
   if (rows[0]?.current !== true) return null;
   return rows
     .filter((row): row is typeof row & { agent: string } => row.agent !== null)
@@ -68,18 +63,24 @@ export async function readStoredBaselines(db: Executor, end: Date): Promise<Base
 /**
  * Rewrites the stored baseline as of `end` from the hourly rollups, in the
  * rollup pass's transaction. Day d holds the hours starting in
- * [end - (d + 1) days, end - d days).
+ * [end - (d + 1) days, end - d days); a day's share is computed as retryShare
+ * computes it, 0 for a day that spent nothing.
  */
 export async function storeBaselines(tx: Transaction, end: Date): Promise<void> {
   const at = sql`${end.toISOString()}::timestamptz`;
   await tx.execute(sql`delete from anomaly_baselines`);
   await tx.execute(sql`
-    insert into anomaly_baselines (agent, step, day, attempts, cost_micros, retry_cost_micros)
-    select agent, step, ((extract(epoch from ${at} - bucket_start)::bigint / 3600 - 1) / 24)::smallint as day,
-      sum(attempts), sum(cost_micros), sum(retry_cost_micros)
-    from attempt_rollups
-    where grain = 'hour' and bucket_start >= ${at} - ${BASELINE_DAYS} * interval '1 day' and bucket_start < ${at}
-    group by agent, step, 3`);
+    insert into anomaly_baselines (agent, step, shares)
+    select agent, step,
+      array_agg(case when cost_micros = 0 then 0 else retry_cost_micros::float8 / cost_micros end order by day desc)
+    from (
+      select agent, step, ((extract(epoch from ${at} - bucket_start)::bigint / 3600 - 1) / 24)::smallint as day,
+        sum(cost_micros) as cost_micros, sum(retry_cost_micros) as retry_cost_micros
+      from attempt_rollups
+      where grain = 'hour' and bucket_start >= ${at} - ${BASELINE_DAYS} * interval '1 day' and bucket_start < ${at}
+      group by agent, step, 3
+    ) as days
+    group by agent, step`);
   await tx.execute(sql`update rollup_state set baseline_end = ${at} where id = 1`);
 }
 

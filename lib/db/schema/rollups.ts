@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   check,
+  doublePrecision,
   index,
   integer,
   pgTable,
@@ -108,28 +109,24 @@ export const rollupState = pgTable(
 );
 
 /**
- * Each step's sums over the 7 baseline days of the anomaly rule
- * (lib/rollups/step-anomalies.ts), as of rollup_state.baseline_end: day 0 is
- * the 24 hours just before it, day 6 the earliest. The rule reads them on
- * every Overview and Steps page; summed from hourly rollups per request they
- * cost a week of hours per step (seconds with thousands of steps), and they
- * change only when the hour turns or a late row re-rolls one of those hours.
- * The rollup pass rewrites them then, in its own transaction.
+ * Each step's retry share of spend on each of the 7 baseline days of the
+ * anomaly rule (lib/rollups/step-anomalies.ts) that had attempts, as of
+ * rollup_state.baseline_end: the rule's whole baseline input, one row per
+ * step. The rule reads them on every Overview and Steps page; summed from
+ * hourly rollups per request they cost a week of hours per step (seconds with
+ * thousands of steps), and they change only when the hour turns or a late row
+ * re-rolls one of those hours. The rollup pass rewrites them then, in its own
+ * transaction.
  */
 export const anomalyBaselines = pgTable(
   'anomaly_baselines',
   {
     agent: text('agent').notNull(),
     step: text('step').notNull(),
-    day: smallint('day').notNull(),
-    attempts: bigint('attempts', { mode: 'number' }).notNull(),
-    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
-    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
+    /** Oldest day first; days without attempts left out. */
+    shares: doublePrecision('shares').array().notNull(),
   },
-  (table) => [
-    primaryKey({ name: 'anomaly_baselines_pkey', columns: [table.agent, table.step, table.day] }),
-    check('anomaly_baselines_day_known', sql`${table.day} between 0 and 6`),
-  ],
+  (table) => [primaryKey({ name: 'anomaly_baselines_pkey', columns: [table.agent, table.step] })],
 );
 
 /**

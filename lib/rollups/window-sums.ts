@@ -76,8 +76,10 @@ export async function storeWindowSums(
       group by agent, step
       having sum(attempts) > 0`);
   }
+  // Stamped with the database's clock (one moment for the statement), read after the pass took rollup_state's lock:
+  // passes are stamped in the order they ran, even where instances' clocks (the pass's `now`) disagree.
   await tx.execute(sql`
     insert into window_sum_ranges (sums_from, sums_to, stored_at)
-    select sums_from, sums_to, ${bound(options.now)} from (values ${rangeList}) as ranges(sums_from, sums_to)
+    select sums_from, sums_to, statement_timestamp() from (values ${rangeList}) as ranges(sums_from, sums_to)
     on conflict (sums_from, sums_to) do update set stored_at = excluded.stored_at`);
 }

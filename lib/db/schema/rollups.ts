@@ -230,7 +230,7 @@ export const windowSumRanges = pgTable(
   {
     sumsFrom: timestamp('sums_from', { withTimezone: true }).notNull(),
     sumsTo: timestamp('sums_to', { withTimezone: true }).notNull(),
-    /** The `now` of the pass that wrote the range: ranges of older passes but the last are dropped. */
+    /** When the pass that wrote the range ran (the database's clock): ranges of passes before the last are dropped. */
     storedAt: timestamp('stored_at', { withTimezone: true }).notNull(),
   },
   (table) => [primaryKey({ name: 'window_sum_ranges_pkey', columns: [table.sumsFrom, table.sumsTo] })],

@@ -39,8 +39,8 @@ export interface RollupEdges {
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-const floorTo = (moment: number, unit: number) => Math.floor(moment / unit) * unit;
-const ceilTo = (moment: number, unit: number) => Math.ceil(moment / unit) * unit;
+export const floorTo = (moment: number, unit: number) => Math.floor(moment / unit) * unit;
+export const ceilTo = (moment: number, unit: number) => Math.ceil(moment / unit) * unit;
 
 /**
  * Splits each window into segments. `edges` are where the rollups end (null:

@@ -3,9 +3,7 @@ import type { Transaction } from '../db/client';
 import { resolveTimeWindow, type TimeRange, timeWindowName } from '../time-window';
 import { FINE_BUCKET_MS } from './bucket-sums';
 import { planFigures } from './figures';
-
-const floorTo = (moment: number, unit: number) => Math.floor(moment / unit) * unit;
-const ceilTo = (moment: number, unit: number) => Math.ceil(moment / unit) * unit;
+import { ceilTo, floorTo } from './segments';
 
 /**
  * The ranges a rollup pass at `now` sums per step: for every named window
@@ -64,18 +62,22 @@ export async function storeWindowSums(
     sql`, `,
   );
   await tx.execute(sql`delete from window_sums where (sums_from, sums_to) in (${rangeList})`);
-  for (const range of ranges) {
-    // Summed from the rollups as any reader would (spans included), never from stored window sums.
-    const plan = await planFigures(tx, { windows: [{ label: 'sums', ...range }] });
-    await tx.execute(sql`
-      insert into window_sums (sums_from, sums_to, agent, step, attempts, retries, failures, executions,
-        first_try_successes, cost_micros, retry_cost_micros)
-      select ${bound(range.from)}, ${bound(range.to)}, agent, step, sum(attempts), sum(retries), sum(failures),
-        sum(executions), sum(first_try_successes), sum(cost_micros), sum(retry_cost_micros)
-      from ${plan.figures} as figures
-      group by agent, step
-      having sum(attempts) > 0`);
-  }
+  // Every range in one plan and one statement, labelled by its position; summed from the rollups as any reader
+  // would (spans included), never from stored window sums.
+  const plan = await planFigures(tx, { windows: ranges.map((range, index) => ({ label: String(index), ...range })) });
+  const labelled = sql.join(
+    ranges.map((range, index) => sql`(${String(index)}, ${bound(range.from)}, ${bound(range.to)})`),
+    sql`, `,
+  );
+  await tx.execute(sql`
+    insert into window_sums (sums_from, sums_to, agent, step, attempts, retries, failures, executions,
+      first_try_successes, cost_micros, retry_cost_micros)
+    select range.sums_from, range.sums_to, agent, step, sum(attempts), sum(retries), sum(failures),
+      sum(executions), sum(first_try_successes), sum(cost_micros), sum(retry_cost_micros)
+    from ${plan.figures} as figures
+      join (values ${labelled}) as range(label, sums_from, sums_to) using (label)
+    group by range.sums_from, range.sums_to, agent, step
+    having sum(attempts) > 0`);
   // Stamped with the database's clock (one moment for the statement), read after the pass took rollup_state's lock:
   // passes are stamped in the order they ran, even where instances' clocks (the pass's `now`) disagree.
   await tx.execute(sql`

@@ -3,7 +3,7 @@ import type { Executor, Transaction } from '../db/client';
 import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-baselines';
 import { FINE_BUCKET_MS, insertSumsOfFinerRows, sumAllSteps, writeFineBuckets } from './bucket-sums';
 import { noteHourlyRows, startNotingHourlyChanges } from './hourly-changes';
-import { readHeldSpans, storeSpans } from './spans';
+import { deleteSpans, readHeldSpans, storeSpans } from './spans';
 import { storeWindowSums } from './window-sums';
 
 const HOUR_MS = 3_600_000;
@@ -307,12 +307,7 @@ export async function deleteRollupsBefore(db: Executor, cutoff: Date): Promise<n
     );
     await tx.execute(sql`delete from all_steps_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`);
     // A stored span reaching back past the cutoff would outlive the rows it sums: readers then sum the rollups left.
-    await tx.execute(sql`
-      with dropped as (delete from rollup_spans where span_from < ${cutoff.toISOString()}::timestamptz returning span_from, span_to),
-        figures as (delete from span_rollups using dropped
-          where span_rollups.span_from = dropped.span_from and span_rollups.span_to = dropped.span_to)
-      delete from span_latency_rollups using dropped
-      where span_latency_rollups.span_from = dropped.span_from and span_latency_rollups.span_to = dropped.span_to`);
+    await deleteSpans(tx, sql`span_from < ${cutoff.toISOString()}::timestamptz`);
     return rows.count + latency.count;
   });
   return counts;

@@ -50,6 +50,12 @@ export function spanToMove(wanted: TimeRange, held: TimeRange[]): TimeRange | un
  * rollups alone). Skipped when the spans held are already these and no hour
  * of them was rolled in this pass.
  *
+ * The previous pass's spans are kept until the next pass: a reader reads the
+ * list of spans with the edges, then their rows in a second statement, and
+ * a pass that commits in between must not take the rows away. Older spans
+ * are dropped. A kept span is at most one pass behind, the freshness every
+ * rolled figure has.
+ *
  * Each pass moves the spans by the hours the edge moved (usually one), so a
  * span is computed from the one held before it rather than summed afresh:
  *
@@ -70,6 +76,7 @@ export async function storeSpans(
   rolled: [number, number][],
   options: { changesNoted: boolean },
 ): Promise<void> {
+  await deleteSpans(tx, sql`stored_at < (select max(stored_at) from rollup_spans)`);
   const wanted = spansFor(edge);
   const held = await readHeldSpans(tx);
   const unchanged =
@@ -92,9 +99,12 @@ export async function storeSpans(
     await sumSpan(tx, span, base);
   }
 
-  await tx.execute(sql`delete from rollup_spans`);
-  await tx.execute(sql`delete from span_rollups`);
-  await tx.execute(sql`delete from span_latency_rollups`);
+  // The previous pass's spans stay beside the new, except where the new replace them (the same hours).
+  const wantedList = sql.join(
+    wanted.map((span) => sql`(${bound(span.from)}, ${bound(span.to)})`),
+    sql`, `,
+  );
+  if (wanted.length > 0) await deleteSpans(tx, sql`(span_from, span_to) in (${wantedList})`);
   // A step and class whose attempts all left the span sums to zero everywhere: it has no row.
   await tx.execute(sql`insert into span_rollups select * from next_span_rollups where attempts <> 0`);
   await tx.execute(sql`
@@ -104,17 +114,30 @@ export async function storeSpans(
     from next_span_latency
     where attempts <> 0
     group by span_from, span_to, agent, step`);
-  for (const span of wanted) {
-    await tx.execute(
-      sql`insert into rollup_spans (span_from, span_to) values (${bound(span.from)}, ${bound(span.to)})`,
-    );
+  // Stamped with the database's clock, read after the pass took rollup_state's lock: passes are stamped in the
+  // order they ran, even where instances' clocks disagree.
+  if (wanted.length > 0) {
+    await tx.execute(sql`
+      insert into rollup_spans (span_from, span_to, stored_at)
+      select span_from, span_to, statement_timestamp() from (values ${wantedList}) as spans(span_from, span_to)`);
   }
 }
 
-/** The spans stored now. */
+/** The spans the last pass stored: the ones this pass moves (the previous pass's are one pass behind). */
 export async function readHeldSpans(tx: Transaction): Promise<TimeRange[]> {
-  const rows = await tx.execute<{ span_from: Date; span_to: Date }>(sql`select span_from, span_to from rollup_spans`);
+  const rows = await tx.execute<{ span_from: Date; span_to: Date }>(sql`
+    select span_from, span_to from rollup_spans where stored_at = (select max(stored_at) from rollup_spans)`);
   return rows.map((row) => ({ from: new Date(row.span_from), to: new Date(row.span_to) }));
+}
+
+/** Deletes the spans `which` picks out of rollup_spans, with their rows. */
+export async function deleteSpans(tx: Transaction, which: SQL): Promise<void> {
+  await tx.execute(sql`
+    with dropped as (delete from rollup_spans where ${which} returning span_from, span_to),
+      figures as (delete from span_rollups using dropped
+        where span_rollups.span_from = dropped.span_from and span_rollups.span_to = dropped.span_to)
+    delete from span_latency_rollups using dropped
+    where span_latency_rollups.span_from = dropped.span_from and span_latency_rollups.span_to = dropped.span_to`);
 }
 
 const bound = (moment: Date) => sql`${moment.toISOString()}::timestamptz`;

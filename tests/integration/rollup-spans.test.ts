@@ -65,15 +65,17 @@ async function insertAll(rows: NewAttempt[]) {
   }
 }
 
-/** Every stored span row, in one order, as text (bigint sums stay exact). */
+/** Every row of the spans the last pass stored, in one order, as text (bigint sums stay exact). */
 async function readSpans(executor: Pick<Transaction, 'execute'>) {
+  const lastPass = sql`(span_from, span_to) in (select span_from, span_to from rollup_spans
+    where stored_at = (select max(stored_at) from rollup_spans))`;
   const figures = await executor.execute(sql`
     select span_from::text, span_to::text, agent, step, error_class::text, attempts::text, retries::text,
       failures::text, executions::text, first_try_successes::text, cost_micros::text, retry_cost_micros::text
-    from span_rollups order by 1, 2, 3, 4, 5 nulls first`);
+    from span_rollups where ${lastPass} order by 1, 2, 3, 4, 5 nulls first`);
   const latency = await executor.execute(sql`
     select span_from::text, span_to::text, agent, step, buckets::text, counts::text
-    from span_latency_rollups order by 1, 2, 3, 4`);
+    from span_latency_rollups where ${lastPass} order by 1, 2, 3, 4`);
   return { figures: [...figures], latency: [...latency] };
 }
 
@@ -182,5 +184,57 @@ describe('stored spans', () => {
     const moved = markedRow((await readSpans(database.db)).figures);
     const afresh = markedRow((await spansSummedAfresh(edge)).figures);
     expect(Number(moved!.attempts) - Number(afresh!.attempts)).toBe(1);
+  });
+
+  it('stay readable by a reader that listed them just before a pass moved them', async () => {
+    // A reader reads the edges and the list of spans in one statement and the spans' rows in the next. Here the
+    // pass that moves every span by an hour commits between the two: the reader must still find the rows it
+    // planned with (kept one pass) and give exactly the raw recount.
+    // The test before marked a span, and moving carries the mark along: start from spans summed afresh.
+    await database.db.execute(sql`delete from rollup_spans`);
+    await database.db.execute(sql`delete from span_rollups`);
+    await database.db.execute(sql`delete from span_latency_rollups`);
+    for (const name of ['24h', '7d', '30d'] as const) {
+      const edge = (await rolledEdge()).getTime();
+      await insertAll(Array.from({ length: 5 }, (_, index) => attemptAt(edge + (5 + index * 8) * MINUTE_MS)));
+      const readerNow = new Date(edge + 50 * MINUTE_MS);
+      await rollUpAttempts(database.db, { now: readerNow, retentionFloor: floor });
+      const range = resolveTimeWindow(name, readerNow);
+      const recount = await getStepStats(database.db, range, { rawOnly: true });
+
+      let passRan = false;
+      const readerWithPassBetween = new Proxy(database.db, {
+        get(target, property, receiver) {
+          if (property !== 'execute') return Reflect.get(target, property, receiver);
+          return async (query: Parameters<typeof target.execute>[0]) => {
+            const rows = await target.execute(query);
+            if (!passRan) {
+              passRan = true;
+              await rollUpAttempts(database.db, { now: new Date(edge + 70 * MINUTE_MS), retentionFloor: floor });
+            }
+            return rows;
+          };
+        },
+      });
+      const figures = await getStepStats(readerWithPassBetween, range);
+
+      expect(passRan, name).toBe(true);
+      expect((await rolledEdge()).getTime(), name).toBe(edge + HOUR_MS);
+      expect(figures, name).toEqual(recount);
+      const listed = await database.db.execute<{ span_to: Date }>(sql`select span_to from rollup_spans`);
+      expect(
+        listed.some((span) => new Date(span.span_to).getTime() === edge),
+        `${name}: previous spans kept`,
+      ).toBe(true);
+    }
+    // The next pass drops the spans kept for the reader; only the last pass's remain.
+    const edge = (await rolledEdge()).getTime();
+    await rollUpAttempts(database.db, { now: new Date(edge + 10 * MINUTE_MS), retentionFloor: floor });
+    const kept = await database.db.execute<{ passes: number; orphans: number }>(sql`
+      select (select count(distinct stored_at) from rollup_spans)::int as passes,
+        (select count(*) from span_rollups where (span_from, span_to) not in (select span_from, span_to from rollup_spans))::int
+          + (select count(*) from span_latency_rollups
+              where (span_from, span_to) not in (select span_from, span_to from rollup_spans))::int as orphans`);
+    expect(kept[0]).toEqual({ passes: 1, orphans: 0 });
   });
 });

@@ -137,13 +137,16 @@ export const anomalyBaselines = pgTable(
  * row per step and class, instead of summing a row per step, class and hour
  * (with thousands of steps, millions of rows for 30 days). The rollup pass
  * rewrites them, and rollup_spans lists the spans held, so an empty span is
- * told from a missing one.
+ * told from a missing one. A pass keeps the spans of the pass before it (a
+ * reader reads the list and the rows in two statements) and drops older ones.
  */
 export const rollupSpans = pgTable(
   'rollup_spans',
   {
     spanFrom: timestamp('span_from', { withTimezone: true }).notNull(),
     spanTo: timestamp('span_to', { withTimezone: true }).notNull(),
+    /** When the pass that wrote the span ran (the database's clock): the last pass's spans are the ones moved. */
+    storedAt: timestamp('stored_at', { withTimezone: true }).notNull(),
   },
   (table) => [primaryKey({ name: 'rollup_spans_pkey', columns: [table.spanFrom, table.spanTo] })],
 );

@@ -3,6 +3,7 @@ import type { Transaction } from '../db/client';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
 import { planFigures } from './figures';
 import { HOURLY_CHANGES, HOURLY_LATENCY_CHANGES } from './hourly-changes';
+import { passStamp } from './pass-stamp';
 import { planSegments, rolledBounds } from './segments';
 
 const HOUR_MS = 3_600_000;
@@ -114,12 +115,10 @@ export async function storeSpans(
     from next_span_latency
     where attempts <> 0
     group by span_from, span_to, agent, step`);
-  // Stamped with the database's clock, read after the pass took rollup_state's lock: passes are stamped in the
-  // order they ran, even where instances' clocks disagree.
   if (wanted.length > 0) {
     await tx.execute(sql`
       insert into rollup_spans (span_from, span_to, stored_at)
-      select span_from, span_to, statement_timestamp() from (values ${wantedList}) as spans(span_from, span_to)`);
+      select span_from, span_to, ${passStamp('rollup_spans')} from (values ${wantedList}) as spans(span_from, span_to)`);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Transaction } from '../db/client';
 import { resolveTimeWindow, type TimeRange, timeWindowName } from '../time-window';
 import { FINE_BUCKET_MS } from './bucket-sums';
 import { planFigures } from './figures';
+import { passStamp } from './pass-stamp';
 import { ceilTo, floorTo } from './segments';
 
 /**
@@ -78,10 +79,8 @@ export async function storeWindowSums(
       join (values ${labelled}) as range(label, sums_from, sums_to) using (label)
     group by range.sums_from, range.sums_to, agent, step
     having sum(attempts) > 0`);
-  // Stamped with the database's clock (one moment for the statement), read after the pass took rollup_state's lock:
-  // passes are stamped in the order they ran, even where instances' clocks (the pass's `now`) disagree.
   await tx.execute(sql`
     insert into window_sum_ranges (sums_from, sums_to, stored_at)
-    select sums_from, sums_to, statement_timestamp() from (values ${rangeList}) as ranges(sums_from, sums_to)
+    select sums_from, sums_to, ${passStamp('window_sum_ranges')} from (values ${rangeList}) as ranges(sums_from, sums_to)
     on conflict (sums_from, sums_to) do update set stored_at = excluded.stored_at`);
 }

@@ -201,6 +201,10 @@ describe('stored spans', () => {
       await rollUpAttempts(database.db, { now: readerNow, retentionFloor: floor });
       const range = resolveTimeWindow(name, readerNow);
       const recount = await getStepStats(database.db, range, { rawOnly: true });
+      // The reader has rows to lose: the history of the tests before, in spans ending at the edge.
+      const [held] = await database.db.execute<{ rows: number }>(sql`
+        select count(*)::int as rows from span_rollups where span_to = ${new Date(edge).toISOString()}::timestamptz`);
+      expect(held!.rows, name).toBeGreaterThan(0);
 
       let passRan = false;
       const readerWithPassBetween = new Proxy(database.db, {
@@ -236,5 +240,31 @@ describe('stored spans', () => {
           + (select count(*) from span_latency_rollups
               where (span_from, span_to) not in (select span_from, span_to from rollup_spans))::int as orphans`);
     expect(kept[0]).toEqual({ passes: 1, orphans: 0 });
+  });
+
+  it('are stamped after the last pass even when the database clock is behind it', async () => {
+    // A clock stepped back (NTP, a failover) would stamp the next pass's spans before the last pass's: the pass
+    // after it would then move the older spans and drop the newer. Here the held spans carry a stamp a day ahead.
+    const edge = (await rolledEdge()).getTime();
+    await database.db.execute(sql`update rollup_spans set stored_at = stored_at + interval '1 day'`);
+    await database.db.execute(sql`update window_sum_ranges set stored_at = stored_at + interval '1 day'`);
+    await rollUpAttempts(database.db, { now: new Date(edge + 70 * MINUTE_MS), retentionFloor: floor });
+
+    const lastPass = async (table: 'rollup_spans' | 'window_sum_ranges') => {
+      const column = table === 'rollup_spans' ? sql.raw('span_to') : sql.raw('sums_to');
+      const rows = await database.db.execute<{ last_to: Date }>(sql`
+        select max(${column}) as last_to from ${sql.identifier(table)}
+        where stored_at = (select max(stored_at) from ${sql.identifier(table)})`);
+      return new Date(rows[0]!.last_to).getTime();
+    };
+    expect(await lastPass('rollup_spans')).toBe(edge + HOUR_MS);
+    expect(await lastPass('window_sum_ranges')).toBe(edge + 70 * MINUTE_MS);
+    // The next pass moves the new spans, keeps them, and drops the ones stamped ahead.
+    await rollUpAttempts(database.db, { now: new Date(edge + 130 * MINUTE_MS), retentionFloor: floor });
+    const passesKept = await database.db.execute<{ last_to: Date }>(sql`
+      select max(span_to) as last_to from rollup_spans group by stored_at order by 1`);
+    expect(passesKept.map((row) => new Date(row.last_to).getTime())).toEqual([edge + HOUR_MS, edge + 2 * HOUR_MS]);
+    const range = resolveTimeWindow('24h', new Date(edge + 130 * MINUTE_MS));
+    expect(await getStepStats(database.db, range)).toEqual(await getStepStats(database.db, range, { rawOnly: true }));
   });
 });

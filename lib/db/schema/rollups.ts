@@ -145,8 +145,11 @@ export const rollupSpans = pgTable(
   {
     spanFrom: timestamp('span_from', { withTimezone: true }).notNull(),
     spanTo: timestamp('span_to', { withTimezone: true }).notNull(),
-    /** When the pass that wrote the span ran (the database's clock): the last pass's spans are the ones moved. */
-    storedAt: timestamp('stored_at', { withTimezone: true }).notNull(),
+    /**
+     * Which pass wrote the span (lib/rollups/pass-stamp.ts): the last pass's spans are the ones moved. The
+     * default serves an instance of an earlier version still running while instances are replaced one by one.
+     */
+    storedAt: timestamp('stored_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [primaryKey({ name: 'rollup_spans_pkey', columns: [table.spanFrom, table.spanTo] })],
 );

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { Transaction } from '../db/client';
+import type { Executor, Transaction } from '../db/client';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
 import { planFigures } from './figures';
 import { HOURLY_CHANGES, HOURLY_LATENCY_CHANGES } from './hourly-changes';
@@ -130,8 +130,8 @@ export async function readHeldSpans(tx: Transaction): Promise<TimeRange[]> {
 }
 
 /** Deletes the spans `which` picks out of rollup_spans, with their rows. */
-export async function deleteSpans(tx: Transaction, which: SQL): Promise<void> {
-  await tx.execute(sql`
+export async function deleteSpans(db: Executor, which: SQL): Promise<void> {
+  await db.execute(sql`
     with dropped as (delete from rollup_spans where ${which} returning span_from, span_to),
       figures as (delete from span_rollups using dropped
         where span_rollups.span_from = dropped.span_from and span_rollups.span_to = dropped.span_to)

@@ -4,7 +4,7 @@ import type { Transaction } from '../../lib/db/client';
 import { attempts, errorClasses } from '../../lib/db/schema';
 import { getStepStats } from '../../lib/queries/step-stats';
 import { rollUpAttempts } from '../../lib/rollups/roll-up';
-import { spansFor, storeSpans } from '../../lib/rollups/spans';
+import { deleteSpans, spansFor, storeSpans } from '../../lib/rollups/spans';
 import { resolveTimeWindow } from '../../lib/time-window';
 import { useTestDatabase } from '../support/test-database';
 
@@ -84,9 +84,7 @@ async function spansSummedAfresh(edge: Date) {
   let afresh: Awaited<ReturnType<typeof readSpans>> | undefined;
   await database.db
     .transaction(async (tx) => {
-      await tx.execute(sql`delete from rollup_spans`);
-      await tx.execute(sql`delete from span_rollups`);
-      await tx.execute(sql`delete from span_latency_rollups`);
+      await deleteSpans(tx, sql`true`);
       await storeSpans(tx, edge, [], { changesNoted: false });
       afresh = await readSpans(tx);
       throw new Error('undo');
@@ -191,9 +189,7 @@ describe('stored spans', () => {
     // pass that moves every span by an hour commits between the two: the reader must still find the rows it
     // planned with (kept one pass) and give exactly the raw recount.
     // The test before marked a span, and moving carries the mark along: start from spans summed afresh.
-    await database.db.execute(sql`delete from rollup_spans`);
-    await database.db.execute(sql`delete from span_rollups`);
-    await database.db.execute(sql`delete from span_latency_rollups`);
+    await deleteSpans(database.db, sql`true`);
     for (const name of ['24h', '7d', '30d'] as const) {
       const edge = (await rolledEdge()).getTime();
       await insertAll(Array.from({ length: 5 }, (_, index) => attemptAt(edge + (5 + index * 8) * MINUTE_MS)));
@@ -266,5 +262,26 @@ describe('stored spans', () => {
     expect(passesKept.map((row) => new Date(row.last_to).getTime())).toEqual([edge + HOUR_MS, edge + 2 * HOUR_MS]);
     const range = resolveTimeWindow('24h', new Date(edge + 130 * MINUTE_MS));
     expect(await getStepStats(database.db, range)).toEqual(await getStepStats(database.db, range, { rawOnly: true }));
+  });
+
+  it('take spans listed without a stamp, as an instance of the previous version writes them in a rolling upgrade', async () => {
+    // The previous version deletes every listed span and lists its own without stored_at: the column's default
+    // stamps them, and the next pass of this version moves from them to exact figures.
+    await database.db.execute(sql`
+      with listed as (delete from rollup_spans returning span_from, span_to)
+      insert into rollup_spans (span_from, span_to) select span_from, span_to from listed`);
+    const [relisted] = await database.db.execute<{ spans: number }>(
+      sql`select count(*)::int as spans from rollup_spans`,
+    );
+    expect(relisted!.spans).toBeGreaterThan(0);
+
+    const edge = (await rolledEdge()).getTime();
+    await rollUpAttempts(database.db, { now: new Date(edge + 70 * MINUTE_MS), retentionFloor: floor });
+    for (const name of ['24h', '7d', '30d'] as const) {
+      const range = resolveTimeWindow(name, new Date(edge + 70 * MINUTE_MS));
+      expect(await getStepStats(database.db, range), name).toEqual(
+        await getStepStats(database.db, range, { rawOnly: true }),
+      );
+    }
   });
 });

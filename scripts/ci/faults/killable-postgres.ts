@@ -38,27 +38,46 @@ export async function createKillablePostgres(folder: string, port: number): Prom
 
   let server: ChildProcess | undefined;
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const startOnce = async () => {
+    server = spawn(
+      path.join(binaries, 'postgres'),
+      [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'max_connections=60',
+      ],
+      { detached: true, stdio: ['ignore', 'ignore', 'pipe'], ...owner },
+    );
+    // The server's log, its last few kilobytes: read all along so the pipe never fills.
+    let log = '';
+    server.stderr?.on('data', (chunk: Buffer) => {
+      log = (log + chunk.toString()).slice(-4_000);
+    });
+    await waitUntilAccepting(url, server, () => log);
+  };
   const handle: KillablePostgres = {
     url,
     port,
     async start() {
-      server = spawn(
-        path.join(binaries, 'postgres'),
-        [
-          '-D',
-          dataDir,
-          '-p',
-          String(port),
-          '-c',
-          'listen_addresses=127.0.0.1',
-          '-c',
-          'fsync=off',
-          '-c',
-          'max_connections=60',
-        ],
-        { detached: true, stdio: 'ignore', ...owner },
-      );
-      await waitUntilAccepting(url, server);
+      // A start right after a kill has once failed on the CI machine (exit 1, cause not kept): each try's log is
+      // kept, and a try that exits is retried twice, with its log printed, before the suite fails on it.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await startOnce();
+          return;
+        } catch (error) {
+          if (attempt === 3 || !(error instanceof PostgresExited)) throw error;
+          console.log(`[faults] PostgreSQL exited while starting (try ${attempt}), retrying in 1 s:\n${error.log}`);
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+        }
+      }
     },
     async kill() {
       const pid = server?.pid;
@@ -104,10 +123,20 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-async function waitUntilAccepting(url: string, server: ChildProcess): Promise<void> {
+/** PostgreSQL stopped before it accepted connections; `log` is what it wrote. */
+class PostgresExited extends Error {
+  constructor(
+    code: number,
+    readonly log: string,
+  ) {
+    super(`PostgreSQL exited (${code}) while starting: ${log.trim().split('\n').slice(-3).join(' | ')}`);
+  }
+}
+
+async function waitUntilAccepting(url: string, server: ChildProcess, logSoFar: () => string): Promise<void> {
   await waitFor(
     async () => {
-      if (server.exitCode !== null) throw new Error(`PostgreSQL exited (${server.exitCode}) while starting`);
+      if (server.exitCode !== null) throw new PostgresExited(server.exitCode, logSoFar());
       const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
       try {
         await sql`select 1`;

@@ -285,6 +285,7 @@ export const STOP_CODES = [
   'ATTEMPT_CONFLICT',
   'INVALID_INPUT',
   'FORBIDDEN',
+  'TASK_AGENT_MISMATCH',
   'IDEMPOTENCY_KEY_REUSED',
 ] as const satisfies readonly ErrorCode[];
 /** Codes that mean "try the same request later", with a Retry-After header. */
@@ -292,4 +293,5 @@ export const TRY_LATER_CODES = [
   ...waitCodes,
   'SLOT_HELD',
   'REQUEST_IN_PROGRESS',
+  'RATE_LIMITED',
 ] as const satisfies readonly ErrorCode[];

@@ -18,6 +18,7 @@ export const errorCodes = [
   'STATE_CONFLICT',
   'FORBIDDEN',
   'REDRIVE_REFUSED',
+  'TASK_AGENT_MISMATCH',
   // The step protocol's waits (step-protocol.ts's waitCodes) and the claim and slot answers.
   'KEY_IN_PROGRESS',
   'RETRY_BUDGET_EXHAUSTED',
@@ -32,6 +33,7 @@ export const errorCodes = [
   'PAYLOAD_TOO_LARGE',
   'REQUEST_IN_PROGRESS',
   'IDEMPOTENCY_KEY_REUSED',
+  'RATE_LIMITED',
   'DATABASE_UNAVAILABLE',
   'INTERNAL_ERROR',
 ] as const;

@@ -74,6 +74,15 @@ export class ForbiddenError extends HoldfastError {
   readonly code = 'FORBIDDEN';
 }
 
+/**
+ * The request names an agent or queue other than the ones its task was first
+ * seen with. A task belongs to its agent: what is stored decides, never a name
+ * in the request, and nothing is written.
+ */
+export class TaskAgentMismatchError extends HoldfastError {
+  readonly code = 'TASK_AGENT_MISMATCH';
+}
+
 /** The redrive brakes that can refuse a redrive (see dead-letters/redrive-brakes.ts). */
 export const redriveBrakeRules = ['redrive_limit', 'redrive_cooldown', 'task_too_old'] as const;
 export type RedriveBrakeRule = (typeof redriveBrakeRules)[number];

@@ -45,6 +45,8 @@ export const idempotencyKeys = pgTable(
     agent: text('agent'),
     queue: text('queue'),
     payload: jsonb('payload'),
+    /** The API token (actor id) that began the current attempt: only it may finish that attempt. Null in-process. */
+    begunBy: text('begun_by'),
     /** The spend the current attempt reserved on its task; given back when it finishes or is taken over. */
     reservedMicros: bigint('reserved_micros', { mode: 'number' }).notNull().default(0),
     /** Begun with `final: true`: its success completes the task. */

@@ -11,7 +11,12 @@ export const taskBudgets = pgTable(
   'task_budgets',
   {
     taskId: text('task_id').primaryKey(),
+    /**
+     * The agent and queue the task was first seen with. Stored once and never changed by a
+     * later request: every operation on the task or its keys is authorized against them.
+     */
     agent: text('agent').notNull(),
+    queue: text('queue').notNull(),
     /** Who gets this task's holds: `person:<email>` or `team:<name>`. */
     owner: text('owner').notNull(),
     /** Retries the task may make, across all its steps, per allowance. */

@@ -1,0 +1,16 @@
+-- A task belongs to its agent: the queue it was first seen with is stored beside its agent. Existing tasks take
+-- the queue their step keys carry, else their agent's name (the step engine's default queue).
+ALTER TABLE "task_budgets" ADD COLUMN "queue" text;--> statement-breakpoint
+UPDATE "task_budgets" AS t SET "queue" = coalesce(
+  (SELECT k."queue" FROM "idempotency_keys" AS k WHERE k."task_id" = t."task_id" AND k."queue" IS NOT NULL LIMIT 1),
+  t."agent");--> statement-breakpoint
+ALTER TABLE "task_budgets" ALTER COLUMN "queue" SET NOT NULL;--> statement-breakpoint
+ALTER TABLE "idempotency_keys" ADD COLUMN "begun_by" text;--> statement-breakpoint
+-- Raw keys (claimed through /api/v1/keys/* or claimKey, never by the step engine, which always stores the
+-- step's agent) move under the `raw:` prefix, so no raw claim can ever name a step key. Their holds follow.
+WITH "renamed" AS (
+  UPDATE "idempotency_keys" SET "key" = 'raw:' || "key" WHERE "agent" IS NULL RETURNING "key"
+)
+UPDATE "holds" SET "item_id" = "renamed"."key"
+FROM "renamed"
+WHERE "holds"."item_type" = 'key' AND 'raw:' || "holds"."item_id" = "renamed"."key";

@@ -1,9 +1,12 @@
 -- A task belongs to its agent: the queue it was first seen with is stored beside its agent. Existing tasks take
 -- the queue their step keys carry, else their agent's name (the step engine's default queue).
 ALTER TABLE "task_budgets" ADD COLUMN "queue" text;--> statement-breakpoint
-UPDATE "task_budgets" AS t SET "queue" = coalesce(
-  (SELECT k."queue" FROM "idempotency_keys" AS k WHERE k."task_id" = t."task_id" AND k."queue" IS NOT NULL LIMIT 1),
-  t."agent");--> statement-breakpoint
+-- One pass over the keys (task_id has no index of its own there), then the tasks no step key names.
+UPDATE "task_budgets" AS t SET "queue" = k."queue"
+FROM (SELECT DISTINCT ON ("task_id") "task_id", "queue" FROM "idempotency_keys"
+      WHERE "task_id" IS NOT NULL AND "queue" IS NOT NULL ORDER BY "task_id") AS k
+WHERE k."task_id" = t."task_id";--> statement-breakpoint
+UPDATE "task_budgets" SET "queue" = "agent" WHERE "queue" IS NULL;--> statement-breakpoint
 ALTER TABLE "task_budgets" ALTER COLUMN "queue" SET NOT NULL;--> statement-breakpoint
 ALTER TABLE "idempotency_keys" ADD COLUMN "begun_by" text;--> statement-breakpoint
 -- Raw keys (claimed through /api/v1/keys/* or claimKey, never by the step engine, which always stores the

@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  check,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
 import type { Role, TokenScope } from './enums';
 export { roles, tokenScopes, type Role, type TokenScope } from './enums';
 
@@ -67,12 +77,23 @@ export const apiTokens = pgTable(
     allowedAgents: text('allowed_agents').array(),
     /** When set, the token acts only on these queues (null: any queue). */
     allowedQueues: text('allowed_queues').array(),
+    /**
+     * The token's request rate (its bucket's refill per second) and burst (the bucket's size); null: the
+     * deployment's default (HOLDFAST_AGENT_RATE_PER_SECOND, HOLDFAST_AGENT_RATE_BURST). See api-tokens-rate-limit.ts.
+     */
+    ratePerSecond: doublePrecision('rate_per_second'),
+    rateBurst: integer('rate_burst'),
   },
   (table) => [
     check(
       'api_tokens_scopes_known',
       sql`${table.scopes} <@ array['ingest', 'read', 'metrics']::text[] and cardinality(${table.scopes}) > 0`,
     ),
+    check(
+      'api_tokens_rate_per_second_range',
+      sql`${table.ratePerSecond} is null or (${table.ratePerSecond} >= 0.01 and ${table.ratePerSecond} <= 100000)`,
+    ),
+    check('api_tokens_rate_burst_range', sql`${table.rateBurst} is null or ${table.rateBurst} between 1 and 1000000`),
   ],
 );
 

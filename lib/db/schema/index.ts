@@ -12,3 +12,4 @@ export * from './api-requests';
 export * from './retry-pools';
 export * from './metric-totals';
 export * from './alerts';
+export * from './rate-limits';

@@ -85,6 +85,12 @@ export const environmentSchema = z
     HOLDFAST_REDRIVE_MAX: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(1_000).default(3)),
     HOLDFAST_REDRIVE_COOLDOWN_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(0).max(10_080).default(10)),
     HOLDFAST_REDRIVE_MAX_AGE_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(3_650).default(7)),
+    /**
+     * The agent API's rate limit for a token that sets none of its own (settings, API tokens): requests per second
+     * (the bucket's refill) and burst (its size). Generous: it stops a runaway agent, not a busy fleet.
+     */
+    HOLDFAST_AGENT_RATE_PER_SECOND: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(100_000).default(200)),
+    HOLDFAST_AGENT_RATE_BURST: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(1_000_000).default(2_000)),
     /** Minutes an uncertain key may wait for its redelivery before it is held for its task's owner. */
     HOLDFAST_UNCERTAIN_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(15)),
     /** Minutes the sweeper may keep refusing to release a stale lock before it is held for the run's owner. */

@@ -1,5 +1,6 @@
 import { bigint, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
+import { microSum } from './rollups';
 
 /**
  * Running totals behind the Prometheus counters (GET /metrics). The rollup pass
@@ -16,8 +17,8 @@ export const attemptTotals = pgTable(
     step: text('step').notNull(),
     attempts: bigint('attempts', { mode: 'number' }).notNull().default(0),
     retries: bigint('retries', { mode: 'number' }).notNull().default(0),
-    costMicros: bigint('cost_micros', { mode: 'number' }).notNull().default(0),
-    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull().default(0),
+    costMicros: microSum('cost_micros').notNull().default('0'),
+    retryCostMicros: microSum('retry_cost_micros').notNull().default('0'),
   },
   (table) => [primaryKey({ name: 'attempt_totals_pkey', columns: [table.agent, table.step] })],
 );

@@ -5,6 +5,7 @@ import {
   doublePrecision,
   index,
   integer,
+  numeric,
   pgTable,
   primaryKey,
   smallint,
@@ -13,6 +14,17 @@ import {
   unique,
 } from 'drizzle-orm/pg-core';
 import { errorClass, transactionId } from './attempts';
+
+/**
+ * A stored sum of micro-dollars. numeric, not bigint: attempts may cost up to
+ * 10^12 each (lib/core/money-limits.ts), so a bigint (2^63, about 9.2 x 10^18)
+ * would overflow at 9.2 million attempts at the limit in one row, which a
+ * month's span, a day or the counters behind /metrics can hold; an overflow
+ * would fail the rollup pass and every page reading it. Unbounded numeric,
+ * holding whole micro-dollars (every sum is of integer costs); postgres.js
+ * returns it as a string.
+ */
+export const microSum = (name: string) => numeric(name);
 
 /** A rollup bucket's length: five minutes, an hour or a UTC day. */
 export type RollupGrain = '5min' | 'hour' | 'day';
@@ -42,8 +54,8 @@ export const attemptRollups = pgTable(
     /** Attempt-1 rows: the executions first-try success is measured over. */
     executions: bigint('executions', { mode: 'number' }).notNull(),
     firstTrySuccesses: bigint('first_try_successes', { mode: 'number' }).notNull(),
-    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
-    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
+    costMicros: microSum('cost_micros').notNull(),
+    retryCostMicros: microSum('retry_cost_micros').notNull(),
   },
   (table) => [
     // NULLS NOT DISTINCT (PostgreSQL 15+): one row per bucket even for the null class.
@@ -167,8 +179,8 @@ export const spanRollups = pgTable(
     failures: bigint('failures', { mode: 'number' }).notNull(),
     executions: bigint('executions', { mode: 'number' }).notNull(),
     firstTrySuccesses: bigint('first_try_successes', { mode: 'number' }).notNull(),
-    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
-    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
+    costMicros: microSum('cost_micros').notNull(),
+    retryCostMicros: microSum('retry_cost_micros').notNull(),
   },
   (table) => [
     unique('span_rollups_span_key')
@@ -211,8 +223,8 @@ export const allStepsRollups = pgTable(
     bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
     attempts: bigint('attempts', { mode: 'number' }).notNull(),
     retries: bigint('retries', { mode: 'number' }).notNull(),
-    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
-    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
+    costMicros: microSum('cost_micros').notNull(),
+    retryCostMicros: microSum('retry_cost_micros').notNull(),
   },
   (table) => [
     primaryKey({ name: 'all_steps_rollups_pkey', columns: [table.grain, table.bucketStart] }),
@@ -254,8 +266,8 @@ export const windowSums = pgTable(
     failures: bigint('failures', { mode: 'number' }).notNull(),
     executions: bigint('executions', { mode: 'number' }).notNull(),
     firstTrySuccesses: bigint('first_try_successes', { mode: 'number' }).notNull(),
-    costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
-    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull(),
+    costMicros: microSum('cost_micros').notNull(),
+    retryCostMicros: microSum('retry_cost_micros').notNull(),
   },
   (table) => [
     primaryKey({ name: 'window_sums_pkey', columns: [table.sumsFrom, table.sumsTo, table.agent, table.step] }),

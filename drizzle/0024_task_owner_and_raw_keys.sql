@@ -17,3 +17,13 @@ WITH "renamed" AS (
 UPDATE "holds" SET "item_id" = "renamed"."key"
 FROM "renamed"
 WHERE "holds"."item_type" = 'key' AND 'raw:' || "holds"."item_id" = "renamed"."key";
+--> statement-breakpoint
+-- During a rolling upgrade an instance of the previous version creates tasks without a queue: they take their
+-- agent's name, as the step engine's default queue always was.
+CREATE FUNCTION "task_budgets_queue_defaults_to_agent"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW."queue" := coalesce(NEW."queue", NEW."agent");
+  RETURN NEW;
+END $$;--> statement-breakpoint
+CREATE TRIGGER "task_budgets_queue_defaults_to_agent" BEFORE INSERT ON "task_budgets"
+  FOR EACH ROW EXECUTE FUNCTION "task_budgets_queue_defaults_to_agent"();

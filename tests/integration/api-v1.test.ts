@@ -292,6 +292,7 @@ describe('holds, dead letters and redrives', () => {
     await api.database.db.insert(taskBudgets).values({
       taskId: item.itemId,
       agent: 'payments',
+      queue: 'payments',
       owner: 'team:payments',
       retryAllowance: 2,
       spendCeilingMicros: 1_000_000,

@@ -99,6 +99,12 @@ export const alertInstances = pgTable(
     link: text('link').notNull(),
     /** The owner team it is routed to, if any. */
     team: text('team'),
+    /**
+     * The identities one coalesced notification stands for (hold_opened: the holds of one team
+     * announced together, `identity` being the first of them); null for an instance that stands
+     * for its identity alone (lib/alerts/hold-digests.ts).
+     */
+    members: text('members').array(),
     status: text('status').$type<'firing' | 'resolved'>().notNull().default('firing'),
     firedAt: timestamp('fired_at', { withTimezone: true }).notNull().defaultNow(),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
@@ -153,6 +159,8 @@ export const alertDeliveryAttempts = pgTable(
     attemptedAt: timestamp('attempted_at', { withTimezone: true }).notNull().defaultNow(),
     statusCode: integer('status_code'),
     error: text('error'),
+    /** Not sent: Holdfast's outbound rule refused the destination (lib/alerts/outbound-address.ts). */
+    refusedByPolicy: boolean('refused_by_policy').notNull().default(false),
     durationMs: integer('duration_ms').notNull(),
   },
   (table) => [index('alert_delivery_attempts_delivery_idx').on(table.deliveryId)],

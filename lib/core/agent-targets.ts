@@ -9,9 +9,13 @@ import type { ActionTarget } from './authorization';
  * agent: the operation itself then answers NOT_FOUND, or has nothing to guard.
  */
 
+/** A task acts for the agent and queue it was first seen with (see tasks/task-agent.ts). */
 export async function agentOfTask(db: Executor, taskId: string): Promise<ActionTarget> {
-  const [task] = await db.select({ agent: taskBudgets.agent }).from(taskBudgets).where(eq(taskBudgets.taskId, taskId));
-  return { agent: task?.agent };
+  const [task] = await db
+    .select({ agent: taskBudgets.agent, queue: taskBudgets.queue })
+    .from(taskBudgets)
+    .where(eq(taskBudgets.taskId, taskId));
+  return { agent: task?.agent, queue: task?.queue };
 }
 
 export async function agentOfRun(db: Executor, runKey: string): Promise<ActionTarget> {

@@ -3,10 +3,10 @@ import { PostgresJsSession } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import type { Executor } from '../db/client';
 import type { Attempt } from '../db/schema';
-import { enforceTokenLimits, hasTokenLimits } from './authorization';
 import { DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from './context';
 import { AttemptConflictError, InvalidInputError } from './errors';
 import { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
+import { authorizeTaskAccess } from './tasks/task-agent';
 import { parseInput } from './validation';
 
 export { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
@@ -31,8 +31,8 @@ export interface RecordAttemptResult {
 export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput): Promise<RecordAttemptResult> {
   const attempt = parseInput(recordAttemptInput, input);
   refuseOutsideRetention(ctx, attempt.startedAt);
-  // Only a limited token has anything to check: skip the await (a turn of the event loop's queue) otherwise.
-  if (hasTokenLimits(ctx.actor)) await enforceTokenLimits(ctx, { agent: attempt.agent });
+  // A task the step engine has seen keeps its agent: an attempt naming another is refused (task-agent.ts).
+  await authorizeTaskAccess(ctx, { taskId: attempt.taskId, agent: attempt.agent });
   const values = {
     taskId: attempt.taskId,
     agent: attempt.agent,

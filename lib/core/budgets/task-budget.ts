@@ -15,13 +15,23 @@ export async function ensureTaskBudget(
   const budget = parseInput(taskBudgetInput, input);
   const [created] = await db
     .insert(taskBudgets)
-    .values({ ...budget, deadline: new Date(now.getTime() + budget.timeAllowanceMs) })
+    .values({
+      ...budget,
+      queue: budget.queue ?? budget.agent,
+      deadline: new Date(now.getTime() + budget.timeAllowanceMs),
+    })
     .onConflictDoNothing({ target: taskBudgets.taskId })
     .returning();
   if (created) return created;
   const [existing] = await db.select().from(taskBudgets).where(eq(taskBudgets.taskId, budget.taskId));
   if (!existing) throw new Error('ensureTaskBudget: conflict without a budget');
   return existing;
+}
+
+/** The task's budget row, if the task has been seen. */
+export async function readTaskBudget(db: Executor, taskId: string): Promise<TaskBudget | undefined> {
+  const [task] = await db.select().from(taskBudgets).where(eq(taskBudgets.taskId, taskId));
+  return task;
 }
 
 export type RetryGrant =

@@ -1,10 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { deadLetters, taskBudgets, type DeadLetter, type Hold } from '../../db/schema';
-import { enforceTokenLimits } from '../authorization';
 import type { Actor } from '../context';
 import { MAX_HOLD_DETAIL } from '../holds/hold-input';
 import { openHold } from '../holds/open-hold';
+import { authorizeTaskAccess } from '../tasks/task-agent';
 import { cutToLength, parseInput } from '../validation';
 import { deadLetterInput, type DeadLetterTaskInput } from './dead-letter-task-input';
 
@@ -23,7 +23,8 @@ export async function deadLetterTask(
 ): Promise<{ deadLetter: DeadLetter; hold: Hold }> {
   const item = parseInput(deadLetterInput, input);
   const { owner, ...letter } = item;
-  await enforceTokenLimits({ db, actor }, { agent: item.agent, queue: item.queue });
+  // The task's stored agent and queue decide (a task not seen yet: the names given).
+  await authorizeTaskAccess({ db, actor }, { taskId: item.taskId, agent: item.agent, queue: item.queue });
   return db.transaction(async (tx) => {
     // The task's row first: the step engine's finish holds it while it dead-letters, so taking
     // it after the dead letter's unique slot would let two exhausting workers deadlock.

@@ -23,11 +23,11 @@ export async function findHoldItem(db: Executor, itemType: HoldItemType, itemId:
   switch (itemType) {
     case 'task': {
       const [task] = await db
-        .select({ agent: taskBudgets.agent })
+        .select({ agent: taskBudgets.agent, queue: taskBudgets.queue })
         .from(taskBudgets)
         .where(eq(taskBudgets.taskId, itemId));
       if (!task) throw missing();
-      return { agent: task.agent };
+      return task;
     }
     case 'dead_letter': {
       const [letter] = /^\d{1,15}$/.test(itemId)

@@ -8,6 +8,7 @@ import { KeyPayloadMismatchError } from '../errors';
 import { cachedStatement } from '../prepared';
 import { parseInput } from '../validation';
 import { claimKeyInput, type ClaimKeyInput } from './claim-key-input';
+import { storedRawKey } from './raw-key-name';
 
 export { claimKeyInput, type ClaimKeyInput } from './claim-key-input';
 
@@ -124,17 +125,28 @@ const claimStatement = cachedStatement((db) => {
 });
 
 /**
- * Claims a key in one statement. The INSERT's conflict on the primary key is
- * the only arbiter: the DO UPDATE always touches the row (counting the call),
- * and takes it over only when the current holder is gone, so the returned row
- * is the latest committed state and this claim is the holder if and only if
- * the row names this claim.
+ * Claims a raw key by the caller's name: stored under the raw prefix
+ * (raw-key-name.ts), so it can never be a step key. Answers with the
+ * caller's name. A raw key of a task acts for the task's stored agent.
  */
 export async function claimKey(ctx: CoreContext, input: ClaimKeyInput): Promise<ClaimOutcome> {
   const claim = parseInput(claimKeyInput, input);
-  // A key of a task acts for the task's agent; a raw key with no task names no agent.
   const taskId = claim.taskId;
   if (taskId) await enforceTokenLimits(ctx, () => agentOfTask(ctx.db, taskId));
+  const outcome = await claimStoredKey(ctx, { ...claim, key: storedRawKey(claim.key) });
+  return { ...outcome, key: claim.key };
+}
+
+/**
+ * Claims a key by its stored name in one statement (the step engine's step
+ * keys, and raw keys once prefixed). The INSERT's conflict on the primary key
+ * is the only arbiter: the DO UPDATE always touches the row (counting the
+ * call), and takes it over only when the current holder is gone, so the
+ * returned row is the latest committed state and this claim is the holder if
+ * and only if the row names this claim. Authorization is the caller's.
+ */
+export async function claimStoredKey(ctx: CoreContext, input: ClaimKeyInput): Promise<ClaimOutcome> {
+  const claim = parseInput(claimKeyInput, input);
   const claimId = randomUUID();
   const [row] = await claimStatement(ctx.db).execute({
     key: claim.key,

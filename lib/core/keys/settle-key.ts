@@ -8,17 +8,21 @@ import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { cachedStatement } from '../prepared';
 import { expiresAfterRetentionSql } from './claim-key';
 import { parseInput } from '../validation';
+import { storedRawKey } from './raw-key-name';
 import { completeKeyInput, failKeyInput } from './settle-key-input';
 
 export { completeKeyInput, failKeyInput } from './settle-key-input';
 
 /**
+ * Raw keys only, by the caller's name (stored under the raw prefix): a step
+ * key is settled by its step's finish, never here.
+ *
  * Marks the key completed with its result, only for the current holder: a
  * superseded holder's late completion is refused with STALE_TOKEN.
  */
 export async function completeKey(ctx: CoreContext, input: z.input<typeof completeKeyInput>): Promise<void> {
   const { key, fencingToken, result } = parseInput(completeKeyInput, input);
-  await settle(ctx, key, fencingToken, { status: 'completed', result, errorClass: null, errorText: null });
+  await settle(ctx, storedRawKey(key), fencingToken, { status: 'completed', result, errorClass: null, errorText: null });
 }
 
 /**
@@ -27,7 +31,7 @@ export async function completeKey(ctx: CoreContext, input: z.input<typeof comple
  */
 export async function failKey(ctx: CoreContext, input: z.input<typeof failKeyInput>): Promise<void> {
   const { key, fencingToken, errorClass, errorText } = parseInput(failKeyInput, input);
-  await settle(ctx, key, fencingToken, { status: 'failed', result: null, errorClass, errorText });
+  await settle(ctx, storedRawKey(key), fencingToken, { status: 'failed', result: null, errorClass, errorText });
 }
 
 /** The holder's write: only the current token of an in-progress key may settle it. */

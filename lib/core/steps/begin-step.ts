@@ -1,13 +1,22 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
-import { deadLetters, holds, idempotencyKeys, type ErrorClass, type TaskStatus } from '../../db/schema';
+import {
+  deadLetters,
+  holds,
+  idempotencyKeys,
+  type ErrorClass,
+  type TaskBudget,
+  type TaskStatus,
+} from '../../db/schema';
 import { beginAttempt } from '../budgets/attempt-lifecycle';
-import { ensureTaskBudget } from '../budgets/task-budget';
+import { ensureTaskBudget, readTaskBudget } from '../budgets/task-budget';
 import { nowOf, type CoreContext } from '../context';
 import { retryOnDeadlock } from '../deadlock-retry';
 import { KeyPayloadMismatchError } from '../errors';
 import { openHold } from '../holds/open-hold';
-import { claimKey } from '../keys/claim-key';
+import { claimStoredKey } from '../keys/claim-key';
+import { refuseRawPrefixedTaskId } from '../keys/raw-key-name';
+import { authorizeTaskAgent } from '../tasks/task-agent';
 import { deriveKey, hashContent } from '../keys/derive-key';
 import { countPoolUsage } from '../retry-pools/pool-usage';
 import { takeRetryFromPools, type PoolGrant } from '../retry-pools/take-retry';
@@ -51,28 +60,21 @@ type Decided = { kind: 'answer'; answer: BeginAnswer } | { kind: 'uncertain'; in
  * the attempt is recorded as running. Every attempt is gated, first tries too.
  */
 export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promise<BeginAnswer> {
-  const request = parseInput(beginStepInput, input);
-  const actor = stepActor(ctx, request.agent, request.queue ?? request.agent);
+  const parsed = parseInput(beginStepInput, input);
+  refuseRawPrefixedTaskId(parsed.taskId);
   const now = nowOf(ctx);
+  const task = await taskForBegin(ctx, parsed, now);
+  // From here the task's stored agent and queue stand for the request's (they are equal, or a queue left out).
+  const request = { ...parsed, agent: task.agent, queue: task.queue };
+  const actor = stepActor(ctx, task.agent, task.queue);
+  const owner = task.owner;
   const key = deriveKey({ taskId: request.taskId, step: request.step, iteration: request.iteration });
-  const { owner } = await ensureTaskBudget(
-    ctx.db,
-    {
-      taskId: request.taskId,
-      agent: request.agent,
-      owner: request.owner,
-      retryAllowance: request.retryAllowance,
-      spendCeilingMicros: request.spendCeilingMicros,
-      timeAllowanceMs: request.timeAllowanceMs,
-    },
-    now,
-  );
   const estimate = request.estimatedCostMicros ?? (await estimateStepCost(ctx.db, request.agent, request.step));
 
   let decided: Decided;
   try {
     decided = await retryOnDeadlock(ctx.db, () =>
-      ctx.db.transaction((tx) => claimAndGate(tx, request, key, estimate, now)),
+      ctx.db.transaction((tx) => claimAndGate(tx, request, key, estimate, now, ctx.actor?.id ?? null)),
     );
   } catch (error) {
     if (error instanceof BeginRefused) decided = error.refusal;
@@ -140,7 +142,7 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
           taskId: request.taskId,
           agent: request.agent,
           step: request.step,
-          queue: request.queue ?? request.agent,
+          queue: request.queue,
           payload: request.content ?? null,
           owner,
           attemptNumber,
@@ -151,6 +153,36 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
       );
     }
   }
+}
+
+/**
+ * The task a begin acts on, by the one rule for tasks (task-agent.ts): an
+ * existing task is judged by its stored agent and queue before anything is
+ * written; a new one by the request's names, and stored with them. Two first
+ * begins naming different agents race on the insert; the loser is judged
+ * against the winner's row.
+ */
+async function taskForBegin(ctx: CoreContext, request: BeginStepRequest, now: Date): Promise<TaskBudget> {
+  const claimed = { taskId: request.taskId, agent: request.agent, queue: request.queue };
+  let task = await readTaskBudget(ctx.db, request.taskId);
+  if (!task) {
+    stepActor(ctx, request.agent, request.queue ?? request.agent);
+    task = await ensureTaskBudget(
+      ctx.db,
+      {
+        taskId: request.taskId,
+        agent: request.agent,
+        queue: request.queue,
+        owner: request.owner,
+        retryAllowance: request.retryAllowance,
+        spendCeilingMicros: request.spendCeilingMicros,
+        timeAllowanceMs: request.timeAllowanceMs,
+      },
+      now,
+    );
+  }
+  await authorizeTaskAgent(ctx, task, claimed);
+  return task;
 }
 
 /**
@@ -203,8 +235,9 @@ async function claimAndGate(
   key: string,
   estimate: number,
   now: Date,
+  begunBy: string | null,
 ): Promise<Decided> {
-  const claim = await claimKey(
+  const claim = await claimStoredKey(
     { db: tx },
     {
       key,
@@ -235,7 +268,6 @@ async function claimAndGate(
       break;
   }
 
-  const isRetry = claim.attemptNumber > 1;
   const recorded = await beginAttempt(tx, {
     taskId: request.taskId,
     agent: request.agent,
@@ -245,11 +277,13 @@ async function claimAndGate(
     runKey: request.runKey,
     startedAt: now,
   });
-  const leftover = await attachStepToKey(tx, key, request, estimate, recorded ? now : null);
-  const budget = await reserveOnTask(tx, request.taskId, { leftover, estimate, isRetry, now });
-  if (!budget) throw new BeginRefused(await whyBudgetRefused(tx, request.taskId, isRetry, estimate, now));
+  const previous = await attachStepToKey(tx, key, request, estimate, recorded ? now : null, begunBy);
+  const attempt = { attemptNumber: claim.attemptNumber, previousStartedAt: previous.startedAt };
+  const budget = await reserveOnTask(tx, request.taskId, { leftover: previous.reserved, estimate, attempt, now });
+  if (!budget) throw new BeginRefused(await whyBudgetRefused(tx, request.taskId, attempt, estimate, now));
 
-  if (isRetry) {
+  // A redriven step's first attempt is a retry in the log (attempt 2+) but not of this allowance: no pool is asked.
+  if (budget.charged_retry) {
     const grant = await takeRetryFromPools(tx, request.agent, request.step, now);
     if (!grant.granted) throw new BeginRefused({ kind: 'pool_empty', grant });
   } else {
@@ -270,8 +304,8 @@ async function claimAndGate(
 
 /**
  * Writes what the finish and a dead letter need onto the claimed key, and
- * returns the reservation a previous holder left on it (a holder that died
- * without finishing): the new reservation replaces it.
+ * returns what the previous attempt left on it: its reservation (a holder that
+ * died without finishing; the new reservation replaces it) and its start.
  */
 async function attachStepToKey(
   tx: Transaction,
@@ -279,54 +313,77 @@ async function attachStepToKey(
   request: BeginStepRequest,
   estimate: number,
   attemptStartedAt: Date | null,
-): Promise<number> {
-  const [row] = await tx.execute<{ leftover: string }>(sql`
-    with previous as (select reserved_micros from idempotency_keys where key = ${key}::text)
+  begunBy: string | null,
+): Promise<{ reserved: number; startedAt: string | null }> {
+  const [row] = await tx.execute<{ leftover: string; previous_started_at: string | null }>(sql`
+    with previous as (select reserved_micros, attempt_started_at from idempotency_keys where key = ${key}::text)
     update idempotency_keys set
-      agent = ${request.agent}::text, queue = ${request.queue ?? request.agent}::text,
+      agent = ${request.agent}::text, queue = ${request.queue ?? request.agent}::text, begun_by = ${begunBy}::text,
       payload = ${JSON.stringify(request.content ?? null)}::jsonb, reserved_micros = ${estimate}::bigint,
       completes_task = ${request.final}::boolean, attempt_started_at = ${attemptStartedAt?.toISOString() ?? null}::timestamptz,
       finish_answer = null
     from previous
     where idempotency_keys.key = ${key}::text
-    returning previous.reserved_micros as leftover`);
-  return Number(row?.leftover ?? 0);
+    returning previous.reserved_micros as leftover, previous.attempt_started_at as previous_started_at`);
+  return { reserved: Number(row?.leftover ?? 0), startedAt: row?.previous_started_at ?? null };
+}
+
+/** An attempt as the task's gate sees it: its number, and when the key's previous attempt began. */
+interface GatedAttempt {
+  attemptNumber: number;
+  previousStartedAt: string | null;
+}
+
+/**
+ * Whether an attempt takes a retry from the task's allowance, in SQL over the
+ * task's row: a retry (attempt 2+) does, unless the key's previous attempt
+ * began before the task's last redrive. A redrive grants a fresh allowance and
+ * runs the failed step again; that run is the first of the new allowance.
+ */
+function chargesRetrySql(attempt: GatedAttempt) {
+  if (attempt.attemptNumber <= 1) return sql`false`;
+  if (attempt.previousStartedAt === null) return sql`true`;
+  return sql`(last_redrive_at is null or last_redrive_at <= ${attempt.previousStartedAt}::timestamptz)`;
 }
 
 /**
  * The task's gate, one guarded UPDATE: active, before its deadline, a retry
- * left (for a retry), and room under the spend ceiling for what is spent,
- * what running attempts reserved and this attempt's estimate. Concurrent
- * begins queue on the row, each seeing the last one's reservation.
+ * left (for a retry of this allowance), and room under the spend ceiling for
+ * what is spent, what running attempts reserved and this attempt's estimate.
+ * Once spend and reservations reach the ceiling nothing begins, whatever the
+ * estimate (a zero estimate would otherwise always fit). Concurrent begins
+ * queue on the row, each seeing the last one's reservation.
  */
 async function reserveOnTask(
   tx: Transaction,
   taskId: string,
-  { leftover, estimate, isRetry, now }: { leftover: number; estimate: number; isRetry: boolean; now: Date },
-): Promise<BudgetRow | undefined> {
-  const reservedAfter = sql`greatest(0, reserved_micros - ${leftover}::bigint) + ${estimate}::bigint`;
-  const retryCost = isRetry ? 1 : 0;
-  const [row] = await tx.execute<BudgetRow>(sql`
+  { leftover, estimate, attempt, now }: { leftover: number; estimate: number; attempt: GatedAttempt; now: Date },
+): Promise<(BudgetRow & { charged_retry: boolean }) | undefined> {
+  const reservedByOthers = sql`greatest(0, reserved_micros - ${leftover}::bigint)`;
+  const retryCost = sql`(case when ${chargesRetrySql(attempt)} then 1 else 0 end)`;
+  const [row] = await tx.execute<BudgetRow & { charged_retry: boolean }>(sql`
     update task_budgets set
-      reserved_micros = ${reservedAfter},
-      retries_used = retries_used + ${retryCost}::int,
+      reserved_micros = ${reservedByOthers} + ${estimate}::bigint,
+      retries_used = retries_used + ${retryCost},
       updated_at = now()
     where task_id = ${taskId}::text and status = 'active' and deadline > ${now.toISOString()}::timestamptz
-      and retries_used + ${retryCost}::int <= retry_allowance
-      and spend_micros + ${reservedAfter} <= spend_ceiling_micros
-    returning ${sql.raw(BUDGET_COLUMNS)}`);
+      and retries_used + ${retryCost} <= retry_allowance
+      and spend_micros + ${reservedByOthers} + ${estimate}::bigint <= spend_ceiling_micros
+      and spend_micros + ${reservedByOthers} < spend_ceiling_micros
+    returning ${sql.raw(BUDGET_COLUMNS)}, ${chargesRetrySql(attempt)} as charged_retry`);
   return row;
 }
 
 async function whyBudgetRefused(
   tx: Transaction,
   taskId: string,
-  isRetry: boolean,
+  attempt: GatedAttempt,
   estimate: number,
   now: Date,
 ): Promise<Refusal> {
-  const [task] = await tx.execute<BudgetRow>(sql`
-    select ${sql.raw(BUDGET_COLUMNS)} from task_budgets where task_id = ${taskId}::text`);
+  const [task] = await tx.execute<BudgetRow & { charges_retry: boolean }>(sql`
+    select ${sql.raw(BUDGET_COLUMNS)}, ${chargesRetrySql(attempt)} as charges_retry
+    from task_budgets where task_id = ${taskId}::text`);
   if (!task) throw new Error(`beginStep: task "${taskId}" has no budget`);
   if (task.status !== 'active') return { kind: 'task_not_active', status: task.status };
   if (new Date(task.deadline) <= now) {
@@ -336,7 +393,7 @@ async function whyBudgetRefused(
       detail: `the task's deadline ${new Date(task.deadline).toISOString()} has passed`,
     };
   }
-  if (isRetry && task.retries_used >= task.retry_allowance) {
+  if (task.charges_retry && task.retries_used >= task.retry_allowance) {
     return {
       kind: 'exhausted',
       reason: 'retry_ceiling',
@@ -346,7 +403,7 @@ async function whyBudgetRefused(
   return {
     kind: 'exhausted',
     reason: 'budget_exhausted',
-    detail: `no room under the spend ceiling: spent ${task.spend_micros}, reserved ${task.reserved_micros}, this attempt needs ${estimate} of ${task.spend_ceiling_micros} micro-dollars`,
+    detail: `no room under the spend ceiling: spent ${task.spend_micros}, reserved ${task.reserved_micros}, this attempt needs ${estimate} of ${task.spend_ceiling_micros} micro-dollars (and nothing begins once the ceiling is reached)`,
   };
 }
 

@@ -3,7 +3,7 @@ import type { Transaction } from '../../db/client';
 import type { ErrorClass, KeyStatus } from '../../db/schema';
 import { nowOf, type Actor, type CoreContext } from '../context';
 import { retryOnDeadlock } from '../deadlock-retry';
-import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
+import { ForbiddenError, NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { openHold } from '../holds/open-hold';
 import { expiresAfterRetentionSql } from '../keys/claim-key';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
@@ -32,6 +32,10 @@ type BegunKey = {
   step: string;
   agent: string | null;
   queue: string;
+  /** The stored agent and queue of the key's task: they, not the key's copy, authorize the finish. */
+  task_agent: string;
+  task_queue: string;
+  begun_by: string | null;
   payload: unknown;
   reserved_micros: string;
   completes_task: boolean;
@@ -60,13 +64,14 @@ export async function finishStep(
   const settled = await retryOnDeadlock(ctx.db, () =>
     ctx.db.transaction(async (tx): Promise<FinishAnswer | { supersededBy: string }> => {
       const key = await lockBegunKey(tx, request);
-      // Before anything is written, superseded or not: the key's agent and queue bound a token.
-      const actor = stepActor(ctx, key.agent!, key.queue);
+      // Before anything is written, superseded or not: the task's stored agent and queue bound a token.
+      const actor = stepActor(ctx, key.task_agent, key.task_queue);
       if (request.fencingToken < Number(key.fencing_token)) {
         // The attempt ran and may have cost money: its end is recorded, but it decides nothing.
         await recordSupersededEnd(tx, key, request, now);
         return { supersededBy: key.fencing_token };
       }
+      refuseOtherToken(ctx, key);
       if (key.finish_answer !== null) return finishAnswer.parse(key.finish_answer);
       if (key.status !== 'in_progress') {
         throw new StateConflictError(
@@ -134,15 +139,29 @@ export async function finishStep(
 /** The key under its row lock, checked to be this attempt's: never begun is NOT_FOUND, superseded is STALE_TOKEN. */
 async function lockBegunKey(tx: Transaction, request: FinishStepRequest): Promise<BegunKey> {
   const [key] = await tx.execute<BegunKey>(sql`
-    select key, status, fencing_token, acquisitions, downstream_idempotent, coalesce(locked_until <= now(), true) as lock_expired,
-      task_id, step, agent, queue, payload, reserved_micros, completes_task, attempt_started_at, finish_answer
-    from idempotency_keys where key = ${request.key}::text for update`);
+    select k.key, k.status, k.fencing_token, k.acquisitions, k.downstream_idempotent, coalesce(k.locked_until <= now(), true) as lock_expired,
+      k.task_id, k.step, k.agent, k.queue, k.payload, k.reserved_micros, k.completes_task, k.attempt_started_at, k.finish_answer,
+      k.begun_by, t.agent as task_agent, t.queue as task_queue
+    from idempotency_keys k join task_budgets t on t.task_id = k.task_id
+    where k.key = ${request.key}::text for update of k`);
   if (!key || key.agent === null || request.fencingToken > Number(key.fencing_token)) {
     throw new NotFoundError(
       `No step attempt was begun under key "${request.key}" with fencing token ${request.fencingToken}`,
     );
   }
   return key;
+}
+
+/**
+ * A fencing token is a small number anyone may guess: the current attempt is
+ * finished only by the API token that began it (in-process workers carry
+ * none, and are trusted with their own keys).
+ */
+function refuseOtherToken(ctx: CoreContext, key: BegunKey): void {
+  if (!ctx.actor || key.begun_by === null || ctx.actor.id === key.begun_by) return;
+  throw new ForbiddenError(
+    `${ctx.actor.type}:${ctx.actor.id} may not finish the attempt under key "${key.key}": another API token began it`,
+  );
 }
 
 /** A superseded attempt's end and cost, recorded once (while its row is still running); its reservation went back at the takeover. */

@@ -5,6 +5,7 @@ import {
   InvalidInputError,
   recordAttempt,
   recordAttemptInput,
+  TaskAgentMismatchError,
   type FieldErrors,
   type RecordAttemptInput,
 } from '@/lib/core';
@@ -51,6 +52,8 @@ export const POST = agentEndpoint(endpoints.recordAttempts, async (ctx, { attemp
         }
         if (error instanceof ForbiddenError)
           throw new ForbiddenError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`);
+        if (error instanceof TaskAgentMismatchError)
+          throw new TaskAgentMismatchError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`);
         throw error;
       }
     }

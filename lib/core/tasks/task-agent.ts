@@ -1,0 +1,68 @@
+import { eq } from 'drizzle-orm';
+import type { Executor } from '../../db/client';
+import { taskBudgets } from '../../db/schema';
+import { enforceTokenLimits } from '../authorization';
+import type { CoreContext } from '../context';
+import { TaskAgentMismatchError } from '../errors';
+
+/** The agent and queue a task was first seen with: they decide who may act on it. */
+export interface TaskAgent {
+  taskId: string;
+  agent: string;
+  queue: string;
+}
+
+/** What a request says it acts for; a name it leaves out is not compared. */
+export interface ClaimedAgent {
+  agent?: string | null;
+  queue?: string | null;
+}
+
+export async function readTaskAgent(db: Executor, taskId: string): Promise<TaskAgent | undefined> {
+  const [task] = await db
+    .select({ taskId: taskBudgets.taskId, agent: taskBudgets.agent, queue: taskBudgets.queue })
+    .from(taskBudgets)
+    .where(eq(taskBudgets.taskId, taskId));
+  return task;
+}
+
+/**
+ * The one rule for acting on a task (DOMAIN invariant 17). An existing task is
+ * judged by what is stored: a token whose limits exclude its agent or queue is
+ * refused with FORBIDDEN, and a request naming another agent or queue with
+ * TASK_AGENT_MISMATCH, before anything is written. A task not seen yet is
+ * judged by the names in the request, which it will be stored with.
+ */
+export async function authorizeTaskAgent(
+  ctx: CoreContext,
+  stored: TaskAgent | undefined,
+  claimed: ClaimedAgent & { taskId: string },
+): Promise<void> {
+  if (!stored) {
+    await enforceTokenLimits(ctx, { agent: claimed.agent, queue: claimed.queue ?? claimed.agent });
+    return;
+  }
+  await enforceTokenLimits(ctx, { agent: stored.agent, queue: stored.queue });
+  assertClaimMatches(stored, claimed);
+}
+
+/** Refuses a request whose agent or queue is not the task's. */
+export function assertClaimMatches(stored: TaskAgent, claimed: ClaimedAgent): void {
+  const agentDiffers = claimed.agent != null && claimed.agent !== stored.agent;
+  const queueDiffers = claimed.queue != null && claimed.queue !== stored.queue;
+  if (!agentDiffers && !queueDiffers) return;
+  const named = agentDiffers ? `agent "${claimed.agent}"` : `queue "${claimed.queue}"`;
+  throw new TaskAgentMismatchError(
+    `Task "${stored.taskId}" belongs to agent "${stored.agent}" on queue "${stored.queue}", not ${named}: a task keeps the agent and queue it was first seen with`,
+  );
+}
+
+/** Reads the task's owner and applies the rule; answers the stored owner (undefined for a task not seen yet). */
+export async function authorizeTaskAccess(
+  ctx: CoreContext,
+  claimed: ClaimedAgent & { taskId: string },
+): Promise<TaskAgent | undefined> {
+  const stored = await readTaskAgent(ctx.db, claimed.taskId);
+  await authorizeTaskAgent(ctx, stored, claimed);
+  return stored;
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CorePolicy } from './core/context';
+import { parseAllowList } from './alerts/outbound-address';
 
 /**
  * The one place Holdfast reads its environment. Every variable is validated
@@ -44,6 +45,23 @@ export const environmentSchema = z
      * loopback names, and alert notifications link to the console under it (http://localhost:<PORT> when unset: publicUrlOf).
      */
     HOLDFAST_PUBLIC_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
+    /**
+     * Internal destinations alert channels may reach (comma-separated CIDRs, addresses or host names, e.g.
+     * `127.0.0.1,10.20.0.0/16,relay.internal`): by default a channel reaches only public addresses.
+     */
+    HOLDFAST_ALERT_ALLOWED_HOSTS: z.preprocess(
+      emptyAsUnset,
+      z
+        .string()
+        .default('')
+        .superRefine((value, context) => {
+          try {
+            parseAllowList(value);
+          } catch (error) {
+            context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+          }
+        }),
+    ),
     /** `1`: trust X-Forwarded-Host and X-Forwarded-Proto from a reverse proxy in front (off by default). */
     HOLDFAST_TRUST_FORWARDED_HEADERS: z.preprocess(emptyAsUnset, z.enum(['0', '1']).default('0')),
     /** `1`: allow demo sign-in where others can reach it (a warning banner shows on every page). Never for production. */

@@ -15,6 +15,7 @@ describe('parseEnvironment', () => {
       DATABASE_URL: undefined,
       DATABASE_MIGRATION_URL: undefined,
       HOLDFAST_PUBLIC_URL: undefined,
+      HOLDFAST_ALERT_ALLOWED_HOSTS: '',
       HOLDFAST_TRUST_FORWARDED_HEADERS: '0',
       HOLDFAST_INSECURE_DEMO: '0',
       HOST: '127.0.0.1',

@@ -32,3 +32,30 @@ export async function writeAudit(db: Executor, actor: Actor, entry: AuditEntry):
   if (!record) throw new Error('writeAudit: insert returned no row');
   return record;
 }
+
+/**
+ * Appends many audit records in one statement, in the caller's transaction (a
+ * sweep's batch). Every record takes the audit chain's lock until the
+ * transaction ends, so a batch writes its records last and all at once: other
+ * audited actions wait for one statement, not for the whole batch.
+ */
+export async function writeAuditRecords(db: Executor, actor: Actor, entries: AuditEntry[]): Promise<number> {
+  if (entries.length === 0) return 0;
+  const records = await db
+    .insert(auditLog)
+    .values(
+      entries.map((entry) => ({
+        actorType: actor.type,
+        actorId: actor.id,
+        action: entry.action,
+        targetType: entry.targetType,
+        targetId: entry.targetId,
+        reason: entry.reason ?? null,
+        before: entry.before ?? null,
+        after: entry.after ?? null,
+      })),
+    )
+    .returning({ id: auditLog.id });
+  if (records.length !== entries.length) throw new Error('writeAuditRecords: insert returned fewer rows');
+  return records.length;
+}

@@ -13,11 +13,15 @@ export type LeaseOutcome<T> = { ran: true; value: T } | { ran: false };
  * Runs `pass` at most once per (job, bucket): two fires in one bucket do one
  * pass. Taking the lease is one INSERT that the primary key decides; a holder
  * that died before completing lets the next fire take over after the TTL.
+ * A pass that stopped with work left (`finished` says so of its value, e.g. a
+ * time budget ran out) hands the lease back uncompleted, so the next fire in the
+ * bucket takes it at once and carries on instead of finding the bucket swept.
  */
 export async function withLease<T>(
   ctx: CoreContext,
   input: z.input<typeof leaseInput>,
   pass: () => Promise<T>,
+  options: { finished?: (value: T) => boolean } = {},
 ): Promise<LeaseOutcome<T>> {
   const { job, bucket, ttlMs } = parseInput(leaseInput, input);
   // Names this instance, so the leases table says which one swept a bucket; unique per pass all the same.
@@ -37,9 +41,11 @@ export async function withLease<T>(
   if (taken?.holder !== holder) return { ran: false };
 
   const value = await pass();
+  const finished = options.finished?.(value) ?? true;
   await ctx.db
     .update(leases)
-    .set({ completedAt: sql`now()` })
+    // Unfinished: expired now, and still not completed, which is what a takeover looks for.
+    .set(finished ? { completedAt: sql`now()` } : { expiresAt: sql`now()` })
     .where(and(eq(leases.job, job), eq(leases.bucket, bucket), eq(leases.holder, holder)));
   return { ran: true, value };
 }

@@ -33,6 +33,13 @@ export interface SweepSettings {
    * carries it on (default 30 seconds).
    */
   bulkRedriveStalledMs?: number;
+  /** Tasks the freeze pass freezes per transaction (default 500). */
+  freezeBatchSize?: number;
+  /**
+   * How long one freeze pass keeps taking batches (default 20 s, by the context's clock); a pass
+   * that stops with tasks still idle is carried on by the next fire in the same bucket.
+   */
+  freezeTimeBudgetMs?: number;
 }
 
 export const DEFAULT_ATTEMPT_RETENTION_DAYS = 30;
@@ -42,6 +49,8 @@ export const DEFAULT_ROLLUP_RETENTION_DAYS = 400;
 export interface SweepResult {
   changed: number;
   summary: string;
+  /** False when the pass stopped with work left: its bucket stays open for the next fire to carry on. */
+  finished?: boolean;
 }
 
 interface SweepJob {
@@ -185,8 +194,17 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       job: 'freeze_idle_tasks',
       periodMs: 60 * MINUTE_MS,
       run: async (ctx) => {
-        const frozen = await freezeIdleTasks(ctx, { idleDays: settings.frozenAfterDays });
-        return { changed: frozen.length, summary: `${frozen.length} idle task(s) frozen for their owners` };
+        const { frozen, finished } = await freezeIdleTasks(ctx, {
+          idleDays: settings.frozenAfterDays,
+          batchSize: settings.freezeBatchSize,
+          timeBudgetMs: settings.freezeTimeBudgetMs,
+        });
+        const left = finished ? '' : '; more are idle, the next sweep in this bucket carries on';
+        return {
+          changed: frozen.length,
+          summary: `${frozen.length} idle task(s) frozen for their owners${left}`,
+          finished,
+        };
       },
     },
   ];
@@ -214,7 +232,9 @@ export async function runDueSweeps(
   const reports: SweepReport[] = [];
   for (const { job, periodMs, run } of sweepJobs(settings, now)) {
     const bucket = timeBucket(now, periodMs);
-    const outcome = await withLease(sweeperCtx, { job, bucket }, () => run(sweeperCtx));
+    const outcome = await withLease(sweeperCtx, { job, bucket }, () => run(sweeperCtx), {
+      finished: (result) => result.finished !== false,
+    });
     reports.push(outcome.ran ? { job, bucket, ran: true, result: outcome.value } : { job, bucket, ran: false });
   }
   return reports;

@@ -28,7 +28,7 @@ describe('freezeIdleTasks', () => {
   it('parks tasks idle past the limit with a frozen hold for their owner, and leaves recent ones', async () => {
     const idle = await idleTask(5);
     const recent = await idleTask(1);
-    const frozen = await freezeIdleTasks({ db: database.db }, { idleDays: 3 });
+    const { frozen } = await freezeIdleTasks({ db: database.db }, { idleDays: 3 });
 
     expect(frozen).toContain(idle);
     expect(frozen).not.toContain(recent);
@@ -42,7 +42,7 @@ describe('freezeIdleTasks', () => {
       status: 'open',
       openedBy: 'system:sweeper',
     });
-    expect(await freezeIdleTasks({ db: database.db }, { idleDays: 3 })).not.toContain(idle); // once
+    expect((await freezeIdleTasks({ db: database.db }, { idleDays: 3 })).frozen).not.toContain(idle); // once
 
     // A frozen task does no work until its owner resumes it.
     const step = { taskId: idle, agent: 'research', owner: 'person:owner@example.com', step: 'plan', content: {} };
@@ -72,7 +72,7 @@ describe('freezeIdleTasks', () => {
     await database.sql`update task_budgets set updated_at = now() - interval '4 days', finished_at = now() - interval '4 days' where task_id = ${finished}`;
     const idle = await idleTask(4);
 
-    const frozen = await freezeIdleTasks({ db: database.db }, { idleDays: 3 });
+    const { frozen } = await freezeIdleTasks({ db: database.db }, { idleDays: 3 });
 
     expect(frozen).toContain(idle);
     expect(frozen).not.toContain(finished);

@@ -9,6 +9,7 @@ import {
   hashContent,
   KeyPayloadMismatchError,
   StaleTokenError,
+  storedRawKey,
   type ClaimOutcome,
 } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
@@ -20,7 +21,7 @@ const ctx = () => ({ db: database.db });
 /** Moves a claim past its in-progress expiry by hand: time is an input, never slept through. */
 async function expireClaim(key: string) {
   const moved =
-    await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${key}`;
+    await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${storedRawKey(key)}`;
   expect(moved.count).toBe(1);
 }
 const freshKey = () => `task-${randomUUID()}/send_email`;
@@ -71,7 +72,10 @@ describe('claimKey', () => {
     await completeKey(ctx(), { key, fencingToken: again.fencingToken, result: 'done' });
     await expect(mismatch()).rejects.toMatchObject({ code: 'KEY_PAYLOAD_MISMATCH' }); // after completion
 
-    const [row] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+    const [row] = await database.db
+      .select()
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, storedRawKey(key)));
     expect(row).toMatchObject({ requestHash: hashA, status: 'completed', result: 'done' });
   });
 
@@ -117,7 +121,7 @@ describe('claimKey', () => {
     const key = freshKey();
     const first = (await claimKey(ctx(), { key, requestHash: hashA, retentionMs: 1_000 })) as { fencingToken: number };
     await completeKey(ctx(), { key, fencingToken: first.fencingToken, result: 1 });
-    await database.sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = ${key}`;
+    await database.sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = ${storedRawKey(key)}`;
 
     expect(await claimKey(ctx(), { key, requestHash: hashB })).toMatchObject({ outcome: 'acquired', attemptNumber: 1 });
   });
@@ -127,7 +131,7 @@ describe('claimKey', () => {
     const first = await claimKey(ctx(), { key, requestHash: hashA, retentionMs: 1_000, inProgressTtlMs: 60_000 });
     expect(first.outcome).toBe('acquired');
     // As if the retention had run out while the first holder still runs.
-    await database.sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = ${key}`;
+    await database.sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = ${storedRawKey(key)}`;
     expect(await claimKey(ctx(), { key, requestHash: hashA })).toMatchObject({ outcome: 'in_progress' });
     expect(await deleteExpiredKeys(ctx())).toBe(0);
     if (first.outcome !== 'acquired') return;
@@ -150,7 +154,7 @@ describe('claimKey', () => {
       }),
     ).toMatchObject({ outcome: 'acquired' });
     // Its holder died long ago: the claim and the retention have both run out.
-    await database.sql`update idempotency_keys set locked_until = now() - interval '2 days', expires_at = now() - interval '1 day' where key = ${key}`;
+    await database.sql`update idempotency_keys set locked_until = now() - interval '2 days', expires_at = now() - interval '1 day' where key = ${storedRawKey(key)}`;
     expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({
       outcome: 'uncertain',
     });
@@ -166,7 +170,7 @@ describe('claimKey', () => {
       inProgressTtlMs: 60_000,
     })) as { fencingToken: number };
     const [claimed] = await database.sql<{ retention_ms: string; retained_past_lock_ms: number }[]>`
-      select retention_ms, extract(epoch from expires_at - locked_until) * 1000 as retained_past_lock_ms from idempotency_keys where key = ${own}`;
+      select retention_ms, extract(epoch from expires_at - locked_until) * 1000 as retained_past_lock_ms from idempotency_keys where key = ${storedRawKey(own)}`;
     expect(claimed?.retention_ms).toBe('5000');
     expect(Math.round(Number(claimed?.retained_past_lock_ms))).toBe(5_000);
     await failKey(ctx(), { key: own, fencingToken: claim.fencingToken, errorClass: 'transient', errorText: '503' });
@@ -175,14 +179,14 @@ describe('claimKey', () => {
       fencingToken: number;
     };
     // A row from before retention_ms was kept falls back to its scope's retention (a day for api).
-    await database.sql`update idempotency_keys set retention_ms = null where key = ${legacy}`;
+    await database.sql`update idempotency_keys set retention_ms = null where key = ${storedRawKey(legacy)}`;
     await completeKey(ctx(), { key: legacy, fencingToken: legacyClaim.fencingToken, result: null });
 
     const rows = await database.sql<{ key: string; retained_ms: number }[]>`
       select key, extract(epoch from expires_at - updated_at) * 1000 as retained_ms
-      from idempotency_keys where key in (${own}, ${legacy})`;
+      from idempotency_keys where key in (${storedRawKey(own)}, ${storedRawKey(legacy)})`;
     const retained = Object.fromEntries(rows.map((row) => [row.key, Math.round(Number(row.retained_ms))]));
-    expect(retained).toEqual({ [own]: 5_000, [legacy]: 24 * 3_600_000 });
+    expect(retained).toEqual({ [storedRawKey(own)]: 5_000, [storedRawKey(legacy)]: 24 * 3_600_000 });
   });
 
   it('refuses bad input and writes nothing', async () => {
@@ -195,7 +199,7 @@ describe('claimKey', () => {
     const [count] = await database.db
       .select({ n: sql<number>`count(*)::int` })
       .from(idempotencyKeys)
-      .where(eq(idempotencyKeys.key, key));
+      .where(eq(idempotencyKeys.key, storedRawKey(key)));
     expect(count?.n).toBe(0);
   });
 
@@ -208,7 +212,10 @@ describe('claimKey', () => {
     await expect(failKey(ctx(), { key, fencingToken, errorClass: 'transient', errorText: ' ' })).rejects.toMatchObject({
       code: 'INVALID_INPUT',
     });
-    const [row] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+    const [row] = await database.db
+      .select()
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, storedRawKey(key)));
     expect(row?.status).toBe('in_progress');
   });
 });
@@ -280,14 +287,14 @@ describe('deleteExpiredKeys', () => {
     const kept = freshKey();
     await claimKey(ctx(), { key: kept, requestHash: hashA });
     await database.sql`update idempotency_keys set expires_at = now() - interval '1 minute'
-      where key = any(${database.sql.array([...expired, stillRunning])})`;
+      where key = any(${database.sql.array([...expired, stillRunning].map(storedRawKey))})`;
 
     const deleted = await deleteExpiredKeys(ctx(), 10);
     expect(deleted).toBeGreaterThanOrEqual(25);
     const left = await database.sql<
       { key: string }[]
-    >`select key from idempotency_keys where key = any(${database.sql.array([...expired, stillRunning, kept])})`;
-    expect(left.map((row) => row.key).sort()).toEqual([kept, stillRunning].sort());
+    >`select key from idempotency_keys where key = any(${database.sql.array([...expired, stillRunning, kept].map(storedRawKey))})`;
+    expect(left.map((row) => row.key).sort()).toEqual([kept, stillRunning].map(storedRawKey).sort());
   });
 });
 
@@ -307,7 +314,10 @@ describe('settling after the claim expired', () => {
     ).rejects.toMatchObject({
       code: 'STATE_CONFLICT',
     });
-    const [row] = await database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+    const [row] = await database.db
+      .select()
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.key, storedRawKey(key)));
     expect(row?.status).toBe('in_progress');
     expect(await claimKey(ctx(), { key, requestHash: hashA, downstreamIdempotent: false })).toMatchObject({
       outcome: 'uncertain',

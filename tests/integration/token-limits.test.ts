@@ -174,17 +174,31 @@ describe('a token limited to agents and queues', () => {
     expectRefused(
       await post('/api/v1/keys/claim', { key: `raw-${randomUUID()}`, requestHash: 'h', taskId: other.taskId }),
     );
-    expectRefused(
-      await post('/api/v1/keys/complete', { key: other.key, fencingToken: other.fencingToken, result: null }),
-    );
+    // A raw key of the payments task, claimed by its own worker: the limited token may not settle it.
+    const rawKey = `raw-${randomUUID()}`;
+    const claimed = await api.request('/api/v1/keys/claim', {
+      body: { key: rawKey, requestHash: 'h', taskId: other.taskId },
+    });
+    expect(claimed.status).toBe(200);
+    const rawToken = Number(claimed.body.fencingToken);
+    expectRefused(await post('/api/v1/keys/complete', { key: rawKey, fencingToken: rawToken, result: null }));
     expectRefused(
       await post('/api/v1/keys/fail', {
-        key: other.key,
-        fencingToken: other.fencingToken,
+        key: rawKey,
+        fencingToken: rawToken,
         errorClass: 'permanent',
         errorText: 'no',
       }),
     );
+    // The step key itself is out of the raw API's reach for every token: raw names never meet step keys.
+    for (const path of ['/api/v1/keys/complete', '/api/v1/keys/fail']) {
+      const body = { key: other.key, fencingToken: other.fencingToken, errorClass: 'permanent', errorText: 'no' };
+      const settled = await post(
+        path,
+        path.endsWith('complete') ? { key: other.key, fencingToken: other.fencingToken, result: null } : body,
+      );
+      expect(settled).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    }
   });
 
   it("may not start, beat or finish another agent's runs, nor take a slot for one", async () => {

@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import { errorClasses } from '../db/schema/enums';
-
-/** Agent and step names appear in URLs and metrics, so keep them plain. */
-const name = z
-  .string()
-  .trim()
-  .min(1, 'must not be blank')
-  .max(100, 'must be at most 100 characters')
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/, 'may contain only letters, digits and _ . : -');
+import { agentName, stepName } from './names';
 
 /**
  * A moment: a Date in-process, or an ISO 8601 date-time with its offset over
@@ -29,8 +22,8 @@ const LONGEST_ATTEMPT_MS = 2 ** 31 - 1;
 export const recordAttemptInput = z
   .strictObject({
     taskId: z.string().trim().min(1, 'must not be blank').max(200, 'must be at most 200 characters'),
-    agent: name,
-    step: name,
+    agent: agentName,
+    step: stepName,
     attemptNumber: z.number().int().min(1, 'must be 1 or more (1 is the primary attempt)').max(10_000),
     startedAt: moment,
     finishedAt: moment,

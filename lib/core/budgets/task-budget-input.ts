@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { holdOwner } from '../holds/hold-input';
+import { agentName, queueName } from '../names';
 
 /** A task's allowance, given with its first step; later steps' values are ignored (the first stands). */
 export const taskBudgetInput = z.strictObject({
   taskId: z.string().trim().min(1).max(200),
-  agent: z.string().trim().min(1).max(100),
+  agent: agentName,
+  /** The queue the task runs on; its agent's name when left out. Stored once, with the agent. */
+  queue: queueName.optional(),
   owner: holdOwner,
   retryAllowance: z.number().int().min(0).max(1_000).default(5),
   spendCeilingMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(5_000_000),

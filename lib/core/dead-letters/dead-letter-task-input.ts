@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { deadLetterReasons, errorClasses } from '../../db/schema/enums';
+import { agentName, queueName, stepName } from '../names';
 import { int4, MICROS_MAX } from '../validation';
 
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
 
 export const deadLetterInput = z.strictObject({
   taskId: z.string().trim().min(1).max(200),
-  agent: z.string().trim().min(1).max(100),
-  step: z.string().trim().min(1).max(100),
-  queue: z.string().trim().min(1).max(100),
+  agent: agentName,
+  step: stepName,
+  queue: queueName,
   payload: z
     .unknown()
     .refine((value) => value !== undefined, 'is required')

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stepName } from '../names';
 
 const HOUR_MS = 3_600_000;
 
@@ -28,6 +29,6 @@ export const claimKeyInput = z.strictObject({
   /** False when repeating the side effect is unsafe: an expired claim is then uncertain, not taken over. */
   downstreamIdempotent: z.boolean().default(true),
   taskId: z.string().trim().min(1).max(200).optional(),
-  step: z.string().trim().min(1).max(100).optional(),
+  step: stepName.optional(),
 });
 export type ClaimKeyInput = z.input<typeof claimKeyInput>;

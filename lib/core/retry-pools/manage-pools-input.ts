@@ -1,29 +1,5 @@
 import { z } from 'zod';
-
-/** A pool for every step of an agent names this as its step (the same as ALL_STEPS in the schema). */
-const ALL_STEPS = '*';
-
-const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
-const NAME_RULE = 'may contain only letters, digits and _ . : -';
-
-/** Agent and step names follow the rule attempts are reported with (lib/core/record-attempt.ts). */
-const poolName = z
-  .string()
-  .trim()
-  .min(1, 'must not be blank')
-  .max(100, 'must be at most 100 characters')
-  .regex(NAME_PATTERN, NAME_RULE);
-
-const poolStep = z
-  .string()
-  .trim()
-  .min(1, 'must not be blank (use * for every step of the agent)')
-  .max(100, 'must be at most 100 characters')
-  // A blank step is named once, by min above.
-  .refine(
-    (step) => step === '' || step === ALL_STEPS || NAME_PATTERN.test(step),
-    `must be * (every step) or a step name that ${NAME_RULE}`,
-  );
+import { ALL_STEPS, agentName, poolStepName } from '../names';
 
 const reason = z.string().trim().min(1, 'say why the pool is changed').max(2_000, 'must be at most 2,000 characters');
 
@@ -35,9 +11,9 @@ const bounded = (minimum: number, maximum: number) =>
     .max(maximum, `must be at most ${maximum}`);
 
 export const saveRetryPoolInput = z.strictObject({
-  agent: poolName,
+  agent: agentName,
   /** One step, or `*` (the default) for every step of the agent. */
-  step: poolStep.default(ALL_STEPS),
+  step: poolStepName.default(ALL_STEPS),
   /** Retries allowed as a percentage of first attempts in the window (100 = one retry per first attempt). */
   budgetPercent: bounded(0, 1_000),
   /** A floor for quiet periods: this many retries per second of the window are allowed whatever the first attempts. */

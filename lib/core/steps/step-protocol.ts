@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { int4 } from '../validation';
 import { errorClasses } from '../../db/schema/enums';
 import { taskBudgetInput } from '../budgets/task-budget-input';
+import { queueName, stepName } from '../names';
 
 /**
  * The step protocol, shared by the in-process runStep, the HTTP API
@@ -18,7 +19,7 @@ const jsonSize = (value: unknown) => (JSON.stringify(value ?? null) ?? '').lengt
 
 export const beginStepInput = z.strictObject({
   ...taskBudgetInput.shape,
-  step: z.string().trim().min(1).max(100),
+  step: stepName,
   /** For steps repeated in a loop: each iteration is its own operation with its own key. */
   iteration: int4(0).optional(),
   /** The step's input. Its hash guards the key; it is kept with a dead letter for redrive. */
@@ -29,7 +30,7 @@ export const beginStepInput = z.strictObject({
       `must serialise to at most ${MAX_CONTENT_BYTES / 1024} KiB`,
     ),
   /** The queue a redrive puts the task back on; the agent's name when absent. */
-  queue: z.string().trim().min(1).max(100).optional(),
+  queue: queueName.optional(),
   runKey: z.string().trim().min(1).max(200).optional(),
   /** False for downstreams that cannot deduplicate: an interrupted attempt is then held as uncertain, never repeated. */
   downstreamIdempotent: z.boolean().default(true),

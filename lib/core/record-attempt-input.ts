@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorClasses } from '../db/schema/enums';
 import { agentName, stepName } from './names';
+import { attemptCostMicros } from './money-limits';
 
 /**
  * A moment: a Date in-process, or an ISO 8601 date-time with its offset over
@@ -31,7 +32,7 @@ export const recordAttemptInput = z
     errorClass: z.enum(errorClasses).optional(),
     errorText: z.string().max(10_000, 'must be at most 10,000 characters').optional(),
     /** Micro-dollars: 1 USD = 1,000,000. */
-    costMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+    costMicros: attemptCostMicros.default(0),
     idempotencyKey: z.string().min(1).max(500).optional(),
     runKey: z.string().min(1).max(200).optional(),
   })

@@ -65,8 +65,9 @@ async function readCounters(db: Executor): Promise<Pick<MetricSamples, CounterNa
         count(*)::float8 as attempts,
         (count(*) filter (where attempt_number > 1))::float8 as retries,
         (count(*) filter (where outcome = 'failed'))::float8 as failures,
-        coalesce(sum(cost_micros), 0)::float8 as cost_micros,
-        coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::float8 as retry_cost_micros
+        -- numeric like attempt_totals' spend, summed exactly and made a float (Prometheus' type) once, below.
+        coalesce(sum(cost_micros), 0) as cost_micros,
+        coalesce(sum(cost_micros) filter (where attempt_number > 1), 0) as retry_cost_micros
       from attempts
       where started_at >= ${from}
         and started_at >= coalesce((select rolled_to from rollup_state where id = 1), '-infinity'::timestamptz)

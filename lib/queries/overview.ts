@@ -120,9 +120,20 @@ export async function getOverview(
   }
   const perStep = [...stepsByName.values()];
 
-  const total = (pick: (row: (typeof perStep)[number]) => number) => perStep.reduce((sum, row) => sum + pick(row), 0);
-  const attemptsNow = total((row) => row.attemptsNow);
-  const attemptsBefore = total((row) => row.attemptsBefore);
+  // The fleet's figures per window, as SQL summed them over the steps (no sum of rounded JS numbers).
+  const totalsOf = (label: string) => {
+    const row = perLabel.find((entry) => entry.label === label);
+    return {
+      attempts: Number(row?.total_attempts ?? 0),
+      retries: Number(row?.total_retries ?? 0),
+      spend: Number(row?.total_spend ?? 0),
+      retrySpend: Number(row?.total_retry_spend ?? 0),
+    };
+  };
+  const totalNow = totalsOf('now');
+  const totalBefore = totalsOf('before');
+  const attemptsNow = totalNow.attempts;
+  const attemptsBefore = totalBefore.attempts;
 
   // Most retry spend, then the `agent/step` key in code-unit order; the chart reads these steps' series.
   const topSteps = [...perStep]
@@ -173,26 +184,11 @@ export async function getOverview(
     unit,
     headline: {
       attempts: { now: attemptsNow, before: attemptsBefore },
-      retryRate: {
-        now: share(
-          total((r) => r.retriesNow),
-          attemptsNow,
-        ),
-        before: share(
-          total((r) => r.retriesBefore),
-          attemptsBefore,
-        ),
-      },
-      retrySpendMicros: { now: total((r) => r.retrySpendNow), before: total((r) => r.retrySpendBefore) },
+      retryRate: { now: share(totalNow.retries, attemptsNow), before: share(totalBefore.retries, attemptsBefore) },
+      retrySpendMicros: { now: totalNow.retrySpend, before: totalBefore.retrySpend },
       retryShareOfSpend: {
-        now: share(
-          total((r) => r.retrySpendNow),
-          total((r) => r.spendNow),
-        ),
-        before: share(
-          total((r) => r.retrySpendBefore),
-          total((r) => r.spendBefore),
-        ),
+        now: share(totalNow.retrySpend, totalNow.spend),
+        before: share(totalBefore.retrySpend, totalBefore.spend),
       },
       openHolds: { now: parked?.open_now ?? 0, before: parked?.open_before ?? 0 },
       frozenHolds: { now: parked?.frozen_now ?? 0, before: parked?.frozen_before ?? 0 },
@@ -218,11 +214,19 @@ function readComparison(db: Executor, figures: SQL) {
     retries: string;
     spend: string;
     retry_spend: string;
+    /** The window's figures over every step: summed exactly in SQL (numeric), made a JS number once. */
+    total_attempts: string;
+    total_retries: string;
+    total_spend: string;
+    total_retry_spend: string;
   }>(sql`
     select agent || '/' || step as step, agent, step as step_name, label, sum(attempts) as attempts, sum(retries) as retries,
-      sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
+      sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend,
+      sum(sum(attempts)) over per_label as total_attempts, sum(sum(retries)) over per_label as total_retries,
+      sum(sum(cost_micros)) over per_label as total_spend, sum(sum(retry_cost_micros)) over per_label as total_retry_spend
     from ${figures} as figures
-    group by agent, step, label`);
+    group by agent, step, label
+    window per_label as (partition by label)`);
 }
 
 /** Holds, dead letters, locks and keys waiting for a person: counts now, and holds as they stood when the window began. */

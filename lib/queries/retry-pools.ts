@@ -43,7 +43,7 @@ interface StepRefusals {
 async function readRefusalsByStep(db: Executor, from: Date, to?: Date): Promise<StepRefusals[]> {
   const before = to ? sql`and slice_start < ${to.toISOString()}::timestamptz` : sql``;
   const rows = await db.execute<{ agent: string; step: string; refusals: number }>(sql`
-    select agent, step, sum(refusals)::int as refusals
+    select agent, step, sum(refusals)::bigint as refusals
     from retry_pool_usage
     where slice_start >= ${from.toISOString()}::timestamptz ${before} and refusals > 0
     group by agent, step`);

@@ -41,11 +41,12 @@ export async function getStepDetail(
       error_class: ErrorClass | null;
       attempts: string;
       retries: string;
-      retry_spend: string;
+      /** The bucket's retry spend over every class: summed exactly in SQL (numeric), made a JS number once. */
+      bucket_retry_spend: string;
       failures: string;
     }>(sql`
       select ${bucketLabelSql(unit, sql`bucket_time`)} as bucket, error_class, sum(attempts) as attempts, sum(retries) as retries,
-        sum(retry_cost_micros) as retry_spend, sum(failures) as failures
+        sum(sum(retry_cost_micros)) over (partition by ${bucketLabelSql(unit, sql`bucket_time`)}) as bucket_retry_spend, sum(failures) as failures
       from ${plan.figures} as figures
       group by 1, 2
       order by 1`)
@@ -54,7 +55,7 @@ export async function getStepDetail(
     errorClass: row.error_class,
     attempts: Number(row.attempts),
     retries: Number(row.retries),
-    retrySpendMicros: Number(row.retry_spend),
+    bucketRetrySpendMicros: Number(row.bucket_retry_spend),
     failures: Number(row.failures),
   }));
   const where = and(
@@ -77,7 +78,7 @@ export async function getStepDetail(
     };
     point.attempts += row.attempts;
     point.retries += row.retries;
-    point.retrySpendMicros += row.retrySpendMicros;
+    point.retrySpendMicros = row.bucketRetrySpendMicros;
     if (row.errorClass && row.failures > 0)
       point.failuresByClass[row.errorClass] = (point.failuresByClass[row.errorClass] ?? 0) + row.failures;
     point.retryRate = point.attempts === 0 ? 0 : point.retries / point.attempts;

@@ -46,14 +46,17 @@ interface FigureRow {
   failures: string;
   executions: string;
   first_try_successes: string;
-  cost_micros: string;
-  retry_cost_micros: string;
+  /** The step's spend over every class: summed exactly in SQL (numeric), made a JS number once. */
+  step_cost_micros: string;
+  step_retry_cost_micros: string;
 }
 
 /**
  * Per (agent, step) figures for attempts started in [from, to), most retry
- * spend first. Counts and spend are exact; latency percentiles come from
- * log-scale histograms (within ±2.4%, see lib/rollups/latency-buckets.ts).
+ * spend first. Counts and spend are summed exactly in SQL (spend as numeric)
+ * and exact as JS numbers up to 2^53 (9 billion dollars); a larger sum is the
+ * nearest JS number to it (15-16 significant digits). Latency percentiles come
+ * from log-scale histograms (within ±2.4%, see lib/rollups/latency-buckets.ts).
  */
 export async function getStepStats(
   db: Executor,
@@ -87,9 +90,10 @@ export async function getStepStats(
     db.execute<FigureRow>(sql`
       select agent, step, ${classColumn} as error_class, sum(attempts) as attempts, sum(retries) as retries,
         sum(failures) as failures, sum(executions) as executions, sum(first_try_successes) as first_try_successes,
-        sum(cost_micros) as cost_micros, sum(retry_cost_micros) as retry_cost_micros
+        sum(sum(cost_micros)) over per_step as step_cost_micros, sum(sum(retry_cost_micros)) over per_step as step_retry_cost_micros
       from ${plan.figures} as figures
-      group by 1, 2, 3`),
+      group by 1, 2, 3
+      window per_step as (partition by agent, step)`),
     options.latency === false ? new Map<string, LatencyHistogram>() : readHistograms(db, plan.latency),
   ]);
 
@@ -116,8 +120,8 @@ export async function getStepStats(
     entry.attempts += Number(row.attempts);
     entry.retries += Number(row.retries);
     entry.failures += Number(row.failures);
-    entry.totalSpendMicros += Number(row.cost_micros);
-    entry.retrySpendMicros += Number(row.retry_cost_micros);
+    entry.totalSpendMicros = Number(row.step_cost_micros);
+    entry.retrySpendMicros = Number(row.step_retry_cost_micros);
     entry.executions += Number(row.executions);
     entry.firstTrySuccesses += Number(row.first_try_successes);
     if (row.error_class && Number(row.failures) > 0) entry.failuresByClass[row.error_class] = Number(row.failures);

@@ -153,6 +153,14 @@ const FIGURE_COLUMNS = [
   'retry_cost_micros',
 ];
 const FIGURE_SUMS = sql.raw(FIGURE_COLUMNS.join(', '));
+
+/**
+ * The raw log's cost sums, as numeric like the rollups' cost columns: never
+ * cast to bigint, which 9.2 million attempts at the cost limit overflow.
+ * Counts stay bigint (2^63 attempts cannot be stored).
+ */
+const RAW_COST_SUMS = sql.raw(`coalesce(sum(cost_micros), 0)::numeric as cost_micros,
+            coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::numeric as retry_cost_micros`);
 const NEGATED_FIGURE_SUMS = sql.raw(FIGURE_COLUMNS.map((column) => `-${column} as ${column}`).join(', '));
 
 function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
@@ -164,7 +172,7 @@ function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
   });
   const empty = sql`(select null::text as label, null::timestamptz as bucket_time, null::text as agent, null::text as step,
     null::error_class as error_class, 0::bigint as attempts, 0::bigint as retries, 0::bigint as failures, 0::bigint as executions,
-    0::bigint as first_try_successes, 0::bigint as cost_micros, 0::bigint as retry_cost_micros where false)`;
+    0::bigint as first_try_successes, 0::numeric as cost_micros, 0::numeric as retry_cost_micros where false)`;
   return sql`(${unionAll(branches, empty)})`;
 }
 
@@ -187,8 +195,7 @@ function figuresBranch(segment: Segment, request: FiguresRequest): SQL {
             (count(*) filter (where outcome = 'failed'))::bigint as failures,
             (count(*) filter (where attempt_number = 1))::bigint as executions,
             (count(*) filter (where attempt_number = 1 and outcome = 'succeeded'))::bigint as first_try_successes,
-            coalesce(sum(cost_micros), 0)::bigint as cost_micros,
-            coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::bigint as retry_cost_micros
+            ${RAW_COST_SUMS}
           from attempts
           where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}${filters(request)}
           group by 2, 3, 4, 5)`
@@ -238,8 +245,7 @@ export function allStepsRelation(segments: Segment[]): SQL {
     return segment.grain === 'raw'
       ? sql`(select date_trunc('hour', started_at, 'UTC') as bucket_time, count(*)::bigint as attempts,
             (count(*) filter (where attempt_number > 1))::bigint as retries,
-            coalesce(sum(cost_micros), 0)::bigint as cost_micros,
-            coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::bigint as retry_cost_micros
+            ${RAW_COST_SUMS}
           from attempts
           where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}
           group by 1)`
@@ -248,7 +254,7 @@ export function allStepsRelation(segments: Segment[]): SQL {
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)})`;
   });
   const empty = sql`(select null::timestamptz as bucket_time, 0::bigint as attempts, 0::bigint as retries,
-    0::bigint as cost_micros, 0::bigint as retry_cost_micros where false)`;
+    0::numeric as cost_micros, 0::numeric as retry_cost_micros where false)`;
   return sql`(${unionAll(branches, empty)})`;
 }
 

@@ -18,7 +18,7 @@ export async function startNotingHourlyChanges(tx: Transaction): Promise<void> {
   await tx.execute(sql`
     create temporary table ${HOURLY_CHANGES} (bucket_start timestamptz, agent text, step text, error_class error_class,
       attempts bigint, retries bigint, failures bigint, executions bigint, first_try_successes bigint,
-      cost_micros bigint, retry_cost_micros bigint) on commit drop`);
+      cost_micros numeric, retry_cost_micros numeric) on commit drop`);
   await tx.execute(sql`
     create temporary table ${HOURLY_LATENCY_CHANGES} (bucket_start timestamptz, agent text, step text,
       latency_bucket smallint, attempts bigint) on commit drop`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { holdOwner } from '../holds/hold-input';
+import { taskSpendMicros } from '../money-limits';
 import { agentName, queueName } from '../names';
 
 /** A task's allowance, given with its first step; later steps' values are ignored (the first stands). */
@@ -10,7 +11,7 @@ export const taskBudgetInput = z.strictObject({
   queue: queueName.optional(),
   owner: holdOwner,
   retryAllowance: z.number().int().min(0).max(1_000).default(5),
-  spendCeilingMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(5_000_000),
+  spendCeilingMicros: taskSpendMicros.default(5_000_000),
   timeAllowanceMs: z
     .number()
     .int()

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { int4 } from '../validation';
 import { errorClasses } from '../../db/schema/enums';
 import { taskBudgetInput } from '../budgets/task-budget-input';
+import { attemptCostMicros } from '../money-limits';
 import { queueName, stepName } from '../names';
 
 /**
@@ -42,7 +43,7 @@ export const beginStepInput = z.strictObject({
     .max(24 * HOUR_MS)
     .default(60_000),
   /** What this attempt is expected to cost, reserved against the task's spend ceiling until it finishes. */
-  estimatedCostMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  estimatedCostMicros: attemptCostMicros.optional(),
   /** The task's last step: when it succeeds the task is completed. */
   final: z.boolean().default(false),
 });
@@ -68,7 +69,7 @@ export const finishStepInput = z
       )
       .optional(),
     /** What the attempt really cost, in micro-dollars; it replaces the reservation. */
-    costMicros: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+    costMicros: attemptCostMicros.default(0),
     errorClass: z.enum(errorClasses).optional(),
     errorText: z.string().max(10_000).optional(),
     /** A rate limiter's Retry-After: the retry waits at least this long. */

@@ -6,6 +6,7 @@ import type { OverviewView } from '@/lib/queries/overview';
 import { assignSeriesColours } from './chart-colours';
 import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
 import { useBucketTime } from './chart-time';
+import { visibleText } from '@/lib/console/visible-text';
 
 /** Retry share of spend over time, and retry spend stacked by the top steps. */
 export function OverviewCharts({ view }: { view: OverviewView }) {
@@ -60,7 +61,7 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
               key={step}
               // A function, not the key itself: a step named with a dot would read as a path.
               dataKey={(point: Record<string, number | string>) => point[step] ?? 0}
-              name={step}
+              name={visibleText(step)}
               stackId="steps"
               fill={colours.get(step)}
               isAnimationActive={false}

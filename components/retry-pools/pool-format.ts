@@ -1,11 +1,12 @@
 import { formatCount } from '@/lib/console/format';
+import { visibleText } from '@/lib/console/visible-text';
 
 /** `*` is how a pool for every step of its agent is stored. */
 export const ALL_STEPS = '*';
 
-/** A pool's scope as people read it: "outreach / all steps", "outreach / send_email". */
+/** A pool's scope as people read it: "outreach / all steps", "outreach / send_email"; bidi controls shown, not applied. */
 export function poolScope(pool: { agent: string; step: string }): string {
-  return `${pool.agent} / ${pool.step === ALL_STEPS ? 'all steps' : pool.step}`;
+  return visibleText(`${pool.agent} / ${pool.step === ALL_STEPS ? 'all steps' : pool.step}`);
 }
 
 /** A window length: "45 s", "5 min", "2 h". */

@@ -2,6 +2,7 @@
 
 import clsx from 'clsx';
 import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { VisibleText } from './visible-text';
 
 /**
  * A modal on the native <dialog> with showModal(), so the browser traps focus,
@@ -63,7 +64,8 @@ export function Dialog({
       data-testid={testId}
     >
       <h2 id={titleId} className="mb-3 text-[15px] font-semibold">
-        {title}
+        {/* A title may name an agent's item (a slot, a task): its bidi controls are shown, not applied. */}
+        {typeof title === 'string' ? <VisibleText text={title} /> : title}
       </h2>
       {children}
     </dialog>

@@ -1,5 +1,6 @@
 import clsx from 'clsx';
 import type { ReactNode } from 'react';
+import { visibleText } from '@/lib/console/visible-text';
 
 /** What a failed server action returns (lib/server/action's ActionResult, read structurally). */
 export interface FailedAction {
@@ -34,7 +35,8 @@ export function FormError({
     : [];
   return (
     <div role="alert" className={clsx('text-[12px] text-danger', className)} data-testid={testId}>
-      <p>{children ?? result.message}</p>
+      {/* A message may quote an agent's names: their bidi controls are shown, not applied. */}
+      <p>{children ?? visibleText(result.message)}</p>
       {listed.length > 0 ? (
         <ul className="mt-0.5 list-disc pl-4">
           {listed.map(([name, messages]) => (

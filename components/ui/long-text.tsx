@@ -1,4 +1,5 @@
 import { visibleText } from '@/lib/console/visible-text';
+import { VisibleText } from './visible-text';
 
 /** Texts longer than this, or with more than one line, are shown clamped with the whole text behind "Show all". */
 const SHORT_TEXT = 240;
@@ -8,7 +9,7 @@ const SHORT_TEXT = 240;
  * inside unbroken tokens (a 400-character URL), and the whole text behind a
  * native "Show all" (keyboard-accessible, no script) in a scrolling block that
  * keeps line breaks, as a stack trace needs. It never widens its table.
- * Bidi controls are shown as markers, never applied (see visibleText).
+ * Bidi controls are shown as markers, never applied (see VisibleText).
  */
 export function LongText({ text: stored, lines = 3, testId }: { text: string; lines?: 2 | 3 | 4; testId?: string }) {
   const text = visibleText(stored);
@@ -16,13 +17,15 @@ export function LongText({ text: stored, lines = 3, testId }: { text: string; li
   if (text.length <= SHORT_TEXT && !text.includes('\n')) {
     return (
       <span className="[overflow-wrap:anywhere]" data-testid={testId}>
-        {text}
+        <VisibleText text={stored} />
       </span>
     );
   }
   return (
     <div className="min-w-0 [overflow-wrap:anywhere]" data-testid={testId}>
-      <p className={clamp}>{text}</p>
+      <p className={clamp}>
+        <VisibleText text={stored} />
+      </p>
       <details className="mt-0.5">
         <summary className="cursor-pointer text-[12px] text-accent">
           Show all ({text.length.toLocaleString('en-US')} characters)
@@ -33,7 +36,7 @@ export function LongText({ text: stored, lines = 3, testId }: { text: string; li
           tabIndex={0}
           className="mt-1 max-h-80 overflow-auto whitespace-pre-wrap rounded border border-line bg-surface-raised p-2 font-mono text-[12px] [overflow-wrap:anywhere]"
         >
-          {text}
+          <VisibleText text={stored} />
         </pre>
       </details>
     </div>

@@ -2,6 +2,7 @@
 
 import clsx from 'clsx';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { VisibleText } from './visible-text';
 
 export type ToastTone = 'info' | 'success' | 'error';
 
@@ -83,7 +84,10 @@ function ToastItem({ toast, onDismiss }: { toast: Toast; onDismiss: () => void }
       )}
       data-testid="toast"
     >
-      <p className="flex-1">{toast.message}</p>
+      {/* A message may quote an agent's names: their bidi controls are shown, not applied. */}
+      <p className="flex-1">
+        <VisibleText text={toast.message} />
+      </p>
       {/* A real button: reachable by Tab, dismissed by Enter or Space. */}
       <button
         type="button"

@@ -6,6 +6,7 @@ import { Select } from '@/components/ui/select';
 import type { DeadLetterFilter } from '@/lib/core';
 import { deadLettersFilterLabels, deadLettersHref } from '@/lib/console/filters/dead-letters';
 import { errorClasses } from '@/lib/db/schema/enums';
+import { visibleText } from '@/lib/console/visible-text';
 
 /**
  * The list's filters as a plain GET form: applying them starts at the first
@@ -38,7 +39,10 @@ export function DeadLetterFilters({
           <Select name={name} defaultValue={filter[name] ?? ''}>
             <option value="">Any</option>
             {values.map((value) => (
-              <option key={value}>{value}</option>
+              // An option holds text only: its bidi controls are shown as markers, and its value stays as stored.
+              <option key={value} value={value}>
+                {visibleText(value)}
+              </option>
             ))}
           </Select>
         </Field>

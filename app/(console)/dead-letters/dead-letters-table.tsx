@@ -8,6 +8,7 @@ import { Age } from '@/components/ui/time';
 import { formatCount, formatMicros } from '@/lib/console/format';
 import { DeadLetterActions } from './dead-letter-actions';
 import { SelectionBar } from './selection-bar';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** What a row shows: a pending dead letter, with the brakes that refuse its redrive now, said in words. */
 export interface DeadLetterRowData {
@@ -133,14 +134,15 @@ export function DeadLettersTable({
                   Dead letter {letter.id}
                 </Link>
                 <span className="block font-mono text-[12px] text-muted max-md:inline max-md:before:content-['_·_']">
-                  {letter.queue}
+                  <VisibleText text={letter.queue} />
                 </span>
               </Cell>
               <Cell className={`${stackedCell} font-mono text-[12px] [overflow-wrap:anywhere]`}>
-                {letter.agent}/{letter.step}
+                <VisibleText text={letter.agent} />/<VisibleText text={letter.step} />
                 <br className="max-md:hidden" />{' '}
                 <Link href={`/tasks/${encodeURIComponent(letter.taskId)}`} className="text-accent hover:underline">
-                  task:{letter.taskId}
+                  task:
+                  <VisibleText text={letter.taskId} />
                 </Link>
               </Cell>
               <Cell className={`${stackedCell} max-w-md`}>

@@ -27,6 +27,8 @@ import { ClearHoldForm } from './clear-hold-form';
 import { BulkClearForm, ReassignHoldForm } from './hold-forms';
 import { KeysetPager, showingText } from './keyset-pager';
 import { LiveRefresh } from './live-refresh';
+import { VisibleText } from '@/components/ui/visible-text';
+import { visibleText } from '@/lib/console/visible-text';
 
 export const metadata: Metadata = { title: 'Holds' };
 export const dynamic = 'force-dynamic';
@@ -61,14 +63,16 @@ function ItemLink({ hold }: { hold: Hold }) {
             : undefined;
   return href ? (
     <Link href={href} className="text-accent hover:underline">
-      {hold.itemType}:{hold.itemId}
+      {hold.itemType}:<VisibleText text={hold.itemId} />
     </Link>
   ) : (
-    `${hold.itemType}:${hold.itemId}`
+    <>
+      {hold.itemType}:<VisibleText text={hold.itemId} />
+    </>
   );
 }
 
-const itemLabel = (hold: Hold) => `Hold on ${hold.itemType} ${hold.itemId}`;
+const itemLabel = (hold: Hold) => `Hold on ${hold.itemType} ${visibleText(hold.itemId)}`;
 
 export default async function HoldsPage({
   searchParams,
@@ -238,7 +242,7 @@ export default async function HoldsPage({
                           name="holdId"
                           value={hold.id}
                           form={BULK_FORM}
-                          aria-label={`Select hold on ${hold.itemType} ${hold.itemId}`}
+                          aria-label={`Select hold on ${hold.itemType} ${visibleText(hold.itemId)}`}
                         />
                       ) : null}
                     </Cell>
@@ -264,7 +268,7 @@ export default async function HoldsPage({
                   </Cell>
                   <Cell className={`max-w-48 text-muted [overflow-wrap:anywhere] ${stack.cell}`}>
                     <StackedLabel>Owner</StackedLabel>
-                    {hold.owner}
+                    <VisibleText text={hold.owner} />
                   </Cell>
                   <Cell className={`whitespace-nowrap text-muted ${stack.cell}`}>
                     <StackedLabel>{open ? 'Waiting' : 'Cleared'}</StackedLabel>
@@ -291,7 +295,7 @@ export default async function HoldsPage({
                       </>
                     ) : (
                       <span className="text-[12px] [overflow-wrap:anywhere]" data-testid="hold-resolution">
-                        {hold.resolution} by {hold.clearedBy}: {hold.resolutionNote}
+                        {hold.resolution} by {hold.clearedBy}: <VisibleText text={hold.resolutionNote} />
                       </span>
                     )}
                   </Cell>

@@ -21,6 +21,7 @@ import { readNotice } from '@/lib/console/read-notice';
 import { FilterNotices } from '../filter-notices';
 import { KeysetPager, showingText } from '../holds/keyset-pager';
 import { StepLink, TaskLink } from '../tasks/links';
+import { VisibleText } from '@/components/ui/visible-text';
 
 export const metadata: Metadata = { title: 'Keys' };
 export const dynamic = 'force-dynamic';
@@ -51,7 +52,7 @@ function KeyTable({ rows, testId, caption }: { rows: IdempotencyKey[]; testId: s
           <tr key={row.key} className={stack.row}>
             <Cell className={`max-w-md font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
               <Link href={keyHref(row.key)} className="text-accent hover:underline">
-                {row.key}
+                <VisibleText text={row.key} />
               </Link>
             </Cell>
             <Cell className={`font-mono text-[12px] ${stack.cell}`}>{row.status}</Cell>
@@ -140,7 +141,7 @@ export default async function KeysPage({
             data-testid="key-detail"
           >
             <h2 id="key-detail" className="mb-2 font-mono text-[14px] font-semibold [overflow-wrap:anywhere]">
-              {detail.key.key}
+              <VisibleText text={detail.key.key} />
             </h2>
             <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-[13px] sm:grid-cols-[max-content_minmax(0,1fr)]">
               <dt className="text-muted">Status</dt>
@@ -201,7 +202,8 @@ export default async function KeysPage({
               <ul className="flex flex-col gap-1 text-[13px]">
                 {detail.holds.map((hold) => (
                   <li key={hold.id}>
-                    {hold.reason} ({hold.status}), owner {hold.owner}: <LongText text={hold.detail} lines={2} />
+                    {hold.reason} ({hold.status}), owner <VisibleText text={hold.owner} />:{' '}
+                    <LongText text={hold.detail} lines={2} />
                   </li>
                 ))}
               </ul>
@@ -282,12 +284,14 @@ export default async function KeysPage({
                   href={keyHref(hold.itemId)}
                   className="font-mono text-[12px] text-accent hover:underline [overflow-wrap:anywhere]"
                 >
-                  {hold.itemId}
+                  <VisibleText text={hold.itemId} />
                 </Link>
               ) : hold.itemType === 'task' ? (
                 <TaskLink taskId={hold.itemId} />
               ) : (
-                `${hold.itemType}:${hold.itemId}`
+                <>
+                  {hold.itemType}:<VisibleText text={hold.itemId} />
+                </>
               )}{' '}
               · <LongText text={hold.detail} lines={2} /> ({hold.status})
             </li>

@@ -13,6 +13,8 @@ import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { LiveRefresh } from '../holds/live-refresh';
 import { ForceReleaseForm, KillSwitchForm } from './lock-forms';
+import { VisibleText } from '@/components/ui/visible-text';
+import { visibleText } from '@/lib/console/visible-text';
 
 export const metadata: Metadata = { title: 'Locks' };
 export const dynamic = 'force-dynamic';
@@ -72,14 +74,16 @@ function guardChecklist(
       passes: !failed.has('holder_run_finished'),
       facts:
         lock.runStatus === null
-          ? `run ${lock.holderRunKey} is unknown to Holdfast`
-          : `run ${lock.holderRunKey} is ${lock.runStatus}, last heartbeat ${lock.runHeartbeatAt ? ago(lock.runHeartbeatAt, now) : 'never'}`,
+          ? `run ${visibleText(lock.holderRunKey)} is unknown to Holdfast`
+          : `run ${visibleText(lock.holderRunKey)} is ${lock.runStatus}, last heartbeat ${lock.runHeartbeatAt ? ago(lock.runHeartbeatAt, now) : 'never'}`,
       shown:
         lock.runStatus === null ? (
-          `run ${lock.holderRunKey} is unknown to Holdfast`
+          <>
+            run <VisibleText text={lock.holderRunKey} /> is unknown to Holdfast
+          </>
         ) : (
           <>
-            run {lock.holderRunKey} is {lock.runStatus}, last heartbeat{' '}
+            run <VisibleText text={lock.holderRunKey} /> is {lock.runStatus}, last heartbeat{' '}
             {lock.runHeartbeatAt ? <Relative moment={lock.runHeartbeatAt} now={now} /> : 'never'}
           </>
         ),
@@ -91,11 +95,15 @@ function guardChecklist(
       facts:
         lock.evidenceCount === 0
           ? 'no evidence recorded by that run'
-          : `${lock.evidenceCount} evidence row(s), latest ${lock.latestEvidence}`,
+          : `${lock.evidenceCount} evidence row(s), latest ${visibleText(lock.latestEvidence)}`,
       shown:
-        lock.evidenceCount === 0
-          ? 'no evidence recorded by that run'
-          : `${lock.evidenceCount} evidence row(s), latest ${lock.latestEvidence}`,
+        lock.evidenceCount === 0 ? (
+          'no evidence recorded by that run'
+        ) : (
+          <>
+            {lock.evidenceCount} evidence row(s), latest <VisibleText text={lock.latestEvidence} />
+          </>
+        ),
     },
     {
       guard: 'kill_switch_off',
@@ -189,14 +197,14 @@ export default async function LocksPage() {
                   className={`align-top ${stack.row}`}
                 >
                   <Cell className={`font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
-                    {lock.slot}
+                    <VisibleText text={lock.slot} />
                     {lock.pastTtl ? (
                       <span className="ml-2 rounded bg-danger-soft px-1.5 py-0.5 text-[11px] text-danger">stale</span>
                     ) : null}
                   </Cell>
                   <Cell className={`font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
                     <span className="font-sans text-muted md:hidden">Run: </span>
-                    {lock.holderRunKey}
+                    <VisibleText text={lock.holderRunKey} />
                   </Cell>
                   <Cell numeric className={`max-md:text-left ${stack.cell}`}>
                     <span className="text-muted md:hidden">Token: </span>
@@ -207,7 +215,7 @@ export default async function LocksPage() {
                     <Age since={lock.acquiredAt} now={now} />
                   </Cell>
                   <Cell className={`[overflow-wrap:anywhere] ${stack.cell}`}>
-                    <ul className="text-[12px]" aria-label={`Release guards for ${lock.slot}`}>
+                    <ul className="text-[12px]" aria-label={`Release guards for ${visibleText(lock.slot)}`}>
                       {checklist.map((item) => (
                         <li key={item.guard} data-testid={`guard-${item.guard}`} data-passes={item.passes}>
                           <span aria-hidden="true" className={item.passes ? 'text-accent' : 'text-danger'}>

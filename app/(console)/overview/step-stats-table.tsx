@@ -6,6 +6,7 @@ import { pickStepColumns } from '@/lib/console/step-columns';
 import type { StepStats } from '@/lib/queries/step-stats';
 import type { TimeWindowName } from '@/lib/time-window';
 import { stepDetailHref } from '../steps/step-href';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** Above this retry rate a step is marked for attention. */
 const HIGH_RETRY_RATE = 0.2;
@@ -60,14 +61,16 @@ export function StepStatsTable({
             data-testid={`step-row-${step.agent}-${step.step}`}
             className="hover:bg-surface-raised"
           >
-            <Cell className="text-muted">{step.agent}</Cell>
+            <Cell className="text-muted">
+              <VisibleText text={step.agent} />
+            </Cell>
             {/* Wide enough to read a name whole; the table scrolls in its box on a phone. */}
             <Cell className="min-w-[10rem] font-mono text-[12px]">
               <Link
                 href={stepDetailHref(step.agent, step.step, window)}
                 className="text-accent [overflow-wrap:anywhere] hover:underline"
               >
-                {step.step}
+                <VisibleText text={step.step} />
               </Link>
               <AnomalyFlag anomaly={anomalies[`${step.agent}/${step.step}`]} />
             </Cell>

@@ -3,6 +3,7 @@ import { formatMicros, formatPercent } from '@/lib/console/format';
 import type { OverviewView } from '@/lib/queries/overview';
 import type { TimeWindowName } from '@/lib/time-window';
 import { stepDetailHref } from '../steps/step-href';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** The steps whose retries rose most against the previous window, each a link to its detail. */
 export function TopMovers({ view, window }: { view: OverviewView; window: TimeWindowName }) {
@@ -21,7 +22,7 @@ export function TopMovers({ view, window }: { view: OverviewView; window: TimeWi
                 href={stepDetailHref(mover.agent, mover.stepName, window)}
                 className="font-mono text-[12px] text-accent [overflow-wrap:anywhere] hover:underline"
               >
-                {mover.step}
+                <VisibleText text={mover.step} />
               </Link>
               {mover.newInWindow ? (
                 <span className="text-muted" data-testid="mover-change">

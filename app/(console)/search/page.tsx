@@ -11,6 +11,7 @@ import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { searchHitDetail, searchHitHref, searchKindLabels } from './search-links';
 import { kindsToSearch, parseSearchInput } from './search-input';
+import { VisibleText } from '@/components/ui/visible-text';
 
 export const metadata: Metadata = { title: 'Search' };
 export const dynamic = 'force-dynamic';
@@ -88,9 +89,11 @@ function HitList({ kind, hits }: { kind: SearchHit['kind']; hits: SearchHit[] })
               href={searchHitHref(hit)}
               className="min-w-0 font-mono text-[12px] text-accent hover:underline [overflow-wrap:anywhere]"
             >
-              {hit.kind === 'hold' || hit.kind === 'dead_letter' ? `#${hit.id}` : hit.id}
+              {hit.kind === 'hold' || hit.kind === 'dead_letter' ? `#${hit.id}` : <VisibleText text={hit.id} />}
             </Link>
-            <span className="min-w-0 text-[12px] text-muted [overflow-wrap:anywhere]">{searchHitDetail(hit)}</span>
+            <span className="min-w-0 text-[12px] text-muted [overflow-wrap:anywhere]">
+              <VisibleText text={searchHitDetail(hit)} />
+            </span>
             {hit.exact ? <span className="text-[11px] font-medium text-ok">exact</span> : null}
           </li>
         ))}

@@ -7,6 +7,7 @@ import { Select } from '@/components/ui/select';
 import { stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 import { StepsWindowFields } from './steps-window-fields';
+import { visibleText } from '@/lib/console/visible-text';
 
 /**
  * Window links plus a GET form, so every choice lands in the URL. The form is
@@ -41,7 +42,7 @@ export function StepsFilters({ view, agents }: { view: StepsView; agents: string
             <option value="">All agents</option>
             {agents.map((agent) => (
               <option key={agent} value={agent}>
-                {agent}
+                {visibleText(agent)}
               </option>
             ))}
           </Select>

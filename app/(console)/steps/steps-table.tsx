@@ -7,6 +7,7 @@ import type { StepStats } from '@/lib/queries/step-stats';
 import { stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
 import { stepColumns } from '@/lib/console/step-columns';
 import { stepDetailHref } from './step-href';
+import { VisibleText } from '@/components/ui/visible-text';
 
 export function StepsTable({
   steps,
@@ -69,10 +70,10 @@ export function StepsTable({
                     href={stepDetailHref(row.agent, row.step, view.window === 'custom' ? '24h' : view.window)}
                     className="text-accent [overflow-wrap:anywhere] hover:underline"
                   >
-                    {row.step}
+                    <VisibleText text={row.step} />
                   </Link>
                 ) : column.key === 'agent' ? (
-                  row.agent
+                  <VisibleText text={row.agent} />
                 ) : (
                   column.show(row)
                 )}

@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** A task's timeline. */
 export const taskHref = (taskId: string) => `/tasks/${encodeURIComponent(taskId)}`;
@@ -14,17 +15,17 @@ const linkClass = 'text-accent hover:underline [overflow-wrap:anywhere]';
 export function TaskLink({ taskId, children }: { taskId: string; children?: ReactNode }) {
   return (
     <Link href={taskHref(taskId)} className={linkClass}>
-      {children ?? taskId}
+      {children ?? <VisibleText text={taskId} />}
     </Link>
   );
 }
 
 /** A step name, linked to its detail when its agent is known (a step is named within its agent). */
 export function StepLink({ agent, step }: { agent: string | null | undefined; step: string }) {
-  if (!agent) return <>{step}</>;
+  if (!agent) return <VisibleText text={step} />;
   return (
     <Link href={stepHref(agent, step)} className={linkClass}>
-      {step}
+      <VisibleText text={step} />
     </Link>
   );
 }

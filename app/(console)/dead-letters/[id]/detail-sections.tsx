@@ -5,13 +5,17 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { formatCount, formatMicros } from '@/lib/console/format';
 import type { DeadLetterDetail } from '@/lib/queries/dead-letter-detail';
+import { VisibleText } from '@/components/ui/visible-text';
+import { visibleText } from '@/lib/console/visible-text';
 
 const outcomeStyle: Record<string, string> = { succeeded: 'text-ok', failed: 'text-danger', running: 'text-warn' };
 
 function Section({ title, testId, children }: { title: string; testId: string; children: ReactNode }) {
   return (
-    <section className="mt-8" aria-label={title} data-testid={testId}>
-      <h2 className="mb-2 text-[15px] font-semibold">{title}</h2>
+    <section className="mt-8" aria-label={visibleText(title)} data-testid={testId}>
+      <h2 className="mb-2 text-[15px] font-semibold">
+        <VisibleText text={title} />
+      </h2>
       {children}
     </section>
   );
@@ -91,7 +95,9 @@ export function HoldsSection({ holds }: { holds: DeadLetterDetail['holds'] }) {
                 <Cell className="min-w-56 max-w-md text-[12px]">
                   <LongText text={hold.detail} lines={2} />
                 </Cell>
-                <Cell className="text-[12px] [overflow-wrap:anywhere]">{hold.owner}</Cell>
+                <Cell className="text-[12px] [overflow-wrap:anywhere]">
+                  <VisibleText text={hold.owner} />
+                </Cell>
                 <Cell className="whitespace-nowrap">
                   <Moment value={hold.openedAt} />
                 </Cell>

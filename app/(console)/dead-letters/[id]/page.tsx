@@ -16,6 +16,7 @@ import { requirePerson } from '@/lib/server/session';
 import { CopyPayload } from './copy-payload';
 import { DetailActions } from './detail-actions';
 import { AttemptsSection, HoldsSection, RedrivesSection } from './detail-sections';
+import { VisibleText } from '@/components/ui/visible-text';
 
 export const metadata: Metadata = { title: 'Dead letter' };
 export const dynamic = 'force-dynamic';
@@ -76,18 +77,20 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
       <dl className="grid grid-cols-2 gap-3 text-[13px] lg:grid-cols-4" data-testid="dead-letter-facts">
         <Fact label="Task">
           <Link href={`/tasks/${encodeURIComponent(letter.taskId)}`} className="font-mono text-accent hover:underline">
-            {letter.taskId}
+            <VisibleText text={letter.taskId} />
           </Link>
         </Fact>
         <Fact label="Queue">
-          <span className="font-mono">{letter.queue}</span>
+          <span className="font-mono">
+            <VisibleText text={letter.queue} />
+          </span>
         </Fact>
         <Fact label="Agent / step">
           <Link
             href={`/steps/${encodeURIComponent(letter.agent)}/${encodeURIComponent(letter.step)}`}
             className="font-mono text-accent hover:underline"
           >
-            {letter.agent}/{letter.step}
+            <VisibleText text={letter.agent} />/<VisibleText text={letter.step} />
           </Link>
         </Fact>
         <Fact label="Reason">{letter.reason.replaceAll('_', ' ')}</Fact>
@@ -137,7 +140,8 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
           className="max-h-96 overflow-auto whitespace-pre-wrap rounded-lg border border-line bg-surface-raised p-3 font-mono text-[12px] [overflow-wrap:anywhere]"
           data-testid="dead-letter-payload-json"
         >
-          {payload}
+          {/* Strings in the payload are the agent's: their bidi controls are shown, not applied (Copy copies them as stored). */}
+          <VisibleText text={payload} />
         </pre>
       </section>
 

@@ -7,6 +7,7 @@ import { formatCount } from '@/lib/console/format';
 import type { RetryPoolRow } from '@/lib/queries/retry-pools';
 import { stacked } from '@/components/ui/stacked-rows';
 import { DeletePool } from './delete-pool';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** Every pool with its rule, its room now and what it refused; admins also get Edit and Delete. */
 export function PoolsTable({
@@ -60,10 +61,14 @@ export function PoolsTable({
             className={`${pool.id === editingId ? 'bg-accent-soft align-top' : 'align-top'} ${stacked.row}`}
           >
             <Cell className={`font-mono text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Agent">
-              {pool.agent}
+              <VisibleText text={pool.agent} />
             </Cell>
             <Cell className={`font-mono text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Step">
-              {pool.step === ALL_STEPS ? <span className="font-sans italic text-muted">all steps</span> : pool.step}
+              {pool.step === ALL_STEPS ? (
+                <span className="font-sans italic text-muted">all steps</span>
+              ) : (
+                <VisibleText text={pool.step} />
+              )}
             </Cell>
             <Cell numeric className={stacked.cell} data-label="Budget">
               {formatCount(pool.budgetPercent)}%

@@ -15,6 +15,7 @@ import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { StepLink } from '../links';
 import { TaskParked } from './task-parked';
+import { VisibleText } from '@/components/ui/visible-text';
 
 export const metadata: Metadata = { title: 'Task' };
 export const dynamic = 'force-dynamic';
@@ -119,7 +120,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
                   {row.key ? (
                     <>
                       <Link href={keyHref(row.key)} className="font-mono text-accent hover:underline">
-                        {row.key}
+                        <VisibleText text={row.key} />
                       </Link>
                       <span className="block text-muted">{row.keyStatus ?? 'expired'}</span>
                     </>
@@ -129,7 +130,13 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
                 </Cell>
                 <Cell className={`max-w-48 text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
                   <StackedLabel>Run</StackedLabel>
-                  {row.runKey ? `${row.runKey} (${row.runStatus ?? 'unknown'})` : '—'}
+                  {row.runKey ? (
+                    <>
+                      <VisibleText text={row.runKey} /> ({row.runStatus ?? 'unknown'})
+                    </>
+                  ) : (
+                    '—'
+                  )}
                 </Cell>
               </tr>
             ))}

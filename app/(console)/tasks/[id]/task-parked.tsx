@@ -3,6 +3,7 @@ import { Moment } from '@/components/ui/time';
 import { formatMicros } from '@/lib/console/format';
 import type { TaskTimeline } from '@/lib/queries/task-timeline';
 import { StepLink } from '../links';
+import { VisibleText } from '@/components/ui/visible-text';
 
 /** The task's dead letters and holds, open or settled, under its timeline. */
 export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLetters' | 'holds'>) {
@@ -51,8 +52,8 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
                 className="min-w-0 rounded-lg border border-line bg-surface p-3 text-[13px] [overflow-wrap:anywhere]"
               >
                 <span className="font-mono text-[12px]">{hold.reason}</span> · {hold.status}
-                {hold.resolution ? ` (${hold.resolution} by ${hold.clearedBy})` : ''} · owner {hold.owner} · opened{' '}
-                <Moment value={hold.openedAt} />
+                {hold.resolution ? ` (${hold.resolution} by ${hold.clearedBy})` : ''} · owner{' '}
+                <VisibleText text={hold.owner} /> · opened <Moment value={hold.openedAt} />
                 <div className="text-[12px] text-muted">
                   <LongText text={hold.detail} lines={2} />
                 </div>

@@ -3,6 +3,7 @@ import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import type { ErrorClass } from '@/lib/db/schema/enums';
+import { VisibleText } from '@/components/ui/visible-text';
 
 export interface RecentFailure {
   taskId: string;
@@ -44,7 +45,7 @@ export function RecentFailures({ failures }: { failures: RecentFailure[] }) {
                     href={taskHref(failure.taskId)}
                     className="font-mono text-[12px] text-accent [overflow-wrap:anywhere] hover:underline"
                   >
-                    {failure.taskId}
+                    <VisibleText text={failure.taskId} />
                   </Link>
                 </Cell>
                 <Cell numeric>{failure.attemptNumber}</Cell>
@@ -71,7 +72,7 @@ export function RecentFailures({ failures }: { failures: RecentFailure[] }) {
                 href={taskHref(failure.taskId)}
                 className="min-w-0 font-mono text-[12px] text-accent [overflow-wrap:anywhere] hover:underline"
               >
-                {failure.taskId}
+                <VisibleText text={failure.taskId} />
               </Link>
               <span className="text-[12px] text-muted">attempt {failure.attemptNumber}</span>
               <span className="text-[12px] text-muted">

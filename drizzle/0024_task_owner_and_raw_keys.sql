@@ -10,9 +10,12 @@ UPDATE "task_budgets" SET "queue" = "agent" WHERE "queue" IS NULL;--> statement-
 ALTER TABLE "task_budgets" ALTER COLUMN "queue" SET NOT NULL;--> statement-breakpoint
 ALTER TABLE "idempotency_keys" ADD COLUMN "begun_by" text;--> statement-breakpoint
 -- Raw keys (claimed through /api/v1/keys/* or claimKey, never by the step engine, which always stores the
--- step's agent) move under the `raw:` prefix, so no raw claim can ever name a step key. Their holds follow.
+-- step's agent) move under the `raw:` prefix, so no raw claim can ever name a step key. A raw name that already
+-- starts with it keeps it (a claim of `raw:x` and of `x` name one key). Their holds follow.
 WITH "renamed" AS (
-  UPDATE "idempotency_keys" SET "key" = 'raw:' || "key" WHERE "agent" IS NULL RETURNING "key"
+  UPDATE "idempotency_keys" SET "key" = 'raw:' || "key"
+  WHERE "agent" IS NULL AND "key" NOT LIKE 'raw:%'
+  RETURNING "key"
 )
 UPDATE "holds" SET "item_id" = "renamed"."key"
 FROM "renamed"

@@ -232,7 +232,7 @@ describe('keys', () => {
     await client.failKey({ key, fencingToken: claim.fencingToken, errorClass: 'transient', errorText: '503' });
     expect(await client.claimKey({ key, requestHash: 'h' })).toMatchObject({ outcome: 'acquired', attemptNumber: 2 });
 
-    const risky = `sms-${randomUUID()}/send`;
+    const risky = `raw:sms-${randomUUID()}/send`;
     await client.claimKey({ key: risky, requestHash: 'h', downstreamIdempotent: false, inProgressTtlMs: 60_000 });
     // Its holder died: the claim's expiry is moved into the past by hand, not slept through.
     const expired = await api.database

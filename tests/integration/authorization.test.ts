@@ -97,7 +97,8 @@ async function openDeadLetterHold(owner: string) {
 
 /** An uncertain key's hold (its claim expired, its downstream cannot deduplicate), owned by `owner`. */
 async function openKeyHold(owner: string) {
-  const key = `key-${randomUUID()}`;
+  // Named as stored (raw: prefix): the test moves the claim by hand, by its stored name.
+  const key = `raw:key-${randomUUID()}`;
   await claimKey({ db: database.db }, { key, requestHash: 'h', downstreamIdempotent: false });
   await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${key}`;
   const { hold } = await openHold(

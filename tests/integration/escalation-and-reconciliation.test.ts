@@ -35,7 +35,8 @@ async function newTask(): Promise<string> {
 
 /** A key whose holder started a side effect that cannot be deduplicated, then died: its claim ran out a moment ago. */
 async function uncertainKey(options: { taskId?: string } = {}) {
-  const key = `${options.taskId ?? `loose-${randomUUID()}`}/charge_card`;
+  // A raw key, named as stored (raw: prefix): the tests move claims by hand, by their stored names.
+  const key = `raw:${options.taskId ?? `loose-${randomUUID()}`}/charge_card`;
   const claim = await claimKey(ctx(), {
     key,
     requestHash: 'h-1',
@@ -158,12 +159,12 @@ describe('escalateUncertainKeys', () => {
   });
 
   it('leaves alone keys whose downstream deduplicates, that completed, or whose claim is still live', async () => {
-    const idempotent = `task-${randomUUID()}/send_email`;
+    const idempotent = `raw:task-${randomUUID()}/send_email`;
     await claimKey(ctx(), { key: idempotent, requestHash: 'h', inProgressTtlMs: 60_000 });
     await database.sql`update idempotency_keys set locked_until = now() - interval '1 second' where key = ${idempotent}`;
     const completed = await uncertainKey();
     await completeKey(ctx(), { key: completed.key, fencingToken: completed.fencingToken, result: { charged: true } });
-    const live = `task-${randomUUID()}/charge_card`;
+    const live = `raw:task-${randomUUID()}/charge_card`;
     await claimKey(ctx(), { key: live, requestHash: 'h', downstreamIdempotent: false, inProgressTtlMs: 3_600_000 });
 
     const escalated = await escalateUncertainKeys(ctx(), { now: minutesFromNow(16) });

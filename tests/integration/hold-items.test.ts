@@ -48,7 +48,8 @@ async function aDeadLetter(): Promise<{ deadLetterId: number; holdId: number }> 
 
 /** A key claimed for a step whose downstream cannot deduplicate, still within its claim. */
 async function aLiveKey(): Promise<string> {
-  const key = `key-${randomUUID()}`;
+  // Named as stored (raw: prefix): the tests read and move the key by its stored name.
+  const key = `raw:key-${randomUUID()}`;
   const claim = await claimKey(
     { db: database.db },
     { key, requestHash: 'h', holder: 'run-1', downstreamIdempotent: false, inProgressTtlMs: 3_600_000 },

@@ -52,7 +52,7 @@ describe('searchById', () => {
   });
 
   it('finds a key by its start, a hold and a dead letter by id; two exact ids make a list', async () => {
-    const key = `search-key-${unique()}/send_email`;
+    const key = `raw:search-key-${unique()}/send_email`;
     await claimKey({ db: database.db }, { key, requestHash: 'h' });
     expect(soleMatch(await searchById(database.db, { term: key.slice(0, 20) }))).toMatchObject({
       kind: 'key',

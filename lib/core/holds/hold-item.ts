@@ -1,9 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { deadLetters, idempotencyKeys, slotLocks, taskBudgets, type HoldItemType } from '../../db/schema';
 import { agentOfSlot, targetOfKey } from '../agent-targets';
 import type { ActionTarget } from '../authorization';
 import { NotFoundError } from '../errors';
+import { storedRawKey } from '../keys/raw-key-name';
 
 const itemNames: Record<HoldItemType, string> = {
   task: 'task',
@@ -15,9 +16,14 @@ const itemNames: Record<HoldItemType, string> = {
 /**
  * The item a hold parks, which must exist: a hold on nothing (or on a typo)
  * would be resolved against whatever later takes that name. Returns the agent
- * and queue it belongs to where known, for a token's limits. NOT_FOUND names it.
+ * and queue it belongs to where known, for a token's limits, and the item's
+ * stored name where the request may give another (a raw key). NOT_FOUND names it.
  */
-export async function findHoldItem(db: Executor, itemType: HoldItemType, itemId: string): Promise<ActionTarget> {
+export async function findHoldItem(
+  db: Executor,
+  itemType: HoldItemType,
+  itemId: string,
+): Promise<ActionTarget & { itemId?: string }> {
   const missing = () =>
     new NotFoundError(`No ${itemNames[itemType]} "${itemId}" to hold: a hold parks an item that exists`);
   switch (itemType) {
@@ -40,12 +46,9 @@ export async function findHoldItem(db: Executor, itemType: HoldItemType, itemId:
       return letter;
     }
     case 'key': {
-      const [key] = await db
-        .select({ key: idempotencyKeys.key })
-        .from(idempotencyKeys)
-        .where(eq(idempotencyKeys.key, itemId));
-      if (!key) throw missing();
-      return targetOfKey(db, itemId);
+      const stored = await storedKeyName(db, itemId);
+      if (!stored) throw missing();
+      return { ...(await targetOfKey(db, stored)), itemId: stored };
     }
     case 'slot': {
       const [lock] = await db.select({ slot: slotLocks.slot }).from(slotLocks).where(eq(slotLocks.slot, itemId));
@@ -53,4 +56,17 @@ export async function findHoldItem(db: Executor, itemType: HoldItemType, itemId:
       return agentOfSlot(db, itemId);
     }
   }
+}
+
+/**
+ * A key as stored: a step key by its own name, else a raw key by the name it
+ * was claimed with (stored under the raw prefix, raw-key-name.ts).
+ */
+async function storedKeyName(db: Executor, name: string): Promise<string | undefined> {
+  const names = [...new Set([name, storedRawKey(name)])];
+  const rows = await db
+    .select({ key: idempotencyKeys.key })
+    .from(idempotencyKeys)
+    .where(inArray(idempotencyKeys.key, names));
+  return names.find((candidate) => rows.some((row) => row.key === candidate));
 }

@@ -19,10 +19,12 @@ export type OpenHoldInput = z.input<typeof openHoldInput>;
  */
 export async function openHold(ctx: CoreContext, input: OpenHoldInput): Promise<{ hold: Hold; created: boolean }> {
   const actor = authorize(ctx, 'hold.open');
-  const request = parseInput(openHoldInput, input);
+  const parsed = parseInput(openHoldInput, input);
   return ctx.db.transaction(async (tx) => {
-    const item = await findHoldItem(tx, request.itemType, request.itemId);
+    const item = await findHoldItem(tx, parsed.itemType, parsed.itemId);
     authorize(ctx, 'hold.open', item);
+    // The item as stored: a raw key named as it was claimed is held under its stored name.
+    const request = { ...parsed, itemId: item.itemId ?? parsed.itemId };
     const [created] = await tx
       .insert(holds)
       .values({ ...request, openedBy: actorLabel(actor) })

@@ -109,6 +109,11 @@ export const environmentSchema = z
      */
     HOLDFAST_AGENT_RATE_PER_SECOND: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(100_000).default(200)),
     HOLDFAST_AGENT_RATE_BURST: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(1_000_000).default(2_000)),
+    /** GET /metrics: each agent's busiest steps keep their own series, up to this many; the rest share step "other". */
+    HOLDFAST_METRICS_MAX_STEPS_PER_AGENT: z.preprocess(
+      emptyAsUnset,
+      z.coerce.number().int().min(1).max(10_000).default(100),
+    ),
     /** Minutes an uncertain key may wait for its redelivery before it is held for its task's owner. */
     HOLDFAST_UNCERTAIN_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(15)),
     /** Minutes the sweeper may keep refusing to release a stale lock before it is held for the run's owner. */

@@ -5,7 +5,8 @@
  * deploy files name only metrics listed here.
  *
  * Labels are bounded: agent, step, error class, hold reason, owner team, queue,
- * sweep, pool: never a task id, key or person. Counters come from running
+ * sweep, pool: never a task id, key or person. An agent's steps past a cap
+ * share the step label `other` (fold-steps.ts). Counters come from running
  * totals in the database that nothing decreases (see attempt_totals), so
  * `rate()` stays right across restarts and retention passes. Money is counted
  * in micro-dollars, the unit Holdfast stores.
@@ -95,6 +96,11 @@ export const metricCatalog = {
     type: 'gauge',
     help: 'In-app alert instances firing now, per kind.',
     labels: ['kind'],
+  },
+  holdfast_metric_steps_folded: {
+    type: 'gauge',
+    help: 'Steps of an agent past HOLDFAST_METRICS_MAX_STEPS_PER_AGENT (its busiest keep their own series), counted under step "other".',
+    labels: ['agent'],
   },
 } as const satisfies Record<string, { type: 'counter' | 'gauge'; help: string; labels: readonly string[] }>;
 

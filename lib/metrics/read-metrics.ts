@@ -4,6 +4,7 @@ import type { Executor } from '../db/client';
 import { retryPools } from '../db/schema';
 import { readRollupEdge } from '../rollups/figures';
 import type { MetricName } from './catalog';
+import { DEFAULT_MAX_STEPS_PER_AGENT, foldSteps } from './fold-steps';
 
 /** One series: its label values (exactly the catalog's labels for the metric) and its value. */
 export interface Sample {
@@ -28,11 +29,16 @@ export type MetricSamples = Record<MetricName, Sample[]>;
  *   allowances of lib/core/retry-pools/pool-level.ts, as the step engine
  *   judges them).
  *
- * `now` is the time ages and staleness are judged by.
+ * `now` is the time ages and staleness are judged by. Each agent's steps past
+ * `maxStepsPerAgent` are counted under step `other` (fold-steps.ts).
  */
-export async function readMetrics(db: Executor, now: Date): Promise<MetricSamples> {
+export async function readMetrics(
+  db: Executor,
+  now: Date,
+  { maxStepsPerAgent = DEFAULT_MAX_STEPS_PER_AGENT }: { maxStepsPerAgent?: number } = {},
+): Promise<MetricSamples> {
   const [counters, gauges, pools] = await Promise.all([readCounters(db), readGauges(db, now), readPools(db, now)]);
-  return { ...counters, ...gauges, ...pools };
+  return { ...foldSteps(counters, maxStepsPerAgent), ...gauges, ...pools };
 }
 
 type CounterName =

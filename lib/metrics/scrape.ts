@@ -1,6 +1,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { Executor } from '../db/client';
 import { metricCatalog, type MetricName } from './catalog';
+import { type MetricScope, samplesVisibleTo, scopeKey } from './metric-scope';
 import { type MetricSamples, readMetrics } from './read-metrics';
 
 /** The longest a rendered scrape is served again: Prometheus scrapes every 15-60 s, people and several scrapers more often. */
@@ -14,11 +15,15 @@ export interface ScrapeOptions {
   clock?: () => Date;
   /** Serve a text rendered less than this long ago; at most METRICS_CACHE_MS, 0 renders afresh. */
   maxAgeMs?: number;
+  /** Each agent's steps past this many share step `other` (HOLDFAST_METRICS_MAX_STEPS_PER_AGENT; 100 if none). */
+  maxStepsPerAgent?: number;
+  /** The agents and queues the scraping token is limited to: it sees only their series (metric-scope.ts). */
+  scope?: MetricScope;
 }
 
-/** This process's last render, and the render under way (concurrent scrapes share it). */
-let cached: { text: string; madeAt: number } | undefined;
-let rendering: { text: Promise<string>; startedAt: number } | undefined;
+/** This process's last render, and the render under way (concurrent scrapes share it), per scope. */
+const cached = new Map<string, { text: string; madeAt: number }>();
+const rendering = new Map<string, { text: Promise<string>; startedAt: number }>();
 
 /**
  * The highest value this process has exported for each counter series. A
@@ -34,22 +39,31 @@ const highWater = new Map<string, number>();
 export async function scrapeMetrics(db: Executor, options: ScrapeOptions = {}): Promise<string> {
   const clock = options.clock ?? (() => new Date());
   const maxAgeMs = Math.min(options.maxAgeMs ?? METRICS_CACHE_MS, METRICS_CACHE_MS);
-  if (maxAgeMs <= 0) return renderMetrics(await readMetrics(db, clock()));
+  const render = async () =>
+    renderMetrics(
+      samplesVisibleTo(await readMetrics(db, clock(), { maxStepsPerAgent: options.maxStepsPerAgent }), options.scope),
+    );
+  if (maxAgeMs <= 0) return render();
 
+  // A token limited to some agents never gets a text rendered for another scope.
+  const key = `${options.maxStepsPerAgent ?? ''}:${scopeKey(options.scope)}`;
   const now = clock().getTime();
-  if (cached && now - cached.madeAt < maxAgeMs && now >= cached.madeAt) return cached.text;
+  const last = cached.get(key);
+  if (last && now - last.madeAt < maxAgeMs && now >= last.madeAt) return last.text;
   // A render older than the cache's age is not joined: a query the driver left unsettled (a
   // connection that died mid-flight) would otherwise hold every later scrape with it.
-  if (rendering && now - rendering.startedAt < maxAgeMs && now >= rendering.startedAt) return rendering.text;
-  const text = readMetrics(db, clock()).then(renderMetrics);
+  const under = rendering.get(key);
+  if (under && now - under.startedAt < maxAgeMs && now >= under.startedAt) return under.text;
+  const text = render();
   const current = { text, startedAt: now };
-  rendering = current;
+  rendering.set(key, current);
   const settle = () => {
-    if (rendering === current) rendering = undefined;
+    if (rendering.get(key) === current) rendering.delete(key);
   };
   text.then((made) => {
     // A render abandoned as too old may finish after a newer one: keep the newer.
-    if (!cached || cached.madeAt <= now) cached = { text: made, madeAt: now };
+    const kept = cached.get(key);
+    if (!kept || kept.madeAt <= now) cached.set(key, { text: made, madeAt: now });
     settle();
   }, settle);
   return text;
@@ -57,8 +71,8 @@ export async function scrapeMetrics(db: Executor, options: ScrapeOptions = {}): 
 
 /** Forgets the cached text and the counters' high-water marks: the process as it starts. */
 export function resetMetricsProcessState(): void {
-  cached = undefined;
-  rendering = undefined;
+  cached.clear();
+  rendering.clear();
   highWater.clear();
 }
 
@@ -69,17 +83,20 @@ export function resetMetricsProcessState(): void {
  * metrics: this endpoint describes the fleet's work, not the Node process
  * (and collectDefaultMetrics is built for one long-lived registry).
  */
-export async function renderMetrics(samples: MetricSamples): Promise<string> {
+export async function renderMetrics(samples: Partial<MetricSamples>): Promise<string> {
   const registry = new Registry();
   for (const name of Object.keys(metricCatalog) as MetricName[]) {
+    const series = samples[name];
+    // Left out of a limited token's scope: not rendered, rather than shown at 0.
+    if (!series) continue;
     const { type, help, labels } = metricCatalog[name];
     const labelNames = [...labels];
     if (type === 'counter') {
       const counter = new Counter({ name, help, labelNames, registers: [registry] });
-      for (const sample of samples[name]) counter.inc(sample.labels, neverBelow(name, sample));
+      for (const sample of series) counter.inc(sample.labels, neverBelow(name, sample));
     } else {
       const gauge = new Gauge({ name, help, labelNames, registers: [registry] });
-      for (const sample of samples[name]) gauge.set(sample.labels, sample.value);
+      for (const sample of series) gauge.set(sample.labels, sample.value);
     }
   }
   return registry.metrics();

@@ -197,15 +197,18 @@ export async function getStepStatsView(
   db: Executor,
   window: TimeWindowName,
   now: Date,
-  options: ReadOptions = {},
+  /** agents: only these agents' steps (an API token limited to them); every agent when absent. */
+  { agents, ...options }: ReadOptions & { agents?: readonly string[] } = {},
 ): Promise<StepStatsView> {
   const range = resolveTimeWindow(window, now);
   const [steps, anomalies] = await Promise.all([getStepStats(db, range, options), getStepAnomalies(db, now, options)]);
+  const visible = (agent: string) => !agents || agents.includes(agent);
   return {
     window,
     from: range.from.toISOString(),
     to: range.to.toISOString(),
-    steps,
-    anomalies: Object.fromEntries(anomalies),
+    steps: steps.filter((row) => visible(row.agent)),
+    // Keyed `agent/step`: agent names hold no slash (lib/core/names.ts).
+    anomalies: Object.fromEntries([...anomalies].filter(([key]) => visible(key.slice(0, key.indexOf('/'))))),
   };
 }

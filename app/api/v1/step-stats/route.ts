@@ -7,7 +7,9 @@ export const dynamic = 'force-dynamic';
 
 const stepStatsParams = z.strictObject({ window: timeWindowName.default(DEFAULT_TIME_WINDOW) });
 
-/** Per-step retry figures for a window (token scope: read). */
+/** Per-step retry figures for a window (token scope: read); a token limited to some agents sees only theirs. */
 export const GET = agentQueryEndpoint({ action: 'console.read', query: stepStatsParams }, (ctx, { window }) =>
-  getStepStatsView(ctx.db, window, ctx.clock?.() ?? new Date()),
+  getStepStatsView(ctx.db, window, ctx.clock?.() ?? new Date(), {
+    agents: ctx.actor.type === 'agent' ? ctx.actor.allowedAgents : undefined,
+  }),
 );

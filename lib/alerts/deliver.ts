@@ -4,6 +4,7 @@ import { alertChannels, alertDeliveries, alertDeliveryAttempts, alertInstances, 
 import { getEnvironment, publicUrlOf } from '../env';
 import { describeFailure, decideDelivery, type SendOutcome } from './delivery-policy';
 import { slackBody, webhookBody, type AlertMessage } from './messages';
+import { OutboundRefusedError, postVetted, type OutboundOptions } from './outbound-request';
 import { SIGNATURE_HEADER, signPayload } from './signature';
 
 /** A receiver gets this long to answer; then the try counts as a network error and is retried. */
@@ -31,10 +32,10 @@ type Claimed = typeof alertDeliveries.$inferSelect;
  */
 export async function deliverDueAlerts(
   ctx: CoreContext,
-  options: { now?: Date; fetch?: typeof globalThis.fetch; limit?: number; publicUrl?: string } = {},
+  /** `outbound`: the allow-list and resolver to send with (HOLDFAST_ALERT_ALLOWED_HOSTS and the system's by default). */
+  options: { now?: Date; outbound?: OutboundOptions; limit?: number; publicUrl?: string } = {},
 ): Promise<DeliveryReport> {
   const now = options.now ?? nowOf(ctx);
-  const send = options.fetch ?? globalThis.fetch;
   const publicUrl = options.publicUrl ?? publicUrlOf(getEnvironment());
   const claimedUntil = new Date(now.getTime() + DELIVERY_CLAIM_MS);
   const nowSql = sql`${now.toISOString()}::timestamptz`;
@@ -83,7 +84,7 @@ export async function deliverDueAlerts(
         return 'failed' as const;
       }
       const message = messageOf(row, channel, instance);
-      const outcome = await sendOnce(send, channel, message, publicUrl, now);
+      const outcome = await sendOnce(options.outbound ?? {}, channel, message, publicUrl, now);
       return settle(ctx, row, channel, claimedUntil, now, outcome);
     }),
   );
@@ -109,6 +110,7 @@ function messageOf(
       detail: `A test sent from the console to the channel "${channel.name}": alerts reach this receiver.`,
       link: '/alerts',
       team: channel.team,
+      count: 1,
       firedAt: row.createdAt,
       resolvedAt: null,
     };
@@ -122,6 +124,7 @@ function messageOf(
     detail: instance.detail,
     link: instance.link,
     team: instance.team,
+    count: instance.members?.length ?? 1,
     firedAt: instance.firedAt,
     // A firing's body says nothing of a later resolution: every retry of one event carries the same body.
     resolvedAt: row.event === 'resolved' ? instance.resolvedAt : null,
@@ -129,7 +132,7 @@ function messageOf(
 }
 
 async function sendOnce(
-  send: typeof globalThis.fetch,
+  outbound: OutboundOptions,
   channel: AlertChannel,
   message: AlertMessage,
   publicUrl: string,
@@ -148,22 +151,18 @@ async function sendOnce(
   }
   const started = performance.now();
   try {
-    const response = await send(channel.url, {
-      method: 'POST',
-      headers,
-      body,
-      // A redirect is answered as it is, not followed: the URL an admin saved is the only one that gets the body.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-    });
-    await response.body?.cancel().catch(() => undefined);
-    return {
-      statusCode: response.status,
-      retryAfter: response.headers.get('retry-after'),
-      durationMs: Math.round(performance.now() - started),
-    };
+    // Checked again at every try, on the address it connects to: the check at save is no promise about today's DNS.
+    // A redirect is answered as it is, not followed: the URL an admin saved is the only one that gets the body.
+    const response = await postVetted(
+      channel.url,
+      { headers, body, signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) },
+      outbound,
+    );
+    return { ...response, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
-    return { error: describeFailure(error, channel.url), durationMs: Math.round(performance.now() - started) };
+    const durationMs = Math.round(performance.now() - started);
+    if (error instanceof OutboundRefusedError) return { refused: error.message, durationMs };
+    return { error: describeFailure(error, channel.url), durationMs };
   }
 }
 
@@ -182,7 +181,8 @@ async function settle(
     deliveryId: row.id,
     attemptedAt: now,
     statusCode: 'statusCode' in outcome ? outcome.statusCode : null,
-    error: 'error' in outcome ? outcome.error : null,
+    error: 'error' in outcome ? outcome.error : 'refused' in outcome ? outcome.refused : null,
+    refusedByPolicy: 'refused' in outcome,
     durationMs: outcome.durationMs,
   });
   const decision = decideDelivery(outcome, row.attempts + 1, now.getTime() - row.createdAt.getTime(), now);

@@ -1,8 +1,12 @@
 import { urlHint } from './channel-input';
-/** What one try got: the receiver's status (and Retry-After), or why it could not be reached. */
+/**
+ * What one try got: the receiver's status (and Retry-After), why it could not
+ * be reached, or why Holdfast's outbound rule refused to send it at all.
+ */
 export type SendOutcome =
   | { statusCode: number; retryAfter: string | null; durationMs: number }
-  | { error: string; durationMs: number };
+  | { error: string; durationMs: number }
+  | { refused: string; durationMs: number };
 
 export type DeliveryDecision =
   | { kind: 'delivered' }
@@ -24,16 +28,23 @@ export const GIVE_UP_AFTER_MS = 72 * 3_600_000;
  * What to do after a try. 2xx: delivered. 408, 429, 5xx and network errors
  * are the receiver's passing trouble: retried with exponential backoff (or
  * after its Retry-After, within the cap). Any other answer (4xx, a redirect)
- * will not change by itself: failed at once, and the channel marked failing.
+ * will not change by itself: failed at once, and the channel marked failing;
+ * so is a destination the outbound rule refuses.
  */
 export function decideDelivery(outcome: SendOutcome, attempt: number, ageMs: number, now: Date): DeliveryDecision {
+  // The destination is inside: it will not move out by itself (and if its DNS does, it is not to be trusted).
+  if ('refused' in outcome) return { kind: 'failed', reason: `refused by policy: ${outcome.refused}` };
   if ('statusCode' in outcome && outcome.statusCode >= 200 && outcome.statusCode < 300) return { kind: 'delivered' };
   const transient =
     'error' in outcome ||
     outcome.statusCode === 408 ||
     outcome.statusCode === 429 ||
     (outcome.statusCode >= 500 && outcome.statusCode < 600);
-  const reason = 'error' in outcome ? outcome.error : `the receiver answered HTTP ${outcome.statusCode}`;
+  const redirect = 'statusCode' in outcome && outcome.statusCode >= 300 && outcome.statusCode < 400;
+  const reason =
+    'error' in outcome
+      ? outcome.error
+      : `the receiver answered HTTP ${outcome.statusCode}${redirect ? ' (a redirect: not followed)' : ''}`;
   if (!transient) return { kind: 'failed', reason };
   if (ageMs >= GIVE_UP_AFTER_MS) {
     return {

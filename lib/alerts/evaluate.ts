@@ -1,9 +1,11 @@
-import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { timeBucket, withLease, type LeaseOutcome } from '../core/leases';
 import { nowOf, type CoreContext } from '../core/context';
 import type { Executor } from '../db/client';
-import { alertChannels, alertDeliveries, alertInstances, alertRules, type AlertKind } from '../db/schema';
+import { alertInstances, alertRules, type AlertKind } from '../db/schema';
 import { ALERT_EVALUATION_JOB, conditionReaders, type AlertCondition, type ConditionReader } from './conditions';
+import { fireInstance } from './fire-instance';
+import { COALESCED_KINDS, fireCoalesced } from './hold-digests';
 import { thresholdsByKind, type Thresholds } from './rule-input';
 import { trimAlertHistory, type TrimmedAlertHistory } from './trim-history';
 
@@ -30,6 +32,8 @@ export interface AlertEvaluation {
  * transaction. Safe to run twice at once: firing is an insert the partial
  * unique index (one firing per kind and identity) decides, and resolving an
  * UPDATE … WHERE status = 'firing', so a second pass finds nothing left to do.
+ * Hold alerts are coalesced per team and window (hold-digests.ts): one
+ * instance then stands for several holds and resolves when the last clears.
  */
 export async function evaluateAlerts(
   ctx: CoreContext,
@@ -48,23 +52,42 @@ export async function evaluateAlerts(
   }
 
   const firing = await ctx.db
-    .select({ id: alertInstances.id, kind: alertInstances.kind, identity: alertInstances.identity })
+    .select({
+      id: alertInstances.id,
+      kind: alertInstances.kind,
+      identity: alertInstances.identity,
+      members: alertInstances.members,
+    })
     .from(alertInstances)
     .where(eq(alertInstances.status, 'firing'));
+  // What each firing instance stands for: its identity, or the members of a coalesced one.
+  const standsFor = (instance: (typeof firing)[number]) => instance.members ?? [instance.identity];
   const result: AlertEvaluation = { fired: 0, resolved: 0, queued: 0, unreadableRules };
 
   for (const instance of firing) {
     // A rule whose thresholds cannot be read says nothing about its conditions: its instances stay as they are.
     if (unreadableRules.includes(instance.kind)) continue;
-    if (holding.get(instance.kind)?.has(instance.identity)) continue;
+    // A coalesced instance holds while any of its members does: it resolves with the last.
+    if (standsFor(instance).some((identity) => holding.get(instance.kind)?.has(identity))) continue;
     const queued = await resolveInstance(ctx.db, instance.id, now);
     if (queued === undefined) continue;
     result.resolved += 1;
     result.queued += queued;
   }
 
-  const alreadyFiring = new Set(firing.map((instance) => `${instance.kind}\u0000${instance.identity}`));
+  const alreadyFiring = new Set(
+    firing.flatMap((instance) => standsFor(instance).map((identity) => `${instance.kind}\u0000${identity}`)),
+  );
   for (const [kind, conditions] of holding) {
+    if (COALESCED_KINDS.has(kind)) {
+      const fresh = [...conditions.values()].filter(
+        (condition) => !alreadyFiring.has(`${kind}\u0000${condition.identity}`),
+      );
+      const coalesced = await fireCoalesced(ctx.db, kind, fresh, now, maxFired - result.fired);
+      result.fired += coalesced.fired;
+      result.queued += coalesced.queued;
+      continue;
+    }
     for (const condition of conditions.values()) {
       if (result.fired >= maxFired) return result;
       if (alreadyFiring.has(`${kind}\u0000${condition.identity}`)) continue;
@@ -87,48 +110,6 @@ async function readConditions<Kind extends AlertKind>(
   if (!parsed.success) return 'unreadable';
   const read = conditionReaders[kind] as ConditionReader<Kind>;
   return read(db, parsed.data as Thresholds<Kind>, now);
-}
-
-/** Fires one instance and queues it for every live, enabled channel its team reaches; undefined when another pass fired it first. */
-async function fireInstance(
-  db: Executor,
-  kind: AlertKind,
-  condition: AlertCondition,
-  now: Date,
-): Promise<number | undefined> {
-  return db.transaction(async (tx) => {
-    const [instance] = await tx
-      .insert(alertInstances)
-      .values({ kind, ...condition, status: 'firing', firedAt: now })
-      .onConflictDoNothing({
-        target: [alertInstances.kind, alertInstances.identity],
-        where: sql`${alertInstances.status} = 'firing'`,
-      })
-      .returning({ id: alertInstances.id });
-    if (!instance) return undefined;
-    // A channel with a team hears only that team's alerts; one without hears them all.
-    const reaches = condition.team
-      ? or(isNull(alertChannels.team), eq(alertChannels.team, condition.team))
-      : isNull(alertChannels.team);
-    const channels = await tx
-      .select({ id: alertChannels.id })
-      .from(alertChannels)
-      .where(and(isNull(alertChannels.deletedAt), eq(alertChannels.enabled, true), reaches));
-    if (channels.length === 0) return 0;
-    const queued = await tx
-      .insert(alertDeliveries)
-      .values(
-        channels.map((channel) => ({
-          instanceId: instance.id,
-          event: 'fired' as const,
-          channelId: channel.id,
-          nextAttemptAt: now,
-        })),
-      )
-      .onConflictDoNothing()
-      .returning({ id: alertDeliveries.id });
-    return queued.length;
-  });
 }
 
 /**

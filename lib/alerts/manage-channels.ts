@@ -9,6 +9,7 @@ import type { Executor } from '../db/client';
 import { databaseErrorCode } from '../db/error-code';
 import { alertChannels, alertDeliveries, type AlertChannel } from '../db/schema';
 import { createAlertChannelInput, urlHint, type CreateAlertChannelInput } from './channel-input';
+import { OutboundRefusedError, vetDestination, type OutboundOptions } from './outbound-request';
 import { createSigningSecret } from './signature';
 
 /** A channel as the console and the audit log may show it: never its URL or its secret. */
@@ -51,6 +52,29 @@ export interface CreateAlertChannelResult {
 
 const NAME_TAKEN = 'a channel with this name exists: choose another name or delete that channel first';
 
+/** How long saving a channel waits for its host name to resolve. */
+const SAVE_RESOLVE_TIMEOUT_MS = 5_000;
+
+/**
+ * Judges the URL's destination now, as every delivery will again: a channel
+ * pointing inside (or at a name that does not resolve) is refused on its url
+ * field, so an admin hears it at once rather than from a failing channel.
+ */
+async function assertDestinationAllowed(url: string, outbound: OutboundOptions | undefined): Promise<void> {
+  let problem: string;
+  try {
+    await vetDestination(new URL(url), outbound, AbortSignal.timeout(SAVE_RESOLVE_TIMEOUT_MS));
+    return;
+  } catch (error) {
+    if (error instanceof OutboundRefusedError) problem = `must not point inside the network: ${error.message}`;
+    else {
+      const code = (error as { code?: unknown }).code;
+      problem = `its host name does not resolve${typeof code === 'string' ? ` (${code})` : ''}`;
+    }
+  }
+  throw new InvalidInputError(`Invalid input: url: ${problem}`, { url: [problem] });
+}
+
 /** A live (not deleted) channel, locked for the change; NOT_FOUND when there is none. */
 async function lockLiveChannel(tx: Executor, id: number): Promise<AlertChannel> {
   const [channel] = await tx
@@ -66,14 +90,19 @@ async function lockLiveChannel(tx: Executor, id: number): Promise<AlertChannel> 
  * Adds a channel alerts are delivered to; admins only, audit-logged in the
  * same transaction. A webhook gets a new signing secret, returned here once
  * and never shown again. The URL (which may hold a secret path) is stored but
- * never returned, logged or audited: only its hint is.
+ * never returned, logged or audited: only its hint is. Its destination must be
+ * outside the network, or allowed by HOLDFAST_ALERT_ALLOWED_HOSTS.
  */
 export async function createAlertChannel(
   ctx: CoreContext,
   input: CreateAlertChannelInput,
+  /** `outbound`: the allow-list and resolver the URL is judged with (HOLDFAST_ALERT_ALLOWED_HOSTS and the system's by default). */
+  options: { outbound?: OutboundOptions } = {},
 ): Promise<CreateAlertChannelResult> {
   const actor = authorize(ctx, 'alerts.manage');
   const request = parseInput(createAlertChannelInput, input);
+  // Before the transaction: no transaction stays open across a DNS lookup.
+  await assertDestinationAllowed(request.url, options.outbound);
   const signingSecret = request.kind === 'webhook' ? createSigningSecret() : null;
   const nameTaken = () => new InvalidInputError(`Invalid input: name: ${NAME_TAKEN}`, { name: [NAME_TAKEN] });
   try {

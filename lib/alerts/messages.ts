@@ -13,6 +13,8 @@ export interface AlertMessage {
   /** The console path that explains it (made absolute with the public URL). */
   link: string;
   team: string | null;
+  /** How many subjects the notification stands for: the holds of one coalesced hold alert, else 1. */
+  count: number;
   firedAt: Date;
   resolvedAt: Date | null;
 }
@@ -27,6 +29,7 @@ export interface WebhookBody {
   detail: string;
   link: string;
   team: string | null;
+  count: number;
   fired_at: string;
   resolved_at: string | null;
 }
@@ -47,6 +50,7 @@ export function webhookBody(message: AlertMessage, publicUrl: string): WebhookBo
     detail: message.detail,
     link: absoluteLink(publicUrl, message.link),
     team: message.team,
+    count: message.count,
     fired_at: message.firedAt.toISOString(),
     resolved_at: message.resolvedAt?.toISOString() ?? null,
   };
@@ -63,6 +67,13 @@ export function escapeSlackText(text: string): string {
 
 const eventWord: Record<AlertEvent, string> = { fired: 'Firing', resolved: 'Resolved', test: 'Test' };
 
+/**
+ * A mrkdwn text object Slack takes as written: `verbatim` stops it turning bare
+ * URLs, #channels and @names into links and mentions, and the escaping (which
+ * the caller does) stops `<…>` doing it explicitly.
+ */
+const verbatimMrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text, verbatim: true });
+
 /** A Slack incoming webhook's Block Kit message: a header, the detail, and a button to the console. */
 export function slackBody(message: AlertMessage, publicUrl: string) {
   const link = absoluteLink(publicUrl, message.link);
@@ -70,17 +81,21 @@ export function slackBody(message: AlertMessage, publicUrl: string) {
   const facts = [
     message.kind ? `*Alert:* ${escapeSlackText(message.kind)}` : undefined,
     message.team ? `*Team:* ${escapeSlackText(message.team)}` : undefined,
+    message.count > 1 ? `*Holds:* ${message.count}` : undefined,
     `*Since:* ${message.firedAt.toISOString()}`,
     message.resolvedAt ? `*Resolved:* ${message.resolvedAt.toISOString()}` : undefined,
   ].filter((fact) => fact !== undefined);
   return {
     // The notification's text (and what clients without blocks show); mrkdwn too, so escaped as well.
     text: cutToLength(escapeSlackText(heading), 300),
+    // No previews fetched by Slack for links that slip into the text.
+    unfurl_links: false,
+    unfurl_media: false,
     blocks: [
       // plain_text never renders mentions or links, so the title needs no escaping there.
       { type: 'header', text: { type: 'plain_text', text: cutToLength(heading, 150), emoji: false } },
-      { type: 'section', text: { type: 'mrkdwn', text: cutToLength(escapeSlackText(message.detail), 3_000) } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: facts.join('  ·  ') }] },
+      { type: 'section', text: verbatimMrkdwn(cutToLength(escapeSlackText(message.detail), 3_000)) },
+      { type: 'context', elements: [verbatimMrkdwn(facts.join('  ·  '))] },
       {
         type: 'actions',
         elements: [

@@ -22,6 +22,38 @@ export async function listAlertRules(db: Executor): Promise<AlertRule[]> {
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
+/**
+ * What a try came to, in words anyone may read. The History tab is readable by
+ * every role, and a try's own error ("connect ECONNREFUSED", "HTTP 401", "bad
+ * port") is enough to map what answers inside the network; so only admins,
+ * who make the channels, get the detail (`detail: true`), and everyone else
+ * this.
+ */
+export const deliveryOutcomes = [
+  'delivered',
+  'refused_by_receiver',
+  'receiver_error',
+  'unreachable',
+  'refused_by_policy',
+] as const;
+export type DeliveryOutcome = (typeof deliveryOutcomes)[number];
+
+/** A try's outcome from its stored status and policy mark; a redirect is refused by policy (it is never followed). */
+export function deliveryOutcomeOf(attempt: { statusCode: number | null; refusedByPolicy: boolean }): DeliveryOutcome {
+  const { statusCode } = attempt;
+  if (attempt.refusedByPolicy) return 'refused_by_policy';
+  if (statusCode === null) return 'unreachable';
+  if (statusCode >= 200 && statusCode < 300) return 'delivered';
+  if (statusCode >= 300 && statusCode < 400) return 'refused_by_policy';
+  if (statusCode >= 400 && statusCode < 500) return 'refused_by_receiver';
+  return 'receiver_error';
+}
+
+/** Whether a read model includes each try's error text, status code and duration (admins), or outcomes only. */
+export interface DetailOption {
+  detail?: boolean;
+}
+
 /** A channel as the console shows it: its URL's hint, never the URL or the signing secret. */
 export interface AlertChannelRow {
   id: number;
@@ -31,14 +63,26 @@ export interface AlertChannelRow {
   team: string | null;
   enabled: boolean;
   failingSince: Date | null;
+  /** Why it is failing: admins only (null otherwise). */
   failingReason: string | null;
   createdAt: Date;
   createdBy: string;
-  lastDelivery: { status: DeliveryStatus; event: AlertEvent; createdAt: Date; lastError: string | null } | null;
+  lastDelivery: {
+    status: DeliveryStatus;
+    event: AlertEvent;
+    createdAt: Date;
+    /** Admins only (null otherwise). */
+    lastError: string | null;
+    /** Its latest try's outcome; null before the first try. */
+    outcome: DeliveryOutcome | null;
+  } | null;
 }
 
 /** Live (not deleted) channels by name, each with its latest delivery's status. */
-export async function listAlertChannels(db: Executor): Promise<AlertChannelRow[]> {
+export async function listAlertChannels(
+  db: Executor,
+  { detail = false }: DetailOption = {},
+): Promise<AlertChannelRow[]> {
   // Columns named one by one: the URL and the secret never leave the database through this read model.
   const channels = await db
     .select({
@@ -64,6 +108,10 @@ export async function listAlertChannels(db: Executor): Promise<AlertChannelRow[]
       event: alertDeliveries.event,
       createdAt: alertDeliveries.createdAt,
       lastError: alertDeliveries.lastError,
+      lastStatusCode: sql<number | null>`(select a.status_code from ${alertDeliveryAttempts} a
+        where a.delivery_id = ${alertDeliveries.id} order by a.id desc limit 1)`,
+      lastRefusedByPolicy: sql<boolean | null>`(select a.refused_by_policy from ${alertDeliveryAttempts} a
+        where a.delivery_id = ${alertDeliveries.id} order by a.id desc limit 1)`,
     })
     .from(alertDeliveries)
     .where(
@@ -73,16 +121,37 @@ export async function listAlertChannels(db: Executor): Promise<AlertChannelRow[]
       ),
     )
     .orderBy(alertDeliveries.channelId, desc(alertDeliveries.id));
-  const byChannel = new Map(latest.map(({ channelId, ...delivery }) => [channelId, delivery]));
-  return channels.map((channel) => ({ ...channel, lastDelivery: byChannel.get(channel.id) ?? null }));
+  const byChannel = new Map(
+    latest.map(({ channelId, lastStatusCode, lastRefusedByPolicy, lastError, ...delivery }) => [
+      channelId,
+      {
+        ...delivery,
+        lastError: detail ? lastError : null,
+        outcome:
+          lastRefusedByPolicy === null
+            ? null
+            : deliveryOutcomeOf({
+                statusCode: lastStatusCode === null ? null : Number(lastStatusCode),
+                refusedByPolicy: lastRefusedByPolicy,
+              }),
+      },
+    ]),
+  );
+  return channels.map((channel) => ({
+    ...channel,
+    failingReason: detail ? channel.failingReason : null,
+    lastDelivery: byChannel.get(channel.id) ?? null,
+  }));
 }
 
 export interface DeliveryAttemptRow {
   id: number;
   attemptedAt: Date;
+  outcome: DeliveryOutcome;
+  /** Admins only (null otherwise), as are the error and the duration. */
   statusCode: number | null;
   error: string | null;
-  durationMs: number;
+  durationMs: number | null;
 }
 
 export interface DeliveryRow {
@@ -96,7 +165,10 @@ export interface DeliveryRow {
   channelDeleted: boolean;
   status: DeliveryStatus;
   attempts: number;
+  /** Admins only (null otherwise). */
   lastError: string | null;
+  /** The latest try's outcome; null before the first try (or when none was made: a deleted channel's row). */
+  outcome: DeliveryOutcome | null;
   createdAt: Date;
   deliveredAt: Date | null;
   /** The latest tries, newest first (at most ATTEMPTS_SHOWN). */
@@ -119,7 +191,11 @@ export interface AlertHistory {
 /** How many of a delivery's tries the history shows. */
 export const ATTEMPTS_SHOWN = 10;
 
-async function readDeliveries(db: Executor, where: SQL | undefined, limit?: number): Promise<DeliveryRow[]> {
+async function readDeliveries(
+  db: Executor,
+  where: SQL | undefined,
+  { limit, detail }: { limit?: number; detail: boolean },
+): Promise<DeliveryRow[]> {
   const query = db
     .select({
       id: alertDeliveries.id,
@@ -147,9 +223,10 @@ async function readDeliveries(db: Executor, where: SQL | undefined, limit?: numb
     attempted_at: string;
     status_code: number | null;
     error: string | null;
+    refused_by_policy: boolean;
     duration_ms: number;
   }>(sql`
-    select id, delivery_id, attempted_at, status_code, error, duration_ms from (
+    select id, delivery_id, attempted_at, status_code, error, refused_by_policy, duration_ms from (
       select *, row_number() over (partition by delivery_id order by id desc) as newest
       from ${alertDeliveryAttempts}
       where delivery_id in ${sql`(${sql.join(
@@ -162,28 +239,37 @@ async function readDeliveries(db: Executor, where: SQL | undefined, limit?: numb
   const byDelivery = new Map<number, DeliveryAttemptRow[]>();
   for (const row of attempts) {
     const list = byDelivery.get(Number(row.delivery_id)) ?? [];
+    const statusCode = row.status_code === null ? null : Number(row.status_code);
     list.push({
       id: Number(row.id),
       attemptedAt: new Date(row.attempted_at),
-      statusCode: row.status_code === null ? null : Number(row.status_code),
-      error: row.error,
-      durationMs: Number(row.duration_ms),
+      outcome: deliveryOutcomeOf({ statusCode, refusedByPolicy: row.refused_by_policy }),
+      statusCode: detail ? statusCode : null,
+      error: detail ? row.error : null,
+      durationMs: detail ? Number(row.duration_ms) : null,
     });
     byDelivery.set(Number(row.delivery_id), list);
   }
-  return deliveries.map((delivery) => ({
-    ...delivery,
-    attemptLog: byDelivery.get(delivery.id) ?? [],
-  }));
+  return deliveries.map((delivery) => {
+    const attemptLog = byDelivery.get(delivery.id) ?? [];
+    return {
+      ...delivery,
+      lastError: detail ? delivery.lastError : null,
+      outcome: attemptLog[0]?.outcome ?? null,
+      attemptLog,
+    };
+  });
 }
 
 /**
  * The newest alert instances (fired or resolved) with each notification sent
  * for them, its status and its tries; and the console's test notifications.
+ * Each try's outcome for everyone; its error, status code and duration only
+ * with `detail` (admins).
  */
 export async function getAlertHistory(
   db: Executor,
-  { limit = 50, testLimit = 20 }: { limit?: number; testLimit?: number } = {},
+  { limit = 50, testLimit = 20, detail = false }: { limit?: number; testLimit?: number } & DetailOption = {},
 ): Promise<AlertHistory> {
   const [instances, [instanceTotal], [testTotal]] = await Promise.all([
     db.select().from(alertInstances).orderBy(desc(alertInstances.firedAt), desc(alertInstances.id)).limit(limit),
@@ -199,8 +285,9 @@ export async function getAlertHistory(
             alertDeliveries.instanceId,
             instances.map((instance) => instance.id),
           ),
+          { detail },
         ),
-    readDeliveries(db, isNull(alertDeliveries.instanceId), testLimit),
+    readDeliveries(db, isNull(alertDeliveries.instanceId), { limit: testLimit, detail }),
   ]);
   const byInstance = new Map<number, DeliveryRow[]>();
   for (const delivery of deliveries) {

@@ -1,5 +1,6 @@
 import { deliverDueAlerts, type DeliveryReport } from '../../lib/alerts/deliver';
 import { runAlertSweep, type AlertSweep } from '../../lib/alerts/evaluate';
+import type { OutboundOptions } from '../../lib/alerts/outbound-request';
 import {
   runDueSweeps,
   startDatabaseClock,
@@ -108,7 +109,7 @@ export interface AlertPasses {
  */
 export async function runAlertPasses(
   ctx: CoreContext,
-  options: { now?: Date; fetch?: typeof globalThis.fetch; publicUrl?: string } = {},
+  options: { now?: Date; outbound?: OutboundOptions; publicUrl?: string } = {},
 ): Promise<AlertPasses> {
   const evaluation = await runAlertSweep(ctx, { now: options.now });
   const delivery: DeliveryReport = { delivered: 0, retrying: 0, failed: 0 };

@@ -11,6 +11,7 @@ const message: AlertMessage = {
   detail: 'Ping <@U123> and <!channel>, see <https://x|y> & approve',
   link: '/holds?owner=team%3Apayments',
   team: 'payments',
+  count: 1,
   firedAt: new Date('2026-11-30T12:00:00Z'),
   resolvedAt: null,
 };

@@ -1,4 +1,5 @@
 import type { AlertKind } from '@/lib/db/schema/enums';
+import type { DeliveryOutcome } from '@/lib/queries/alerts';
 
 /** Each alert kind's name and what it means, in a line. */
 export const alertKindLabels: Record<AlertKind, { title: string; meaning: string }> = {
@@ -59,3 +60,12 @@ export const thresholdNames = (thresholds: Record<string, number>) =>
   Object.keys(thresholdFields)
     .filter((name) => name in thresholds)
     .concat(Object.keys(thresholds).filter((name) => !(name in thresholdFields)));
+
+/** A try's outcome in the words the History and Channels tabs show every role (lib/queries/alerts.ts). */
+export const deliveryOutcomeLabels: Record<DeliveryOutcome, string> = {
+  delivered: 'delivered',
+  refused_by_receiver: 'refused by receiver (4xx)',
+  receiver_error: 'receiver error (5xx)',
+  unreachable: 'unreachable',
+  refused_by_policy: 'refused by policy',
+};

@@ -4,6 +4,7 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import type { AlertChannelRow } from '@/lib/queries/alerts';
 import { stacked } from '@/components/ui/stacked-rows';
+import { deliveryOutcomeLabels } from './alert-labels';
 import { ChannelActions } from './channel-actions';
 import { DeliveryStatusBadge } from './delivery-status';
 
@@ -100,6 +101,9 @@ export function ChannelsTable({
                   <DeliveryStatusBadge status={channel.lastDelivery.status} />{' '}
                   <span className="text-muted">
                     {channel.lastDelivery.event} · <Moment value={channel.lastDelivery.createdAt} />
+                    {channel.lastDelivery.outcome && channel.lastDelivery.outcome !== 'delivered'
+                      ? ` · ${deliveryOutcomeLabels[channel.lastDelivery.outcome]}`
+                      : null}
                   </span>
                 </span>
               ) : (

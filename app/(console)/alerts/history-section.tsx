@@ -5,14 +5,18 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Age, Moment } from '@/components/ui/time';
 import { formatCount } from '@/lib/console/format';
 import type { AlertHistory, DeliveryRow } from '@/lib/queries/alerts';
-import { alertKindLabels } from './alert-labels';
+import { alertKindLabels, deliveryOutcomeLabels } from './alert-labels';
 import { stacked } from '@/components/ui/stacked-rows';
 import { DeliveryStatusBadge } from './delivery-status';
 
 /** Only a path inside the console is followed as a link (never another site). */
 const consolePath = (link: string) => link.startsWith('/') && !link.startsWith('//');
 
-/** One notification: channel, event, status, tries, the last error, and each try behind a disclosure. */
+/**
+ * One notification: channel, event, status, tries, the last outcome, and each
+ * try behind a disclosure. The error texts, status codes and durations are in
+ * the rows for admins only (the read model leaves them out for anyone else).
+ */
 function Delivery({ delivery }: { delivery: DeliveryRow }) {
   return (
     <li className="min-w-0 py-1" data-testid={`delivery-${delivery.id}`}>
@@ -30,6 +34,11 @@ function Delivery({ delivery }: { delivery: DeliveryRow }) {
           ) : null}
         </span>
       </div>
+      {delivery.outcome && delivery.status !== 'delivered' ? (
+        <div className="mt-0.5 text-[12px] text-danger" data-testid="delivery-outcome">
+          last try: {deliveryOutcomeLabels[delivery.outcome]}
+        </div>
+      ) : null}
       {delivery.lastError && delivery.status !== 'delivered' ? (
         <div className="mt-0.5 text-[12px] text-danger">
           <LongText text={delivery.lastError} lines={2} testId="delivery-error" />
@@ -47,9 +56,9 @@ function Delivery({ delivery }: { delivery: DeliveryRow }) {
                   <Moment value={attempt.attemptedAt} precision="second" />
                 </span>
                 {' · '}
-                {attempt.statusCode === null ? 'no answer' : `HTTP ${attempt.statusCode}`}
-                {' · '}
-                {formatCount(attempt.durationMs)} ms
+                <span data-testid="attempt-outcome">{deliveryOutcomeLabels[attempt.outcome]}</span>
+                {attempt.statusCode === null ? null : ` · HTTP ${attempt.statusCode}`}
+                {attempt.durationMs === null ? null : ` · ${formatCount(attempt.durationMs)} ms`}
                 {attempt.error ? (
                   <div className="text-muted">
                     <LongText text={attempt.error} lines={2} />

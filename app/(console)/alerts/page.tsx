@@ -74,7 +74,11 @@ export default async function AlertsPage({
               Read only: admins add, test and delete channels (you are signed in as a {person.role}).
             </p>
           )}
-          <ChannelsTable channels={await listAlertChannels(db)} manage={manage.allowed} headingId="channels-title" />
+          <ChannelsTable
+            channels={await listAlertChannels(db, { detail: manage.allowed })}
+            manage={manage.allowed}
+            headingId="channels-title"
+          />
           <p className="mt-3 max-w-prose text-[12px] text-muted">
             A channel with a team gets only that team&apos;s alerts (holds it owns); one without gets every alert. A
             receiver that refuses a delivery for good (a 4xx other than 408 or 429) marks its channel failing until a
@@ -83,7 +87,8 @@ export default async function AlertsPage({
         </section>
       ) : (
         <HistorySection
-          history={await getAlertHistory(db, { limit })}
+          // Error texts, status codes and durations for admins only: they would map the network for anyone.
+          history={await getAlertHistory(db, { limit, detail: manage.allowed })}
           now={getClock()()}
           moreHref={limit < HISTORY_MAX ? `/alerts?tab=history&limit=${Math.min(limit * 4, HISTORY_MAX)}` : undefined}
         />

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasLoneSurrogate } from '../core/well-formed-text';
 
 /**
  * Console text inputs (filters in the URL, route parameters) end up as
@@ -11,12 +12,25 @@ export function hasNul(value: unknown): boolean {
   return typeof value === 'string' && value.includes('\u0000');
 }
 
-/** The schema, refusing a text with a NUL in it (before its own rules run). */
+/** A lone UTF-16 surrogate cannot be stored or compared either (lib/core/well-formed-text.ts). */
+export const LONE_SURROGATE_MESSAGE = 'must not contain a lone UTF-16 surrogate';
+
+/** Why a console text cannot be used (NUL, a lone surrogate), or undefined when it can. */
+export function unusableTextProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (hasNul(value)) return NUL_MESSAGE;
+  return hasLoneSurrogate(value) ? LONE_SURROGATE_MESSAGE : undefined;
+}
+
+/** The schema, refusing a text with a NUL or a lone surrogate in it (before its own rules run). */
 export function withoutNul<Output>(schema: z.ZodType<Output, string | undefined>) {
   return z
     .string()
     .optional()
-    .refine((value) => !hasNul(value), NUL_MESSAGE)
+    .superRefine((value, context) => {
+      const problem = unusableTextProblem(value);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    })
     .pipe(schema);
 }
 
@@ -32,5 +46,5 @@ export function decodeRouteParam(raw: string): string | undefined {
   } catch {
     return undefined;
   }
-  return hasNul(decoded) ? undefined : decoded;
+  return unusableTextProblem(decoded) ? undefined : decoded;
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { hasNul, NUL_MESSAGE } from '../auth/console-input';
+import { unusableTextProblem } from '../auth/console-input';
 
 /** A page's `searchParams`, as Next hands them over. */
 export type SearchParams = Record<string, string | string[] | undefined>;
@@ -22,7 +22,7 @@ export function firstValue(value: string | string[] | undefined): string | undef
  * Reads a filter from URL parameters, one field at a time: a bad parameter falls
  * back to its default with a notice, the others still apply. Parameters the
  * schema does not name are left alone (another part of the page may read them).
- * A NUL is refused before the field's own rules and not echoed in the notice.
+ * A NUL or a lone surrogate is refused before the field's own rules and not echoed in the notice.
  */
 export function readFilter<Shape extends z.core.$ZodShape, Output>(
   schema: z.ZodType<Output> & { shape: Shape },
@@ -33,8 +33,9 @@ export function readFilter<Shape extends z.core.$ZodShape, Output>(
   for (const [name, field] of Object.entries(schema.shape) as [string, z.ZodType][]) {
     const raw = firstValue(params[name]);
     if (raw === undefined) continue;
-    if (hasNul(raw)) {
-      notices.push(`Ignored ${name}: ${NUL_MESSAGE}`);
+    const problem = unusableTextProblem(raw);
+    if (problem) {
+      notices.push(`Ignored ${name}: ${problem}`);
       continue;
     }
     if (field.safeParse(raw).success) accepted[name] = raw;

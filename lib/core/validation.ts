@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { InvalidInputError, type FieldErrors } from './errors';
+import { unstorableTextProblem } from './well-formed-text';
 
 /** The largest value of a PostgreSQL integer (int4) column; a larger one would fail in the database (a 500). */
 export const INT4_MAX = 2_147_483_647;
@@ -23,27 +24,39 @@ export function cutToLength(text: string, maxLength: number): string {
   return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
 }
 
-const NUL_MESSAGE = 'must not contain NUL characters (\\u0000): PostgreSQL cannot store them';
-
 /**
- * The one rule for NUL characters, applied to every text of every input the
- * library parses (nested payloads too): PostgreSQL text and jsonb cannot hold
- * them, so a NUL would otherwise surface as a 500 from the database.
+ * The one rule for text PostgreSQL cannot store (NUL, a lone UTF-16
+ * surrogate: well-formed-text.ts), applied to every text and every key of
+ * every input the library parses (nested payloads too), so neither can
+ * surface as a 500 from the database. Exported for the HTTP body reader,
+ * which refuses them before any endpoint's schema.
  */
-function findNulCharacters(value: unknown, path: string[], found: FieldErrors, depth = 0): void {
-  if (depth > 64) return;
+export function findUnstorableText(
+  value: unknown,
+  path: string[] = [],
+  found: FieldErrors = {},
+  depth = 0,
+): FieldErrors {
+  if (depth > 64) return found;
+  const check = (text: string, at: string[]) => {
+    const problem = unstorableTextProblem(text);
+    if (problem) (found[at.length > 0 ? at.join('.') : '(input)'] ??= []).push(problem);
+  };
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) (found[path.length > 0 ? path.join('.') : '(input)'] ??= []).push(NUL_MESSAGE);
+    check(value, path);
   } else if (Array.isArray(value)) {
     value.forEach((item, index) => {
-      findNulCharacters(item, [...path, String(index)], found, depth + 1);
+      findUnstorableText(item, [...path, String(index)], found, depth + 1);
     });
   } else if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
     for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) (found[[...path, key].join('.')] ??= []).push(NUL_MESSAGE);
-      findNulCharacters(item, [...path, key], found, depth + 1);
+      // A bad key is named as it can be printed: its own text would carry the character into the answer.
+      const problem = unstorableTextProblem(key);
+      if (problem) (found[[...path, JSON.stringify(key).slice(1, -1)].join('.')] ??= []).push(problem);
+      else findUnstorableText(item, [...path, key], found, depth + 1);
     }
   }
+  return found;
 }
 
 /**
@@ -52,7 +65,7 @@ function findNulCharacters(value: unknown, path: string[], found: FieldErrors, d
  */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
   const fieldErrors: FieldErrors = {};
-  findNulCharacters(input, [], fieldErrors);
+  findUnstorableText(input, [], fieldErrors);
   const result = schema.safeParse(input);
   if (result.success && Object.keys(fieldErrors).length === 0) return result.data;
 

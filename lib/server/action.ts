@@ -6,6 +6,7 @@ import { corePolicyFrom, getEnvironment } from '../env';
 import { rememberOwnWrite } from './console-reads';
 import { isDatabaseUnavailable } from './database-outage';
 import { getClock, getDb } from './db';
+import { logUnexpectedError } from './log-error';
 import { getCurrentPerson } from './session';
 
 export type ActionResult<T> =
@@ -48,7 +49,7 @@ export async function runAction<T>(
         message: 'The database is unavailable right now, so nothing was changed; try again in a moment.',
       };
     }
-    console.error(error);
+    logUnexpectedError(error);
     return { ok: false, code: 'INTERNAL_ERROR', message: 'Something went wrong on the server; it has been logged.' };
   }
 }

@@ -4,6 +4,7 @@ import { STOP_CODES, TRY_LATER_CODES } from '../api/endpoints';
 import type { ErrorCode } from '../core/error-codes';
 import { HoldfastError, InvalidInputError } from '../core/errors';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-outage';
+import { logUnexpectedError } from './log-error';
 
 /**
  * The HTTP status of every code, and the only one: a code without a status
@@ -82,7 +83,7 @@ export function errorResponse(error: unknown): NextResponse {
     return problemResponse(statusByCode[error.code], error.code, error.message);
   }
   if (isDatabaseUnavailable(error)) return databaseUnavailableResponse();
-  console.error(error);
+  logUnexpectedError(error);
   return problemResponse(500, 'INTERNAL_ERROR', 'Something went wrong on the server; it has been logged.');
 }
 

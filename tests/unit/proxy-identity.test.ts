@@ -27,7 +27,7 @@ describe('resolveProxyIdentity', () => {
     ).toEqual({ ok: false, reason: 'secret' });
   });
 
-  it('maps groups to the highest role they grant, and anyone else to viewer', () => {
+  it('maps groups to the highest role they grant, and names no role for groups the map does not name', () => {
     const asGroups = (groups: string) =>
       resolveProxyIdentity(
         request({
@@ -37,9 +37,11 @@ describe('resolveProxyIdentity', () => {
         }),
         settings,
       );
-    expect(asGroups('oncall,eng')).toEqual({ ok: true, email: 'sam@example.com', role: 'responder' });
-    expect(asGroups('oncall sre')).toEqual({ ok: true, email: 'sam@example.com', role: 'admin' });
-    expect(asGroups('marketing')).toEqual({ ok: true, email: 'sam@example.com', role: 'viewer' });
+    expect(asGroups('oncall,eng')).toEqual({ ok: true, email: 'sam@example.com', mappedRole: 'responder' });
+    expect(asGroups('oncall sre')).toEqual({ ok: true, email: 'sam@example.com', mappedRole: 'admin' });
+    // Left to Holdfast: a person first seen becomes a viewer, a known one keeps their role.
+    expect(asGroups('marketing')).toEqual({ ok: true, email: 'sam@example.com', mappedRole: undefined });
+    expect(asGroups('')).toEqual({ ok: true, email: 'sam@example.com', mappedRole: undefined });
   });
 
   it('refuses a trusted request that names nobody', () => {

@@ -9,6 +9,7 @@ import type { Actor, CoreContext } from '../context';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../errors';
 import { parseInput } from '../validation';
 import { savePersonInput } from './people-input';
+import { recordProxySignIn } from './proxy-sign-in';
 
 export { createPersonInput, personChangeReason, savePersonInput } from './people-input';
 
@@ -227,40 +228,23 @@ export async function endPersonSessions(ctx: CoreContext, input: { email: string
 }
 
 /**
- * For sign-in through an SSO proxy: a person first seen is created with the
- * role their groups map to. Afterwards their role is managed in Holdfast.
+ * For sign-in through an SSO proxy, which happens on every request: the person,
+ * created on first sight, with the role AUTH_PROXY_ROLE_MAP gives their groups
+ * re-applied (the rule is in proxy-sign-in.ts). Writes only when something changes.
  */
 export async function ensureProxyPerson(
   db: Executor,
-  identity: { email: string; role: Role },
+  identity: { email: string; mappedRole: Role | undefined },
 ): Promise<Extract<Actor, { type: 'person' }>> {
   const address = parseInput(email, identity.email);
-  const created = await db
-    .insert(people)
-    .values({
-      email: address,
-      displayName: address.split('@')[0] ?? address,
-      role: identity.role,
-      lastSeenAt: sql`now()`,
-    })
-    .onConflictDoNothing()
-    .returning({ email: people.email });
-  if (created.length > 0) {
-    await writeAudit(
-      db,
-      { type: 'system', id: 'sign-in' },
-      {
-        action: 'person.create',
-        targetType: 'person',
-        targetId: address,
-        reason: 'first sign-in through the SSO proxy',
-        after: { role: identity.role },
-      },
-    );
-  }
-  const actor = await loadPersonActor(db, address);
-  if (!actor) throw new Error('ensureProxyPerson: the person vanished');
-  return actor;
+  const known = await loadPersonActor(db, address);
+  if (known && (identity.mappedRole === undefined || identity.mappedRole === known.role)) return known;
+  return db.transaction(async (tx) => {
+    await recordProxySignIn(tx, { email: address, mappedRole: identity.mappedRole });
+    const actor = await loadPersonActor(tx, address);
+    if (!actor) throw new Error('ensureProxyPerson: the person vanished');
+    return actor;
+  });
 }
 
 /** Everyone, for the demo sign-in page and people management. */

@@ -9,7 +9,8 @@ import { type Environment, getEnvironment } from './lib/env';
 /**
  * The first gate, for every request:
  *  1. the Host must be one Holdfast serves (loopback names or HOLDFAST_PUBLIC_URL's host),
- *     else a DNS-rebinding page could drive a signed-in browser through its own name;
+ *     else a DNS-rebinding page could drive a signed-in browser through its own name, and a
+ *     server action (any POST to a page) must carry an Origin naming such a host: no Origin, no action;
  *  2. every response carries the security headers, pages a fresh CSP nonce;
  *  3. a signed-in person is needed, except on the sign-in page, the health check,
  *     the agents' API and the Prometheus scrape (both take Bearer tokens and check
@@ -35,16 +36,19 @@ export async function proxy(request: NextRequest) {
     return secure(plainText(400, 'Bad request: this Holdfast does not answer to that host name. Use its own address.'));
   }
 
-  if (
-    request.method === 'POST' &&
-    request.headers.has('next-action') &&
-    !isAllowedOrigin(request.headers.get('origin'), rules)
-  ) {
-    // Next refuses a cross-site server action too, but as a bare 500; say what happened.
-    return secure(plainText(403, "Forbidden: form posts are accepted from this Holdfast's own pages only."));
+  const { pathname } = request.nextUrl;
+  if (isServerAction(request, pathname)) {
+    const origin = request.headers.get('origin');
+    // Next refuses a cross-site server action too, but as a bare 500, and lets one with no Origin through.
+    if (!origin) {
+      return secure(
+        plainText(403, 'Forbidden: form posts must carry an Origin header naming this Holdfast (browsers send one).'),
+      );
+    }
+    if (!isAllowedOrigin(origin, rules))
+      return secure(plainText(403, "Forbidden: form posts are accepted from this Holdfast's own pages only."));
   }
 
-  const { pathname } = request.nextUrl;
   if (!isWellEncoded(pathname)) {
     // Next's router would throw decoding it (a bare 500 with no page): say what is wrong instead.
     return secure(
@@ -86,8 +90,18 @@ function plainText(status: number, text: string): NextResponse {
   return new NextResponse(`${text}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 }
 
-function isAllowedOrigin(origin: string | null, rules: HostRules): boolean {
-  if (!origin) return true; // not sent by every client; Next then compares nothing and neither do we
+/**
+ * A server action: a POST with Next's action header, or any POST to a page (a form posted
+ * without JavaScript names its action in the body instead). The agents' API and the scrape
+ * take Bearer tokens, which a browser never sends by itself, and have no Origin to check.
+ */
+function isServerAction(request: NextRequest, pathname: string): boolean {
+  if (request.method !== 'POST') return false;
+  return request.headers.has('next-action') || !(pathname.startsWith('/api/') || pathname === '/metrics');
+}
+
+/** Browsers send an Origin with every POST: one naming another host (or none at all) is not our page's. */
+function isAllowedOrigin(origin: string, rules: HostRules): boolean {
   try {
     return isAllowedHost(new URL(origin).host, rules);
   } catch {

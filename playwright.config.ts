@@ -40,6 +40,8 @@ export default defineConfig({
       HOLDFAST_DEMO_DATA: 'on',
       // The live fleet would change figures while a test compares them; its own test is tests/integration/fleet.test.ts.
       HOLDFAST_DEMO: 'off',
+      // The example receivers the specs save channels with, allowed by name so that saving one asks no DNS server.
+      HOLDFAST_ALERT_ALLOWED_HOSTS: 'hooks.example.com,hooks.slack.com',
     },
   },
 });

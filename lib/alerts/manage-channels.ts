@@ -9,7 +9,7 @@ import type { Executor } from '../db/client';
 import { databaseErrorCode } from '../db/error-code';
 import { alertChannels, alertDeliveries, type AlertChannel } from '../db/schema';
 import { createAlertChannelInput, urlHint, type CreateAlertChannelInput } from './channel-input';
-import { OutboundRefusedError, vetDestination, type OutboundOptions } from './outbound-request';
+import { OutboundRefusedError, vetChannelUrl, type OutboundOptions } from './outbound-request';
 import { createSigningSecret } from './signature';
 
 /** A channel as the console and the audit log may show it: never its URL or its secret. */
@@ -63,7 +63,7 @@ const SAVE_RESOLVE_TIMEOUT_MS = 5_000;
 async function assertDestinationAllowed(url: string, outbound: OutboundOptions | undefined): Promise<void> {
   let problem: string;
   try {
-    await vetDestination(new URL(url), outbound, AbortSignal.timeout(SAVE_RESOLVE_TIMEOUT_MS));
+    await vetChannelUrl(new URL(url), outbound, AbortSignal.timeout(SAVE_RESOLVE_TIMEOUT_MS));
     return;
   } catch (error) {
     if (error instanceof OutboundRefusedError) problem = `must not point inside the network: ${error.message}`;

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { getEnvironment } from '../env';
-import { judgeAddress, parseAllowList, parseIpLiteral, type AllowList } from './outbound-address';
+import { allowsHostName, judgeAddress, parseAllowList, parseIpLiteral, type AllowList } from './outbound-address';
 
 /**
  * The one way Holdfast posts outside itself: the destination is resolved and
@@ -88,6 +88,16 @@ export async function vetDestination(
     }
   }
   return candidates[0]!;
+}
+
+/**
+ * The check when a channel is saved: vetDestination's, except that a host the
+ * allow-list names is not resolved (any address it has is allowed, and it may
+ * resolve only where deliveries are sent from).
+ */
+export async function vetChannelUrl(url: URL, options: OutboundOptions = {}, signal?: AbortSignal): Promise<void> {
+  if (!parseIpLiteral(url.hostname) && allowsHostName(settingsOf(options).list, url.hostname)) return;
+  await vetDestination(url, options, signal);
 }
 
 /** `work`, or the signal's reason once it aborts (a resolver cannot be stopped, only no longer waited for). */

@@ -1,11 +1,11 @@
 import 'server-only';
-import { and, desc, eq, gte, like, lt, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gte, like, lt, type SQL, sql } from 'drizzle-orm';
 import type { AuditFilter } from '../console/filters/audit';
-import { keysetPosition } from '../console/filters/keyset-cursor';
+import { type KeysetCursor, keysetPosition } from '../console/filters/keyset-cursor';
 import { likeLiteral } from '../db/like-pattern';
 import type { Executor } from '../db/client';
 import { type AuditRecord, auditLog } from '../db/schema';
-import { type KeysetOrder, type KeysetPage, readTablePage } from './keyset';
+import { beyondCursor, cursorTime, type KeysetOrder, type KeysetPage, keysetOrderBy, readTablePage } from './keyset';
 
 /** Newest first; the id breaks ties between records of one moment. */
 export const auditOrder: KeysetOrder = {
@@ -28,13 +28,33 @@ function auditCondition(filter: AuditFilter): SQL | undefined {
   );
 }
 
-/** Audit records matching the filter, newest first (the CSV export: up to `limit`, no paging). */
+/** Audit records matching the filter, newest first, up to `limit`, no paging. */
 export async function listAudit(db: Executor, filter: AuditFilter, limit: number) {
   return db
     .select()
     .from(auditLog)
     .where(auditCondition(filter))
     .orderBy(desc(auditLog.occurredAt), desc(auditLog.id))
+    .limit(limit);
+}
+
+/**
+ * The next `limit` audit records matching the filter after `after` (the last
+ * row of the previous read; none: from the newest), newest first, each with the
+ * cursor that continues after it: the CSV export reads the log this way, a page
+ * at a time, however long it is. The filter's own page position is not used.
+ */
+export async function readAuditAfter(
+  db: Executor,
+  filter: AuditFilter,
+  after: KeysetCursor | undefined,
+  limit: number,
+): Promise<(AuditRecord & { cursorAt: string })[]> {
+  return db
+    .select({ ...getTableColumns(auditLog), cursorAt: cursorTime(auditLog.occurredAt) })
+    .from(auditLog)
+    .where(and(auditCondition(filter), after ? beyondCursor(auditOrder, after, 'after') : undefined))
+    .orderBy(...keysetOrderBy(auditOrder))
     .limit(limit);
 }
 

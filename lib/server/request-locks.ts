@@ -12,10 +12,19 @@ import postgres from 'postgres';
  *
  * Advisory locks are re-entrant within a session, so requests of this same
  * process are told apart in memory first.
+ *
+ * The audit CSV export holds one of these locks too, per person, while its
+ * stream runs (its own namespace): one export per person at a time, on every
+ * instance, and a crashed instance's exports are over with its connection.
  */
 
-// The first half of the two-integer advisory lock key: a namespace of Idempotency-Keys.
-const LOCK_NAMESPACE = 0x4f1d;
+/**
+ * The first half of the two-integer advisory lock key, per kind of lock held on
+ * this connection: in-flight Idempotency-Keys, and audit exports in progress
+ * (one per person at a time, held while the CSV streams).
+ */
+const LOCK_NAMESPACES = { 'idempotency-key': 0x4f1d, 'audit-export': 0x4f1e } as const;
+export type LockNamespace = keyof typeof LOCK_NAMESPACES;
 
 export interface RequestLocks {
   /**
@@ -24,7 +33,7 @@ export interface RequestLocks {
    * lost connection has let the lock go already) and lets go only of this
    * hold, not of a later request's hold of the same key.
    */
-  tryAcquire(actorId: string, key: string): Promise<(() => Promise<void>) | undefined>;
+  tryAcquire(actorId: string, key: string, namespace?: LockNamespace): Promise<(() => Promise<void>) | undefined>;
   close(): Promise<void>;
 }
 
@@ -71,18 +80,20 @@ export function openRequestLocks(url: string): RequestLocks {
   }
 
   return {
-    async tryAcquire(actorId, key) {
+    async tryAcquire(actorId, key, namespace = 'idempotency-key') {
       const id = `${actorId}\u0001${key}`;
-      if (heldHere.has(id)) return undefined;
+      const lockNamespace = LOCK_NAMESPACES[namespace];
+      const heldId = `${lockNamespace}\u0001${id}`;
+      if (heldHere.has(heldId)) return undefined;
       const hold = Symbol(id);
-      heldHere.set(id, hold);
-      const forget = () => heldHere.get(id) === hold && heldHere.delete(id);
+      heldHere.set(heldId, hold);
+      const forget = () => heldHere.get(heldId) === hold && heldHere.delete(heldId);
       try {
         const [row] = await onLocksConnection(
           (client) =>
             client<
               { locked: boolean }[]
-            >`select pg_try_advisory_lock(${LOCK_NAMESPACE}::int, hashtext(${id})) as locked`,
+            >`select pg_try_advisory_lock(${lockNamespace}::int, hashtext(${id})) as locked`,
         );
         if (row?.locked !== true) {
           forget();
@@ -96,7 +107,7 @@ export function openRequestLocks(url: string): RequestLocks {
         if (!forget()) return;
         try {
           await onLocksConnection(
-            (client) => client`select pg_advisory_unlock(${LOCK_NAMESPACE}::int, hashtext(${id}))`,
+            (client) => client`select pg_advisory_unlock(${lockNamespace}::int, hashtext(${id}))`,
           );
         } catch {
           // The connection is gone (or was replaced), and the session's locks with it.

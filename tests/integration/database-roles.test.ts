@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   claimKey,
@@ -20,9 +17,10 @@ import {
 import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
 import { prepareDatabaseRoles } from '../../lib/db/database-roles';
 import { getMigrationState } from '../../lib/db/migration-state';
-import { migrateDatabase, migrateNamedDatabase, migrationsFolder } from '../../lib/db/migrate';
+import { migrateDatabase, migrateNamedDatabase } from '../../lib/db/migrate';
 import { verifyAuditChain } from '../../lib/db/verify-audit-chain';
 import { anAttempt } from '../support/attempt-factory';
+import { migrationsUpTo } from '../support/migrations-up-to';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
@@ -188,17 +186,3 @@ describe('a database from before the roles', () => {
     }
   });
 });
-
-/** A copy of drizzle/ that stops after migration `last`, to build a database as an older release left it. */
-async function migrationsUpTo(last: string): Promise<string> {
-  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-migrations-'));
-  await fs.mkdir(path.join(folder, 'meta'));
-  const journal = JSON.parse(await fs.readFile(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
-    entries: { tag: string }[];
-  };
-  journal.entries = journal.entries.filter((entry) => entry.tag.slice(0, 4) <= last);
-  await fs.writeFile(path.join(folder, 'meta/_journal.json'), JSON.stringify(journal));
-  for (const entry of journal.entries)
-    await fs.copyFile(path.join(migrationsFolder, `${entry.tag}.sql`), path.join(folder, `${entry.tag}.sql`));
-  return folder;
-}

@@ -1,16 +1,15 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import { connectDatabase } from '../../lib/db/client';
 import { getMigrationState } from '../../lib/db/migration-state';
-import { migrateDatabase, migrationsFolder } from '../../lib/db/migrate';
+import { migrateDatabase } from '../../lib/db/migrate';
 import * as productSchema from '../../lib/db/schema';
 import { countDownstreamEffects, sendEmail } from '../../lib/fleet/downstreams';
 import { applyFleetMigrations, fleetMigrationsFolder } from '../../lib/fleet/fleet-migrations';
 import { getDemoSideEffects } from '../../lib/fleet/side-effects-view';
+import { migrationsUpTo } from '../support/migrations-up-to';
 import { useTestDatabase } from '../support/test-database';
 import { withSql } from '../support/with-sql';
 
@@ -133,17 +132,3 @@ describe('a database migrated before the fleet had its own tables', () => {
     expect(await countDownstreamEffects(older.db)).toMatchObject({ emailsSent: 0, pagesPublished: 0 });
   });
 });
-
-/** A copy of drizzle/ that stops after migration `last`, to build a database as an older release left it. */
-async function migrationsUpTo(last: string): Promise<string> {
-  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-migrations-'));
-  await fs.mkdir(path.join(folder, 'meta'));
-  const journal = JSON.parse(await fs.readFile(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as {
-    entries: { tag: string }[];
-  };
-  journal.entries = journal.entries.filter((entry) => entry.tag.slice(0, 4) <= last);
-  await fs.writeFile(path.join(folder, 'meta/_journal.json'), JSON.stringify(journal));
-  for (const entry of journal.entries)
-    await fs.copyFile(path.join(migrationsFolder, `${entry.tag}.sql`), path.join(folder, `${entry.tag}.sql`));
-  return folder;
-}

@@ -11,7 +11,7 @@ import { createTokenAction } from './actions';
 import { useRevealedTokens } from './revealed-token';
 
 /** Creates a token; its secret is shown here once and cannot be shown again. */
-export function CreateTokenForm() {
+export function CreateTokenForm({ defaults }: { defaults: { perSecond: number; burst: number } }) {
   const [result, submit, pending] = useActionState(createTokenAction, undefined);
   const toast = useToast();
   const { revoked } = useRevealedTokens();
@@ -54,6 +54,28 @@ export function CreateTokenForm() {
             onSurface
           />
         </Field>
+        <Field label="Requests a second" error={fieldErrorsOf(result)?.ratePerSecond}>
+          <Input
+            name="ratePerSecond"
+            inputMode="decimal"
+            className="w-28"
+            placeholder={`${defaults.perSecond} (default)`}
+            aria-describedby="token-rate-help"
+            data-testid="new-token-rate-per-second"
+            onSurface
+          />
+        </Field>
+        <Field label="Burst" error={fieldErrorsOf(result)?.rateBurst}>
+          <Input
+            name="rateBurst"
+            inputMode="numeric"
+            className="w-28"
+            placeholder={`${defaults.burst} (default)`}
+            aria-describedby="token-rate-help"
+            data-testid="new-token-rate-burst"
+            onSurface
+          />
+        </Field>
         <fieldset className="flex gap-3 text-[13px]">
           <legend className="mb-1 text-[12px] text-muted">Scopes</legend>
           <label className="flex items-center gap-1">
@@ -69,6 +91,10 @@ export function CreateTokenForm() {
         <p id="token-limits-help" className="w-full text-[12px] text-muted">
           Names separated by commas; leave blank for no limit. A limited token is refused (403) for any other agent or
           queue.
+        </p>
+        <p id="token-rate-help" className="w-full text-[12px] text-muted">
+          Rate limit: requests a second and how many at once; past it the token is answered 429 with Retry-After. Leave
+          blank for the defaults, shared by every Holdfast instance on this database.
         </p>
         <Button ref={createButton} type="submit" variant="primary" size="md" pending={pending} pendingLabel="Creating…">
           Create token
@@ -89,4 +115,8 @@ export function CreateTokenForm() {
       )}
     </div>
   );
+}
+
+function fieldErrorsOf(result: Awaited<ReturnType<typeof createTokenAction>> | undefined) {
+  return result && !result.ok ? result.fieldErrors : undefined;
 }

@@ -4,10 +4,12 @@ import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { decide, listApiTokens } from '@/lib/core';
+import { getEnvironment } from '@/lib/env';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { stacked } from '@/components/ui/stacked-rows';
 import { CreateTokenForm } from './create-token-form';
+import { RateLimitForm } from './rate-limit-form';
 import { RevealedTokensProvider } from './revealed-token';
 import { RevokeToken } from './revoke-token';
 
@@ -33,10 +35,12 @@ export default async function TokensPage() {
     );
   }
   const tokens = await listApiTokens(getDb());
+  const env = getEnvironment();
+  const defaults = { perSecond: env.HOLDFAST_AGENT_RATE_PER_SECOND, burst: env.HOLDFAST_AGENT_RATE_BURST };
   return (
     <RevealedTokensProvider>
       <PageHeader title="API tokens" description={description} />
-      <CreateTokenForm />
+      <CreateTokenForm defaults={defaults} />
       <h2 id={HEADING_ID} tabIndex={-1} className="mt-5 mb-2 text-[14px] font-medium">
         Tokens, newest first
       </h2>
@@ -53,6 +57,7 @@ export default async function TokensPage() {
               <HeaderCell>Token</HeaderCell>
               <HeaderCell>Scopes</HeaderCell>
               <HeaderCell>Limited to</HeaderCell>
+              <HeaderCell>Rate limit</HeaderCell>
               <HeaderCell>Created</HeaderCell>
               <HeaderCell>Last used</HeaderCell>
               <HeaderCell>State</HeaderCell>
@@ -86,6 +91,21 @@ export default async function TokensPage() {
                     </span>
                   ) : (
                     <span className="text-muted">any agent, any queue</span>
+                  )}
+                </Cell>
+                <Cell className={`text-[12px] ${stacked.cell}`} data-label="Rate limit" data-testid="token-rate-limit">
+                  {token.revokedAt ? (
+                    <span className="text-muted">
+                      {token.ratePerSecond ?? defaults.perSecond}/s, burst {token.rateBurst ?? defaults.burst}
+                    </span>
+                  ) : (
+                    <RateLimitForm
+                      tokenId={token.id}
+                      name={token.name}
+                      ratePerSecond={token.ratePerSecond}
+                      rateBurst={token.rateBurst}
+                      defaults={defaults}
+                    />
                   )}
                 </Cell>
                 <Cell className={`text-muted ${stacked.cell}`} data-label="Created">

@@ -300,3 +300,28 @@ describe('the reported attacks, replayed', () => {
     expect(raw?.key).toBe(`raw:${taskId}/charge`);
   });
 });
+
+describe('a fencing token is no capability on its own', () => {
+  it('an attempt is finished only by the API token that began it, even for the same agent', async () => {
+    const admin2: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+    const second = (
+      await createApiToken({ db: api.database.db, actor: admin2 }, { name: 'research-too', scopes: ['ingest'] })
+    ).token;
+    const taskId = `research-${randomUUID()}`;
+    const begun = await api.request('/api/v1/steps/begin', {
+      token: tokens.limited,
+      body: { taskId, agent: 'research', owner: 'team:research', step: 'summarise', content: { doc: 1 } },
+    });
+    expect(begun.body).toMatchObject({ decision: 'run', fencingToken: 1 });
+    const finish = { key: begun.body.key, fencingToken: 1, outcome: 'succeeded', result: { summary: 'forged' } };
+    const before = await fingerprint();
+    const guessed = await api.request('/api/v1/steps/finish', { token: second, body: finish });
+    expect(guessed).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+    expect(await fingerprint()).toEqual(before);
+    const own = await api.request('/api/v1/steps/finish', {
+      token: tokens.limited,
+      body: { ...finish, result: 'real' },
+    });
+    expect(own.body).toMatchObject({ decision: 'completed' });
+  });
+});

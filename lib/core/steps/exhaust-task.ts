@@ -56,7 +56,9 @@ export async function exhaustTask(
     errorClass: failure.errorClass,
     lastError: failure.errorText,
     attempts: step.attemptNumber,
-    spendMicros: spent?.micros ?? 0,
+    // The dead letter keeps what the step spent as a safe integer: thousands of attempts at the
+    // largest accepted cost would pass it, and a dead letter must never fail to be written.
+    spendMicros: Math.min(spent?.micros ?? 0, Number.MAX_SAFE_INTEGER),
     owner: step.owner,
   });
   return {

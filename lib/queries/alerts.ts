@@ -108,10 +108,11 @@ export async function listAlertChannels(
       event: alertDeliveries.event,
       createdAt: alertDeliveries.createdAt,
       lastError: alertDeliveries.lastError,
+      // alert_deliveries.id written out: drizzle would write the outer column unqualified, which a.id would shadow.
       lastStatusCode: sql<number | null>`(select a.status_code from ${alertDeliveryAttempts} a
-        where a.delivery_id = ${alertDeliveries.id} order by a.id desc limit 1)`,
+        where a.delivery_id = alert_deliveries.id order by a.id desc limit 1)`,
       lastRefusedByPolicy: sql<boolean | null>`(select a.refused_by_policy from ${alertDeliveryAttempts} a
-        where a.delivery_id = ${alertDeliveries.id} order by a.id desc limit 1)`,
+        where a.delivery_id = alert_deliveries.id order by a.id desc limit 1)`,
     })
     .from(alertDeliveries)
     .where(

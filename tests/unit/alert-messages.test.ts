@@ -29,6 +29,36 @@ describe('alert messages', () => {
     expect(slack).toContain('"url":"https://holdfast.example.com/holds?owner=team%3Apayments"');
   });
 
+  it('marks every Slack mrkdwn text verbatim, so no bare URL, #channel or @name in agent text becomes a link or mention', () => {
+    const agentText: AlertMessage = {
+      ...message,
+      title: 'Hold opened for team:payments: <!here> on task <https://evil.example|t-1>',
+      detail: 'Visit https://evil.example/login or <https://evil.example/a|click here>, @channel #general',
+      team: 'pay<ments>',
+      count: 3,
+    };
+    const slack = slackBody(agentText, 'https://holdfast.example.com');
+    // Read as JSON, as Slack reads it: every mrkdwn object, wherever it sits.
+    const mrkdwn: { text: string; verbatim?: boolean }[] = [];
+    JSON.stringify(slack, (_key, value) => {
+      if (value && typeof value === 'object' && value.type === 'mrkdwn') mrkdwn.push(value);
+      return value;
+    });
+    expect(mrkdwn.length).toBe(2);
+    for (const text of mrkdwn) expect(text).toMatchObject({ verbatim: true });
+    expect(mrkdwn[0]?.text).toBe(
+      'Visit https://evil.example/login or &lt;https://evil.example/a|click here&gt;, @channel #general',
+    );
+    expect(mrkdwn[1]?.text).toContain('*Team:* pay&lt;ments&gt;');
+    expect(mrkdwn[1]?.text).toContain('*Holds:* 3');
+    expect(slack.text).toBe(
+      'Firing: Hold opened for team:payments: &lt;!here&gt; on task &lt;https://evil.example|t-1&gt;',
+    );
+    // No text Slack parses holds a link or mention (the header is plain_text, which Slack never parses).
+    for (const text of [slack.text, ...mrkdwn.map((each) => each.text)]) expect(text).not.toMatch(/<(https?:|!|@|#)/);
+    expect(slack).toMatchObject({ unfurl_links: false, unfurl_media: false });
+  });
+
   it('gives the webhook body an absolute link under the public URL, kept under a path prefix', () => {
     expect(webhookBody(message, 'https://example.com/holdfast/')).toMatchObject({
       id: message.eventId,

@@ -27,9 +27,12 @@ import {
 } from '../../lib/db/schema';
 import { getStepAnomalies } from '../../lib/queries/anomalies';
 import { runAlertPasses } from '../../scripts/lib/sweep-loop';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(database.db, ['team:payments', 'team:growth']));
 const ctx = () => ({ db: database.db });
 const agent: Actor = { type: 'agent', id: 'x', scopes: ['ingest'] };
 const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };

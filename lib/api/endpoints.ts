@@ -72,7 +72,7 @@ export const endpoints = {
     responses: {
       200: '`{ decision: "run", key, attemptNumber, fencingToken, reservedMicros, retriesLeft, spendLeftMicros, msLeft }` or `{ decision: "replay", key, result }`',
     },
-    problems: [...waitCodes, ...stopCodes],
+    problems: [...waitCodes, ...stopCodes, 'TASK_AGENT_MISMATCH'],
   }),
   finishStep: endpoint({
     name: 'finishStep',
@@ -111,7 +111,7 @@ export const endpoints = {
       201: 'Recorded: `{ attempt, duplicate: false }`',
       200: 'Already recorded with the same content: `{ attempt, duplicate: true }`',
     },
-    problems: ['ATTEMPT_CONFLICT'],
+    problems: ['ATTEMPT_CONFLICT', 'TASK_AGENT_MISMATCH'],
   }),
   recordAttempts: endpoint({
     name: 'recordAttempts',
@@ -122,7 +122,7 @@ export const endpoints = {
     maxBodyBytes: MAX_BATCH_BODY_BYTES,
     summary: `Record up to ${MAX_BATCH_ATTEMPTS} attempts (at most ${MAX_BATCH_BODY_BYTES / 1024 / 1024} MiB of JSON), all or nothing. Invalid items are named by index (\`attempts.3.startedAt\`); a conflict names its index too, and nothing is written.`,
     responses: { 200: '`{ recorded, duplicates }`: how many were new and how many were repeats' },
-    problems: ['ATTEMPT_CONFLICT'],
+    problems: ['ATTEMPT_CONFLICT', 'TASK_AGENT_MISMATCH'],
   }),
   claimKey: endpoint({
     name: 'claimKey',
@@ -240,7 +240,7 @@ export const endpoints = {
       201: '`{ hold, created: true }`',
       200: 'The item already had an open hold: `{ hold, created: false }`',
     },
-    problems: [],
+    problems: ['NOT_FOUND'],
   }),
   deadLetter: endpoint({
     name: 'deadLetter',
@@ -250,7 +250,7 @@ export const endpoints = {
     input: deadLetterInput,
     summary: 'Dead-letter a task whose retries ran out, with its payload for a later redrive; its owner gets a hold.',
     responses: { 201: '`{ deadLetter, hold }`' },
-    problems: [],
+    problems: ['TASK_AGENT_MISMATCH'],
   }),
   claimRedrives: endpoint({
     name: 'claimRedrives',

@@ -21,6 +21,7 @@ const COMMON_PROBLEMS = [
   'PAYLOAD_TOO_LARGE',
   'IDEMPOTENCY_KEY_REUSED',
   'REQUEST_IN_PROGRESS',
+  'RATE_LIMITED',
 ];
 
 /** A request body's JSON Schema from its zod schema; dates travel as ISO 8601 strings. */
@@ -123,6 +124,7 @@ const statusOf = (code: string) =>
     NOT_FOUND: 404,
     PAYLOAD_TOO_LARGE: 413,
     IDEMPOTENCY_KEY_REUSED: 422,
+    RATE_LIMITED: 429,
   })[code] ?? 409;
 
 /** One problem response per status, naming the codes it may carry. */

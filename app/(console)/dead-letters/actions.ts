@@ -16,6 +16,7 @@ import { HoldfastError } from '@/lib/core/errors';
 import { parseInput } from '@/lib/core/validation';
 import type { BulkRedrive } from '@/lib/db/schema';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
+import { describeForLog } from '@/lib/server/log-error';
 import { selectionInput, type SelectionInput, type SelectionItemResult } from './selection-input';
 
 /**
@@ -126,7 +127,7 @@ export async function startBulkRedriveAction(request: {
       if (created) {
         after(() =>
           runBulkRedrive(ctx, bulkRedrive.id).catch((error: unknown) =>
-            console.error(`Bulk redrive ${bulkRedrive.id} stopped: ${String(error)}`),
+            console.error(`Bulk redrive ${bulkRedrive.id} stopped: ${describeForLog(error)}`),
           ),
         );
       }

@@ -118,7 +118,7 @@ export const environmentSchema = z
     HOLDFAST_UNCERTAIN_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(15)),
     /** Minutes the sweeper may keep refusing to release a stale lock before it is held for the run's owner. */
     HOLDFAST_STALE_LOCK_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(30)),
-    /** Owner of holds on items that name no task owner (keys and locks claimed outside a task). */
+    /** Owner of holds on items that name no task owner (keys and locks claimed outside a task), and of work an agent names an unknown owner for. */
     HOLDFAST_DEFAULT_OWNER: z.preprocess(
       emptyAsUnset,
       z
@@ -181,6 +181,7 @@ export function corePolicyFrom(env: Environment): CorePolicy {
       maxTaskAgeMs: env.HOLDFAST_REDRIVE_MAX_AGE_DAYS * 86_400_000,
     },
     attemptRetentionMs: env.HOLDFAST_ATTEMPT_RETENTION_DAYS * 86_400_000,
+    defaultOwner: env.HOLDFAST_DEFAULT_OWNER,
   };
 }
 

@@ -67,6 +67,14 @@ export async function createHold(
   const { agent = 'e2e-agent', ...hold } = overrides;
   const owner = hold.owner ?? 'team:platform';
   const itemId = uniqueId('e2e-hold');
+  // A team the test made up is made known, as a team people are in would be: an agent naming an
+  // unknown team gets the default owner instead (lib/core/holds/known-owner.ts).
+  if (owner.startsWith('team:')) {
+    const team = owner.slice('team:'.length);
+    await database.db.execute(
+      sql`insert into teams (name, display_name) values (${team}, ${team}) on conflict do nothing`,
+    );
+  }
   await ensureTaskBudget(database.db, { taskId: itemId, agent, owner });
   const opened = await openHold(
     { db: database.db, actor: { type: 'agent', id: agent, scopes: ['ingest'] } },

@@ -37,11 +37,17 @@ export interface CorePolicy {
    * Optional so a deployment's policy (lib/env.ts) need not name it: 30 days by default.
    */
   attemptRetentionMs?: number;
+  /**
+   * Who gets the work an agent names an unknown owner for (HOLDFAST_DEFAULT_OWNER;
+   * see lib/core/holds/known-owner.ts): team:platform by default.
+   */
+  defaultOwner?: string;
 }
 
 export const DEFAULT_CORE_POLICY: CorePolicy = {
   redriveBrakes: { maxRedrives: 3, cooldownMs: 10 * 60_000, maxTaskAgeMs: 7 * 24 * 3_600_000 },
   attemptRetentionMs: 30 * 24 * 3_600_000,
+  defaultOwner: 'team:platform',
 };
 
 /**

@@ -1,5 +1,10 @@
 import { metricCatalog, type MetricName } from './catalog';
-import type { Sample } from './read-metrics';
+
+/** One series, as read-metrics.ts reads it (its Sample; not imported, as read-metrics imports this file). */
+interface Sample {
+  labels: Record<string, string>;
+  value: number;
+}
 
 /** The step label a step past its agent's cap is counted under. */
 export const OTHER_STEP = 'other';

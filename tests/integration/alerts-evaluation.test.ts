@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, arrayOverlaps, eq, sql } from 'drizzle-orm';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { evaluateAlerts, runAlertSweep } from '../../lib/alerts/evaluate';
 import { createSigningSecret } from '../../lib/alerts/signature';
 import { ensureTaskBudget } from '../../lib/core/budgets/task-budget';
@@ -9,9 +9,12 @@ import { openHold } from '../../lib/core/holds/open-hold';
 import { clearHold } from '../../lib/core/holds/settle-hold';
 import { connectDatabase } from '../../lib/db/client';
 import { alertChannels, alertDeliveries, alertInstances, alertRules, budgetRefusalMinutes } from '../../lib/db/schema';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(database.db, ['team:payments', 'team:records', 'person:lead@example.com']));
 const ctx = () => ({ db: database.db });
 const agent: Actor = { type: 'agent', id: 'x', scopes: ['ingest'] };
 const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   acquireSlot,
   claimKey,
@@ -30,9 +30,21 @@ import {
 } from '../../lib/alerts/manage-channels';
 import { saveAlertRule } from '../../lib/alerts/manage-rules';
 import { alertChannels, auditLog, retryPools } from '../../lib/db/schema';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() =>
+  addKnownOwners(database.db, [
+    'person:viv@example.com',
+    'person:rex@example.com',
+    'person:ada@example.com',
+    'team:payments',
+    'team:growth',
+    'team:platform',
+  ]),
+);
 
 type Person = Extract<Actor, { type: 'person' }>;
 const viewer: Person = { type: 'person', id: 'viv@example.com', role: 'viewer', teams: ['payments'] };

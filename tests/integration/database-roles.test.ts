@@ -21,9 +21,12 @@ import { migrateDatabase, migrateNamedDatabase } from '../../lib/db/migrate';
 import { verifyAuditChain } from '../../lib/db/verify-audit-chain';
 import { anAttempt } from '../support/attempt-factory';
 import { migrationsUpTo } from '../support/migrations-up-to';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(database.db, ['team:payments']));
 const older = useTestDatabase({ migrated: false });
 const owner: Actor = { type: 'person', id: 'owner@example.com', role: 'viewer', teams: ['payments'] };
 const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };

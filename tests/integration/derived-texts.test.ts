@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openHold, type Actor, type DeadLetterTaskInput } from '../../lib/core';
 import { holds } from '../../lib/db/schema';
+import { addKnownOwners } from '../support/known-owners';
 import { useApi } from '../support/api-harness';
 
 const api = useApi();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(api.database.db, ['team:payments']));
 const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
 
 function aDeadLetter(overrides: Record<string, unknown> = {}): DeadLetterTaskInput {

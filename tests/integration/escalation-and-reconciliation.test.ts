@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTaskBudget } from '../../lib/core/budgets/task-budget';
 import { SWEEPER, type Actor } from '../../lib/core/context';
 import { escalateStaleLocks } from '../../lib/core/holds/escalate-stale-locks';
@@ -17,9 +17,14 @@ import { startRun } from '../../lib/core/slots/runs';
 import { runDueSweeps } from '../../lib/core/sweeps';
 import { finishTask } from '../../lib/core/tasks/finish-task';
 import { auditLog, holds, idempotencyKeys, slotLocks, type HoldItemType } from '../../lib/db/schema';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() =>
+  addKnownOwners(database.db, ['person:payments-lead@example.com', 'team:publishing', 'team:night-shift']),
+);
 const ctx = () => ({ db: database.db });
 const MINUTE_MS = 60_000;
 const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * MINUTE_MS);

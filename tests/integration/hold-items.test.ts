@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, like, sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   acquireSlot,
   claimKey,
@@ -15,9 +15,12 @@ import {
   type OpenHoldInput,
 } from '../../lib/core';
 import { auditLog, deadLetters, holds, idempotencyKeys } from '../../lib/db/schema';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(database.db, ['team:payments', 'team:growth']));
 const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
 /** Vera: a viewer in team payments, who owns the holds below through her team. */
 const viewer: Actor = { type: 'person', id: 'vera@example.com', role: 'viewer', teams: ['payments'] };

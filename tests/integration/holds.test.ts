@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   clearHold,
   clearHolds,
@@ -12,9 +12,12 @@ import {
 } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
 import { auditLog, holds } from '../../lib/db/schema';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(database.db, ['team:payments', 'team:growth', 'team:ops']));
 const owner: Actor = { type: 'person', id: 'owner@example.com', role: 'viewer', teams: ['payments'] };
 const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
 const responder: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };

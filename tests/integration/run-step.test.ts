@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runStep, StepError, type RunStepInput, type RunStepOutcome } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
 import { attempts, deadLetters, holds, idempotencyKeys, taskBudgets } from '../../lib/db/schema';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(database.db, ['team:growth']));
 const ctx = () => ({ db: database.db });
 const noWait = { baseDelayMs: 1, maxDelayMs: 1 };
 

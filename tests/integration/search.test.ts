@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { claimKey, deadLetterTask, ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../lib/core';
 import { rollUpAttempts } from '../../lib/rollups/roll-up';
 import { searchById, SEARCH_LIMIT_PER_KIND, soleMatch } from '../../lib/queries/search';
 import { anAttempt } from '../support/attempt-factory';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(database.db, ['team:payments']));
 const agent: Actor = { type: 'agent', id: 'search-worker', scopes: ['ingest'] };
 const unique = () => randomUUID().slice(0, 8);
 

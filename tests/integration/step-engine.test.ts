@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { beginStep, finishStep, finishTask, type Actor, type BeginStepInput, type CoreContext } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
 import { attempts, deadLetters, holds, idempotencyKeys, taskBudgets } from '../../lib/db/schema';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase({ maxConnections: 12 });
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(database.db, ['team:growth']));
 const agent: Actor = { type: 'agent', id: 'engine-test', scopes: ['ingest'] };
 const ctx = (clock?: () => Date): CoreContext => ({ db: database.db, actor: agent, clock });
 

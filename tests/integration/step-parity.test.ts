@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runStep as runStepOverHttp } from '../../lib/client';
 import { beginStep, runStep, StepError, type BeginStepInput, type RunStepOutcome } from '../../lib/core';
 import { holds, idempotencyKeys } from '../../lib/db/schema';
+import { addKnownOwners } from '../support/known-owners';
 import { useApi } from '../support/api-harness';
 
 const api = useApi();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(api.database.db, ['team:growth']));
 
 /** What one attempt of the scripted step does. */
 type Act = 'ok' | 'transient' | 'rate_limited' | 'invalid_output' | 'permanent' | 'unknown';

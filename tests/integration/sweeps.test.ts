@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   clearHold,
   ensureTaskBudget,
@@ -11,9 +11,12 @@ import {
   type Actor,
 } from '../../lib/core';
 import { holds, retryPoolUsage, taskBudgets } from '../../lib/db/schema';
+import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
 const database = useTestDatabase();
+// The owners its agents name are known (an unknown one would be given the default owner).
+beforeAll(() => addKnownOwners(database.db, ['person:owner@example.com']));
 const owner: Actor = { type: 'person', id: 'owner@example.com', role: 'viewer', teams: ['payments'] };
 const agent: Actor = { type: 'agent', id: 'x', scopes: ['ingest'] };
 

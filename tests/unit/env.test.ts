@@ -64,6 +64,7 @@ describe('parseEnvironment', () => {
     ).toEqual({
       redriveBrakes: { maxRedrives: 5, cooldownMs: 120_000, maxTaskAgeMs: 86_400_000 },
       attemptRetentionMs: 30 * 86_400_000,
+      defaultOwner: 'team:platform',
     });
     expect(() => parseEnvironment({ HOLDFAST_DEFAULT_OWNER: 'platform' })).toThrow(/HOLDFAST_DEFAULT_OWNER/);
   });

@@ -1,16 +1,22 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { taskBudgets, type TaskBudget } from '../../db/schema';
+import { DEFAULT_CORE_POLICY } from '../context';
+import { knownOwnerOrDefault } from '../holds/known-owner';
 import { taskBudgetInput, type TaskBudgetInput } from './task-budget-input';
 import { parseInput } from '../validation';
 
 export { taskBudgetInput, type TaskBudgetInput } from './task-budget-input';
 
-/** The task's budget, created on first use with the given allowance; later calls keep the first. */
+/**
+ * The task's budget, created on first use with the given allowance; later calls keep the first.
+ * Its owner must be a known team or person (known-owner.ts), else it is `defaultOwner`.
+ */
 export async function ensureTaskBudget(
   db: Executor,
   input: TaskBudgetInput,
   now: Date = new Date(),
+  defaultOwner: string = DEFAULT_CORE_POLICY.defaultOwner!,
 ): Promise<TaskBudget> {
   const budget = parseInput(taskBudgetInput, input);
   const [created] = await db
@@ -18,6 +24,7 @@ export async function ensureTaskBudget(
     .values({
       ...budget,
       queue: budget.queue ?? budget.agent,
+      owner: knownOwnerOrDefault(budget.owner, defaultOwner),
       deadline: new Date(now.getTime() + budget.timeAllowanceMs),
     })
     .onConflictDoNothing({ target: taskBudgets.taskId })

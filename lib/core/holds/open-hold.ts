@@ -7,6 +7,7 @@ import { actorLabel, type CoreContext } from '../context';
 import { parseInput } from '../validation';
 import { openHoldInput } from './hold-input';
 import { findHoldItem } from './hold-item';
+import { knownHoldOwner } from './known-owner';
 
 export type OpenHoldInput = z.input<typeof openHoldInput>;
 
@@ -25,9 +26,10 @@ export async function openHold(ctx: CoreContext, input: OpenHoldInput): Promise<
     authorize(ctx, 'hold.open', item);
     // The item as stored: a raw key named as it was claimed is held under its stored name.
     const request = { ...parsed, itemId: item.itemId ?? parsed.itemId };
+    const { requestedOwner, ...owned } = await knownHoldOwner(tx, ctx, actor, request);
     const [created] = await tx
       .insert(holds)
-      .values({ ...request, openedBy: actorLabel(actor) })
+      .values({ ...request, ...owned, openedBy: actorLabel(actor) })
       .onConflictDoNothing({ target: [holds.itemType, holds.itemId], where: sql`${holds.status} = 'open'` })
       .returning();
     if (created) {
@@ -36,7 +38,13 @@ export async function openHold(ctx: CoreContext, input: OpenHoldInput): Promise<
         targetType: 'hold',
         targetId: String(created.id),
         reason: request.detail,
-        after: { itemType: created.itemType, itemId: created.itemId, reason: created.reason, owner: created.owner },
+        after: {
+          itemType: created.itemType,
+          itemId: created.itemId,
+          reason: created.reason,
+          owner: created.owner,
+          ...(requestedOwner ? { requestedOwner } : {}),
+        },
       });
       return { hold: created, created: true };
     }

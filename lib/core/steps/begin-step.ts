@@ -13,6 +13,7 @@ import { ensureTaskBudget, readTaskBudget } from '../budgets/task-budget';
 import { nowOf, type CoreContext } from '../context';
 import { retryOnDeadlock } from '../deadlock-retry';
 import { KeyPayloadMismatchError } from '../errors';
+import { defaultOwnerOf } from '../holds/known-owner';
 import { openHold } from '../holds/open-hold';
 import { claimStoredKey } from '../keys/claim-key';
 import { refuseRawPrefixedTaskId } from '../keys/raw-key-name';
@@ -179,6 +180,7 @@ async function taskForBegin(ctx: CoreContext, request: BeginStepRequest, now: Da
         timeAllowanceMs: request.timeAllowanceMs,
       },
       now,
+      defaultOwnerOf(ctx),
     );
   }
   await authorizeTaskAgent(ctx, task, claimed);

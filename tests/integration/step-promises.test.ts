@@ -20,7 +20,14 @@ const responder: Actor = { type: 'person', id: 'rae@example.com', role: 'respond
 const ctx = (): CoreContext => ({ db: database.db, actor: agent });
 
 function aStep(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
-  return { taskId: `task-${randomUUID()}`, agent: 'billing', owner: 'team:billing', step: 'a', content: { order: 7 }, ...overrides };
+  return {
+    taskId: `task-${randomUUID()}`,
+    agent: 'billing',
+    owner: 'team:billing',
+    step: 'a',
+    content: { order: 7 },
+    ...overrides,
+  };
 }
 
 async function budgetOf(taskId: string) {

@@ -22,7 +22,12 @@ export { completeKeyInput, failKeyInput } from './settle-key-input';
  */
 export async function completeKey(ctx: CoreContext, input: z.input<typeof completeKeyInput>): Promise<void> {
   const { key, fencingToken, result } = parseInput(completeKeyInput, input);
-  await settle(ctx, storedRawKey(key), fencingToken, { status: 'completed', result, errorClass: null, errorText: null });
+  await settle(ctx, storedRawKey(key), fencingToken, {
+    status: 'completed',
+    result,
+    errorClass: null,
+    errorText: null,
+  });
 }
 
 /**

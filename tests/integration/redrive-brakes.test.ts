@@ -38,7 +38,7 @@ async function makeTask(options: { queue?: string; firstSeenAgo?: number } = {})
   await database.db.insert(taskBudgets).values({
     taskId,
     agent: 'publishing',
-    queue: options.queue ?? 'publishing',
+    queue: options.queue ?? 'web',
     owner: 'team:web',
     retryAllowance: 2,
     spendCeilingMicros: 1_000_000,

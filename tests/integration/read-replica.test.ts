@@ -212,7 +212,8 @@ describe.skipIf(unavailable)('console reads from a streaming replica', () => {
       { db: primary.db, actor: admin },
       { name: 'replica agent', scopes: ['ingest'] },
     );
-    const key = `replica-key-${randomUUID()}`;
+    // Named as stored (raw: prefix): the test reads the row by its stored name on both servers.
+    const key = `raw:replica-key-${randomUUID()}`;
     const call = (pathname: string, body: unknown) =>
       fetch(`${lenient.baseUrl}${pathname}`, {
         method: 'POST',

@@ -17,7 +17,8 @@ test("looks up a task's key and reads its status, stored result and attempts; li
       costMicros: 1_500,
     }),
   );
-  const uncertainKey = `${taskId}/send-receipt`;
+  // A raw key, named as stored (raw: prefix): the test moves its claim by hand.
+  const uncertainKey = `raw:${taskId}/send-receipt`;
   await claimKey(
     { db: database.db },
     { key: uncertainKey, requestHash: 'h', downstreamIdempotent: false, taskId, step: 'send-receipt' },

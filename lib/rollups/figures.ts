@@ -86,7 +86,16 @@ export async function planFigures(db: Executor, request: FiguresRequest): Promis
   };
 }
 
-/** The rollups' edges, the stored spans and the stored window sums' ranges, in one round trip. */
+/**
+ * The rollups' edges, and the spans and window sums' ranges the last pass stored, in one round trip.
+ *
+ * Only the last pass's (the latest stamp): the previous pass's are kept for a reader that listed them before
+ * the last pass committed, but they hold the hours that pass re-rolled (late rows) as they were before it. A
+ * reader listing now would pick them whenever they lie nearer its window than the last pass's: its clock a
+ * little behind the pass's (another instance's, or read just before the pass began), or the previous pass at
+ * a five-minute edge (its ranges a bucket longer). It then missed the late rows; without a range or span of
+ * the last pass near enough, it sums the rollups themselves, which are exact.
+ */
 async function readRollupState(
   db: Executor,
 ): Promise<{ edges: RollupEdges; spans: TimeRange[]; windowSums: TimeRange[] }> {
@@ -96,8 +105,11 @@ async function readRollupState(
     spans: [string, string][] | null;
     window_sums: [string, string][] | null;
   }>(sql`
-    select rolled_to, fine_rolled_to, (select json_agg(json_build_array(span_from, span_to)) from rollup_spans) as spans,
-      (select json_agg(json_build_array(sums_from, sums_to)) from window_sum_ranges) as window_sums
+    select rolled_to, fine_rolled_to,
+      (select json_agg(json_build_array(span_from, span_to)) from rollup_spans
+        where stored_at = (select max(stored_at) from rollup_spans)) as spans,
+      (select json_agg(json_build_array(sums_from, sums_to)) from window_sum_ranges
+        where stored_at = (select max(stored_at) from window_sum_ranges)) as window_sums
     from rollup_state where id = 1`);
   const asDate = (moment: Date | null | undefined) => (moment ? new Date(moment) : null);
   const asRanges = (pairs: [string, string][] | null | undefined) =>

@@ -174,3 +174,42 @@ describe('stored window sums', () => {
     expect(orphans!.count).toBe(0);
   });
 });
+
+describe('a late row re-rolled by a pass', () => {
+  // Each pass keeps the previous pass's ranges and spans for readers that listed them before it committed; those
+  // still hold the hour as it was before the late row. A reader listing after the commit must not pick them, whatever
+  // its clock: the previous ranges lie nearer a reader at or just after a pass that followed one at a five-minute
+  // edge, and a reader whose clock is behind the pass's (another instance's, or one that read its clock just before
+  // the pass began) finds the previous pass's spans and ranges nearest its window.
+  const cases = [
+    { first: '2026-11-30T13:30:00Z', second: '2026-11-30T13:31:00Z', readers: ['13:31:00', '13:31:30', '13:30:05'] },
+    { first: '2026-11-30T13:59:30Z', second: '2026-11-30T14:00:30Z', readers: ['13:59:35', '14:00:00', '14:00:30'] },
+  ];
+
+  it.each(cases)('counts at once for readers at, after or behind its clock (passes $first, $second)', async (pass) => {
+    const first = new Date(pass.first);
+    await rollUpAttempts(database.db, { now: first, retentionFloor });
+    // Into the hour before the last closed one: inside the stored spans and every window's stored sums.
+    const closedHour = Math.floor(first.getTime() / HOUR) * HOUR - HOUR;
+    const late = someAttempts(3, closedHour, closedHour + HOUR, `late-${pass.first}`);
+    await insertAll(late);
+    await rollUpAttempts(database.db, { now: new Date(pass.second), retentionFloor });
+
+    for (const clock of pass.readers) {
+      const readAt = new Date(`${pass.first.slice(0, 11)}${clock}Z`);
+      for (const name of ['24h', '7d', '30d'] as const) {
+        const window = [{ label: 'w', ...resolveTimeWindow(name, readAt) }];
+        const label = `${name} read at ${clock}`;
+        const raw = await sumsPerStep({ windows: window, rawOnly: true });
+        const served = await sumsPerStep({ windows: window, acrossClasses: true });
+        // Still served from the last pass's sums (every reader here is within their reach), and exact.
+        expect(
+          served.plan.segments.some((segment) => segment.grain === 'sums'),
+          label,
+        ).toBe(true);
+        expect(served.sums, `${label}, stored sums`).toEqual(raw.sums);
+        expect((await sumsPerStep({ windows: window })).sums, `${label}, stored spans`).toEqual(raw.sums);
+      }
+    }
+  });
+});

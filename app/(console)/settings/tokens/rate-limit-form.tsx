@@ -44,7 +44,7 @@ export function RateLimitForm({
           name="ratePerSecond"
           inputMode="decimal"
           size="sm"
-          className="w-24"
+          className="w-32"
           defaultValue={ratePerSecond ?? ''}
           placeholder={`${defaults.perSecond} (default)`}
           data-testid="token-rate-per-second"
@@ -56,7 +56,7 @@ export function RateLimitForm({
           name="rateBurst"
           inputMode="numeric"
           size="sm"
-          className="w-24"
+          className="w-32"
           defaultValue={rateBurst ?? ''}
           placeholder={`${defaults.burst} (default)`}
           data-testid="token-rate-burst"

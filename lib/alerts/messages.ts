@@ -1,5 +1,6 @@
 import { cutToLength } from '../core/validation';
 import type { AlertEvent, AlertKind } from '../db/schema/enums';
+import { runbookPath } from './runbooks';
 
 /** What one delivery says: an instance's firing or resolution, or a test sent from the console. */
 export interface AlertMessage {
@@ -28,6 +29,8 @@ export interface WebhookBody {
   title: string;
   detail: string;
   link: string;
+  /** What to do: the kind's runbook under the public URL (docs/runbooks); null for a test. */
+  runbook_url: string | null;
   team: string | null;
   count: number;
   fired_at: string;
@@ -40,6 +43,11 @@ export function absoluteLink(publicUrl: string, path: string): string {
   return `${publicUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`;
 }
 
+/** The runbook of the message's kind, as an absolute URL; a test has none. */
+export function runbookLink(message: Pick<AlertMessage, 'kind'>, publicUrl: string): string | null {
+  return message.kind ? absoluteLink(publicUrl, runbookPath(message.kind)) : null;
+}
+
 export function webhookBody(message: AlertMessage, publicUrl: string): WebhookBody {
   return {
     id: message.eventId,
@@ -49,6 +57,7 @@ export function webhookBody(message: AlertMessage, publicUrl: string): WebhookBo
     title: message.title,
     detail: message.detail,
     link: absoluteLink(publicUrl, message.link),
+    runbook_url: runbookLink(message, publicUrl),
     team: message.team,
     count: message.count,
     fired_at: message.firedAt.toISOString(),
@@ -74,9 +83,10 @@ const eventWord: Record<AlertEvent, string> = { fired: 'Firing', resolved: 'Reso
  */
 const verbatimMrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text, verbatim: true });
 
-/** A Slack incoming webhook's Block Kit message: a header, the detail, and a button to the console. */
+/** A Slack incoming webhook's Block Kit message: a header, the detail, and buttons to the console and the runbook. */
 export function slackBody(message: AlertMessage, publicUrl: string) {
   const link = absoluteLink(publicUrl, message.link);
+  const runbook = runbookLink(message, publicUrl);
   const heading = `${eventWord[message.event]}: ${message.title}`;
   const facts = [
     message.kind ? `*Alert:* ${escapeSlackText(message.kind)}` : undefined,
@@ -105,6 +115,17 @@ export function slackBody(message: AlertMessage, publicUrl: string) {
             url: link,
             action_id: 'open_in_holdfast',
           },
+          // A button, not a link in the text: no mrkdwn text carries a link (see verbatimMrkdwn).
+          ...(runbook
+            ? [
+                {
+                  type: 'button',
+                  text: { type: 'plain_text', text: 'Runbook' },
+                  url: runbook,
+                  action_id: 'open_runbook',
+                },
+              ]
+            : []),
         ],
       },
     ],

@@ -3,6 +3,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Age, Moment } from '@/components/ui/time';
+import { runbookPath } from '@/lib/alerts/runbooks';
 import { formatCount } from '@/lib/console/format';
 import type { AlertHistory, DeliveryRow } from '@/lib/queries/alerts';
 import { alertKindLabels, deliveryOutcomeLabels } from './alert-labels';
@@ -145,7 +146,15 @@ export function HistorySection({
                       >
                         Open in the console →
                       </Link>
-                    ) : null}
+                    ) : null}{' '}
+                    <Link
+                      href={runbookPath(instance.kind)}
+                      className="text-[12px] text-accent hover:underline"
+                      data-testid="alert-runbook"
+                      aria-label={`Runbook: ${instance.title}`}
+                    >
+                      Runbook →
+                    </Link>
                   </Cell>
                   <Cell className={`text-[12px] ${stacked.cell}`} data-label="Fired">
                     <div>

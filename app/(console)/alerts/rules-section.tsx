@@ -1,4 +1,6 @@
+import Link from 'next/link';
 import { Moment } from '@/components/ui/time';
+import { runbookPath } from '@/lib/alerts/runbooks';
 import { formatCount } from '@/lib/console/format';
 import type { AlertRule } from '@/lib/db/schema';
 import { alertKindLabels, thresholdField, thresholdNames } from './alert-labels';
@@ -44,6 +46,14 @@ export function RulesSection({
                 </span>
               </div>
               <p className="mt-0.5 text-[13px] text-muted">{meaning}</p>
+              <Link
+                href={runbookPath(rule.kind)}
+                className="text-[12px] text-accent hover:underline"
+                data-testid="rule-runbook"
+                aria-label={`Runbook: ${title}`}
+              >
+                Runbook: what to do →
+              </Link>
               {manage ? (
                 <RuleForm kind={rule.kind} enabled={rule.enabled} thresholds={rule.thresholds} />
               ) : names.length > 0 ? (

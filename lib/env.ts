@@ -24,119 +24,180 @@ const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
 
 const secret = (minimum: number) => z.string().min(minimum, `must be at least ${minimum} characters`);
 
+/** Each variable's `.describe()` is its meaning in docs/operations/configuration.md, generated from here (`npm run docs:config`). */
 export const environmentSchema = z
   .object({
-    DATABASE_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
-    /**
-     * The role migrations run as, owner of every table (see README, Security). DATABASE_URL is then
-     * the application's role, which owns nothing and may only read and append to the audit log.
-     */
-    DATABASE_MIGRATION_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
-    /**
-     * A streaming replica of DATABASE_URL's database (optional): the console's read models (Overview, Steps, a
-     * step's detail, a task's timeline, the lists) are read from it; every action, and every read inside one, stays
-     * on DATABASE_URL. Same role and password as DATABASE_URL on most setups.
-     */
-    DATABASE_READ_URL: z.preprocess(emptyAsUnset, postgresUrl.optional()),
-    /** The most a replica may lag (seconds, measured on the replica) before the console reads from the primary instead. */
-    HOLDFAST_READ_MAX_LAG_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(3_600).default(30)),
-    /**
-     * The address people and agents reach Holdfast at (e.g. https://holdfast.example.com): its host is accepted besides
-     * loopback names, and alert notifications link to the console under it (http://localhost:<PORT> when unset: publicUrlOf).
-     */
-    HOLDFAST_PUBLIC_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
-    /**
-     * Internal destinations alert channels may reach (comma-separated CIDRs, addresses or host names, e.g.
-     * `127.0.0.1,10.20.0.0/16,relay.internal`): by default a channel reaches only public addresses.
-     */
-    HOLDFAST_ALERT_ALLOWED_HOSTS: z.preprocess(
-      emptyAsUnset,
-      z
-        .string()
-        .default('')
-        .superRefine((value, context) => {
-          try {
-            parseAllowList(value);
-          } catch (error) {
-            context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
-          }
-        }),
-    ),
-    /** `1`: trust X-Forwarded-Host and X-Forwarded-Proto from a reverse proxy in front (off by default). */
-    HOLDFAST_TRUST_FORWARDED_HEADERS: z.preprocess(emptyAsUnset, z.enum(['0', '1']).default('0')),
-    /** `1`: allow demo sign-in where others can reach it (a warning banner shows on every page). Never for production. */
-    HOLDFAST_INSECURE_DEMO: z.preprocess(emptyAsUnset, z.enum(['0', '1']).default('0')),
-    /** Where the dashboard listens; loopback by default, 0.0.0.0 to serve other machines. */
-    HOST: z.preprocess(emptyAsUnset, z.string().min(1).default('127.0.0.1')),
-    PORT: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).default(3000)),
-    HOLDFAST_DATA_DIR: z.preprocess(emptyAsUnset, z.string().default('.data/postgres')),
-    HOLDFAST_DEMO_DATA: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),
-    /** The live demo fleet on pg-boss: `auto` runs it with the embedded database only. */
-    HOLDFAST_DEMO: z.preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto')),
-    /**
-     * Seconds a running bulk redrive's heartbeat may stay quiet (its instance died or stopped) before the sweep of any
-     * instance carries it on.
-     */
-    HOLDFAST_BULK_REDRIVE_STALLED_SECONDS: z.preprocess(
-      emptyAsUnset,
-      z.coerce.number().int().min(2).max(3_600).default(30),
-    ),
-    /**
-     * On SIGTERM/SIGINT: seconds requests already in flight may take to finish before their connections are closed
-     * (new connections are refused at once and /api/health answers 503, so a load balancer stops sending).
-     */
-    HOLDFAST_DRAIN_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().min(0).max(60).default(5)),
-    /**
-     * How long the demo fleet's lease lasts unrenewed: with several instances on one database one runs the fleet,
-     * and another takes it over within about this long after that one dies.
-     */
-    HOLDFAST_DEMO_FLEET_LEASE_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(600).default(30)),
-    /** How often `npm start` runs the due sweeps; 0 turns them off (run `npm run sweep` instead). */
-    HOLDFAST_SWEEP_INTERVAL_SECONDS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(86_400).default(60)),
-    /** Days without a state change after which an active task is frozen for its owner. */
-    HOLDFAST_FROZEN_AFTER_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(365).default(3)),
-    /** Days of raw attempts kept; older days are dropped whole (their rollups stay). */
-    HOLDFAST_ATTEMPT_RETENTION_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(3_650).default(30)),
-    /** Days of hourly and daily rollups kept; must be longer than the raw attempts. */
-    HOLDFAST_ROLLUP_RETENTION_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(36_500).default(400)),
-    /** Redrive brakes: redrives per task in all, minutes between two, and the oldest task (days) redriven. */
-    HOLDFAST_REDRIVE_MAX: z.preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(1_000).default(3)),
-    HOLDFAST_REDRIVE_COOLDOWN_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(0).max(10_080).default(10)),
-    HOLDFAST_REDRIVE_MAX_AGE_DAYS: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(3_650).default(7)),
-    /**
-     * The agent API's rate limit for a token that sets none of its own (settings, API tokens): requests per second
-     * (the bucket's refill) and burst (its size). Generous: it stops a runaway agent, not a busy fleet.
-     */
-    HOLDFAST_AGENT_RATE_PER_SECOND: z.preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(100_000).default(200)),
-    HOLDFAST_AGENT_RATE_BURST: z.preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(1_000_000).default(2_000)),
-    /** GET /metrics: each agent's busiest steps keep their own series, up to this many; the rest share step "other". */
-    HOLDFAST_METRICS_MAX_STEPS_PER_AGENT: z.preprocess(
-      emptyAsUnset,
-      z.coerce.number().int().min(1).max(10_000).default(100),
-    ),
-    /** Minutes an uncertain key may wait for its redelivery before it is held for its task's owner. */
-    HOLDFAST_UNCERTAIN_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(15)),
-    /** Minutes the sweeper may keep refusing to release a stale lock before it is held for the run's owner. */
-    HOLDFAST_STALE_LOCK_ESCALATE_MINUTES: z.preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(30)),
-    /** Owner of holds on items that name no task owner (keys and locks claimed outside a task), and of work an agent names an unknown owner for. */
-    HOLDFAST_DEFAULT_OWNER: z.preprocess(
-      emptyAsUnset,
-      z
-        .string()
-        .regex(/^(person|team):\S.*$/, 'must be person:<email> or team:<name>')
-        .default('team:platform'),
-    ),
-    /** demo: a sign-in page listing the demo people; proxy: identity from a trusted SSO proxy's headers. */
-    AUTH_MODE: z.preprocess(emptyAsUnset, z.enum(['demo', 'proxy']).optional()),
-    /** Signs session cookies; `npm start` creates and keeps one in .data/ when unset. */
-    SESSION_SECRET: z.preprocess(emptyAsUnset, secret(32).optional()),
-    AUTH_PROXY_SECRET: z.preprocess(emptyAsUnset, secret(16).optional()),
-    AUTH_PROXY_SECRET_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-holdfast-proxy-secret')),
-    AUTH_PROXY_EMAIL_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-forwarded-email')),
-    AUTH_PROXY_GROUPS_HEADER: z.preprocess(emptyAsUnset, z.string().toLowerCase().default('x-forwarded-groups')),
-    /** `group=role` pairs, comma-separated: `sre=admin,oncall=responder`. Anyone else is a viewer. */
-    AUTH_PROXY_ROLE_MAP: z.preprocess(emptyAsUnset, z.string().default('')),
-    AUTH_PROXY_SIGN_OUT_URL: z.preprocess(emptyAsUnset, z.string().url().optional()),
+    DATABASE_URL: z
+      .preprocess(emptyAsUnset, postgresUrl.optional())
+      .describe(
+        '`postgres://user:password@host:port/database` of any PostgreSQL 15 or newer. Unset: an embedded PostgreSQL 17 is started.',
+      ),
+    DATABASE_MIGRATION_URL: z
+      .preprocess(emptyAsUnset, postgresUrl.optional())
+      .describe(
+        "The role migrations run as, owner of every table (see Database roles); `DATABASE_URL` is then the application's role, which owns nothing and may only read and append to the audit log.",
+      ),
+    DATABASE_READ_URL: z
+      .preprocess(emptyAsUnset, postgresUrl.optional())
+      .describe(
+        "A streaming replica of the primary (optional): the console's read models (Overview, Steps, a step's detail, a task's timeline, the lists) are read from it; every action, and every read inside one, stays on `DATABASE_URL`. Same role and password as `DATABASE_URL` on most setups.",
+      ),
+    HOLDFAST_READ_MAX_LAG_SECONDS: z
+      .preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(3_600).default(30))
+      .describe(
+        'The most the replica may lag (seconds, measured on the replica) before the console reads from the primary instead.',
+      ),
+    HOLDFAST_PUBLIC_URL: z
+      .preprocess(emptyAsUnset, z.string().url().optional())
+      .describe(
+        'The address people and agents reach Holdfast at (e.g. `https://holdfast.example.com`): its host is accepted besides loopback names, and alert notifications link to the console and its runbooks under it (unset: `http://localhost:$PORT`).',
+      ),
+    HOLDFAST_ALERT_ALLOWED_HOSTS: z
+      .preprocess(
+        emptyAsUnset,
+        z
+          .string()
+          .default('')
+          .superRefine((value, context) => {
+            try {
+              parseAllowList(value);
+            } catch (error) {
+              context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+            }
+          }),
+      )
+      .describe(
+        'Internal destinations alert channels may reach: CIDRs, addresses or host names, comma-separated (e.g. `127.0.0.1,10.20.0.0/16,relay.internal`). By default a channel reaches only public addresses.',
+      ),
+    HOLDFAST_TRUST_FORWARDED_HEADERS: z
+      .preprocess(emptyAsUnset, z.enum(['0', '1']).default('0'))
+      .describe('`1`: trust `X-Forwarded-Host` and `X-Forwarded-Proto` from the reverse proxy in front.'),
+    HOLDFAST_INSECURE_DEMO: z
+      .preprocess(emptyAsUnset, z.enum(['0', '1']).default('0'))
+      .describe(
+        '`1`: allow demo sign-in where others can reach it (a warning line at start and a banner on every page). Never for production.',
+      ),
+    HOST: z
+      .preprocess(emptyAsUnset, z.string().min(1).default('127.0.0.1'))
+      .describe('Address the dashboard listens on; loopback by default, `0.0.0.0` serves other machines too.'),
+    PORT: z
+      .preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(65535).default(3000))
+      .describe('Port of the dashboard.'),
+    HOLDFAST_DATA_DIR: z
+      .preprocess(emptyAsUnset, z.string().default('.data/postgres'))
+      .describe('Data folder of the embedded PostgreSQL.'),
+    HOLDFAST_DEMO_DATA: z
+      .preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto'))
+      .describe(
+        'Demo history on an empty attempt log: `auto` (embedded database only), `on`, `off`. Never written to a database you name unless `on`.',
+      ),
+    HOLDFAST_DEMO: z
+      .preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto'))
+      .describe('The live demo fleet on pg-boss: `auto` (embedded database only), `on`, `off`.'),
+    HOLDFAST_BULK_REDRIVE_STALLED_SECONDS: z
+      .preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(3_600).default(30))
+      .describe(
+        "A running bulk redrive whose heartbeat is quiet this long (its instance died or stopped) is carried on by any instance's sweep.",
+      ),
+    HOLDFAST_DRAIN_SECONDS: z
+      .preprocess(emptyAsUnset, z.coerce.number().min(0).max(60).default(5))
+      .describe(
+        'On SIGTERM or SIGINT: how long requests already in flight may take to finish before their connections close (new connections are refused at once and `/api/health` answers 503, so a load balancer stops sending).',
+      ),
+    HOLDFAST_DEMO_FLEET_LEASE_SECONDS: z
+      .preprocess(emptyAsUnset, z.coerce.number().min(1).max(600).default(30))
+      .describe(
+        "How long the demo fleet's lease lasts unrenewed: with several instances on one database the fleet runs on one, and another takes it over within about this long after that one dies.",
+      ),
+    HOLDFAST_SWEEP_INTERVAL_SECONDS: z
+      .preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(86_400).default(60))
+      .describe(
+        'How often `npm start` runs the due sweeps; `0` turns them off (run `npm run sweep` instead, e.g. from cron).',
+      ),
+    HOLDFAST_FROZEN_AFTER_DAYS: z
+      .preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(365).default(3))
+      .describe('Days without a state change after which an active task is frozen for its owner.'),
+    HOLDFAST_ATTEMPT_RETENTION_DAYS: z
+      .preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(3_650).default(30))
+      .describe(
+        'Days of raw attempts kept. The attempt log is partitioned by UTC day; a day is dropped whole once it ends more than this many days ago (its rollups stay).',
+      ),
+    HOLDFAST_ROLLUP_RETENTION_DAYS: z
+      .preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(36_500).default(400))
+      .describe(
+        'Days of hourly and daily rollups kept; at least `HOLDFAST_ATTEMPT_RETENTION_DAYS`: trends outlive the raw rows.',
+      ),
+    HOLDFAST_REDRIVE_MAX: z
+      .preprocess(emptyAsUnset, z.coerce.number().int().min(0).max(1_000).default(3))
+      .describe("Redrive brake: redrives one task may have in all; more need an admin's override."),
+    HOLDFAST_REDRIVE_COOLDOWN_MINUTES: z
+      .preprocess(emptyAsUnset, z.coerce.number().min(0).max(10_080).default(10))
+      .describe('Redrive brake: least time between two redrives of one task.'),
+    HOLDFAST_REDRIVE_MAX_AGE_DAYS: z
+      .preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(3_650).default(7))
+      .describe('Redrive brake: a task first seen longer ago is not redriven without an override.'),
+    HOLDFAST_AGENT_RATE_PER_SECOND: z
+      .preprocess(emptyAsUnset, z.coerce.number().min(0.01).max(100_000).default(200))
+      .describe(
+        "The agent API's rate limit for a token that sets none of its own (Settings, API tokens): requests a second (its bucket's refill). Generous: it stops a runaway agent, not a busy fleet.",
+      ),
+    HOLDFAST_AGENT_RATE_BURST: z
+      .preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(1_000_000).default(2_000))
+      .describe("... and how many at once (the bucket's size). Past it: 429 `RATE_LIMITED` with `Retry-After`."),
+    HOLDFAST_METRICS_MAX_STEPS_PER_AGENT: z
+      .preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(10_000).default(100))
+      .describe(
+        '`GET /metrics`: each agent\'s busiest steps keep their own series, up to this many; the rest share `step="other"`.',
+      ),
+    HOLDFAST_UNCERTAIN_ESCALATE_MINUTES: z
+      .preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(15))
+      .describe("An uncertain key not redelivered for this long is held for its task's owner."),
+    HOLDFAST_STALE_LOCK_ESCALATE_MINUTES: z
+      .preprocess(emptyAsUnset, z.coerce.number().min(1).max(10_080).default(30))
+      .describe("A stale lock the sweeper has refused to release for this long is held for its run's owner."),
+    HOLDFAST_DEFAULT_OWNER: z
+      .preprocess(
+        emptyAsUnset,
+        z
+          .string()
+          .regex(/^(person|team):\S.*$/, 'must be person:<email> or team:<name>')
+          .default('team:platform'),
+      )
+      .describe(
+        'Owner (`person:<email>` or `team:<name>`) of escalated holds on items that name no task owner (keys and locks claimed outside a task), and of work an agent names an unknown owner for.',
+      ),
+    AUTH_MODE: z
+      .preprocess(emptyAsUnset, z.enum(['demo', 'proxy']).optional())
+      .describe(
+        "`demo`: a sign-in page listing the demo people (the default on the embedded database). `proxy`: identity from a trusted SSO proxy's headers. Required with `DATABASE_URL`: start-up refuses without it.",
+      ),
+    SESSION_SECRET: z
+      .preprocess(emptyAsUnset, secret(32).optional())
+      .describe(
+        'Signs session cookies (at least 32 characters); `npm start` creates and keeps one in `.data/session-secret` when unset. Set it to share sessions across instances.',
+      ),
+    AUTH_PROXY_SECRET: z
+      .preprocess(emptyAsUnset, secret(16).optional())
+      .describe(
+        'Proxy mode (required with it, at least 16 characters): the shared secret the proxy sends; without a match, proxy headers are ignored and the request refused.',
+      ),
+    AUTH_PROXY_SECRET_HEADER: z
+      .preprocess(emptyAsUnset, z.string().toLowerCase().default('x-holdfast-proxy-secret'))
+      .describe('Proxy mode: the header carrying that secret.'),
+    AUTH_PROXY_EMAIL_HEADER: z
+      .preprocess(emptyAsUnset, z.string().toLowerCase().default('x-forwarded-email'))
+      .describe('Proxy mode: the header naming the person.'),
+    AUTH_PROXY_GROUPS_HEADER: z
+      .preprocess(emptyAsUnset, z.string().toLowerCase().default('x-forwarded-groups'))
+      .describe("Proxy mode: the person's groups, comma- or space-separated."),
+    AUTH_PROXY_ROLE_MAP: z
+      .preprocess(emptyAsUnset, z.string().default(''))
+      .describe(
+        'Proxy mode: `group=role` pairs, comma-separated, e.g. `sre=admin,oncall=responder`; the highest wins, at every sign-in. No mapped group: the role set on People stands.',
+      ),
+    AUTH_PROXY_SIGN_OUT_URL: z
+      .preprocess(emptyAsUnset, z.string().url().optional())
+      .describe("Proxy mode: where Sign out sends people (the proxy's own sign-out)."),
   })
   .superRefine((env, context) => {
     if (env.HOLDFAST_ROLLUP_RETENTION_DAYS < env.HOLDFAST_ATTEMPT_RETENTION_DAYS) {

@@ -191,6 +191,8 @@ test("a viewer's session replayed on an admin's revoke form is refused", async (
 
 for (const role of ['viewer', 'responder', 'admin'] as const) {
   test(`the ${role} sees exactly the actions the ${role} may take`, async ({ anonymousPage: page, database }) => {
+    // It walks every page of open holds, and the demo's freeze pass parks every idle task (hundreds of holds).
+    test.slow();
     // One hold on each side of the demo viewer's line, so neither branch is checked vacuously; neither is changed.
     await createHold(database, { owner: 'team:payments' });
     await createHold(database, { owner: `team:${uniqueTeam()}` });

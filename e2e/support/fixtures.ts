@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
-import { test as base, expect, type Page } from '@playwright/test';
+import { test as base, type BrowserContext, expect, type Page, request } from '@playwright/test';
 import { recordAttempt, type RecordAttemptInput } from '../../lib/core';
 import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
 import { demoPeople } from '../../lib/demo/seed-people';
@@ -38,7 +38,11 @@ interface Fixtures {
   expectAccessible: () => Promise<void>;
 }
 
+type Cookies = Awaited<ReturnType<BrowserContext['cookies']>>;
+
 interface WorkerFixtures {
+  /** The admin's session cookies, shared by the worker's tests while the session lasts. */
+  adminSession: { cookies: Cookies | undefined };
   /** The database behind the server under test, for factories and independent checks. */
   database: DatabaseConnection;
   recordAttempts: (inputs: RecordAttemptInput[]) => Promise<void>;
@@ -52,10 +56,24 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
     expect(problems, 'the page logged errors').toEqual([]);
   },
 
-  page: async ({ anonymousPage }, use) => {
-    await signInAs(anonymousPage, 'admin');
+  page: async ({ anonymousPage, adminSession }, use) => {
+    // Signing in through the page costs about 3 s a test; the admin's session is made once per
+    // worker and handed to each test, and made again only once a test has ended it (signed out).
+    if (!adminSession.cookies) {
+      await signInAs(anonymousPage, 'admin');
+      adminSession.cookies = await anonymousPage.context().cookies();
+    } else {
+      await anonymousPage.context().addCookies(adminSession.cookies);
+    }
     await use(anonymousPage);
+    if (!(await sessionStillValid(adminSession.cookies))) adminSession.cookies = undefined;
   },
+
+  adminSession: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from its first parameter, which must be an object pattern; this fixture has none.
+    async ({}, use) => use({ cookies: undefined }),
+    { scope: 'worker' },
+  ],
 
   expectAccessible: async ({ anonymousPage: page }, use) => {
     await use(async () => {
@@ -107,3 +125,18 @@ function watchForErrors(page: Page): string[] {
 }
 
 export { expect };
+
+/**
+ * Whether the cookies still open a session: a console route answers 404 for a
+ * bulk redrive that does not exist when signed in, and 401 once the session ended.
+ */
+async function sessionStillValid(cookies: Cookies): Promise<boolean> {
+  const baseURL = test.info().project.use.baseURL;
+  const context = await request.newContext({ baseURL, storageState: { cookies, origins: [] } });
+  try {
+    const answer = await context.get('/api/console/bulk-redrives/999999999', { maxRedirects: 0 });
+    return answer.status() === 404;
+  } finally {
+    await context.dispose();
+  }
+}

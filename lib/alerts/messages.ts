@@ -20,7 +20,7 @@ export interface AlertMessage {
   resolvedAt: Date | null;
 }
 
-/** The body of a webhook delivery, as documented in the README (snake_case, stable across retries). */
+/** The body of a webhook delivery, as documented in docs/operations/metrics-and-alerts.md (snake_case, stable across retries). */
 export interface WebhookBody {
   id: string;
   event: AlertEvent;

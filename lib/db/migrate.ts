@@ -45,7 +45,7 @@ export async function migrateNamedDatabase(
   if (!urls.migrationUrl) {
     log(
       "Warning: DATABASE_MIGRATION_URL is not set, so DATABASE_URL's role runs the migrations and owns the tables: " +
-        'the audit log is append-only only against other roles (README, Security: roles)',
+        'the audit log is append-only only against other roles (docs/operations/database-roles.md)',
     );
   }
   await migrateDatabase(urls.migrationUrl ?? urls.databaseUrl);

@@ -284,7 +284,7 @@ type Outcome = 'allowed' | 'refused';
 const ANY = 'any' as const;
 
 /**
- * Who may: the promise the product makes (README, Roles), written out row by
+ * Who may: the promise the product makes (docs/operations/people-and-sign-in.md, Roles), written out row by
  * row rather than derived, so a change to the rule shows up here as a failing
  * row. Ownership is the hold's owner relative to the person for the hold
  * actions; `any` for actions whose target has no owner (the person acts on a

@@ -29,7 +29,7 @@ export type BulkRedriveStatus = (typeof bulkRedriveStatuses)[number];
 export const bulkRedriveOutcomes = ['redriven', 'skipped'] as const;
 export type BulkRedriveOutcome = (typeof bulkRedriveOutcomes)[number];
 
-/** The fixed, documented set of reasons work is parked for a person (see README). */
+/** The fixed, documented set of reasons work is parked for a person (docs/agents/task-lifecycle.md). */
 export const holdReasons = [
   'retry_ceiling',
   'budget_exhausted',

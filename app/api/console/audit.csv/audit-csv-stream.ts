@@ -5,7 +5,7 @@ import type { AuditRecord } from '@/lib/db/schema';
 import { readAuditAfter } from '@/lib/queries/audit';
 import { logUnexpectedError } from '@/lib/server/log-error';
 
-/** The most records one export holds, newest first (README, Audit): narrow the filter for older ones. */
+/** The most records one export holds, newest first (docs/console.md, Audit): narrow the filter for older ones. */
 export const AUDIT_EXPORT_ROW_CAP = 50_000;
 /** Records read per statement: the export holds one page in memory at a time, never the whole file. */
 export const AUDIT_EXPORT_PAGE_ROWS = 1_000;

@@ -14,7 +14,10 @@ export default defineConfig({
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
-  timeout: 30_000,
+  // The browser tests run beside the integration suite (npm test's lanes), so a step can take
+  // twice as long as on an idle machine: time limits, not what is checked, allow for it.
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
   reporter: reportDir ? [['list'], ['json', { outputFile: path.join(reportDir, 'playwright.json') }]] : [['list']],
   use: {
     baseURL,

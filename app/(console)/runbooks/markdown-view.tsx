@@ -106,12 +106,13 @@ function renderBlock(block: Block, key: number): ReactNode {
     case 'table':
       return (
         <div key={key} className="my-3 max-w-full overflow-x-auto">
-          <table className="border-collapse text-[12px]">
+          {/* Words are not broken inside a table (the page breaks anywhere): a wide table scrolls in its box. */}
+          <table className="border-collapse text-[12px] [overflow-wrap:normal]">
             <thead>
               <tr>
                 {block.header.map((cell, index) => (
                   // biome-ignore lint/suspicious/noArrayIndexKey: columns are fixed.
-                  <th key={index} className="border border-line px-2 py-1 text-left font-medium">
+                  <th key={index} className="min-w-[9rem] border border-line px-2 py-1 text-left font-medium">
                     <InlineText text={cell} />
                   </th>
                 ))}
@@ -123,7 +124,7 @@ function renderBlock(block: Block, key: number): ReactNode {
                 <tr key={rowIndex} className="align-top">
                   {row.map((cell, index) => (
                     // biome-ignore lint/suspicious/noArrayIndexKey: columns are fixed.
-                    <td key={index} className="border border-line px-2 py-1">
+                    <td key={index} className="min-w-[9rem] border border-line px-2 py-1">
                       <InlineText text={cell} />
                     </td>
                   ))}

@@ -6,7 +6,7 @@ import type { Attempt } from '../db/schema';
 import { DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from './context';
 import { AttemptConflictError, InvalidInputError } from './errors';
 import { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
-import { authorizeTaskAccess } from './tasks/task-agent';
+import { authorizeTaskAccess, authorizeTaskAgent, type TaskAgent } from './tasks/task-agent';
 import { parseInput } from './validation';
 
 export { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
@@ -28,11 +28,18 @@ export interface RecordAttemptResult {
  * concurrent reports of one attempt produce exactly one row, even when they
  * disagree about its start time (and so would land in different partitions).
  */
-export async function recordAttempt(ctx: CoreContext, input: RecordAttemptInput): Promise<RecordAttemptResult> {
+export async function recordAttempt(
+  ctx: CoreContext,
+  input: RecordAttemptInput,
+  /** The stored agents of a batch's tasks, read once for all of them (readTaskAgents) in the same transaction. */
+  storedTasks?: Map<string, TaskAgent>,
+): Promise<RecordAttemptResult> {
   const attempt = parseInput(recordAttemptInput, input);
   refuseOutsideRetention(ctx, attempt.startedAt);
   // A task the step engine has seen keeps its agent: an attempt naming another is refused (task-agent.ts).
-  await authorizeTaskAccess(ctx, { taskId: attempt.taskId, agent: attempt.agent });
+  const claimed = { taskId: attempt.taskId, agent: attempt.agent };
+  if (storedTasks) await authorizeTaskAgent(ctx, storedTasks.get(attempt.taskId), claimed);
+  else await authorizeTaskAccess(ctx, claimed);
   const values = {
     taskId: attempt.taskId,
     agent: attempt.agent,

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { taskBudgets } from '../../db/schema';
 import { enforceTokenLimits } from '../authorization';
@@ -24,6 +24,17 @@ export async function readTaskAgent(db: Executor, taskId: string): Promise<TaskA
     .from(taskBudgets)
     .where(eq(taskBudgets.taskId, taskId));
   return task;
+}
+
+/** The stored agent and queue of many tasks in one read (a batch's): tasks not seen yet are absent. */
+export async function readTaskAgents(db: Executor, taskIds: string[]): Promise<Map<string, TaskAgent>> {
+  const unique = [...new Set(taskIds)];
+  if (unique.length === 0) return new Map();
+  const tasks = await db
+    .select({ taskId: taskBudgets.taskId, agent: taskBudgets.agent, queue: taskBudgets.queue })
+    .from(taskBudgets)
+    .where(inArray(taskBudgets.taskId, unique));
+  return new Map(tasks.map((task) => [task.taskId, task]));
 }
 
 /**

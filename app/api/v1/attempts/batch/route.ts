@@ -4,6 +4,7 @@ import {
   ForbiddenError,
   InvalidInputError,
   recordAttempt,
+  readTaskAgents,
   recordAttemptInput,
   TaskAgentMismatchError,
   type FieldErrors,
@@ -37,9 +38,14 @@ export const POST = agentEndpoint(endpoints.recordAttempts, async (ctx, { attemp
 
   const outcome = await ctx.db.transaction(async (tx) => {
     let duplicates = 0;
+    // Every item is judged against its task's stored agent; the tasks are read once for the batch.
+    const storedTasks = await readTaskAgents(
+      tx,
+      reports.map((report) => report.taskId.trim()),
+    );
     for (const [index, report] of reports.entries()) {
       try {
-        if ((await recordAttempt({ db: tx, actor: ctx.actor }, report)).duplicate) duplicates += 1;
+        if ((await recordAttempt({ db: tx, actor: ctx.actor }, report, storedTasks)).duplicate) duplicates += 1;
       } catch (error) {
         if (error instanceof AttemptConflictError)
           throw new AttemptConflictError(`attempts.${index}: ${error.message}; nothing in the batch was recorded`);

@@ -75,6 +75,9 @@ const pages: { name: string; path: (data: PhoneData) => string }[] = [
   { name: 'People', path: () => '/settings/people' },
   { name: 'API tokens', path: () => '/settings/tokens' },
   { name: 'API reference', path: () => '/settings/api' },
+  { name: 'Runbooks', path: () => '/runbooks' },
+  // A runbook's wide tables scroll in their own box; the page itself stays within the screen.
+  { name: 'A runbook', path: () => '/runbooks/dead-letters-waiting' },
   { name: 'Search results', path: (data) => `/search?q=${data.taskId.slice(0, 6)}` },
 ];
 

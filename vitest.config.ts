@@ -3,6 +3,11 @@ import { defineConfig } from 'vitest/config';
 
 const root = import.meta.dirname;
 const reportDir = process.env.HOLDFAST_TEST_REPORT_DIR;
+/**
+ * Integration files at once. Race tests open up to 32 connections each: the embedded test server
+ * allows 400, a stock PostgreSQL (TEST_DATABASE_URL) 100, so two files at a time there.
+ */
+const integrationWorkers = Number(process.env.HOLDFAST_INTEGRATION_WORKERS ?? (process.env.TEST_DATABASE_URL ? 2 : 3));
 
 export default defineConfig({
   resolve: {
@@ -30,9 +35,10 @@ export default defineConfig({
           env: { HOLDFAST_ALERT_ALLOWED_HOSTS: 'hooks.example.com,hooks.slack.com' },
           globalSetup: ['tests/support/global-database.ts'],
           testTimeout: 30_000,
-          // One file at a time: race tests open up to 64 connections, and a stock
-          // PostgreSQL allows 100 in all.
-          fileParallelism: false,
+          // Files run side by side, each in its own database copy: much of a file's time is spent
+          // waiting on servers it starts, on timers and on PostgreSQL.
+          fileParallelism: integrationWorkers > 1,
+          maxWorkers: integrationWorkers,
           hookTimeout: 60_000,
         },
       },

@@ -108,7 +108,19 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         String(port),
         '-c',
         'listen_addresses=127.0.0.1',
-        ...(options.throwaway ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+        // A throwaway cluster serves test files side by side, some opening dozens of connections each.
+        ...(options.throwaway
+          ? [
+              '-c',
+              'fsync=off',
+              '-c',
+              'synchronous_commit=off',
+              '-c',
+              'full_page_writes=off',
+              '-c',
+              'max_connections=400',
+            ]
+          : []),
       ],
       onLog: (message) => {
         if (options.verbose) log(message.trimEnd());

@@ -116,20 +116,24 @@ describe('keepRenewableLease', () => {
   it('runs on one holder, renews past its TTL, and hands over when the holder lets go', async () => {
     const name = `kept-${randomUUID()}`;
     const changes: string[] = [];
+    // Checks every 100 ms against a 3 s TTL: a holder loses the lease only if its event loop or the
+    // database stalls for nearly 3 s, which a loaded CI machine can reach at 600 ms but not at this.
     const keep = (holder: string) =>
       keepRenewableLease(ctx(), {
         name,
         holder,
-        ttlMs: 600,
+        ttlMs: 3_000,
+        checkEveryMs: 100,
         onChange: (holding) => changes.push(`${holder}:${holding}`),
       });
     const first = keep('first');
     await waitFor(() => first.holding);
     const second = keep('second');
     await waitFor(() => changes.includes('second:false'));
-    // Twice the TTL: the first has renewed (it still holds), the second has kept checking and found it taken.
-    const until = (await database.sql`select now() + interval '1200 milliseconds' as at`)[0]!.at as Date;
-    await waitFor(async () => (await database.sql`select now() > ${until} as past`)[0]!.past === true);
+    // Past the TTL by the database's clock: the first has renewed (it still holds), the second has kept
+    // checking and found it taken.
+    const until = (await database.sql`select now() + interval '3500 milliseconds' as at`)[0]!.at as Date;
+    await waitFor(async () => (await database.sql`select now() > ${until} as past`)[0]!.past === true, 10_000);
     expect(first.holding).toBe(true);
     expect(second.holding).toBe(false);
 

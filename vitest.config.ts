@@ -34,12 +34,14 @@ export default defineConfig({
           // server (tests send to loopback only; tests/integration/alerts-outbound.test.ts tests the rule itself).
           env: { HOLDFAST_ALERT_ALLOWED_HOSTS: 'hooks.example.com,hooks.slack.com' },
           globalSetup: ['tests/support/global-database.ts'],
-          testTimeout: 30_000,
+          // A safety net, not a speed check (benchmarks measure speed): with files side by side on two
+          // cores, a heavy test (1,000 dead letters redriven, 64 racing connections) can take 30 s.
+          testTimeout: 120_000,
           // Files run side by side, each in its own database copy: much of a file's time is spent
           // waiting on servers it starts, on timers and on PostgreSQL.
           fileParallelism: integrationWorkers > 1,
           maxWorkers: integrationWorkers,
-          hookTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
     ],

@@ -66,6 +66,31 @@ test('the detail page shows the payload as JSON, the attempts, holds and redrive
   expect(await statusOf(database, id)).toBe('redriven');
 });
 
+test('bidi controls in the error and the payload show as markers on the list, the detail and the step page, never applied', async ({
+  page,
+  database,
+}) => {
+  const queue = `bidi-${randomUUID().slice(0, 6)}`;
+  const id = await createDeadLetter(database, {
+    queue,
+    errorText: 'refused invoice\u202Efdp.exe',
+    content: { page: randomUUID(), title: 'Spring\u2067 sale\u2069' },
+  });
+  const marked = async (testId: string, shown: string) => {
+    const element = page.getByTestId(testId);
+    await expect(element).toContainText(shown);
+    expect(await element.textContent()).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+  };
+
+  await page.goto(`/dead-letters?queue=${queue}`);
+  await marked(`dead-letter-row-${id}`, 'refused invoice⟨U+202E⟩fdp.exe');
+  await page.goto(`/dead-letters/${id}`);
+  await marked('dead-letter-error', 'refused invoice⟨U+202E⟩fdp.exe');
+  await marked('dead-letter-payload-json', 'Spring⟨U+2067⟩ sale⟨U+2069⟩');
+  await page.goto('/steps/publishing/publish?window=24h');
+  await marked('recent-failures', 'refused invoice⟨U+202E⟩fdp.exe');
+});
+
 test('an unknown or malformed dead letter id answers 404', async ({ page }) => {
   // Through the request API: a browser would log the 404 itself as a console error.
   for (const path of ['/dead-letters/999999999999', '/dead-letters/abc', '/dead-letters/0', '/dead-letters/1e3']) {

@@ -93,7 +93,7 @@ export async function createHold(
 /** A dead letter made the real way: a step that fails permanently under runStep. */
 export async function createDeadLetter(
   database: DatabaseConnection,
-  options: { queue: string; errorText: string },
+  options: { queue: string; errorText: string; content?: Record<string, unknown> },
 ): Promise<number> {
   const outcome = await runStep(
     { db: database.db },
@@ -103,7 +103,7 @@ export async function createDeadLetter(
       step: 'publish',
       owner: 'team:web',
       queue: options.queue,
-      content: { page: randomUUID() },
+      content: options.content ?? { page: randomUUID() },
     },
     async () => {
       throw new StepError('permanent', options.errorText);

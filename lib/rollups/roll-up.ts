@@ -5,6 +5,7 @@ import { FINE_BUCKET_MS, insertSumsOfFinerRows, sumAllSteps, writeFineBuckets } 
 import { noteHourlyRows, startNotingHourlyChanges } from './hourly-changes';
 import { deleteSpans, readHeldSpans, storeSpans } from './spans';
 import { storeWindowSums } from './window-sums';
+import { readWriteHorizon } from './write-horizon';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -35,9 +36,9 @@ export interface RollUpResult {
  *   writes its row with a newer transaction id (attempts.changed_xid); the
  *   next pass finds those rows and recomputes their hours.
  *
- * The new `processed_xid` is the oldest transaction still running when the
- * pass starts, so a row from a transaction that commits during the pass is
- * picked up by the next one. Recomputing replaces an hour's rows wholesale,
+ * The new `processed_xid` is the oldest transaction of this database still
+ * running when the pass starts (write-horizon.ts), so a row from a transaction
+ * that commits during the pass is picked up by the next one. Recomputing replaces an hour's rows wholesale,
  * so a pass that repeats work (after a crash) gives the same result.
  *
  * Hours before `retentionFloor` are never recomputed: their raw rows may be
@@ -63,19 +64,20 @@ export async function rollUpAttempts(
     const [state] = await tx.execute<{
       rolled_to: Date | null;
       processed_xid: string;
-      horizon: string;
+      snapshot: string;
       baseline_end: Date | null;
     }>(sql`
-      select rolled_to, processed_xid::text, pg_snapshot_xmin(pg_current_snapshot())::text as horizon, baseline_end
+      select rolled_to, processed_xid::text, pg_current_snapshot()::text as snapshot, baseline_end
       from rollup_state where id = 1 for update`);
     if (!state) throw new Error('rollup_state has no row: run the migrations');
+    const horizon = await readWriteHorizon(tx, state.snapshot);
 
     const target = Math.floor(options.now.getTime() / HOUR_MS) * HOUR_MS;
     const floor = Math.ceil(options.retentionFloor.getTime() / HOUR_MS) * HOUR_MS;
     // Transaction ids only grow within one cluster. A horizon below the stored one means the
     // database was restored into another cluster: the stored ids mean nothing there, so
     // everything still kept raw is rolled up afresh.
-    const restored = BigInt(state.horizon) < BigInt(state.processed_xid);
+    const restored = BigInt(horizon) < BigInt(state.processed_xid);
     if (restored) state.rolled_to = null;
     const previousEdge = state.rolled_to === null ? await earliestHour(tx) : new Date(state.rolled_to).getTime();
     const from = Math.max(previousEdge ?? target, floor);
@@ -87,7 +89,7 @@ export async function rollUpAttempts(
     if (state.rolled_to !== null) {
       const changed = await tx.execute<{ hour: Date }>(sql`
         select distinct date_trunc('hour', started_at, 'UTC') as hour from attempts
-        where changed_xid >= ${state.processed_xid}::xid8 and changed_xid < ${state.horizon}::xid8
+        where changed_xid >= ${state.processed_xid}::xid8 and changed_xid < ${horizon}::xid8
           and started_at < ${new Date(previousEdge!).toISOString()}::timestamptz
           and started_at >= ${new Date(floor).toISOString()}::timestamptz`);
       hoursReRolled = changed.length;
@@ -125,7 +127,7 @@ export async function rollUpAttempts(
     await tx.execute(sql`
       update rollup_state set rolled_to = ${new Date(rolledTo).toISOString()}::timestamptz,
         fine_rolled_to = ${new Date(fineRolledTo).toISOString()}::timestamptz,
-        processed_xid = ${state.horizon}::xid8, updated_at = now()
+        processed_xid = ${horizon}::xid8, updated_at = now()
       where id = 1`);
     await storeSpans(tx, new Date(rolledTo), ranges, { changesNoted });
     await storeWindowSums(tx, {

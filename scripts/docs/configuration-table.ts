@@ -42,6 +42,13 @@ export const variablesReadElsewhere = [
     readBy: 'tests/support/global-database.ts',
   },
   {
+    name: 'HOLDFAST_INTEGRATION_WORKERS',
+    default: '`3`, or `2` with `TEST_DATABASE_URL`',
+    meaning:
+      'Tests only: how many integration test files run at once (each opens up to about 30 connections; a stock PostgreSQL allows 100).',
+    readBy: 'vitest.config.ts',
+  },
+  {
     name: 'HOLDFAST_CHROMIUM_PATH',
     default: '`/usr/bin/chromium`',
     meaning:

@@ -66,6 +66,22 @@ describe('a request refused before it executes leaves its Idempotency-Key unused
     );
   });
 
+  it('401 (an unknown token), then the same request with a real token and the same key', async () => {
+    const key = `auth-${randomUUID()}`;
+    const attempt = anAttempt();
+    const unauthorised = await api.request('/api/v1/attempts', {
+      token: 'hf_not-a-token',
+      body: attempt,
+      headers: { 'idempotency-key': key },
+    });
+    expect(unauthorised.status).toBe(401);
+    expect(await keptRequests(key)).toEqual([]);
+    const real = await api.request('/api/v1/attempts', { body: attempt, headers: { 'idempotency-key': key } });
+    expect(real.status).toBe(201);
+    expect(real.headers.get('idempotent-replayed')).toBeNull();
+    expect(await api.database.db.select().from(attempts).where(eq(attempts.taskId, attempt.taskId))).toHaveLength(1);
+  });
+
   it("403 from the token's limits (found by the library, inside the handler), then the request it may make", async () => {
     const { token } = await createApiToken(
       { db: api.database.db, actor: admin },

@@ -168,14 +168,15 @@ const expected: Record<string, Record<Target, [Cell, Cell] | null>> = {
     "another agent's task": [ok200, forbidden],
     'raw key shaped like its step key': [ok200, ok200],
   },
+  // A raw key is settled only by the token whose claim holds it, as a step attempt is finished.
   '/api/v1/keys/complete': {
     'own task': [ok200, ok200],
-    "another agent's task": [ok200, forbidden],
+    "another agent's task": [forbidden, forbidden],
     'raw key shaped like its step key': [notFound, notFound],
   },
   '/api/v1/keys/fail': {
     'own task': [ok200, ok200],
-    "another agent's task": [ok200, forbidden],
+    "another agent's task": [forbidden, forbidden],
     'raw key shaped like its step key': [notFound, notFound],
   },
   '/api/v1/attempts': {
@@ -323,5 +324,31 @@ describe('a fencing token is no capability on its own', () => {
       body: { ...finish, result: 'real' },
     });
     expect(own.body).toMatchObject({ decision: 'completed' });
+  });
+
+  it('a raw key is settled only by the API token whose claim holds it, even for the same agent', async () => {
+    const admin2: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+    const second = (
+      await createApiToken({ db: api.database.db, actor: admin2 }, { name: 'research-also', scopes: ['ingest'] })
+    ).token;
+    const key = `send-${randomUUID()}`;
+    const claimed = await api.request('/api/v1/keys/claim', { token: tokens.limited, body: { key, requestHash: 'h' } });
+    expect(claimed.body).toMatchObject({ outcome: 'acquired', fencingToken: 1 });
+    const before = await fingerprint();
+    for (const [path, settle] of [
+      ['/api/v1/keys/complete', { result: { sent: 'forged' } }],
+      ['/api/v1/keys/fail', { errorClass: 'permanent', errorText: 'forged' }],
+    ] as const) {
+      const guessed = await api.request(path, { token: second, body: { key, fencingToken: 1, ...settle } });
+      expect(guessed).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+    }
+    expect(await fingerprint()).toEqual(before);
+    const own = await api.request('/api/v1/keys/complete', {
+      token: tokens.limited,
+      body: { key, fencingToken: 1, result: { sent: true } },
+    });
+    expect(own.status).toBe(200);
+    const replay = await api.request('/api/v1/keys/claim', { token: second, body: { key, requestHash: 'h' } });
+    expect(replay.body).toMatchObject({ outcome: 'replay', result: { sent: true } });
   });
 });

@@ -4,7 +4,7 @@ import { idempotencyKeys } from '../../db/schema';
 import { targetOfKey } from '../agent-targets';
 import { enforceTokenLimits } from '../authorization';
 import type { CoreContext } from '../context';
-import { NotFoundError, StaleTokenError, StateConflictError } from '../errors';
+import { ForbiddenError, NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { cachedStatement } from '../prepared';
 import { expiresAfterRetentionSql } from './claim-key';
 import { parseInput } from '../validation';
@@ -61,6 +61,9 @@ const settleStatement = cachedStatement((db) => {
         eq(k.key, sql.placeholder('key')),
         eq(k.fencingToken, sql.placeholder('fencingToken')),
         eq(k.status, 'in_progress'),
+        // A fencing token is a small number anyone may guess: the key is settled only by the API token
+        // whose claim holds it (in-process callers carry none, and are trusted with their own keys).
+        sql`(${k.begunBy} is null or ${sql.placeholder('settledBy')}::text is null or ${k.begunBy} = ${sql.placeholder('settledBy')}::text)`,
         // A failure reported after the claim expired cannot make a non-deduplicating step safe
         // to repeat: by then its outcome is uncertain (and held for a person), so it stays so.
         sql`(${sql.placeholder('status')} <> 'failed' or ${k.downstreamIdempotent} or ${k.lockedUntil} > now())`,
@@ -83,14 +86,20 @@ async function settle(
     result: JSON.stringify(outcome.result ?? null),
     key,
     fencingToken,
+    settledBy: ctx.actor?.id ?? null,
   });
   if (settled.length === 1) return;
 
   const [current] = await ctx.db
-    .select({ status: k.status, fencingToken: k.fencingToken })
+    .select({ status: k.status, fencingToken: k.fencingToken, begunBy: k.begunBy })
     .from(k)
     .where(eq(k.key, key));
   if (!current) throw new NotFoundError(`Key "${key}" does not exist (it may have expired and been swept)`);
+  if (current.status === 'in_progress' && ctx.actor && current.begunBy !== null && current.begunBy !== ctx.actor.id) {
+    throw new ForbiddenError(
+      `${ctx.actor.type}:${ctx.actor.id} may not settle key "${key}": another API token's claim holds it`,
+    );
+  }
   if (current.status === 'in_progress' && current.fencingToken === fencingToken && outcome.status === 'failed') {
     throw new StateConflictError(
       `Key "${key}" was in progress past its expiry and its downstream cannot deduplicate: its outcome is uncertain and stays held for a person`,

@@ -167,6 +167,8 @@ describe('two instances on one database', () => {
         (sum, match) => sum + Number(match[1]),
         0,
       );
+    // A pass logs after it commits: its line may reach this process a moment after its audit records.
+    await waitFor('the passes that resolved them to log it', () => resolvedIn(a) + resolvedIn(b) >= holdIds.length);
     expect(resolvedIn(a) + resolvedIn(b)).toBe(holdIds.length);
 
     // Which instance takes a bucket is a race: each ticks at a random point around the second, and the first to

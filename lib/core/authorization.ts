@@ -31,6 +31,8 @@ export const actions = [
   'metrics.read',
   /** Claiming keys, runs, slot locks, dead-lettering and draining redrives: an agent's own work. */
   'agent.coordinate',
+  /** Exporting OpenTelemetry spans to POST /v1/traces: a token with the traces (or ingest) scope. */
+  'traces.write',
 ] as const;
 export type Action = (typeof actions)[number];
 
@@ -59,7 +61,8 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
  * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
  * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases.
  * - admin: also kill switches, retry pools, people, API tokens, alert rules and channels, and overriding the redrive brakes.
- * Agents act through their token's scopes (ingest: report attempts and open holds; read; metrics: scrape).
+ * Agents act through their token's scopes (ingest: report attempts and open holds; read; metrics: scrape;
+ * traces: export OpenTelemetry spans).
  * The system (sweeps) may do what its jobs need.
  */
 export function decide(actor: Actor, action: Action, target: ActionTarget = {}): Decision {
@@ -70,6 +73,12 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
       return actor.scopes.includes('metrics') || actor.scopes.includes('read')
         ? allow
         : deny('this token lacks the metrics scope');
+    }
+    // An exporter's token needs only the traces scope; one that may record attempts may export them as spans.
+    if (action === 'traces.write') {
+      return actor.scopes.includes('traces') || actor.scopes.includes('ingest')
+        ? decideTokenLimits(actor, target)
+        : deny('this token lacks the traces scope');
     }
     const scope =
       action === 'console.read'
@@ -86,6 +95,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'metrics.read':
       return allow;
     case 'attempt.record':
+    case 'traces.write':
       return deny('attempts are reported by agents, with an API token');
     case 'agent.coordinate':
       return deny('agents coordinate their work with an API token');

@@ -31,6 +31,7 @@ export const errorCodes = [
   // The transports: who is asking, the request itself, its Idempotency-Key, and our side.
   'UNAUTHENTICATED',
   'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
   'REQUEST_IN_PROGRESS',
   'IDEMPOTENCY_KEY_REUSED',
   'RATE_LIMITED',

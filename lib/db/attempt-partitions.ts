@@ -100,6 +100,8 @@ export async function dropAttemptPartitionsBefore(
     const dayBoundary = startOfUtcDay(cutoff).toISOString();
     const stray = await tx.execute(sql`delete from attempts_default where started_at < ${dayBoundary}::timestamptz`);
     await tx.execute(sql`delete from attempt_identities where started_at < ${dayBoundary}::timestamptz`);
+    // The spans the dropped attempts were made from (lib/traces): their days are gone from the log.
+    await tx.execute(sql`delete from trace_spans where started_at < ${dayBoundary}::timestamptz`);
     return { dropped: expired.map((partition) => partition.name), strayRowsDeleted: stray.count };
   });
 }

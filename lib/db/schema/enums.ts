@@ -61,7 +61,7 @@ export type KeyStatus = (typeof keyStatuses)[number];
 export const roles = ['viewer', 'responder', 'admin'] as const;
 export type Role = (typeof roles)[number];
 
-export const tokenScopes = ['ingest', 'read', 'metrics'] as const;
+export const tokenScopes = ['ingest', 'read', 'metrics', 'traces'] as const;
 export type TokenScope = (typeof tokenScopes)[number];
 
 export const runStatuses = ['running', 'finished', 'failed'] as const;

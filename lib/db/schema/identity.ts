@@ -87,7 +87,7 @@ export const apiTokens = pgTable(
   (table) => [
     check(
       'api_tokens_scopes_known',
-      sql`${table.scopes} <@ array['ingest', 'read', 'metrics']::text[] and cardinality(${table.scopes}) > 0`,
+      sql`${table.scopes} <@ array['ingest', 'read', 'metrics', 'traces']::text[] and cardinality(${table.scopes}) > 0`,
     ),
     check(
       'api_tokens_rate_per_second_range',

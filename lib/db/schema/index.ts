@@ -13,3 +13,4 @@ export * from './retry-pools';
 export * from './metric-totals';
 export * from './alerts';
 export * from './rate-limits';
+export * from './trace-spans';

@@ -87,6 +87,12 @@ export function CreateTokenForm({ defaults }: { defaults: { perSecond: number; b
           <label className="flex items-center gap-1" title="Prometheus scrapes GET /metrics with it; nothing else">
             <input type="checkbox" name="scopes" value="metrics" /> metrics
           </label>
+          <label
+            className="flex items-center gap-1"
+            title="An OpenTelemetry exporter sends spans to POST /v1/traces with it; nothing else"
+          >
+            <input type="checkbox" name="scopes" value="traces" /> traces
+          </label>
         </fieldset>
         <p id="token-limits-help" className="w-full text-[12px] text-muted">
           Names separated by commas; leave blank for no limit. A limited token is refused (403) for any other agent or

@@ -1,0 +1,116 @@
+import 'server-only';
+import { gunzipSync } from 'node:zlib';
+import type { NextRequest } from 'next/server';
+import { decide } from '../core/authorization';
+import { corePolicyFrom, getEnvironment } from '../env';
+import {
+  decodeJsonRequest,
+  decodeProtobufRequest,
+  encodeResponse,
+  type ExportedSpan,
+  UnreadableRequestError,
+} from '../traces/otlp-request';
+import { ingestSpans } from '../traces/ingest-spans';
+import { DEFAULT_COUNTED_OPERATIONS } from '../traces/span-to-attempt';
+import { admitAgentToken } from './api-auth';
+import { withDatabaseDeadline } from './database-outage';
+import { getClock, getDb } from './db';
+import { errorResponse, problemResponse } from './problem';
+
+/** An export batch as sent (compressed or not), and once inflated: the SDK's batches of 512 spans are far smaller. */
+export const MAX_TRACES_BODY_BYTES = 4 * 1024 * 1024;
+export const MAX_INFLATED_TRACES_BODY_BYTES = 16 * 1024 * 1024;
+const COUNTED_OPERATIONS: ReadonlySet<string> = new Set(DEFAULT_COUNTED_OPERATIONS);
+
+/**
+ * POST /v1/traces: an OTLP/HTTP traces receiver, as the OpenTelemetry protocol
+ * describes it. Bearer token with the traces (or ingest) scope; protobuf or
+ * JSON, gzip or not. 200 with the response message of the request's encoding,
+ * naming spans not taken in `partialSuccess`; 400 for a body that cannot be
+ * read (exporters do not retry it), 413 past the size limit, 415 for another
+ * content type; 429 and 503 carry Retry-After, and exporters retry on those.
+ */
+export async function receiveTraces(request: NextRequest): Promise<Response> {
+  const admitted = await admitAgentToken(request);
+  if ('response' in admitted) return admitted.response;
+  const allowed = decide(admitted.actor, 'traces.write');
+  if (!allowed.allowed) return problemResponse(403, 'FORBIDDEN', `This token may not export traces: ${allowed.reason}`);
+
+  const contentType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const format =
+    contentType === 'application/x-protobuf' ? 'protobuf' : contentType === 'application/json' ? 'json' : undefined;
+  if (!format)
+    return problemResponse(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send application/x-protobuf or application/json (OTLP/HTTP)',
+    );
+
+  const body = await readBody(request);
+  if ('response' in body) return body.response;
+  let spans: ExportedSpan[];
+  try {
+    spans = format === 'protobuf' ? decodeProtobufRequest(body.bytes) : decodeJsonRequest(body.bytes.toString('utf8'));
+  } catch (error) {
+    if (error instanceof UnreadableRequestError) return problemResponse(400, 'INVALID_INPUT', error.message);
+    throw error;
+  }
+
+  try {
+    const ctx = {
+      db: getDb(),
+      actor: admitted.actor,
+      clock: getClock(),
+      policy: corePolicyFrom(getEnvironment()),
+    };
+    const result = await withDatabaseDeadline(ingestSpans(ctx, spans, COUNTED_OPERATIONS));
+    const reasons = [...new Set(result.rejected.map((rejection) => rejection.reason))];
+    const answer = encodeResponse(format, {
+      count: result.rejected.length,
+      message: reasons.slice(0, 5).join('; ').slice(0, 2_000),
+    });
+    return new Response(typeof answer === 'string' ? answer : Buffer.from(answer), {
+      status: 200,
+      headers: { 'content-type': format === 'protobuf' ? 'application/x-protobuf' : 'application/json' },
+    });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
+
+async function readBody(request: NextRequest): Promise<{ bytes: Buffer } | { response: Response }> {
+  const tooLarge = () => ({
+    response: problemResponse(
+      413,
+      'PAYLOAD_TOO_LARGE',
+      `Export batches are limited to ${MAX_TRACES_BODY_BYTES / 1024 / 1024} MiB (${MAX_INFLATED_TRACES_BODY_BYTES / 1024 / 1024} MiB uncompressed)`,
+    ),
+  });
+  if (Number(request.headers.get('content-length') ?? '0') > MAX_TRACES_BODY_BYTES) return tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_TRACES_BODY_BYTES) {
+        await reader.cancel();
+        return tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const raw = Buffer.concat(chunks);
+  const encoding = (request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
+  if (encoding === 'identity' || encoding === '') return { bytes: raw };
+  if (encoding !== 'gzip')
+    return { response: problemResponse(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding may be gzip or none') };
+  try {
+    return { bytes: gunzipSync(raw, { maxOutputLength: MAX_INFLATED_TRACES_BODY_BYTES }) };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return tooLarge();
+    return { response: problemResponse(400, 'INVALID_INPUT', 'The body is not valid gzip') };
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * OTLP attribute values (AnyValue) as plain values. Holdfast reads strings,
+ * numbers and booleans; arrays, maps and bytes are kept as their JSON text,
+ * which no mapping rule reads. 64-bit integers come as decimal strings (both
+ * encodings) and are read as numbers when they are safe integers.
+ */
+export type AttributeValue = string | number | boolean;
+
+export interface OtlpKeyValue {
+  key?: unknown;
+  value?: Record<string, unknown> | null;
+}
+
+/** The longest attribute text kept: an error text is cut to 10,000 characters later anyway. */
+const MAX_TEXT = 20_000;
+
+export function attributesOf(keyValues: readonly OtlpKeyValue[]): Map<string, AttributeValue> {
+  const attributes = new Map<string, AttributeValue>();
+  for (const { key, value } of keyValues) {
+    if (typeof key !== 'string' || !value) continue;
+    const plain = plainValue(value);
+    if (plain !== undefined) attributes.set(key, plain);
+  }
+  return attributes;
+}
+
+function plainValue(value: Record<string, unknown>): AttributeValue | undefined {
+  if (typeof value.stringValue === 'string') return value.stringValue.slice(0, MAX_TEXT);
+  if (typeof value.boolValue === 'boolean') return value.boolValue;
+  if (typeof value.doubleValue === 'number') return value.doubleValue;
+  if (value.intValue !== undefined && value.intValue !== null) {
+    const number = Number(value.intValue);
+    return Number.isSafeInteger(number) ? number : String(value.intValue);
+  }
+  if (value.arrayValue !== undefined || value.kvlistValue !== undefined) {
+    return JSON.stringify(value.arrayValue ?? value.kvlistValue).slice(0, MAX_TEXT);
+  }
+  return undefined;
+}
+
+export function textAttribute(attributes: Map<string, AttributeValue>, key: string): string | undefined {
+  const value = attributes.get(key);
+  if (value === undefined) return undefined;
+  const text = String(value).trim();
+  return text === '' ? undefined : text;
+}
+
+export function numberAttribute(attributes: Map<string, AttributeValue>, key: string): number | undefined {
+  const value = attributes.get(key);
+  const number = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  return Number.isFinite(number) ? number : undefined;
+}

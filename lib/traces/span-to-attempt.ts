@@ -1,0 +1,144 @@
+import type { ErrorClass } from '../db/schema/enums';
+import { NAME_MAX_LENGTH } from '../core/names';
+import { MAX_ATTEMPT_COST_MICROS } from '../core/money-limits';
+import { numberAttribute, textAttribute } from './attribute-values';
+import { classifySpanError } from './error-class-rules';
+import type { ExportedSpan } from './otlp-request';
+
+/**
+ * How a span becomes an attempt (docs/agents/opentelemetry.md has the table):
+ *
+ * - it counts if `gen_ai.operation.name` is one of the counted operations, or
+ *   it names its step itself (`holdfast.step`);
+ * - agent: `holdfast.agent`, else `gen_ai.agent.name`, else the resource's
+ *   `service.name`; step: `holdfast.step`, else `gen_ai.tool.name` for a tool
+ *   call, else the span's name; both made plain names (other characters
+ *   become `_`);
+ * - task: `holdfast.task` if stated; else one execution of the step, named by
+ *   the conversation (`gen_ai.conversation.id`, else the trace), the parent
+ *   span and the tool call id, so that sibling spans of one parent for one step
+ *   are its attempts, and another turn of the conversation is another task;
+ * - attempt number: `holdfast.attempt` if stated, else the span's place by start
+ *   time among the task's spans of that step (ingest-spans.ts);
+ * - outcome and error class from the span's status, `error.type` and the HTTP
+ *   status (error-class-rules.ts); cost from `gen_ai.usage.cost.amount` in USD.
+ */
+export const DEFAULT_COUNTED_OPERATIONS = [
+  'chat',
+  'text_completion',
+  'generate_content',
+  'embeddings',
+  'execute_tool',
+  'invoke_agent',
+] as const;
+
+export interface SpanAttempt {
+  traceId: string;
+  spanId: string;
+  taskId: string;
+  agent: string;
+  step: string;
+  statedAttempt: number | null;
+  startedAt: Date;
+  finishedAt: Date;
+  outcome: 'succeeded' | 'failed';
+  errorClass: ErrorClass | null;
+  errorText: string | null;
+  costMicros: number;
+}
+
+export type SpanMapping =
+  | { counted: false }
+  | { counted: true; attempt: SpanAttempt }
+  | { counted: true; refused: string };
+
+const NANOS_PER_MS = 1_000_000n;
+const MAX_TASK_ID = 200;
+
+export function spanToAttempt(span: ExportedSpan, countedOperations: ReadonlySet<string>): SpanMapping {
+  const operation = textAttribute(span.attributes, 'gen_ai.operation.name');
+  const statedStep = textAttribute(span.attributes, 'holdfast.step');
+  if (!statedStep && !(operation && countedOperations.has(operation))) return { counted: false };
+
+  const agent = plainName(
+    textAttribute(span.attributes, 'holdfast.agent') ??
+      textAttribute(span.attributes, 'gen_ai.agent.name') ??
+      textAttribute(span.resource, 'service.name'),
+  );
+  const toolName = operation === 'execute_tool' ? textAttribute(span.attributes, 'gen_ai.tool.name') : undefined;
+  const step = plainName(statedStep ?? toolName ?? span.name);
+  if (!agent) return { counted: true, refused: 'no agent: set gen_ai.agent.name or the service.name resource' };
+  if (!step) return { counted: true, refused: 'no step: the span has no name' };
+
+  const statedAttempt = numberAttribute(span.attributes, 'holdfast.attempt');
+  if (
+    statedAttempt !== undefined &&
+    !(Number.isInteger(statedAttempt) && statedAttempt >= 1 && statedAttempt <= 10_000)
+  )
+    return { counted: true, refused: 'holdfast.attempt must be a whole number from 1 to 10,000' };
+
+  if (span.endNanos < span.startNanos) return { counted: true, refused: 'the span ends before it starts' };
+  const startedAt = new Date(Number(span.startNanos / NANOS_PER_MS));
+  const finishedAt = new Date(Number(span.endNanos / NANOS_PER_MS));
+
+  const failed = span.statusCode === 2;
+  const cost = reportedCostMicros(span);
+  if (typeof cost === 'string') return { counted: true, refused: cost };
+  return {
+    counted: true,
+    attempt: {
+      traceId: span.traceId,
+      spanId: span.spanId,
+      taskId: taskIdOf(span),
+      agent,
+      step,
+      statedAttempt: statedAttempt ?? null,
+      startedAt,
+      finishedAt,
+      outcome: failed ? 'failed' : 'succeeded',
+      errorClass: failed ? classifySpanError(span) : null,
+      errorText: failed ? errorTextOf(span) : null,
+      costMicros: cost,
+    },
+  };
+}
+
+/** A name under the one name rule (lib/core/names.ts): other characters become `_`. */
+export function plainName(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const plain = raw
+    .replace(/[^A-Za-z0-9_.:-]+/g, '_')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, NAME_MAX_LENGTH);
+  return plain === '' ? undefined : plain;
+}
+
+function taskIdOf(span: ExportedSpan): string {
+  const stated = textAttribute(span.attributes, 'holdfast.task');
+  if (stated) return stated.slice(0, MAX_TASK_ID);
+  const conversation = textAttribute(span.attributes, 'gen_ai.conversation.id') ?? span.traceId;
+  const toolCall = textAttribute(span.attributes, 'gen_ai.tool.call.id');
+  const execution = [span.parentSpanId ?? 'root', ...(toolCall ? [toolCall.slice(0, 64)] : [])].join('/');
+  return `${conversation.slice(0, MAX_TASK_ID - execution.length - 1)}/${execution}`;
+}
+
+function errorTextOf(span: ExportedSpan): string {
+  const text =
+    span.statusMessage.trim() ||
+    span.exceptionMessages.find((message) => message.trim() !== '') ||
+    textAttribute(span.attributes, 'error.type') ||
+    'the span ended with an error status and no message';
+  return text.slice(0, 10_000);
+}
+
+/** `gen_ai.usage.cost.amount` in USD, as micro-dollars; 0 when the span states none. */
+function reportedCostMicros(span: ExportedSpan): number | string {
+  const amount = numberAttribute(span.attributes, 'gen_ai.usage.cost.amount');
+  if (amount === undefined) return 0;
+  const currency = textAttribute(span.attributes, 'gen_ai.usage.cost.currency') ?? 'USD';
+  if (currency.toUpperCase() !== 'USD') return `gen_ai.usage.cost.currency ${currency} is not USD`;
+  const micros = Math.round(amount * 1_000_000);
+  if (micros < 0 || micros > MAX_ATTEMPT_COST_MICROS)
+    return `gen_ai.usage.cost.amount must be from 0 to ${MAX_ATTEMPT_COST_MICROS / 1_000_000} USD`;
+  return micros;
+}

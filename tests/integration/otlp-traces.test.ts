@@ -1,0 +1,264 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { type Context, context, SpanStatusCode, trace } from '@opentelemetry/api';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { SimpleSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Actor, createApiToken } from '../../lib/core';
+import { dropAttemptPartitionsBefore } from '../../lib/db/attempt-partitions';
+import { startHoldfastServer, type HoldfastServer } from '../support/holdfast-server';
+import { useTestDatabase } from '../support/test-database';
+
+/**
+ * The official OpenTelemetry JS SDK exporting to a running Holdfast (the
+ * production server) with both OTLP/HTTP exporters, protobuf and JSON: the
+ * spans of a scripted agent become exactly the attempts they stand for.
+ */
+const database = useTestDatabase();
+const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+let server: HoldfastServer;
+const tokens = { traces: '', limited: '', ingestOnly: '' };
+
+beforeAll(async () => {
+  const ctx = { db: database.db, actor: admin };
+  tokens.traces = (await createApiToken(ctx, { name: 'exporter', scopes: ['traces'] })).token;
+  tokens.limited = (
+    await createApiToken(ctx, { name: 'research exporter', scopes: ['traces'], allowedAgents: ['research'] })
+  ).token;
+  tokens.ingestOnly = (await createApiToken(ctx, { name: 'reader', scopes: ['read'] })).token;
+  server = await startHoldfastServer({
+    env: {
+      DATABASE_URL: database.appUrl,
+      DATABASE_MIGRATION_URL: database.ownerUrl,
+      SESSION_SECRET: randomBytes(32).toString('hex'),
+      AUTH_MODE: 'demo',
+      HOLDFAST_INSECURE_DEMO: '1',
+    },
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+type Format = 'protobuf' | 'json';
+function exporterFor(format: Format, token = tokens.traces): SpanExporter {
+  const options = { url: `${server.baseUrl}/v1/traces`, headers: { authorization: `Bearer ${token}` } };
+  return format === 'protobuf' ? new ProtobufExporter(options) : new JsonExporter(options);
+}
+
+/** A tracer whose every ended span is exported at once, as a service named `service.name` would. */
+function tracerFor(exporter: SpanExporter, serviceName: string) {
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
+  return { tracer: provider.getTracer('scripted-agent'), provider };
+}
+
+/** A span that starts and ends at given moments, under `parent`. */
+function recordSpan(
+  tracer: ReturnType<typeof tracerFor>['tracer'],
+  parent: Context,
+  name: string,
+  attributes: Record<string, string | number>,
+  at: { start: number; end: number },
+  error?: { message: string; type: string },
+) {
+  const span = tracer.startSpan(name, { attributes, startTime: at.start }, parent);
+  if (error) {
+    span.setAttribute('error.type', error.type);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+  }
+  span.end(at.end);
+  return span;
+}
+
+async function attemptsOfAgent(agent: string) {
+  return database.sql<
+    {
+      task_id: string;
+      step: string;
+      attempt_number: number;
+      outcome: string;
+      error_class: string | null;
+      cost_micros: string;
+    }[]
+  >`select task_id, step, attempt_number, outcome, error_class, cost_micros from attempts
+    where agent = ${agent} order by step, attempt_number`;
+}
+
+describe.each(['protobuf', 'json'] as const)('OTLP/HTTP %s export from the OpenTelemetry SDK', (format) => {
+  it('turns a scripted agent run into its attempts: retries numbered, errors classed, costs kept', async () => {
+    const agent = `scripted-${format}`;
+    const { tracer, provider } = tracerFor(exporterFor(format), agent);
+    const base = Date.now() - 60_000;
+    const at = (offset: number, length = 500) => ({ start: base + offset, end: base + offset + length });
+    const run = tracer.startSpan(
+      'invoke_agent scripted',
+      { startTime: base, attributes: { 'gen_ai.operation.name': 'invoke_agent' } },
+      context.active(),
+    );
+    const inRun = trace.setSpan(context.active(), run);
+    const chat = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-test' };
+    // plan: one chat call, first time right, 0.002 $.
+    recordSpan(tracer, inRun, 'chat plan', { ...chat, 'gen_ai.usage.cost.amount': 0.002 }, at(0));
+    // draft: refused 429, then 503, then answered: three attempts of one call.
+    recordSpan(tracer, inRun, 'chat draft', chat, at(1_000), { message: 'Too Many Requests', type: '429' });
+    recordSpan(tracer, inRun, 'chat draft', chat, at(2_000), { message: 'Service Unavailable', type: '503' });
+    recordSpan(tracer, inRun, 'chat draft', { ...chat, 'gen_ai.usage.cost.amount': 0.004 }, at(3_000));
+    // lookup: a tool that fails permanently (a 404 from its API).
+    recordSpan(
+      tracer,
+      inRun,
+      'execute_tool lookup',
+      { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order', 'gen_ai.tool.call.id': 'call_1' },
+      at(4_000),
+      { message: 'order 42 not found', type: '404' },
+    );
+    // Not a GenAI operation: no attempt.
+    recordSpan(tracer, inRun, 'GET /orders/42', { 'http.request.method': 'GET' }, at(4_100, 50));
+    run.end(base + 5_000);
+    await provider.forceFlush();
+    await provider.shutdown();
+
+    const rows = await attemptsOfAgent(agent);
+    const summary = rows.map((row) => ({
+      step: row.step,
+      attempt: row.attempt_number,
+      outcome: row.outcome,
+      errorClass: row.error_class,
+      costMicros: Number(row.cost_micros),
+    }));
+    expect(summary).toEqual([
+      { step: 'chat_draft', attempt: 1, outcome: 'failed', errorClass: 'rate_limited', costMicros: 0 },
+      { step: 'chat_draft', attempt: 2, outcome: 'failed', errorClass: 'transient', costMicros: 0 },
+      { step: 'chat_draft', attempt: 3, outcome: 'succeeded', errorClass: null, costMicros: 4_000 },
+      { step: 'chat_plan', attempt: 1, outcome: 'succeeded', errorClass: null, costMicros: 2_000 },
+      { step: 'invoke_agent_scripted', attempt: 1, outcome: 'succeeded', errorClass: null, costMicros: 0 },
+      { step: 'lookup_order', attempt: 1, outcome: 'failed', errorClass: 'permanent', costMicros: 0 },
+    ]);
+    // The run's model calls are steps of one task (the trace, under the run's span), a tool call is a task of its
+    // own under it (its call id: calls of one tool are told apart by it), and so is the run.
+    const taskOf = (step: string) => rows.find((row) => row.step === step)!.task_id;
+    expect(taskOf('chat_plan')).toMatch(/^[0-9a-f]{32}\/[0-9a-f]{16}$/);
+    expect(new Set(rows.filter((row) => row.step === 'chat_draft').map((row) => row.task_id))).toEqual(
+      new Set([taskOf('chat_plan')]),
+    );
+    expect(taskOf('lookup_order')).toBe(`${taskOf('chat_plan')}/call_1`);
+    expect(taskOf('invoke_agent_scripted')).toMatch(/^[0-9a-f]{32}\/root$/);
+  });
+});
+
+/** One span as OTLP JSON, for requests made by hand. */
+function jsonSpan(traceId: string, parentSpanId: string, step: string, startMs: number, extra: object = {}) {
+  const spanId = randomBytes(8).toString('hex');
+  return {
+    traceId,
+    spanId,
+    parentSpanId,
+    name: step,
+    startTimeUnixNano: String(BigInt(startMs) * 1_000_000n),
+    endTimeUnixNano: String(BigInt(startMs + 100) * 1_000_000n),
+    attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat' } }],
+    ...extra,
+  };
+}
+const requestOf = (agent: string, spans: object[]) => ({
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: agent } }] },
+      scopeSpans: [{ spans }],
+    },
+  ],
+});
+async function post(body: string | Buffer, headers: Record<string, string> = {}, token = tokens.traces) {
+  const response = await fetch(`${server.baseUrl}/v1/traces`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+  });
+  return { status: response.status, headers: response.headers, body: await response.text() };
+}
+
+describe('the traces receiver', () => {
+  it('ingests a batch sent twice once, and numbers siblings exactly when they come in reverse, over two batches', async () => {
+    const agent = `reorder-${randomUUID().slice(0, 8)}`;
+    const traceId = randomBytes(16).toString('hex');
+    const parent = randomBytes(8).toString('hex');
+    const start = Date.now() - 30_000;
+    const [first, second, third] = [0, 1_000, 2_000].map((offset) => jsonSpan(traceId, parent, 'chat', start + offset));
+    const later = JSON.stringify(requestOf(agent, [third!, second!]));
+    expect((await post(later)).status).toBe(200);
+    expect((await post(later)).status).toBe(200); // the exporter retried: nothing new
+    expect((await attemptsOfAgent(agent)).map((row) => row.attempt_number)).toEqual([1, 2]);
+
+    const earliest = gzipSync(JSON.stringify(requestOf(agent, [first!])));
+    expect((await post(earliest, { 'content-encoding': 'gzip' })).status).toBe(200);
+    const rows = await database.sql<{ attempt_number: number; idempotency_key: string }[]>`
+      select attempt_number, idempotency_key from attempts where agent = ${agent} order by attempt_number`;
+    expect(rows).toEqual([
+      { attempt_number: 1, idempotency_key: `span:${traceId}/${first!.spanId}` },
+      { attempt_number: 2, idempotency_key: `span:${traceId}/${second!.spanId}` },
+      { attempt_number: 3, idempotency_key: `span:${traceId}/${third!.spanId}` },
+    ]);
+  });
+
+  it('refuses what it cannot read (400), what is too large (413), other types (415), and writes nothing', async () => {
+    const before = await database.sql`select count(*)::int as n from trace_spans`;
+    expect((await post('{"resourceSpans": [')).status).toBe(400);
+    expect((await post(Buffer.from([0xff, 0xff, 0xff]), { 'content-type': 'application/x-protobuf' })).status).toBe(
+      400,
+    );
+    expect((await post(Buffer.from('not gzip'), { 'content-encoding': 'gzip' })).status).toBe(400);
+    expect((await post(Buffer.alloc(5 * 1024 * 1024, 0x20))).status).toBe(413);
+    expect((await post('{}', { 'content-type': 'text/plain' })).status).toBe(415);
+    expect(await database.sql`select count(*)::int as n from trace_spans`).toEqual(before);
+  });
+
+  it('answers 401 without a token and 403 without the traces scope', async () => {
+    const body = JSON.stringify(requestOf('anyone', []));
+    expect((await post(body, {}, 'hf_not-a-token')).status).toBe(401);
+    expect((await post(body, {}, tokens.ingestOnly)).status).toBe(403);
+  });
+
+  it('rejects in partial_success the spans of agents a limited token may not act for, and keeps the rest', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const parent = randomBytes(8).toString('hex');
+    const start = Date.now() - 20_000;
+    const body = {
+      resourceSpans: [
+        ...requestOf('research', [jsonSpan(traceId, parent, 'summarise', start)]).resourceSpans,
+        ...requestOf('payments', [
+          jsonSpan(traceId, parent, 'charge', start),
+          jsonSpan(traceId, parent, 'refund', start),
+        ]).resourceSpans,
+      ],
+    };
+    const answer = await post(JSON.stringify(body), {}, tokens.limited);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({
+      partialSuccess: { rejectedSpans: '2', errorMessage: expect.stringContaining('research') },
+    });
+    const kept = await database.sql<{ agent: string; step: string }[]>`
+      select agent, step from attempts where idempotency_key like ${`span:${traceId}/%`} order by step`;
+    expect(kept).toEqual([{ agent: 'research', step: 'summarise' }]);
+  });
+
+  it('keeps stored spans only as long as the attempt days they became: retention drops the older ones', async () => {
+    const day = 24 * 3_600_000;
+    const old = new Date(Date.now() - 40 * day);
+    // A span stored 40 days ago (its attempt's day already gone), beside today's.
+    await database.sql`insert into trace_spans (trace_id, span_id, task_id, agent, step, started_at, finished_at,
+      outcome, cost_micros) values (${randomBytes(16).toString('hex')}, ${randomBytes(8).toString('hex')}, 'old', 'old',
+      'old', ${old.toISOString()}, ${old.toISOString()}, 'succeeded', 0)`;
+    const today = (
+      await database.sql`select count(*)::int as n from trace_spans where started_at > now() - interval '1 day'`
+    )[0]!.n;
+    expect(today).toBeGreaterThan(0);
+    await dropAttemptPartitionsBefore(database.db, new Date(Date.now() - 31 * day));
+    expect(await database.sql`select count(*)::int as n from trace_spans`).toEqual([{ n: today }]);
+  });
+});

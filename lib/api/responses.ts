@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   attemptOutcomes,
+  costSources,
   deadLetterReasons,
   deadLetterStatuses,
   errorClasses,
@@ -31,6 +32,7 @@ import type { EndpointName } from './endpoints';
  */
 export const restatedEnums = {
   attemptOutcomes,
+  costSources,
   errorClasses,
   holdItemTypes,
   holdReasons,
@@ -62,6 +64,12 @@ export const attemptJson = z.strictObject({
   errorClass: errorClass.nullable(),
   errorText: z.string().nullable(),
   costMicros: micros,
+  costSource: z
+    .enum(restatedEnums.costSources)
+    .nullable()
+    .describe(
+      'Where the cost came from: reported, priced (tokens x price table), rule (a failed-call rule), none; null: not recorded',
+    ),
   idempotencyKey: z.string().nullable(),
   runKey: z.string().nullable(),
   recordedAt: moment,

@@ -93,7 +93,8 @@ function refuseOutsideRetention(ctx: CoreContext, startedAt: Date): void {
   if (problem) throw new InvalidInputError(`Invalid input: startedAt: ${problem}`, { startedAt: [problem] });
 }
 
-type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid'>;
+/** What a report sets; its cost is the reported one (cost_source stays unrecorded on this path for now). */
+type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid' | 'costSource'>;
 
 /**
  * One statement: claim the attempt's identity, and write the attempt only if
@@ -197,6 +198,7 @@ interface AttemptRow {
   error_class: Attempt['errorClass'];
   error_text: string | null;
   cost_micros: string;
+  cost_source: Attempt['costSource'];
   idempotency_key: string | null;
   run_key: string | null;
   recorded_at: Date;
@@ -217,6 +219,7 @@ function toAttempt(row: AttemptRow): Attempt {
     errorClass: row.error_class,
     errorText: row.error_text,
     costMicros: Number(row.cost_micros),
+    costSource: row.cost_source,
     idempotencyKey: row.idempotency_key,
     runKey: row.run_key,
     recordedAt: new Date(row.recorded_at),

@@ -45,9 +45,14 @@ export interface SpanError {
 }
 
 export function classifySpanError(span: ExportedSpan): ErrorClass {
-  const type = textAttribute(span.attributes, 'error.type') ?? '';
-  const status =
-    numberAttribute(span.attributes, 'http.response.status_code') ?? (/^\d{3}$/.test(type) ? Number(type) : undefined);
-  const error: SpanError = { status, type };
+  const error: SpanError = { status: httpStatusOf(span), type: textAttribute(span.attributes, 'error.type') ?? '' };
   return ERROR_CLASS_RULES.find((rule) => rule.matches(error))?.errorClass ?? 'unknown';
+}
+
+/** `http.response.status_code`, else an `error.type` that is a status number. */
+export function httpStatusOf(span: ExportedSpan): number | undefined {
+  const type = textAttribute(span.attributes, 'error.type') ?? '';
+  return (
+    numberAttribute(span.attributes, 'http.response.status_code') ?? (/^\d{3}$/.test(type) ? Number(type) : undefined)
+  );
 }

@@ -102,10 +102,11 @@ function asRecordset(attempts: SpanAttempt[]) {
     error_class: a.errorClass,
     error_text: a.errorText,
     cost_micros: a.costMicros,
+    cost_source: a.costSource,
   }));
   return sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as s(trace_id text, span_id text, task_id text,
     agent text, step text, started_at timestamptz, finished_at timestamptz, stated_attempt int, outcome text,
-    error_class error_class, error_text text, cost_micros bigint)`;
+    error_class error_class, error_text text, cost_micros bigint, cost_source text)`;
 }
 
 async function storeAndNumber(tx: Transaction, attempts: SpanAttempt[]): Promise<void> {
@@ -116,9 +117,9 @@ async function storeAndNumber(tx: Transaction, attempts: SpanAttempt[]): Promise
     from (select distinct task_id || '/' || step as execution from ${batch} order by 1) as executions`);
   const stored = await tx.execute<{ task_id: string; step: string }>(sql`
     insert into trace_spans (trace_id, span_id, task_id, agent, step, started_at, finished_at, stated_attempt,
-      outcome, error_class, error_text, cost_micros)
+      outcome, error_class, error_text, cost_micros, cost_source)
     select trace_id, span_id, task_id, agent, step, started_at, finished_at, stated_attempt,
-      outcome, error_class, error_text, cost_micros from ${batch}
+      outcome, error_class, error_text, cost_micros, cost_source from ${batch}
     on conflict (trace_id, span_id) do nothing
     returning task_id, step`);
   if (stored.length === 0) return; // every span was seen before: nothing changes
@@ -146,10 +147,10 @@ async function storeAndNumber(tx: Transaction, attempts: SpanAttempt[]): Promise
       on conflict do nothing
       returning task_id, step, attempt_number)
     insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
-      error_class, error_text, cost_micros, idempotency_key)
+      error_class, error_text, cost_micros, cost_source, idempotency_key)
     select n.task_id, n.agent, n.step, n.attempt_number, n.started_at, n.finished_at,
       least(extract(epoch from (n.finished_at - n.started_at)) * 1000, 2147483647)::int, n.outcome,
-      n.error_class, n.error_text, n.cost_micros, 'span:' || n.trace_id || '/' || n.span_id
+      n.error_class, n.error_text, n.cost_micros, n.cost_source, 'span:' || n.trace_id || '/' || n.span_id
     from numbered n join identities i
       on i.task_id = n.task_id and i.step = n.step and i.attempt_number = n.attempt_number`);
 }

@@ -1,8 +1,9 @@
 import type { ErrorClass } from '../db/schema/enums';
 import { NAME_MAX_LENGTH } from '../core/names';
 import { MAX_ATTEMPT_COST_MICROS } from '../core/money-limits';
+import { type CostSource, priceCall } from '../core/pricing/price-call';
 import { numberAttribute, textAttribute } from './attribute-values';
-import { classifySpanError } from './error-class-rules';
+import { classifySpanError, httpStatusOf } from './error-class-rules';
 import type { ExportedSpan } from './otlp-request';
 
 /**
@@ -21,7 +22,8 @@ import type { ExportedSpan } from './otlp-request';
  * - attempt number: `holdfast.attempt` if stated, else the span's place by start
  *   time among the task's spans of that step (ingest-spans.ts);
  * - outcome and error class from the span's status, `error.type` and the HTTP
- *   status (error-class-rules.ts); cost from `gen_ai.usage.cost.amount` in USD.
+ *   status (error-class-rules.ts); cost from `gen_ai.usage.cost.amount` in USD, else
+ *   its token counts priced (lib/core/pricing/price-call.ts), with the failed-call rules.
  */
 export const DEFAULT_COUNTED_OPERATIONS = [
   'chat',
@@ -45,6 +47,7 @@ export interface SpanAttempt {
   errorClass: ErrorClass | null;
   errorText: string | null;
   costMicros: number;
+  costSource: CostSource;
 }
 
 export type SpanMapping =
@@ -82,8 +85,23 @@ export function spanToAttempt(span: ExportedSpan, countedOperations: ReadonlySet
   const finishedAt = new Date(Number(span.endNanos / NANOS_PER_MS));
 
   const failed = span.statusCode === 2;
-  const cost = reportedCostMicros(span);
-  if (typeof cost === 'string') return { counted: true, refused: cost };
+  const errorClass = failed ? classifySpanError(span) : null;
+  const reported = reportedCostUsd(span);
+  if (typeof reported === 'string') return { counted: true, refused: reported };
+  const cost = priceCall({
+    reportedUsd: reported,
+    usage: {
+      inputTokens: numberAttribute(span.attributes, 'gen_ai.usage.input_tokens'),
+      outputTokens: numberAttribute(span.attributes, 'gen_ai.usage.output_tokens'),
+      cacheReadInputTokens: numberAttribute(span.attributes, 'gen_ai.usage.cache_read.input_tokens'),
+      cacheCreationInputTokens: numberAttribute(span.attributes, 'gen_ai.usage.cache_creation.input_tokens'),
+    },
+    model:
+      textAttribute(span.attributes, 'gen_ai.response.model') ?? textAttribute(span.attributes, 'gen_ai.request.model'),
+    provider: textAttribute(span.attributes, 'gen_ai.provider.name') ?? textAttribute(span.attributes, 'gen_ai.system'),
+    failure: errorClass ? { errorClass, httpStatus: httpStatusOf(span) } : undefined,
+    at: startedAt,
+  });
   return {
     counted: true,
     attempt: {
@@ -96,9 +114,10 @@ export function spanToAttempt(span: ExportedSpan, countedOperations: ReadonlySet
       startedAt,
       finishedAt,
       outcome: failed ? 'failed' : 'succeeded',
-      errorClass: failed ? classifySpanError(span) : null,
+      errorClass,
       errorText: failed ? errorTextOf(span) : null,
-      costMicros: cost,
+      costMicros: cost.costMicros,
+      costSource: cost.source,
     },
   };
 }
@@ -131,14 +150,13 @@ function errorTextOf(span: ExportedSpan): string {
   return text.slice(0, 10_000);
 }
 
-/** `gen_ai.usage.cost.amount` in USD, as micro-dollars; 0 when the span states none. */
-function reportedCostMicros(span: ExportedSpan): number | string {
+/** `gen_ai.usage.cost.amount` in USD, if the span states it; a reason to refuse the span if it cannot be used. */
+function reportedCostUsd(span: ExportedSpan): number | undefined | string {
   const amount = numberAttribute(span.attributes, 'gen_ai.usage.cost.amount');
-  if (amount === undefined) return 0;
+  if (amount === undefined) return undefined;
   const currency = textAttribute(span.attributes, 'gen_ai.usage.cost.currency') ?? 'USD';
   if (currency.toUpperCase() !== 'USD') return `gen_ai.usage.cost.currency ${currency} is not USD`;
-  const micros = Math.round(amount * 1_000_000);
-  if (micros < 0 || micros > MAX_ATTEMPT_COST_MICROS)
+  if (amount < 0 || amount * 1_000_000 > MAX_ATTEMPT_COST_MICROS)
     return `gen_ai.usage.cost.amount must be from 0 to ${MAX_ATTEMPT_COST_MICROS / 1_000_000} USD`;
-  return micros;
+  return amount;
 }

@@ -85,8 +85,9 @@ async function attemptsOfAgent(agent: string) {
       outcome: string;
       error_class: string | null;
       cost_micros: string;
+      cost_source: string | null;
     }[]
-  >`select task_id, step, attempt_number, outcome, error_class, cost_micros from attempts
+  >`select task_id, step, attempt_number, outcome, error_class, cost_micros, cost_source from attempts
     where agent = ${agent} order by step, attempt_number`;
 }
 
@@ -102,13 +103,28 @@ describe.each(['protobuf', 'json'] as const)('OTLP/HTTP %s export from the OpenT
       context.active(),
     );
     const inRun = trace.setSpan(context.active(), run);
-    const chat = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-test' };
-    // plan: one chat call, first time right, 0.002 $.
+    const chat = {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-4o',
+    };
+    const tokens = (input: number, output: number) => ({
+      'gen_ai.usage.input_tokens': input,
+      'gen_ai.usage.output_tokens': output,
+    });
+    // plan: one chat call, first time right, its cost stated: 0.002 $.
     recordSpan(tracer, inRun, 'chat plan', { ...chat, 'gen_ai.usage.cost.amount': 0.002 }, at(0));
-    // draft: refused 429, then 503, then answered: three attempts of one call.
-    recordSpan(tracer, inRun, 'chat draft', chat, at(1_000), { message: 'Too Many Requests', type: '429' });
-    recordSpan(tracer, inRun, 'chat draft', chat, at(2_000), { message: 'Service Unavailable', type: '503' });
-    recordSpan(tracer, inRun, 'chat draft', { ...chat, 'gen_ai.usage.cost.amount': 0.004 }, at(3_000));
+    // draft: refused 429 (the client counted its prompt anyway), then a 503 cut the stream after 50 tokens, then
+    // answered: three attempts of one call. gpt-4o costs 2.50 $ in and 10 $ out a million tokens in the pinned table.
+    recordSpan(tracer, inRun, 'chat draft', { ...chat, ...tokens(1_000, 0) }, at(1_000), {
+      message: 'Too Many Requests',
+      type: '429',
+    });
+    recordSpan(tracer, inRun, 'chat draft', { ...chat, ...tokens(1_000, 50) }, at(2_000), {
+      message: 'Service Unavailable',
+      type: '503',
+    });
+    recordSpan(tracer, inRun, 'chat draft', { ...chat, ...tokens(1_000, 200) }, at(3_000));
     // lookup: a tool that fails permanently (a 404 from its API).
     recordSpan(
       tracer,
@@ -131,14 +147,29 @@ describe.each(['protobuf', 'json'] as const)('OTLP/HTTP %s export from the OpenT
       outcome: row.outcome,
       errorClass: row.error_class,
       costMicros: Number(row.cost_micros),
+      source: row.cost_source,
     }));
     expect(summary).toEqual([
-      { step: 'chat_draft', attempt: 1, outcome: 'failed', errorClass: 'rate_limited', costMicros: 0 },
-      { step: 'chat_draft', attempt: 2, outcome: 'failed', errorClass: 'transient', costMicros: 0 },
-      { step: 'chat_draft', attempt: 3, outcome: 'succeeded', errorClass: null, costMicros: 4_000 },
-      { step: 'chat_plan', attempt: 1, outcome: 'succeeded', errorClass: null, costMicros: 2_000 },
-      { step: 'invoke_agent_scripted', attempt: 1, outcome: 'succeeded', errorClass: null, costMicros: 0 },
-      { step: 'lookup_order', attempt: 1, outcome: 'failed', errorClass: 'permanent', costMicros: 0 },
+      { step: 'chat_draft', attempt: 1, outcome: 'failed', errorClass: 'rate_limited', costMicros: 0, source: 'rule' },
+      {
+        step: 'chat_draft',
+        attempt: 2,
+        outcome: 'failed',
+        errorClass: 'transient',
+        costMicros: 3_000,
+        source: 'priced',
+      },
+      { step: 'chat_draft', attempt: 3, outcome: 'succeeded', errorClass: null, costMicros: 4_500, source: 'priced' },
+      { step: 'chat_plan', attempt: 1, outcome: 'succeeded', errorClass: null, costMicros: 2_000, source: 'reported' },
+      {
+        step: 'invoke_agent_scripted',
+        attempt: 1,
+        outcome: 'succeeded',
+        errorClass: null,
+        costMicros: 0,
+        source: 'none',
+      },
+      { step: 'lookup_order', attempt: 1, outcome: 'failed', errorClass: 'permanent', costMicros: 0, source: 'none' },
     ]);
     // The run's model calls are steps of one task (the trace, under the run's span), a tool call is a task of its
     // own under it (its call id: calls of one tool are told apart by it), and so is the run.
@@ -252,8 +283,8 @@ describe('the traces receiver', () => {
     const old = new Date(Date.now() - 40 * day);
     // A span stored 40 days ago (its attempt's day already gone), beside today's.
     await database.sql`insert into trace_spans (trace_id, span_id, task_id, agent, step, started_at, finished_at,
-      outcome, cost_micros) values (${randomBytes(16).toString('hex')}, ${randomBytes(8).toString('hex')}, 'old', 'old',
-      'old', ${old.toISOString()}, ${old.toISOString()}, 'succeeded', 0)`;
+      outcome, cost_micros, cost_source) values (${randomBytes(16).toString('hex')}, ${randomBytes(8).toString('hex')}, 'old', 'old',
+      'old', ${old.toISOString()}, ${old.toISOString()}, 'succeeded', 0, 'none')`;
     const today = (
       await database.sql`select count(*)::int as n from trace_spans where started_at > now() - interval '1 day'`
     )[0]!.n;

@@ -12,8 +12,15 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import { errorClasses, type AttemptOutcome } from './enums';
-export { attemptOutcomes, errorClasses, type AttemptOutcome, type ErrorClass } from './enums';
+import { errorClasses, type AttemptOutcome, type CostSource } from './enums';
+export {
+  attemptOutcomes,
+  costSources,
+  errorClasses,
+  type AttemptOutcome,
+  type CostSource,
+  type ErrorClass,
+} from './enums';
 
 export const errorClass = pgEnum('error_class', errorClasses);
 
@@ -46,6 +53,12 @@ export const attempts = pgTable(
     errorText: text('error_text'),
     /** Cost in micro-dollars (1 USD = 1,000,000), so sums stay exact. */
     costMicros: bigint('cost_micros', { mode: 'number' }).notNull().default(0),
+    /**
+     * Where the cost came from: reported, priced (tokens times the price table), rule (a failed-call
+     * rule), none (lib/core/pricing/price-call.ts). Null where it was not recorded (attempts reported
+     * with a cost before OpenTelemetry ingest, and the step protocol's, which are reported).
+     */
+    costSource: text('cost_source').$type<CostSource>(),
     idempotencyKey: text('idempotency_key'),
     /** The run (worker execution) that made this attempt, when it came through runStep. */
     runKey: text('run_key'),

@@ -96,3 +96,7 @@ export type AlertChannelKind = (typeof alertChannelKinds)[number];
 /** What one delivery carries: an alert firing, its resolution, or a test sent from the console. */
 export const alertEvents = ['fired', 'resolved', 'test'] as const;
 export type AlertEvent = (typeof alertEvents)[number];
+
+/** Where an attempt's cost came from (lib/core/pricing/price-call.ts). */
+export const costSources = ['reported', 'priced', 'rule', 'none'] as const;
+export type CostSource = (typeof costSources)[number];

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
-import type { AttemptOutcome } from './enums';
+import { type AttemptOutcome, type CostSource, costSources } from './enums';
 
 /**
  * Every OpenTelemetry span that became an attempt (lib/traces), once: its
@@ -26,6 +26,7 @@ export const traceSpans = pgTable(
     errorClass: errorClass('error_class'),
     errorText: text('error_text'),
     costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
+    costSource: text('cost_source').$type<CostSource>().notNull(),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
@@ -35,5 +36,9 @@ export const traceSpans = pgTable(
     // Serves retention: spans go with the raw attempt days.
     index('trace_spans_started_at_idx').on(table.startedAt),
     check('trace_spans_outcome_known', sql`${table.outcome} in ('succeeded', 'failed')`),
+    check(
+      'trace_spans_cost_source_known',
+      sql`${table.costSource} in (${sql.raw(costSources.map((source) => `'${source}'`).join(', '))})`,
+    ),
   ],
 );

@@ -20,6 +20,17 @@ describe('retryOnDeadlock', () => {
         if (firstRowsLocked === 2) bothLocked();
       };
 
+      const otherIsWaiting = async () => {
+        for (let waited = 0; waited < 30_000; waited += 10) {
+          const [row] = await database.sql<{ waiting: number }[]>`
+            select count(*)::int as waiting from pg_locks l join pg_stat_activity a on a.pid = l.pid
+            where l.locktype = 'transactionid' and not l.granted and a.datname = current_database()`;
+          if (row!.waiting > 0) return;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        throw new Error('the other transaction never waited for row a');
+      };
+
       let tries = 0;
       // a then b; this side detects the deadlock first (short deadlock_timeout), so it is the one aborted.
       const retried = retryOnDeadlock(pool.db, () =>
@@ -30,6 +41,9 @@ describe('retryOnDeadlock', () => {
           if (tries === 1) {
             lockedOne();
             await bothHoldTheirFirstRow;
+            // PostgreSQL looks for a deadlock once, deadlock_timeout after a wait begins: this side's wait must
+            // begin after the other's, or on a loaded machine it finds no cycle yet and the other side is aborted.
+            await otherIsWaiting();
           }
           await tx.execute(sql`update lock_order set touched = touched + 1 where id = 'b'`);
         }),

@@ -58,6 +58,20 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined | fal
   }
 }
 
+/** Runs `checks` until they pass, up to a deadline; the last failure is the test's. */
+async function eventually(checks: () => Promise<void>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await checks();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 interface Page {
   status: number;
   html: string;
@@ -185,15 +199,19 @@ describe.skipIf(unavailable)('console reads from a streaming replica', () => {
     expect(await openHolds(primary)).toBe(before + 1);
     expect(await openHolds(replica)).toBe(before);
 
-    const figures = await overviewJson(lenient);
-    expect(figures.source).toMatchObject({ from: 'replica' });
-    expect(figures.body.headline.openHolds.now).toBe(before);
-    const overview = await get(lenient, '/');
-    expect(overview.status).toBe(200);
-    expect(openHoldsShown(overview.html)).toBe(before);
-    const holds = await get(lenient, '/holds');
-    expect(holds.status).toBe(200);
-    expect(holds.html).not.toContain(itemId);
+    // A replica sample that misses its deadline (a loaded machine) sends a page to the primary for a while,
+    // as it should: the checks are of the pages read from the replica, so they are made again until they are.
+    await eventually(async () => {
+      const figures = await overviewJson(lenient);
+      expect(figures.source).toMatchObject({ from: 'replica' });
+      expect(figures.body.headline.openHolds.now).toBe(before);
+      const overview = await get(lenient, '/');
+      expect(overview.status).toBe(200);
+      expect(openHoldsShown(overview.html)).toBe(before);
+      const holds = await get(lenient, '/holds');
+      expect(holds.status).toBe(200);
+      expect(holds.html).not.toContain(itemId);
+    });
 
     // Read your own writes: a browser whose action wrote at this position reads from the primary meanwhile.
     const afterOwnWrite = await get(lenient, '/holds', `holdfast-own-write=${await primaryLsn()}`);
@@ -201,9 +219,11 @@ describe.skipIf(unavailable)('console reads from a streaming replica', () => {
 
     await resumeAndCatchUp();
     await waitFor('the hold on the Holds page', async () => (await get(lenient, '/holds')).html.includes(itemId));
-    const caughtUp = await overviewJson(lenient);
-    expect(caughtUp.source).toMatchObject({ from: 'replica' });
-    expect(caughtUp.body.headline.openHolds.now).toBe(before + 1);
+    await eventually(async () => {
+      const caughtUp = await overviewJson(lenient);
+      expect(caughtUp.source).toMatchObject({ from: 'replica' });
+      expect(caughtUp.body.headline.openHolds.now).toBe(before + 1);
+    });
   });
 
   it('keeps actions on the primary: an agent call authenticated by a token written while replay is paused, and one reading the row it wrote', async () => {

@@ -159,6 +159,15 @@ describe('drainRedrives', () => {
     );
     expect(crashed.signal).toBe('SIGKILL');
     expect(await undeliveredKeys()).toHaveLength(3);
+    // Its backend rolls back and lets go of the row it had claimed once it notices the client is gone, which a
+    // loaded machine may take a moment to do: until then a drain skips that row as taken.
+    for (let waited = 0; ; waited += 50) {
+      const [row] = await database.sql<{ open: number }[]>`select count(*)::int as open from pg_stat_activity
+        where datname = current_database() and state like 'idle in transaction%'`;
+      if (row!.open === 0) break;
+      if (waited > 30_000) throw new Error("the crashed drainer's transaction is still open after 30 s");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
 
     const result = await drainRedrives({ db: database.db }, async (redrive, tx) => {
       await tx.execute(

@@ -16,6 +16,7 @@ import { withDatabaseDeadline } from './database-outage';
 import { getDb } from './db';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
 import { errorResponse, problemResponse } from './problem';
+import { readBodyBytes } from './request-body';
 
 /** The default body limit; an endpoint may set its own (the attempts batch does). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -92,28 +93,11 @@ export async function readJsonBody(
   request: NextRequest,
   maxBytes = MAX_BODY_BYTES,
 ): Promise<{ body: unknown } | { response: Response }> {
-  const tooLarge = () => ({
-    response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${maxBytes / 1024} KiB`),
-  });
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) return tooLarge();
-
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
-        return tooLarge();
-      }
-      chunks.push(value);
-    }
+  const bytes = await readBodyBytes(request, maxBytes);
+  if (!bytes) {
+    return { response: problemResponse(413, 'PAYLOAD_TOO_LARGE', `Bodies are limited to ${maxBytes / 1024} KiB`) };
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = bytes.toString('utf8');
   // A raw NUL, or the JSON escape for one.
   if (text.includes('\u0000') || /\\u0000/i.test(text)) {
     return { response: problemResponse(400, 'INVALID_INPUT', 'The body may not contain NUL characters (\\u0000)') };

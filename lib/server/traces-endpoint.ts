@@ -15,7 +15,9 @@ import { DEFAULT_COUNTED_OPERATIONS } from '../traces/span-to-attempt';
 import { admitAgentToken } from './api-auth';
 import { withDatabaseDeadline } from './database-outage';
 import { getClock, getDb } from './db';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
 import { errorResponse, problemResponse } from './problem';
+import { readBodyBytes } from './request-body';
 
 /** An export batch as sent (compressed or not), and once inflated: the SDK's batches of 512 spans are far smaller. */
 export const MAX_TRACES_BODY_BYTES = 4 * 1024 * 1024;
@@ -50,6 +52,8 @@ export async function receiveTraces(request: NextRequest): Promise<Response> {
   if ('response' in body) return body.response;
   let spans: ExportedSpan[];
   try {
+    if (format === 'json' && exceedsJsonDepth(body.bytes.toString('utf8'), MAX_JSON_DEPTH))
+      return problemResponse(400, 'INVALID_INPUT', `The body nests more than ${MAX_JSON_DEPTH} levels deep`);
     spans = format === 'protobuf' ? decodeProtobufRequest(body.bytes) : decodeJsonRequest(body.bytes.toString('utf8'));
   } catch (error) {
     if (error instanceof UnreadableRequestError) return problemResponse(400, 'INVALID_INPUT', error.message);
@@ -86,23 +90,8 @@ async function readBody(request: NextRequest): Promise<{ bytes: Buffer } | { res
       `Export batches are limited to ${MAX_TRACES_BODY_BYTES / 1024 / 1024} MiB (${MAX_INFLATED_TRACES_BODY_BYTES / 1024 / 1024} MiB uncompressed)`,
     ),
   });
-  if (Number(request.headers.get('content-length') ?? '0') > MAX_TRACES_BODY_BYTES) return tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_TRACES_BODY_BYTES) {
-        await reader.cancel();
-        return tooLarge();
-      }
-      chunks.push(value);
-    }
-  }
-  const raw = Buffer.concat(chunks);
+  const raw = await readBodyBytes(request, MAX_TRACES_BODY_BYTES);
+  if (!raw) return tooLarge();
   const encoding = (request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
   if (encoding === 'identity' || encoding === '') return { bytes: raw };
   if (encoding !== 'gzip')

@@ -115,6 +115,10 @@ async function storeAndNumber(tx: Transaction, attempts: SpanAttempt[]): Promise
   await tx.execute(sql`
     select pg_advisory_xact_lock(hashtextextended(execution, 0))
     from (select distinct task_id || '/' || step as execution from ${batch} order by 1) as executions`);
+  // Executions with spans from earlier batches: only their attempts are numbered again (a new one's spans are all here).
+  const earlier = await tx.execute<{ task_id: string; step: string }>(sql`
+    select distinct s.task_id, s.step from trace_spans s
+    join (select distinct task_id, step from ${batch}) as b on b.task_id = s.task_id and b.step = s.step`);
   const stored = await tx.execute<{ task_id: string; step: string }>(sql`
     insert into trace_spans (trace_id, span_id, task_id, agent, step, started_at, finished_at, stated_attempt,
       outcome, error_class, error_text, cost_micros, cost_source)
@@ -126,15 +130,24 @@ async function storeAndNumber(tx: Transaction, attempts: SpanAttempt[]): Promise
 
   const executions = [...new Map(stored.map((row) => [`${row.task_id}\n${row.step}`, row])).values()];
   const executionSet = sql`jsonb_to_recordset(${JSON.stringify(executions)}::jsonb) as e(task_id text, step text)`;
-  // The executions' attempts as numbered before, out of the log (and their identities), then numbered afresh.
-  await tx.execute(sql`
-    with executions as (select * from ${executionSet}),
-    gone as (
-      delete from attempts a using executions e
-      where a.task_id = e.task_id and a.step = e.step and a.idempotency_key like 'span:%'
-      returning a.task_id, a.step, a.attempt_number)
-    delete from attempt_identities i using gone
-    where i.task_id = gone.task_id and i.step = gone.step and i.attempt_number = gone.attempt_number`);
+  const renumbered = new Set(earlier.map((row) => `${row.task_id}\n${row.step}`));
+  const again = executions.filter((row) => renumbered.has(`${row.task_id}\n${row.step}`));
+  if (again.length > 0) {
+    // Their attempts as numbered before, out of the log (and their identities), to be numbered afresh below. The
+    // spans' start times bound the days searched, so only those partitions of the log are read.
+    await tx.execute(sql`
+      with executions as (select * from jsonb_to_recordset(${JSON.stringify(again)}::jsonb) as e(task_id text, step text)),
+      bounds as (
+        select min(s.started_at) as earliest, max(s.started_at) as latest
+        from trace_spans s join executions e on s.task_id = e.task_id and s.step = e.step),
+      gone as (
+        delete from attempts a using executions e
+        where a.task_id = e.task_id and a.step = e.step and a.idempotency_key like 'span:%'
+          and a.started_at >= (select earliest from bounds) and a.started_at <= (select latest from bounds)
+        returning a.task_id, a.step, a.attempt_number)
+      delete from attempt_identities i using gone
+      where i.task_id = gone.task_id and i.step = gone.step and i.attempt_number = gone.attempt_number`);
+  }
   await tx.execute(sql`
     with executions as (select * from ${executionSet}),
     numbered as (

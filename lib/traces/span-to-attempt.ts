@@ -2,6 +2,7 @@ import type { ErrorClass } from '../db/schema/enums';
 import { NAME_MAX_LENGTH } from '../core/names';
 import { MAX_ATTEMPT_COST_MICROS } from '../core/money-limits';
 import { type CostSource, priceCall } from '../core/pricing/price-call';
+import { unstorableTextProblem } from '../core/well-formed-text';
 import { numberAttribute, textAttribute } from './attribute-values';
 import { classifySpanError, httpStatusOf } from './error-class-rules';
 import type { ExportedSpan } from './otlp-request';
@@ -84,7 +85,13 @@ export function spanToAttempt(span: ExportedSpan, countedOperations: ReadonlySet
   const startedAt = new Date(Number(span.startNanos / NANOS_PER_MS));
   const finishedAt = new Date(Number(span.endNanos / NANOS_PER_MS));
 
+  const taskId = taskIdOf(span);
+  const unstorableTask = unstorableTextProblem(taskId);
+  if (unstorableTask) return { counted: true, refused: `task id ${unstorableTask}` };
   const failed = span.statusCode === 2;
+  const errorText = failed ? errorTextOf(span) : null;
+  const unstorableError = errorText === null ? undefined : unstorableTextProblem(errorText);
+  if (unstorableError) return { counted: true, refused: `error text ${unstorableError}` };
   const errorClass = failed ? classifySpanError(span) : null;
   const reported = reportedCostUsd(span);
   if (typeof reported === 'string') return { counted: true, refused: reported };
@@ -107,7 +114,7 @@ export function spanToAttempt(span: ExportedSpan, countedOperations: ReadonlySet
     attempt: {
       traceId: span.traceId,
       spanId: span.spanId,
-      taskId: taskIdOf(span),
+      taskId,
       agent,
       step,
       statedAttempt: statedAttempt ?? null,
@@ -115,7 +122,7 @@ export function spanToAttempt(span: ExportedSpan, countedOperations: ReadonlySet
       finishedAt,
       outcome: failed ? 'failed' : 'succeeded',
       errorClass,
-      errorText: failed ? errorTextOf(span) : null,
+      errorText,
       costMicros: cost.costMicros,
       costSource: cost.source,
     },

@@ -237,6 +237,22 @@ describe('the traces receiver', () => {
     ]);
   });
 
+  it('numbers 12 siblings exactly when 12 exporters send one each at once, in shuffled order', async () => {
+    const agent = `race-${randomUUID().slice(0, 8)}`;
+    const traceId = randomBytes(16).toString('hex');
+    const parent = randomBytes(8).toString('hex');
+    const start = Date.now() - 60_000;
+    const siblings = Array.from({ length: 12 }, (_, index) => jsonSpan(traceId, parent, 'chat', start + index * 1_000));
+    const shuffled = [...siblings].sort(() => Math.random() - 0.5);
+    const answers = await Promise.all(shuffled.map((span) => post(JSON.stringify(requestOf(agent, [span])))));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200));
+    const rows = await database.sql<{ attempt_number: number; idempotency_key: string }[]>`
+      select attempt_number, idempotency_key from attempts where agent = ${agent} order by attempt_number`;
+    expect(rows).toEqual(
+      siblings.map((span, index) => ({ attempt_number: index + 1, idempotency_key: `span:${traceId}/${span.spanId}` })),
+    );
+  });
+
   it('refuses what it cannot read (400), what is too large (413), other types (415), and writes nothing', async () => {
     const before = await database.sql`select count(*)::int as n from trace_spans`;
     expect((await post('{"resourceSpans": [')).status).toBe(400);
@@ -247,6 +263,26 @@ describe('the traces receiver', () => {
     expect((await post(Buffer.alloc(5 * 1024 * 1024, 0x20))).status).toBe(413);
     expect((await post('{}', { 'content-type': 'text/plain' })).status).toBe(415);
     expect(await database.sql`select count(*)::int as n from trace_spans`).toEqual(before);
+  });
+
+  it('rejects spans whose texts PostgreSQL cannot store, and a body nested too deep, without a 500', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const parent = randomBytes(8).toString('hex');
+    const start = Date.now() - 10_000;
+    const withNul = jsonSpan(traceId, parent, 'chat', start, { status: { code: 2, message: 'bad\u0000byte' } });
+    const withSurrogate = jsonSpan(traceId, parent, 'chat', start + 1, {
+      attributes: [
+        { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+        { key: 'gen_ai.conversation.id', value: { stringValue: 'conv-\ud800' } },
+      ],
+    });
+    const answer = await post(JSON.stringify(requestOf('texts', [withNul, withSurrogate])));
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ partialSuccess: { rejectedSpans: '2' } });
+    expect(await database.sql`select count(*)::int as n from attempts where agent = 'texts'`).toEqual([{ n: 0 }]);
+
+    const deep = `{"resourceSpans":${'['.repeat(100)}${']'.repeat(100)}}`;
+    expect((await post(deep)).status).toBe(400);
   });
 
   it('answers 401 without a token and 403 without the traces scope', async () => {

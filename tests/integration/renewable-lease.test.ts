@@ -104,7 +104,7 @@ describe('renewable leases', () => {
 });
 
 /** Polls until `condition` holds; fails after `timeoutMs`. */
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`not so within ${timeoutMs} ms`);

@@ -16,12 +16,12 @@
  * measured rounds per side (default 3).
  */
 import os from 'node:os';
-import { authenticateApiToken, createApiToken } from '../lib/core';
+import { authenticateApiToken } from '../lib/core';
 import { connectDatabase } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { attemptsInProcess, attemptsOverHttp, BATCH_SIZE } from './lib/bench-attempts';
 import { alternateRounds, medianRound, type Figures } from './lib/bench-compare';
-import { benchDatabase, benchServer } from './lib/bench-setup';
+import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';
 import { stepsInProcess, stepsOverHttp } from './lib/bench-steps';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -42,13 +42,9 @@ async function main() {
   let server: Awaited<ReturnType<typeof benchServer>> | undefined;
   try {
     await migrateDatabase(database.url);
-    const setup = connectDatabase(database.url, { maxConnections: 1 });
-    const { token } = await createApiToken(
-      { db: setup.db, actor: { type: 'person', id: 'bench@holdfast.local', role: 'admin', teams: [] } },
-      // Never refused (the rate limit's statement still runs on every request, so its cost is in the figures).
-      { name: 'bench', scopes: ['ingest'], ratePerSecond: 100_000, rateBurst: 1_000_000 },
-    );
+    const token = await createBenchToken(database.url, 'bench', ['ingest']);
     // The in-process side acts as the same token's agent, so it enforces the same limits.
+    const setup = connectDatabase(database.url, { maxConnections: 1 });
     const actor = await authenticateApiToken(setup.db, `Bearer ${token}`);
     await setup.close();
     if (!actor) throw new Error('bench:api: the new token did not authenticate');

@@ -17,11 +17,10 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { createApiToken } from '../lib/core';
 import { connectDatabase } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { alternateRounds, type Figures, measureLoops, medianRound } from './lib/bench-compare';
-import { benchDatabase, benchServer } from './lib/bench-setup';
+import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -152,12 +151,7 @@ async function main() {
   let server: Awaited<ReturnType<typeof benchServer>> | undefined;
   try {
     await migrateDatabase(database.url);
-    const setup = connectDatabase(database.url, { maxConnections: 1 });
-    const { token } = await createApiToken(
-      { db: setup.db, actor: { type: 'person', id: 'bench@holdfast.local', role: 'admin', teams: [] } },
-      { name: 'bench exporter', scopes: ['traces'], ratePerSecond: 100_000, rateBurst: 1_000_000 },
-    );
-    await setup.close();
+    const token = await createBenchToken(database.url, 'bench exporter', ['traces']);
     server = await benchServer(database.url);
 
     console.log(

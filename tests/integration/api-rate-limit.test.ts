@@ -108,9 +108,11 @@ describe('the agent API over the limit', () => {
     for (const refusal of refusals) {
       expect(refusal.headers.get('content-type')).toContain('application/problem+json');
       expect(refusal.body).toMatchObject({ code: 'RATE_LIMITED', retryable: true, status: 429 });
-      // 0.01 a second: the next request is back in 100 s (a few ms of refill do not change the whole seconds).
-      expect(refusal.body.retryAfterSeconds).toBe(100);
-      expect(refusal.headers.get('retry-after')).toBe('100');
+      // 0.01 a second: the next request is back in 100 s, less the refill since the bucket emptied (on a loaded
+      // machine the ten requests can take more than a second).
+      expect(refusal.body.retryAfterSeconds).toBeGreaterThanOrEqual(90);
+      expect(refusal.body.retryAfterSeconds).toBeLessThanOrEqual(100);
+      expect(refusal.headers.get('retry-after')).toBe(String(refusal.body.retryAfterSeconds));
     }
   });
 
@@ -123,7 +125,8 @@ describe('the agent API over the limit', () => {
     expect(concurrent.filter((response) => response.status === 429)).toHaveLength(8);
     const openApi = await api.request('/api/v1/openapi.json', { token, method: 'GET' });
     expect(openApi.status).toBe(429);
-    expect(openApi.headers.get('retry-after')).toBe('100');
+    expect(Number(openApi.headers.get('retry-after'))).toBeGreaterThanOrEqual(90);
+    expect(Number(openApi.headers.get('retry-after'))).toBeLessThanOrEqual(100);
     // Routes the harness does not list, called as Next would.
     const get = (path: string) =>
       new NextRequest(`http://holdfast.test${path}`, { headers: { authorization: `Bearer ${token}` } });

@@ -20,7 +20,9 @@ import type { Transaction } from '../db/client';
  * database running at the snapshot is therefore either still found here, or
  * has committed since, and the pass's later statements (read committed, a
  * snapshot each) see its rows. Prepared transactions hold their locks with no
- * backend, and are read from pg_prepared_xacts.
+ * backend, and are read from pg_prepared_xacts. Autovacuum workers are left
+ * out: an automatic ANALYZE takes a transaction id to update the statistics
+ * catalog for as long as it samples a table, and never writes attempts.
  */
 export async function readWriteHorizon(tx: Transaction, snapshot: string): Promise<string> {
   const { xmax } = parseSnapshot(snapshot);
@@ -28,7 +30,7 @@ export async function readWriteHorizon(tx: Transaction, snapshot: string): Promi
     with ours as (
       select l.transactionid as xid from pg_locks l join pg_stat_activity a on a.pid = l.pid
       where l.locktype = 'transactionid' and l.granted and l.pid <> pg_backend_pid()
-        and a.datname = current_database()
+        and a.datname = current_database() and a.backend_type <> 'autovacuum worker'
       union all
       select transaction from pg_prepared_xacts where database = current_database()
     )

@@ -52,12 +52,19 @@ export async function receiveTraces(request: NextRequest): Promise<Response> {
   if ('response' in body) return body.response;
   let spans: ExportedSpan[];
   try {
-    if (format === 'json' && exceedsJsonDepth(body.bytes.toString('utf8'), MAX_JSON_DEPTH))
-      return problemResponse(400, 'INVALID_INPUT', `The body nests more than ${MAX_JSON_DEPTH} levels deep`);
-    spans = format === 'protobuf' ? decodeProtobufRequest(body.bytes) : decodeJsonRequest(body.bytes.toString('utf8'));
+    if (format === 'json') {
+      const text = body.bytes.toString('utf8');
+      if (exceedsJsonDepth(text, MAX_JSON_DEPTH))
+        return problemResponse(400, 'INVALID_INPUT', `The body nests more than ${MAX_JSON_DEPTH} levels deep`);
+      spans = decodeJsonRequest(text);
+    } else {
+      spans = decodeProtobufRequest(body.bytes);
+    }
   } catch (error) {
     if (error instanceof UnreadableRequestError) return problemResponse(400, 'INVALID_INPUT', error.message);
-    throw error;
+    // A protobuf body can nest attribute values deeper than the stack reading them: unreadable too, never a 500.
+    if (error instanceof RangeError) return problemResponse(400, 'INVALID_INPUT', 'The body nests too deeply to read');
+    return errorResponse(error);
   }
 
   try {

@@ -12,12 +12,14 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import { errorClasses, type AttemptOutcome, type CostSource } from './enums';
+import { attemptSources, errorClasses, type AttemptOutcome, type AttemptSource, type CostSource } from './enums';
 export {
   attemptOutcomes,
+  attemptSources,
   costSources,
   errorClasses,
   type AttemptOutcome,
+  type AttemptSource,
   type CostSource,
   type ErrorClass,
 } from './enums';
@@ -60,6 +62,8 @@ export const attempts = pgTable(
      */
     costSource: text('cost_source').$type<CostSource>(),
     idempotencyKey: text('idempotency_key'),
+    /** How the attempt reached Holdfast (library, http, traces); null on rows recorded before it was kept. */
+    source: text('source').$type<AttemptSource>(),
     /** The run (worker execution) that made this attempt, when it came through runStep. */
     runKey: text('run_key'),
     recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
@@ -94,6 +98,10 @@ export const attempts = pgTable(
       'attempts_finished_unless_running',
       sql`(${table.outcome} = 'running') = (${table.finishedAt} is null and ${table.latencyMs} is null)`,
     ),
+    check(
+      'attempts_source_known',
+      sql`${table.source} in (${sql.raw(attemptSources.map((source) => `'${source}'`).join(', '))})`,
+    ),
     check('attempts_latency_not_negative', sql`${table.latencyMs} >= 0`),
     check('attempts_cost_not_negative', sql`${table.costMicros} >= 0`),
     // A failure without a class and a non-blank text is a failure nobody can triage.
@@ -127,5 +135,27 @@ export const attemptIdentities = pgTable(
   (table) => [
     primaryKey({ name: 'attempt_identities_pkey', columns: [table.taskId, table.step, table.attemptNumber] }),
     index('attempt_identities_started_at_idx').on(table.startedAt),
+  ],
+);
+
+/**
+ * Which ways each step's attempts reached Holdfast (library, http, traces), and when last: the console's
+ * source badge per step. Kept by the rollup pass from the attempts it rolls (lib/rollups), so recording an
+ * attempt writes nothing more.
+ */
+export const stepSources = pgTable(
+  'step_sources',
+  {
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    source: text('source').$type<AttemptSource>().notNull(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: 'step_sources_pkey', columns: [table.agent, table.step, table.source] }),
+    check(
+      'step_sources_source_known',
+      sql`${table.source} in (${sql.raw(attemptSources.map((source) => `'${source}'`).join(', '))})`,
+    ),
   ],
 );

@@ -100,3 +100,10 @@ export type AlertEvent = (typeof alertEvents)[number];
 /** Where an attempt's cost came from (lib/core/pricing/price-call.ts). */
 export const costSources = ['reported', 'priced', 'rule', 'none'] as const;
 export type CostSource = (typeof costSources)[number];
+
+/**
+ * How an attempt reached Holdfast: `library` (lib/core in the agent's process), `http` (the HTTP API or
+ * step protocol, with an agent token), `traces` (an OpenTelemetry span, lib/traces).
+ */
+export const attemptSources = ['library', 'http', 'traces'] as const;
+export type AttemptSource = (typeof attemptSources)[number];

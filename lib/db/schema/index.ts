@@ -14,3 +14,4 @@ export * from './metric-totals';
 export * from './alerts';
 export * from './rate-limits';
 export * from './trace-spans';
+export * from './pricing';

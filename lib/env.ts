@@ -122,6 +122,23 @@ export const environmentSchema = z
       .describe(
         'Days of raw attempts kept. The attempt log is partitioned by UTC day; a day is dropped whole once it ends more than this many days ago (its rollups stay).',
       ),
+    HOLDFAST_TRACES_OPERATIONS: z
+      .preprocess(
+        emptyAsUnset,
+        z
+          .string()
+          .default('chat,text_completion,generate_content,embeddings,execute_tool,invoke_agent')
+          .transform((value) => value.split(',').map((operation) => operation.trim()))
+          .pipe(
+            z
+              .array(z.string().regex(/^[a-z0-9_.]{1,64}$/, 'each operation is a gen_ai.operation.name value'))
+              .min(1)
+              .max(32),
+          ),
+      )
+      .describe(
+        'The `gen_ai.operation.name` values whose spans become attempts at `POST /v1/traces`, comma-separated (a span that states `holdfast.step` always does).',
+      ),
     HOLDFAST_ROLLUP_RETENTION_DAYS: z
       .preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(36_500).default(400))
       .describe(

@@ -87,3 +87,8 @@ export function nowOf(ctx: CoreContext): Date {
 export function policyOf(ctx: CoreContext): CorePolicy {
   return { ...DEFAULT_CORE_POLICY, ...ctx.policy };
 }
+
+/** How an attempt made under this context reaches Holdfast: an agent token's is over HTTP, anyone else's in-process. */
+export function attemptSourceOf(ctx: Pick<CoreContext, 'actor'>): 'http' | 'library' {
+  return ctx.actor?.type === 'agent' ? 'http' : 'library';
+}

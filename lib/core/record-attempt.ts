@@ -3,7 +3,7 @@ import { PostgresJsSession } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import type { Executor } from '../db/client';
 import type { Attempt } from '../db/schema';
-import { DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from './context';
+import { attemptSourceOf, DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from './context';
 import { AttemptConflictError, InvalidInputError } from './errors';
 import { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
 import { authorizeTaskAccess, authorizeTaskAgent, type TaskAgent } from './tasks/task-agent';
@@ -54,6 +54,7 @@ export async function recordAttempt(
     costMicros: attempt.costMicros,
     idempotencyKey: attempt.idempotencyKey ?? null,
     runKey: attempt.runKey ?? null,
+    source: attemptSourceOf(ctx),
   };
 
   const [inserted] = await insertUnlessReported(ctx.db, values);
@@ -116,11 +117,11 @@ const INSERT_UNLESS_REPORTED = `
       returning 1
     )
     insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
-      error_class, error_text, cost_micros, idempotency_key, run_key)
+      error_class, error_text, cost_micros, idempotency_key, run_key, source)
     select $1::text, $5::text, $2::text, $3::int,
       $4::timestamptz, $6::timestamptz, $7::int,
       $8::text, $9::error_class, $10::text, $11::bigint,
-      $12::text, $13::text
+      $12::text, $13::text, $14::text
     where exists (select 1 from identity)
     returning *`;
 
@@ -139,6 +140,7 @@ function insertUnlessReported(db: Executor, values: AttemptValues): Promise<Atte
     values.costMicros,
     values.idempotencyKey,
     values.runKey,
+    values.source,
   ]);
 }
 
@@ -199,6 +201,7 @@ interface AttemptRow {
   error_text: string | null;
   cost_micros: string;
   cost_source: Attempt['costSource'];
+  source: Attempt['source'];
   idempotency_key: string | null;
   run_key: string | null;
   recorded_at: Date;
@@ -220,6 +223,7 @@ function toAttempt(row: AttemptRow): Attempt {
     errorText: row.error_text,
     costMicros: Number(row.cost_micros),
     costSource: row.cost_source,
+    source: row.source,
     idempotencyKey: row.idempotency_key,
     runKey: row.run_key,
     recordedAt: new Date(row.recorded_at),

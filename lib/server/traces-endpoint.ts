@@ -11,7 +11,7 @@ import {
   UnreadableRequestError,
 } from '../traces/otlp-request';
 import { ingestSpans } from '../traces/ingest-spans';
-import { DEFAULT_COUNTED_OPERATIONS } from '../traces/span-to-attempt';
+import { spanMappingRules } from '../traces/mapping-rules';
 import { admitAgentToken } from './api-auth';
 import { withDatabaseDeadline } from './database-outage';
 import { getClock, getDb } from './db';
@@ -22,7 +22,6 @@ import { readBodyBytes } from './request-body';
 /** An export batch as sent (compressed or not), and once inflated: the SDK's batches of 512 spans are far smaller. */
 export const MAX_TRACES_BODY_BYTES = 4 * 1024 * 1024;
 export const MAX_INFLATED_TRACES_BODY_BYTES = 16 * 1024 * 1024;
-const COUNTED_OPERATIONS: ReadonlySet<string> = new Set(DEFAULT_COUNTED_OPERATIONS);
 
 /**
  * POST /v1/traces: an OTLP/HTTP traces receiver, as the OpenTelemetry protocol
@@ -68,13 +67,11 @@ export async function receiveTraces(request: NextRequest): Promise<Response> {
   }
 
   try {
-    const ctx = {
-      db: getDb(),
-      actor: admitted.actor,
-      clock: getClock(),
-      policy: corePolicyFrom(getEnvironment()),
-    };
-    const result = await withDatabaseDeadline(ingestSpans(ctx, spans, COUNTED_OPERATIONS));
+    const env = getEnvironment();
+    const ctx = { db: getDb(), actor: admitted.actor, clock: getClock(), policy: corePolicyFrom(env) };
+    const result = await withDatabaseDeadline(
+      spanMappingRules(ctx.db, new Set(env.HOLDFAST_TRACES_OPERATIONS)).then((rules) => ingestSpans(ctx, spans, rules)),
+    );
     const reasons = [...new Set(result.rejected.map((rejection) => rejection.reason))];
     const answer = encodeResponse(format, {
       count: result.rejected.length,

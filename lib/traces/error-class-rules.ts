@@ -1,42 +1,76 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../db/client';
 import type { ErrorClass } from '../db/schema/enums';
 import { numberAttribute, textAttribute } from './attribute-values';
 import type { ExportedSpan } from './otlp-request';
 
 /**
- * A failed span's error class, by the first rule that matches, in this order.
- * The HTTP status comes from `http.response.status_code`, else from an
- * `error.type` that is a status number (as the GenAI conventions allow).
- * Only retryable classes are retried (DOMAIN.md, invariant 8), so a rule that
- * cannot tell says `unknown`, which is not.
+ * One rule of the table that classes a failed span's error (the error_class_rules table, edited by
+ * admins on Settings, Costs and errors): an HTTP status range, or words that `error.type` contains
+ * (any one, ignoring case). Words, not patterns: no rule an admin writes can make a match hang.
  */
-export const ERROR_CLASS_RULES: readonly {
-  when: string;
+export interface ErrorClassRule {
+  position: number;
+  httpStatusFrom: number | null;
+  httpStatusTo: number | null;
+  errorTypeContains: string[] | null;
   errorClass: ErrorClass;
-  matches: (error: SpanError) => boolean;
-}[] = [
-  { when: 'HTTP 429', errorClass: 'rate_limited', matches: (error) => error.status === 429 },
-  {
-    when: 'error.type names a rate limit',
-    errorClass: 'rate_limited',
-    matches: (error) => /rate.?limit/i.test(error.type),
-  },
-  {
-    when: 'HTTP 408 or 5xx',
-    errorClass: 'transient',
-    matches: (error) =>
-      error.status === 408 || (error.status !== undefined && error.status >= 500 && error.status <= 599),
-  },
-  {
-    when: 'error.type names a timeout, a reset or refused connection, or an overloaded server',
-    errorClass: 'transient',
-    matches: (error) => /time.?out|timedout|ECONNRESET|ECONNREFUSED|EPIPE|overloaded|unavailable/i.test(error.type),
-  },
-  {
-    when: 'other HTTP 4xx',
-    errorClass: 'permanent',
-    matches: (error) => error.status !== undefined && error.status >= 400 && error.status <= 499,
-  },
+}
+
+/**
+ * The rules as the migration seeds them (drizzle/0029), first match by position. Only retryable
+ * classes are retried (DOMAIN.md, invariant 8), so what no rule matches is `unknown`, which is not.
+ */
+export const DEFAULT_ERROR_CLASS_RULES: readonly ErrorClassRule[] = [
+  statusRule(10, 429, 429, 'rate_limited'),
+  wordsRule(20, ['rate_limit', 'ratelimit', 'rate-limit', 'rate limit', 'too many requests'], 'rate_limited'),
+  statusRule(30, 408, 408, 'transient'),
+  statusRule(40, 500, 599, 'transient'),
+  wordsRule(
+    50,
+    [
+      'timeout',
+      'time_out',
+      'time-out',
+      'timed out',
+      'timedout',
+      'econnreset',
+      'econnrefused',
+      'epipe',
+      'overloaded',
+      'unavailable',
+    ],
+    'transient',
+  ),
+  statusRule(60, 400, 499, 'permanent'),
 ];
+
+function statusRule(position: number, from: number, to: number, errorClass: ErrorClass): ErrorClassRule {
+  return { position, httpStatusFrom: from, httpStatusTo: to, errorTypeContains: null, errorClass };
+}
+
+function wordsRule(position: number, words: string[], errorClass: ErrorClass): ErrorClassRule {
+  return { position, httpStatusFrom: null, httpStatusTo: null, errorTypeContains: words, errorClass };
+}
+
+/** The stored rules, in order. */
+export async function readErrorClassRules(db: Executor): Promise<ErrorClassRule[]> {
+  const rows = await db.execute<{
+    position: number;
+    http_status_from: number | null;
+    http_status_to: number | null;
+    error_type_contains: string[] | null;
+    error_class: ErrorClass;
+  }>(sql`select position, http_status_from, http_status_to, error_type_contains, error_class
+    from error_class_rules order by position`);
+  return rows.map((row) => ({
+    position: row.position,
+    httpStatusFrom: row.http_status_from,
+    httpStatusTo: row.http_status_to,
+    errorTypeContains: row.error_type_contains,
+    errorClass: row.error_class,
+  }));
+}
 
 export interface SpanError {
   status: number | undefined;
@@ -44,9 +78,18 @@ export interface SpanError {
   type: string;
 }
 
-export function classifySpanError(span: ExportedSpan): ErrorClass {
-  const error: SpanError = { status: httpStatusOf(span), type: textAttribute(span.attributes, 'error.type') ?? '' };
-  return ERROR_CLASS_RULES.find((rule) => rule.matches(error))?.errorClass ?? 'unknown';
+/** The class of the first rule that matches, else `unknown`. */
+export function classifyError(error: SpanError, rules: readonly ErrorClassRule[]): ErrorClass {
+  const type = error.type.toLowerCase();
+  const matches = (rule: ErrorClassRule) =>
+    rule.errorTypeContains
+      ? rule.errorTypeContains.some((word) => type.includes(word.toLowerCase()))
+      : error.status !== undefined && error.status >= rule.httpStatusFrom! && error.status <= rule.httpStatusTo!;
+  return rules.find(matches)?.errorClass ?? 'unknown';
+}
+
+export function classifySpanError(span: ExportedSpan, rules: readonly ErrorClassRule[]): ErrorClass {
+  return classifyError({ status: httpStatusOf(span), type: textAttribute(span.attributes, 'error.type') ?? '' }, rules);
 }
 
 /** `http.response.status_code`, else an `error.type` that is a status number. */

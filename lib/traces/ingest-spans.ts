@@ -4,6 +4,7 @@ import { type CoreContext, DEFAULT_CORE_POLICY, nowOf, policyOf } from '../core/
 import { readTaskAgents } from '../core/tasks/task-agent';
 import type { Transaction } from '../db/client';
 import type { ExportedSpan } from './otlp-request';
+import type { SpanMappingRules } from './mapping-rules';
 import { type SpanAttempt, spanToAttempt } from './span-to-attempt';
 
 export interface IngestResult {
@@ -32,14 +33,14 @@ const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 export async function ingestSpans(
   ctx: CoreContext,
   spans: readonly ExportedSpan[],
-  countedOperations: ReadonlySet<string>,
+  rules: SpanMappingRules,
 ): Promise<IngestResult> {
   const rejected: IngestResult['rejected'] = [];
   const candidates: SpanAttempt[] = [];
   const now = nowOf(ctx).getTime();
   const retentionMs = policyOf(ctx).attemptRetentionMs ?? DEFAULT_CORE_POLICY.attemptRetentionMs!;
   for (const span of spans) {
-    const mapped = spanToAttempt(span, countedOperations);
+    const mapped = spanToAttempt(span, rules);
     if (!mapped.counted) continue;
     if ('refused' in mapped) {
       rejected.push({ spanId: span.spanId, reason: mapped.refused });
@@ -160,10 +161,10 @@ async function storeAndNumber(tx: Transaction, attempts: SpanAttempt[]): Promise
       on conflict do nothing
       returning task_id, step, attempt_number)
     insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
-      error_class, error_text, cost_micros, cost_source, idempotency_key)
+      error_class, error_text, cost_micros, cost_source, idempotency_key, source)
     select n.task_id, n.agent, n.step, n.attempt_number, n.started_at, n.finished_at,
       least(extract(epoch from (n.finished_at - n.started_at)) * 1000, 2147483647)::int, n.outcome,
-      n.error_class, n.error_text, n.cost_micros, n.cost_source, 'span:' || n.trace_id || '/' || n.span_id
+      n.error_class, n.error_text, n.cost_micros, n.cost_source, 'span:' || n.trace_id || '/' || n.span_id, 'traces'
     from numbered n join identities i
       on i.task_id = n.task_id and i.step = n.step and i.attempt_number = n.attempt_number`);
 }

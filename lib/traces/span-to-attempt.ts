@@ -5,6 +5,7 @@ import { type CostSource, priceCall } from '../core/pricing/price-call';
 import { unstorableTextProblem } from '../core/well-formed-text';
 import { numberAttribute, textAttribute } from './attribute-values';
 import { classifySpanError, httpStatusOf } from './error-class-rules';
+import type { SpanMappingRules } from './mapping-rules';
 import type { ExportedSpan } from './otlp-request';
 
 /**
@@ -26,14 +27,7 @@ import type { ExportedSpan } from './otlp-request';
  *   status (error-class-rules.ts); cost from `gen_ai.usage.cost.amount` in USD, else
  *   its token counts priced (lib/core/pricing/price-call.ts), with the failed-call rules.
  */
-export const DEFAULT_COUNTED_OPERATIONS = [
-  'chat',
-  'text_completion',
-  'generate_content',
-  'embeddings',
-  'execute_tool',
-  'invoke_agent',
-] as const;
+export { DEFAULT_COUNTED_OPERATIONS } from './mapping-rules';
 
 export interface SpanAttempt {
   traceId: string;
@@ -59,10 +53,10 @@ export type SpanMapping =
 const NANOS_PER_MS = 1_000_000n;
 const MAX_TASK_ID = 200;
 
-export function spanToAttempt(span: ExportedSpan, countedOperations: ReadonlySet<string>): SpanMapping {
+export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): SpanMapping {
   const operation = textAttribute(span.attributes, 'gen_ai.operation.name');
   const statedStep = textAttribute(span.attributes, 'holdfast.step');
-  if (!statedStep && !(operation && countedOperations.has(operation))) return { counted: false };
+  if (!statedStep && !(operation && rules.countedOperations.has(operation))) return { counted: false };
 
   const agent = plainName(
     textAttribute(span.attributes, 'holdfast.agent') ??
@@ -92,23 +86,28 @@ export function spanToAttempt(span: ExportedSpan, countedOperations: ReadonlySet
   const errorText = failed ? errorTextOf(span) : null;
   const unstorableError = errorText === null ? undefined : unstorableTextProblem(errorText);
   if (unstorableError) return { counted: true, refused: `error text ${unstorableError}` };
-  const errorClass = failed ? classifySpanError(span) : null;
+  const errorClass = failed ? classifySpanError(span, rules.errorClassRules) : null;
   const reported = reportedCostUsd(span);
   if (typeof reported === 'string') return { counted: true, refused: reported };
-  const cost = priceCall({
-    reportedUsd: reported,
-    usage: {
-      inputTokens: numberAttribute(span.attributes, 'gen_ai.usage.input_tokens'),
-      outputTokens: numberAttribute(span.attributes, 'gen_ai.usage.output_tokens'),
-      cacheReadInputTokens: numberAttribute(span.attributes, 'gen_ai.usage.cache_read.input_tokens'),
-      cacheCreationInputTokens: numberAttribute(span.attributes, 'gen_ai.usage.cache_creation.input_tokens'),
+  const cost = priceCall(
+    {
+      reportedUsd: reported,
+      usage: {
+        inputTokens: numberAttribute(span.attributes, 'gen_ai.usage.input_tokens'),
+        outputTokens: numberAttribute(span.attributes, 'gen_ai.usage.output_tokens'),
+        cacheReadInputTokens: numberAttribute(span.attributes, 'gen_ai.usage.cache_read.input_tokens'),
+        cacheCreationInputTokens: numberAttribute(span.attributes, 'gen_ai.usage.cache_creation.input_tokens'),
+      },
+      model:
+        textAttribute(span.attributes, 'gen_ai.response.model') ??
+        textAttribute(span.attributes, 'gen_ai.request.model'),
+      provider:
+        textAttribute(span.attributes, 'gen_ai.provider.name') ?? textAttribute(span.attributes, 'gen_ai.system'),
+      failure: errorClass ? { errorClass, httpStatus: httpStatusOf(span) } : undefined,
+      at: startedAt,
     },
-    model:
-      textAttribute(span.attributes, 'gen_ai.response.model') ?? textAttribute(span.attributes, 'gen_ai.request.model'),
-    provider: textAttribute(span.attributes, 'gen_ai.provider.name') ?? textAttribute(span.attributes, 'gen_ai.system'),
-    failure: errorClass ? { errorClass, httpStatus: httpStatusOf(span) } : undefined,
-    at: startedAt,
-  });
+    rules.pricing,
+  );
   return {
     counted: true,
     attempt: {

@@ -11,6 +11,8 @@ export interface BeginAttempt {
   idempotencyKey: string;
   runKey?: string;
   startedAt: Date;
+  /** How the attempt reaches Holdfast: the step protocol over HTTP, or in-process. */
+  source: 'http' | 'library';
 }
 
 /** Names a running attempt row: its primary key, which includes the partition column. */
@@ -34,9 +36,10 @@ export async function beginAttempt(db: Executor, attempt: BeginAttempt): Promise
       on conflict do nothing
       returning 1
     )
-    insert into attempts (task_id, agent, step, attempt_number, idempotency_key, run_key, started_at, outcome)
+    insert into attempts (task_id, agent, step, attempt_number, idempotency_key, run_key, started_at, outcome, source)
     select ${attempt.taskId}::text, ${attempt.agent}::text, ${attempt.step}::text, ${attempt.attemptNumber}::int,
-      ${attempt.idempotencyKey}::text, ${attempt.runKey ?? null}::text, ${attempt.startedAt.toISOString()}::timestamptz, 'running'
+      ${attempt.idempotencyKey}::text, ${attempt.runKey ?? null}::text, ${attempt.startedAt.toISOString()}::timestamptz, 'running',
+      ${attempt.source}::text
     where exists (select 1 from identity)
     returning started_at`);
   return rows[0]

@@ -1,6 +1,7 @@
 import { calcPrice } from '@pydantic/genai-prices';
 import type { CostSource, ErrorClass } from '../../db/schema/enums';
 import { MAX_ATTEMPT_COST_MICROS } from '../money-limits';
+import { DEFAULT_PRICING_RULES, overrideFor, type PriceOverride, type PricingRules } from './pricing-rules';
 
 /**
  * Where an attempt's cost came from:
@@ -37,10 +38,6 @@ export interface PricedCost {
   source: CostSource;
 }
 
-/**
- * HTTP statuses of a call refused before the model generated anything (rate limited, not
- * authorised, a malformed request): providers do not bill them, whatever tokens a client counted.
- */
 /** `gen_ai.provider.name` values whose price-table id differs. */
 const PRICE_TABLE_PROVIDERS: Record<string, string> = {
   'gcp.gemini': 'google',
@@ -52,17 +49,19 @@ const PRICE_TABLE_PROVIDERS: Record<string, string> = {
   x_ai: 'x-ai',
 };
 
-const REFUSED_BEFORE_GENERATION = new Set([400, 401, 403, 404, 413, 422, 429]);
-
 /**
- * The failed-call rules, then the reported cost, then the price table. A failure that is not a
- * refusal (a 5xx, a timeout, a stream cut short) is charged for the tokens it reports: providers
- * bill what they generated before the cut.
+ * The failed-call rule, then the reported cost, then an admin's price override, then the price
+ * table. The rule: a model call refused before the model generated anything (its HTTP status is one
+ * of the rules' refused statuses, by default 400, 401, 403, 404, 413, 422 and 429; or a rate limit
+ * with no status) costs 0, whatever tokens a client counted: providers do not bill it. A failure
+ * that is not a refusal (a 5xx, a timeout, a stream cut short) is charged for the tokens it reports:
+ * providers bill what they generated before the cut.
  */
-export function priceCall(call: ModelCall): PricedCost {
+export function priceCall(call: ModelCall, rules: PricingRules = DEFAULT_PRICING_RULES): PricedCost {
   // A refused model call costs nothing; a tool or anything else that names no model has nothing to price.
   const modelCall = call.model !== undefined || call.reportedUsd !== undefined || (call.usage && hasTokens(call.usage));
-  if (call.failure && modelCall && refusedBeforeGeneration(call.failure)) return { costMicros: 0, source: 'rule' };
+  if (call.failure && modelCall && refusedBeforeGeneration(call.failure, rules))
+    return { costMicros: 0, source: 'rule' };
   if (call.reportedUsd !== undefined) return { costMicros: toMicros(call.reportedUsd), source: 'reported' };
   const usage = call.usage;
   if (!usage || !call.model || !hasTokens(usage)) return { costMicros: 0, source: 'none' };
@@ -79,6 +78,8 @@ export function priceCall(call: ModelCall): PricedCost {
     output_tokens: usage.outputTokens ?? 0,
   };
   const provider = call.provider ? (PRICE_TABLE_PROVIDERS[call.provider] ?? call.provider) : undefined;
+  const override = overrideFor(rules, [call.provider ?? '', provider ?? ''].filter(Boolean), call.model);
+  if (override) return { costMicros: toMicros(overridePriceUsd(override, tokens)), source: 'priced' };
   // A provider the table names otherwise (or not at all): the model's name alone often finds it.
   const priced =
     (provider ? calcPrice(tokens, call.model, { providerId: provider, timestamp: call.at }) : null) ??
@@ -87,9 +88,23 @@ export function priceCall(call: ModelCall): PricedCost {
   return { costMicros: toMicros(priced.total_price), source: 'priced' };
 }
 
-function refusedBeforeGeneration(failure: NonNullable<ModelCall['failure']>): boolean {
-  if (failure.httpStatus !== undefined) return REFUSED_BEFORE_GENERATION.has(failure.httpStatus);
+function refusedBeforeGeneration(failure: NonNullable<ModelCall['failure']>, rules: PricingRules): boolean {
+  if (failure.httpStatus !== undefined) return rules.refusedStatuses.has(failure.httpStatus);
   return failure.errorClass === 'rate_limited';
+}
+
+/** Tokens at an override's prices: cached input at the cache prices (the input price when unset), the rest at the input price. */
+function overridePriceUsd(
+  override: PriceOverride,
+  tokens: { input_tokens: number; cache_read_tokens: number; cache_write_tokens: number; output_tokens: number },
+): number {
+  const uncached = Math.max(0, tokens.input_tokens - tokens.cache_read_tokens - tokens.cache_write_tokens);
+  const perMillion =
+    uncached * override.inputPerMillion +
+    tokens.cache_read_tokens * (override.cacheReadPerMillion ?? override.inputPerMillion) +
+    tokens.cache_write_tokens * (override.cacheWritePerMillion ?? override.inputPerMillion) +
+    tokens.output_tokens * override.outputPerMillion;
+  return perMillion / 1_000_000;
 }
 
 function hasTokens(usage: TokenUsage): boolean {

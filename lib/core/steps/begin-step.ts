@@ -10,7 +10,7 @@ import {
 } from '../../db/schema';
 import { beginAttempt } from '../budgets/attempt-lifecycle';
 import { ensureTaskBudget, readTaskBudget } from '../budgets/task-budget';
-import { nowOf, type CoreContext } from '../context';
+import { attemptSourceOf, nowOf, type CoreContext } from '../context';
 import { retryOnDeadlock } from '../deadlock-retry';
 import { KeyPayloadMismatchError } from '../errors';
 import { defaultOwnerOf } from '../holds/known-owner';
@@ -75,7 +75,9 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
   let decided: Decided;
   try {
     decided = await retryOnDeadlock(ctx.db, () =>
-      ctx.db.transaction((tx) => claimAndGate(tx, request, key, estimate, now, ctx.actor?.id ?? null)),
+      ctx.db.transaction((tx) =>
+        claimAndGate(tx, request, key, estimate, now, { begunBy: ctx.actor?.id ?? null, source: attemptSourceOf(ctx) }),
+      ),
     );
   } catch (error) {
     if (error instanceof BeginRefused) decided = error.refusal;
@@ -237,7 +239,8 @@ async function claimAndGate(
   key: string,
   estimate: number,
   now: Date,
-  begunBy: string | null,
+  /** The token or person beginning the step (its key's settler), and how the attempt reaches Holdfast. */
+  by: { begunBy: string | null; source: 'http' | 'library' },
 ): Promise<Decided> {
   const claim = await claimStoredKey(
     { db: tx },
@@ -278,8 +281,9 @@ async function claimAndGate(
     idempotencyKey: key,
     runKey: request.runKey,
     startedAt: now,
+    source: by.source,
   });
-  const previous = await attachStepToKey(tx, key, request, estimate, recorded ? now : null, begunBy);
+  const previous = await attachStepToKey(tx, key, request, estimate, recorded ? now : null, by.begunBy);
   const attempt = { attemptNumber: claim.attemptNumber, previousStartedAt: previous.startedAt };
   const budget = await reserveOnTask(tx, request.taskId, { leftover: previous.reserved, estimate, attempt, now });
   if (!budget) throw new BeginRefused(await whyBudgetRefused(tx, request.taskId, attempt, estimate, now));

@@ -41,7 +41,8 @@ CREATE TABLE "refused_call_statuses" (
 );
 --> statement-breakpoint
 ALTER TABLE "attempts" ADD COLUMN "source" text;--> statement-breakpoint
-ALTER TABLE "attempts" ADD CONSTRAINT "attempts_source_known" CHECK ("attempts"."source" in ('library', 'http', 'traces'));--> statement-breakpoint
+-- Unqualified: the check is cloned to every partition, where "attempts" names no table.
+ALTER TABLE "attempts" ADD CONSTRAINT "attempts_source_known" CHECK ("source" in ('library', 'http', 'traces'));--> statement-breakpoint
 -- The failed-call rule's default statuses: refused before generation, so not billed.
 INSERT INTO "refused_call_statuses" ("http_status") VALUES (400), (401), (403), (404), (413), (422), (429);
 --> statement-breakpoint

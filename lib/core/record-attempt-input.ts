@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { errorClasses } from '../db/schema/enums';
 import { agentName, stepName } from './names';
 import { attemptCostMicros } from './money-limits';
+import { modelUsageFields } from './pricing/model-usage-input';
 
 /**
  * A moment: a Date in-process, or an ISO 8601 date-time with its offset over
@@ -31,8 +32,9 @@ export const recordAttemptInput = z
     outcome: z.enum(['succeeded', 'failed']),
     errorClass: z.enum(errorClasses).optional(),
     errorText: z.string().max(10_000, 'must be at most 10,000 characters').optional(),
-    /** Micro-dollars: 1 USD = 1,000,000. */
-    costMicros: attemptCostMicros.default(0),
+    /** Micro-dollars: 1 USD = 1,000,000. Absent: priced from `usage` and `model` if given, else 0. */
+    costMicros: attemptCostMicros.optional(),
+    ...modelUsageFields,
     idempotencyKey: z.string().min(1).max(500).optional(),
     runKey: z.string().min(1).max(200).optional(),
   })

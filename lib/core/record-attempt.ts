@@ -5,6 +5,7 @@ import type { Executor } from '../db/client';
 import type { Attempt } from '../db/schema';
 import { attemptSourceOf, DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from './context';
 import { AttemptConflictError, InvalidInputError } from './errors';
+import { costOfReport } from './pricing/cost-of-report';
 import { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
 import { authorizeTaskAccess, authorizeTaskAgent, type TaskAgent } from './tasks/task-agent';
 import { parseInput } from './validation';
@@ -40,7 +41,8 @@ export async function recordAttempt(
   const claimed = { taskId: attempt.taskId, agent: attempt.agent };
   if (storedTasks) await authorizeTaskAgent(ctx, storedTasks.get(attempt.taskId), claimed);
   else await authorizeTaskAccess(ctx, claimed);
-  const values = {
+  const cost = await costOfReport(ctx.db, attempt, attempt.startedAt);
+  const values: AttemptValues = {
     taskId: attempt.taskId,
     agent: attempt.agent,
     step: attempt.step,
@@ -51,7 +53,8 @@ export async function recordAttempt(
     outcome: attempt.outcome,
     errorClass: attempt.errorClass ?? null,
     errorText: attempt.errorText ?? null,
-    costMicros: attempt.costMicros,
+    costMicros: cost.costMicros,
+    costSource: cost.source,
     idempotencyKey: attempt.idempotencyKey ?? null,
     runKey: attempt.runKey ?? null,
     source: attemptSourceOf(ctx),
@@ -94,8 +97,8 @@ function refuseOutsideRetention(ctx: CoreContext, startedAt: Date): void {
   if (problem) throw new InvalidInputError(`Invalid input: startedAt: ${problem}`, { startedAt: [problem] });
 }
 
-/** What a report sets; its cost is the reported one (cost_source stays unrecorded on this path for now). */
-type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid' | 'costSource'>;
+/** What a report sets: its cost is the stated one or its tokens priced (costOfReport). */
+type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid'>;
 
 /**
  * One statement: claim the attempt's identity, and write the attempt only if
@@ -117,11 +120,11 @@ const INSERT_UNLESS_REPORTED = `
       returning 1
     )
     insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
-      error_class, error_text, cost_micros, idempotency_key, run_key, source)
+      error_class, error_text, cost_micros, idempotency_key, run_key, source, cost_source)
     select $1::text, $5::text, $2::text, $3::int,
       $4::timestamptz, $6::timestamptz, $7::int,
       $8::text, $9::error_class, $10::text, $11::bigint,
-      $12::text, $13::text, $14::text
+      $12::text, $13::text, $14::text, $15::text
     where exists (select 1 from identity)
     returning *`;
 
@@ -141,6 +144,7 @@ function insertUnlessReported(db: Executor, values: AttemptValues): Promise<Atte
     values.idempotencyKey,
     values.runKey,
     values.source,
+    values.costSource,
   ]);
 }
 
@@ -231,8 +235,19 @@ function toAttempt(row: AttemptRow): Attempt {
   };
 }
 
+/**
+ * What the caller reported differently: how the attempt came (library or HTTP) does not count, nor a priced
+ * cost, which follows the price table and admins' overrides at the time of each report.
+ */
+const NOT_COMPARED = new Set<keyof AttemptValues>(['source', 'costSource']);
+
 function differingFields(stored: Attempt, reported: AttemptValues): string[] {
-  return (Object.keys(reported) as (keyof AttemptValues)[]).filter((field) => {
+  const compared = (Object.keys(reported) as (keyof AttemptValues)[]).filter(
+    (field) =>
+      !NOT_COMPARED.has(field) &&
+      !(field === 'costMicros' && reported.costSource !== 'reported' && stored.costSource !== 'reported'),
+  );
+  return compared.filter((field) => {
     const storedValue = stored[field];
     const reportedValue = reported[field];
     if (storedValue instanceof Date && reportedValue instanceof Date) {

@@ -11,7 +11,7 @@ import {
   type StepAttempt,
   type StepBody,
 } from './steps/step-outcome';
-import type { BeginStepInput } from './steps/step-protocol';
+import type { BeginStepInput, FinishStepInput } from './steps/step-protocol';
 
 export type { RunStepOutcome, StepAttempt, StepBody } from './steps/step-outcome';
 
@@ -35,7 +35,10 @@ export async function runStep<T>(
   if (begun.decision !== 'run') return outcomeOfBegin(begun);
 
   const attempt: StepAttempt = { key: begun.key, attemptNumber: begun.attemptNumber, fencingToken: begun.fencingToken };
-  const finishFailed = (failure: Pick<ClassifiedFailure, 'errorClass' | 'errorText' | 'costMicros' | 'retryAfterMs'>) =>
+  const finishFailed = (
+    failure: Pick<ClassifiedFailure, 'errorClass' | 'errorText' | 'retryAfterMs'> &
+      Pick<FinishStepInput, 'costMicros' | 'usage' | 'model' | 'provider'>,
+  ) =>
     finishStep(
       ctx,
       {
@@ -48,7 +51,7 @@ export async function runStep<T>(
       policy,
     );
 
-  let output: { result: T; costMicros?: number };
+  let output: Awaited<ReturnType<StepBody<T>>>;
   try {
     output = await body(attempt);
     if (!isValidCost(output.costMicros)) {
@@ -69,7 +72,10 @@ export async function runStep<T>(
         attemptNumber: attempt.attemptNumber,
         outcome: 'succeeded',
         result: output.result ?? null,
-        costMicros: output.costMicros ?? 0,
+        costMicros: output.costMicros,
+        usage: output.usage,
+        model: output.model,
+        provider: output.provider,
       },
       policy,
     );
@@ -81,7 +87,10 @@ export async function runStep<T>(
       await finishFailed({
         errorClass: 'permanent',
         errorText: `the step's result was refused: ${error.message}`,
-        costMicros: output.costMicros ?? 0,
+        costMicros: output.costMicros,
+        usage: output.usage,
+        model: output.model,
+        provider: output.provider,
       }),
       undefined as T,
     );

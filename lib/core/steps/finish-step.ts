@@ -1,12 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
-import type { ErrorClass, KeyStatus } from '../../db/schema';
+import type { CostSource, ErrorClass, KeyStatus } from '../../db/schema';
 import { nowOf, type Actor, type CoreContext } from '../context';
 import { retryOnDeadlock } from '../deadlock-retry';
 import { ForbiddenError, NotFoundError, StaleTokenError, StateConflictError } from '../errors';
 import { openHold } from '../holds/open-hold';
 import { expiresAfterRetentionSql } from '../keys/claim-key';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
+import { costOfReport } from '../pricing/cost-of-report';
 import { markTaskFinished } from '../tasks/finish-task';
 import { MAX_HOLD_DETAIL } from '../holds/hold-input';
 import { cutToLength, parseInput } from '../validation';
@@ -20,6 +21,9 @@ import {
   type FinishStepInput,
   type FinishStepRequest,
 } from './step-protocol';
+
+/** A finish with its cost settled: the stated one, or its tokens priced (lib/core/pricing/cost-of-report.ts). */
+type PricedFinish = FinishStepRequest & { costMicros: number; costSource: CostSource };
 
 type BegunKey = {
   key: string;
@@ -59,8 +63,10 @@ export async function finishStep(
   input: FinishStepInput,
   retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY,
 ): Promise<FinishAnswer> {
-  const request = parseInput(finishStepInput, input);
+  const parsed = parseInput(finishStepInput, input);
   const now = nowOf(ctx);
+  const cost = await costOfReport(ctx.db, parsed, now);
+  const request: PricedFinish = { ...parsed, costMicros: cost.costMicros, costSource: cost.source };
   const settled = await retryOnDeadlock(ctx.db, () =>
     ctx.db.transaction(async (tx): Promise<FinishAnswer | { supersededBy: string }> => {
       const key = await lockBegunKey(tx, request);
@@ -137,7 +143,7 @@ export async function finishStep(
 }
 
 /** The key under its row lock, checked to be this attempt's: never begun is NOT_FOUND, superseded is STALE_TOKEN. */
-async function lockBegunKey(tx: Transaction, request: FinishStepRequest): Promise<BegunKey> {
+async function lockBegunKey(tx: Transaction, request: PricedFinish): Promise<BegunKey> {
   const [key] = await tx.execute<BegunKey>(sql`
     select k.key, k.status, k.fencing_token, k.acquisitions, k.downstream_idempotent, coalesce(k.locked_until <= now(), true) as lock_expired,
       k.task_id, k.step, k.agent, k.queue, k.payload, k.reserved_micros, k.completes_task, k.attempt_started_at, k.finish_answer,
@@ -165,12 +171,7 @@ function refuseOtherToken(ctx: CoreContext, key: BegunKey): void {
 }
 
 /** A superseded attempt's end and cost, recorded once (while its row is still running); its reservation went back at the takeover. */
-async function recordSupersededEnd(
-  tx: Transaction,
-  key: BegunKey,
-  request: FinishStepRequest,
-  now: Date,
-): Promise<void> {
+async function recordSupersededEnd(tx: Transaction, key: BegunKey, request: PricedFinish, now: Date): Promise<void> {
   if (request.attemptNumber === undefined || request.attemptNumber >= key.acquisitions) return;
   const [attempt] = await tx.execute<{ started_at: string }>(sql`
     select started_at from attempts
@@ -187,7 +188,7 @@ async function recordSupersededEnd(
   );
 }
 
-async function recordAttemptEnd(tx: Transaction, key: BegunKey, request: FinishStepRequest, now: Date): Promise<void> {
+async function recordAttemptEnd(tx: Transaction, key: BegunKey, request: PricedFinish, now: Date): Promise<void> {
   if (key.attempt_started_at === null) return;
   const finishedAt = now.toISOString();
   const failed = request.outcome === 'failed';
@@ -197,6 +198,7 @@ async function recordAttemptEnd(tx: Transaction, key: BegunKey, request: FinishS
       finished_at = greatest(${finishedAt}::timestamptz, started_at),
       latency_ms = greatest(0, round(extract(epoch from (${finishedAt}::timestamptz - started_at)) * 1000))::int,
       cost_micros = ${request.costMicros}::bigint,
+      cost_source = ${request.costSource}::text,
       error_class = ${failed ? request.errorClass! : null}::error_class,
       error_text = ${failed ? request.errorText!.trim() : null}::text
     where task_id = ${key.task_id}::text and step = ${key.step}::text and attempt_number = ${key.acquisitions}::int
@@ -242,7 +244,7 @@ async function decideAfterFailure(
   actor: Actor,
   key: BegunKey,
   budget: BudgetRow,
-  request: FinishStepRequest,
+  request: PricedFinish,
   failure: { errorClass: ErrorClass; errorText: string },
   now: Date,
   retryPolicy: RetryPolicy,

@@ -1,4 +1,5 @@
 import type { ErrorClass } from '../../db/schema/attempts';
+import type { ModelUsageReport } from '../pricing/model-usage-input';
 import type { BeginAnswer, FinishAnswer, StopAnswer, WaitAnswer } from './step-protocol';
 
 /** The attempt a step body runs as: its key, its number and the fencing token that guards its writes. */
@@ -8,8 +9,13 @@ export interface StepAttempt {
   fencingToken: number;
 }
 
-/** What the step does. Its result is stored and replayed to every duplicate, so a model is never called twice for one step. */
-export type StepBody<T> = (attempt: StepAttempt) => Promise<{ result: T; costMicros?: number }>;
+/**
+ * What the step does. Its result is stored and replayed to every duplicate, so a model is never called twice for
+ * one step. Its cost: `costMicros` as stated, or the model call's `usage` and `model` for Holdfast to price.
+ */
+export type StepBody<T> = (
+  attempt: StepAttempt,
+) => Promise<{ result: T; costMicros?: number } & Pick<ModelUsageReport, 'usage' | 'model' | 'provider'>>;
 
 /** What a worker does next after running a step: the same outcomes in-process and over HTTP. */
 export type RunStepOutcome<T> =

@@ -3,6 +3,7 @@ import { int4 } from '../validation';
 import { errorClasses } from '../../db/schema/enums';
 import { taskBudgetInput } from '../budgets/task-budget-input';
 import { attemptCostMicros } from '../money-limits';
+import { modelUsageFields } from '../pricing/model-usage-input';
 import { queueName, stepName } from '../names';
 
 /**
@@ -68,8 +69,12 @@ export const finishStepInput = z
         `must serialise to at most ${MAX_CONTENT_BYTES / 1024} KiB`,
       )
       .optional(),
-    /** What the attempt really cost, in micro-dollars; it replaces the reservation. */
-    costMicros: attemptCostMicros.default(0),
+    /**
+     * What the attempt really cost, in micro-dollars; it replaces the reservation. Absent: priced
+     * from `usage` and `model` if given (lib/core/pricing), else 0.
+     */
+    costMicros: attemptCostMicros.optional(),
+    ...modelUsageFields,
     errorClass: z.enum(errorClasses).optional(),
     errorText: z.string().max(10_000).optional(),
     /** A rate limiter's Retry-After: the retry waits at least this long. */

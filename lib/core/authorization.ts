@@ -23,6 +23,8 @@ export const actions = [
   'kill_switch.set',
   /** Creating, changing and deleting the fleet's retry pools. */
   'retry_pool.manage',
+  /** Price overrides, the failed-call rule's statuses and the span error class rules (Settings, Costs and errors). */
+  'pricing.manage',
   'people.manage',
   'api_token.manage',
   /** Changing alert rules' thresholds and the channels alerts go to, and sending a test. */
@@ -113,6 +115,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'dead_letter.redrive_override':
     case 'kill_switch.set':
     case 'retry_pool.manage':
+    case 'pricing.manage':
     case 'people.manage':
     case 'api_token.manage':
     case 'alerts.manage':

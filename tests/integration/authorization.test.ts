@@ -29,6 +29,8 @@ import {
   setAlertChannelEnabled,
 } from '../../lib/alerts/manage-channels';
 import { saveAlertRule } from '../../lib/alerts/manage-rules';
+import { deletePriceOverride, savePriceOverride, saveRefusedStatuses } from '../../lib/core/pricing/manage-pricing';
+import { saveErrorClassRules } from '../../lib/traces/manage-error-class-rules';
 import { alertChannels, auditLog, retryPools } from '../../lib/db/schema';
 import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
@@ -277,7 +279,41 @@ const mutatingActions: Record<string, (person: Person, ownership: Ownership) => 
     setAlertChannelEnabled({ db: database.db, actor: person }, { channelId: await anAlertChannel(), enabled: false }),
   'alert_channel.test': async (person) =>
     sendTestAlert({ db: database.db, actor: person }, { channelId: await anAlertChannel() }),
+  'price_override.save': (person) =>
+    savePriceOverride(
+      { db: database.db, actor: person },
+      {
+        provider: 'openai',
+        model: `model-${randomUUID().slice(0, 8)}`,
+        inputPerMillion: 1,
+        outputPerMillion: 2,
+        reason: 'contract',
+      },
+    ),
+  'price_override.delete': async (person) => {
+    const model = `model-${randomUUID().slice(0, 8)}`;
+    await savePriceOverride(
+      { db: database.db, actor: people.admin },
+      { model, inputPerMillion: 1, outputPerMillion: 2, reason: 'contract' },
+    );
+    return deletePriceOverride({ db: database.db, actor: person }, { model, reason: 'contract ended' });
+  },
+  'refused_call_statuses.save': (person) =>
+    saveRefusedStatuses(
+      { db: database.db, actor: person },
+      { statuses: [429, 500 + (++changedStatus % 99)], reason: 'provider bills nothing for these' },
+    ),
+  'error_class_rules.save': (person) =>
+    saveErrorClassRules(
+      { db: database.db, actor: person },
+      {
+        rules: [{ when: 'status', from: 400 + (++changedStatus % 99), to: 499, errorClass: 'permanent' }],
+        reason: 'classify conflicts',
+      },
+    ),
 };
+/** Makes each save of a rule list differ from the one before, so an allowed save changes something. */
+let changedStatus = 0;
 
 type Role = Person['role'];
 type Outcome = 'allowed' | 'refused';
@@ -391,6 +427,18 @@ const whoMay: [action: string, role: Role, ownership: Ownership | typeof ANY, ou
   ['alert_channel.test', 'viewer', ANY, 'refused'],
   ['alert_channel.test', 'responder', ANY, 'refused'],
   ['alert_channel.test', 'admin', ANY, 'allowed'],
+  ['price_override.save', 'viewer', ANY, 'refused'],
+  ['price_override.save', 'responder', ANY, 'refused'],
+  ['price_override.save', 'admin', ANY, 'allowed'],
+  ['price_override.delete', 'viewer', ANY, 'refused'],
+  ['price_override.delete', 'responder', ANY, 'refused'],
+  ['price_override.delete', 'admin', ANY, 'allowed'],
+  ['refused_call_statuses.save', 'viewer', ANY, 'refused'],
+  ['refused_call_statuses.save', 'responder', ANY, 'refused'],
+  ['refused_call_statuses.save', 'admin', ANY, 'allowed'],
+  ['error_class_rules.save', 'viewer', ANY, 'refused'],
+  ['error_class_rules.save', 'responder', ANY, 'refused'],
+  ['error_class_rules.save', 'admin', ANY, 'allowed'],
 ];
 
 describe('authorization matrix (library level)', () => {

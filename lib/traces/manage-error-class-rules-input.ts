@@ -12,7 +12,7 @@ const word = z
   .trim()
   .min(1, 'must not be blank')
   .max(100, 'must be at most 100 characters')
-  .refine((value) => !/[\u0000-\u001f]/.test(value), 'must not contain control characters');
+  .refine((value) => !/\p{Cc}/u.test(value), 'must not contain control characters');
 
 /** One rule as an admin writes it: an HTTP status range, or words `error.type` may contain. */
 export const errorClassRuleInput = z.discriminatedUnion('when', [

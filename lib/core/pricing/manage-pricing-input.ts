@@ -28,7 +28,7 @@ const model = z
   .trim()
   .min(1, 'name the model as the provider does, e.g. gpt-4o-mini')
   .max(200, 'must be at most 200 characters')
-  .refine((value) => !/[\u0000-\u001f]/.test(value), 'must not contain control characters');
+  .refine((value) => !/\p{Cc}/u.test(value), 'must not contain control characters');
 
 export const savePriceOverrideInput = z.strictObject({
   provider: provider.default(''),

@@ -198,7 +198,10 @@ def run_step(client: HoldfastClient, step_input: Mapping[str, Any], body: StepBo
     """Runs one step at most once per derived key, with the TypeScript runStep's semantics.
 
     The body gets a ``StepAttempt`` and returns ``(result, cost_micros)`` or
-    ``{"result": ..., "cost_micros": ...}``; the result is stored and replayed to
+    ``{"result": ..., "cost_micros": ...}``, or instead of the cost the model call's
+    ``"usage"`` (``input_tokens``, ``output_tokens``, ``cache_read_input_tokens``,
+    ``cache_creation_input_tokens``), ``"model"`` and ``"provider"`` for Holdfast to
+    price; the result is stored and replayed to
     every duplicate. A body that raises is finished as failed (``StepError`` keeps its
     class, anything else is ``unknown``). Invalid input and errors that are not a
     wait or a stop raise ``HoldfastError``; network failures raise ``OSError``.
@@ -218,45 +221,57 @@ def run_step(client: HoldfastClient, step_input: Mapping[str, Any], body: StepBo
         except HoldfastError as error:
             return _outcome_in_problem(error)
 
-    def finish_failed(error_class: str, text: str, cost: int = 0, retry_after_ms: int | None = None) -> StepOutcome:
-        report: dict[str, Any] = {**target, "outcome": "failed", "errorClass": error_class, "costMicros": cost,
+    def finish_failed(error_class: str, text: str, spend: Mapping[str, Any] | None = None, retry_after_ms: int | None = None) -> StepOutcome:
+        report: dict[str, Any] = {**target, "outcome": "failed", "errorClass": error_class, **(spend or {"costMicros": 0}),
                                   "errorText": text.replace("\x00", "").strip()[:_MAX_ERROR_TEXT] or "an error with no message"}
         if retry_after_ms is not None and _valid_cost(retry_after_ms):  # a nonsense Retry-After is dropped, like a nonsense cost
             report["retryAfterMs"] = min(retry_after_ms, _DAY_MS)
         return finish(report, None)
 
     try:
-        result, cost = _unpack(body(attempt))
+        result, spend = _unpack(body(attempt))
     except StepError as error:
         cost = error.cost_micros if _valid_cost(error.cost_micros) else 0  # a bad cost must not sink the failure report
-        return finish_failed(error.error_class, str(error).strip() or f"{error.error_class} error with no message", cost, error.retry_after_ms)
+        return finish_failed(error.error_class, str(error).strip() or f"{error.error_class} error with no message", {"costMicros": cost}, error.retry_after_ms)
     except Exception as error:  # noqa: BLE001 - every failure is reported; unknown ones are never retried
         return finish_failed("unknown", f"{type(error).__name__}: {error}")
     # A result that cannot be stored cannot be replayed: the step is wrong, not unlucky.
     try:
         json.dumps(result, default=_json_default, allow_nan=False)
     except (TypeError, ValueError) as error:
-        return finish_failed("permanent", f"the step's result was refused: it is not JSON ({error})", cost)
+        return finish_failed("permanent", f"the step's result was refused: it is not JSON ({error})", spend)
     try:
-        answer = client.finish_step({**target, "outcome": "succeeded", "result": result, "costMicros": cost})
+        answer = client.finish_step({**target, "outcome": "succeeded", "result": result, **spend})
     except HoldfastError as error:
         if error.code not in ("INVALID_INPUT", "PAYLOAD_TOO_LARGE"):
             return _outcome_in_problem(error)
-        return finish_failed("permanent", f"the step's result was refused: {error.detail}", cost)
+        return finish_failed("permanent", f"the step's result was refused: {error.detail}", spend)
     return _outcome_of(answer, result)
 
 
-def _unpack(output: Any) -> tuple[Any, int]:
-    """The body's (result, cost); a malformed return is a bug in the step, so it fails as unknown."""
+_BODY_KEYS = {"result", "cost_micros", "costMicros", "usage", "model", "provider"}
+_USAGE_KEYS = {"input_tokens": "inputTokens", "output_tokens": "outputTokens",
+               "cache_read_input_tokens": "cacheReadInputTokens", "cache_creation_input_tokens": "cacheCreationInputTokens"}
+
+
+def _unpack(output: Any) -> tuple[Any, dict[str, Any]]:
+    """The body's result and what it spent: a cost, or tokens and a model to price. A malformed return is a bug in the step, so it fails as unknown."""
     if isinstance(output, tuple) and len(output) == 2:
         result, cost = output
-    elif isinstance(output, dict) and "result" in output and set(output) <= {"result", "cost_micros", "costMicros"}:
-        result, cost = output["result"], output.get("cost_micros", output.get("costMicros", 0))
+        spend: dict[str, Any] = {"costMicros": cost}
+    elif isinstance(output, dict) and "result" in output and set(output) <= _BODY_KEYS:
+        result, cost = output["result"], output.get("cost_micros", output.get("costMicros"))
+        spend = {} if cost is None else {"costMicros": cost}
+        if "usage" in output:
+            spend["usage"] = {_USAGE_KEYS.get(key, key): count for key, count in dict(output["usage"]).items()}
+        spend.update({key: output[key] for key in ("model", "provider") if key in output})
+        if not spend:
+            spend = {"costMicros": 0}
     else:
         raise TypeError(f"the step returned {type(output).__name__}: return (result, cost_micros) or {{'result': ..., 'cost_micros': ...}}")
-    if not _valid_cost(cost):
-        raise ValueError(f"the step reported an invalid cost {cost!r}: costs are whole micro-dollars, 0 or more")
-    return result, cost
+    if "costMicros" in spend and not _valid_cost(spend["costMicros"]):
+        raise ValueError(f"the step reported an invalid cost {spend['costMicros']!r}: costs are whole micro-dollars, 0 or more")
+    return result, spend
 
 
 def _valid_cost(value: Any) -> bool:

@@ -236,6 +236,18 @@ class LiveClientTest(unittest.TestCase):
         self.assertFalse(self.client.record_attempt(attempt)["duplicate"])
         self.assertTrue(self.client.record_attempt(attempt)["duplicate"])
 
+    def test_tokens_and_a_model_instead_of_a_cost_are_priced(self) -> None:
+        usage = {"input_tokens": 10_000, "output_tokens": 1_000}
+        outcome = run_step(self.client, self.step(), Body({"result": "summary", "usage": usage, "model": "gpt-4o", "provider": "openai"}))
+        self.assertEqual(outcome.status, "completed", outcome)
+        finished = datetime.now(timezone.utc).replace(microsecond=0)
+        attempt = {"taskId": self.task_id + "-report", "agent": "python-tests", "step": "summarise", "attemptNumber": 1,
+                   "startedAt": finished - timedelta(seconds=2), "finishedAt": finished, "outcome": "succeeded",
+                   "usage": {"inputTokens": 10_000, "outputTokens": 1_000}, "model": "gpt-4o", "provider": "openai"}
+        recorded = self.client.record_attempt(attempt)["attempt"]
+        # 10,000 x 2.50 $ + 1,000 x 10 $ a million tokens (gpt-4o in the pinned price table).
+        self.assertEqual((recorded["costMicros"], recorded["costSource"]), (35_000, "priced"))
+
     def test_a_bad_token_is_unauthenticated(self) -> None:
         with self.assertRaises(HoldfastError) as raised:
             HoldfastClient(URL, "hf_not-a-real-token-at-all").begin_step(self.step())

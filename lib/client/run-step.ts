@@ -35,7 +35,14 @@ export async function runStep<T>(
   const attempt = { key: begun.key, attemptNumber: begun.attemptNumber, fencingToken: begun.fencingToken };
   const finish = async (report: Parameters<HoldfastClient['finishStep']>[0]): Promise<FinishAnswer> =>
     client.finishStep(report) as Promise<FinishAnswer>;
-  let output: { result: T; costMicros?: number };
+  let output: Awaited<ReturnType<StepBody<T>>>;
+  // The cost as the body gave it: a stated cost, or the call's tokens and model for Holdfast to price.
+  const spendOf = () => ({
+    costMicros: output.costMicros,
+    usage: output.usage,
+    model: output.model,
+    provider: output.provider,
+  });
   try {
     output = await body(attempt);
   } catch (error) {
@@ -63,7 +70,7 @@ export async function runStep<T>(
       attemptNumber: attempt.attemptNumber,
       outcome: 'succeeded',
       result: output.result ?? null,
-      costMicros: output.costMicros ?? 0,
+      ...spendOf(),
     });
     return outcomeOfFinish(answer, output.result);
   } catch (error) {
@@ -77,7 +84,7 @@ export async function runStep<T>(
         outcome: 'failed',
         errorClass: 'permanent',
         errorText: `the step's result was refused: ${error.detail}`,
-        costMicros: output.costMicros ?? 0,
+        ...spendOf(),
       });
       return outcomeOfFinish(answer, undefined as T);
     } catch (finishError) {

@@ -23,7 +23,7 @@ export default async function TokensPage() {
   const person = await requirePerson();
   const decision = decide(person, 'api_token.manage');
   const description =
-    'Agents call the HTTP API with `Authorization: Bearer <token>`. ingest reports attempts; read reads figures; traces lets an OpenTelemetry exporter send spans.';
+    'Agents call the HTTP API with the header Authorization: Bearer and the token. Scopes: ingest reports attempts and runs steps; read reads figures; metrics lets Prometheus scrape; traces lets an OpenTelemetry exporter send spans.';
   if (!decision.allowed) {
     return (
       <>

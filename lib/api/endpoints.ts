@@ -275,6 +275,29 @@ export const endpoints = {
   }),
 } as const;
 
+/**
+ * POST /v1/traces, the OTLP/HTTP traces receiver (lib/server/traces-endpoint.ts). Not in the registry above:
+ * its bodies are OpenTelemetry's own messages (ExportTraceServiceRequest, protobuf or JSON) rather than a
+ * zod-checked JSON input, and its client is an OpenTelemetry exporter, not the typed client. Described here
+ * for the OpenAPI document (lib/api/openapi-traces.ts).
+ */
+export const tracesEndpoint = {
+  name: 'exportTraces',
+  method: 'POST',
+  path: '/v1/traces',
+  action: 'traces.write' satisfies Action,
+  /** Either scope may export spans (lib/core/authorization.ts). */
+  scopes: ['traces', 'ingest'],
+  contentTypes: ['application/x-protobuf', 'application/json'],
+  contentEncodings: ['gzip', 'identity'],
+  /** A batch as sent, compressed or not, and once inflated. */
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxInflatedBodyBytes: 16 * 1024 * 1024,
+  summary:
+    "Export OpenTelemetry spans (OTLP/HTTP): GenAI-convention spans become attempts. Point an exporter's traces endpoint here. " +
+    'Token scope: traces or ingest; a token limited to agents has the spans of other agents rejected.',
+} as const;
+
 export type Endpoints = typeof endpoints;
 export type EndpointName = keyof Endpoints;
 export type EndpointInput<Name extends EndpointName> = z.input<Endpoints[Name]['input']>;

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { DEFAULT_TIME_WINDOW, timeWindowName } from '../time-window';
-import { endpoints, STOP_CODES, TRY_LATER_CODES, type Endpoint, type EndpointName } from './endpoints';
+import {
+  endpoints,
+  MAX_BATCH_BODY_BYTES,
+  STOP_CODES,
+  TRY_LATER_CODES,
+  type Endpoint,
+  type EndpointName,
+} from './endpoints';
+import { tracesOperation, tracesSchemas } from './openapi-traces';
 import {
   attemptJson,
   deadLetterJson,
@@ -198,7 +206,10 @@ function stepStatsOperation(response: { $ref: string }) {
   };
 }
 
-type Operation = ReturnType<typeof operation> | ReturnType<typeof stepStatsOperation>;
+type Operation =
+  | ReturnType<typeof operation>
+  | ReturnType<typeof stepStatsOperation>
+  | ReturnType<typeof tracesOperation>;
 
 /** The OpenAPI 3.1 document of the agents' API, generated from the endpoint registry and its zod schemas. */
 export function buildOpenApiDocument() {
@@ -211,6 +222,7 @@ export function buildOpenApiDocument() {
       ]),
     ),
     '/api/v1/step-stats': { get: stepStatsOperation(components.refTo(stepStatsResponse)) },
+    '/v1/traces': { post: tracesOperation() },
   };
   return {
     openapi: '3.1.0',
@@ -220,13 +232,14 @@ export function buildOpenApiDocument() {
       description:
         'The HTTP face of the Holdfast library, for agents in any language. Authenticate with an API token (Authorization: Bearer hf_...). ' +
         `Errors are RFC 9457 problem documents with a stable \`code\`. Stop codes (retrying the same request will not help): ${STOP_CODES.join(', ')}. ` +
-        `Try-later codes (with Retry-After): ${TRY_LATER_CODES.join(', ')}. Bodies are limited to 64 KiB; unknown fields are refused.`,
+        `Try-later codes (with Retry-After): ${TRY_LATER_CODES.join(', ')}. Bodies under /api/v1 are limited to 64 KiB (the attempts batch: ${MAX_BATCH_BODY_BYTES / 1024 / 1024} MiB); unknown fields are refused. ` +
+        'POST /v1/traces is an OpenTelemetry OTLP/HTTP traces receiver: it takes what OTLP exporters send.',
     },
     servers: [{ url: '/' }],
     paths,
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: components.schemas,
+      schemas: { ...components.schemas, ...tracesSchemas() },
     },
   };
 }

@@ -1,10 +1,14 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { endpoints, MAX_BATCH_BODY_BYTES } from '../../lib/api/endpoints';
+import { endpoints, MAX_BATCH_BODY_BYTES, tracesEndpoint } from '../../lib/api/endpoints';
+import { exportTraceServiceResponse } from '../../lib/api/openapi-traces';
 import { HoldfastApiError } from '../../lib/client';
 import { deadLetterTask, redriveDeadLetter, type Actor } from '../../lib/core';
 import { attempts, holds, taskBudgets } from '../../lib/db/schema';
+import { MAX_INFLATED_TRACES_BODY_BYTES, MAX_TRACES_BODY_BYTES } from '../../lib/server/traces-endpoint';
 import { useApi } from '../support/api-harness';
 
 /** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */
@@ -386,9 +390,9 @@ describe('the OpenAPI document', () => {
         };
       }
     >;
-    // Every agent endpoint, and the one GET a read token may call.
+    // Every agent endpoint, the one GET a read token may call, and the OpenTelemetry traces receiver.
     expect(Object.keys(paths).sort()).toEqual(
-      [...Object.values(endpoints).map((spec) => spec.path), '/api/v1/step-stats'].sort(),
+      [...Object.values(endpoints).map((spec) => spec.path), '/api/v1/step-stats', '/v1/traces'].sort(),
     );
     expect(
       paths['/api/v1/attempts']!.post.requestBody.content['application/json']!.schema.properties!.startedAt,
@@ -396,5 +400,98 @@ describe('the OpenAPI document', () => {
     expect((await api.request('/api/v1/openapi.json', { method: 'GET', token: 'hf_not-a-real-token' })).status).toBe(
       401,
     );
+  });
+});
+
+/** The routes a token calls (app/api/v1 and app/v1), each with the HTTP methods its route.ts exports. */
+function tokenRoutesOnDisk(): Map<string, string[]> {
+  const appDir = path.resolve(import.meta.dirname, '../../app');
+  const routes = new Map<string, string[]>();
+  for (const base of ['api/v1', 'v1']) {
+    for (const entry of fs.readdirSync(path.join(appDir, base), { recursive: true, encoding: 'utf8' })) {
+      if (path.basename(entry) !== 'route.ts') continue;
+      const source = fs.readFileSync(path.join(appDir, base, entry), 'utf8');
+      const methods = [
+        ...source.matchAll(/export (?:async function|function|const) (GET|POST|PUT|PATCH|DELETE)\b/g),
+      ].map((m) => m[1]!.toLowerCase());
+      routes.set(`/${base}/${path.dirname(entry)}`, methods.sort());
+    }
+  }
+  return routes;
+}
+
+describe('the OpenAPI document against the routes', () => {
+  it('describes every route a token calls, with exactly the methods it answers (the document itself aside)', async () => {
+    const document = await api.request('/api/v1/openapi.json', { method: 'GET' });
+    const paths = document.body.paths as Record<string, Record<string, unknown>>;
+    const documented = Object.entries(paths).map(
+      ([route, operations]) => [route, Object.keys(operations).sort()] as const,
+    );
+    const onDisk = [...tokenRoutesOnDisk()].filter(([route]) => route !== '/api/v1/openapi.json');
+    expect(new Map(documented)).toEqual(new Map(onDisk));
+  });
+
+  it('describes POST /v1/traces as the receiver answers it', async () => {
+    const document = await api.request('/api/v1/openapi.json', { method: 'GET' });
+    const traces = (document.body.paths as Record<string, Record<string, Record<string, unknown>>>)['/v1/traces']!
+      .post as {
+      requestBody: { content: Record<string, unknown> };
+      parameters: { name: string; schema: { enum: string[] } }[];
+      responses: Record<string, { headers?: Record<string, unknown>; content: Record<string, { schema: unknown }> }>;
+    };
+    expect(Object.keys(traces.requestBody.content).sort()).toEqual(['application/json', 'application/x-protobuf']);
+    expect(traces.parameters).toContainEqual(
+      expect.objectContaining({
+        name: 'Content-Encoding',
+        schema: expect.objectContaining({ enum: ['gzip', 'identity'] }),
+      }),
+    );
+    expect(Object.keys(traces.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '503']);
+    expect(Object.keys(traces.responses['200']!.content).sort()).toEqual([
+      'application/json',
+      'application/x-protobuf',
+    ]);
+    for (const status of ['429', '503']) expect(traces.responses[status]!.headers).toHaveProperty('Retry-After');
+    // The limits it states are the receiver's.
+    expect([tracesEndpoint.maxBodyBytes, tracesEndpoint.maxInflatedBodyBytes]).toEqual([
+      MAX_TRACES_BODY_BYTES,
+      MAX_INFLATED_TRACES_BODY_BYTES,
+    ]);
+
+    // Real answers: each status is documented, a JSON success parses with the documented response schema.
+    const span = (name: string) => ({
+      traceId: randomBytes(16).toString('hex'),
+      spanId: randomBytes(8).toString('hex'),
+      name,
+      startTimeUnixNano: String(BigInt(Date.now() - 2_000) * 1_000_000n),
+      endTimeUnixNano: String(BigInt(Date.now() - 1_000) * 1_000_000n),
+      attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat' } }],
+    });
+    const exportOf = (spans: object[]) => ({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'openapi-traces' } }] },
+          scopeSpans: [{ spans }],
+        },
+      ],
+    });
+    const taken = await api.request('/v1/traces', { body: exportOf([span('summarize')]) });
+    // A span that ends before it starts is rejected; the rest of the batch is taken.
+    const backwards = { ...span('draft'), endTimeUnixNano: '1' };
+    const partly = await api.request('/v1/traces', { body: exportOf([span('summarize'), backwards]) });
+    expect([taken.status, partly.status]).toEqual([200, 200]);
+    expect(exportTraceServiceResponse.parse(taken.body)).toEqual({});
+    expect(exportTraceServiceResponse.parse(partly.body)).toEqual({
+      partialSuccess: { rejectedSpans: '1', errorMessage: expect.any(String) },
+    });
+    const refusals = [
+      await api.request('/v1/traces', { body: '{"resourceSpans": [' }),
+      await api.request('/v1/traces', { body: exportOf([]), token: 'hf_not-a-real-token' }),
+      await api.request('/v1/traces', { body: exportOf([]), token: api.readToken }),
+      await api.request('/v1/traces', { body: 'x', headers: { 'content-type': 'text/plain' } }),
+    ];
+    expect(refusals.map((answer) => answer.status)).toEqual([400, 401, 403, 415]);
+    for (const answer of [taken, ...refusals]) expect(Object.keys(traces.responses)).toContain(String(answer.status));
+    for (const answer of refusals) expect(answer.headers.get('content-type')).toContain('application/problem+json');
   });
 });

@@ -30,6 +30,7 @@ async function loadRoutes(): Promise<Map<string, { POST?: Handler; GET?: Handler
     '/api/v1/steps/begin': import('../../app/api/v1/steps/begin/route'),
     '/api/v1/steps/finish': import('../../app/api/v1/steps/finish/route'),
     '/api/v1/tasks/finish': import('../../app/api/v1/tasks/finish/route'),
+    '/v1/traces': import('../../app/v1/traces/route'),
   };
   const routes = new Map<string, { POST?: Handler; GET?: Handler }>();
   for (const [path, module] of Object.entries(modules))

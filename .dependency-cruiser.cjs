@@ -82,6 +82,16 @@ module.exports = {
       to: { path: '^app/' },
     },
     {
+      name: 'briefing-agent-knows-only-opentelemetry',
+      comment:
+        "The demo's briefing agent shows what Holdfast sees of an agent with no Holdfast client: it imports the OpenTelemetry packages and the fleet's simulated downstreams, nothing else.",
+      severity: 'error',
+      from: { path: '^lib/fleet/briefing-(agent|exporter)\\.ts$' },
+      to: {
+        pathNot: ['^node_modules/@opentelemetry/', '^lib/fleet/(briefing-agent|chance|faults|model)\\.ts$'],
+      },
+    },
+    {
       name: 'no-cycles',
       severity: 'error',
       from: {},

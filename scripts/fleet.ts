@@ -3,7 +3,8 @@
  * until Ctrl-C. The fleet makes its own tables (lib/fleet/migrations) in the
  * holdfast_demo schema, so DATABASE_URL's role needs CREATE on the database
  * the first time. Set HOLDFAST_API_URL (e.g. http://127.0.0.1:3000) to have the
- * research agent work through the HTTP API of a running Holdfast.
+ * research agent work through the HTTP API of a running Holdfast, and the
+ * briefing agent export its OpenTelemetry spans to it (on 127.0.0.1 only).
  */
 import { getEnvironment } from '../lib/env';
 import { runDemoFleet } from './lib/demo-fleet';

@@ -7,6 +7,8 @@ const OUTPUT_PRICE_PER_MILLION = 15_000_000;
 export interface ModelCall {
   text: string;
   costMicros: number;
+  inputTokens: number;
+  outputTokens: number;
 }
 
 /** A simulated model call: tokens drawn from the seed, cost from the token prices. */
@@ -22,5 +24,5 @@ export function callModel(
   const costMicros = Math.round(
     (inputTokens * INPUT_PRICE_PER_MILLION + outputTokens * OUTPUT_PRICE_PER_MILLION) / 1_000_000,
   );
-  return { text: `${prompt} (${outputTokens} tokens)`, costMicros };
+  return { text: `${prompt} (${outputTokens} tokens)`, costMicros, inputTokens, outputTokens };
 }

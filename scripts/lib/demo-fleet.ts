@@ -7,6 +7,8 @@ import { fleetQueues, startFleet } from '../../lib/fleet/fleet';
 /** A new task every few seconds, round the agents: enough to watch, little enough for a laptop. */
 const TASK_EVERY_MS = 4_000;
 const REDRIVES_EVERY_MS = 5_000;
+/** The briefing agent (OpenTelemetry only) starts a briefing this often, one at a time. */
+const BRIEFING_EVERY_MS = 6_000;
 
 /** The renewable lease (lib/core/renewable-lease.ts) that lets one instance on a database run the fleet. */
 export const DEMO_FLEET_LEASE = 'demo_fleet';
@@ -79,7 +81,9 @@ export async function runDemoFleet(options: DemoFleetOptions) {
 /**
  * The fleet itself: tasks arrive steadily, redrives made in the console go
  * back onto the queues, and the research agent talks to Holdfast over HTTP
- * with a token of its own (made now, revoked at stop).
+ * with a token of its own (made now, revoked at stop). Beside it, the briefing
+ * agent knows nothing of Holdfast: it exports OpenTelemetry spans to /v1/traces
+ * with a traces token limited to it (made and revoked the same way).
  */
 async function startDemoFleet(options: DemoFleetOptions) {
   const connection = connectDatabase(options.databaseUrl, { maxConnections: 2 });
@@ -92,9 +96,10 @@ async function startDemoFleet(options: DemoFleetOptions) {
     throw error;
   });
   const client = options.apiBaseUrl ? createHoldfastClient({ baseUrl: options.apiBaseUrl, token }) : undefined;
+  const seed = Date.now() % 1_000_000;
   const fleet = await startFleet({
     databaseUrl: options.databaseUrl,
-    seed: Date.now() % 1_000_000,
+    seed,
     client,
     log: options.log,
   }).catch(async (error: unknown) => {
@@ -102,6 +107,13 @@ async function startDemoFleet(options: DemoFleetOptions) {
     await connection.close();
     throw error;
   });
+  const briefing = options.apiBaseUrl
+    ? await startBriefing(system, options.apiBaseUrl, seed, options.log).catch((error: unknown) => {
+        // The rest of the fleet runs on without it.
+        options.log(`Briefing agent not started: ${String(error)}`);
+        return undefined;
+      })
+    : undefined;
 
   let sequence = 0;
   const producer = setInterval(() => {
@@ -117,15 +129,54 @@ async function startDemoFleet(options: DemoFleetOptions) {
       .then((delivered) => delivered > 0 && options.log(`Fleet: ${delivered} redriven task(s) back on their queues`))
       .catch((error: unknown) => options.log(`Fleet redrives: ${String(error)}`));
   }, REDRIVES_EVERY_MS);
-  options.log(`Demo fleet running: ${fleetQueues.join(', ')}${client ? ' (research through the HTTP API)' : ''}`);
+  const agents = [...fleetQueues, ...(briefing ? [briefing.agent] : [])];
+  const ways = [client && 'research through the HTTP API', briefing && `${briefing.agent} through OpenTelemetry only`];
+  const how = ways.filter(Boolean).join(', ');
+  options.log(`Demo fleet running: ${agents.join(', ')}${how ? ` (${how})` : ''}`);
 
   return {
     stop: async () => {
       clearInterval(producer);
       clearInterval(redriver);
-      await fleet.stop();
+      // The briefing agent's last spans are exported while the server still answers.
+      await Promise.all([briefing?.stop(), fleet.stop()]);
       await revokeApiToken(system, { tokenId: record.id }).catch(() => {});
       await connection.close();
+    },
+  };
+}
+
+/**
+ * The briefing agent with a token of its own: the traces scope, limited to its agent name; revoked at its stop.
+ * Its modules are loaded only when the fleet runs: a server without the demo never loads the OpenTelemetry SDK.
+ */
+async function startBriefing(
+  system: Parameters<typeof createApiToken>[0],
+  apiBaseUrl: string,
+  seed: number,
+  log: (line: string) => void,
+): Promise<{ agent: string; stop: () => Promise<void> }> {
+  const [{ BRIEFING_AGENT }, { startBriefingAgent }] = await Promise.all([
+    import('../../lib/fleet/briefing-agent'),
+    import('../../lib/fleet/briefing-exporter'),
+  ]);
+  const { token, record } = await createApiToken(system, {
+    name: 'demo fleet: briefing agent (OpenTelemetry)',
+    scopes: ['traces'],
+    allowedAgents: [BRIEFING_AGENT],
+  });
+  let agent: ReturnType<typeof startBriefingAgent>;
+  try {
+    agent = startBriefingAgent({ holdfastUrl: apiBaseUrl, token, seed, everyMs: BRIEFING_EVERY_MS, log });
+  } catch (error) {
+    await revokeApiToken(system, { tokenId: record.id }).catch(() => {});
+    throw error;
+  }
+  return {
+    agent: BRIEFING_AGENT,
+    stop: async () => {
+      await agent.stop().catch((error: unknown) => log(`Briefing agent: ${String(error)}`));
+      await revokeApiToken(system, { tokenId: record.id }).catch(() => {});
     },
   };
 }

@@ -50,6 +50,12 @@ export const consoleAreas: ConsoleArea[] = [
     label: 'Retry pools',
     purpose: 'Fleet-wide caps on retries per agent or step, with how much room each has left and what it refused.',
   },
+  {
+    href: '/settings/pricing',
+    label: 'Costs and errors',
+    purpose:
+      'Negotiated model prices, the statuses of model calls that cost nothing, and the error classes of failed spans.',
+  },
   { href: '/settings/people', label: 'People', purpose: 'Who may use the console, with their roles and teams.' },
   { href: '/settings/tokens', label: 'API tokens', purpose: 'Credentials for agents calling the HTTP API.' },
   {

@@ -72,6 +72,7 @@ const pages: { name: string; path: (data: PhoneData) => string }[] = [
   { name: 'Task', path: (data) => `/tasks/${data.taskId}` },
   { name: 'Alerts', path: () => '/alerts' },
   { name: 'Retry pools', path: () => '/settings/retry-pools' },
+  { name: 'Costs and errors', path: () => '/settings/pricing' },
   { name: 'People', path: () => '/settings/people' },
   { name: 'API tokens', path: () => '/settings/tokens' },
   { name: 'API reference', path: () => '/settings/api' },

@@ -125,6 +125,7 @@ test.describe('security headers', () => {
       '/settings/people',
       '/settings/tokens',
       '/settings/retry-pools',
+      '/settings/pricing',
     ]) {
       await page.goto(path);
       await expect(page.locator('main h1').first()).toBeVisible();

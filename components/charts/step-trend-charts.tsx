@@ -12,10 +12,12 @@ interface Props {
   points: StepTrendPoint[];
   unit: 'hour' | 'day';
   classesSeen: ErrorClass[];
+  /** Priced attempts are part of the retry spend (or may be): its chart says it is an estimate. */
+  retrySpendEstimated?: boolean;
 }
 
 /** The step detail's four trends: attempts, retry rate, retry spend, failures by error class. */
-export function StepTrendCharts({ points, unit, classesSeen }: Props) {
+export function StepTrendCharts({ points, unit, classesSeen, retrySpendEstimated = false }: Props) {
   const data = points.map((point) => ({ ...point, ...point.failuresByClass }));
   const per = unit === 'hour' ? 'per hour' : 'per day';
   const time = useBucketTime(unit);
@@ -63,7 +65,7 @@ export function StepTrendCharts({ points, unit, classesSeen }: Props) {
         </LineChart>
       </ChartFrame>
       <ChartFrame
-        title={`Retry spend ${per}`}
+        title={`Retry spend ${per}${retrySpendEstimated ? ' (estimate)' : ''}`}
         summary={`peak ${formatMicros(peak(data.map((d) => d.retrySpendMicros)))}`}
         testId="chart-retry-spend"
       >

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   attemptOutcomes,
+  attemptSources,
   costSources,
   deadLetterReasons,
   deadLetterStatuses,
@@ -32,6 +33,7 @@ import type { EndpointName } from './endpoints';
  */
 export const restatedEnums = {
   attemptOutcomes,
+  attemptSources,
   costSources,
   errorClasses,
   holdItemTypes,
@@ -71,6 +73,12 @@ export const attemptJson = z.strictObject({
       'Where the cost came from: reported, priced (tokens x price table), rule (a failed-call rule), none; null: not recorded',
     ),
   idempotencyKey: z.string().nullable(),
+  source: z
+    .enum(restatedEnums.attemptSources)
+    .nullable()
+    .describe(
+      'How the attempt reached Holdfast: library (in-process), http (the HTTP API with an agent token), traces (an OpenTelemetry span); null: recorded before it was kept',
+    ),
   runKey: z.string().nullable(),
   recordedAt: moment,
   changedXid: z.string().describe('Internal: the transaction that last wrote the row (the rollup sweep reads it)'),

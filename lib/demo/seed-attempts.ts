@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { recordAttemptInput, type CoreContext, type RecordAttemptInput } from '../core';
 import { parseInput } from '../core/validation';
-import { attemptIdentities, attempts } from '../db/schema';
+import { attemptIdentities, attempts, type AttemptSource } from '../db/schema';
 
 /**
  * Two weeks of believable history from the demo fleet's agents, so a
@@ -25,6 +25,8 @@ interface DemoStep {
 
 interface DemoAgent {
   agent: string;
+  /** How the live agent reaches Holdfast (lib/fleet): research over the HTTP API, the others in-process. */
+  source: AttemptSource;
   tasksPerHour: number;
   steps: DemoStep[];
 }
@@ -32,6 +34,7 @@ interface DemoAgent {
 const fleet: DemoAgent[] = [
   {
     agent: 'outreach',
+    source: 'library',
     tasksPerHour: 2,
     steps: [
       {
@@ -55,6 +58,7 @@ const fleet: DemoAgent[] = [
   },
   {
     agent: 'payments',
+    source: 'library',
     tasksPerHour: 1,
     steps: [
       {
@@ -78,6 +82,7 @@ const fleet: DemoAgent[] = [
   },
   {
     agent: 'publishing',
+    source: 'library',
     tasksPerHour: 1,
     steps: [
       {
@@ -101,6 +106,7 @@ const fleet: DemoAgent[] = [
   },
   {
     agent: 'research',
+    source: 'http',
     tasksPerHour: 2,
     steps: [
       {
@@ -199,6 +205,7 @@ export async function seedDemoAttemptsIfEmpty(ctx: CoreContext, now = new Date()
   const [existing] = await ctx.db.select({ any: sql<number>`1` }).from(attempts).limit(1);
   if (existing) return 0;
   const reports = generateDemoAttempts(now).map((report) => parseInput(recordAttemptInput, report));
+  const sourceOf = new Map(fleet.map((demo) => [demo.agent, demo.source]));
   await ctx.db.transaction(async (tx) => {
     for (let index = 0; index < reports.length; index += 1_000) {
       const batch = reports.slice(index, index + 1_000);
@@ -214,6 +221,9 @@ export async function seedDemoAttemptsIfEmpty(ctx: CoreContext, now = new Date()
           latencyMs: report.finishedAt.getTime() - report.startedAt.getTime(),
           errorClass: report.errorClass ?? null,
           errorText: report.errorText ?? null,
+          // Every demo attempt states its cost, as the fleet's agents report theirs.
+          costSource: 'reported' as const,
+          source: sourceOf.get(report.agent) ?? null,
         })),
       );
     }

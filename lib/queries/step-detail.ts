@@ -92,6 +92,8 @@ export async function getStepDetail(
       startedAt: attempts.startedAt,
       errorClass: attempts.errorClass,
       errorText: attempts.errorText,
+      costMicros: attempts.costMicros,
+      costSource: attempts.costSource,
     })
     .from(attempts)
     .where(and(where, eq(attempts.outcome, 'failed')))

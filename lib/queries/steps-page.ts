@@ -3,6 +3,7 @@ import type { Executor } from '../db/client';
 import { applyStepsView, readStepsPage, STEPS_PAGE_SIZE, type StepsView } from '../console/filters/steps';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
+import { getStepSources, getStepsWithSource, type StepSource } from './step-sources';
 import { getStepStats, type StepStats, withShownDetails } from './step-stats';
 
 /** What the Steps page shows: one page of the view's steps, and what its filters and pager need. */
@@ -15,6 +16,8 @@ export interface StepsPageView {
   steps: StepStats[];
   anomalies: Map<string, StepAnomaly>;
   pools: Map<string, StepPoolCoverage>;
+  /** The ways the shown steps' attempts reached Holdfast, keyed `agent/step`. */
+  sources: Map<string, StepSource[]>;
 }
 
 /**
@@ -47,12 +50,19 @@ export async function getStepsPage(
         : undefined,
   });
   const agents = [...new Set(all.map((row) => row.agent))].sort();
-  const matching = applyStepsView(view.agent ? all.filter((row) => row.agent === view.agent) : all, view);
+  const withSource = view.source ? await getStepsWithSource(db, view.source) : undefined;
+  const matching = applyStepsView(
+    all.filter(
+      (row) => (!view.agent || row.agent === view.agent) && (!withSource || withSource.has(`${row.agent}/${row.step}`)),
+    ),
+    view,
+  );
   const page = readStepsPage(requestedPage, matching.length);
   const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
-  const [steps, pools] = await Promise.all([
+  const [steps, pools, sources] = await Promise.all([
     sortedByLatency ? shown : withShownDetails(db, view.range, shown),
     getStepPoolCoverage(db, shown, view.range, now),
+    getStepSources(db, shown),
   ]);
-  return { agents, total: matching.length, page, steps, anomalies, pools };
+  return { agents, total: matching.length, page, steps, anomalies, pools, sources };
 }

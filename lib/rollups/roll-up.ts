@@ -4,6 +4,7 @@ import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-basel
 import { FINE_BUCKET_MS, insertSumsOfFinerRows, sumAllSteps, writeFineBuckets } from './bucket-sums';
 import { noteHourlyRows, startNotingHourlyChanges } from './hourly-changes';
 import { deleteSpans, readHeldSpans, storeSpans } from './spans';
+import { noteStepSources } from './step-sources';
 import { storeWindowSums } from './window-sums';
 import { readWriteHorizon } from './write-horizon';
 
@@ -124,6 +125,7 @@ export async function rollUpAttempts(
       sql`${new Date(rolledTo).toISOString()}::timestamptz`,
       sql`${new Date(fineRolledTo).toISOString()}::timestamptz`,
     );
+    await noteStepSources(tx, restored ? '0' : state.processed_xid, horizon);
     await tx.execute(sql`
       update rollup_state set rolled_to = ${new Date(rolledTo).toISOString()}::timestamptz,
         fine_rolled_to = ${new Date(fineRolledTo).toISOString()}::timestamptz,

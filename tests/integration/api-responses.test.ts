@@ -342,6 +342,7 @@ describe('restated enums', () => {
   it('match the lists in lib/db/schema', () => {
     expect(restatedEnums).toEqual({
       attemptOutcomes: tables.attemptOutcomes,
+      attemptSources: tables.attemptSources,
       costSources: tables.costSources,
       errorClasses: tables.errorClasses,
       holdItemTypes: tables.holdItemTypes,

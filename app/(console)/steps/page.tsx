@@ -25,7 +25,7 @@ export default async function StepsPage({
   const now = new Date();
   // One source for the page's reads; a replica that fails mid-read is read again on the primary.
   const {
-    value: { agents, total, page, steps, anomalies, pools },
+    value: { agents, total, page, steps, anomalies, pools, sources },
   } = await readConsole((db) => getStepsPage(db, view, params.page, now));
 
   return (
@@ -38,12 +38,12 @@ export default async function StepsPage({
       <FilterNotices notices={view.notices} />
       {steps.length === 0 ? (
         <EmptyState title="No steps match" testId="steps-empty">
-          No attempts in this window{view.agent || view.search ? ' for this agent or search' : ''}. Try a longer window
-          or clear the filters.
+          No attempts in this window{view.agent || view.search || view.source ? ' for these filters' : ''}. Try a longer
+          window or clear the filters.
         </EmptyState>
       ) : (
         <>
-          <StepsTable steps={steps} view={view} anomalies={anomalies} pools={pools} />
+          <StepsTable steps={steps} view={view} anomalies={anomalies} pools={pools} sources={sources} />
           <StepsPager view={view} page={page} total={total} />
         </>
       )}
@@ -62,6 +62,14 @@ export default async function StepsPage({
               The last 24 hours&apos; retry share of spend is more than 3 scaled median absolute deviations, and at
               least 10 points, above the median of the step&apos;s previous 7 days (needs 20 attempts and 4 days of
               history).
+            </dd>
+          </div>
+          <div className="contents">
+            <dt className="font-medium text-ink">library, HTTP, traces</dt>
+            <dd>
+              How the step&apos;s attempts reached Holdfast: the library in the agent&apos;s process, the HTTP API (the
+              step protocol or a client), or OpenTelemetry spans. Spans show what happened; holds, keys, budgets and
+              retry pools need the library, the step protocol or a client.
             </dd>
           </div>
           <div className="contents">

@@ -5,6 +5,8 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
+import { attemptSourceLabels } from '@/lib/console/labels/sources';
+import { attemptSources } from '@/lib/db/schema/enums';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 import { StepsWindowFields } from './steps-window-fields';
 import { visibleText } from '@/lib/console/visible-text';
@@ -43,6 +45,16 @@ export function StepsFilters({ view, agents }: { view: StepsView; agents: string
             {agents.map((agent) => (
               <option key={agent} value={agent}>
                 {visibleText(agent)}
+              </option>
+            ))}
+          </Select>
+        </Field>
+        <Field label="Source">
+          <Select name="source" defaultValue={view.source ?? ''} size="sm">
+            <option value="">All sources</option>
+            {attemptSources.map((source) => (
+              <option key={source} value={source}>
+                {attemptSourceLabels[source]}
               </option>
             ))}
           </Select>

@@ -3,23 +3,28 @@ import { RetryPoolBadge } from '@/components/retry-pools/retry-pool-badge';
 import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { StepPoolCoverage } from '@/lib/queries/retry-pools';
+import type { StepSource } from '@/lib/queries/step-sources';
 import type { StepStats } from '@/lib/queries/step-stats';
 import { stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
 import { stepColumns } from '@/lib/console/step-columns';
 import { stepDetailHref } from './step-href';
 import { VisibleText } from '@/components/ui/visible-text';
+import { SourceBadges } from './source-badges';
 
 export function StepsTable({
   steps,
   view,
   anomalies,
   pools,
+  sources,
 }: {
   steps: StepStats[];
   view: StepsView;
   anomalies: Map<string, AnomalyFacts>;
   /** Retry pools covering the steps, keyed `agent/step`. */
   pools?: Map<string, StepPoolCoverage>;
+  /** How the steps' attempts reached Holdfast, keyed `agent/step`. */
+  sources?: Map<string, StepSource[]>;
 }) {
   return (
     <Table data-testid="steps-table">
@@ -63,7 +68,9 @@ export function StepsTable({
                 key={column.key}
                 numeric={column.numeric}
                 data-testid={column.key}
-                className={column.key === 'step' ? 'font-mono text-[12px]' : undefined}
+                // At least 10rem for a step: its name and badges otherwise break a letter a line on a phone (the
+                // table scrolls in its own box there anyway).
+                className={column.key === 'step' ? 'min-w-[10rem] font-mono text-[12px]' : undefined}
               >
                 {column.key === 'step' ? (
                   <Link
@@ -77,6 +84,7 @@ export function StepsTable({
                 ) : (
                   column.show(row)
                 )}
+                {column.key === 'step' ? <SourceBadges sources={sources?.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'step' ? <AnomalyFlag anomaly={anomalies.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'step' ? <RetryPoolBadge coverage={pools?.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'failures' && row.failures > 0 ? (

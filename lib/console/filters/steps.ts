@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { attemptSources, type AttemptSource } from '../../db/schema/enums';
 import type { StepStats } from '../../queries/step-stats';
 import { resolveTimeWindow, timeWindowName, type TimeRange } from '../../time-window';
 import { firstValue, readFilter, type SearchParams } from '../read-filter';
@@ -28,6 +29,8 @@ export interface StepsView {
   range: TimeRange;
   agent?: string;
   search?: string;
+  /** Only steps whose attempts reached Holdfast this way (step_sources). */
+  source?: AttemptSource;
   sort: SortColumn;
   dir: 'asc' | 'desc';
   /** Parameters that were ignored, said plainly on the page. */
@@ -46,6 +49,7 @@ export const stepsFilter = z.object({
   window: windowChoice.default('24h'),
   agent: optionalName,
   q: optionalName,
+  source: z.enum(attemptSources).optional(),
   sort: z.enum(sortableColumns).default('retrySpendMicros'),
   dir: z.enum(['asc', 'desc']).default('desc'),
 });
@@ -55,6 +59,7 @@ export const stepsFilterLabels = {
   window: 'Time window',
   agent: 'Agent',
   q: 'Search',
+  source: 'Source',
   sort: 'Sort by',
   dir: 'Direction',
 } as const satisfies Record<keyof z.output<typeof stepsFilter>, string>;
@@ -79,7 +84,16 @@ export function parseStepsView(params: SearchParams, now: Date): StepsView {
       window = '24h';
     }
   }
-  return { window, range, agent: filter.agent, search: filter.q, sort: filter.sort, dir: filter.dir, notices };
+  return {
+    window,
+    range,
+    agent: filter.agent,
+    search: filter.q,
+    source: filter.source,
+    sort: filter.sort,
+    dir: filter.dir,
+    notices,
+  };
 }
 
 /** Applies the search and the sort; nulls (no data) always sort last. */
@@ -106,6 +120,7 @@ export function stepsViewHref(view: StepsView, changes: Record<string, string | 
     to: view.window === 'custom' ? view.range.to.toISOString() : undefined,
     agent: view.agent,
     q: view.search,
+    source: view.source,
     sort: view.sort,
     dir: view.dir,
   };

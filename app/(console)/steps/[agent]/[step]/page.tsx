@@ -5,13 +5,19 @@ import { StepTrendCharts } from '@/components/charts/step-trend-charts';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
+import { getEnvironment } from '@/lib/env';
+import { getCostSourceMix } from '@/lib/queries/cost-source-mix';
 import { getStepDetail, stepExists } from '@/lib/queries/step-detail';
+import { getStepSources } from '@/lib/queries/step-sources';
 import { readConsole } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/console/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 import { stepDetailHref } from '../../step-href';
+import { CostSourceMixSection } from './cost-source-mix';
 import { RecentFailures } from './recent-failures';
+import { retrySpendEstimate } from './retry-spend-estimate';
+import { StepSources } from './step-sources';
 
 export const metadata: Metadata = { title: 'Step' };
 export const dynamic = 'force-dynamic';
@@ -28,14 +34,27 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   const [agentName, stepName] = [decodeRouteParam(agent), decodeRouteParam(step)];
   if (agentName === undefined || stepName === undefined) notFound();
   const names = { agent: agentName, step: stepName };
-  const view = parseStepsView(await searchParams, new Date());
+  const now = new Date();
+  const view = parseStepsView(await searchParams, now);
+  const retentionDays = getEnvironment().HOLDFAST_ATTEMPT_RETENTION_DAYS;
+  const rawFloor = new Date(now.getTime() - retentionDays * 86_400_000);
   // A step nothing has ever named (no attempt, rollup or pool) is not a step with an empty window; a step the
   // replica does not know yet is asked of the primary before it is called unknown.
-  const { value: detail } = await readConsole(
-    async (db) => ((await stepExists(db, names)) ? getStepDetail(db, { ...view.range, ...names }) : undefined),
+  const { value: read } = await readConsole(
+    async (db) => {
+      if (!(await stepExists(db, names))) return undefined;
+      const [detail, sources, costMix] = await Promise.all([
+        getStepDetail(db, { ...view.range, ...names }),
+        getStepSources(db, [names]),
+        getCostSourceMix(db, { ...view.range, ...names, rawFloor }),
+      ]);
+      return { detail, sources: sources.get(`${names.agent}/${names.step}`) ?? [], costMix };
+    },
     { orPrimaryWhen: (found) => found === undefined },
   );
-  if (!detail) notFound();
+  if (!read) notFound();
+  const { detail, sources, costMix } = read;
+  const estimate = retrySpendEstimate(costMix, sources);
 
   return (
     <>
@@ -54,13 +73,20 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
           />
         }
       />
+      <StepSources sources={sources} />
       {detail.points.length === 0 ? (
         <EmptyState title="No attempts of this step in this window" testId="step-detail-empty">
           Try a longer window.
         </EmptyState>
       ) : (
-        <StepTrendCharts points={detail.points} unit={detail.unit} classesSeen={detail.classesSeen} />
+        <StepTrendCharts
+          points={detail.points}
+          unit={detail.unit}
+          classesSeen={detail.classesSeen}
+          retrySpendEstimated={estimate !== null}
+        />
       )}
+      <CostSourceMixSection mix={costMix} retentionDays={retentionDays} estimate={estimate} />
       <h2 className="mb-2 mt-5 text-[13px] font-semibold">Latest failing attempts</h2>
       {detail.recentFailures.length === 0 ? (
         <p className="text-[13px] text-muted">No failures in this window.</p>

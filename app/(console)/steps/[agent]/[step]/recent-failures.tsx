@@ -2,7 +2,9 @@ import Link from 'next/link';
 import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
-import type { ErrorClass } from '@/lib/db/schema/enums';
+import { formatMicros } from '@/lib/console/format';
+import { costSourceLabel } from '@/lib/console/labels/sources';
+import type { CostSource, ErrorClass } from '@/lib/db/schema/enums';
 import { VisibleText } from '@/components/ui/visible-text';
 
 export interface RecentFailure {
@@ -11,6 +13,22 @@ export interface RecentFailure {
   startedAt: Date;
   errorClass: ErrorClass | null;
   errorText: string | null;
+  costMicros: number;
+  /** Where the cost came from; null where the attempt recorded none. */
+  costSource: CostSource | null;
+}
+
+/** An attempt's cost and where it came from: "$0.0042 · priced". */
+function CostWithSource({ failure }: { failure: RecentFailure }) {
+  return (
+    <>
+      {formatMicros(failure.costMicros)}
+      <span className="text-muted" data-testid="cost-source">
+        {' · '}
+        {costSourceLabel(failure.costSource)}
+      </span>
+    </>
+  );
 }
 
 const taskHref = (taskId: string) => `/tasks/${encodeURIComponent(taskId)}`;
@@ -31,6 +49,9 @@ export function RecentFailures({ failures }: { failures: RecentFailure[] }) {
               <HeaderCell>Started</HeaderCell>
               <HeaderCell>Task</HeaderCell>
               <HeaderCell numeric>Attempt</HeaderCell>
+              <HeaderCell numeric title="The attempt's cost, and where it came from (reported, priced, rule, none)">
+                Cost · source
+              </HeaderCell>
               <HeaderCell>Error</HeaderCell>
             </tr>
           </thead>
@@ -49,6 +70,9 @@ export function RecentFailures({ failures }: { failures: RecentFailure[] }) {
                   </Link>
                 </Cell>
                 <Cell numeric>{failure.attemptNumber}</Cell>
+                <Cell numeric className="whitespace-nowrap">
+                  <CostWithSource failure={failure} />
+                </Cell>
                 <Cell className="w-full min-w-[16rem]">
                   <span className="font-mono text-[12px]">{failure.errorClass}</span>
                   <div className="text-[12px] text-muted">
@@ -75,6 +99,9 @@ export function RecentFailures({ failures }: { failures: RecentFailure[] }) {
                 <VisibleText text={failure.taskId} />
               </Link>
               <span className="text-[12px] text-muted">attempt {failure.attemptNumber}</span>
+              <span className="text-[12px]">
+                <CostWithSource failure={failure} />
+              </span>
               <span className="text-[12px] text-muted">
                 <Moment value={failure.startedAt} precision="second" />
               </span>

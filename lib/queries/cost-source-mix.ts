@@ -4,7 +4,10 @@ import type { Executor } from '../db/client';
 import { costSources, type CostSource } from '../db/schema';
 import type { TimeRange } from '../time-window';
 
-/** The most attempts one mix reads: a step's page stays quick whatever the step's rate (about 0.1 s warm). */
+/**
+ * The most attempts one mix reads, so a step's page stays quick whatever the step's rate: 50,000 of a step among
+ * 600,000 rows took 33-44 ms warm and 84 ms cold on a two-core machine (embedded PostgreSQL).
+ */
 export const COST_MIX_MAX_ATTEMPTS = 50_000;
 
 /** One cost source's share of a step's attempts; null: the attempts that recorded none. */

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { type Actor, recordAttempt } from '../../lib/core';
 import { parseStepsView } from '../../lib/console/filters/steps';
+import { dropAttemptPartitionsBefore } from '../../lib/db/attempt-partitions';
 import { attempts } from '../../lib/db/schema';
 import { getStepSources, getStepsWithSource } from '../../lib/queries/step-sources';
 import { getStepsPage } from '../../lib/queries/steps-page';
@@ -141,5 +142,16 @@ describe('reading step sources', () => {
     const odd = parseStepsView({ window: '24h', source: 'carrier-pigeon' }, now);
     expect(odd.source).toBeUndefined();
     expect(odd.notices).toEqual(['Ignored source=“carrier-pigeon”']);
+  });
+});
+
+describe('step_sources and retention', () => {
+  it('a way no kept attempt came by any more goes when its days are dropped; a recent one stays', async () => {
+    await database.db.execute(sql`
+      insert into step_sources (agent, step, source, last_seen_at) values
+        ('retained', 'old_way', 'traces', '2026-09-01T10:00:00Z'),
+        ('retained', 'new_way', 'library', '2026-11-19T10:00:00Z')`);
+    await dropAttemptPartitionsBefore(database.db, new Date('2026-10-21T00:00:00Z'));
+    expect(await storedSources('retained')).toEqual([['new_way', 'library', '2026-11-19T10:00:00.000Z']]);
   });
 });

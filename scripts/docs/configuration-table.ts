@@ -19,7 +19,8 @@ export const variablesReadElsewhere = [
   {
     name: 'HOLDFAST_API_URL',
     default: 'unset',
-    meaning: '`npm run fleet` only: a running Holdfast whose HTTP API the research agent calls.',
+    meaning:
+      '`npm run fleet` only: the running Holdfast the research agent calls and (on 127.0.0.1) the briefing agent exports spans to.',
     readBy: 'scripts/fleet.ts',
   },
   {

@@ -32,6 +32,14 @@ describe('parseEnvironment', () => {
       HOLDFAST_DEMO: 'auto',
       HOLDFAST_ATTEMPT_RETENTION_DAYS: 30,
       HOLDFAST_ROLLUP_RETENTION_DAYS: 400,
+      HOLDFAST_TRACES_OPERATIONS: [
+        'chat',
+        'text_completion',
+        'generate_content',
+        'embeddings',
+        'execute_tool',
+        'invoke_agent',
+      ],
       HOLDFAST_REDRIVE_MAX: 3,
       HOLDFAST_REDRIVE_COOLDOWN_MINUTES: 10,
       HOLDFAST_REDRIVE_MAX_AGE_DAYS: 7,
@@ -50,6 +58,15 @@ describe('parseEnvironment', () => {
       AUTH_PROXY_ROLE_MAP: '',
       AUTH_PROXY_SIGN_OUT_URL: undefined,
     });
+  });
+
+  it('reads the counted span operations as a list, and refuses a value that is not an operation name', () => {
+    expect(
+      parseEnvironment({ HOLDFAST_TRACES_OPERATIONS: ' chat , execute_tool ' }).HOLDFAST_TRACES_OPERATIONS,
+    ).toEqual(['chat', 'execute_tool']);
+    expect(() => parseEnvironment({ HOLDFAST_TRACES_OPERATIONS: 'chat,Chat Completion' })).toThrow(
+      /HOLDFAST_TRACES_OPERATIONS/,
+    );
   });
 
   it('turns the redrive brakes into the library policy, and refuses an owner that names nobody', () => {

@@ -43,4 +43,11 @@ export function createHoldfastClient(options: HoldfastClientOptions): HoldfastCl
 
 /** runStep over HTTP: the step protocol with the same outcomes as the in-process runStep. */
 export { runStep } from './run-step';
-export type { RunStepOutcome } from '../core/steps/step-outcome';
+export type { RunStepOutcome, StepAttempt, StepBody } from '../core/steps/step-outcome';
+export type { BeginStepInput } from '../core/steps/step-protocol';
+/**
+ * What a step body throws to say how it failed. Exported here so an agent that installs the
+ * client as a package throws the very class runStep recognises (an `instanceof` check).
+ */
+export { StepError } from '../core/retry/step-error';
+export type { ErrorClass } from '../db/schema/enums';

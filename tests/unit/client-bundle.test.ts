@@ -2,6 +2,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { scriptBuildOptions, scriptProblems } from '../../clients/typescript/build';
 
 /**
  * The typed client is what an agent bundles: it must reach the API's schemas
@@ -88,6 +89,37 @@ describe('the typed client bundle', () => {
     expect(inputs.filter((input) => forbiddenPackages.includes(packageOf(input) ?? ''))).toEqual([]);
     // Of the database layer, only the enum lists the schemas share with the tables.
     expect(inputs.filter((input) => input.startsWith('lib/db/'))).toEqual(['lib/db/schema/enums.ts']);
+  });
+
+  // The installable package (clients/typescript) is this bundle with zod left out as its dependency;
+  // tests/integration/installable-clients.test.ts checks the packed tarball's files and imports.
+  it('is what the package build bundles, importing zod and nothing else', async () => {
+    const result = await build({ ...scriptBuildOptions, write: false, outfile: 'index.js', logLevel: 'silent' });
+    expect(scriptProblems(result.metafile)).toEqual([]);
+    const externals = Object.values(result.metafile.inputs).flatMap(({ imports }) =>
+      imports.filter((imported) => imported.external).map((imported) => imported.path),
+    );
+    expect([...new Set(externals)]).toEqual(['zod']);
+    expect(Object.keys(result.metafile.inputs)).toContain('lib/client/index.ts');
+    expect(Object.keys(result.metafile.inputs).filter((input) => input.startsWith('lib/db/'))).toEqual([
+      'lib/db/schema/enums.ts',
+    ]);
+  });
+
+  it('makes the package build refuse database code and other packages', () => {
+    const metafile = {
+      inputs: {
+        'lib/client/index.ts': { bytes: 1, imports: [{ path: 'postgres', kind: 'import-statement', external: true }] },
+        'lib/db/client.ts': { bytes: 1, imports: [] },
+        'node_modules/drizzle-orm/index.js': { bytes: 1, imports: [] },
+      },
+      outputs: {},
+    } satisfies Metafile;
+    expect(scriptProblems(metafile)).toEqual([
+      'lib/client/index.ts imports postgres',
+      'lib/db/client.ts is database code',
+      'node_modules/drizzle-orm/index.js is bundled (only lib/ and, as an import, zod may be)',
+    ]);
   });
 
   // The client takes only types from the response schemas; a client that parses answers would bundle them.

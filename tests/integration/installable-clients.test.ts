@@ -1,0 +1,364 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Actor, createApiToken } from '../../lib/core';
+import { startHoldfastServer, type HoldfastServer } from '../support/holdfast-server';
+import { useTestDatabase } from '../support/test-database';
+
+/**
+ * The clients installed as packages, the way an agent's own project gets them, with nothing from a registry:
+ * the TypeScript client built into a package of its own (clients/typescript), packed with npm and installed
+ * offline into a scratch project outside the repository (zod, its one dependency, packed from node_modules);
+ * the Python client built into a wheel and installed into a fresh virtualenv. Each then runs a small agent
+ * that imports only the installed package against a live production Holdfast: its step fails transiently
+ * once, completes on attempt 2 and is replayed after that, and the attempts table holds exactly those tries.
+ */
+const projectRoot = path.resolve(import.meta.dirname, '../..');
+const database = useTestDatabase();
+const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+let server: HoldfastServer;
+let token = '';
+let scratch = '';
+
+beforeAll(async () => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'holdfast-installable-'));
+  token = (await createApiToken({ db: database.db, actor: admin }, { name: 'packaged agents', scopes: ['ingest'] }))
+    .token;
+  const started = startHoldfastServer({
+    env: {
+      DATABASE_URL: database.appUrl,
+      DATABASE_MIGRATION_URL: database.ownerUrl,
+      SESSION_SECRET: randomBytes(32).toString('hex'),
+      AUTH_MODE: 'demo',
+      HOLDFAST_INSECURE_DEMO: '1',
+    },
+  });
+  // Packing and installing overlap the server's start; each writes only under `scratch`.
+  [server] = await Promise.all([started, installTypeScriptClient(), installPythonClient()]);
+}, 300_000);
+
+afterAll(async () => {
+  await server?.stop();
+  if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Runs a command; resolves with its output, rejects with all of it when it exits non-zero. */
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { ...options, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
+      else resolve({ stdout, stderr });
+    });
+  });
+}
+
+/** The environment without what `npm run` and this machine's pip settings add, as in an agent author's shell. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  for (const name of Object.keys(env)) {
+    if (/^(npm_|PIP_|PYTHONPATH$)/i.test(name) && !(name in extra)) delete env[name];
+  }
+  return env;
+}
+
+const tsProject = () => path.join(scratch, 'ts-agent');
+const tsPacked = { files: [] as string[], tarball: '' };
+
+async function installTypeScriptClient(): Promise<void> {
+  const staged = path.join(scratch, 'ts-package');
+  const tarballs = path.join(scratch, 'tarballs');
+  fs.mkdirSync(tarballs);
+  // The package's own build (what `npm pack ./clients/typescript` runs as prepack), into a folder of the test's.
+  await run(process.execPath, ['--import', 'tsx', 'clients/typescript/build.ts', '--package-dir', staged], {
+    cwd: projectRoot,
+  });
+  const npmPack = async (folder: string) => {
+    const { stdout } = await run(
+      'npm',
+      ['pack', folder, '--ignore-scripts', '--json', '--pack-destination', tarballs],
+      {
+        cwd: scratch,
+        env: cleanEnv(),
+      },
+    );
+    const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+    return { tarball: path.join(tarballs, packed!.filename), files: packed!.files.map((file) => file.path) };
+  };
+  const [client, zod] = await Promise.all([npmPack(staged), npmPack(path.join(projectRoot, 'node_modules/zod'))]);
+  Object.assign(tsPacked, client);
+
+  fs.mkdirSync(tsProject());
+  fs.writeFileSync(
+    path.join(tsProject(), 'package.json'),
+    JSON.stringify({ name: 'packaged-agent', version: '0.0.0', private: true, type: 'module' }),
+  );
+  // An empty cache and a registry that is not there: the install must need nothing but the two tarballs.
+  await run(
+    'npm',
+    ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', zod.tarball, client.tarball],
+    {
+      cwd: tsProject(),
+      env: cleanEnv({ npm_config_cache: path.join(scratch, 'npm-cache'), npm_config_registry: 'http://127.0.0.1:9/' }),
+    },
+  );
+  fs.writeFileSync(path.join(tsProject(), 'agent.mjs'), TYPESCRIPT_AGENT);
+}
+
+const venv = () => path.join(scratch, 'venv');
+let wheelFiles: string[] = [];
+
+/** A Python that can build a wheel offline: setuptools with bdist_wheel (70.1 and newer, or the wheel package). */
+async function wheelBuilder(): Promise<string> {
+  const probe =
+    'import importlib.util, setuptools; v = tuple(int(p) for p in setuptools.__version__.split(".")[:2]); ' +
+    'raise SystemExit(0 if v >= (70, 1) or importlib.util.find_spec("wheel") else 1)';
+  const candidates = [process.env.HOLDFAST_WHEEL_PYTHON, 'python3', '/usr/bin/python3'].filter(Boolean) as string[];
+  for (const python of candidates) {
+    if (
+      await run(python, ['-c', probe], { cwd: scratch }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return python;
+  }
+  throw new Error(`No Python with setuptools and wheel to build the client's wheel offline (tried ${candidates})`);
+}
+
+async function installPythonClient(): Promise<void> {
+  // The build writes build/ and holdfast.egg-info beside its sources: a copy of them, not the work tree.
+  const source = path.join(scratch, 'python-source');
+  fs.mkdirSync(source);
+  for (const file of ['pyproject.toml', 'README.md', 'holdfast.py']) {
+    fs.copyFileSync(path.join(projectRoot, 'clients/python', file), path.join(source, file));
+  }
+  const pipEnv = cleanEnv({ PIP_CONFIG_FILE: os.devNull, PIP_DISABLE_PIP_VERSION_CHECK: '1' });
+  const wheels = path.join(scratch, 'wheels');
+  const [builder] = await Promise.all([wheelBuilder(), run('python3', ['-m', 'venv', venv()], { cwd: scratch })]);
+  await run(builder, ['-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation', '--no-index', '-w', wheels, source], {
+    cwd: scratch,
+    env: pipEnv,
+  });
+  const [wheel] = fs.readdirSync(wheels);
+  const python = path.join(venv(), 'bin/python');
+  const listing = await run(
+    python,
+    [
+      '-c',
+      'import json, sys, zipfile; print(json.dumps(zipfile.ZipFile(sys.argv[1]).namelist()))',
+      path.join(wheels, wheel!),
+    ],
+    { cwd: scratch },
+  );
+  wheelFiles = JSON.parse(listing.stdout) as string[];
+  await run(python, ['-m', 'pip', 'install', '--no-index', '--no-deps', path.join(wheels, wheel!)], {
+    cwd: scratch,
+    env: pipEnv,
+  });
+  fs.mkdirSync(path.join(scratch, 'py-agent'));
+  fs.writeFileSync(path.join(scratch, 'py-agent', 'agent.py'), PYTHON_AGENT);
+}
+
+/** The agent's account of itself: the outcome of each delivery of its one step, and where its client came from. */
+interface AgentReport {
+  client: string;
+  version?: string;
+  outcomes: Record<string, unknown>[];
+}
+
+async function runAgent(command: string, script: string, cwd: string, taskId: string): Promise<AgentReport> {
+  const { stdout } = await run(command, [script], {
+    cwd,
+    env: cleanEnv({ HOLDFAST_URL: server.baseUrl, HOLDFAST_TOKEN: token, TASK_ID: taskId }),
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as AgentReport;
+}
+
+async function attemptsOf(taskId: string) {
+  return database.sql`
+    select attempt_number, outcome, error_class, source from attempts where task_id = ${taskId} order by attempt_number`;
+}
+
+const expectedAttempts = [
+  { attempt_number: 1, outcome: 'failed', error_class: 'transient', source: 'http' },
+  { attempt_number: 2, outcome: 'succeeded', error_class: null, source: 'http' },
+];
+
+describe('the TypeScript client as a package', () => {
+  it('packs dist/ alone: an ES module importing zod only, its declarations, no database code', () => {
+    expect(tsPacked.tarball).toMatch(/holdfast-client-\d+\.\d+\.\d+\.tgz$/);
+    expect(tsPacked.files).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']),
+    );
+    expect(tsPacked.files.filter((file) => !/^(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/.test(file))).toEqual(
+      [],
+    );
+    // Of the database layer, only the enum lists the schemas share with the tables.
+    expect(tsPacked.files.filter((file) => file.includes('/db/'))).toEqual(['dist/types/db/schema/enums.d.ts']);
+
+    const installed = path.join(tsProject(), 'node_modules/@holdfast/client');
+    const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({ name: '@holdfast/client', type: 'module', dependencies: { zod: '^4.6.7' } });
+    expect(Object.keys(manifest.dependencies)).toEqual(['zod']);
+    for (const file of tsPacked.files.filter((name) => name.startsWith('dist/'))) {
+      const text = fs.readFileSync(path.join(installed, file), 'utf8');
+      const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)(['"])([^'"]+)\1/g)].map((m) => m[2]!);
+      for (const specifier of specifiers) {
+        if (!specifier.startsWith('.')) expect(specifier, `${file} imports it`).toBe('zod');
+        else {
+          const target = path.resolve(path.dirname(path.join(installed, file)), specifier);
+          const declaration = target.replace(/\.js$/, '.d.ts');
+          expect(fs.existsSync(file.endsWith('.d.ts') ? declaration : target), `${file} imports ${specifier}`).toBe(
+            true,
+          );
+        }
+      }
+    }
+  });
+
+  it('type-checks an agent against the installed package (strict, Node16 resolution, no skipLibCheck)', async () => {
+    fs.writeFileSync(path.join(tsProject(), 'check.ts'), TYPESCRIPT_TYPE_CHECK);
+    fs.writeFileSync(
+      path.join(tsProject(), 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2023', 'DOM'],
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          types: [],
+        },
+        files: ['check.ts'],
+      }),
+    );
+    const tsc = path.join(projectRoot, 'node_modules/typescript/bin/tsc');
+    await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: tsProject() });
+  });
+
+  it('runs an agent: a transient failure, then completed on attempt 2, then replayed', async () => {
+    const taskId = `ts-${randomUUID()}`;
+    const report = await runAgent(process.execPath, 'agent.mjs', tsProject(), taskId);
+    expect(report.client).toBe(`file://${path.join(tsProject(), 'node_modules/@holdfast/client/dist/index.js')}`);
+    expect(report.outcomes).toEqual([
+      expect.objectContaining({ status: 'retry', attemptNumber: 1, errorClass: 'transient' }),
+      { status: 'completed', attemptNumber: 2, taskStatus: 'completed', result: { summary: 'done on attempt 2' } },
+      { status: 'replayed', result: { summary: 'done on attempt 2' } },
+    ]);
+    expect(await attemptsOf(taskId)).toEqual(expectedAttempts);
+  });
+});
+
+describe('the Python client as a package', () => {
+  it('builds a wheel of the holdfast module alone', () => {
+    expect(wheelFiles.filter((file) => !file.includes('.dist-info/'))).toEqual(['holdfast.py']);
+    expect(wheelFiles).toContain('holdfast-0.1.0.dist-info/METADATA');
+  });
+
+  it('runs an agent from a virtualenv: a transient failure, then completed on attempt 2, then replayed', async () => {
+    const taskId = `py-${randomUUID()}`;
+    const report = await runAgent(path.join(venv(), 'bin/python'), 'agent.py', path.join(scratch, 'py-agent'), taskId);
+    expect(report.client).toMatch(
+      new RegExp(`^${path.join(venv(), 'lib')}/python3\\.\\d+/site-packages/holdfast\\.py$`),
+    );
+    expect(report.version).toBe('0.1.0');
+    expect(report.outcomes).toEqual([
+      expect.objectContaining({ status: 'retry', attempt_number: 1, error_class: 'transient' }),
+      expect.objectContaining({
+        status: 'completed',
+        attempt_number: 2,
+        task_status: 'completed',
+        result: { summary: 'done on attempt 2' },
+      }),
+      expect.objectContaining({ status: 'replayed', result: { summary: 'done on attempt 2' } }),
+    ]);
+    expect(await attemptsOf(taskId)).toEqual(expectedAttempts);
+  });
+});
+
+/** Delivers its one step until it is done (as a queue would, after each retry's delay), then once more. */
+const TYPESCRIPT_AGENT = `import { createHoldfastClient, runStep, StepError } from '@holdfast/client';
+
+const holdfast = createHoldfastClient({ baseUrl: process.env.HOLDFAST_URL, token: process.env.HOLDFAST_TOKEN });
+const input = {
+  taskId: process.env.TASK_ID,
+  agent: 'packaged-agent',
+  owner: 'team:platform',
+  step: 'summarize',
+  content: { source: 'q3.pdf' },
+  final: true,
+};
+let calls = 0;
+const summarize = async (attempt) => {
+  calls += 1;
+  if (calls === 1) throw new StepError('transient', 'the model answered 503');
+  return { result: { summary: \`done on attempt \${attempt.attemptNumber}\` }, costMicros: 1200 };
+};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const outcomes = [];
+for (let delivery = 0; delivery < 10; delivery++) {
+  const outcome = await runStep(holdfast, input, summarize);
+  outcomes.push(outcome);
+  if (outcome.status === 'retry') await sleep(outcome.delayMs);
+  else if (outcome.status === 'wait') await sleep(outcome.retryAfterMs);
+  else break;
+}
+outcomes.push(await runStep(holdfast, input, summarize));
+console.log(JSON.stringify({ client: import.meta.resolve('@holdfast/client'), outcomes }));
+`;
+
+/** Real types: each @ts-expect-error fails the check if the package's types were missing or any. */
+const TYPESCRIPT_TYPE_CHECK = `import { createHoldfastClient, HoldfastApiError, runStep, StepError, type RunStepOutcome } from '@holdfast/client';
+
+const holdfast = createHoldfastClient({ baseUrl: 'http://127.0.0.1:3000', token: 'hf_example' });
+const input = { taskId: 't', agent: 'a', owner: 'team:a', step: 's', content: {} };
+
+export async function summarize(): Promise<RunStepOutcome<{ words: number }>> {
+  // @ts-expect-error taskId is a string
+  await holdfast.beginStep({ ...input, taskId: 1 });
+  const begun = await holdfast.beginStep(input);
+  if (begun.decision === 'run') begun.fencingToken.toFixed();
+  // @ts-expect-error not an error class
+  void new StepError('sometimes', 'no such class');
+  void HoldfastApiError;
+  return runStep(holdfast, input, async (attempt) => ({ result: { words: attempt.attemptNumber }, costMicros: 1 }));
+}
+`;
+
+const PYTHON_AGENT = `import dataclasses, importlib.metadata, json, os, time
+import holdfast
+from holdfast import HoldfastClient, StepError, run_step
+
+client = HoldfastClient(os.environ["HOLDFAST_URL"], os.environ["HOLDFAST_TOKEN"])
+step_input = {"taskId": os.environ["TASK_ID"], "agent": "packaged-agent", "owner": "team:platform",
+              "step": "summarize", "content": {"source": "q3.pdf"}, "final": True}
+calls = 0
+
+def summarize(attempt):
+    global calls
+    calls += 1
+    if calls == 1:
+        raise StepError("transient", "the model answered 503")
+    return {"summary": f"done on attempt {attempt.attempt_number}"}, 1200
+
+outcomes = []
+for _ in range(10):
+    outcome = run_step(client, step_input, summarize)
+    outcomes.append(dataclasses.asdict(outcome))
+    if outcome.status == "retry":
+        time.sleep(outcome.delay_ms / 1000)
+    elif outcome.status == "wait":
+        time.sleep(outcome.retry_after_ms / 1000)
+    else:
+        break
+outcomes.append(dataclasses.asdict(run_step(client, step_input, summarize)))
+print(json.dumps({"client": holdfast.__file__, "version": importlib.metadata.version("holdfast"), "outcomes": outcomes}))
+`;

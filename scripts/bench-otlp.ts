@@ -2,10 +2,12 @@
  * `npm run bench:otlp`: OpenTelemetry spans ingested per second through
  * POST /v1/traces (protobuf, batches of 512 spans as the SDK's batch processor
  * sends them) from 1 and 4 concurrent exporters, beside the bare ceiling: the
- * same batches' attempt rows written with one multi-row INSERT per batch, from
- * as many connections. Each batch is new spans: 128 model calls of 4 sibling
- * spans (a first try and three retries), with token counts and a model, so
- * every span is numbered among its siblings and priced.
+ * same rows the receiver writes for those batches (each span in trace_spans,
+ * each attempt's identity and the attempt itself), written by one multi-row
+ * statement per batch, from as many connections. Each batch is new spans: 128
+ * model calls of 4 sibling spans (three failed tries and an answer), each with
+ * its own token counts and a model, so every span is numbered among its
+ * siblings and priced.
  *
  * The rounds alternate which side goes first after a discarded warm-up round
  * each (scripts/lib/bench-compare.ts); the median round is reported. The load
@@ -17,8 +19,10 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import { priceCall } from '../lib/core/pricing/price-call';
 import { connectDatabase } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
+import { arrayLiteral } from '../lib/traces/sql-arrays';
 import { alternateRounds, type Figures, measureLoops, medianRound } from './lib/bench-compare';
 import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';
 
@@ -38,23 +42,29 @@ const ExportTraceServiceRequest = requireCommonJs('otlp-proto-root/build/src/gen
 
 interface Batch {
   body: Buffer;
-  /** The attempt rows the receiver would write, as the ceiling writes them. */
-  rows: string;
+  /**
+   * The rows the receiver writes for this batch, as the ceiling's columns: PostgreSQL array literals made as the
+   * receiver makes its own (lib/traces/sql-arrays.ts), times as epoch milliseconds.
+   */
+  columns: string[];
 }
 
-/** A new batch: its own trace, 128 parents, 4 siblings each, started within the last hour. */
+/** A new batch: its own trace, 128 parents, 4 siblings each, started within the last hour, tokens varying. */
 function makeBatch(agent: string): Batch {
   const traceId = randomBytes(16);
   const traceHex = traceId.toString('hex');
   const base = Date.now() - 3_600_000 + Math.floor(Math.random() * 3_000_000);
   const spans = [];
-  const rows = [];
+  const rows: Record<string, string | number | null>[] = [];
   for (let call = 0; call < SPANS_PER_BATCH / SIBLINGS; call += 1) {
     const parent = randomBytes(8);
     for (let attempt = 1; attempt <= SIBLINGS; attempt += 1) {
       const spanId = randomBytes(8);
       const start = base + call * 1_000 + attempt * 100;
       const failed = attempt < SIBLINGS;
+      // As real calls do, every call has its own token counts: no two prices need be the same.
+      const inputTokens = 500 + Math.floor(Math.random() * 5_000);
+      const outputTokens = failed ? Math.floor(Math.random() * 50) : 100 + Math.floor(Math.random() * 800);
       spans.push({
         traceId,
         spanId,
@@ -67,24 +77,34 @@ function makeBatch(agent: string): Batch {
           { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
           { key: 'gen_ai.provider.name', value: { stringValue: 'openai' } },
           { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o' } },
-          { key: 'gen_ai.usage.input_tokens', value: { intValue: 1_000 } },
-          { key: 'gen_ai.usage.output_tokens', value: { intValue: failed ? 20 : 200 } },
+          { key: 'gen_ai.usage.input_tokens', value: { intValue: inputTokens } },
+          { key: 'gen_ai.usage.output_tokens', value: { intValue: outputTokens } },
           ...(failed ? [{ key: 'error.type', value: { stringValue: '503' } }] : []),
         ],
         status: failed ? { code: 2, message: 'Service Unavailable' } : { code: 1 },
       });
+      const cost = priceCall({
+        usage: { inputTokens, outputTokens },
+        model: 'gpt-4o',
+        provider: 'openai',
+        failure: failed ? { httpStatus: 503, errorClass: 'transient' } : undefined,
+        at: new Date(start),
+      });
       rows.push({
+        trace_id: traceHex,
+        span_id: spanId.toString('hex'),
+        parent_span_id: parent.toString('hex'),
         task_id: `${traceHex}/${parent.toString('hex')}`,
         agent,
         step: 'chat_draft',
         attempt_number: attempt,
-        started_at: new Date(start).toISOString(),
-        finished_at: new Date(start + 80).toISOString(),
+        started_ms: start,
+        finished_ms: start + 80,
         outcome: failed ? 'failed' : 'succeeded',
         error_class: failed ? 'transient' : null,
         error_text: failed ? 'Service Unavailable' : null,
-        cost_micros: failed ? 2_700 : 4_500,
-        idempotency_key: `span:${traceHex}/${spanId.toString('hex')}`,
+        cost_micros: cost.costMicros,
+        cost_source: cost.source,
       });
     }
   }
@@ -97,8 +117,53 @@ function makeBatch(agent: string): Batch {
     ],
   };
   const body = Buffer.from(ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject(request)).finish());
-  return { body, rows: JSON.stringify(rows) };
+  return { body, columns: CEILING_COLUMNS.map((column) => arrayLiteral(rows.map((row) => row[column]!))) };
 }
+
+const CEILING_COLUMNS = [
+  'trace_id',
+  'span_id',
+  'parent_span_id',
+  'task_id',
+  'agent',
+  'step',
+  'attempt_number',
+  'started_ms',
+  'finished_ms',
+  'outcome',
+  'error_class',
+  'error_text',
+  'cost_micros',
+  'cost_source',
+];
+
+/**
+ * The ceiling: the rows the receiver writes for a batch, by bare SQL in one statement (one transaction): each
+ * span in trace_spans, each attempt's identity, each attempt, with the numbers already known. Nothing checked,
+ * locked, read back or numbered, and no HTTP, decoding or pricing: what the receiver cannot go below.
+ */
+const CEILING_STATEMENT = `
+  with b as (
+    select trace_id, span_id, parent_span_id, task_id, agent, step, attempt_number,
+      timestamptz 'epoch' + started_ms * interval '1 millisecond' as started_at,
+      timestamptz 'epoch' + finished_ms * interval '1 millisecond' as finished_at,
+      outcome, error_class, error_text, cost_micros, cost_source
+    from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::bigint[],
+      $9::bigint[], $10::text[], $11::error_class[], $12::text[], $13::bigint[], $14::text[])
+      as b(trace_id, span_id, parent_span_id, task_id, agent, step, attempt_number, started_ms, finished_ms, outcome,
+        error_class, error_text, cost_micros, cost_source)),
+  spans as (
+    insert into trace_spans (trace_id, span_id, kind, parent_span_id, task_id, agent, step, model_call, started_at,
+      finished_at, outcome, error_class, error_text, cost_micros, cost_source)
+    select trace_id, span_id, 'call', parent_span_id, task_id, agent, step, true, started_at, finished_at, outcome,
+      error_class, error_text, cost_micros, cost_source from b),
+  identities as (
+    insert into attempt_identities (task_id, step, attempt_number, started_at)
+    select task_id, step, attempt_number, started_at from b)
+  insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
+    error_class, error_text, cost_micros, cost_source, idempotency_key, source)
+  select task_id, agent, step, attempt_number, started_at, finished_at, 80, outcome, error_class, error_text,
+    cost_micros, cost_source, 'span:' || trace_id || '/' || span_id, 'traces' from b`;
 
 /** Batches made before a round, so the load generator's encoding is not timed; topped up if a round runs past them. */
 function batchSupply(agent: string) {
@@ -111,6 +176,7 @@ function batchSupply(agent: string) {
   };
 }
 
+/** Posts on kept-alive sockets; a new poster per round, so that no socket idles past the server's keep-alive timeout. */
 function protobufPoster(baseUrl: string, token: string, connections: number) {
   const url = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
@@ -165,33 +231,32 @@ async function main() {
     for (const exporters of EXPORTERS) {
       const receiverSupply = batchSupply('bench-otlp');
       const ceilingSupply = batchSupply('bench-ceiling');
-      const poster = protobufPoster(server.baseUrl, token, exporters);
       const pool = connectDatabase(database.url, { maxConnections: exporters });
       // Enough batches for a round at 20,000 spans a second.
       const batchesPerRound = (seconds: number) => Math.ceil((20_000 * seconds) / SPANS_PER_BATCH);
       try {
         const [receiver, ceiling] = await alternateRounds<Figures>(
           [
-            (seconds) => {
+            async (seconds) => {
               receiverSupply.fill(batchesPerRound(seconds));
-              return measureLoops(exporters, seconds, () => poster(receiverSupply.next().body), SPANS_PER_BATCH);
+              const poster = protobufPoster(server!.baseUrl, token, exporters);
+              try {
+                return await measureLoops(
+                  exporters,
+                  seconds,
+                  () => poster(receiverSupply.next().body),
+                  SPANS_PER_BATCH,
+                );
+              } finally {
+                poster.close();
+              }
             },
             (seconds) => {
               ceilingSupply.fill(batchesPerRound(seconds));
               return measureLoops(
                 exporters,
                 seconds,
-                () =>
-                  pool.sql.unsafe(
-                    `insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms,
-                       outcome, error_class, error_text, cost_micros, idempotency_key)
-                     select task_id, agent, step, attempt_number, started_at, finished_at, 80, outcome, error_class,
-                       error_text, cost_micros, idempotency_key
-                     from jsonb_to_recordset($1::jsonb) as r(task_id text, agent text, step text, attempt_number int,
-                       started_at timestamptz, finished_at timestamptz, outcome text, error_class error_class,
-                       error_text text, cost_micros bigint, idempotency_key text)`,
-                    [ceilingSupply.next().rows],
-                  ),
+                () => pool.sql.unsafe(CEILING_STATEMENT, ceilingSupply.next().columns, { prepare: true }),
                 SPANS_PER_BATCH,
               );
             },
@@ -212,7 +277,6 @@ async function main() {
           ].join(' '),
         );
       } finally {
-        poster.close();
         await pool.close();
       }
     }

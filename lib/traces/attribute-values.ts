@@ -28,14 +28,20 @@ function plainValue(value: Record<string, unknown>): AttributeValue | undefined 
   if (typeof value.stringValue === 'string') return value.stringValue.slice(0, MAX_TEXT);
   if (typeof value.boolValue === 'boolean') return value.boolValue;
   if (typeof value.doubleValue === 'number') return value.doubleValue;
-  if (value.intValue !== undefined && value.intValue !== null) {
-    const number = Number(value.intValue);
-    return Number.isSafeInteger(number) ? number : String(value.intValue);
+  const int = value.intValue;
+  if (int !== undefined && int !== null) {
+    // A decimal string (JSON), a number, or a 64-bit Long as protobufjs decodes it.
+    const number = isLong(int) ? int.high * 2 ** 32 + (int.low >>> 0) : Number(int);
+    return Number.isSafeInteger(number) ? number : String(int);
   }
-  if (value.arrayValue !== undefined || value.kvlistValue !== undefined) {
-    return JSON.stringify(value.arrayValue ?? value.kvlistValue).slice(0, MAX_TEXT);
-  }
+  // Unset fields of a decoded protobuf message are null, absent ones of a JSON object undefined.
+  const nested = value.arrayValue ?? value.kvlistValue;
+  if (nested !== undefined && nested !== null) return JSON.stringify(nested).slice(0, MAX_TEXT);
   return undefined;
+}
+
+function isLong(value: unknown): value is { low: number; high: number } {
+  return typeof value === 'object' && value !== null && 'low' in value && 'high' in value;
 }
 
 export function textAttribute(attributes: Map<string, AttributeValue>, key: string): string | undefined {

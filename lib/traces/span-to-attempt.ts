@@ -1,12 +1,13 @@
 import type { ErrorClass } from '../db/schema/enums';
 import { NAME_MAX_LENGTH } from '../core/names';
 import { MAX_ATTEMPT_COST_MICROS } from '../core/money-limits';
-import { type CostSource, priceCall } from '../core/pricing/price-call';
+import type { CostSource, PricedCost } from '../core/pricing/price-call';
 import { unstorableTextProblem } from '../core/well-formed-text';
 import { numberAttribute, textAttribute } from './attribute-values';
 import { classifySpanError, httpStatusOf } from './error-class-rules';
 import type { SpanMappingRules } from './mapping-rules';
 import type { ExportedSpan } from './otlp-request';
+import { priceSpanCall } from './price-memo';
 
 /**
  * How a span becomes an attempt (docs/agents/opentelemetry.md has the table):
@@ -25,19 +26,26 @@ import type { ExportedSpan } from './otlp-request';
  *   time among the task's spans of that step (ingest-spans.ts);
  * - outcome and error class from the span's status, `error.type` and the HTTP
  *   status (error-class-rules.ts); cost from `gen_ai.usage.cost.amount` in USD, else
- *   its token counts priced (lib/core/pricing/price-call.ts), with the failed-call rules.
+ *   its token counts priced (lib/core/pricing/price-call.ts), with the failed-call rules;
+ * - a model call with HTTP client children: each child is one try, an attempt of its own
+ *   (span-to-try.ts), and the call's cost goes to its last try.
  */
 export { DEFAULT_COUNTED_OPERATIONS } from './mapping-rules';
 
 export interface SpanAttempt {
   traceId: string;
   spanId: string;
+  /** Null for a root span. */
+  parentSpanId: string | null;
+  /** A model call (chat, text completion, content generation, embeddings): its HTTP client children are its tries. */
+  modelCall: boolean;
   taskId: string;
   agent: string;
   step: string;
   statedAttempt: number | null;
-  startedAt: Date;
-  finishedAt: Date;
+  /** Epoch milliseconds. */
+  startedAtMs: number;
+  finishedAtMs: number;
   outcome: 'succeeded' | 'failed';
   errorClass: ErrorClass | null;
   errorText: string | null;
@@ -52,6 +60,8 @@ export type SpanMapping =
 
 const NANOS_PER_MS = 1_000_000n;
 const MAX_TASK_ID = 200;
+/** The GenAI operations that call a model over HTTP, as opposed to tools and agents' turns. */
+const MODEL_OPERATIONS: ReadonlySet<string> = new Set(['chat', 'text_completion', 'generate_content', 'embeddings']);
 
 export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): SpanMapping {
   const operation = textAttribute(span.attributes, 'gen_ai.operation.name');
@@ -76,8 +86,8 @@ export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): Span
     return { counted: true, refused: 'holdfast.attempt must be a whole number from 1 to 10,000' };
 
   if (span.endNanos < span.startNanos) return { counted: true, refused: 'the span ends before it starts' };
-  const startedAt = new Date(Number(span.startNanos / NANOS_PER_MS));
-  const finishedAt = new Date(Number(span.endNanos / NANOS_PER_MS));
+  const startedAtMs = Number(span.startNanos / NANOS_PER_MS);
+  const finishedAtMs = Number(span.endNanos / NANOS_PER_MS);
 
   const taskId = taskIdOf(span);
   const unstorableTask = unstorableTextProblem(taskId);
@@ -89,36 +99,43 @@ export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): Span
   const errorClass = failed ? classifySpanError(span, rules.errorClassRules) : null;
   const reported = reportedCostUsd(span);
   if (typeof reported === 'string') return { counted: true, refused: reported };
-  const cost = priceCall(
-    {
-      reportedUsd: reported,
-      usage: {
-        inputTokens: numberAttribute(span.attributes, 'gen_ai.usage.input_tokens'),
-        outputTokens: numberAttribute(span.attributes, 'gen_ai.usage.output_tokens'),
-        cacheReadInputTokens: numberAttribute(span.attributes, 'gen_ai.usage.cache_read.input_tokens'),
-        cacheCreationInputTokens: numberAttribute(span.attributes, 'gen_ai.usage.cache_creation.input_tokens'),
-      },
-      model:
-        textAttribute(span.attributes, 'gen_ai.response.model') ??
-        textAttribute(span.attributes, 'gen_ai.request.model'),
-      provider:
-        textAttribute(span.attributes, 'gen_ai.provider.name') ?? textAttribute(span.attributes, 'gen_ai.system'),
-      failure: errorClass ? { errorClass, httpStatus: httpStatusOf(span) } : undefined,
-      at: startedAt,
-    },
-    rules.pricing,
-  );
+  // An agent's turn (invoke_agent) states the token totals of the model calls under it, which are attempts with
+  // their own costs: priced again here they would count twice, so a turn costs nothing of its own.
+  const cost: PricedCost =
+    operation === 'invoke_agent'
+      ? { costMicros: 0, source: 'none' }
+      : priceSpanCall(
+          {
+            reportedUsd: reported,
+            usage: {
+              inputTokens: tokenCount(span, 'gen_ai.usage.input_tokens'),
+              outputTokens: tokenCount(span, 'gen_ai.usage.output_tokens'),
+              cacheReadInputTokens: tokenCount(span, 'gen_ai.usage.cache_read.input_tokens'),
+              cacheCreationInputTokens: tokenCount(span, 'gen_ai.usage.cache_creation.input_tokens'),
+            },
+            model:
+              textAttribute(span.attributes, 'gen_ai.response.model') ??
+              textAttribute(span.attributes, 'gen_ai.request.model'),
+            provider:
+              textAttribute(span.attributes, 'gen_ai.provider.name') ?? textAttribute(span.attributes, 'gen_ai.system'),
+            failure: errorClass ? { errorClass, httpStatus: httpStatusOf(span) } : undefined,
+            at: new Date(startedAtMs),
+          },
+          rules.pricing,
+        );
   return {
     counted: true,
     attempt: {
       traceId: span.traceId,
       spanId: span.spanId,
+      parentSpanId: span.parentSpanId,
+      modelCall: operation !== undefined && MODEL_OPERATIONS.has(operation),
       taskId,
       agent,
       step,
       statedAttempt: statedAttempt ?? null,
-      startedAt,
-      finishedAt,
+      startedAtMs,
+      finishedAtMs,
       outcome: failed ? 'failed' : 'succeeded',
       errorClass,
       errorText,
@@ -136,6 +153,12 @@ export function plainName(raw: string | undefined): string | undefined {
     .replace(/^[^A-Za-z0-9]+/, '')
     .slice(0, NAME_MAX_LENGTH);
   return plain === '' ? undefined : plain;
+}
+
+/** A token count, if the span states a usable one: the price table refuses a negative count (the whole batch failed). */
+function tokenCount(span: ExportedSpan, key: string): number | undefined {
+  const count = numberAttribute(span.attributes, key);
+  return count !== undefined && count >= 0 ? count : undefined;
 }
 
 function taskIdOf(span: ExportedSpan): string {

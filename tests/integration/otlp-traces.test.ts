@@ -6,7 +6,7 @@ import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-t
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SimpleSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../lib/core';
+import { type Actor, createApiToken, recordAttempt } from '../../lib/core';
 import { dropAttemptPartitionsBefore } from '../../lib/db/attempt-partitions';
 import { startHoldfastServer, type HoldfastServer } from '../support/holdfast-server';
 import { useTestDatabase } from '../support/test-database';
@@ -251,6 +251,51 @@ describe('the traces receiver', () => {
     expect(rows).toEqual(
       siblings.map((span, index) => ({ attempt_number: index + 1, idempotency_key: `span:${traceId}/${span.spanId}` })),
     );
+  });
+
+  it('leaves an attempt number the library holds to it, and takes the rest of the batch (no error)', async () => {
+    const agent = `shared-${randomUUID().slice(0, 8)}`;
+    const task = `order-${randomUUID()}`;
+    const start = Date.now() - 40_000;
+    // The agent reported attempt 1 of this task's step itself; its spans then name the same task and step.
+    await recordAttempt(
+      { db: database.db },
+      {
+        taskId: task,
+        agent,
+        step: 'charge',
+        attemptNumber: 1,
+        outcome: 'succeeded',
+        startedAt: new Date(start - 1_000),
+        finishedAt: new Date(start - 900),
+        costMicros: 0,
+      },
+    );
+    const traceId = randomBytes(16).toString('hex');
+    const parent = randomBytes(8).toString('hex');
+    const named = (offset: number, attempt: number) =>
+      jsonSpan(traceId, parent, 'charge', start + offset, {
+        attributes: [
+          { key: 'holdfast.step', value: { stringValue: 'charge' } },
+          { key: 'holdfast.task', value: { stringValue: task } },
+          { key: 'holdfast.attempt', value: { intValue: String(attempt) } },
+        ],
+      });
+    const spans = [named(0, 1), named(1_000, 2)];
+    const answer = await post(JSON.stringify(requestOf(agent, spans)));
+    expect(answer.status).toBe(200);
+    const rows = await database.sql<
+      { attempt_number: number; idempotency_key: string | null; source: string | null }[]
+    >`
+      select attempt_number, idempotency_key, source from attempts where task_id = ${task} order by attempt_number`;
+    expect(rows.map((row) => [row.attempt_number, row.source])).toEqual([
+      [1, 'library'],
+      [2, 'traces'],
+    ]);
+    expect(rows[1]!.idempotency_key).toBe(`span:${traceId}/${spans[1]!.spanId}`);
+    const [stored] = await database.sql<{ n: number }[]>`
+      select count(*)::int as n from trace_spans where trace_id = ${traceId}`;
+    expect(stored!.n).toBe(2);
   });
 
   it('refuses what it cannot read (400), what is too large (413), other types (415), and writes nothing', async () => {

@@ -32,8 +32,11 @@ export interface BriefingAgent {
   stop: () => Promise<void>;
 }
 
-/** How long an export may take, retries on 429 and 503 included: a stop waits for the last one. */
-const EXPORT_TIMEOUT_MS = 5_000;
+/**
+ * How long an export may take, retries on 429 and 503 included: a stop waits for the last one. The
+ * batch processor's own default; a busy machine (a test run on two cores) can take seconds to answer.
+ */
+const EXPORT_TIMEOUT_MS = 30_000;
 
 /** The URL of /v1/traces on 127.0.0.1, or an error naming why the given base is not one. */
 export function loopbackTracesUrl(holdfastUrl: string): URL {

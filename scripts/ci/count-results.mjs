@@ -16,9 +16,15 @@ const failures = [];
 
 /** The first lines of a failure message, without colour codes. */
 const colourCode = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
-function firstLines(text, count = 6) {
+function firstLines(text, count = 16) {
   const plain = String(text ?? '').replace(colourCode, '');
-  return plain.split('\n').slice(0, count).join('\n');
+  // Blank lines skipped and long lines cut, so that a diff's lines (what was received) fit in what CI keeps.
+  return plain
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(0, count)
+    .map((line) => (line.length > 400 ? `${line.slice(0, 400)}…` : line))
+    .join('\n');
 }
 
 function vitestFailures(report, reportName) {

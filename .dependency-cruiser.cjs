@@ -46,6 +46,30 @@ module.exports = {
       },
     },
     {
+      name: 'adapters-are-clients',
+      comment:
+        'lib/adapters put agents written on other frameworks under Holdfast over HTTP: they ship in the client package, so they import the client and the schemas it shares, never the database, services or server glue.',
+      severity: 'error',
+      from: { path: '^lib/adapters/' },
+      to: {
+        path: [
+          '^lib/db/(?!schema/enums\\.ts$)',
+          '^lib/server/',
+          '^lib/queries/',
+          '^lib/rollups/',
+          '^lib/traces/',
+          '^node_modules/(drizzle-orm|postgres|next)/',
+        ],
+      },
+    },
+    {
+      name: 'nothing-in-the-app-imports-adapters',
+      comment: 'The adapters are for agents: the server, the library and the console never load them.',
+      severity: 'error',
+      from: { path: '^lib/(?!adapters/)' },
+      to: { path: '^lib/adapters/' },
+    },
+    {
       name: 'api-description-imports-schemas-only',
       comment: 'The endpoint registry and its response schemas are shared with the client.',
       severity: 'error',

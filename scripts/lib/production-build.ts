@@ -17,13 +17,21 @@ const BUILD_INPUTS = [
   'tsconfig.json',
 ];
 
-function newestModification(entry: string): number {
+/**
+ * Folders under the inputs that the dashboard never loads: the framework adapters ship in the client
+ * package only (a layer rule in .dependency-cruiser.cjs keeps lib from importing them), so editing
+ * one does not make the build stale.
+ */
+const NOT_BUILD_INPUTS = new Set([path.join('lib', 'adapters')]);
+
+function newestModification(entry: string, projectRoot: string): number {
+  if (NOT_BUILD_INPUTS.has(path.relative(projectRoot, entry))) return 0;
   const stat = fs.statSync(entry, { throwIfNoEntry: false });
   if (!stat) return 0;
   if (!stat.isDirectory()) return stat.mtimeMs;
   let newest = stat.mtimeMs;
   for (const child of fs.readdirSync(entry)) {
-    newest = Math.max(newest, newestModification(path.join(entry, child)));
+    newest = Math.max(newest, newestModification(path.join(entry, child), projectRoot));
   }
   return newest;
 }
@@ -32,7 +40,9 @@ function newestModification(entry: string): number {
 export function isBuildCurrent(projectRoot: string): boolean {
   const buildId = fs.statSync(path.join(projectRoot, '.next', 'BUILD_ID'), { throwIfNoEntry: false });
   if (!buildId) return false;
-  const newestSource = Math.max(...BUILD_INPUTS.map((entry) => newestModification(path.join(projectRoot, entry))));
+  const newestSource = Math.max(
+    ...BUILD_INPUTS.map((entry) => newestModification(path.join(projectRoot, entry), projectRoot)),
+  );
   return buildId.mtimeMs >= newestSource;
 }
 

@@ -58,6 +58,9 @@ export const attemptJson = z.strictObject({
   taskId: z.string(),
   agent: z.string(),
   step: z.string(),
+  iteration: count.describe(
+    'The pass of a step run in a loop (0 when it is not looped); each pass numbers its attempts from 1',
+  ),
   attemptNumber: z.number().int().min(1),
   startedAt: moment,
   finishedAt: moment.nullable(),

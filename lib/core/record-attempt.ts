@@ -46,6 +46,8 @@ export async function recordAttempt(
     taskId: attempt.taskId,
     agent: attempt.agent,
     step: attempt.step,
+    // A reported attempt names no loop pass: looped steps are the step protocol's.
+    iteration: 0,
     attemptNumber: attempt.attemptNumber,
     startedAt: attempt.startedAt,
     finishedAt: attempt.finishedAt,
@@ -151,8 +153,9 @@ function insertUnlessReported(db: Executor, values: AttemptValues): Promise<Atte
 /** The attempt that holds this identity, found in its own day's partition. */
 const FIND_REPORTED = `select attempts.* from attempt_identities identity
     join attempts on attempts.task_id = identity.task_id and attempts.step = identity.step
-      and attempts.attempt_number = identity.attempt_number and attempts.started_at = identity.started_at
-    where identity.task_id = $1 and identity.step = $2 and identity.attempt_number = $3::int`;
+      and attempts.iteration = identity.iteration and attempts.attempt_number = identity.attempt_number
+      and attempts.started_at = identity.started_at
+    where identity.task_id = $1 and identity.step = $2 and identity.iteration = 0 and identity.attempt_number = $3::int`;
 
 function findReported(db: Executor, values: AttemptValues): Promise<AttemptRow[]> {
   return runStatement<AttemptRow>(db, FIND_REPORTED, [values.taskId, values.step, values.attemptNumber]);
@@ -196,6 +199,7 @@ interface AttemptRow {
   task_id: string;
   agent: string;
   step: string;
+  iteration: number;
   attempt_number: number;
   started_at: Date;
   finished_at: Date | null;
@@ -218,6 +222,7 @@ function toAttempt(row: AttemptRow): Attempt {
     taskId: row.task_id,
     agent: row.agent,
     step: row.step,
+    iteration: row.iteration,
     attemptNumber: row.attempt_number,
     startedAt: new Date(row.started_at),
     finishedAt: row.finished_at === null ? null : new Date(row.finished_at),

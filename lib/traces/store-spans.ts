@@ -441,7 +441,7 @@ export async function forgetAttempts(tx: Transaction, executions: readonly Gaini
         and a.started_at >= (select earliest from bounds) and a.started_at <= (select latest from bounds)
       returning a.task_id, a.step, a.attempt_number)
     delete from attempt_identities i using gone
-    where i.task_id = gone.task_id and i.step = gone.step and i.attempt_number = gone.attempt_number`);
+    where i.task_id = gone.task_id and i.step = gone.step and i.iteration = 0 and i.attempt_number = gone.attempt_number`);
 }
 
 /** Numbers the attempts of these executions afresh from all their stored spans, and writes them. */

@@ -7,6 +7,8 @@ export interface BeginAttempt {
   taskId: string;
   agent: string;
   step: string;
+  /** The pass of a looped step (0 when it is not looped): each pass numbers its attempts from 1. */
+  iteration: number;
   attemptNumber: number;
   idempotencyKey: string;
   runKey?: string;
@@ -19,6 +21,7 @@ export interface BeginAttempt {
 export interface AttemptRef {
   taskId: string;
   step: string;
+  iteration: number;
   attemptNumber: number;
   startedAt: Date;
 }
@@ -31,19 +34,26 @@ export interface AttemptRef {
 export async function beginAttempt(db: Executor, attempt: BeginAttempt): Promise<AttemptRef | undefined> {
   const rows = await db.execute<{ started_at: Date }>(sql`
     with identity as (
-      insert into attempt_identities (task_id, step, attempt_number, started_at)
-      values (${attempt.taskId}::text, ${attempt.step}::text, ${attempt.attemptNumber}::int, ${attempt.startedAt.toISOString()}::timestamptz)
+      insert into attempt_identities (task_id, step, iteration, attempt_number, started_at)
+      values (${attempt.taskId}::text, ${attempt.step}::text, ${attempt.iteration}::int, ${attempt.attemptNumber}::int,
+        ${attempt.startedAt.toISOString()}::timestamptz)
       on conflict do nothing
       returning 1
     )
-    insert into attempts (task_id, agent, step, attempt_number, idempotency_key, run_key, started_at, outcome, source)
-    select ${attempt.taskId}::text, ${attempt.agent}::text, ${attempt.step}::text, ${attempt.attemptNumber}::int,
+    insert into attempts (task_id, agent, step, iteration, attempt_number, idempotency_key, run_key, started_at, outcome, source)
+    select ${attempt.taskId}::text, ${attempt.agent}::text, ${attempt.step}::text, ${attempt.iteration}::int, ${attempt.attemptNumber}::int,
       ${attempt.idempotencyKey}::text, ${attempt.runKey ?? null}::text, ${attempt.startedAt.toISOString()}::timestamptz, 'running',
       ${attempt.source}::text
     where exists (select 1 from identity)
     returning started_at`);
   return rows[0]
-    ? { taskId: attempt.taskId, step: attempt.step, attemptNumber: attempt.attemptNumber, startedAt: attempt.startedAt }
+    ? {
+        taskId: attempt.taskId,
+        step: attempt.step,
+        iteration: attempt.iteration,
+        attemptNumber: attempt.attemptNumber,
+        startedAt: attempt.startedAt,
+      }
     : undefined;
 }
 
@@ -69,6 +79,7 @@ export async function finishAttempt(db: Executor, attempt: AttemptRef, end: Atte
         and(
           eq(attempts.taskId, attempt.taskId),
           eq(attempts.step, attempt.step),
+          eq(attempts.iteration, attempt.iteration),
           eq(attempts.attemptNumber, attempt.attemptNumber),
           eq(attempts.startedAt, attempt.startedAt),
         ),

@@ -277,6 +277,7 @@ async function claimAndGate(
     taskId: request.taskId,
     agent: request.agent,
     step: request.step,
+    iteration: request.iteration ?? 0,
     attemptNumber: claim.attemptNumber,
     idempotencyKey: key,
     runKey: request.runKey,

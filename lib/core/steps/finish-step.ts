@@ -175,7 +175,8 @@ async function recordSupersededEnd(tx: Transaction, key: BegunKey, request: Pric
   if (request.attemptNumber === undefined || request.attemptNumber >= key.acquisitions) return;
   const [attempt] = await tx.execute<{ started_at: string }>(sql`
     select started_at from attempts
-    where task_id = ${key.task_id}::text and step = ${key.step}::text and attempt_number = ${request.attemptNumber}::int and outcome = 'running'`);
+    where task_id = ${key.task_id}::text and step = ${key.step}::text and attempt_number = ${request.attemptNumber}::int
+      and idempotency_key = ${key.key}::text and outcome = 'running'`);
   if (!attempt) return;
   await recordAttemptEnd(
     tx,
@@ -202,7 +203,7 @@ async function recordAttemptEnd(tx: Transaction, key: BegunKey, request: PricedF
       error_class = ${failed ? request.errorClass! : null}::error_class,
       error_text = ${failed ? request.errorText!.trim() : null}::text
     where task_id = ${key.task_id}::text and step = ${key.step}::text and attempt_number = ${key.acquisitions}::int
-      and started_at = ${key.attempt_started_at}::timestamptz and outcome = 'running'`);
+      and idempotency_key = ${key.key}::text and started_at = ${key.attempt_started_at}::timestamptz and outcome = 'running'`);
 }
 
 /** Gives back what the attempt reserved and adds what it really cost. */

@@ -46,6 +46,11 @@ export const attempts = pgTable(
     taskId: text('task_id').notNull(),
     agent: text('agent').notNull(),
     step: text('step').notNull(),
+    /**
+     * Which pass of a step run in a loop (the step protocol's `iteration`; 0 when it is not looped). Each
+     * pass is its own operation with its own key, so its attempts are numbered from 1 again.
+     */
+    iteration: integer('iteration').notNull().default(0),
     attemptNumber: integer('attempt_number').notNull(),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
@@ -78,7 +83,10 @@ export const attempts = pgTable(
     // A redelivered report of the same attempt must not count twice. Its task_id
     // prefix also serves the task timeline (every attempt of one task) and the
     // check for an earlier report of the same attempt in any partition.
-    primaryKey({ name: 'attempts_pkey', columns: [table.taskId, table.step, table.attemptNumber, table.startedAt] }),
+    primaryKey({
+      name: 'attempts_pkey',
+      columns: [table.taskId, table.step, table.iteration, table.attemptNumber, table.startedAt],
+    }),
     // Raw-log reads cover at most the edges of a window (the rest comes from
     // rollups); rows arrive roughly in time order, so a block-range index is
     // enough and costs almost nothing on insert.
@@ -91,6 +99,7 @@ export const attempts = pgTable(
     // Serves the rollup sweep: rows changed since its last pass.
     index('attempts_changed_xid_idx').on(table.changedXid),
     check('attempts_attempt_number_positive', sql`${table.attemptNumber} >= 1`),
+    check('attempts_iteration_not_negative', sql`${table.iteration} >= 0`),
     check('attempts_outcome_known', sql`${table.outcome} in ('running', 'succeeded', 'failed')`),
     check('attempts_finished_after_started', sql`${table.finishedAt} >= ${table.startedAt}`),
     // Only a running attempt lacks its end.
@@ -117,7 +126,7 @@ export const attempts = pgTable(
 export type Attempt = typeof attempts.$inferSelect;
 
 /**
- * One row per attempt identity (task, step, attempt number), outside the
+ * One row per attempt identity (task, step, iteration, attempt number), outside the
  * partitioned log: its primary key is what makes a second report of the same
  * attempt impossible, whatever its start time (a unique index on the
  * partitioned table itself would have to include started_at). started_at
@@ -129,11 +138,15 @@ export const attemptIdentities = pgTable(
   {
     taskId: text('task_id').notNull(),
     step: text('step').notNull(),
+    iteration: integer('iteration').notNull().default(0),
     attemptNumber: integer('attempt_number').notNull(),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
   },
   (table) => [
-    primaryKey({ name: 'attempt_identities_pkey', columns: [table.taskId, table.step, table.attemptNumber] }),
+    primaryKey({
+      name: 'attempt_identities_pkey',
+      columns: [table.taskId, table.step, table.iteration, table.attemptNumber],
+    }),
     index('attempt_identities_started_at_idx').on(table.startedAt),
   ],
 );

@@ -1,0 +1,96 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  CompleteResultSchema,
+  EmptyResultSchema,
+  GetPromptRequestSchema,
+  GetPromptResultSchema,
+  ListPromptsRequestSchema,
+  ListPromptsResultSchema,
+  ListResourcesRequestSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourceTemplatesResultSchema,
+  ListToolsRequestSchema,
+  ListToolsResultSchema,
+  ReadResourceRequestSchema,
+  ReadResourceResultSchema,
+  SetLevelRequestSchema,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Gateway } from './gateway';
+
+/**
+ * The MCP server one client talks to (a stdio client, or one Streamable HTTP
+ * session). It answers as the upstream server does (its name, version and
+ * instructions) with the capabilities the gateway can pass on: tools always;
+ * resources, prompts, completions and logging when the upstream server has
+ * them. Resource subscriptions, tasks and requests from the server to the
+ * client (sampling, elicitation, roots) are not passed on, so they are not
+ * offered.
+ */
+export function createSessionServer(gateway: Gateway): Server {
+  const upstream = gateway.identity.capabilities;
+  const capabilities: ServerCapabilities = {
+    tools: { listChanged: true },
+    ...(upstream.resources ? { resources: { listChanged: upstream.resources.listChanged ?? false } } : {}),
+    ...(upstream.prompts ? { prompts: { listChanged: upstream.prompts.listChanged ?? false } } : {}),
+    ...(upstream.completions ? { completions: {} } : {}),
+    ...(upstream.logging ? { logging: {} } : {}),
+  };
+  // The low-level Server, not McpServer: the gateway declares no tools of its own, it relays another server's.
+  const server = new Server(gateway.identity.serverInfo, {
+    capabilities,
+    ...(gateway.identity.instructions ? { instructions: gateway.identity.instructions } : {}),
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    const page = await gateway.upstream.request(request, ListToolsResultSchema, { signal: extra.signal });
+    gateway.upstream.remember(page.tools);
+    return page;
+  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const progressToken = request.params._meta?.progressToken;
+    return gateway.callTool(
+      request.params,
+      {
+        clientName: server.getClientVersion()?.name,
+        progress:
+          progressToken === undefined
+            ? undefined
+            : (progress) => {
+                void extra
+                  .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })
+                  .catch(() => {});
+              },
+      },
+      extra.signal,
+    );
+  });
+
+  // Everything else passes through as it came.
+  const forward =
+    <Schema extends Parameters<typeof gateway.upstream.request>[1]>(resultSchema: Schema) =>
+    (request: { method: string; params?: Record<string, unknown> }, extra: { signal: AbortSignal }) =>
+      gateway.upstream.request(request, resultSchema, { signal: extra.signal });
+  if (capabilities.resources) {
+    server.setRequestHandler(ListResourcesRequestSchema, forward(ListResourcesResultSchema));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, forward(ListResourceTemplatesResultSchema));
+    server.setRequestHandler(ReadResourceRequestSchema, forward(ReadResourceResultSchema));
+  }
+  if (capabilities.prompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, forward(ListPromptsResultSchema));
+    server.setRequestHandler(GetPromptRequestSchema, forward(GetPromptResultSchema));
+  }
+  if (capabilities.completions) server.setRequestHandler(CompleteRequestSchema, forward(CompleteResultSchema));
+  if (capabilities.logging) server.setRequestHandler(SetLevelRequestSchema, forward(EmptyResultSchema));
+
+  // The upstream server's list changes and log messages reach every client, while it is connected.
+  const stopListening = gateway.listen((notification) => {
+    if (notification.method === 'notifications/message' && !capabilities.logging) return;
+    void server.notification(notification).catch(() => {});
+  });
+  server.onclose = () => stopListening();
+  return server;
+}

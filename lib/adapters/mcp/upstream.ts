@@ -1,0 +1,162 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ListToolsResultSchema,
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type Implementation,
+  type ServerCapabilities,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+
+/** Where the upstream MCP server is: a command the gateway starts (stdio), or a Streamable HTTP endpoint. */
+export type UpstreamTarget = { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string };
+
+/** What the upstream server said about itself when the gateway first connected. */
+export interface UpstreamIdentity {
+  serverInfo: Implementation;
+  capabilities: ServerCapabilities;
+  instructions?: string;
+}
+
+/** The gateway's own name towards the upstream server. */
+const GATEWAY_INFO = { name: 'holdfast-mcp-gateway', version: '0.1.0' };
+
+/**
+ * The gateway's one connection to the upstream server, shared by every client
+ * session (JSON-RPC carries many calls at once). It connects again on the next
+ * request after the server went away (a stdio server that exited is started
+ * again). It keeps the tool list, whose annotations decide which tools are
+ * guarded, and passes the server's notifications on.
+ */
+export class Upstream {
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private tools = new Map<string, Tool>();
+  private toolsRead = false;
+  private reading: Promise<void> | undefined;
+
+  constructor(
+    private readonly target: UpstreamTarget,
+    /** Called with each notification to pass on to the clients (list changes, log messages). */
+    private readonly onNotification: (notification: ServerNotification) => void,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Connects, and answers what the server said about itself. */
+  async identity(): Promise<UpstreamIdentity> {
+    const client = await this.connected();
+    const serverInfo = client.getServerVersion();
+    if (!serverInfo) throw new Error('the upstream server did not say who it is');
+    return { serverInfo, capabilities: client.getServerCapabilities() ?? {}, instructions: client.getInstructions() };
+  }
+
+  /** Sends a request to the upstream server, connecting first if need be. */
+  async request<Schema extends z.ZodType>(
+    request: { method: string; params?: Record<string, unknown> },
+    resultSchema: Schema,
+    options?: RequestOptions,
+  ): Promise<z.infer<Schema>> {
+    const client = await this.connected();
+    // The SDK's request is typed by its own union of requests; the gateway forwards them as they came.
+    return client.request(request as Parameters<Client['request']>[0], resultSchema as never, options) as Promise<
+      z.infer<Schema>
+    >;
+  }
+
+  /** A tool as the server last listed it; undefined when the server does not list it (after one fresh look). */
+  async tool(name: string): Promise<Tool | undefined> {
+    if (!this.toolsRead || !this.tools.has(name)) {
+      // One read at a time: sixty-four concurrent calls need one tools/list, not sixty-four.
+      this.reading ??= this.readTools().finally(() => {
+        this.reading = undefined;
+      });
+      await this.reading;
+    }
+    return this.tools.get(name);
+  }
+
+  /** Keeps what a tools/list the gateway passed through said, so a listed tool's annotations are current. */
+  remember(tools: Tool[]): void {
+    for (const tool of tools) this.tools.set(tool.name, tool);
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.close();
+  }
+
+  private async readTools(): Promise<void> {
+    const tools = new Map<string, Tool>();
+    let cursor: string | undefined;
+    do {
+      const page = await this.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        ListToolsResultSchema,
+      );
+      for (const tool of page.tools) tools.set(tool.name, tool);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    this.tools = tools;
+    this.toolsRead = true;
+  }
+
+  private connected(): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<Client> {
+    const client = new Client(GATEWAY_INFO, { capabilities: {} });
+    const transport =
+      this.target.kind === 'stdio'
+        ? new StdioClientTransport({
+            command: this.target.command,
+            args: this.target.args,
+            env: upstreamEnvironment(),
+            stderr: 'inherit',
+          })
+        : new StreamableHTTPClientTransport(new URL(this.target.url));
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.log('the upstream server closed the connection; the next call connects again');
+    };
+    await client.connect(transport);
+    const passOn = (notification: ServerNotification) => this.onNotification(notification);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => {
+      this.toolsRead = false;
+      passOn(notification);
+    });
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, passOn);
+    client.setNotificationHandler(PromptListChangedNotificationSchema, passOn);
+    client.setNotificationHandler(LoggingMessageNotificationSchema, passOn);
+    this.client = client;
+    // Another connection may list other tools.
+    this.toolsRead = false;
+    return client;
+  }
+}
+
+/**
+ * The gateway's environment for a stdio server it starts (a server needs its
+ * own settings), without the gateway's Holdfast token: the server is not
+ * Holdfast's client and has no business holding it.
+ */
+function upstreamEnvironment(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'HOLDFAST_TOKEN',
+    ),
+  );
+}

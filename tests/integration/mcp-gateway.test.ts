@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, SWEEPER } from '../../lib/core';
+import { retryPools } from '../../lib/db/schema';
+import { identifyCall, stepNameOf } from '../../lib/adapters/mcp/call-identity';
 import { waitFor } from '../../scripts/ci/faults/killable-postgres';
 import { type HoldfastServer, startHoldfastServer } from '../support/holdfast-server';
 import { addKnownOwners } from '../support/known-owners';
@@ -24,6 +29,7 @@ import { useTestDatabase } from '../support/test-database';
  * and from the database.
  */
 const database = useTestDatabase();
+const DAY_MS = 86_400_000;
 const OWNER = 'team:payments';
 let holdfast: HoldfastServer;
 let token: string;
@@ -31,18 +37,12 @@ let upstream: TestMcpServer;
 const gateways: GatewayProcess[] = [];
 const clients: Client[] = [];
 
-/** The gateway's arguments in front of the test server, with `extra` options. */
-const gatewayArgs = (...extra: string[]) => [
-  '--holdfast-url',
-  holdfast.baseUrl,
-  '--server-name',
-  'payments',
-  '--owner',
-  OWNER,
-  '--upstream-url',
-  upstream.url,
-  ...extra,
-];
+/** The gateway's own options: this Holdfast, the server's name in steps and keys, the owner of its holds. */
+const holdfastArgs = () => ['--holdfast-url', holdfast.baseUrl, '--server-name', 'payments', '--owner', OWNER];
+/** The gateway's arguments in front of the test server (Streamable HTTP), with `extra` options. */
+const gatewayArgs = (...extra: string[]) => [...holdfastArgs(), '--upstream-url', upstream.url, ...extra];
+/** A scratch folder for the stdio server's count of side effects. */
+const scratch = mkdtempSync(path.join(tmpdir(), 'holdfast-mcp-'));
 
 beforeAll(async () => {
   await addKnownOwners(database.db, [OWNER]);
@@ -66,6 +66,7 @@ afterAll(async () => {
   await Promise.all(gateways.map((gateway) => gateway.stop()));
   await upstream?.close();
   await holdfast?.stop();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 async function gatewayOverHttp(...extra: string[]): Promise<GatewayProcess> {
@@ -293,5 +294,189 @@ describe('the MCP gateway', () => {
     const changed = await call(client, 'charge_card', { orderId: 'o-77', amountCents: 900 }, key);
     expect(textOf(changed)).toMatch(/^do not retry: .*\(KEY_PAYLOAD_MISMATCH, payload_mismatch\)/);
     expect(upstream.count('charge_card', 'o-77')).toBe(1);
+  });
+
+  it('holds a call whose stdio server died before answering, and starts the server again for the next call', async () => {
+    const effectsFile = path.join(scratch, 'stdio-effects.txt');
+    writeFileSync(effectsFile, '');
+    const effects = () => readFileSync(effectsFile, 'utf8').split('\n').filter(Boolean);
+    const server = [process.execPath, '--import', 'tsx', 'tests/support/mcp-stdio-server.ts', effectsFile];
+    const gateway = await startGatewayProcess([...holdfastArgs(), '--', ...server], token);
+    gateways.push(gateway);
+    const client = await httpClient(gateway.url, 'ledger-agent');
+    const meta = { 'io.holdfast/task': 'order-die' };
+
+    // The server charges, then dies before it answers: the gateway cannot know whether the charge happened.
+    const lost = await call(client, 'charge_then_die', { orderId: 'o-die' }, meta);
+    expect(lost.isError).toBe(true);
+    expect(textOf(lost)).toMatch(/^do not retry: charge_then_die was sent to payments but its answer was lost/);
+    expect(textOf(lost)).toContain(`${OWNER} checks it`);
+    const [key] = await keysOfTask('order-die/');
+    // The hold is opened at once, for the owner; the attempt is left running, so Holdfast never grants a retry.
+    expect(await holdsOfTask('order-die/')).toEqual([
+      { item_type: 'key', item_id: key!.key, reason: 'uncertain_outcome', owner: OWNER, status: 'open' },
+    ]);
+    expect(key!.status).toBe('in_progress');
+    expect((await attemptsOfTask('order-die/')).map((attempt) => attempt.outcome)).toEqual(['running']);
+
+    // The next call starts the server again.
+    const next = await call(client, 'charge_card', { orderId: 'o-next' }, { 'io.holdfast/task': 'order-next' });
+    expect(textOf(next)).toBe('charged o-next');
+
+    // Once the claim has run out (moved into the past here), the repeat is held, never sent again: same hold.
+    await database.sql`
+      update idempotency_keys set locked_until = now() - interval '1 second'
+      where task_id like 'order-die/%' and status = 'in_progress'`;
+    const repeat = await call(client, 'charge_then_die', { orderId: 'o-die' }, meta);
+    expect(textOf(repeat)).toMatch(/^do not retry: .*\(UNCERTAIN_OUTCOME, uncertain_outcome\)/);
+    expect(await holdsOfTask('order-die/')).toHaveLength(1);
+    expect(effects()).toEqual(['charge_then_die o-die', 'charge_card o-next']);
+  });
+
+  it("retries a transient tool error when Holdfast says so, and waits for a tool's empty retry pool", async () => {
+    const gateway = await gatewayOverHttp('--max-wait-ms', '2000');
+    const client = await httpClient(gateway.url, 'retry-agent');
+
+    // 503 once, then a charge: Holdfast grants the retry, the gateway makes it after the backoff.
+    const meta = { 'io.holdfast/task': 'order-flaky' };
+    const charged = await call(client, 'flaky_charge', { orderId: 'o-flaky', failures: 1 }, meta);
+    expect(textOf(charged)).toMatch(/^charged o-flaky: charge ch_\d+$/);
+    expect(await call(client, 'flaky_charge', { orderId: 'o-flaky', failures: 1 }, meta)).toEqual(charged);
+    expect(upstream.count('flaky_charge', 'o-flaky')).toBe(1);
+    expect(
+      (await attemptsOfTask('order-flaky/')).map((attempt) => [
+        attempt.step,
+        attempt.attempt_number,
+        attempt.outcome,
+        attempt.error_class,
+      ]),
+    ).toEqual([
+      ['payments:flaky_charge', 1, 'failed', 'transient'],
+      ['payments:flaky_charge', 2, 'succeeded', null],
+    ]);
+
+    // A retry pool for this agent and tool that allows no retries: the retry waits (never a stop) and the caller
+    // is told when to come back; once the pool has room the same call goes through.
+    await database.db.insert(retryPools).values({
+      agent: 'retry-agent',
+      step: 'payments:flaky_charge',
+      budgetPercent: 0,
+      minRetriesPerSecond: 0,
+      windowSeconds: 60,
+      updatedBy: 'person:admin@example.com',
+    });
+    const pooledMeta = { 'io.holdfast/task': 'order-pooled' };
+    const pooled = await call(client, 'flaky_charge', { orderId: 'o-pooled', failures: 1 }, pooledMeta);
+    expect(pooled.isError).toBe(true);
+    expect(textOf(pooled)).toMatch(
+      /^try again in \d+ s: The retry pool of step retry-agent\/payments:flaky_charge is empty/,
+    );
+    expect(textOf(pooled)).toContain('(RETRY_BUDGET_EXHAUSTED)');
+    await database.sql`delete from retry_pools where agent = 'retry-agent'`;
+    const later = await call(client, 'flaky_charge', { orderId: 'o-pooled', failures: 1 }, pooledMeta);
+    expect(textOf(later)).toMatch(/^charged o-pooled/);
+    expect((await attemptsOfTask('order-pooled/')).map((attempt) => attempt.outcome)).toEqual(['failed', 'succeeded']);
+  });
+
+  it('keys a call by its explicit key, or by its content inside the deduplication window', async () => {
+    // A day's window: the two calls below fall into one unless they straddle midnight UTC (where the window
+    // starts are shown by the clock-driven check of identifyCall below).
+    const gateway = await gatewayOverHttp('--dedup-window-ms', String(DAY_MS));
+    const client = await httpClient(gateway.url, 'keyed-agent');
+
+    // No key and no task: identical calls inside the window are one operation.
+    const first = await call(client, 'charge_card', { orderId: 'o-window', amountCents: 100 });
+    expect(await call(client, 'charge_card', { amountCents: 100, orderId: 'o-window' })).toEqual(first);
+    expect(upstream.count('charge_card', 'o-window')).toBe(1);
+    const [windowTask] = await database.sql<{ task_id: string }[]>`
+      select task_id from task_budgets where agent = 'keyed-agent'`;
+    expect(windowTask!.task_id).toMatch(/^mcp:window:keyed-agent:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ:[0-9a-f]{16}$/);
+
+    // An explicit key names the operation: the same key replays, a new key is a new charge.
+    const keyed = await call(
+      client,
+      'charge_card',
+      { orderId: 'o-key', amountCents: 100 },
+      { 'io.holdfast/key': 'pay-1' },
+    );
+    expect(
+      await call(client, 'charge_card', { orderId: 'o-key', amountCents: 100 }, { 'io.holdfast/key': 'pay-1' }),
+    ).toEqual(keyed);
+    const again = await call(
+      client,
+      'charge_card',
+      { orderId: 'o-key', amountCents: 100 },
+      { 'io.holdfast/key': 'pay-2' },
+    );
+    expect(again).not.toEqual(keyed);
+    expect(upstream.count('charge_card', 'o-key')).toBe(2);
+    expect(
+      (
+        await database.sql<{ key: string }[]>`
+        select key from idempotency_keys where agent = 'keyed-agent' and task_id like 'mcp:key:%' order by key`
+      ).map((row) => row.key),
+    ).toEqual(['mcp:key:pay-1/payments:charge_card', 'mcp:key:pay-2/payments:charge_card']);
+  });
+
+  it('classes a tool error by its text', async () => {
+    // No retries at all, so every failure is decided at once and its class read from the attempt.
+    const gateway = await gatewayOverHttp('--retry-allowance', '0');
+    const client = await httpClient(gateway.url, 'class-agent');
+    const messages: [string, string][] = [
+      ['HTTP 429 Too Many Requests', 'rate_limited'],
+      ['status: 503', 'transient'],
+      ['the ledger timed out after 30 s', 'timeout'],
+      ['the ledger is temporarily unavailable', 'transient'],
+      ['invalid card number', 'permanent'],
+      ['something odd happened', 'unknown'],
+    ];
+    for (const [index, [message]] of messages.entries()) {
+      const result = await call(
+        client,
+        'failing_charge',
+        { orderId: `o-class-${index}`, message },
+        { 'io.holdfast/task': `classes-${index}` },
+      );
+      expect(textOf(result)).toMatch(/^do not retry: /);
+      expect(textOf(result)).toContain(message);
+    }
+    const classes = await database.sql<{ task_id: string; error_class: string }[]>`
+      select task_id, error_class from attempts where agent = 'class-agent' order by task_id`;
+    expect(classes.map((row) => row.error_class)).toEqual(messages.map(([, errorClass]) => errorClass));
+  });
+
+  it('derives the same task for the same call, and a new one for new arguments, a new task or a new window', () => {
+    const windowMs = 300_000;
+    const start = Date.UTC(2026, 0, 5, 10, 0, 0);
+    const charge = (args: Record<string, unknown>, meta = {}, nowMs = start) =>
+      identifyCall({ server: 'payments', tool: 'charge_card', arguments: args, meta, agent: 'a1', windowMs, nowMs });
+
+    const window = charge({ orderId: 'o-1', amountCents: 5 });
+    expect(window).toMatchObject({ step: 'payments:charge_card', derivedFrom: 'window' });
+    expect(window.taskId).toMatch(/^mcp:window:a1:2026-01-05T10:00:00Z:[0-9a-f]{16}$/);
+    // Key order does not matter; the last millisecond of the window is still the window; the next is not.
+    expect(charge({ amountCents: 5, orderId: 'o-1' }, {}, start + windowMs - 1).taskId).toBe(window.taskId);
+    expect(charge({ orderId: 'o-1', amountCents: 5 }, {}, start + windowMs).taskId).toMatch(
+      /^mcp:window:a1:2026-01-05T10:05:00Z:/,
+    );
+    expect(charge({ orderId: 'o-1', amountCents: 6 }).taskId).not.toBe(window.taskId);
+
+    // A task: the same call in it is one operation whenever it comes; other arguments are another.
+    const inTask = charge({ orderId: 'o-1' }, { task: 'order-1' });
+    expect(inTask.taskId).toMatch(/^order-1\/mcp-[0-9a-f]{16}$/);
+    expect(charge({ orderId: 'o-1' }, { task: 'order-1' }, start + 10 * DAY_MS).taskId).toBe(inTask.taskId);
+    expect(charge({ orderId: 'o-2' }, { task: 'order-1' }).taskId).not.toBe(inTask.taskId);
+    // A key: the client named the operation; the arguments are its content, guarded by Holdfast.
+    expect(charge({ orderId: 'o-1' }, { key: 'k-9', task: 'order-1' })).toMatchObject({
+      taskId: 'mcp:key:k-9',
+      content: { server: 'payments', tool: 'charge_card', arguments: { orderId: 'o-1' } },
+      derivedFrom: 'key',
+    });
+
+    // Tool names become step names: other characters as _, a long one cut with a hash that keeps two apart.
+    expect(stepNameOf('payments', 'refunds/create v2')).toBe('payments:refunds_create_v2');
+    const long = stepNameOf('payments', 'x'.repeat(120));
+    expect(long).toHaveLength(100);
+    expect(stepNameOf('payments', `${'x'.repeat(119)}y`)).not.toBe(long);
   });
 });

@@ -65,9 +65,9 @@ export async function listenStreamableHttp(port: number, newSession: () => Serve
       },
     });
     const server = newSession();
+    // The server hears of the close itself (connect chains onto this handler) and lets its session go.
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
-      void server.close();
     };
     await server.connect(transport);
     await transport.handleRequest(request, response, body.value);

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ListToolsResultSchema,
@@ -64,10 +64,22 @@ export class Upstream {
     options?: RequestOptions,
   ): Promise<z.infer<Schema>> {
     const client = await this.connected();
-    // The SDK's request is typed by its own union of requests; the gateway forwards them as they came.
-    return client.request(request as Parameters<Client['request']>[0], resultSchema as never, options) as Promise<
-      z.infer<Schema>
-    >;
+    try {
+      // The SDK's request is typed by its own union of requests; the gateway forwards them as they came.
+      return (await client.request(
+        request as Parameters<Client['request']>[0],
+        resultSchema as never,
+        options,
+      )) as z.infer<Schema>;
+    } catch (error) {
+      // A 404 over Streamable HTTP is a session the server no longer knows (it restarted): the next request
+      // connects again, with a new session.
+      if (error instanceof StreamableHTTPError && error.code === 404 && this.client === client) {
+        this.client = undefined;
+        void client.close().catch(() => {});
+      }
+      throw error;
+    }
   }
 
   /** A tool as the server last listed it; undefined when the server does not list it (after one fresh look). */

@@ -27,7 +27,7 @@ export async function runOneAttempt<T>(
     try {
       return await body(attempt);
     } catch (error) {
-      if (!isGraphBubbleUp(error)) throw error;
+      if (!isGraphBubbleUp(error)) throw connection.classifyError?.(error) ?? error;
       bubbled = error;
       throw new StepError('transient', `LangGraph stopped the step before it finished (${error.name})`);
     }

@@ -1,6 +1,6 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { BeginStepInput, HoldfastClient } from '../../client';
-import type { Sleep } from '../step-loop';
+import type { Sleep, StepError } from '../step-loop';
 
 /**
  * The Holdfast task a graph run works for: the caller's stable id for the unit of work (the queue
@@ -23,6 +23,12 @@ export interface HoldfastConnection {
   sleep?: Sleep;
   /** The longest single delay sat out in-process; a longer one raises HoldfastStepWaiting (default 5 minutes). */
   maxWaitMs?: number;
+  /**
+   * How a failure is classed. By default a StepError keeps its class and anything else is `unknown`, which
+   * Holdfast never retries; return a StepError to say more (step-loop's stepErrorOfHttpFailure reads an
+   * HTTP status), or undefined to keep the default.
+   */
+  classifyError?: (error: unknown) => StepError | undefined;
 }
 
 export function taskOf(source: TaskSource | undefined, config: LangGraphRunnableConfig): HoldfastTask {

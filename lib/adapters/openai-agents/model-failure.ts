@@ -18,15 +18,40 @@ export function stepErrorOfModelFailure(error: unknown, signal?: AbortSignal): S
   if (signal?.aborted) return new StepError('transient', `the model call was aborted: ${text}`);
   const status = statusOf(error);
   if (status !== undefined) {
-    return new StepError(errorClassOfStatus(status), `the model answered ${status}: ${text}`, {
-      retryAfterMs: retryAfterOf(error),
-    });
+    return new StepError(
+      classOfAnswer(status, headerOf(error, 'x-should-retry')),
+      `the model answered ${status}: ${text}`,
+      {
+        retryAfterMs: retryAfterOf(error),
+      },
+    );
   }
-  const name = error instanceof Error ? error.name : '';
-  // The OpenAI client's names for a request that got no answer at all.
-  if (name === 'APIConnectionTimeoutError') return new StepError('timeout', text);
-  if (name === 'APIConnectionError') return new StepError('transient', text);
+  // The OpenAI client's classes for a request that got no answer at all (their `name` is plain "Error",
+  // and `instanceof` would miss a second copy of the package, so the class is read by its name).
+  const classes = classNamesOf(error);
+  if (classes.includes('APIConnectionTimeoutError')) return new StepError('timeout', text);
+  if (classes.includes('APIConnectionError')) return new StepError('transient', text);
   return new StepError('unknown', text);
+}
+
+/**
+ * Holdfast's reading of a status, with what the OpenAI API adds to it: an `x-should-retry` header is the
+ * server's own word, and its 409 is a lock that timed out (transient), not a conflict in the request.
+ */
+function classOfAnswer(status: number, shouldRetry: string | undefined) {
+  if (shouldRetry === 'false') return 'permanent';
+  if (shouldRetry === 'true' && status !== 429) return 'transient';
+  if (status === 409) return 'transient';
+  return errorClassOfStatus(status);
+}
+
+function classNamesOf(error: unknown): string[] {
+  const names: string[] = [];
+  for (let prototype = Object.getPrototypeOf(error ?? {}); prototype; prototype = Object.getPrototypeOf(prototype)) {
+    const name = (prototype as { constructor?: { name?: string } }).constructor?.name;
+    if (name) names.push(name);
+  }
+  return names;
 }
 
 function textOf(error: unknown): string {
@@ -42,18 +67,19 @@ function statusOf(error: unknown): number | undefined {
   return typeof value === 'number' && value >= 100 && value <= 599 ? value : undefined;
 }
 
-/** The server's Retry-After, from the headers the error carries (a Headers object or a plain record). */
-function retryAfterOf(error: unknown): number | undefined {
+/** A response header the error carries (the OpenAI client's a Headers object, others' a plain record). */
+function headerOf(error: unknown, name: string): string | undefined {
   const headers = (error as { headers?: unknown }).headers;
   if (typeof headers !== 'object' || headers === null) return undefined;
-  const read = (name: string): string | undefined => {
-    if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-    const value = (headers as Record<string, unknown>)[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  const milliseconds = Number(read('retry-after-ms'));
-  if (read('retry-after-ms') !== undefined && Number.isFinite(milliseconds) && milliseconds >= 0) {
-    return Math.round(milliseconds);
-  }
-  return retryAfterMsOf(read('retry-after'));
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const value = (headers as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The server's Retry-After: OpenAI's `retry-after-ms` first, then the standard header. */
+function retryAfterOf(error: unknown): number | undefined {
+  const milliseconds = headerOf(error, 'retry-after-ms');
+  const value = Number(milliseconds);
+  if (milliseconds !== undefined && Number.isFinite(value) && value >= 0) return Math.round(value);
+  return retryAfterMsOf(headerOf(error, 'retry-after'));
 }

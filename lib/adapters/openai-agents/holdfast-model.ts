@@ -135,6 +135,9 @@ class HoldfastModel implements Model {
         const result = storedOfResponseDone(done);
         return { result, ...this.spend(result) };
       }).finally(() => events.close());
+      // A reader that stops early never awaits the step; its end (recorded all the same) must not be an
+      // unhandled rejection. Awaited below, the step still raises what it raises.
+      running.catch(() => undefined);
 
       let passedOn = false;
       for await (const event of events) {

@@ -105,7 +105,9 @@ export class Gateway {
     };
     const onprogress = caller.progress;
     const timeout = this.config.callTimeoutMs;
-    if (!isGuarded(this.rules, params.name, await this.upstream.tool(params.name))) {
+    // A tool list that cannot be read guards the call: the safe side when nothing is known of the tool.
+    const tool = await this.upstream.tool(params.name).catch(() => undefined);
+    if (!isGuarded(this.rules, params.name, tool)) {
       return this.upstream.request(request, CallToolResultSchema, { signal, timeout, onprogress });
     }
 

@@ -55,7 +55,8 @@ export async function runGuardedCall(
   const deadline = context.now() + context.maxWaitMs;
   let pollMs = FIRST_POLL_MS;
   for (;;) {
-    // What this attempt saw: whether the tool ran, what it answered, and why its outcome is unknown.
+    // What this attempt saw: whether it ran, what the tool (or the server, or the connection to it) answered,
+    // and why its outcome is unknown.
     let attempt: StepAttempt | undefined;
     let answered: CallToolResult | undefined;
     let unknownCause: string | undefined;
@@ -66,9 +67,13 @@ export async function runGuardedCall(
         result = await callTool();
       } catch (error) {
         const failure = upstreamFailureOf(error);
-        if (failure.known) throw failure.error;
-        unknownCause = failure.cause;
-        throw error;
+        if (!failure.known) {
+          unknownCause = failure.cause;
+          throw error;
+        }
+        // A failure the caller should read, as the tool's own error would be.
+        answered = { content: [{ type: 'text', text: failure.error.message }], isError: true };
+        throw failure.error;
       }
       answered = result;
       if (result.isError) throw stepErrorOfToolResult(result);

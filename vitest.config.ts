@@ -34,6 +34,8 @@ export default defineConfig({
           // server (tests send to loopback only; tests/integration/alerts-outbound.test.ts tests the rule itself).
           env: { HOLDFAST_ALERT_ALLOWED_HOSTS: 'hooks.example.com,hooks.slack.com' },
           globalSetup: ['tests/support/global-database.ts'],
+          // Servers a file started and left running are killed when it ends (tests/support/holdfast-server.ts).
+          setupFiles: ['tests/support/leftover-servers.ts'],
           // A safety net, not a speed check (benchmarks measure speed): with files side by side on two
           // cores, a heavy test (1,000 dead letters redriven, 64 racing connections) can take 30 s.
           testTimeout: 120_000,

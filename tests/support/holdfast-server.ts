@@ -4,6 +4,35 @@ import { findFreePort } from '../../lib/db/embedded-postgres';
 
 const projectRoot = path.resolve(import.meta.dirname, '../..');
 
+/**
+ * Every server this test process started and that has not exited. A server whose start outlives its test (a
+ * test that timed out while two servers were still starting) is never handed to the test to stop; left
+ * running after its file ends, it would spend the machine's CPU for the rest of the run (a demo fleet's
+ * server works without pause). The integration project's setup file stops them after each file
+ * (leftover-servers.ts), and the process's exit does if that never runs.
+ */
+const running = new Set<ChildProcess>();
+
+/** SIGKILL to every server still running; resolves once they are gone. */
+export async function killLeftoverServers(): Promise<number> {
+  const left = [...running];
+  await Promise.all(
+    left.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+  return left.length;
+}
+
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 export interface HoldfastServer {
   baseUrl: string;
   port: number;
@@ -41,6 +70,8 @@ export async function startHoldfastServer(options: {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   const append = (chunk: Buffer) => {
     output += chunk.toString();

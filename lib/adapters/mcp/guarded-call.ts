@@ -95,6 +95,16 @@ export async function runGuardedCall(
       if (error instanceof FinishWithheld && attempt && unknownCause !== undefined) {
         return outcomeUnknown(context, attempt.key, unknownCause);
       }
+      // Holdfast busy before anything ran (its rate limit, a moment's outage it answers 503 for): sat out like a
+      // wait, inside the bound, since many callers polling one call in flight are what fills a rate limit.
+      const busyMs =
+        attempt === undefined && error instanceof HoldfastApiError && error.retryable
+          ? (error.retryAfterSeconds ?? 1) * 1_000
+          : undefined;
+      if (busyMs !== undefined && busyMs <= deadline - context.now()) {
+        await context.sleep(busyMs);
+        continue;
+      }
       return holdfastFailed(context, error, attempt, answered);
     }
 

@@ -1,7 +1,7 @@
 import { ModelTimeoutError, type ModelRequest } from '@openai/agents-core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { iterationOfHash } from '../../lib/adapters/openai-agents/content-key';
+import { iterationOfHash } from '../../lib/adapters/content-key';
 import { stepErrorOfModelFailure } from '../../lib/adapters/openai-agents/model-failure';
 import { requestHashOf } from '../../lib/adapters/openai-agents/model-request-key';
 

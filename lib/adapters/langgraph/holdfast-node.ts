@@ -1,9 +1,9 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
-import { contentHash, iterationOfHash } from './content-key';
+import { contentHash, iterationOfHash } from '../content-key';
 import { runOneAttempt } from './one-attempt';
 import { revivedOf, storableOf } from './stored-result';
 import { type HoldfastConnection, taskOf } from './task-source';
-import { stepNameOf } from './step-name';
+import { stepNameOf } from '../step-name';
 
 export interface HoldfastNodeOptions<State> extends HoldfastConnection {
   /** The step's name (default: the node's name in the graph). */

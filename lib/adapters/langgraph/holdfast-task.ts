@@ -1,9 +1,9 @@
 import { getConfig, type LangGraphRunnableConfig, task, type TaskOptions } from '@langchain/langgraph';
-import { contentHash, iterationOfHash } from './content-key';
+import { contentHash, iterationOfHash } from '../content-key';
 import { runOneAttempt } from './one-attempt';
 import { holdfastRetryPolicy } from './retry-policy';
 import { revivedOf, storableOf } from './stored-result';
-import { stepNameOf } from './step-name';
+import { stepNameOf } from '../step-name';
 import { type HoldfastConnection, taskOf } from './task-source';
 
 export interface HoldfastTaskOptions<Args extends unknown[]> extends HoldfastConnection {

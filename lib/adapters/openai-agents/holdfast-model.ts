@@ -15,7 +15,7 @@ import {
   type StepError,
   type StepLoopOptions,
 } from '../step-loop';
-import { iterationOfHash } from './content-key';
+import { iterationOfHash } from '../content-key';
 import { EventQueue } from './event-queue';
 import type { HoldfastConnection, HoldfastTask } from './holdfast-task';
 import { stepErrorOfModelFailure } from './model-failure';

@@ -9,9 +9,9 @@ import {
 } from '@openai/agents-core';
 import type { StepAttempt } from '../../client';
 import { HoldfastStepStopped, HoldfastStepWaiting, runStepToEnd, type StepError } from '../step-loop';
-import { contentHash, iterationOfHash } from './content-key';
+import { contentHash, iterationOfHash } from '../content-key';
 import type { HoldfastConnection, HoldfastTask } from './holdfast-task';
-import { stepNameOf } from './step-name';
+import { stepNameOf } from '../step-name';
 
 type ToolCallDetails = Parameters<FunctionTool['invoke']>[2];
 

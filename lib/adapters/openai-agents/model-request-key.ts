@@ -1,5 +1,5 @@
 import type { ModelRequest } from '@openai/agents-core';
-import { contentHash } from './content-key';
+import { contentHash } from '../content-key';
 
 /**
  * What names a model call: everything the model is asked, and nothing about how this process asks it.

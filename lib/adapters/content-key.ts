@@ -1,6 +1,7 @@
 /**
- * A key part from content, for a step that legitimately repeats within one task (the runner calls the
- * model once a turn; an agent may call one tool with other arguments). The begin request has no field
+ * A key part from content, shared by the adapters, for a step that legitimately repeats within one task
+ * (a model asked once a turn, a tool or task called with other arguments, a node visited again in a loop).
+ * The begin request has no field
  * for a content hash in the key, so the hash becomes the step's `iteration`: the key reads
  * `<task>/<step>#<n>`, the step's name stays one name on the dashboard, and the same content gives the
  * same key after a crash or a re-run. The content itself is still sent, so the server's guard compares

@@ -9,6 +9,14 @@ import { errorClassOfStatus, StepError } from '../step-loop';
  * closed or broken while the call was out) leaves the outcome unknown, and an
  * unknown outcome is never retried.
  */
+/** The gateway could not connect to the upstream server (a command that would not start, a refused connection). */
+export class UpstreamUnreachable extends Error {
+  constructor(cause: unknown) {
+    super(`could not connect: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'UpstreamUnreachable';
+  }
+}
+
 export type UpstreamFailure = { known: true; error: StepError } | { known: false; cause: string };
 
 /** Errors with which a connection refuses before anything is sent. */
@@ -36,8 +44,8 @@ export function upstreamFailureOf(error: unknown): UpstreamFailure {
     const errorClass = error.code === 404 ? 'transient' : errorClassOfStatus(error.code);
     return { known: true, error: new StepError(errorClass, `the server refused the request: ${message}`) };
   }
-  // The SDK's own "Not connected": the request was never handed to a transport.
-  if (message === 'Not connected' || NOTHING_SENT.has(codeOf(error) ?? '')) {
+  // No connection, or the SDK's own "Not connected": the request was never handed to a transport.
+  if (error instanceof UpstreamUnreachable || message === 'Not connected' || NOTHING_SENT.has(codeOf(error) ?? '')) {
     return { known: true, error: new StepError('transient', `the server could not be reached: ${message}`) };
   }
   return { known: false, cause: message };

@@ -14,6 +14,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+import { UpstreamUnreachable } from './upstream-failure';
 
 /** Where the upstream MCP server is: a command the gateway starts (stdio), or a Streamable HTTP endpoint. */
 export type UpstreamTarget = { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string };
@@ -122,9 +123,13 @@ export class Upstream {
 
   private connected(): Promise<Client> {
     if (this.client) return Promise.resolve(this.client);
-    this.connecting ??= this.connect().finally(() => {
-      this.connecting = undefined;
-    });
+    this.connecting ??= this.connect()
+      .catch((error: unknown) => {
+        throw new UpstreamUnreachable(error);
+      })
+      .finally(() => {
+        this.connecting = undefined;
+      });
     return this.connecting;
   }
 

@@ -5,6 +5,9 @@
  *   dist/index.js    one ES module, bundled by esbuild, with zod left as the package's only dependency
  *   dist/index.d.ts  its types: the declarations tsc emits for lib/client and the schema files it reaches
  *                    (dist/types/), with import paths an ESM consumer resolves (`.js` on every relative path)
+ *   dist/ai-sdk.js, dist/openai-agents.js, dist/langgraph.js (and their .d.ts)
+ *                    the framework adapters (lib/adapters), each importing its framework, an optional peer
+ *                    the agent's project already has; code they share with the client sits in dist/chunks/
  *
  *   node --import tsx build.ts                    dist/ beside this file (`npm pack` runs it as prepack)
  *   node --import tsx build.ts --package-dir DIR  a whole package in DIR (package.json, README.md, dist/),
@@ -25,16 +28,32 @@ import { type BuildOptions, build, type Metafile } from 'esbuild';
 const packageRoot = import.meta.dirname;
 const repoRoot = path.resolve(packageRoot, '../..');
 const sourceRoot = path.join(repoRoot, 'lib');
-const entry = 'lib/client/index.ts';
+/** The package's entry points: its import path under @holdfast/client, and the module it bundles. */
+export const entries = {
+  index: 'lib/client/index.ts',
+  'ai-sdk': 'lib/adapters/ai-sdk/index.ts',
+  'openai-agents': 'lib/adapters/openai-agents/index.ts',
+  langgraph: 'lib/adapters/langgraph/index.ts',
+} as const;
+/** Packages the adapters import, left to the agent's project (optional peers in package.json); the client itself imports none. */
+export const frameworkPackages = [
+  'ai',
+  '@ai-sdk/provider',
+  '@openai/agents-core',
+  '@langchain/langgraph',
+  '@langchain/core',
+];
+const isFrameworkImport = (specifier: string) =>
+  frameworkPackages.some((name) => specifier === name || specifier.startsWith(`${name}/`));
 /** The one module of the database layer the client may reach: the enum lists the schemas share with the tables. */
 const sharedEnums = 'db/schema/enums';
 /** Files a package is made of besides dist/ (npm adds README.md by itself; `files` in package.json names dist). */
 const packageFiles = ['package.json', 'README.md'];
 
-/** esbuild's options for dist/index.js (tests bundle with them too); the output file is the caller's. */
+/** esbuild's options for the client alone, dist/index.js (tests bundle with them too); the output file is the caller's. */
 export const scriptBuildOptions = {
   absWorkingDir: repoRoot,
-  entryPoints: [entry],
+  entryPoints: [entries.index],
   bundle: true,
   format: 'esm',
   // Neither node nor browser: the client runs wherever fetch does, and a Node built-in fails the build.
@@ -45,27 +64,41 @@ export const scriptBuildOptions = {
   logLevel: 'warning',
 } satisfies BuildOptions;
 
+/** The whole package: every entry, with what they share split into chunks, and the frameworks left out. */
+const packageBuildOptions = {
+  ...scriptBuildOptions,
+  entryPoints: entries,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  external: ['zod', ...frameworkPackages, ...frameworkPackages.map((name) => `${name}/*`)],
+} satisfies BuildOptions;
+
 /** A path under lib/ (with or without its extension) that is database code. */
 function isDatabaseModule(pathInLib: string): boolean {
   const withoutExtension = pathInLib.replace(/(\.d)?\.ts$/, '');
   return withoutExtension.startsWith('db/') && withoutExtension !== sharedEnums;
 }
 
-/** What the bundle must not hold: database code, Node built-ins or any package but zod. Empty when it is clean. */
+/**
+ * What the bundle must not hold: database code, Node built-ins, any package but zod, or a framework imported
+ * from outside the adapters. Empty when it is clean.
+ */
 export function scriptProblems(metafile: Metafile): string[] {
   const problems: string[] = [];
   for (const [input, { imports }] of Object.entries(metafile.inputs)) {
     if (!input.startsWith('lib/')) problems.push(`${input} is bundled (only lib/ and, as an import, zod may be)`);
     else if (isDatabaseModule(input.slice('lib/'.length))) problems.push(`${input} is database code`);
     for (const imported of imports) {
-      if (imported.external && imported.path !== 'zod') problems.push(`${input} imports ${imported.path}`);
+      if (!imported.external || imported.path === 'zod') continue;
+      if (isFrameworkImport(imported.path) && input.startsWith('lib/adapters/')) continue;
+      problems.push(`${input} imports ${imported.path}`);
     }
   }
   return problems;
 }
 
 export async function buildScript(distDir: string): Promise<Metafile> {
-  const result = await build({ ...scriptBuildOptions, outfile: path.join(distDir, 'index.js') });
+  const result = await build({ ...packageBuildOptions, outdir: distDir });
   const problems = scriptProblems(result.metafile);
   if (problems.length > 0) throw new Error(`The client's bundle may hold no database code:\n${problems.join('\n')}`);
   return result.metafile;
@@ -87,7 +120,10 @@ export async function buildTypes(distDir: string): Promise<string[]> {
       fs.mkdirSync(path.dirname(path.join(distDir, 'types', file)), { recursive: true });
       fs.writeFileSync(path.join(distDir, 'types', file), text);
     }
-    fs.writeFileSync(path.join(distDir, 'index.d.ts'), "export * from './types/client/index.js';\n");
+    for (const [name, source] of Object.entries(entries)) {
+      const declaration = `./types/${source.slice('lib/'.length).replace(/\.ts$/, '.js')}`;
+      fs.writeFileSync(path.join(distDir, `${name}.d.ts`), `export * from '${declaration}';\n`);
+    }
     return [...declarations.keys()];
   } finally {
     fs.rmSync(emitDir, { recursive: true, force: true });
@@ -112,7 +148,7 @@ function emitDeclarations(emitDir: string): void {
       outDir: emitDir,
       types: [],
     },
-    files: [path.join(repoRoot, entry)],
+    files: Object.values(entries).map((source) => path.join(repoRoot, source)),
   };
   const tsconfigPath = path.join(emitDir, 'tsconfig.json');
   fs.writeFileSync(tsconfigPath, JSON.stringify(tsconfig, null, 2));
@@ -132,8 +168,9 @@ function emitDeclarations(emitDir: string): void {
 function collectDeclarations(emitDir: string): Map<string, string> {
   const enumNames = exportedNames(fs.readFileSync(path.join(emitDir, `${sharedEnums}.d.ts`), 'utf8'));
   const declarations = new Map<string, string>();
-  const reachedFrom = new Map<string, string>([['client/index.d.ts', '']]);
-  const queue = ['client/index.d.ts'];
+  const roots = Object.values(entries).map((source) => source.slice('lib/'.length).replace(/\.ts$/, '.d.ts'));
+  const reachedFrom = new Map<string, string>(roots.map((root) => [root, '']));
+  const queue = [...roots];
   const chainTo = (file: string) => {
     const chain = [file];
     for (let at = reachedFrom.get(file); at; at = reachedFrom.get(at)) chain.unshift(at);
@@ -146,6 +183,7 @@ function collectDeclarations(emitDir: string): Map<string, string> {
     text = rewriteImports(text, (specifier, clause) => {
       if (!specifier.startsWith('.')) {
         if (specifier === 'zod' || specifier.startsWith('zod/')) return specifier;
+        if (isFrameworkImport(specifier) && file.startsWith('adapters/')) return specifier;
         throw new Error(`${chainTo(file)} imports the package ${specifier}: the client depends on zod alone`);
       }
       let target = resolveDeclaration(emitDir, file, specifier);

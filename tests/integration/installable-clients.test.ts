@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Actor, createApiToken } from '../../lib/core';
+import { frameworkPackages } from '../../clients/typescript/build';
 import { startHoldfastServer, type HoldfastServer } from '../support/holdfast-server';
 import { useTestDatabase } from '../support/test-database';
 
@@ -91,7 +92,12 @@ async function installTypeScriptClient(): Promise<void> {
     const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
     return { tarball: path.join(tarballs, packed!.filename), files: packed!.files.map((file) => file.path) };
   };
-  const [client, zod] = await Promise.all([npmPack(staged), npmPack(path.join(projectRoot, 'node_modules/zod'))]);
+  const [client, zod, ...aiSdk] = await Promise.all([
+    npmPack(staged),
+    npmPack(path.join(projectRoot, 'node_modules/zod')),
+    // The AI SDK and what it needs, for the adapter's agent: an agent's project has them already.
+    ...AI_SDK_PACKAGES.map((name) => npmPack(path.join(projectRoot, 'node_modules', name))),
+  ]);
   Object.assign(tsPacked, client);
 
   fs.mkdirSync(tsProject());
@@ -102,14 +108,37 @@ async function installTypeScriptClient(): Promise<void> {
   // An empty cache and a registry that is not there: the install must need nothing but the two tarballs.
   await run(
     'npm',
-    ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', zod.tarball, client.tarball],
+    [
+      'install',
+      '--offline',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      zod.tarball,
+      client.tarball,
+      ...aiSdk.map((packed) => packed.tarball),
+    ],
     {
       cwd: tsProject(),
       env: cleanEnv({ npm_config_cache: path.join(scratch, 'npm-cache'), npm_config_registry: 'http://127.0.0.1:9/' }),
     },
   );
   fs.writeFileSync(path.join(tsProject(), 'agent.mjs'), TYPESCRIPT_AGENT);
+  fs.writeFileSync(path.join(tsProject(), 'ai-agent.mjs'), AI_SDK_AGENT);
 }
+
+/** The AI SDK (`ai` with its mock model in `ai/test`) and every package it imports, as node_modules holds them. */
+const AI_SDK_PACKAGES = [
+  'ai',
+  '@ai-sdk/gateway',
+  '@ai-sdk/provider',
+  '@ai-sdk/provider-utils',
+  '@vercel/oidc',
+  '@workflow/serde',
+  'eventsource-parser',
+  'json-schema',
+  '@standard-schema/spec',
+];
 
 const venv = () => path.join(scratch, 'venv');
 let wheelFiles: string[] = [];
@@ -192,10 +221,17 @@ const expectedAttempts = [
 ];
 
 describe('the TypeScript client as a package', () => {
-  it('packs dist/ alone: an ES module importing zod only, its declarations, no database code', () => {
+  it('packs dist/ alone: ES modules importing zod (the adapters their frameworks too), their declarations, no database code', () => {
     expect(tsPacked.tarball).toMatch(/holdfast-client-\d+\.\d+\.\d+\.tgz$/);
     expect(tsPacked.files).toEqual(
-      expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']),
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        ...['index', 'ai-sdk', 'openai-agents', 'langgraph'].flatMap((name) => [
+          `dist/${name}.js`,
+          `dist/${name}.d.ts`,
+        ]),
+      ]),
     );
     expect(tsPacked.files.filter((file) => !/^(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/.test(file))).toEqual(
       [],
@@ -207,12 +243,26 @@ describe('the TypeScript client as a package', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'));
     expect(manifest).toMatchObject({ name: '@holdfast/client', type: 'module', dependencies: { zod: '^4.6.7' } });
     expect(Object.keys(manifest.dependencies)).toEqual(['zod']);
+    // The frameworks are the agent's own: optional peers, never installed by the client.
+    expect(Object.values(manifest.peerDependenciesMeta)).toEqual(
+      Object.keys(manifest.peerDependencies).map(() => ({ optional: true })),
+    );
+    // The client itself (what `@holdfast/client` loads) imports no framework.
+    const clientFiles = new Set(['dist/index.js', 'dist/index.d.ts']);
+    const isClientFile = (file: string) => clientFiles.has(file) || /^dist\/types\/(client|core|api|db)\//.test(file);
     for (const file of tsPacked.files.filter((name) => name.startsWith('dist/'))) {
       const text = fs.readFileSync(path.join(installed, file), 'utf8');
       const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)(['"])([^'"]+)\1/g)].map((m) => m[2]!);
       for (const specifier of specifiers) {
-        if (!specifier.startsWith('.')) expect(specifier, `${file} imports it`).toBe('zod');
-        else {
+        if (!specifier.startsWith('.')) {
+          const allowed = isClientFile(file) ? ['zod'] : ['zod', ...frameworkPackages];
+          expect(allowed, `${file} imports ${specifier}`).toContain(
+            specifier
+              .split('/')
+              .slice(0, specifier.startsWith('@') ? 2 : 1)
+              .join('/'),
+          );
+        } else {
           const target = path.resolve(path.dirname(path.join(installed, file)), specifier);
           const declaration = target.replace(/\.js$/, '.d.ts');
           expect(fs.existsSync(file.endsWith('.d.ts') ? declaration : target), `${file} imports ${specifier}`).toBe(
@@ -254,6 +304,28 @@ describe('the TypeScript client as a package', () => {
       { status: 'replayed', result: { summary: 'done on attempt 2' } },
     ]);
     expect(await attemptsOf(taskId)).toEqual(expectedAttempts);
+  });
+});
+
+describe('the AI SDK adapter from the package', () => {
+  it('runs an AI SDK agent: a 503, then the answer on attempt 2, then the stored answer to a redelivery', async () => {
+    const taskId = `ai-${randomUUID()}`;
+    const { stdout } = await run(process.execPath, ['ai-agent.mjs'], {
+      cwd: tsProject(),
+      env: cleanEnv({ HOLDFAST_URL: server.baseUrl, HOLDFAST_TOKEN: token, TASK_ID: taskId }),
+    });
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as { adapter: string; texts: string[]; calls: number };
+    expect(report.adapter).toBe(`file://${path.join(tsProject(), 'node_modules/@holdfast/client/dist/ai-sdk.js')}`);
+    // Two deliveries, three model calls asked for: the failed one, its retry, and none for the redelivery.
+    expect(report).toMatchObject({ texts: ['Paid on the 3rd.', 'Paid on the 3rd.'], calls: 2 });
+    expect(
+      await database.sql`
+        select attempt_number, outcome, error_class, cost_micros, cost_source from attempts
+        where task_id = ${taskId} order by attempt_number`,
+    ).toEqual([
+      { attempt_number: 1, outcome: 'failed', error_class: 'transient', cost_micros: '0', cost_source: 'reported' },
+      { attempt_number: 2, outcome: 'succeeded', error_class: null, cost_micros: '450', cost_source: 'priced' },
+    ]);
   });
 });
 
@@ -313,6 +385,43 @@ for (let delivery = 0; delivery < 10; delivery++) {
 }
 outcomes.push(await runStep(holdfast, input, summarize));
 console.log(JSON.stringify({ client: import.meta.resolve('@holdfast/client'), outcomes }));
+`;
+
+/** An agent on the AI SDK, its model the SDK's own mock: delivered twice, as a queue redelivers. */
+const AI_SDK_AGENT = `import { APICallError, generateText, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { createHoldfastClient } from '@holdfast/client';
+import { holdfastTask } from '@holdfast/client/ai-sdk';
+
+const client = createHoldfastClient({ baseUrl: process.env.HOLDFAST_URL, token: process.env.HOLDFAST_TOKEN });
+let calls = 0;
+const model = new MockLanguageModelV4({
+  provider: 'openai.responses',
+  modelId: 'gpt-4o-mini',
+  doGenerate: async () => {
+    calls += 1;
+    if (calls === 1) {
+      throw new APICallError({ message: 'HTTP 503', url: 'http://127.0.0.1:9/', requestBodyValues: {}, statusCode: 503 });
+    }
+    return {
+      content: [{ type: 'text', text: 'Paid on the 3rd.' }],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: { inputTokens: { total: 1000, noCache: 1000 }, outputTokens: { total: 500, text: 500 } },
+      warnings: [],
+    };
+  },
+});
+const texts = [];
+for (let delivery = 0; delivery < 2; delivery++) {
+  const holdfast = holdfastTask({ client, task: { taskId: process.env.TASK_ID, agent: 'packaged-ai-agent', owner: 'team:platform' } });
+  const answer = await generateText({
+    model: wrapLanguageModel({ model, middleware: holdfast.model('answer') }),
+    prompt: 'Is invoice 9 paid?',
+    maxRetries: 0,
+  });
+  texts.push(answer.text);
+}
+console.log(JSON.stringify({ adapter: import.meta.resolve('@holdfast/client/ai-sdk'), texts, calls }));
 `;
 
 /** Real types: each @ts-expect-error fails the check if the package's types were missing or any. */

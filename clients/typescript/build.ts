@@ -5,6 +5,9 @@
  *   dist/index.js    one ES module, bundled by esbuild, with zod left as the package's only dependency
  *   dist/index.d.ts  its types: the declarations tsc emits for lib/client and the schema files it reaches
  *                    (dist/types/), with import paths an ESM consumer resolves (`.js` on every relative path)
+ *   dist/holdfast-mcp.js
+ *                    the MCP gateway's command (the package's bin), lib/adapters/mcp/cli.ts bundled whole with
+ *                    the MCP SDK for Node: a program, so the agent's project needs nothing more for it
  *   dist/ai-sdk.js, dist/openai-agents.js, dist/langgraph.js (and their .d.ts)
  *                    the framework adapters (lib/adapters), each importing its framework, an optional peer
  *                    the agent's project already has; code they share with the client sits in dist/chunks/
@@ -274,13 +277,42 @@ function statementEnd(text: string, start: number, file: string): number {
   throw new Error(`${file}: a kept declaration has no end`);
 }
 
-/** dist/ in `packageDir`: the bundle and its declarations. */
+/**
+ * The MCP gateway's command: one file for Node with the MCP SDK inside. The SDK's CommonJS dependencies call
+ * `require`, which an ES module lacks: the banner gives the bundle one. Of lib/, only client code may be in it.
+ */
+export async function buildGatewayProgram(distDir: string): Promise<Metafile> {
+  const result = await build({
+    absWorkingDir: repoRoot,
+    entryPoints: ['lib/adapters/mcp/cli.ts'],
+    outfile: path.join(distDir, 'holdfast-mcp.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: ['zod'],
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as holdfastCreateRequire } from 'node:module';\nconst require = holdfastCreateRequire(import.meta.url);",
+    },
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const database = Object.keys(result.metafile.inputs).filter(
+    (input) => input.startsWith('lib/') && isDatabaseModule(input.slice('lib/'.length)),
+  );
+  if (database.length > 0) throw new Error(`The MCP gateway may hold no database code:\n${database.join('\n')}`);
+  fs.chmodSync(path.join(distDir, 'holdfast-mcp.js'), 0o755);
+  return result.metafile;
+}
+
+/** dist/ in `packageDir`: the bundles, their declarations and the gateway's command. */
 export async function buildClientPackage(packageDir: string): Promise<void> {
   const distDir = path.join(packageDir, 'dist');
   fs.rmSync(distDir, { recursive: true, force: true });
   fs.mkdirSync(distDir, { recursive: true });
   await buildScript(distDir);
   await buildTypes(distDir);
+  await buildGatewayProgram(distDir);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -125,6 +125,8 @@ async function installTypeScriptClient(): Promise<void> {
   );
   fs.writeFileSync(path.join(tsProject(), 'agent.mjs'), TYPESCRIPT_AGENT);
   fs.writeFileSync(path.join(tsProject(), 'ai-agent.mjs'), AI_SDK_AGENT);
+  fs.writeFileSync(path.join(tsProject(), 'payments-server.mjs'), MCP_UPSTREAM_SERVER);
+  fs.writeFileSync(path.join(tsProject(), 'mcp-client.mjs'), MCP_CLIENT);
 }
 
 /** The AI SDK (`ai` with its mock model in `ai/test`) and every package it imports, as node_modules holds them. */
@@ -227,6 +229,7 @@ describe('the TypeScript client as a package', () => {
       expect.arrayContaining([
         'package.json',
         'README.md',
+        'dist/holdfast-mcp.js',
         ...['index', 'ai-sdk', 'openai-agents', 'langgraph'].flatMap((name) => [
           `dist/${name}.js`,
           `dist/${name}.d.ts`,
@@ -250,7 +253,11 @@ describe('the TypeScript client as a package', () => {
     // The client itself (what `@holdfast/client` loads) imports no framework.
     const clientFiles = new Set(['dist/index.js', 'dist/index.d.ts']);
     const isClientFile = (file: string) => clientFiles.has(file) || /^dist\/types\/(client|core|api|db)\//.test(file);
-    for (const file of tsPacked.files.filter((name) => name.startsWith('dist/'))) {
+    // The gateway's command is a program for Node: its module imports are Node's built-ins and zod.
+    const program = fs.readFileSync(path.join(installed, 'dist/holdfast-mcp.js'), 'utf8');
+    const programImports = [...program.matchAll(/^import\b[^'"]*(['"])([^'"]+)\1/gm)].map((m) => m[2]!);
+    expect(programImports.filter((specifier) => !/^(node:|zod(\/|$))/.test(specifier))).toEqual([]);
+    for (const file of tsPacked.files.filter((name) => name.startsWith('dist/') && name !== 'dist/holdfast-mcp.js')) {
       const text = fs.readFileSync(path.join(installed, file), 'utf8');
       const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)(['"])([^'"]+)\1/g)].map((m) => m[2]!);
       for (const specifier of specifiers) {
@@ -326,6 +333,33 @@ describe('the AI SDK adapter from the package', () => {
       { attempt_number: 1, outcome: 'failed', error_class: 'transient', cost_micros: '0', cost_source: 'reported' },
       { attempt_number: 2, outcome: 'succeeded', error_class: null, cost_micros: '450', cost_source: 'priced' },
     ]);
+  });
+});
+
+describe('the MCP gateway from the package', () => {
+  it('is installed as holdfast-mcp, and charges once for two calls with one key', async () => {
+    const taskKey = `pay-${randomUUID()}`;
+    const effects = path.join(scratch, `effects-${taskKey}.txt`);
+    const { stdout } = await run(process.execPath, ['mcp-client.mjs'], {
+      cwd: tsProject(),
+      env: cleanEnv({
+        HOLDFAST_URL: server.baseUrl,
+        HOLDFAST_TOKEN: token,
+        PAYMENT_KEY: taskKey,
+        EFFECTS_FILE: effects,
+      }),
+    });
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as { answers: unknown[] };
+    // Both calls answered as the server answered the first; the server charged once.
+    expect(report.answers).toEqual([
+      { content: [{ type: 'text', text: 'charged 1200 for order 7' }] },
+      { content: [{ type: 'text', text: 'charged 1200 for order 7' }] },
+    ]);
+    expect(fs.readFileSync(effects, 'utf8').trim().split('\n')).toEqual(['charge 7 1200']);
+    expect(
+      await database.sql`
+        select agent, step, attempt_number, outcome from attempts where task_id = ${`mcp:key:${taskKey}`}`,
+    ).toEqual([{ agent: 'packaged-mcp-client', step: 'payments:charge', attempt_number: 1, outcome: 'succeeded' }]);
   });
 });
 
@@ -422,6 +456,63 @@ for (let delivery = 0; delivery < 2; delivery++) {
   texts.push(answer.text);
 }
 console.log(JSON.stringify({ adapter: import.meta.resolve('@holdfast/client/ai-sdk'), texts, calls }));
+`;
+
+/**
+ * A payments MCP server without the SDK (the agent's project has none): newline-delimited JSON-RPC over stdio,
+ * as the MCP stdio transport speaks it, with one tool that acts (and writes each charge to a file).
+ */
+const MCP_UPSTREAM_SERVER = `import fs from 'node:fs';
+import readline from 'node:readline';
+
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
+for await (const line of readline.createInterface({ input: process.stdin })) {
+  if (!line.trim()) continue;
+  const request = JSON.parse(line);
+  if (request.id === undefined) continue; // a notification
+  if (request.method === 'initialize') {
+    send({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'payments', version: '1.0.0' } } });
+  } else if (request.method === 'tools/list') {
+    send({ id: request.id, result: { tools: [{ name: 'charge', description: 'Charge an order', inputSchema: { type: 'object', properties: { order: { type: 'number' }, cents: { type: 'number' } } } }] } });
+  } else if (request.method === 'tools/call') {
+    const { order, cents } = request.params.arguments;
+    fs.appendFileSync(process.env.EFFECTS_FILE, \`charge \${order} \${cents}\\n\`);
+    send({ id: request.id, result: { content: [{ type: 'text', text: \`charged \${cents} for order \${order}\` }] } });
+  } else {
+    send({ id: request.id, error: { code: -32601, message: 'no such method' } });
+  }
+}
+`;
+
+/** An MCP client, also without the SDK: starts the installed gateway in front of the server and calls twice. */
+const MCP_CLIENT = `import { spawn } from 'node:child_process';
+import readline from 'node:readline';
+
+const gateway = spawn('node_modules/.bin/holdfast-mcp', [
+  '--holdfast-url', process.env.HOLDFAST_URL, '--server-name', 'payments', '--owner', 'team:platform',
+  '--', process.execPath, 'payments-server.mjs',
+], { stdio: ['pipe', 'pipe', 'inherit'] });
+const pending = new Map();
+readline.createInterface({ input: gateway.stdout }).on('line', (line) => {
+  const message = JSON.parse(line);
+  pending.get(message.id)?.(message);
+});
+let nextId = 1;
+const request = (method, params) => new Promise((resolve) => {
+  const id = nextId++;
+  pending.set(id, resolve);
+  gateway.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\\n');
+});
+await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'packaged-mcp-client', version: '1.0.0' } });
+gateway.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\\n');
+const call = () => request('tools/call', { name: 'charge', arguments: { order: 7, cents: 1200 }, _meta: { 'io.holdfast/key': process.env.PAYMENT_KEY } });
+const answers = [];
+for (let time = 0; time < 2; time++) {
+  const answer = await call();
+  answers.push(answer.result ?? answer.error);
+}
+gateway.kill('SIGTERM');
+console.log(JSON.stringify({ answers }));
 `;
 
 /** Real types: each @ts-expect-error fails the check if the package's types were missing or any. */

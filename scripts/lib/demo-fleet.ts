@@ -30,6 +30,9 @@ interface DemoFleetOptions {
  */
 export async function runDemoFleet(options: DemoFleetOptions) {
   const { log } = options;
+  // Loaded now, while the lease is decided: an instance that takes the fleet over later starts it at once,
+  // rather than first loading the OpenTelemetry SDK (seconds, on a busy machine).
+  if (options.apiBaseUrl) void briefingModules().catch(() => {});
   const connection = connectDatabase(options.databaseUrl, { maxConnections: 1 });
   let fleet: Awaited<ReturnType<typeof startDemoFleet>> | undefined;
   let stopping = false;
@@ -146,9 +149,21 @@ async function startDemoFleet(options: DemoFleetOptions) {
   };
 }
 
+let briefingModulesLoading:
+  | Promise<[typeof import('../../lib/fleet/briefing-agent'), typeof import('../../lib/fleet/briefing-exporter')]>
+  | undefined;
+
+/** The briefing agent's modules, loaded once. A server without the demo never loads the OpenTelemetry SDK. */
+function briefingModules() {
+  briefingModulesLoading ??= Promise.all([
+    import('../../lib/fleet/briefing-agent'),
+    import('../../lib/fleet/briefing-exporter'),
+  ]);
+  return briefingModulesLoading;
+}
+
 /**
  * The briefing agent with a token of its own: the traces scope, limited to its agent name; revoked at its stop.
- * Its modules are loaded only when the fleet runs: a server without the demo never loads the OpenTelemetry SDK.
  */
 async function startBriefing(
   system: Parameters<typeof createApiToken>[0],
@@ -156,10 +171,7 @@ async function startBriefing(
   seed: number,
   log: (line: string) => void,
 ): Promise<{ agent: string; stop: () => Promise<void> }> {
-  const [{ BRIEFING_AGENT }, { startBriefingAgent }] = await Promise.all([
-    import('../../lib/fleet/briefing-agent'),
-    import('../../lib/fleet/briefing-exporter'),
-  ]);
+  const [{ BRIEFING_AGENT }, { startBriefingAgent }] = await briefingModules();
   const { token, record } = await createApiToken(system, {
     name: 'demo fleet: briefing agent (OpenTelemetry)',
     scopes: ['traces'],

@@ -264,7 +264,7 @@ describe('two instances on one database', () => {
   });
 
   it('run the demo fleet on one instance only, and another takes it over when that one dies', {
-    timeout: 120_000,
+    timeout: 240_000,
   }, async () => {
     // A 2 s lease: a dead holder's lapses within 2 s, and the other instance checks every ~0.7 s.
     const fleetEnv = {
@@ -283,7 +283,7 @@ describe('two instances on one database', () => {
     expect(pidOf((await readRenewableLease(connection, DEMO_FLEET_LEASE))!.holder)).toBe(runner.process.pid);
 
     await runner.kill();
-    await waitFor('the other to take the fleet over', () => running(other), 30_000);
+    await waitFor('the other to take the fleet over', () => running(other), 60_000);
     expect(other.output()).toContain('Demo fleet: the instance that ran it stopped; this one takes it over');
     expect(pidOf((await readRenewableLease(connection, DEMO_FLEET_LEASE))!.holder)).toBe(other.process.pid);
 

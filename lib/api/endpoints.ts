@@ -35,6 +35,12 @@ export interface Endpoint<Input extends z.ZodType = z.ZodType> {
   problems: ErrorCode[];
   /** The largest body it accepts, when 64 KiB is too small for what it is for. */
   maxBodyBytes?: number;
+  /**
+   * How long the request may wait on the database before it is answered 503 (default 10 s,
+   * lib/server/database-outage.ts). Longer for work that is large by design, so a busy database is not taken
+   * for a hung one.
+   */
+  databaseDeadlineMs?: number;
 }
 
 /** The most attempts one batch may carry. */
@@ -120,6 +126,8 @@ export const endpoints = {
     action: 'attempt.record',
     input: recordAttemptsBatchInput,
     maxBodyBytes: MAX_BATCH_BODY_BYTES,
+    // A thousand attempts in one transaction: three times the deadline of a single one.
+    databaseDeadlineMs: 30_000,
     summary: `Record up to ${MAX_BATCH_ATTEMPTS} attempts (at most ${MAX_BATCH_BODY_BYTES / 1024 / 1024} MiB of JSON), all or nothing. Invalid items are named by index (\`attempts.3.startedAt\`); a conflict names its index too, and nothing is written.`,
     responses: { 200: '`{ recorded, duplicates }`: how many were new and how many were repeats' },
     problems: ['ATTEMPT_CONFLICT', 'TASK_AGENT_MISMATCH'],

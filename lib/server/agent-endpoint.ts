@@ -67,7 +67,7 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
           { db, actor: agent.actor, clock: getClock(), policy: corePolicyFrom(getEnvironment()) },
           input,
         );
-      if (idempotencyKey === null) return await withDatabaseDeadline(run());
+      if (idempotencyKey === null) return await withDatabaseDeadline(run(), spec.databaseDeadlineMs);
       return await answerOnce(
         {
           db,
@@ -75,6 +75,7 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
           key: idempotencyKey,
           endpoint: endpointName,
           requestHash: hashContent(read.body),
+          databaseDeadlineMs: spec.databaseDeadlineMs,
         },
         run,
       );
@@ -116,6 +117,8 @@ interface KeyedRequest {
   key: string;
   endpoint: string;
   requestHash: string;
+  /** The endpoint's own database deadline, if it has one. */
+  databaseDeadlineMs?: number;
 }
 
 async function runHandler<Input extends z.ZodType>(
@@ -156,6 +159,7 @@ async function answerOnce(request: KeyedRequest, run: () => Promise<NextResponse
         await settleRequest(request, response);
         return response;
       })(),
+      request.databaseDeadlineMs,
     );
   } finally {
     // Also when the deadline passed: a request that hangs must not keep its key from the retry.

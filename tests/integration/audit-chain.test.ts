@@ -31,7 +31,7 @@ function runAuditVerify() {
       DATABASE_URL: database.appUrl,
     },
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: 90_000,
   });
   return { status: result.status, stdout: result.stdout.trim() };
 }

@@ -88,7 +88,7 @@ describe('fleet retry pools', () => {
     } finally {
       await pool.close();
     }
-  }, 60_000);
+  }, 180_000);
 
   it('a step pool and its agent pool both apply; without any pool only the task allowance limits retries', async () => {
     const agent = `free-${randomUUID().slice(0, 8)}`;

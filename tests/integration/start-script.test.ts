@@ -10,7 +10,8 @@ function start(env: Record<string, string>) {
     cwd: projectRoot,
     env: { NODE_ENV: 'production', PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     encoding: 'utf8',
-    timeout: 30_000,
+    // A safety net for a hung start, not a speed check: a busy two-core machine takes tens of seconds to load it.
+    timeout: 90_000,
   });
   return { status: result.status, stderr: result.stderr.trim() };
 }

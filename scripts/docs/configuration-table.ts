@@ -43,6 +43,13 @@ export const variablesReadElsewhere = [
     readBy: 'tests/support/global-database.ts',
   },
   {
+    name: 'HOLDFAST_SECOND_TEST_DATABASE_URL',
+    default: 'unset',
+    meaning:
+      "Tests only: `npm test` runs the integration suite a second time on this (fresh) database once its first run is done; `.ci/run` sets it to one on the machine's PostgreSQL.",
+    readBy: 'scripts/ci/test-all.ts',
+  },
+  {
     name: 'HOLDFAST_INTEGRATION_WORKERS',
     default: '`3`, or `2` with `TEST_DATABASE_URL`',
     meaning:

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4GenerateResult, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { APICallError, generateText, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { HoldfastStepStopped, holdfastTask } from '../../lib/adapters/ai-sdk';
 import { createHoldfastClient, type HoldfastClient } from '../../lib/client';
 import { createApiToken, SWEEPER } from '../../lib/core';
-import { type HoldfastServer, startHoldfastServer } from '../support/holdfast-server';
+import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../support/holdfast-server';
 import { useTestDatabase } from '../support/test-database';
 
 /**
@@ -31,15 +31,7 @@ beforeAll(async () => {
     { db: database.db, actor: SWEEPER },
     { name: 'ai sdk adapter', scopes: ['ingest'] },
   );
-  server = await startHoldfastServer({
-    env: {
-      DATABASE_URL: database.appUrl,
-      DATABASE_MIGRATION_URL: database.ownerUrl,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-    },
-  });
+  server = await startHoldfastServer({ env: demoServerEnv(database) });
   client = createHoldfastClient({ baseUrl: server.baseUrl, token });
 }, 300_000);
 

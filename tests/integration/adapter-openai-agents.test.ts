@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   Agent,
   type Model,
@@ -21,7 +21,8 @@ import {
 } from '../../lib/adapters/openai-agents';
 import { createHoldfastClient, type HoldfastClient } from '../../lib/client';
 import { type Actor, createApiToken } from '../../lib/core';
-import { type HoldfastServer, startHoldfastServer } from '../support/holdfast-server';
+import { fetchKeepingFinishAnswers, refuseRequestsOffMachine } from '../support/agent-side-fetch';
+import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../support/holdfast-server';
 import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';
 
@@ -50,47 +51,27 @@ let server: HoldfastServer;
 let client: HoldfastClient;
 /** Every finish answer the server gave, to compare the delays slept with the delays Holdfast named. */
 const finishAnswers: { decision: string; delayMs?: number; attemptNumber?: number }[] = [];
-/** Requests the test refused because they were not for this machine's Holdfast. */
-const refusedRequests: string[] = [];
-const realFetch = globalThis.fetch;
+let refusedRequests: string[] = [];
+let restoreFetch = () => {};
 
 beforeAll(async () => {
   // Nothing may leave the machine: any request not for 127.0.0.1 fails, and is counted.
-  globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (url.hostname !== '127.0.0.1') {
-      refusedRequests.push(url.href);
-      throw new Error(`refused: ${url.href} is not on this machine`);
-    }
-    return realFetch(input, init);
-  }) as typeof fetch;
+  ({ refused: refusedRequests, restore: restoreFetch } = refuseRequestsOffMachine());
   await addKnownOwners(database.db, [OWNER]);
   const { token } = await createApiToken(
     { db: database.db, actor: admin },
     { name: 'agents sdk adapter', scopes: ['ingest'] },
   );
-  server = await startHoldfastServer({
-    env: {
-      DATABASE_URL: database.appUrl,
-      DATABASE_MIGRATION_URL: database.ownerUrl,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-    },
-  });
+  server = await startHoldfastServer({ env: demoServerEnv(database) });
   client = createHoldfastClient({
     baseUrl: server.baseUrl,
     token,
-    fetch: async (input, init) => {
-      const response = await fetch(input, init);
-      if (String(input).endsWith('/api/v1/steps/finish')) finishAnswers.push(await response.clone().json());
-      return response;
-    },
+    fetch: fetchKeepingFinishAnswers(finishAnswers),
   });
 }, 300_000);
 
 afterAll(async () => {
-  globalThis.fetch = realFetch;
+  restoreFetch();
   await server?.stop();
 });
 

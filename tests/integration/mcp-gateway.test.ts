@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import { createApiToken, SWEEPER } from '../../lib/core';
 import { retryPools } from '../../lib/db/schema';
 import { identifyCall, stepNameOf } from '../../lib/adapters/mcp/call-identity';
 import { waitFor } from '../../scripts/ci/faults/killable-postgres';
-import { type HoldfastServer, startHoldfastServer } from '../support/holdfast-server';
+import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../support/holdfast-server';
 import { addKnownOwners } from '../support/known-owners';
 import {
   connectHttpClient,
@@ -50,15 +49,7 @@ beforeAll(async () => {
   token = (await createApiToken({ db: database.db, actor: SWEEPER }, { name: 'mcp gateway test', scopes: ['ingest'] }))
     .token;
   upstream = await startTestMcpServer();
-  holdfast = await startHoldfastServer({
-    env: {
-      DATABASE_URL: database.appUrl,
-      DATABASE_MIGRATION_URL: database.ownerUrl,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-    },
-  });
+  holdfast = await startHoldfastServer({ env: demoServerEnv(database) });
 }, 300_000);
 
 afterAll(async () => {

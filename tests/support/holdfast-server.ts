@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { findFreePort } from '../../lib/db/embedded-postgres';
 
@@ -121,4 +122,22 @@ export async function startHoldfastServer(options: {
     throw error;
   }
   return server;
+}
+
+/**
+ * The environment of a production server on a test's own database, signed in with demo accounts (loopback only),
+ * as the files that drive it over HTTP start it.
+ */
+export function demoServerEnv(
+  database: { appUrl: string; ownerUrl: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    DATABASE_URL: database.appUrl,
+    DATABASE_MIGRATION_URL: database.ownerUrl,
+    SESSION_SECRET: randomBytes(32).toString('hex'),
+    AUTH_MODE: 'demo',
+    HOLDFAST_INSECURE_DEMO: '1',
+    ...extra,
+  };
 }

@@ -1,4 +1,3 @@
-import { HoldfastApiError } from '../client/api-error';
 import type { HoldfastClient } from '../client/client-types';
 import { runStep } from '../client/run-step';
 import type { BeginStepInput } from '../core/steps/step-protocol';
@@ -138,7 +137,5 @@ export function stepErrorOfHttpFailure(
   return new StepError(errorClassOfStatus(status), message, { retryAfterMs: retryAfterMsOf(retryAfter) });
 }
 
-/** Whether an error is the Holdfast API refusing the call itself (a bad token, bad input): never the step's fault. */
-export const isHoldfastRefusal = (error: unknown): error is HoldfastApiError => error instanceof HoldfastApiError;
 
 export { StepError };

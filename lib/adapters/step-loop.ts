@@ -137,5 +137,4 @@ export function stepErrorOfHttpFailure(
   return new StepError(errorClassOfStatus(status), message, { retryAfterMs: retryAfterMsOf(retryAfter) });
 }
 
-
 export { StepError };

@@ -13,12 +13,12 @@ import { type Environment, getEnvironment } from './lib/env';
  *     server action (any POST to a page) must carry an Origin naming such a host: no Origin, no action;
  *  2. every response carries the security headers, pages a fresh CSP nonce;
  *  3. a signed-in person is needed, except on the sign-in page, the health check,
- *     the agents' API, the OTLP traces receiver and the Prometheus scrape (they take
+ *     the agents' API and the Prometheus scrape (they take
  *     Bearer tokens and check them themselves). Pages and route handlers check again against the database
  *     (role, session version); this gate only turns away requests with no valid
  *     session early.
  */
-const PUBLIC_PATHS = [/^\/sign-in$/, /^\/api\/health$/, /^\/api\/v1\//, /^\/metrics$/, /^\/v1\/traces$/];
+const PUBLIC_PATHS = [/^\/sign-in$/, /^\/api\/health$/, /^\/api\/v1\//, /^\/metrics$/];
 
 export async function proxy(request: NextRequest) {
   const env = getEnvironment();
@@ -97,10 +97,7 @@ function plainText(status: number, text: string): NextResponse {
  */
 function isServerAction(request: NextRequest, pathname: string): boolean {
   if (request.method !== 'POST') return false;
-  return (
-    request.headers.has('next-action') ||
-    !(pathname.startsWith('/api/') || pathname === '/metrics' || pathname === '/v1/traces')
-  );
+  return request.headers.has('next-action') || !(pathname.startsWith('/api/') || pathname === '/metrics');
 }
 
 /** Browsers send an Origin with every POST: one naming another host (or none at all) is not our page's. */
@@ -135,5 +132,7 @@ function withSecurityHeaders(response: NextResponse, policy: string, https: bool
 
 export const config = {
   // Next's hashed build files are the same for everyone and carry the static headers from next.config.ts.
-  matcher: ['/((?!_next/static|_next/image).*)'],
+  // The OTLP traces receiver checks the Host itself (lib/server/traces-endpoint.ts): this gate cost it more than
+  // its own work on every export batch.
+  matcher: ['/((?!_next/static|_next/image|v1/traces$).*)'],
 };

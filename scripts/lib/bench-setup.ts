@@ -49,6 +49,14 @@ export async function createBenchToken(databaseUrl: string, name: string, scopes
 }
 
 /**
+ * Node flags for the server under load, from BENCH_SERVER_NODE_ARGS (space-separated): to see where its time
+ * goes, `BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/server-profile"` writes a CPU profile at its stop.
+ */
+function serverNodeFlags(): string[] {
+  return (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((flag) => flag !== '');
+}
+
+/**
  * Holdfast served by `npm start`'s script on the given database (it builds
  * first if the build is stale), signed in through proxy mode (a named database
  * never gets demo sign-in; `signInHeaders` act as an admin), no demo data,
@@ -60,7 +68,7 @@ export async function benchServer(databaseUrl: string, env: Record<string, strin
   const sessionSecret = randomBytes(32).toString('hex');
   const proxySecret = randomBytes(24).toString('hex');
   // node itself, not the tsx CLI: the CLI SIGKILLs a child that handles SIGTERM itself, so it could not drain.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  const child = spawn(process.execPath, [...serverNodeFlags(), '--import', 'tsx', 'scripts/start.ts'], {
     cwd: projectRoot,
     env: {
       ...process.env,

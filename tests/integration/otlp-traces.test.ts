@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { type Context, context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -214,6 +215,27 @@ async function post(body: string | Buffer, headers: Record<string, string> = {},
   return { status: response.status, headers: response.headers, body: await response.text() };
 }
 
+/** A JSON export with a Host header of our choosing (fetch sets Host itself). */
+function postWithHost(body: string, host: string): Promise<{ status: number; body: string }> {
+  const url = new URL(`${server.baseUrl}/v1/traces`);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: { host, authorization: `Bearer ${tokens.traces}`, 'content-type': 'application/json' },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
 describe('the traces receiver', () => {
   it('ingests a batch sent twice once, and numbers siblings exactly when they come in reverse, over two batches', async () => {
     const agent = `reorder-${randomUUID().slice(0, 8)}`;
@@ -328,6 +350,23 @@ describe('the traces receiver', () => {
 
     const deep = `{"resourceSpans":${'['.repeat(100)}${']'.repeat(100)}}`;
     expect((await post(deep)).status).toBe(400);
+  });
+
+  it('answers only to the host names Holdfast serves (the console gate does not run here), and to no other path', async () => {
+    const agent = `host-${randomUUID().slice(0, 8)}`;
+    const body = JSON.stringify(
+      requestOf(agent, [jsonSpan(randomBytes(16).toString('hex'), randomBytes(8).toString('hex'), 'chat', Date.now())]),
+    );
+    const foreign = await postWithHost(body, 'rebind.attacker.example');
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toContain('does not answer to that host name');
+    expect(await database.sql`select count(*)::int as n from attempts where agent = ${agent}`).toEqual([{ n: 0 }]);
+    expect((await postWithHost(body, `localhost:${new URL(server.baseUrl).port}`)).status).toBe(200);
+    expect(await database.sql`select count(*)::int as n from attempts where agent = ${agent}`).toEqual([{ n: 1 }]);
+    // A neighbouring path is the console's, behind its gate: no session, no page.
+    const neighbour = await fetch(`${server.baseUrl}/v1/traces-export`, { redirect: 'manual' });
+    expect(neighbour.status).toBe(307);
+    expect(neighbour.headers.get('location')).toContain('/sign-in');
   });
 
   it('answers 401 without a token and 403 without the traces scope', async () => {

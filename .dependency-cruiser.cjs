@@ -8,7 +8,7 @@ module.exports = {
     {
       name: 'core-is-the-library',
       comment:
-        'lib/core is what agents and scripts import: it must not depend on Next, the server glue, read models, the console or pages.',
+        'lib/core is what agents and scripts import: it must not depend on Next, the server glue, read models, the console, pages, the analytics, the scheduler or the rooms built on it.',
       severity: 'error',
       from: { path: '^lib/core/' },
       to: {
@@ -21,6 +21,11 @@ module.exports = {
           '^components/',
           '^lib/fleet/',
           '^lib/demo/',
+          '^lib/rollups/',
+          '^lib/scheduler/',
+          '^lib/alerts/',
+          '^lib/metrics/',
+          '^lib/traces/',
         ],
       },
     },
@@ -84,18 +89,19 @@ module.exports = {
       },
     },
     {
-      name: 'alerts-and-metrics-sit-above-the-library',
+      name: 'alerts-metrics-and-scheduler-sit-above-the-library',
       comment:
-        'lib/alerts and lib/metrics read the library and the read models; nothing below them imports them, so the library stays whole without them.',
+        "lib/alerts and lib/metrics read the library and the read models, and lib/scheduler runs the library's and the analytics' passes; nothing below them imports them, so the library stays whole without them.",
       severity: 'error',
       from: { path: '^lib/(core|db|rollups|queries|api|client)/' },
-      to: { path: '^lib/(alerts|metrics)/' },
+      to: { path: '^lib/(alerts|metrics|scheduler)/' },
     },
     {
-      name: 'alerts-and-metrics-run-outside-next',
-      comment: 'The sweeper runs the alerts in plain Node: no Next, server glue, pages or components.',
+      name: 'alerts-metrics-and-scheduler-run-outside-next',
+      comment:
+        'The sweeper runs the scheduled passes and the alerts in plain Node: no Next, server glue, pages or components.',
       severity: 'error',
-      from: { path: '^lib/(alerts|metrics)/' },
+      from: { path: '^lib/(alerts|metrics|scheduler)/' },
       to: { path: ['^node_modules/next/', '^lib/server/', '^app/', '^components/'] },
     },
     {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { sliceStartOf } from '../lib/core';
+import { sliceStartOf } from '../lib/core/retry-pools/pool-usage';
 import { auditLog, retryPoolUsage } from '../lib/db/schema';
 import { expect, signInAs, test } from './support/fixtures';
 

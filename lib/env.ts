@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CorePolicy } from './core/context';
+import type { CorePolicy } from './core/kernel/context';
 import { parseAllowList } from './alerts/outbound-address';
 
 /**

@@ -4,7 +4,8 @@
  * Each sweep takes a lease on its time bucket, so this is safe to run from cron
  * beside `npm start` (which also sweeps on an interval): a bucket is swept once.
  */
-import { runDueSweeps, startDatabaseClock } from '../lib/core';
+import { startDatabaseClock } from '../lib/core';
+import { runDueSweeps } from '../lib/scheduler/sweeps';
 import { connectDatabase } from '../lib/db/client';
 import { corePolicyFrom, getEnvironment } from '../lib/env';
 import { describeStartupError } from './lib/startup-error';

@@ -110,7 +110,7 @@ export async function buildScript(distDir: string): Promise<Metafile> {
 /**
  * Declaration files the client reaches for a few names only, whose other declarations need the database
  * layer: just those names are kept. lib/api/endpoints.ts types each endpoint's permission (`Action`) with
- * lib/core/authorization.ts, whose functions take the core context, and with it a database executor.
+ * lib/core/identity/authorization.ts, whose functions take the core context, and with it a database executor.
  */
 const keptNames: Record<string, string[]> = { 'core/authorization.d.ts': ['actions', 'Action'] };
 

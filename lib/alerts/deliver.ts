@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import { nowOf, type CoreContext } from '../core/context';
+import { nowOf, type CoreContext } from '../core/kernel/context';
 import { alertChannels, alertDeliveries, alertDeliveryAttempts, alertInstances, type AlertChannel } from '../db/schema';
 import { getEnvironment, publicUrlOf } from '../env';
 import { describeFailure, decideDelivery, type SendOutcome } from './delivery-policy';

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { timeBucket, withLease, type LeaseOutcome } from '../core/leases';
-import { nowOf, type CoreContext } from '../core/context';
+import { timeBucket, withLease, type LeaseOutcome } from '../core/leases/leases';
+import { nowOf, type CoreContext } from '../core/kernel/context';
 import type { Executor } from '../db/client';
 import { alertInstances, alertRules, type AlertKind } from '../db/schema';
 import { ALERT_EVALUATION_JOB, conditionReaders, type AlertCondition, type ConditionReader } from './conditions';

@@ -1,10 +1,10 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
-import { writeAudit } from '../core/audit';
-import { authorize } from '../core/authorization';
-import { actorLabel, nowOf, type CoreContext } from '../core/context';
-import { InvalidInputError, NotFoundError, StateConflictError } from '../core/errors';
-import { parseInput } from '../core/validation';
+import { writeAudit } from '../core/audit/audit-log';
+import { authorize } from '../core/identity/authorization';
+import { actorLabel, nowOf, type CoreContext } from '../core/kernel/context';
+import { InvalidInputError, NotFoundError, StateConflictError } from '../core/kernel/errors';
+import { parseInput } from '../core/kernel/validation';
 import type { Executor } from '../db/client';
 import { databaseErrorCode } from '../db/error-code';
 import { alertChannels, alertDeliveries, type AlertChannel } from '../db/schema';

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
-import { writeAudit } from '../core/audit';
-import { authorize } from '../core/authorization';
-import { actorLabel, nowOf, type CoreContext } from '../core/context';
-import { NotFoundError } from '../core/errors';
-import { parseInput } from '../core/validation';
+import { writeAudit } from '../core/audit/audit-log';
+import { authorize } from '../core/identity/authorization';
+import { actorLabel, nowOf, type CoreContext } from '../core/kernel/context';
+import { NotFoundError } from '../core/kernel/errors';
+import { parseInput } from '../core/kernel/validation';
 import { alertRules, type AlertRule } from '../db/schema';
 import { saveAlertRuleInput, type SaveAlertRuleInput } from './rule-input';
 

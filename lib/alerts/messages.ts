@@ -1,4 +1,4 @@
-import { cutToLength } from '../core/validation';
+import { cutToLength } from '../core/kernel/validation';
 import type { AlertEvent, AlertKind } from '../db/schema/enums';
 import { runbookPath } from './runbooks';
 

@@ -4,11 +4,11 @@ import { deadLetterInput } from '../core/dead-letters/dead-letter-task-input';
 import { openHoldInput } from '../core/holds/hold-input';
 import { claimKeyInput } from '../core/keys/claim-key-input';
 import { completeKeyInput, failKeyInput } from '../core/keys/settle-key-input';
-import { recordAttemptInput } from '../core/record-attempt-input';
+import { recordAttemptInput } from '../core/attempts/record-attempt-input';
 import { finishRunInput, startRunInput } from '../core/slots/runs-input';
 import { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from '../core/slots/slot-lock-input';
-import type { Action } from '../core/authorization';
-import type { ErrorCode } from '../core/error-codes';
+import type { Action } from '../core/identity/authorization';
+import type { ErrorCode } from '../core/kernel/error-codes';
 import { beginStepInput, finishStepInput, stopCodes, waitCodes } from '../core/steps/step-protocol';
 import { finishTaskInput } from '../core/tasks/finish-task-input';
 
@@ -294,7 +294,7 @@ export const tracesEndpoint = {
   method: 'POST',
   path: '/v1/traces',
   action: 'traces.write' satisfies Action,
-  /** Either scope may export spans (lib/core/authorization.ts). */
+  /** Either scope may export spans (lib/core/identity/authorization.ts). */
   scopes: ['traces', 'ingest'],
   contentTypes: ['application/x-protobuf', 'application/json'],
   contentEncodings: ['gzip', 'identity'],

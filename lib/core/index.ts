@@ -1,53 +1,98 @@
-export * from './audit';
-export * from './context';
-export * from './database-clock';
-export * from './errors';
-export * from './keys/claim-key';
-export * from './keys/raw-key-name';
-export * from './keys/derive-key';
-export * from './keys/settle-key';
-export * from './keys/sweep-keys';
-export * from './kill-switches';
-export * from './leases';
-export * from './instance-name';
-export * from './renewable-lease';
-export * from './record-attempt';
-export * from './slots/force-release';
-export * from './slots/runs';
-export * from './slots/slot-lock';
-export * from './retry/decide-retry';
-export * from './retry/step-error';
-export * from './budgets/attempt-lifecycle';
-export * from './budgets/task-budget';
-export * from './dead-letters/dead-letter-task';
-export * from './dead-letters/drain-redrives';
-export * from './dead-letters/redrive';
-export * from './holds/open-hold';
-export * from './holds/settle-hold';
-export * from './run-step';
-export * from './holds/freeze-idle-tasks';
-export * from './sweeps';
-export * from './authorization';
-export * from './identity/api-tokens';
-export * from './identity/people';
-export * from './dead-letters/dead-letter-filter';
-export * from './dead-letters/bulk-redrive';
-export * from './tasks/finish-task';
-export * from './tasks/task-agent';
-export * from './steps/step-protocol';
-export * from './steps/begin-step';
-export * from './steps/finish-step';
-export * from './retry-pools/pool-level';
-export * from './retry-pools/pool-usage';
+/**
+ * The library's face: what agents running in-process, the console's actions,
+ * the server's glue and the operations scripts may call. Every name is listed
+ * on purpose; anything else in lib/core is a part of its domain, imported by
+ * path where it is needed (the sweep passes by the scheduler in lib/scheduler,
+ * the request schemas by lib/api and the client, which must not load the
+ * services), and tests may reach it the same way.
+ */
+
+// The context every call takes, and the errors every call may throw.
+export { type Actor, type CoreContext, type CorePolicy, type RedriveBrakes, SWEEPER } from './kernel/context';
 export {
-  describeBrakeRefusals,
-  redriveBrakesRefusing,
-  type BrakeRefusal,
-  type RedriveHistory,
-} from './dead-letters/redrive-brakes';
-export * from './holds/reconcile-holds';
-export * from './holds/escalate-options';
-export * from './holds/escalate-uncertain-keys';
-export * from './holds/escalate-stale-locks';
-export * from './retry-pools/manage-pools-input';
-export * from './retry-pools/manage-pools';
+  AttemptConflictError,
+  type FieldErrors,
+  ForbiddenError,
+  GuardFailedError,
+  HoldfastError,
+  InvalidInputError,
+  KeyPayloadMismatchError,
+  NotFoundError,
+  NotHolderError,
+  type RedriveBrakeRule,
+  RedriveRefusedError,
+  StaleTokenError,
+  StateConflictError,
+  TaskAgentMismatchError,
+} from './kernel/errors';
+export { startDatabaseClock } from './kernel/database-clock';
+
+// For agents: one step at a time (runStep), or the step protocol's two halves as the HTTP API serves them.
+export { type RunStepInput, type RunStepOutcome, runStep, type StepAttempt } from './steps/run-step';
+export { beginStep } from './steps/begin-step';
+export { finishStep } from './steps/finish-step';
+export type { BeginAnswer, BeginStepInput } from './steps/step-protocol';
+export { classifyFailure, StepError } from './retry/step-error';
+export { decideRetry } from './retry/decide-retry';
+
+// For agents: the parts a step is made of, for agents that use them one by one.
+export { type RecordAttemptInput, recordAttempt, recordAttemptInput } from './attempts/record-attempt';
+export { type ClaimOutcome, claimKey } from './keys/claim-key';
+export { completeKey, failKey } from './keys/settle-key';
+export { deriveKey, hashContent } from './keys/derive-key';
+export { ensureTaskBudget } from './budgets/task-budget';
+export { acquireSlot, heartbeatSlot, recordEvidence, releaseSlot } from './slots/slot-lock';
+export { finishRun, heartbeatRun, startRun } from './slots/runs';
+export { type OpenHoldInput, openHold } from './holds/open-hold';
+export { finishTask } from './tasks/finish-task';
+export { readTaskAgents } from './tasks/task-agent';
+export { type DeadLetterTaskInput, deadLetterTask } from './dead-letters/dead-letter-task';
+export { acknowledgeRedrive, claimRedrives, drainRedrives } from './dead-letters/drain-redrives';
+
+// For the console: the actions on holds, dead letters, locks, pools, prices and kill switches.
+export { clearHold, clearHolds, reassignHold } from './holds/settle-hold';
+export { decideHoldClear } from './holds/hold-resolution';
+export { discardDeadLetter, redriveDeadLetter } from './dead-letters/redrive';
+export { cancelBulkRedrive, runBulkRedrive, startBulkRedrive } from './dead-letters/bulk-redrive';
+export { type BulkRedrivePreview, previewBulkRedrive, type RedriveOutcome } from './dead-letters/bulk-redrive-preview';
+export type { DeadLetterFilter } from './dead-letters/dead-letter-filter-input';
+export { describeBrakeRefusals } from './dead-letters/redrive-brakes';
+export {
+  forceReleaseSlot,
+  type ReleaseGuard,
+  type ReleaseGuardFacts,
+  readReleaseGuards,
+} from './slots/force-release';
+export { deleteRetryPool, saveRetryPool } from './retry-pools/manage-pools';
+export { setKillSwitch } from './kill-switches/kill-switches';
+
+// For the console and the server: who may do what, people and their sessions, API tokens.
+export { type Action, authorize, decide, ownersOf } from './identity/authorization';
+export {
+  endOwnSessions,
+  endPersonSessions,
+  ensureProxyPerson,
+  listPeople,
+  loadPersonActor,
+  loadSessionPerson,
+  loadSessionVersion,
+  savePerson,
+} from './identity/people';
+export {
+  type AuthenticatedToken,
+  authenticateApiToken,
+  authenticateApiTokenWithLimits,
+  createApiToken,
+  listApiTokens,
+  revokeApiToken,
+} from './identity/api-tokens';
+export {
+  type BucketDecision,
+  rateLimitOf,
+  setApiTokenRateLimit,
+  takeRequestToken,
+} from './identity/api-tokens-rate-limit';
+
+// For long-running processes: the instance's name and a lease it keeps while it works.
+export { INSTANCE_NAME } from './leases/instance-name';
+export { keepRenewableLease } from './leases/renewable-lease';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Actor, CoreContext } from '../core/context';
+import type { Actor, CoreContext } from '../core/kernel/context';
 import { saveRetryPool } from '../core/retry-pools/manage-pools';
 import { retryPools } from '../db/schema';
 

@@ -1,6 +1,6 @@
 import 'server-only';
 import { and, asc, eq, or, sql } from 'drizzle-orm';
-import type { RedriveBrakes } from '../core/context';
+import type { RedriveBrakes } from '../core/kernel/context';
 import { redriveBrakesRefusing } from '../core/dead-letters/redrive-brakes';
 import type { Executor } from '../db/client';
 import { attempts, auditLog, deadLetters, holds, redrives, taskBudgets } from '../db/schema';

@@ -1,6 +1,6 @@
 import 'server-only';
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
-import { DEFAULT_CORE_POLICY, type RedriveBrakes } from '../core/context';
+import { DEFAULT_CORE_POLICY, type RedriveBrakes } from '../core/kernel/context';
 import { pendingMatching, type DeadLetterFilter } from '../core/dead-letters/dead-letter-filter';
 import { redriveBrakesRefusing } from '../core/dead-letters/redrive-brakes';
 import type { Executor } from '../db/client';

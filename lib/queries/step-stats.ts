@@ -208,7 +208,7 @@ export async function getStepStatsView(
     from: range.from.toISOString(),
     to: range.to.toISOString(),
     steps: steps.filter((row) => visible(row.agent)),
-    // Keyed `agent/step`: agent names hold no slash (lib/core/names.ts).
+    // Keyed `agent/step`: agent names hold no slash (lib/core/kernel/names.ts).
     anomalies: Object.fromEntries([...anomalies].filter(([key]) => visible(key.slice(0, key.indexOf('/'))))),
   };
 }

@@ -1,7 +1,7 @@
 import 'server-only';
 import { revalidatePath } from 'next/cache';
 import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } from '../core';
-import type { ErrorCode } from '../core/error-codes';
+import type { ErrorCode } from '../core/kernel/error-codes';
 import { corePolicyFrom, getEnvironment } from '../env';
 import { rememberOwnWrite } from './console-reads';
 import { isDatabaseUnavailable } from './database-outage';

@@ -10,7 +10,7 @@ import {
   rateLimitOf,
   takeRequestToken,
 } from '../core';
-import { findUnstorableText } from '../core/validation';
+import { findUnstorableText } from '../core/kernel/validation';
 import { getEnvironment } from '../env';
 import { withDatabaseDeadline } from './database-outage';
 import { getDb } from './db';

@@ -1,6 +1,6 @@
 import 'server-only';
 import { connectDatabase, type Database, type DatabaseConnection } from '../db/client';
-import { startDatabaseClock, type DatabaseClock } from '../core/database-clock';
+import { startDatabaseClock, type DatabaseClock } from '../core/kernel/database-clock';
 import { getEnvironment } from '../env';
 import { whenDeadlinePasses } from './database-outage';
 import { openRequestLocks, type RequestLocks } from './request-locks';

@@ -2,7 +2,7 @@ import 'server-only';
 import { gunzipSync } from 'node:zlib';
 import type { NextRequest } from 'next/server';
 import { hostRulesFrom, isAllowedHost, requestedHost } from '../auth/request-host';
-import { decide } from '../core/authorization';
+import { decide } from '../core/identity/authorization';
 import { corePolicyFrom, getEnvironment } from '../env';
 import {
   decodeJsonRequest,

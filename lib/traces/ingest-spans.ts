@@ -1,5 +1,5 @@
-import { decide } from '../core/authorization';
-import { type CoreContext, DEFAULT_CORE_POLICY, nowOf, policyOf } from '../core/context';
+import { decide } from '../core/identity/authorization';
+import { type CoreContext, DEFAULT_CORE_POLICY, nowOf, policyOf } from '../core/kernel/context';
 import type { ExportedSpan } from './otlp-request';
 import type { SpanMappingRules } from './mapping-rules';
 import { type SpanAttempt, spanToAttempt } from './span-to-attempt';

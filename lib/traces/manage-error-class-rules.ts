@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { writeAudit } from '../core/audit';
-import { authorize } from '../core/authorization';
-import type { CoreContext } from '../core/context';
-import { StateConflictError } from '../core/errors';
-import { parseInput } from '../core/validation';
+import { writeAudit } from '../core/audit/audit-log';
+import { authorize } from '../core/identity/authorization';
+import type { CoreContext } from '../core/kernel/context';
+import { StateConflictError } from '../core/kernel/errors';
+import { parseInput } from '../core/kernel/validation';
 import { type ErrorClassRule, readErrorClassRules } from './error-class-rules';
 import { saveErrorClassRulesInput, type SaveErrorClassRulesInput } from './manage-error-class-rules-input';
 import { forgetStoredRules } from './mapping-rules';

@@ -1,8 +1,8 @@
 import type { ErrorClass } from '../db/schema/enums';
-import { NAME_MAX_LENGTH } from '../core/names';
-import { MAX_ATTEMPT_COST_MICROS } from '../core/money-limits';
+import { NAME_MAX_LENGTH } from '../core/kernel/names';
+import { MAX_ATTEMPT_COST_MICROS } from '../core/kernel/money-limits';
 import type { CostSource, PricedCost } from '../core/pricing/price-call';
-import { unstorableTextProblem } from '../core/well-formed-text';
+import { unstorableTextProblem } from '../core/kernel/well-formed-text';
 import { numberAttribute, textAttribute } from './attribute-values';
 import { classifySpanError, httpStatusOf } from './error-class-rules';
 import type { SpanMappingRules } from './mapping-rules';
@@ -145,7 +145,7 @@ export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): Span
   };
 }
 
-/** A name under the one name rule (lib/core/names.ts): other characters become `_`. */
+/** A name under the one name rule (lib/core/kernel/names.ts): other characters become `_`. */
 export function plainName(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   const plain = raw

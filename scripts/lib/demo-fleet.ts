@@ -10,7 +10,7 @@ const REDRIVES_EVERY_MS = 5_000;
 /** The briefing agent (OpenTelemetry only) starts a briefing this often, one at a time. */
 const BRIEFING_EVERY_MS = 6_000;
 
-/** The renewable lease (lib/core/renewable-lease.ts) that lets one instance on a database run the fleet. */
+/** The renewable lease (lib/core/leases/renewable-lease.ts) that lets one instance on a database run the fleet. */
 export const DEMO_FLEET_LEASE = 'demo_fleet';
 
 interface DemoFleetOptions {

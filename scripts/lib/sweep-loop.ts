@@ -1,15 +1,9 @@
 import { deliverDueAlerts, type DeliveryReport } from '../../lib/alerts/deliver';
 import { runAlertSweep, type AlertSweep } from '../../lib/alerts/evaluate';
 import type { OutboundOptions } from '../../lib/alerts/outbound-request';
-import {
-  runDueSweeps,
-  startDatabaseClock,
-  type CoreContext,
-  type CorePolicy,
-  type SweepReport,
-  type SweepSettings,
-} from '../../lib/core';
-import type { LeaseOutcome } from '../../lib/core/leases';
+import { startDatabaseClock, type CoreContext, type CorePolicy } from '../../lib/core';
+import { runDueSweeps, type SweepReport, type SweepSettings } from '../../lib/scheduler/sweeps';
+import type { LeaseOutcome } from '../../lib/core/leases/leases';
 import { connectDatabase } from '../../lib/db/client';
 import { corePolicyFrom, getEnvironment, type Environment } from '../../lib/env';
 

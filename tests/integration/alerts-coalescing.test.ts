@@ -7,7 +7,7 @@ import { COALESCE_WINDOW_MS } from '../../lib/alerts/hold-digests';
 import type { WebhookBody } from '../../lib/alerts/messages';
 import { createSigningSecret } from '../../lib/alerts/signature';
 import { ensureTaskBudget } from '../../lib/core/budgets/task-budget';
-import type { Actor } from '../../lib/core/context';
+import type { Actor } from '../../lib/core/kernel/context';
 import { openHold } from '../../lib/core/holds/open-hold';
 import { clearHold } from '../../lib/core/holds/settle-hold';
 import { alertChannels, alertRules } from '../../lib/db/schema';

@@ -8,7 +8,7 @@ import type { WebhookBody } from '../../lib/alerts/messages';
 import { createSigningSecret, verifySignature } from '../../lib/alerts/signature';
 import { recordAttempt } from '../../lib/core';
 import { ensureTaskBudget } from '../../lib/core/budgets/task-budget';
-import type { Actor } from '../../lib/core/context';
+import type { Actor } from '../../lib/core/kernel/context';
 import { deadLetterTask } from '../../lib/core/dead-letters/dead-letter-task';
 import { openHold } from '../../lib/core/holds/open-hold';
 import { clearHold } from '../../lib/core/holds/settle-hold';

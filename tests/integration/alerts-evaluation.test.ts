@@ -4,7 +4,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { evaluateAlerts, runAlertSweep } from '../../lib/alerts/evaluate';
 import { createSigningSecret } from '../../lib/alerts/signature';
 import { ensureTaskBudget } from '../../lib/core/budgets/task-budget';
-import type { Actor } from '../../lib/core/context';
+import type { Actor } from '../../lib/core/kernel/context';
 import { openHold } from '../../lib/core/holds/open-hold';
 import { clearHold } from '../../lib/core/holds/settle-hold';
 import { connectDatabase } from '../../lib/db/client';

@@ -7,7 +7,7 @@ import { deliverDueAlerts } from '../../lib/alerts/deliver';
 import { createAlertChannel, sendTestAlert } from '../../lib/alerts/manage-channels';
 import type { OutboundOptions, ResolvedAddress } from '../../lib/alerts/outbound-request';
 import { createSigningSecret } from '../../lib/alerts/signature';
-import type { Actor } from '../../lib/core/context';
+import type { Actor } from '../../lib/core/kernel/context';
 import { alertChannels, alertDeliveries, alertDeliveryAttempts } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 

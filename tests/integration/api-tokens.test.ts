@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { authenticateApiToken, can, createApiToken, listApiTokens, revokeApiToken, type Actor } from '../../lib/core';
+import { authenticateApiToken, createApiToken, listApiTokens, revokeApiToken, type Actor } from '../../lib/core';
+import { can } from '../../lib/core/identity/authorization';
 import { apiTokens, auditLog } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { timeBucket, withLease, writeAudit } from '../../lib/core';
+import { timeBucket, withLease } from '../../lib/core/leases/leases';
+import { writeAudit } from '../../lib/core/audit/audit-log';
 import { connectDatabase } from '../../lib/db/client';
 import { useTestDatabase } from '../support/test-database';
 

@@ -7,10 +7,10 @@ import {
   previewBulkRedrive,
   redriveDeadLetter,
   runBulkRedrive,
-  runDueSweeps,
   startBulkRedrive,
   type Actor,
 } from '../../lib/core';
+import { runDueSweeps } from '../../lib/scheduler/sweeps';
 import { auditLog, bulkRedrives, deadLetters, holds, idempotencyKeys, redrives } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { retryOnDeadlock } from '../../lib/core/deadlock-retry';
+import { retryOnDeadlock } from '../../lib/core/kernel/deadlock-retry';
 import { connectDatabase } from '../../lib/db/client';
 import { useTestDatabase } from '../support/test-database';
 

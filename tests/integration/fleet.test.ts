@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { deadLetterFilter } from '../../lib/core';
+import { deadLetterFilter } from '../../lib/core/dead-letters/dead-letter-filter-input';
 import { countDownstreamEffects } from '../../lib/fleet/downstreams';
 import { startFleet } from '../../lib/fleet/fleet';
 import { listPendingDeadLetters } from '../../lib/queries/dead-letters';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { freezeIdleTasks, runDueSweeps } from '../../lib/core';
+import { freezeIdleTasks } from '../../lib/core/holds/freeze-idle-tasks';
+import { runDueSweeps } from '../../lib/scheduler/sweeps';
 import { verifyAuditChain } from '../../lib/db/verify-audit-chain';
 import { useTestDatabase } from '../support/test-database';
 

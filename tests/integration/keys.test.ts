@@ -4,14 +4,14 @@ import { describe, expect, it } from 'vitest';
 import {
   claimKey,
   completeKey,
-  deleteExpiredKeys,
   failKey,
   hashContent,
   KeyPayloadMismatchError,
   StaleTokenError,
-  storedRawKey,
   type ClaimOutcome,
 } from '../../lib/core';
+import { deleteExpiredKeys } from '../../lib/core/keys/sweep-keys';
+import { storedRawKey } from '../../lib/core/keys/raw-key-name';
 import { connectDatabase } from '../../lib/db/client';
 import { idempotencyKeys } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { NextRequest } from 'next/server';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { runDueSweeps } from '../../lib/core/sweeps';
+import { runDueSweeps } from '../../lib/scheduler/sweeps';
 import { parseStepsView } from '../../lib/console/filters/steps';
 import { resetMetricsProcessState, scrapeMetrics } from '../../lib/metrics/scrape';
 import { getOverview } from '../../lib/queries/overview';

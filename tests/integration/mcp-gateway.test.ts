@@ -45,7 +45,7 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'holdfast-mcp-'));
 
 beforeAll(async () => {
   await addKnownOwners(database.db, [OWNER]);
-  // The step endpoints (begin, finish) and opening a hold are the ingest scope's (lib/core/authorization.ts).
+  // The step endpoints (begin, finish) and opening a hold are the ingest scope's (lib/core/identity/authorization.ts).
   token = (await createApiToken({ db: database.db, actor: SWEEPER }, { name: 'mcp gateway test', scopes: ['ingest'] }))
     .token;
   upstream = await startTestMcpServer();

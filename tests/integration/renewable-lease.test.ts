@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { INSTANCE_NAME, keepRenewableLease } from '../../lib/core';
 import {
-  INSTANCE_NAME,
-  keepRenewableLease,
   readRenewableLease,
   releaseRenewableLease,
   renewRenewableLease,
   takeRenewableLease,
-} from '../../lib/core';
+} from '../../lib/core/leases/renewable-lease';
 import { connectDatabase } from '../../lib/db/client';
 import { useTestDatabase } from '../support/test-database';
 

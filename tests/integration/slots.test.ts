@@ -15,9 +15,9 @@ import {
   setKillSwitch,
   StaleTokenError,
   startRun,
-  sweepStaleSlots,
   type Actor,
 } from '../../lib/core';
+import { sweepStaleSlots } from '../../lib/core/slots/force-release';
 import { connectDatabase } from '../../lib/db/client';
 import { auditLog, slotLocks } from '../../lib/db/schema';
 import { useTestDatabase } from '../support/test-database';

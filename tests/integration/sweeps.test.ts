@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  clearHold,
-  ensureTaskBudget,
-  finishTask,
-  freezeIdleTasks,
-  runDueSweeps,
-  runStep,
-  type Actor,
-} from '../../lib/core';
+import { clearHold, ensureTaskBudget, finishTask, runStep, type Actor } from '../../lib/core';
+import { freezeIdleTasks } from '../../lib/core/holds/freeze-idle-tasks';
+import { runDueSweeps } from '../../lib/scheduler/sweeps';
 import { holds, retryPoolUsage, taskBudgets } from '../../lib/db/schema';
 import { addKnownOwners } from '../support/known-owners';
 import { useTestDatabase } from '../support/test-database';

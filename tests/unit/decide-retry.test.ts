@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, decideRetry, StepError } from '../../lib/core';
+import { classifyFailure, StepError } from '../../lib/core';
+import { decideRetry } from '../../lib/core/retry/decide-retry';
 
 const policy = { baseDelayMs: 100, maxDelayMs: 1_000 };
 const always = (value: number) => () => value;

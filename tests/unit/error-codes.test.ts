@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { STOP_CODES, TRY_LATER_CODES } from '../../lib/api/endpoints';
-import { errorCodes, isErrorCode, type ErrorCode } from '../../lib/core/error-codes';
+import { errorCodes, isErrorCode, type ErrorCode } from '../../lib/core/kernel/error-codes';
 import {
   AttemptConflictError,
   ForbiddenError,
@@ -13,7 +13,7 @@ import {
   RedriveRefusedError,
   StaleTokenError,
   StateConflictError,
-} from '../../lib/core/errors';
+} from '../../lib/core/kernel/errors';
 import { stopCodes as stepStopCodes, waitCodes as stepWaitCodes } from '../../lib/core/steps/step-protocol';
 import { databaseUnavailableResponse, errorResponse, problemResponse, statusByCode } from '../../lib/server/problem';
 

@@ -3,9 +3,9 @@ import type { z } from 'zod';
 import { buildOpenApiDocument } from '../../lib/api/openapi';
 import { InvalidInputError, recordAttemptInput } from '../../lib/core';
 import { taskBudgetInput } from '../../lib/core/budgets/task-budget-input';
-import { MAX_ATTEMPT_COST_MICROS, MAX_TASK_SPEND_MICROS } from '../../lib/core/money-limits';
+import { MAX_ATTEMPT_COST_MICROS, MAX_TASK_SPEND_MICROS } from '../../lib/core/kernel/money-limits';
 import { beginStepInput, finishStepInput } from '../../lib/core/steps/step-protocol';
-import { parseInput } from '../../lib/core/validation';
+import { parseInput } from '../../lib/core/kernel/validation';
 import { anAttempt } from '../support/attempt-factory';
 
 /** The field errors parseInput throws for the input, or null when it is accepted. */

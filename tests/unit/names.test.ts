@@ -6,12 +6,12 @@ import { claimRedrivesInput } from '../../lib/core/dead-letters/drain-redrives-i
 import { deadLetterInput } from '../../lib/core/dead-letters/dead-letter-task-input';
 import { createApiTokenInput } from '../../lib/core/identity/api-tokens-input';
 import { claimKeyInput } from '../../lib/core/keys/claim-key-input';
-import { agentName, poolStepName, queueName, stepName } from '../../lib/core/names';
-import { recordAttemptInput } from '../../lib/core/record-attempt-input';
+import { agentName, poolStepName, queueName, stepName } from '../../lib/core/kernel/names';
+import { recordAttemptInput } from '../../lib/core/attempts/record-attempt-input';
 import { saveRetryPoolInput } from '../../lib/core/retry-pools/manage-pools-input';
 import { startRunInput } from '../../lib/core/slots/runs-input';
 import { beginStepInput } from '../../lib/core/steps/step-protocol';
-import { parseInput } from '../../lib/core/validation';
+import { parseInput } from '../../lib/core/kernel/validation';
 import { generateDemoAttempts } from '../../lib/demo/seed-attempts';
 import { agents as fleetAgents } from '../../lib/fleet/agents';
 import { anAttempt } from '../support/attempt-factory';

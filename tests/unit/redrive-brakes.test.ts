@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CORE_POLICY } from '../../lib/core/context';
+import { DEFAULT_CORE_POLICY } from '../../lib/core/kernel/context';
 import {
   describeBrakeRefusals,
   formatDuration,

@@ -6,9 +6,9 @@ import { auditFilter } from '../../lib/console/filters/audit';
 import { holdsFilter } from '../../lib/console/filters/holds';
 import { parseStepsView } from '../../lib/console/filters/steps';
 import { readFilter } from '../../lib/console/read-filter';
-import { InvalidInputError } from '../../lib/core/errors';
-import { findUnstorableText, parseInput } from '../../lib/core/validation';
-import { hasLoneSurrogate } from '../../lib/core/well-formed-text';
+import { InvalidInputError } from '../../lib/core/kernel/errors';
+import { findUnstorableText, parseInput } from '../../lib/core/kernel/validation';
+import { hasLoneSurrogate } from '../../lib/core/kernel/well-formed-text';
 
 /** A lone UTF-16 surrogate is refused at every input the console and the library read (a 500 from PostgreSQL before). */
 const LONE = '\ud800';

@@ -12,8 +12,8 @@ import {
   type DeadLetterFilter,
   type RedriveBrakeRule,
 } from '@/lib/core';
-import { HoldfastError } from '@/lib/core/errors';
-import { parseInput } from '@/lib/core/validation';
+import { HoldfastError } from '@/lib/core/kernel/errors';
+import { parseInput } from '@/lib/core/kernel/validation';
 import type { BulkRedrive } from '@/lib/db/schema';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 import { describeForLog } from '@/lib/server/log-error';

@@ -38,7 +38,7 @@ export interface CallToIdentify {
   nowMs: number;
 }
 
-/** Holdfast's limit on a step name (lib/core/names.ts). */
+/** Holdfast's limit on a step name (lib/core/kernel/names.ts). */
 const MAX_STEP_LENGTH = 100;
 /** Characters a step name may not hold become `_`. */
 const OUTSIDE_STEP_NAME = /[^A-Za-z0-9_.:-]/g;

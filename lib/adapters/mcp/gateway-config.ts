@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { agentName, NAME_PATTERN } from '../../core/names';
+import { agentName, NAME_PATTERN } from '../../core/kernel/names';
 import type { UpstreamTarget } from './upstream';
 
 /** Everything the gateway runs with, read from its command line and environment (gateway-config.ts). */

@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { createHoldfastClient } from '../../client';
 import type { HoldfastClient } from '../../client/client-types';
-import { agentName } from '../../core/names';
+import { agentName } from '../../core/kernel/names';
 import { realSleep, type Sleep } from '../step-loop';
 import { identifyCall } from './call-identity';
 import type { GatewayConfig } from './gateway-config';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { withoutNul } from '../../auth/console-input';
-import { optionalText } from '../../core/validation';
+import { optionalText } from '../../core/kernel/validation';
 import { keysetCursorParam } from './keyset-cursor';
 
 /**

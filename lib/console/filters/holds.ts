@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { withoutNul } from '../../auth/console-input';
-import { optionalNumber, optionalText } from '../../core/validation';
+import { optionalNumber, optionalText } from '../../core/kernel/validation';
 import { holdReasons } from '../../db/schema/enums';
 import { keysetCursorParam } from './keyset-cursor';
 

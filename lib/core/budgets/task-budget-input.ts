@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { holdOwner } from '../holds/hold-input';
-import { taskSpendMicros } from '../money-limits';
-import { agentName, queueName } from '../names';
+import { taskSpendMicros } from '../kernel/money-limits';
+import { agentName, queueName } from '../kernel/names';
 
 /** A task's allowance, given with its first step; later steps' values are ignored (the first stands). */
 export const taskBudgetInput = z.strictObject({

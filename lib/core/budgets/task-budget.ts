@@ -1,10 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { taskBudgets, type TaskBudget } from '../../db/schema';
-import { DEFAULT_CORE_POLICY } from '../context';
+import { DEFAULT_CORE_POLICY } from '../kernel/context';
 import { knownOwnerOrDefault } from '../holds/known-owner';
 import { taskBudgetInput, type TaskBudgetInput } from './task-budget-input';
-import { parseInput } from '../validation';
+import { parseInput } from '../kernel/validation';
 
 export { taskBudgetInput, type TaskBudgetInput } from './task-budget-input';
 

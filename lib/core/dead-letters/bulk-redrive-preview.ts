@@ -2,11 +2,11 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '../../db/client';
 import { deadLetters, idempotencyKeys, taskBudgets, type DeadLetter } from '../../db/schema';
-import { authorize } from '../authorization';
-import { nowOf, policyOf, type CoreContext } from '../context';
-import { InvalidInputError, redriveBrakeRules, type RedriveBrakeRule } from '../errors';
+import { authorize } from '../identity/authorization';
+import { nowOf, policyOf, type CoreContext } from '../kernel/context';
+import { InvalidInputError, redriveBrakeRules, type RedriveBrakeRule } from '../kernel/errors';
 import { hashContent } from '../keys/derive-key';
-import { parseInput } from '../validation';
+import { parseInput } from '../kernel/validation';
 import { deadLetterFilter, pendingMatching } from './dead-letter-filter';
 import { redriveBrakesRefusing } from './redrive-brakes';
 

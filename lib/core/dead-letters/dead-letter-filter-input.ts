@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { withoutNul } from '../../auth/console-input';
 import { errorClasses } from '../../db/schema/enums';
-import { optionalNumber, optionalText } from '../validation';
+import { optionalNumber, optionalText } from '../kernel/validation';
 
 /** Which pending dead letters a list, a preview or a bulk redrive is about. Empty fields match everything. */
 export const deadLetterFilter = z.strictObject({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deadLetterReasons, errorClasses } from '../../db/schema/enums';
-import { agentName, queueName, stepName } from '../names';
-import { int4, MICROS_MAX } from '../validation';
+import { agentName, queueName, stepName } from '../kernel/names';
+import { int4, MICROS_MAX } from '../kernel/validation';
 
 export const MAX_PAYLOAD_BYTES = 256 * 1024;
 

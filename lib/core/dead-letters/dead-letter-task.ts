@@ -1,11 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { deadLetters, taskBudgets, type DeadLetter, type Hold } from '../../db/schema';
-import type { Actor } from '../context';
+import type { Actor } from '../kernel/context';
 import { MAX_HOLD_DETAIL } from '../holds/hold-input';
 import { openHold } from '../holds/open-hold';
 import { authorizeTaskAccess } from '../tasks/task-agent';
-import { cutToLength, parseInput } from '../validation';
+import { cutToLength, parseInput } from '../kernel/validation';
 import { deadLetterInput, type DeadLetterTaskInput } from './dead-letter-task-input';
 
 export { deadLetterInput, MAX_PAYLOAD_BYTES, type DeadLetterTaskInput } from './dead-letter-task-input';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { queueName } from '../names';
+import { queueName } from '../kernel/names';
 
 export const claimRedrivesInput = z.strictObject({
   /** Only redrives for these queues: a drainer takes what its own queues carry. All queues when absent. */

@@ -2,10 +2,10 @@ import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
 import { redrives, type Redrive } from '../../db/schema';
-import { decideTokenLimits, enforceTokenLimits, hasTokenLimits } from '../authorization';
-import type { CoreContext } from '../context';
-import { ForbiddenError, NotFoundError } from '../errors';
-import { parseInput } from '../validation';
+import { decideTokenLimits, enforceTokenLimits, hasTokenLimits } from '../identity/authorization';
+import type { CoreContext } from '../kernel/context';
+import { ForbiddenError, NotFoundError } from '../kernel/errors';
+import { parseInput } from '../kernel/validation';
 import { acknowledgeRedriveInput, claimRedrivesInput } from './drain-redrives-input';
 
 export { acknowledgeRedriveInput, claimRedrivesInput } from './drain-redrives-input';

@@ -2,11 +2,11 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
 import { deadLetters, holds, redrives, taskBudgets, type DeadLetter, type Redrive } from '../../db/schema';
-import { writeAudit } from '../audit';
-import { authorize } from '../authorization';
-import { actorLabel, nowOf, policyOf, type Actor, type CoreContext } from '../context';
-import { NotFoundError, RedriveRefusedError, StateConflictError } from '../errors';
-import { parseInput } from '../validation';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from '../identity/authorization';
+import { actorLabel, nowOf, policyOf, type Actor, type CoreContext } from '../kernel/context';
+import { NotFoundError, RedriveRefusedError, StateConflictError } from '../kernel/errors';
+import { parseInput } from '../kernel/validation';
 import { deadLetterAction, redriveInput } from './redrive-input';
 import { describeBrakeRefusals, redriveBrakesRefusing, type RedriveHistory } from './redrive-brakes';
 

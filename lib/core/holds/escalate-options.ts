@@ -1,5 +1,5 @@
 import type { Transaction } from '../../db/client';
-import { SWEEPER, type CoreContext } from '../context';
+import { SWEEPER, type CoreContext } from '../kernel/context';
 import { openHold, type OpenHoldInput } from './open-hold';
 
 /** Who gets an escalated hold when the item names no task (a key or a run claimed outside a task). */

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import { runs, slotLocks, taskBudgets } from '../../db/schema';
-import { nowOf, type CoreContext } from '../context';
+import { nowOf, type CoreContext } from '../kernel/context';
 import type { ReleaseGuard } from '../slots/force-release';
 import { DEFAULT_ESCALATION_OWNER, escalateEach, type EscalatedItem, type EscalationOptions } from './escalate-options';
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, lt } from 'drizzle-orm';
 import { idempotencyKeys, taskBudgets } from '../../db/schema';
-import { nowOf, type CoreContext } from '../context';
+import { nowOf, type CoreContext } from '../kernel/context';
 import { DEFAULT_ESCALATION_OWNER, escalateEach, type EscalatedItem, type EscalationOptions } from './escalate-options';
 
 export const DEFAULT_UNCERTAIN_ESCALATE_AFTER_MS = 15 * 60_000;

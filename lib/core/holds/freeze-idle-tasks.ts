@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { holds } from '../../db/schema';
-import { writeAuditRecords } from '../audit';
-import { authorize } from '../authorization';
-import { actorLabel, nowOf, SWEEPER, type Actor, type CoreContext } from '../context';
-import { parseInput } from '../validation';
+import { writeAuditRecords } from '../audit/audit-log';
+import { authorize } from '../identity/authorization';
+import { actorLabel, nowOf, SWEEPER, type Actor, type CoreContext } from '../kernel/context';
+import { parseInput } from '../kernel/validation';
 import { type FreezeIdleTasksOptions, freezeIdleTasksOptions } from './freeze-idle-tasks-input';
 
 export { DEFAULT_FROZEN_AFTER_DAYS, type FreezeIdleTasksOptions } from './freeze-idle-tasks-input';

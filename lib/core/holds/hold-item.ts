@@ -1,9 +1,9 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { deadLetters, idempotencyKeys, slotLocks, taskBudgets, type HoldItemType } from '../../db/schema';
-import { agentOfSlot, targetOfKey } from '../agent-targets';
-import type { ActionTarget } from '../authorization';
-import { NotFoundError } from '../errors';
+import { agentOfSlot, targetOfKey } from '../identity/agent-targets';
+import type { ActionTarget } from '../identity/authorization';
+import { NotFoundError } from '../kernel/errors';
 import { storedRawKey } from '../keys/raw-key-name';
 
 const itemNames: Record<HoldItemType, string> = {

@@ -1,10 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { idempotencyKeys, taskBudgets, type Hold, type HoldItemType, type HoldResolution } from '../../db/schema';
-import { decide, type Action, type Decision } from '../authorization';
-import type { Actor, CoreContext } from '../context';
+import { decide, type Action, type Decision } from '../identity/authorization';
+import type { Actor, CoreContext } from '../kernel/context';
 import { discardInTransaction, lockDeadLetter, redriveInTransaction } from '../dead-letters/redrive';
-import { StateConflictError } from '../errors';
+import { StateConflictError } from '../kernel/errors';
 
 /**
  * What clearing a hold does to its item is that item's own action, and needs

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
-import { type Actor, DEFAULT_CORE_POLICY, type CoreContext } from '../context';
-import { cutToLength } from '../validation';
+import { type Actor, DEFAULT_CORE_POLICY, type CoreContext } from '../kernel/context';
+import { cutToLength } from '../kernel/validation';
 import { MAX_HOLD_DETAIL } from './hold-input';
 
 /**

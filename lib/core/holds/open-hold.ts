@@ -1,10 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { holds, type Hold } from '../../db/schema';
-import { writeAudit } from '../audit';
-import { authorize } from '../authorization';
-import { actorLabel, type CoreContext } from '../context';
-import { parseInput } from '../validation';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from '../identity/authorization';
+import { actorLabel, type CoreContext } from '../kernel/context';
+import { parseInput } from '../kernel/validation';
 import { openHoldInput } from './hold-input';
 import { findHoldItem } from './hold-item';
 import { knownHoldOwner } from './known-owner';

@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { finishedTaskStatuses, holds, type HoldItemType, type HoldReason } from '../../db/schema';
-import { writeAudit } from '../audit';
-import { actorLabel, SWEEPER, type CoreContext } from '../context';
+import { writeAudit } from '../audit/audit-log';
+import { actorLabel, SWEEPER, type CoreContext } from '../kernel/context';
 
 /**
  * A kind of hold whose condition can clear by itself: while `cleared` (SQL

@@ -2,11 +2,11 @@ import { eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
 import { deadLetters, holds, type Hold, type HoldResolution } from '../../db/schema';
-import { writeAudit } from '../audit';
-import { authorize } from '../authorization';
-import { actorLabel, requireActor, type Actor, type CoreContext } from '../context';
-import { NotFoundError, StateConflictError } from '../errors';
-import { parseInput } from '../validation';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from '../identity/authorization';
+import { actorLabel, requireActor, type Actor, type CoreContext } from '../kernel/context';
+import { NotFoundError, StateConflictError } from '../kernel/errors';
+import { parseInput } from '../kernel/validation';
 import { clearHoldInput, clearHoldsInput, reassignHoldInput } from './hold-input';
 import { applyHoldResolution, itemActionFor } from './hold-resolution';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { tokenScopes } from '../../db/schema/enums';
-import { agentName, queueName } from '../names';
+import { agentName, queueName } from '../kernel/names';
 
 /**
  * Optional limits: the agents (or queues) the token may act for. Absent or

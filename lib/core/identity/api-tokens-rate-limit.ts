@@ -2,11 +2,11 @@ import { eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '../../db/client';
 import { apiTokens } from '../../db/schema';
-import { writeAudit } from '../audit';
-import { authorize } from '../authorization';
-import type { CoreContext } from '../context';
-import { NotFoundError } from '../errors';
-import { parseInput } from '../validation';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from './authorization';
+import type { CoreContext } from '../kernel/context';
+import { NotFoundError } from '../kernel/errors';
+import { parseInput } from '../kernel/validation';
 import { setApiTokenRateLimitInput } from './api-tokens-input';
 
 /** A token bucket: refilled at `perSecond` requests a second, holding at most `burst`. */

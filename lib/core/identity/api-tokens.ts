@@ -3,11 +3,11 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '../../db/client';
 import { apiTokens, type ApiToken } from '../../db/schema';
-import { writeAudit } from '../audit';
-import { authorize } from '../authorization';
-import { actorLabel, type Actor, type CoreContext } from '../context';
-import { NotFoundError } from '../errors';
-import { parseInput } from '../validation';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from './authorization';
+import { actorLabel, type Actor, type CoreContext } from '../kernel/context';
+import { NotFoundError } from '../kernel/errors';
+import { parseInput } from '../kernel/validation';
 import { createApiTokenInput, revokeApiTokenInput } from './api-tokens-input';
 
 export { createApiTokenInput, setApiTokenRateLimitInput } from './api-tokens-input';

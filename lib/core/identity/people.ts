@@ -3,11 +3,11 @@ import { personEmail } from '../../auth/email';
 import type { z } from 'zod';
 import type { Executor } from '../../db/client';
 import { people, teamMembers, teams, type Role } from '../../db/schema';
-import { writeAudit } from '../audit';
-import { authorize } from '../authorization';
-import type { Actor, CoreContext } from '../context';
-import { InvalidInputError, NotFoundError, StateConflictError } from '../errors';
-import { parseInput } from '../validation';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from './authorization';
+import type { Actor, CoreContext } from '../kernel/context';
+import { InvalidInputError, NotFoundError, StateConflictError } from '../kernel/errors';
+import { parseInput } from '../kernel/validation';
 import { savePersonInput } from './people-input';
 import { recordProxySignIn } from './proxy-sign-in';
 

@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { people, type Role } from '../../db/schema';
-import { writeAudit } from '../audit';
-import type { Actor } from '../context';
+import { writeAudit } from '../audit/audit-log';
+import type { Actor } from '../kernel/context';
 
 /** The actor of what a sign-in through the SSO proxy writes: nobody clicked anything. */
 const SIGN_IN: Actor = { type: 'system', id: 'sign-in' };

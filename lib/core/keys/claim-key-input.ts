@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { stepName } from '../names';
+import { stepName } from '../kernel/names';
 
 const HOUR_MS = 3_600_000;
 

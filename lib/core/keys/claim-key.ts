@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { idempotencyKeys } from '../../db/schema';
-import { agentOfTask } from '../agent-targets';
-import { enforceTokenLimits } from '../authorization';
-import type { CoreContext } from '../context';
-import { KeyPayloadMismatchError } from '../errors';
-import { cachedStatement } from '../prepared';
-import { parseInput } from '../validation';
+import { agentOfTask } from '../identity/agent-targets';
+import { enforceTokenLimits } from '../identity/authorization';
+import type { CoreContext } from '../kernel/context';
+import { KeyPayloadMismatchError } from '../kernel/errors';
+import { cachedStatement } from '../kernel/prepared';
+import { parseInput } from '../kernel/validation';
 import { claimKeyInput, type ClaimKeyInput } from './claim-key-input';
 import { storedRawKey } from './raw-key-name';
 

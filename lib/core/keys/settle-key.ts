@@ -1,13 +1,13 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { idempotencyKeys } from '../../db/schema';
-import { targetOfKey } from '../agent-targets';
-import { enforceTokenLimits } from '../authorization';
-import type { CoreContext } from '../context';
-import { ForbiddenError, NotFoundError, StaleTokenError, StateConflictError } from '../errors';
-import { cachedStatement } from '../prepared';
+import { targetOfKey } from '../identity/agent-targets';
+import { enforceTokenLimits } from '../identity/authorization';
+import type { CoreContext } from '../kernel/context';
+import { ForbiddenError, NotFoundError, StaleTokenError, StateConflictError } from '../kernel/errors';
+import { cachedStatement } from '../kernel/prepared';
 import { expiresAfterRetentionSql } from './claim-key';
-import { parseInput } from '../validation';
+import { parseInput } from '../kernel/validation';
 import { storedRawKey } from './raw-key-name';
 import { completeKeyInput, failKeyInput } from './settle-key-input';
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { CoreContext } from '../context';
+import type { CoreContext } from '../kernel/context';
 
 /**
  * Deletes keys past their retention expiry, in batches so no statement holds

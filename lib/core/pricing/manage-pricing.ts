@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
-import { writeAudit } from '../audit';
-import { authorize } from '../authorization';
-import { actorLabel, type CoreContext } from '../context';
-import { parseInput } from '../validation';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from '../identity/authorization';
+import { actorLabel, type CoreContext } from '../kernel/context';
+import { parseInput } from '../kernel/validation';
 import {
   deletePriceOverrideInput,
   type DeletePriceOverrideInput,

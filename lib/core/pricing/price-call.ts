@@ -1,6 +1,6 @@
 import { calcPrice } from '@pydantic/genai-prices';
 import type { CostSource, ErrorClass } from '../../db/schema/enums';
-import { MAX_ATTEMPT_COST_MICROS } from '../money-limits';
+import { MAX_ATTEMPT_COST_MICROS } from '../kernel/money-limits';
 import { DEFAULT_PRICING_RULES, overrideFor, type PriceOverride, type PricingRules } from './pricing-rules';
 
 /**

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { retryPools, type RetryPool } from '../../db/schema';
-import { writeAudit } from '../audit';
-import { authorize } from '../authorization';
-import { actorLabel, nowOf, type CoreContext } from '../context';
-import { parseInput } from '../validation';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from '../identity/authorization';
+import { actorLabel, nowOf, type CoreContext } from '../kernel/context';
+import { parseInput } from '../kernel/validation';
 import {
   deleteRetryPoolInput,
   saveRetryPoolInput,

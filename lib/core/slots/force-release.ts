@@ -2,11 +2,11 @@ import { and, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '../../db/client';
 import { slotLocks, type SlotLock } from '../../db/schema';
-import { writeAudit } from '../audit';
-import { authorize } from '../authorization';
-import { actorLabel, nowOf, SWEEPER, type CoreContext } from '../context';
-import { GuardFailedError, NotFoundError, StateConflictError } from '../errors';
-import { parseInput } from '../validation';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from '../identity/authorization';
+import { actorLabel, nowOf, SWEEPER, type CoreContext } from '../kernel/context';
+import { GuardFailedError, NotFoundError, StateConflictError } from '../kernel/errors';
+import { parseInput } from '../kernel/validation';
 import { DEFAULT_HEARTBEAT_GRACE_MS, forceReleaseInput } from './force-release-input';
 
 export { DEFAULT_HEARTBEAT_GRACE_MS } from './force-release-input';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentName } from '../names';
+import { agentName } from '../kernel/names';
 
 /** A run's key: the worker's name for one execution of a task. */
 export const runKey = z.string().trim().min(1).max(200);

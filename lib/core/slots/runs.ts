@@ -1,11 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { runs, type Run } from '../../db/schema';
-import { agentOfRun } from '../agent-targets';
-import { enforceTokenLimits } from '../authorization';
-import type { CoreContext } from '../context';
-import { NotFoundError, StateConflictError } from '../errors';
-import { parseInput } from '../validation';
+import { agentOfRun } from '../identity/agent-targets';
+import { enforceTokenLimits } from '../identity/authorization';
+import type { CoreContext } from '../kernel/context';
+import { NotFoundError, StateConflictError } from '../kernel/errors';
+import { parseInput } from '../kernel/validation';
 import { finishRunInput, runKey, startRunInput } from './runs-input';
 
 export { finishRunInput, startRunInput } from './runs-input';

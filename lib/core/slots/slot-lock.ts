@@ -1,12 +1,12 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { slotEvidence, slotLocks } from '../../db/schema';
-import { agentOfRun } from '../agent-targets';
-import { enforceTokenLimits } from '../authorization';
-import type { CoreContext } from '../context';
-import { NotFoundError, NotHolderError, StaleTokenError } from '../errors';
-import { cachedStatement } from '../prepared';
-import { parseInput } from '../validation';
+import { agentOfRun } from '../identity/agent-targets';
+import { enforceTokenLimits } from '../identity/authorization';
+import type { CoreContext } from '../kernel/context';
+import { NotFoundError, NotHolderError, StaleTokenError } from '../kernel/errors';
+import { cachedStatement } from '../kernel/prepared';
+import { parseInput } from '../kernel/validation';
 import { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from './slot-lock-input';
 
 export { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from './slot-lock-input';

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { attempts, deadLetters, type DeadLetterReason, type ErrorClass } from '../../db/schema';
-import type { Actor } from '../context';
+import type { Actor } from '../kernel/context';
 import { deadLetterTask } from '../dead-letters/dead-letter-task';
 import type { StopAnswer, StopReason } from './step-protocol';
 

@@ -1,5 +1,5 @@
-import { authorize } from '../authorization';
-import type { Actor, CoreContext } from '../context';
+import { authorize } from '../identity/authorization';
+import type { Actor, CoreContext } from '../kernel/context';
 
 /**
  * Who runs a step: the caller's actor (an API token's agent), or, for a

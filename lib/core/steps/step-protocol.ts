@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { int4 } from '../validation';
+import { int4 } from '../kernel/validation';
 import { errorClasses } from '../../db/schema/enums';
 import { taskBudgetInput } from '../budgets/task-budget-input';
-import { attemptCostMicros } from '../money-limits';
+import { attemptCostMicros } from '../kernel/money-limits';
 import { modelUsageFields } from '../pricing/model-usage-input';
-import { queueName, stepName } from '../names';
+import { queueName, stepName } from '../kernel/names';
 
 /**
  * The step protocol, shared by the in-process runStep, the HTTP API

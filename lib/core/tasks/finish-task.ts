@@ -1,11 +1,11 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { taskBudgets, type FinishedTaskStatus, type TaskStatus } from '../../db/schema';
-import { agentOfTask } from '../agent-targets';
-import { authorize, enforceTokenLimits } from '../authorization';
-import type { CoreContext } from '../context';
-import { NotFoundError, StateConflictError } from '../errors';
-import { parseInput } from '../validation';
+import { agentOfTask } from '../identity/agent-targets';
+import { authorize, enforceTokenLimits } from '../identity/authorization';
+import type { CoreContext } from '../kernel/context';
+import { NotFoundError, StateConflictError } from '../kernel/errors';
+import { parseInput } from '../kernel/validation';
 import { finishTaskInput, type FinishTaskInput } from './finish-task-input';
 
 export { finishTaskInput, type FinishTaskInput } from './finish-task-input';

@@ -1,9 +1,9 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { taskBudgets } from '../../db/schema';
-import { enforceTokenLimits } from '../authorization';
-import type { CoreContext } from '../context';
-import { TaskAgentMismatchError } from '../errors';
+import { enforceTokenLimits } from '../identity/authorization';
+import type { CoreContext } from '../kernel/context';
+import { TaskAgentMismatchError } from '../kernel/errors';
 
 /** The agent and queue a task was first seen with: they decide who may act on it. */
 export interface TaskAgent {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import { runBulkRedrive, runDueSweeps, startBulkRedrive, type Actor } from '../../../lib/core';
+import { runBulkRedrive, startBulkRedrive, type Actor } from '../../../lib/core';
+import { runDueSweeps } from '../../../lib/scheduler/sweeps';
 import type { Database } from '../../../lib/db/client';
 import { auditLog, bulkRedrives, deadLetters, holds, redrives } from '../../../lib/db/schema';
 import { isDatabaseUnavailable } from '../../../lib/server/database-outage';

@@ -1,5 +1,5 @@
-import type { Executor } from '../db/client';
-import type { Role, TokenScope } from '../db/schema';
+import type { Executor } from '../../db/client';
+import type { Role, TokenScope } from '../../db/schema';
 
 /**
  * Who acts: a person (from the session, with their role and teams), an agent

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { idempotencyKeys, runs, slotLocks, taskBudgets } from '../db/schema';
+import type { Executor } from '../../db/client';
+import { idempotencyKeys, runs, slotLocks, taskBudgets } from '../../db/schema';
 import type { ActionTarget } from './authorization';
 
 /**

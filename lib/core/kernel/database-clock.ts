@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
+import type { Executor } from '../../db/client';
 
 /**
  * The database's clock, read without a round trip per call. Keys, locks and

@@ -1,6 +1,6 @@
 import { and, eq, lte, or, sql } from 'drizzle-orm';
-import { leases } from '../db/schema';
-import type { CoreContext } from './context';
+import { leases } from '../../db/schema';
+import type { CoreContext } from '../kernel/context';
 import { isGoneInstance } from './instance-name';
 import {
   releaseRenewableLeaseInput,
@@ -8,7 +8,7 @@ import {
   type ReleaseRenewableLeaseInput,
   type RenewableLeaseInput,
 } from './renewable-lease-input';
-import { parseInput } from './validation';
+import { parseInput } from '../kernel/validation';
 
 export * from './renewable-lease-input';
 

@@ -1,19 +1,13 @@
-import type { CoreContext } from './context';
-import { InvalidInputError } from './errors';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry/decide-retry';
-import { classifyFailure, type ClassifiedFailure } from './retry/step-error';
-import { beginStep } from './steps/begin-step';
-import { finishStep } from './steps/finish-step';
-import {
-  outcomeOfBegin,
-  outcomeOfFinish,
-  type RunStepOutcome,
-  type StepAttempt,
-  type StepBody,
-} from './steps/step-outcome';
-import type { BeginStepInput, FinishStepInput } from './steps/step-protocol';
+import type { CoreContext } from '../kernel/context';
+import { InvalidInputError } from '../kernel/errors';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
+import { classifyFailure, type ClassifiedFailure } from '../retry/step-error';
+import { beginStep } from './begin-step';
+import { finishStep } from './finish-step';
+import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome, type StepAttempt, type StepBody } from './step-outcome';
+import type { BeginStepInput, FinishStepInput } from './step-protocol';
 
-export type { RunStepOutcome, StepAttempt, StepBody } from './steps/step-outcome';
+export type { RunStepOutcome, StepAttempt, StepBody } from './step-outcome';
 
 export type RunStepInput = BeginStepInput;
 

@@ -1,6 +1,6 @@
-import type { Actor, CoreContext } from './context';
-import { requireActor } from './context';
-import { ForbiddenError } from './errors';
+import type { Actor, CoreContext } from '../kernel/context';
+import { requireActor } from '../kernel/context';
+import { ForbiddenError } from '../kernel/errors';
 
 /** Everything the console and the API let someone do, by name. */
 export const actions = [

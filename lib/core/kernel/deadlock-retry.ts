@@ -1,4 +1,4 @@
-import type { Executor } from '../db/client';
+import type { Executor } from '../../db/client';
 
 /** PostgreSQL's codes for a transaction it aborted to break a deadlock or a serialization conflict. */
 const RETRYABLE_CODES = new Set(['40P01', '40001']);

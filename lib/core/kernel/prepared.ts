@@ -1,4 +1,4 @@
-import type { Executor } from '../db/client';
+import type { Executor } from '../../db/client';
 
 /**
  * Hot statements are built once per database handle (a pool or a transaction)

@@ -1,14 +1,14 @@
 import { DrizzleQueryError } from 'drizzle-orm';
 import { PostgresJsSession } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
-import type { Executor } from '../db/client';
-import type { Attempt } from '../db/schema';
-import { attemptSourceOf, DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from './context';
-import { AttemptConflictError, InvalidInputError } from './errors';
-import { costOfReport } from './pricing/cost-of-report';
+import type { Executor } from '../../db/client';
+import type { Attempt } from '../../db/schema';
+import { attemptSourceOf, DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from '../kernel/context';
+import { AttemptConflictError, InvalidInputError } from '../kernel/errors';
+import { costOfReport } from '../pricing/cost-of-report';
 import { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
-import { authorizeTaskAccess, authorizeTaskAgent, type TaskAgent } from './tasks/task-agent';
-import { parseInput } from './validation';
+import { authorizeTaskAccess, authorizeTaskAgent, type TaskAgent } from '../tasks/task-agent';
+import { parseInput } from '../kernel/validation';
 
 export { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
 

@@ -7,7 +7,7 @@
  * status map (lib/server/problem.ts) then fails to compile until it has a status.
  */
 export const errorCodes = [
-  // The library's errors (lib/core/errors.ts).
+  // The library's errors (lib/core/kernel/errors.ts).
   'INVALID_INPUT',
   'ATTEMPT_CONFLICT',
   'KEY_PAYLOAD_MISMATCH',

@@ -1,6 +1,6 @@
-import { auditLog, type AuditRecord } from '../db/schema';
-import type { Executor } from '../db/client';
-import type { Actor } from './context';
+import { auditLog, type AuditRecord } from '../../db/schema';
+import type { Executor } from '../../db/client';
+import type { Actor } from '../kernel/context';
 
 export interface AuditEntry {
   action: string;

@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import { killSwitches } from '../db/schema';
-import type { Executor } from '../db/client';
-import { writeAudit } from './audit';
-import { authorize } from './authorization';
-import { actorLabel, type CoreContext } from './context';
-import { parseInput } from './validation';
+import { killSwitches } from '../../db/schema';
+import type { Executor } from '../../db/client';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from '../identity/authorization';
+import { actorLabel, type CoreContext } from '../kernel/context';
+import { parseInput } from '../kernel/validation';
 import { setKillSwitchInput, type KillSwitchName } from './kill-switches-input';
 
 export { killSwitchNames, type KillSwitchName } from './kill-switches-input';

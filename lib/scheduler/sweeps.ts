@@ -1,14 +1,18 @@
 import { lt } from 'drizzle-orm';
 import { retryPoolUsage } from '../db/schema';
-import { DEFAULT_BULK_REDRIVE_STALLED_MS, runBulkRedrive, stalledBulkRedrives } from './dead-letters/bulk-redrive';
-import { deleteExpiredApiRequests, deleteExpiredKeys } from './keys/sweep-keys';
-import { escalateStaleLocks } from './holds/escalate-stale-locks';
-import { escalateUncertainKeys } from './holds/escalate-uncertain-keys';
-import { freezeIdleTasks } from './holds/freeze-idle-tasks';
-import { reconcileHolds } from './holds/reconcile-holds';
-import { nowOf, SWEEPER, type CoreContext } from './context';
-import { timeBucket, withLease } from './leases';
-import { sweepStaleSlots } from './slots/force-release';
+import {
+  DEFAULT_BULK_REDRIVE_STALLED_MS,
+  runBulkRedrive,
+  stalledBulkRedrives,
+} from '../core/dead-letters/bulk-redrive';
+import { deleteExpiredApiRequests, deleteExpiredKeys } from '../core/keys/sweep-keys';
+import { escalateStaleLocks } from '../core/holds/escalate-stale-locks';
+import { escalateUncertainKeys } from '../core/holds/escalate-uncertain-keys';
+import { freezeIdleTasks } from '../core/holds/freeze-idle-tasks';
+import { reconcileHolds } from '../core/holds/reconcile-holds';
+import { nowOf, SWEEPER, type CoreContext } from '../core/kernel/context';
+import { timeBucket, withLease } from '../core/leases/leases';
+import { sweepStaleSlots } from '../core/slots/force-release';
 import { maintainAttemptLog } from '../rollups/retention';
 import { rollUpAttempts } from '../rollups/roll-up';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import { leases } from '../db/schema';
-import type { CoreContext } from './context';
+import { leases } from '../../db/schema';
+import type { CoreContext } from '../kernel/context';
 import { INSTANCE_NAME } from './instance-name';
-import { parseInput } from './validation';
+import { parseInput } from '../kernel/validation';
 import { leaseInput } from './leases-input';
 
 export type LeaseOutcome<T> = { ran: true; value: T } | { ran: false };

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { errorClasses } from '../db/schema/enums';
-import { agentName, stepName } from './names';
-import { attemptCostMicros } from './money-limits';
-import { modelUsageFields } from './pricing/model-usage-input';
+import { errorClasses } from '../../db/schema/enums';
+import { agentName, stepName } from '../kernel/names';
+import { attemptCostMicros } from '../kernel/money-limits';
+import { modelUsageFields } from '../pricing/model-usage-input';
 
 /**
  * A moment: a Date in-process, or an ISO 8601 date-time with its offset over

@@ -36,9 +36,8 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
       parallel_setup_cost: 10_000,
     },
   });
-  preparedByDefault(sql);
   return {
-    db: drizzle(sql, { schema, logger: options.logger }),
+    db: drizzle(preparing(sql), { schema, logger: options.logger }),
     sql,
     close: () => sql.end({ timeout: 5 }),
   };
@@ -50,35 +49,32 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
  * it: two round trips per query, and PostgreSQL plans it afresh every time
  * (costly for statements over the partitioned attempt log). Preparing instead
  * makes it one round trip with a cached plan; postgres.js keeps one prepared
- * statement per distinct query text and connection. Transactions and
- * savepoints hand drizzle a connection of their own, so those are patched too.
+ * statement per distinct query text and connection.
+ *
+ * drizzle is handed a view of the pool, not the pool itself: the view's
+ * `unsafe` asks for a prepared statement, and its `begin` and `savepoint`
+ * hand drizzle the same view of the transaction's connection. Everything else
+ * reaches the driver untouched, and the pool the caller gets (`sql`) is the
+ * driver's own. tests/integration/connection-settings.test.ts checks that
+ * drizzle's queries are prepared in all three places, so a driver or drizzle
+ * upgrade that takes another path shows there.
  */
-function preparedByDefault(sql: postgres.Sql | postgres.TransactionSql): void {
-  const unsafe = sql.unsafe.bind(sql);
-  sql.unsafe = ((
-    query: string,
-    parameters?: postgres.ParameterOrJSON<never>[],
-    options?: postgres.UnsafeQueryOptions,
-  ) => unsafe(query, parameters, { ...options, prepare: true })) as postgres.Sql['unsafe'];
-
-  const withPreparedClient = <Callback extends (client: postgres.TransactionSql) => unknown>(callback: Callback) =>
-    ((client: postgres.TransactionSql) => {
-      preparedByDefault(client);
-      return callback(client);
-    }) as Callback;
-
-  if ('begin' in sql) {
-    const begin = sql.begin.bind(sql) as (...args: unknown[]) => unknown;
-    (sql as { begin: unknown }).begin = (...args: unknown[]) => {
-      const callback = args.pop() as (client: postgres.TransactionSql) => unknown;
-      return begin(...args, withPreparedClient(callback));
+function preparing<Client extends postgres.Sql | postgres.TransactionSql>(client: Client): Client {
+  const inTransaction =
+    (open: 'begin' | 'savepoint') =>
+    (...args: unknown[]) => {
+      const callback = args.pop() as (transaction: postgres.TransactionSql) => unknown;
+      const start = (client as unknown as Record<typeof open, (...rest: unknown[]) => unknown>)[open];
+      return start.call(client, ...args, (transaction: postgres.TransactionSql) => callback(preparing(transaction)));
     };
-  }
-  if ('savepoint' in sql) {
-    const savepoint = sql.savepoint.bind(sql) as (...args: unknown[]) => unknown;
-    (sql as { savepoint: unknown }).savepoint = (...args: unknown[]) => {
-      const callback = args.pop() as (client: postgres.TransactionSql) => unknown;
-      return savepoint(...args, withPreparedClient(callback));
-    };
-  }
+  const overrides: Record<string | symbol, unknown> = {
+    unsafe: (query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
+      client.unsafe(query, parameters, { ...options, prepare: true }),
+    begin: inTransaction('begin'),
+    savepoint: inTransaction('savepoint'),
+  };
+  return new Proxy(client, {
+    get: (target, property, receiver) =>
+      property in overrides && property in target ? overrides[property] : Reflect.get(target, property, receiver),
+  });
 }

@@ -5,6 +5,7 @@ import { deadLetters, holds, redrives, taskBudgets, type DeadLetter, type Redriv
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, nowOf, policyOf, type Actor, type CoreContext } from '../kernel/context';
+import { clearedHoldColumns } from '../holds/cleared-hold';
 import { NotFoundError, RedriveRefusedError, StateConflictError } from '../kernel/errors';
 import { parseInput } from '../kernel/validation';
 import { deadLetterAction, redriveInput } from './redrive-input';
@@ -201,14 +202,7 @@ export async function clearOpenHold(
 ) {
   const cleared = await tx
     .update(holds)
-    .set({
-      status: 'cleared',
-      resolution,
-      resolutionNote: note,
-      clearedAt: sql`now()`,
-      clearedBy: actorLabel(actor),
-      updatedAt: sql`now()`,
-    })
+    .set(clearedHoldColumns(resolution, note, actor))
     .where(and(eq(holds.itemType, 'dead_letter'), eq(holds.itemId, String(deadLetterId)), eq(holds.status, 'open')))
     .returning({ id: holds.id });
   for (const hold of cleared) {

@@ -1,7 +1,8 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { finishedTaskStatuses, holds, type HoldItemType, type HoldReason } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
-import { actorLabel, SWEEPER, type CoreContext } from '../kernel/context';
+import { SWEEPER, type CoreContext } from '../kernel/context';
+import { clearedHoldColumns } from './cleared-hold';
 
 /**
  * A kind of hold whose condition can clear by itself: while `cleared` (SQL
@@ -80,14 +81,7 @@ export async function reconcileHolds(ctx: CoreContext, options: { limit?: number
       const closed = await ctx.db.transaction(async (tx) => {
         const [resolved] = await tx
           .update(holds)
-          .set({
-            status: 'cleared',
-            resolution: 'resolved',
-            resolutionNote: candidate.note,
-            clearedAt: sql`now()`,
-            clearedBy: actorLabel(actor),
-            updatedAt: sql`now()`,
-          })
+          .set(clearedHoldColumns('resolved', candidate.note, actor))
           .where(and(eq(holds.id, candidate.id), isSelfCleared))
           .returning({ id: holds.id });
         if (!resolved) return false; // a person cleared it, or the sweep ran twice at once

@@ -4,7 +4,8 @@ import type { Transaction } from '../../db/client';
 import { deadLetters, holds, type Hold, type HoldResolution } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
-import { actorLabel, requireActor, type Actor, type CoreContext } from '../kernel/context';
+import { requireActor, type Actor, type CoreContext } from '../kernel/context';
+import { clearedHoldColumns } from './cleared-hold';
 import { NotFoundError, StateConflictError } from '../kernel/errors';
 import { parseInput } from '../kernel/validation';
 import { clearHoldInput, clearHoldsInput, reassignHoldInput } from './hold-input';
@@ -82,14 +83,7 @@ async function clearInTransaction(
   }
   const [cleared] = await tx
     .update(holds)
-    .set({
-      status: 'cleared',
-      resolution,
-      resolutionNote: note,
-      clearedAt: sql`now()`,
-      clearedBy: actorLabel(actor),
-      updatedAt: sql`now()`,
-    })
+    .set(clearedHoldColumns(resolution, note, actor))
     .where(eq(holds.id, hold.id))
     .returning();
   if (!cleared) throw new Error('clearHold: the locked hold vanished');

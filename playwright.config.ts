@@ -43,7 +43,7 @@ export default defineConfig({
       HOLDFAST_DATA_DIR: '.data/e2e/postgres',
       HOLDFAST_RUNTIME_FILE: e2eRuntimeFile,
       HOLDFAST_DEMO_DATA: 'on',
-      // The live fleet would change figures while a test compares them; its own test is tests/integration/fleet.test.ts.
+      // The live fleet would change figures while a test compares them; its own test is tests/integration/fleet/fleet.test.ts.
       HOLDFAST_DEMO: 'off',
       // The example receivers the specs save channels with, allowed by name so that saving one asks no DNS server.
       HOLDFAST_ALERT_ALLOWED_HOSTS: 'hooks.example.com,hooks.slack.com',

@@ -19,7 +19,7 @@ import { finishTaskInput } from '../core/tasks/finish-task-input';
  * here. The schemas are the library's own, so the API validates exactly as
  * the library does; they come from the schema-only *-input files, never the
  * services, so the client bundles without database code
- * (tests/unit/client-bundle.test.ts).
+ * (tests/unit/project/client-bundle.test.ts).
  */
 export interface Endpoint<Input extends z.ZodType = z.ZodType> {
   /** The client's method name. */

@@ -19,7 +19,7 @@ import type { EndpointName } from './endpoints';
 /**
  * What the API answers, as zod schemas: the OpenAPI document's response
  * schemas are generated from them, the typed client's return types are
- * inferred from them, and tests/integration/api-responses.test.ts parses every
+ * inferred from them, and tests/integration/api/responses.test.ts parses every
  * endpoint's real answer with them. Bodies as they travel: dates are ISO 8601
  * strings and 64-bit columns are numbers. Objects are strict, so a field the
  * API adds, drops or renames fails the contract test until it is described here.

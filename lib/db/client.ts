@@ -55,7 +55,7 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
  * `unsafe` asks for a prepared statement, and its `begin` and `savepoint`
  * hand drizzle the same view of the transaction's connection. Everything else
  * reaches the driver untouched, and the pool the caller gets (`sql`) is the
- * driver's own. tests/integration/connection-settings.test.ts checks that
+ * driver's own. tests/integration/db/connection-settings.test.ts checks that
  * drizzle's queries are prepared in all three places, so a driver or drizzle
  * upgrade that takes another path shows there.
  */

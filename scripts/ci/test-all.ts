@@ -88,18 +88,16 @@ function buildLane(): Promise<LaneResult> {
  */
 const secondDatabaseUrl = process.env.HOLDFAST_SECOND_TEST_DATABASE_URL;
 const NOT_ON_THE_SECOND_POSTGRES = [
-  'tests/integration/read-replica.test.ts',
-  'tests/integration/service-stop.test.ts',
-  'tests/integration/embedded-postgres.test.ts',
-  'tests/integration/start-lifecycle.test.ts',
-  'tests/integration/start-script.test.ts',
-  'tests/integration/database-outage.test.ts',
-  'tests/integration/otlp-outage.test.ts',
-  'tests/integration/installable-clients.test.ts',
-  'tests/integration/adapter-*.test.ts',
-  'tests/integration/mcp-gateway.test.ts',
-  'tests/integration/otlp-ai-sdk.test.ts',
-  'tests/integration/fleet-briefing-agent.test.ts',
+  'tests/integration/server/read-replica.test.ts',
+  'tests/integration/server/service-stop.test.ts',
+  'tests/integration/db/embedded-postgres.test.ts',
+  'tests/integration/server/start-lifecycle.test.ts',
+  'tests/integration/server/start-script.test.ts',
+  'tests/integration/server/database-outage.test.ts',
+  'tests/integration/traces/otlp-outage.test.ts',
+  'tests/integration/adapters/*.test.ts',
+  'tests/integration/traces/otlp-ai-sdk.test.ts',
+  'tests/integration/fleet/briefing-agent.test.ts',
 ];
 
 async function integrationLanes(): Promise<LaneResult[]> {

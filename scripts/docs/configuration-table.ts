@@ -3,7 +3,7 @@
  * schema reads, in its order, with its default (what the schema gives an
  * empty environment) and its meaning (the variable's `.describe()`), then the
  * few variables scripts and tests read themselves. `npm run docs:config`;
- * tests/unit/configuration-docs.test.ts fails when the committed file differs.
+ * tests/unit/project/configuration-docs.test.ts fails when the committed file differs.
  *
  * The tables are padded as Biome formats Markdown, so the file stays as
  * written under `biome format`.

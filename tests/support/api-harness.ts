@@ -68,6 +68,8 @@ export function useApi() {
       input instanceof Request ? input : new URL(String(input), 'http://holdfast.test'),
       init as ConstructorParameters<typeof NextRequest>[1],
     );
+    // Every HTTP/1.1 request names its host, and the traces receiver answers only to Holdfast's own names.
+    if (!request.headers.has('host')) request.headers.set('host', 'localhost');
     const route = state.routes.get(request.nextUrl.pathname);
     const handler = route?.[request.method as 'POST' | 'GET'];
     if (!handler) return new Response(null, { status: 404 });

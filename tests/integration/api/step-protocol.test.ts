@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { useApi } from '../../support/api-harness';
+
+const api = useApi();
+
+const aStep = (overrides: Record<string, unknown> = {}) => ({
+  taskId: `http-${randomUUID()}`,
+  agent: 'research',
+  owner: 'team:platform',
+  step: 'plan',
+  content: { q: 1 },
+  ...overrides,
+});
+
+describe('the step protocol over HTTP', () => {
+  it('begin answers run; a concurrent duplicate waits with Retry-After; finish completes; a redelivery replays', async () => {
+    const step = aStep();
+    const begun = await api.request('/api/v1/steps/begin', { body: step });
+    expect(begun.status).toBe(200);
+    expect(begun.body).toMatchObject({ decision: 'run', attemptNumber: 1, fencingToken: 1 });
+
+    const duplicate = await api.request('/api/v1/steps/begin', { body: step });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(duplicate.body).toMatchObject({
+      code: 'KEY_IN_PROGRESS',
+      retryable: true,
+      decision: 'wait',
+      retryAfterMs: expect.any(Number),
+    });
+
+    const finished = await api.request('/api/v1/steps/finish', {
+      body: {
+        key: begun.body.key,
+        fencingToken: 1,
+        attemptNumber: 1,
+        outcome: 'succeeded',
+        result: { plan: 'a' },
+        costMicros: 900,
+      },
+    });
+    expect(finished).toMatchObject({
+      status: 200,
+      body: { decision: 'completed', attemptNumber: 1, taskStatus: 'active' },
+    });
+    expect(await api.request('/api/v1/steps/begin', { body: step })).toMatchObject({
+      status: 200,
+      body: { decision: 'replay', result: { plan: 'a' } },
+    });
+  });
+
+  it('a permanent failure stops with DO_NOT_RETRY, not retryable, naming its reason, dead letter and hold', async () => {
+    const begun = await api.request('/api/v1/steps/begin', { body: aStep() });
+    const stopped = await api.request('/api/v1/steps/finish', {
+      body: {
+        key: begun.body.key,
+        fencingToken: begun.body.fencingToken,
+        outcome: 'failed',
+        errorClass: 'permanent',
+        errorText: '400 invalid recipient',
+      },
+    });
+    expect(stopped.status).toBe(409);
+    expect(stopped.headers.get('content-type')).toContain('application/problem+json');
+    expect(stopped.body).toMatchObject({
+      code: 'DO_NOT_RETRY',
+      retryable: false,
+      decision: 'stop',
+      reason: 'permanent_error',
+      deadLetterId: expect.any(Number),
+      holdId: expect.any(Number),
+    });
+  });
+
+  it('refuses bad input naming each field, an unknown attempt with 404 and a finished task with TASK_FINISHED', async () => {
+    const bad = await api.request('/api/v1/steps/begin', { body: aStep({ estimatedCostMicros: -1, owner: 'nobody' }) });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.fieldErrors as object).sort()).toEqual(['estimatedCostMicros', 'owner']);
+    expect(
+      await api.request('/api/v1/steps/finish', {
+        body: { key: 'never/begun', fencingToken: 1, outcome: 'succeeded', result: 1 },
+      }),
+    ).toMatchObject({
+      status: 404,
+      body: { code: 'NOT_FOUND' },
+    });
+
+    const step = aStep();
+    await api.request('/api/v1/steps/begin', { body: step });
+    expect(
+      await api.request('/api/v1/tasks/finish', { body: { taskId: step.taskId, outcome: 'completed' } }),
+    ).toMatchObject({
+      status: 200,
+      body: { taskId: step.taskId, status: 'completed', changed: true },
+    });
+    expect(await api.request('/api/v1/steps/begin', { body: { ...step, step: 'next' } })).toMatchObject({
+      status: 409,
+      body: { code: 'TASK_FINISHED', retryable: false, reason: 'task_finished' },
+    });
+  });
+});

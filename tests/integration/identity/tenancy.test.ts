@@ -1,0 +1,354 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApiToken, type Actor } from '../../../lib/core';
+import { useApi } from '../../support/api-harness';
+
+/**
+ * The tenancy matrix: every agent endpoint, against the caller's own task,
+ * another agent's task, and a raw key shaped like another task's step key,
+ * with a token limited to the caller's agent and with an unlimited one. The
+ * caller is agent `research`; the other agent, `payments`, works with a token
+ * of its own. Each cell gets fresh work, and every refusal leaves the
+ * database as it was.
+ */
+const api = useApi();
+const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const tokens = { limited: '', payments: '' };
+
+beforeAll(async () => {
+  const ctx = { db: api.database.db, actor: admin };
+  tokens.limited = (
+    await createApiToken(ctx, { name: 'research-only', scopes: ['ingest'], allowedAgents: ['research'] })
+  ).token;
+  tokens.payments = (
+    await createApiToken(ctx, { name: 'payments-only', scopes: ['ingest'], allowedAgents: ['payments'] })
+  ).token;
+});
+
+type Caller = 'unlimited' | 'limited';
+type Target = 'own task' | "another agent's task" | 'raw key shaped like its step key';
+const tokenOf = (caller: Caller) => (caller === 'limited' ? tokens.limited : api.ingestToken);
+
+/** A task of `agent` as its own worker leaves it: a completed step, a step in progress, and a raw key of the task. */
+async function workOf(agent: 'research' | 'payments', token: string) {
+  const taskId = `${agent}-${randomUUID()}`;
+  const post = async (path: string, body: unknown) => {
+    const response = await api.request(path, { body, token });
+    if (response.status >= 300) throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body;
+  };
+  const begin = (step: string) =>
+    post('/api/v1/steps/begin', { taskId, agent, owner: `team:${agent}`, step, content: { order: 1 } });
+  const charge = await begin('charge');
+  await post('/api/v1/steps/finish', {
+    key: charge.key,
+    fencingToken: charge.fencingToken,
+    outcome: 'succeeded',
+    result: { charged: agent },
+  });
+  const open = await begin('ship');
+  const raw = await post('/api/v1/keys/claim', { key: `extra-${randomUUID()}`, requestHash: 'h', taskId });
+  return {
+    taskId,
+    chargeKey: String(charge.key),
+    open: { key: String(open.key), fencingToken: Number(open.fencingToken) },
+    raw: { key: String(raw.key), fencingToken: Number(raw.fencingToken) },
+  };
+}
+type Work = Awaited<ReturnType<typeof workOf>>;
+
+const now = () => new Date().toISOString();
+const attempt = (taskId: string) => ({
+  taskId,
+  agent: 'research',
+  step: 'charge',
+  attemptNumber: 9,
+  startedAt: now(),
+  finishedAt: now(),
+  outcome: 'succeeded',
+  costMicros: 4_990_000,
+});
+
+/** Each endpoint's request for a target; null where the target does not apply to the endpoint. */
+const requests: Record<string, (work: Work, target: Target) => unknown | null> = {
+  '/api/v1/steps/begin': (work, target) => ({
+    taskId: target === 'raw key shaped like its step key' ? `raw:${work.taskId}` : work.taskId,
+    agent: 'research',
+    owner: 'team:research',
+    step: 'charge',
+    content: { order: 1 },
+    estimatedCostMicros: 1_000,
+  }),
+  '/api/v1/steps/finish': (work, target) =>
+    target === 'raw key shaped like its step key'
+      ? null
+      : {
+          ...work.open,
+          outcome: 'failed',
+          errorClass: 'transient',
+          errorText: '503 from the refund service',
+          costMicros: 4_990_000,
+        },
+  '/api/v1/tasks/finish': (work, target) =>
+    target === 'raw key shaped like its step key' ? null : { taskId: work.taskId, outcome: 'failed' },
+  '/api/v1/dead-letters': (work, target) =>
+    target === 'raw key shaped like its step key'
+      ? null
+      : {
+          taskId: work.taskId,
+          agent: 'research',
+          step: 'charge',
+          queue: 'research',
+          payload: {},
+          reason: 'permanent_error',
+          errorClass: 'permanent',
+          lastError: 'refused',
+          attempts: 1,
+          spendMicros: 0,
+          owner: 'team:research',
+        },
+  '/api/v1/keys/claim': (work, target) =>
+    target === 'raw key shaped like its step key'
+      ? { key: work.chargeKey, requestHash: 'forged' }
+      : { key: `more-${randomUUID()}`, requestHash: 'h', taskId: work.taskId },
+  '/api/v1/keys/complete': (work, target) =>
+    target === 'raw key shaped like its step key'
+      ? { ...work.open, result: { charged: true } }
+      : { ...work.raw, result: { charged: true } },
+  '/api/v1/keys/fail': (work, target) => ({
+    ...(target === 'raw key shaped like its step key' ? work.open : work.raw),
+    errorClass: 'permanent',
+    errorText: 'forged',
+  }),
+  '/api/v1/attempts': (work, target) => (target === 'raw key shaped like its step key' ? null : attempt(work.taskId)),
+  '/api/v1/attempts/batch': (work, target) =>
+    target === 'raw key shaped like its step key' ? null : { attempts: [attempt(work.taskId)] },
+  '/api/v1/holds': (work, target) => ({
+    itemType: target === 'raw key shaped like its step key' ? 'key' : 'task',
+    itemId: target === 'raw key shaped like its step key' ? work.chargeKey : work.taskId,
+    reason: 'needs_approval',
+    detail: 'check',
+    owner: 'team:research',
+  }),
+};
+
+/** The truth table: status and code per endpoint, target and caller (unlimited, limited). */
+type Cell = [number, string | null];
+const ok200: Cell = [200, null];
+const ok201: Cell = [201, null];
+const forbidden: Cell = [403, 'FORBIDDEN'];
+const mismatch: Cell = [409, 'TASK_AGENT_MISMATCH'];
+const notFound: Cell = [404, 'NOT_FOUND'];
+const invalid: Cell = [400, 'INVALID_INPUT'];
+const expected: Record<string, Record<Target, [Cell, Cell] | null>> = {
+  '/api/v1/steps/begin': {
+    'own task': [ok200, ok200],
+    "another agent's task": [mismatch, forbidden],
+    'raw key shaped like its step key': [invalid, invalid],
+  },
+  // A finish names no agent: the unlimited token may act for any agent, but not finish an attempt another token began.
+  '/api/v1/steps/finish': {
+    'own task': [ok200, ok200],
+    "another agent's task": [forbidden, forbidden],
+    'raw key shaped like its step key': null,
+  },
+  '/api/v1/tasks/finish': {
+    'own task': [ok200, ok200],
+    "another agent's task": [ok200, forbidden],
+    'raw key shaped like its step key': null,
+  },
+  '/api/v1/dead-letters': {
+    'own task': [ok201, ok201],
+    "another agent's task": [mismatch, forbidden],
+    'raw key shaped like its step key': null,
+  },
+  // A raw claim of a step key's name is a raw key of its own: it never meets the step key.
+  '/api/v1/keys/claim': {
+    'own task': [ok200, ok200],
+    "another agent's task": [ok200, forbidden],
+    'raw key shaped like its step key': [ok200, ok200],
+  },
+  // A raw key is settled only by the token whose claim holds it, as a step attempt is finished.
+  '/api/v1/keys/complete': {
+    'own task': [ok200, ok200],
+    "another agent's task": [forbidden, forbidden],
+    'raw key shaped like its step key': [notFound, notFound],
+  },
+  '/api/v1/keys/fail': {
+    'own task': [ok200, ok200],
+    "another agent's task": [forbidden, forbidden],
+    'raw key shaped like its step key': [notFound, notFound],
+  },
+  '/api/v1/attempts': {
+    'own task': [ok201, ok201],
+    "another agent's task": [mismatch, forbidden],
+    'raw key shaped like its step key': null,
+  },
+  '/api/v1/attempts/batch': {
+    'own task': [ok200, ok200],
+    "another agent's task": [mismatch, forbidden],
+    'raw key shaped like its step key': null,
+  },
+  '/api/v1/holds': {
+    'own task': [ok201, ok201],
+    "another agent's task": [ok201, forbidden],
+    'raw key shaped like its step key': [ok201, forbidden],
+  },
+};
+
+/** Everything an agent endpoint may write, as one fingerprint per table. */
+async function fingerprint(): Promise<Record<string, string>> {
+  const tables = ['task_budgets', 'idempotency_keys', 'attempts', 'dead_letters', 'holds', 'audit_log', 'redrives'];
+  const prints: Record<string, string> = {};
+  for (const table of tables) {
+    const [row] = await api.database.sql.unsafe<{ print: string | null }[]>(
+      `select md5(string_agg(t::text, '|' order by t::text)) as print from ${table} t`,
+    );
+    prints[table] = row?.print ?? 'empty';
+  }
+  return prints;
+}
+
+const targets: Target[] = ['own task', "another agent's task", 'raw key shaped like its step key'];
+const cells = Object.entries(expected).flatMap(([path, row]) =>
+  targets.flatMap((target) =>
+    (['unlimited', 'limited'] as const).flatMap((caller, index) => {
+      const cell = row[target]?.[index];
+      return cell ? [{ path, target, caller, status: cell[0], code: cell[1] }] : [];
+    }),
+  ),
+);
+
+describe('the tenancy matrix', () => {
+  it('covers every agent endpoint that acts on a task or a key', () => {
+    expect(Object.keys(expected).sort()).toEqual(Object.keys(requests).sort());
+    expect(cells).toHaveLength(50);
+  });
+
+  it.each(cells)(
+    '$path on $target with the $caller token: $status $code',
+    async ({ path, target, caller, status, code }) => {
+      const work =
+        target === 'own task' ? await workOf('research', tokenOf(caller)) : await workOf('payments', tokens.payments);
+      const body = requests[path]!(work, target);
+      const before = status >= 400 ? await fingerprint() : undefined;
+      const response = await api.request(path, { body, token: tokenOf(caller) });
+      expect({ status: response.status, code: response.body.code ?? null }).toEqual({ status, code });
+      if (before) expect(await fingerprint()).toEqual(before);
+
+      if (target !== 'own task') {
+        // Whatever was answered, the other agent's step keys still hold its own outcomes.
+        const replay = await api.request('/api/v1/steps/begin', {
+          token: tokens.payments,
+          body: {
+            taskId: work.taskId,
+            agent: 'payments',
+            owner: 'team:payments',
+            step: 'charge',
+            content: { order: 1 },
+          },
+        });
+        if (replay.status === 200)
+          expect(replay.body).toMatchObject({ decision: 'replay', result: { charged: 'payments' } });
+      }
+    },
+  );
+});
+
+describe('the reported attacks, replayed', () => {
+  const paymentsBegin = (taskId: string, step: string, extra: Record<string, unknown> = {}) =>
+    api.request('/api/v1/steps/begin', {
+      token: tokens.payments,
+      body: { taskId, agent: 'payments', owner: 'team:payments', step, content: { cents: 499 }, ...extra },
+    });
+
+  it('H1: a research token cannot read, charge, dead-letter or reserve against a payments task', async () => {
+    const taskId = `payments-${randomUUID()}`;
+    expect((await paymentsBegin(taskId, 'quote', { spendCeilingMicros: 5_000_000 })).status).toBe(200);
+    const before = await fingerprint();
+    const asResearch = (body: Record<string, unknown>) =>
+      api.request('/api/v1/steps/begin', {
+        token: tokens.limited,
+        body: { taskId, agent: 'research', owner: 'team:research', content: { cents: 499 }, ...body },
+      });
+    expect((await asResearch({ step: 'quote' })).status).toBe(403);
+    expect((await asResearch({ step: 'refund', estimatedCostMicros: 4_990_000 })).status).toBe(403);
+    expect(
+      (await asResearch({ step: 'hog', estimatedCostMicros: 4_990_000, inProgressTtlMs: 86_400_000 })).status,
+    ).toBe(403);
+    // Naming the payments agent does not help: the token's limits are checked against the stored agent.
+    expect((await asResearch({ step: 'refund', agent: 'payments', owner: 'team:payments' })).status).toBe(403);
+    expect(await fingerprint()).toEqual(before);
+  });
+
+  it('H2: a raw claim of a step key name stores nothing the step engine reads', async () => {
+    const taskId = `payments-${randomUUID()}`;
+    const forged = { key: `${taskId}/charge`, requestHash: 'whatever', taskId: undefined };
+    const claimed = await api.request('/api/v1/keys/claim', { token: tokens.limited, body: forged });
+    expect(claimed.status).toBe(200);
+    const completed = await api.request('/api/v1/keys/complete', {
+      token: tokens.limited,
+      body: { key: forged.key, fencingToken: claimed.body.fencingToken, result: { charged: true } },
+    });
+    expect(completed.status).toBe(200);
+    // The payments agent's first begin of charge runs it: no forged replay, no payload mismatch hold.
+    const begun = await paymentsBegin(taskId, 'charge');
+    expect(begun.body).toMatchObject({ decision: 'run', key: `${taskId}/charge`, attemptNumber: 1 });
+    const holds = await api.database.sql`select 1 from holds where item_id = ${taskId}`;
+    expect(holds).toHaveLength(0);
+    const [raw] = await api.database.sql<{ key: string }[]>`
+      select key from idempotency_keys where key = ${`raw:${taskId}/charge`}`;
+    expect(raw?.key).toBe(`raw:${taskId}/charge`);
+  });
+});
+
+describe('a fencing token is no capability on its own', () => {
+  it('an attempt is finished only by the API token that began it, even for the same agent', async () => {
+    const admin2: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+    const second = (
+      await createApiToken({ db: api.database.db, actor: admin2 }, { name: 'research-too', scopes: ['ingest'] })
+    ).token;
+    const taskId = `research-${randomUUID()}`;
+    const begun = await api.request('/api/v1/steps/begin', {
+      token: tokens.limited,
+      body: { taskId, agent: 'research', owner: 'team:research', step: 'summarise', content: { doc: 1 } },
+    });
+    expect(begun.body).toMatchObject({ decision: 'run', fencingToken: 1 });
+    const finish = { key: begun.body.key, fencingToken: 1, outcome: 'succeeded', result: { summary: 'forged' } };
+    const before = await fingerprint();
+    const guessed = await api.request('/api/v1/steps/finish', { token: second, body: finish });
+    expect(guessed).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+    expect(await fingerprint()).toEqual(before);
+    const own = await api.request('/api/v1/steps/finish', {
+      token: tokens.limited,
+      body: { ...finish, result: 'real' },
+    });
+    expect(own.body).toMatchObject({ decision: 'completed' });
+  });
+
+  it('a raw key is settled only by the API token whose claim holds it, even for the same agent', async () => {
+    const admin2: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+    const second = (
+      await createApiToken({ db: api.database.db, actor: admin2 }, { name: 'research-also', scopes: ['ingest'] })
+    ).token;
+    const key = `send-${randomUUID()}`;
+    const claimed = await api.request('/api/v1/keys/claim', { token: tokens.limited, body: { key, requestHash: 'h' } });
+    expect(claimed.body).toMatchObject({ outcome: 'acquired', fencingToken: 1 });
+    const before = await fingerprint();
+    for (const [path, settle] of [
+      ['/api/v1/keys/complete', { result: { sent: 'forged' } }],
+      ['/api/v1/keys/fail', { errorClass: 'permanent', errorText: 'forged' }],
+    ] as const) {
+      const guessed = await api.request(path, { token: second, body: { key, fencingToken: 1, ...settle } });
+      expect(guessed).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+    }
+    expect(await fingerprint()).toEqual(before);
+    const own = await api.request('/api/v1/keys/complete', {
+      token: tokens.limited,
+      body: { key, fencingToken: 1, result: { sent: true } },
+    });
+    expect(own.status).toBe(200);
+    const replay = await api.request('/api/v1/keys/claim', { token: second, body: { key, requestHash: 'h' } });
+    expect(replay.body).toMatchObject({ outcome: 'replay', result: { sent: true } });
+  });
+});

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { beginStep, finishStep, type Actor, type BeginAnswer, type CoreContext } from '../../../lib/core';
+import { connectDatabase } from '../../../lib/db/client';
+import { retryPools } from '../../../lib/db/schema';
+import { useTestDatabase } from '../../support/test-database';
+
+const database = useTestDatabase({ maxConnections: 4 });
+const agentActor: Actor = { type: 'agent', id: 'pool-test', scopes: ['ingest'] };
+
+/** Runs `work` over `items` with `width` at once. */
+async function inParallel<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!);
+      }
+    }),
+  );
+  return results;
+}
+
+describe('fleet retry pools', () => {
+  it('1,000 first attempts then a burst of 500 failures: retries granted are exactly P % plus the floor, the rest wait with RETRY_BUDGET_EXHAUSTED; the pool refills after its window', async () => {
+    const agent = `pooled-${randomUUID().slice(0, 8)}`;
+    // 10 % of first attempts plus 0.1 retries a second over 60 s: 100 + 6 = 106 retries.
+    await database.db.insert(retryPools).values({
+      agent,
+      budgetPercent: 10,
+      minRetriesPerSecond: 0.1,
+      windowSeconds: 60,
+      updatedBy: 'person:admin@example.com',
+    });
+    const start = Date.now();
+    let now = start;
+    const pool = connectDatabase(database.url, { maxConnections: 16 });
+    const ctx: CoreContext = { db: pool.db, actor: agentActor, clock: () => new Date(now) };
+    const step = (index: number) => ({
+      taskId: `${agent}-${index}`,
+      agent,
+      owner: 'team:growth',
+      step: 'call_model',
+      content: { index },
+      estimatedCostMicros: 0,
+      retryAllowance: 5,
+    });
+    try {
+      const tasks = Array.from({ length: 1_000 }, (_, index) => index);
+      // 1,000 first attempts; the first 500 fail with a transient error and ask for a retry.
+      await inParallel(tasks, 8, async (index) => {
+        const begun = await beginStep(ctx, step(index));
+        if (begun.decision !== 'run') throw new Error(`first attempt ${index}: ${JSON.stringify(begun)}`);
+        const outcome =
+          index < 500
+            ? { outcome: 'failed' as const, errorClass: 'transient' as const, errorText: 'upstream 503' }
+            : { outcome: 'succeeded' as const, result: index };
+        await finishStep(ctx, { key: begun.key, fencingToken: begun.fencingToken, ...outcome });
+      });
+
+      const burst = await Promise.all(tasks.slice(0, 500).map((index) => beginStep(ctx, step(index))));
+      const granted = burst.filter((answer) => answer.decision === 'run');
+      const refused = burst.filter(
+        (answer): answer is Extract<BeginAnswer, { decision: 'wait' }> => answer.decision === 'wait',
+      );
+      expect(granted).toHaveLength(106);
+      expect(refused).toHaveLength(394);
+      expect(refused.every((answer) => answer.code === 'RETRY_BUDGET_EXHAUSTED' && answer.retryAfterMs >= 1_000)).toBe(
+        true,
+      );
+      const [usage] = await database.db.execute<{ retries: number; refusals: number }>(
+        sql`select sum(retries)::int as retries, sum(refusals)::int as refusals from retry_pool_usage where agent = ${agent}`,
+      );
+      expect(usage).toEqual({ retries: 106, refusals: 394 });
+      // A refused retry changed nothing else: its key is still failed, ready for the next begin.
+      const [stillFailed] = await database.db.execute<{ count: number }>(
+        sql`select count(*)::int as count from idempotency_keys where key like ${`${agent}-%`} and status = 'failed'`,
+      );
+      expect(stillFailed?.count).toBe(394);
+
+      // After the window, the floor alone allows 6 retries again (no first attempts since).
+      now = start + 61_000;
+      const later = await Promise.all(tasks.slice(400, 420).map((index) => beginStep(ctx, step(index))));
+      expect(later.filter((answer) => answer.decision === 'run')).toHaveLength(6);
+    } finally {
+      await pool.close();
+    }
+  }, 180_000);
+
+  it('a step pool and its agent pool both apply; without any pool only the task allowance limits retries', async () => {
+    const agent = `free-${randomUUID().slice(0, 8)}`;
+    const ctx: CoreContext = { db: database.db, actor: agentActor };
+    const first = await beginStep(ctx, {
+      taskId: `${agent}-1`,
+      agent,
+      owner: 'team:growth',
+      step: 'x',
+      content: 1,
+      estimatedCostMicros: 0,
+    });
+    if (first.decision !== 'run') throw new Error('expected run');
+    await finishStep(ctx, {
+      key: first.key,
+      fencingToken: first.fencingToken,
+      outcome: 'failed',
+      errorClass: 'timeout',
+      errorText: 'slow',
+    });
+    expect(
+      await beginStep(ctx, {
+        taskId: `${agent}-1`,
+        agent,
+        owner: 'team:growth',
+        step: 'x',
+        content: 1,
+        estimatedCostMicros: 0,
+      }),
+    ).toMatchObject({ decision: 'run', attemptNumber: 2 });
+
+    await database.db.insert(retryPools).values({
+      agent,
+      step: 'y',
+      budgetPercent: 0,
+      minRetriesPerSecond: 0,
+      windowSeconds: 60,
+      updatedBy: 'person:admin@example.com',
+    });
+    const y = await beginStep(ctx, {
+      taskId: `${agent}-2`,
+      agent,
+      owner: 'team:growth',
+      step: 'y',
+      content: 1,
+      estimatedCostMicros: 0,
+    });
+    if (y.decision !== 'run') throw new Error('expected run');
+    await finishStep(ctx, {
+      key: y.key,
+      fencingToken: y.fencingToken,
+      outcome: 'failed',
+      errorClass: 'rate_limited',
+      errorText: '429',
+    });
+    expect(
+      await beginStep(ctx, {
+        taskId: `${agent}-2`,
+        agent,
+        owner: 'team:growth',
+        step: 'y',
+        content: 1,
+        estimatedCostMicros: 0,
+      }),
+    ).toMatchObject({
+      decision: 'wait',
+      code: 'RETRY_BUDGET_EXHAUSTED',
+    });
+  });
+});

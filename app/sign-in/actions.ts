@@ -1,7 +1,7 @@
 'use server';
 
 import { redirect } from 'next/navigation';
-import { parsePersonEmail } from '@/lib/auth/email';
+import { parsePersonEmail } from '@/lib/core/identity/email';
 import { RETURN_TO_PARAM, safeReturnTo } from '@/lib/auth/return-to';
 import { loadPersonActor } from '@/lib/core';
 import { getEnvironment } from '@/lib/env';

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Role } from '../db/schema';
 import type { Environment } from '../env';
-import { parsePersonEmail } from './email';
+import { parsePersonEmail } from '../core/identity/email';
 
 export interface ProxySettings {
   secret: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { personEmail } from '../../auth/email';
+import { personEmail } from './email';
 import { roles } from '../../db/schema/enums';
 
 const teamName = z

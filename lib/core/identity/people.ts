@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { personEmail } from '../../auth/email';
+import { personEmail } from './email';
 import type { z } from 'zod';
 import type { Executor } from '../../db/client';
 import { people, teamMembers, teams, type Role } from '../../db/schema';

@@ -1,6 +1,6 @@
 import 'server-only';
 import type { Executor } from '../db/client';
-import { applyStepsView, readStepsPage, STEPS_PAGE_SIZE, type StepsView } from '../console/filters/steps';
+import { readStepsPage, STEPS_PAGE_SIZE, type StepsView } from '../filters/steps';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
 import { getStepSources, getStepsWithSource, type StepSource } from './step-sources';
@@ -65,4 +65,19 @@ export async function getStepsPage(
     getStepSources(db, shown),
   ]);
   return { agents, total: matching.length, page, steps, anomalies, pools, sources };
+}
+
+/** Applies the search and the sort; nulls (no data) always sort last. */
+export function applyStepsView(steps: StepStats[], view: Pick<StepsView, 'search' | 'sort' | 'dir'>): StepStats[] {
+  const needle = view.search?.toLowerCase();
+  const matching = needle ? steps.filter((row) => `${row.agent} ${row.step}`.toLowerCase().includes(needle)) : steps;
+  const direction = view.dir === 'asc' ? 1 : -1;
+  return [...matching].sort((a, b) => {
+    const left = a[view.sort];
+    const right = b[view.sort];
+    if (left === right) return a.agent.localeCompare(b.agent) || a.step.localeCompare(b.step);
+    if (left === null) return 1;
+    if (right === null) return -1;
+    return (typeof left === 'string' ? left.localeCompare(String(right)) : Number(left) - Number(right)) * direction;
+  });
 }

@@ -3,7 +3,7 @@ import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AUDIT_EXPORT_ROW_CAP, auditCsvStream } from '../../app/api/console/audit.csv/audit-csv-stream';
 import { csvLine } from '../../lib/console/audit-view';
-import { auditFilter } from '../../lib/console/filters/audit';
+import { auditFilter } from '../../lib/filters/audit';
 import { type Actor, writeAuditRecords } from '../../lib/core';
 import type { DatabaseConnection } from '../../lib/db/client';
 import { listAudit } from '../../lib/queries/audit';

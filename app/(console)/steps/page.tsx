@@ -3,7 +3,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { readConsole } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
-import { parseStepsView } from '@/lib/console/filters/steps';
+import { parseStepsView } from '@/lib/filters/steps';
 import { getStepsPage } from '@/lib/queries/steps-page';
 import { stepColumns } from '@/lib/console/step-columns';
 import { FilterNotices } from '../filter-notices';

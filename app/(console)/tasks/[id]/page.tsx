@@ -7,7 +7,7 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { decodeRouteParam } from '@/lib/auth/console-input';
 import { formatCount, formatMicros } from '@/lib/console/format';
-import { keyHref, keysPageHref } from '@/lib/console/filters/keys';
+import { keyHref, keysPageHref } from '@/lib/console/filter-forms/keys';
 import { getTaskTimeline } from '@/lib/queries/task-timeline';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';

@@ -11,7 +11,7 @@ import { getStepDetail, stepExists } from '@/lib/queries/step-detail';
 import { getStepSources } from '@/lib/queries/step-sources';
 import { readConsole } from '@/lib/server/console-reads';
 import { requirePerson } from '@/lib/server/session';
-import { parseStepsView } from '@/lib/console/filters/steps';
+import { parseStepsView } from '@/lib/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 import { stepDetailHref } from '../../step-href';
 import { CostSourceMixSection } from './cost-source-mix';

@@ -99,6 +99,14 @@ module.exports = {
       to: { path: ['^node_modules/next/', '^lib/server/', '^app/', '^components/'] },
     },
     {
+      name: 'read-source-notice-is-plain',
+      comment:
+        "lib/server/read-source/notice.ts is the one file of the server glue a client island may import (the Overview says where each poll was read from): it imports nothing, so it never drags the database, Next's server code or server-only into the browser.",
+      severity: 'error',
+      from: { path: '^lib/server/read-source/notice\\.ts$' },
+      to: { path: '.' },
+    },
+    {
       name: 'components-are-not-pages',
       comment: 'Shared components never import a page or its actions.',
       severity: 'error',

@@ -9,7 +9,7 @@ import { getEnvironment } from '@/lib/env';
 import { getCostSourceMix } from '@/lib/queries/cost-source-mix';
 import { getStepDetail, stepExists } from '@/lib/queries/step-detail';
 import { getStepSources } from '@/lib/queries/step-sources';
-import { readConsole } from '@/lib/server/console-reads';
+import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';

@@ -1,5 +1,6 @@
 import 'server-only';
 import type { Executor } from '../db/client';
+import type { BaselineDaySums } from '../rollups/anomaly-baselines';
 import { readStepsPage, STEPS_PAGE_SIZE, type StepsView } from '../filters/steps';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
@@ -34,23 +35,15 @@ export async function getStepsPage(
   now: Date,
 ): Promise<StepsPageView> {
   const sortedByLatency = view.sort === 'latencyP50Ms' || view.sort === 'latencyP95Ms';
-  const all = await getStepStats(db, view.range, { latency: sortedByLatency, failureClasses: sortedByLatency });
+  const [withSource, all] = await Promise.all([
+    view.source ? getStepsWithSource(db, view.source) : undefined,
+    getStepStats(db, view.range, { latency: sortedByLatency, failureClasses: sortedByLatency }),
+  ]);
   // Over the last 24 hours every step's figures are the anomaly rule's recent ones: not read twice.
   const anomalies = await getStepAnomalies(db, now, {
-    recentSums:
-      view.window === '24h'
-        ? all.map((row) => ({
-            agent: row.agent,
-            step: row.step,
-            label: 'recent',
-            attempts: String(row.attempts),
-            spend: String(row.totalSpendMicros),
-            retry_spend: String(row.retrySpendMicros),
-          }))
-        : undefined,
+    recentSums: view.window === '24h' ? asRecentSums(all) : undefined,
   });
   const agents = [...new Set(all.map((row) => row.agent))].sort();
-  const withSource = view.source ? await getStepsWithSource(db, view.source) : undefined;
   const matching = applyStepsView(
     all.filter(
       (row) => (!view.agent || row.agent === view.agent) && (!withSource || withSource.has(`${row.agent}/${row.step}`)),
@@ -80,4 +73,16 @@ export function applyStepsView(steps: StepStats[], view: Pick<StepsView, 'search
     if (right === null) return -1;
     return (typeof left === 'string' ? left.localeCompare(String(right)) : Number(left) - Number(right)) * direction;
   });
+}
+
+/** Steps' figures as the anomaly rule's sums for its recent window (lib/rollups/step-anomalies.ts). */
+function asRecentSums(steps: StepStats[]): BaselineDaySums[] {
+  return steps.map((row) => ({
+    agent: row.agent,
+    step: row.step,
+    label: 'recent',
+    attempts: String(row.attempts),
+    spend: String(row.totalSpendMicros),
+    retry_spend: String(row.retrySpendMicros),
+  }));
 }

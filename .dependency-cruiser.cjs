@@ -16,6 +16,7 @@ module.exports = {
           '^node_modules/next/',
           '^lib/server/',
           '^lib/queries/',
+          '^lib/filters/',
           '^lib/console/',
           '^app/',
           '^components/',
@@ -28,6 +29,42 @@ module.exports = {
           '^lib/traces/',
         ],
       },
+    },
+    {
+      name: 'filters-are-inputs',
+      comment:
+        'lib/filters read what a URL asks for into what the read models take: they sit below the read models, so they never import them, the analytics storage under them, the presentation above them, the server glue or Next.',
+      severity: 'error',
+      from: { path: '^lib/filters/' },
+      to: {
+        path: [
+          '^lib/queries/',
+          '^lib/rollups/',
+          '^lib/console/',
+          '^lib/server/',
+          '^lib/fleet/',
+          '^lib/demo/',
+          '^app/',
+          '^components/',
+          '^node_modules/next/',
+        ],
+      },
+    },
+    {
+      name: 'read-models-import-no-presentation',
+      comment:
+        "lib/console is the pages' presentation (labels, formatting, links, columns), above the read models: a read model or the analytics storage under it never imports it.",
+      severity: 'error',
+      from: { path: '^lib/(queries|rollups)/' },
+      to: { path: '^lib/console/' },
+    },
+    {
+      name: 'rollups-sit-below-the-read-models',
+      comment:
+        'lib/rollups is the analytics storage the read models read through (and the alert sweep, in plain Node): it never imports a read model. A type both need lives in lib/rollups.',
+      severity: 'error',
+      from: { path: '^lib/rollups/' },
+      to: { path: '^lib/queries/' },
     },
     {
       name: 'queries-know-no-demo',
@@ -93,7 +130,7 @@ module.exports = {
       comment:
         "lib/alerts and lib/metrics read the library and the read models, and lib/scheduler runs the library's and the analytics' passes; nothing below them imports them, so the library stays whole without them.",
       severity: 'error',
-      from: { path: '^lib/(core|db|rollups|queries|api|client)/' },
+      from: { path: '^lib/(core|db|rollups|filters|queries|api|client)/' },
       to: { path: '^lib/(alerts|metrics|scheduler)/' },
     },
     {
@@ -103,6 +140,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^lib/(alerts|metrics|scheduler)/' },
       to: { path: ['^node_modules/next/', '^lib/server/', '^app/', '^components/'] },
+    },
+    {
+      name: 'read-source-notice-is-plain',
+      comment:
+        "lib/server/read-source/notice.ts is the one file of the server glue a client island may import (the Overview says where each poll was read from): it imports nothing, so it never drags the database, Next's server code or server-only into the browser.",
+      severity: 'error',
+      from: { path: '^lib/server/read-source/notice\\.ts$' },
+      to: { path: '.' },
     },
     {
       name: 'components-are-not-pages',

@@ -1,4 +1,4 @@
-import type { ReadNotice } from '@/lib/console/read-notice';
+import type { ReadNotice } from '@/lib/server/read-source/notice';
 
 /**
  * Where a page's figures come from, when that matters: a replica behind the

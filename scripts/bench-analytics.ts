@@ -39,7 +39,7 @@ import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
 import { connectDatabase, type Database } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { getStepAnomalies } from '../lib/queries/anomalies';
-import { parseStepsView } from '../lib/console/filters/steps';
+import { parseStepsView } from '../lib/filters/steps';
 import { getOverview } from '../lib/queries/overview';
 import { scrapeMetrics } from '../lib/metrics/scrape';
 import { readMetrics } from '../lib/metrics/read-metrics';

@@ -6,7 +6,7 @@ import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getConsoleOverview } from '@/lib/console/overview';
 import { listRetryPools } from '@/lib/queries/retry-pools';
 import { getTopStepsView } from '@/lib/queries/top-steps';
-import { readConsole } from '@/lib/server/console-reads';
+import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
 import { OverviewFigures } from './overview/overview-figures';

@@ -1,5 +1,5 @@
 import type { StepStats } from '../queries/step-stats';
-import type { SortColumn } from './filters/steps';
+import type { SortColumn } from '../filters/steps';
 import { formatCount, formatMicros, formatPercent } from './format';
 
 /** One column of a step table: the Steps page shows them all, the Overview a few. */

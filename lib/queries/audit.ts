@@ -1,7 +1,7 @@
 import 'server-only';
 import { and, desc, eq, getTableColumns, gte, like, lt, type SQL, sql } from 'drizzle-orm';
-import type { AuditFilter } from '../console/filters/audit';
-import { type KeysetCursor, keysetPosition } from '../console/filters/keyset-cursor';
+import type { AuditFilter } from '../filters/audit';
+import { type KeysetCursor, keysetPosition } from '../filters/keyset-cursor';
 import { likeLiteral } from '../db/like-pattern';
 import type { Executor } from '../db/client';
 import { type AuditRecord, auditLog } from '../db/schema';

@@ -1,7 +1,7 @@
 import 'server-only';
 import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
-import { keysetPosition } from '../console/filters/keyset-cursor';
-import type { HoldsFilter } from '../console/filters/holds';
+import { keysetPosition } from '../filters/keyset-cursor';
+import type { HoldsFilter } from '../filters/holds';
 import type { Executor } from '../db/client';
 import { type Hold, holds } from '../db/schema';
 import { frozenHoldCondition } from './frozen-holds';

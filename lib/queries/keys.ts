@@ -1,6 +1,6 @@
 import 'server-only';
 import { and, asc, desc, eq, isNotNull, like, lte, or, sql } from 'drizzle-orm';
-import type { KeysetPosition } from '../console/filters/keyset-cursor';
+import type { KeysetPosition } from '../filters/keyset-cursor';
 import { likeLiteral } from '../db/like-pattern';
 import type { Executor } from '../db/client';
 import { attempts, holds, type IdempotencyKey, idempotencyKeys } from '../db/schema';

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { readPoolLevels } from '../core/retry-pools/pool-level';
 import type { Executor } from '../db/client';
 import { ALL_STEPS, retryPools, type RetryPool } from '../db/schema';
+import type { StepName } from '../rollups/figures';
 import type { TimeRange } from '../time-window';
 
 const DAY_MS = 24 * 3_600_000;
@@ -99,7 +100,7 @@ export interface StepPoolCoverage {
  */
 export async function getStepPoolCoverage(
   db: Executor,
-  steps: { agent: string; step: string }[],
+  steps: StepName[],
   range: TimeRange,
   now: Date,
 ): Promise<Map<string, StepPoolCoverage>> {

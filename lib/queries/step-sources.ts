@@ -2,7 +2,7 @@ import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { attemptSources, type AttemptSource } from '../db/schema';
-import type { StepName } from './step-stats';
+import type { StepName } from '../rollups/figures';
 
 /** One way a step's attempts reached Holdfast, and the latest start of an attempt that came that way. */
 export interface StepSource {

@@ -1,9 +1,9 @@
 import 'server-only';
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import type { ErrorClass } from '../db/schema';
-import { planFigures } from '../rollups/figures';
-import { type LatencyHistogram, mergeHistograms, percentileMs } from '../rollups/latency-buckets';
+import { planFigures, type StepName } from '../rollups/figures';
+import { type LatencyHistogram, percentileMs, readStepHistograms } from '../rollups/latency-buckets';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import type { ReadOptions } from './read-options';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
@@ -28,12 +28,6 @@ export interface StepStats {
   latencyP95Ms: number | null;
   /** Failed attempts per error class. */
   failuresByClass: Partial<Record<ErrorClass, number>>;
-}
-
-/** A step by its names. */
-export interface StepName {
-  agent: string;
-  step: string;
 }
 
 interface FigureRow {
@@ -94,7 +88,7 @@ export async function getStepStats(
       from ${plan.figures} as figures
       group by 1, 2, 3
       window per_step as (partition by agent, step)`),
-    options.latency === false ? new Map<string, LatencyHistogram>() : readHistograms(db, plan.latency),
+    options.latency === false ? new Map<string, LatencyHistogram>() : readStepHistograms(db, plan.latency),
   ]);
 
   const byStep = new Map<string, StepStats & { executions: number; firstTrySuccesses: number }>();
@@ -169,16 +163,6 @@ export async function withShownDetails(db: Executor, range: TimeRange, rows: Ste
       latencyP95Ms: details?.latencyP95Ms ?? null,
     };
   });
-}
-
-/** Each step's latency histogram, keyed `agent/step`, merged from a plan's latency relation. */
-async function readHistograms(db: Executor, latency: SQL): Promise<Map<string, LatencyHistogram>> {
-  // Summed here rather than in SQL: unnesting every row's histogram costs PostgreSQL more.
-  return mergeHistograms(
-    await db.execute<{ key: string; buckets: string; counts: string }>(sql`
-      select agent || '/' || step as key, buckets::text as buckets, counts::text as counts
-      from ${latency} as latency`),
-  );
 }
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Executor } from '../db/client';
-import { applyStepsView, readStepsPage, STEPS_PAGE_SIZE, type StepsView } from '../console/filters/steps';
+import type { BaselineDaySums } from '../rollups/anomaly-baselines';
+import { readStepsPage, STEPS_PAGE_SIZE, type StepsView } from '../filters/steps';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
 import { getStepSources, getStepsWithSource, type StepSource } from './step-sources';
@@ -34,23 +35,15 @@ export async function getStepsPage(
   now: Date,
 ): Promise<StepsPageView> {
   const sortedByLatency = view.sort === 'latencyP50Ms' || view.sort === 'latencyP95Ms';
-  const all = await getStepStats(db, view.range, { latency: sortedByLatency, failureClasses: sortedByLatency });
+  const [withSource, all] = await Promise.all([
+    view.source ? getStepsWithSource(db, view.source) : undefined,
+    getStepStats(db, view.range, { latency: sortedByLatency, failureClasses: sortedByLatency }),
+  ]);
   // Over the last 24 hours every step's figures are the anomaly rule's recent ones: not read twice.
   const anomalies = await getStepAnomalies(db, now, {
-    recentSums:
-      view.window === '24h'
-        ? all.map((row) => ({
-            agent: row.agent,
-            step: row.step,
-            label: 'recent',
-            attempts: String(row.attempts),
-            spend: String(row.totalSpendMicros),
-            retry_spend: String(row.retrySpendMicros),
-          }))
-        : undefined,
+    recentSums: view.window === '24h' ? asRecentSums(all) : undefined,
   });
   const agents = [...new Set(all.map((row) => row.agent))].sort();
-  const withSource = view.source ? await getStepsWithSource(db, view.source) : undefined;
   const matching = applyStepsView(
     all.filter(
       (row) => (!view.agent || row.agent === view.agent) && (!withSource || withSource.has(`${row.agent}/${row.step}`)),
@@ -65,4 +58,31 @@ export async function getStepsPage(
     getStepSources(db, shown),
   ]);
   return { agents, total: matching.length, page, steps, anomalies, pools, sources };
+}
+
+/** Applies the search and the sort; nulls (no data) always sort last. */
+export function applyStepsView(steps: StepStats[], view: Pick<StepsView, 'search' | 'sort' | 'dir'>): StepStats[] {
+  const needle = view.search?.toLowerCase();
+  const matching = needle ? steps.filter((row) => `${row.agent} ${row.step}`.toLowerCase().includes(needle)) : steps;
+  const direction = view.dir === 'asc' ? 1 : -1;
+  return [...matching].sort((a, b) => {
+    const left = a[view.sort];
+    const right = b[view.sort];
+    if (left === right) return a.agent.localeCompare(b.agent) || a.step.localeCompare(b.step);
+    if (left === null) return 1;
+    if (right === null) return -1;
+    return (typeof left === 'string' ? left.localeCompare(String(right)) : Number(left) - Number(right)) * direction;
+  });
+}
+
+/** Steps' figures as the anomaly rule's sums for its recent window (lib/rollups/step-anomalies.ts). */
+function asRecentSums(steps: StepStats[]): BaselineDaySums[] {
+  return steps.map((row) => ({
+    agent: row.agent,
+    step: row.step,
+    label: 'recent',
+    attempts: String(row.attempts),
+    spend: String(row.totalSpendMicros),
+    retry_spend: String(row.retrySpendMicros),
+  }));
 }

@@ -5,7 +5,8 @@ import { sumPerStep } from '../rollups/step-anomalies';
 import { resolveTimeWindow, type TimeWindowName } from '../time-window';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import type { ReadOptions } from './read-options';
-import { getStepStats, type StepName, type StepStats } from './step-stats';
+import type { StepName } from '../rollups/figures';
+import { getStepStats, type StepStats } from './step-stats';
 
 /** Steps the Overview lists by retry spend; the Steps page lists them all. */
 export const TOP_STEPS_SHOWN = 10;

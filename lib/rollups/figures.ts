@@ -11,6 +11,12 @@ import {
   substituteStoredSpans,
 } from './segments';
 
+/** A step by its names: the read models list steps so, and a plan may be limited to them. */
+export interface StepName {
+  agent: string;
+  step: string;
+}
+
 /**
  * The read side of the rollups. A read model asks for one or more labelled
  * windows and gets back a relation it can group as it likes:
@@ -36,7 +42,7 @@ export interface FiguresRequest {
   agent?: string;
   step?: string;
   /** Only these (agent, step) pairs (an empty list reads nothing). */
-  steps?: { agent: string; step: string }[];
+  steps?: StepName[];
   /**
    * 'hour' when the caller groups by hour, so daily rollups stay out; 'day'
    * when it groups by day. Unset: the caller does not group by bucket, so

@@ -1,3 +1,6 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client';
+
 /**
  * Log-scale latency buckets. Bucket b holds latencies in (γ^(b-1), γ^b]
  * milliseconds, with bucket -1 for 0 ms. Counts per bucket add up across
@@ -95,4 +98,14 @@ export function mergeHistograms(
     merged.set(key, histogram);
   }
   return merged;
+}
+
+/** Each step's latency histogram, keyed `agent/step`, merged from a plan's latency relation. */
+export async function readStepHistograms(db: Executor, latency: SQL): Promise<Map<string, LatencyHistogram>> {
+  // Summed here rather than in SQL: unnesting every row's histogram costs PostgreSQL more.
+  return mergeHistograms(
+    await db.execute<{ key: string; buckets: string; counts: string }>(sql`
+      select agent || '/' || step as key, buckets::text as buckets, counts::text as counts
+      from ${latency} as latency`),
+  );
 }

@@ -3,7 +3,7 @@ import { revalidatePath } from 'next/cache';
 import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } from '../core';
 import type { ErrorCode } from '../core/kernel/error-codes';
 import { corePolicyFrom, getEnvironment } from '../env';
-import { rememberOwnWrite } from './console-reads';
+import { rememberOwnWrite } from './read-source/read-console';
 import { isDatabaseUnavailable } from './database-outage';
 import { getClock, getDb } from './db';
 import { logUnexpectedError } from './log-error';

@@ -5,11 +5,11 @@ import type { z } from 'zod';
 import { decide, type Action } from '../core';
 import { parseInput } from '../core/kernel/validation';
 import type { Database } from '../db/client';
-import { readConsole } from './console-reads';
+import { readConsole } from './read-source/read-console';
 import { withDatabaseDeadline } from './database-outage';
 import { getDb } from './db';
 import { errorResponse, problemResponse } from './problem';
-import { encodeReadSource, READ_SOURCE_HEADER } from '../read-source';
+import { encodeReadSource, READ_SOURCE_HEADER } from './read-source/notice';
 import { getCurrentPerson, type PersonActor } from './session';
 
 /** What a console route reads besides the person: its query string and its dynamic segments, each by a schema. */
@@ -29,7 +29,7 @@ export interface ConsoleRequest<
   Query extends z.ZodType | undefined = undefined,
   Params extends z.ZodType | undefined = undefined,
 > {
-  /** The replica for a GET when it is current enough (see console-reads.ts), else the primary. */
+  /** The replica for a GET when it is current enough (see read-source/read-console.ts), else the primary. */
   db: Database;
   person: PersonActor;
   request: NextRequest;

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { keyHref } from '@/lib/console/filters/keys';
+import { keyHref } from '@/lib/console/filter-forms/keys';
 import { VisibleText } from '@/components/ui/visible-text';
 
 /** Where a target has a page of its own, its id links there (tasks to their timeline, keys to their detail). */

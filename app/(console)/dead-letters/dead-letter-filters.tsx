@@ -4,7 +4,7 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import type { DeadLetterFilter } from '@/lib/core';
-import { deadLettersFilterLabels, deadLettersHref } from '@/lib/console/filters/dead-letters';
+import { deadLettersFilterLabels, deadLettersHref } from '@/lib/console/filter-forms/dead-letters';
 import { errorClasses } from '@/lib/db/schema/enums';
 import { visibleText } from '@/lib/console/visible-text';
 

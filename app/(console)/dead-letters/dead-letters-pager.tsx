@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { DeadLetterFilter } from '@/lib/core';
-import { deadLettersHref } from '@/lib/console/filters/dead-letters';
+import { deadLettersHref } from '@/lib/console/filter-forms/dead-letters';
 
 const linkClass = 'rounded border border-line px-3 py-1 text-[13px] hover:border-accent';
 const absentClass = 'rounded border border-line px-3 py-1 text-[13px] text-muted opacity-60';

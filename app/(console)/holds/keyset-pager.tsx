@@ -1,6 +1,6 @@
 import { Pager } from '@/components/ui/pager';
 import { formatCount } from '@/lib/console/format';
-import { encodeKeysetCursor, type KeysetCursor } from '@/lib/console/filters/keyset-cursor';
+import { encodeKeysetCursor, type KeysetCursor } from '@/lib/filters/keyset-cursor';
 
 /** Where a page sits in its list, and the cursors to its neighbours (lib/queries/keyset's KeysetPage, read structurally). */
 export interface PageSpan {

@@ -8,8 +8,8 @@ import { decide, readReleaseGuards, type ReleaseGuard, type ReleaseGuardFacts } 
 import { killSwitches } from '@/lib/db/schema';
 import { formatUtc } from '@/lib/console/format';
 import { ReadSourceNotice } from '@/components/read-source-notice';
-import { readConsole } from '@/lib/server/console-reads';
-import { readNotice } from '@/lib/console/read-notice';
+import { readConsole } from '@/lib/server/read-source/read-console';
+import { readNotice } from '@/lib/server/read-source/notice';
 import { requirePerson } from '@/lib/server/session';
 import { LiveRefresh } from '../holds/live-refresh';
 import { ForceReleaseForm, KillSwitchForm } from './lock-forms';

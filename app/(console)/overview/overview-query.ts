@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { ConsoleOverview } from '@/lib/console/overview';
-import { decodeReadSource, READ_SOURCE_HEADER, type ReadSource } from '@/lib/read-source';
+import { decodeReadSource, READ_SOURCE_HEADER, type ReadSource } from '@/lib/server/read-source/notice';
 import type { TimeWindowName } from '@/lib/time-window';
 import { STEP_STATS_REFRESH_MS } from './step-stats-query';
 

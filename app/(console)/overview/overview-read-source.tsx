@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { ReadSourceNotice } from '@/components/read-source-notice';
-import { readNotice } from '@/lib/console/read-notice';
+import { readNotice } from '@/lib/server/read-source/notice';
 import type { TimeWindowName } from '@/lib/time-window';
 import { overviewQuery } from './overview-query';
 

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import type { SortColumn } from '@/lib/console/filters/steps';
+import type { SortColumn } from '@/lib/filters/steps';
 import { pickStepColumns } from '@/lib/console/step-columns';
 import type { StepStats } from '@/lib/queries/step-stats';
 import type { TimeWindowName } from '@/lib/time-window';

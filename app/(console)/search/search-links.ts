@@ -1,4 +1,4 @@
-import { keyHref } from '@/lib/console/filters/keys';
+import { keyHref } from '@/lib/console/filter-forms/keys';
 import type { SearchHit, SearchKind } from '@/lib/queries/search';
 
 const taskHref = (taskId: string) => `/tasks/${encodeURIComponent(taskId)}`;

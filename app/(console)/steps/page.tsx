@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
-import { readConsole } from '@/lib/server/console-reads';
+import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
-import { parseStepsView } from '@/lib/console/filters/steps';
+import { parseStepsView } from '@/lib/filters/steps';
 import { getStepsPage } from '@/lib/queries/steps-page';
 import { stepColumns } from '@/lib/console/step-columns';
 import { FilterNotices } from '../filter-notices';

@@ -1,6 +1,7 @@
 import { Pager } from '@/components/ui/pager';
 import { formatCount } from '@/lib/console/format';
-import { STEPS_PAGE_SIZE, stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
+import { STEPS_PAGE_SIZE, type StepsView } from '@/lib/filters/steps';
+import { stepsViewHref } from '@/lib/console/filter-forms/steps';
 
 /** "Showing A–B of N steps" with Previous and Next, keeping the view's window, filters and sort. */
 export function StepsPager({ view, page, total }: { view: StepsView; page: number; total: number }) {

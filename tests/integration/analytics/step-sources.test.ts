@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { type Actor, recordAttempt } from '../../../lib/core';
-import { parseStepsView } from '../../../lib/console/filters/steps';
+import { parseStepsView } from '../../../lib/filters/steps';
 import { dropAttemptPartitionsBefore } from '../../../lib/db/attempt-partitions';
 import { attempts } from '../../../lib/db/schema';
 import { getStepSources, getStepsWithSource } from '../../../lib/queries/step-sources';

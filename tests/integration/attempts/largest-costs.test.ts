@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { NextRequest } from 'next/server';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { runDueSweeps } from '../../../lib/scheduler/sweeps';
-import { parseStepsView } from '../../../lib/console/filters/steps';
+import { parseStepsView } from '../../../lib/filters/steps';
 import { resetMetricsProcessState, scrapeMetrics } from '../../../lib/metrics/scrape';
 import { getOverview } from '../../../lib/queries/overview';
 import { getStepDetail } from '../../../lib/queries/step-detail';

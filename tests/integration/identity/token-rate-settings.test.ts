@@ -11,7 +11,7 @@ const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', t
 const viewer = { type: 'person', id: 'viewer@example.com', role: 'viewer', teams: [] } as const;
 const session = vi.hoisted(() => ({ current: async (): Promise<unknown> => undefined }));
 vi.mock('../../../lib/server/session', () => ({ getCurrentPerson: () => session.current() }));
-vi.mock('../../../lib/server/console-reads', () => ({ rememberOwnWrite: async () => {} }));
+vi.mock('../../../lib/server/read-source/read-console', () => ({ rememberOwnWrite: async () => {} }));
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const database = useTestDatabase();

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { auditFilter } from '../../../lib/console/filters/audit';
-import { holdsFilter } from '../../../lib/console/filters/holds';
-import { encodeKeysetCursor, type KeysetCursor } from '../../../lib/console/filters/keyset-cursor';
-import { readFilter } from '../../../lib/console/read-filter';
+import { auditFilter } from '../../../lib/filters/audit';
+import { holdsFilter } from '../../../lib/filters/holds';
+import { encodeKeysetCursor, type KeysetCursor } from '../../../lib/filters/keyset-cursor';
+import { readFilter } from '../../../lib/filters/read-filter';
 import { pageAudit } from '../../../lib/queries/audit';
 import { listHolds } from '../../../lib/queries/holds';
 import type { KeysetPage } from '../../../lib/queries/keyset';

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordAttempt, type RecordAttemptInput } from '../../../lib/core';
-import { applyStepsView, parseStepsView } from '../../../lib/console/filters/steps';
+import { applyStepsView } from '../../../lib/queries/steps-page';
+import { parseStepsView } from '../../../lib/filters/steps';
 import { getStepStats, withShownDetails } from '../../../lib/queries/step-stats';
 import { getStepAnomalies } from '../../../lib/queries/anomalies';
 import { getStepsPage } from '../../../lib/queries/steps-page';

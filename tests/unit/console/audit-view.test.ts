@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { csvCell, csvLine, diffRecord } from '../../../lib/console/audit-view';
-import { auditFilter } from '../../../lib/console/filters/audit';
+import { auditFilter } from '../../../lib/filters/audit';
 
 describe('diffRecord', () => {
   it('lists only the fields that changed, nested values compared whole', () => {

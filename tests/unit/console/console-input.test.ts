@@ -2,10 +2,10 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodeRouteParam } from '../../../lib/auth/console-input';
-import { auditFilter } from '../../../lib/console/filters/audit';
+import { auditFilter } from '../../../lib/filters/audit';
 import { deadLetterFilter } from '../../../lib/core/dead-letters/dead-letter-filter';
-import { holdsFilter } from '../../../lib/console/filters/holds';
-import { parseStepsView } from '../../../lib/console/filters/steps';
+import { holdsFilter } from '../../../lib/filters/holds';
+import { parseStepsView } from '../../../lib/filters/steps';
 
 describe('console text inputs refuse NUL (PostgreSQL text cannot hold it: a 500 before)', () => {
   it('in every filter schema', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { deadLettersUrlFilter, toDeadLetterFilter } from '../../../lib/console/filters/dead-letters';
-import { holdsFilter } from '../../../lib/console/filters/holds';
-import { keysFilter } from '../../../lib/console/filters/keys';
-import { readFilter } from '../../../lib/console/read-filter';
+import { deadLettersUrlFilter, toDeadLetterFilter } from '../../../lib/filters/dead-letters';
+import { holdsFilter } from '../../../lib/filters/holds';
+import { keysFilter } from '../../../lib/filters/keys';
+import { readFilter } from '../../../lib/filters/read-filter';
 
 describe('readFilter, the one way console pages read their filters from the URL', () => {
   it('keeps the good parameters and ignores a bad one with a notice', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readStepsPage, STEPS_PAGE_SIZE } from '@/lib/console/filters/steps';
+import { readStepsPage, STEPS_PAGE_SIZE } from '@/lib/filters/steps';
 
 describe('the Steps page number', () => {
   const total = 2 * STEPS_PAGE_SIZE + 1; // three pages

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StepStats } from '../../../lib/queries/step-stats';
-import { applyStepsView, parseStepsView, stepsViewHref } from '../../../lib/console/filters/steps';
+import { applyStepsView } from '../../../lib/queries/steps-page';
+import { parseStepsView } from '../../../lib/filters/steps';
+import { stepsViewHref } from '../../../lib/console/filter-forms/steps';
 
 const now = new Date('2026-11-30T12:00:00Z');
 const row = (agent: string, step: string, retryRate: number, latencyP95Ms: number | null): StepStats => ({

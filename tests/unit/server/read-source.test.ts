@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { readNotice } from '../../../lib/console/read-notice';
+import { decodeReadSource, encodeReadSource, readNotice } from '../../../lib/server/read-source/notice';
 import {
   chooseReadSource,
-  decodeReadSource,
-  encodeReadSource,
   parseLsn,
   type ReplicaFacts,
   replicaLagSeconds,
-} from '../../../lib/read-source';
+} from '../../../lib/server/read-source/replica';
 
 /** A connected standby that has replayed all it received, its last commit 40 s ago. */
 const facts = (overrides: Partial<ReplicaFacts> = {}): ReplicaFacts => ({

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-type ReadDb = typeof import('../../../lib/server/read-db');
+type ReadDb = typeof import('../../../lib/server/read-source/replica');
 
 /**
  * The replica's sampling against a server that accepts connections and never
@@ -20,9 +20,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
-  // Read once by getEnvironment, so set before read-db.ts first asks.
+  // Read once by getEnvironment, so set before replica.ts first asks.
   process.env.DATABASE_READ_URL = `postgres://holdfast_app:secret@127.0.0.1:${port}/holdfast`;
-  ({ sampleReplica } = await import('../../../lib/server/read-db'));
+  ({ sampleReplica } = await import('../../../lib/server/read-source/replica'));
 }, 30_000);
 
 afterAll(async () => {

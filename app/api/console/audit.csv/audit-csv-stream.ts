@@ -1,5 +1,5 @@
 import { csvLine } from '@/lib/console/audit-view';
-import type { AuditFilter } from '@/lib/console/filters/audit';
+import type { AuditFilter } from '@/lib/filters/audit';
 import type { Executor } from '@/lib/db/client';
 import type { AuditRecord } from '@/lib/db/schema';
 import { readAuditAfter } from '@/lib/queries/audit';

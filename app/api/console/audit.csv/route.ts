@@ -1,4 +1,4 @@
-import { auditFilter } from '@/lib/console/filters/audit';
+import { auditFilter } from '@/lib/filters/audit';
 import { consoleEndpoint } from '@/lib/server/console-endpoint';
 import { getRequestLocks } from '@/lib/server/db';
 import { problemResponse } from '@/lib/server/problem';

@@ -6,12 +6,10 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getEnvironment } from '@/lib/env';
-import { getCostSourceMix } from '@/lib/queries/cost-source-mix';
-import { getStepDetail, stepExists } from '@/lib/queries/step-detail';
-import { getStepSources } from '@/lib/queries/step-sources';
-import { readConsole } from '@/lib/server/console-reads';
+import { getStepPage } from '@/lib/queries/step-page';
+import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
-import { parseStepsView } from '@/lib/console/filters/steps';
+import { parseStepsView } from '@/lib/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 import { stepDetailHref } from '../../step-href';
 import { CostSourceMixSection } from './cost-source-mix';
@@ -38,20 +36,10 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   const view = parseStepsView(await searchParams, now);
   const retentionDays = getEnvironment().HOLDFAST_ATTEMPT_RETENTION_DAYS;
   const rawFloor = new Date(now.getTime() - retentionDays * 86_400_000);
-  // A step nothing has ever named (no attempt, rollup or pool) is not a step with an empty window; a step the
-  // replica does not know yet is asked of the primary before it is called unknown.
-  const { value: read } = await readConsole(
-    async (db) => {
-      if (!(await stepExists(db, names))) return undefined;
-      const [detail, sources, costMix] = await Promise.all([
-        getStepDetail(db, { ...view.range, ...names }),
-        getStepSources(db, [names]),
-        getCostSourceMix(db, { ...view.range, ...names, rawFloor }),
-      ]);
-      return { detail, sources: sources.get(`${names.agent}/${names.step}`) ?? [], costMix };
-    },
-    { orPrimaryWhen: (found) => found === undefined },
-  );
+  // A step the replica does not know yet is asked of the primary before it is called unknown.
+  const { value: read } = await readConsole((db) => getStepPage(db, names, view.range, rawFloor), {
+    orPrimaryWhen: (found) => found === undefined,
+  });
   if (!read) notFound();
   const { detail, sources, costMix } = read;
   const estimate = retrySpendEstimate(costMix, sources);

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { attemptSources, type AttemptSource } from '../../db/schema/enums';
-import type { StepStats } from '../../queries/step-stats';
-import { resolveTimeWindow, timeWindowName, type TimeRange } from '../../time-window';
-import { firstValue, readFilter, type SearchParams } from '../read-filter';
+import { attemptSources, type AttemptSource } from '../db/schema/enums';
+import { resolveTimeWindow, timeWindowName, type TimeRange } from '../time-window';
+import { firstValue, readFilter, type SearchParams } from './read-filter';
 
 /** The Steps page's state, all of it in the URL so a view can be shared in an incident channel. */
 export const sortableColumns = [
@@ -54,16 +53,6 @@ export const stepsFilter = z.object({
   dir: z.enum(['asc', 'desc']).default('desc'),
 });
 
-/** What each parameter is called on the page. */
-export const stepsFilterLabels = {
-  window: 'Time window',
-  agent: 'Agent',
-  q: 'Search',
-  source: 'Source',
-  sort: 'Sort by',
-  dir: 'Direction',
-} as const satisfies Record<keyof z.output<typeof stepsFilter>, string>;
-
 /** Reads the view from URL parameters; a bad parameter falls back to its default with a notice. */
 export function parseStepsView(params: SearchParams, now: Date): StepsView {
   const { filter, notices } = readFilter(stepsFilter, params);
@@ -94,38 +83,6 @@ export function parseStepsView(params: SearchParams, now: Date): StepsView {
     dir: filter.dir,
     notices,
   };
-}
-
-/** Applies the search and the sort; nulls (no data) always sort last. */
-export function applyStepsView(steps: StepStats[], view: Pick<StepsView, 'search' | 'sort' | 'dir'>): StepStats[] {
-  const needle = view.search?.toLowerCase();
-  const matching = needle ? steps.filter((row) => `${row.agent} ${row.step}`.toLowerCase().includes(needle)) : steps;
-  const direction = view.dir === 'asc' ? 1 : -1;
-  return [...matching].sort((a, b) => {
-    const left = a[view.sort];
-    const right = b[view.sort];
-    if (left === right) return a.agent.localeCompare(b.agent) || a.step.localeCompare(b.step);
-    if (left === null) return 1;
-    if (right === null) return -1;
-    return (typeof left === 'string' ? left.localeCompare(String(right)) : Number(left) - Number(right)) * direction;
-  });
-}
-
-/** The URL of this view with some parameters changed. */
-export function stepsViewHref(view: StepsView, changes: Record<string, string | undefined>): string {
-  const params = new URLSearchParams();
-  const base: Record<string, string | undefined> = {
-    window: view.window,
-    from: view.window === 'custom' ? view.range.from.toISOString() : undefined,
-    to: view.window === 'custom' ? view.range.to.toISOString() : undefined,
-    agent: view.agent,
-    q: view.search,
-    source: view.source,
-    sort: view.sort,
-    dir: view.dir,
-  };
-  for (const [name, value] of Object.entries({ ...base, ...changes })) if (value) params.set(name, value);
-  return `/steps?${params.toString()}`;
 }
 
 /**

@@ -1,12 +1,19 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import { cookies } from 'next/headers';
-import type { Database } from '../db/client';
-import { getEnvironment } from '../env';
-import { isDatabaseUnavailable } from './database-outage';
-import { getDb } from './db';
-import { getReplicaConnection, markReplicaUnreachable, replicaUrl, sampleReplica, withinDeadline } from './read-db';
-import { chooseReadSource, type ReadSource } from '../read-source';
+import type { Database } from '../../db/client';
+import { getEnvironment } from '../../env';
+import { isDatabaseUnavailable } from '../database-outage';
+import { getDb } from '../db';
+import type { ReadSource } from './notice';
+import {
+  chooseReadSource,
+  getReplicaConnection,
+  markReplicaUnreachable,
+  replicaUrl,
+  sampleReplica,
+  withinDeadline,
+} from './replica';
 
 /**
  * The console's read models read from the replica when one is configured and

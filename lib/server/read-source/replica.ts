@@ -1,12 +1,79 @@
 import 'server-only';
-import { connectDatabase, type DatabaseConnection } from '../db/client';
-import { getEnvironment } from '../env';
-import type { ReplicaFacts, ReplicaSample } from '../read-source';
+import { connectDatabase, type DatabaseConnection } from '../../db/client';
+import { getEnvironment } from '../../env';
+import type { ReadSource } from './notice';
 
 /**
- * The streaming replica the console reads from (DATABASE_READ_URL), and how
- * far behind it is. The replica must never make a page fail or wait long: it
- * is sampled at most every SAMPLE_EVERY_MS per process, concurrent callers
+ * The streaming replica the console may read from: what it says about itself,
+ * the rule that says whether it may serve a read (pure, so unit-tested alone),
+ * and its pool and samples. read-console.ts runs a page's reads where this says.
+ */
+
+/** What the replica says about itself (REPLICA_FACTS_SQL below). */
+export interface ReplicaFacts {
+  inRecovery: boolean;
+  /** A WAL receiver is running, i.e. the replica is connected to its primary. */
+  streaming: boolean;
+  receiveLsn: string | null;
+  replayLsn: string | null;
+  /** Seconds since the commit of the last transaction replayed (null: none replayed since it started). */
+  replayAgeSeconds: number | null;
+}
+
+export type ReplicaSample = { reachable: true; facts: ReplicaFacts } | { reachable: false };
+
+/** A WAL position ("16/B374D848") as a number, so two can be compared; null for anything else. */
+export function parseLsn(text: string | null | undefined): bigint | null {
+  const match = /^([0-9A-F]{1,8})\/([0-9A-F]{1,8})$/i.exec(text ?? '');
+  if (!match) return null;
+  return (BigInt(`0x${match[1]}`) << 32n) + BigInt(`0x${match[2]}`);
+}
+
+/**
+ * How many seconds of the primary's work the replica has not applied yet;
+ * null when it cannot tell. The age of the last replayed commit is the lag
+ * only while something waits to be replayed: a replica that has applied all
+ * it received from a quiet primary misses nothing, however old that commit.
+ * A replica not connected to its primary cannot know what it misses, so it
+ * is judged by that age alone.
+ */
+export function replicaLagSeconds(facts: ReplicaFacts): number | null {
+  if (!facts.inRecovery) return 0;
+  const received = parseLsn(facts.receiveLsn);
+  const replayed = parseLsn(facts.replayLsn);
+  if (facts.streaming && received !== null && replayed !== null && replayed >= received) return 0;
+  return facts.replayAgeSeconds === null ? null : Math.max(0, facts.replayAgeSeconds);
+}
+
+export interface ReadChoiceInput {
+  /** Undefined when no replica is configured. */
+  sample: ReplicaSample | undefined;
+  maxLagSeconds: number;
+  /**
+   * The primary's WAL position after this browser's last action (from its
+   * cookie), while that cookie lives; not an LSN when the action could not read it.
+   */
+  ownWriteLsn?: string;
+}
+
+/** Replica or primary, and why. */
+export function chooseReadSource({ sample, maxLagSeconds, ownWriteLsn }: ReadChoiceInput): ReadSource {
+  if (!sample) return { from: 'primary', reason: 'no_replica' };
+  if (!sample.reachable) return { from: 'primary', reason: 'unreachable' };
+  const lagSeconds = replicaLagSeconds(sample.facts);
+  if (lagSeconds === null || lagSeconds > maxLagSeconds)
+    return { from: 'primary', reason: 'lagging', lagSeconds, limitSeconds: maxLagSeconds };
+  if (ownWriteLsn !== undefined) {
+    const wrote = parseLsn(ownWriteLsn);
+    const replayed = sample.facts.inRecovery ? parseLsn(sample.facts.replayLsn) : wrote;
+    if (wrote === null || replayed === null || replayed < wrote) return { from: 'primary', reason: 'own_write' };
+  }
+  return { from: 'replica', lagSeconds };
+}
+
+/**
+ * Sampling the replica (DATABASE_READ_URL). It must never make a page fail
+ * or wait long: it is sampled at most every SAMPLE_EVERY_MS per process, concurrent callers
  * share one sample, a sample gets SAMPLE_DEADLINE_MS, and a replica that did
  * not answer is asked again only after RETRY_UNREACHABLE_AFTER_MS (the
  * console reads from the primary meanwhile). Only the first sample, or one

@@ -1,4 +1,40 @@
-import type { ReadSource } from '../read-source';
+/**
+ * Where a console read came from, and what the page says about it. Plain
+ * code with no imports: the server sets it and the Overview's client island
+ * reads it back from each poll (replica.ts decides, read-console.ts reads).
+ */
+
+/**
+ * Why a read went to the primary: no replica configured, it did not answer,
+ * it lags past the limit, this browser just wrote (read-your-writes), or the
+ * replica did not have what was asked for yet (a detail page, a search).
+ */
+export type PrimaryReason = 'no_replica' | 'unreachable' | 'lagging' | 'own_write' | 'not_on_replica';
+
+export type ReadSource =
+  | { from: 'replica'; lagSeconds: number }
+  /** When lagging: how far the replica was behind (null: it could not say), and the limit it passed. */
+  | { from: 'primary'; reason: PrimaryReason; lagSeconds?: number | null; limitSeconds?: number };
+
+/** The response header a console endpoint's GET names its read source in. */
+export const READ_SOURCE_HEADER = 'x-holdfast-read-source';
+
+/** The source as one header value (the Overview's polls read it) and back; a bad value reads as undefined. */
+export function encodeReadSource(source: ReadSource): string {
+  return JSON.stringify(source);
+}
+
+export function decodeReadSource(value: string | null): ReadSource | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(value) as Partial<ReadSource> | null;
+    if (parsed?.from === 'replica' && typeof parsed.lagSeconds === 'number') return parsed as ReadSource;
+    if (parsed?.from === 'primary' && typeof parsed.reason === 'string') return parsed as ReadSource;
+  } catch {
+    // A header from something else: no source to show.
+  }
+  return undefined;
+}
 
 /** What a page says about where its figures come from; nothing when there is nothing worth saying. */
 export interface ReadNotice {

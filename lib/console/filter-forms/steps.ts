@@ -1,0 +1,30 @@
+/** The Steps view as its page shows it: each parameter's label, and the URL of a changed view. */
+import type { z } from 'zod';
+import type { StepsView, stepsFilter } from '../../filters/steps';
+
+/** What each parameter is called on the page. */
+export const stepsFilterLabels = {
+  window: 'Time window',
+  agent: 'Agent',
+  q: 'Search',
+  source: 'Source',
+  sort: 'Sort by',
+  dir: 'Direction',
+} as const satisfies Record<keyof z.output<typeof stepsFilter>, string>;
+
+/** The URL of this view with some parameters changed. */
+export function stepsViewHref(view: StepsView, changes: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  const base: Record<string, string | undefined> = {
+    window: view.window,
+    from: view.window === 'custom' ? view.range.from.toISOString() : undefined,
+    to: view.window === 'custom' ? view.range.to.toISOString() : undefined,
+    agent: view.agent,
+    q: view.search,
+    source: view.source,
+    sort: view.sort,
+    dir: view.dir,
+  };
+  for (const [name, value] of Object.entries({ ...base, ...changes })) if (value) params.set(name, value);
+  return `/steps?${params.toString()}`;
+}

@@ -16,8 +16,8 @@ import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
 import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
-import { FilterNotices } from '../filter-notices';
-import { KeysetPager, showingText } from '../holds/keyset-pager';
+import { FilterNotices } from '@/components/console/filter-notices';
+import { KeysetPager, showingText } from '@/components/console/keyset-pager';
 import { AuditTarget } from './audit-target';
 
 export const metadata: Metadata = { title: 'Audit' };

@@ -11,7 +11,7 @@ import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
 import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
-import { FilterNotices } from '../filter-notices';
+import { FilterNotices } from '@/components/console/filter-notices';
 import { brakeLabels, describeBrakes } from './brake-labels';
 import { BulkRedrivePanel } from './bulk-redrive-panel';
 import { BulkRedrivesHistory } from './bulk-redrives-history';

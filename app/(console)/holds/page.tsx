@@ -22,11 +22,11 @@ import { readConsole } from '@/lib/server/console-reads';
 import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
 import { LongText } from '@/components/ui/long-text';
-import { FilterNotices } from '../filter-notices';
+import { FilterNotices } from '@/components/console/filter-notices';
 import { ClearHoldForm } from './clear-hold-form';
 import { BulkClearForm, ReassignHoldForm } from './hold-forms';
-import { KeysetPager, showingText } from './keyset-pager';
-import { LiveRefresh } from './live-refresh';
+import { KeysetPager, showingText } from '@/components/console/keyset-pager';
+import { LiveRefresh } from '@/components/console/live-refresh';
 import { VisibleText } from '@/components/ui/visible-text';
 import { visibleText } from '@/lib/console/visible-text';
 

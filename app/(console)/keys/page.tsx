@@ -18,8 +18,8 @@ import { requirePerson } from '@/lib/server/session';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
 import { readNotice } from '@/lib/console/read-notice';
-import { FilterNotices } from '../filter-notices';
-import { KeysetPager, showingText } from '../holds/keyset-pager';
+import { FilterNotices } from '@/components/console/filter-notices';
+import { KeysetPager, showingText } from '@/components/console/keyset-pager';
 import { StepLink, TaskLink } from '../tasks/links';
 import { VisibleText } from '@/components/ui/visible-text';
 

@@ -11,7 +11,7 @@ import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/console-reads';
 import { readNotice } from '@/lib/console/read-notice';
 import { requirePerson } from '@/lib/server/session';
-import { LiveRefresh } from '../holds/live-refresh';
+import { LiveRefresh } from '@/components/console/live-refresh';
 import { ForceReleaseForm, KillSwitchForm } from './lock-forms';
 import { VisibleText } from '@/components/ui/visible-text';
 import { visibleText } from '@/lib/console/visible-text';

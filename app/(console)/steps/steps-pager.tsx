@@ -1,4 +1,4 @@
-import { Pager } from '@/components/ui/pager';
+import { Pager } from '@/components/console/pager';
 import { formatCount } from '@/lib/console/format';
 import { STEPS_PAGE_SIZE, stepsViewHref, type StepsView } from '@/lib/console/filters/steps';
 

@@ -1,4 +1,4 @@
-import { Pager } from '@/components/ui/pager';
+import { Pager } from '@/components/console/pager';
 import { formatCount } from '@/lib/console/format';
 import { encodeKeysetCursor, type KeysetCursor } from '@/lib/console/filters/keyset-cursor';
 

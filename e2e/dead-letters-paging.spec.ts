@@ -33,22 +33,22 @@ test('Next walks all 450 dead letters from the first page to the last, each once
     await expect(count).toHaveText(`${showing(index * PAGE_SIZE + 1, 450)}, oldest first`);
     forward.push(await shownIds(page));
     if (index < pages - 1) {
-      await page.getByTestId('dead-letters-next').click();
+      await page.getByTestId('dead-letters-pager-next').click();
       // The cursor is in the URL beside the filter: a link reproduces the page.
       await expect(page).toHaveURL(new RegExp(`queue=${queue}&after=${forward.at(-1)?.at(-1)}$`));
     }
   }
-  await expect(page.getByTestId('dead-letters-next')).toHaveCount(0);
+  await expect(page.getByTestId('dead-letters-pager-next')).toHaveCount(0);
   expect(forward.flat()).toEqual(ids);
   expect(new Set(forward.flat()).size).toBe(450);
 
   const backward: number[][] = [await shownIds(page)];
   for (let index = pages - 2; index >= 0; index -= 1) {
-    await page.getByTestId('dead-letters-previous').click();
+    await page.getByTestId('dead-letters-pager-previous').click();
     await expect(count).toHaveText(`${showing(index * PAGE_SIZE + 1, 450)}, oldest first`);
     backward.unshift(await shownIds(page));
   }
-  await expect(page.getByTestId('dead-letters-previous')).toHaveCount(0);
+  await expect(page.getByTestId('dead-letters-pager-previous')).toHaveCount(0);
   expect(backward).toEqual(forward);
 });
 
@@ -68,5 +68,5 @@ test('a cursor naming no dead letter, or no number at all, is ignored with a not
   await expect(page.getByRole('status').filter({ hasText: 'Ignored before=“abc”' })).toBeVisible();
   expect(await shownIds(page)).toEqual(ids);
   // The filter still applies, and one page needs no Next or Previous.
-  await expect(page.getByTestId('dead-letters-next')).toHaveCount(0);
+  await expect(page.getByTestId('dead-letters-pager-next')).toHaveCount(0);
 });

@@ -67,7 +67,7 @@ export { deleteRetryPool, saveRetryPool } from './retry-pools/manage-pools';
 export { setKillSwitch } from './kill-switches/kill-switches';
 
 // For the console and the server: who may do what, people and their sessions, API tokens.
-export { type Action, authorize, decide, ownersOf } from './identity/authorization';
+export { type Action, authorize, type Decision, decide, ownersOf } from './identity/authorization';
 export {
   endOwnSessions,
   endPersonSessions,

@@ -4,9 +4,11 @@
  * swc parses each file with JSX on; the rules are the ones the browser bundle needs:
  *   - a shared component never imports a page or its actions (components -> app);
  *   - a client file ('use client') never imports the database, the library's
- *     services, the read models or the server glue (but the read source's plain
- *     notice): they would be shipped to the browser (or fail the build late,
- *     with a less clear message).
+ *     services, the read models or the server glue: they would be shipped to the
+ *     browser (or fail the build late, with a less clear message);
+ *   - the shared list widgets (components/console) take their data as props,
+ *     server-rendered or not: they import no database, service, read model or
+ *     server glue, so any page can use them and none of them reads behind its back.
  * Run by `npm run lint`; exits 1 and names each breach.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -21,15 +23,23 @@ interface Rule {
   forbidden: RegExp;
 }
 
+/**
+ * The database (but its value lists), the library's services (but their input
+ * schemas), the read models, the server glue. `lib/core` and `lib/db` alone are
+ * their index files, which carry everything. lib/server/read-source/notice is plain
+ * (no imports, checked by .dependency-cruiser.cjs): the Overview's island says where
+ * each poll was read from with the same words the server-rendered pages use.
+ */
+const serverCode =
+  /^(lib\/db($|\/(?!schema\/enums))|lib\/core($|\/(?!.*-input$|.*error-codes$))|lib\/queries\/|lib\/server\/(?!read-source\/notice$)|server-only$)/;
+
 const rules: Rule[] = [
   { name: 'components-are-not-pages', applies: (file) => file.startsWith('components/'), forbidden: /^app\// },
+  { name: 'client-files-import-no-server-code', applies: (_file, isClient) => isClient, forbidden: serverCode },
   {
-    name: 'client-files-import-no-server-code',
-    applies: (_file, isClient) => isClient,
-    // lib/server/read-source/notice is plain (no imports, checked by .dependency-cruiser.cjs): the Overview's
-    // island says where each poll was read from with the same words the server-rendered pages use.
-    forbidden:
-      /^(lib\/db\/(?!schema\/enums)|lib\/core\/(?!.*-input$|error-codes$)|lib\/queries\/|lib\/server\/(?!read-source\/notice$)|server-only$)/,
+    name: 'console-widgets-take-data-as-props',
+    applies: (file) => file.startsWith('components/console/'),
+    forbidden: serverCode,
   },
 ];
 

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState, useTransition } from 'react';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { useToast } from '@/components/ui/toast';
-import { refocus, refocusById } from '@/components/ui/focus';
+import { refocus, refocusById } from '@/components/console/focus-after-action';
 import { deleteChannelAction, sendTestAction, setChannelEnabledAction } from './actions';
 
 type ChannelAction = 'test' | 'toggle' | 'delete';

@@ -7,7 +7,7 @@ import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { useToast } from '@/components/ui/toast';
-import { refocus } from '@/components/ui/focus';
+import { refocus } from '@/components/console/focus-after-action';
 import { createChannelAction } from './actions';
 import { SecretBox } from './secret-box';
 

@@ -9,7 +9,8 @@ import { BulkRedriveProgress } from './bulk-redrive-panel';
 export function BulkRedrivesHistory({ runs }: { runs: BulkRedrive[] }) {
   return (
     <>
-      <h2 className="mb-2 mt-8 text-[15px] font-semibold">Bulk redrives</h2>
+      {/* Below the list, whose own bottom margin gives most of the gap. */}
+      <h2 className="mb-2 mt-2 text-[15px] font-semibold">Bulk redrives</h2>
       {runs.length === 0 ? (
         <p className="text-[13px] text-muted">
           None yet. A bulk redrive is recorded here with who ran it, its filter and its counts.

@@ -7,6 +7,7 @@ import { Field } from '@/components/ui/field';
 import { FormError, type FailedAction } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
+import { planFocusAfterRow } from '@/components/console/focus-after-action';
 import { discardAction, redriveAction, redriveOverridingBrakesAction } from './actions';
 
 type Act = 'redrive' | 'override' | 'discard';
@@ -26,20 +27,24 @@ function announce(act: Act, deadLetterId: number, changed: boolean): string {
  * Discarding gives the work up for good, so it asks first. When the redrive
  * brakes refuse (`brakedBy` says why), Redrive is disabled with that reason,
  * and an admin may instead override the brakes, which also asks first. The
- * outcome is announced as a toast; `onDone` lets the page move focus, since
- * the row itself leaves the list.
+ * outcome is announced as a toast. In a list (`headingId` given) the row
+ * leaves it, so focus moves to the next row's reason (or the list's heading);
+ * `onDone` lets a page do more once an action succeeded.
  */
 export function DeadLetterActions({
   deadLetterId,
   refusal,
   brakedBy,
   canOverride,
+  headingId,
   onDone,
 }: {
   deadLetterId: number;
   refusal?: string;
   brakedBy?: string;
   canOverride: boolean;
+  /** The list's heading, where focus goes when no row is left to go on to. */
+  headingId?: string;
   onDone?: (deadLetterId: number) => void;
 }) {
   const form = useRef<HTMLFormElement>(null);
@@ -52,8 +57,9 @@ export function DeadLetterActions({
   const run = async (act: Act) => {
     if (!form.current) return;
     const data = new FormData(form.current);
+    const focusAfter = headingId ? planFocusAfterRow(form.current, headingId) : undefined;
     // The dialog closes first: it hands focus back to its opener as it closes, and that must
-    // happen before onDone moves focus on, not after.
+    // happen before focus moves on, not after.
     setConfirming(undefined);
     setRunning(act);
     const result = await actions[act](undefined, data);
@@ -65,6 +71,7 @@ export function DeadLetterActions({
     }
     setFailure(undefined);
     toast.show(announce(act, deadLetterId, result.data.changed), { tone: 'success' });
+    focusAfter?.();
     onDone?.(deadLetterId);
   };
   // The reason is required: the browser says so before any dialog asks.
@@ -92,7 +99,7 @@ export function DeadLetterActions({
           placeholder="Why (kept in the audit log)"
           size="sm"
           className="min-w-40 flex-1"
-          data-row-focus
+          data-row-action
         />
       </Field>
       <Button

@@ -1,5 +1,4 @@
-import Link from 'next/link';
-import { Button } from '@/components/ui/button';
+import { ListFilters } from '@/components/console/list-page';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
@@ -8,10 +7,7 @@ import { deadLettersFilterLabels, deadLettersHref } from '@/lib/console/filter-f
 import { errorClasses } from '@/lib/db/schema/enums';
 import { visibleText } from '@/lib/console/visible-text';
 
-/**
- * The list's filters as a plain GET form: applying them starts at the first
- * page (the form carries no cursor), and every value stays in the URL.
- */
+/** The Dead letters list's filters (a GET form: every value in the URL, applying starts at the first page). */
 export function DeadLetterFilters({
   filter,
   choices,
@@ -22,11 +18,10 @@ export function DeadLetterFilters({
   filtered: boolean;
 }) {
   return (
-    <form
-      method="get"
-      className="mb-4 flex flex-wrap items-end gap-3"
-      aria-label="Filter dead letters"
-      data-testid="dead-letter-filters"
+    <ListFilters
+      label="Filter dead letters"
+      testId="dead-letter-filters"
+      clearHref={filtered ? deadLettersHref({}) : undefined}
     >
       {(
         [
@@ -81,14 +76,6 @@ export function DeadLetterFilters({
           className="w-28"
         />
       </Field>
-      <Button type="submit" size="md">
-        Apply
-      </Button>
-      {filtered ? (
-        <Link href={deadLettersHref({})} className="text-[13px] text-accent hover:underline">
-          Clear filters
-        </Link>
-      ) : null}
-    </form>
+    </ListFilters>
   );
 }

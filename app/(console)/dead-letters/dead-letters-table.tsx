@@ -6,6 +6,7 @@ import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Age } from '@/components/ui/time';
 import { formatCount, formatMicros } from '@/lib/console/format';
+import { focusAfterDialogs } from '@/components/console/focus-after-action';
 import { DeadLetterActions } from './dead-letter-actions';
 import { SelectionBar } from './selection-bar';
 import { VisibleText } from '@/components/ui/visible-text';
@@ -56,17 +57,6 @@ export function DeadLettersTable({
   // Only rows still on the page count as selected: a refresh may have taken some away.
   const selected = pageIds.filter((id) => ticked.has(id));
 
-  const focusAfter = (gone: number[]) => {
-    const index = pageIds.findIndex((id) => gone.includes(id));
-    const staying = pageIds.filter((id) => !gone.includes(id));
-    const next =
-      staying.find((id) => pageIds.indexOf(id) > index) ?? staying.findLast((id) => pageIds.indexOf(id) < index);
-    const target =
-      gone.length === 1 && next !== undefined
-        ? document.querySelector<HTMLElement>(`[data-testid="dead-letter-actions-${next}"] [data-row-focus]`)
-        : null;
-    (target ?? document.getElementById(headingId))?.focus();
-  };
   const tick = (id: number, on: boolean) =>
     setTicked((current) => {
       const next = new Set(current);
@@ -85,7 +75,7 @@ export function DeadLettersTable({
           onFinished={(settled) => {
             setTicked((current) => new Set([...current].filter((id) => !settled.includes(id))));
             // Several rows leave at once: the list's heading is the one place sure to stay.
-            document.getElementById(headingId)?.focus();
+            focusAfterDialogs(() => document.getElementById(headingId));
           }}
         />
       )}
@@ -112,6 +102,7 @@ export function DeadLettersTable({
             <tr
               key={letter.id}
               data-testid={`dead-letter-row-${letter.id}`}
+              data-row={letter.id}
               className="align-top max-md:block max-md:border-b max-md:border-line max-md:px-3 max-md:py-2"
             >
               {refusal ? null : (
@@ -169,7 +160,7 @@ export function DeadLettersTable({
                   refusal={refusal}
                   brakedBy={letter.brakedBy}
                   canOverride={canOverride}
-                  onDone={(id) => focusAfter([id])}
+                  headingId={headingId}
                 />
               </Cell>
             </tr>

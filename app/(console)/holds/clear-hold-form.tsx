@@ -11,7 +11,7 @@ import { useToast } from '@/components/ui/toast';
 import type { HoldItemType } from '@/lib/db/schema/enums';
 import type { ActionResult } from '@/lib/server/action';
 import { clearHoldAction } from './actions';
-import { planFocusAfterRow } from './row-focus';
+import { planFocusAfterRow } from '@/components/console/focus-after-action';
 
 type Resolution = 'resume' | 'discard';
 

@@ -10,7 +10,7 @@ import { Select } from '@/components/ui/select';
 import { useToast } from '@/components/ui/toast';
 import type { ActionResult } from '@/lib/server/action';
 import { clearHoldsAction, reassignHoldAction } from './actions';
-import { focusAfterDialogs, planFocusAfterRow } from './row-focus';
+import { focusAfterDialogs, planFocusAfterRow } from '@/components/console/focus-after-action';
 
 /**
  * Give a hold to another person or team, with a note. The outcome is

@@ -8,7 +8,7 @@ import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
 import type { ActionResult } from '@/lib/server/action';
-import { focusAfterDialogs, planFocusAfterRow } from '../holds/row-focus';
+import { focusAfterDialogs, planFocusAfterRow } from '@/components/console/focus-after-action';
 import { forceReleaseAction, setKillSwitchAction } from './actions';
 
 /**

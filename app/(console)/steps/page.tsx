@@ -6,7 +6,7 @@ import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/filters/steps';
 import { getStepsPage } from '@/lib/queries/steps-page';
 import { stepColumns } from '@/lib/console/step-columns';
-import { FilterNotices } from '../filter-notices';
+import { FilterNotices } from '@/components/console/filter-notices';
 import { StepsTable } from './steps-table';
 import { StepsFilters } from './steps-filters';
 import { StepsPager } from './steps-pager';

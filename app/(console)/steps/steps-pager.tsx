@@ -1,4 +1,4 @@
-import { Pager } from '@/components/ui/pager';
+import { Pager } from '@/components/console/pager';
 import { formatCount } from '@/lib/console/format';
 import { STEPS_PAGE_SIZE, type StepsView } from '@/lib/filters/steps';
 import { stepsViewHref } from '@/lib/console/filter-forms/steps';

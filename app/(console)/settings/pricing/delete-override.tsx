@@ -3,7 +3,7 @@
 import { useEffect, useId, useRef, useState, useTransition } from 'react';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
-import { refocus, refocusById } from '@/components/ui/focus';
+import { refocus, refocusById } from '@/components/console/focus-after-action';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useActionState, useEffect, useRef } from 'react';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
-import { refocus } from '@/components/ui/focus';
+import { refocus } from '@/components/console/focus-after-action';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';

@@ -7,7 +7,7 @@ import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
 import type { ActionResult } from '@/lib/server/action';
-import { refocus, refocusById } from '@/components/ui/focus';
+import { refocus, refocusById } from '@/components/console/focus-after-action';
 import { deletePoolAction } from './actions';
 
 /**

@@ -9,7 +9,7 @@ import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
 import { formatCount } from '@/lib/console/format';
 import { poolScope } from '@/components/retry-pools/pool-format';
-import { refocus } from '@/components/ui/focus';
+import { refocus } from '@/components/console/focus-after-action';
 import { type PoolFormValues, type SavePoolState, savePoolAction } from './actions';
 
 /** A new pool starts from Finagle's and Envoy's default share (20%) and a small floor. */

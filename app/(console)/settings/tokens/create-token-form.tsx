@@ -6,7 +6,7 @@ import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
-import { refocus } from '@/components/ui/focus';
+import { refocus } from '@/components/console/focus-after-action';
 import { createTokenAction } from './actions';
 import { useRevealedTokens } from './revealed-token';
 

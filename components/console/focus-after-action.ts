@@ -1,9 +1,38 @@
 /**
- * Where keyboard focus goes after an action on a row that may take the row
- * away (a cleared hold, a released lock): to the next row's action (rows are
- * marked `data-row="<key>"`, their first control `data-row-action`), else the
- * previous row's, else the list's heading. Planned before the action, because
- * the row and its neighbours are read while they are still in the page.
+ * Where keyboard focus goes after an action, the console's one place for it.
+ * An action can take focus away: a pending button is disabled (Chromium then
+ * drops focus to the body), a closing dialog hands focus back to its opener,
+ * a row that leaves the list takes its focused control with it. Three moves:
+ *   - planFocusAfterRow: a row's action that may take the row away (a cleared
+ *     hold, a released lock, a redriven dead letter): on to the next row;
+ *   - focusAfterDialogs: an action that ends with dialogs closing (a bulk
+ *     clear): to the list's heading, once no dialog can take focus back;
+ *   - refocus, refocusById: a form that stays (a save, a revoke): back to a
+ *     control or the heading, but only if focus was lost.
+ */
+
+/** True when focus is nowhere (on the body): the page may put it back. */
+export function focusLost(): boolean {
+  const active = document.activeElement;
+  return !active || active === document.body;
+}
+
+/** Focuses `target` if focus was lost: never away from where the person has moved it since. */
+export function refocus(target: HTMLElement | null | undefined): void {
+  if (target?.isConnected && focusLost()) target.focus();
+}
+
+/** Focuses the element with this id (a list's heading, made focusable with tabIndex={-1}) if focus was lost. */
+export function refocusById(id: string): void {
+  refocus(document.getElementById(id));
+}
+
+/**
+ * Plans where focus goes after an action on the row holding `from`: to the
+ * next row's action (rows are marked `data-row="<key>"`, their first control
+ * `data-row-action`), else the previous row's, else the list's heading.
+ * Planned before the action, because the row and its neighbours are read
+ * while they are still in the page.
  */
 export function planFocusAfterRow(from: Element | null, headingId: string) {
   const row = from?.closest<HTMLElement>('[data-row]') ?? null;

@@ -1,0 +1,89 @@
+import Link from 'next/link';
+import { ListFilters } from '@/components/console/list-page';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
+import { Select } from '@/components/ui/select';
+import { holdReasons, type HoldReason } from '@/lib/db/schema/enums';
+import type { HoldsFilter } from '@/lib/filters/holds';
+import { holdsFilterLabels, holdsHref } from '@/lib/console/filter-forms/holds';
+import { holdReasonLabels } from '@/lib/console/labels/hold-reasons';
+
+/** The open holds per reason, each a link that filters the list to that reason (or, when chosen, back). */
+export function HoldReasonCounts({
+  filter,
+  counts,
+}: {
+  filter: HoldsFilter;
+  counts: { reason: HoldReason; count: number }[];
+}) {
+  return (
+    <nav
+      aria-label="Open holds per reason"
+      className="mb-3 flex flex-wrap gap-2 text-[12px]"
+      data-testid="hold-reason-counts"
+    >
+      {counts.length === 0 ? <span className="text-muted">No open holds.</span> : null}
+      {counts.map(({ reason, count }) => (
+        <Link
+          key={reason}
+          href={holdsHref(filter, { view: undefined, reason: filter.reason === reason ? undefined : reason })}
+          aria-current={filter.reason === reason ? 'true' : undefined}
+          className="rounded-full border border-line px-2.5 py-0.5 hover:bg-surface-raised aria-[current]:border-accent"
+        >
+          {holdReasonLabels[reason]} <span className="font-mono text-muted">{reason}</span>{' '}
+          <span className="tabular-nums font-medium">{count}</span>
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** The Holds page's filters; "Clear filters" goes back to the open holds of everyone. */
+export function HoldFilters({ filter, owners }: { filter: HoldsFilter; owners: string[] }) {
+  // holdsHref leaves defaults out, so the bare page means nothing is filtered.
+  const filtered = holdsHref(filter, {}) !== '/holds';
+  return (
+    <ListFilters label="Filter holds" testId="hold-filters" clearHref={filtered ? '/holds' : undefined}>
+      <Field label={holdsFilterLabels.view}>
+        <Select name="view" defaultValue={filter.view}>
+          <option value="open">Open</option>
+          <option value="cleared">Cleared</option>
+        </Select>
+      </Field>
+      <Field label={holdsFilterLabels.owner}>
+        <Select name="owner" defaultValue={filter.owner ?? ''}>
+          <option value="">Anyone</option>
+          {owners.map((owner) => (
+            <option key={owner}>{owner}</option>
+          ))}
+        </Select>
+      </Field>
+      <Field label={holdsFilterLabels.reason}>
+        <Select name="reason" defaultValue={filter.reason ?? ''}>
+          <option value="">Any</option>
+          {holdReasons.map((reason) => (
+            <option key={reason} value={reason}>
+              {holdReasonLabels[reason]} ({reason})
+            </option>
+          ))}
+        </Select>
+      </Field>
+      <Field label={holdsFilterLabels.minAgeHours}>
+        <Input
+          name="minAgeHours"
+          type="number"
+          min={0}
+          step="any"
+          defaultValue={filter.minAgeHours ?? ''}
+          className="w-28"
+        />
+      </Field>
+      <label className="flex items-center gap-1.5 text-[13px]">
+        <input type="checkbox" name="mine" value="1" defaultChecked={filter.mine} /> {holdsFilterLabels.mine}
+      </label>
+      <label className="flex items-center gap-1.5 text-[13px]">
+        <input type="checkbox" name="frozen" value="1" defaultChecked={filter.frozen} /> {holdsFilterLabels.frozen}
+      </label>
+    </ListFilters>
+  );
+}

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import type { RecordAttemptInput } from '../../lib/core';
+import { expect, test } from '../support/fixtures';
+
+/** One attempt of a step of this agent, some hours ago. */
+function attemptOf(agent: string, step: string, hoursAgo: number): RecordAttemptInput {
+  const startedAt = new Date(Date.now() - hoursAgo * 3_600_000);
+  return {
+    taskId: `task-${randomUUID().slice(0, 8)}`,
+    agent,
+    step,
+    attemptNumber: 1,
+    outcome: 'succeeded',
+    costMicros: 100,
+    startedAt,
+    finishedAt: new Date(startedAt.getTime() + 200),
+  };
+}
+
+test('7d, a search and Apply keep 7d and the search; Back and Forward restore the list and the form together', async ({
+  page,
+  recordAttempts,
+  expectAccessible,
+}) => {
+  const agent = `e2e-window-${randomUUID().slice(0, 6)}`;
+  // "recent" is in every window; "older" (three days ago) only in 7d and longer.
+  await recordAttempts([attemptOf(agent, 'recent', 1), attemptOf(agent, 'older', 72)]);
+
+  await page.goto(`/steps?agent=${agent}`);
+  const rows = page.getByTestId('steps-table').locator('tbody tr');
+  const filters = page.getByTestId('steps-filters');
+  const windowSelect = filters.getByLabel('Window');
+  const search = filters.getByLabel('Search');
+  await expect(rows).toHaveCount(1);
+  await expect(windowSelect).toHaveValue('24h');
+
+  await page.getByRole('navigation', { name: 'Time window' }).getByRole('link', { name: '7d' }).click();
+  await expect(page).toHaveURL(/window=7d/);
+  await expect(rows).toHaveCount(2);
+  // The form follows the link: it would otherwise still say 24h and send it with Apply.
+  await expect(windowSelect).toHaveValue('7d');
+  await expect(filters.getByLabel('From (UTC)')).toBeDisabled();
+
+  await search.fill('older');
+  await filters.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(/[?&]q=older/);
+  const applied = new URL(page.url());
+  expect(applied.searchParams.get('window')).toBe('7d');
+  expect(applied.searchParams.get('agent')).toBe(agent);
+  // A named window sends no range: the shared link says exactly what it shows.
+  expect(applied.searchParams.has('from')).toBe(false);
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByTestId(`steps-row-${agent}-older`)).toBeVisible();
+  await expect(windowSelect).toHaveValue('7d');
+  await expect(search).toHaveValue('older');
+  await expectAccessible();
+
+  // Back: 7d without the search, in the list and in the form.
+  await page.goBack();
+  await expect(page).not.toHaveURL(/q=older/);
+  await expect(page).toHaveURL(/window=7d/);
+  await expect(rows).toHaveCount(2);
+  await expect(search).toHaveValue('');
+  await expect(windowSelect).toHaveValue('7d');
+
+  // Back again: 24h.
+  await page.goBack();
+  await expect(page).not.toHaveURL(/window=7d/);
+  await expect(rows).toHaveCount(1);
+  await expect(page.getByTestId(`steps-row-${agent}-recent`)).toBeVisible();
+  await expect(windowSelect).toHaveValue('24h');
+
+  // Forward twice: the search is back in both.
+  await page.goForward();
+  await expect(page).toHaveURL(/window=7d/);
+  await page.goForward();
+  await expect(page).toHaveURL(/[?&]q=older/);
+  await expect(rows).toHaveCount(1);
+  await expect(search).toHaveValue('older');
+  await expect(windowSelect).toHaveValue('7d');
+});
+
+test('a custom range is sent only with a custom window, and kept', async ({ page, recordAttempts }) => {
+  const agent = `e2e-custom-${randomUUID().slice(0, 6)}`;
+  await recordAttempts([attemptOf(agent, 'older', 72)]);
+
+  await page.goto(`/steps?agent=${agent}`);
+  const filters = page.getByTestId('steps-filters');
+  await filters.getByLabel('Window').selectOption('custom');
+  const from = new Date(Date.now() - 4 * 86_400_000).toISOString().slice(0, 16);
+  const to = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 16);
+  await filters.getByLabel('From (UTC)').fill(from);
+  await filters.getByLabel('To (UTC)').fill(to);
+  await filters.getByRole('button', { name: 'Apply' }).click();
+
+  await expect(page).toHaveURL(/window=custom/);
+  await expect(page.getByTestId(`steps-row-${agent}-older`)).toBeVisible();
+  await expect(filters.getByLabel('Window')).toHaveValue('custom');
+  await expect(filters.getByLabel('From (UTC)')).toHaveValue(from);
+  await expect(filters.getByLabel('To (UTC)')).toHaveValue(to);
+});

@@ -27,6 +27,7 @@ module.exports = {
           '^lib/alerts/',
           '^lib/metrics/',
           '^lib/traces/',
+          '^lib/auth/',
         ],
       },
     },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { withoutNul } from '../auth/console-input';
+import { withoutNul } from '../core/kernel/console-text-input';
 import { optionalNumber, optionalText } from '../core/kernel/validation';
 import { holdReasons } from '../db/schema/enums';
 import { keysetCursorParam } from './keyset-cursor';

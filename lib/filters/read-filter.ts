@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { unusableTextProblem } from '../auth/console-input';
+import { unusableTextProblem } from '../core/kernel/console-text-input';
 
 /** A page's `searchParams`, as Next hands them over. */
 export type SearchParams = Record<string, string | string[] | undefined>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { withoutNul } from '../../auth/console-input';
+import { withoutNul } from '../kernel/console-text-input';
 import { errorClasses } from '../../db/schema/enums';
 import { optionalNumber, optionalText } from '../kernel/validation';
 

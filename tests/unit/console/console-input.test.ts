@@ -1,7 +1,7 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { decodeRouteParam } from '../../../lib/auth/console-input';
+import { decodeRouteParam } from '../../../lib/core/kernel/console-text-input';
 import { auditFilter } from '../../../lib/filters/audit';
 import { deadLetterFilter } from '../../../lib/core/dead-letters/dead-letter-filter';
 import { holdsFilter } from '../../../lib/filters/holds';

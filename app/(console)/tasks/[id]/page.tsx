@@ -5,7 +5,7 @@ import { LongText } from '@/components/ui/long-text';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
-import { decodeRouteParam } from '@/lib/auth/console-input';
+import { decodeRouteParam } from '@/lib/core/kernel/console-text-input';
 import { formatCount, formatMicros } from '@/lib/console/format';
 import { keyHref, keysPageHref } from '@/lib/console/filter-forms/keys';
 import { getTaskTimeline } from '@/lib/queries/task-timeline';

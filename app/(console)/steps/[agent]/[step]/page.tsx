@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { decodeRouteParam } from '@/lib/auth/console-input';
+import { decodeRouteParam } from '@/lib/core/kernel/console-text-input';
 import { StepTrendCharts } from '@/components/charts/step-trend-charts';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';

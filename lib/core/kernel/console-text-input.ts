@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hasLoneSurrogate } from '../core/kernel/well-formed-text';
+import { hasLoneSurrogate } from './well-formed-text';
 
 /**
  * Console text inputs (filters in the URL, route parameters) end up as

@@ -3,7 +3,8 @@ import { and, asc, eq, or, sql } from 'drizzle-orm';
 import type { RedriveBrakes } from '../core/kernel/context';
 import { redriveBrakesRefusing } from '../core/dead-letters/redrive-brakes';
 import type { Executor } from '../db/client';
-import { attempts, auditLog, deadLetters, holds, redrives, taskBudgets } from '../db/schema';
+import { attempts, auditLog, deadLetters, holds, redrives } from '../db/schema';
+import { selectDeadLettersWithHistory } from './dead-letters';
 
 /** A dead letter's id as a URL writes it: digits only, within a bigint; anything else is no dead letter. */
 export function parseDeadLetterId(raw: string): number | undefined {
@@ -19,18 +20,7 @@ export function parseDeadLetterId(raw: string): number | undefined {
  * reason from its audit record. Undefined when there is no such dead letter.
  */
 export async function getDeadLetterDetail(db: Executor, id: number, redrive: { brakes: RedriveBrakes; now: Date }) {
-  const [found] = await db
-    .select({
-      deadLetter: deadLetters,
-      history: {
-        redrivesUsed: taskBudgets.redrivesUsed,
-        lastRedriveAt: taskBudgets.lastRedriveAt,
-        createdAt: taskBudgets.createdAt,
-      },
-    })
-    .from(deadLetters)
-    .leftJoin(taskBudgets, eq(taskBudgets.taskId, deadLetters.taskId))
-    .where(eq(deadLetters.id, id));
+  const [found] = await selectDeadLettersWithHistory(db).where(eq(deadLetters.id, id));
   if (!found) return undefined;
   const { deadLetter, history } = found;
 

@@ -55,17 +55,7 @@ export async function listPendingDeadLetters(
   if (before !== undefined && !(await cursorExists(db, before))) [ignoredCursor, before] = ['before', undefined];
 
   const select = (where: SQL | undefined, order: 'asc' | 'desc') =>
-    db
-      .select({
-        deadLetter: deadLetters,
-        history: {
-          redrivesUsed: taskBudgets.redrivesUsed,
-          lastRedriveAt: taskBudgets.lastRedriveAt,
-          createdAt: taskBudgets.createdAt,
-        },
-      })
-      .from(deadLetters)
-      .leftJoin(taskBudgets, eq(taskBudgets.taskId, deadLetters.taskId))
+    selectDeadLettersWithHistory(db)
       .where(and(matching, where))
       .orderBy(
         ...(order === 'asc'
@@ -141,4 +131,22 @@ export async function listBulkRedrives(db: Executor, limit = 20) {
 export async function getBulkRedrive(db: Executor, id: number) {
   const [run] = await db.select().from(bulkRedrives).where(eq(bulkRedrives.id, id));
   return run;
+}
+
+/**
+ * Dead letters with their task's redrive history (what the redrive brakes judge), as the list and a
+ * dead letter's own page both read them.
+ */
+export function selectDeadLettersWithHistory(db: Executor) {
+  return db
+    .select({
+      deadLetter: deadLetters,
+      history: {
+        redrivesUsed: taskBudgets.redrivesUsed,
+        lastRedriveAt: taskBudgets.lastRedriveAt,
+        createdAt: taskBudgets.createdAt,
+      },
+    })
+    .from(deadLetters)
+    .leftJoin(taskBudgets, eq(taskBudgets.taskId, deadLetters.taskId));
 }

@@ -112,7 +112,7 @@ export async function buildScript(distDir: string): Promise<Metafile> {
  * layer: just those names are kept. lib/api/endpoints.ts types each endpoint's permission (`Action`) with
  * lib/core/identity/authorization.ts, whose functions take the core context, and with it a database executor.
  */
-const keptNames: Record<string, string[]> = { 'core/authorization.d.ts': ['actions', 'Action'] };
+const keptNames: Record<string, string[]> = { 'core/identity/authorization.d.ts': ['actions', 'Action'] };
 
 export async function buildTypes(distDir: string): Promise<string[]> {
   const emitDir = fs.mkdtempSync(path.join(os.tmpdir(), 'holdfast-client-types-'));

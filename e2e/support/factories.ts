@@ -10,6 +10,7 @@ import {
   savePerson,
   StepError,
   startRun,
+  timeBucket,
   type Actor,
   type OpenHoldInput,
 } from '../../lib/core';
@@ -127,7 +128,28 @@ export async function createStaleLock(
   if (!options.runStillLive) await finishRun({ db: database.db }, { runKey, status: 'failed' });
   // Waiting out a TTL would slow the suite; the lock's own expiry is moved into the past instead.
   await database.db.execute(sql`update slot_locks set expires_at = now() - interval '5 minutes' where slot = ${slot}`);
+  // A lock a person may release, the server's sweeper may release too (same guards): it is kept off so
+  // that the test, not a sweep landing mid-test, decides when the lock goes.
+  if (!options.runStillLive) await keepTheSweeperOffStaleLocks(database);
   return { slot, runKey };
+}
+
+const STALE_LOCK_SWEEP = { job: 'release_stale_slots', periodMs: 5 * 60_000 } as const;
+
+/**
+ * Takes the stale-lock sweep's lease for its current and next bucket (what a sweep
+ * already running in another instance would hold), so the server skips those sweeps.
+ * It expires by itself after ten minutes, longer than any test runs.
+ */
+async function keepTheSweeperOffStaleLocks(database: DatabaseConnection): Promise<void> {
+  const now = Date.now();
+  for (const moment of [now, now + STALE_LOCK_SWEEP.periodMs]) {
+    const bucket = timeBucket(new Date(moment), STALE_LOCK_SWEEP.periodMs);
+    await database.db.execute(sql`
+      insert into leases (job, bucket, holder, expires_at)
+      values (${STALE_LOCK_SWEEP.job}, ${bucket}, 'browser tests', now() + interval '10 minutes')
+      on conflict do nothing`);
+  }
 }
 
 /** An API token of its own, created by the seeded admin; the secret is returned once, as the product does. */

@@ -96,3 +96,4 @@ export {
 // For long-running processes: the instance's name and a lease it keeps while it works.
 export { INSTANCE_NAME } from './leases/instance-name';
 export { keepRenewableLease } from './leases/renewable-lease';
+export { timeBucket } from './leases/leases';

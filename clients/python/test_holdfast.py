@@ -34,6 +34,15 @@ class StepErrorTest(unittest.TestCase):
         self.assertEqual((error.error_class, error.retry_after_ms, error.cost_micros, str(error)), ("rate_limited", 1500, 20, "429"))
 
 
+class WaitCodesTest(unittest.TestCase):
+    """No server needed: a paused step is a wait, even from a server that leaves out `retryable`."""
+
+    def test_paused_is_a_wait(self) -> None:
+        for code in ("PAUSED", "KEY_IN_PROGRESS", "RETRY_BUDGET_EXHAUSTED"):
+            self.assertEqual(HoldfastError(409, code, "held").kind, "wait", code)
+        self.assertEqual(HoldfastError(409, "DO_NOT_RETRY", "stop").kind, "stop")
+
+
 def number(value: float | None) -> float:
     """A figure the answer must carry (fails the test when it is missing)."""
     if value is None:

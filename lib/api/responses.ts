@@ -12,7 +12,14 @@ import {
   holdReasons,
   runStatuses,
 } from '../db/schema/enums';
-import { completedAnswer, replayAnswer, retryAnswer, runAnswer, stopReasons } from '../core/steps/step-protocol';
+import {
+  completedAnswer,
+  pauseInfo,
+  replayAnswer,
+  retryAnswer,
+  runAnswer,
+  stopReasons,
+} from '../core/steps/step-protocol';
 import { timeWindowName } from '../time-window';
 import type { EndpointName } from './endpoints';
 
@@ -278,4 +285,5 @@ export const problemDocument = z.looseObject({
     .min(0)
     .optional()
     .describe("A step's wait answer: begin the step again after this long"),
+  pause: pauseInfo.optional().describe('PAUSED: the pause that holds the step (what, why, who, until when)'),
 });

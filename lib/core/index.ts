@@ -31,6 +31,8 @@ export { startDatabaseClock } from './kernel/database-clock';
 export { type RunStepInput, type RunStepOutcome, runStep, type StepAttempt } from './steps/run-step';
 export { beginStep } from './steps/begin-step';
 export { finishStep } from './steps/finish-step';
+export { resumePause, setPause, type PauseOutcome, type ResumeOutcome } from './pauses/pauses';
+export { PAUSED_POLL_MS } from './pauses/pause-gate';
 export type { BeginAnswer, BeginStepInput } from './steps/step-protocol';
 export { classifyFailure, StepError } from './retry/step-error';
 export { decideRetry } from './retry/decide-retry';

@@ -3,7 +3,8 @@ import type { Executor } from '../db/client';
 import type { StepName } from '../rollups/figures';
 import type { TimeRange } from '../time-window';
 import { type CostSourceMix, getCostSourceMix } from './cost-source-mix';
-import { getStepDetail, stepExists } from './step-detail';
+import { stepExists } from '../core/steps/known-step';
+import { getStepDetail } from './step-detail';
 import { getStepSources, type StepSource } from './step-sources';
 
 /** What a step's page shows: its figures over the window, how its attempts reached Holdfast, where its costs came from. */

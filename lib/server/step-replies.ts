@@ -19,6 +19,7 @@ export function replyForStepAnswer(answer: BeginAnswer | FinishAnswer): Reply {
           decision: 'wait',
           retryAfterMs: answer.retryAfterMs,
           retryAfterSeconds: Math.max(1, Math.ceil(answer.retryAfterMs / 1_000)),
+          ...(answer.pause ? { pause: answer.pause } : {}),
         },
       };
     case 'stop':

@@ -21,6 +21,8 @@ export const actions = [
   'key.resolve',
   'slot.force_release',
   'kill_switch.set',
+  /** Pausing and resuming a step, an agent or a downstream (on-call's first brake in a retry storm). */
+  'step.pause',
   /** Creating, changing and deleting the fleet's retry pools. */
   'retry_pool.manage',
   /** Price overrides, the failed-call rule's statuses and the span error class rules (Settings, Costs and errors). */
@@ -61,7 +63,7 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
 /**
  * The one place that decides who may do what.
  * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
- * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases.
+ * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases, pauses.
  * - admin: also kill switches, retry pools, people, API tokens, alert rules and channels, and overriding the redrive brakes.
  * Agents act through their token's scopes (ingest: report attempts and open holds; read; metrics: scrape;
  * traces: export OpenTelemetry spans).
@@ -111,6 +113,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'dead_letter.discard':
     case 'key.resolve':
     case 'slot.force_release':
+    case 'step.pause':
       return actor.role === 'viewer' ? deny('this needs the responder or admin role') : allow;
     case 'dead_letter.redrive_override':
     case 'kill_switch.set':

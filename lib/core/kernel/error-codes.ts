@@ -22,6 +22,7 @@ export const errorCodes = [
   // The step protocol's waits (step-protocol.ts's waitCodes) and the claim and slot answers.
   'KEY_IN_PROGRESS',
   'RETRY_BUDGET_EXHAUSTED',
+  'PAUSED',
   'SLOT_HELD',
   // The step protocol's stops (step-protocol.ts's stopCodes); KEY_PAYLOAD_MISMATCH is above.
   'DO_NOT_RETRY',

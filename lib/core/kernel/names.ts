@@ -23,6 +23,8 @@ const plainName = () =>
 export const agentName = plainName();
 export const stepName = plainName();
 export const queueName = plainName();
+/** What a step calls (`openai`, `stripe`), stated at begin so that a pause or a breaker can cover every step that calls it. */
+export const downstreamName = plainName();
 
 /** A retry pool covers every step of its agent when it names this as its step (ALL_STEPS in the schema). */
 export const ALL_STEPS = '*';

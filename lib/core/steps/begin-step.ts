@@ -22,6 +22,15 @@ import { deriveKey, hashContent } from '../keys/derive-key';
 import { countPoolUsage } from '../retry-pools/pool-usage';
 import { takeRetryFromPools, type PoolGrant } from '../retry-pools/take-retry';
 import { parseInput } from '../kernel/validation';
+import {
+  countPausedBegin,
+  pausedRetryAfterMs,
+  pauseGateFor,
+  rampMinute,
+  takeRampGrant,
+  type PauseFacts,
+  type RampingPause,
+} from '../pauses/pause-gate';
 import { estimateStepCost } from './cost-estimate';
 import { exhaustTask, type ExhaustionReason } from './exhaust-task';
 import { stepActor } from './step-actor';
@@ -38,7 +47,8 @@ import {
 type Refusal =
   | { kind: 'task_not_active'; status: TaskStatus }
   | { kind: 'exhausted'; reason: ExhaustionReason; detail: string }
-  | { kind: 'pool_empty'; grant: Extract<PoolGrant, { granted: false }> };
+  | { kind: 'pool_empty'; grant: Extract<PoolGrant, { granted: false }> }
+  | { kind: 'ramp_full'; ramp: RampingPause };
 
 class BeginRefused extends Error {
   constructor(readonly refusal: Refusal) {
@@ -51,8 +61,8 @@ type Decided = { kind: 'answer'; answer: BeginAnswer } | { kind: 'uncertain'; in
 /**
  * Begins one attempt of a step. Derives and claims its key, then answers:
  * `replay` (the step completed: use its stored result), `wait` (another
- * attempt is running, or the retry pool is empty: begin again after
- * retryAfterMs), `stop` (do not go on: uncertain outcome, payload mismatch,
+ * attempt is running, the retry pool is empty, or a pause holds the step:
+ * begin again after retryAfterMs), `stop` (do not go on: uncertain outcome, payload mismatch,
  * a frozen, finished or dead-lettered task, no retry or budget left), or
  * `run`. Before `run`, in one transaction with the claim: a retry is taken
  * from the task's allowance and from the fleet's retry pools, the expected
@@ -70,13 +80,23 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
   const actor = stepActor(ctx, task.agent, task.queue);
   const owner = task.owner;
   const key = deriveKey({ taskId: request.taskId, step: request.step, iteration: request.iteration });
+  // A pause turns every begin away, except a repeat of a completed step: its stored result touches nothing downstream.
+  const pauseGate = await pauseGateFor(ctx.db, request, now);
+  if (pauseGate.kind === 'paused' && !(await keyCompleted(ctx, key))) {
+    await countPausedBegin(ctx.db, pauseGate.pause.id, request.taskId, now);
+    return pausedWait(pauseGate.pause, pausedRetryAfterMs(pauseGate.pause, now), false);
+  }
+  const ramps = pauseGate.kind === 'ramping' ? pauseGate.ramps : [];
   const estimate = request.estimatedCostMicros ?? (await estimateStepCost(ctx.db, request.agent, request.step));
 
   let decided: Decided;
   try {
     decided = await retryOnDeadlock(ctx.db, () =>
       ctx.db.transaction((tx) =>
-        claimAndGate(tx, request, key, estimate, now, { begunBy: ctx.actor?.id ?? null, source: attemptSourceOf(ctx) }),
+        claimAndGate(tx, request, key, estimate, now, ramps, {
+          begunBy: ctx.actor?.id ?? null,
+          source: attemptSourceOf(ctx),
+        }),
       ),
     );
   } catch (error) {
@@ -133,6 +153,9 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
         retryAfterMs: decided.grant.retryAfterMs,
         detail: decided.grant.detail,
       };
+    case 'ramp_full':
+      await countPausedBegin(ctx.db, decided.ramp.id, request.taskId, now);
+      return pausedWait(decided.ramp, rampMinute(decided.ramp, now).nextMinuteInMs, true);
     case 'task_not_active':
       return stopForTaskState(ctx, request.taskId, decided.status);
     case 'exhausted': {
@@ -189,6 +212,35 @@ async function taskForBegin(ctx: CoreContext, request: BeginStepRequest, now: Da
   return task;
 }
 
+async function keyCompleted(ctx: CoreContext, key: string): Promise<boolean> {
+  const [row] = await ctx.db
+    .select({ status: idempotencyKeys.status })
+    .from(idempotencyKeys)
+    .where(eq(idempotencyKeys.key, key));
+  return row?.status === 'completed';
+}
+
+/** The wait a pause (or a resume's ramp, its minute's share taken) answers, naming the pause. */
+function pausedWait(pause: PauseFacts, retryAfterMs: number, ramping: boolean): BeginAnswer {
+  const until = pause.endsAt ? ` until ${pause.endsAt}` : ' until someone resumes it';
+  return {
+    decision: 'wait',
+    code: 'PAUSED',
+    retryAfterMs,
+    detail: ramping
+      ? `${pause.target} is resuming slowly after a pause: this minute's begins are taken; begin again in the next minute`
+      : `${pause.target} is paused by ${pause.pausedBy}${until}: ${pause.reason}`,
+    pause: {
+      id: pause.id,
+      target: pause.target,
+      reason: pause.reason,
+      pausedBy: pause.pausedBy,
+      until: pause.endsAt,
+      ramping,
+    },
+  };
+}
+
 /**
  * The bounded `reason` label of a budget refusal (holdfast_budget_refusals_total).
  * A begin is refused only for the first three (whyBudgetRefused); the other two
@@ -239,6 +291,8 @@ async function claimAndGate(
   key: string,
   estimate: number,
   now: Date,
+  /** Resumes ramping up that cover this step: each must have room in its minute. */
+  ramps: readonly RampingPause[],
   /** The token or person beginning the step (its key's settler), and how the attempt reaches Holdfast. */
   by: { begunBy: string | null; source: 'http' | 'library' },
 ): Promise<Decided> {
@@ -271,6 +325,9 @@ async function claimAndGate(
       return { kind: 'uncertain', intentAt: claim.intentAt };
     case 'acquired':
       break;
+  }
+  for (const ramp of ramps) {
+    if (!(await takeRampGrant(tx, ramp, now))) throw new BeginRefused({ kind: 'ramp_full', ramp });
   }
 
   const recorded = await beginAttempt(tx, {

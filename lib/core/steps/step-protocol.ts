@@ -4,7 +4,7 @@ import { errorClasses } from '../../db/schema/enums';
 import { taskBudgetInput } from '../budgets/task-budget-input';
 import { attemptCostMicros } from '../kernel/money-limits';
 import { modelUsageFields } from '../pricing/model-usage-input';
-import { queueName, stepName } from '../kernel/names';
+import { downstreamName, queueName, stepName } from '../kernel/names';
 
 /**
  * The step protocol, shared by the in-process runStep, the HTTP API
@@ -33,6 +33,8 @@ export const beginStepInput = z.strictObject({
     ),
   /** The queue a redrive puts the task back on; the agent's name when absent. */
   queue: queueName.optional(),
+  /** What the step calls (`openai`, `stripe`): a pause of that downstream then holds this step too. */
+  downstream: downstreamName.optional(),
   runKey: z.string().trim().min(1).max(200).optional(),
   /** False for downstreams that cannot deduplicate: an interrupted attempt is then held as uncertain, never repeated. */
   downstreamIdempotent: z.boolean().default(true),
@@ -111,7 +113,7 @@ export type FinishStepInput = z.input<typeof finishStepInput>;
 export type FinishStepRequest = z.output<typeof finishStepInput>;
 
 /** Answers that mean "wait and begin again": the same request will be let through later. */
-export const waitCodes = ['KEY_IN_PROGRESS', 'RETRY_BUDGET_EXHAUSTED'] as const;
+export const waitCodes = ['KEY_IN_PROGRESS', 'RETRY_BUDGET_EXHAUSTED', 'PAUSED'] as const;
 export type WaitCode = (typeof waitCodes)[number];
 
 /** Answers that mean "stop": beginning again will not help; a person (or a redrive) must act. */
@@ -158,11 +160,24 @@ export const stopAnswer = z.object({
 });
 export type StopAnswer = z.infer<typeof stopAnswer>;
 
+/** The pause behind a PAUSED wait: what is paused, why, by whom, and until when (null: until resumed). */
+export const pauseInfo = z.object({
+  id: z.number().int(),
+  target: z.string(),
+  reason: z.string(),
+  pausedBy: z.string(),
+  until: z.string().nullable(),
+  /** True while a resume's ramp limits begins per minute (this begin found the minute's share taken). */
+  ramping: z.boolean(),
+});
+export type PauseInfo = z.infer<typeof pauseInfo>;
+
 export const waitAnswer = z.object({
   decision: z.literal('wait'),
   code: z.enum(waitCodes),
   retryAfterMs: z.number().int().min(0),
   detail: z.string(),
+  pause: pauseInfo.optional(),
 });
 export type WaitAnswer = z.infer<typeof waitAnswer>;
 

@@ -15,3 +15,4 @@ export * from './alerts';
 export * from './rate-limits';
 export * from './trace-spans';
 export * from './pricing';
+export * from './pauses';

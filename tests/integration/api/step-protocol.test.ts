@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { setPause } from '../../../lib/core';
 import { useApi } from '../../support/api-harness';
 
 const api = useApi();
@@ -14,6 +15,32 @@ const aStep = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('the step protocol over HTTP', () => {
+  it('a paused downstream answers PAUSED: a 409 wait with Retry-After, naming the pause', async () => {
+    const downstream = `smtp-${randomUUID().slice(0, 8)}`;
+    const responder = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] } as const;
+    await setPause(
+      { db: api.database.db, actor: responder },
+      { scope: 'downstream', downstream, reason: 'relay down' },
+    );
+    const held = await api.request('/api/v1/steps/begin', { body: aStep({ downstream }) });
+    expect(held.status).toBe(409);
+    expect(held.headers.get('retry-after')).toBe('30');
+    expect(held.body).toMatchObject({
+      code: 'PAUSED',
+      retryable: true,
+      decision: 'wait',
+      retryAfterMs: 30_000,
+      pause: {
+        target: downstream,
+        reason: 'relay down',
+        pausedBy: 'person:rex@example.com',
+        until: null,
+        ramping: false,
+      },
+    });
+    expect((await api.request('/api/v1/steps/begin', { body: aStep() })).status).toBe(200);
+  });
+
   it('begin answers run; a concurrent duplicate waits with Retry-After; finish completes; a redelivery replays', async () => {
     const step = aStep();
     const begun = await api.request('/api/v1/steps/begin', { body: step });

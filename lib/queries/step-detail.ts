@@ -105,4 +105,3 @@ export async function getStepDetail(
   );
   return { unit, points: [...points.values()], classesSeen, recentFailures };
 }
-

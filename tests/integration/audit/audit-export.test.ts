@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { AUDIT_EXPORT_ROW_CAP, auditCsvStream } from '../../../app/api/console/audit.csv/audit-csv-stream';
 import { csvLine } from '../../../lib/console/audit-view';
 import { auditFilter } from '../../../lib/filters/audit';
-import { type Actor } from '../../../lib/core';
+import type { Actor } from '../../../lib/core';
 import { writeAuditRecords } from '../../../lib/core/audit/audit-log';
 import type { DatabaseConnection } from '../../../lib/db/client';
 import { listAudit } from '../../../lib/queries/audit';

@@ -25,6 +25,12 @@ export const consoleAreas: ConsoleArea[] = [
     purpose: 'Work whose retries ran out, with its payload and last error, to redrive once the cause is fixed.',
   },
   {
+    href: '/pauses',
+    label: 'Pauses',
+    purpose:
+      'Steps, agents and downstreams paused by on-call, why and by whom, the begins each holds back, and resume.',
+  },
+  {
     href: '/locks',
     label: 'Locks',
     purpose: 'Slot locks with their run keys and fencing tokens, and stale ones to release under guard.',

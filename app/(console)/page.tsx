@@ -1,9 +1,11 @@
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import type { Metadata } from 'next';
+import { PausesNotice } from '@/components/console/pauses-notice';
 import { PoolRefusalsCard } from '@/components/retry-pools/pool-refusals-card';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getConsoleOverview } from '@/lib/console/overview';
+import { currentPausesSummary } from '@/lib/queries/pauses';
 import { listRetryPools } from '@/lib/queries/retry-pools';
 import { getTopStepsView } from '@/lib/queries/top-steps';
 import { readConsole } from '@/lib/server/read-source/read-console';
@@ -35,10 +37,15 @@ export default async function OverviewPage({
   // Read together from one source (the replica when current enough); the retry pools are shown as rendered,
   // the figures and step stats fill the islands' caches, which then poll.
   const {
-    value: [retryPools, stepStats, overview],
+    value: [retryPools, stepStats, overview, pauses],
     source,
   } = await readConsole((db) =>
-    Promise.all([listRetryPools(db, now), getTopStepsView(db, window, now), getConsoleOverview(db, window, now)]),
+    Promise.all([
+      listRetryPools(db, now),
+      getTopStepsView(db, window, now),
+      getConsoleOverview(db, window, now),
+      currentPausesSummary(db, now),
+    ]),
   );
   queryClient.setQueryData(stepStatsQueryKey(window), stepStats);
   queryClient.setQueryData<OverviewData>(overviewQueryKey(window), { ...overview, readSource: source });
@@ -70,6 +77,7 @@ export default async function OverviewPage({
           {timeWindowName.options.join(', ')}.
         </p>
       ) : null}
+      <PausesNotice count={pauses.count} targets={pauses.targets} />
       <OverviewFigures window={window} />
       <PoolRefusalsCard pools={retryPools} />
       <StepStatsPanel window={window} />

@@ -127,6 +127,36 @@ for (const { name, path } of pages) {
   });
 }
 
+test('Pauses and a paused step at 390 x 844 are no wider than the screen, with a 2,000-character reason', async ({
+  page,
+  database,
+}) => {
+  if (!made) throw new Error('the phone data was not made');
+  // The longest reason a pause takes, holding the unbroken token; resumed at the end so no other page names it.
+  const reason = longError(2_000);
+  const [pause] = await database.db.execute<{ id: string }>(sql`
+    insert into pauses (scope, agent, reason, paused_by, paused_at)
+    values ('agent', ${made.agent}, ${reason}, 'person:ada@holdfast.demo', now()) returning id`);
+  try {
+    await page.setViewportSize(phone);
+    for (const url of ['/pauses', `/steps/${made.agent}/${made.step}`]) {
+      await page.goto(url);
+      await expect(page.getByTestId(`pause-row-${pause!.id}`)).toBeVisible();
+      const { width, viewport, offenders } = await measure(page);
+      expect(
+        width,
+        `${url} is ${width} px wide at ${viewport} px; sticking out: ${offenders.join('; ')}`,
+      ).toBeLessThanOrEqual(viewport);
+      // The row's action stays within the screen's width, under its data.
+      const resume = page.getByTestId(`pause-row-${pause!.id}`).getByRole('button', { name: 'Resume…' });
+      const box = await resume.boundingBox();
+      expect(box && box.x + box.width).toBeLessThanOrEqual(viewport);
+    }
+  } finally {
+    await database.db.execute(sql`update pauses set resumed_at = now(), resumed_by = 'e2e' where id = ${pause!.id}`);
+  }
+});
+
 test('the 404 page at 390 x 844 is no wider than the screen', async ({ page, browser }) => {
   // Chromium logs a 404 document as a console error, which the page fixture counts as a
   // fault: this page is measured in a second, unwatched tab of the same session.

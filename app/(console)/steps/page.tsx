@@ -7,6 +7,8 @@ import { parseStepsView } from '@/lib/filters/steps';
 import { getStepsPage } from '@/lib/queries/steps-page';
 import { stepColumns } from '@/lib/console/step-columns';
 import { FilterNotices } from '@/components/console/filter-notices';
+import { PausesNotice } from '@/components/console/pauses-notice';
+import { currentPausesSummary } from '@/lib/queries/pauses';
 import { StepsTable } from './steps-table';
 import { StepsFilters } from './steps-filters';
 import { StepsPager } from './steps-pager';
@@ -25,8 +27,8 @@ export default async function StepsPage({
   const now = new Date();
   // One source for the page's reads; a replica that fails mid-read is read again on the primary.
   const {
-    value: { agents, total, page, steps, anomalies, pools, sources },
-  } = await readConsole((db) => getStepsPage(db, view, params.page, now));
+    value: [{ agents, total, page, steps, anomalies, pools, sources }, pauses],
+  } = await readConsole((db) => Promise.all([getStepsPage(db, view, params.page, now), currentPausesSummary(db, now)]));
 
   return (
     <>
@@ -34,6 +36,7 @@ export default async function StepsPage({
         title="Steps"
         description={`Every step's retries, spend and latency from ${view.range.from.toISOString().slice(0, 16)} to ${view.range.to.toISOString().slice(0, 16)} UTC.`}
       />
+      <PausesNotice count={pauses.count} targets={pauses.targets} />
       <StepsFilters view={view} agents={agents} />
       <FilterNotices notices={view.notices} />
       {steps.length === 0 ? (

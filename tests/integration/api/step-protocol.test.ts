@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { setPause } from '../../../lib/core';
+import { setPause, type Actor } from '../../../lib/core';
 import { useApi } from '../../support/api-harness';
 
 const api = useApi();
@@ -17,7 +17,7 @@ const aStep = (overrides: Record<string, unknown> = {}) => ({
 describe('the step protocol over HTTP', () => {
   it('a paused downstream answers PAUSED: a 409 wait with Retry-After, naming the pause', async () => {
     const downstream = `smtp-${randomUUID().slice(0, 8)}`;
-    const responder = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] } as const;
+    const responder: Actor = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] };
     await setPause(
       { db: api.database.db, actor: responder },
       { scope: 'downstream', downstream, reason: 'relay down' },

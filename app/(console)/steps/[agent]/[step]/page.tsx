@@ -6,6 +6,8 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getEnvironment } from '@/lib/env';
+import { decide } from '@/lib/core';
+import { pausesCoveringStep } from '@/lib/queries/pauses';
 import { getStepPage } from '@/lib/queries/step-page';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
@@ -15,6 +17,7 @@ import { stepDetailHref } from '../../step-href';
 import { CostSourceMixSection } from './cost-source-mix';
 import { RecentFailures } from './recent-failures';
 import { retrySpendEstimate } from './retry-spend-estimate';
+import { StepPauses } from './step-pauses';
 import { StepSources } from './step-sources';
 
 export const metadata: Metadata = { title: 'Step' };
@@ -26,7 +29,7 @@ interface Props {
 }
 
 export default async function StepDetailPage({ params, searchParams }: Props) {
-  await requirePerson();
+  const person = await requirePerson();
   const { agent, step } = await params;
   // Bad percent-encoding or a NUL names no step: a 404, not a 500 from decoding or the database.
   const [agentName, stepName] = [decodeRouteParam(agent), decodeRouteParam(step)];
@@ -41,6 +44,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
     orPrimaryWhen: (found) => found === undefined,
   });
   if (!read) notFound();
+  const { value: pauses } = await readConsole((db) => pausesCoveringStep(db, names, now));
   const { detail, sources, costMix } = read;
   const estimate = retrySpendEstimate(costMix, sources);
 
@@ -61,6 +65,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
           />
         }
       />
+      <StepPauses names={names} pauses={pauses} pausing={decide(person, 'step.pause')} />
       <StepSources sources={sources} />
       {detail.points.length === 0 ? (
         <EmptyState title="No attempts of this step in this window" testId="step-detail-empty">

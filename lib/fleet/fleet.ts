@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import { eq, sql } from 'drizzle-orm';
 import type { HoldfastClient } from '../client';
@@ -66,10 +67,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   boss.on('error', (error) => log(`Queue error: ${error.message}`));
   await boss.start();
 
-  // Dispatch is guarded by its own key (it happens once), and the sub-tasks' ids are derived:
-  // should a dispatch ever repeat, the copies run the same keyed steps and change nothing.
+  // Dispatch is guarded by its own key, but a slow attempt whose key's in-progress time ran out is taken over
+  // by a redelivery (the queue's downstream can deduplicate): so the sub-tasks' jobs have ids derived from their
+  // task ids, and a repeated dispatch inserts nothing (the queue's insert skips an id it holds).
   const dispatch = async (tasks: FleetTask[]) => {
-    for (const task of tasks) await boss.send(task.agent, task);
+    for (const task of tasks) await boss.send(task.agent, task, { id: jobIdOf(task.taskId) });
   };
 
   const runTask = async (task: FleetTask): Promise<void> => {
@@ -149,4 +151,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       await connection.close();
     },
   };
+}
+
+/** A UUID derived from a task id (SHA-1, shaped as a version 5 UUID), so one task is one queue job however often it is sent. */
+function jobIdOf(taskId: string): string {
+  const hex = createHash('sha1').update(`holdfast-fleet-job:${taskId}`).digest('hex');
+  const variant = ((Number.parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(18, 20)}-${hex.slice(20, 32)}`;
 }

@@ -199,7 +199,7 @@ export function ResumeForm({ pauseId, target, headingId }: { pauseId: number; ta
           required
           size="sm"
           placeholder="Why (kept in the audit log)"
-          className="min-w-0 flex-1"
+          className="min-w-40 flex-1"
           data-row-action
         />
       </Field>

@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { stacked } from '@/components/ui/stacked-rows';
+import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
@@ -93,7 +94,7 @@ export function PausesTable({
       <tbody className={stacked.body}>
         {pauses.map((pause) => (
           <tr key={pause.id} data-testid={`pause-row-${pause.id}`} className={`align-top ${stacked.row}`}>
-            <Cell className={`[overflow-wrap:anywhere] ${stacked.cell}`} data-label="What">
+            <Cell className={`min-w-32 [overflow-wrap:anywhere] ${stacked.cell}`} data-label="What">
               <PauseTarget pause={pause} />
             </Cell>
             <Cell className={stacked.cell} data-label="State">
@@ -101,8 +102,8 @@ export function PausesTable({
                 {stateLabel[pause.state]}
               </span>
             </Cell>
-            <Cell className={`max-w-md [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Reason">
-              <VisibleText text={pause.reason} />
+            <Cell className={`min-w-48 max-w-md ${stacked.cell}`} data-label="Reason">
+              <LongText text={pause.reason} lines={2} />
             </Cell>
             <Cell className={`text-[12px] ${stacked.cell}`} data-label="Paused">
               <span className="min-w-0">
@@ -122,7 +123,7 @@ export function PausesTable({
               {formatCount(pause.waitingTasks)}
             </Cell>
             {resume ? (
-              <Cell className={stacked.controls}>
+              <Cell className={`min-w-72 ${stacked.controls}`}>
                 {pause.state === 'paused' ? (
                   <ResumeForm pauseId={pause.id} target={pauseTargetText(pause)} headingId={headingId} />
                 ) : null}

@@ -31,6 +31,9 @@ describe('retryOnDeadlock', () => {
         throw new Error('the other transaction never waited for row a');
       };
 
+      let otherCommitted: () => void = () => {};
+      const otherHasCommitted = new Promise<void>((resolve) => (otherCommitted = resolve));
+
       let tries = 0;
       // a then b; this side detects the deadlock first (short deadlock_timeout), so it is the one aborted.
       const retried = retryOnDeadlock(pool.db, () =>
@@ -44,18 +47,24 @@ describe('retryOnDeadlock', () => {
             // PostgreSQL looks for a deadlock once, deadlock_timeout after a wait begins: this side's wait must
             // begin after the other's, or on a loaded machine it finds no cycle yet and the other side is aborted.
             await otherIsWaiting();
+          } else {
+            // The retry starts the moment the abort lands, while the other side is still being woken to take row a:
+            // were the retry to take row a first, the two would deadlock again. The test is of the retry, not that race.
+            await otherHasCommitted;
           }
           await tx.execute(sql`update lock_order set touched = touched + 1 where id = 'b'`);
         }),
       );
       // b then a, with a long deadlock_timeout: it waits and wins.
-      const other = pool.db.transaction(async (tx) => {
-        await tx.execute(sql`set local deadlock_timeout = '5s'`);
-        await tx.execute(sql`update lock_order set touched = touched + 1 where id = 'b'`);
-        lockedOne();
-        await bothHoldTheirFirstRow;
-        await tx.execute(sql`update lock_order set touched = touched + 1 where id = 'a'`);
-      });
+      const other = pool.db
+        .transaction(async (tx) => {
+          await tx.execute(sql`set local deadlock_timeout = '5s'`);
+          await tx.execute(sql`update lock_order set touched = touched + 1 where id = 'b'`);
+          lockedOne();
+          await bothHoldTheirFirstRow;
+          await tx.execute(sql`update lock_order set touched = touched + 1 where id = 'a'`);
+        })
+        .then(otherCommitted);
       await Promise.all([retried, other]);
       expect(tries).toBe(2);
       const rows = await database.db.execute<{ id: string; touched: number }>(

@@ -41,7 +41,7 @@ export function StepPauses({
       ) : (
         <p className="mb-2 text-[12px] text-muted">
           Not paused. Pausing makes every begin of this step (or of its agent) wait until resumed; see{' '}
-          <Link href="/pauses" className="text-accent hover:underline">
+          <Link href="/pauses" className="text-accent underline">
             Pauses
           </Link>{' '}
           for downstreams and everything paused now.

@@ -68,6 +68,7 @@ export function PausesTable({
   testId: string;
   caption: string;
 }) {
+  const untilLabel = pauses.some((pause) => pause.state === 'ended') ? 'Ended' : 'Until';
   return (
     <Table data-testid={testId} className={stacked.table}>
       <caption className="sr-only">{caption}</caption>
@@ -77,7 +78,7 @@ export function PausesTable({
           <HeaderCell>State</HeaderCell>
           <HeaderCell>Reason</HeaderCell>
           <HeaderCell>Paused</HeaderCell>
-          <HeaderCell>{pauses.some((pause) => pause.state === 'ended') ? 'Ended' : 'Until'}</HeaderCell>
+          <HeaderCell>{untilLabel}</HeaderCell>
           <HeaderCell numeric title={`Begins turned away in the last ${BACKLOG_MINUTES} minutes`}>
             Waiting begins
           </HeaderCell>
@@ -113,7 +114,7 @@ export function PausesTable({
                 <span className="block text-muted [overflow-wrap:anywhere]">{pause.pausedBy}</span>
               </span>
             </Cell>
-            <Cell className={`text-[12px] ${stacked.cell}`} data-label="Until">
+            <Cell className={`text-[12px] ${stacked.cell}`} data-label={untilLabel}>
               <span className="min-w-0">{holdsUntil(pause)}</span>
             </Cell>
             <Cell numeric className={stacked.cell} data-label="Waiting begins" data-testid="pause-waiting-begins">

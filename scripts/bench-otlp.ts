@@ -22,7 +22,7 @@ import os from 'node:os';
 import { priceCall } from '../lib/core/pricing/price-call';
 import { connectDatabase } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
-import { arrayLiteral } from '../lib/traces/sql-arrays';
+import { arrayLiteral } from '../lib/core/kernel/sql-arrays';
 import { alternateRounds, type Figures, measureLoops, medianRound } from './lib/bench-compare';
 import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';
 

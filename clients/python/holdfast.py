@@ -38,7 +38,7 @@ __all__ = ["HoldfastClient", "HoldfastError", "StepError", "StepAttempt", "StepO
 ErrorClass = Literal["transient", "timeout", "rate_limited", "invalid_output", "permanent", "unknown"]
 ERROR_CLASSES: tuple[str, ...] = ("transient", "timeout", "rate_limited", "invalid_output", "permanent", "unknown")
 #: Answers meaning "begin again later": the same request will be let through.
-WAIT_CODES = frozenset({"KEY_IN_PROGRESS", "RETRY_BUDGET_EXHAUSTED", "PAUSED"})
+WAIT_CODES = frozenset({"KEY_IN_PROGRESS", "RETRY_BUDGET_EXHAUSTED", "PAUSED", "CIRCUIT_OPEN"})
 #: Answers meaning "stop": beginning again will not help; a person (or a redrive) must act.
 STOP_CODES = frozenset({"DO_NOT_RETRY", "KEY_PAYLOAD_MISMATCH", "UNCERTAIN_OUTCOME", "TASK_FROZEN", "TASK_FINISHED"})
 _MAX_ERROR_TEXT = 10_000

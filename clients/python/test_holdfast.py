@@ -35,10 +35,10 @@ class StepErrorTest(unittest.TestCase):
 
 
 class WaitCodesTest(unittest.TestCase):
-    """No server needed: a paused step is a wait, even from a server that leaves out `retryable`."""
+    """No server needed: a paused step or an open circuit is a wait, even from a server that leaves out `retryable`."""
 
-    def test_paused_is_a_wait(self) -> None:
-        for code in ("PAUSED", "KEY_IN_PROGRESS", "RETRY_BUDGET_EXHAUSTED"):
+    def test_paused_and_circuit_open_are_waits(self) -> None:
+        for code in ("PAUSED", "CIRCUIT_OPEN", "KEY_IN_PROGRESS", "RETRY_BUDGET_EXHAUSTED"):
             self.assertEqual(HoldfastError(409, code, "held").kind, "wait", code)
         self.assertEqual(HoldfastError(409, "DO_NOT_RETRY", "stop").kind, "stop")
 

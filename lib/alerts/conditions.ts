@@ -108,6 +108,43 @@ export const conditionReaders: { [Kind in AlertKind]: ConditionReader<Kind> } = 
     );
   },
 
+  // One instance per breaker while it is not closed: it fires when the breaker opens and resolves when it closes.
+  circuit_open: async (db, _thresholds, now) => {
+    const rows = await db.execute<{
+      target: string;
+      scope: 'step' | 'downstream';
+      agent: string | null;
+      step: string | null;
+      downstream: string | null;
+      state: string;
+      opened_at: string | null;
+      probe_at: string;
+      failure_share: number | null;
+      volume: number | null;
+    }>(sql`
+      select target, scope, agent, step, downstream, state, opened_at::text as opened_at, probe_at::text as probe_at,
+        failure_share, volume
+      from circuit_breakers where state <> 'closed' order by target`);
+    return rows.map((breaker) => {
+      const what =
+        breaker.scope === 'step' ? `step ${breaker.agent}/${breaker.step}` : `downstream ${breaker.downstream}`;
+      const since = breaker.opened_at ? minutesBetween(new Date(breaker.opened_at), now) : 0;
+      return condition({
+        identity: `breaker:${breaker.target}`,
+        title: `Circuit open on ${what} for ${since} minutes`,
+        detail:
+          (breaker.failure_share !== null && breaker.volume !== null
+            ? `${percent(breaker.failure_share)} of ${breaker.volume} attempts failed as the downstream failing when it opened. `
+            : '') +
+          `Begins wait (CIRCUIT_OPEN); ${breaker.state === 'half_open' ? 'probes are running now' : `the next probe runs at ${new Date(breaker.probe_at).toISOString()}`}. ` +
+          'It closes by itself when a probe gets through.',
+        link:
+          breaker.scope === 'step' && breaker.agent && breaker.step ? stepPath(breaker.agent, breaker.step) : '/pauses',
+        team: null,
+      });
+    });
+  },
+
   // Stale as the Locks page and the release sweep mean it: held (not released) and past its time to live.
   stale_lock: async (db, { unreleasableMinutes }, now) => {
     const rows = await db.execute<{

@@ -30,6 +30,8 @@ export const thresholdsByKind = {
     /** Fires for a sweep with no finished pass for this long. */
     staleMinutes: minutes(24 * 60),
   }),
+  /** Fires while a breaker is open or half-open (its own settings say when: Pauses page, Circuit breakers). */
+  circuit_open: z.strictObject({}),
 } satisfies Record<AlertKind, z.ZodType>;
 
 export type Thresholds<Kind extends AlertKind> = z.output<(typeof thresholdsByKind)[Kind]>;

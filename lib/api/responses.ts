@@ -13,6 +13,7 @@ import {
   runStatuses,
 } from '../db/schema/enums';
 import {
+  breakerInfo,
   completedAnswer,
   pauseInfo,
   replayAnswer,
@@ -286,4 +287,7 @@ export const problemDocument = z.looseObject({
     .optional()
     .describe("A step's wait answer: begin the step again after this long"),
   pause: pauseInfo.optional().describe('PAUSED: the pause that holds the step (what, why, who, until when)'),
+  breaker: breakerInfo
+    .optional()
+    .describe('CIRCUIT_OPEN: the circuit breaker that holds the step (what, its state, why, the next probe)'),
 });

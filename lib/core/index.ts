@@ -33,6 +33,12 @@ export { beginStep } from './steps/begin-step';
 export { finishStep } from './steps/finish-step';
 export { resumePause, setPause, type PauseOutcome, type ResumeOutcome } from './pauses/pauses';
 export { PAUSED_POLL_MS } from './pauses/pause-gate';
+export {
+  type BreakerSettings,
+  DEFAULT_BREAKER_SETTINGS,
+  readBreakerSettings,
+  saveBreakerSettings,
+} from './breakers/breaker-settings';
 export type { BeginAnswer, BeginStepInput } from './steps/step-protocol';
 export { classifyFailure, StepError } from './retry/step-error';
 export { decideRetry } from './retry/decide-retry';

@@ -20,6 +20,7 @@ export function replyForStepAnswer(answer: BeginAnswer | FinishAnswer): Reply {
           retryAfterMs: answer.retryAfterMs,
           retryAfterSeconds: Math.max(1, Math.ceil(answer.retryAfterMs / 1_000)),
           ...(answer.pause ? { pause: answer.pause } : {}),
+          ...(answer.breaker ? { breaker: answer.breaker } : {}),
         },
       };
     case 'stop':

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Transaction } from '../db/client';
-import { arrayParam } from './sql-arrays';
+import { arrayParam } from '../core/kernel/sql-arrays';
 import type { SpanAttempt } from './span-to-attempt';
 import type { SpanTry } from './span-to-try';
 

@@ -31,6 +31,11 @@ export const alertKindLabels: Record<AlertKind, { title: string; meaning: string
     title: 'Sweep failing',
     meaning: 'A background sweep has not finished a pass for too long.',
   },
+  circuit_open: {
+    title: 'Circuit open',
+    meaning:
+      "A step's or a downstream's circuit breaker opened: its begins wait while the downstream fails; resolves when it closes.",
+  },
 };
 
 export interface ThresholdField {

@@ -23,6 +23,8 @@ export const actions = [
   'kill_switch.set',
   /** Pausing and resuming a step, an agent or a downstream (on-call's first brake in a retry storm). */
   'step.pause',
+  /** Changing the circuit breakers' settings (window, threshold, minimum volume, rest, probes). */
+  'breaker.manage',
   /** Creating, changing and deleting the fleet's retry pools. */
   'retry_pool.manage',
   /** Price overrides, the failed-call rule's statuses and the span error class rules (Settings, Costs and errors). */
@@ -64,7 +66,7 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
  * The one place that decides who may do what.
  * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
  * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases, pauses.
- * - admin: also kill switches, retry pools, people, API tokens, alert rules and channels, and overriding the redrive brakes.
+ * - admin: also kill switches, retry pools, breaker settings, people, API tokens, alert rules and channels, and overriding the redrive brakes.
  * Agents act through their token's scopes (ingest: report attempts and open holds; read; metrics: scrape;
  * traces: export OpenTelemetry spans).
  * The system (sweeps) may do what its jobs need.
@@ -118,6 +120,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'dead_letter.redrive_override':
     case 'kill_switch.set':
     case 'retry_pool.manage':
+    case 'breaker.manage':
     case 'pricing.manage':
     case 'people.manage':
     case 'api_token.manage':

@@ -23,6 +23,7 @@ export const errorCodes = [
   'KEY_IN_PROGRESS',
   'RETRY_BUDGET_EXHAUSTED',
   'PAUSED',
+  'CIRCUIT_OPEN',
   'SLOT_HELD',
   // The step protocol's stops (step-protocol.ts's stopCodes); KEY_PAYLOAD_MISMATCH is above.
   'DO_NOT_RETRY',

@@ -22,6 +22,8 @@ import { deriveKey, hashContent } from '../keys/derive-key';
 import { countPoolUsage } from '../retry-pools/pool-usage';
 import { takeRetryFromPools, type PoolGrant } from '../retry-pools/take-retry';
 import { parseInput } from '../kernel/validation';
+import { breakerGateFor, takeProbes, type BreakerFacts } from '../breakers/breaker-gate';
+import { breakerTargetsOf } from '../breakers/breaker-targets';
 import {
   countPausedBegin,
   pausedRetryAfterMs,
@@ -48,7 +50,8 @@ type Refusal =
   | { kind: 'task_not_active'; status: TaskStatus }
   | { kind: 'exhausted'; reason: ExhaustionReason; detail: string }
   | { kind: 'pool_empty'; grant: Extract<PoolGrant, { granted: false }> }
-  | { kind: 'ramp_full'; ramp: RampingPause };
+  | { kind: 'ramp_full'; ramp: RampingPause }
+  | { kind: 'circuit_open'; breaker: BreakerFacts; retryAfterMs: number };
 
 class BeginRefused extends Error {
   constructor(readonly refusal: Refusal) {
@@ -80,20 +83,29 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
   const actor = stepActor(ctx, task.agent, task.queue);
   const owner = task.owner;
   const key = deriveKey({ taskId: request.taskId, step: request.step, iteration: request.iteration });
-  // A pause turns every begin away, except a repeat of a completed step: its stored result touches nothing downstream.
+  // A pause or an open breaker turns every begin away, except a repeat of a completed step: its stored result
+  // touches nothing downstream.
+  const completed = once(() => keyCompleted(ctx, key));
   const pauseGate = await pauseGateFor(ctx.db, request, now);
-  if (pauseGate.kind === 'paused' && !(await keyCompleted(ctx, key))) {
+  if (pauseGate.kind === 'paused' && !(await completed())) {
     await countPausedBegin(ctx.db, pauseGate.pause.id, request.taskId, now);
     return pausedWait(pauseGate.pause, pausedRetryAfterMs(pauseGate.pause, now), false);
   }
-  const ramps = pauseGate.kind === 'ramping' ? pauseGate.ramps : [];
+  const breakerGate = await breakerGateFor(ctx.db, breakerTargetsOf(request), now);
+  if (breakerGate.kind === 'open' && !(await completed())) {
+    return circuitOpenWait(breakerGate.breaker, breakerGate.retryAfterMs);
+  }
+  const gates = {
+    ramps: pauseGate.kind === 'ramping' ? pauseGate.ramps : [],
+    probes: breakerGate.kind === 'probing' ? breakerGate.breakers : [],
+  };
   const estimate = request.estimatedCostMicros ?? (await estimateStepCost(ctx.db, request.agent, request.step));
 
   let decided: Decided;
   try {
     decided = await retryOnDeadlock(ctx.db, () =>
       ctx.db.transaction((tx) =>
-        claimAndGate(tx, request, key, estimate, now, ramps, {
+        claimAndGate(tx, request, key, estimate, now, gates, {
           begunBy: ctx.actor?.id ?? null,
           source: attemptSourceOf(ctx),
         }),
@@ -153,6 +165,8 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
         retryAfterMs: decided.grant.retryAfterMs,
         detail: decided.grant.detail,
       };
+    case 'circuit_open':
+      return circuitOpenWait(decided.breaker, decided.retryAfterMs);
     case 'ramp_full':
       await countPausedBegin(ctx.db, decided.ramp.id, request.taskId, now);
       return pausedWait(decided.ramp, rampMinute(decided.ramp, now).nextMinuteInMs, true);
@@ -210,6 +224,40 @@ async function taskForBegin(ctx: CoreContext, request: BeginStepRequest, now: Da
   }
   await authorizeTaskAgent(ctx, task, claimed);
   return task;
+}
+
+/** Runs `read` at most once, when first asked. */
+function once<T>(read: () => Promise<T>): () => Promise<T> {
+  let answer: Promise<T> | undefined;
+  return () => {
+    answer ??= read();
+    return answer;
+  };
+}
+
+/** The wait an open (or half-open, its probes taken) breaker answers, naming the breaker. */
+function circuitOpenWait(breaker: BreakerFacts, retryAfterMs: number): BeginAnswer {
+  const why =
+    breaker.failureShare !== null && breaker.volume !== null
+      ? ` (${Math.round(breaker.failureShare * 100)}% of ${breaker.volume} attempts failed as the downstream failing)`
+      : '';
+  return {
+    decision: 'wait',
+    code: 'CIRCUIT_OPEN',
+    retryAfterMs,
+    detail:
+      breaker.state === 'open'
+        ? `The circuit for ${breaker.target} is open${why}: begin again after the next probe, at ${breaker.probeAt}`
+        : `The circuit for ${breaker.target} is half-open and its probes are running: begin again shortly`,
+    breaker: {
+      target: breaker.target,
+      state: breaker.state,
+      openedAt: breaker.openedAt,
+      probeAt: breaker.probeAt,
+      failureShare: breaker.failureShare,
+      volume: breaker.volume,
+    },
+  };
 }
 
 async function keyCompleted(ctx: CoreContext, key: string): Promise<boolean> {
@@ -291,8 +339,8 @@ async function claimAndGate(
   key: string,
   estimate: number,
   now: Date,
-  /** Resumes ramping up that cover this step: each must have room in its minute. */
-  ramps: readonly RampingPause[],
+  /** Resumes ramping up that cover this step (each must have room in its minute), and half-open breakers (each must grant a probe). */
+  gates: { ramps: readonly RampingPause[]; probes: BreakerFacts[] },
   /** The token or person beginning the step (its key's settler), and how the attempt reaches Holdfast. */
   by: { begunBy: string | null; source: 'http' | 'library' },
 ): Promise<Decided> {
@@ -326,8 +374,12 @@ async function claimAndGate(
     case 'acquired':
       break;
   }
-  for (const ramp of ramps) {
+  for (const ramp of gates.ramps) {
     if (!(await takeRampGrant(tx, ramp, now))) throw new BeginRefused({ kind: 'ramp_full', ramp });
+  }
+  if (gates.probes.length > 0) {
+    const refused = await takeProbes(tx, gates.probes, now);
+    if (refused) throw new BeginRefused({ kind: 'circuit_open', ...refused });
   }
 
   const recorded = await beginAttempt(tx, {
@@ -384,6 +436,7 @@ async function attachStepToKey(
     update idempotency_keys set
       agent = ${request.agent}::text, queue = ${request.queue ?? request.agent}::text, begun_by = ${begunBy}::text,
       payload = ${JSON.stringify(request.content ?? null)}::jsonb, reserved_micros = ${estimate}::bigint,
+      downstream = ${request.downstream ?? null}::text,
       completes_task = ${request.final}::boolean, attempt_started_at = ${attemptStartedAt?.toISOString() ?? null}::timestamptz,
       finish_answer = null
     from previous

@@ -4,6 +4,8 @@ import type { CostSource, ErrorClass, KeyStatus } from '../../db/schema';
 import { nowOf, type Actor, type CoreContext } from '../kernel/context';
 import { retryOnDeadlock } from '../kernel/deadlock-retry';
 import { ForbiddenError, NotFoundError, StaleTokenError, StateConflictError } from '../kernel/errors';
+import { failsTheDownstream, recordBreakerOutcome } from '../breakers/breaker-outcomes';
+import { breakerTargetsOf } from '../breakers/breaker-targets';
 import { openHold } from '../holds/open-hold';
 import { expiresAfterRetentionSql } from '../keys/claim-key';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
@@ -40,6 +42,8 @@ type BegunKey = {
   task_agent: string;
   task_queue: string;
   begun_by: string | null;
+  /** The downstream the attempt's begin named, if any: its breaker counts this finish too. */
+  downstream: string | null;
   payload: unknown;
   reserved_micros: string;
   completes_task: boolean;
@@ -85,6 +89,12 @@ export async function finishStep(
         );
       }
       await recordAttemptEnd(tx, key, request, now);
+      await recordBreakerOutcome(
+        tx,
+        breakerTargetsOf({ agent: key.task_agent, step: key.step, downstream: key.downstream }),
+        failsTheDownstream(request.outcome, request.errorClass),
+        now,
+      );
       const budget = await settleReservation(tx, key, request.costMicros);
 
       let answer: FinishAnswer;
@@ -147,7 +157,7 @@ async function lockBegunKey(tx: Transaction, request: PricedFinish): Promise<Beg
   const [key] = await tx.execute<BegunKey>(sql`
     select k.key, k.status, k.fencing_token, k.acquisitions, k.downstream_idempotent, coalesce(k.locked_until <= now(), true) as lock_expired,
       k.task_id, k.step, k.agent, k.queue, k.payload, k.reserved_micros, k.completes_task, k.attempt_started_at, k.finish_answer,
-      k.begun_by, t.agent as task_agent, t.queue as task_queue
+      k.begun_by, k.downstream, t.agent as task_agent, t.queue as task_queue
     from idempotency_keys k join task_budgets t on t.task_id = k.task_id
     where k.key = ${request.key}::text for update of k`);
   if (!key || key.agent === null || request.fencingToken > Number(key.fencing_token)) {

@@ -113,7 +113,7 @@ export type FinishStepInput = z.input<typeof finishStepInput>;
 export type FinishStepRequest = z.output<typeof finishStepInput>;
 
 /** Answers that mean "wait and begin again": the same request will be let through later. */
-export const waitCodes = ['KEY_IN_PROGRESS', 'RETRY_BUDGET_EXHAUSTED', 'PAUSED'] as const;
+export const waitCodes = ['KEY_IN_PROGRESS', 'RETRY_BUDGET_EXHAUSTED', 'PAUSED', 'CIRCUIT_OPEN'] as const;
 export type WaitCode = (typeof waitCodes)[number];
 
 /** Answers that mean "stop": beginning again will not help; a person (or a redrive) must act. */
@@ -172,12 +172,26 @@ export const pauseInfo = z.object({
 });
 export type PauseInfo = z.infer<typeof pauseInfo>;
 
+/** The breaker behind a CIRCUIT_OPEN wait: what it watches, its state, since when, why, and the next probe. */
+export const breakerInfo = z.object({
+  target: z.string(),
+  state: z.enum(['open', 'half_open']),
+  openedAt: z.string().nullable(),
+  /** Open: when the first probe may run. Half-open: when a silent probe round is given up. */
+  probeAt: z.string(),
+  /** The share of failing attempts (0 to 1) and the attempts in the window when it opened. */
+  failureShare: z.number().nullable(),
+  volume: z.number().int().nullable(),
+});
+export type BreakerInfo = z.infer<typeof breakerInfo>;
+
 export const waitAnswer = z.object({
   decision: z.literal('wait'),
   code: z.enum(waitCodes),
   retryAfterMs: z.number().int().min(0),
   detail: z.string(),
   pause: pauseInfo.optional(),
+  breaker: breakerInfo.optional(),
 });
 export type WaitAnswer = z.infer<typeof waitAnswer>;
 

@@ -86,6 +86,7 @@ export const alertKinds = [
   'uncertain_key',
   'budget_refusals',
   'sweep_failing',
+  'circuit_open',
 ] as const;
 export type AlertKind = (typeof alertKinds)[number];
 

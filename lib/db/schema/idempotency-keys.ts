@@ -49,6 +49,8 @@ export const idempotencyKeys = pgTable(
     begunBy: text('begun_by'),
     /** The spend the current attempt reserved on its task; given back when it finishes or is taken over. */
     reservedMicros: bigint('reserved_micros', { mode: 'number' }).notNull().default(0),
+    /** The downstream the current attempt's begin named (for the downstream's circuit breaker at finish). */
+    downstream: text('downstream'),
     /** Begun with `final: true`: its success completes the task. */
     completesTask: boolean('completes_task').notNull().default(false),
     /** When the current attempt began, naming its row in the partitioned attempt log. */

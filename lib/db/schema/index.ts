@@ -16,3 +16,4 @@ export * from './rate-limits';
 export * from './trace-spans';
 export * from './pricing';
 export * from './pauses';
+export * from './breakers';

@@ -1,0 +1,117 @@
+import { sql } from 'drizzle-orm';
+import { arrayParam } from '../kernel/sql-arrays';
+import type { Transaction } from '../../db/client';
+import { BREAKER_FAILURE_CLASSES, type ErrorClass } from '../../db/schema';
+import { settingsRowSql } from './breaker-settings';
+import type { BreakerTarget } from './breaker-targets';
+
+const SLICE_MS = 5_000;
+
+/** Whether a finished attempt counts as its downstream failing (the other failures mean it answered). */
+export function failsTheDownstream(
+  outcome: 'succeeded' | 'failed',
+  errorClass: ErrorClass | null | undefined,
+): boolean {
+  return outcome === 'failed' && (BREAKER_FAILURE_CLASSES as readonly string[]).includes(errorClass ?? '');
+}
+
+/**
+ * Counts a finished attempt for its breakers, in the finish's transaction, and
+ * moves them: a half-open breaker closes on an attempt that reached its
+ * downstream and reopens (a new rest) on one that found it failing; a closed
+ * breaker opens when, over its window since it last closed, the share of
+ * failing attempts reaches the threshold with the minimum volume. Each change
+ * is a guarded statement, so among concurrent finishes (and instances) one
+ * moves the breaker and writes its one event.
+ */
+export async function recordBreakerOutcome(
+  tx: Transaction,
+  targets: BreakerTarget[],
+  failing: boolean,
+  now: Date,
+): Promise<void> {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const names = targets.map((target) => target.target);
+  const slice = new Date(Math.floor(now.getTime() / SLICE_MS) * SLICE_MS).toISOString();
+  await tx.execute(sql`
+    with settings as ${sql.raw(settingsRowSql)},
+    counted as (
+      insert into breaker_slices (target, slice_start, attempts, failures)
+      select name, ${slice}::timestamptz, 1, ${failing ? 1 : 0}::int from unnest(${arrayParam(names, 'text')}) as name
+      on conflict (target, slice_start) do update
+        set attempts = breaker_slices.attempts + 1, failures = breaker_slices.failures + excluded.failures
+    ),
+    settled as (
+      update circuit_breakers b set
+        state = ${failing ? 'open' : 'closed'}::text,
+        probe_at = ${failing ? sql`${at} + make_interval(secs => s.cool_down_seconds)` : sql`null`},
+        opened_at = ${failing ? at : sql`b.opened_at`},
+        probes_granted = 0,
+        changed_at = ${at}
+      from settings s
+      where b.target = any(${arrayParam(names, 'text')}) and b.state = 'half_open'
+      returning b.target
+    )
+    insert into breaker_events (target, event, at)
+    select target, ${failing ? 'reopened' : 'closed'}::text, ${at} from settled`);
+  if (failing) await openWhenTripped(tx, targets, now);
+}
+
+async function openWhenTripped(tx: Transaction, targets: BreakerTarget[], now: Date): Promise<void> {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const column = (pick: (target: BreakerTarget) => string | null) => targets.map(pick);
+  await tx.execute(sql`
+    with settings as ${sql.raw(settingsRowSql)},
+    candidates as (
+      select * from unnest(
+        ${arrayParam(
+          column((target) => target.target),
+          'text',
+        )}, ${arrayParam(
+          column((target) => target.scope),
+          'text',
+        )},
+        ${arrayParam(
+          column((target) => target.agent),
+          'text',
+        )}, ${arrayParam(
+          column((target) => target.step),
+          'text',
+        )},
+        ${arrayParam(
+          column((target) => target.downstream),
+          'text',
+        )}
+      ) as c(target, scope, agent, step, downstream)
+    ),
+    sums as (
+      -- Counted since the breaker last closed: the storm that opened it does not open it again.
+      select c.target, sum(w.attempts)::int as volume, sum(w.failures)::int as failures
+      from candidates c
+      join settings s on true
+      left join circuit_breakers b on b.target = c.target
+      join breaker_slices w on w.target = c.target
+        and w.slice_start > ${at} - make_interval(secs => s.window_seconds)
+        and (b.target is null or w.slice_start >= b.changed_at)
+      where b.target is null or b.state = 'closed'
+      group by c.target
+    ),
+    tripped as (
+      select c.*, sums.failures::float8 / sums.volume as share, sums.volume, s.cool_down_seconds
+      from sums join candidates c using (target) join settings s on true
+      where sums.volume >= s.minimum_volume and sums.failures::float8 / sums.volume >= s.failure_share
+    ),
+    opened as (
+      insert into circuit_breakers
+        (target, scope, agent, step, downstream, state, opened_at, probe_at, probes_granted, failure_share, volume, changed_at)
+      select target, scope, agent, step, downstream, 'open', ${at}, ${at} + make_interval(secs => cool_down_seconds), 0,
+        share, volume, ${at}
+      from tripped
+      on conflict (target) do update set state = 'open', opened_at = excluded.opened_at, probe_at = excluded.probe_at,
+        probes_granted = 0, failure_share = excluded.failure_share, volume = excluded.volume, changed_at = excluded.changed_at
+      where circuit_breakers.state = 'closed'
+      returning target, failure_share, volume
+    )
+    insert into breaker_events (target, event, at, failure_share, volume)
+    select target, 'opened', ${at}, failure_share, volume from opened`);
+}

@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq, like, sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evaluateAlerts } from '../../../lib/alerts/evaluate';
+import {
+  beginStep,
+  DEFAULT_BREAKER_SETTINGS,
+  finishStep,
+  readBreakerSettings,
+  saveBreakerSettings,
+  type Actor,
+  type BeginStepInput,
+  type CoreContext,
+} from '../../../lib/core';
+import { connectDatabase } from '../../../lib/db/client';
+import { alertInstances, auditLog, breakerEvents, circuitBreakers } from '../../../lib/db/schema';
+import { addKnownOwners } from '../../support/known-owners';
+import { useTestDatabase } from '../../support/test-database';
+
+const database = useTestDatabase({ maxConnections: 8 });
+beforeAll(() => addKnownOwners(database.db, ['team:growth']));
+
+const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const responder: Actor = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] };
+const agentToken: Actor = { type: 'agent', id: 'breaker-test', scopes: ['ingest'] };
+
+/** Time is an input: the clock moves by hand. */
+function handClock(start: Date) {
+  let now = start.getTime();
+  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
+}
+
+function aBegin(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
+  return {
+    taskId: `task-${randomUUID()}`,
+    agent: 'billing',
+    owner: 'team:growth',
+    step: 'charge_card',
+    content: { amount: 5 },
+    estimatedCostMicros: 100,
+    ...overrides,
+  };
+}
+
+/** One attempt that begins and fails with a 503 (a new task each time, so allowances never run out). */
+async function failedAttempt(ctx: CoreContext, overrides: Partial<BeginStepInput>) {
+  const answer = await beginStep(ctx, aBegin(overrides));
+  if (answer.decision !== 'run') return answer;
+  await finishStep(ctx, {
+    key: answer.key,
+    fencingToken: answer.fencingToken,
+    outcome: 'failed',
+    errorClass: 'transient',
+    errorText: '503 Service Unavailable',
+  });
+  return answer;
+}
+
+async function eventsOf(target: string) {
+  const rows = await database.db
+    .select({ event: breakerEvents.event })
+    .from(breakerEvents)
+    .where(eq(breakerEvents.target, target))
+    .orderBy(breakerEvents.id);
+  return rows.map((row) => row.event);
+}
+
+describe('circuit breakers', () => {
+  beforeAll(async () => {
+    await saveBreakerSettings(
+      { db: database.db, actor: admin },
+      {
+        windowSeconds: 60,
+        failurePercent: 50,
+        minimumVolume: 10,
+        coolDownSeconds: 30,
+        probes: 1,
+        reason: 'test values',
+      },
+    );
+  });
+
+  it('a storm of 503s opens the step breaker after the minimum volume; begins wait; a probe after the rest; its success closes it; one alert each way', async () => {
+    const clock = handClock(new Date('2026-12-02T09:00:00.000Z'));
+    const agent = `billing-${randomUUID().slice(0, 8)}`;
+    const ctx: CoreContext = { db: database.db, actor: agentToken, clock: clock.now };
+    const target = `step:${agent}/charge_card`;
+
+    // Nine failures: below the minimum volume, the breaker stays closed and begins run.
+    for (let index = 0; index < 9; index++) {
+      expect((await failedAttempt(ctx, { agent })).decision).toBe('run');
+      clock.advance(1_000);
+    }
+    expect(await database.db.select().from(circuitBreakers).where(eq(circuitBreakers.target, target))).toEqual([]);
+    // The tenth: 10 attempts, all failing: it opens.
+    expect((await failedAttempt(ctx, { agent })).decision).toBe('run');
+    const [opened] = await database.db.select().from(circuitBreakers).where(eq(circuitBreakers.target, target));
+    expect(opened).toMatchObject({ state: 'open', failureShare: 1, volume: 10 });
+
+    const held = await beginStep(ctx, aBegin({ agent }));
+    expect(held).toMatchObject({
+      decision: 'wait',
+      code: 'CIRCUIT_OPEN',
+      retryAfterMs: 30_000,
+      breaker: { target: `${agent}/charge_card`, state: 'open', failureShare: 1, volume: 10 },
+    });
+    // Its alert fires once, however often the rules are evaluated.
+    await evaluateAlerts({ db: database.db }, { now: clock.now() });
+    await evaluateAlerts({ db: database.db }, { now: clock.now() });
+
+    // After the rest, one probe runs; the next begin waits for it.
+    clock.advance(30_000);
+    const probe = await beginStep(ctx, aBegin({ agent }));
+    expect(probe.decision).toBe('run');
+    expect(await beginStep(ctx, aBegin({ agent }))).toMatchObject({
+      decision: 'wait',
+      code: 'CIRCUIT_OPEN',
+      breaker: { state: 'half_open' },
+    });
+    if (probe.decision !== 'run') throw new Error('expected a probe');
+    await finishStep(ctx, { key: probe.key, fencingToken: probe.fencingToken, outcome: 'succeeded' });
+    expect((await database.db.select().from(circuitBreakers).where(eq(circuitBreakers.target, target)))[0]?.state).toBe(
+      'closed',
+    );
+    expect((await beginStep(ctx, aBegin({ agent }))).decision).toBe('run');
+    // Closed, the storm that opened it is not counted again: one more failure does not reopen it.
+    expect((await failedAttempt(ctx, { agent })).decision).toBe('run');
+    expect((await database.db.select().from(circuitBreakers).where(eq(circuitBreakers.target, target)))[0]?.state).toBe(
+      'closed',
+    );
+    expect(await eventsOf(target)).toEqual(['opened', 'probing', 'closed']);
+
+    await evaluateAlerts({ db: database.db }, { now: clock.now() });
+    await evaluateAlerts({ db: database.db }, { now: clock.now() });
+    const alerts = await database.db
+      .select({ status: alertInstances.status })
+      .from(alertInstances)
+      .where(and(eq(alertInstances.kind, 'circuit_open'), like(alertInstances.identity, `%${agent}%`)));
+    expect(alerts).toEqual([{ status: 'resolved' }]);
+  });
+
+  it('a failed probe reopens it for another rest; a downstream breaker holds every step that names it', async () => {
+    const clock = handClock(new Date('2026-12-02T10:00:00.000Z'));
+    const downstream = `psp-${randomUUID().slice(0, 8)}`;
+    const ctx: CoreContext = { db: database.db, actor: agentToken, clock: clock.now };
+    // Failures spread over two agents' steps, each below the volume alone: the downstream's breaker sees all ten.
+    for (let index = 0; index < 10; index++) {
+      await failedAttempt(ctx, { agent: index % 2 ? 'billing' : 'refunds', step: 'call_psp', downstream });
+    }
+    const downstreamTarget = `downstream:${downstream}`;
+    expect(
+      (await database.db.select().from(circuitBreakers).where(eq(circuitBreakers.target, downstreamTarget)))[0]?.state,
+    ).toBe('open');
+    expect(await beginStep(ctx, aBegin({ agent: 'payouts', step: 'send', downstream }))).toMatchObject({
+      code: 'CIRCUIT_OPEN',
+      breaker: { target: downstream },
+    });
+    // A step that does not name it is not held.
+    expect((await beginStep(ctx, aBegin({ agent: 'payouts', step: 'send' }))).decision).toBe('run');
+
+    clock.advance(30_000);
+    const probe = await failedAttempt(ctx, { agent: 'payouts', step: 'send', downstream });
+    expect(probe.decision).toBe('run');
+    const [reopened] = await database.db
+      .select()
+      .from(circuitBreakers)
+      .where(eq(circuitBreakers.target, downstreamTarget));
+    expect(reopened).toMatchObject({ state: 'open' });
+    expect(reopened!.probeAt).toEqual(new Date(clock.now().getTime() + 30_000));
+    expect(await eventsOf(downstreamTarget)).toEqual(['opened', 'probing', 'reopened']);
+  });
+
+  it('several instances see one breaker: concurrent failures open it once, concurrent probes take one', async () => {
+    const clock = handClock(new Date('2026-12-02T11:00:00.000Z'));
+    const agent = `billing-${randomUUID().slice(0, 8)}`;
+    const target = `step:${agent}/charge_card`;
+    const instances = Array.from({ length: 4 }, () => connectDatabase(database.url, { maxConnections: 4 }));
+    try {
+      await Promise.all(
+        Array.from({ length: 16 }, (_, index) =>
+          failedAttempt({ db: instances[index % 4]!.db, actor: agentToken, clock: clock.now }, { agent }),
+        ),
+      );
+      expect(await eventsOf(target)).toEqual(['opened']);
+      clock.advance(30_000);
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          beginStep({ db: instances[index % 4]!.db, actor: agentToken, clock: clock.now }, aBegin({ agent })),
+        ),
+      );
+      expect(answers.filter((answer) => answer.decision === 'run')).toHaveLength(1);
+      expect(answers.filter((answer) => answer.decision === 'wait' && answer.code === 'CIRCUIT_OPEN')).toHaveLength(11);
+    } finally {
+      await Promise.all(instances.map((instance) => instance.close()));
+    }
+  });
+
+  it('admins edit the settings (audited, before and after); others and bad values are refused, each field named', async () => {
+    const before = await readBreakerSettings(database.db);
+    await saveBreakerSettings(
+      { db: database.db, actor: admin },
+      {
+        windowSeconds: 120,
+        failurePercent: 40,
+        minimumVolume: 10,
+        coolDownSeconds: 30,
+        probes: 1,
+        reason: 'wider window',
+      },
+    );
+    const [record] = await database.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.action, 'breaker_settings.save'))
+      .orderBy(sql`${auditLog.id} desc`)
+      .limit(1);
+    expect(record).toMatchObject({
+      actorId: 'ada@example.com',
+      reason: 'wider window',
+      before: { windowSeconds: before.windowSeconds, failureShare: before.failureShare },
+      after: { windowSeconds: 120, failureShare: 0.4, minimumVolume: 10, coolDownSeconds: 30, probes: 1 },
+    });
+    await expect(
+      saveBreakerSettings(
+        { db: database.db, actor: responder },
+        { windowSeconds: 60, failurePercent: 50, minimumVolume: 10, coolDownSeconds: 30, probes: 1, reason: 'x' },
+      ),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(
+      saveBreakerSettings(
+        { db: database.db, actor: admin },
+        { windowSeconds: 5, failurePercent: 0, minimumVolume: 0, coolDownSeconds: 0.5, probes: 101, reason: '' },
+      ),
+    ).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      fieldErrors: {
+        windowSeconds: ['must be at least 10'],
+        failurePercent: ['must be above 0'],
+        minimumVolume: ['must be at least 1'],
+        coolDownSeconds: expect.arrayContaining(['must be whole seconds']),
+        probes: ['must be at most 100'],
+        reason: ['say why'],
+      },
+    });
+    // Put back what the other tests use.
+    await saveBreakerSettings(
+      { db: database.db, actor: admin },
+      { windowSeconds: 60, failurePercent: 50, minimumVolume: 10, coolDownSeconds: 30, probes: 1, reason: 'back' },
+    );
+    expect(DEFAULT_BREAKER_SETTINGS).toEqual({
+      windowSeconds: 60,
+      failureShare: 0.5,
+      minimumVolume: 20,
+      coolDownSeconds: 30,
+      probes: 3,
+    });
+  });
+});

@@ -142,3 +142,52 @@ test('pausing a downstream nobody named yet is allowed, and a bad form names its
   await expect(page.getByTestId('toasts')).toContainText(`downstream ${downstream} resumed.`);
   await expect(page.getByTestId('pause-history-table')).toContainText(downstream);
 });
+
+test('an open breaker shows on the Pauses page and its step page; admins change the settings, audited', async ({
+  page,
+  database,
+  recordAttempts,
+}) => {
+  const agent = uniqueId('e2e-breaker');
+  const step = 'charge_card';
+  const startedAt = new Date(Date.now() - 5 * 60_000);
+  await recordAttempts([
+    { taskId: uniqueId('task'), agent, step, attemptNumber: 1, startedAt, finishedAt: startedAt, outcome: 'succeeded' },
+  ]);
+  const target = `step:${agent}/${step}`;
+  // As the finish path leaves it when a storm trips it (tests/integration/breakers covers that path).
+  await database.db.execute(sql`
+    insert into circuit_breakers (target, scope, agent, step, state, opened_at, probe_at, failure_share, volume, changed_at)
+    values (${target}, 'step', ${agent}, ${step}, 'open', now(), now() + interval '30 seconds', 0.8, 25, now())`);
+  await database.db.execute(sql`
+    insert into breaker_events (target, event, at, failure_share, volume) values (${target}, 'opened', now(), 0.8, 25)`);
+  try {
+    await page.goto('/pauses');
+    const row = page.getByTestId(`breaker-row-${target}`);
+    await expect(row).toContainText('Open');
+    await expect(row).toContainText('80% of 25 attempts failing');
+    await row.getByRole('link', { name: `${agent}/${step}` }).click();
+    const section = page.getByTestId('step-breaker');
+    await expect(section).toContainText('Circuit breaker: Open');
+    await expect(page.getByTestId('step-breaker-history')).toContainText('Opened (80% of 25 attempts failing)');
+
+    await page.goto('/pauses');
+    const form = page.getByTestId('breaker-settings-form');
+    await form.getByLabel('Minimum attempts').fill('0');
+    await form.getByLabel('Reason').fill('quieter steps should trip too');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await expect(form).toContainText('must be at least 1');
+    await form.getByLabel('Minimum attempts').fill('40');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await expect(page.getByTestId('toasts')).toContainText('Breaker settings saved');
+    await expect(page.getByTestId('breaker-settings-summary')).toContainText('of at least 40 attempts');
+    const [audit] = await database.db.execute<{ actor_id: string; after: { minimumVolume: number } }>(sql`
+      select actor_id, after from audit_log where action = 'breaker_settings.save' order by id desc limit 1`);
+    expect(audit).toMatchObject({ actor_id: 'ada@holdfast.demo', after: { minimumVolume: 40 } });
+  } finally {
+    await database.db.execute(sql`delete from breaker_settings`);
+    await database.db.execute(
+      sql`update circuit_breakers set state = 'closed', probe_at = null where target = ${target}`,
+    );
+  }
+});

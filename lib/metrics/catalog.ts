@@ -67,6 +67,11 @@ export const metricCatalog = {
     help: 'Idempotency keys whose claim expired mid-flight on a downstream that is not idempotent.',
     labels: [],
   },
+  holdfast_circuit_breakers_open: {
+    type: 'gauge',
+    help: 'Circuit breakers open or half-open (begins wait), per scope (step or downstream).',
+    labels: ['scope'],
+  },
   holdfast_redrives_oldest_undelivered_age_seconds: {
     type: 'gauge',
     help: 'Age of the oldest redrive not yet handed to its queue (0 when none wait).',

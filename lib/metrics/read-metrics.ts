@@ -131,6 +131,7 @@ type GaugeName =
   | 'holdfast_dead_letters_oldest_age_seconds'
   | 'holdfast_slot_locks_stale'
   | 'holdfast_keys_uncertain'
+  | 'holdfast_circuit_breakers_open'
   | 'holdfast_redrives_oldest_undelivered_age_seconds'
   | 'holdfast_sweep_last_success_timestamp_seconds'
   | 'holdfast_sweep_last_duration_seconds'
@@ -143,6 +144,7 @@ async function readGauges(db: Executor, now: Date): Promise<Pick<MetricSamples, 
     dead_letters: { queue: string; pending: number; oldest_age: number }[];
     stale_locks: number;
     uncertain_keys: number;
+    open_breakers: { scope: string; open: number }[];
     oldest_redrive_age: number;
     sweeps: { job: string; completed: number; duration: number }[];
     alerts: { kind: string; firing: number }[];
@@ -159,6 +161,10 @@ async function readGauges(db: Executor, now: Date): Promise<Pick<MetricSamples, 
       (select count(*)::int from slot_locks where released_at is null and expires_at <= ${at}) as stale_locks,
       (select count(*)::int from idempotency_keys
         where status = 'in_progress' and locked_until <= ${at} and not downstream_idempotent) as uncertain_keys,
+      -- Open or half-open (probing): begins wait either way. Per scope: targets are many, scopes two.
+      (select coalesce(json_agg(breakers), '[]') from (
+        select scope, count(*)::int as open from circuit_breakers where state <> 'closed' group by scope) as breakers)
+        as open_breakers,
       -- Undelivered: not yet handed to its queue (delivered_at is set by the drainer or the acknowledgement).
       (select coalesce(greatest(0, extract(epoch from ${at} - min(requested_at))), 0)::float8
         from redrives where delivered_at is null) as oldest_redrive_age,
@@ -203,6 +209,10 @@ async function readGauges(db: Executor, now: Date): Promise<Pick<MetricSamples, 
     })),
     holdfast_slot_locks_stale: [{ labels: {}, value: row.stale_locks }],
     holdfast_keys_uncertain: [{ labels: {}, value: row.uncertain_keys }],
+    holdfast_circuit_breakers_open: ['step', 'downstream'].map((scope) => ({
+      labels: { scope },
+      value: row.open_breakers.find((breakers) => breakers.scope === scope)?.open ?? 0,
+    })),
     holdfast_redrives_oldest_undelivered_age_seconds: [{ labels: {}, value: row.oldest_redrive_age }],
     holdfast_sweep_last_success_timestamp_seconds: row.sweeps.map((sweep) => ({
       labels: { sweep: sweep.job },

@@ -1,6 +1,6 @@
 'use server';
 
-import { resumePause, setPause } from '@/lib/core';
+import { resumePause, saveBreakerSettings, setPause } from '@/lib/core';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 
 /** The pages that show pauses: refreshed after each change. */
@@ -48,5 +48,19 @@ export async function resumePauseAction(
         : undefined,
     });
     return outcome.resumed ? { resumed: true } : { resumed: false, message: outcome.message };
+  }, PAUSE_PAGES);
+}
+
+export async function saveBreakerSettingsAction(_previous: ActionResult<null> | undefined, formData: FormData) {
+  return runAction(async (ctx) => {
+    await saveBreakerSettings(ctx, {
+      windowSeconds: optionalNumber(formData, 'windowSeconds') as number,
+      failurePercent: optionalNumber(formData, 'failurePercent') as number,
+      minimumVolume: optionalNumber(formData, 'minimumVolume') as number,
+      coolDownSeconds: optionalNumber(formData, 'coolDownSeconds') as number,
+      probes: optionalNumber(formData, 'probes') as number,
+      reason: field(formData, 'reason'),
+    });
+    return null;
   }, PAUSE_PAGES);
 }

@@ -1,9 +1,13 @@
 import type { Metadata } from 'next';
 import { ListPage, ListSection } from '@/components/console/list-page';
-import { decide } from '@/lib/core';
+import { decide, readBreakerSettings } from '@/lib/core';
+import { formatCount } from '@/lib/console/format';
+import { listBreakers } from '@/lib/queries/breakers';
 import { listPauses } from '@/lib/queries/pauses';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
+import { BreakerSettingsForm } from './breaker-settings-form';
+import { BreakersTable } from './breakers-table';
 import { PauseForm } from './pause-forms';
 import { PausesTable } from './pauses-table';
 
@@ -16,8 +20,12 @@ const FORM_HEADING = 'pause-form-heading';
 export default async function PausesPage() {
   const person = await requirePerson();
   const now = new Date();
-  const { value: pauses, source } = await readConsole((db) => listPauses(db, now));
+  const {
+    value: [pauses, breakers, settings],
+    source,
+  } = await readConsole((db) => Promise.all([listPauses(db, now), listBreakers(db, now), readBreakerSettings(db)]));
   const pausing = decide(person, 'step.pause');
+  const tuning = decide(person, 'breaker.manage');
 
   const newPause = (
     <section
@@ -82,6 +90,35 @@ export default async function PausesPage() {
           caption="The latest pauses that ended"
         />
       </ListSection>
+      <ListSection
+        headingId="breakers-heading"
+        heading="Circuit breakers"
+        count={breakers.filter((breaker) => breaker.state !== 'closed').length}
+        note={`Automatic pauses: a step or downstream opens when ${formatCount(settings.failureShare * 100)}% or more of at least ${formatCount(settings.minimumVolume)} attempts in ${formatCount(settings.windowSeconds)} s failed as the downstream failing; begins wait ${formatCount(settings.coolDownSeconds)} s, then ${formatCount(settings.probes)} probe(s) run; a probe that gets through closes it.`}
+        noteTestId="breaker-settings-summary"
+        rowCount={breakers.length}
+        empty={{
+          title: 'No breaker has opened in the last day',
+          testId: 'breakers-empty',
+          hint: 'Every step and downstream is closed: begins run.',
+        }}
+      >
+        <BreakersTable breakers={breakers} />
+      </ListSection>
+      <section
+        aria-labelledby="breaker-settings-heading"
+        className="mb-5 rounded-lg border border-line bg-surface px-4 py-3"
+        data-testid="breaker-settings"
+      >
+        <h2 id="breaker-settings-heading" className="mb-2 text-[13px] font-semibold">
+          Breaker settings
+        </h2>
+        {tuning.allowed ? (
+          <BreakerSettingsForm settings={settings} />
+        ) : (
+          <p className="text-[12px] text-muted">Changing them: {tuning.reason}.</p>
+        )}
+      </section>
     </ListPage>
   );
 }

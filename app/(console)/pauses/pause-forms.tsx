@@ -119,7 +119,12 @@ export function PauseForm({ step, headingId }: { step?: { agent: string; step: s
           ))}
         </Select>
       </Field>
-      <Field label="Reason" id={`${id}-reason`} error={errors?.reason} className="w-full min-w-0 sm:w-auto sm:min-w-64 sm:flex-1">
+      <Field
+        label="Reason"
+        id={`${id}-reason`}
+        error={errors?.reason}
+        className="w-full min-w-0 sm:w-auto sm:min-w-64 sm:flex-1"
+      >
         <Input name="reason" required size="sm" placeholder="Why (agents and the audit log see it)" />
       </Field>
       <Button type="submit" variant="danger" pending={pending} pendingLabel="Pausing…">

@@ -7,6 +7,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getEnvironment } from '@/lib/env';
 import { decide } from '@/lib/core';
+import { getStepBreaker } from '@/lib/queries/breakers';
 import { pausesCoveringStep } from '@/lib/queries/pauses';
 import { getStepPage } from '@/lib/queries/step-page';
 import { readConsole } from '@/lib/server/read-source/read-console';
@@ -17,6 +18,7 @@ import { stepDetailHref } from '../../step-href';
 import { CostSourceMixSection } from './cost-source-mix';
 import { RecentFailures } from './recent-failures';
 import { retrySpendEstimate } from './retry-spend-estimate';
+import { StepBreaker } from './step-breaker';
 import { StepPauses } from './step-pauses';
 import { StepSources } from './step-sources';
 
@@ -44,7 +46,9 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
     orPrimaryWhen: (found) => found === undefined,
   });
   if (!read) notFound();
-  const { value: pauses } = await readConsole((db) => pausesCoveringStep(db, names, now));
+  const {
+    value: [pauses, breaker],
+  } = await readConsole((db) => Promise.all([pausesCoveringStep(db, names, now), getStepBreaker(db, names)]));
   const { detail, sources, costMix } = read;
   const estimate = retrySpendEstimate(costMix, sources);
 
@@ -66,6 +70,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
         }
       />
       <StepPauses names={names} pauses={pauses} pausing={decide(person, 'step.pause')} />
+      <StepBreaker breaker={breaker.breaker} history={breaker.history} />
       <StepSources sources={sources} />
       {detail.points.length === 0 ? (
         <EmptyState title="No attempts of this step in this window" testId="step-detail-empty">

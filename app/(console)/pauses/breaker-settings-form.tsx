@@ -1,0 +1,79 @@
+'use client';
+
+import { type FormEvent, useId, useState, useTransition } from 'react';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
+import { useToast } from '@/components/ui/toast';
+import type { BreakerSettings } from '@/lib/core';
+import type { ActionResult } from '@/lib/server/action';
+import { saveBreakerSettingsAction } from './actions';
+
+const fields = [
+  { name: 'windowSeconds', label: 'Window (seconds)', hint: 'Failures are counted over this sliding window.' },
+  { name: 'failurePercent', label: 'Opens at (% failing)', hint: 'Transient, rate-limited and timed-out attempts.' },
+  { name: 'minimumVolume', label: 'Minimum attempts', hint: 'Fewer attempts in the window never open it.' },
+  { name: 'coolDownSeconds', label: 'Rest (seconds)', hint: 'Begins wait this long before the first probe.' },
+  { name: 'probes', label: 'Probes', hint: 'Begins let through at a time while half-open.' },
+] as const;
+
+/** Admins change the breakers' settings for the whole fleet, with a reason (audited); the next begin and finish use them. */
+export function BreakerSettingsForm({ settings }: { settings: BreakerSettings }) {
+  const toast = useToast();
+  const id = useId();
+  const [result, setResult] = useState<ActionResult<null>>();
+  const [pending, startTransition] = useTransition();
+  const errors = result && !result.ok ? result.fieldErrors : undefined;
+  const values: Record<(typeof fields)[number]['name'], number> = {
+    windowSeconds: settings.windowSeconds,
+    failurePercent: Math.round(settings.failureShare * 1000) / 10,
+    minimumVolume: settings.minimumVolume,
+    coolDownSeconds: settings.coolDownSeconds,
+    probes: settings.probes,
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    startTransition(async () => {
+      const answer = await saveBreakerSettingsAction(undefined, data);
+      startTransition(() => setResult(answer));
+      toast.show(
+        answer.ok ? 'Breaker settings saved: the next begin and finish use them.' : `Not saved: ${answer.message}`,
+        {
+          tone: answer.ok ? 'success' : 'error',
+        },
+      );
+    });
+  };
+
+  return (
+    <form onSubmit={submit} className="flex flex-wrap items-end gap-3" data-testid="breaker-settings-form">
+      {fields.map((field) => (
+        <Field
+          key={field.name}
+          label={field.label}
+          hint={field.hint}
+          id={`${id}-${field.name}`}
+          error={errors?.[field.name]}
+          className="w-40"
+        >
+          <Input name={field.name} type="number" step="any" required size="sm" defaultValue={values[field.name]} />
+        </Field>
+      ))}
+      <Field
+        label="Reason"
+        id={`${id}-reason`}
+        error={errors?.reason}
+        className="w-full min-w-0 sm:w-auto sm:min-w-64 sm:flex-1"
+      >
+        <Input name="reason" required size="sm" placeholder="Why (kept in the audit log)" />
+      </Field>
+      <Button type="submit" pending={pending} pendingLabel="Saving…">
+        Save settings
+      </Button>
+      <FormError result={result} className="w-full" />
+    </form>
+  );
+}

@@ -1,4 +1,4 @@
-import { lt } from 'drizzle-orm';
+import { lt, sql } from 'drizzle-orm';
 import { retryPoolUsage } from '../db/schema';
 import {
   DEFAULT_BULK_REDRIVE_STALLED_MS,
@@ -17,7 +17,8 @@ import { maintainAttemptLog } from '../rollups/retention';
 import { rollUpAttempts } from '../rollups/roll-up';
 
 const MINUTE_MS = 60_000;
-const DAY_MS = 24 * 60 * MINUTE_MS;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
 
 export interface SweepSettings {
   frozenAfterDays?: number;
@@ -184,13 +185,24 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
       periodMs: 60 * MINUTE_MS,
       run: async (ctx) => {
         // The pools' windows are at most a day (retry_pools_window_range), so older slices count for nothing.
+        const dayAgo = new Date(now.getTime() - DAY_MS);
         const deleted = await ctx.db
           .delete(retryPoolUsage)
-          .where(lt(retryPoolUsage.sliceStart, new Date(now.getTime() - DAY_MS)))
+          .where(lt(retryPoolUsage.sliceStart, dayAgo))
           .returning({ agent: retryPoolUsage.agent });
+        // The breakers' windows are at most an hour (breaker_settings_window_range): older slices count for nothing;
+        // a pause's backlog is shown for its last minutes.
+        const [other] = await ctx.db.execute<{ breaker_slices: number; pause_waits: number }>(sql`
+          with breaker_slices as (
+            delete from breaker_slices where slice_start < ${new Date(now.getTime() - 2 * HOUR_MS).toISOString()}::timestamptz
+            returning 1),
+          pause_waits as (delete from pause_wait_minutes where minute < ${dayAgo.toISOString()}::timestamptz returning 1)
+          select (select count(*)::int from breaker_slices) as breaker_slices, (select count(*)::int from pause_waits) as pause_waits`);
+        const breakerSlices = other?.breaker_slices ?? 0;
+        const pauseWaits = other?.pause_waits ?? 0;
         return {
-          changed: deleted.length,
-          summary: `${deleted.length} retry pool usage slice(s) older than a day deleted`,
+          changed: deleted.length + breakerSlices + pauseWaits,
+          summary: `${deleted.length} retry pool usage slice(s) older than a day, ${breakerSlices} breaker slice(s) older than two hours and ${pauseWaits} paused-begin count(s) older than a day deleted`,
         };
       },
     },

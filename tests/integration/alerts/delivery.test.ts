@@ -204,6 +204,12 @@ async function makeEveryKindHold() {
     refusals: 100,
   });
 
+  // A downstream's circuit breaker that opened an hour ago.
+  await database.sql`
+    insert into circuit_breakers (target, scope, downstream, state, opened_at, probe_at, failure_share, volume, changed_at)
+    values ('downstream:smtp-relay', 'downstream', 'smtp-relay', 'open', ${hoursLater(-1).toISOString()},
+      ${hoursLater(1).toISOString()}, 0.75, 40, ${hoursLater(-1).toISOString()})`;
+
   const lastPass = hoursLater(-2);
   await database.db.insert(leases).values(
     [3, 2].map((minutesBefore) => ({
@@ -237,6 +243,7 @@ describe('alert delivery to a real receiver', () => {
         `key:${key}`,
         'step:fleet/draft',
         'sweep:test_sweep',
+        'breaker:downstream:smtp-relay',
       ]),
     );
     expect(bodies.find((body) => body.kind === 'retry_share_anomaly')?.link).toBe(
@@ -245,6 +252,10 @@ describe('alert delivery to a real receiver', () => {
     expect(bodies.find((body) => body.kind === 'dead_letters_waiting')?.link).toBe(
       'https://holdfast.example.com/dead-letters?queue=emails',
     );
+    expect(bodies.find((body) => body.kind === 'circuit_open')).toMatchObject({
+      title: 'Circuit open on downstream smtp-relay for 60 minutes',
+      link: 'https://holdfast.example.com/pauses',
+    });
     // The dead letters' own holds (team growth) fire too: pick the payments hold by its identity, not by order.
     expect(bodies.find((body) => body.identity === `hold:${paymentsHold.id}`)).toMatchObject({
       kind: 'hold_opened',

@@ -351,6 +351,7 @@ describe('alert rules', () => {
       'uncertain_key',
       'budget_refusals',
       'sweep_failing',
+      'circuit_open',
     ]);
     expect(rules.find((rule) => rule.kind === 'dead_letters_waiting')?.enabled).toBe(false);
   });

@@ -149,17 +149,26 @@ describe('resume_bulk_redrives', () => {
 });
 
 describe('delete_old_retry_pool_usage', () => {
-  it('deletes retry pool usage slices older than a day, and keeps the last day', async () => {
+  it('deletes retry pool usage slices older than a day, breaker slices older than two hours, and keeps the rest', async () => {
     const now = new Date('2033-03-03T12:30:00Z');
     const agent = `agent-${randomUUID()}`;
     await database.sql`insert into retry_pool_usage (agent, step, slice_start, first_attempts) values
       (${agent}, 'publish', ${'2033-03-02T12:00:00Z'}::timestamptz, 1),
       (${agent}, 'publish', ${'2033-03-02T13:00:00Z'}::timestamptz, 1),
       (${agent}, 'publish', ${'2033-03-03T12:25:00Z'}::timestamptz, 1)`;
+    const target = `step:${agent}/publish`;
+    await database.sql`insert into breaker_slices (target, slice_start, attempts, failures) values
+      (${target}, ${'2033-03-03T10:00:00Z'}::timestamptz, 3, 1),
+      (${target}, ${'2033-03-03T10:35:00Z'}::timestamptz, 3, 1)`;
 
     const reports = await runDueSweeps({ db: database.db }, {}, now);
 
-    expect(reports.find((report) => report.job === 'delete_old_retry_pool_usage')?.result?.changed).toBe(1);
+    expect(reports.find((report) => report.job === 'delete_old_retry_pool_usage')?.result?.changed).toBe(2);
+    const breakerSlicesLeft = await database.sql<{ slice_start: string }[]>`
+      select slice_start from breaker_slices where target = ${target}`;
+    expect(breakerSlicesLeft.map((row) => new Date(row.slice_start).toISOString())).toEqual([
+      '2033-03-03T10:35:00.000Z',
+    ]);
     const left = await database.db
       .select({ sliceStart: retryPoolUsage.sliceStart })
       .from(retryPoolUsage)

@@ -5,7 +5,7 @@ import { PoolRefusalsCard } from '@/components/retry-pools/pool-refusals-card';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getConsoleOverview } from '@/lib/console/overview';
-import { currentPausesSummary } from '@/lib/queries/pauses';
+import { BACKLOG_MINUTES, currentPausesSummary } from '@/lib/queries/pauses';
 import { listRetryPools } from '@/lib/queries/retry-pools';
 import { getTopStepsView } from '@/lib/queries/top-steps';
 import { readConsole } from '@/lib/server/read-source/read-console';
@@ -77,7 +77,7 @@ export default async function OverviewPage({
           {timeWindowName.options.join(', ')}.
         </p>
       ) : null}
-      <PausesNotice count={pauses.count} targets={pauses.targets} />
+      <PausesNotice {...pauses} backlogMinutes={BACKLOG_MINUTES} />
       <OverviewFigures window={window} />
       <PoolRefusalsCard pools={retryPools} />
       <StepStatsPanel window={window} />

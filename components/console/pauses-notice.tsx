@@ -6,7 +6,17 @@ import { formatCount } from '@/lib/console/format';
  * paused work shows no failures, so the figures alone would not say why a
  * step went quiet.
  */
-export function PausesNotice({ count, targets }: { count: number; targets: string[] }) {
+export function PausesNotice({
+  count,
+  targets,
+  waitingBegins,
+  backlogMinutes,
+}: {
+  count: number;
+  targets: string[];
+  waitingBegins: number;
+  backlogMinutes: number;
+}) {
   if (count === 0) return null;
   const more = count - targets.length;
   return (
@@ -17,7 +27,11 @@ export function PausesNotice({ count, targets }: { count: number; targets: strin
     >
       <strong>{count === 1 ? '1 pause holds' : `${formatCount(count)} pauses hold`} work now:</strong>{' '}
       {targets.join(', ')}
-      {more > 0 ? ` and ${formatCount(more)} more` : ''}.{' '}
+      {more > 0 ? ` and ${formatCount(more)} more` : ''}
+      {waitingBegins > 0
+        ? `; ${formatCount(waitingBegins)} begin(s) turned away in the last ${backlogMinutes} minutes`
+        : ''}
+      .{' '}
       <Link href="/pauses" className="text-accent underline">
         See Pauses
       </Link>

@@ -71,6 +71,7 @@ test('a responder pauses a step from its page, its agent waits, and a resume wit
     // The Overview says something is paused, and links to the Pauses page, where the backlog shows.
     await page.goto('/');
     await expect(page.getByTestId('pauses-notice')).toContainText(`${agent}/${step}`);
+    await expect(page.getByTestId('pauses-notice')).toContainText(/\d+ begin\(s\) turned away in the last 15 minutes/);
     await page.getByTestId('pauses-notice').getByRole('link', { name: 'See Pauses' }).click();
     await expect(page).toHaveURL(/\/pauses$/);
     const [pause] = await database.db.execute<{ id: string }>(sql`select id from pauses where agent = ${agent}`);

@@ -119,9 +119,20 @@ export function pausesCoveringStep(db: Executor, names: { agent: string; step: s
 }
 
 /** What the Overview and Steps say of pauses: how many hold or ramp now, and what they cover. */
-export async function currentPausesSummary(db: Executor, now: Date): Promise<{ targets: string[]; count: number }> {
+export interface PausesSummary {
+  count: number;
+  targets: string[];
+  /** Begins the current pauses turned away in the last BACKLOG_MINUTES (a task held by two pauses counts in each). */
+  waitingBegins: number;
+}
+
+export async function currentPausesSummary(db: Executor, now: Date): Promise<PausesSummary> {
   const current = await readPauses(db, now, sql`${stateSql(now.toISOString())} <> 'ended'`, 500);
-  return { count: current.length, targets: current.slice(0, 5).map(pauseTargetText) };
+  return {
+    count: current.length,
+    targets: current.slice(0, 5).map(pauseTargetText),
+    waitingBegins: current.reduce((sum, pause) => sum + pause.waitingBegins, 0),
+  };
 }
 
 export function pauseTargetText(pause: Pick<PauseView, 'scope' | 'agent' | 'step' | 'downstream'>): string {

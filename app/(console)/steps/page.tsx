@@ -8,7 +8,7 @@ import { getStepsPage } from '@/lib/queries/steps-page';
 import { stepColumns } from '@/lib/console/step-columns';
 import { FilterNotices } from '@/components/console/filter-notices';
 import { PausesNotice } from '@/components/console/pauses-notice';
-import { currentPausesSummary } from '@/lib/queries/pauses';
+import { BACKLOG_MINUTES, currentPausesSummary } from '@/lib/queries/pauses';
 import { StepsTable } from './steps-table';
 import { StepsFilters } from './steps-filters';
 import { StepsPager } from './steps-pager';
@@ -36,7 +36,7 @@ export default async function StepsPage({
         title="Steps"
         description={`Every step's retries, spend and latency from ${view.range.from.toISOString().slice(0, 16)} to ${view.range.to.toISOString().slice(0, 16)} UTC.`}
       />
-      <PausesNotice count={pauses.count} targets={pauses.targets} />
+      <PausesNotice {...pauses} backlogMinutes={BACKLOG_MINUTES} />
       <StepsFilters view={view} agents={agents} />
       <FilterNotices notices={view.notices} />
       {steps.length === 0 ? (

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { runStep } from '../../../lib/client';
 import { setPause, type Actor } from '../../../lib/core';
 import { useApi } from '../../support/api-harness';
 
@@ -39,6 +40,15 @@ describe('the step protocol over HTTP', () => {
       },
     });
     expect((await api.request('/api/v1/steps/begin', { body: aStep() })).status).toBe(200);
+
+    // The typed client's runStep treats it as a wait: the body never runs.
+    let ran = 0;
+    const outcome = await runStep(api.client(), aStep({ downstream }), async () => {
+      ran += 1;
+      return { result: 'sent' };
+    });
+    expect(outcome).toMatchObject({ status: 'wait', code: 'PAUSED', retryAfterMs: 30_000 });
+    expect(ran).toBe(0);
   });
 
   it('begin answers run; a concurrent duplicate waits with Retry-After; finish completes; a redelivery replays', async () => {

@@ -25,6 +25,8 @@ export const actions = [
   'step.pause',
   /** Changing the circuit breakers' settings (window, threshold, minimum volume, rest, probes). */
   'breaker.manage',
+  /** Overriding one step's retry policy live (maximum attempts, classes retried, backoff, new tasks' allowance). */
+  'retry_policy.manage',
   /** Creating, changing and deleting the fleet's retry pools. */
   'retry_pool.manage',
   /** Price overrides, the failed-call rule's statuses and the span error class rules (Settings, Costs and errors). */
@@ -66,7 +68,7 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
  * The one place that decides who may do what.
  * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
  * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases, pauses.
- * - admin: also kill switches, retry pools, breaker settings, people, API tokens, alert rules and channels, and overriding the redrive brakes.
+ * - admin: also kill switches, retry pools, breaker settings, step retry policies, people, API tokens, alert rules and channels, and overriding the redrive brakes.
  * Agents act through their token's scopes (ingest: report attempts and open holds; read; metrics: scrape;
  * traces: export OpenTelemetry spans).
  * The system (sweeps) may do what its jobs need.
@@ -121,6 +123,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'kill_switch.set':
     case 'retry_pool.manage':
     case 'breaker.manage':
+    case 'retry_policy.manage':
     case 'pricing.manage':
     case 'people.manage':
     case 'api_token.manage':

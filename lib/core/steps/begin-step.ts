@@ -22,6 +22,7 @@ import { deriveKey, hashContent } from '../keys/derive-key';
 import { countPoolUsage } from '../retry-pools/pool-usage';
 import { takeRetryFromPools, type PoolGrant } from '../retry-pools/take-retry';
 import { parseInput } from '../kernel/validation';
+import { readStepPolicy } from '../retry/step-policy';
 import { breakerGateFor, takeProbes, type BreakerFacts } from '../breakers/breaker-gate';
 import { breakerTargetsOf } from '../breakers/breaker-targets';
 import {
@@ -207,6 +208,8 @@ async function taskForBegin(ctx: CoreContext, request: BeginStepRequest, now: Da
   let task = await readTaskBudget(ctx.db, request.taskId);
   if (!task) {
     stepActor(ctx, request.agent, request.queue ?? request.agent);
+    // An admin's override of this step's policy sets the allowance of the tasks it starts.
+    const override = await readStepPolicy(ctx.db, { agent: request.agent, step: request.step });
     task = await ensureTaskBudget(
       ctx.db,
       {
@@ -214,7 +217,7 @@ async function taskForBegin(ctx: CoreContext, request: BeginStepRequest, now: Da
         agent: request.agent,
         queue: request.queue,
         owner: request.owner,
-        retryAllowance: request.retryAllowance,
+        retryAllowance: override?.retryAllowance ?? request.retryAllowance,
         spendCeilingMicros: request.spendCeilingMicros,
         timeAllowanceMs: request.timeAllowanceMs,
       },

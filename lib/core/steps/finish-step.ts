@@ -9,6 +9,7 @@ import { breakerTargetsOf } from '../breakers/breaker-targets';
 import { openHold } from '../holds/open-hold';
 import { expiresAfterRetentionSql } from '../keys/claim-key';
 import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
+import { backoffWith, readStepPolicy } from '../retry/step-policy';
 import { costOfReport } from '../pricing/cost-of-report';
 import { markTaskFinished } from '../tasks/finish-task';
 import { MAX_HOLD_DETAIL } from '../holds/hold-input';
@@ -261,6 +262,8 @@ async function decideAfterFailure(
   retryPolicy: RetryPolicy,
 ): Promise<FinishAnswer> {
   const attemptNumber = key.acquisitions;
+  // An admin's override of this step's policy, read at this finish: a change applies to running tasks at once.
+  const override = await readStepPolicy(tx, { agent: key.task_agent, step: key.step });
   const [corrective] = await tx.execute<{ count: number }>(sql`
     select count(*)::int as count from attempts
     where task_id = ${key.task_id}::text and step = ${key.step}::text and error_class = 'invalid_output' and attempt_number < ${attemptNumber}::int`);
@@ -271,7 +274,7 @@ async function decideAfterFailure(
       invalidOutputRetries: corrective?.count ?? 0,
       retryAfterMs: request.retryAfterMs,
     },
-    retryPolicy,
+    backoffWith(retryPolicy, override),
   );
   const step = {
     taskId: key.task_id,
@@ -289,6 +292,14 @@ async function decideAfterFailure(
         ? 'invalid output again after its one corrective retry'
         : `a ${failure.errorClass} error is never retried`;
     return exhaustTask(tx, actor, step, reason, failure, why);
+  }
+  if (override?.retriedClasses && !override.retriedClasses.includes(failure.errorClass)) {
+    const why = `a ${failure.errorClass} error is not retried by this step's policy (set by ${override.updatedBy})`;
+    return exhaustTask(tx, actor, step, 'permanent_error', failure, why);
+  }
+  if (override?.maxAttempts && attemptNumber >= override.maxAttempts) {
+    const why = `this step's policy allows ${override.maxAttempts} attempt(s) (set by ${override.updatedBy}); this was attempt ${attemptNumber}`;
+    return exhaustTask(tx, actor, step, 'retry_ceiling', failure, why);
   }
   if (budget.retries_used >= budget.retry_allowance) {
     return exhaustTask(

@@ -17,3 +17,4 @@ export * from './trace-spans';
 export * from './pricing';
 export * from './pauses';
 export * from './breakers';
+export * from './step-policies';

@@ -20,8 +20,8 @@ beforeAll(() => addKnownOwners(database.db, ['team:growth']));
 const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
 const responder: Actor = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] };
 const agentToken: Actor = { type: 'agent', id: 'policy-test', scopes: ['ingest'] };
-const asAdmin: CoreContext = { db: database.db, actor: admin };
-const asAgent: CoreContext = { db: database.db, actor: agentToken };
+const asAdmin = (): CoreContext => ({ db: database.db, actor: admin });
+const asAgent = (): CoreContext => ({ db: database.db, actor: agentToken });
 
 function aBegin(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
   return {
@@ -37,9 +37,9 @@ function aBegin(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
 
 /** Begins the step and fails it with this class; returns the finish's answer. */
 async function failOnce(begin: BeginStepInput, errorClass: 'transient' | 'rate_limited' = 'transient') {
-  const answer = await beginStep(asAgent, begin);
+  const answer = await beginStep(asAgent(), begin);
   if (answer.decision !== 'run') throw new Error(`expected run, got ${JSON.stringify(answer)}`);
-  return finishStep(asAgent, {
+  return finishStep(asAgent(), {
     key: answer.key,
     fencingToken: answer.fencingToken,
     outcome: 'failed',
@@ -52,20 +52,20 @@ async function failOnce(begin: BeginStepInput, errorClass: 'transient' | 'rate_l
 async function knownStep() {
   const agent = `agent-${randomUUID().slice(0, 8)}`;
   const begin = aBegin({ agent });
-  const answer = await beginStep(asAgent, begin);
+  const answer = await beginStep(asAgent(), begin);
   if (answer.decision !== 'run') throw new Error('expected run');
-  await finishStep(asAgent, { key: answer.key, fencingToken: answer.fencingToken, outcome: 'succeeded' });
+  await finishStep(asAgent(), { key: answer.key, fencingToken: answer.fencingToken, outcome: 'succeeded' });
   return { agent, step: begin.step };
 }
 
 describe('a step retry policy changed live', () => {
   it('maximum attempts changed from 4 to 2 changes the next decision of a running task; the audit has before and after', async () => {
     const names = await knownStep();
-    await saveStepPolicy(asAdmin, { ...names, maxAttempts: 4, reason: 'bound the storm' });
+    await saveStepPolicy(asAdmin(), { ...names, maxAttempts: 4, reason: 'bound the storm' });
     const begin = aBegin({ agent: names.agent });
     expect(await failOnce(begin)).toMatchObject({ decision: 'retry', attemptNumber: 1 });
 
-    await saveStepPolicy(asAdmin, { ...names, maxAttempts: 2, reason: 'tighter while the API is down' });
+    await saveStepPolicy(asAdmin(), { ...names, maxAttempts: 2, reason: 'tighter while the API is down' });
     // The same task's second attempt: under 4 it would retry; under 2 it stops.
     expect(await failOnce(begin)).toMatchObject({
       decision: 'stop',
@@ -91,14 +91,14 @@ describe('a step retry policy changed live', () => {
       ],
     ]);
     // The same override again writes nothing.
-    expect((await saveStepPolicy(asAdmin, { ...names, maxAttempts: 2, reason: 'again' })).changed).toBe(false);
+    expect((await saveStepPolicy(asAdmin(), { ...names, maxAttempts: 2, reason: 'again' })).changed).toBe(false);
   });
 
   it('retries only the classes it names, with its backoff, and gives new tasks its allowance', async () => {
     const names = await knownStep();
     const runningTask = aBegin({ agent: names.agent });
     expect((await failOnce(runningTask)).decision).toBe('retry');
-    await saveStepPolicy(asAdmin, {
+    await saveStepPolicy(asAdmin(), {
       ...names,
       retriedClasses: ['transient'],
       baseDelayMs: 10,
@@ -116,13 +116,13 @@ describe('a step retry policy changed live', () => {
 
     // A task begun now gets the step's allowance, not the 5 its begin states; one begun before keeps its own.
     const newTask = aBegin({ agent: names.agent });
-    await beginStep(asAgent, newTask);
+    await beginStep(asAgent(), newTask);
     const [fresh] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, newTask.taskId));
     const [older] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, runningTask.taskId));
     expect([fresh?.retryAllowance, older?.retryAllowance]).toEqual([1, 5]);
 
-    expect(await removeStepPolicy(asAdmin, { ...names, reason: 'provider is back' })).toEqual({ removed: true });
-    expect(await removeStepPolicy(asAdmin, { ...names, reason: 'again' })).toEqual({ removed: false });
+    expect(await removeStepPolicy(asAdmin(), { ...names, reason: 'provider is back' })).toEqual({ removed: true });
+    expect(await removeStepPolicy(asAdmin(), { ...names, reason: 'again' })).toEqual({ removed: false });
   });
 
   it('refuses others than admins, an unknown step, and bad values by field', async () => {
@@ -133,12 +133,12 @@ describe('a step retry policy changed live', () => {
       code: 'FORBIDDEN',
     });
     await expect(
-      saveStepPolicy(asAdmin, { agent: 'nobody', step: 'nothing', maxAttempts: 2, reason: 'x' }),
+      saveStepPolicy(asAdmin(), { agent: 'nobody', step: 'nothing', maxAttempts: 2, reason: 'x' }),
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
     await expect(
-      saveStepPolicy(asAdmin, {
+      saveStepPolicy(asAdmin(), {
         ...names,
         maxAttempts: 0,
         retriedClasses: ['permanent'],
@@ -157,7 +157,7 @@ describe('a step retry policy changed live', () => {
       },
     });
     await expect(
-      saveStepPolicy(asAdmin, { ...names, baseDelayMs: 500, maxDelayMs: 100, reason: 'x' }),
+      saveStepPolicy(asAdmin(), { ...names, baseDelayMs: 500, maxDelayMs: 100, reason: 'x' }),
     ).rejects.toMatchObject({
       fieldErrors: { maxDelayMs: ['must be at least the base delay'] },
     });

@@ -6,7 +6,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getEnvironment } from '@/lib/env';
-import { decide } from '@/lib/core';
+import { decide, readStepPolicy } from '@/lib/core';
 import { getStepBreaker } from '@/lib/queries/breakers';
 import { pausesCoveringStep } from '@/lib/queries/pauses';
 import { getStepPage } from '@/lib/queries/step-page';
@@ -20,6 +20,7 @@ import { RecentFailures } from './recent-failures';
 import { retrySpendEstimate } from './retry-spend-estimate';
 import { StepBreaker } from './step-breaker';
 import { StepPauses } from './step-pauses';
+import { StepPolicySection } from './step-policy';
 import { StepSources } from './step-sources';
 
 export const metadata: Metadata = { title: 'Step' };
@@ -47,8 +48,10 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   });
   if (!read) notFound();
   const {
-    value: [pauses, breaker],
-  } = await readConsole((db) => Promise.all([pausesCoveringStep(db, names, now), getStepBreaker(db, names)]));
+    value: [pauses, breaker, policy],
+  } = await readConsole((db) =>
+    Promise.all([pausesCoveringStep(db, names, now), getStepBreaker(db, names), readStepPolicy(db, names)]),
+  );
   const { detail, sources, costMix } = read;
   const estimate = retrySpendEstimate(costMix, sources);
 
@@ -84,6 +87,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
           retrySpendEstimated={estimate !== null}
         />
       )}
+      <StepPolicySection names={names} policy={policy} managing={decide(person, 'retry_policy.manage')} />
       <CostSourceMixSection mix={costMix} retentionDays={retentionDays} estimate={estimate} />
       <h2 className="mb-2 mt-5 text-[13px] font-semibold">Latest failing attempts</h2>
       {detail.recentFailures.length === 0 ? (

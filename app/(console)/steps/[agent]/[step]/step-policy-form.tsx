@@ -1,0 +1,137 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { type FormEvent, useId, useState, useTransition } from 'react';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
+import { useToast } from '@/components/ui/toast';
+import { retriableClasses } from '@/lib/core/retry/step-policy-input';
+import type { ActionResult } from '@/lib/server/action';
+import { removeStepPolicyAction, saveStepPolicyAction } from './policy-actions';
+
+export interface PolicyOverride {
+  maxAttempts: number | null;
+  retriedClasses: string[] | null;
+  baseDelayMs: number | null;
+  maxDelayMs: number | null;
+  retryAllowance: number | null;
+}
+
+const numberFields = [
+  { name: 'maxAttempts', label: 'Maximum attempts', hint: 'Per task; blank: bounded by the task’s allowance only.' },
+  { name: 'baseDelayMs', label: 'Backoff base (ms)', hint: 'Doubles with each retry; blank: 500.' },
+  { name: 'maxDelayMs', label: 'Backoff cap (ms)', hint: 'Blank: 60,000.' },
+  {
+    name: 'retryAllowance',
+    label: 'Allowance for new tasks',
+    hint: 'Retries a task begun now may use; blank: as sent.',
+  },
+] as const;
+
+/** Admins override the step's retry policy (blank parts stay as the agent sends them), or remove the override. */
+export function StepPolicyForm({
+  names,
+  override,
+}: {
+  names: { agent: string; step: string };
+  override: PolicyOverride | null;
+}) {
+  const toast = useToast();
+  const router = useRouter();
+  const id = useId();
+  const [classesOverridden, setClassesOverridden] = useState(override?.retriedClasses != null);
+  const [result, setResult] = useState<ActionResult<unknown>>();
+  const [pending, startTransition] = useTransition();
+  const errors = result && !result.ok ? result.fieldErrors : undefined;
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const removing = (event.nativeEvent as SubmitEvent).submitter?.getAttribute('value') === 'remove';
+    startTransition(async () => {
+      const answer = removing
+        ? await removeStepPolicyAction(undefined, data)
+        : await saveStepPolicyAction(undefined, data);
+      startTransition(() => setResult(answer));
+      if (!answer.ok) {
+        toast.show(`Not saved: ${answer.message}`, { tone: 'error' });
+        return;
+      }
+      const changed = 'removed' in answer.data ? answer.data.removed : answer.data.changed;
+      toast.show(
+        removing
+          ? changed
+            ? 'Override removed: the policy is again the agent’s.'
+            : 'There was no override: nothing changed.'
+          : changed
+            ? 'Override saved: the next begin and finish of this step use it.'
+            : 'Same override as before: nothing changed.',
+        { tone: changed ? 'success' : 'info' },
+      );
+      router.refresh();
+    });
+  };
+
+  return (
+    <form onSubmit={submit} className="flex flex-wrap items-end gap-3" data-testid="step-policy-form">
+      <input type="hidden" name="agent" value={names.agent} />
+      <input type="hidden" name="step" value={names.step} />
+      {numberFields.map((each) => (
+        <Field
+          key={each.name}
+          label={each.label}
+          hint={each.hint}
+          id={`${id}-${each.name}`}
+          error={errors?.[each.name]}
+          className="w-44"
+        >
+          <Input name={each.name} type="number" min={0} size="sm" defaultValue={override?.[each.name] ?? ''} />
+        </Field>
+      ))}
+      <fieldset className="w-full text-[12px]">
+        <legend className="sr-only">Classes retried</legend>
+        <label className="mr-4 inline-flex items-center gap-1.5 font-medium">
+          <input
+            type="checkbox"
+            name="classesOverridden"
+            checked={classesOverridden}
+            onChange={(event) => setClassesOverridden(event.target.checked)}
+          />
+          Retry only these classes:
+        </label>
+        {retriableClasses.map((errorClass) => (
+          <label key={errorClass} className="mr-3 inline-flex items-center gap-1">
+            <input
+              type="checkbox"
+              name="retriedClasses"
+              value={errorClass}
+              disabled={!classesOverridden}
+              defaultChecked={override?.retriedClasses?.includes(errorClass) ?? true}
+            />
+            {errorClass}
+          </label>
+        ))}
+        {errors?.retriedClasses ? <span className="text-danger">{errors.retriedClasses.join('; ')}</span> : null}
+      </fieldset>
+      <Field
+        label="Reason"
+        id={`${id}-reason`}
+        error={errors?.reason}
+        className="w-full min-w-0 sm:w-auto sm:min-w-64 sm:flex-1"
+      >
+        <Input name="reason" required size="sm" placeholder="Why (kept in the audit log)" />
+      </Field>
+      <Button type="submit" name="intent" value="save" pending={pending} pendingLabel="Saving…">
+        Save override
+      </Button>
+      {override ? (
+        <Button type="submit" name="intent" value="remove" pending={pending}>
+          Remove override
+        </Button>
+      ) : null}
+      <FormError result={result} className="w-full" />
+    </form>
+  );
+}

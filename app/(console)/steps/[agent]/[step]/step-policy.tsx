@@ -1,0 +1,104 @@
+import { Moment } from '@/components/ui/time';
+import type { Decision } from '@/lib/core';
+import type { StepPolicy as StoredPolicy } from '@/lib/db/schema';
+import { formatCount } from '@/lib/console/format';
+import { StepPolicyForm } from './step-policy-form';
+
+/** What an override says, part by part, beside what applies without it. */
+function parts(policy: StoredPolicy | undefined) {
+  return [
+    {
+      label: 'Maximum attempts',
+      agent: 'bounded by the task’s retry allowance',
+      override: policy?.maxAttempts == null ? null : formatCount(policy.maxAttempts),
+    },
+    {
+      label: 'Classes retried',
+      agent: 'transient, timeout, rate_limited; invalid_output once',
+      override: policy?.retriedClasses == null ? null : policy.retriedClasses.join(', ') || 'none',
+    },
+    {
+      label: 'Backoff',
+      agent: '500 ms doubling, at most 60 s, full jitter',
+      override:
+        policy?.baseDelayMs == null && policy?.maxDelayMs == null
+          ? null
+          : `${formatCount(policy?.baseDelayMs ?? 500)} ms doubling, at most ${formatCount(policy?.maxDelayMs ?? 60_000)} ms`,
+    },
+    {
+      label: 'Retry allowance of new tasks',
+      agent: 'as each begin states it (5 when it does not)',
+      override: policy?.retryAllowance == null ? null : formatCount(policy.retryAllowance),
+    },
+  ];
+}
+
+/** The step's retry policy: what agents send, an admin's live override beside it, and the form to change it. */
+export function StepPolicySection({
+  names,
+  policy,
+  managing,
+}: {
+  names: { agent: string; step: string };
+  policy: StoredPolicy | undefined;
+  managing: Decision;
+}) {
+  return (
+    <section
+      aria-labelledby="step-policy-heading"
+      className="mb-5 rounded-lg border border-line bg-surface px-4 py-3"
+      data-testid="step-policy"
+    >
+      <h2 id="step-policy-heading" className="text-[13px] font-semibold">
+        Retry policy{policy ? ' (overridden)' : ''}
+      </h2>
+      {policy ? (
+        <p className="text-[12px] text-muted">
+          Overridden by {policy.updatedBy}, <Moment value={policy.updatedAt} />: the next begin and finish of this step
+          use it, running tasks included.
+        </p>
+      ) : null}
+      <table className="mt-2 text-[12px]" data-testid="step-policy-table">
+        <thead className="sr-only">
+          <tr>
+            <th scope="col">Part</th>
+            <th scope="col">As agents send it</th>
+            <th scope="col">Override</th>
+          </tr>
+        </thead>
+        <tbody>
+          {parts(policy).map((part) => (
+            <tr key={part.label}>
+              <th scope="row" className="pr-4 text-left font-medium">
+                {part.label}
+              </th>
+              <td className={`pr-4 ${part.override ? 'text-muted line-through' : ''}`}>{part.agent}</td>
+              <td className="font-medium">{part.override ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {managing.allowed ? (
+        <details className="mt-2">
+          <summary className="cursor-pointer text-[12px] text-accent">Change the policy live…</summary>
+          <div className="mt-2">
+            <StepPolicyForm
+              names={names}
+              override={
+                policy
+                  ? {
+                      maxAttempts: policy.maxAttempts,
+                      retriedClasses: policy.retriedClasses,
+                      baseDelayMs: policy.baseDelayMs,
+                      maxDelayMs: policy.maxDelayMs,
+                      retryAllowance: policy.retryAllowance,
+                    }
+                  : null
+              }
+            />
+          </div>
+        </details>
+      ) : null}
+    </section>
+  );
+}

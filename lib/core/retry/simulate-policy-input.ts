@@ -18,7 +18,9 @@ export const simulatePolicyInput = z
       .max(100, 'must be at most 100'),
     /** ...retrying only these classes (permanent and unknown errors are never retried). */
     retriedClasses: z
-      .array(z.enum(retriableClasses as [string, ...string[]], { error: `must be among ${retriableClasses.join(', ')}` }))
+      .array(
+        z.enum(retriableClasses as [string, ...string[]], { error: `must be among ${retriableClasses.join(', ')}` }),
+      )
       .default([...retriableClasses]),
   })
   .superRefine((input, context) => {

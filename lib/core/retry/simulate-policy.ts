@@ -42,8 +42,9 @@ export async function simulateRetryPolicy(
   input: SimulatePolicyInput,
   options: { rawRetentionDays: number },
 ): Promise<PolicySimulation> {
-  authorize(ctx, 'console.read');
   const request = parseInput(simulatePolicyInput, input);
+  // A token limited to some agents replays only theirs.
+  authorize(ctx, 'console.read', { agent: request.agent });
   const floor = new Date(nowOf(ctx).getTime() - options.rawRetentionDays * DAY_MS);
   if (request.from < floor) {
     throw new InvalidInputError(

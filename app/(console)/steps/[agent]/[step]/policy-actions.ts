@@ -1,6 +1,7 @@
 'use server';
 
-import { removeStepPolicy, saveStepPolicy } from '@/lib/core';
+import { type PolicySimulation, removeStepPolicy, saveStepPolicy, simulateRetryPolicy } from '@/lib/core';
+import { getEnvironment } from '@/lib/env';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 
 /** A number field left blank leaves that part of the policy as the agent sends it. */
@@ -41,4 +42,30 @@ export async function removeStepPolicyAction(
       reason: field(formData, 'reason'),
     }),
   );
+}
+
+const SIMULATION_WINDOWS_DAYS = { '24h': 1, '7d': 7, '30d': 30 } as const;
+
+/** Replays the step's raw attempts over the chosen window (capped to the raw retention) under the policy in the form. */
+export async function simulatePolicyAction(_previous: ActionResult<PolicySimulation> | undefined, formData: FormData) {
+  return runAction(async (ctx) => {
+    const retentionDays = getEnvironment().HOLDFAST_ATTEMPT_RETENTION_DAYS;
+    const now = ctx.clock?.() ?? new Date();
+    const chosen = SIMULATION_WINDOWS_DAYS[field(formData, 'window') as keyof typeof SIMULATION_WINDOWS_DAYS] ?? 7;
+    // A minute inside the retention, so that the window's start is never refused for a moment's drift.
+    const days = Math.min(chosen, retentionDays);
+    const from = new Date(now.getTime() - days * 86_400_000 + (days === retentionDays ? 60_000 : 0));
+    return simulateRetryPolicy(
+      ctx,
+      {
+        agent: field(formData, 'agent'),
+        step: field(formData, 'step'),
+        from,
+        to: now,
+        maxAttempts: optionalNumber(formData, 'maxAttempts') as number,
+        retriedClasses: formData.getAll('retriedClasses').map(String),
+      },
+      { rawRetentionDays: retentionDays },
+    );
+  });
 }

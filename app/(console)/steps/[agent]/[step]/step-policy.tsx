@@ -2,6 +2,7 @@ import { Moment } from '@/components/ui/time';
 import type { Decision } from '@/lib/core';
 import type { StepPolicy as StoredPolicy } from '@/lib/db/schema';
 import { formatCount } from '@/lib/console/format';
+import { PolicySimulator } from './policy-simulator';
 import { StepPolicyForm } from './step-policy-form';
 
 /** What an override says, part by part, beside what applies without it. */
@@ -78,6 +79,14 @@ export function StepPolicySection({
           ))}
         </tbody>
       </table>
+      <details className="mt-2">
+        <summary className="cursor-pointer text-[12px] text-accent">
+          What if it retried less? Simulate another policy…
+        </summary>
+        <div className="mt-2">
+          <PolicySimulator names={names} canApply={managing.allowed} />
+        </div>
+      </details>
       {managing.allowed ? (
         <details className="mt-2">
           <summary className="cursor-pointer text-[12px] text-accent">Change the policy live…</summary>

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { simulatePolicyQuery } from './simulate-policy-query';
 import { DEFAULT_TIME_WINDOW, timeWindowName } from '../time-window';
 import {
   endpoints,
@@ -20,6 +21,7 @@ import {
   runJson,
   stepStatsJson,
   stepStatsResponse,
+  policySimulationResponse,
 } from './responses';
 
 const COMMON_PROBLEMS = [
@@ -102,6 +104,7 @@ function responseComponents() {
   for (const [endpoint, schema] of Object.entries(endpointResponses))
     addComponent(schema, `${endpoint[0]!.toUpperCase()}${endpoint.slice(1)}Response`);
   addComponent(stepStatsResponse, 'StepStatsResponse');
+  addComponent(policySimulationResponse, 'PolicySimulationResponse');
 
   const { schemas } = z.toJSONSchema(registry, {
     io: 'output',
@@ -206,9 +209,35 @@ function stepStatsOperation(response: { $ref: string }) {
   };
 }
 
+/** GET /api/v1/steps/simulate (app/api/v1/steps/simulate/route.ts): the retry-policy simulator, for a read-scope token. */
+function simulateOperation(response: { $ref: string }) {
+  const { $schema: _schema, ...querySchema } = z.toJSONSchema(simulatePolicyQuery, { io: 'input' });
+  const properties = (querySchema as { properties: Record<string, object> }).properties;
+  const required = new Set((querySchema as { required?: string[] }).required ?? []);
+  return {
+    operationId: 'simulateRetryPolicy',
+    summary:
+      "Replays a step's recorded attempts over a window (within the raw retention) under at most `maxAttempts` attempts, " +
+      'retrying only `retriedClasses`: the retry spend it would save, the executions that would have ended failed, the time ' +
+      'saved, by the class of the failure that stops each. Exact from the raw attempt log. Token scope: read.',
+    security: [{ bearer: [] }],
+    parameters: Object.entries(properties).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: required.has(name),
+      schema,
+    })),
+    responses: {
+      200: { description: 'What the policy would have changed', content: jsonContent(response) },
+      ...problemResponses(['INVALID_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN']),
+    },
+  };
+}
+
 type Operation =
   | ReturnType<typeof operation>
   | ReturnType<typeof stepStatsOperation>
+  | ReturnType<typeof simulateOperation>
   | ReturnType<typeof tracesOperation>;
 
 /** The OpenAPI 3.1 document of the agents' API, generated from the endpoint registry and its zod schemas. */
@@ -222,6 +251,7 @@ export function buildOpenApiDocument() {
       ]),
     ),
     '/api/v1/step-stats': { get: stepStatsOperation(components.refTo(stepStatsResponse)) },
+    '/api/v1/steps/simulate': { get: simulateOperation(components.refTo(policySimulationResponse)) },
     '/v1/traces': { post: tracesOperation() },
   };
   return {

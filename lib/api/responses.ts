@@ -257,6 +257,27 @@ export const stepStatsResponse = z.strictObject({
     ),
 });
 
+const simulatedChange = {
+  stoppedEarlier: z.number().int().min(0).describe('Executions the policy would have stopped before they ended'),
+  attemptsSaved: z.number().int().min(0).describe('Attempts it would not have made (all retries)'),
+  retrySpendSavedMicros: z.number().int().min(0).describe('What those attempts cost'),
+  successesLost: z
+    .number()
+    .int()
+    .min(0)
+    .describe('Executions that succeeded only at an attempt it would not have made'),
+  timeSavedMs: z.number().int().min(0).describe('How much sooner the stopped executions would have ended, summed'),
+};
+
+/** GET /api/v1/steps/simulate (not in `endpoints`: a GET with a read-scope token). */
+export const policySimulationResponse = z.strictObject({
+  executions: z.number().int().min(0).describe("Executions (a task's pass of the step) with attempts in the window"),
+  ...simulatedChange,
+  byErrorClass: z
+    .array(z.strictObject({ errorClass, ...simulatedChange }))
+    .describe('By the class of the failure that stops each execution; most spend saved first'),
+});
+
 /**
  * Every non-2xx answer: an RFC 9457 problem document (lib/server/problem.ts)
  * with a stable code and the extension members the API uses. Loose, because

@@ -271,7 +271,7 @@ const simulatedChange = {
 
 /** GET /api/v1/steps/simulate (not in `endpoints`: a GET with a read-scope token). */
 export const policySimulationResponse = z.strictObject({
-  executions: z.number().int().min(0).describe("Executions (a task's pass of the step) with attempts in the window"),
+  executions: z.number().int().min(0).describe("Executions (a task's pass of the step) begun in the window"),
   ...simulatedChange,
   byErrorClass: z
     .array(z.strictObject({ errorClass, ...simulatedChange }))

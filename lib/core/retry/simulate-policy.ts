@@ -23,7 +23,7 @@ export interface SimulatedChange {
 }
 
 export interface PolicySimulation extends SimulatedChange {
-  /** Executions of the step with attempts in the window. */
+  /** Executions of the step begun in the window (their first attempts). */
   executions: number;
   byErrorClass: (SimulatedChange & { errorClass: ErrorClass })[];
 }
@@ -33,7 +33,8 @@ export interface PolicySimulation extends SimulatedChange {
  * most N attempts per execution, only some classes retried): an execution
  * stops at its first failed attempt numbered N or more, or whose class the
  * policy does not retry; every later attempt of it is one the policy would not
- * have made. Exact from the raw attempt log, one statement; the window must lie
+ * have made. Exact from the raw attempt log (two statements, the first
+ * reading only failures and retries); the window must lie
  * within the raw retention (older attempts are only in rollups, which do not
  * say which attempt of which task they were).
  */
@@ -52,9 +53,10 @@ export async function simulateRetryPolicy(
       { from: [`must be within the raw retention of ${options.rawRetentionDays} days (from ${floor.toISOString()})`] },
     );
   }
+  const window = sql`agent = ${request.agent}::text and step = ${request.step}::text
+    and started_at >= ${request.from.toISOString()}::timestamptz and started_at < ${request.to.toISOString()}::timestamptz`;
   const rows = await ctx.db.execute<{
     error_class: ErrorClass | null;
-    executions: number;
     stopped_earlier: number;
     attempts_saved: number;
     spend_saved: string;
@@ -62,10 +64,11 @@ export async function simulateRetryPolicy(
     time_saved_ms: string;
   }>(sql`
     with replayed as (
+      -- Only these rows can change an answer: a failure may be where the policy stops, and only a retry (attempt 2
+      -- or later) may be an attempt it would not have made. A first attempt that succeeded is left unread.
       select task_id, iteration, attempt_number, outcome, error_class, cost_micros, finished_at
       from attempts
-      where agent = ${request.agent}::text and step = ${request.step}::text
-        and started_at >= ${request.from.toISOString()}::timestamptz and started_at < ${request.to.toISOString()}::timestamptz
+      where ${window} and (attempt_number >= 2 or outcome = 'failed')
     ),
     stops as (
       select distinct on (task_id, iteration) task_id, iteration, attempt_number as stop_at, error_class as stop_class,
@@ -76,21 +79,25 @@ export async function simulateRetryPolicy(
       order by task_id, iteration, attempt_number
     ),
     executions as (
-      select r.task_id, r.iteration, s.stop_class,
+      select s.stop_class,
         count(*) filter (where r.attempt_number > s.stop_at) as saved,
         coalesce(sum(r.cost_micros) filter (where r.attempt_number > s.stop_at), 0) as spend,
         coalesce(bool_or(r.outcome = 'succeeded' and r.attempt_number > s.stop_at), false) as lost,
         greatest(0, extract(epoch from max(r.finished_at) - min(s.stopped_at)) * 1000) as time_saved_ms
-      from replayed r left join stops s using (task_id, iteration)
+      from stops s join replayed r using (task_id, iteration)
       group by r.task_id, r.iteration, s.stop_class
     )
-    select stop_class as error_class, count(*)::int as executions,
+    select stop_class as error_class,
       count(*) filter (where saved > 0)::int as stopped_earlier,
       coalesce(sum(saved), 0)::int as attempts_saved,
       coalesce(sum(spend), 0)::text as spend_saved,
       count(*) filter (where lost)::int as successes_lost,
       coalesce(sum(time_saved_ms) filter (where saved > 0), 0)::text as time_saved_ms
     from executions group by stop_class`);
+  // Executions begun in the window: their first attempts.
+  const [begun] = await ctx.db.execute<{ executions: number }>(
+    sql`select count(*)::int as executions from attempts where ${window} and attempt_number = 1`,
+  );
 
   const change = (row: (typeof rows)[number]): SimulatedChange => ({
     stoppedEarlier: row.stopped_earlier,
@@ -113,5 +120,5 @@ export async function simulateRetryPolicy(
     }),
     { stoppedEarlier: 0, attemptsSaved: 0, retrySpendSavedMicros: 0, successesLost: 0, timeSavedMs: 0 },
   );
-  return { executions: rows.reduce((sum, row) => sum + row.executions, 0), ...total, byErrorClass };
+  return { executions: begun?.executions ?? 0, ...total, byErrorClass };
 }

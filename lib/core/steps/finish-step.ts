@@ -251,6 +251,15 @@ async function settleKey(
 }
 
 /** After a failure: retry (when the error class allows and the task can pay) or stop with a dead letter. */
+/** The attempts of this step's key since its task was last redriven (all of them for a task never redriven). */
+async function attemptsSinceRedrive(tx: Transaction, key: BegunKey): Promise<number> {
+  const [row] = await tx.execute<{ attempts: number }>(sql`
+    select count(*)::int as attempts from attempts a
+    where a.task_id = ${key.task_id}::text and a.step = ${key.step}::text and a.idempotency_key = ${key.key}::text
+      and a.started_at > coalesce((select last_redrive_at from task_budgets where task_id = ${key.task_id}::text), '-infinity')`);
+  return row?.attempts ?? 0;
+}
+
 async function decideAfterFailure(
   tx: Transaction,
   actor: Actor,
@@ -298,8 +307,12 @@ async function decideAfterFailure(
     return exhaustTask(tx, actor, step, 'permanent_error', failure, why);
   }
   if (override?.maxAttempts && attemptNumber >= override.maxAttempts) {
-    const why = `this step's policy allows ${override.maxAttempts} attempt(s) (set by ${override.updatedBy}); this was attempt ${attemptNumber}`;
-    return exhaustTask(tx, actor, step, 'retry_ceiling', failure, why);
+    // Counted since the task's last redrive: a redrive grants a fresh allowance, and the policy's count starts over too.
+    const sinceRedrive = await attemptsSinceRedrive(tx, key);
+    if (sinceRedrive >= override.maxAttempts) {
+      const why = `this step's policy allows ${override.maxAttempts} attempt(s) (set by ${override.updatedBy}); this was attempt ${sinceRedrive}${sinceRedrive === attemptNumber ? '' : ' since the task was redriven'}`;
+      return exhaustTask(tx, actor, step, 'retry_ceiling', failure, why);
+    }
   }
   if (budget.retries_used >= budget.retry_allowance) {
     return exhaustTask(

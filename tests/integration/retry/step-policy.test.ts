@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   beginStep,
   finishStep,
+  redriveDeadLetter,
   removeStepPolicy,
   saveStepPolicy,
   type Actor,
@@ -92,6 +93,27 @@ describe('a step retry policy changed live', () => {
     ]);
     // The same override again writes nothing.
     expect((await saveStepPolicy(asAdmin(), { ...names, maxAttempts: 2, reason: 'again' })).changed).toBe(false);
+  });
+
+  it("counts maximum attempts since the task was last redriven: a redriven task gets the policy's attempts again", async () => {
+    const names = await knownStep();
+    await saveStepPolicy(asAdmin(), { ...names, maxAttempts: 2, reason: 'two tries' });
+    const begin = aBegin({ agent: names.agent });
+    expect((await failOnce(begin)).decision).toBe('retry');
+    const stopped = await failOnce(begin);
+    expect(stopped).toMatchObject({ decision: 'stop', reason: 'retry_ceiling' });
+    if (stopped.decision !== 'stop' || stopped.deadLetterId === undefined) throw new Error('expected a dead letter');
+    await redriveDeadLetter(
+      { db: database.db, actor: responder },
+      { deadLetterId: stopped.deadLetterId, reason: 'fixed upstream' },
+    );
+    // Attempt 3 of the key, the first since the redrive: retried; attempt 4, the second: stopped again.
+    expect(await failOnce(begin)).toMatchObject({ decision: 'retry', attemptNumber: 3 });
+    expect(await failOnce(begin)).toMatchObject({
+      decision: 'stop',
+      reason: 'retry_ceiling',
+      detail: expect.stringContaining('this was attempt 2 since the task was redriven'),
+    });
   });
 
   it('retries only the classes it names, with its backoff, and gives new tasks its allowance', async () => {

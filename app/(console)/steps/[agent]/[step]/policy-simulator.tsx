@@ -14,6 +14,7 @@ import { formatCount, formatMicros } from '@/lib/console/format';
 import { retriableClasses } from '@/lib/core/retry/step-policy-input';
 import type { ActionResult } from '@/lib/server/action';
 import { saveStepPolicyAction, simulatePolicyAction } from './policy-actions';
+import type { PolicyOverride } from './step-policy-form';
 
 function duration(ms: number): string {
   if (ms < 60_000) return `${formatCount(Math.round(ms / 1_000))} s`;
@@ -26,7 +27,16 @@ function duration(ms: number): string {
  * another policy and shows what it would have saved and what it would have
  * lost; admins may then apply that policy as the step's override.
  */
-export function PolicySimulator({ names, canApply }: { names: { agent: string; step: string }; canApply: boolean }) {
+export function PolicySimulator({
+  names,
+  canApply,
+  override,
+}: {
+  names: { agent: string; step: string };
+  canApply: boolean;
+  /** The step's override now: applying keeps its other parts (backoff, allowance). */
+  override: PolicyOverride | null;
+}) {
   const toast = useToast();
   const router = useRouter();
   const id = useId();
@@ -57,6 +67,9 @@ export function PolicySimulator({ names, canApply }: { names: { agent: string; s
     data.set('maxAttempts', String(asked.get('maxAttempts')));
     data.set('classesOverridden', 'on');
     for (const errorClass of asked.getAll('retriedClasses')) data.append('retriedClasses', String(errorClass));
+    for (const part of ['baseDelayMs', 'maxDelayMs', 'retryAllowance'] as const) {
+      if (override?.[part] != null) data.set(part, String(override[part]));
+    }
     data.set(
       'reason',
       `applied from the simulator: ${simulation ? formatMicros(simulation.retrySpendSavedMicros) : ''} saved over ${asked.get('window')}`,

@@ -3,7 +3,7 @@ import type { Decision } from '@/lib/core';
 import type { StepPolicy as StoredPolicy } from '@/lib/db/schema';
 import { formatCount } from '@/lib/console/format';
 import { PolicySimulator } from './policy-simulator';
-import { StepPolicyForm } from './step-policy-form';
+import { type PolicyOverride, StepPolicyForm } from './step-policy-form';
 
 /** What an override says, part by part, beside what applies without it. */
 function parts(policy: StoredPolicy | undefined) {
@@ -32,6 +32,13 @@ function parts(policy: StoredPolicy | undefined) {
       override: policy?.retryAllowance == null ? null : formatCount(policy.retryAllowance),
     },
   ];
+}
+
+/** The stored override as the forms take it (null: none). */
+function overrideOf(policy: StoredPolicy | undefined): PolicyOverride | null {
+  if (!policy) return null;
+  const { maxAttempts, retriedClasses, baseDelayMs, maxDelayMs, retryAllowance } = policy;
+  return { maxAttempts, retriedClasses, baseDelayMs, maxDelayMs, retryAllowance };
 }
 
 /** The step's retry policy: what agents send, an admin's live override beside it, and the form to change it. */
@@ -84,27 +91,14 @@ export function StepPolicySection({
           What if it retried less? Simulate another policy…
         </summary>
         <div className="mt-2">
-          <PolicySimulator names={names} canApply={managing.allowed} />
+          <PolicySimulator names={names} canApply={managing.allowed} override={overrideOf(policy)} />
         </div>
       </details>
       {managing.allowed ? (
         <details className="mt-2">
           <summary className="cursor-pointer text-[12px] text-accent">Change the policy live…</summary>
           <div className="mt-2">
-            <StepPolicyForm
-              names={names}
-              override={
-                policy
-                  ? {
-                      maxAttempts: policy.maxAttempts,
-                      retriedClasses: policy.retriedClasses,
-                      baseDelayMs: policy.baseDelayMs,
-                      maxDelayMs: policy.maxDelayMs,
-                      retryAllowance: policy.retryAllowance,
-                    }
-                  : null
-              }
-            />
+            <StepPolicyForm names={names} override={overrideOf(policy)} />
           </div>
         </details>
       ) : null}

@@ -55,14 +55,19 @@ export async function simulateRetryPolicy(
   }
   const window = sql`agent = ${request.agent}::text and step = ${request.step}::text
     and started_at >= ${request.from.toISOString()}::timestamptz and started_at < ${request.to.toISOString()}::timestamptz`;
-  const rows = await ctx.db.execute<{
-    error_class: ErrorClass | null;
-    stopped_earlier: number;
-    attempts_saved: number;
-    spend_saved: string;
-    successes_lost: number;
-    time_saved_ms: string;
-  }>(sql`
+  // One read transaction: the replay's sort and hash join stay in memory (64 MB each instead of the default few),
+  // and no time goes to compiling it (JIT costs more than it saves on a statement run once).
+  const rows = await ctx.db.transaction(async (tx) => {
+    await tx.execute(sql`set local work_mem = '64MB'`);
+    await tx.execute(sql`set local jit = off`);
+    return tx.execute<{
+      error_class: ErrorClass | null;
+      stopped_earlier: number;
+      attempts_saved: number;
+      spend_saved: string;
+      successes_lost: number;
+      time_saved_ms: string;
+    }>(sql`
     with replayed as (
       -- Only these rows can change an answer: a failure may be where the policy stops, and only a retry (attempt 2
       -- or later) may be an attempt it would not have made. A first attempt that succeeded is left unread.
@@ -94,6 +99,7 @@ export async function simulateRetryPolicy(
       count(*) filter (where lost)::int as successes_lost,
       coalesce(sum(time_saved_ms) filter (where saved > 0), 0)::text as time_saved_ms
     from executions group by stop_class`);
+  });
   // Executions begun in the window: their first attempts.
   const [begun] = await ctx.db.execute<{ executions: number }>(
     sql`select count(*)::int as executions from attempts where ${window} and attempt_number = 1`,

@@ -18,7 +18,8 @@ import { type Environment, getEnvironment } from './lib/env';
  *     (role, session version); this gate only turns away requests with no valid
  *     session early.
  */
-const PUBLIC_PATHS = [/^\/sign-in$/, /^\/api\/health$/, /^\/api\/v1\//, /^\/metrics$/];
+// The sign-in page's own logo is public too, or a signed-out visitor sees it broken.
+const PUBLIC_PATHS = [/^\/sign-in$/, /^\/logo\.svg$/, /^\/api\/health$/, /^\/api\/v1\//, /^\/metrics$/];
 
 export async function proxy(request: NextRequest) {
   const env = getEnvironment();

@@ -11,6 +11,17 @@ test('a visitor who is not signed in is sent to sign in; health stays open', asy
 
   expect((await page.request.get('/api/console/step-stats')).status()).toBe(401);
   expect((await page.request.get('/api/health')).status()).toBe(200);
+  // The sign-in page's logo loads for a visitor who is not signed in (it once redirected to sign-in itself).
+  const logo = await page.request.get('/logo.svg', { maxRedirects: 0 });
+  expect([logo.status(), logo.headers()['content-type']]).toEqual([200, 'image/svg+xml']);
+  await expect
+    .poll(() =>
+      page
+        .locator('img[src="/logo.svg"]')
+        .first()
+        .evaluate((image: HTMLImageElement) => image.naturalWidth),
+    )
+    .toBeGreaterThan(0);
 });
 
 for (const role of ['viewer', 'responder', 'admin'] as const) {

@@ -58,6 +58,16 @@ test('shows every attempt of a task in order, with keys, its dead letter and its
 
   await expect(page.getByTestId('task-dead-letters')).toContainText('550 mailbox does not exist');
   await expect(page.getByTestId('task-holds')).toContainText('permanent_error');
+  // The parked work links to where it is acted on.
+  await expect(
+    page.getByTestId('task-dead-letters').getByRole('link', { name: /Redrive or discard dead letter #\d+/ }),
+  ).toHaveAttribute('href', /^\/dead-letters\/\d+$/);
+  await expect(
+    page
+      .getByTestId('task-holds')
+      .getByRole('link', { name: /Act on it on Holds/ })
+      .first(),
+  ).toHaveAttribute('href', /^\/holds\?reason=/);
   await expectAccessible();
 });
 

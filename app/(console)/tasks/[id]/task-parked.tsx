@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import { LongText } from '@/components/ui/long-text';
 import { Moment } from '@/components/ui/time';
 import { formatMicros } from '@/lib/console/format';
@@ -33,6 +34,12 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
                     <LongText text={letter.lastError} lines={2} />
                   </div>
                 ) : null}
+                <Link
+                  href={`/dead-letters/${letter.id}`}
+                  className="mt-1 inline-block text-[12px] text-accent underline"
+                >
+                  {letter.status === 'pending' ? 'Redrive or discard dead letter' : 'Dead letter'} #{letter.id}
+                </Link>
               </li>
             ))}
           </ul>
@@ -57,6 +64,14 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
                 <div className="text-[12px] text-muted">
                   <LongText text={hold.detail} lines={2} />
                 </div>
+                {hold.status === 'open' ? (
+                  <Link
+                    href={`/holds?${new URLSearchParams({ reason: hold.reason })}`}
+                    className="mt-1 inline-block text-[12px] text-accent underline"
+                  >
+                    Act on it on Holds ({hold.reason.replaceAll('_', ' ')})
+                  </Link>
+                ) : null}
               </li>
             ))}
           </ul>

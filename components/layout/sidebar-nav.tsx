@@ -30,6 +30,15 @@ export function SidebarNav() {
               >
                 {area.label}
               </Link>
+              {area.href === '/holds' ? (
+                // An owner's first question, one click away: the holds they or their teams own.
+                <Link
+                  href="/holds?mine=1"
+                  className="block rounded-md py-1 pr-3 pl-6 text-[12px] text-muted hover:bg-surface-raised hover:text-ink"
+                >
+                  My holds
+                </Link>
+              ) : null}
             </li>
           );
         })}

@@ -64,3 +64,10 @@ test('the step figures endpoint refuses a bad window with a problem response', a
   expect(response.headers()['content-type']).toContain('application/problem+json');
   expect(await response.json()).toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { window: [expect.any(String)] } });
 });
+
+test('My holds is one click from the sidebar: the holds the person or their teams own', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'My holds', exact: true }).click();
+  await expect(page).toHaveURL('/holds?mine=1');
+  await expect(page.getByRole('checkbox', { name: "Mine and my teams'" })).toBeChecked();
+});

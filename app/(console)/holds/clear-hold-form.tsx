@@ -38,6 +38,12 @@ function confirmation(itemType: HoldItemType, resolution: Resolution) {
   return undefined;
 }
 
+/** What the toast says was done: an uncertain key is run again or left as done, other work resumed or discarded. */
+function outcomeWord(itemType: HoldItemType, resolution: Resolution): string {
+  if (itemType === 'key') return resolution === 'resume' ? 'released to run again' : 'left as done';
+  return resolution === 'resume' ? 'resumed' : 'discarded';
+}
+
 /**
  * Clear one hold: resume or discard, with the note the audit log keeps.
  * Discarding, and either way of settling an uncertain key, asks first. The
@@ -85,7 +91,7 @@ export function ClearHoldForm({
       }
       toast.show(
         answer.data.changed
-          ? `${itemLabel} ${resolution === 'resume' ? 'resumed' : 'discarded'}.`
+          ? `${itemLabel} ${outcomeWord(itemType, resolution)}.`
           : `${itemLabel} was already cleared: nothing changed.`,
         { tone: 'success' },
       );

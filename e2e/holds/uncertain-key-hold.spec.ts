@@ -3,7 +3,7 @@ import { claimKey, openHold } from '../../lib/core';
 import { uniqueId } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 
-test('settling an uncertain key from Holds says what was done: left as done, not "discarded"', async ({
+test('an uncertain key links to its hold, and settling it from Holds says what was done: left as done, not "discarded"', async ({
   page,
   database,
 }) => {
@@ -32,7 +32,10 @@ test('settling an uncertain key from Holds says what was done: left as done, not
       detail: 'The charge may or may not have gone through',
     },
   );
-  await page.goto('/holds?reason=uncertain_outcome');
+  // The key's own page says where it is settled.
+  await page.goto(`/keys?show=${encodeURIComponent(key)}`);
+  await page.getByTestId('key-hold-link').click();
+  await expect(page).toHaveURL('/holds?reason=uncertain_outcome');
   const row = page.getByTestId(`hold-row-${key}`);
   await row.getByLabel('Resolution').selectOption('discard');
   await row.getByLabel('Note').fill('checked the PSP: the charge went through');

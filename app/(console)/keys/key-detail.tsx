@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import { LongText } from '@/components/ui/long-text';
 import { Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
@@ -79,6 +80,15 @@ export function KeyDetail({ shown, detail }: { shown: string; detail: Awaited<Re
             <li key={hold.id}>
               {hold.reason} ({hold.status}), owner <VisibleText text={hold.owner} />:{' '}
               <LongText text={hold.detail} lines={2} />
+              {hold.status === 'open' ? (
+                <Link
+                  href={`/holds?${new URLSearchParams({ reason: hold.reason })}`}
+                  className="text-[12px] text-accent underline"
+                  data-testid="key-hold-link"
+                >
+                  {hold.itemType === 'key' ? 'Settle it on Holds' : 'Act on it on Holds'}
+                </Link>
+              ) : null}
             </li>
           ))}
         </ul>

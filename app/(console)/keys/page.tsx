@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { KeysetPager, showingText } from '@/components/console/keyset-pager';
 import { ListFilters, ListPage, ListSection } from '@/components/console/list-page';
 import { Field } from '@/components/ui/field';
@@ -6,6 +7,7 @@ import { Input } from '@/components/ui/input';
 import { keysFilter } from '@/lib/filters/keys';
 import { keysFilterLabels, keysPageHref } from '@/lib/console/filter-forms/keys';
 import { keysetPosition } from '@/lib/filters/keyset-cursor';
+import { getEnvironment } from '@/lib/env';
 import { readFilter } from '@/lib/filters/read-filter';
 import { findKeys, getKeyDetail, listExpiredInProgress, listRecentPayloadMismatches } from '@/lib/queries/keys';
 import { readConsole } from '@/lib/server/read-source/read-console';
@@ -85,7 +87,17 @@ export default async function KeysPage({
       <ListSection
         headingId="keys-uncertain-heading"
         heading="Uncertain: intent without completion"
-        note="Started, never reported back, and the downstream cannot deduplicate: check whether the side effect happened."
+        note={
+          <>
+            Started, never reported back, and the downstream cannot deduplicate: check whether the side effect happened.
+            Each is held for its owner after {getEnvironment().HOLDFAST_UNCERTAIN_ESCALATE_MINUTES} minutes, and settled
+            there (run again, or leave as done):{' '}
+            <Link href="/holds?reason=uncertain_outcome" className="text-accent underline">
+              uncertain keys on Holds
+            </Link>
+            .
+          </>
+        }
         rowCount={expired.uncertain.length}
         empty={{ title: 'No uncertain keys', testId: 'keys-uncertain-empty' }}
       >

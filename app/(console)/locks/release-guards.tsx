@@ -85,10 +85,11 @@ export function guardChecklist(
     },
     {
       guard: 'kill_switch_off',
-      label: 'The kill switch allows releases',
+      label: 'Automatic release is on (not stopped above)',
       passes: !failed.has('kill_switch_off'),
-      facts: lock.killSwitchEngaged ? 'stale_lock_release is engaged' : 'stale_lock_release is off',
-      shown: lock.killSwitchEngaged ? 'stale_lock_release is engaged' : 'stale_lock_release is off',
+      // Worded as the Automatic release section says it, so the two never seem to disagree.
+      facts: lock.killSwitchEngaged ? 'automatic release is stopped' : 'automatic release is on',
+      shown: lock.killSwitchEngaged ? 'automatic release is stopped' : 'automatic release is on',
     },
   ];
 }

@@ -390,9 +390,14 @@ describe('the OpenAPI document', () => {
         };
       }
     >;
-    // Every agent endpoint, the one GET a read token may call, and the OpenTelemetry traces receiver.
+    // Every agent endpoint, the two GETs a read token may call, and the OpenTelemetry traces receiver.
     expect(Object.keys(paths).sort()).toEqual(
-      [...Object.values(endpoints).map((spec) => spec.path), '/api/v1/step-stats', '/v1/traces'].sort(),
+      [
+        ...Object.values(endpoints).map((spec) => spec.path),
+        '/api/v1/step-stats',
+        '/api/v1/steps/simulate',
+        '/v1/traces',
+      ].sort(),
     );
     expect(
       paths['/api/v1/attempts']!.post.requestBody.content['application/json']!.schema.properties!.startedAt,

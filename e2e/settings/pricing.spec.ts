@@ -353,14 +353,21 @@ test.describe('the instance-wide rules', () => {
 
     await tabTo(page, page.getByLabel('Reason for changing the rules (kept in the audit log)'));
     await page.keyboard.type('keyboard rules');
+    // Each change gives the rules a new version, which the add form must carry before it submits (else it is
+    // refused as changed by someone else): the test waits for the page to show each new version.
+    const basedOn = () => page.getByTestId('add-rule-form').locator('input[name="basedOn"]').inputValue();
+    const firstVersion = await basedOn();
     await tabTo(page, page.getByRole('button', { name: 'Move rule 1 down' }), 5);
     await page.keyboard.press('Enter');
     await expect(toasts(page)).toContainText('Rule 1 moved down.');
+    await expect.poll(basedOn).not.toBe(firstVersion);
+    const secondVersion = await basedOn();
     await expect(page.getByRole('button', { name: 'Move rule 2 down' })).toBeFocused();
     await page.keyboard.press('Shift+Tab');
     await expect(page.getByRole('button', { name: 'Move rule 2 up' })).toBeFocused();
     await page.keyboard.press('Space');
     await expect(toasts(page)).toContainText('Rule 2 moved up.');
+    await expect.poll(basedOn).not.toBe(secondVersion);
 
     const add = page.getByTestId('add-rule-form');
     await tabTo(page, add.getByLabel('From status'));

@@ -59,3 +59,13 @@ export function field(formData: FormData, name: string): string {
   const value = formData.get(name);
   return typeof value === 'string' ? value : '';
 }
+
+/** A form's number as the library should see it: left blank it is absent (named by the library if required), not 0. */
+export function numberFrom(text: string): number | undefined {
+  return text.trim() === '' ? undefined : Number(text);
+}
+
+/** A number field by name, as numberFrom reads it. */
+export function optionalNumberField(formData: FormData, name: string): number | undefined {
+  return numberFrom(field(formData, name));
+}

@@ -8,12 +8,9 @@ import {
 } from '@/lib/alerts/manage-channels';
 import { saveAlertRule } from '@/lib/alerts/manage-rules';
 import type { AlertChannelKind, AlertKind } from '@/lib/db/schema/enums';
-import { field, runAction, type ActionResult } from '@/lib/server/action';
+import { type ActionResult, field, numberFrom, runAction } from '@/lib/server/action';
 
 const SHOWN_ON = ['/alerts'];
-
-/** A threshold field: blank is absent (the library names it), anything else is read as a number. */
-const numberFrom = (text: string) => (text.trim() === '' ? undefined : Number(text));
 
 export type SaveRuleResult = ActionResult<{ changed: boolean }>;
 

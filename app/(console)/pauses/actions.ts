@@ -1,16 +1,10 @@
 'use server';
 
 import { resumePause, saveBreakerSettings, setPause } from '@/lib/core';
-import { field, runAction, type ActionResult } from '@/lib/server/action';
+import { field, optionalNumberField, runAction, type ActionResult } from '@/lib/server/action';
 
 /** The pages that show pauses: refreshed after each change. */
 const PAUSE_PAGES = ['/pauses', '/', '/steps'];
-
-/** A number field left blank is absent (the library then names it if it is required), not 0. */
-function optionalNumber(formData: FormData, name: string): number | undefined {
-  const text = field(formData, name).trim();
-  return text === '' ? undefined : Number(text);
-}
 
 export async function setPauseAction(
   _previous: ActionResult<{ paused: boolean; message?: string }> | undefined,
@@ -18,7 +12,7 @@ export async function setPauseAction(
 ) {
   return runAction(async (ctx) => {
     const scope = field(formData, 'scope');
-    const common = { reason: field(formData, 'reason'), forMinutes: optionalNumber(formData, 'forMinutes') };
+    const common = { reason: field(formData, 'reason'), forMinutes: optionalNumberField(formData, 'forMinutes') };
     const target =
       scope === 'step'
         ? { scope, agent: field(formData, 'agent'), step: field(formData, 'step') }
@@ -42,8 +36,8 @@ export async function resumePauseAction(
       reason: field(formData, 'reason'),
       ramp: ramped
         ? {
-            startPerMinute: optionalNumber(formData, 'startPerMinute') as number,
-            overMinutes: optionalNumber(formData, 'overMinutes') as number,
+            startPerMinute: optionalNumberField(formData, 'startPerMinute') as number,
+            overMinutes: optionalNumberField(formData, 'overMinutes') as number,
           }
         : undefined,
     });
@@ -54,11 +48,11 @@ export async function resumePauseAction(
 export async function saveBreakerSettingsAction(_previous: ActionResult<null> | undefined, formData: FormData) {
   return runAction(async (ctx) => {
     await saveBreakerSettings(ctx, {
-      windowSeconds: optionalNumber(formData, 'windowSeconds') as number,
-      failurePercent: optionalNumber(formData, 'failurePercent') as number,
-      minimumVolume: optionalNumber(formData, 'minimumVolume') as number,
-      coolDownSeconds: optionalNumber(formData, 'coolDownSeconds') as number,
-      probes: optionalNumber(formData, 'probes') as number,
+      windowSeconds: optionalNumberField(formData, 'windowSeconds') as number,
+      failurePercent: optionalNumberField(formData, 'failurePercent') as number,
+      minimumVolume: optionalNumberField(formData, 'minimumVolume') as number,
+      coolDownSeconds: optionalNumberField(formData, 'coolDownSeconds') as number,
+      probes: optionalNumberField(formData, 'probes') as number,
       reason: field(formData, 'reason'),
     });
     return null;

@@ -2,7 +2,7 @@
 
 import { authorize, type FieldErrors, InvalidInputError, StateConflictError } from '@/lib/core';
 import { deletePriceOverride, savePriceOverride, saveRefusedStatuses } from '@/lib/core/pricing/manage-pricing';
-import { field, runAction, type ActionResult } from '@/lib/server/action';
+import { type ActionResult, field, numberFrom, runAction } from '@/lib/server/action';
 import { DEFAULT_ERROR_CLASS_RULES, readErrorClassRules } from '@/lib/traces/error-class-rules';
 import { rulesFingerprint, saveErrorClassRules } from '@/lib/traces/manage-error-class-rules';
 import type { ErrorClassRuleInput } from '@/lib/traces/manage-error-class-rules-input';
@@ -11,8 +11,6 @@ import { applyRuleEdit, type RuleEdit, toRuleInput } from './rule-edits';
 /** Only this page shows the rules: attempts already stored keep their cost and class. */
 const SHOWN_ON = ['/settings/pricing'];
 
-/** A number field: blank is absent (the library says "is required"), anything else is read as a number. */
-const numberFrom = (text: string) => (text.trim() === '' ? undefined : Number(text));
 /** A cache price: blank is "the input price" (null). */
 const cachePriceFrom = (text: string) => (text.trim() === '' ? null : Number(text));
 

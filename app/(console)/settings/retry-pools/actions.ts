@@ -1,7 +1,7 @@
 'use server';
 
 import { deleteRetryPool, saveRetryPool } from '@/lib/core';
-import { field, runAction, type ActionResult } from '@/lib/server/action';
+import { type ActionResult, field, numberFrom, runAction } from '@/lib/server/action';
 
 /** The pages that show pools: this one, the Steps page's badges and the Overview's refusals. */
 const SHOWN_ON = ['/settings/retry-pools', '/steps', '/'];
@@ -20,9 +20,6 @@ export interface SavePoolState {
   /** What was submitted, so a refused form comes back as it was typed. */
   values: PoolFormValues;
 }
-
-/** A number field: blank is absent (the library says "is required"), anything else is read as a number. */
-const numberFrom = (text: string) => (text.trim() === '' ? undefined : Number(text));
 
 /** Adds or changes the pool of (agent, step); admins only, the library checks and validates. */
 export async function savePoolAction(_previous: SavePoolState | undefined, formData: FormData): Promise<SavePoolState> {

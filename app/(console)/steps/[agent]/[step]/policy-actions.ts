@@ -2,13 +2,7 @@
 
 import { type PolicySimulation, removeStepPolicy, saveStepPolicy, simulateRetryPolicy } from '@/lib/core';
 import { getEnvironment } from '@/lib/env';
-import { field, runAction, type ActionResult } from '@/lib/server/action';
-
-/** A number field left blank leaves that part of the policy as the agent sends it. */
-function optionalNumber(formData: FormData, name: string): number | undefined {
-  const text = field(formData, name).trim();
-  return text === '' ? undefined : Number(text);
-}
+import { field, optionalNumberField, runAction, type ActionResult } from '@/lib/server/action';
 
 export async function saveStepPolicyAction(
   _previous: ActionResult<{ changed: boolean }> | undefined,
@@ -20,11 +14,11 @@ export async function saveStepPolicyAction(
     const result = await saveStepPolicy(ctx, {
       agent: field(formData, 'agent'),
       step: field(formData, 'step'),
-      maxAttempts: optionalNumber(formData, 'maxAttempts'),
+      maxAttempts: optionalNumberField(formData, 'maxAttempts'),
       retriedClasses: field(formData, 'classesOverridden') === 'on' ? classes : undefined,
-      baseDelayMs: optionalNumber(formData, 'baseDelayMs'),
-      maxDelayMs: optionalNumber(formData, 'maxDelayMs'),
-      retryAllowance: optionalNumber(formData, 'retryAllowance'),
+      baseDelayMs: optionalNumberField(formData, 'baseDelayMs'),
+      maxDelayMs: optionalNumberField(formData, 'maxDelayMs'),
+      retryAllowance: optionalNumberField(formData, 'retryAllowance'),
       reason: field(formData, 'reason'),
     });
     return { changed: result.changed };
@@ -62,7 +56,7 @@ export async function simulatePolicyAction(_previous: ActionResult<PolicySimulat
         step: field(formData, 'step'),
         from,
         to: now,
-        maxAttempts: optionalNumber(formData, 'maxAttempts') as number,
+        maxAttempts: optionalNumberField(formData, 'maxAttempts') as number,
         retriedClasses: formData.getAll('retriedClasses').map(String),
       },
       { rawRetentionDays: retentionDays },

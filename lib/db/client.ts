@@ -58,6 +58,9 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
  * driver's own. tests/integration/db/connection-settings.test.ts checks that
  * drizzle's queries are prepared in all three places, so a driver or drizzle
  * upgrade that takes another path shows there.
+ *
+ * Prepared, more queries pipeline onto busy connections, which met a driver
+ * fault with transactions; patches/postgres+3.4.9.patch fixes it (docs/adr/0006).
  */
 function preparing<Client extends postgres.Sql | postgres.TransactionSql>(client: Client): Client {
   const inTransaction =

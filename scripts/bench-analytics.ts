@@ -261,8 +261,8 @@ async function seedParkedWork(db: Database, now: Date) {
       ${at} - g * interval '1 minute'
     from generate_series(1, 1000) as g`);
   await db.execute(sql`
-    insert into redrives (outbox_key, dead_letter_id, queue, payload, requested_by, requested_at)
-    select 'bench-redrive-' || id, id, queue, '{}', 'person:oncall@example.com', created_at
+    insert into redrives (outbox_key, dead_letter_id, queue, task_id, payload, requested_by, requested_at)
+    select 'bench-redrive-' || id, id, queue, task_id, '{}', 'person:oncall@example.com', created_at
     from dead_letters order by id limit 50`);
   await db.execute(sql`
     insert into leases (job, bucket, holder, acquired_at, expires_at, completed_at)

@@ -135,7 +135,13 @@ export const redriveJson = z.strictObject({
   outboxKey: z.string().describe('Deduplicate on it: a redrive may be handed out more than once'),
   deadLetterId: rowId,
   queue: z.string(),
+  taskId: z
+    .string()
+    .describe(
+      "The task to run the work as: the dead letter's own, or a new one when the payload was edited (new content runs as a new task, so none of its steps replays the old task's results)",
+    ),
   payload: storedJson,
+  payloadEdited: z.boolean().describe('The payload was edited before this redrive'),
   requestedBy: z.string(),
   requestedAt: moment,
   deliveredAt: moment.nullable(),

@@ -126,7 +126,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
         if (!letter) throw new Error(`redrive ${redrive.outboxKey}: its dead letter is gone`);
         // pg-boss has its own connection, so this send is not part of the drain's transaction: a
         // redrive may be delivered twice. The task's steps are keyed, so a second copy changes nothing.
-        await boss.send(letter.queue, { taskId: letter.taskId, agent: letter.agent });
+        // The redrive names the task to run: the letter's own, or a new one for an edited payload.
+        await boss.send(letter.queue, { taskId: redrive.taskId, agent: letter.agent });
       });
       return delivered;
     },

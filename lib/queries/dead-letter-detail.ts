@@ -54,6 +54,8 @@ export async function getDeadLetterDetail(db: Executor, id: number, redrive: { b
       .select({
         id: redrives.id,
         deadLetterId: redrives.deadLetterId,
+        taskId: redrives.taskId,
+        payloadEdited: redrives.payloadEdited,
         requestedBy: redrives.requestedBy,
         requestedAt: redrives.requestedAt,
         deliveredAt: redrives.deliveredAt,

@@ -12,7 +12,7 @@ import {
   type DeadLetterFilter,
   type RedriveBrakeRule,
 } from '@/lib/core';
-import { HoldfastError } from '@/lib/core/kernel/errors';
+import { HoldfastError, InvalidInputError } from '@/lib/core/kernel/errors';
 import { parseInput } from '@/lib/core/kernel/validation';
 import type { BulkRedrive } from '@/lib/db/schema';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
@@ -45,6 +45,36 @@ async function redrive(formData: FormData, overrideBrakes: boolean) {
     });
     return { changed };
   }, SHOWING_DEAD_LETTERS);
+}
+
+/**
+ * A redrive with the payload a person edited (JSON text from the form). New
+ * content runs as a new task; the same content is a plain redrive. Brakes
+ * apply unless an admin ticked the override.
+ */
+export async function redriveEditedAction(
+  formData: FormData,
+): Promise<ActionResult<{ changed: boolean; taskId: string; edited: boolean }>> {
+  return runAction(async (ctx) => {
+    const payload = parseJsonField(field(formData, 'payload'));
+    const { changed, redrive } = await redriveDeadLetter(ctx, {
+      deadLetterId: Number(field(formData, 'deadLetterId')),
+      reason: field(formData, 'reason'),
+      overrideBrakes: field(formData, 'overrideBrakes') === 'on',
+      payload,
+    });
+    return { changed, taskId: redrive.taskId, edited: redrive.payloadEdited };
+  }, SHOWING_DEAD_LETTERS);
+}
+
+/** JSON text from a form, or the field's error (the library never sees text that is not JSON). */
+function parseJsonField(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const why = error instanceof SyntaxError ? error.message : 'it cannot be read';
+    throw new InvalidInputError(`The payload is not valid JSON: ${why}`, { payload: [`is not valid JSON: ${why}`] });
+  }
 }
 
 export async function discardAction(_previous: Changed, formData: FormData) {

@@ -1,7 +1,16 @@
+import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
-import { deadLetters, holds, redrives, taskBudgets, type DeadLetter, type Redrive } from '../../db/schema';
+import {
+  deadLetters,
+  holds,
+  redrives,
+  taskBudgets,
+  type DeadLetter,
+  type Redrive,
+  type TaskBudget,
+} from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, nowOf, policyOf, type Actor, type CoreContext } from '../kernel/context';
@@ -9,12 +18,15 @@ import { clearedHoldColumns } from '../holds/cleared-hold';
 import { NotFoundError, RedriveRefusedError, StateConflictError } from '../kernel/errors';
 import { parseInput } from '../kernel/validation';
 import { deadLetterAction, redriveInput } from './redrive-input';
-import { describeBrakeRefusals, redriveBrakesRefusing, type RedriveHistory } from './redrive-brakes';
+import { editedTaskId, payloadChanges } from './payload-edit-input';
+import { describeBrakeRefusals, redriveBrakesRefusing } from './redrive-brakes';
 
 /** What a redrive is asked with; the brakes apply unless `overrideBrakes` (which the caller has authorized). */
 export interface RedriveRequest {
   reason: string;
   overrideBrakes?: boolean;
+  /** An edited payload (validated by the caller): content that differs runs as a new task. */
+  payload?: unknown;
 }
 
 export interface RedriveResult {
@@ -28,7 +40,9 @@ export interface RedriveResult {
  * derived from the dead letter and its redrive number (so a double redrive
  * enqueues once), a fresh allowance for the task, and its open hold cleared.
  * Step keys are left alone: completed steps replay, the failed one runs again.
- * The redrive brakes (redrive-brakes.ts) may refuse; an admin may override them.
+ * With an edited payload the work runs as a new task instead (see
+ * redriveInTransaction). The redrive brakes (redrive-brakes.ts) may refuse; an
+ * admin may override them.
  */
 export async function redriveDeadLetter(ctx: CoreContext, input: z.input<typeof redriveInput>): Promise<RedriveResult> {
   const actor = authorize(ctx, 'dead_letter.redrive');
@@ -69,6 +83,12 @@ export async function lockDeadLetter(tx: Transaction, id: number): Promise<DeadL
  * redrives of one task cannot both slip under a brake; a refusal throws
  * RedriveRefusedError before anything is written. The brakes and the time they
  * are judged at come from `ctx` (its policy and clock); its db is not used.
+ *
+ * An edited payload whose content differs is new content, so it is a new
+ * operation: it runs as a new task (derived from the dead letter), whose steps
+ * get new keys and run again; the old task, its keys and their stored results
+ * are left as they are. The new task inherits the old one's agent, queue, owner
+ * and allowances, and its redrive count, so the brakes still see the lineage.
  */
 export async function redriveInTransaction(
   tx: Transaction,
@@ -101,13 +121,18 @@ export async function redriveInTransaction(
   }
 
   const redriveNumber = deadLetter.redriveCount + 1;
+  const edit = request.payload === undefined ? undefined : payloadChanges(deadLetter.payload, request.payload);
+  const edited = edit !== undefined && edit.total > 0;
+  const runsAs = edited ? editedTaskId(deadLetter.taskId, deadLetter.id, sha256) : deadLetter.taskId;
   const [redrive] = await tx
     .insert(redrives)
     .values({
       outboxKey: outboxKey(deadLetter.id, redriveNumber),
       deadLetterId: deadLetter.id,
       queue: deadLetter.queue,
-      payload: deadLetter.payload,
+      taskId: runsAs,
+      payload: edited ? request.payload : deadLetter.payload,
+      payloadEdited: edited,
       requestedBy: actorLabel(actor),
     })
     .returning();
@@ -116,20 +141,24 @@ export async function redriveInTransaction(
     .update(deadLetters)
     .set({ status: 'redriven', redriveCount: redriveNumber, updatedAt: sql`now()` })
     .where(eq(deadLetters.id, deadLetter.id));
-  // A fresh allowance: retries, spend and wall-clock time start over for the task. Reserved
-  // spend stays: attempts still running settle it when they finish.
-  await tx
-    .update(taskBudgets)
-    .set({
-      status: 'active',
-      retriesUsed: 0,
-      spendMicros: 0,
-      deadline: sql`${now.toISOString()}::timestamptz + (${taskBudgets.timeAllowanceMs} * interval '1 millisecond')`,
-      redrivesUsed: sql`${taskBudgets.redrivesUsed} + 1`,
-      lastRedriveAt: now,
-      updatedAt: sql`now()`,
-    })
-    .where(eq(taskBudgets.taskId, deadLetter.taskId));
+  if (edited) {
+    if (history) await startEditedTask(tx, history, runsAs, now);
+  } else {
+    // A fresh allowance: retries, spend and wall-clock time start over for the task. Reserved
+    // spend stays: attempts still running settle it when they finish.
+    await tx
+      .update(taskBudgets)
+      .set({
+        status: 'active',
+        retriesUsed: 0,
+        spendMicros: 0,
+        deadline: sql`${now.toISOString()}::timestamptz + (${taskBudgets.timeAllowanceMs} * interval '1 millisecond')`,
+        redrivesUsed: sql`${taskBudgets.redrivesUsed} + 1`,
+        lastRedriveAt: now,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(taskBudgets.taskId, deadLetter.taskId));
+  }
   await writeAudit(tx, actor, {
     action: 'dead_letter.redrive',
     targetType: 'dead_letter',
@@ -141,6 +170,7 @@ export async function redriveInTransaction(
       redriveCount: redriveNumber,
       outboxKey: redrive.outboxKey,
       taskRedrives: history ? history.redrivesUsed + 1 : undefined,
+      ...(edited ? { taskId: runsAs, payloadChanges: edit.changes, payloadChangeCount: edit.total } : {}),
       ...(refusals.length > 0
         ? { overriddenBrakes: refusals.map((refusal) => refusal.rule), brakes: describeBrakeRefusals(refusals) }
         : {}),
@@ -149,18 +179,40 @@ export async function redriveInTransaction(
   return { redrive, changed: true };
 }
 
-/** The task's redrive history, its budget row locked for the rest of the transaction; undefined without one. */
-async function lockRedriveHistory(tx: Transaction, taskId: string): Promise<RedriveHistory | undefined> {
-  const [budget] = await tx
-    .select({
-      redrivesUsed: taskBudgets.redrivesUsed,
-      lastRedriveAt: taskBudgets.lastRedriveAt,
-      createdAt: taskBudgets.createdAt,
-    })
-    .from(taskBudgets)
-    .where(eq(taskBudgets.taskId, taskId))
-    .for('update');
+/** The task's budget row, which holds its redrive history, locked for the rest of the transaction; undefined without one. */
+async function lockRedriveHistory(tx: Transaction, taskId: string): Promise<TaskBudget | undefined> {
+  const [budget] = await tx.select().from(taskBudgets).where(eq(taskBudgets.taskId, taskId)).for('update');
   return budget;
+}
+
+/**
+ * The budget row of the task an edited redrive runs as: the old task's agent,
+ * queue and owner (what an agent's token is authorized against) and its
+ * allowances, fresh, with the redrive counted. A task of that id made by
+ * anything else is a conflict, not something to take over.
+ */
+async function startEditedTask(tx: Transaction, old: TaskBudget, taskId: string, now: Date) {
+  const [created] = await tx
+    .insert(taskBudgets)
+    .values({
+      taskId,
+      agent: old.agent,
+      queue: old.queue,
+      owner: old.owner,
+      retryAllowance: old.retryAllowance,
+      spendCeilingMicros: old.spendCeilingMicros,
+      timeAllowanceMs: old.timeAllowanceMs,
+      deadline: new Date(now.getTime() + old.timeAllowanceMs),
+      redrivesUsed: old.redrivesUsed + 1,
+      lastRedriveAt: now,
+    })
+    .onConflictDoNothing()
+    .returning({ taskId: taskBudgets.taskId });
+  if (!created) throw new StateConflictError(`Task ${taskId} exists already; an edited redrive needs a new task`);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 export async function discardInTransaction(tx: Transaction, actor: Actor, deadLetter: DeadLetter, reason: string) {

@@ -250,16 +250,27 @@ async function settleKey(
     where key = ${key.key}::text`);
 }
 
-/** After a failure: retry (when the error class allows and the task can pay) or stop with a dead letter. */
-/** The attempts of this step's key since its task was last redriven (all of them for a task never redriven). */
-async function attemptsSinceRedrive(tx: Transaction, key: BegunKey): Promise<number> {
-  const [row] = await tx.execute<{ attempts: number }>(sql`
-    select count(*)::int as attempts from attempts a
-    where a.task_id = ${key.task_id}::text and a.step = ${key.step}::text and a.idempotency_key = ${key.key}::text
+/**
+ * This step's attempts since its task was last redriven (all of them for a task
+ * never redriven): of its key, and its invalid-output ones before this attempt.
+ * A redrive is a reset: the step's policy, its one corrective retry and its
+ * backoff count afresh from it, as the task's allowance does.
+ */
+async function attemptsSinceRedrive(
+  tx: Transaction,
+  key: BegunKey,
+  attemptNumber: number,
+): Promise<{ ofKey: number; invalidOutputs: number }> {
+  const [row] = await tx.execute<{ of_key: number; invalid_outputs: number }>(sql`
+    select count(*) filter (where a.idempotency_key = ${key.key}::text)::int as of_key,
+      count(*) filter (where a.error_class = 'invalid_output' and a.attempt_number < ${attemptNumber}::int)::int as invalid_outputs
+    from attempts a
+    where a.task_id = ${key.task_id}::text and a.step = ${key.step}::text
       and a.started_at > coalesce((select last_redrive_at from task_budgets where task_id = ${key.task_id}::text), '-infinity')`);
-  return row?.attempts ?? 0;
+  return { ofKey: row?.of_key ?? 0, invalidOutputs: row?.invalid_outputs ?? 0 };
 }
 
+/** After a failure: retry (when the error class allows and the task can pay) or stop with a dead letter. */
 async function decideAfterFailure(
   tx: Transaction,
   actor: Actor,
@@ -273,14 +284,13 @@ async function decideAfterFailure(
   const attemptNumber = key.acquisitions;
   // An admin's override of this step's policy, read at this finish: a change applies to running tasks at once.
   const override = await readStepPolicy(tx, { agent: key.task_agent, step: key.step });
-  const [corrective] = await tx.execute<{ count: number }>(sql`
-    select count(*)::int as count from attempts
-    where task_id = ${key.task_id}::text and step = ${key.step}::text and error_class = 'invalid_output' and attempt_number < ${attemptNumber}::int`);
+  const sinceRedrive = await attemptsSinceRedrive(tx, key, attemptNumber);
   const decision = decideRetry(
     {
       errorClass: failure.errorClass,
-      attemptNumber,
-      invalidOutputRetries: corrective?.count ?? 0,
+      // The backoff grows from the task's last redrive, not from its first attempt ever.
+      attemptNumber: Math.max(1, Math.min(attemptNumber, sinceRedrive.ofKey)),
+      invalidOutputRetries: sinceRedrive.invalidOutputs,
       retryAfterMs: request.retryAfterMs,
     },
     backoffWith(retryPolicy, override),
@@ -308,9 +318,9 @@ async function decideAfterFailure(
   }
   if (override?.maxAttempts && attemptNumber >= override.maxAttempts) {
     // Counted since the task's last redrive: a redrive grants a fresh allowance, and the policy's count starts over too.
-    const sinceRedrive = await attemptsSinceRedrive(tx, key);
-    if (sinceRedrive >= override.maxAttempts) {
-      const why = `this step's policy allows ${override.maxAttempts} attempt(s) (set by ${override.updatedBy}); this was attempt ${sinceRedrive}${sinceRedrive === attemptNumber ? '' : ' since the task was redriven'}`;
+    const counted = sinceRedrive.ofKey;
+    if (counted >= override.maxAttempts) {
+      const why = `this step's policy allows ${override.maxAttempts} attempt(s) (set by ${override.updatedBy}); this was attempt ${counted}${counted === attemptNumber ? '' : ' since the task was redriven'}`;
       return exhaustTask(tx, actor, step, 'retry_ceiling', failure, why);
     }
   }

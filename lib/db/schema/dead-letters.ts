@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
+  boolean,
   check,
   index,
   integer,
@@ -68,7 +69,14 @@ export const redrives = pgTable(
       .notNull()
       .references(() => deadLetters.id),
     queue: text('queue').notNull(),
+    /**
+     * The task the redriven work runs as: the dead letter's own, or for an edited
+     * payload a new task (new content is a new operation, so its steps get new keys).
+     */
+    taskId: text('task_id').notNull(),
     payload: jsonb('payload').notNull(),
+    /** The payload was edited before this redrive (the audit record keeps the changes). */
+    payloadEdited: boolean('payload_edited').notNull().default(false),
     requestedBy: text('requested_by').notNull(),
     requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),

@@ -470,6 +470,7 @@ function redrive(deadLetterId: number, name: string, ageSeconds: number, deliver
     outboxKey: `redrive-${name}-${randomUUID()}`,
     deadLetterId,
     queue: 'mail',
+    taskId: `task-${deadLetterId}`,
     payload: {},
     requestedBy: 'person:oncall@example.com',
     requestedAt: new Date(NOW.getTime() - ageSeconds * 1_000),

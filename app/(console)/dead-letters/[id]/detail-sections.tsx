@@ -139,7 +139,7 @@ export function RedrivesSection({
       ) : (
         <Table>
           <caption className="sr-only">Redrives of this task, oldest first</caption>
-          <Headers labels={['Redrive', 'Who', 'When', 'Reason', 'Delivered']} />
+          <Headers labels={['Redrive', 'Runs as', 'Who', 'When', 'Reason', 'Delivered']} />
           <tbody>
             {redrives.map((redrive) => (
               <tr key={redrive.id} className="align-top" data-testid={`dead-letter-redrive-${redrive.number}`}>
@@ -151,6 +151,21 @@ export function RedrivesSection({
                     <Link href={`/dead-letters/${redrive.deadLetterId}`} className="text-accent hover:underline">
                       of dead letter {redrive.deadLetterId}
                     </Link>
+                  )}
+                </Cell>
+                <Cell className="min-w-32 [overflow-wrap:anywhere]">
+                  {redrive.payloadEdited ? (
+                    <>
+                      <Link
+                        href={`/tasks/${encodeURIComponent(redrive.taskId)}`}
+                        className="font-mono text-accent hover:underline"
+                      >
+                        <VisibleText text={redrive.taskId} />
+                      </Link>
+                      <div className="text-[12px] text-muted">edited payload</div>
+                    </>
+                  ) : (
+                    <span className="text-muted">the same task</span>
                   )}
                 </Cell>
                 <Cell className="[overflow-wrap:anywhere]">{redrive.requestedBy}</Cell>

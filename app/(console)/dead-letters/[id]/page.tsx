@@ -15,6 +15,7 @@ import { readNotice } from '@/lib/server/read-source/notice';
 import { requirePerson } from '@/lib/server/session';
 import { CopyPayload } from './copy-payload';
 import { DetailActions } from './detail-actions';
+import { EditedRedrive } from './edited-redrive';
 import { AttemptsSection, HoldsSection, RedrivesSection } from './detail-sections';
 import { VisibleText } from '@/components/ui/visible-text';
 
@@ -47,6 +48,8 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
   const { deadLetter: letter } = detail;
   const redrive = decide(person, 'dead_letter.redrive');
   const payload = JSON.stringify(letter.payload, null, 2);
+  // An edited redrive of this letter runs as a new task: the status line links to it.
+  const runsAs = detail.redrives.find((row) => row.deadLetterId === letter.id && row.payloadEdited)?.taskId;
 
   return (
     <>
@@ -70,6 +73,19 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
           <>
             {' '}
             since <Moment value={letter.updatedAt} />
+            {runsAs ? (
+              <>
+                , as task{' '}
+                <Link
+                  href={`/tasks/${encodeURIComponent(runsAs)}`}
+                  className="font-mono text-accent hover:underline [overflow-wrap:anywhere]"
+                  data-testid="dead-letter-runs-as"
+                >
+                  <VisibleText text={runsAs} />
+                </Link>{' '}
+                with an edited payload
+              </>
+            ) : null}
           </>
         )}
       </p>
@@ -114,6 +130,18 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
             brakedBy={detail.brakes.length > 0 ? describeBrakeRefusals(detail.brakes) : undefined}
             canOverride={decide(person, 'dead_letter.redrive_override').allowed}
           />
+          {redrive.allowed ? (
+            <div className="mt-3">
+              <EditedRedrive
+                deadLetterId={letter.id}
+                taskId={letter.taskId}
+                payloadJson={payload}
+                brakedBy={detail.brakes.length > 0 ? describeBrakeRefusals(detail.brakes) : undefined}
+                canOverride={decide(person, 'dead_letter.redrive_override').allowed}
+                statusId={STATUS_ID}
+              />
+            </div>
+          ) : null}
         </section>
       ) : null}
 

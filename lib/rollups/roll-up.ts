@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
 import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-baselines';
 import { FINE_BUCKET_MS, insertSumsOfFinerRows, sumAllSteps, writeFineBuckets } from './bucket-sums';
+import { deleteErrorGroupsBefore, rollErrorGroupHours } from './error-groups';
 import { noteHourlyRows, startNotingHourlyChanges } from './hourly-changes';
 import { deleteSpans, readHeldSpans, storeSpans } from './spans';
 import { noteStepSources } from './step-sources';
@@ -207,6 +208,7 @@ async function rollHours(tx: Transaction, from: Date, to: Date, noteChanges: boo
   await insertSumsOfFinerRows(tx, 'hour', sql`bucket_start >= ${start} and bucket_start < ${end}`);
   if (noteChanges) await noteHourlyRows(tx, start, end, 1);
   await sumAllSteps(tx, 'hour', sql`bucket_start >= ${start} and bucket_start < ${end}`);
+  await rollErrorGroupHours(tx, start, end);
   await addIncreaseToTotals(tx, start, end, before);
 }
 
@@ -310,6 +312,7 @@ export async function deleteRollupsBefore(db: Executor, cutoff: Date): Promise<n
       sql`delete from attempt_latency_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`,
     );
     await tx.execute(sql`delete from all_steps_rollups where bucket_start < ${cutoff.toISOString()}::timestamptz`);
+    await deleteErrorGroupsBefore(tx, cutoff);
     // A stored span reaching back past the cutoff would outlive the rows it sums: readers then sum the rollups left.
     await deleteSpans(tx, sql`span_from < ${cutoff.toISOString()}::timestamptz`);
     return rows.count + latency.count;

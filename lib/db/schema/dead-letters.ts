@@ -42,6 +42,10 @@ export const deadLetters = pgTable(
     attempts: integer('attempts').notNull(),
     spendMicros: bigint('spend_micros', { mode: 'number' }).notNull(),
     status: text('status').$type<DeadLetterStatus>().notNull().default('pending'),
+    /** Its error group (lib/db/schema/error-groups.ts), kept by PostgreSQL from the columns above. */
+    errorFingerprint: text('error_fingerprint').generatedAlwaysAs(
+      sql`holdfast_error_fingerprint(agent, step, error_class, last_error)`,
+    ),
     /** How many times it was redriven; names the next redrive's outbox key. */
     redriveCount: integer('redrive_count').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -53,6 +57,10 @@ export const deadLetters = pgTable(
     uniqueIndex('dead_letters_pending_task_id_idx').on(table.taskId).where(sql`${table.status} = 'pending'`),
     // Serves the dead-letter page and depth figure.
     index('dead_letters_status_created_at_idx').on(table.status, table.createdAt),
+    // Serves an error group's pending dead letters.
+    index('dead_letters_pending_error_fingerprint_idx')
+      .on(table.errorFingerprint)
+      .where(sql`${table.status} = 'pending'`),
   ],
 );
 

@@ -18,3 +18,4 @@ export * from './pricing';
 export * from './pauses';
 export * from './breakers';
 export * from './step-policies';
+export * from './error-groups';

@@ -15,6 +15,12 @@ export const consoleAreas: ConsoleArea[] = [
       'Every step with its retry rate, retry-attributable spend, error classes and latency, sortable and filterable.',
   },
   {
+    href: '/errors',
+    label: 'Errors',
+    purpose:
+      'Failures grouped by cause (step, error class and error pattern), with counts, trend, first and last seen, and their dead letters.',
+  },
+  {
     href: '/holds',
     label: 'Holds',
     purpose: 'Parked work waiting for a person, with its machine-readable reason and owner, to clear or discard.',

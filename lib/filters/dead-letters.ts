@@ -11,6 +11,7 @@ export const deadLettersUrlFilter = z.strictObject({
   agent: deadLetterFilter.shape.agent,
   step: deadLetterFilter.shape.step,
   errorClass: deadLetterFilter.shape.errorClass,
+  group: deadLetterFilter.shape.group,
   search: deadLetterFilter.shape.search,
   minAttempts: deadLetterFilter.shape.minAttempts,
   minSpendUsd: z

@@ -165,3 +165,21 @@ export async function getErrorGroups(
     })),
   };
 }
+
+/**
+ * What a group is, for a page filtered by it: from the catalogue, or for a
+ * group no pass has met yet (born this hour), from one of its dead letters;
+ * undefined when neither knows the fingerprint.
+ */
+export async function describeErrorGroup(
+  db: Executor,
+  fingerprint: string,
+): Promise<{ agent: string; step: string; errorClass: ErrorClass | null; pattern: string } | undefined> {
+  const [row] = await db.execute<{ agent: string; step: string; error_class: ErrorClass | null; pattern: string }>(sql`
+    (select agent, step, error_class, pattern from error_groups where fingerprint = ${fingerprint})
+    union all
+    (select agent, step, error_class, holdfast_error_pattern(last_error) from dead_letters
+      where error_fingerprint = ${fingerprint} and status = 'pending' limit 1)
+    limit 1`);
+  return row ? { agent: row.agent, step: row.step, errorClass: row.error_class, pattern: row.pattern ?? '' } : undefined;
+}

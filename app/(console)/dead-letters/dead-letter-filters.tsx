@@ -12,10 +12,13 @@ export function DeadLetterFilters({
   filter,
   choices,
   filtered,
+  group,
 }: {
   filter: DeadLetterFilter;
   choices: { queues: string[]; agents: string[]; steps: string[] };
   filtered: boolean;
+  /** The error group the list is narrowed to (from the Errors page), when it is. */
+  group?: { agent: string; step: string; pattern: string };
 }) {
   return (
     <ListFilters
@@ -50,6 +53,22 @@ export function DeadLetterFilters({
           ))}
         </Select>
       </Field>
+      {filter.group ? (
+        <div className="grid max-w-md gap-1 text-[12px]" data-testid="dead-letter-group-filter">
+          <span className="text-muted">{deadLettersFilterLabels.group}</span>
+          <span className="flex items-center gap-2">
+            <input type="hidden" name="group" value={filter.group} />
+            <code className="[overflow-wrap:anywhere]">
+              {group
+                ? `${visibleText(group.agent)}/${visibleText(group.step)}: ${visibleText(group.pattern)}`
+                : filter.group}
+            </code>
+            <a href={deadLettersHref({ ...filter, group: undefined })} className="text-accent hover:underline">
+              remove
+            </a>
+          </span>
+        </div>
+      ) : null}
       <Field label={deadLettersFilterLabels.search}>
         <Input type="search" name="search" defaultValue={filter.search ?? ''} />
       </Field>

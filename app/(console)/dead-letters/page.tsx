@@ -8,6 +8,7 @@ import { readFilter } from '@/lib/filters/read-filter';
 import { corePolicyFrom, getEnvironment } from '@/lib/env';
 import { formatCount } from '@/lib/console/format';
 import { deadLetterFilterChoices, listBulkRedrives, listPendingDeadLetters } from '@/lib/queries/dead-letters';
+import { describeErrorGroup } from '@/lib/queries/error-groups';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
 import { brakeLabels, describeBrakes } from './brake-labels';
@@ -34,13 +35,14 @@ export default async function DeadLettersPage({
   const now = new Date();
   const { redriveBrakes } = corePolicyFrom(getEnvironment());
   const {
-    value: [page, choices, runs],
+    value: [page, choices, runs, group],
     source,
   } = await readConsole((db) =>
     Promise.all([
       listPendingDeadLetters(db, filter, { brakes: redriveBrakes, now }, at),
       deadLetterFilterChoices(db),
       listBulkRedrives(db),
+      filter.group ? describeErrorGroup(db, filter.group) : undefined,
     ]),
   );
   const { rows, total, firstIndex } = page;
@@ -73,7 +75,7 @@ export default async function DeadLettersPage({
       title="Dead letters"
       description={`Work whose retries ran out. Redrive it once the cause is fixed: completed steps replay, the failed one runs again. ${describeBrakes(redriveBrakes)}`}
       readSource={source}
-      filters={<DeadLetterFilters filter={filter} choices={choices} filtered={filtered} />}
+      filters={<DeadLetterFilters filter={filter} choices={choices} filtered={filtered} group={group} />}
       notices={notices}
     >
       <ListSection

@@ -13,6 +13,12 @@ export const deadLetterFilter = z.strictObject({
     .enum(errorClasses)
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  /** One error group (its fingerprint, from the Errors page): the dead letters whose last error is of it. */
+  group: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, 'must be an error group (32 hex digits)')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   /** Words found anywhere in the last error text, case-insensitive. */
   search: withoutNul(optionalText(200)),
   /** At least this many attempts, this much spent (micro-dollars), this many hours waiting. */

@@ -19,6 +19,7 @@ export function pendingMatching(filter: DeadLetterFilter): SQL {
       filter.agent ? eq(deadLetters.agent, filter.agent) : undefined,
       filter.step ? eq(deadLetters.step, filter.step) : undefined,
       filter.errorClass ? eq(deadLetters.errorClass, filter.errorClass) : undefined,
+      filter.group ? eq(deadLetters.errorFingerprint, filter.group) : undefined,
       filter.search ? ilike(deadLetters.lastError, containing(filter.search)) : undefined,
       filter.minAttempts !== undefined ? gte(deadLetters.attempts, filter.minAttempts) : undefined,
       filter.minSpendMicros !== undefined ? gte(deadLetters.spendMicros, filter.minSpendMicros) : undefined,

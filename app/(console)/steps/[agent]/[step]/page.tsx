@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { decodeRouteParam } from '@/lib/core/kernel/console-text-input';
@@ -17,6 +18,8 @@ import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 import { stepDetailHref } from '../../step-href';
 import { CostSourceMixSection } from './cost-source-mix';
 import { RecentFailures } from './recent-failures';
+import { errorsHref } from '@/lib/filters/errors';
+import { DEFAULT_TIME_WINDOW } from '@/lib/time-window';
 import { retrySpendEstimate } from './retry-spend-estimate';
 import { StepBreaker } from './step-breaker';
 import { StepPauses } from './step-pauses';
@@ -89,7 +92,19 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
       )}
       <StepPolicySection names={names} policy={policy} managing={decide(person, 'retry_policy.manage')} />
       <CostSourceMixSection mix={costMix} retentionDays={retentionDays} estimate={estimate} />
-      <h2 className="mb-2 mt-5 text-[13px] font-semibold">Latest failing attempts</h2>
+      <div className="mb-2 mt-5 flex flex-wrap items-baseline gap-3">
+        <h2 className="text-[13px] font-semibold">Latest failing attempts</h2>
+        <Link
+          href={errorsHref({
+            window: view.window === 'custom' ? DEFAULT_TIME_WINDOW : view.window,
+            filter: { agent: names.agent, step: names.step },
+          })}
+          className="text-[12px] text-accent hover:underline"
+          data-testid="step-error-groups-link"
+        >
+          This step&apos;s failures grouped by cause →
+        </Link>
+      </div>
       {detail.recentFailures.length === 0 ? (
         <p className="text-[13px] text-muted">No failures in this window.</p>
       ) : (

@@ -62,6 +62,8 @@ const pages: { name: string; path: (data: PhoneData) => string }[] = [
   { name: 'Overview', path: () => '/' },
   { name: 'Steps', path: () => '/steps' },
   { name: 'Step detail', path: (data) => `/steps/${data.agent}/${data.step}` },
+  // The step's one group: its 10,000-character error as the pattern and the sample.
+  { name: 'Errors', path: (data) => `/errors?agent=${data.agent}&step=${data.step}` },
   { name: 'Holds', path: () => '/holds' },
   { name: 'Dead letters', path: () => '/dead-letters' },
   { name: 'Dead letter detail', path: (data) => `/dead-letters/${data.deadLetterId}` },

@@ -12,7 +12,7 @@ function Trend({ failures, previous, windowHours }: { failures: number; previous
   if (previous === 0) return <span className="text-danger">new in this window</span>;
   const change = failures / previous - 1;
   if (Math.abs(change) < 0.1) return <span className="text-muted">steady ({formatCount(previous)} before)</span>;
-  const percent = `${change > 0 ? '+' : ''}${Math.round(change * 100)} %`;
+  const percent = `${Math.round(Math.abs(change) * 100)} %`;
   return (
     <span
       className={change > 0 ? 'text-danger' : 'text-muted'}
@@ -53,9 +53,14 @@ export function ErrorGroupsTable({
       <tbody>
         {groups.map((group) => (
           <tr key={group.fingerprint} className="align-top" data-testid={`error-group-${group.fingerprint}`}>
-            <Cell className="min-w-64 max-w-xl">
+            <Cell className="min-w-48 max-w-xl sm:min-w-64">
               <div className="font-mono text-[12px] [overflow-wrap:anywhere]">
                 <VisibleText text={group.pattern || '(no error text)'} />
+              </div>
+              {/* On a phone the count and trend stand here too: the columns holding them are off screen. */}
+              <div className="mt-0.5 text-[12px] sm:hidden" data-testid="error-group-phone-count">
+                <strong>{formatCount(group.failures)}</strong> failure{group.failures === 1 ? '' : 's'} ·{' '}
+                <Trend failures={group.failures} previous={group.previousFailures} windowHours={windowHours} />
               </div>
               {group.sampleError ? (
                 <div className="mt-0.5 text-[12px] text-muted">

@@ -11,6 +11,9 @@ import { TimeZoneProvider, TimeZoneToggle } from '@/components/ui/time';
 import { ToastProvider } from '@/components/ui/toast';
 import { parseTimeZonePreference, TIME_ZONE_COOKIE } from '@/lib/console/time-zone';
 import { requirePerson } from '@/lib/server/session';
+import { readConsole } from '@/lib/server/read-source/read-console';
+import { getAttentionCounts } from '@/lib/queries/attention';
+import { ownersOf } from '@/lib/core';
 import { parseThemePreference, THEME_COOKIE } from '@/lib/theme';
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
@@ -18,6 +21,11 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const cookieJar = await cookies();
   const theme = parseThemePreference(cookieJar.get(THEME_COOKIE)?.value);
   const zone = parseTimeZonePreference(cookieJar.get(TIME_ZONE_COOKIE)?.value);
+  // The sidebar's first counts; it polls for them after. A database that cannot answer leaves them out.
+  const counts = await readConsole((db) => getAttentionCounts(db, ownersOf(person))).then(
+    ({ value }) => value,
+    () => undefined,
+  );
   return (
     <TimeZoneProvider initialZone={zone}>
       <InsecureDemoBanner />
@@ -25,7 +33,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
         search={<SearchBox shortcut className="max-w-xl" />}
         sidebar={
           <>
-            <SidebarNav />
+            <SidebarNav initialCounts={counts} />
             <div className="mt-auto border-t border-line py-2">
               <SignedInPerson person={person} signOut={signOut} />
               <div className="px-2">

@@ -11,6 +11,9 @@ import { getTopStepsView } from '@/lib/queries/top-steps';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
+import { listFiringAlerts } from '@/lib/queries/attention';
+import { getErrorGroups } from '@/lib/queries/error-groups';
+import { IncidentPanel, risingGroups } from './overview/incident-panel';
 import { OverviewFigures } from './overview/overview-figures';
 import { OverviewFreshness } from './overview/overview-freshness';
 import { type OverviewData, overviewQueryKey } from './overview/overview-query';
@@ -19,6 +22,8 @@ import { StepStatsPanel } from './overview/step-stats-panel';
 import { stepStatsQueryKey } from './overview/step-stats-query';
 
 export const metadata: Metadata = { title: 'Overview' };
+/** Firing alerts the incident panel names; the rest are a link away. */
+const FIRING_SHOWN = 5;
 export const dynamic = 'force-dynamic';
 
 export default async function OverviewPage({
@@ -37,7 +42,7 @@ export default async function OverviewPage({
   // Read together from one source (the replica when current enough); the retry pools are shown as rendered,
   // the figures and step stats fill the islands' caches, which then poll.
   const {
-    value: [retryPools, stepStats, overview, pauses],
+    value: [retryPools, stepStats, overview, pauses, firing, lastHourErrors],
     source,
   } = await readConsole((db) =>
     Promise.all([
@@ -45,6 +50,8 @@ export default async function OverviewPage({
       getTopStepsView(db, window, now),
       getConsoleOverview(db, window, now),
       currentPausesSummary(db, now),
+      listFiringAlerts(db, FIRING_SHOWN),
+      getErrorGroups(db, { window: '1h', now }),
     ]),
   );
   queryClient.setQueryData(stepStatsQueryKey(window), stepStats);
@@ -77,6 +84,12 @@ export default async function OverviewPage({
           {timeWindowName.options.join(', ')}.
         </p>
       ) : null}
+      <IncidentPanel
+        alerts={firing.alerts}
+        firingTotal={firing.total}
+        rising={risingGroups(lastHourErrors.groups)}
+        now={now}
+      />
       <PausesNotice {...pauses} backlogMinutes={BACKLOG_MINUTES} />
       <OverviewFigures window={window} />
       <PoolRefusalsCard pools={retryPools} />

@@ -1,16 +1,55 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import clsx from 'clsx';
 import { consoleAreas } from '@/lib/navigation';
+import type { AttentionCounts } from '@/lib/queries/attention';
+
+/** How often the counts are read again (the pages' own figures poll on their own). */
+const ATTENTION_REFRESH_MS = 30_000;
+
+async function fetchAttention(): Promise<AttentionCounts> {
+  const response = await fetch('/api/console/attention', { cache: 'no-store' });
+  if (!response.ok) throw new Error(`The server answered ${response.status} while counting what waits`);
+  return (await response.json()) as AttentionCounts;
+}
+
+/** A count beside a link, read out with what it counts; nothing when there is nothing. */
+function Badge({ count, what, tone }: { count: number | undefined; what: string; tone: 'danger' | 'muted' }) {
+  if (!count) return null;
+  return (
+    <span
+      className={clsx(
+        'ml-auto rounded-full px-1.5 text-[11px] font-medium tabular-nums',
+        tone === 'danger' ? 'bg-danger text-on-accent' : 'bg-surface-raised text-ink',
+      )}
+      data-testid={`sidebar-count-${what.replaceAll(' ', '-')}`}
+    >
+      {count > 999 ? '999+' : count}
+      <span className="sr-only"> {what}</span>
+    </span>
+  );
+}
 
 function isActive(pathname: string, href: string): boolean {
   return href === '/' ? pathname === '/' : pathname === href || pathname.startsWith(`${href}/`);
 }
 
-export function SidebarNav() {
+/**
+ * The console's areas, with counts of what waits beside three of them: alerts
+ * firing, the person's open holds, dead letters waiting. The layout renders
+ * the first counts; they are read again every 30 seconds.
+ */
+export function SidebarNav({ initialCounts }: { initialCounts?: AttentionCounts }) {
   const pathname = usePathname();
+  const { data: counts } = useQuery({
+    queryKey: ['attention'],
+    queryFn: fetchAttention,
+    initialData: initialCounts,
+    refetchInterval: ATTENTION_REFRESH_MS,
+  });
   return (
     <nav aria-label="Console" className="px-2">
       <ul className="flex flex-col gap-0.5">
@@ -22,21 +61,26 @@ export function SidebarNav() {
                 href={area.href}
                 aria-current={active ? 'page' : undefined}
                 className={clsx(
-                  'block rounded-md px-3 py-1.5 text-[13px]',
+                  'flex items-center gap-2 rounded-md px-3 py-1.5 text-[13px]',
                   active
                     ? 'bg-accent-soft font-medium text-accent'
                     : 'text-muted hover:bg-surface-raised hover:text-ink',
                 )}
               >
                 {area.label}
+                {area.href === '/alerts' ? <Badge count={counts?.firingAlerts} what="firing" tone="danger" /> : null}
+                {area.href === '/dead-letters' ? (
+                  <Badge count={counts?.pendingDeadLetters} what="waiting" tone="muted" />
+                ) : null}
               </Link>
               {area.href === '/holds' ? (
                 // An owner's first question, one click away: the holds they or their teams own.
                 <Link
                   href="/holds?mine=1"
-                  className="block rounded-md py-1 pr-3 pl-6 text-[12px] text-muted hover:bg-surface-raised hover:text-ink"
+                  className="flex items-center gap-2 rounded-md py-1 pr-3 pl-6 text-[12px] text-muted hover:bg-surface-raised hover:text-ink"
                 >
                   My holds
+                  <Badge count={counts?.myOpenHolds} what="open" tone="muted" />
                 </Link>
               ) : null}
             </li>

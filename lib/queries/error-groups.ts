@@ -181,5 +181,7 @@ export async function describeErrorGroup(
     (select agent, step, error_class, holdfast_error_pattern(last_error) from dead_letters
       where error_fingerprint = ${fingerprint} and status = 'pending' limit 1)
     limit 1`);
-  return row ? { agent: row.agent, step: row.step, errorClass: row.error_class, pattern: row.pattern ?? '' } : undefined;
+  return row
+    ? { agent: row.agent, step: row.step, errorClass: row.error_class, pattern: row.pattern ?? '' }
+    : undefined;
 }

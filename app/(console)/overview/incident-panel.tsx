@@ -1,0 +1,111 @@
+import Link from 'next/link';
+import { Age } from '@/components/ui/time';
+import { VisibleText } from '@/components/ui/visible-text';
+import { formatCount } from '@/lib/console/format';
+import { errorsHref } from '@/lib/filters/errors';
+import type { FiringAlert } from '@/lib/queries/attention';
+import type { ErrorGroupRow } from '@/lib/queries/error-groups';
+
+/** A group is rising when it failed at least this often in the last hour... */
+const RISING_MIN_FAILURES = 3;
+/** ...and at least this many times as often as in the hours before. */
+const RISING_FACTOR = 1.5;
+const SHOWN_RISING = 3;
+
+/** The error groups whose failures rose most in the last hour: new ones, or half as many again as before. */
+export function risingGroups(groups: ErrorGroupRow[]): ErrorGroupRow[] {
+  return groups
+    .filter(
+      (group) => group.failures >= RISING_MIN_FAILURES && group.failures >= RISING_FACTOR * group.previousFailures,
+    )
+    .sort((a, b) => b.failures - b.previousFailures - (a.failures - a.previousFailures))
+    .slice(0, SHOWN_RISING);
+}
+
+/**
+ * The on-call engineer's first look, at the top of the Overview: what is
+ * firing (longest first, each linking to what explains it) and what changed
+ * (the error groups rising most in the last hour). Read with the page; the
+ * sidebar's counts keep polling.
+ */
+export function IncidentPanel({
+  alerts,
+  firingTotal,
+  rising,
+  now,
+}: {
+  alerts: FiringAlert[];
+  firingTotal: number;
+  rising: ErrorGroupRow[];
+  now: Date;
+}) {
+  const calm = firingTotal === 0 && rising.length === 0;
+  return (
+    <section
+      aria-labelledby="incident-heading"
+      className="mb-4 rounded-lg border border-line bg-surface px-4 py-3"
+      data-testid="incident-panel"
+    >
+      <h2 id="incident-heading" className="text-[13px] font-semibold">
+        {calm ? 'Nothing firing' : 'Now'}
+      </h2>
+      {calm ? (
+        <p className="mt-1 text-[13px] text-muted">No alert is firing and no error group rose in the last hour.</p>
+      ) : (
+        <div className="mt-2 grid gap-4 md:grid-cols-2">
+          <div>
+            <h3 className="text-[12px] font-medium text-muted">
+              {firingTotal === 0
+                ? 'No alert firing'
+                : `${formatCount(firingTotal)} alert${firingTotal === 1 ? '' : 's'} firing`}
+            </h3>
+            <ul className="mt-1 grid gap-1 text-[13px]" data-testid="incident-alerts">
+              {alerts.map((alert) => (
+                <li key={alert.id} className="[overflow-wrap:anywhere]">
+                  <Link href={alert.link} className="text-accent hover:underline">
+                    <VisibleText text={alert.title} />
+                  </Link>{' '}
+                  <span className="text-[12px] text-muted">
+                    for <Age since={alert.firedAt} now={now} />
+                  </span>
+                </li>
+              ))}
+            </ul>
+            {firingTotal > alerts.length ? (
+              <Link href="/alerts" className="mt-1 inline-block text-[12px] text-accent hover:underline">
+                All {formatCount(firingTotal)} on Alerts →
+              </Link>
+            ) : null}
+          </div>
+          <div>
+            <h3 className="text-[12px] font-medium text-muted">
+              {rising.length === 0 ? 'No error group rising in the last hour' : 'Rising in the last hour'}
+            </h3>
+            <ul className="mt-1 grid gap-1.5 text-[13px]" data-testid="incident-rising">
+              {rising.map((group) => (
+                <li key={group.fingerprint} className="[overflow-wrap:anywhere]">
+                  <Link
+                    href={errorsHref({ window: '1h', filter: { agent: group.agent, step: group.step } })}
+                    className="font-mono text-[12px] text-accent hover:underline"
+                  >
+                    <VisibleText text={`${group.agent}/${group.step}`} />
+                  </Link>{' '}
+                  <span className="font-mono text-[12px]">
+                    <VisibleText text={group.pattern} />
+                  </span>
+                  <div className="text-[12px] text-muted">
+                    {formatCount(group.failures)} failures,{' '}
+                    {group.previousFailures === 0
+                      ? 'none in the hours before'
+                      : `${formatCount(group.previousFailures)} in the hours before`}
+                    ; first seen <Age since={group.firstSeenAt} now={now} /> ago
+                  </div>
+                </li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}

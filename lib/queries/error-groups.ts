@@ -5,6 +5,7 @@ import type { Executor } from '../db/client';
 import { resolveTimeWindow, type TimeWindowName } from '../time-window';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 /** Groups listed at most; the search and the step filter narrow a longer list. */
 export const ERROR_GROUPS_SHOWN = 100;
 
@@ -28,10 +29,10 @@ export interface ErrorGroupRow {
 
 export interface ErrorGroupsView {
   window: TimeWindowName;
-  /** The window, widened to whole hours at its start (groups are counted per hour). */
+  /** The window, widened at its start to whole hours (1 h, 24 h) or whole UTC days (7 d, 30 d). */
   from: Date;
   to: Date;
-  /** The hours the window spans (the last may be partial); `previousFailures` count as many whole hours before it. */
+  /** The hours the window spans (the last may be partial); `previousFailures` count as many hours before it. */
   windowHours: number;
   groups: ErrorGroupRow[];
   /** Groups that matched, of which `groups` are the most failing. */
@@ -56,11 +57,15 @@ export async function getErrorGroups(
   options: { window: TimeWindowName; now: Date; filter?: ErrorGroupsFilter; limit?: number },
 ): Promise<ErrorGroupsView> {
   const range = resolveTimeWindow(options.window, options.now);
-  const from = new Date(Math.floor(range.from.getTime() / HOUR_MS) * HOUR_MS);
+  // Counted in whole hours, or for the week and the month whole UTC days (a row per day, not 24).
+  const useDays = options.window === '7d' || options.window === '30d';
+  const unit = useDays ? DAY_MS : HOUR_MS;
+  const from = new Date(Math.floor(range.from.getTime() / unit) * unit);
   const to = range.to;
-  // As many whole hours before it as the window spans (its last hour may be partial).
-  const windowHours = Math.ceil((to.getTime() - from.getTime()) / HOUR_MS);
-  const previousFrom = new Date(from.getTime() - windowHours * HOUR_MS);
+  // As many whole units before it as the window spans (its last one may be partial).
+  const windowUnits = Math.ceil((to.getTime() - from.getTime()) / unit);
+  const windowHours = (windowUnits * unit) / HOUR_MS;
+  const previousFrom = new Date(from.getTime() - windowUnits * unit);
   const filter = options.filter ?? {};
   const search = filter.search?.trim() ? `%${filter.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const at = (date: Date) => sql`${date.toISOString()}::timestamptz`;
@@ -82,15 +87,25 @@ export async function getErrorGroups(
     with edge as (
       select coalesce(rolled_to, '-infinity'::timestamptz) as rolled_to from rollup_state where id = 1
     ),
-    closed as (
-      select h.fingerprint,
-        sum(h.failures) filter (where h.hour >= ${at(from)}) as failures,
-        sum(h.failures) filter (where h.hour < ${at(from)}) as previous_failures,
-        sum(h.tasks) filter (where h.hour >= ${at(from)}) as task_hours,
-        max(h.last_failed_at) as last_failed_at
+    rolled as (
+      -- Whole days all of whose hours are rolled (long windows only), then the rolled hours after them.
+      select d.day as bucket, d.fingerprint, d.failures, d.tasks, d.last_failed_at
+      from error_group_days d, edge
+      where ${useDays} and d.day >= ${at(previousFrom)} and d.day + interval '1 day' <= edge.rolled_to
+      union all
+      select h.hour, h.fingerprint, h.failures, h.tasks, h.last_failed_at
       from error_group_hours h, edge
       where h.hour >= ${at(previousFrom)} and h.hour < least(${at(to)}, edge.rolled_to)
-      group by h.fingerprint
+        and (not ${useDays} or h.hour >= date_trunc('day', edge.rolled_to, 'UTC'))
+    ),
+    closed as (
+      select fingerprint,
+        sum(failures) filter (where bucket >= ${at(from)}) as failures,
+        sum(failures) filter (where bucket < ${at(from)}) as previous_failures,
+        sum(tasks) filter (where bucket >= ${at(from)}) as task_hours,
+        max(last_failed_at) as last_failed_at
+      from rolled
+      group by fingerprint
     ),
     open_edge as (
       -- Failures since the pass's edge, grouped as the pass will group them.

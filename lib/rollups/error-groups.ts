@@ -41,10 +41,22 @@ export async function rollErrorGroupHours(tx: Transaction, start: SQL, end: SQL)
     group by hour, fingerprint`);
 }
 
-/** Drops error-group hours before the cutoff, and the groups last seen before it. */
+/** The days' rows rewritten as the sums of their hours' rows (the pass calls it for every day it touched). */
+export async function rollErrorGroupDays(tx: Transaction, days: SQL): Promise<void> {
+  await tx.execute(sql`delete from error_group_days where day = any(${days})`);
+  await tx.execute(sql`
+    insert into error_group_days (day, fingerprint, failures, tasks, first_failed_at, last_failed_at)
+    select date_trunc('day', hour, 'UTC'), fingerprint, sum(failures), sum(tasks), min(first_failed_at), max(last_failed_at)
+    from error_group_hours
+    where date_trunc('day', hour, 'UTC') = any(${days})
+    group by 1, 2`);
+}
+
+/** Drops error-group hours and days before the cutoff, and the groups last seen before it. */
 export async function deleteErrorGroupsBefore(tx: Transaction, cutoff: Date): Promise<number> {
   const at = sql`${cutoff.toISOString()}::timestamptz`;
   const hours = await tx.execute(sql`delete from error_group_hours where hour < ${at}`);
+  await tx.execute(sql`delete from error_group_days where day < ${at}`);
   await tx.execute(sql`delete from error_groups where last_seen_at < ${at}`);
   return hours.count;
 }

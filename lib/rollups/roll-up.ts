@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
 import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-baselines';
 import { FINE_BUCKET_MS, insertSumsOfFinerRows, sumAllSteps, writeFineBuckets } from './bucket-sums';
-import { deleteErrorGroupsBefore, rollErrorGroupHours } from './error-groups';
+import { deleteErrorGroupsBefore, rollErrorGroupDays, rollErrorGroupHours } from './error-groups';
 import { noteHourlyRows, startNotingHourlyChanges } from './hourly-changes';
 import { deleteSpans, readHeldSpans, storeSpans } from './spans';
 import { noteStepSources } from './step-sources';
@@ -285,6 +285,7 @@ async function rollDays(tx: Transaction, days: Date[]): Promise<void> {
   await tx.execute(sql`delete from attempt_latency_rollups where grain = 'day' and ${inDays}`);
   await insertSumsOfFinerRows(tx, 'day', inDays);
   await sumAllSteps(tx, 'day', inDays);
+  await rollErrorGroupDays(tx, dayList);
 }
 
 /**

@@ -41,7 +41,7 @@ export default async function ErrorsPage({
     <>
       <PageHeader
         title="Errors"
-        description={`Failures grouped by cause: one agent's step, one error class and one error pattern (the error's first line with its numbers, ids, hashes, quoted values and addresses taken out). Counted from ${groups.from.toISOString().slice(0, 16)} to ${groups.to.toISOString().slice(0, 16)} UTC, whole hours at the start.`}
+        description={`Failures grouped by cause: one agent's step, one error class and one error pattern (the error's first line with its numbers, ids, hashes, quoted values and addresses taken out). Counted from ${groups.from.toISOString().slice(0, 16)} to ${groups.to.toISOString().slice(0, 16)} UTC (from a whole hour, or for 7 d and 30 d a whole UTC day).`}
       />
       <ReadSourceNotice notice={readNotice(source)} />
       <div className="mb-4 flex flex-wrap items-end gap-4">

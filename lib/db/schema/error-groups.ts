@@ -51,4 +51,23 @@ export const errorGroupHours = pgTable(
   ],
 );
 
+/**
+ * Each group's failures per UTC day, the sums of its hours' rows (tasks too,
+ * so a task failing in two hours still counts twice), rewritten by the pass
+ * for every day it touches; readers take a day only once all its hours are
+ * rolled. Long windows read a row per day instead of 24.
+ */
+export const errorGroupDays = pgTable(
+  'error_group_days',
+  {
+    day: timestamp('day', { withTimezone: true }).notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    failures: integer('failures').notNull(),
+    tasks: integer('tasks').notNull(),
+    firstFailedAt: timestamp('first_failed_at', { withTimezone: true }).notNull(),
+    lastFailedAt: timestamp('last_failed_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.day, table.fingerprint] })],
+);
+
 export type ErrorGroup = typeof errorGroups.$inferSelect;

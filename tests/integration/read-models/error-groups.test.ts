@@ -51,6 +51,12 @@ beforeAll(async () => {
   // The timeout group: 4 at 11:xx; the summarizer's: 2 at 09:xx. Successes count nowhere.
   for (const [index, time] of ['11:05', '11:15', '11:25', '11:35'].entries()) await fail(time, timeout(index + 1));
   for (const time of ['09:10', '09:20']) await fail(time, notJson);
+  // Two days earlier, the same group: within the week, read from the pass's day rows once rolled.
+  for (const startedAt of [new Date('2026-11-18T08:10:00.000Z'), new Date('2026-11-18T08:40:00.000Z')])
+    await recordAttempt(
+      { db: database.db, clock: () => now },
+      aFailedAttempt({ ...notJson, startedAt, finishedAt: new Date(startedAt.getTime() + 500) }),
+    );
   for (const time of ['10:00', '11:00', '12:05'])
     await recordAttempt(
       { db: database.db, clock: () => now },
@@ -100,11 +106,26 @@ describe('getErrorGroups', () => {
   it('gives the same groups from the rollup pass as from the raw log', async () => {
     const before = await getErrorGroups(database.db, { window: '24h', now });
     const beforeHour = await getErrorGroups(database.db, { window: '1h', now });
+    const beforeWeek = await getErrorGroups(database.db, { window: '7d', now });
     await rollUpAttempts(database.db, { now, retentionFloor: new Date(now.getTime() - 30 * DAY_MS) });
-    const [hours] = await database.sql<{ n: number }[]>`select count(*)::int as n from error_group_hours`;
-    expect(hours!.n).toBe(3); // mailbox at 10, timeout at 11, summarizer at 09; the open hour 12 is not rolled
-    expect(await getErrorGroups(database.db, { window: '24h', now })).toEqual(before);
+    const [rows] = await database.sql<{ hours: number; days: number }[]>`
+      select (select count(*)::int from error_group_hours) as hours, (select count(*)::int from error_group_days) as days`;
+    // Hours: the summarizer's at 08 on the 18th and 09 today, mailbox at 10, timeout at 11 (the open hour 12 is not
+    // rolled). Days: the 18th, and today so far (read only once all its hours are rolled).
+    expect(rows).toEqual({ hours: 4, days: 4 });
+    // The same, but where the catalogue knows more: before its first pass a group's first sighting is the first in
+    // the range read; the pass has met the summarizer's group on the 18th.
+    const afterDay = await getErrorGroups(database.db, { window: '24h', now });
+    const summarizer = (view: typeof before) => view.groups.find((group) => group.agent === 'summarizer')!;
+    expect(summarizer(before).firstSeenAt).toEqual(new Date('2026-11-20T09:10:00.500Z'));
+    expect(summarizer(afterDay).firstSeenAt).toEqual(new Date('2026-11-18T08:10:00.500Z'));
+    summarizer(afterDay).firstSeenAt = summarizer(before).firstSeenAt;
+    expect(afterDay).toEqual(before);
     expect(await getErrorGroups(database.db, { window: '1h', now })).toEqual(beforeHour);
+    expect(await getErrorGroups(database.db, { window: '7d', now })).toEqual(beforeWeek);
+    // The week counts whole days: the summarizer's four failures, two of them from the 18th's day row.
+    expect(beforeWeek.from).toEqual(new Date('2026-11-13T00:00:00.000Z'));
+    expect(beforeWeek.groups.find((group) => group.agent === 'summarizer')?.failures).toBe(4);
   });
 
   it('compares a window with as many whole hours before it', async () => {

@@ -16,13 +16,18 @@ async function fetchAttention(): Promise<AttentionCounts> {
   return (await response.json()) as AttentionCounts;
 }
 
-/** A count beside a link, read out with what it counts; nothing when there is nothing. */
+/**
+ * A count beside a link, read out with what it counts; nothing when there is
+ * nothing. It sits over the link's right end, outside the link, so the link's
+ * name stays its label (voice control and find-by-name keep working) and a
+ * click on the count still reaches the link.
+ */
 function Badge({ count, what, tone }: { count: number | undefined; what: string; tone: 'danger' | 'muted' }) {
   if (!count) return null;
   return (
     <span
       className={clsx(
-        'ml-auto rounded-full px-1.5 text-[11px] font-medium tabular-nums',
+        'pointer-events-none absolute top-1/2 right-2 -translate-y-1/2 rounded-full px-1.5 text-[11px] font-medium tabular-nums',
         tone === 'danger' ? 'bg-danger text-on-accent' : 'bg-surface-raised text-ink',
       )}
       data-testid={`sidebar-count-${what.replaceAll(' ', '-')}`}
@@ -57,31 +62,35 @@ export function SidebarNav({ initialCounts }: { initialCounts?: AttentionCounts 
           const active = isActive(pathname, area.href);
           return (
             <li key={area.href}>
-              <Link
-                href={area.href}
-                aria-current={active ? 'page' : undefined}
-                className={clsx(
-                  'flex items-center gap-2 rounded-md px-3 py-1.5 text-[13px]',
-                  active
-                    ? 'bg-accent-soft font-medium text-accent'
-                    : 'text-muted hover:bg-surface-raised hover:text-ink',
-                )}
-              >
-                {area.label}
+              <div className="relative">
+                <Link
+                  href={area.href}
+                  aria-current={active ? 'page' : undefined}
+                  className={clsx(
+                    'block rounded-md px-3 py-1.5 pr-12 text-[13px]',
+                    active
+                      ? 'bg-accent-soft font-medium text-accent'
+                      : 'text-muted hover:bg-surface-raised hover:text-ink',
+                  )}
+                >
+                  {area.label}
+                </Link>
                 {area.href === '/alerts' ? <Badge count={counts?.firingAlerts} what="firing" tone="danger" /> : null}
                 {area.href === '/dead-letters' ? (
                   <Badge count={counts?.pendingDeadLetters} what="waiting" tone="muted" />
                 ) : null}
-              </Link>
+              </div>
               {area.href === '/holds' ? (
                 // An owner's first question, one click away: the holds they or their teams own.
-                <Link
-                  href="/holds?mine=1"
-                  className="flex items-center gap-2 rounded-md py-1 pr-3 pl-6 text-[12px] text-muted hover:bg-surface-raised hover:text-ink"
-                >
-                  My holds
+                <div className="relative">
+                  <Link
+                    href="/holds?mine=1"
+                    className="block rounded-md py-1 pr-12 pl-6 text-[12px] text-muted hover:bg-surface-raised hover:text-ink"
+                  >
+                    My holds
+                  </Link>
                   <Badge count={counts?.myOpenHolds} what="open" tone="muted" />
-                </Link>
+                </div>
               ) : null}
             </li>
           );

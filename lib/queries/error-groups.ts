@@ -89,14 +89,15 @@ export async function getErrorGroups(
     ),
     rolled as (
       -- Whole days all of whose hours are rolled (long windows only), then the rolled hours after them.
+      -- Each branch's bounds are plain ranges on its key, so each is an index range scan.
       select d.day as bucket, d.fingerprint, d.failures, d.tasks, d.last_failed_at
       from error_group_days d, edge
-      where ${useDays} and d.day >= ${at(previousFrom)} and d.day + interval '1 day' <= edge.rolled_to
+      where ${useDays} and d.day >= ${at(previousFrom)} and d.day < date_trunc('day', edge.rolled_to, 'UTC')
       union all
       select h.hour, h.fingerprint, h.failures, h.tasks, h.last_failed_at
       from error_group_hours h, edge
-      where h.hour >= ${at(previousFrom)} and h.hour < least(${at(to)}, edge.rolled_to)
-        and (not ${useDays} or h.hour >= date_trunc('day', edge.rolled_to, 'UTC'))
+      where h.hour >= ${useDays ? sql`greatest(${at(previousFrom)}, date_trunc('day', edge.rolled_to, 'UTC'))` : at(previousFrom)}
+        and h.hour < least(${at(to)}, edge.rolled_to)
     ),
     closed as (
       select fingerprint,

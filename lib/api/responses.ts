@@ -125,6 +125,10 @@ export const deadLetterJson = z.strictObject({
   attempts: count,
   spendMicros: micros,
   status: z.enum(restatedEnums.deadLetterStatuses),
+  errorFingerprint: z
+    .string()
+    .nullable()
+    .describe('Its error group: failures of one step and class whose errors differ only in numbers, ids and addresses'),
   redriveCount: count,
   createdAt: moment,
   updatedAt: moment,

@@ -21,6 +21,7 @@ import { migrateDatabase } from '../lib/db/migrate';
 import { getErrorGroups } from '../lib/queries/error-groups';
 import { rollUpAttempts } from '../lib/rollups/roll-up';
 import type { TimeWindowName } from '../lib/time-window';
+import { describeTimings, medianOf } from './lib/bench-compare';
 import { benchDatabase } from './lib/bench-setup';
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 10_000_000);
@@ -100,16 +101,6 @@ async function buildLog(url: string, now: Date): Promise<void> {
   await maintenance.close();
 }
 
-function summary(samples: number[]): string {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)]!;
-  const label = sorted.length >= 20 ? 'p95' : `max of ${sorted.length}`;
-  const tail = sorted.length >= 20 ? sorted[Math.ceil(sorted.length * 0.95) - 1]! : sorted[sorted.length - 1]!;
-  return `median ${median.toFixed(0)} ms, ${label} ${tail.toFixed(0)} ms`;
-}
-
-const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
-
 async function main() {
   const database = await benchDatabase('errors');
   try {
@@ -168,10 +159,10 @@ async function main() {
       }
       const rawPart =
         times.raw.length > 0
-          ? `; the raw answer ${summary(times.raw)}; raw / page ${(median(times.raw) / median(times.page)).toFixed(1)}x`
+          ? `; the raw answer ${describeTimings(times.raw)}; raw / page ${(medianOf(times.raw, (ms) => ms) / medianOf(times.page, (ms) => ms)).toFixed(1)}x`
           : '';
       console.log(
-        `${window}: the page ${summary(times.page)}; the floor ${summary(times.floor)}; page / floor ${(median(times.page) / median(times.floor)).toFixed(1)}x${rawPart}`,
+        `${window}: the page ${describeTimings(times.page)}; the floor ${describeTimings(times.floor)}; page / floor ${(medianOf(times.page, (ms) => ms) / medianOf(times.floor, (ms) => ms)).toFixed(1)}x${rawPart}`,
       );
     }
     await connection.close();

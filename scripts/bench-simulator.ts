@@ -17,6 +17,7 @@ import { simulateRetryPolicy } from '../lib/core';
 import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
 import { connectDatabase, type Database } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
+import { describeTimings, medianOf } from './lib/bench-compare';
 import { benchDatabase } from './lib/bench-setup';
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 10_000_000);
@@ -86,14 +87,6 @@ async function buildLog(url: string, now: Date): Promise<void> {
   await maintenance.close();
 }
 
-function summary(samples: number[]): string {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)]!;
-  const label = sorted.length >= 20 ? 'p95' : `max of ${sorted.length}`;
-  const tail = sorted.length >= 20 ? sorted[Math.ceil(sorted.length * 0.95) - 1]! : sorted[sorted.length - 1]!;
-  return `median ${median.toFixed(0)} ms, ${label} ${tail.toFixed(0)} ms`;
-}
-
 async function main() {
   const database = await benchDatabase('simulator');
   try {
@@ -137,10 +130,12 @@ async function main() {
         times[which].push(performance.now() - started);
       }
     }
-    const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
-    console.log(`Simulator, 30 days of one step: ${summary(times.simulator)}`);
-    console.log(`Raw ceiling (one bare scan of the same rows): ${summary(times.ceiling)}`);
-    console.log(`Simulator / ceiling (medians): ${(median(times.simulator) / median(times.ceiling)).toFixed(2)}x`);
+
+    console.log(`Simulator, 30 days of one step: ${describeTimings(times.simulator)}`);
+    console.log(`Raw ceiling (one bare scan of the same rows): ${describeTimings(times.ceiling)}`);
+    console.log(
+      `Simulator / ceiling (medians): ${(medianOf(times.simulator, (ms) => ms) / medianOf(times.ceiling, (ms) => ms)).toFixed(2)}x`,
+    );
     await connection.close();
   } finally {
     await database.stop();

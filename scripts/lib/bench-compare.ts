@@ -93,3 +93,12 @@ export function medianRound<F>(rounds: readonly F[], pick: (figures: F) => numbe
 export function medianOf<F>(rounds: readonly F[], pick: (figures: F) => number): number {
   return pick(medianRound(rounds, pick));
 }
+
+/** Timings in milliseconds as "median X ms, p95 Y ms"; a p95 only from 20 samples or more, else "max of n". */
+export function describeTimings(samples: readonly number[]): string {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  const label = sorted.length >= 20 ? 'p95' : `max of ${sorted.length}`;
+  const tail = sorted.length >= 20 ? sorted[Math.ceil(sorted.length * 0.95) - 1]! : sorted[sorted.length - 1]!;
+  return `median ${median.toFixed(0)} ms, ${label} ${tail.toFixed(0)} ms`;
+}

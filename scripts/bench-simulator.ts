@@ -1,7 +1,11 @@
 /**
  * `npm run bench:simulator`: the retry-policy simulator (lib/core/retry/simulate-policy.ts) on one step with
- * BENCH_ATTEMPTS attempts (default 10,000,000) over 30 days, beside the raw ceiling measured in the same run:
- * one bare scan of the same window of the same step (count and sum of every attempt, no grouping).
+ * BENCH_ATTEMPTS attempts (default 10,000,000) over 30 days, beside, measured in the same run:
+ * - its floor: one bare read of the shape rows it sums (execution_shape_hours, no grouping);
+ * - the raw ceiling: one bare scan of the same window of the raw log (count and sum of every attempt), the least
+ *   a replay of the raw log would read.
+ * It also times the rollup pass's work for the shapes: filling them from the whole log once, and rewriting one
+ * hour (what a pass does for the hours whose executions changed).
  *
  * The log: executions (a task's pass of the step) of 1 to 4 attempts (75 % one, 17 % two, 6 % three, 2 % four),
  * every attempt but the last failed (transient, timeout or rate limited: why it was retried), the last one
@@ -17,6 +21,8 @@ import { simulateRetryPolicy } from '../lib/core';
 import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
 import { connectDatabase, type Database } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
+import { rollExecutionShapes } from '../lib/rollups/execution-shapes';
+import { rollUpAttempts } from '../lib/rollups/roll-up';
 import { describeTimings, medianOf } from './lib/bench-compare';
 import { benchDatabase } from './lib/bench-setup';
 
@@ -94,6 +100,10 @@ async function main() {
     const now = new Date();
     await buildLog(database.url, now);
     const connection = connectDatabase(database.url, { maxConnections: 2 });
+    // The shapes the simulator reads, as the scheduler's rollup pass keeps them: the first pass fills every hour.
+    const filling = performance.now();
+    await rollUpAttempts(connection.db, { now, retentionFloor: new Date(now.getTime() - (DAYS + 1) * DAY_MS) });
+    console.log(`First rollup pass (rollups and shapes of the whole log, or what is new in it): ${seconds(filling)} s`);
     const from = new Date(now.getTime() - DAYS * DAY_MS + 60_000);
     const ctx = { db: connection.db, actor: { type: 'system', id: 'bench' } as const, clock: () => now };
     const simulate = () =>
@@ -107,6 +117,20 @@ async function main() {
         select count(*), sum(cost_micros) from attempts
         where agent = ${AGENT} and step = ${STEP} and started_at >= ${from.toISOString()}::timestamptz
           and started_at < ${now.toISOString()}::timestamptz`);
+    const floor = () =>
+      connection.db.execute(sql`
+        select count(*), sum(executions), sum(cost_micros), sum(to_end_ms) from execution_shape_hours
+        where agent = ${AGENT} and step = ${STEP} and hour >= ${from.toISOString()}::timestamptz
+          and hour < ${now.toISOString()}::timestamptz`);
+    // One pass's work for one changed hour (a day ago, so its executions are complete), rolled back.
+    const hourAgo = Math.floor((now.getTime() - DAY_MS) / 3_600_000) * 3_600_000;
+    const rewriteHour = () =>
+      connection.db
+        .transaction(async (tx) => {
+          await rollExecutionShapes(tx, [hourAgo, hourAgo + 3_600_000]);
+          tx.rollback();
+        })
+        .catch(() => undefined);
     const settings = await connection.db.execute<{ name: string; setting: string }>(sql`
       select name, setting from pg_settings
       where name in ('server_version', 'work_mem', 'shared_buffers', 'max_parallel_workers_per_gather', 'fsync')`);
@@ -116,25 +140,37 @@ async function main() {
 
     const answer = await simulate();
     await ceiling();
+    await floor();
+    await rewriteHour();
     console.log(
       `Answer: ${answer.executions.toLocaleString('en-US')} executions, ${answer.stoppedEarlier.toLocaleString('en-US')} stopped sooner, ` +
         `${answer.attemptsSaved.toLocaleString('en-US')} attempts and $${(answer.retrySpendSavedMicros / 1e6).toFixed(2)} saved, ` +
         `${answer.successesLost.toLocaleString('en-US')} successes lost`,
     );
-    const times = { simulator: [] as number[], ceiling: [] as number[] };
+    const runs = { simulator: simulate, floor, ceiling, rewriteHour };
+    const sides = Object.keys(runs) as (keyof typeof runs)[];
+    const times = {
+      simulator: [] as number[],
+      floor: [] as number[],
+      ceiling: [] as number[],
+      rewriteHour: [] as number[],
+    };
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? (['simulator', 'ceiling'] as const) : (['ceiling', 'simulator'] as const);
-      for (const which of order) {
+      // Each round starts with the next side, so none always runs on a cache the others warmed.
+      for (const which of sides.map((_, index) => sides[(index + round) % sides.length]!)) {
         const started = performance.now();
-        await (which === 'simulator' ? simulate() : ceiling());
+        await runs[which]();
         times[which].push(performance.now() - started);
       }
     }
 
     console.log(`Simulator, 30 days of one step: ${describeTimings(times.simulator)}`);
-    console.log(`Raw ceiling (one bare scan of the same rows): ${describeTimings(times.ceiling)}`);
+    console.log(`Floor (one bare read of the shape rows it sums): ${describeTimings(times.floor)}`);
+    console.log(`Raw ceiling (one bare scan of the window's attempts): ${describeTimings(times.ceiling)}`);
+    console.log(`One hour's shapes rewritten (a pass's work per changed hour): ${describeTimings(times.rewriteHour)}`);
+    const median = (which: keyof typeof times) => medianOf(times[which], (ms) => ms);
     console.log(
-      `Simulator / ceiling (medians): ${(medianOf(times.simulator, (ms) => ms) / medianOf(times.ceiling, (ms) => ms)).toFixed(2)}x`,
+      `Simulator / floor: ${(median('simulator') / median('floor')).toFixed(2)}x; simulator / raw scan: ${(median('simulator') / median('ceiling')).toFixed(3)}x (medians)`,
     );
     await connection.close();
   } finally {

@@ -103,6 +103,7 @@ test('the simulator replays a step under another policy and an admin applies it 
   await expect(result).toContainText('Of 2 execution(s), 1 would have stopped sooner');
   await expect(result).toContainText('$0.0200 of retry spend saved (1 attempt(s))');
   await expect(result).toContainText('1 task(s) that succeeded would have ended failed');
+  await expect(result.getByTestId('simulation-window')).toContainText('in whole hours');
   await result.getByRole('button', { name: 'Apply as override…' }).click();
   await page
     .getByRole('dialog', { name: 'Apply this policy to the step?' })

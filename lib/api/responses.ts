@@ -281,6 +281,9 @@ const simulatedChange = {
 
 /** GET /api/v1/steps/simulate (not in `endpoints`: a GET with a read-scope token). */
 export const policySimulationResponse = z.strictObject({
+  window: z
+    .strictObject({ from: moment, to: moment })
+    .describe('The whole hours replayed: executions whose first attempt started from `from` to `to`'),
   executions: z.number().int().min(0).describe("Executions (a task's pass of the step) begun in the window"),
   ...simulatedChange,
   byErrorClass: z

@@ -3,6 +3,12 @@ import type { Executor, Transaction } from '../db/client';
 import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-baselines';
 import { FINE_BUCKET_MS, insertSumsOfFinerRows, sumAllSteps, writeFineBuckets } from './bucket-sums';
 import { deleteErrorGroupsBefore, rollErrorGroupDays, rollErrorGroupHours } from './error-groups';
+import {
+  deleteExecutionShapesBefore,
+  hoursOfChangedExecutions,
+  mergeHours,
+  rollExecutionShapes,
+} from './execution-shapes';
 import { noteHourlyRows, startNotingHourlyChanges } from './hourly-changes';
 import { deleteSpans, readHeldSpans, storeSpans } from './spans';
 import { noteStepSources } from './step-sources';
@@ -68,8 +74,9 @@ export async function rollUpAttempts(
       processed_xid: string;
       snapshot: string;
       baseline_end: Date | null;
+      execution_shapes_filled: boolean;
     }>(sql`
-      select rolled_to, processed_xid::text, pg_current_snapshot()::text as snapshot, baseline_end
+      select rolled_to, processed_xid::text, pg_current_snapshot()::text as snapshot, baseline_end, execution_shapes_filled
       from rollup_state where id = 1 for update`);
     if (!state) throw new Error('rollup_state has no row: run the migrations');
     const horizon = await readWriteHorizon(tx, state.snapshot);
@@ -112,6 +119,13 @@ export async function rollUpAttempts(
       hoursRolled += (end - start) / HOUR_MS;
     }
     await rollDays(tx, touchedDays(ranges));
+    await rollShapesOfChangedExecutions(tx, {
+      fillAll: restored || state.rolled_to === null || !state.execution_shapes_filled,
+      since: state.processed_xid,
+      horizon,
+      floor,
+      openHour: target,
+    });
 
     const rolledTo = Math.max(previousEdge ?? target, target);
     // The anomaly rule's baseline as a reading in the hour after the edge needs it.
@@ -130,7 +144,7 @@ export async function rollUpAttempts(
     await tx.execute(sql`
       update rollup_state set rolled_to = ${new Date(rolledTo).toISOString()}::timestamptz,
         fine_rolled_to = ${new Date(fineRolledTo).toISOString()}::timestamptz,
-        processed_xid = ${horizon}::xid8, updated_at = now()
+        processed_xid = ${horizon}::xid8, execution_shapes_filled = true, updated_at = now()
       where id = 1`);
     await storeSpans(tx, new Date(rolledTo), ranges, { changesNoted });
     await storeWindowSums(tx, {
@@ -149,15 +163,18 @@ async function earliestHour(tx: Transaction): Promise<number | undefined> {
   return row?.hour ? new Date(row.hour).getTime() : undefined;
 }
 
-/** Adjacent hours become one range, so a burst of late rows is one statement. */
-function mergeHours(hours: number[]): [number, number][] {
-  const ranges: [number, number][] = [];
-  for (const hour of [...hours].sort((a, b) => a - b)) {
-    const last = ranges.at(-1);
-    if (last && last[1] === hour) last[1] = hour + HOUR_MS;
-    else ranges.push([hour, hour + HOUR_MS]);
-  }
-  return ranges;
+/**
+ * Rewrites the execution shapes (the simulator's input) of every hour whose executions changed since the last
+ * pass, or, the first time and after a restore, of every hour kept raw up to the open one.
+ */
+async function rollShapesOfChangedExecutions(
+  tx: Transaction,
+  pass: { fillAll: boolean; since: string; horizon: string; floor: number; openHour: number },
+): Promise<void> {
+  const ranges = pass.fillAll
+    ? [[Math.max((await earliestHour(tx)) ?? pass.openHour, pass.floor), pass.openHour + HOUR_MS] as const]
+    : mergeHours(await hoursOfChangedExecutions(tx, pass));
+  for (const [start, end] of ranges) await rollExecutionShapes(tx, [start, end]);
 }
 
 function touchedDays(ranges: [number, number][]): Date[] {
@@ -291,7 +308,8 @@ async function rollDays(tx: Transaction, days: Date[]): Promise<void> {
 /**
  * Deletes five-minute rollups older than the raw log's retention: they serve
  * only the edges of windows that the raw log still covers, and kept longer
- * they would cost twelve times the hourly rows.
+ * they would cost twelve times the hourly rows. The execution shapes go with
+ * them: the simulator replays only what the raw log still holds.
  */
 export async function deleteFineRollupsBefore(db: Executor, rawFloor: Date): Promise<number> {
   const before = sql`grain = '5min' and bucket_start < ${rawFloor.toISOString()}::timestamptz`;
@@ -299,6 +317,7 @@ export async function deleteFineRollupsBefore(db: Executor, rawFloor: Date): Pro
     const rows = await tx.execute(sql`delete from attempt_rollups where ${before}`);
     const latency = await tx.execute(sql`delete from attempt_latency_rollups where ${before}`);
     await tx.execute(sql`delete from all_steps_rollups where ${before}`);
+    await deleteExecutionShapesBefore(tx, rawFloor);
     return rows.count + latency.count;
   });
 }

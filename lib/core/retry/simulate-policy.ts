@@ -2,12 +2,12 @@ import { sql } from 'drizzle-orm';
 import type { ErrorClass } from '../../db/schema';
 import { authorize } from '../identity/authorization';
 import { nowOf, type CoreContext } from '../kernel/context';
-import { InvalidInputError } from '../kernel/errors';
-import { arrayParam } from '../kernel/sql-arrays';
+import { InvalidInputError, StateConflictError } from '../kernel/errors';
 import { parseInput } from '../kernel/validation';
 import { simulatePolicyInput, type SimulatePolicyInput } from './simulate-policy-input';
 
-const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /** What a policy would have changed, for the executions it would have stopped, per error class of the stopping failure. */
 export interface SimulatedChange {
@@ -23,20 +23,34 @@ export interface SimulatedChange {
 }
 
 export interface PolicySimulation extends SimulatedChange {
+  /** The executions replayed: those whose first attempt started in these whole hours (the last may be open). */
+  window: { from: Date; to: Date };
   /** Executions of the step begun in the window (their first attempts). */
   executions: number;
   byErrorClass: (SimulatedChange & { errorClass: ErrorClass })[];
 }
 
+/** One attempt position of one shape, summed over the window's hours (execution_shape_hours). */
+type ShapePosition = {
+  shape: string;
+  attempt_number: number;
+  executions: number;
+  cost_micros: string;
+  to_end_ms: string;
+};
+
 /**
- * Replays a step's recorded attempts over a window under another policy (at
- * most N attempts per execution, only some classes retried): an execution
- * stops at its first failed attempt numbered N or more, or whose class the
- * policy does not retry; every later attempt of it is one the policy would not
- * have made. Exact from the raw attempt log (two statements, the first
- * reading only failures and retries); the window must lie
- * within the raw retention (older attempts are only in rollups, which do not
- * say which attempt of which task they were).
+ * Replays a step's executions over a window under another policy (at most N
+ * attempts per execution, only some classes retried): an execution stops at
+ * its first failed attempt numbered N or more, or whose class the policy does
+ * not retry; every later attempt of it is one the policy would not have made.
+ *
+ * It reads the executions summed by shape per hour (execution_shape_hours,
+ * kept by the rollup pass), so 30 days of a busy step are a few thousand rows:
+ * exact as of the last pass (within a minute), in whole hours (the hour
+ * holding `from` to the one holding `to`), counting each execution begun in
+ * them with all its attempts. The window must lie within the raw retention:
+ * shapes are kept as long as the raw log they come from.
  */
 export async function simulateRetryPolicy(
   ctx: CoreContext,
@@ -46,85 +60,110 @@ export async function simulateRetryPolicy(
   const request = parseInput(simulatePolicyInput, input);
   // A token limited to some agents replays only theirs.
   authorize(ctx, 'console.read', { agent: request.agent });
-  const floor = new Date(nowOf(ctx).getTime() - options.rawRetentionDays * DAY_MS);
+  const now = nowOf(ctx);
+  const floor = new Date(now.getTime() - options.rawRetentionDays * DAY_MS);
   if (request.from < floor) {
     throw new InvalidInputError(
       `The window starts before the raw attempts kept (${options.rawRetentionDays} days, from ${floor.toISOString()})`,
       { from: [`must be within the raw retention of ${options.rawRetentionDays} days (from ${floor.toISOString()})`] },
     );
   }
-  const window = sql`agent = ${request.agent}::text and step = ${request.step}::text
-    and started_at >= ${request.from.toISOString()}::timestamptz and started_at < ${request.to.toISOString()}::timestamptz`;
-  // One read transaction: the replay's sort and hash join stay in memory (64 MB each instead of the default few),
-  // and no time goes to compiling it (JIT costs more than it saves on a statement run once).
-  const rows = await ctx.db.transaction(async (tx) => {
-    await tx.execute(sql`set local work_mem = '64MB'`);
-    await tx.execute(sql`set local jit = off`);
-    return tx.execute<{
-      error_class: ErrorClass | null;
-      stopped_earlier: number;
-      attempts_saved: number;
-      spend_saved: string;
-      successes_lost: number;
-      time_saved_ms: string;
-    }>(sql`
-    with replayed as (
-      -- Only these rows can change an answer: a failure may be where the policy stops, and only a retry (attempt 2
-      -- or later) may be an attempt it would not have made. A first attempt that succeeded is left unread.
-      select task_id, iteration, attempt_number, outcome, error_class, cost_micros, finished_at
-      from attempts
-      where ${window} and (attempt_number >= 2 or outcome = 'failed')
-    ),
-    stops as (
-      select distinct on (task_id, iteration) task_id, iteration, attempt_number as stop_at, error_class as stop_class,
-        finished_at as stopped_at
-      from replayed
-      where outcome = 'failed'
-        and (attempt_number >= ${request.maxAttempts}::int or error_class <> all(${arrayParam(request.retriedClasses, 'error_class')}))
-      order by task_id, iteration, attempt_number
-    ),
-    executions as (
-      select s.stop_class,
-        count(*) filter (where r.attempt_number > s.stop_at) as saved,
-        coalesce(sum(r.cost_micros) filter (where r.attempt_number > s.stop_at), 0) as spend,
-        coalesce(bool_or(r.outcome = 'succeeded' and r.attempt_number > s.stop_at), false) as lost,
-        greatest(0, extract(epoch from max(r.finished_at) - min(s.stopped_at)) * 1000) as time_saved_ms
-      from stops s join replayed r using (task_id, iteration)
-      group by r.task_id, r.iteration, s.stop_class
-    )
-    select stop_class as error_class,
-      count(*) filter (where saved > 0)::int as stopped_earlier,
-      coalesce(sum(saved), 0)::int as attempts_saved,
-      coalesce(sum(spend), 0)::text as spend_saved,
-      count(*) filter (where lost)::int as successes_lost,
-      coalesce(sum(time_saved_ms) filter (where saved > 0), 0)::text as time_saved_ms
-    from executions group by stop_class`);
-  });
-  // Executions begun in the window: their first attempts.
-  const [begun] = await ctx.db.execute<{ executions: number }>(
-    sql`select count(*)::int as executions from attempts where ${window} and attempt_number = 1`,
+  const [state] = await ctx.db.execute<{ filled: boolean }>(
+    sql`select execution_shapes_filled as filled from rollup_state where id = 1`,
   );
+  if (!state?.filled) {
+    // Just after the upgrade that added the shapes, until the first rollup pass fills them: zeros would mislead.
+    throw new StateConflictError(
+      'The rollup pass has not yet filled the execution shapes the simulator reads (it does on its first run after an upgrade); try again in a few minutes',
+    );
+  }
+  const from = new Date(Math.floor(request.from.getTime() / HOUR_MS) * HOUR_MS);
+  const to = new Date(
+    Math.min(Math.ceil(request.to.getTime() / HOUR_MS) * HOUR_MS, Math.max(now.getTime(), from.getTime())),
+  );
+  const positions = await ctx.db.execute<ShapePosition>(sql`
+    select shape, attempt_number, sum(executions)::int as executions, sum(cost_micros)::text as cost_micros,
+      sum(to_end_ms)::text as to_end_ms
+    from execution_shape_hours
+    where agent = ${request.agent}::text and step = ${request.step}::text
+      and hour >= ${from.toISOString()}::timestamptz and hour < ${request.to.toISOString()}::timestamptz
+    group by shape, attempt_number`);
 
-  const change = (row: (typeof rows)[number]): SimulatedChange => ({
-    stoppedEarlier: row.stopped_earlier,
-    attemptsSaved: row.attempts_saved,
-    retrySpendSavedMicros: Number(row.spend_saved),
-    successesLost: row.successes_lost,
-    timeSavedMs: Math.round(Number(row.time_saved_ms)),
-  });
-  const byErrorClass = rows
-    .filter((row) => row.error_class !== null && row.stopped_earlier + row.successes_lost > 0)
-    .map((row) => ({ errorClass: row.error_class as ErrorClass, ...change(row) }))
+  const policy = { maxAttempts: request.maxAttempts, retried: new Set<string>(request.retriedClasses) };
+  const byClass = new Map<ErrorClass, SimulatedChange>();
+  let executions = 0;
+  for (const [shape, byAttempt] of groupByShape(positions)) {
+    executions += byAttempt.get(1)?.executions ?? 0;
+    const replayed = replayShape(shape, byAttempt, policy);
+    if (!replayed) continue;
+    const sums = byClass.get(replayed.errorClass) ?? emptyChange();
+    byClass.set(replayed.errorClass, addChanges(sums, replayed.change));
+  }
+  const byErrorClass = [...byClass]
+    .map(([errorClass, change]) => ({ errorClass, ...change }))
     .sort((a, b) => b.retrySpendSavedMicros - a.retrySpendSavedMicros || a.errorClass.localeCompare(b.errorClass));
-  const total = rows.map(change).reduce(
-    (sum, each) => ({
-      stoppedEarlier: sum.stoppedEarlier + each.stoppedEarlier,
-      attemptsSaved: sum.attemptsSaved + each.attemptsSaved,
-      retrySpendSavedMicros: sum.retrySpendSavedMicros + each.retrySpendSavedMicros,
-      successesLost: sum.successesLost + each.successesLost,
-      timeSavedMs: sum.timeSavedMs + each.timeSavedMs,
-    }),
-    { stoppedEarlier: 0, attemptsSaved: 0, retrySpendSavedMicros: 0, successesLost: 0, timeSavedMs: 0 },
+  const total = byErrorClass.reduce<SimulatedChange>(addChanges, emptyChange());
+  return { window: { from, to }, executions, ...total, byErrorClass };
+}
+
+function groupByShape(positions: ShapePosition[]): Map<string, Map<number, ShapePosition>> {
+  const shapes = new Map<string, Map<number, ShapePosition>>();
+  for (const position of positions) {
+    const byAttempt = shapes.get(position.shape) ?? new Map<number, ShapePosition>();
+    byAttempt.set(position.attempt_number, position);
+    shapes.set(position.shape, byAttempt);
+  }
+  return shapes;
+}
+
+/**
+ * Where the policy stops one shape, and what every execution of that shape
+ * would have been spared: undefined when the policy would have made every
+ * attempt it made. A shape reads `1:transient 2:timeout 3:ok`.
+ */
+function replayShape(
+  shape: string,
+  byAttempt: Map<number, ShapePosition>,
+  policy: { maxAttempts: number; retried: Set<string> },
+): { errorClass: ErrorClass; change: SimulatedChange } | undefined {
+  const tries = shape.split(' ').map((token) => {
+    const [attemptNumber, ended] = token.split(':') as [string, string];
+    return { attemptNumber: Number(attemptNumber), ended };
+  });
+  const stop = tries.findIndex(
+    ({ attemptNumber, ended }) =>
+      ended !== 'ok' && ended !== 'running' && (attemptNumber >= policy.maxAttempts || !policy.retried.has(ended)),
   );
-  return { executions: begun?.executions ?? 0, ...total, byErrorClass };
+  const spared = stop === -1 ? [] : tries.slice(stop + 1);
+  if (spared.length === 0) return undefined;
+  const stopped = byAttempt.get(tries[stop]!.attemptNumber)!;
+  const cost = (attemptNumber: number) => Number(byAttempt.get(attemptNumber)?.cost_micros ?? 0);
+  return {
+    errorClass: tries[stop]!.ended as ErrorClass,
+    change: {
+      stoppedEarlier: stopped.executions,
+      attemptsSaved: spared.length * stopped.executions,
+      retrySpendSavedMicros: spared.reduce((sum, { attemptNumber }) => sum + cost(attemptNumber), 0),
+      successesLost: spared.some(({ ended }) => ended === 'ok') ? stopped.executions : 0,
+      timeSavedMs: Math.round(Number(stopped.to_end_ms)),
+    },
+  };
+}
+
+const emptyChange = (): SimulatedChange => ({
+  stoppedEarlier: 0,
+  attemptsSaved: 0,
+  retrySpendSavedMicros: 0,
+  successesLost: 0,
+  timeSavedMs: 0,
+});
+
+function addChanges(sum: SimulatedChange, each: SimulatedChange): SimulatedChange {
+  return {
+    stoppedEarlier: sum.stoppedEarlier + each.stoppedEarlier,
+    attemptsSaved: sum.attemptsSaved + each.attemptsSaved,
+    retrySpendSavedMicros: sum.retrySpendSavedMicros + each.retrySpendSavedMicros,
+    successesLost: sum.successesLost + each.successesLost,
+    timeSavedMs: sum.timeSavedMs + each.timeSavedMs,
+  };
 }

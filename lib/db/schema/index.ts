@@ -19,3 +19,4 @@ export * from './pauses';
 export * from './breakers';
 export * from './step-policies';
 export * from './error-groups';
+export * from './execution-shapes';

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   check,
   doublePrecision,
   index,
@@ -115,6 +116,11 @@ export const rollupState = pgTable(
     processedXid: transactionId('processed_xid').notNull().default(sql`'0'::xid8`),
     /** Which baseline anomaly_baselines holds: the end of its 7 days (null before the first pass). */
     baselineEnd: timestamp('baseline_end', { withTimezone: true }),
+    /**
+     * Whether execution_shape_hours holds every hour kept raw. False after the migration that added the table,
+     * so the next pass fills it from the raw log; from then on each pass rewrites the hours it touches.
+     */
+    executionShapesFilled: boolean('execution_shapes_filled').notNull().default(false),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [check('rollup_state_single_row', sql`${table.id} = 1`)],

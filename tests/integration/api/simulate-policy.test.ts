@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../../lib/api/openapi';
 import { policySimulationResponse } from '../../../lib/api/responses';
 import { createApiToken, recordAttempt, type Actor } from '../../../lib/core';
+import { rollUpAttempts } from '../../../lib/rollups/roll-up';
 import { useApi } from '../../support/api-harness';
 
 const api = useApi();
@@ -40,6 +41,8 @@ describe('GET /api/v1/steps/simulate', () => {
         },
       );
     }
+    // The simulator reads what the rollup pass keeps (the executions' shapes per hour).
+    await rollUpAttempts(api.database.db, { now: new Date(), retentionFloor: new Date(start - 86_400_000) });
     const window = { from: new Date(start - 60_000).toISOString(), to: new Date().toISOString() };
     const answer = await simulate({
       agent,
@@ -50,6 +53,11 @@ describe('GET /api/v1/steps/simulate', () => {
     });
     expect(answer.status).toBe(200);
     expect(policySimulationResponse.parse(answer.body)).toEqual({
+      // Whole hours: from the hour holding \`from\` to now.
+      window: {
+        from: new Date(Math.floor((start - 60_000) / 3_600_000) * 3_600_000).toISOString(),
+        to: expect.any(String),
+      },
       executions: 1,
       stoppedEarlier: 1,
       attemptsSaved: 1,

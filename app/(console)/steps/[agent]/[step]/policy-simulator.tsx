@@ -10,7 +10,7 @@ import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { useToast } from '@/components/ui/toast';
 import type { PolicySimulation } from '@/lib/core';
-import { formatCount, formatMicros } from '@/lib/console/format';
+import { formatCount, formatMicros, formatUtc } from '@/lib/console/format';
 import { retriableClasses } from '@/lib/core/retry/step-policy-input';
 import type { ActionResult } from '@/lib/server/action';
 import { saveStepPolicyAction, simulatePolicyAction } from './policy-actions';
@@ -126,6 +126,11 @@ export function PolicySimulator({
             {formatCount(simulation.attemptsSaved)} attempt(s)), ending {duration(simulation.timeSavedMs)} sooner in
             all. <strong>{formatCount(simulation.successesLost)}</strong> task(s) that succeeded would have ended failed
             instead.
+          </p>
+          <p className="mt-1 text-[12px] text-muted" data-testid="simulation-window">
+            Executions begun from {formatUtc(new Date(simulation.window.from))} to{' '}
+            {formatUtc(new Date(simulation.window.to))}, in whole hours, each with all its attempts; as of the last
+            rollup pass (within a minute).
           </p>
           {simulation.byErrorClass.length > 0 ? (
             <table className="mt-2 text-[12px]" data-testid="simulation-by-class">

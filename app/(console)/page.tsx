@@ -13,7 +13,8 @@ import { requirePerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
 import { listFiringAlerts } from '@/lib/queries/attention';
 import { getErrorGroups } from '@/lib/queries/error-groups';
-import { IncidentPanel, risingGroups } from './overview/incident-panel';
+import { risingGroups, withRiseOnsets } from '@/lib/queries/rising-groups';
+import { IncidentPanel } from './overview/incident-panel';
 import { OverviewFigures } from './overview/overview-figures';
 import { OverviewFreshness } from './overview/overview-freshness';
 import { type OverviewData, overviewQueryKey } from './overview/overview-query';
@@ -42,7 +43,7 @@ export default async function OverviewPage({
   // Read together from one source (the replica when current enough); the retry pools are shown as rendered,
   // the figures and step stats fill the islands' caches, which then poll.
   const {
-    value: [retryPools, stepStats, overview, pauses, firing, lastHourErrors],
+    value: [retryPools, stepStats, overview, pauses, firing, rising],
     source,
   } = await readConsole((db) =>
     Promise.all([
@@ -51,7 +52,9 @@ export default async function OverviewPage({
       getConsoleOverview(db, window, now),
       currentPausesSummary(db, now),
       listFiringAlerts(db, FIRING_SHOWN),
-      getErrorGroups(db, { window: '1h', now }),
+      getErrorGroups(db, { window: '1h', now }).then(async (groups) =>
+        withRiseOnsets(db, groups, risingGroups(groups.groups)),
+      ),
     ]),
   );
   queryClient.setQueryData(stepStatsQueryKey(window), stepStats);
@@ -84,12 +87,7 @@ export default async function OverviewPage({
           {timeWindowName.options.join(', ')}.
         </p>
       ) : null}
-      <IncidentPanel
-        alerts={firing.alerts}
-        firingTotal={firing.total}
-        rising={risingGroups(lastHourErrors.groups)}
-        now={now}
-      />
+      <IncidentPanel alerts={firing.alerts} firingTotal={firing.total} rising={rising} now={now} />
       <PausesNotice {...pauses} backlogMinutes={BACKLOG_MINUTES} />
       <OverviewFigures window={window} />
       <PoolRefusalsCard pools={retryPools} />

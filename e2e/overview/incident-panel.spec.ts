@@ -53,8 +53,20 @@ test('the Overview opens on what is firing and what rose in the last hour; the s
     await expect(rising).toContainText(`${word}/send`);
     await expect(rising).toContainText(`<n> from ${word} after <n> ms`);
     await expect(rising).toContainText('5 failures, none in the hours before');
+    // A new group's rise began in the five-minute bucket of its first failure.
+    const bucket = new Date(Math.floor(startedAt.getTime() / 300_000) * 300_000).toISOString().slice(11, 16);
+    await expect(rising.getByTestId('rise-began')).toContainText(`Rising since ${bucket} UTC`);
     await rising.getByRole('link', { name: `${word}/send` }).click();
     await expect(page).toHaveURL(new RegExp(`/errors\\?window=1h&agent=${word}&step=send$`));
+
+    // Each headline tile opens the list behind its figure.
+    await page.goto('/?window=7d');
+    await page.getByTestId('headline-retrySpendMicros').getByRole('link', { name: 'Retry spend' }).click();
+    await expect(page).toHaveURL(/\/steps\?window=7d&sort=retrySpendMicros$/);
+    await page.goto('/');
+    await page.getByTestId('headline-frozenHolds').click();
+    await expect(page).toHaveURL(/\/holds\?frozen=1$/);
+    await page.goto('/');
 
     // The sidebar's counts agree with the database.
     const [counts] = await database.sql<{ firing: number; dead: number }[]>`

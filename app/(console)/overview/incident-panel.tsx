@@ -1,31 +1,16 @@
 import Link from 'next/link';
 import { Age } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
-import { formatCount } from '@/lib/console/format';
+import { formatCount, formatUtc } from '@/lib/console/format';
 import { errorsHref } from '@/lib/filters/errors';
 import type { FiringAlert } from '@/lib/queries/attention';
-import type { ErrorGroupRow } from '@/lib/queries/error-groups';
-
-/** A group is rising when it failed at least this often in the last hour... */
-const RISING_MIN_FAILURES = 3;
-/** ...and at least this many times as often as in the hours before. */
-const RISING_FACTOR = 1.5;
-const SHOWN_RISING = 3;
-
-/** The error groups whose failures rose most in the last hour: new ones, or half as many again as before. */
-export function risingGroups(groups: ErrorGroupRow[]): ErrorGroupRow[] {
-  return groups
-    .filter(
-      (group) => group.failures >= RISING_MIN_FAILURES && group.failures >= RISING_FACTOR * group.previousFailures,
-    )
-    .sort((a, b) => b.failures - b.previousFailures - (a.failures - a.previousFailures))
-    .slice(0, SHOWN_RISING);
-}
+import type { RisingGroup } from '@/lib/queries/rising-groups';
 
 /**
  * The on-call engineer's first look, at the top of the Overview: what is
  * firing (longest first, each linking to what explains it) and what changed
- * (the error groups rising most in the last hour). Read with the page; the
+ * (the error groups rising most in the last hour, with when each rise
+ * began). Read with the page; the
  * sidebar's counts keep polling.
  */
 export function IncidentPanel({
@@ -36,7 +21,7 @@ export function IncidentPanel({
 }: {
   alerts: FiringAlert[];
   firingTotal: number;
-  rising: ErrorGroupRow[];
+  rising: RisingGroup[];
   now: Date;
 }) {
   const calm = firingTotal === 0 && rising.length === 0;
@@ -100,6 +85,12 @@ export function IncidentPanel({
                       : `${formatCount(group.previousFailures)} in the hours before`}
                     ; first seen <Age since={group.firstSeenAt} now={now} /> ago
                   </div>
+                  {group.riseBeganAt ? (
+                    <div className="text-[12px]" data-testid="rise-began">
+                      Rising since {formatUtc(group.riseBeganAt).slice(11)} (
+                      <Age since={group.riseBeganAt} now={now} /> ago)
+                    </div>
+                  ) : null}
                 </li>
               ))}
             </ul>

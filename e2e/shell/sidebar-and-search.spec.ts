@@ -111,7 +111,7 @@ test('search jumps to a task, key, hold, dead letter and step by id, and lists s
   await expect(page).toHaveURL(`/keys?show=${encodeURIComponent(letter.key)}`);
 
   await search(`hold:${holdId}`);
-  await expect(page).toHaveURL(`/tasks/${taskId}`); // the task the hold parks
+  await expect(page).toHaveURL(`/holds/${holdId}`); // the hold's own page, which links what it parks
 
   await search(`dl:${deadLetterId}`);
   await expect(page).toHaveURL(`/dead-letters/${deadLetterId}`);

@@ -3,12 +3,13 @@ import { keyHref } from './filter-forms/keys';
 /**
  * Where an audit record's target is seen in the console: its own page where it
  * has one (a task's timeline, a key's detail, a dead letter, a step), else the
- * page that lists it. Holds have no page of their own yet: a hold's id is plain.
+ * page that lists it.
  */
 const targetHrefs: Partial<Record<string, (id: string) => string>> = {
   task: (id) => `/tasks/${encodeURIComponent(id)}`,
   key: keyHref,
   dead_letter: (id) => `/dead-letters/${encodeURIComponent(id)}`,
+  hold: (id) => `/holds/${encodeURIComponent(id)}`,
   bulk_redrive: () => '/dead-letters',
   // A step's policy is audited under `agent/step` (agent and step names never hold a slash).
   step: (id) => {

@@ -6,13 +6,6 @@ import type { Executor } from '../db/client';
 import { attempts, auditLog, deadLetters, holds, redrives } from '../db/schema';
 import { selectDeadLettersWithHistory } from './dead-letters';
 
-/** A dead letter's id as a URL writes it: digits only, within a bigint; anything else is no dead letter. */
-export function parseDeadLetterId(raw: string): number | undefined {
-  if (!/^[1-9][0-9]{0,15}$/.test(raw)) return undefined;
-  const id = Number(raw);
-  return Number.isSafeInteger(id) ? id : undefined;
-}
-
 /**
  * Everything about one dead letter for its page: the letter itself (payload
  * included), the brakes refusing its redrive now, every attempt of its failed

@@ -9,7 +9,7 @@ import { readFilter } from '@/lib/filters/read-filter';
 import { pageAudit } from '@/lib/queries/audit';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
-import { AuditTable } from './audit-table';
+import { AuditTable } from '@/components/console/audit-table';
 
 export const metadata: Metadata = { title: 'Audit' };
 export const dynamic = 'force-dynamic';

@@ -1,7 +1,14 @@
 'use server';
 
 import { clearHold, clearHolds, reassignHold } from '@/lib/core';
+import { parseRowId } from '@/lib/queries/row-id';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
+
+/** The hold's own page, refreshed with the list (only for an id that names one). */
+function holdPage(formData: FormData): string[] {
+  const id = parseRowId(field(formData, 'holdId'));
+  return id === undefined ? [] : [`/holds/${id}`];
+}
 
 export async function clearHoldAction(_previous: ActionResult<{ changed: boolean }> | undefined, formData: FormData) {
   return runAction(
@@ -13,7 +20,7 @@ export async function clearHoldAction(_previous: ActionResult<{ changed: boolean
       });
       return { changed };
     },
-    ['/holds'],
+    ['/holds', ...holdPage(formData)],
   );
 }
 
@@ -30,7 +37,7 @@ export async function reassignHoldAction(
       });
       return { changed };
     },
-    ['/holds'],
+    ['/holds', ...holdPage(formData)],
   );
 }
 

@@ -5,9 +5,9 @@ import { Age, Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import { decide, decideHoldClear } from '@/lib/core';
 import type { Hold } from '@/lib/db/schema';
-import { keyHref } from '@/lib/console/filter-forms/keys';
 import { holdReasonLabels } from '@/lib/console/labels/hold-reasons';
 import { visibleText } from '@/lib/console/visible-text';
+import { holdHref, ItemLink, itemLabel } from './hold-item-link';
 import { isFrozenHold } from '@/lib/queries/frozen-holds';
 import type { PersonActor } from '@/lib/server/session';
 import { ClearHoldForm } from './clear-hold-form';
@@ -26,30 +26,6 @@ const stack = {
 function StackedLabel({ children }: { children: string }) {
   return <span className="text-[11px] text-muted md:hidden">{children}: </span>;
 }
-
-function ItemLink({ hold }: { hold: Hold }) {
-  const href =
-    hold.itemType === 'task'
-      ? `/tasks/${encodeURIComponent(hold.itemId)}`
-      : hold.itemType === 'key'
-        ? keyHref(hold.itemId)
-        : hold.itemType === 'dead_letter'
-          ? `/dead-letters/${encodeURIComponent(hold.itemId)}`
-          : hold.itemType === 'slot'
-            ? '/locks'
-            : undefined;
-  return href ? (
-    <Link href={href} className="text-accent hover:underline">
-      {hold.itemType}:<VisibleText text={hold.itemId} />
-    </Link>
-  ) : (
-    <>
-      {hold.itemType}:<VisibleText text={hold.itemId} />
-    </>
-  );
-}
-
-const itemLabel = (hold: Hold) => `Hold on ${hold.itemType} ${visibleText(hold.itemId)}`;
 
 /**
  * One page of holds. Open holds carry a tick (for the bulk form `bulkFormId`)
@@ -118,7 +94,9 @@ export function HoldsTable({
                 </Cell>
               ) : null}
               <Cell className={stack.cell}>
-                {holdReasonLabels[hold.reason]}
+                <Link href={holdHref(hold.id)} className="text-accent hover:underline" data-testid="hold-link">
+                  {holdReasonLabels[hold.reason]}
+                </Link>
                 <br />
                 <span className="font-mono text-[11px] text-muted">{hold.reason}</span>
                 {open && isFrozen(hold) ? (

@@ -13,10 +13,7 @@ export const searchKindLabels: Record<SearchKind, string> = {
   step: 'Steps',
 };
 
-/**
- * Where a hit's page is. A hold has no page of its own: it goes to what it parks
- * (a task's page lists its holds), and a held slot to the Locks page.
- */
+/** Where a hit's page is: each kind has one (a hold's names what it parks and links there). */
 export function searchHitHref(hit: SearchHit): string {
   switch (hit.kind) {
     case 'task':
@@ -28,10 +25,7 @@ export function searchHitHref(hit: SearchHit): string {
     case 'step':
       return `/steps/${encodeURIComponent(hit.agent)}/${encodeURIComponent(hit.step)}`;
     case 'hold':
-      if (hit.itemType === 'task') return taskHref(hit.itemId);
-      if (hit.itemType === 'key') return keyHref(hit.itemId);
-      if (hit.itemType === 'dead_letter') return deadLetterHref(hit.itemId);
-      return '/locks';
+      return `/holds/${encodeURIComponent(hit.id)}`;
   }
 }
 

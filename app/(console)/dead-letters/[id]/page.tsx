@@ -1,14 +1,15 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import type { ReactNode } from 'react';
+import { Fact } from '@/components/ui/fact';
 import { LongText } from '@/components/ui/long-text';
 import { PageHeader } from '@/components/ui/page-header';
 import { Age, Moment } from '@/components/ui/time';
 import { decide, describeBrakeRefusals } from '@/lib/core';
 import { formatCount, formatMicros } from '@/lib/console/format';
 import { corePolicyFrom, getEnvironment } from '@/lib/env';
-import { getDeadLetterDetail, parseDeadLetterId } from '@/lib/queries/dead-letter-detail';
+import { getDeadLetterDetail } from '@/lib/queries/dead-letter-detail';
+import { parseRowId } from '@/lib/queries/row-id';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { readNotice } from '@/lib/server/read-source/notice';
@@ -24,18 +25,9 @@ export const dynamic = 'force-dynamic';
 
 const STATUS_ID = 'dead-letter-status';
 
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="min-w-0">
-      <dt className="text-[12px] text-muted">{label}</dt>
-      <dd className="[overflow-wrap:anywhere]">{children}</dd>
-    </div>
-  );
-}
-
 export default async function DeadLetterPage({ params }: { params: Promise<{ id: string }> }) {
   const person = await requirePerson();
-  const id = parseDeadLetterId((await params).id);
+  const id = parseRowId((await params).id);
   if (id === undefined) notFound();
   const now = new Date();
   const { redriveBrakes } = corePolicyFrom(getEnvironment());

@@ -58,18 +58,18 @@ export function TaskParked({ deadLetters, holds }: Pick<TaskTimeline, 'deadLette
                 key={hold.id}
                 className="min-w-0 rounded-lg border border-line bg-surface p-3 text-[13px] [overflow-wrap:anywhere]"
               >
-                <span className="font-mono text-[12px]">{hold.reason}</span> · {hold.status}
+                <Link href={`/holds/${hold.id}`} className="text-accent hover:underline" data-testid="task-hold-link">
+                  Hold {hold.id}
+                </Link>{' '}
+                · <span className="font-mono text-[12px]">{hold.reason}</span> · {hold.status}
                 {hold.resolution ? ` (${hold.resolution} by ${hold.clearedBy})` : ''} · owner{' '}
                 <VisibleText text={hold.owner} /> · opened <Moment value={hold.openedAt} />
                 <div className="text-[12px] text-muted">
                   <LongText text={hold.detail} lines={2} />
                 </div>
                 {hold.status === 'open' ? (
-                  <Link
-                    href={`/holds?${new URLSearchParams({ reason: hold.reason })}`}
-                    className="mt-1 inline-block text-[12px] text-accent underline"
-                  >
-                    Act on it on Holds ({hold.reason.replaceAll('_', ' ')})
+                  <Link href={`/holds/${hold.id}`} className="mt-1 inline-block text-[12px] text-accent underline">
+                    Act on it: clear or reassign
                   </Link>
                 ) : null}
               </li>

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { claimKey, runStep, StepError } from '../../lib/core';
+import { beginStep, claimKey, runStep, StepError } from '../../lib/core';
 import { createHold, uniqueTeam } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 
@@ -63,12 +63,35 @@ test('shows every attempt of a task in order, with keys, its dead letter and its
     page.getByTestId('task-dead-letters').getByRole('link', { name: /Redrive or discard dead letter #\d+/ }),
   ).toHaveAttribute('href', /^\/dead-letters\/\d+$/);
   await expect(
-    page
-      .getByTestId('task-holds')
-      .getByRole('link', { name: 'Act on it: clear or reassign' })
-      .first(),
+    page.getByTestId('task-holds').getByRole('link', { name: 'Act on it: clear or reassign' }).first(),
   ).toHaveAttribute('href', /^\/holds\/\d+$/);
   await expectAccessible();
+});
+
+test('a sub-task links to its parent, and the parent lists its sub-tasks', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
+  const parent = `e2e-brief-${randomUUID().slice(0, 8)}`;
+  const begin = (taskId: string, parentTaskId?: string) =>
+    beginStep(
+      { db: database.db },
+      { taskId, agent: 'e2e-research', owner: 'team:platform', step: 'plan', content: {}, parentTaskId },
+    );
+  await begin(parent);
+  await begin(`${parent}.part-1`, parent);
+  await begin(`${parent}.part-2`, parent);
+
+  await page.goto(`/tasks/${parent}`);
+  const subTasks = page.getByTestId('task-sub-tasks');
+  await expect(subTasks).toContainText('Started 2 sub-tasks');
+  await subTasks.getByRole('link', { name: `${parent}.part-2` }).click();
+  await expect(page).toHaveURL(`/tasks/${parent}.part-2`);
+  await expect(page.getByTestId('task-parent')).toContainText(`Sub-task of ${parent}`);
+  await expectAccessible();
+  await page.getByTestId('task-parent').getByRole('link', { name: parent }).click();
+  await expect(page).toHaveURL(`/tasks/${parent}`);
 });
 
 test('answers not found for a task nobody reported, inside the console', async ({ page }) => {

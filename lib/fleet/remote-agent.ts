@@ -44,6 +44,8 @@ export async function runRemoteStep(
       taskId: task.taskId,
       agent: task.agent,
       owner: 'team:platform',
+      // A sub-agent's task names its parent, so each task's page links the other.
+      ...(task.parentTaskId ? { parentTaskId: task.parentTaskId } : {}),
       step,
       queue: task.agent,
       content: { taskId: task.taskId, agent: task.agent, step },

@@ -3,6 +3,9 @@ import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { attempts, deadLetters, holds, idempotencyKeys, runs, taskBudgets } from '../db/schema';
 
+/** Sub-tasks a task's page lists; a task that started more says so. */
+export const SUB_TASKS_SHOWN = 50;
+
 /** Everything known about one task, in order: the triage view opened from an alert. */
 export async function getTaskTimeline(db: Executor, taskId: string) {
   const [budget] = await db.select().from(taskBudgets).where(eq(taskBudgets.taskId, taskId));
@@ -62,7 +65,23 @@ export async function getTaskTimeline(db: Executor, taskId: string) {
   const taskKeys = keyCount?.count ?? 0;
   if (!budget && timeline.length === 0 && letters.length === 0 && taskHolds.length === 0 && taskKeys === 0)
     return undefined;
-  return { taskId, budget, timeline, deadLetters: letters, holds: taskHolds, keyCount: taskKeys };
+  // The tasks it started (by the index on parent_task_id), with their status; the first SUB_TASKS_SHOWN.
+  const subTasks = await db
+    .select({ taskId: taskBudgets.taskId, agent: taskBudgets.agent, status: taskBudgets.status })
+    .from(taskBudgets)
+    .where(eq(taskBudgets.parentTaskId, taskId))
+    .orderBy(asc(taskBudgets.createdAt), asc(taskBudgets.taskId))
+    .limit(SUB_TASKS_SHOWN + 1);
+  return {
+    taskId,
+    budget,
+    timeline,
+    deadLetters: letters,
+    holds: taskHolds,
+    keyCount: taskKeys,
+    subTasks: subTasks.slice(0, SUB_TASKS_SHOWN),
+    moreSubTasks: subTasks.length > SUB_TASKS_SHOWN,
+  };
 }
 
 export type TaskTimeline = NonNullable<Awaited<ReturnType<typeof getTaskTimeline>>>;

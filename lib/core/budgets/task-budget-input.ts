@@ -10,6 +10,8 @@ export const taskBudgetInput = z.strictObject({
   /** The queue the task runs on; its agent's name when left out. Stored once, with the agent. */
   queue: queueName.optional(),
   owner: holdOwner,
+  /** The task that started this one (a sub-agent's parent); it must be a task the caller may act for. */
+  parentTaskId: z.string().trim().min(1).max(200).optional(),
   retryAllowance: z.number().int().min(0).max(1_000).default(5),
   spendCeilingMicros: taskSpendMicros.default(5_000_000),
   timeAllowanceMs: z

@@ -12,7 +12,7 @@ import { beginAttempt } from '../budgets/attempt-lifecycle';
 import { ensureTaskBudget, readTaskBudget } from '../budgets/task-budget';
 import { attemptSourceOf, nowOf, type CoreContext } from '../kernel/context';
 import { retryOnDeadlock } from '../kernel/deadlock-retry';
-import { KeyPayloadMismatchError } from '../kernel/errors';
+import { InvalidInputError, KeyPayloadMismatchError } from '../kernel/errors';
 import { defaultOwnerOf } from '../holds/known-owner';
 import { openHold } from '../holds/open-hold';
 import { claimStoredKey } from '../keys/claim-key';
@@ -208,6 +208,7 @@ async function taskForBegin(ctx: CoreContext, request: BeginStepRequest, now: Da
   let task = await readTaskBudget(ctx.db, request.taskId);
   if (!task) {
     stepActor(ctx, request.agent, request.queue ?? request.agent);
+    if (request.parentTaskId !== undefined) await authorizeParent(ctx, request.taskId, request.parentTaskId);
     // An admin's override of this step's policy sets the allowance of the tasks it starts.
     const override = await readStepPolicy(ctx.db, { agent: request.agent, step: request.step });
     task = await ensureTaskBudget(
@@ -217,6 +218,7 @@ async function taskForBegin(ctx: CoreContext, request: BeginStepRequest, now: Da
         agent: request.agent,
         queue: request.queue,
         owner: request.owner,
+        parentTaskId: request.parentTaskId,
         retryAllowance: override?.retryAllowance ?? request.retryAllowance,
         spendCeilingMicros: request.spendCeilingMicros,
         timeAllowanceMs: request.timeAllowanceMs,
@@ -227,6 +229,23 @@ async function taskForBegin(ctx: CoreContext, request: BeginStepRequest, now: Da
   }
   await authorizeTaskAgent(ctx, task, claimed);
   return task;
+}
+
+/**
+ * A new task may name as its parent only a task Holdfast has seen, of an agent the caller may act for (by the
+ * parent's stored agent and queue): a token limited to one agent cannot hang tasks under another agent's.
+ */
+async function authorizeParent(ctx: CoreContext, taskId: string, parentTaskId: string): Promise<void> {
+  if (parentTaskId === taskId) {
+    throw new InvalidInputError('A task cannot be its own parent', { parentTaskId: ['must be another task'] });
+  }
+  const parent = await readTaskBudget(ctx.db, parentTaskId);
+  if (!parent) {
+    throw new InvalidInputError(`No task ${parentTaskId} has begun a step`, {
+      parentTaskId: ['must be a task that has begun a step'],
+    });
+  }
+  stepActor(ctx, parent.agent, parent.queue);
 }
 
 /** Runs `read` at most once, when first asked. */

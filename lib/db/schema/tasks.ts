@@ -19,6 +19,11 @@ export const taskBudgets = pgTable(
     queue: text('queue').notNull(),
     /** Who gets this task's holds: `person:<email>` or `team:<name>`. */
     owner: text('owner').notNull(),
+    /**
+     * The task that started this one (a sub-agent's task names its parent's), as its first begin said. Stored
+     * once; not a foreign key, so a parent's retention never takes its sub-tasks with it.
+     */
+    parentTaskId: text('parent_task_id'),
     /** Retries the task may make, across all its steps, per allowance. */
     retryAllowance: integer('retry_allowance').notNull(),
     retriesUsed: integer('retries_used').notNull().default(0),
@@ -58,6 +63,8 @@ export const taskBudgets = pgTable(
     check('task_budgets_owner_named', sql`${table.owner} ~ '^(person|team):.+'`),
     // Serves the frozen sweep: active tasks by last change.
     index('task_budgets_active_updated_at_idx').on(table.updatedAt).where(sql`${table.status} = 'active'`),
+    // Serves a task's page: its sub-tasks.
+    index('task_budgets_parent_task_id_idx').on(table.parentTaskId).where(sql`${table.parentTaskId} is not null`),
   ],
 );
 

@@ -135,6 +135,22 @@ describe('a token limited to agents and queues', () => {
     expect(task?.status).toBe('active');
   });
 
+  it("may not hang its own agent's new task under another agent's task", async () => {
+    const other = await paymentsStep();
+    const taskId = `out-${randomUUID()}`;
+    const refused = await post('/api/v1/steps/begin', {
+      taskId,
+      agent: 'outreach',
+      owner: 'team:growth',
+      step: 'send',
+      content: {},
+      parentTaskId: other.taskId,
+    });
+    expectRefused(refused);
+    // Nothing was written: the task does not exist.
+    expect(await api.database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, taskId))).toEqual([]);
+  });
+
   it('may not report attempts for another agent, alone or in a batch (all or nothing)', async () => {
     const attempt = (agent: string) => ({
       taskId: `t-${randomUUID()}`,

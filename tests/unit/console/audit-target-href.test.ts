@@ -32,8 +32,8 @@ describe('auditTargetHref', () => {
     ]);
   });
 
-  it('leaves a hold (no page of its own yet) and an unknown type plain', () => {
-    expect(auditTargetHref('hold', '2')).toBeUndefined();
+  it('links a hold to its own page, and leaves an unknown type plain', () => {
+    expect(auditTargetHref('hold', '2')).toBe('/holds/2');
     expect(auditTargetHref('something_new', 'x')).toBeUndefined();
   });
 });

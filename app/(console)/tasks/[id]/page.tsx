@@ -14,6 +14,7 @@ import { readConsole } from '@/lib/server/read-source/read-console';
 import { readNotice } from '@/lib/server/read-source/notice';
 import { requirePerson } from '@/lib/server/session';
 import { StepLink } from '../links';
+import { TaskFamily } from './task-family';
 import { TaskParked } from './task-parked';
 import { VisibleText } from '@/components/ui/visible-text';
 
@@ -57,6 +58,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
         }
       />
       <ReadSourceNotice notice={readNotice(source)} />
+      <TaskFamily task={task} />
       {task.keyCount > 0 ? (
         <p className="mb-3 text-[13px]">
           <Link href={keysPageHref({ taskId })} className="text-accent hover:underline" data-testid="task-keys-link">

@@ -55,6 +55,10 @@ test('a filtered bulk redrive previews what will happen, then runs with progress
   // Their steps failed, so their keys are failed: each runs again.
   await expect(dialog.getByTestId('bulk-redrive-outcomes')).toContainText('6 runs again');
   await expect(dialog.getByTestId('bulk-redrive-spend')).toContainText('Expected spend');
+  // The factory's steps failed permanently: the preview warns that unchanged they will most likely fail again.
+  await expect(dialog.getByTestId('bulk-redrive-permanent')).toContainText(
+    '6 of the 6 to redrive last failed with a permanent error',
+  );
   await dialog.getByLabel('Reason (kept in the audit log)').fill('CDN is back');
   await dialog.getByLabel('Items per second').fill('3');
   await dialog.getByRole('button', { name: 'Redrive 6' }).click();

@@ -119,6 +119,17 @@ export function BulkRedrivePanel({
         {preview ? (
           <form action={confirm} className="flex flex-col gap-3">
             {preview.brakedTotal > 0 ? <BrakedCounts preview={preview} labels={brakeLabels} /> : null}
+            {preview.lastFailedPermanently > 0 ? (
+              <p
+                className="rounded-md bg-warn-soft px-3 py-2 text-[13px] text-warn"
+                data-testid="bulk-redrive-permanent"
+              >
+                <span className="tabular-nums font-medium">{formatCount(preview.lastFailedPermanently)}</span> of the{' '}
+                {formatCount(toRedrive)} to redrive last failed with a <strong>permanent</strong> error: redriven
+                unchanged, they will most likely fail the same way. Fix the cause first, or redrive one with an edited
+                payload from its page.
+              </p>
+            ) : null}
             <p className="text-[13px] text-muted">
               What will happen to{' '}
               {preview.brakedTotal > 0 ? 'the failed step of each one redriven' : "each one's failed step"}, judged from

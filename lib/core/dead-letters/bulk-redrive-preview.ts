@@ -46,6 +46,11 @@ export interface BulkRedrivePreview {
   braked: Record<RedriveBrakeRule, number>;
   /** Items the redrive brakes will skip, each counted once: total = this + the outcomes' sum. */
   brakedTotal: number;
+  /**
+   * Of the items the brakes let through, those whose last failure was `permanent` (a 4xx, a refusal): redriven
+   * unchanged they will most likely fail the same way, so the preview warns with this count.
+   */
+  lastFailedPermanently: number;
   /** Dead letters whose step runs again, times that step's average cost per attempt over the last 7 days; null without history. */
   expectedSpendMicros: number | null;
   /** The first items, each with what will happen to it: the brakes that skip it (if any), else its step's outcome. */
@@ -105,7 +110,18 @@ export async function previewBulkRedrive(
           priced.reduce((sum, item) => sum + costs.get(`${item.deadLetter.agent}/${item.deadLetter.step}`)!, 0),
         );
 
-  return { total: rows.length, outcomes, braked, brakedTotal, expectedSpendMicros, sample: judged.slice(0, 50) };
+  const lastFailedPermanently = judged.filter(
+    (item) => item.brakes.length === 0 && item.deadLetter.errorClass === 'permanent',
+  ).length;
+  return {
+    total: rows.length,
+    outcomes,
+    braked,
+    brakedTotal,
+    lastFailedPermanently,
+    expectedSpendMicros,
+    sample: judged.slice(0, 50),
+  };
 }
 
 export function refuseOversized(count: number): void {

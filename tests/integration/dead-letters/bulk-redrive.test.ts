@@ -125,6 +125,15 @@ describe('previewBulkRedrive', () => {
     ).toEqual([]);
   });
 
+  it('counts the items that last failed permanently, for the preview to warn', async () => {
+    const queue = `permanent-${randomUUID()}`;
+    await makeDeadLetters(3, queue);
+    await makeDeadLetters(2, queue, { errorClass: 'permanent', lastError: '400 Bad Request: invalid recipient' });
+    const preview = await previewBulkRedrive(ctx(), { queue });
+    expect(preview).toMatchObject({ total: 5, brakedTotal: 0, lastFailedPermanently: 2 });
+    expect((await previewBulkRedrive(ctx(), { queue, errorClass: 'transient' })).lastFailedPermanently).toBe(0);
+  });
+
   it('filters by error class and searches the error text literally', async () => {
     const queue = `search-${randomUUID()}`;
     await makeDeadLetters(3, queue);

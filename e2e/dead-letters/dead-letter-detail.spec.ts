@@ -49,7 +49,7 @@ test('the detail page shows the payload as JSON, the attempts, holds and redrive
 
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.getByTestId('copy-payload').click();
-  await expect(page.getByTestId('toasts')).toContainText('Copied');
+  await expect(page.getByTestId('toasts')).toContainText('Payload copied');
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(JSON.stringify(stored?.payload, null, 2));
 
   // Redrive from here: announced, focus on the status line, the history shows who, when and why.

@@ -135,6 +135,11 @@ test('revoking a token asks first, naming it; confirming revokes it, removes its
   const secret = (await page.getByTestId('new-token').textContent()) ?? '';
   await expect(toasts(page)).toContainText(`Token created for ${name}`);
   await expectFocusOn(form.getByRole('button', { name: 'Create token' }));
+  // Copy puts the secret on the clipboard, and says so.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByRole('button', { name: 'Copy token' }).click();
+  await expect(page.getByTestId('toasts')).toContainText('Token copied');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
   const [stored] = await database.db.select().from(apiTokens).where(eq(apiTokens.name, name));
   if (!stored) throw new Error('the token was not stored');
 

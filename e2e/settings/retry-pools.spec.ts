@@ -92,6 +92,32 @@ test('a refused save names the bad field and keeps what was typed', async ({ pag
   await expect(form.getByLabel('Step')).toHaveValue('send_email');
 });
 
+test('a pool that allows no retries at all is saved only after a warning', async ({ page, database }) => {
+  const agent = uniqueAgent('zero');
+  await page.goto('/settings/retry-pools');
+  const form = page.getByTestId('pool-form');
+  await form.getByLabel('Agent').fill(agent);
+  await form.getByLabel('Budget (% of first attempts)').fill('0');
+  await form.getByLabel('Floor (retries per second)').fill('0');
+  await expect(form.getByTestId('pool-summary')).toContainText('No retry may run at all');
+  await form.getByLabel('Reason (kept in the audit log)').fill('stop every retry');
+  await form.getByRole('button', { name: 'Save pool' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Save a pool that allows no retries?' });
+  await expect(confirm).toBeVisible();
+  // Cancelled: nothing saved.
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  const saved = () => database.sql`select 1 from retry_pools where agent = ${agent}`;
+  expect(await saved()).toHaveLength(0);
+  // Confirmed: saved.
+  await form.getByRole('button', { name: 'Save pool' }).click();
+  await page
+    .getByRole('dialog', { name: 'Save a pool that allows no retries?' })
+    .getByRole('button', { name: 'Save anyway' })
+    .click();
+  await expect(page.getByTestId('toasts')).toContainText(`Pool added for ${agent} / all steps.`);
+  expect(await saved()).toHaveLength(1);
+});
+
 test('the Steps page marks a step covered by a pool with its room and its refusals', async ({
   page,
   database,

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
+import { CopyButton } from '@/components/ui/copy-button';
 import { Fact } from '@/components/ui/fact';
 import { LongText } from '@/components/ui/long-text';
 import { PageHeader } from '@/components/ui/page-header';
@@ -14,7 +15,6 @@ import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { readNotice } from '@/lib/server/read-source/notice';
 import { requirePerson } from '@/lib/server/session';
-import { CopyPayload } from './copy-payload';
 import { DetailActions } from './detail-actions';
 import { EditedRedrive } from './edited-redrive';
 import { AttemptsSection, HoldsSection, RedrivesSection } from './detail-sections';
@@ -151,7 +151,7 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
       <section className="mt-8" aria-label="Payload" data-testid="dead-letter-payload">
         <div className="mb-2 flex items-center gap-3">
           <h2 className="text-[15px] font-semibold">Payload</h2>
-          <CopyPayload json={payload} />
+          <CopyButton text={payload} label="Payload" testId="copy-payload" />
         </div>
         {/* Focusable, so the scrolling block can be scrolled from the keyboard. */}
         <pre

@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { useActionState, useEffect, useRef, useState } from 'react';
 import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
@@ -33,10 +34,10 @@ function readNumbers(form: HTMLFormElement) {
   };
 }
 
-/** What the numbers mean together, as the admin types them. */
-function describePool(
-  values: Pick<PoolFormValues, 'budgetPercent' | 'minRetriesPerSecond' | 'windowSeconds'>,
-): string | undefined {
+type PoolNumbers = Pick<PoolFormValues, 'budgetPercent' | 'minRetriesPerSecond' | 'windowSeconds'>;
+
+/** The numbers read as a pool (the floor as whole retries per window), or undefined while one is unreadable. */
+function readPool(values: PoolNumbers) {
   const percent = Number(values.budgetPercent);
   const floor = Number(values.minRetriesPerSecond);
   const window = Number(values.windowSeconds);
@@ -45,8 +46,20 @@ function describePool(
   );
   if (!readable || ![percent, floor, window].every((value) => Number.isFinite(value) && value >= 0) || window === 0)
     return undefined;
-  const floorRetries = Math.floor(floor * window + 1e-9);
-  return `In any ${formatCount(window)} s, retries may be ${formatCount(percent)}% of that window's first attempts plus ${formatCount(floorRetries)}; beyond that a retry waits (RETRY_BUDGET_EXHAUSTED).`;
+  return { percent, window, floorRetries: Math.floor(floor * window + 1e-9) };
+}
+
+/** A pool of 0 % with a floor below one retry per window lets no retry through at all. */
+const allowsNoRetries = (pool: { percent: number; floorRetries: number }) =>
+  pool.percent === 0 && pool.floorRetries === 0;
+
+/** What the numbers mean together, as the admin types them. */
+function describePool(values: PoolNumbers): string | undefined {
+  const pool = readPool(values);
+  if (!pool) return undefined;
+  if (allowsNoRetries(pool))
+    return 'No retry may run at all: every retry in its scope waits (RETRY_BUDGET_EXHAUSTED) until the pool changes.';
+  return `In any ${formatCount(pool.window)} s, retries may be ${formatCount(pool.percent)}% of that window's first attempts plus ${formatCount(pool.floorRetries)}; beyond that a retry waits (RETRY_BUDGET_EXHAUSTED).`;
 }
 
 /** What the toast says about a save. */
@@ -80,6 +93,10 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
   const errors = refused?.result.ok === false ? (refused.result.fieldErrors ?? {}) : {};
   const toast = useToast();
   const saveButton = useRef<HTMLButtonElement>(null);
+  const form = useRef<HTMLFormElement>(null);
+  // A pool that lets no retry through is saved only after the admin confirms it: it stops every retry in scope.
+  const [confirmingNoRetries, setConfirmingNoRetries] = useState(false);
+  const noRetriesConfirmed = useRef(false);
   useEffect(() => {
     if (!state) return;
     const { message, tone } = outcomeOf(state);
@@ -89,8 +106,17 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
   }, [state, toast]);
   return (
     <form
+      ref={form}
       id="pool-form"
       action={submit}
+      onSubmit={(event) => {
+        const numbers = readPool(readNumbers(event.currentTarget));
+        if (numbers && allowsNoRetries(numbers) && !noRetriesConfirmed.current) {
+          event.preventDefault();
+          setConfirmingNoRetries(true);
+        }
+        noRetriesConfirmed.current = false;
+      }}
       onInput={(event) => setSummary(describePool(readNumbers(event.currentTarget)))}
       className="mb-5 flex flex-col gap-3 rounded-lg border border-line bg-surface p-4"
       data-testid="pool-form"
@@ -220,6 +246,24 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
           </Link>
         ) : null}
       </div>
+      <ConfirmDialog
+        open={confirmingNoRetries}
+        title="Save a pool that allows no retries?"
+        confirmLabel="Save anyway"
+        tone="danger"
+        onConfirm={() => {
+          noRetriesConfirmed.current = true;
+          setConfirmingNoRetries(false);
+          form.current?.requestSubmit();
+        }}
+        onCancel={() => setConfirmingNoRetries(false)}
+        testId="pool-no-retries-confirm"
+      >
+        <p>
+          With a budget of 0 % and a floor below one retry a window, every retry in this pool&apos;s scope waits until
+          the pool changes: first attempts still run, and their retries wait.
+        </p>
+      </ConfirmDialog>
       <FormError result={state?.result}>
         {state?.result.ok === false && state.result.code === 'INVALID_INPUT' ? 'Check the fields marked above.' : null}
       </FormError>

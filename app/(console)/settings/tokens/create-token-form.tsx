@@ -2,6 +2,7 @@
 
 import { useActionState, useEffect, useRef } from 'react';
 import { Button } from '@/components/ui/button';
+import { CopyButton } from '@/components/ui/copy-button';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
@@ -112,9 +113,12 @@ export function CreateTokenForm({ defaults }: { defaults: { perSecond: number; b
           data-testid="new-token-banner"
         >
           <p className="font-medium text-warn">Copy the token for {secret.name} now: it is shown only once.</p>
-          <code data-testid="new-token" className="mt-2 block break-all font-mono text-[12px] text-ink">
-            {secret.token}
-          </code>
+          <div className="mt-2 flex items-start gap-2">
+            <code data-testid="new-token" className="block min-w-0 flex-1 break-all font-mono text-[12px] text-ink">
+              {secret.token}
+            </code>
+            <CopyButton text={secret.token} label="Token" testId="copy-token" />
+          </div>
         </div>
       ) : (
         <FormError result={result} />

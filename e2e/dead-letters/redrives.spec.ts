@@ -60,11 +60,14 @@ test('a filtered bulk redrive previews what will happen, then runs with progress
     '6 of the 6 to redrive last failed with a permanent error',
   );
   await dialog.getByLabel('Reason (kept in the audit log)').fill('CDN is back');
-  await dialog.getByLabel('Items per second').fill('3');
+  await dialog.getByLabel('Items per second').fill('1');
   await dialog.getByRole('button', { name: 'Redrive 6' }).click();
 
   const progress = page.locator('[data-testid^="bulk-redrive-progress-"]').first();
   await expect(progress.getByRole('progressbar')).toBeVisible();
+  await expect(progress.getByTestId('bulk-redrive-status')).toHaveText('running');
+  // Rows redriven leave the pending list while the run goes on (at 1 a second, 6 take 6 s).
+  await expect(page.getByTestId('dead-letter-count')).not.toContainText('6 pending matching');
   await expect(progress.getByTestId('bulk-redrive-status')).toHaveText('running');
   await expect(progress.getByTestId('bulk-redrive-status')).toHaveText('completed', { timeout: 15_000 });
   await expect(progress).toContainText('6 / 6 · 6 redriven, 0 skipped');

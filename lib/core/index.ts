@@ -67,6 +67,7 @@ export { cancelBulkRedrive, runBulkRedrive, startBulkRedrive } from './dead-lett
 export { type BulkRedrivePreview, previewBulkRedrive, type RedriveOutcome } from './dead-letters/bulk-redrive-preview';
 export type { DeadLetterFilter } from './dead-letters/dead-letter-filter-input';
 export { describeBrakeRefusals } from './dead-letters/redrive-brakes';
+export { previewRedrive, type RedrivePreview } from './dead-letters/redrive-preview';
 export {
   forceReleaseSlot,
   type ReleaseGuard,

@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
@@ -12,16 +12,11 @@ import { useToast } from '@/components/ui/toast';
 import type { DeadLetterFilter, RedriveBrakeRule, RedriveOutcome } from '@/lib/core';
 import type { BulkRedrive } from '@/lib/db/schema';
 import { formatCount, formatMicros } from '@/lib/console/format';
+import { redriveOutcomeLabels } from '@/lib/console/labels/redrive-outcomes';
 import { cancelBulkRedriveAction, previewBulkRedriveAction, startBulkRedriveAction } from './actions';
 import { BrakedCounts } from './braked-counts';
 
-const outcomeLabels: Record<RedriveOutcome, string> = {
-  runs_again: 'runs again',
-  replays_result: 'replays its completed result (no new side effect)',
-  conflicts_in_progress: 'conflicts with a run in progress (waits for it)',
-  payload_mismatch: 'payload mismatch (will be held)',
-  held_uncertain: 'outcome uncertain (will be held for a person)',
-};
+const LIST_REFRESH_MS = 2_000;
 
 export type BulkRedrivePreviewData = Extract<
   Awaited<ReturnType<typeof previewBulkRedriveAction>>,
@@ -45,6 +40,13 @@ export function BulkRedrivePanel({
   brakeLabels: Record<RedriveBrakeRule, string>;
 }) {
   const router = useRouter();
+  // While a run goes on, the list is refreshed at most every 2 s, so redriven rows leave it as they are done.
+  const lastRefresh = useRef(0);
+  const refreshList = useCallback(() => {
+    if (Date.now() - lastRefresh.current < LIST_REFRESH_MS) return;
+    lastRefresh.current = Date.now();
+    router.refresh();
+  }, [router]);
   const toast = useToast();
   const [preview, setPreview] = useState<BulkRedrivePreviewData>();
   const [requestId, setRequestId] = useState<string>();
@@ -100,6 +102,7 @@ export function BulkRedrivePanel({
       {runId ? (
         <BulkRedriveProgress
           runId={runId}
+          onProgress={refreshList}
           onFinished={(run) => {
             toast.show(
               `Bulk redrive ${run.id} ${run.status}: ${formatCount(run.redriven)} redriven, ${formatCount(run.skipped)} skipped.`,
@@ -136,12 +139,12 @@ export function BulkRedrivePanel({
               its key now:
             </p>
             <ul className="text-[13px]" data-testid="bulk-redrive-outcomes">
-              {(Object.keys(outcomeLabels) as RedriveOutcome[])
+              {(Object.keys(redriveOutcomeLabels) as RedriveOutcome[])
                 .filter((outcome) => preview.outcomes[outcome] > 0)
                 .map((outcome) => (
                   <li key={outcome}>
                     <span className="tabular-nums font-medium">{formatCount(preview.outcomes[outcome])}</span>{' '}
-                    {outcomeLabels[outcome]}
+                    {redriveOutcomeLabels[outcome]}
                   </li>
                 ))}
             </ul>
@@ -194,7 +197,16 @@ async function fetchRun(id: number): Promise<BulkRedrive> {
 }
 
 /** A run's progress, polled until it ends, with cancel while it runs. */
-export function BulkRedriveProgress({ runId, onFinished }: { runId: number; onFinished?: (run: BulkRedrive) => void }) {
+export function BulkRedriveProgress({
+  runId,
+  onFinished,
+  onProgress,
+}: {
+  runId: number;
+  onFinished?: (run: BulkRedrive) => void;
+  /** Called as items are done while the run goes on (the list behind it may refresh). */
+  onProgress?: () => void;
+}) {
   const query = useQuery({
     queryKey: ['bulk-redrive', runId],
     queryFn: () => fetchRun(runId),
@@ -204,6 +216,10 @@ export function BulkRedriveProgress({ runId, onFinished }: { runId: number; onFi
   const toast = useToast();
   const run = query.data;
   const finished = run !== undefined && run.status !== 'running' ? run : undefined;
+  const processedWhileRunning = run?.status === 'running' ? run.processed : 0;
+  useEffect(() => {
+    if (processedWhileRunning > 0) onProgress?.();
+  }, [processedWhileRunning, onProgress]);
   // Told once per run, whatever the parent re-renders.
   const told = useRef(false);
   useEffect(() => {

@@ -1,6 +1,6 @@
 'use server';
 
-import { clearHold, clearHolds, reassignHold } from '@/lib/core';
+import { clearHold, clearHolds, NotFoundError, previewRedrive, reassignHold } from '@/lib/core';
 import { parseRowId } from '@/lib/queries/row-id';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 
@@ -58,4 +58,16 @@ export async function clearHoldsAction(
     },
     ['/holds'],
   );
+}
+
+/**
+ * What resuming a dead letter's hold will do: resuming it redrives the dead letter, so the form shows the redrive's
+ * preview (what its step's key will do, the brakes refusing it, a permanent last failure) before it asks.
+ */
+export async function previewHoldRedriveAction(deadLetterId: string) {
+  return runAction(async (ctx) => {
+    const id = parseRowId(deadLetterId);
+    if (id === undefined) throw new NotFoundError(`No dead letter ${deadLetterId}`);
+    return previewRedrive(ctx, id);
+  });
 }

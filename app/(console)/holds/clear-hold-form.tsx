@@ -1,5 +1,6 @@
 'use client';
 
+import Link from 'next/link';
 import { type FormEvent, useRef, useState, useTransition } from 'react';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
@@ -10,7 +11,9 @@ import { Select } from '@/components/ui/select';
 import { useToast } from '@/components/ui/toast';
 import type { HoldItemType } from '@/lib/db/schema/enums';
 import type { ActionResult } from '@/lib/server/action';
-import { clearHoldAction } from './actions';
+import { redriveOutcomeLabels } from '@/lib/console/labels/redrive-outcomes';
+import type { RedrivePreview } from '@/lib/core/dead-letters/redrive-preview';
+import { clearHoldAction, previewHoldRedriveAction } from './actions';
 import { planFocusAfterRow } from '@/components/console/focus-after-action';
 
 type Resolution = 'resume' | 'discard';
@@ -29,6 +32,12 @@ function confirmation(itemType: HoldItemType, resolution: Resolution) {
           body: 'The key is settled as done: the side effect will not run again. Do this only if you checked that it happened.',
           confirm: 'Leave as done',
         };
+  if (itemType === 'dead_letter' && resolution === 'resume')
+    return {
+      title: 'Redrive this dead letter?',
+      body: 'Resuming redrives the dead letter: its task goes back onto its queue with a fresh allowance.',
+      confirm: 'Redrive',
+    };
   if (resolution === 'discard')
     return {
       title: 'Discard this hold?',
@@ -41,6 +50,7 @@ function confirmation(itemType: HoldItemType, resolution: Resolution) {
 /** What the toast says was done: an uncertain key is run again or left as done, other work resumed or discarded. */
 function outcomeWord(itemType: HoldItemType, resolution: Resolution): string {
   if (itemType === 'key') return resolution === 'resume' ? 'released to run again' : 'left as done';
+  if (itemType === 'dead_letter' && resolution === 'resume') return 'redriven';
   return resolution === 'resume' ? 'resumed' : 'discarded';
 }
 
@@ -53,12 +63,15 @@ function outcomeWord(itemType: HoldItemType, resolution: Resolution): string {
 export function ClearHoldForm({
   holdId,
   itemType,
+  itemId,
   itemLabel,
   headingId,
   refusal,
 }: {
   holdId: number;
   itemType: HoldItemType;
+  /** The held item's id: a dead letter's is previewed before its hold is resumed. */
+  itemId: string;
   itemLabel: string;
   headingId: string;
   refusal?: string;
@@ -67,7 +80,9 @@ export function ClearHoldForm({
   const form = useRef<HTMLFormElement>(null);
   const [result, setResult] = useState<ActionResult<{ changed: boolean }>>();
   const [pending, startTransition] = useTransition();
-  const [asking, setAsking] = useState<{ data: FormData; resolution: Resolution }>();
+  const [asking, setAsking] = useState<{ data: FormData; resolution: Resolution; preview?: RedrivePreview }>();
+  // Resuming a dead letter's hold redrives it: when the brakes refuse, say so here instead of asking.
+  const [braked, setBraked] = useState<string>();
 
   if (refusal) {
     return (
@@ -103,6 +118,19 @@ export function ClearHoldForm({
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const resolution = data.get('resolution') === 'discard' ? 'discard' : 'resume';
+    setBraked(undefined);
+    if (itemType === 'dead_letter' && resolution === 'resume') {
+      startTransition(async () => {
+        const preview = await previewHoldRedriveAction(itemId);
+        startTransition(() => {
+          if (!preview.ok) setResult(preview);
+          else if (preview.data.brakes.length > 0)
+            setBraked(preview.data.brakes.map((brake) => brake.message).join('; '));
+          else setAsking({ data, resolution, preview: preview.data });
+        });
+      });
+      return;
+    }
     if (confirmation(itemType, resolution)) setAsking({ data, resolution });
     else run(data, resolution);
   };
@@ -137,7 +165,29 @@ export function ClearHoldForm({
       >
         <p>{itemLabel}</p>
         <p className="mt-1">{asked?.body}</p>
+        {asking?.preview ? (
+          <>
+            <p className="mt-1" data-testid="hold-redrive-outcome">
+              Its failed step {redriveOutcomeLabels[asking.preview.outcome]}.
+            </p>
+            {asking.preview.lastFailedPermanently ? (
+              <p className="mt-1 rounded-md bg-warn-soft px-2 py-1 text-warn" data-testid="hold-redrive-permanent">
+                It last failed with a <strong>permanent</strong> error: redriven unchanged, it will most likely fail the
+                same way.
+              </p>
+            ) : null}
+          </>
+        ) : null}
       </ConfirmDialog>
+      {braked ? (
+        <p className="w-full text-[12px] text-warn [overflow-wrap:anywhere]" data-testid="clear-braked">
+          Not resumed: the redrive brakes refuse this dead letter now ({braked}).{' '}
+          <Link href={`/dead-letters/${encodeURIComponent(itemId)}`} className="text-accent underline">
+            Open the dead letter
+          </Link>{' '}
+          for its history{'; '}an admin may override the brakes there.
+        </p>
+      ) : null}
     </form>
   );
 }

@@ -128,6 +128,7 @@ export function HoldsTable({
                     <ClearHoldForm
                       holdId={hold.id}
                       itemType={hold.itemType}
+                      itemId={hold.itemId}
                       itemLabel={itemLabel(hold)}
                       headingId={headingId}
                       refusal={decision.allowed ? undefined : decision.reason}

@@ -57,14 +57,12 @@ export interface BulkRedrivePreview {
   sample: { deadLetter: DeadLetter; outcome: RedriveOutcome; brakes: RedriveBrakeRule[] }[];
 }
 
-/** What a bulk redrive of this filter would do, item by item, without doing it. */
-export async function previewBulkRedrive(
-  ctx: CoreContext,
-  input: z.input<typeof deadLetterFilter>,
-): Promise<BulkRedrivePreview> {
-  authorize(ctx, 'dead_letter.redrive');
-  const filter = parseInput(deadLetterFilter, input);
-  const rows = await ctx.db
+/**
+ * Dead letters with what a redrive of each is judged by: its failed step's key (by the key's derived name) and its
+ * task's redrive history. The caller adds which dead letters.
+ */
+export function selectRedriveCandidates(db: Executor) {
+  return db
     .select({
       deadLetter: deadLetters,
       key: idempotencyKeys,
@@ -76,7 +74,17 @@ export async function previewBulkRedrive(
     })
     .from(deadLetters)
     .leftJoin(idempotencyKeys, eq(idempotencyKeys.key, sql`${deadLetters.taskId} || '/' || ${deadLetters.step}`))
-    .leftJoin(taskBudgets, eq(taskBudgets.taskId, deadLetters.taskId))
+    .leftJoin(taskBudgets, eq(taskBudgets.taskId, deadLetters.taskId));
+}
+
+/** What a bulk redrive of this filter would do, item by item, without doing it. */
+export async function previewBulkRedrive(
+  ctx: CoreContext,
+  input: z.input<typeof deadLetterFilter>,
+): Promise<BulkRedrivePreview> {
+  authorize(ctx, 'dead_letter.redrive');
+  const filter = parseInput(deadLetterFilter, input);
+  const rows = await selectRedriveCandidates(ctx.db)
     .where(pendingMatching(filter))
     .orderBy(asc(deadLetters.id))
     .limit(BULK_REDRIVE_LIMIT + 1);

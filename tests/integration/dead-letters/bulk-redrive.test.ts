@@ -5,6 +5,7 @@ import {
   cancelBulkRedrive,
   hashContent,
   previewBulkRedrive,
+  previewRedrive,
   redriveDeadLetter,
   runBulkRedrive,
   startBulkRedrive,
@@ -132,6 +133,19 @@ describe('previewBulkRedrive', () => {
     const preview = await previewBulkRedrive(ctx(), { queue });
     expect(preview).toMatchObject({ total: 5, brakedTotal: 0, lastFailedPermanently: 2 });
     expect((await previewBulkRedrive(ctx(), { queue, errorClass: 'transient' })).lastFailedPermanently).toBe(0);
+  });
+
+  it('previews one dead letter as the bulk preview judges each item; a viewer may not, an unknown id is not found', async () => {
+    const queue = `one-${randomUUID()}`;
+    const [letter] = await makeDeadLetters(1, queue, { errorClass: 'permanent', lastError: '400: bad input' });
+    expect(await previewRedrive(ctx(), letter!.id)).toEqual({
+      deadLetterId: letter!.id,
+      outcome: 'runs_again',
+      brakes: [],
+      lastFailedPermanently: true,
+    });
+    await expect(previewRedrive(ctx(viewer), letter!.id)).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(previewRedrive(ctx(), 999_999_999)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('filters by error class and searches the error text literally', async () => {

@@ -98,6 +98,7 @@ export default async function HoldPage({ params }: { params: Promise<{ id: strin
           <ClearHoldForm
             holdId={hold.id}
             itemType={hold.itemType}
+            itemId={hold.itemId}
             itemLabel={itemLabel(hold)}
             headingId={STATUS_ID}
             refusal={clear.allowed ? undefined : clear.reason}

@@ -1,5 +1,5 @@
 import { createStaleLock } from '../support/factories';
-import { expect, test } from '../support/fixtures';
+import { expect, signInAs, test } from '../support/fixtures';
 
 test('force-releases a stale lock whose guards all pass, and shows why another cannot be released', async ({
   page,
@@ -30,4 +30,42 @@ test('force-releases a stale lock whose guards all pass, and shows why another c
     .click();
   await expect(page.getByTestId(`lock-row-${releasable.slot}`)).toHaveCount(0);
   await expect(page.getByTestId(`lock-row-${guarded.slot}`)).toBeVisible();
+});
+
+test('an admin releases a stuck lock over its guards with a reason; the row says when the sweeper escalates it', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
+  const stuck = await createStaleLock(database, { runStillLive: true });
+  // The sweeper has refused it for 10 minutes: it becomes a hold after 30 (the default).
+  await database.sql`
+    update slot_locks set release_refused_since = now() - interval '10 minutes',
+      release_refused_guards = array['holder_run_finished'] where slot = ${stuck.slot}`;
+  await page.goto('/locks');
+  const row = page.getByTestId(`lock-row-${stuck.slot}`);
+  await expect(row.getByTestId('lock-escalation')).toContainText('it becomes a hold for a person at');
+  await expect(row.getByTestId('lock-escalation')).toContainText('30 min of refusals');
+  await expectAccessible();
+
+  await row.getByLabel('Reason for releasing over the guards').fill('Host was decommissioned; nothing runs');
+  await row.getByRole('button', { name: 'Release anyway…' }).click();
+  const dialog = page.getByRole('dialog', { name: `Release ${stuck.slot} over its guards?` });
+  await expect(dialog).toContainText('its run is finished: no');
+  await dialog.getByRole('button', { name: 'Release anyway' }).click();
+  await expect(page.getByTestId('toasts')).toContainText(`${stuck.slot} released over its guards.`);
+  await expect(page.getByTestId(`lock-row-${stuck.slot}`)).toHaveCount(0);
+  const [record] = await database.sql<{ action: string; reason: string }[]>`
+    select action, reason from audit_log where target_type = 'slot' and target_id = ${stuck.slot}`;
+  expect(record).toEqual({ action: 'slot.override_release', reason: 'Host was decommissioned; nothing runs' });
+});
+
+test('a responder is not offered the release over the guards', async ({ page, database }) => {
+  const stuck = await createStaleLock(database, { runStillLive: true });
+  await signInAs(page, 'responder');
+  await page.goto('/locks');
+  await expect(
+    page.getByTestId(`lock-row-${stuck.slot}`).getByRole('button', { name: 'Force release…' }),
+  ).toBeDisabled();
+  await expect(page.getByTestId(`lock-row-${stuck.slot}`).getByTestId('override-release-form')).toHaveCount(0);
 });

@@ -74,6 +74,7 @@ export {
   type ReleaseGuardFacts,
   readReleaseGuards,
 } from './slots/force-release';
+export { overrideReleaseSlot } from './slots/override-release';
 export { deleteRetryPool, saveRetryPool } from './retry-pools/manage-pools';
 export { setKillSwitch } from './kill-switches/kill-switches';
 

@@ -1,6 +1,6 @@
 'use server';
 
-import { forceReleaseSlot, setKillSwitch } from '@/lib/core';
+import { forceReleaseSlot, overrideReleaseSlot, setKillSwitch } from '@/lib/core';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 
 export async function forceReleaseAction(
@@ -10,6 +10,24 @@ export async function forceReleaseAction(
   return runAction(
     async (ctx) => {
       const result = await forceReleaseSlot(ctx, {
+        slot: field(formData, 'slot'),
+        fencingToken: Number(field(formData, 'fencingToken')),
+        reason: field(formData, 'reason'),
+      });
+      return { released: result.released };
+    },
+    ['/locks'],
+  );
+}
+
+/** An admin's release of a stale lock its guards refuse, with a reason (the audit record names the guards). */
+export async function overrideReleaseAction(
+  _previous: ActionResult<{ released: boolean }> | undefined,
+  formData: FormData,
+) {
+  return runAction(
+    async (ctx) => {
+      const result = await overrideReleaseSlot(ctx, {
         slot: field(formData, 'slot'),
         fencingToken: Number(field(formData, 'fencingToken')),
         reason: field(formData, 'reason'),

@@ -1,9 +1,11 @@
+import Link from 'next/link';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { Age } from '@/components/ui/time';
+import { Age, Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import type { Decision, ReleaseGuardFacts } from '@/lib/core';
 import { visibleText } from '@/lib/console/visible-text';
 import { ForceReleaseForm } from './lock-forms';
+import { OverrideReleaseForm } from './override-release-form';
 import { guardChecklist } from './release-guards';
 
 /** Below 768 px each lock is a stacked card (see the Holds page). */
@@ -21,11 +23,17 @@ export function LocksTable({
   locks,
   now,
   release,
+  override,
+  escalateAfterMinutes,
   headingId,
 }: {
   locks: ReleaseGuardFacts[];
   now: Date;
   release: Decision;
+  /** Whether the person may release a stale lock its guards refuse (admins). */
+  override: Decision;
+  /** How long the sweeper refuses a stale lock before it becomes a hold for a person. */
+  escalateAfterMinutes: number;
   headingId: string;
 }) {
   return (
@@ -96,11 +104,43 @@ export function LocksTable({
                 ) : (
                   <p className="text-[12px] text-muted">Force release: {release.reason}.</p>
                 )}
+                <Escalation lock={lock} escalateAfterMinutes={escalateAfterMinutes} />
+                {lock.pastTtl && failing.length > 0 && override.allowed ? (
+                  <OverrideReleaseForm
+                    slot={lock.slot}
+                    fencingToken={lock.fencingToken}
+                    overridden={failing}
+                    latestEvidence={lock.latestEvidence}
+                    headingId={headingId}
+                  />
+                ) : null}
               </Cell>
             </tr>
           );
         })}
       </tbody>
     </Table>
+  );
+}
+
+/** Where a stale lock the sweeper refuses stands on its way to a person: refused since when, held from when. */
+function Escalation({ lock, escalateAfterMinutes }: { lock: ReleaseGuardFacts; escalateAfterMinutes: number }) {
+  if (lock.escalatedAt)
+    return (
+      <p className="mt-1 text-[12px] text-warn" data-testid="lock-escalation">
+        Held for a person since <Moment value={lock.escalatedAt} /> (a <code>stale_lock</code> hold on{' '}
+        <Link href="/holds?reason=stale_lock" className="text-accent underline">
+          Holds
+        </Link>
+        ).
+      </p>
+    );
+  if (!lock.releaseRefusedSince) return null;
+  const escalatesAt = new Date(lock.releaseRefusedSince.getTime() + escalateAfterMinutes * 60_000);
+  return (
+    <p className="mt-1 text-[12px] text-muted" data-testid="lock-escalation">
+      The sweeper has refused to release it since <Moment value={lock.releaseRefusedSince} />; it becomes a hold for a
+      person at <Moment value={escalatesAt} /> ({escalateAfterMinutes} min of refusals).
+    </p>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { ListPage, ListSection } from '@/components/console/list-page';
 import { Moment } from '@/components/ui/time';
 import { decide } from '@/lib/core';
+import { getEnvironment } from '@/lib/env';
 import { getKillSwitch, listHeldLocks } from '@/lib/queries/locks';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
@@ -22,6 +23,7 @@ export default async function LocksPage() {
   } = await readConsole((db) => Promise.all([listHeldLocks(db), getKillSwitch(db, 'stale_lock_release')]));
   const now = new Date();
   const release = decide(person, 'slot.force_release');
+  const override = decide(person, 'slot.override_release');
   const switching = decide(person, 'kill_switch.set');
   const engaged = killSwitch?.engaged ?? false;
 
@@ -58,7 +60,7 @@ export default async function LocksPage() {
   return (
     <ListPage
       title="Locks"
-      description="Held slot locks, stale ones first. A stale lock is released only when every guard passes, checked again on the server."
+      description="Held slot locks, stale ones first. A stale lock is released only when every guard passes, checked again on the server; an admin may release one its guards refuse, with a reason."
       readSource={source}
       refreshedAt={now}
       intro={automaticRelease}
@@ -74,7 +76,14 @@ export default async function LocksPage() {
           hint: 'A run holds a slot lock while it works on a slot (a page, an account, a send window); none is held now.',
         }}
       >
-        <LocksTable locks={locks} now={now} release={release} headingId={HEADING} />
+        <LocksTable
+          locks={locks}
+          now={now}
+          release={release}
+          override={override}
+          escalateAfterMinutes={getEnvironment().HOLDFAST_STALE_LOCK_ESCALATE_MINUTES}
+          headingId={HEADING}
+        />
       </ListSection>
     </ListPage>
   );

@@ -20,6 +20,11 @@ export const actions = [
    */
   'key.resolve',
   'slot.force_release',
+  /**
+   * Releasing a stale lock although its guards refuse (its run still looks alive, evidence exists, the
+   * kill switch is engaged): a person's judgement that the holder is gone, with a reason.
+   */
+  'slot.override_release',
   'kill_switch.set',
   /** Pausing and resuming a step, an agent or a downstream (on-call's first brake in a retry storm). */
   'step.pause',
@@ -68,7 +73,7 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
  * The one place that decides who may do what.
  * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
  * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases, pauses.
- * - admin: also kill switches, retry pools, breaker settings, step retry policies, people, API tokens, alert rules and channels, and overriding the redrive brakes.
+ * - admin: also kill switches, retry pools, breaker settings, step retry policies, people, API tokens, alert rules and channels, overriding the redrive brakes, and releasing a stale lock its guards refuse.
  * Agents act through their token's scopes (ingest: report attempts and open holds; read; metrics: scrape;
  * traces: export OpenTelemetry spans).
  * The system (sweeps) may do what its jobs need.
@@ -120,6 +125,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'step.pause':
       return actor.role === 'viewer' ? deny('this needs the responder or admin role') : allow;
     case 'dead_letter.redrive_override':
+    case 'slot.override_release':
     case 'kill_switch.set':
     case 'retry_pool.manage':
     case 'breaker.manage':

@@ -89,6 +89,10 @@ export interface ReleaseGuardFacts {
   latestEvidence: string | null;
   killSwitchEngaged: boolean;
   failedGuards: ReleaseGuard[];
+  /** Since when the sweeper has refused to release it (null: never refused, or released since). */
+  releaseRefusedSince: Date | null;
+  /** When it was escalated to a person as a `stale_lock` hold (once per holder). */
+  escalatedAt: Date | null;
 }
 
 /**
@@ -114,8 +118,11 @@ export async function readReleaseGuards(
     evidence_count: number;
     latest_evidence: string | null;
     switch_engaged: boolean;
+    release_refused_since: Date | null;
+    escalated_at: Date | null;
   }>(sql`
     select lock.slot, lock.holder_run_key, lock.fencing_token, lock.acquired_at, lock.expires_at,
+      lock.release_refused_since, lock.escalated_at,
       lock.expires_at <= now() as past_ttl,
       run.status as run_status, run.heartbeat_at as run_heartbeat_at,
       coalesce(run.status <> 'running' or run.heartbeat_at < now() - ${grace}::interval, false) as run_done,
@@ -148,6 +155,8 @@ export async function readReleaseGuards(
       latestEvidence: row.latest_evidence,
       killSwitchEngaged: row.switch_engaged,
       failedGuards,
+      releaseRefusedSince: row.release_refused_since ? new Date(row.release_refused_since) : null,
+      escalatedAt: row.escalated_at ? new Date(row.escalated_at) : null,
     };
   });
 }

@@ -9,6 +9,7 @@ import {
   heartbeatRun,
   heartbeatSlot,
   NotHolderError,
+  overrideReleaseSlot,
   readReleaseGuards,
   recordEvidence,
   releaseSlot,
@@ -347,5 +348,51 @@ describe("the sweeper's refusals", () => {
       outcome: 'acquired',
     });
     expect(await refusal(slot)).toEqual({ since: null, guards: null, escalatedAt: null });
+  });
+});
+
+describe('overrideReleaseSlot', () => {
+  const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+
+  it('lets an admin release a stale lock its guards refuse, auditing what was overridden; once', async () => {
+    const { slot, fencingToken } = await staleLock({ finishRun: false, evidence: true });
+    // A responder may not: it takes a person's judgement that the holder is gone, over evidence.
+    await expect(
+      overrideReleaseSlot({ ...ctx(), actor: oncall }, { slot, fencingToken, reason: 'gone' }),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(
+      overrideReleaseSlot({ ...ctx(), actor: admin }, { slot, fencingToken: fencingToken + 1, reason: 'gone' }),
+    ).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
+    await expect(
+      overrideReleaseSlot({ ...ctx(), actor: admin }, { slot, fencingToken, reason: ' ' }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT', fieldErrors: { reason: ['say why the guards are overridden'] } });
+
+    const first = await overrideReleaseSlot(
+      { ...ctx(), actor: admin },
+      { slot, fencingToken, reason: 'host decommissioned; page-42 checked' },
+    );
+    const again = await overrideReleaseSlot({ ...ctx(), actor: admin }, { slot, fencingToken, reason: 'again' });
+    expect(first).toMatchObject({ released: true, lock: { releasedBy: 'person:ada@example.com' } });
+    expect(again).toMatchObject({ released: false, alreadyReleased: true });
+    const records = await auditFor(slot);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      action: 'slot.override_release',
+      reason: 'host decommissioned; page-42 checked',
+      before: {
+        overriddenGuards: ['holder_run_finished', 'no_evidence'],
+        evidenceCount: 1,
+        latestEvidence: 'page-42',
+      },
+    });
+  });
+
+  it('refuses a lock within its time to live: it is not stuck', async () => {
+    const { slot, fencingToken } = await staleLock();
+    await database.sql`update slot_locks set expires_at = now() + interval '1 hour' where slot = ${slot}`;
+    await expect(
+      overrideReleaseSlot({ ...ctx(), actor: admin }, { slot, fencingToken, reason: 'impatient' }),
+    ).rejects.toMatchObject({ code: 'GUARD_FAILED', failedGuards: ['past_ttl'] });
+    expect(await auditFor(slot)).toEqual([]);
   });
 });

@@ -1,0 +1,109 @@
+'use client';
+
+import { type FormEvent, useId, useRef, useState, useTransition } from 'react';
+import { Button } from '@/components/ui/button';
+import { ConfirmDialog } from '@/components/ui/confirm-dialog';
+import { Field } from '@/components/ui/field';
+import { FormError } from '@/components/ui/form-error';
+import { Input } from '@/components/ui/input';
+import { useToast } from '@/components/ui/toast';
+import { planFocusAfterRow } from '@/components/console/focus-after-action';
+import type { ActionResult } from '@/lib/server/action';
+import { overrideReleaseAction } from './actions';
+
+/**
+ * For admins, on a stale lock its guards refuse: release it anyway, with a reason. The confirmation repeats what
+ * is overridden (the failing guards, the evidence seen), since another run may then do the slot's work again.
+ */
+export function OverrideReleaseForm({
+  slot,
+  fencingToken,
+  overridden,
+  latestEvidence,
+  headingId,
+}: {
+  slot: string;
+  fencingToken: number;
+  overridden: string[];
+  latestEvidence: string | null;
+  headingId: string;
+}) {
+  const toast = useToast();
+  const why = useId();
+  const form = useRef<HTMLFormElement>(null);
+  const [result, setResult] = useState<ActionResult<{ released: boolean }>>();
+  const [pending, startTransition] = useTransition();
+  const [asking, setAsking] = useState<FormData>();
+
+  const release = (data: FormData) => {
+    const focusAfter = planFocusAfterRow(form.current, headingId);
+    startTransition(async () => {
+      const answer = await overrideReleaseAction(undefined, data);
+      startTransition(() => {
+        setResult(answer);
+        setAsking(undefined);
+      });
+      if (!answer.ok) {
+        toast.show(`${slot} not released: ${answer.message}`, { tone: 'error' });
+        return;
+      }
+      toast.show(
+        answer.data.released ? `${slot} released over its guards.` : `${slot} was already released: nothing changed.`,
+        { tone: 'success' },
+      );
+      focusAfter();
+    });
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setAsking(new FormData(event.currentTarget));
+  };
+
+  return (
+    <form
+      ref={form}
+      onSubmit={submit}
+      className="mt-2 flex flex-wrap items-center gap-2 border-t border-line pt-2"
+      data-testid="override-release-form"
+    >
+      <input type="hidden" name="slot" value={slot} />
+      <input type="hidden" name="fencingToken" value={fencingToken} />
+      <Field label="Reason for releasing over the guards" id={`${why}-reason`} hideLabel>
+        <Input
+          name="reason"
+          required
+          placeholder="Why the holder is gone (audit log)"
+          size="sm"
+          className="min-w-0 flex-1"
+        />
+      </Field>
+      <Button type="submit" variant="danger" pending={pending} pendingLabel="Releasing…">
+        Release anyway…
+      </Button>
+      <FormError result={result} className="w-full" />
+      <ConfirmDialog
+        open={asking !== undefined}
+        title={`Release ${slot} over its guards?`}
+        confirmLabel="Release anyway"
+        tone="danger"
+        pending={pending}
+        pendingLabel="Releasing…"
+        onConfirm={() => asking && release(asking)}
+        onCancel={() => setAsking(undefined)}
+        testId="override-release-confirm"
+      >
+        <p>The guards refuse this release: {overridden.join('; ')}.</p>
+        {latestEvidence ? (
+          <p className="mt-1 [overflow-wrap:anywhere]">
+            Evidence says the side effect happened ({latestEvidence}): the next run may do it again.
+          </p>
+        ) : null}
+        <p className="mt-1">
+          Token {fencingToken} is taken from its run; a run still working will be refused at its next fenced write.
+        </p>
+        <p className="mt-1 [overflow-wrap:anywhere]">Reason: {String(asking?.get('reason') ?? '')}</p>
+      </ConfirmDialog>
+    </form>
+  );
+}

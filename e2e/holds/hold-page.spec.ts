@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { createHold, uniqueTeam } from '../support/factories';
+import { createDeadLetter, createHold, uniqueTeam } from '../support/factories';
 import { expect, signInAs, test } from '../support/fixtures';
 
 test('a hold has a page of its own: what is parked and why, its actions, and its history; audit targets link to it', async ({
@@ -61,4 +61,16 @@ test('a hold has a page of its own: what is parked and why, its actions, and its
   const { holdId: another } = await createHold(database, { agent: 'ops', owner });
   await page.goto(`/holds/${another}`);
   await expect(page.getByTestId('clear-refused')).toContainText('You cannot clear this');
+  await expect(page.getByTestId('clear-refused')).toContainText('Ask its owner or the on-call responder');
+
+  // A dead letter's hold owned by the viewer's team: clearing it would redrive, which a viewer may not; they may
+  // hand it on, and are told so.
+  const letter = await createDeadLetter(database, { queue: `viewer-${holdId}`, errorText: '400: bad input' });
+  const [letterHold] = await database.sql<{ id: number }[]>`
+    update holds set owner = 'team:payments' where item_type = 'dead_letter' and item_id = ${String(letter)}
+    returning id::int`;
+  await page.goto(`/holds/${letterHold!.id}`);
+  await expect(page.getByTestId('clear-refused')).toContainText('this needs the responder or admin role');
+  await expect(page.getByTestId('clear-refused')).toContainText('You may reassign it');
+  await expect(page.getByRole('button', { name: 'Reassign…' })).toBeVisible();
 });

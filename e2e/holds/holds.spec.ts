@@ -27,6 +27,9 @@ test('filters holds by reason, owner and age, flags frozen ones, reassigns one a
   await filters.getByRole('button', { name: 'Apply' }).click();
   await expect(page).toHaveURL(new RegExp(`owner=${encodeURIComponent(owner)}`));
   await expect(page.getByTestId('holds-table').locator('tbody tr')).toHaveCount(3);
+  // The reason chips count within the other filters: this owner's three holds, all blocked by policy.
+  await expect(page.getByTestId('hold-reason-counts').getByRole('link')).toHaveCount(1);
+  await expect(page.getByTestId('hold-reason-counts')).toContainText('policy_blocked 3');
   await expect(page.getByTestId(`hold-row-${old}`).getByTestId('frozen-badge')).toBeVisible();
   await expect(page.getByTestId(`hold-row-${first}`).getByTestId('frozen-badge')).toHaveCount(0);
   await expectAccessible();

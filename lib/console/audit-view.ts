@@ -9,8 +9,13 @@ export interface FieldChange {
 const show = (value: unknown): string =>
   value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value);
 
-/** Before and after as the fields that differ, each shown as text; nested values compared whole. */
+/**
+ * Before and after as the fields that differ, each shown as text; nested values compared whole. When both sides
+ * were recorded, a field only the before names is context the after did not record (a hold's owner beside its
+ * clearing), not a field that was removed: it is left out rather than shown as "owner team:payments → —".
+ */
 export function diffRecord(before: unknown, after: unknown): FieldChange[] {
+  const bothRecorded = before !== null && before !== undefined && after !== null && after !== undefined;
   const asObject = (value: unknown): Record<string, unknown> =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
       ? (value as Record<string, unknown>)
@@ -21,6 +26,7 @@ export function diffRecord(before: unknown, after: unknown): FieldChange[] {
   const next = asObject(after);
   const fields = [...new Set([...Object.keys(old), ...Object.keys(next)])];
   return fields
+    .filter((field) => !(bothRecorded && !(field in next)))
     .filter((field) => JSON.stringify(old[field]) !== JSON.stringify(next[field]))
     .map((field) => ({ field, before: show(old[field]), after: show(next[field]) }));
 }

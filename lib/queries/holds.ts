@@ -29,21 +29,11 @@ export function holdsOrder(view: HoldsFilter['view']): KeysetOrder {
 export async function listHolds(
   db: Executor,
   filter: HoldsFilter,
-  context: { owners: string[]; frozenAfterDays: number; now: Date; pageSize?: number },
+  context: HoldsContext & { pageSize?: number },
 ): Promise<KeysetPage<Hold & { cursorAt: string }>> {
-  const filtered = and(
-    eq(holds.status, filter.view),
-    filter.mine ? inArray(holds.owner, context.owners) : undefined,
-    filter.owner ? eq(holds.owner, filter.owner) : undefined,
-    filter.reason ? eq(holds.reason, filter.reason) : undefined,
-    filter.frozen ? frozenHoldCondition(context.now, context.frozenAfterDays) : undefined,
-    filter.minAgeHours !== undefined
-      ? lte(holds.openedAt, new Date(context.now.getTime() - filter.minAgeHours * HOURS_MS))
-      : undefined,
-  );
   return readTablePage(db, {
     table: holds,
-    filtered,
+    filtered: and(eq(holds.status, filter.view), holdsMatching(filter, context)),
     order: holdsOrder(filter.view),
     position: keysetPosition(filter),
     pageSize: context.pageSize,
@@ -51,12 +41,35 @@ export async function listHolds(
   });
 }
 
-/** Open holds per reason: the page's summary and quick filters. */
-export async function countOpenHoldsByReason(db: Executor) {
+/** What the filters other than the view and the page read: the person's owner names, the frozen threshold, now. */
+interface HoldsContext {
+  owners: string[];
+  frozenAfterDays: number;
+  now: Date;
+}
+
+/** The filters' conditions (mine, owner, reason, frozen, age); the reason left out when asked, for its counts. */
+function holdsMatching(filter: HoldsFilter, context: HoldsContext, options: { ignoreReason?: boolean } = {}) {
+  return and(
+    filter.mine ? inArray(holds.owner, context.owners) : undefined,
+    filter.owner ? eq(holds.owner, filter.owner) : undefined,
+    filter.reason && !options.ignoreReason ? eq(holds.reason, filter.reason) : undefined,
+    filter.frozen ? frozenHoldCondition(context.now, context.frozenAfterDays) : undefined,
+    filter.minAgeHours !== undefined
+      ? lte(holds.openedAt, new Date(context.now.getTime() - filter.minAgeHours * HOURS_MS))
+      : undefined,
+  );
+}
+
+/**
+ * Open holds per reason, within the page's other filters (mine, owner, frozen, age): the page's quick filters, so a
+ * chip counts what choosing it would list.
+ */
+export async function countOpenHoldsByReason(db: Executor, filter: HoldsFilter, context: HoldsContext) {
   const rows = await db
     .select({ reason: holds.reason, count: sql<number>`count(*)`.mapWith(Number) })
     .from(holds)
-    .where(eq(holds.status, 'open'))
+    .where(and(eq(holds.status, 'open'), holdsMatching(filter, context, { ignoreReason: true })))
     .groupBy(holds.reason)
     .orderBy(desc(sql`count(*)`));
   return rows;

@@ -67,6 +67,7 @@ export function ClearHoldForm({
   itemLabel,
   headingId,
   refusal,
+  mayReassign = false,
 }: {
   holdId: number;
   itemType: HoldItemType;
@@ -75,6 +76,8 @@ export function ClearHoldForm({
   itemLabel: string;
   headingId: string;
   refusal?: string;
+  /** Whether the person may reassign it: then a refusal says they may hand it to someone who can clear it. */
+  mayReassign?: boolean;
 }) {
   const toast = useToast();
   const form = useRef<HTMLFormElement>(null);
@@ -87,7 +90,10 @@ export function ClearHoldForm({
   if (refusal) {
     return (
       <p className="text-[12px] text-muted" data-testid="clear-refused">
-        You cannot clear this: {refusal}.
+        You cannot clear this: {refusal}.{' '}
+        {mayReassign
+          ? 'You may reassign it to a person or team who can (Reassign…).'
+          : 'Ask its owner or the on-call responder to clear it.'}
       </p>
     );
   }

@@ -22,7 +22,7 @@ export function HoldReasonCounts({
       className="mb-3 flex flex-wrap gap-2 text-[12px]"
       data-testid="hold-reason-counts"
     >
-      {counts.length === 0 ? <span className="text-muted">No open holds.</span> : null}
+      {counts.length === 0 ? <span className="text-muted">No open holds match.</span> : null}
       {counts.map(({ reason, count }) => (
         <Link
           key={reason}

@@ -132,6 +132,7 @@ export function HoldsTable({
                       itemLabel={itemLabel(hold)}
                       headingId={headingId}
                       refusal={decision.allowed ? undefined : decision.reason}
+                      mayReassign={decide(person, 'hold.reassign', { owner: hold.owner }).allowed}
                     />
                     {decide(person, 'hold.reassign', { owner: hold.owner }).allowed ? (
                       <ReassignHoldForm

@@ -28,15 +28,12 @@ export default async function HoldsPage({
   const { filter, notices } = readFilter(holdsFilter, await searchParams);
   const frozenAfterDays = getEnvironment().HOLDFAST_FROZEN_AFTER_DAYS;
   const now = new Date();
+  const context = { owners: ownersOf(person), frozenAfterDays, now };
   const {
     value: [page, counts, owners],
     source,
   } = await readConsole((db) =>
-    Promise.all([
-      listHolds(db, filter, { owners: ownersOf(person), frozenAfterDays, now }),
-      countOpenHoldsByReason(db),
-      listHoldOwners(db),
-    ]),
+    Promise.all([listHolds(db, filter, context), countOpenHoldsByReason(db, filter, context), listHoldOwners(db)]),
   );
   const rows = page.rows;
   const open = filter.view === 'open';

@@ -17,6 +17,20 @@ describe('diffRecord', () => {
     expect(diffRecord(null, { engaged: true })).toEqual([{ field: 'engaged', before: '—', after: 'true' }]);
     expect(diffRecord(null, null)).toEqual([]);
   });
+
+  it('leaves out a field only the before names when both sides were recorded: context, not a removal', () => {
+    // A hold cleared: the before names its owner, the after records the outcome; the owner did not change.
+    expect(diffRecord({ status: 'open', owner: 'team:payments' }, { status: 'cleared', resolution: 'resume' })).toEqual(
+      [
+        { field: 'status', before: 'open', after: 'cleared' },
+        { field: 'resolution', before: '—', after: 'resume' },
+      ],
+    );
+    // A record with nothing after (a deletion) still lists every field as gone.
+    expect(diffRecord({ owner: 'team:payments' }, null)).toEqual([
+      { field: 'owner', before: 'team:payments', after: '—' },
+    ]);
+  });
 });
 
 describe('CSV export cells', () => {

@@ -102,6 +102,7 @@ export default async function HoldPage({ params }: { params: Promise<{ id: strin
             itemLabel={itemLabel(hold)}
             headingId={STATUS_ID}
             refusal={clear.allowed ? undefined : clear.reason}
+            mayReassign={mayReassign}
           />
           {mayReassign ? (
             <div className="mt-2">

@@ -221,3 +221,30 @@ test('on Dead letters at 390 px, as the responder Remy, every Redrive is on scre
   await expect(redrives).toHaveCount(2);
   for (let index = 0; index < 2; index += 1) await expectReachable(redrives.nth(index), `Redrive in row ${index + 1}`);
 });
+
+test('on a phone the step tables show each step with its retry rate and retry spend, no sideways scrolling', async ({
+  page,
+}) => {
+  if (!made) throw new Error('the phone data was not made');
+  await page.setViewportSize(phone);
+  for (const [path, table] of [
+    ['/steps?window=24h', 'steps-table'],
+    ['/', 'step-stats-table'],
+  ] as const) {
+    await page.goto(path);
+    const stepTable = page.getByTestId(table);
+    await expect(stepTable).toBeVisible();
+    // Nothing to scroll sideways inside the table's box, and the retry spend header ends within the screen.
+    const box = stepTable.locator('xpath=..');
+    const { scrollWidth, clientWidth } = await box.evaluate((element) => ({
+      scrollWidth: element.scrollWidth,
+      clientWidth: element.clientWidth,
+    }));
+    expect(scrollWidth, `${path}: the table scrolls sideways`).toBeLessThanOrEqual(clientWidth);
+    const spendHeader = stepTable.getByRole('columnheader', { name: /Retry spend/ });
+    const header = await spendHeader.boundingBox();
+    expect(header && header.x + header.width, `${path}: retry spend off the screen`).toBeLessThanOrEqual(phone.width);
+    // A step's name may break only after its separators (charge_…: after the underscore).
+    expect(await stepTable.locator('a wbr').count()).toBeGreaterThan(0);
+  }
+});

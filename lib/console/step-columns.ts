@@ -10,7 +10,12 @@ export interface StepColumn {
   help: string;
   numeric: boolean;
   show: (row: StepStats) => string;
+  /** Shown on a phone too (below 768 px): the step and its retry figures fit the screen without scrolling. */
+  phone?: true;
 }
+
+/** A step table's classes for a column: those not shown on a phone are hidden below 768 px. */
+export const phoneClass = (column: Pick<StepColumn, 'phone'>) => (column.phone ? '' : 'max-md:hidden');
 
 const percentOrDash = (share: number | null) => (share === null ? '—' : formatPercent(share));
 const msOrDash = (ms: number | null) => (ms === null ? '—' : `${formatCount(Math.round(ms))} ms`);
@@ -18,7 +23,14 @@ const msOrDash = (ms: number | null) => (ms === null ? '—' : `${formatCount(Ma
 /** Every column, with the definition shown as its help. */
 export const stepColumns: StepColumn[] = [
   { key: 'agent', label: 'Agent', help: 'The agent that runs the step', numeric: false, show: (row) => row.agent },
-  { key: 'step', label: 'Step', help: 'A named stage of a task', numeric: false, show: (row) => row.step },
+  {
+    key: 'step',
+    label: 'Step',
+    help: 'A named stage of a task',
+    numeric: false,
+    show: (row) => row.step,
+    phone: true,
+  },
   {
     key: 'attempts',
     label: 'Attempts',
@@ -39,6 +51,7 @@ export const stepColumns: StepColumn[] = [
     help: 'Retries divided by attempts',
     numeric: true,
     show: (row) => formatPercent(row.retryRate),
+    phone: true,
   },
   {
     key: 'firstTrySuccess',
@@ -60,6 +73,7 @@ export const stepColumns: StepColumn[] = [
     help: 'Cost of the retries alone: what repeating work cost',
     numeric: true,
     show: (row) => formatMicros(row.retrySpendMicros),
+    phone: true,
   },
   {
     key: 'retryShareOfSpend',

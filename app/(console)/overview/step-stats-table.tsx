@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { SortColumn } from '@/lib/filters/steps';
-import { pickStepColumns } from '@/lib/console/step-columns';
+import { phoneClass, pickStepColumns } from '@/lib/console/step-columns';
 import type { StepStats } from '@/lib/queries/step-stats';
 import type { TimeWindowName } from '@/lib/time-window';
 import { stepDetailHref } from '../steps/step-href';
@@ -45,10 +45,10 @@ export function StepStatsTable({
       <caption className="sr-only">Retry figures per agent and step, most retry spend first</caption>
       <thead>
         <tr>
-          <HeaderCell>Agent</HeaderCell>
+          <HeaderCell className="max-md:hidden">Agent</HeaderCell>
           <HeaderCell>Step</HeaderCell>
           {columns.map((column) => (
-            <HeaderCell key={column.key} numeric title={column.help}>
+            <HeaderCell key={column.key} numeric title={column.help} className={phoneClass(column)}>
               {column.label}
             </HeaderCell>
           ))}
@@ -61,21 +61,21 @@ export function StepStatsTable({
             data-testid={`step-row-${step.agent}-${step.step}`}
             className="hover:bg-surface-raised"
           >
-            <Cell className="text-muted">
+            <Cell className="text-muted max-md:hidden">
               <VisibleText text={step.agent} />
             </Cell>
-            {/* Wide enough to read a name whole; the table scrolls in its box on a phone. */}
-            <Cell className="min-w-[10rem] font-mono text-[12px]">
-              <Link
-                href={stepDetailHref(step.agent, step.step, window)}
-                className="text-accent [overflow-wrap:anywhere] hover:underline"
-              >
+            {/* A name breaks only after its separators; on a phone the agent is shown above it (its column hidden). */}
+            <Cell className="min-w-[8rem] font-mono text-[12px] [overflow-wrap:break-word]">
+              <span className="block font-sans text-[11px] text-muted md:hidden">
+                <VisibleText text={step.agent} />
+              </span>
+              <Link href={stepDetailHref(step.agent, step.step, window)} className="text-accent hover:underline">
                 <VisibleText text={step.step} />
               </Link>
               <AnomalyFlag anomaly={anomalies[`${step.agent}/${step.step}`]} />
             </Cell>
             {columns.map((column) => (
-              <Cell key={column.key} numeric data-testid={cellTestIds[column.key]}>
+              <Cell key={column.key} numeric data-testid={cellTestIds[column.key]} className={phoneClass(column)}>
                 {column.key === 'retryRate' ? (
                   <span className={step.retryRate > HIGH_RETRY_RATE ? 'font-semibold text-warn' : undefined}>
                     {column.show(step)}

@@ -7,7 +7,7 @@ import type { StepSource } from '@/lib/queries/step-sources';
 import type { StepStats } from '@/lib/queries/step-stats';
 import { stepsViewHref } from '@/lib/console/filter-forms/steps';
 import type { StepsView } from '@/lib/filters/steps';
-import { stepColumns } from '@/lib/console/step-columns';
+import { phoneClass, stepColumns } from '@/lib/console/step-columns';
 import { stepDetailHref } from './step-href';
 import { VisibleText } from '@/components/ui/visible-text';
 import { SourceBadges } from './source-badges';
@@ -42,6 +42,7 @@ export function StepsTable({
                 key={column.key}
                 numeric={column.numeric}
                 title={column.help}
+                className={phoneClass(column)}
                 aria-sort={sorted ? (view.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
               >
                 <Link
@@ -69,17 +70,22 @@ export function StepsTable({
                 key={column.key}
                 numeric={column.numeric}
                 data-testid={column.key}
-                // At least 10rem for a step: its name and badges otherwise break a letter a line on a phone (the
-                // table scrolls in its own box there anyway).
-                className={column.key === 'step' ? 'min-w-[10rem] font-mono text-[12px]' : undefined}
+                // A step's name breaks only after its separators; on a phone the agent is shown above it, and only the
+                // step, its retry rate and its retry spend are shown (the rest on the step's page).
+                className={`${phoneClass(column)} ${column.key === 'step' ? 'min-w-[8rem] font-mono text-[12px] [overflow-wrap:break-word]' : ''}`}
               >
                 {column.key === 'step' ? (
-                  <Link
-                    href={stepDetailHref(row.agent, row.step, view.window === 'custom' ? '24h' : view.window)}
-                    className="text-accent [overflow-wrap:anywhere] hover:underline"
-                  >
-                    <VisibleText text={row.step} />
-                  </Link>
+                  <>
+                    <span className="block font-sans text-[11px] text-muted md:hidden">
+                      <VisibleText text={row.agent} />
+                    </span>
+                    <Link
+                      href={stepDetailHref(row.agent, row.step, view.window === 'custom' ? '24h' : view.window)}
+                      className="text-accent hover:underline"
+                    >
+                      <VisibleText text={row.step} />
+                    </Link>
+                  </>
                 ) : column.key === 'agent' ? (
                   <VisibleText text={row.agent} />
                 ) : (

@@ -13,6 +13,7 @@ import { requirePerson } from '@/lib/server/session';
 import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
 import { listFiringAlerts } from '@/lib/queries/attention';
 import { getErrorGroups } from '@/lib/queries/error-groups';
+import { inOneSnapshot } from '@/lib/queries/one-snapshot';
 import { risingGroups, withRiseOnsets } from '@/lib/queries/rising-groups';
 import { IncidentPanel } from './overview/incident-panel';
 import { OverviewFigures } from './overview/overview-figures';
@@ -46,16 +47,19 @@ export default async function OverviewPage({
     value: [retryPools, stepStats, overview, pauses, firing, rising],
     source,
   } = await readConsole((db) =>
-    Promise.all([
-      listRetryPools(db, now),
-      getTopStepsView(db, window, now),
-      getConsoleOverview(db, window, now),
-      currentPausesSummary(db, now),
-      listFiringAlerts(db, FIRING_SHOWN),
-      getErrorGroups(db, { window: '1h', now }).then(async (groups) =>
-        withRiseOnsets(db, groups, risingGroups(groups.groups)),
-      ),
-    ]),
+    // One snapshot: the tiles, the step table and the incident panel agree with each other while agents write.
+    inOneSnapshot(db, (snapshot) =>
+      Promise.all([
+        listRetryPools(snapshot, now),
+        getTopStepsView(snapshot, window, now),
+        getConsoleOverview(snapshot, window, now),
+        currentPausesSummary(snapshot, now),
+        listFiringAlerts(snapshot, FIRING_SHOWN),
+        getErrorGroups(snapshot, { window: '1h', now }).then(async (groups) =>
+          withRiseOnsets(snapshot, groups, risingGroups(groups.groups)),
+        ),
+      ]),
+    ),
   );
   queryClient.setQueryData(stepStatsQueryKey(window), stepStats);
   queryClient.setQueryData<OverviewData>(overviewQueryKey(window), { ...overview, readSource: source });

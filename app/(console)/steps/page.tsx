@@ -4,6 +4,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/filters/steps';
+import { inOneSnapshot } from '@/lib/queries/one-snapshot';
 import { getStepsPage } from '@/lib/queries/steps-page';
 import { stepColumns } from '@/lib/console/step-columns';
 import { FilterNotices } from '@/components/console/filter-notices';
@@ -28,7 +29,12 @@ export default async function StepsPage({
   // One source for the page's reads; a replica that fails mid-read is read again on the primary.
   const {
     value: [{ agents, total, page, steps, anomalies, pools, sources }, pauses],
-  } = await readConsole((db) => Promise.all([getStepsPage(db, view, params.page, now), currentPausesSummary(db, now)]));
+  } = await readConsole((db) =>
+    // One snapshot: a step's failures and their classes are read apart, and must agree while agents write.
+    inOneSnapshot(db, (snapshot) =>
+      Promise.all([getStepsPage(snapshot, view, params.page, now), currentPausesSummary(snapshot, now)]),
+    ),
+  );
 
   return (
     <>

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { getConsoleOverview } from '@/lib/console/overview';
 import { consoleEndpoint } from '@/lib/server/console-endpoint';
 import { DEFAULT_TIME_WINDOW, timeWindowName } from '@/lib/time-window';
+import { inOneSnapshot } from '@/lib/queries/one-snapshot';
 
 export const dynamic = 'force-dynamic';
 
@@ -9,5 +10,5 @@ const overviewParams = z.strictObject({ window: timeWindowName.default(DEFAULT_T
 
 /** What the Overview's headline and charts poll. */
 export const GET = consoleEndpoint({ query: overviewParams }, ({ db, query }) =>
-  getConsoleOverview(db, query.window, new Date()),
+  inOneSnapshot(db, (snapshot) => getConsoleOverview(snapshot, query.window, new Date())),
 );

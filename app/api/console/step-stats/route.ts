@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { getTopStepsView } from '@/lib/queries/top-steps';
 import { consoleEndpoint } from '@/lib/server/console-endpoint';
 import { DEFAULT_TIME_WINDOW, timeWindowName } from '@/lib/time-window';
+import { inOneSnapshot } from '@/lib/queries/one-snapshot';
 
 export const dynamic = 'force-dynamic';
 
@@ -9,5 +10,5 @@ const stepStatsParams = z.strictObject({ window: timeWindowName.default(DEFAULT_
 
 /** What the Overview polls: the top steps' retry figures for one window (GET /api/v1/step-stats has every step). */
 export const GET = consoleEndpoint({ query: stepStatsParams }, ({ db, query }) =>
-  getTopStepsView(db, query.window, new Date()),
+  inOneSnapshot(db, (snapshot) => getTopStepsView(snapshot, query.window, new Date())),
 );

@@ -36,7 +36,7 @@ import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import type postgres from 'postgres';
 import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
-import { connectDatabase, type Database } from '../lib/db/client';
+import { connectDatabase, type Database, type Executor } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { getStepAnomalies } from '../lib/queries/anomalies';
 import { parseStepsView } from '../lib/filters/steps';
@@ -45,6 +45,7 @@ import { scrapeMetrics } from '../lib/metrics/scrape';
 import { readMetrics } from '../lib/metrics/read-metrics';
 import type { ReadOptions } from '../lib/queries/read-options';
 import { getStepStats } from '../lib/queries/step-stats';
+import { inOneSnapshot } from '../lib/queries/one-snapshot';
 import { getStepsPage } from '../lib/queries/steps-page';
 import { getTopStepsView } from '../lib/queries/top-steps';
 import { rollUpAttempts } from '../lib/rollups/roll-up';
@@ -223,7 +224,7 @@ async function time(runs: number, work: () => Promise<unknown>): Promise<Timing>
 }
 
 /** What the Overview page reads: the figures and charts, and its top steps panel. */
-function overviewQueries(db: Database, window: TimeWindowName, now: Date, options: ReadOptions) {
+function overviewQueries(db: Executor, window: TimeWindowName, now: Date, options: ReadOptions) {
   return Promise.all([getOverview(db, window, now, options), getTopStepsView(db, window, now, options)]);
 }
 
@@ -231,7 +232,7 @@ function overviewQueries(db: Database, window: TimeWindowName, now: Date, option
  * What the Steps page reads (its first page, sorted by retry spend); the raw
  * side computes every step's figures, latency included, from the raw log.
  */
-function stepsPageQueries(db: Database, window: TimeWindowName, now: Date, options: ReadOptions) {
+function stepsPageQueries(db: Executor, window: TimeWindowName, now: Date, options: ReadOptions) {
   if (options.rawOnly) {
     return Promise.all([getStepStats(db, resolveTimeWindow(window, now), options), getStepAnomalies(db, now, options)]);
   }
@@ -417,12 +418,25 @@ async function main() {
         ].join(' '),
       );
       for (const window of ['24h', '7d', '30d'] as const) {
-        for (const [name, query] of [
-          ['overview', (options: ReadOptions) => overviewQueries(db, window, now, options)],
-          ['steps page', (options: ReadOptions) => stepsPageQueries(db, window, now, options)],
+        for (const [name, query, rawToo] of [
+          ['overview', (options: ReadOptions) => overviewQueries(db, window, now, options), true],
+          // As the pages read them: in one snapshot (lib/queries/one-snapshot.ts), the statements queued on one connection.
+          [
+            'overview, 1 snapshot',
+            (options: ReadOptions) =>
+              inOneSnapshot<unknown>(db, (snapshot) => overviewQueries(snapshot, window, now, options)),
+            false,
+          ],
+          ['steps page', (options: ReadOptions) => stepsPageQueries(db, window, now, options), true],
+          [
+            'steps, 1 snapshot',
+            (options: ReadOptions) =>
+              inOneSnapshot<unknown>(db, (snapshot) => stepsPageQueries(snapshot, window, now, options)),
+            false,
+          ],
         ] as const) {
           const served = await time(30, () => query({}));
-          const runs = rawRuns(window);
+          const runs = rawToo ? rawRuns(window) : 0;
           const raw = runs > 0 ? await time(runs, () => query({ rawOnly: true })) : undefined;
           console.log(
             [

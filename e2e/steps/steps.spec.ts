@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
 import { expect, test } from '../support/fixtures';
 
 test('sorts, filters and searches the steps, keeping it all in a shareable URL', async ({
@@ -54,6 +55,16 @@ test('sorts, filters and searches the steps, keeping it all in a shareable URL',
   await page.goto(shared);
   await expect(rows.first()).toHaveAttribute('data-testid', `steps-row-${agent}-alpha`);
   await expect(page.getByTestId('sort-latencyP95Ms')).toContainText('▲');
+
+  // The view exports as CSV: its two steps, in its sort.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('steps-export').click()]);
+  expect(download.suggestedFilename()).toMatch(/^holdfast-steps-24h-.*\.csv$/);
+  const csv = (await fs.readFile(await download.path(), 'utf8')).split('\r\n');
+  expect(csv[0]).toMatch(/^agent,step,attempts,retries,retry_rate,/);
+  expect(csv.slice(1, -1).map((line) => line.split(',').slice(0, 4).join(','))).toEqual([
+    `${agent},alpha,1,0`,
+    `${agent},beta,2,1`,
+  ]);
 
   await page.goto(`/steps?agent=${agent}&q=alp`);
   await expect(rows).toHaveCount(1);

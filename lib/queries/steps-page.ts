@@ -34,6 +34,23 @@ export async function getStepsPage(
   requestedPage: string | string[] | undefined,
   now: Date,
 ): Promise<StepsPageView> {
+  const { all, matching, anomalies, sortedByLatency } = await readMatchingSteps(db, view, now);
+  const agents = [...new Set(all.map((row) => row.agent))].sort();
+  const page = readStepsPage(requestedPage, matching.length);
+  const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
+  const [steps, pools, sources] = await Promise.all([
+    sortedByLatency ? shown : withShownDetails(db, view.range, shown),
+    getStepPoolCoverage(db, shown, view.range, now),
+    getStepSources(db, shown),
+  ]);
+  return { agents, total: matching.length, page, steps, anomalies, pools, sources };
+}
+
+/**
+ * Every step's figures over the view's window, and those the view's filters and search keep, in its sort; with
+ * the anomaly rule's flags. Latency and failures by class are read only when the view sorts by latency.
+ */
+export async function readMatchingSteps(db: Executor, view: StepsView, now: Date) {
   const sortedByLatency = view.sort === 'latencyP50Ms' || view.sort === 'latencyP95Ms';
   const [withSource, all] = await Promise.all([
     view.source ? getStepsWithSource(db, view.source) : undefined,
@@ -43,21 +60,13 @@ export async function getStepsPage(
   const anomalies = await getStepAnomalies(db, now, {
     recentSums: view.window === '24h' ? asRecentSums(all) : undefined,
   });
-  const agents = [...new Set(all.map((row) => row.agent))].sort();
   const matching = applyStepsView(
     all.filter(
       (row) => (!view.agent || row.agent === view.agent) && (!withSource || withSource.has(`${row.agent}/${row.step}`)),
     ),
     view,
   );
-  const page = readStepsPage(requestedPage, matching.length);
-  const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
-  const [steps, pools, sources] = await Promise.all([
-    sortedByLatency ? shown : withShownDetails(db, view.range, shown),
-    getStepPoolCoverage(db, shown, view.range, now),
-    getStepSources(db, shown),
-  ]);
-  return { agents, total: matching.length, page, steps, anomalies, pools, sources };
+  return { all, matching, anomalies, sortedByLatency };
 }
 
 /** Applies the search and the sort; nulls (no data) always sort last. */

@@ -4,6 +4,8 @@ import { PageHeader } from '@/components/ui/page-header';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/filters/steps';
+import { stepsExportHref } from '@/lib/console/filter-forms/steps';
+import { formatCount } from '@/lib/console/format';
 import { inOneSnapshot } from '@/lib/queries/one-snapshot';
 import { getStepsPage } from '@/lib/queries/steps-page';
 import { stepColumns } from '@/lib/console/step-columns';
@@ -53,7 +55,17 @@ export default async function StepsPage({
       ) : (
         <>
           <StepsTable steps={steps} view={view} anomalies={anomalies} pools={pools} sources={sources} />
-          <StepsPager view={view} page={page} total={total} />
+          <div className="mt-2 flex flex-wrap items-center justify-between gap-2">
+            <StepsPager view={view} page={page} total={total} />
+            <a
+              href={stepsExportHref(view)}
+              download
+              className="text-[13px] text-accent underline"
+              data-testid="steps-export"
+            >
+              Export {formatCount(total)} step{total === 1 ? '' : 's'} as CSV
+            </a>
+          </div>
         </>
       )}
       <details className="mt-4 text-[12px] text-muted">

@@ -14,6 +14,15 @@ export const stepsFilterLabels = {
 
 /** The URL of this view with some parameters changed. */
 export function stepsViewHref(view: StepsView, changes: Record<string, string | undefined>): string {
+  return `/steps?${stepsViewParams(view, changes).toString()}`;
+}
+
+/** The CSV export of this view: every matching step, in its sort (app/api/console/steps.csv). */
+export function stepsExportHref(view: StepsView): string {
+  return `/api/console/steps.csv?${stepsViewParams(view, {}).toString()}`;
+}
+
+function stepsViewParams(view: StepsView, changes: Record<string, string | undefined>): URLSearchParams {
   const params = new URLSearchParams();
   const base: Record<string, string | undefined> = {
     window: view.window,
@@ -26,5 +35,5 @@ export function stepsViewHref(view: StepsView, changes: Record<string, string | 
     dir: view.dir,
   };
   for (const [name, value] of Object.entries({ ...base, ...changes })) if (value) params.set(name, value);
-  return `/steps?${params.toString()}`;
+  return params;
 }

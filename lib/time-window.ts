@@ -28,6 +28,17 @@ export interface TimeRange {
   to: Date;
 }
 
+/** Thirty days: the length a monthly projection is stated for. */
+const MONTH_MS = 30 * 24 * HOUR_MS;
+
+/**
+ * A figure summed over a window, projected over 30 days at the window's rate: a projection, not a forecast (the
+ * window's own pattern, repeated). The 30-day window is its own projection.
+ */
+export function monthlyProjection(sum: number, window: TimeWindowName): number {
+  return sum * (MONTH_MS / windowLengthMs[window]);
+}
+
 /** The window ending now: [now - length, now). */
 export function resolveTimeWindow(name: TimeWindowName, now: Date): TimeRange {
   return { from: new Date(now.getTime() - windowLengthMs[name]), to: now };

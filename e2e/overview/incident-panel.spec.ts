@@ -59,8 +59,9 @@ test('the Overview opens on what is firing and what rose in the last hour; the s
     await rising.getByRole('link', { name: `${word}/send` }).click();
     await expect(page).toHaveURL(new RegExp(`/errors\\?window=1h&agent=${word}&step=send$`));
 
-    // Each headline tile opens the list behind its figure.
+    // Each headline tile opens the list behind its figure; retry spend carries its 30-day projection, so labelled.
     await page.goto('/?window=7d');
+    await expect(page.getByTestId('retry-spend-projection')).toContainText('over 30 days at this rate (projection)');
     await page.getByTestId('headline-retrySpendMicros').getByRole('link', { name: 'Retry spend' }).click();
     await expect(page).toHaveURL(/\/steps\?window=7d&sort=retrySpendMicros$/);
     await page.goto('/');

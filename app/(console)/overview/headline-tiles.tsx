@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { formatCount, formatMicros, formatPercent } from '@/lib/console/format';
 import type { Compared, OverviewView } from '@/lib/queries/overview';
-import type { TimeWindowName } from '@/lib/time-window';
+import { monthlyProjection, type TimeWindowName } from '@/lib/time-window';
 import { readChange } from './compare';
 
 type Headline = keyof OverviewView['headline'];
@@ -134,6 +134,12 @@ export function HeadlineTiles({ view }: { view: OverviewView }) {
           >
             {tile.format(view.headline[tile.key].now)}
           </div>
+          {tile.key === 'retrySpendMicros' && view.window !== '30d' ? (
+            <div className="text-[11px] text-muted" data-testid="retry-spend-projection">
+              ≈ {formatMicros(monthlyProjection(view.headline.retrySpendMicros.now, view.window))} over 30 days at this
+              rate (projection)
+            </div>
+          ) : null}
           <div className="text-[11px]" data-testid="change">
             <Change
               figure={view.headline[tile.key]}

@@ -91,7 +91,13 @@ export default async function OverviewPage({
           {timeWindowName.options.join(', ')}.
         </p>
       ) : null}
-      <IncidentPanel alerts={firing.alerts} firingTotal={firing.total} rising={rising} now={now} />
+      <IncidentPanel
+        alerts={firing.alerts}
+        firingTotal={firing.total}
+        unacknowledged={firing.unacknowledged}
+        rising={rising}
+        now={now}
+      />
       <PausesNotice {...pauses} backlogMinutes={BACKLOG_MINUTES} />
       <OverviewFigures window={window} />
       <PoolRefusalsCard pools={retryPools} />

@@ -24,6 +24,7 @@ const targetHrefs: Partial<Record<string, (id: string) => string>> = {
   price_override: () => '/settings/pricing',
   pricing_rule: () => '/settings/pricing',
   alert_rule: () => '/alerts',
+  alert: () => '/alerts?tab=history',
   alert_channel: () => '/alerts',
   api_token: () => '/settings/tokens',
   person: () => '/settings/people',

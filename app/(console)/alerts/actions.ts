@@ -6,9 +6,10 @@ import {
   sendTestAlert,
   setAlertChannelEnabled,
 } from '@/lib/alerts/manage-channels';
+import { acknowledgeAlert } from '@/lib/alerts/acknowledge';
 import { saveAlertRule } from '@/lib/alerts/manage-rules';
 import type { AlertChannelKind, AlertKind } from '@/lib/db/schema/enums';
-import { type ActionResult, field, numberFrom, runAction } from '@/lib/server/action';
+import { type ActionResult, field, numberFrom, optionalNumberField, runAction } from '@/lib/server/action';
 
 const SHOWN_ON = ['/alerts'];
 
@@ -86,4 +87,22 @@ export async function sendTestAction(channelId: number) {
 
 export async function deleteChannelAction(channelId: number) {
   return runAction((ctx) => deleteAlertChannel(ctx, { channelId }), SHOWN_ON);
+}
+
+/** Takes a firing alert for a while (`forMinutes`; blank: until it resolves), with a note; responders and admins. */
+export async function acknowledgeAlertAction(
+  _previous: ActionResult<{ acknowledged: boolean }> | undefined,
+  formData: FormData,
+): Promise<ActionResult<{ acknowledged: boolean }>> {
+  return runAction(
+    async (ctx) => {
+      await acknowledgeAlert(ctx, {
+        alertId: Number(field(formData, 'alertId')),
+        forMinutes: optionalNumberField(formData, 'forMinutes'),
+        note: field(formData, 'note'),
+      });
+      return { acknowledged: true };
+    },
+    ['/alerts', '/'],
+  );
 }

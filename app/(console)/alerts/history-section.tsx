@@ -9,6 +9,8 @@ import type { AlertHistory, DeliveryRow } from '@/lib/queries/alerts';
 import { alertKindLabels, deliveryOutcomeLabels } from './alert-labels';
 import { stacked } from '@/components/ui/stacked-rows';
 import { DeliveryStatusBadge } from './delivery-status';
+import { AcknowledgeForm } from './acknowledge-form';
+import { acknowledgedNow } from '@/lib/alerts/acknowledge-input';
 
 /** Only a path inside the console is followed as a link (never another site). */
 const consolePath = (link: string) => link.startsWith('/') && !link.startsWith('//');
@@ -79,9 +81,12 @@ export function HistorySection({
   history,
   moreHref,
   now,
+  mayAcknowledge = false,
 }: {
   history: AlertHistory;
   moreHref?: string;
+  /** Whether the person may acknowledge firing alerts (responders and admins). */
+  mayAcknowledge?: boolean;
   /** The moment the page was read, for how long a firing alert has fired. */
   now: Date;
 }) {
@@ -166,9 +171,25 @@ export function HistorySection({
                           resolved <Moment value={instance.resolvedAt} />
                         </div>
                       ) : (
-                        <div className="font-medium text-danger">
-                          firing for <Age since={instance.firedAt} now={now} />
-                        </div>
+                        <>
+                          <div className="font-medium text-danger">
+                            firing for <Age since={instance.firedAt} now={now} />
+                          </div>
+                          {acknowledgedNow(instance, now) ? (
+                            <div className="mt-0.5 [overflow-wrap:anywhere]" data-testid="acknowledged">
+                              acknowledged by {instance.acknowledgedBy}{' '}
+                              {instance.acknowledgedUntil ? (
+                                <>
+                                  until <Moment value={instance.acknowledgedUntil} />
+                                </>
+                              ) : (
+                                'until it resolves'
+                              )}
+                              : <LongText text={instance.acknowledgementNote ?? ''} lines={2} />
+                            </div>
+                          ) : null}
+                          {mayAcknowledge ? <AcknowledgeForm alertId={instance.id} title={instance.title} /> : null}
+                        </>
                       )}
                     </div>
                   </Cell>

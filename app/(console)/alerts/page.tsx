@@ -90,6 +90,7 @@ export default async function AlertsPage({
           // Error texts, status codes and durations for admins only: they would map the network for anyone.
           history={await getAlertHistory(db, { limit, detail: manage.allowed })}
           now={getClock()()}
+          mayAcknowledge={decide(person, 'alert.acknowledge').allowed}
           moreHref={limit < HISTORY_MAX ? `/alerts?tab=history&limit=${Math.min(limit * 4, HISTORY_MAX)}` : undefined}
         />
       )}

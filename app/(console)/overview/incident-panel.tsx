@@ -16,11 +16,14 @@ import type { RisingGroup } from '@/lib/queries/rising-groups';
 export function IncidentPanel({
   alerts,
   firingTotal,
+  unacknowledged,
   rising,
   now,
 }: {
   alerts: FiringAlert[];
   firingTotal: number;
+  /** Of the firing alerts, those nobody on call has acknowledged (listed first). */
+  unacknowledged: number;
   rising: RisingGroup[];
   now: Date;
 }) {
@@ -42,7 +45,9 @@ export function IncidentPanel({
             <h3 className="text-[12px] font-medium text-muted">
               {firingTotal === 0
                 ? 'No alert firing'
-                : `${formatCount(firingTotal)} alert${firingTotal === 1 ? '' : 's'} firing`}
+                : `${formatCount(firingTotal)} alert${firingTotal === 1 ? '' : 's'} firing${
+                    firingTotal > unacknowledged ? `, ${formatCount(firingTotal - unacknowledged)} acknowledged` : ''
+                  }`}
             </h3>
             <ul className="mt-1 grid gap-1 text-[13px]" data-testid="incident-alerts">
               {alerts.map((alert) => (
@@ -53,11 +58,17 @@ export function IncidentPanel({
                   <span className="text-[12px] text-muted">
                     for <Age since={alert.firedAt} now={now} />
                   </span>
+                  {alert.acknowledgedBy ? (
+                    <span className="block text-[12px] text-muted" data-testid="incident-acknowledged">
+                      acknowledged by {alert.acknowledgedBy}
+                      {alert.acknowledgedUntil ? ` until ${formatUtc(alert.acknowledgedUntil).slice(11)}` : ''}
+                    </span>
+                  ) : null}
                 </li>
               ))}
             </ul>
             {firingTotal > alerts.length ? (
-              <Link href="/alerts" className="mt-1 inline-block text-[12px] text-accent hover:underline">
+              <Link href="/alerts?tab=history" className="mt-1 inline-block text-[12px] text-accent hover:underline">
                 All {formatCount(firingTotal)} on Alerts →
               </Link>
             ) : null}

@@ -40,6 +40,8 @@ export const actions = [
   'api_token.manage',
   /** Changing alert rules' thresholds and the channels alerts go to, and sending a test. */
   'alerts.manage',
+  /** Taking a firing alert: "someone on call has it", for a while or until it resolves. */
+  'alert.acknowledge',
   /** Scraping GET /metrics: a token with the metrics (or read) scope. */
   'metrics.read',
   /** Claiming keys, runs, slot locks, dead-lettering and draining redrives: an agent's own work. */
@@ -72,7 +74,7 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
 /**
  * The one place that decides who may do what.
  * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
- * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases, pauses.
+ * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases, pauses, acknowledging alerts.
  * - admin: also kill switches, retry pools, breaker settings, step retry policies, people, API tokens, alert rules and channels, overriding the redrive brakes, and releasing a stale lock its guards refuse.
  * Agents act through their token's scopes (ingest: report attempts and open holds; read; metrics: scrape;
  * traces: export OpenTelemetry spans).
@@ -123,6 +125,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'key.resolve':
     case 'slot.force_release':
     case 'step.pause':
+    case 'alert.acknowledge':
       return actor.role === 'viewer' ? deny('this needs the responder or admin role') : allow;
     case 'dead_letter.redrive_override':
     case 'slot.override_release':

@@ -108,6 +108,14 @@ export const alertInstances = pgTable(
     status: text('status').$type<'firing' | 'resolved'>().notNull().default('firing'),
     firedAt: timestamp('fired_at', { withTimezone: true }).notNull().defaultNow(),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+    /**
+     * Someone on call has it: who, when, why, and until when (null: until it resolves). An acknowledged alert
+     * still fires and resolves as before; the console counts it apart from those nobody has taken.
+     */
+    acknowledgedBy: text('acknowledged_by'),
+    acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
+    acknowledgedUntil: timestamp('acknowledged_until', { withTimezone: true }),
+    acknowledgementNote: text('acknowledgement_note'),
   },
   (table) => [
     check('alert_instances_status_known', sql`${table.status} in ('firing', 'resolved')`),

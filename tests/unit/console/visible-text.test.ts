@@ -72,7 +72,7 @@ describe('<VisibleText>', () => {
   it('isolates the text and renders each control as a marked, explained escape, never the control itself', () => {
     const markup = renderToStaticMarkup(h(VisibleText, { text: 'report\u202Efdp.exe' }));
     expect(markup).toBe(
-      '<bdi>report<span title="Hidden control character U+202E (right-to-left override) in the stored text: shown, not applied" data-bidi-control="⟨U+202E⟩" class="rounded-sm bg-warn-soft px-0.5 font-mono text-[0.85em] text-warn">⟨U+202E⟩</span>fdp.exe</bdi>',
+      '<bdi>report<span title="Hidden control character U+202E (right-to-left override) in the stored text: shown, not applied" data-bidi-control="⟨U+202E⟩" class="rounded-sm bg-warn-soft px-0.5 font-mono text-[0.85em] text-warn">⟨U+202E⟩</span>fdp.<wbr/>exe</bdi>',
     );
     for (const control of CONTROLS) {
       const shown = renderToStaticMarkup(h(VisibleText, { text: `x${control}y` }));
@@ -82,8 +82,19 @@ describe('<VisibleText>', () => {
   });
 
   it('escapes the text as React does and shows plain text unmarked', () => {
-    expect(renderToStaticMarkup(h(VisibleText, { text: '<b>step</b>' }))).toBe('<bdi>&lt;b&gt;step&lt;/b&gt;</bdi>');
+    expect(renderToStaticMarkup(h(VisibleText, { text: '<b>step</b>' }))).toBe(
+      '<bdi>&lt;b&gt;step&lt;/<wbr/>b&gt;</bdi>',
+    );
     expect(renderToStaticMarkup(h(VisibleText, { text: null, testId: 'name' }))).toBe('<bdi data-testid="name"></bdi>');
+  });
+
+  it('lets an id break after its separators, adding no character; a long text gets no break of its own', () => {
+    expect(renderToStaticMarkup(h(VisibleText, { text: 'team:payments' }))).toBe('<bdi>team:<wbr/>payments</bdi>');
+    expect(renderToStaticMarkup(h(VisibleText, { text: 'a/b_c.d-e@f' }))).toBe(
+      '<bdi>a/<wbr/>b_<wbr/>c.<wbr/>d-<wbr/>e@<wbr/>f</bdi>',
+    );
+    const long = `at /srv/${'x'.repeat(600)}`;
+    expect(renderToStaticMarkup(h(VisibleText, { text: long }))).toBe(`<bdi>${long}</bdi>`);
   });
 });
 

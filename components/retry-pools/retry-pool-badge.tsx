@@ -24,8 +24,8 @@ export function RetryPoolBadge({ coverage }: { coverage: StepPoolCoverage | unde
       data-testid="retry-pool-badge"
       title={explanation}
       className={clsx(
-        // relative: keeps the sr-only explanation inside the table's scroll area on a narrow screen.
-        'relative ml-1.5 inline-block whitespace-nowrap rounded px-1 py-px font-sans text-[10px] font-semibold hover:underline',
+        // relative: keeps the sr-only explanation inside the table's scroll area on a narrow screen; it wraps there too.
+        'relative ml-1.5 inline-block rounded px-1 py-px font-sans text-[10px] font-semibold hover:underline md:whitespace-nowrap',
         coverage.left === 0
           ? 'bg-danger-soft text-danger'
           : coverage.refusals > 0

@@ -55,7 +55,12 @@ test('the Overview opens on what is firing and what rose in the last hour; the s
     await expect(rising).toContainText('5 failures, none in the hours before');
     // A new group's rise began in the five-minute bucket of its first failure.
     const bucket = new Date(Math.floor(startedAt.getTime() / 300_000) * 300_000).toISOString().slice(11, 16);
-    await expect(rising.getByTestId('rise-began')).toContainText(`Rising since ${bucket} UTC`);
+    await expect(
+      rising
+        .getByRole('listitem')
+        .filter({ hasText: `${word}/send` })
+        .getByTestId('rise-began'),
+    ).toContainText(`Rising since ${bucket} UTC`);
     await rising.getByRole('link', { name: `${word}/send` }).click();
     await expect(page).toHaveURL(new RegExp(`/errors\\?window=1h&agent=${word}&step=send$`));
 

@@ -65,7 +65,7 @@ export function StepStatsTable({
               <VisibleText text={step.agent} />
             </Cell>
             {/* A name breaks only after its separators; on a phone the agent is shown above it (its column hidden). */}
-            <Cell className="min-w-[8rem] font-mono text-[12px] [overflow-wrap:break-word]">
+            <Cell className="min-w-[8rem] font-mono text-[12px] [overflow-wrap:anywhere]">
               <span className="block font-sans text-[11px] text-muted md:hidden">
                 <VisibleText text={step.agent} />
               </span>

@@ -72,7 +72,7 @@ export function StepsTable({
                 data-testid={column.key}
                 // A step's name breaks only after its separators; on a phone the agent is shown above it, and only the
                 // step, its retry rate and its retry spend are shown (the rest on the step's page).
-                className={`${phoneClass(column)} ${column.key === 'step' ? 'min-w-[8rem] font-mono text-[12px] [overflow-wrap:break-word]' : ''}`}
+                className={`${phoneClass(column)} ${column.key === 'step' ? 'min-w-[8rem] font-mono text-[12px] [overflow-wrap:anywhere]' : ''}`}
               >
                 {column.key === 'step' ? (
                   <>

@@ -139,7 +139,9 @@ export function HistorySection({
                     <div className="text-[12px] text-muted">
                       {alertKindLabels[instance.kind]?.title ?? instance.kind}
                     </div>
-                    <div className="mt-0.5 text-[12px]">
+                    {/* The detail keeps the figures as they stood when it fired; the linked page shows them now. */}
+                    <div className="mt-0.5 text-[12px]" data-testid="alert-detail">
+                      <span className="text-muted">When it fired: </span>
                       <LongText text={instance.detail} lines={2} />
                     </div>
                     {consolePath(instance.link) ? (

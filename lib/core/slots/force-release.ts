@@ -34,13 +34,7 @@ export async function forceReleaseSlot(
   const request = parseInput(forceReleaseInput, input);
 
   return ctx.db.transaction(async (tx) => {
-    const [lock] = await tx.select().from(slotLocks).where(eq(slotLocks.slot, request.slot)).for('update');
-    if (!lock) throw new NotFoundError(`Slot "${request.slot}" has no lock`);
-    if (lock.fencingToken !== request.fencingToken) {
-      throw new StateConflictError(
-        `Slot "${request.slot}" is now at token ${lock.fencingToken}, not ${request.fencingToken}: it changed hands since you looked`,
-      );
-    }
+    const lock = await lockSlotSeen(tx, request);
     if (lock.releasedAt) return { released: false, alreadyReleased: true, lock };
 
     // Every guard is read from the database's own clock and rows, inside this transaction.
@@ -71,6 +65,21 @@ export async function forceReleaseSlot(
     });
     return { released: true, lock: released };
   });
+}
+
+/**
+ * Locks a slot's lock row for a person's release, at the token they saw: a lock re-acquired since is refused
+ * (STATE_CONFLICT), a slot never locked is NOT_FOUND. Shared by the guarded release and the admin's override.
+ */
+export async function lockSlotSeen(tx: Executor, seen: { slot: string; fencingToken: number }): Promise<SlotLock> {
+  const [lock] = await tx.select().from(slotLocks).where(eq(slotLocks.slot, seen.slot)).for('update');
+  if (!lock) throw new NotFoundError(`Slot "${seen.slot}" has no lock`);
+  if (lock.fencingToken !== seen.fencingToken) {
+    throw new StateConflictError(
+      `Slot "${seen.slot}" is now at token ${lock.fencingToken}, not ${seen.fencingToken}: it changed hands since you looked`,
+    );
+  }
+  return lock;
 }
 
 /** The facts behind each release guard of a held lock, as the console shows them and the release re-checks them. */

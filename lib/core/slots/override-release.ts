@@ -4,9 +4,9 @@ import { slotLocks } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, type CoreContext } from '../kernel/context';
-import { GuardFailedError, NotFoundError, StateConflictError } from '../kernel/errors';
+import { GuardFailedError } from '../kernel/errors';
 import { parseInput } from '../kernel/validation';
-import { type ForceReleaseResult, readReleaseGuards } from './force-release';
+import { type ForceReleaseResult, lockSlotSeen, readReleaseGuards } from './force-release';
 import { overrideReleaseInput } from './override-release-input';
 
 /**
@@ -23,13 +23,7 @@ export async function overrideReleaseSlot(
   const request = parseInput(overrideReleaseInput, input);
 
   return ctx.db.transaction(async (tx) => {
-    const [lock] = await tx.select().from(slotLocks).where(eq(slotLocks.slot, request.slot)).for('update');
-    if (!lock) throw new NotFoundError(`Slot "${request.slot}" has no lock`);
-    if (lock.fencingToken !== request.fencingToken) {
-      throw new StateConflictError(
-        `Slot "${request.slot}" is now at token ${lock.fencingToken}, not ${request.fencingToken}: it changed hands since you looked`,
-      );
-    }
+    const lock = await lockSlotSeen(tx, request);
     if (lock.releasedAt) return { released: false, alreadyReleased: true, lock };
     const [facts] = await readReleaseGuards(tx, { slots: [lock.slot] });
     if (!facts?.pastTtl) {

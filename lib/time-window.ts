@@ -43,3 +43,67 @@ export function monthlyProjection(sum: number, window: TimeWindowName): number {
 export function resolveTimeWindow(name: TimeWindowName, now: Date): TimeRange {
   return { from: new Date(now.getTime() - windowLengthMs[name]), to: now };
 }
+
+/**
+ * The width of a chart's buckets. Short windows are drawn in minutes so a rise shows when it began: an hour in
+ * twelve five-minute buckets, a day in quarter hours; longer windows in hours or UTC days.
+ */
+export type BucketUnit = '5min' | '15min' | 'hour' | 'day';
+
+export const bucketLengthMs: Record<BucketUnit, number> = {
+  '5min': 5 * 60_000,
+  '15min': 15 * 60_000,
+  hour: HOUR_MS,
+  day: 24 * HOUR_MS,
+};
+
+/** Words for a chart title: "Attempts per 5 minutes". */
+export const bucketUnitLabel: Record<BucketUnit, string> = {
+  '5min': 'per 5 minutes',
+  '15min': 'per 15 minutes',
+  hour: 'per hour',
+  day: 'per day',
+};
+
+/**
+ * The buckets a range is drawn in: five minutes up to two hours, quarter hours up to two days, UTC days beyond.
+ * Minute buckets are read from the five-minute rollups, which are kept only as long as the raw log: a range
+ * starting before `minuteFloor` (where the raw log begins) is drawn in hours instead.
+ */
+export function bucketFor(range: TimeRange, minuteFloor?: Date): BucketUnit {
+  const length = range.to.getTime() - range.from.getTime();
+  const minutesKept = minuteFloor === undefined || range.from >= minuteFloor;
+  if (length <= 2 * HOUR_MS && minutesKept) return '5min';
+  if (length <= 2 * 24 * HOUR_MS) return minutesKept ? '15min' : 'hour';
+  return 'day';
+}
+
+/**
+ * Every bucket start of a range, in order, as ISO strings: charts draw a quiet bucket as a zero rather than
+ * joining its neighbours across it. Buckets are aligned to the Unix epoch, as PostgreSQL's date_bin and
+ * date_trunc in UTC align them.
+ */
+export function bucketStarts(range: TimeRange, unit: BucketUnit): string[] {
+  const length = bucketLengthMs[unit];
+  const starts: string[] = [];
+  for (let start = Math.floor(range.from.getTime() / length) * length; start < range.to.getTime(); start += length)
+    starts.push(new Date(start).toISOString().replace('.000Z', 'Z'));
+  return starts;
+}
+
+/**
+ * A series with a point for every bucket of the range: a bucket the read left out (no attempts) gets
+ * `empty(bucket)`. Points outside the range's buckets are kept, in order, so nothing read is dropped.
+ */
+export function withEveryBucket<Point extends { bucket: string }>(
+  points: Point[],
+  range: TimeRange,
+  unit: BucketUnit,
+  empty: (bucket: string) => Point,
+): Point[] {
+  const byBucket = new Map(points.map((point) => [point.bucket, point]));
+  const filled = bucketStarts(range, unit).map((bucket) => byBucket.get(bucket) ?? empty(bucket));
+  const drawn = new Set(filled.map((point) => point.bucket));
+  const strays = points.filter((point) => !drawn.has(point.bucket));
+  return strays.length === 0 ? filled : [...filled, ...strays].sort((a, b) => (a.bucket < b.bucket ? -1 : 1));
+}

@@ -7,12 +7,16 @@ import { assignSeriesColours } from './chart-colours';
 import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
 import { useBucketTime } from './chart-time';
 import { visibleText } from '@/lib/console/visible-text';
+import { bucketUnitLabel, withEveryBucket } from '@/lib/time-window';
 
 /** Retry share of spend over time, and retry spend stacked by the top steps. */
 export function OverviewCharts({ view }: { view: OverviewView }) {
-  const per = view.unit === 'hour' ? 'per hour' : 'per day';
+  const per = bucketUnitLabel[view.unit];
   const time = useBucketTime(view.unit);
-  const peakShare = view.shareOverTime.length ? Math.max(...view.shareOverTime.map((point) => point.share)) : 0;
+  const range = { from: new Date(view.range.from), to: new Date(view.range.to) };
+  const shareOverTime = withEveryBucket(view.shareOverTime, range, view.unit, (bucket) => ({ bucket, share: 0 }));
+  const retrySpendByStep = withEveryBucket(view.retrySpendByStep, range, view.unit, (bucket) => ({ bucket }));
+  const peakShare = shareOverTime.length ? Math.max(...shareOverTime.map((point) => point.share)) : 0;
   // topSteps comes most retry spend first, so the leading step keeps its own colour.
   const colours = assignSeriesColours(view.topSteps);
   return (
@@ -22,7 +26,7 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
         summary={`peak ${formatPercent(peakShare)}`}
         testId="chart-retry-share"
       >
-        <LineChart data={view.shareOverTime}>
+        <LineChart data={shareOverTime}>
           <CartesianGrid {...chartTheme.grid} vertical={false} />
           <XAxis {...timeAxisProps(time)} />
           <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatPercent(value)} width={48} />
@@ -45,7 +49,7 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
         summary={view.topSteps.length ? `stacked by ${view.topSteps.join(', ')}` : 'no retry spend'}
         testId="chart-retry-spend-by-step"
       >
-        <BarChart data={view.retrySpendByStep}>
+        <BarChart data={retrySpendByStep}>
           <CartesianGrid {...chartTheme.grid} vertical={false} />
           <XAxis {...timeAxisProps(time)} />
           <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatMicros(value)} width={60} />

@@ -1,25 +1,51 @@
 'use client';
 
+import { useRouter } from 'next/navigation';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatMicros, formatPercent } from '@/lib/console/format';
+import { type BucketUnit, bucketLengthMs, bucketUnitLabel, withEveryBucket } from '@/lib/time-window';
 import type { ErrorClass } from '@/lib/db/schema/enums';
 import type { StepTrendPoint } from '@/lib/queries/step-detail';
 import { errorClassColours } from './chart-colours';
 import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
 import { useBucketTime } from './chart-time';
+import { useDragZoom } from './drag-zoom';
 
 interface Props {
   points: StepTrendPoint[];
-  unit: 'hour' | 'day';
+  unit: BucketUnit;
+  /** The window drawn, ISO: every bucket of it gets a point, a quiet one zero. */
+  range: { from: string; to: string };
   classesSeen: ErrorClass[];
   /** Priced attempts are part of the retry spend (or may be): its chart says it is an estimate. */
   retrySpendEstimated?: boolean;
+  /** The step page's path: dragging across a chart opens it over the buckets dragged (a custom window). */
+  zoomPath: string;
 }
 
 /** The step detail's four trends: attempts, retry rate, retry spend, failures by error class. */
-export function StepTrendCharts({ points, unit, classesSeen, retrySpendEstimated = false }: Props) {
-  const data = points.map((point) => ({ ...point, ...point.failuresByClass }));
-  const per = unit === 'hour' ? 'per hour' : 'per day';
+export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEstimated = false, zoomPath }: Props) {
+  const router = useRouter();
+  const zoom = useDragZoom((firstBucket, lastBucket) => {
+    const to = new Date(new Date(lastBucket).getTime() + bucketLengthMs[unit]).toISOString();
+    const query = new URLSearchParams({ window: 'custom', from: firstBucket, to });
+    router.push(`${zoomPath}?${query}`);
+  });
+  const everyBucket = withEveryBucket(
+    points,
+    { from: new Date(range.from), to: new Date(range.to) },
+    unit,
+    (bucket): StepTrendPoint => ({
+      bucket,
+      attempts: 0,
+      retries: 0,
+      retryRate: 0,
+      retrySpendMicros: 0,
+      failuresByClass: {},
+    }),
+  );
+  const data = everyBucket.map((point) => ({ ...point, ...point.failuresByClass }));
+  const per = bucketUnitLabel[unit];
   const time = useBucketTime(unit);
   const xAxis = <XAxis {...timeAxisProps(time)} />;
   const grid = <CartesianGrid {...chartTheme.grid} vertical={false} />;
@@ -27,84 +53,101 @@ export function StepTrendCharts({ points, unit, classesSeen, retrySpendEstimated
   const peak = (values: number[]) => (values.length ? Math.max(...values) : 0);
 
   return (
-    <div className="grid gap-3 lg:grid-cols-2">
-      <ChartFrame
-        title={`Attempts ${per}`}
-        summary={`${data.length} buckets, peak ${peak(data.map((d) => d.attempts))}`}
-        testId="chart-attempts"
-      >
-        <BarChart data={data}>
-          {grid}
-          {xAxis}
-          <YAxis {...chartTheme.axis} allowDecimals={false} width={36} />
-          <Tooltip {...chartTheme.tooltip} labelFormatter={labelFormatter} cursor={{ fill: 'var(--surface-raised)' }} />
-          <Bar dataKey="attempts" name="Attempts" fill={chartTheme.series[0]} isAnimationActive={false} />
-        </BarChart>
-      </ChartFrame>
-      <ChartFrame
-        title={`Retry rate ${per}`}
-        summary={`peak ${formatPercent(peak(data.map((d) => d.retryRate)))}`}
-        testId="chart-retry-rate"
-      >
-        <LineChart data={data}>
-          {grid}
-          {xAxis}
-          <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatPercent(value)} width={48} />
-          <Tooltip
-            {...chartTheme.tooltip}
-            labelFormatter={labelFormatter}
-            formatter={(value) => formatPercent(Number(value))}
-          />
-          <Line
-            dataKey="retryRate"
-            name="Retry rate"
-            stroke={chartTheme.series[1]}
-            dot={false}
-            isAnimationActive={false}
-          />
-        </LineChart>
-      </ChartFrame>
-      <ChartFrame
-        title={`Retry spend ${per}${retrySpendEstimated ? ' (estimate)' : ''}`}
-        summary={`peak ${formatMicros(peak(data.map((d) => d.retrySpendMicros)))}`}
-        testId="chart-retry-spend"
-      >
-        <BarChart data={data}>
-          {grid}
-          {xAxis}
-          <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatMicros(value)} width={60} />
-          <Tooltip
-            {...chartTheme.tooltip}
-            labelFormatter={labelFormatter}
-            formatter={(value) => formatMicros(Number(value))}
-            cursor={{ fill: 'var(--surface-raised)' }}
-          />
-          <Bar dataKey="retrySpendMicros" name="Retry spend" fill={chartTheme.series[2]} isAnimationActive={false} />
-        </BarChart>
-      </ChartFrame>
-      <ChartFrame
-        title={`Failures by error class ${per}`}
-        summary={classesSeen.length ? `classes: ${classesSeen.join(', ')}` : 'no failures'}
-        testId="chart-error-classes"
-      >
-        <BarChart data={data}>
-          {grid}
-          {xAxis}
-          <YAxis {...chartTheme.axis} allowDecimals={false} width={36} />
-          <Tooltip {...chartTheme.tooltip} labelFormatter={labelFormatter} cursor={{ fill: 'var(--surface-raised)' }} />
-          <Legend {...chartTheme.legend} />
-          {classesSeen.map((errorClass) => (
-            <Bar
-              key={errorClass}
-              dataKey={errorClass}
-              name={errorClass}
-              stackId="classes"
-              fill={errorClassColours[errorClass]}
+    <>
+      <div className="grid gap-3 lg:grid-cols-2">
+        <ChartFrame
+          title={`Attempts ${per}`}
+          summary={`${data.length} buckets, peak ${peak(data.map((d) => d.attempts))}`}
+          testId="chart-attempts"
+        >
+          <BarChart data={data} {...zoom.chartProps}>
+            {grid}
+            {xAxis}
+            {zoom.selection}
+            <YAxis {...chartTheme.axis} allowDecimals={false} width={36} />
+            <Tooltip
+              {...chartTheme.tooltip}
+              labelFormatter={labelFormatter}
+              cursor={{ fill: 'var(--surface-raised)' }}
+            />
+            <Bar dataKey="attempts" name="Attempts" fill={chartTheme.series[0]} isAnimationActive={false} />
+          </BarChart>
+        </ChartFrame>
+        <ChartFrame
+          title={`Retry rate ${per}`}
+          summary={`peak ${formatPercent(peak(data.map((d) => d.retryRate)))}`}
+          testId="chart-retry-rate"
+        >
+          <LineChart data={data} {...zoom.chartProps}>
+            {grid}
+            {xAxis}
+            {zoom.selection}
+            <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatPercent(value)} width={48} />
+            <Tooltip
+              {...chartTheme.tooltip}
+              labelFormatter={labelFormatter}
+              formatter={(value) => formatPercent(Number(value))}
+            />
+            <Line
+              dataKey="retryRate"
+              name="Retry rate"
+              stroke={chartTheme.series[1]}
+              dot={false}
               isAnimationActive={false}
             />
-          ))}
-        </BarChart>
-      </ChartFrame>
-    </div>
+          </LineChart>
+        </ChartFrame>
+        <ChartFrame
+          title={`Retry spend ${per}${retrySpendEstimated ? ' (estimate)' : ''}`}
+          summary={`peak ${formatMicros(peak(data.map((d) => d.retrySpendMicros)))}`}
+          testId="chart-retry-spend"
+        >
+          <BarChart data={data} {...zoom.chartProps}>
+            {grid}
+            {xAxis}
+            {zoom.selection}
+            <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatMicros(value)} width={60} />
+            <Tooltip
+              {...chartTheme.tooltip}
+              labelFormatter={labelFormatter}
+              formatter={(value) => formatMicros(Number(value))}
+              cursor={{ fill: 'var(--surface-raised)' }}
+            />
+            <Bar dataKey="retrySpendMicros" name="Retry spend" fill={chartTheme.series[2]} isAnimationActive={false} />
+          </BarChart>
+        </ChartFrame>
+        <ChartFrame
+          title={`Failures by error class ${per}`}
+          summary={classesSeen.length ? `classes: ${classesSeen.join(', ')}` : 'no failures'}
+          testId="chart-error-classes"
+        >
+          <BarChart data={data} {...zoom.chartProps}>
+            {grid}
+            {xAxis}
+            {zoom.selection}
+            <YAxis {...chartTheme.axis} allowDecimals={false} width={36} />
+            <Tooltip
+              {...chartTheme.tooltip}
+              labelFormatter={labelFormatter}
+              cursor={{ fill: 'var(--surface-raised)' }}
+            />
+            <Legend {...chartTheme.legend} />
+            {classesSeen.map((errorClass) => (
+              <Bar
+                key={errorClass}
+                dataKey={errorClass}
+                name={errorClass}
+                stackId="classes"
+                fill={errorClassColours[errorClass]}
+                isAnimationActive={false}
+              />
+            ))}
+          </BarChart>
+        </ChartFrame>
+      </div>
+      <p className="mt-1 text-[12px] text-muted" data-testid="chart-zoom-hint">
+        Drag across a chart to zoom in on those buckets; the custom range above does the same from the keyboard.
+      </p>
+    </>
   );
 }

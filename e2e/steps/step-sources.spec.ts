@@ -147,7 +147,7 @@ test("a step seen only through spans: its cost sources, the retry spend's estima
   await expect(mix.getByTestId('retry-spend-estimate')).toContainText(
     `Retry spend is an estimate: ${formatMicros(Number(of('priced').retry))} of the ${formatMicros(retrySpend)}`,
   );
-  await expect(page.getByTestId('chart-retry-spend')).toContainText('Retry spend per hour (estimate)');
+  await expect(page.getByTestId('chart-retry-spend')).toContainText('Retry spend per 15 minutes (estimate)');
 
   // Each failing attempt says where its cost came from.
   const failures = page.getByTestId('recent-failures');

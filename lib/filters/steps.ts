@@ -59,8 +59,8 @@ export function parseStepsView(params: SearchParams, now: Date): StepsView {
   let window = filter.window;
   let range = resolveTimeWindow(window === 'custom' ? '24h' : window, now);
   if (window === 'custom') {
-    const from = new Date(firstValue(params.from) ?? '');
-    const to = new Date(firstValue(params.to) ?? '');
+    const from = readUtcMoment(firstValue(params.from));
+    const to = readUtcMoment(firstValue(params.to));
     const valid =
       !Number.isNaN(from.getTime()) &&
       !Number.isNaN(to.getTime()) &&
@@ -83,6 +83,15 @@ export function parseStepsView(params: SearchParams, now: Date): StepsView {
     dir: filter.dir,
     notices,
   };
+}
+
+/**
+ * A moment from the URL. The form's From and To fields say UTC and send no zone ("2026-12-03T10:05"): read so,
+ * not in the server's own zone. A value with a zone (a chart's zoom sends ISO with Z) keeps it.
+ */
+function readUtcMoment(raw: string | undefined): Date {
+  if (raw === undefined) return new Date(Number.NaN);
+  return new Date(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(raw) ? `${raw}Z` : raw);
 }
 
 /**

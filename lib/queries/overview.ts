@@ -1,12 +1,12 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { bucketLabelSql, allStepsRelation, planFigures } from '../rollups/figures';
+import { bucketLabelSql, allStepsRelation, finestBucketFor, planFigures } from '../rollups/figures';
 import { DEFAULT_FROZEN_AFTER_DAYS } from '../core/holds/freeze-idle-tasks';
-import { resolveTimeWindow, type TimeWindowName } from '../time-window';
+import { type BucketUnit, bucketFor, resolveTimeWindow, type TimeWindowName } from '../time-window';
 import { frozenHoldSql } from './frozen-holds';
-import { bucketFor } from './step-detail';
 import type { ReadOptions } from './read-options';
+import { readDataBegins } from './data-span';
 
 export interface Compared {
   now: number;
@@ -16,7 +16,11 @@ export interface Compared {
 
 export interface OverviewView {
   window: TimeWindowName;
-  unit: 'hour' | 'day';
+  unit: BucketUnit;
+  /** The window read, ISO: the charts draw every bucket of it, a quiet one as zero. */
+  range: { from: string; to: string };
+  /** Where the figures' history begins (ISO), or null: a window reaching past it holds less than its name. */
+  dataBegins: string | null;
   headline: {
     attempts: Compared;
     retryRate: Compared;
@@ -92,9 +96,10 @@ export async function getOverview(
     rawOnly: options.rawOnly,
     acrossClasses: true,
   });
-  const [perLabel, [parked]] = await Promise.all([
+  const [perLabel, [parked], dataBegins] = await Promise.all([
     readComparison(db, comparison.figures),
     readParkedCounts(db, range.from, now, options.frozenAfterDays ?? DEFAULT_FROZEN_AFTER_DAYS),
+    readDataBegins(db),
   ]);
   const stepsByName = new Map<string, StepComparison>();
   for (const row of perLabel) {
@@ -182,6 +187,8 @@ export async function getOverview(
   return {
     window,
     unit,
+    range: { from: range.from.toISOString(), to: range.to.toISOString() },
+    dataBegins: dataBegins?.toISOString() ?? null,
     headline: {
       attempts: { now: attemptsNow, before: attemptsBefore },
       retryRate: { now: share(totalNow.retries, attemptsNow), before: share(totalBefore.retries, attemptsBefore) },
@@ -261,13 +268,13 @@ function readParkedCounts(db: Executor, windowStart: Date, now: Date, frozenAfte
 async function readChart(
   db: Executor,
   range: { from: Date; to: Date },
-  unit: 'hour' | 'day',
+  unit: BucketUnit,
   topSteps: { agent: string; stepName: string; step: string }[],
   rawOnly: boolean | undefined,
 ) {
   const plan = await planFigures(db, {
     windows: [{ label: 'now', ...range }],
-    finestBucket: unit,
+    finestBucket: finestBucketFor(unit),
     steps: topSteps.map(({ agent, stepName }) => ({ agent, step: stepName })),
     rawOnly,
   });
@@ -275,7 +282,7 @@ async function readChart(
   const [totals, perStep] = await Promise.all([
     db.execute<{ bucket: string; spend: string; retry_spend: string }>(sql`
       select ${bucket} as bucket, sum(cost_micros) as spend, sum(retry_cost_micros) as retry_spend
-      from ${allStepsRelation(plan.segments)} as fleet
+      from ${allStepsRelation(plan.segments, finestBucketFor(unit))} as fleet
       group by 1
       order by 1`),
     topSteps.length === 0

@@ -2,8 +2,8 @@ import 'server-only';
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { attempts, errorClasses, type ErrorClass } from '../db/schema';
-import { bucketLabelSql, planFigures } from '../rollups/figures';
-import type { TimeRange } from '../time-window';
+import { bucketLabelSql, finestBucketFor, planFigures } from '../rollups/figures';
+import { bucketFor, type TimeRange } from '../time-window';
 import type { ReadOptions } from './read-options';
 
 export interface StepTrendPoint {
@@ -16,23 +16,22 @@ export interface StepTrendPoint {
   failuresByClass: Partial<Record<ErrorClass, number>>;
 }
 
-/** Hourly buckets up to two days, daily beyond: enough points to read a trend, few enough to draw. */
-export function bucketFor(range: TimeRange): 'hour' | 'day' {
-  return range.to.getTime() - range.from.getTime() <= 2 * 24 * 3_600_000 ? 'hour' : 'day';
-}
-
-/** One step's figures per bucket over the window, and its latest failures. */
+/**
+ * One step's figures per bucket over the window (bucketFor: minutes for short windows), and its latest
+ * failures. Buckets without attempts are left out; charts draw them as zeros. `minuteFloor` is where the raw
+ * log begins: a window reaching before it is drawn in hours, as its minutes are no longer kept.
+ */
 export async function getStepDetail(
   db: Executor,
-  params: TimeRange & { agent: string; step: string },
+  params: TimeRange & { agent: string; step: string; minuteFloor?: Date },
   options: ReadOptions = {},
 ) {
-  const unit = bucketFor(params);
+  const unit = bucketFor(params, params.minuteFloor);
   const plan = await planFigures(db, {
     windows: [{ label: 'window', from: params.from, to: params.to }],
     agent: params.agent,
     step: params.step,
-    finestBucket: unit,
+    finestBucket: finestBucketFor(unit),
     rawOnly: options.rawOnly,
   });
   const rows = (

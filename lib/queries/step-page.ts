@@ -27,7 +27,7 @@ export async function getStepPage(
 ): Promise<StepPageView | undefined> {
   if (!(await stepExists(db, names))) return undefined;
   const [detail, sources, costMix] = await Promise.all([
-    getStepDetail(db, { ...range, ...names }),
+    getStepDetail(db, { ...range, ...names, minuteFloor: rawFloor }),
     getStepSources(db, [names]),
     getCostSourceMix(db, { ...range, ...names, rawFloor }),
   ]);

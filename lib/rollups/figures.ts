@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { latencyBucketSql } from './latency-buckets';
-import type { TimeRange } from '../time-window';
+import type { BucketUnit, TimeRange } from '../time-window';
 import {
   type LabelledWindow,
   planFromStoredSums,
@@ -45,10 +45,12 @@ export interface FiguresRequest {
   steps?: StepName[];
   /**
    * 'hour' when the caller groups by hour, so daily rollups stay out; 'day'
-   * when it groups by day. Unset: the caller does not group by bucket, so
-   * stored spans may serve.
+   * when it groups by day; '5min' when it groups by minutes (five or fifteen),
+   * so only five-minute rollups and the raw log serve, each row in its own
+   * five minutes. Unset: the caller does not group by bucket, so stored spans
+   * may serve.
    */
-  finestBucket?: 'hour' | 'day';
+  finestBucket?: FinestBucket;
   /**
    * The caller sums over error classes (never reads error_class), so stored
    * window sums may serve. Their plans have no latency relation.
@@ -56,6 +58,14 @@ export interface FiguresRequest {
   acrossClasses?: boolean;
   /** Ignore the rollups and scan the raw log: the benchmark's and tests' reference. */
   rawOnly?: boolean;
+}
+
+/** The finest bucket a caller groups by: what the plan's rows must keep apart. */
+export type FinestBucket = '5min' | 'hour' | 'day';
+
+/** The rollup grain a chart's buckets are summed from. */
+export function finestBucketFor(unit: BucketUnit): FinestBucket {
+  return unit === '5min' || unit === '15min' ? '5min' : unit;
 }
 
 export interface FiguresPlan {
@@ -129,9 +139,22 @@ async function readRollupState(
 
 const bound = (moment: Date) => sql`${moment.toISOString()}::timestamptz`;
 
-/** A rolled row's bucket as readers group it: five-minute rows by their hour, like the raw log's rows. */
-const rolledBucketTime = (segment: Segment) =>
-  segment.grain === '5min' ? sql`date_trunc('hour', bucket_start, 'UTC')` : sql`bucket_start`;
+/**
+ * A rolled row's bucket as readers group it: five-minute rows by their hour, like the raw log's rows, unless
+ * the reader groups by minutes.
+ */
+const rolledBucketTime = (segment: Segment, finestBucket: FinestBucket | undefined) =>
+  segment.grain === '5min' && finestBucket !== '5min'
+    ? sql`date_trunc('hour', bucket_start, 'UTC')`
+    : sql`bucket_start`;
+
+/** A raw attempt's bucket as readers group it: its five minutes for a reader grouping by minutes, else its hour. */
+const rawBucketTime = (finestBucket: FinestBucket | undefined) =>
+  finestBucket === '5min' ? fiveMinutesOf(sql`started_at`) : sql`date_trunc('hour', started_at, 'UTC')`;
+
+/** Buckets aligned to the Unix epoch, as the five-minute rollups and the browser's bucketStarts align them. */
+const EPOCH = sql`'1970-01-01 00:00:00+00'::timestamptz`;
+const fiveMinutesOf = (column: SQL) => sql`date_bin('5 minutes', ${column}, ${EPOCH})`;
 
 /**
  * The request's agent and step filters. A list of steps is matched as a
@@ -207,7 +230,7 @@ function figuresBranch(segment: Segment, request: FiguresRequest): SQL {
           from span_rollups
           where span_from = ${bound(segment.from)} and span_to = ${bound(segment.to)}${filters(request)})`
     : segment.grain === 'raw'
-      ? sql`(select ${segment.label}::text as label, date_trunc('hour', started_at, 'UTC') as bucket_time, agent, step, error_class,
+      ? sql`(select ${segment.label}::text as label, ${rawBucketTime(request.finestBucket)} as bucket_time, agent, step, error_class,
             count(*)::bigint as attempts,
             (count(*) filter (where attempt_number > 1))::bigint as retries,
             (count(*) filter (where outcome = 'failed'))::bigint as failures,
@@ -217,7 +240,7 @@ function figuresBranch(segment: Segment, request: FiguresRequest): SQL {
           from attempts
           where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}${filters(request)}
           group by 2, 3, 4, 5)`
-      : sql`(select ${segment.label}::text as label, ${rolledBucketTime(segment)} as bucket_time, agent, step, error_class, attempts,
+      : sql`(select ${segment.label}::text as label, ${rolledBucketTime(segment, request.finestBucket)} as bucket_time, agent, step, error_class, attempts,
             retries, failures, executions, first_try_successes, cost_micros, retry_cost_micros
           from attempt_rollups
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)}${filters(request)})`;
@@ -256,18 +279,18 @@ function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
  * bucket whatever the number of steps, and the raw parts from the log grouped
  * by hour. A plan's agent and step filters do not apply here.
  */
-export function allStepsRelation(segments: Segment[]): SQL {
+export function allStepsRelation(segments: Segment[], finestBucket: FinestBucket): SQL {
   const branches = segments.map((segment) => {
     if (segment.grain === 'span' || segment.grain === 'sums' || segment.sign === -1)
       throw new Error('allStepsRelation needs a plan made with a finestBucket (no spans or window sums)');
     return segment.grain === 'raw'
-      ? sql`(select date_trunc('hour', started_at, 'UTC') as bucket_time, count(*)::bigint as attempts,
+      ? sql`(select ${rawBucketTime(finestBucket)} as bucket_time, count(*)::bigint as attempts,
             (count(*) filter (where attempt_number > 1))::bigint as retries,
             ${RAW_COST_SUMS}
           from attempts
           where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}
           group by 1)`
-      : sql`(select ${rolledBucketTime(segment)} as bucket_time, attempts, retries, cost_micros, retry_cost_micros
+      : sql`(select ${rolledBucketTime(segment, finestBucket)} as bucket_time, attempts, retries, cost_micros, retry_cost_micros
           from all_steps_rollups
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)})`;
   });
@@ -277,6 +300,12 @@ export function allStepsRelation(segments: Segment[]): SQL {
 }
 
 /** The ISO string of a bucket start in UTC, as charts and the browser read it. */
-export function bucketLabelSql(unit: 'hour' | 'day', column: SQL): SQL {
-  return sql`to_char(date_trunc('${sql.raw(unit)}', ${column}, 'UTC') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+export function bucketLabelSql(unit: BucketUnit, column: SQL): SQL {
+  const start =
+    unit === '5min'
+      ? fiveMinutesOf(column)
+      : unit === '15min'
+        ? sql`date_bin('15 minutes', ${column}, ${EPOCH})`
+        : sql`date_trunc('${sql.raw(unit)}', ${column}, 'UTC')`;
+  return sql`to_char(${start} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 }

@@ -45,12 +45,13 @@ export const ceilTo = (moment: number, unit: number) => Math.ceil(moment / unit)
 /**
  * Splits each window into segments. `edges` are where the rollups end (null:
  * nothing rolled up, or read everything raw). `finestBucket: 'hour'` keeps
- * daily rollups out, for callers that group by hour.
+ * daily rollups out, for callers that group by hour; '5min' keeps hourly ones
+ * out too, for callers that group by minutes.
  */
 export function planSegments(
   windows: LabelledWindow[],
   edges: RollupEdges,
-  finestBucket: 'hour' | 'day' = 'day',
+  finestBucket: '5min' | 'hour' | 'day' = 'day',
 ): Segment[] {
   return windows.flatMap((window) => planWindow(window, edges, finestBucket));
 }
@@ -58,7 +59,7 @@ export function planSegments(
 function planWindow(
   { label, from, to }: LabelledWindow,
   { rolledTo, fineRolledTo }: RollupEdges,
-  finestBucket: 'hour' | 'day',
+  finestBucket: '5min' | 'hour' | 'day',
 ): Segment[] {
   if (from >= to) return [];
   const segment = (grain: Grain, start: number, end: number): Segment[] =>
@@ -70,6 +71,9 @@ function planWindow(
     if (fineFrom >= fineTo) return segment('raw', start, end);
     return [...segment('raw', start, fineFrom), ...segment('5min', fineFrom, fineTo), ...segment('raw', fineTo, end)];
   };
+
+  // Minute buckets: the five-minute rollups (kept for rolled hours too, as long as the raw log) and raw minutes.
+  if (finestBucket === '5min') return edge(from.getTime(), to.getTime());
 
   const hoursFrom = ceilTo(from.getTime(), HOUR_MS);
   const hoursTo =

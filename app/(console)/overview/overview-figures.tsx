@@ -2,6 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { OverviewCharts } from '@/components/charts/overview-charts';
+import { DataSpanNote } from '@/components/console/data-span-note';
 import { formatCount } from '@/lib/console/format';
 import type { TimeWindowName } from '@/lib/time-window';
 import { HeadlineTiles } from './headline-tiles';
@@ -25,6 +26,10 @@ export function OverviewFigures({ window }: { window: TimeWindowName }) {
   const view = query.data;
   return (
     <section aria-label="Headline figures" className="mb-5 flex flex-col gap-3">
+      <DataSpanNote
+        range={{ from: new Date(view.range.from), to: new Date(view.range.to) }}
+        dataBegins={view.dataBegins === null ? null : new Date(view.dataBegins)}
+      />
       <HeadlineTiles view={view} />
       {view.sideEffects ? (
         <div className="rounded-lg border border-line bg-surface p-3" data-testid="side-effects">

@@ -12,6 +12,8 @@ import { stepColumns } from '@/lib/console/step-columns';
 import { FilterNotices } from '@/components/console/filter-notices';
 import { PausesNotice } from '@/components/console/pauses-notice';
 import { BACKLOG_MINUTES, currentPausesSummary } from '@/lib/queries/pauses';
+import { DataSpanNote } from '@/components/console/data-span-note';
+import { readDataBegins } from '@/lib/queries/data-span';
 import { StepsTable } from './steps-table';
 import { StepsFilters } from './steps-filters';
 import { StepsPager } from './steps-pager';
@@ -30,11 +32,15 @@ export default async function StepsPage({
   const now = new Date();
   // One source for the page's reads; a replica that fails mid-read is read again on the primary.
   const {
-    value: [{ agents, total, page, steps, anomalies, pools, sources }, pauses],
+    value: [{ agents, total, page, steps, anomalies, pools, sources }, pauses, dataBegins],
   } = await readConsole((db) =>
     // One snapshot: a step's failures and their classes are read apart, and must agree while agents write.
     inOneSnapshot(db, (snapshot) =>
-      Promise.all([getStepsPage(snapshot, view, params.page, now), currentPausesSummary(snapshot, now)]),
+      Promise.all([
+        getStepsPage(snapshot, view, params.page, now),
+        currentPausesSummary(snapshot, now),
+        readDataBegins(snapshot),
+      ]),
     ),
   );
 
@@ -47,6 +53,7 @@ export default async function StepsPage({
       <PausesNotice {...pauses} backlogMinutes={BACKLOG_MINUTES} />
       <StepsFilters view={view} agents={agents} />
       <FilterNotices notices={view.notices} />
+      <DataSpanNote range={view.range} dataBegins={dataBegins} />
       {steps.length === 0 ? (
         <EmptyState title="No steps match" testId="steps-empty">
           No attempts in this window{view.agent || view.search || view.source ? ' for these filters' : ''}. Try a longer

@@ -294,10 +294,18 @@ describe('rollups', () => {
     expect(await getStepAnomalies(database.db, now)).toEqual(
       await getStepAnomalies(database.db, now, { rawOnly: true }),
     );
+    // A chart in minutes reads the five-minute rollups of rolled hours too, not the raw log.
+    const minutePlan = await planFigures(database.db, {
+      windows: [{ label: 'day', from: new Date(now.getTime() - 20 * HOUR_MS), to: now }],
+      finestBucket: '5min',
+    });
+    expect(minutePlan.segments.map((segment) => segment.grain)).toEqual(['raw', '5min', 'raw']);
     for (const [agent, step] of steps) {
       for (const range of [
         { from: new Date(start), to: now },
         { from: new Date(now.getTime() - 20 * HOUR_MS), to: now },
+        { from: new Date(now.getTime() - HOUR_MS), to: now },
+        { from: new Date(start + DAY_MS + 7 * MINUTE_MS), to: new Date(start + DAY_MS + 97 * MINUTE_MS) },
       ]) {
         expect(await getStepDetail(database.db, { ...range, agent, step })).toEqual(
           await getStepDetail(database.db, { ...range, agent, step }, { rawOnly: true }),

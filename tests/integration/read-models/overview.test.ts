@@ -68,9 +68,9 @@ describe('getOverview', () => {
     expect(overview.movers.map((mover) => mover.step)).toEqual(['fleet/draft']);
     expect(overview.movers[0]).toMatchObject({ agent: 'fleet', stepName: 'draft', newInWindow: false });
     expect(overview.previousWindowHadAttempts).toBe(true);
-    expect(overview.unit).toBe('hour');
+    expect(overview.unit).toBe('15min'); // a day is charted in quarter hours
     const shares = overview.shareOverTime.map((point) => point.share);
-    expect(shares.filter((value) => value === 1)).toHaveLength(2); // the two hours holding only retries
+    expect(shares.filter((value) => value === 1)).toHaveLength(2); // the two quarter hours holding only retries
   });
 
   it('charts the five steps with the most retry spend (ties by name), and every step in the totals', async () => {
@@ -86,7 +86,7 @@ describe('getOverview', () => {
     const overview = await getOverview(database.db, '24h', at);
     expect(overview).toEqual(await getOverview(database.db, '24h', at, { rawOnly: true }));
     expect(overview.topSteps).toEqual(['a', 'b', 'c', 'd', 'e'].map((name) => `fleet/chart-${name}`));
-    const bucket = '2026-10-15T10:00:00Z';
+    const bucket = '2026-10-15T10:30:00Z'; // the quarter hour of attempts made two hours before 12:30
     expect(overview.retrySpendByStep.find((row) => row.bucket === bucket)).toEqual({
       bucket,
       'fleet/chart-a': 700,

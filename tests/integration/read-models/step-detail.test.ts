@@ -8,7 +8,7 @@ const database = useTestDatabase();
 const ctx = () => ({ db: database.db, clock: () => new Date('2026-11-21T00:00:00Z') });
 
 describe('getStepDetail', () => {
-  it('buckets a step by hour with retries, retry spend and failures by class, and lists its latest failures', async () => {
+  it('buckets a step by quarter hour over a day with retries, retry spend and failures by class, and lists its latest failures', async () => {
     const at = (iso: string) => ({ startedAt: new Date(iso), finishedAt: new Date(new Date(iso).getTime() + 100) });
     const base = { agent: 'research', step: 'call_model' };
     await recordAttempt(ctx(), {
@@ -45,15 +45,23 @@ describe('getStepDetail', () => {
       from: new Date('2026-11-20T00:00:00Z'),
       to: new Date('2026-11-21T00:00:00Z'),
     });
-    expect(detail.unit).toBe('hour');
+    expect(detail.unit).toBe('15min');
     expect(detail.points).toEqual([
       {
         bucket: '2026-11-20T10:00:00Z',
-        attempts: 2,
+        attempts: 1,
+        retries: 0,
+        retryRate: 0,
+        retrySpendMicros: 0,
+        failuresByClass: { timeout: 1 },
+      },
+      {
+        bucket: '2026-11-20T10:45:00Z',
+        attempts: 1,
         retries: 1,
-        retryRate: 0.5,
+        retryRate: 1,
         retrySpendMicros: 20,
-        failuresByClass: { timeout: 1, rate_limited: 1 },
+        failuresByClass: { rate_limited: 1 },
       },
       {
         bucket: '2026-11-20T11:00:00Z',
@@ -66,5 +74,30 @@ describe('getStepDetail', () => {
     ]);
     expect(detail.classesSeen).toEqual(['timeout', 'rate_limited']);
     expect(detail.recentFailures.map((failure) => failure.attemptNumber)).toEqual([2, 1]);
+
+    // An hour is drawn in five-minute buckets: when a failure began shows to the five minutes.
+    const hour = await getStepDetail(database.db, {
+      ...base,
+      from: new Date('2026-11-20T10:30:00Z'),
+      to: new Date('2026-11-20T11:30:00Z'),
+    });
+    expect(hour.unit).toBe('5min');
+    expect(hour.points.map((point) => [point.bucket, point.attempts, point.retrySpendMicros])).toEqual([
+      ['2026-11-20T10:55:00Z', 1, 20],
+      ['2026-11-20T11:10:00Z', 1, 30],
+    ]);
+
+    // A day reaching back past where the raw log (and its five-minute rollups) begins is drawn in hours.
+    const pastMinutes = await getStepDetail(database.db, {
+      ...base,
+      from: new Date('2026-11-20T00:00:00Z'),
+      to: new Date('2026-11-21T00:00:00Z'),
+      minuteFloor: new Date('2026-11-20T06:00:00Z'),
+    });
+    expect(pastMinutes.unit).toBe('hour');
+    expect(pastMinutes.points.map((point) => [point.bucket, point.attempts, point.retries])).toEqual([
+      ['2026-11-20T10:00:00Z', 2, 1],
+      ['2026-11-20T11:00:00Z', 1, 1],
+    ]);
   });
 });

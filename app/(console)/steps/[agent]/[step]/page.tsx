@@ -25,6 +25,9 @@ import { StepBreaker } from './step-breaker';
 import { StepPauses } from './step-pauses';
 import { StepPolicySection } from './step-policy';
 import { StepSources } from './step-sources';
+import { StepRangeForm } from './step-range-form';
+import { DataSpanNote } from '@/components/console/data-span-note';
+import { readDataBegins } from '@/lib/queries/data-span';
 
 export const metadata: Metadata = { title: 'Step' };
 export const dynamic = 'force-dynamic';
@@ -51,9 +54,14 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   });
   if (!read) notFound();
   const {
-    value: [pauses, breaker, policy],
+    value: [pauses, breaker, policy, dataBegins],
   } = await readConsole((db) =>
-    Promise.all([pausesCoveringStep(db, names, now), getStepBreaker(db, names), readStepPolicy(db, names)]),
+    Promise.all([
+      pausesCoveringStep(db, names, now),
+      getStepBreaker(db, names),
+      readStepPolicy(db, names),
+      readDataBegins(db),
+    ]),
   );
   const { detail, sources, costMix } = read;
   const estimate = retrySpendEstimate(costMix, sources);
@@ -75,6 +83,12 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
           />
         }
       />
+      <StepRangeForm
+        path={stepDetailHref(names.agent, names.step)}
+        range={view.range}
+        custom={view.window === 'custom'}
+      />
+      <DataSpanNote range={view.range} dataBegins={dataBegins} />
       <StepPauses names={names} pauses={pauses} pausing={decide(person, 'step.pause')} />
       <StepBreaker breaker={breaker.breaker} history={breaker.history} />
       <StepSources sources={sources} />
@@ -86,6 +100,8 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
         <StepTrendCharts
           points={detail.points}
           unit={detail.unit}
+          range={{ from: view.range.from.toISOString(), to: view.range.to.toISOString() }}
+          zoomPath={stepDetailHref(names.agent, names.step)}
           classesSeen={detail.classesSeen}
           retrySpendEstimated={estimate !== null}
         />

@@ -73,3 +73,53 @@ test('failures grouped by cause: one group for errors that differ in numbers, it
   await page.goto(`/errors?window=1h&search=${word}`);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
+
+test("a step's page lists its own failures by cause, most first, each with its trend and dead letters", async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
+  const word = aWord();
+  const agent = `errs-${word}`;
+  const startedAt = new Date(Date.now() - 10 * 60_000);
+  const fail = (taskId: string, errorClass: 'rate_limited' | 'transient', errorText: string) =>
+    recordAttempt(
+      { db: database.db },
+      {
+        taskId,
+        agent,
+        step: 'send',
+        attemptNumber: 1,
+        startedAt,
+        finishedAt: new Date(startedAt.getTime() + 50),
+        outcome: 'failed',
+        errorClass,
+        errorText,
+        costMicros: 10,
+      },
+    );
+  for (const n of [1, 2, 3]) await fail(`${word}-${n}`, 'rate_limited', `429 Too Many Requests: retry after ${n}0 s`);
+  await fail(`${word}-4`, 'transient', 'connection reset by peer');
+
+  for (const size of [
+    { width: 1440, height: 900 },
+    { width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize(size);
+    await page.goto(`/steps/${agent}/send?window=1h`);
+    const section = page.getByTestId('step-error-groups');
+    const rows = section.getByTestId('error-groups').locator('tbody tr');
+    await expect(rows).toHaveCount(2);
+    await expect(rows.nth(0)).toContainText('<n> Too Many Requests: retry after <n> s');
+    await expect(rows.nth(0)).toContainText('rate_limited');
+    await expect(rows.nth(0)).toContainText('new in this window');
+    await expect(rows.nth(1)).toContainText('connection reset by peer');
+    await expect(section).toContainText('Last hour');
+    await expectAccessible();
+    if (size.width === 390)
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  }
+  await page.getByTestId('step-error-groups-link').click();
+  await expect(page).toHaveURL(new RegExp(`/errors\\?window=1h&agent=${agent}&step=send$`));
+  await expect(page.getByTestId('error-groups').locator('tbody tr')).toHaveCount(2);
+});

@@ -15,7 +15,7 @@ import { readNotice } from '@/lib/server/read-source/notice';
 import { requirePerson } from '@/lib/server/session';
 import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 import { FilterNotices } from '@/components/console/filter-notices';
-import { ErrorGroupsTable } from './error-groups-table';
+import { ErrorGroupsTable } from '@/components/console/error-groups-table';
 
 export const metadata: Metadata = { title: 'Errors' };
 export const dynamic = 'force-dynamic';

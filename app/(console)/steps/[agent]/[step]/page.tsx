@@ -1,4 +1,3 @@
-import Link from 'next/link';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { decodeRouteParam } from '@/lib/core/kernel/console-text-input';
@@ -18,7 +17,7 @@ import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
 import { stepDetailHref } from '../../step-href';
 import { CostSourceMixSection } from './cost-source-mix';
 import { RecentFailures } from './recent-failures';
-import { errorsHref } from '@/lib/filters/errors';
+import { getErrorGroups } from '@/lib/queries/error-groups';
 import { DEFAULT_TIME_WINDOW } from '@/lib/time-window';
 import { retrySpendEstimate } from './retry-spend-estimate';
 import { StepBreaker } from './step-breaker';
@@ -26,6 +25,7 @@ import { StepPauses } from './step-pauses';
 import { StepPolicySection } from './step-policy';
 import { StepSources } from './step-sources';
 import { StepRangeForm } from './step-range-form';
+import { STEP_ERROR_GROUPS_SHOWN, StepErrorGroups } from './step-error-groups';
 import { DataSpanNote } from '@/components/console/data-span-note';
 import { readDataBegins } from '@/lib/queries/data-span';
 
@@ -54,13 +54,19 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   });
   if (!read) notFound();
   const {
-    value: [pauses, breaker, policy, dataBegins],
+    value: [pauses, breaker, policy, dataBegins, errorGroups],
   } = await readConsole((db) =>
     Promise.all([
       pausesCoveringStep(db, names, now),
       getStepBreaker(db, names),
       readStepPolicy(db, names),
       readDataBegins(db),
+      getErrorGroups(db, {
+        window: view.window === 'custom' ? DEFAULT_TIME_WINDOW : view.window,
+        now,
+        filter: names,
+        limit: STEP_ERROR_GROUPS_SHOWN,
+      }),
     ]),
   );
   const { detail, sources, costMix } = read;
@@ -108,19 +114,8 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
       )}
       <StepPolicySection names={names} policy={policy} managing={decide(person, 'retry_policy.manage')} />
       <CostSourceMixSection mix={costMix} retentionDays={retentionDays} estimate={estimate} />
-      <div className="mb-2 mt-5 flex flex-wrap items-baseline gap-3">
-        <h2 className="text-[13px] font-semibold">Latest failing attempts</h2>
-        <Link
-          href={errorsHref({
-            window: view.window === 'custom' ? DEFAULT_TIME_WINDOW : view.window,
-            filter: { agent: names.agent, step: names.step },
-          })}
-          className="text-[12px] text-accent hover:underline"
-          data-testid="step-error-groups-link"
-        >
-          This step&apos;s failures grouped by cause →
-        </Link>
-      </div>
+      <StepErrorGroups names={names} groups={errorGroups} now={now} customRange={view.window === 'custom'} />
+      <h2 className="mb-2 mt-5 text-[13px] font-semibold">Latest failing attempts</h2>
       {detail.recentFailures.length === 0 ? (
         <p className="text-[13px] text-muted">No failures in this window.</p>
       ) : (

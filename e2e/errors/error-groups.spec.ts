@@ -58,6 +58,20 @@ test('failures grouped by cause: one group for errors that differ in numbers, it
   await expect(page.getByTestId('dead-letter-count')).toContainText('3 pending matching');
   for (const id of ids) await expect(page.getByTestId(`dead-letter-row-${id}`)).toBeVisible();
 
+  // The whole group given up at once: a reason, a confirmation naming the count, then none left pending.
+  const discard = page.getByTestId('discard-group');
+  await discard.getByRole('button', { name: 'Discard all 3 of this group…' }).click();
+  await expect(page.getByTestId('confirm-discard-group')).toBeHidden(); // a reason first
+  await discard.getByLabel('Reason for discarding the group').fill('pages were removed for good');
+  await discard.getByRole('button', { name: 'Discard all 3 of this group…' }).click();
+  const confirm = page.getByTestId('confirm-discard-group');
+  await expect(confirm).toContainText('Discard all 3 dead letters of this group?');
+  await expectAccessible();
+  await confirm.getByRole('button', { name: 'Discard 3' }).click();
+  await expect(page.getByText("Discarded the group's 3 dead letters.")).toBeVisible();
+  await expect(page.getByTestId('dead-letters-empty')).toBeVisible();
+  await expect(page.getByTestId('discard-group')).toHaveCount(0);
+
   // The step page links to its own groups.
   await page.goto('/steps/publishing/publish');
   await page.getByTestId('step-error-groups-link').click();

@@ -63,6 +63,7 @@ export { acknowledgeRedrive, claimRedrives, drainRedrives } from './dead-letters
 export { clearHold, clearHolds, reassignHold } from './holds/settle-hold';
 export { decideHoldClear } from './holds/hold-resolution';
 export { discardDeadLetter, redriveDeadLetter } from './dead-letters/redrive';
+export { discardErrorGroup, GROUP_DISCARD_LIMIT } from './dead-letters/group-discard';
 export { cancelBulkRedrive, runBulkRedrive, startBulkRedrive } from './dead-letters/bulk-redrive';
 export { type BulkRedrivePreview, previewBulkRedrive, type RedriveOutcome } from './dead-letters/bulk-redrive-preview';
 export type { DeadLetterFilter } from './dead-letters/dead-letter-filter-input';

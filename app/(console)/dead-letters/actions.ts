@@ -4,6 +4,7 @@ import { after } from 'next/server';
 import {
   cancelBulkRedrive,
   discardDeadLetter,
+  discardErrorGroup,
   previewBulkRedrive,
   redriveDeadLetter,
   runBulkRedrive,
@@ -85,6 +86,15 @@ export async function discardAction(_previous: Changed, formData: FormData) {
     });
     return { changed };
   }, SHOWING_DEAD_LETTERS);
+}
+
+/** Discards every pending dead letter of one error group, all or nothing, if it still holds the count confirmed. */
+export async function discardErrorGroupAction(input: {
+  group: string;
+  reason: string;
+  expectedCount: number;
+}): Promise<ActionResult<{ discarded: number }>> {
+  return runAction((ctx) => discardErrorGroup(ctx, input), SHOWING_DEAD_LETTERS);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { KeysetPager, type PagePosition } from '@/components/console/keyset-pager';
 import { ListPage, ListSection } from '@/components/console/list-page';
-import { decide, describeBrakeRefusals } from '@/lib/core';
+import { decide, describeBrakeRefusals, GROUP_DISCARD_LIMIT } from '@/lib/core';
 import { deadLettersHref } from '@/lib/console/filter-forms/dead-letters';
 import { deadLettersUrlFilter, deadLettersUrlPage, toDeadLetterFilter } from '@/lib/filters/dead-letters';
 import { readFilter } from '@/lib/filters/read-filter';
@@ -14,6 +14,7 @@ import { requirePerson } from '@/lib/server/session';
 import { brakeLabels, describeBrakes } from './brake-labels';
 import { BulkRedrivePanel } from './bulk-redrive-panel';
 import { BulkRedrivesHistory } from './bulk-redrives-history';
+import { DiscardGroupPanel } from './discard-group-panel';
 import { DeadLetterFilters } from './dead-letter-filters';
 import { DeadLettersTable } from './dead-letters-table';
 
@@ -56,6 +57,11 @@ export default async function DeadLettersPage({
       : []),
   ];
   const redrive = decide(person, 'dead_letter.redrive');
+  // A whole group may be discarded at once when the list is that group alone: the count shown is then the group's.
+  const groupOnly =
+    filter.group && Object.entries(filter).every(([name, value]) => name === 'group' || value === undefined)
+      ? filter.group
+      : undefined;
   const canOverride = decide(person, 'dead_letter.redrive_override').allowed;
   const filtered = Object.values(filter).some((value) => value !== undefined);
   const [first, last] = [rows[0], rows.at(-1)];
@@ -88,11 +94,16 @@ export default async function DeadLettersPage({
         }
         noteTestId="dead-letter-count"
         aside={
-          redrive.allowed ? (
-            <BulkRedrivePanel filter={filter} matching={total} brakeLabels={brakeLabels(redriveBrakes)} />
-          ) : (
-            <p className="text-[12px] text-muted">Bulk redrive: {redrive.reason}.</p>
-          )
+          <>
+            {redrive.allowed ? (
+              <BulkRedrivePanel filter={filter} matching={total} brakeLabels={brakeLabels(redriveBrakes)} />
+            ) : (
+              <p className="text-[12px] text-muted">Bulk redrive: {redrive.reason}.</p>
+            )}
+            {groupOnly && total > 0 && total <= GROUP_DISCARD_LIMIT && decide(person, 'dead_letter.discard').allowed ? (
+              <DiscardGroupPanel group={groupOnly} pending={total} />
+            ) : null}
+          </>
         }
         rowCount={rows.length}
         empty={{

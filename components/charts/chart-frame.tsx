@@ -69,3 +69,10 @@ export function timeAxisProps(time: { axisLabel: string; tick: (iso: string) => 
     label: { value: time.axisLabel, position: 'insideBottom' as const, offset: 0, fontSize: 11, fill: 'var(--muted)' },
   };
 }
+
+/**
+ * A value axis from zero to the data's peak, or to `quietTop` when every bucket is zero: left to itself the axis
+ * then runs 0 to 4 and labels a quiet hour "400 %" or "$0.0000" five times.
+ */
+export const zeroSafeDomain = (quietTop: number) =>
+  [0, (dataMax: number) => (dataMax > 0 ? dataMax : quietTop)] as [number, (dataMax: number) => number];

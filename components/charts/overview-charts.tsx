@@ -4,7 +4,7 @@ import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, 
 import { formatMicros, formatPercent } from '@/lib/console/format';
 import type { OverviewView } from '@/lib/queries/overview';
 import { assignSeriesColours } from './chart-colours';
-import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
+import { ChartFrame, chartTheme, timeAxisProps, zeroSafeDomain } from './chart-frame';
 import { useBucketTime } from './chart-time';
 import { visibleText } from '@/lib/console/visible-text';
 import { bucketUnitLabel, withEveryBucket } from '@/lib/time-window';
@@ -29,7 +29,12 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
         <LineChart data={shareOverTime}>
           <CartesianGrid {...chartTheme.grid} vertical={false} />
           <XAxis {...timeAxisProps(time)} />
-          <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatPercent(value)} width={48} />
+          <YAxis
+            {...chartTheme.axis}
+            domain={zeroSafeDomain(1)}
+            tickFormatter={(value: number) => formatPercent(value)}
+            width={48}
+          />
           <Tooltip
             {...chartTheme.tooltip}
             labelFormatter={(label) => time.tooltipLabel(String(label))}

@@ -7,7 +7,7 @@ import { type BucketUnit, bucketLengthMs, bucketUnitLabel, withEveryBucket } fro
 import type { ErrorClass } from '@/lib/db/schema/enums';
 import type { StepTrendPoint } from '@/lib/queries/step-detail';
 import { errorClassColours } from './chart-colours';
-import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
+import { ChartFrame, chartTheme, timeAxisProps, zeroSafeDomain } from './chart-frame';
 import { useBucketTime } from './chart-time';
 import { useDragZoom } from './drag-zoom';
 
@@ -82,7 +82,12 @@ export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEs
             {grid}
             {xAxis}
             {zoom.selection}
-            <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatPercent(value)} width={48} />
+            <YAxis
+              {...chartTheme.axis}
+              domain={zeroSafeDomain(1)}
+              tickFormatter={(value: number) => formatPercent(value)}
+              width={48}
+            />
             <Tooltip
               {...chartTheme.tooltip}
               labelFormatter={labelFormatter}
@@ -106,7 +111,12 @@ export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEs
             {grid}
             {xAxis}
             {zoom.selection}
-            <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatMicros(value)} width={60} />
+            <YAxis
+              {...chartTheme.axis}
+              domain={zeroSafeDomain(10_000)}
+              tickFormatter={(value: number) => formatMicros(value)}
+              width={60}
+            />
             <Tooltip
               {...chartTheme.tooltip}
               labelFormatter={labelFormatter}

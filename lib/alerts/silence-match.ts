@@ -43,6 +43,12 @@ export function isSilenced(alert: SilencedFields, now: Date): SQL<boolean> {
   return sql<boolean>`exists (select 1 from alert_silences silence where ${silenceMatches(alert, now)})`;
 }
 
+/** True when this one silence is in force at `now` and matches the alert. `silenceId`: a number or a column. */
+export function isSilencedBy(silenceId: number | SQL, alert: SilencedFields, now: Date): SQL<boolean> {
+  return sql<boolean>`exists (select 1 from alert_silences silence
+    where silence.id = ${silenceId} and ${silenceMatches(alert, now)})`;
+}
+
 /** The id of the silence matching the alert at `now` that lasts longest (null: none), the one the console names. */
 export function matchingSilenceId(alert: SilencedFields, now: Date): SQL<number | null> {
   return sql<number | null>`(select silence.id from alert_silences silence where ${silenceMatches(alert, now)}

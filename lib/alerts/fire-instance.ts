@@ -2,7 +2,7 @@ import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { alertChannels, alertDeliveries, alertInstances, type AlertKind } from '../db/schema';
 import type { AlertCondition } from './conditions';
-import { matchingSilenceId } from './silence-match';
+import { matchingSilenceId } from '../db/alert-silence-match';
 
 /**
  * Fires one instance and queues it for every live, enabled channel its team

@@ -2,7 +2,7 @@ import { and, eq, not } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { alertInstances } from '../db/schema';
 import { queueFired } from './fire-instance';
-import { instanceColumns, isSilenced } from './silence-match';
+import { instanceColumns, isSilenced } from '../db/alert-silence-match';
 
 /**
  * Sends the notifications silences held back, for alerts that still fire once no silence matches them (the

@@ -13,7 +13,7 @@ import {
   type CreateSilenceInput,
   type EndSilenceInput,
 } from './silence-input';
-import { instanceColumns, isSilencedBy } from './silence-match';
+import { instanceColumns, isSilencedBy } from '../db/alert-silence-match';
 
 /** What an audit record keeps of a silence: what it matches, until when, and whether it was ended. */
 const auditView = (silence: AlertSilence) => ({

@@ -1,6 +1,6 @@
 import 'server-only';
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
-import { instanceColumns, isSilenced, isSilencedBy } from '../alerts/silence-match';
+import { instanceColumns, isSilenced, isSilencedBy } from '../db/alert-silence-match';
 import type { Executor } from '../db/client';
 import { alertInstances, alertSilences, type AlertSilence } from '../db/schema';
 

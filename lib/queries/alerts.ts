@@ -1,6 +1,6 @@
 import 'server-only';
 import { count, desc, eq, getTableColumns, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import { instanceColumns, matchingSilenceId } from '../alerts/silence-match';
+import { instanceColumns, matchingSilenceId } from '../db/alert-silence-match';
 import type { Executor } from '../db/client';
 import {
   alertChannels,

@@ -2,7 +2,7 @@ import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { arrayParam } from '../core/kernel/sql-arrays';
-import { instanceColumns, isSilenced, matchingSilenceId } from '../alerts/silence-match';
+import { instanceColumns, isSilenced, matchingSilenceId } from '../db/alert-silence-match';
 
 /** What the sidebar counts beside its links: what waits for someone now. */
 export interface AttentionCounts {

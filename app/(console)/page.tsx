@@ -54,7 +54,7 @@ export default async function OverviewPage({
         getTopStepsView(snapshot, window, now),
         getConsoleOverview(snapshot, window, now),
         currentPausesSummary(snapshot, now),
-        listFiringAlerts(snapshot, FIRING_SHOWN),
+        listFiringAlerts(snapshot, FIRING_SHOWN, now),
         getErrorGroups(snapshot, { window: '1h', now }).then(async (groups) =>
           withRiseOnsets(snapshot, groups, risingGroups(groups.groups)),
         ),
@@ -94,7 +94,8 @@ export default async function OverviewPage({
       <IncidentPanel
         alerts={firing.alerts}
         firingTotal={firing.total}
-        unacknowledged={firing.unacknowledged}
+        unattended={firing.unattended}
+        silenced={firing.silenced}
         rising={rising}
         now={now}
       />

@@ -1,10 +1,13 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { timeBucket, withLease, type LeaseOutcome } from '../core/leases/leases';
 import { nowOf, type CoreContext } from '../core/kernel/context';
 import type { Executor } from '../db/client';
 import { alertInstances, alertRules, type AlertKind } from '../db/schema';
 import { ALERT_EVALUATION_JOB, conditionReaders, type AlertCondition, type ConditionReader } from './conditions';
 import { fireInstance } from './fire-instance';
+import { quietTimeFor } from './flap-damping';
+import { markCleared, markReturned, markSeen, resolveInstance } from './instance-transitions';
+import { releaseHeldNotifications } from './release-held';
 import { COALESCED_KINDS, fireCoalesced } from './hold-digests';
 import { thresholdsByKind, type Thresholds } from './rule-input';
 import { trimAlertHistory, type TrimmedAlertHistory } from './trim-history';
@@ -19,6 +22,10 @@ export const MAX_FIRED_PER_PASS = 500;
 export interface AlertEvaluation {
   fired: number;
   resolved: number;
+  /** Firing alerts whose condition came back within their quiet time: counted on them, not fired anew. */
+  repeated: number;
+  /** Notifications a silence held back, sent now that none matches and the alert still fires. */
+  released: number;
   /** Outbox rows written with those (one per instance and matching channel). */
   queued: number;
   /** Enabled rules whose stored thresholds do not parse: neither fired nor resolved this pass. */
@@ -34,6 +41,10 @@ export interface AlertEvaluation {
  * UPDATE … WHERE status = 'firing', so a second pass finds nothing left to do.
  * Hold alerts are coalesced per team and window (hold-digests.ts): one
  * instance then stands for several holds and resolves when the last clears.
+ * A condition that stops holding resolves its instance only after the quiet
+ * time (flap-damping.ts); one that comes back before is the same instance
+ * again (fire_count), never a second alert. Alerts a silence matched are
+ * notified once no silence does, if they still fire (release-held.ts).
  */
 export async function evaluateAlerts(
   ctx: CoreContext,
@@ -57,23 +68,42 @@ export async function evaluateAlerts(
       kind: alertInstances.kind,
       identity: alertInstances.identity,
       members: alertInstances.members,
+      clearedAt: alertInstances.clearedAt,
     })
     .from(alertInstances)
     .where(eq(alertInstances.status, 'firing'));
   // What each firing instance stands for: its identity, or the members of a coalesced one.
   const standsFor = (instance: (typeof firing)[number]) => instance.members ?? [instance.identity];
-  const result: AlertEvaluation = { fired: 0, resolved: 0, queued: 0, unreadableRules };
+  const result: AlertEvaluation = { fired: 0, resolved: 0, repeated: 0, released: 0, queued: 0, unreadableRules };
+  const seen: number[] = [];
 
   for (const instance of firing) {
     // A rule whose thresholds cannot be read says nothing about its conditions: its instances stay as they are.
     if (unreadableRules.includes(instance.kind)) continue;
+    const conditions = holding.get(instance.kind);
     // A coalesced instance holds while any of its members does: it resolves with the last.
-    if (standsFor(instance).some((identity) => holding.get(instance.kind)?.has(identity))) continue;
-    const queued = await resolveInstance(ctx.db, instance.id, now);
+    if (standsFor(instance).some((identity) => conditions?.has(identity))) {
+      if (instance.clearedAt === null) seen.push(instance.id);
+      else if (await markReturned(ctx.db, instance.id, now)) result.repeated += 1;
+      continue;
+    }
+    const quietMs = quietTimeFor(instance.kind);
+    // A rule switched off is a person's decision, not a flap: its alerts resolve at once.
+    const damped = conditions !== undefined && quietMs > 0;
+    if (damped && instance.clearedAt === null) {
+      await markCleared(ctx.db, instance.id, now);
+      continue;
+    }
+    if (damped && now.getTime() - instance.clearedAt!.getTime() < quietMs) continue;
+    const queued = await resolveInstance(ctx.db, instance.id, now, damped ? instance.clearedAt! : undefined);
     if (queued === undefined) continue;
     result.resolved += 1;
     result.queued += queued;
   }
+  await markSeen(ctx.db, seen, now);
+  const released = await releaseHeldNotifications(ctx.db, now);
+  result.released = released.released;
+  result.queued += released.queued;
 
   const alreadyFiring = new Set(
     firing.flatMap((instance) => standsFor(instance).map((identity) => `${instance.kind}\u0000${identity}`)),
@@ -110,32 +140,6 @@ async function readConditions<Kind extends AlertKind>(
   if (!parsed.success) return 'unreadable';
   const read = conditionReaders[kind] as ConditionReader<Kind>;
   return read(db, parsed.data as Thresholds<Kind>, now);
-}
-
-/**
- * Resolves one firing instance and tells the channels that were told it fired
- * (those still live and enabled), so every receiver sees a pair; undefined
- * when another pass resolved it first.
- */
-async function resolveInstance(db: Executor, instanceId: number, now: Date): Promise<number | undefined> {
-  return db.transaction(async (tx) => {
-    const [instance] = await tx
-      .update(alertInstances)
-      .set({ status: 'resolved', resolvedAt: now })
-      .where(and(eq(alertInstances.id, instanceId), eq(alertInstances.status, 'firing')))
-      .returning({ id: alertInstances.id });
-    if (!instance) return undefined;
-    const queued = await tx.execute(sql`
-      insert into alert_deliveries (instance_id, event, channel_id, next_attempt_at)
-      select fired.instance_id, 'resolved', fired.channel_id, ${now.toISOString()}::timestamptz
-      from alert_deliveries fired
-      join alert_channels channel on channel.id = fired.channel_id
-      where fired.instance_id = ${instanceId} and fired.event = 'fired'
-        and channel.deleted_at is null and channel.enabled
-      on conflict do nothing
-      returning id`);
-    return queued.length;
-  });
 }
 
 export type AlertSweep = { evaluation: AlertEvaluation; trimmed: TrimmedAlertHistory };

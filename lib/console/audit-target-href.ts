@@ -26,6 +26,7 @@ const targetHrefs: Partial<Record<string, (id: string) => string>> = {
   alert_rule: () => '/alerts',
   alert: () => '/alerts?tab=history',
   alert_channel: () => '/alerts',
+  alert_silence: () => '/alerts?tab=silences',
   api_token: () => '/settings/tokens',
   person: () => '/settings/people',
 };

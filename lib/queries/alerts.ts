@@ -1,5 +1,6 @@
 import 'server-only';
-import { count, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import { count, desc, eq, getTableColumns, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import { instanceColumns, matchingSilenceId } from '../db/alert-silence-match';
 import type { Executor } from '../db/client';
 import {
   alertChannels,
@@ -12,7 +13,9 @@ import {
   type AlertEvent,
   type AlertInstance,
   type AlertRule,
+  type AlertSilence,
 } from '../db/schema';
+import { readSilencesById } from './alert-silences';
 
 /** Every alert rule, in the order the kinds are declared. */
 export async function listAlertRules(db: Executor): Promise<AlertRule[]> {
@@ -178,6 +181,10 @@ export interface DeliveryRow {
 
 export interface AlertHistoryEntry extends AlertInstance {
   deliveries: DeliveryRow[];
+  /** The silence in force that matches it now, if it still fires (the longest-lasting). */
+  silenceNow: AlertSilence | null;
+  /** The silence that held back its notification when it fired, if any (kept after that silence ends). */
+  silenceAtFiring: AlertSilence | null;
 }
 
 export interface AlertHistory {
@@ -270,10 +277,23 @@ async function readDeliveries(
  */
 export async function getAlertHistory(
   db: Executor,
-  { limit = 50, testLimit = 20, detail = false }: { limit?: number; testLimit?: number } & DetailOption = {},
+  {
+    limit = 50,
+    testLimit = 20,
+    detail = false,
+    now = new Date(),
+  }: { limit?: number; testLimit?: number; now?: Date } & DetailOption = {},
 ): Promise<AlertHistory> {
   const [instances, [instanceTotal], [testTotal]] = await Promise.all([
-    db.select().from(alertInstances).orderBy(desc(alertInstances.firedAt), desc(alertInstances.id)).limit(limit),
+    db
+      .select({
+        ...getTableColumns(alertInstances),
+        silenceNowId: sql<number | null>`case when ${alertInstances.status} = 'firing'
+          then ${matchingSilenceId(instanceColumns, now)} end`,
+      })
+      .from(alertInstances)
+      .orderBy(desc(alertInstances.firedAt), desc(alertInstances.id))
+      .limit(limit),
     db.select({ n: count() }).from(alertInstances),
     db.select({ n: count() }).from(alertDeliveries).where(isNull(alertDeliveries.instanceId)),
   ]);
@@ -290,6 +310,12 @@ export async function getAlertHistory(
         ),
     readDeliveries(db, isNull(alertDeliveries.instanceId), { limit: testLimit, detail }),
   ]);
+  const silences = await readSilencesById(
+    db,
+    instances.flatMap((instance) =>
+      [instance.silenceNowId, instance.silencedBy].filter((id) => id !== null).map(Number),
+    ),
+  );
   const byInstance = new Map<number, DeliveryRow[]>();
   for (const delivery of deliveries) {
     if (delivery.instanceId === null) continue;
@@ -298,8 +324,10 @@ export async function getAlertHistory(
     byInstance.set(delivery.instanceId, list);
   }
   return {
-    instances: instances.map((instance) => ({
+    instances: instances.map(({ silenceNowId, ...instance }) => ({
       ...instance,
+      silenceNow: silenceNowId === null ? null : (silences.get(Number(silenceNowId)) ?? null),
+      silenceAtFiring: instance.silencedBy === null ? null : (silences.get(instance.silencedBy) ?? null),
       // Oldest first within an instance: "fired" before "resolved".
       deliveries: (byInstance.get(instance.id) ?? []).sort((a, b) => a.id - b.id),
     })),

@@ -8,6 +8,7 @@ import {
 } from '@/lib/alerts/manage-channels';
 import { acknowledgeAlert } from '@/lib/alerts/acknowledge';
 import { saveAlertRule } from '@/lib/alerts/manage-rules';
+import { createSilence, endSilence } from '@/lib/alerts/silences';
 import type { AlertChannelKind, AlertKind } from '@/lib/db/schema/enums';
 import { type ActionResult, field, numberFrom, optionalNumberField, runAction } from '@/lib/server/action';
 
@@ -102,6 +103,68 @@ export async function acknowledgeAlertAction(
         note: field(formData, 'note'),
       });
       return { acknowledged: true };
+    },
+    ['/alerts', '/'],
+  );
+}
+
+export interface SilenceFormValues {
+  kind: string;
+  identityPattern: string;
+  team: string;
+  duration: string;
+  endsAt: string;
+  reason: string;
+}
+
+export interface CreateSilenceState {
+  result: ActionResult<{ silenceId: number; matchingFiring: number }>;
+  /** What was typed, so a refused form comes back as it was. */
+  values: SilenceFormValues;
+}
+
+/**
+ * Silences a rule's alerts (blank: any rule) matching a subject pattern and a team, for a duration in minutes or
+ * until `endsAt` (an ISO time the browser converted from the person's local time); responders and admins.
+ */
+export async function createSilenceAction(
+  _previous: CreateSilenceState | undefined,
+  formData: FormData,
+): Promise<CreateSilenceState> {
+  const values: SilenceFormValues = {
+    kind: field(formData, 'kind'),
+    identityPattern: field(formData, 'identityPattern'),
+    team: field(formData, 'team'),
+    duration: field(formData, 'duration'),
+    endsAt: field(formData, 'endsAt'),
+    reason: field(formData, 'reason'),
+  };
+  const blankToAbsent = (text: string) => (text.trim() === '' ? undefined : text);
+  const custom = values.duration === 'custom';
+  const result = await runAction(
+    async (ctx) => {
+      const { silence, matchingFiring } = await createSilence(ctx, {
+        kind: blankToAbsent(values.kind) as AlertKind | undefined,
+        identityPattern: blankToAbsent(values.identityPattern),
+        team: blankToAbsent(values.team),
+        forMinutes: custom ? undefined : numberFrom(values.duration),
+        // A custom end left blank is named as such, not taken for "no end".
+        endsAt: custom ? (blankToAbsent(values.endsAt) ?? 'missing') : undefined,
+        reason: values.reason,
+      });
+      return { silenceId: silence.id, matchingFiring };
+    },
+    ['/alerts', '/'],
+  );
+  return { result, values: result.ok ? { ...values, identityPattern: '', team: '', reason: '' } : values };
+}
+
+/** Ends a silence before its time; ending one already over changes nothing. Responders and admins. */
+export async function endSilenceAction(silenceId: number) {
+  return runAction(
+    async (ctx) => {
+      const { changed } = await endSilence(ctx, { silenceId });
+      return { changed };
     },
     ['/alerts', '/'],
   );

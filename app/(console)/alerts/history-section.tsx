@@ -2,15 +2,14 @@ import Link from 'next/link';
 import { EmptyState } from '@/components/ui/empty-state';
 import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { Age, Moment } from '@/components/ui/time';
+import { Moment } from '@/components/ui/time';
 import { runbookPath } from '@/lib/alerts/runbooks';
 import { formatCount } from '@/lib/console/format';
 import type { AlertHistory, DeliveryRow } from '@/lib/queries/alerts';
 import { alertKindLabels, deliveryOutcomeLabels } from './alert-labels';
 import { stacked } from '@/components/ui/stacked-rows';
 import { DeliveryStatusBadge } from './delivery-status';
-import { AcknowledgeForm } from './acknowledge-form';
-import { acknowledgedNow } from '@/lib/alerts/acknowledge-input';
+import { AlertState } from './alert-state';
 
 /** Only a path inside the console is followed as a link (never another site). */
 const consolePath = (link: string) => link.startsWith('/') && !link.startsWith('//');
@@ -82,11 +81,14 @@ export function HistorySection({
   moreHref,
   now,
   mayAcknowledge = false,
+  maySilence = false,
 }: {
   history: AlertHistory;
   moreHref?: string;
   /** Whether the person may acknowledge firing alerts (responders and admins). */
   mayAcknowledge?: boolean;
+  /** Whether the person may silence alerts (responders and admins). */
+  maySilence?: boolean;
   /** The moment the page was read, for how long a firing alert has fired. */
   now: Date;
 }) {
@@ -136,12 +138,16 @@ export function HistorySection({
                 >
                   <Cell className={`min-w-56 max-w-96 ${stacked.controls}`}>
                     <div className="font-medium [overflow-wrap:anywhere]">{instance.title}</div>
-                    <div className="text-[12px] text-muted">
+                    <div className="text-[12px] text-muted [overflow-wrap:anywhere]">
                       {alertKindLabels[instance.kind]?.title ?? instance.kind}
+                      {' · '}
+                      <span className="font-mono" data-testid="alert-subject">
+                        {instance.identity}
+                      </span>
                     </div>
-                    {/* The detail keeps the figures as they stood when it fired; the linked page shows them now. */}
+                    {/* The title and detail keep the figures as they stood when it fired; the linked page shows them now. */}
                     <div className="mt-0.5 text-[12px]" data-testid="alert-detail">
-                      <span className="text-muted">When it fired: </span>
+                      <span className="text-muted">Value when it fired: </span>
                       <LongText text={instance.detail} lines={2} />
                     </div>
                     {consolePath(instance.link) ? (
@@ -151,7 +157,7 @@ export function HistorySection({
                         data-testid="alert-link"
                         aria-label={`Open in the console: ${instance.title}`}
                       >
-                        Open in the console →
+                        Live value now: open in the console →
                       </Link>
                     ) : null}{' '}
                     <Link
@@ -164,36 +170,7 @@ export function HistorySection({
                     </Link>
                   </Cell>
                   <Cell className={`text-[12px] ${stacked.cell}`} data-label="Fired">
-                    <div>
-                      <div className="whitespace-nowrap">
-                        <Moment value={instance.firedAt} />
-                      </div>
-                      {instance.resolvedAt ? (
-                        <div className="whitespace-nowrap text-muted">
-                          resolved <Moment value={instance.resolvedAt} />
-                        </div>
-                      ) : (
-                        <>
-                          <div className="font-medium text-danger">
-                            firing for <Age since={instance.firedAt} now={now} />
-                          </div>
-                          {acknowledgedNow(instance, now) ? (
-                            <div className="mt-0.5 [overflow-wrap:anywhere]" data-testid="acknowledged">
-                              acknowledged by {instance.acknowledgedBy}{' '}
-                              {instance.acknowledgedUntil ? (
-                                <>
-                                  until <Moment value={instance.acknowledgedUntil} />
-                                </>
-                              ) : (
-                                'until it resolves'
-                              )}
-                              : <LongText text={instance.acknowledgementNote ?? ''} lines={2} />
-                            </div>
-                          ) : null}
-                          {mayAcknowledge ? <AcknowledgeForm alertId={instance.id} title={instance.title} /> : null}
-                        </>
-                      )}
-                    </div>
+                    <AlertState alert={instance} now={now} mayAcknowledge={mayAcknowledge} maySilence={maySilence} />
                   </Cell>
                   <Cell className={`text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Team">
                     {instance.team ?? <span className="text-muted">—</span>}

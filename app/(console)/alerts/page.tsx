@@ -3,6 +3,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { decide } from '@/lib/core';
 import { formatCount } from '@/lib/console/format';
+import { countSilencedFiring, listSilences } from '@/lib/queries/alert-silences';
 import { countFiringAlerts, getAlertHistory, listAlertChannels, listAlertRules } from '@/lib/queries/alerts';
 import { getClock, getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
@@ -10,11 +11,12 @@ import { ChannelForm } from './channel-form';
 import { ChannelsTable } from './channels-table';
 import { HistorySection } from './history-section';
 import { RulesSection } from './rules-section';
+import { SilencesSection } from './silences-section';
 
 export const metadata: Metadata = { title: 'Alerts' };
 export const dynamic = 'force-dynamic';
 
-const tabs = ['rules', 'channels', 'history'] as const;
+const tabs = ['rules', 'channels', 'history', 'silences'] as const;
 type Tab = (typeof tabs)[number];
 
 const HISTORY_PAGE = 50;
@@ -30,7 +32,10 @@ export default async function AlertsPage({
   const params = await searchParams;
   const tab: Tab = tabs.find((name) => name === params.tab) ?? 'rules';
   const db = getDb();
+  const now = getClock()();
   const firing = await countFiringAlerts(db);
+  const silenced = firing === 0 ? 0 : await countSilencedFiring(db, now);
+  const maySilence = decide(person, 'alert.silence').allowed;
   const requested = Number(params.limit);
   const limit = Number.isInteger(requested) && requested > 0 ? Math.min(requested, HISTORY_MAX) : HISTORY_PAGE;
 
@@ -38,7 +43,7 @@ export default async function AlertsPage({
     <>
       <PageHeader
         title="Alerts"
-        description="Holdfast tells on-call before they look: rules say when an alert fires, channels where it goes (a signed webhook or Slack), and the history shows every notification and its delivery."
+        description="Holdfast tells on-call before they look: rules say when an alert fires, channels where it goes (a signed webhook or Slack), the history shows every notification and its delivery, and silences keep planned or known trouble quiet for a while."
       />
       <div className="mb-4 flex flex-wrap items-center gap-3">
         {/* On a phone the three choices may be wider than the page: they scroll in their own box. */}
@@ -53,7 +58,9 @@ export default async function AlertsPage({
           />
         </div>
         <span className="text-[12px] text-muted" data-testid="firing-count">
-          {firing === 0 ? 'Nothing firing now.' : `${formatCount(firing)} firing now.`}
+          {firing === 0
+            ? 'Nothing firing now.'
+            : `${formatCount(firing)} firing now${silenced > 0 ? `, ${formatCount(silenced)} of them silenced` : ''}.`}
         </span>
       </div>
       {tab === 'rules' ? (
@@ -85,17 +92,29 @@ export default async function AlertsPage({
             delivery succeeds; other failures are retried with backoff.
           </p>
         </section>
+      ) : tab === 'silences' ? (
+        <SilencesSection
+          silences={await listSilences(db, { now })}
+          now={now}
+          maySilence={maySilence}
+          readOnlyReason={`you are signed in as a ${person.role}`}
+          prefill={{ kind: text(params.kind), identityPattern: text(params.subject), team: text(params.team) }}
+        />
       ) : (
         <HistorySection
           // Error texts, status codes and durations for admins only: they would map the network for anyone.
-          history={await getAlertHistory(db, { limit, detail: manage.allowed })}
-          now={getClock()()}
+          history={await getAlertHistory(db, { limit, detail: manage.allowed, now })}
+          now={now}
           mayAcknowledge={decide(person, 'alert.acknowledge').allowed}
+          maySilence={maySilence}
           moreHref={limit < HISTORY_MAX ? `/alerts?tab=history&limit=${Math.min(limit * 4, HISTORY_MAX)}` : undefined}
         />
       )}
     </>
   );
 }
+
+/** A search parameter as one bounded text (the form's own validation says what is wrong with it). */
+const text = (value: string | string[] | undefined) => (typeof value === 'string' ? value.slice(0, 300) : undefined);
 
 const capitalize = (text: string) => `${text[0]?.toUpperCase()}${text.slice(1)}`;

@@ -16,14 +16,17 @@ import type { RisingGroup } from '@/lib/queries/rising-groups';
 export function IncidentPanel({
   alerts,
   firingTotal,
-  unacknowledged,
+  unattended,
+  silenced,
   rising,
   now,
 }: {
   alerts: FiringAlert[];
   firingTotal: number;
-  /** Of the firing alerts, those nobody on call has acknowledged (listed first). */
-  unacknowledged: number;
+  /** Of the firing alerts, those nobody on call has acknowledged and no silence matches (listed first). */
+  unattended: number;
+  /** Of the firing alerts, those a silence in force matches (listed last). */
+  silenced: number;
   rising: RisingGroup[];
   now: Date;
 }) {
@@ -43,11 +46,7 @@ export function IncidentPanel({
         <div className="mt-2 grid gap-4 md:grid-cols-2">
           <div>
             <h3 className="text-[12px] font-medium text-muted">
-              {firingTotal === 0
-                ? 'No alert firing'
-                : `${formatCount(firingTotal)} alert${firingTotal === 1 ? '' : 's'} firing${
-                    firingTotal > unacknowledged ? `, ${formatCount(firingTotal - unacknowledged)} acknowledged` : ''
-                  }`}
+              {firingTotal === 0 ? 'No alert firing' : firingSummary(firingTotal, unattended, silenced)}
             </h3>
             <ul className="mt-1 grid gap-1 text-[13px]" data-testid="incident-alerts">
               {alerts.map((alert) => (
@@ -55,13 +54,20 @@ export function IncidentPanel({
                   <Link href={alert.link} className="text-accent hover:underline">
                     <VisibleText text={alert.title} />
                   </Link>{' '}
+                  {/* The title's figures are as they stood when it fired; the link shows them now. */}
                   <span className="text-[12px] text-muted">
-                    for <Age since={alert.firedAt} now={now} />
+                    firing for <Age since={alert.firedAt} now={now} /> · text as when it fired
                   </span>
                   {alert.acknowledgedBy ? (
                     <span className="block text-[12px] text-muted" data-testid="incident-acknowledged">
                       acknowledged by {alert.acknowledgedBy}
                       {alert.acknowledgedUntil ? ` until ${formatUtc(alert.acknowledgedUntil).slice(11)}` : ''}
+                    </span>
+                  ) : null}
+                  {alert.silence ? (
+                    <span className="block text-[12px] text-muted" data-testid="incident-silenced">
+                      silenced by {alert.silence.createdBy} until {formatUtc(alert.silence.endsAt).slice(11)}:{' '}
+                      <VisibleText text={alert.silence.reason} />
                     </span>
                   ) : null}
                 </li>
@@ -110,4 +116,13 @@ export function IncidentPanel({
       )}
     </section>
   );
+}
+
+/** "5 alerts firing, 1 acknowledged, 2 silenced": how many there are, and how many already have someone or a silence. */
+function firingSummary(total: number, unattended: number, silenced: number): string {
+  const acknowledged = total - unattended - silenced;
+  const parts = [`${formatCount(total)} alert${total === 1 ? '' : 's'} firing`];
+  if (acknowledged > 0) parts.push(`${formatCount(acknowledged)} acknowledged`);
+  if (silenced > 0) parts.push(`${formatCount(silenced)} silenced`);
+  return parts.join(', ');
 }

@@ -42,6 +42,10 @@ export const actions = [
   'alerts.manage',
   /** Taking a firing alert: "someone on call has it", for a while or until it resolves. */
   'alert.acknowledge',
+  /** Silencing alerts by rule, subject and team for a while, with a reason (they are recorded, not sent). */
+  'alert.silence',
+  /** Ending a silence before its time. */
+  'alert.silence.end',
   /** Scraping GET /metrics: a token with the metrics (or read) scope. */
   'metrics.read',
   /** Claiming keys, runs, slot locks, dead-lettering and draining redrives: an agent's own work. */
@@ -74,7 +78,7 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
 /**
  * The one place that decides who may do what.
  * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
- * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases, pauses, acknowledging alerts.
+ * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases, pauses, acknowledging and silencing alerts.
  * - admin: also kill switches, retry pools, breaker settings, step retry policies, people, API tokens, alert rules and channels, overriding the redrive brakes, and releasing a stale lock its guards refuse.
  * Agents act through their token's scopes (ingest: report attempts and open holds; read; metrics: scrape;
  * traces: export OpenTelemetry spans).
@@ -126,6 +130,8 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'slot.force_release':
     case 'step.pause':
     case 'alert.acknowledge':
+    case 'alert.silence':
+    case 'alert.silence.end':
       return actor.role === 'viewer' ? deny('this needs the responder or admin role') : allow;
     case 'dead_letter.redrive_override':
     case 'slot.override_release':

@@ -116,11 +116,52 @@ export const alertInstances = pgTable(
     acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
     acknowledgedUntil: timestamp('acknowledged_until', { withTimezone: true }),
     acknowledgementNote: text('acknowledgement_note'),
+    /**
+     * Repeats of one instance are not new alerts (lib/alerts/evaluate.ts): `fireCount` is how many times its
+     * condition began (1, plus each return within the quiet time), `lastSeenAt` the last pass it held, and
+     * `clearedAt` when it stopped holding (null while it holds). It resolves once it has stayed clear for the
+     * quiet time (lib/alerts/flap-damping.ts), so a flapping condition is one alert, delivered once.
+     */
+    fireCount: integer('fire_count').notNull().default(1),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
+    clearedAt: timestamp('cleared_at', { withTimezone: true }),
+    /** The silence that matched when it fired (kept for the history after the silence ends). */
+    silencedBy: bigint('silenced_by', { mode: 'number' }).references(() => alertSilences.id),
+    /** Its firing has not gone to the channels: a silence held it back. Sent if it still fires when none matches. */
+    notificationHeld: boolean('notification_held').notNull().default(false),
   },
   (table) => [
     check('alert_instances_status_known', sql`${table.status} in ('firing', 'resolved')`),
     uniqueIndex('alert_instances_one_firing_key').on(table.kind, table.identity).where(sql`${table.status} = 'firing'`),
     index('alert_instances_fired_idx').on(table.firedAt),
+  ],
+);
+
+/**
+ * A silence: while it lasts, alerts it matches are still recorded but not sent to the channels, and not counted
+ * as waiting for someone. It matches by rule (`kind`, null: any rule), and optionally by the alert's subject
+ * (`identityPattern`: its identity, `*` standing for any text) and team. It starts when created and ends at
+ * `endsAt`, or earlier when someone ends it (`endedAt`). Shape and bounds: lib/alerts/silence-input.ts.
+ */
+export const alertSilences = pgTable(
+  'alert_silences',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    kind: text('kind').$type<AlertKind>(),
+    identityPattern: text('identity_pattern'),
+    team: text('team'),
+    reason: text('reason').notNull(),
+    createdBy: text('created_by').notNull(),
+    startsAt: timestamp('starts_at', { withTimezone: true }).notNull(),
+    endsAt: timestamp('ends_at', { withTimezone: true }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    endedBy: text('ended_by'),
+  },
+  (table) => [
+    check('alert_silences_kind_known', sql`${table.kind} is null or ${table.kind} in (${quoted(alertKinds)})`),
+    check('alert_silences_ends_after_start', sql`${table.endsAt} > ${table.startsAt}`),
+    // Serves the evaluator's and the console's "silences in force now" (ended_at is null, ends_at > now).
+    index('alert_silences_ends_at_idx').on(table.endsAt).where(sql`${table.endedAt} is null`),
   ],
 );
 
@@ -178,3 +219,4 @@ export type AlertRule = typeof alertRules.$inferSelect;
 export type AlertChannel = typeof alertChannels.$inferSelect;
 export type AlertInstance = typeof alertInstances.$inferSelect;
 export type AlertDelivery = typeof alertDeliveries.$inferSelect;
+export type AlertSilence = typeof alertSilences.$inferSelect;

@@ -44,7 +44,7 @@ describe('acknowledging an alert', () => {
 
     // Nobody has the newer one: it comes first now, and only it is counted as waiting for someone.
     const after = await listFiringAlerts(database.db, 10);
-    expect(after).toMatchObject({ total: 2, unacknowledged: 1 });
+    expect(after).toMatchObject({ total: 2, unattended: 1, silenced: 0 });
     expect(after.alerts.map((alert) => [alert.title, alert.acknowledgedBy])).toEqual([
       ['newer', null],
       ['older', 'person:rex@example.com'],

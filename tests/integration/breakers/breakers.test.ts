@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, like, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluateAlerts } from '../../../lib/alerts/evaluate';
+import { QUIET_BEFORE_RESOLVE_MS } from '../../../lib/alerts/flap-damping';
 import {
   beginStep,
   DEFAULT_BREAKER_SETTINGS,
@@ -130,8 +131,9 @@ describe('circuit breakers', () => {
     );
     expect(await eventsOf(target)).toEqual(['opened', 'probing', 'closed']);
 
+    // Closed, its alert is cleared at once and resolves once it has stayed clear for the quiet time (flap damping).
     await evaluateAlerts({ db: database.db }, { now: clock.now() });
-    await evaluateAlerts({ db: database.db }, { now: clock.now() });
+    await evaluateAlerts({ db: database.db }, { now: new Date(clock.now().getTime() + QUIET_BEFORE_RESOLVE_MS) });
     const alerts = await database.db
       .select({ status: alertInstances.status })
       .from(alertInstances)

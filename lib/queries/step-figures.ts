@@ -4,7 +4,7 @@ import type { Executor } from '../db/client';
 import type { ErrorClass } from '../db/schema';
 import { planFigures, type StepName } from '../rollups/figures';
 import { type LatencyHistogram, percentileMs, readStepHistograms } from '../rollups/latency-buckets';
-import type { TimeRange } from '../time-window';
+import { previousRangeOf, type TimeRange } from '../time-window';
 import type { ReadOptions } from './read-options';
 import type { StepStats } from './step-stats';
 
@@ -33,12 +33,6 @@ export interface ComparedStepStats extends StepStats {
   previous: PreviousWindowFigures | null;
   /** Retry spend minus the previous window's, the Steps page's "sort by change"; null when not compared. */
   retrySpendChangeMicros: number | null;
-}
-
-/** The range of the same length that ends where the given one starts: what a window is compared with. */
-export function previousRangeOf(range: TimeRange): TimeRange {
-  const length = range.to.getTime() - range.from.getTime();
-  return { from: new Date(range.from.getTime() - length), to: range.from };
 }
 
 export interface StepFiguresOptions extends ReadOptions {

@@ -53,6 +53,20 @@ export async function getStepsPage(
 }
 
 /**
+ * What the Steps page's CSV export holds: every matching step (not only the page shown) with its details, and
+ * their retry spend by cause; undefined when more than `cap` steps match. Run it inside one snapshot.
+ */
+export async function readStepsExport(db: Executor, view: StepsView, now: Date, cap: number) {
+  const { matching } = await readMatchingSteps(db, view, now);
+  if (matching.length > cap) return undefined;
+  const [steps, retryCauses] = await Promise.all([
+    withShownDetails(db, view.range, matching),
+    getRetrySpendByCause(db, view.range, matching),
+  ]);
+  return { steps, retryCauses };
+}
+
+/**
  * Every step's figures over the view's window and the previous window of equal length, and those the view's
  * filters and search keep, in its sort; with the anomaly rule's flags. Latency, failures by class and failed
  * spend are read for every step only when the view sorts by one of them (readsDetails).

@@ -46,13 +46,14 @@ const signed = (value: number, digits: number) =>
 /**
  * A column's change against the previous window of equal length, or null when there is nothing to compare
  * (the row was not compared, the column has no rule, or either figure is unknown, e.g. no executions).
- * A step without attempts in the previous window is "new" in every column, and so is a figure that was 0 then.
+ * A step without attempts in the previous window has no changes (the table marks the step itself "new": isNewStep);
+ * a figure that was 0 then is "new".
  */
 export function changeOf(column: SortColumn, row: Partial<ComparedStepStats>): FigureChange | null {
   const rule = rules[column];
   const previous = row.previous;
   if (!rule || !previous) return null;
-  if (previous.attempts === 0) return { text: 'new', verdict: 'neither' };
+  if (isNewStep(row)) return null;
   const now = rule.figure(row as PreviousWindowFigures);
   const before = rule.figure(previous);
   if (now === null || before === null) return null;
@@ -77,4 +78,9 @@ export function changeOf(column: SortColumn, row: Partial<ComparedStepStats>): F
 function verdictOf(difference: number, riseMeans: 'worse' | 'better'): 'worse' | 'better' {
   const rose = difference > 0;
   return rose === (riseMeans === 'worse') ? 'worse' : 'better';
+}
+
+/** The step had no attempts in the previous window: every figure is new, said once beside its name. */
+export function isNewStep(row: Partial<ComparedStepStats>): boolean {
+  return row.previous?.attempts === 0;
 }

@@ -92,10 +92,11 @@ export default async function StepsPage({
             <dd>
               The figure against the same figure over the previous window of equal length (for a custom range, the range
               of the same length just before it): counts and spend as a signed percentage of the previous figure, rates
-              in percentage points (pp). &quot;new&quot; means the previous window had none of it (or, in every column,
-              that the step had no attempts then). &quot;worse&quot; and &quot;better&quot; say which way it went for
-              retries, failures and their spend; attempts and spend are volume, neither. Retry spend also shows the
-              change in dollars, and &quot;by change&quot; under its header sorts by that.
+              in percentage points (pp). &quot;new&quot; under a figure means the previous window had none of it;
+              &quot;new&quot; beside a step means the step had no attempts then, so nothing is compared.
+              &quot;worse&quot; and &quot;better&quot; say which way it went for retries, failures and their spend;
+              attempts and spend are volume, neither. Retry spend also shows the change in dollars, and &quot;by
+              change&quot; under its header sorts by that.
             </dd>
           </div>
           <div className="contents">

@@ -13,6 +13,7 @@ import { stepDetailHref } from './step-href';
 import { VisibleText } from '@/components/ui/visible-text';
 import { SourceBadges } from './source-badges';
 import { FigureChange } from './figure-change';
+import { isNewStep } from '@/lib/console/step-changes';
 import { RetryCauses } from './retry-causes';
 
 export function StepsTable({
@@ -92,6 +93,15 @@ export function StepsTable({
                 ) : (
                   column.show(row)
                 )}
+                {column.key === 'step' && isNewStep(row) ? (
+                  <span
+                    className="ml-1 rounded bg-accent-soft px-1 font-sans text-[11px] text-ink"
+                    data-testid="new-step"
+                    title="No attempts in the previous window: nothing to compare with"
+                  >
+                    new
+                  </span>
+                ) : null}
                 {column.key === 'step' ? <SourceBadges sources={sources?.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'step' ? <AnomalyFlag anomaly={anomalies.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'step' ? <RetryPoolBadge coverage={pools?.get(`${row.agent}/${row.step}`)} /> : null}

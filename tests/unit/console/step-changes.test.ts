@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeOf } from '../../../lib/console/step-changes';
+import { changeOf, isNewStep } from '../../../lib/console/step-changes';
 import type { ComparedStepStats, PreviousWindowFigures } from '../../../lib/queries/step-figures';
 
 const figures = (overrides: Partial<PreviousWindowFigures> = {}): PreviousWindowFigures => ({
@@ -44,13 +44,16 @@ describe('changeOf', () => {
     expect(changeOf('totalSpendMicros', row({ totalSpendMicros: 1_050_000 }, figures()))?.text).toBe('+5.0\u00a0%');
   });
 
-  it('says "new" for a step without attempts before, and for a figure that was 0 then', () => {
+  it('marks a step without attempts before as new (once, not per figure), and says "new" for a figure that was 0', () => {
     const newStep = row(
       {},
       figures({ attempts: 0, retries: 0, failures: 0, totalSpendMicros: 0, retrySpendMicros: 0 }),
     );
+    expect(isNewStep(newStep)).toBe(true);
+    expect(isNewStep(row({}, figures()))).toBe(false);
+    expect(isNewStep(row({}, null))).toBe(false);
     for (const column of ['attempts', 'retryRate', 'retrySpendMicros', 'failedSpendMicros'] as const)
-      expect(changeOf(column, newStep)).toEqual({ text: 'new', verdict: 'neither' });
+      expect(changeOf(column, newStep)).toBeNull();
     expect(changeOf('failures', row({}, figures({ failures: 0 })))).toEqual({ text: 'new', verdict: 'worse' });
   });
 

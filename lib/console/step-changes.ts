@@ -67,9 +67,10 @@ export function changeOf(column: SortColumn, row: Partial<ComparedStepStats>): F
     return { text: `${signed(points, 1)}${NBSP}pp`, verdict };
   }
   if (difference === 0) return { text: '±0', verdict: 'neither' };
-  if (before === 0) return { text: 'new', verdict };
-  const percent = (difference / before) * 100;
-  const relative = `${signed(percent, Math.abs(percent) < 10 ? 1 : 0)}${NBSP}%`;
+  const relative =
+    before === 0
+      ? 'new'
+      : `${signed((difference / before) * 100, Math.abs(difference / before) < 0.1 ? 1 : 0)}${NBSP}%`;
   if (!rule.dollars) return { text: relative, verdict };
   const dollars = `${difference > 0 ? '+' : MINUS}${formatMicros(Math.abs(difference))}`;
   return { text: `${dollars} (${relative})`, verdict };

@@ -55,6 +55,11 @@ describe('changeOf', () => {
     for (const column of ['attempts', 'retryRate', 'retrySpendMicros', 'failedSpendMicros'] as const)
       expect(changeOf(column, newStep)).toBeNull();
     expect(changeOf('failures', row({}, figures({ failures: 0 })))).toEqual({ text: 'new', verdict: 'worse' });
+    // Retry spend keeps its dollars, the figure its sort reads.
+    expect(changeOf('retrySpendMicros', row({}, figures({ retrySpendMicros: 0 })))).toEqual({
+      text: '+$0.2500 (new)',
+      verdict: 'worse',
+    });
   });
 
   it('shows nothing where there is nothing to compare', () => {
@@ -66,5 +71,16 @@ describe('changeOf', () => {
       text: '±0\u00a0pp',
       verdict: 'neither',
     });
+  });
+});
+
+describe('rangeLength', () => {
+  it('names a window as people do', async () => {
+    const { rangeLength } = await import('../../../lib/time-window');
+    const span = (minutes: number) => ({ from: new Date(0), to: new Date(minutes * 60_000) });
+    expect(rangeLength(span(24 * 60))).toBe('24 hours');
+    expect(rangeLength(span(7 * 24 * 60))).toBe('7 days');
+    expect(rangeLength(span(60))).toBe('1 hour');
+    expect(rangeLength(span(90))).toBe('90 minutes');
   });
 });

@@ -39,6 +39,24 @@ export function monthlyProjection(sum: number, window: TimeWindowName): number {
   return sum * (MONTH_MS / windowLengthMs[window]);
 }
 
+/** The range of the same length that ends where the given one starts: what a window is compared with. */
+export function previousRangeOf(range: TimeRange): TimeRange {
+  const length = range.to.getTime() - range.from.getTime();
+  return { from: new Date(range.from.getTime() - length), to: range.from };
+}
+
+/** A range's length in words: "24 hours", "7 days", "90 minutes" (days only from 3 days, as people say them). */
+export function rangeLength(range: TimeRange): string {
+  const minutes = Math.round((range.to.getTime() - range.from.getTime()) / 60_000);
+  const [count, unit] =
+    minutes % 1440 === 0 && minutes >= 3 * 1440
+      ? [minutes / 1440, 'day']
+      : minutes % 60 === 0
+        ? [minutes / 60, 'hour']
+        : [minutes, 'minute'];
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
 /** The window ending now: [now - length, now). */
 export function resolveTimeWindow(name: TimeWindowName, now: Date): TimeRange {
   return { from: new Date(now.getTime() - windowLengthMs[name]), to: now };

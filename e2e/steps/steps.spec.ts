@@ -37,9 +37,11 @@ test('sorts, filters and searches the steps, keeping it all in a shareable URL',
   await expect(rows).toHaveCount(2);
 
   const beta = page.getByTestId(`steps-row-${agent}-beta`);
+  // A step new in this window has no change under its figures (the step is marked "new" instead).
   await expect(beta.getByTestId('retryRate')).toHaveText('50.0%');
   await expect(beta.getByTestId('firstTrySuccess')).toHaveText('0.0%');
   await expect(beta.getByTestId('retryShareOfSpend')).toHaveText('66.7%');
+  await expect(beta.getByTestId('new-step')).toBeVisible();
   await expect(beta.getByTestId('failures')).toContainText('timeout 1');
 
   await page.getByTestId('sort-latencyP95Ms').click();

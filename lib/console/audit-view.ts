@@ -44,7 +44,8 @@ export function csvCell(value: unknown): string {
         : typeof value === 'string'
           ? value
           : JSON.stringify(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  // Only text can be a formula: a negative number (a fall in spend) stays a number a spreadsheet can sum.
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -1,6 +1,10 @@
-import type { StepStats } from '../queries/step-stats';
 import type { SortColumn } from '../filters/steps';
+import type { ComparedStepStats } from '../queries/step-figures';
+import type { StepStats } from '../queries/step-stats';
 import { formatCount, formatMicros, formatPercent } from './format';
+
+/** A step table's row: the Overview's step stats, or the Steps page's with failed spend and the previous window. */
+export type StepRow = StepStats & Partial<ComparedStepStats>;
 
 /** One column of a step table: the Steps page shows them all, the Overview a few. */
 export interface StepColumn {
@@ -9,7 +13,9 @@ export interface StepColumn {
   /** The definition, shown as the header's title and in the Steps page's "What the columns mean". */
   help: string;
   numeric: boolean;
-  show: (row: StepStats) => string;
+  show: (row: StepRow) => string;
+  /** A second sort the header offers: by the figure's change against the previous window. */
+  changeSort?: SortColumn;
   /** Shown on a phone too (below 768 px): the step and its retry figures fit the screen without scrolling. */
   phone?: true;
 }
@@ -70,9 +76,10 @@ export const stepColumns: StepColumn[] = [
   {
     key: 'retrySpendMicros',
     label: 'Retry spend',
-    help: 'Cost of the retries alone: what repeating work cost',
+    help: 'Cost of the retries alone: what repeating work cost. "by cause" splits it by the failure before each retry',
     numeric: true,
     show: (row) => formatMicros(row.retrySpendMicros),
+    changeSort: 'retrySpendChangeMicros',
     phone: true,
   },
   {
@@ -88,6 +95,13 @@ export const stepColumns: StepColumn[] = [
     help: 'Attempts that ended in an error (the Steps table lists their classes below the count)',
     numeric: true,
     show: (row) => formatCount(row.failures),
+  },
+  {
+    key: 'failedSpendMicros',
+    label: 'Failed spend',
+    help: 'Cost of the attempts that failed (outcome failed, whatever their number): what work that came to nothing cost',
+    numeric: true,
+    show: (row) => (row.failedSpendMicros == null ? '—' : formatMicros(row.failedSpendMicros)),
   },
   {
     key: 'latencyP50Ms',
@@ -108,4 +122,10 @@ export const stepColumns: StepColumn[] = [
 /** The named columns, in the order given. */
 export function pickStepColumns(keys: readonly SortColumn[]): StepColumn[] {
   return keys.map((key) => stepColumns.find((column) => column.key === key)!);
+}
+
+/** What a sort is called in words, for the table's caption. */
+export function sortLabel(sort: SortColumn): string {
+  if (sort === 'retrySpendChangeMicros') return 'change in retry spend against the previous window';
+  return stepColumns.find((column) => column.key === sort)?.label ?? sort;
 }

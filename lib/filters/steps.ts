@@ -15,6 +15,9 @@ export const sortableColumns = [
   'retrySpendMicros',
   'retryShareOfSpend',
   'failures',
+  'failedSpendMicros',
+  /** Retry spend minus the previous window's: which step's retries got costlier. */
+  'retrySpendChangeMicros',
   'latencyP50Ms',
   'latencyP95Ms',
 ] as const;

@@ -1,11 +1,13 @@
 import 'server-only';
 import type { Executor } from '../db/client';
 import type { BaselineDaySums } from '../rollups/anomaly-baselines';
-import { readStepsPage, STEPS_PAGE_SIZE, type StepsView } from '../filters/steps';
+import { readStepsPage, type SortColumn, STEPS_PAGE_SIZE, type StepsView } from '../filters/steps';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
 import { getStepSources, getStepsWithSource, type StepSource } from './step-sources';
-import { getStepStats, type StepStats, withShownDetails } from './step-stats';
+import { type ComparedStepStats, readStepFigures } from './step-figures';
+import { getRetrySpendByCause, type RetrySpendByCause } from './retry-spend-by-cause';
+import { type StepStats, withShownDetails } from './step-stats';
 
 /** What the Steps page shows: one page of the view's steps, and what its filters and pager need. */
 export interface StepsPageView {
@@ -14,7 +16,9 @@ export interface StepsPageView {
   /** Steps matching the view's filters, on every page. */
   total: number;
   page: number;
-  steps: StepStats[];
+  steps: ComparedStepStats[];
+  /** The shown steps' retry spend by the failure that caused each retry (lib/queries/retry-spend-by-cause.ts). */
+  retryCauses: RetrySpendByCause;
   anomalies: Map<string, StepAnomaly>;
   pools: Map<string, StepPoolCoverage>;
   /** The ways the shown steps' attempts reached Holdfast, keyed `agent/step`. */
@@ -22,11 +26,12 @@ export interface StepsPageView {
 }
 
 /**
- * The Steps page's read model. Every step's figures are read, since any
- * column sorts, but latency histograms and failures by class (the costliest
- * parts with thousands of steps: without them every step's figures can come
- * from the stored window sums, a row per step) only for the page shown,
- * unless the view sorts by latency.
+ * The Steps page's read model. Every step's figures, and the previous
+ * window's, are read, since any column (and the change in retry spend)
+ * sorts; but latency histograms and failures by class (the costliest parts
+ * with thousands of steps: without them every step's figures can come from
+ * the stored window sums, a row per step) and retry spend by cause only for
+ * the page shown, unless the view sorts by latency or failed spend.
  */
 export async function getStepsPage(
   db: Executor,
@@ -34,27 +39,43 @@ export async function getStepsPage(
   requestedPage: string | string[] | undefined,
   now: Date,
 ): Promise<StepsPageView> {
-  const { all, matching, anomalies, sortedByLatency } = await readMatchingSteps(db, view, now);
+  const { all, matching, anomalies, readsDetails } = await readMatchingSteps(db, view, now);
   const agents = [...new Set(all.map((row) => row.agent))].sort();
   const page = readStepsPage(requestedPage, matching.length);
   const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
-  const [steps, pools, sources] = await Promise.all([
-    sortedByLatency ? shown : withShownDetails(db, view.range, shown),
+  const [steps, retryCauses, pools, sources] = await Promise.all([
+    readsDetails ? shown : withShownDetails(db, view.range, shown),
+    getRetrySpendByCause(db, view.range, shown),
     getStepPoolCoverage(db, shown, view.range, now),
     getStepSources(db, shown),
   ]);
-  return { agents, total: matching.length, page, steps, anomalies, pools, sources };
+  return { agents, total: matching.length, page, steps, retryCauses, anomalies, pools, sources };
 }
 
 /**
- * Every step's figures over the view's window, and those the view's filters and search keep, in its sort; with
- * the anomaly rule's flags. Latency and failures by class are read only when the view sorts by latency.
+ * What the Steps page's CSV export holds: every matching step (not only the page shown) with its details, and
+ * their retry spend by cause; undefined when more than `cap` steps match. Run it inside one snapshot.
+ */
+export async function readStepsExport(db: Executor, view: StepsView, now: Date, cap: number) {
+  const { matching } = await readMatchingSteps(db, view, now);
+  if (matching.length > cap) return undefined;
+  const [steps, retryCauses] = await Promise.all([
+    withShownDetails(db, view.range, matching),
+    getRetrySpendByCause(db, view.range, matching),
+  ]);
+  return { steps, retryCauses };
+}
+
+/**
+ * Every step's figures over the view's window and the previous window of equal length, and those the view's
+ * filters and search keep, in its sort; with the anomaly rule's flags. Latency, failures by class and failed
+ * spend are read for every step only when the view sorts by one of them (readsDetails).
  */
 export async function readMatchingSteps(db: Executor, view: StepsView, now: Date) {
-  const sortedByLatency = view.sort === 'latencyP50Ms' || view.sort === 'latencyP95Ms';
+  const readsDetails = detailSorts.has(view.sort);
   const [withSource, all] = await Promise.all([
     view.source ? getStepsWithSource(db, view.source) : undefined,
-    getStepStats(db, view.range, { latency: sortedByLatency, failureClasses: sortedByLatency }),
+    readStepFigures(db, view.range, { latency: readsDetails, failureClasses: readsDetails, previousWindow: true }),
   ]);
   // Over the last 24 hours every step's figures are the anomaly rule's recent ones: not read twice.
   const anomalies = await getStepAnomalies(db, now, {
@@ -66,17 +87,26 @@ export async function readMatchingSteps(db: Executor, view: StepsView, now: Date
     ),
     view,
   );
-  return { all, matching, anomalies, sortedByLatency };
+  return { all, matching, anomalies, readsDetails };
 }
 
+/** A row the Steps page sorts: the API's step stats, or the page's with their failed spend and change. */
+type SortableStepRow = StepStats & Partial<Pick<ComparedStepStats, 'failedSpendMicros' | 'retrySpendChangeMicros'>>;
+
+/** Sorts by a figure read only with latency histograms or failure classes: every step's details are read then. */
+const detailSorts = new Set<SortColumn>(['latencyP50Ms', 'latencyP95Ms', 'failedSpendMicros']);
+
 /** Applies the search and the sort; nulls (no data) always sort last. */
-export function applyStepsView(steps: StepStats[], view: Pick<StepsView, 'search' | 'sort' | 'dir'>): StepStats[] {
+export function applyStepsView<Row extends SortableStepRow>(
+  steps: Row[],
+  view: Pick<StepsView, 'search' | 'sort' | 'dir'>,
+): Row[] {
   const needle = view.search?.toLowerCase();
   const matching = needle ? steps.filter((row) => `${row.agent} ${row.step}`.toLowerCase().includes(needle)) : steps;
   const direction = view.dir === 'asc' ? 1 : -1;
   return [...matching].sort((a, b) => {
-    const left = a[view.sort];
-    const right = b[view.sort];
+    const left = a[view.sort] ?? null;
+    const right = b[view.sort] ?? null;
     if (left === right) return a.agent.localeCompare(b.agent) || a.step.localeCompare(b.step);
     if (left === null) return 1;
     if (right === null) return -1;
@@ -85,7 +115,7 @@ export function applyStepsView(steps: StepStats[], view: Pick<StepsView, 'search
 }
 
 /** Steps' figures as the anomaly rule's sums for its recent window (lib/rollups/step-anomalies.ts). */
-function asRecentSums(steps: StepStats[]): BaselineDaySums[] {
+function asRecentSums(steps: ComparedStepStats[]): BaselineDaySums[] {
   return steps.map((row) => ({
     agent: row.agent,
     step: row.step,

@@ -9,6 +9,7 @@ import { formatCount } from '@/lib/console/format';
 import { inOneSnapshot } from '@/lib/queries/one-snapshot';
 import { getStepsPage } from '@/lib/queries/steps-page';
 import { stepColumns } from '@/lib/console/step-columns';
+import { previousRangeOf, rangeLength } from '@/lib/time-window';
 import { FilterNotices } from '@/components/console/filter-notices';
 import { PausesNotice } from '@/components/console/pauses-notice';
 import { BACKLOG_MINUTES, currentPausesSummary } from '@/lib/queries/pauses';
@@ -32,7 +33,7 @@ export default async function StepsPage({
   const now = new Date();
   // One source for the page's reads; a replica that fails mid-read is read again on the primary.
   const {
-    value: [{ agents, total, page, steps, anomalies, pools, sources }, pauses, dataBegins],
+    value: [{ agents, total, page, steps, retryCauses, anomalies, pools, sources }, pauses, dataBegins],
   } = await readConsole((db) =>
     // One snapshot: a step's failures and their classes are read apart, and must agree while agents write.
     inOneSnapshot(db, (snapshot) =>
@@ -44,11 +45,13 @@ export default async function StepsPage({
     ),
   );
 
+  const previous = previousRangeOf(view.range);
+  const minute = (moment: Date) => moment.toISOString().slice(0, 16).replace('T', ' ');
   return (
     <>
       <PageHeader
         title="Steps"
-        description={`Every step's retries, spend and latency from ${view.range.from.toISOString().slice(0, 16)} to ${view.range.to.toISOString().slice(0, 16)} UTC.`}
+        description={`Every step's retries, spend and latency from ${minute(view.range.from)} to ${minute(view.range.to)} UTC, each change against the ${rangeLength(view.range)} before (from ${minute(previous.from)}).`}
       />
       <PausesNotice {...pauses} backlogMinutes={BACKLOG_MINUTES} />
       <StepsFilters view={view} agents={agents} />
@@ -61,7 +64,14 @@ export default async function StepsPage({
         </EmptyState>
       ) : (
         <>
-          <StepsTable steps={steps} view={view} anomalies={anomalies} pools={pools} sources={sources} />
+          <StepsTable
+            steps={steps}
+            retryCauses={retryCauses}
+            view={view}
+            anomalies={anomalies}
+            pools={pools}
+            sources={sources}
+          />
           <div className="mt-2 flex flex-wrap items-center justify-between gap-2">
             <StepsPager view={view} page={page} total={total} />
             <a
@@ -84,6 +94,33 @@ export default async function StepsPage({
               <dd>{column.help}</dd>
             </div>
           ))}
+          <div className="contents">
+            <dt className="font-medium text-ink">change (under a figure)</dt>
+            <dd>
+              The figure against the same figure over the previous window of equal length (for a custom range, the range
+              of the same length just before it): counts and spend as a signed percentage of the previous figure, rates
+              in percentage points (pp). &quot;new&quot; under a figure means the previous window had none of it;
+              &quot;new&quot; beside a step means the step had no attempts then, so nothing is compared.
+              &quot;worse&quot; and &quot;better&quot; say which way it went for retries, failures and their spend;
+              attempts and spend are volume, neither. Retry spend also shows the change in dollars, and &quot;by
+              change&quot; under its header sorts by that.
+            </dd>
+          </div>
+          <div className="contents">
+            <dt className="font-medium text-ink">by cause (retry spend)</dt>
+            <dd>
+              Retry spend split by what came just before each retry in its execution: the error class of the failed
+              attempt before it (attempt 3 is counted under attempt 2&apos;s class), &quot;after a success&quot; for a
+              step run again after it succeeded, &quot;while one ran&quot; for a second copy started while the first
+              still ran. It counts the executions whose first attempt started in the window&apos;s hours (from{' '}
+              {minute(retryCauses.executionsBegun.from)} UTC), with all their retries, as of the last rollup pass (up to
+              a minute behind); Retry spend counts the retries that started in the window, so the two differ by
+              executions that straddle the window&apos;s edges. Kept as long as the raw attempts.
+              {retryCauses.available
+                ? ''
+                : ' Not yet available: the rollup pass fills it on its first run after an upgrade.'}
+            </dd>
+          </div>
           <div className="contents">
             <dt className="font-medium text-ink">retry share up</dt>
             <dd>

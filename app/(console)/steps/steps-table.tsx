@@ -4,22 +4,29 @@ import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { StepPoolCoverage } from '@/lib/queries/retry-pools';
 import type { StepSource } from '@/lib/queries/step-sources';
-import type { StepStats } from '@/lib/queries/step-stats';
+import type { ComparedStepStats } from '@/lib/queries/step-figures';
+import type { RetrySpendByCause } from '@/lib/queries/retry-spend-by-cause';
 import { stepsViewHref } from '@/lib/console/filter-forms/steps';
-import type { StepsView } from '@/lib/filters/steps';
-import { phoneClass, stepColumns } from '@/lib/console/step-columns';
+import type { SortColumn, StepsView } from '@/lib/filters/steps';
+import { phoneClass, sortLabel, stepColumns } from '@/lib/console/step-columns';
 import { stepDetailHref } from './step-href';
 import { VisibleText } from '@/components/ui/visible-text';
 import { SourceBadges } from './source-badges';
+import { FigureChange } from './figure-change';
+import { isNewStep } from '@/lib/console/step-changes';
+import { RetryCauses } from './retry-causes';
 
 export function StepsTable({
   steps,
+  retryCauses,
   view,
   anomalies,
   pools,
   sources,
 }: {
-  steps: StepStats[];
+  steps: ComparedStepStats[];
+  /** The shown steps' retry spend by the failure before each retry. */
+  retryCauses?: RetrySpendByCause;
   view: StepsView;
   anomalies: Map<string, AnomalyFacts>;
   /** Retry pools covering the steps, keyed `agent/step`. */
@@ -30,29 +37,24 @@ export function StepsTable({
   return (
     <Table data-testid="steps-table">
       <caption className="sr-only">
-        Steps, sorted by {view.sort} {view.dir === 'asc' ? 'ascending' : 'descending'}
+        Steps, sorted by {sortLabel(view.sort)} {view.dir === 'asc' ? 'ascending' : 'descending'}
       </caption>
       <thead>
         <tr>
           {stepColumns.map((column) => {
-            const sorted = view.sort === column.key;
-            const nextDir = sorted && view.dir === 'desc' ? 'asc' : 'desc';
+            const sortedBy = [column.key, column.changeSort].find((key) => key === view.sort);
             return (
               <HeaderCell
                 key={column.key}
                 numeric={column.numeric}
                 title={column.help}
                 className={phoneClass(column)}
-                aria-sort={sorted ? (view.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+                aria-sort={sortedBy ? (view.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
               >
-                <Link
-                  href={stepsViewHref(view, { sort: column.key, dir: nextDir })}
-                  className="hover:text-ink"
-                  data-testid={`sort-${column.key}`}
-                >
-                  {column.label}
-                  {sorted ? (view.dir === 'asc' ? ' ▲' : ' ▼') : ''}
-                </Link>
+                <SortLink view={view} sort={column.key} label={column.label} />
+                {column.changeSort ? (
+                  <SortLink view={view} sort={column.changeSort} label="by change" className="block text-[11px]" />
+                ) : null}
               </HeaderCell>
             );
           })}
@@ -91,9 +93,22 @@ export function StepsTable({
                 ) : (
                   column.show(row)
                 )}
+                {column.key === 'step' && isNewStep(row) ? (
+                  <span
+                    className="ml-1 rounded bg-accent-soft px-1 font-sans text-[11px] text-ink"
+                    data-testid="new-step"
+                    title="No attempts in the previous window: nothing to compare with"
+                  >
+                    new
+                  </span>
+                ) : null}
                 {column.key === 'step' ? <SourceBadges sources={sources?.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'step' ? <AnomalyFlag anomaly={anomalies.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'step' ? <RetryPoolBadge coverage={pools?.get(`${row.agent}/${row.step}`)} /> : null}
+                <FigureChange column={column.key} row={row} />
+                {column.key === 'retrySpendMicros' ? (
+                  <RetryCauses causes={retryCauses?.byStep.get(`${row.agent}/${row.step}`)} />
+                ) : null}
                 {column.key === 'failures' && row.failures > 0 ? (
                   <span className="block text-[11px] text-muted">
                     {Object.entries(row.failuresByClass)
@@ -107,5 +122,31 @@ export function StepsTable({
         ))}
       </tbody>
     </Table>
+  );
+}
+
+/** A header's link that sorts by a column (descending first), marked with the direction when the view sorts by it. */
+function SortLink({
+  view,
+  sort,
+  label,
+  className = '',
+}: {
+  view: StepsView;
+  sort: SortColumn;
+  label: string;
+  className?: string;
+}) {
+  const sorted = view.sort === sort;
+  const nextDir = sorted && view.dir === 'desc' ? 'asc' : 'desc';
+  return (
+    <Link
+      href={stepsViewHref(view, { sort, dir: nextDir })}
+      className={`hover:text-ink ${className}`}
+      data-testid={`sort-${sort}`}
+    >
+      {label}
+      {sorted ? (view.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+    </Link>
   );
 }

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { recordAttempt, type RecordAttemptInput } from '../../../lib/core';
 import { applyStepsView } from '../../../lib/queries/steps-page';
 import { parseStepsView } from '../../../lib/filters/steps';
+import { readStepFigures } from '../../../lib/queries/step-figures';
 import { getStepStats, withShownDetails } from '../../../lib/queries/step-stats';
 import { getStepAnomalies } from '../../../lib/queries/anomalies';
 import { getStepsPage } from '../../../lib/queries/steps-page';
@@ -134,12 +135,19 @@ describe('getTopStepsView', () => {
 describe('withShownDetails', () => {
   it("reads failures by class and latency of the rows given, equal to a full read's", async () => {
     const range = resolveTimeWindow('24h', now);
-    const every = await getStepStats(database.db, range);
-    const figuresOnly = await getStepStats(database.db, range, { latency: false, failureClasses: false });
+    const every = await readStepFigures(database.db, range, { previousWindow: true });
+    const figuresOnly = await readStepFigures(database.db, range, {
+      latency: false,
+      failureClasses: false,
+      previousWindow: true,
+    });
     expect(
       figuresOnly.every(
         (row) =>
-          row.latencyP50Ms === null && row.latencyP95Ms === null && Object.keys(row.failuresByClass).length === 0,
+          row.latencyP50Ms === null &&
+          row.latencyP95Ms === null &&
+          row.failedSpendMicros === null &&
+          Object.keys(row.failuresByClass).length === 0,
       ),
     ).toBe(true);
     expect(figuresOnly.map(({ agent, step }) => `${agent}/${step}`)).toEqual(
@@ -155,10 +163,17 @@ describe('withShownDetails', () => {
 
 describe('getStepsPage', () => {
   it("shows the same rows, latency included, as sorting every step's full figures, for any sort", async () => {
-    for (const sort of ['retrySpendMicros', 'latencyP95Ms', 'attempts'] as const) {
+    const sorts = [
+      'retrySpendMicros',
+      'latencyP95Ms',
+      'attempts',
+      'failedSpendMicros',
+      'retrySpendChangeMicros',
+    ] as const;
+    for (const sort of sorts) {
       for (const dir of ['asc', 'desc'] as const) {
         const view = parseStepsView({ window: '24h', sort, dir }, now);
-        const every = applyStepsView(await getStepStats(database.db, view.range), view);
+        const every = applyStepsView(await readStepFigures(database.db, view.range, { previousWindow: true }), view);
         const first = await getStepsPage(database.db, view, undefined, now);
         expect(first.steps, `${sort} ${dir}`).toEqual(every.slice(0, 50));
         expect(first.total).toBe(every.length);

@@ -41,6 +41,8 @@ describe('CSV export cells', () => {
     expect(csvCell('two\nlines')).toBe('"two\nlines"');
     expect(csvCell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
     expect(csvCell('-1')).toBe("'-1");
+    // A number is never a formula: a fall in spend stays a number.
+    expect(csvCell(-1.5)).toBe('-1.5');
     expect(csvCell(null)).toBe('');
     expect(csvCell({ status: 'open' })).toBe('"{""status"":""open""}"');
     expect(csvCell(new Date('2026-11-30T08:00:00Z'))).toBe('2026-11-30T08:00:00.000Z');

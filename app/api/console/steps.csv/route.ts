@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { stepsCsv } from '@/lib/console/steps-csv';
 import { parseStepsView, stepsFilter } from '@/lib/filters/steps';
 import { inOneSnapshot } from '@/lib/queries/one-snapshot';
-import { readMatchingSteps } from '@/lib/queries/steps-page';
-import { withShownDetails } from '@/lib/queries/step-stats';
+import { readStepsExport } from '@/lib/queries/steps-page';
 import { consoleEndpoint } from '@/lib/server/console-endpoint';
 import { problemResponse } from '@/lib/server/problem';
 
@@ -17,18 +16,15 @@ const stepsExportQuery = stepsFilter.extend({ from: z.string().optional(), to: z
 
 /**
  * The Steps page's current view (window, agent, source, search, sort) as CSV: every matching step, not only the
- * page shown, with its failures by class and latency percentiles, read in one snapshot.
+ * page shown, with its failures by class, failed spend, latency percentiles, the previous window's figures and retry
+ * spend by cause, read in one snapshot.
  */
 export const GET = consoleEndpoint({ query: stepsExportQuery }, async ({ db, request }) => {
   const now = new Date();
   const view = parseStepsView(Object.fromEntries(request.nextUrl.searchParams), now);
   if (view.notices.length > 0) return problemResponse(400, 'INVALID_INPUT', view.notices.join('; '));
-  const rows = await inOneSnapshot(db, async (snapshot) => {
-    const { matching } = await readMatchingSteps(snapshot, view, now);
-    if (matching.length > STEPS_EXPORT_CAP) return undefined;
-    return withShownDetails(snapshot, view.range, matching);
-  });
-  if (!rows) {
+  const exported = await inOneSnapshot(db, (snapshot) => readStepsExport(snapshot, view, now, STEPS_EXPORT_CAP));
+  if (!exported) {
     return problemResponse(
       400,
       'INVALID_INPUT',
@@ -36,7 +32,7 @@ export const GET = consoleEndpoint({ query: stepsExportQuery }, async ({ db, req
     );
   }
   const stamp = now.toISOString().slice(0, 19).replaceAll(':', '-');
-  return new Response(stepsCsv(rows), {
+  return new Response(stepsCsv(exported.steps, exported.retryCauses.byStep), {
     headers: {
       'content-type': 'text/csv; charset=utf-8',
       'content-disposition': `attachment; filename="holdfast-steps-${view.window}-${stamp}.csv"`,

@@ -1,0 +1,188 @@
+import 'server-only';
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../db/client';
+import type { ErrorClass } from '../db/schema';
+import { planFigures, type StepName } from '../rollups/figures';
+import { type LatencyHistogram, percentileMs, readStepHistograms } from '../rollups/latency-buckets';
+import { previousRangeOf, type TimeRange } from '../time-window';
+import type { ReadOptions } from './read-options';
+import type { StepStats } from './step-stats';
+
+/** A step's figures over the previous window of equal length, to compare the window's with. */
+export interface PreviousWindowFigures {
+  attempts: number;
+  retries: number;
+  retryRate: number;
+  failures: number;
+  totalSpendMicros: number;
+  retrySpendMicros: number;
+  retryShareOfSpend: number;
+  firstTrySuccess: number | null;
+  /** Null when failure classes were not read (the same as the window's). */
+  failedSpendMicros: number | null;
+}
+
+/** A step's figures, with what its failed attempts cost and, when asked for, the previous window's figures. */
+export interface ComparedStepStats extends StepStats {
+  /**
+   * Cost of the attempts that failed (outcome 'failed', which always carries an error class: the rollups keep
+   * cost per error class). Null when failure classes were not read: the stored window sums hold no classes.
+   */
+  failedSpendMicros: number | null;
+  /** The previous window's figures (zeros where the step had no attempts then); null when not compared. */
+  previous: PreviousWindowFigures | null;
+  /** Retry spend minus the previous window's, the Steps page's "sort by change"; null when not compared. */
+  retrySpendChangeMicros: number | null;
+}
+
+export interface StepFiguresOptions extends ReadOptions {
+  /** false skips the latency histograms (every step's percentiles are then null). */
+  latency?: boolean;
+  /** false leaves failuresByClass empty and failedSpendMicros null (failures are still counted). */
+  failureClasses?: boolean;
+  /** Also read the previous window of equal length, in the same statement (planFigures' labelled windows). */
+  previousWindow?: boolean;
+}
+
+interface FigureRow {
+  [column: string]: unknown;
+  label: 'window' | 'previous';
+  agent: string;
+  step: string;
+  error_class: ErrorClass | null;
+  attempts: string;
+  retries: string;
+  failures: string;
+  executions: string;
+  first_try_successes: string;
+  /** The step's spend over every class: summed exactly in SQL (numeric), made a JS number once. */
+  step_cost_micros: string;
+  step_retry_cost_micros: string;
+  step_failed_cost_micros: string;
+}
+
+interface Sums {
+  attempts: number;
+  retries: number;
+  failures: number;
+  executions: number;
+  firstTrySuccesses: number;
+  spend: number;
+  retrySpend: number;
+  failedSpend: number;
+  failuresByClass: Partial<Record<ErrorClass, number>>;
+}
+
+const emptySums = (): Sums => ({
+  attempts: 0,
+  retries: 0,
+  failures: 0,
+  executions: 0,
+  firstTrySuccesses: 0,
+  spend: 0,
+  retrySpend: 0,
+  failedSpend: 0,
+  failuresByClass: {},
+});
+
+const share = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Per (agent, step) figures for attempts started in [from, to), most retry spend first, and with
+ * `previousWindow` the same figures over the range of equal length before it, both windows planned
+ * by one planFigures call and summed by one statement (as the Overview compares its windows). Only
+ * steps with attempts in the window are returned. Counts and spend are summed exactly in SQL (spend
+ * as numeric, never cast to bigint); latency percentiles come from log-scale histograms (±2.4%).
+ */
+export async function readStepFigures(
+  db: Executor,
+  range: TimeRange & { agent?: string; steps?: StepName[] },
+  options: StepFiguresOptions = {},
+): Promise<ComparedStepStats[]> {
+  const byClass = options.failureClasses !== false;
+  const plan = await planFigures(db, {
+    windows: [
+      { label: 'window', from: range.from, to: range.to },
+      ...(options.previousWindow ? [{ label: 'previous', ...previousRangeOf(range) }] : []),
+    ],
+    agent: range.agent,
+    steps: range.steps,
+    rawOnly: options.rawOnly,
+    acrossClasses: !byClass && options.latency === false,
+  });
+  const classColumn = byClass ? sql`error_class` : sql`null::error_class`;
+  const [rows, histograms] = await Promise.all([
+    db.execute<FigureRow>(sql`
+      select label, agent, step, ${classColumn} as error_class, sum(attempts) as attempts, sum(retries) as retries,
+        sum(failures) as failures, sum(executions) as executions, sum(first_try_successes) as first_try_successes,
+        sum(sum(cost_micros)) over per_step as step_cost_micros,
+        sum(sum(retry_cost_micros)) over per_step as step_retry_cost_micros,
+        sum(sum(cost_micros) filter (where error_class is not null)) over per_step as step_failed_cost_micros
+      from ${plan.figures} as figures
+      group by 1, 2, 3, 4
+      window per_step as (partition by label, agent, step)`),
+    options.latency === false
+      ? new Map<string, LatencyHistogram>()
+      : // The previous window's latency is not compared: its histograms stay out of the window's.
+        readStepHistograms(db, sql`(select * from ${plan.latency} as both_windows where label = 'window')`),
+  ]);
+
+  const windowSums = new Map<string, Sums>();
+  const previousSums = new Map<string, Sums>();
+  for (const row of rows) {
+    const key = `${row.agent}/${row.step}`;
+    const sumsOf = row.label === 'window' ? windowSums : previousSums;
+    const sums = sumsOf.get(key) ?? emptySums();
+    sums.attempts += Number(row.attempts);
+    sums.retries += Number(row.retries);
+    sums.failures += Number(row.failures);
+    sums.executions += Number(row.executions);
+    sums.firstTrySuccesses += Number(row.first_try_successes);
+    sums.spend = Number(row.step_cost_micros);
+    sums.retrySpend = Number(row.step_retry_cost_micros);
+    sums.failedSpend = Number(row.step_failed_cost_micros ?? 0);
+    if (row.error_class && Number(row.failures) > 0) sums.failuresByClass[row.error_class] = Number(row.failures);
+    sumsOf.set(key, sums);
+  }
+
+  return [...windowSums.entries()]
+    .filter(([, sums]) => sums.attempts > 0)
+    .map(([key, sums]): ComparedStepStats => {
+      const histogram = histograms.get(key) ?? new Map<number, number>();
+      const slash = key.indexOf('/');
+      const previous = options.previousWindow ? windowFigures(previousSums.get(key) ?? emptySums(), byClass) : null;
+      return {
+        // Keyed `agent/step`: agent names hold no slash (lib/core/kernel/names.ts).
+        agent: key.slice(0, slash),
+        step: key.slice(slash + 1),
+        ...windowFigures(sums, byClass),
+        failuresByClass: sums.failuresByClass,
+        latencyP50Ms: percentileMs(histogram, 0.5),
+        latencyP95Ms: percentileMs(histogram, 0.95),
+        previous,
+        retrySpendChangeMicros: previous ? sums.retrySpend - previous.retrySpendMicros : null,
+      };
+    })
+    .sort(
+      (a, b) =>
+        b.retrySpendMicros - a.retrySpendMicros ||
+        b.attempts - a.attempts ||
+        compareText(a.agent, b.agent) ||
+        compareText(a.step, b.step),
+    );
+}
+
+function windowFigures(sums: Sums, byClass: boolean): PreviousWindowFigures {
+  return {
+    attempts: sums.attempts,
+    retries: sums.retries,
+    retryRate: share(sums.retries, sums.attempts),
+    failures: sums.failures,
+    totalSpendMicros: sums.spend,
+    retrySpendMicros: sums.retrySpend,
+    retryShareOfSpend: share(sums.retrySpend, sums.spend),
+    firstTrySuccess: sums.executions === 0 ? null : sums.firstTrySuccesses / sums.executions,
+    failedSpendMicros: byClass ? sums.failedSpend : null,
+  };
+}

@@ -6,7 +6,29 @@ import { planFigures, type StepName } from '../rollups/figures';
 import { type LatencyHistogram, percentileMs, readStepHistograms } from '../rollups/latency-buckets';
 import { previousRangeOf, type TimeRange } from '../time-window';
 import type { ReadOptions } from './read-options';
-import type { StepStats } from './step-stats';
+
+/** Per (agent, step) figures over a window: the API's step stats (lib/queries/step-stats.ts). */
+export interface StepStats {
+  agent: string;
+  step: string;
+  attempts: number;
+  /** Attempts with attempt number > 1. */
+  retries: number;
+  /** retries / attempts, in [0, 1]. */
+  retryRate: number;
+  failures: number;
+  totalSpendMicros: number;
+  /** Cost of the retries alone: what repeating work cost. */
+  retrySpendMicros: number;
+  /** retrySpend / totalSpend, in [0, 1]. */
+  retryShareOfSpend: number;
+  /** Executions (attempt 1 in the window) that succeeded on attempt 1, over executions; null without executions. */
+  firstTrySuccess: number | null;
+  latencyP50Ms: number | null;
+  latencyP95Ms: number | null;
+  /** Failed attempts per error class. */
+  failuresByClass: Partial<Record<ErrorClass, number>>;
+}
 
 /** A step's figures over the previous window of equal length, to compare the window's with. */
 export interface PreviousWindowFigures {

@@ -1,33 +1,13 @@
 import 'server-only';
 import type { Executor } from '../db/client';
-import type { ErrorClass } from '../db/schema';
 import type { StepName } from '../rollups/figures';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
-import { type ComparedStepStats, readStepFigures } from './step-figures';
+import { type ComparedStepStats, readStepFigures, type StepStats } from './step-figures';
 import type { ReadOptions } from './read-options';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
 
-export interface StepStats {
-  agent: string;
-  step: string;
-  attempts: number;
-  /** Attempts with attempt number > 1. */
-  retries: number;
-  /** retries / attempts, in [0, 1]. */
-  retryRate: number;
-  failures: number;
-  totalSpendMicros: number;
-  /** Cost of the retries alone: what repeating work cost. */
-  retrySpendMicros: number;
-  /** retrySpend / totalSpend, in [0, 1]. */
-  retryShareOfSpend: number;
-  /** Executions (attempt 1 in the window) that succeeded on attempt 1, over executions; null without executions. */
-  firstTrySuccess: number | null;
-  latencyP50Ms: number | null;
-  latencyP95Ms: number | null;
-  /** Failed attempts per error class. */
-  failuresByClass: Partial<Record<ErrorClass, number>>;
-}
+/** A step's figures over a window, as the API gives them: kept beside the read that makes them. */
+export type { StepStats } from './step-figures';
 
 /**
  * Per (agent, step) figures for attempts started in [from, to), most retry

@@ -69,6 +69,7 @@ interface Cell {
 }
 
 const formatRate = (perSecond: number) => Math.round(perSecond).toLocaleString('en-US');
+const count = (n: number) => n.toLocaleString('en-US');
 
 function summarize(rounds: Figures[]): Cell {
   return {
@@ -88,7 +89,7 @@ async function countRows(holdfastUrl: string, dbosUrl: string) {
       const [attempts] = await holdfast<{ succeeded: number; all: number }[]>`
         select count(*) filter (where outcome = 'succeeded')::int as succeeded, count(*)::int as all
         from attempts where task_id like ${`${prefix}%`}`;
-      return `${keys!.completed} completed keys / ${attempts!.all} attempts (${attempts!.succeeded} succeeded)`;
+      return `${count(keys!.completed)} completed keys / ${count(attempts!.all)} attempts (${count(attempts!.succeeded)} succeeded)`;
     };
     const [bare] = await holdfast<{ rows: number }[]>`select count(*)::int as rows from ${holdfast(BARE_TABLE)}`;
     const [workflows] = await dbos<{ rows: number; succeeded: number }[]>`
@@ -99,8 +100,8 @@ async function countRows(holdfastUrl: string, dbosUrl: string) {
     return {
       runStep: await holdfastRows(RUN_STEP_PREFIX),
       http: await holdfastRows(HTTP_PREFIX),
-      dbos: `${workflows!.rows} workflow_status (${workflows!.succeeded} SUCCESS) / ${outputs!.rows} operation_outputs`,
-      bare: `${bare!.rows.toLocaleString('en-US')} rows`,
+      dbos: `${count(workflows!.rows)} workflow_status (${count(workflows!.succeeded)} SUCCESS) / ${count(outputs!.rows)} operation_outputs`,
+      bare: `${count(bare!.rows)} rows`,
     };
   } finally {
     await holdfast.end({ timeout: 5 });

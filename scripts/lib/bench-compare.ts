@@ -83,6 +83,29 @@ export async function alternateRounds<F>(
   return [firstRounds, secondRounds];
 }
 
+/**
+ * Runs any number of sides alike: a discarded warm-up round each, then
+ * `rounds` measured rounds in which the order rotates, so each side goes first
+ * in turn and drift in a shared machine's load falls on all of them. Returns
+ * the measured rounds of each side, in the order the sides were given.
+ */
+export async function rotateRounds<F>(
+  sides: readonly ((seconds: number) => Promise<F>)[],
+  { rounds, seconds, warmUpSeconds = seconds }: AlternateOptions,
+): Promise<F[][]> {
+  for (const side of sides) await side(warmUpSeconds);
+  const measured: F[][] = sides.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const index of rotationOf(sides.length, round)) measured[index]!.push(await sides[index]!(seconds));
+  }
+  return measured;
+}
+
+/** The order of the sides in one round: round r starts with side r (mod the count) and goes on from there. */
+export function rotationOf(count: number, round: number): number[] {
+  return Array.from({ length: count }, (_, offset) => (round + offset) % count);
+}
+
 /** The round with the median of `pick` (its other figures come with it). */
 export function medianRound<F>(rounds: readonly F[], pick: (figures: F) => number): F {
   if (rounds.length === 0) throw new Error('bench: no rounds to take a median of');

@@ -29,6 +29,7 @@ import { shouldSeedDemoPeople } from '../lib/auth/demo-people';
 import { assertConsoleIsGuarded, getEnvironment, INSECURE_DEMO_WARNING, isInsecureDemo } from '../lib/env';
 import { maintainAttemptLog } from '../lib/rollups/retention';
 import { markDraining } from '../lib/server/draining';
+import { flushReplayTallies } from '../lib/core/keys/replay-tally';
 import { loadOrCreateSessionSecret } from './lib/session-secret';
 import { describeStartupError } from './lib/startup-error';
 import { ensureProductionBuild } from './lib/production-build';
@@ -195,6 +196,9 @@ async function shutdown(exitCode: number): Promise<void> {
       log(`Stopped the sweeps (${elapsed()})`);
     }
   }
+
+  // Replays answered in the last second are counted on their keys while the database is still up.
+  await flushReplayTallies();
 
   const postgres = embedded ?? (await embeddedStarting?.catch(() => undefined));
   if (postgres) {

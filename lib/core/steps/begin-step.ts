@@ -4,12 +4,15 @@ import {
   deadLetters,
   holds,
   idempotencyKeys,
+  taskBudgets,
   type ErrorClass,
   type TaskBudget,
   type TaskStatus,
 } from '../../db/schema';
 import { beginAttempt } from '../budgets/attempt-lifecycle';
 import { ensureTaskBudget, readTaskBudget } from '../budgets/task-budget';
+import { cachedStatement } from '../kernel/prepared';
+import { tallyReplay } from '../keys/replay-tally';
 import { attemptSourceOf, nowOf, type CoreContext } from '../kernel/context';
 import { retryOnDeadlock } from '../kernel/deadlock-retry';
 import { InvalidInputError, KeyPayloadMismatchError } from '../kernel/errors';
@@ -78,12 +81,19 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
   const parsed = parseInput(beginStepInput, input);
   refuseRawPrefixedTaskId(parsed.taskId);
   const now = nowOf(ctx);
-  const task = await taskForBegin(ctx, parsed, now);
+  const key = deriveKey({ taskId: parsed.taskId, step: parsed.step, iteration: parsed.iteration });
+  const stored = await readTaskAndStoredStep(ctx, parsed.taskId, key);
+  const task = await taskForBegin(ctx, parsed, now, stored?.task);
+  // A repeat of a completed step, its content unchanged: the stored result, once the task's stored agent has
+  // authorized the caller, with nothing written (the call is counted later: replay-tally.ts).
+  if (stored?.completed && stored.requestHash === hashContent(parsed.content ?? null)) {
+    tallyReplay(ctx.db, key);
+    return { decision: 'replay', key, result: stored.result };
+  }
   // From here the task's stored agent and queue stand for the request's (they are equal, or a queue left out).
   const request = { ...parsed, agent: task.agent, queue: task.queue };
   const actor = stepActor(ctx, task.agent, task.queue);
   const owner = task.owner;
-  const key = deriveKey({ taskId: request.taskId, step: request.step, iteration: request.iteration });
   // A pause or an open breaker turns every begin away, except a repeat of a completed step: its stored result
   // touches nothing downstream.
   const completed = once(() => keyCompleted(ctx, key));
@@ -203,9 +213,15 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
  * begins naming different agents race on the insert; the loser is judged
  * against the winner's row.
  */
-async function taskForBegin(ctx: CoreContext, request: BeginStepRequest, now: Date): Promise<TaskBudget> {
+async function taskForBegin(
+  ctx: CoreContext,
+  request: BeginStepRequest,
+  now: Date,
+  /** The task's row as already read (readTaskAndStoredStep), or undefined when it has none yet. */
+  storedTask: TaskBudget | undefined,
+): Promise<TaskBudget> {
   const claimed = { taskId: request.taskId, agent: request.agent, queue: request.queue };
-  let task = await readTaskBudget(ctx.db, request.taskId);
+  let task = storedTask;
   if (!task) {
     stepActor(ctx, request.agent, request.queue ?? request.agent);
     if (request.parentTaskId !== undefined) await authorizeParent(ctx, request.taskId, request.parentTaskId);
@@ -246,6 +262,30 @@ async function authorizeParent(ctx: CoreContext, taskId: string, parentTaskId: s
     });
   }
   stepActor(ctx, parent.agent, parent.queue);
+}
+
+/**
+ * The task's row and its step's key, in one statement by their primary keys: every begin needs the task (its
+ * stored agent authorizes the caller), and a repeat of a completed step needs nothing more. `completed` is false
+ * for a key past its retention, which a claim takes as a new operation. Undefined for a task with no row yet.
+ */
+const taskAndStoredStep = cachedStatement((db) =>
+  db
+    .select({
+      task: taskBudgets,
+      completed: sql<boolean>`coalesce(${idempotencyKeys.status} = 'completed' and ${idempotencyKeys.expiresAt} > now(), false)`,
+      requestHash: idempotencyKeys.requestHash,
+      result: idempotencyKeys.result,
+    })
+    .from(taskBudgets)
+    .leftJoin(idempotencyKeys, eq(idempotencyKeys.key, sql.placeholder('key')))
+    .where(eq(taskBudgets.taskId, sql.placeholder('taskId')))
+    .prepare('begin_task_and_stored_step'),
+);
+
+async function readTaskAndStoredStep(ctx: CoreContext, taskId: string, key: string) {
+  const [row] = await taskAndStoredStep(ctx.db).execute({ taskId, key });
+  return row;
 }
 
 /** Runs `read` at most once, when first asked. */

@@ -97,12 +97,17 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
   // A pause or an open breaker turns every begin away, except a repeat of a completed step: its stored result
   // touches nothing downstream.
   const completed = once(() => keyCompleted(ctx, key));
-  const pauseGate = await pauseGateFor(ctx.db, request, now);
+  // Three independent reads, sent together: the pauses and breakers that may hold the step, and its expected
+  // cost when the agent gave none.
+  const [pauseGate, breakerGate, estimate] = await Promise.all([
+    pauseGateFor(ctx.db, request, now),
+    breakerGateFor(ctx.db, breakerTargetsOf(request), now),
+    request.estimatedCostMicros ?? estimateStepCost(ctx.db, request.agent, request.step),
+  ]);
   if (pauseGate.kind === 'paused' && !(await completed())) {
     await countPausedBegin(ctx.db, pauseGate.pause.id, request.taskId, now);
     return pausedWait(pauseGate.pause, pausedRetryAfterMs(pauseGate.pause, now), false);
   }
-  const breakerGate = await breakerGateFor(ctx.db, breakerTargetsOf(request), now);
   if (breakerGate.kind === 'open' && !(await completed())) {
     return circuitOpenWait(breakerGate.breaker, breakerGate.retryAfterMs);
   }
@@ -110,7 +115,6 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
     ramps: pauseGate.kind === 'ramping' ? pauseGate.ramps : [],
     probes: breakerGate.kind === 'probing' ? breakerGate.breakers : [],
   };
-  const estimate = request.estimatedCostMicros ?? (await estimateStepCost(ctx.db, request.agent, request.step));
 
   let decided: Decided;
   try {

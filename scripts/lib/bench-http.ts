@@ -9,7 +9,7 @@ import http from 'node:http';
 export function httpPoster(baseUrl: string, token: string, connections: number) {
   const url = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
-  const post = (path: string, body: unknown) =>
+  const post = (path: string, body: unknown, retried = false): Promise<Record<string, unknown>> =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const data = JSON.stringify(body);
       const request = http.request(
@@ -36,7 +36,14 @@ export function httpPoster(baseUrl: string, token: string, connections: number) 
           });
         },
       );
-      request.on('error', reject);
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed as idle just as this request went out (a side idles while the
+        // others take their rounds, past the server's keep-alive timeout): sent again once, on a new socket, as
+        // node's documentation advises. Begin and finish are idempotent, so a second send is safe.
+        if (error.code === 'ECONNRESET' && request.reusedSocket && !retried)
+          post(path, body, true).then(resolve, reject);
+        else reject(error);
+      });
       request.end(data);
     });
   return Object.assign(post, { close: () => agent.destroy() });

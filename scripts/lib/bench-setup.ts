@@ -99,6 +99,11 @@ export async function benchServer(databaseUrl: string, env: Record<string, strin
       reject(new Error(`Holdfast exited (${code}) before it was ready:\n${output}\n${errors}`)),
     );
   });
+  let stopping = false;
+  // A server that dies under load must say why: its last words, not only the client's "socket hang up".
+  child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`bench: the Holdfast server exited (${code ?? signal}) mid-run:\n${errors}`);
+  });
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     sessionSecret,
@@ -109,6 +114,7 @@ export async function benchServer(databaseUrl: string, env: Record<string, strin
       'x-forwarded-groups': 'bench-admins',
     },
     stop: async () => {
+      stopping = true;
       child.kill('SIGTERM');
       if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
     },

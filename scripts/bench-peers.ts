@@ -143,7 +143,7 @@ async function main() {
         },
         tally: tally(),
       },
-      { label: 'bare SQL, 1 tx', side: await bareSqlSide(databases.holdfastUrl), tally: tally() },
+      { label: 'bare SQL', side: await bareSqlSide(databases.holdfastUrl), tally: tally() },
     );
 
     const cpus = os.cpus();

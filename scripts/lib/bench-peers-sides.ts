@@ -157,10 +157,11 @@ export function httpSide(baseUrl: string, token: string): PeerSide {
 export const BARE_TABLE = 'peers_bare_steps';
 
 /**
- * The bare-SQL ceiling: the least durable work a step needs, in one transaction through postgres.js with
- * prepared statements: a primary-key select for a stored result (a repeat ends there), else the body and
- * an insert of its result keyed by the step id, ON CONFLICT DO NOTHING RETURNING (a racing twin that lost
- * reads the winner's). No budget, attempt log, fencing or retry accounting: what any durable step must pay.
+ * The bare-SQL ceiling: the least durable work a step needs, through postgres.js with prepared statements and
+ * each statement its own transaction: a primary-key select for a stored result (a repeat ends there: one round
+ * trip, nothing committed), else the body and an insert of its result keyed by the step id, ON CONFLICT DO
+ * NOTHING RETURNING (a racing twin that lost reads the winner's). No budget, attempt log, fencing or retry
+ * accounting: what any durable step must pay.
  */
 export async function bareSqlSide(databaseUrl: string): Promise<PeerSide> {
   const setup = postgres(databaseUrl, { max: 1, onnotice: () => {} });
@@ -178,18 +179,18 @@ export async function bareSqlSide(databaseUrl: string): Promise<PeerSide> {
   let repeats: string[] = [];
   let bodyRuns = 0;
   const step = async (sql: postgres.Sql, id: string) => {
-    const result = await sql.begin(async (tx) => {
-      const [stored] = await tx<{ result: unknown }[]>`select result from peers_bare_steps where step_id = ${id}`;
+    const result = await (async () => {
+      const [stored] = await sql<{ result: unknown }[]>`select result from peers_bare_steps where step_id = ${id}`;
       if (stored) return stored.result;
       bodyRuns += 1;
       const value = STEP_RESULT;
-      const [inserted] = await tx<{ result: unknown }[]>`
-        insert into peers_bare_steps (step_id, result) values (${id}, ${tx.json(value)})
+      const [inserted] = await sql<{ result: unknown }[]>`
+        insert into peers_bare_steps (step_id, result) values (${id}, ${sql.json(value)})
         on conflict do nothing returning result`;
       if (inserted) return inserted.result;
-      const [winner] = await tx<{ result: unknown }[]>`select result from peers_bare_steps where step_id = ${id}`;
+      const [winner] = await sql<{ result: unknown }[]>`select result from peers_bare_steps where step_id = ${id}`;
       return winner?.result;
-    });
+    })();
     if (result !== STEP_RESULT) throw new Error(`bench: bare step ${id} returned ${String(result)}`);
   };
   return {

@@ -1,6 +1,3 @@
-import { DrizzleQueryError } from 'drizzle-orm';
-import { PostgresJsSession } from 'drizzle-orm/postgres-js';
-import type postgres from 'postgres';
 import type { Executor } from '../../db/client';
 import type { Attempt } from '../../db/schema';
 import { attemptSourceOf, DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from '../kernel/context';
@@ -9,6 +6,7 @@ import { costOfReport } from '../pricing/cost-of-report';
 import { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
 import { authorizeTaskAccess, authorizeTaskAgent, type TaskAgent } from '../tasks/task-agent';
 import { parseInput } from '../kernel/validation';
+import { runStatement } from '../kernel/run-statement';
 
 export { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
 
@@ -159,37 +157,6 @@ const FIND_REPORTED = `select attempts.* from attempt_identities identity
 
 function findReported(db: Executor, values: AttemptValues): Promise<AttemptRow[]> {
   return runStatement<AttemptRow>(db, FIND_REPORTED, [values.taskId, values.step, values.attemptNumber]);
-}
-
-/**
- * Runs a fixed statement on the executor's connection (the caller's
- * transaction, if it passed one) as `db.execute` would, minus its layers: no
- * `sql` template built and rendered, and on postgres.js no prepared-query
- * object and nested async wrappers either (together they cost more of the
- * process's CPU than the driver's own work for this call). What `db.execute`
- * promises is kept: drizzle's logger sees the statement (the benchmark's
- * ceiling replays what it sees) and a driver error comes wrapped in
- * DrizzleQueryError. The connection prepares it (lib/db/client.ts).
- */
-async function runStatement<Row>(db: Executor, text: string, params: unknown[]): Promise<Row[]> {
-  const session = db._.session;
-  if (!(session instanceof PostgresJsSession)) {
-    return session
-      .prepareQuery<{ execute: Row[]; all: unknown; values: unknown }>(
-        { sql: text, params },
-        undefined,
-        undefined,
-        false,
-      )
-      .execute();
-  }
-  session.logger.logQuery(text, params);
-  try {
-    const client: postgres.Sql = session.client;
-    return await client.unsafe<Row[]>(text, params as postgres.ParameterOrJSON<never>[]);
-  } catch (error) {
-    throw new DrizzleQueryError(text, params, error as Error);
-  }
 }
 
 /** An attempts row as PostgreSQL returns it to a raw statement. */

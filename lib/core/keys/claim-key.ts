@@ -5,7 +5,7 @@ import { agentOfTask } from '../identity/agent-targets';
 import { enforceTokenLimits } from '../identity/authorization';
 import type { CoreContext } from '../kernel/context';
 import { KeyPayloadMismatchError } from '../kernel/errors';
-import { cachedStatement } from '../kernel/prepared';
+import { fixedStatement } from '../kernel/run-statement';
 import { parseInput } from '../kernel/validation';
 import { claimKeyInput, type ClaimKeyInput } from './claim-key-input';
 import { storedRawKey } from './raw-key-name';
@@ -52,7 +52,22 @@ export type ClaimOutcome =
 const millisecondsFromNow = (name: string) =>
   sql`now() + make_interval(secs => ${sql.placeholder(name)}::double precision / 1000)`;
 
-const claimStatement = cachedStatement((db) => {
+/** The claim's returned row, as PostgreSQL names it (fixedStatement). */
+interface ClaimRow {
+  [column: string]: unknown;
+  status: 'in_progress' | 'completed' | 'failed';
+  request_hash: string;
+  holder_claim: string | null;
+  fencing_token: number;
+  acquisitions: number;
+  downstream_idempotent: boolean;
+  result: unknown;
+  /** Text: timestamps reach raw statements unparsed (lib/db/client.ts). */
+  updated_at: string;
+  ms_until_unlocked: string | number;
+}
+
+const claimStatement = fixedStatement<ClaimRow>((db) => {
   const k = idempotencyKeys;
   // A claim still in progress is never "a new operation", whatever its retention says:
   // a live holder may still be running (a takeover would run the work twice), and an
@@ -122,9 +137,8 @@ const claimStatement = cachedStatement((db) => {
       downstreamIdempotent: k.downstreamIdempotent,
       result: k.result,
       updatedAt: k.updatedAt,
-      msUntilUnlocked: sql<number>`ceil(extract(epoch from (${k.lockedUntil} - now())) * 1000)`.mapWith(Number),
-    })
-    .prepare('claim_key');
+      msUntilUnlocked: sql<number>`ceil(extract(epoch from (${k.lockedUntil} - now())) * 1000)`.as('ms_until_unlocked'),
+    });
 });
 
 /**
@@ -151,7 +165,7 @@ export async function claimKey(ctx: CoreContext, input: ClaimKeyInput): Promise<
 export async function claimStoredKey(ctx: CoreContext, input: ClaimKeyInput): Promise<ClaimOutcome> {
   const claim = parseInput(claimKeyInput, input);
   const claimId = randomUUID();
-  const [row] = await claimStatement(ctx.db).execute({
+  const [claimed] = await claimStatement(ctx.db, {
     key: claim.key,
     scope: claim.scope,
     requestHash: claim.requestHash,
@@ -164,7 +178,18 @@ export async function claimStoredKey(ctx: CoreContext, input: ClaimKeyInput): Pr
     inProgressTtlMs: claim.inProgressTtlMs,
     retentionMs: claim.retentionMs ?? keyRetentionMs[claim.scope] ?? DEFAULT_RETENTION_MS,
   });
-  if (!row) throw new Error('claimKey: the upsert returned no row');
+  if (!claimed) throw new Error('claimKey: the upsert returned no row');
+  const row = {
+    status: claimed.status,
+    requestHash: claimed.request_hash,
+    holderClaim: claimed.holder_claim,
+    fencingToken: Number(claimed.fencing_token),
+    acquisitions: Number(claimed.acquisitions),
+    downstreamIdempotent: claimed.downstream_idempotent,
+    result: claimed.result,
+    updatedAt: new Date(claimed.updated_at),
+    msUntilUnlocked: Number(claimed.ms_until_unlocked),
+  };
 
   if (row.holderClaim === claimId) {
     return { outcome: 'acquired', key: claim.key, fencingToken: row.fencingToken, attemptNumber: row.acquisitions };

@@ -82,12 +82,3 @@ export async function consumeRetry(db: Executor, taskId: string): Promise<RetryG
   if (budget.used >= budget.allowance) return { granted: false, reason: 'retry_ceiling' };
   return { granted: false, reason: 'budget_exhausted' };
 }
-
-/** Adds an attempt's cost to what the task spent in its current allowance. */
-export async function addTaskSpend(db: Executor, taskId: string, costMicros: number): Promise<void> {
-  if (costMicros === 0) return;
-  await db
-    .update(taskBudgets)
-    .set({ spendMicros: sql`${taskBudgets.spendMicros} + ${costMicros}` })
-    .where(eq(taskBudgets.taskId, taskId));
-}

@@ -1,8 +1,11 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { type Actor, DEFAULT_CORE_POLICY, type CoreContext } from '../kernel/context';
 import { cutToLength } from '../kernel/validation';
 import { MAX_HOLD_DETAIL } from './hold-input';
+
+/** An owner's name, or a placeholder for it in a statement built once. */
+type OwnerValue = string | Placeholder;
 
 /**
  * The one rule for who may own a hold or a task, applied to every owner an
@@ -14,7 +17,7 @@ import { MAX_HOLD_DETAIL } from './hold-input';
  * parked with someone who will look at it, never lost, and an agent cannot
  * invent owner teams (each one a metric label, an alert route and a page).
  */
-function isKnownOwner(owner: string, defaultOwner: string): SQL<boolean> {
+function isKnownOwner(owner: OwnerValue, defaultOwner: OwnerValue): SQL<boolean> {
   return sql<boolean>`(
     ${owner}::text = ${defaultOwner}::text
     or (${owner}::text like 'team:%' and (
@@ -24,11 +27,14 @@ function isKnownOwner(owner: string, defaultOwner: string): SQL<boolean> {
 }
 
 /** A known owner as it is stored: a person as their id is written (ownersOf), lower-case like the people table. */
-const normalizedOwner = (owner: string) =>
+const normalizedOwner = (owner: OwnerValue) =>
   sql<string>`(case when ${owner}::text like 'person:%' then 'person:' || lower(substr(${owner}::text, 8)) else ${owner}::text end)`;
 
-/** The owner to store for the one an agent named: itself when known, else the default owner. For an INSERT's values. */
-export function knownOwnerOrDefault(owner: string, defaultOwner: string): SQL<string> {
+/**
+ * The owner to store for the one an agent named: itself when known, else the default owner. For an INSERT's
+ * values; a statement built once (fixedStatement) passes placeholders.
+ */
+export function knownOwnerOrDefault(owner: OwnerValue, defaultOwner: OwnerValue): SQL<string> {
   return sql<string>`(case when ${isKnownOwner(owner, defaultOwner)} then ${normalizedOwner(owner)} else ${defaultOwner}::text end)`;
 }
 

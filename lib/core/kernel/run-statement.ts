@@ -1,4 +1,5 @@
-import { DrizzleQueryError, fillPlaceholders } from 'drizzle-orm';
+import { DrizzleQueryError, fillPlaceholders, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { PostgresJsSession } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import type { Executor } from '../../db/client';
@@ -48,4 +49,15 @@ export function fixedStatement<Row>(build: (db: Executor) => { toSQL(): { sql: s
     // drizzle's own filling: each placeholder's value, through its column's encoder where it has one.
     return runStatement<Row>(db, rendered.sql, fillPlaceholders(rendered.params, values));
   };
+}
+
+const dialect = new PgDialect();
+
+/**
+ * A statement written as a drizzle `sql` template with placeholders (`sql.placeholder('name')`), rendered to
+ * its text once, as fixedStatement does for a built query: for statements a query builder cannot write, such
+ * as data-modifying CTEs.
+ */
+export function fixedSql<Row>(build: () => SQL) {
+  return fixedStatement<Row>(() => ({ toSQL: () => dialect.sqlToQuery(build()) }));
 }

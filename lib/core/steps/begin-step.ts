@@ -9,8 +9,7 @@ import {
   type TaskBudget,
   type TaskStatus,
 } from '../../db/schema';
-import { beginAttempt } from '../budgets/attempt-lifecycle';
-import { ensureTaskBudget, readTaskBudget } from '../budgets/task-budget';
+import { readTaskBudget } from '../budgets/task-budget';
 import { cachedStatement } from '../kernel/prepared';
 import { tallyReplay } from '../keys/replay-tally';
 import { attemptSourceOf, nowOf, type CoreContext } from '../kernel/context';
@@ -25,7 +24,6 @@ import { deriveKey, hashContent } from '../keys/derive-key';
 import { countPoolUsage } from '../retry-pools/pool-usage';
 import { takeRetryFromPools, type PoolGrant } from '../retry-pools/take-retry';
 import { parseInput } from '../kernel/validation';
-import { readStepPolicy } from '../retry/step-policy';
 import { breakerGateFor, takeProbes, type BreakerFacts } from '../breakers/breaker-gate';
 import { breakerTargetsOf } from '../breakers/breaker-targets';
 import {
@@ -41,6 +39,8 @@ import { estimateStepCost } from './cost-estimate';
 import { exhaustTask, type ExhaustionReason } from './exhaust-task';
 import { stepActor } from './step-actor';
 import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
+import { writeBegin } from './begin-writes';
+import { createTaskOnBegin, type TaskNames } from './new-task';
 import {
   beginStepInput,
   type BeginAnswer,
@@ -83,17 +83,20 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
   const now = nowOf(ctx);
   const key = deriveKey({ taskId: parsed.taskId, step: parsed.step, iteration: parsed.iteration });
   const stored = await readTaskAndStoredStep(ctx, parsed.taskId, key);
-  const task = await taskForBegin(ctx, parsed, now, stored?.task);
+  await authorizeBegin(ctx, parsed, stored?.task);
   // A repeat of a completed step, its content unchanged: the stored result, once the task's stored agent has
   // authorized the caller, with nothing written (the call is counted later: replay-tally.ts).
   if (stored?.completed && stored.requestHash === hashContent(parsed.content ?? null)) {
     tallyReplay(ctx.db, key);
     return { decision: 'replay', key, result: stored.result };
   }
-  // From here the task's stored agent and queue stand for the request's (they are equal, or a queue left out).
-  const request = { ...parsed, agent: task.agent, queue: task.queue };
-  const actor = stepActor(ctx, task.agent, task.queue);
-  const owner = task.owner;
+  // The task's stored names stand for the request's (they are equal, or a queue was left out). A new task's row
+  // is made in the begin's transaction with the claim (createTaskOnBegin); a begin that ends without committing
+  // it (a gate's wait, a refusal) still leaves its task seen, as every begin does (taskSeen).
+  let task: TaskNames | undefined = stored?.task;
+  const request = { ...parsed, agent: task?.agent ?? parsed.agent, queue: task?.queue ?? parsed.queue ?? parsed.agent };
+  const taskSeen = once(async () => (task ??= await ensureTaskOnBegin(ctx.db, request, now, defaultOwnerOf(ctx))));
+  const actor = stepActor(ctx, request.agent, request.queue);
   // A pause or an open breaker turns every begin away, except a repeat of a completed step: its stored result
   // touches nothing downstream.
   const completed = once(() => keyCompleted(ctx, key));
@@ -105,10 +108,12 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
     request.estimatedCostMicros ?? estimateStepCost(ctx.db, request.agent, request.step),
   ]);
   if (pauseGate.kind === 'paused' && !(await completed())) {
+    await taskSeen();
     await countPausedBegin(ctx.db, pauseGate.pause.id, request.taskId, now);
     return pausedWait(pauseGate.pause, pausedRetryAfterMs(pauseGate.pause, now), false);
   }
   if (breakerGate.kind === 'open' && !(await completed())) {
+    await taskSeen();
     return circuitOpenWait(breakerGate.breaker, breakerGate.retryAfterMs);
   }
   const gates = {
@@ -119,16 +124,26 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
   let decided: Decided;
   try {
     decided = await retryOnDeadlock(ctx.db, () =>
-      ctx.db.transaction((tx) =>
-        claimAndGate(tx, request, key, estimate, now, gates, {
+      ctx.db.transaction(async (tx) => {
+        // A new task's row is sent with the claim, not before it: the claim does not depend on it.
+        const names = stored?.task ?? taskMadeInBegin(ctx, tx, request, parsed.queue, now);
+        const answer = await claimAndGate(tx, request, names, key, estimate, now, gates, {
           begunBy: ctx.actor?.id ?? null,
           source: attemptSourceOf(ctx),
-        }),
-      ),
-    );
+        });
+        // Known once committed: a rolled-back transaction made no task.
+        return { answer, madeHere: stored?.task ? undefined : await names };
+      }),
+    ).then(({ answer, madeHere }) => {
+      task ??= madeHere;
+      return answer;
+    });
   } catch (error) {
-    if (error instanceof BeginRefused) decided = error.refusal;
-    else if (error instanceof KeyPayloadMismatchError) {
+    if (error instanceof BeginRefused) {
+      await taskSeen();
+      decided = error.refusal;
+    } else if (error instanceof KeyPayloadMismatchError) {
+      const { owner } = await taskSeen();
       const { hold } = await openHold(
         { db: ctx.db, actor },
         {
@@ -148,6 +163,7 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
       };
     } else throw error;
   }
+  const owner = (await taskSeen()).owner;
 
   switch (decided.kind) {
     case 'answer':
@@ -211,44 +227,51 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
 }
 
 /**
- * The task a begin acts on, by the one rule for tasks (task-agent.ts): an
- * existing task is judged by its stored agent and queue before anything is
- * written; a new one by the request's names, and stored with them. Two first
- * begins naming different agents race on the insert; the loser is judged
- * against the winner's row.
+ * Whether the caller may begin a step of this task, by the one rule for tasks (task-agent.ts), before anything
+ * is written: an existing task is judged by its stored agent and queue, a new one by the request's names (it is
+ * stored with them), its parent by the parent's.
  */
-async function taskForBegin(
-  ctx: CoreContext,
-  request: BeginStepRequest,
-  now: Date,
-  /** The task's row as already read (readTaskAndStoredStep), or undefined when it has none yet. */
-  storedTask: TaskBudget | undefined,
-): Promise<TaskBudget> {
+async function authorizeBegin(ctx: CoreContext, request: BeginStepRequest, stored: TaskBudget | undefined) {
   const claimed = { taskId: request.taskId, agent: request.agent, queue: request.queue };
-  let task = storedTask;
-  if (!task) {
+  if (!stored) {
     stepActor(ctx, request.agent, request.queue ?? request.agent);
     if (request.parentTaskId !== undefined) await authorizeParent(ctx, request.taskId, request.parentTaskId);
-    // An admin's override of this step's policy sets the allowance of the tasks it starts.
-    const override = await readStepPolicy(ctx.db, { agent: request.agent, step: request.step });
-    task = await ensureTaskBudget(
-      ctx.db,
-      {
-        taskId: request.taskId,
-        agent: request.agent,
-        queue: request.queue,
-        owner: request.owner,
-        parentTaskId: request.parentTaskId,
-        retryAllowance: override?.retryAllowance ?? request.retryAllowance,
-        spendCeilingMicros: request.spendCeilingMicros,
-        timeAllowanceMs: request.timeAllowanceMs,
-      },
-      now,
-      defaultOwnerOf(ctx),
-    );
   }
-  await authorizeTaskAgent(ctx, task, claimed);
-  return task;
+  await authorizeTaskAgent(ctx, stored, claimed);
+}
+
+/**
+ * A new task's row, made in the begin's transaction. Two first begins naming different agents race on the
+ * insert: the loser waits for the winner to commit, and is judged against the winner's row.
+ */
+async function taskMadeInBegin(
+  ctx: CoreContext,
+  tx: Transaction,
+  request: BeginStepRequest & { queue: string },
+  /** The queue the request named, if it named one: a queue left out is not compared. */
+  claimedQueue: string | undefined,
+  now: Date,
+): Promise<TaskNames> {
+  const created = await createTaskOnBegin(tx, request, now, defaultOwnerOf(ctx));
+  if (created) return created;
+  const winner = await readTaskBudget(tx, request.taskId);
+  if (!winner) throw new Error(`beginStep: task "${request.taskId}" conflicted but has no row`);
+  await authorizeTaskAgent(ctx, winner, { taskId: request.taskId, agent: request.agent, queue: claimedQueue });
+  return winner;
+}
+
+/** A new task's row, outside a transaction: for a begin that ends before its own transaction commits. */
+async function ensureTaskOnBegin(
+  db: CoreContext['db'],
+  request: BeginStepRequest & { queue: string },
+  now: Date,
+  defaultOwner: string,
+): Promise<TaskNames> {
+  const created = await createTaskOnBegin(db, request, now, defaultOwner);
+  if (created) return created;
+  const existing = await readTaskBudget(db, request.taskId);
+  if (!existing) throw new Error(`beginStep: task "${request.taskId}" conflicted but has no row`);
+  return existing;
 }
 
 /**
@@ -401,7 +424,9 @@ async function countBudgetRefusal(
 /** The claim and every gate, in one transaction; a refusal throws BeginRefused and rolls it all back. */
 async function claimAndGate(
   tx: Transaction,
-  request: BeginStepRequest,
+  begin: BeginStepRequest & { queue: string },
+  /** The task's stored names: its row as read, or being made in this transaction. */
+  task: TaskNames | Promise<TaskNames>,
   key: string,
   estimate: number,
   now: Date,
@@ -410,18 +435,27 @@ async function claimAndGate(
   /** The token or person beginning the step (its key's settler), and how the attempt reaches Holdfast. */
   by: { begunBy: string | null; source: 'http' | 'library' },
 ): Promise<Decided> {
-  const claim = await claimStoredKey(
-    { db: tx },
-    {
-      key,
-      requestHash: hashContent(request.content ?? null),
-      holder: request.runKey,
-      inProgressTtlMs: request.inProgressTtlMs,
-      downstreamIdempotent: request.downstreamIdempotent,
-      taskId: request.taskId,
-      step: request.step,
-    },
-  );
+  // Both settle before either is read: the task's authorization (a concurrent first begin of another agent may
+  // have made it) speaks before anything the claim found.
+  const [made, claimed] = await Promise.allSettled([
+    task,
+    claimStoredKey(
+      { db: tx },
+      {
+        key,
+        requestHash: hashContent(begin.content ?? null),
+        holder: begin.runKey,
+        inProgressTtlMs: begin.inProgressTtlMs,
+        downstreamIdempotent: begin.downstreamIdempotent,
+        taskId: begin.taskId,
+        step: begin.step,
+      },
+    ),
+  ]);
+  if (made.status === 'rejected') throw made.reason;
+  if (claimed.status === 'rejected') throw claimed.reason;
+  const [names, claim] = [made.value, claimed.value];
+  const request = { ...begin, agent: names.agent, queue: names.queue };
   switch (claim.outcome) {
     case 'replay':
       return { kind: 'answer', answer: { decision: 'replay', key, result: claim.result } };
@@ -448,28 +482,16 @@ async function claimAndGate(
     if (refused) throw new BeginRefused({ kind: 'circuit_open', ...refused });
   }
 
-  const recorded = await beginAttempt(tx, {
-    taskId: request.taskId,
-    agent: request.agent,
-    step: request.step,
-    iteration: request.iteration ?? 0,
-    attemptNumber: claim.attemptNumber,
-    idempotencyKey: key,
-    runKey: request.runKey,
-    startedAt: now,
-    source: by.source,
-  });
-  const previous = await attachStepToKey(tx, key, request, estimate, recorded ? now : null, by.begunBy);
-  const attempt = { attemptNumber: claim.attemptNumber, previousStartedAt: previous.startedAt };
-  const budget = await reserveOnTask(tx, request.taskId, { leftover: previous.reserved, estimate, attempt, now });
-  if (!budget) throw new BeginRefused(await whyBudgetRefused(tx, request.taskId, attempt, estimate, now));
+  const attempt = { key, attemptNumber: claim.attemptNumber, estimate, now };
+  const { previousStartedAt, budget } = await writeBegin(tx, request, attempt, by);
+  const gated = { attemptNumber: claim.attemptNumber, previousStartedAt };
+  if (!budget) throw new BeginRefused(await whyBudgetRefused(tx, request.taskId, gated, estimate, now));
 
-  // A redriven step's first attempt is a retry in the log (attempt 2+) but not of this allowance: no pool is asked.
+  // A redriven step's first attempt is a retry in the log (attempt 2+) but not of this allowance: no pool is
+  // asked. A first attempt was counted in its pools' usage by writeBegin.
   if (budget.charged_retry) {
     const grant = await takeRetryFromPools(tx, request.agent, request.step, now);
     if (!grant.granted) throw new BeginRefused({ kind: 'pool_empty', grant });
-  } else {
-    await countPoolUsage(tx, request.agent, request.step, now, 'first_attempts');
   }
   return {
     kind: 'answer',
@@ -482,33 +504,6 @@ async function claimAndGate(
       ...allowanceLeft(budget, now),
     },
   };
-}
-
-/**
- * Writes what the finish and a dead letter need onto the claimed key, and
- * returns what the previous attempt left on it: its reservation (a holder that
- * died without finishing; the new reservation replaces it) and its start.
- */
-async function attachStepToKey(
-  tx: Transaction,
-  key: string,
-  request: BeginStepRequest,
-  estimate: number,
-  attemptStartedAt: Date | null,
-  begunBy: string | null,
-): Promise<{ reserved: number; startedAt: string | null }> {
-  const [row] = await tx.execute<{ leftover: string; previous_started_at: string | null }>(sql`
-    with previous as (select reserved_micros, attempt_started_at from idempotency_keys where key = ${key}::text)
-    update idempotency_keys set
-      agent = ${request.agent}::text, queue = ${request.queue ?? request.agent}::text, begun_by = ${begunBy}::text,
-      payload = ${JSON.stringify(request.content ?? null)}::jsonb, reserved_micros = ${estimate}::bigint,
-      downstream = ${request.downstream ?? null}::text,
-      completes_task = ${request.final}::boolean, attempt_started_at = ${attemptStartedAt?.toISOString() ?? null}::timestamptz,
-      finish_answer = null
-    from previous
-    where idempotency_keys.key = ${key}::text
-    returning previous.reserved_micros as leftover, previous.attempt_started_at as previous_started_at`);
-  return { reserved: Number(row?.leftover ?? 0), startedAt: row?.previous_started_at ?? null };
 }
 
 /** An attempt as the task's gate sees it: its number, and when the key's previous attempt began. */
@@ -527,34 +522,6 @@ function chargesRetrySql(attempt: GatedAttempt) {
   if (attempt.attemptNumber <= 1) return sql`false`;
   if (attempt.previousStartedAt === null) return sql`true`;
   return sql`(last_redrive_at is null or last_redrive_at <= ${attempt.previousStartedAt}::timestamptz)`;
-}
-
-/**
- * The task's gate, one guarded UPDATE: active, before its deadline, a retry
- * left (for a retry of this allowance), and room under the spend ceiling for
- * what is spent, what running attempts reserved and this attempt's estimate.
- * Once spend and reservations reach the ceiling nothing begins, whatever the
- * estimate (a zero estimate would otherwise always fit). Concurrent begins
- * queue on the row, each seeing the last one's reservation.
- */
-async function reserveOnTask(
-  tx: Transaction,
-  taskId: string,
-  { leftover, estimate, attempt, now }: { leftover: number; estimate: number; attempt: GatedAttempt; now: Date },
-): Promise<(BudgetRow & { charged_retry: boolean }) | undefined> {
-  const reservedByOthers = sql`greatest(0, reserved_micros - ${leftover}::bigint)`;
-  const retryCost = sql`(case when ${chargesRetrySql(attempt)} then 1 else 0 end)`;
-  const [row] = await tx.execute<BudgetRow & { charged_retry: boolean }>(sql`
-    update task_budgets set
-      reserved_micros = ${reservedByOthers} + ${estimate}::bigint,
-      retries_used = retries_used + ${retryCost},
-      updated_at = now()
-    where task_id = ${taskId}::text and status = 'active' and deadline > ${now.toISOString()}::timestamptz
-      and retries_used + ${retryCost} <= retry_allowance
-      and spend_micros + ${reservedByOthers} + ${estimate}::bigint <= spend_ceiling_micros
-      and spend_micros + ${reservedByOthers} < spend_ceiling_micros
-    returning ${sql.raw(BUDGET_COLUMNS)}, ${chargesRetrySql(attempt)} as charged_retry`);
-  return row;
 }
 
 async function whyBudgetRefused(

@@ -13,9 +13,11 @@ import { backoffWith, readStepPolicy } from '../retry/step-policy';
 import { costOfReport } from '../pricing/cost-of-report';
 import { markTaskFinished } from '../tasks/finish-task';
 import { MAX_HOLD_DETAIL } from '../holds/hold-input';
+import { fixedSql } from '../kernel/run-statement';
 import { cutToLength, parseInput } from '../kernel/validation';
 import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
 import { exhaustTask } from './exhaust-task';
+import { settleSucceeded } from './finish-writes';
 import { stepActor } from './step-actor';
 import {
   finishAnswer,
@@ -89,26 +91,20 @@ export async function finishStep(
           `Key "${key.key}" is already ${key.status}: it was settled outside this attempt (by a person or a raw key call)`,
         );
       }
-      await recordAttemptEnd(tx, key, request, now);
-      await recordBreakerOutcome(
+      // Sent now, with the writes that follow: they are independent of it.
+      const breakersCounted = recordBreakerOutcome(
         tx,
         breakerTargetsOf({ agent: key.task_agent, step: key.step, downstream: key.downstream }),
         failsTheDownstream(request.outcome, request.errorClass),
         now,
       );
+      if (request.outcome === 'succeeded') return finishSucceeded(tx, key, request, now, breakersCounted);
+      await breakersCounted;
+      await recordAttemptEnd(tx, key, request, now);
       const budget = await settleReservation(tx, key, request.costMicros);
 
       let answer: FinishAnswer;
-      if (request.outcome === 'succeeded') {
-        const taskCompleted = key.completes_task && (await markTaskFinished(tx, key.task_id, 'completed'));
-        answer = {
-          decision: 'completed',
-          key: key.key,
-          attemptNumber: key.acquisitions,
-          taskStatus: taskCompleted ? 'completed' : 'active',
-        };
-        await settleKey(tx, key, { status: 'completed', result: request.result ?? null, answer });
-      } else if (!key.downstream_idempotent && key.lock_expired) {
+      if (!key.downstream_idempotent && key.lock_expired) {
         // Past its claim, a step whose downstream cannot deduplicate may have acted
         // twice already or not at all: its key stays uncertain, for a person.
         const { hold } = await openHold(
@@ -136,7 +132,7 @@ export async function finishStep(
         );
       } else {
         const failure = { errorClass: request.errorClass!, errorText: request.errorText!.trim() };
-        await settleKey(tx, key, { status: 'failed', ...failure, answer: undefined });
+        await settleFailedKey(tx, key, failure);
         answer = await decideAfterFailure(tx, actor, key, budget, request, failure, now, retryPolicy);
         await tx.execute(
           sql`update idempotency_keys set finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key.key}::text`,
@@ -153,14 +149,57 @@ export async function finishStep(
   return settled;
 }
 
-/** The key under its row lock, checked to be this attempt's: never begun is NOT_FOUND, superseded is STALE_TOKEN. */
-async function lockBegunKey(tx: Transaction, request: PricedFinish): Promise<BegunKey> {
-  const [key] = await tx.execute<BegunKey>(sql`
+/**
+ * A succeeded attempt's finish: its writes in one statement (settleSucceeded), sent together with the breakers'
+ * count; a final step's task is marked completed first, as its answer says whether it was.
+ */
+async function finishSucceeded(
+  tx: Transaction,
+  key: BegunKey,
+  request: PricedFinish,
+  now: Date,
+  breakersCounted: Promise<void>,
+): Promise<FinishAnswer> {
+  const settle = (taskCompleted: boolean) => {
+    const answer: FinishAnswer = {
+      decision: 'completed',
+      key: key.key,
+      attemptNumber: key.acquisitions,
+      taskStatus: taskCompleted ? 'completed' : 'active',
+    };
+    const settled = settleSucceeded(tx, {
+      key: key.key,
+      taskId: key.task_id,
+      step: key.step,
+      attemptNumber: key.acquisitions,
+      attemptStartedAt: key.attempt_started_at,
+      reservedMicros: key.reserved_micros,
+      costMicros: request.costMicros,
+      costSource: request.costSource,
+      result: request.result,
+      answer,
+      now,
+    });
+    return settled.then(() => answer);
+  };
+  if (!key.completes_task) return (await Promise.all([breakersCounted, settle(false)]))[1];
+  const [, taskCompleted] = await Promise.all([breakersCounted, markTaskFinished(tx, key.task_id, 'completed')]);
+  return settle(taskCompleted);
+}
+
+/** The key and its task's stored names, the key's row locked for the rest of the finish's transaction. */
+const lockedKeyStatement = fixedSql<BegunKey>(
+  () => sql`
     select k.key, k.status, k.fencing_token, k.acquisitions, k.downstream_idempotent, coalesce(k.locked_until <= now(), true) as lock_expired,
       k.task_id, k.step, k.agent, k.queue, k.payload, k.reserved_micros, k.completes_task, k.attempt_started_at, k.finish_answer,
       k.begun_by, k.downstream, t.agent as task_agent, t.queue as task_queue
     from idempotency_keys k join task_budgets t on t.task_id = k.task_id
-    where k.key = ${request.key}::text for update of k`);
+    where k.key = ${sql.placeholder('key')}::text for update of k`,
+);
+
+/** The key under its row lock, checked to be this attempt's: never begun is NOT_FOUND, superseded is STALE_TOKEN. */
+async function lockBegunKey(tx: Transaction, request: PricedFinish): Promise<BegunKey> {
+  const [key] = await lockedKeyStatement(tx, { key: request.key });
   if (!key || key.agent === null || request.fencingToken > Number(key.fencing_token)) {
     throw new NotFoundError(
       `No step attempt was begun under key "${request.key}" with fencing token ${request.fencingToken}`,
@@ -229,24 +268,19 @@ async function settleReservation(tx: Transaction, key: BegunKey, costMicros: num
   return budget;
 }
 
-/** Settles the key; its retention now counts from this change. */
-async function settleKey(
+/** Settles the key as failed; its retention now counts from this change. A succeeded one: settleSucceeded. */
+async function settleFailedKey(
   tx: Transaction,
   key: BegunKey,
-  settled:
-    | { status: 'completed'; result: unknown; answer: FinishAnswer }
-    | { status: 'failed'; errorClass: ErrorClass; errorText: string; answer: undefined },
+  failure: { errorClass: ErrorClass; errorText: string },
 ): Promise<void> {
-  const completed = settled.status === 'completed';
   await tx.execute(sql`
     update idempotency_keys set
-      status = ${settled.status}::text,
-      result = ${completed ? JSON.stringify(settled.result) : null}::jsonb,
-      error_class = ${completed ? null : settled.errorClass}::error_class,
-      error_text = ${completed ? null : settled.errorText}::text,
+      status = 'failed', result = null,
+      error_class = ${failure.errorClass}::error_class, error_text = ${failure.errorText}::text,
       locked_until = null, reserved_micros = 0, updated_at = now(),
       expires_at = ${expiresAfterRetentionSql()},
-      finish_answer = ${settled.answer ? JSON.stringify(settled.answer) : null}::jsonb
+      finish_answer = null
     where key = ${key.key}::text`);
 }
 

@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  beginStep,
+  runStep,
+  saveStepPolicy,
+  setPause,
+  type Actor,
+  type BeginStepInput,
+  type CoreContext,
+} from '../../../lib/core';
+import { connectDatabase } from '../../../lib/db/client';
+import { attempts, deadLetters, holds, taskBudgets } from '../../../lib/db/schema';
+import { TaskAgentMismatchError } from '../../../lib/core/kernel/errors';
+import { addKnownOwners } from '../../support/known-owners';
+import { useTestDatabase } from '../../support/test-database';
+
+/**
+ * A new task's row is made by its first begin, in the begin's transaction with the claim
+ * (lib/core/steps/new-task.ts): these are the promises that move kept, whatever path the begin takes.
+ */
+const database = useTestDatabase({ maxConnections: 24 });
+const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const at = new Date('2026-12-03T10:00:00.000Z');
+const ctx = (): CoreContext => ({ db: database.db, clock: () => at });
+
+beforeAll(() => addKnownOwners(database.db, ['team:support']));
+
+function aStep(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
+  return {
+    taskId: `task-${randomUUID()}`,
+    agent: `agent-${randomUUID().slice(0, 8)}`,
+    owner: 'team:support',
+    step: 'reply',
+    content: { ticket: 9 },
+    estimatedCostMicros: 1_000,
+    ...overrides,
+  };
+}
+
+async function taskRow(taskId: string) {
+  const [row] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, taskId));
+  return row;
+}
+
+describe("a new task's first begin", () => {
+  it('makes its row with the begin’s allowance, its owner and a deadline from this begin', async () => {
+    const input = aStep({ retryAllowance: 3, spendCeilingMicros: 40_000, timeAllowanceMs: 60_000 });
+    const begun = await beginStep(ctx(), input);
+    expect(begun.decision).toBe('run');
+    expect(await taskRow(input.taskId)).toMatchObject({
+      agent: input.agent,
+      queue: input.agent,
+      owner: 'team:support',
+      retryAllowance: 3,
+      spendCeilingMicros: 40_000,
+      reservedMicros: 1_000,
+      deadline: new Date(at.getTime() + 60_000),
+      status: 'active',
+    });
+  });
+
+  it('stores an unknown owner as the default owner', async () => {
+    const input = aStep({ owner: 'team:nobody-knows' });
+    await beginStep(ctx(), input);
+    expect((await taskRow(input.taskId))?.owner).toBe('team:platform');
+  });
+
+  it("takes the retry allowance of an admin's override of the step's policy, read in the same statement", async () => {
+    const first = aStep();
+    await runStep(ctx(), first, async () => ({ result: 'ok' }));
+    await saveStepPolicy(
+      { db: database.db, actor: admin },
+      { agent: first.agent, step: first.step, retryAllowance: 1, reason: 'this step is costly' },
+    );
+    const next = aStep({ agent: first.agent, retryAllowance: 5 });
+    await beginStep(ctx(), next);
+    expect((await taskRow(next.taskId))?.retryAllowance).toBe(1);
+  });
+
+  it('refused by its own gate, still leaves its task seen: dead-lettered with one dead letter and no attempt', async () => {
+    const input = aStep({ spendCeilingMicros: 500, estimatedCostMicros: 1_000 });
+    const answer = await beginStep(ctx(), input);
+    expect(answer).toMatchObject({ decision: 'stop', code: 'DO_NOT_RETRY', reason: 'budget_exhausted' });
+    expect(await taskRow(input.taskId)).toMatchObject({ status: 'dead_lettered', reservedMicros: 0 });
+    const letters = await database.db.select().from(deadLetters).where(eq(deadLetters.taskId, input.taskId));
+    expect(letters).toHaveLength(1);
+    expect(await database.db.select().from(attempts).where(eq(attempts.taskId, input.taskId))).toEqual([]);
+  });
+
+  it('held by a pause, still leaves its task seen with the deadline of this first begin', async () => {
+    const downstream = `mail-${randomUUID().slice(0, 8)}`;
+    await setPause(
+      { db: database.db, actor: admin, clock: () => at },
+      { scope: 'downstream', downstream, reason: 'provider outage' },
+    );
+    const input = aStep({ downstream, timeAllowanceMs: 120_000 });
+    const answer = await beginStep(ctx(), input);
+    expect(answer).toMatchObject({ decision: 'wait', code: 'PAUSED' });
+    expect(await taskRow(input.taskId)).toMatchObject({
+      status: 'active',
+      reservedMicros: 0,
+      deadline: new Date(at.getTime() + 120_000),
+    });
+  });
+
+  it('raced by 24 first begins naming two agents, one agent’s row stands: the other’s begins are refused, one runs', async () => {
+    const taskId = `task-${randomUUID()}`;
+    const [winnerCandidate, otherCandidate] = [`alpha-${randomUUID().slice(0, 6)}`, `beta-${randomUUID().slice(0, 6)}`];
+    const begins = Array.from({ length: 24 }, (_, index) =>
+      beginStep(ctx(), aStep({ taskId, agent: index % 2 === 0 ? winnerCandidate : otherCandidate })).then(
+        (answer) => ({ answer }),
+        (error: unknown) => ({ error }),
+      ),
+    );
+    const outcomes = await Promise.all(begins);
+    const stored = await taskRow(taskId);
+    if (!stored) throw new Error('the task has no row');
+    const mismatches = outcomes.filter(
+      (outcome) => 'error' in outcome && outcome.error instanceof TaskAgentMismatchError,
+    );
+    const runs = outcomes.filter((outcome) => 'answer' in outcome && outcome.answer.decision === 'run');
+    const waits = outcomes.filter((outcome) => 'answer' in outcome && outcome.answer.decision === 'wait');
+    expect([winnerCandidate, otherCandidate]).toContain(stored.agent);
+    expect(mismatches).toHaveLength(12);
+    expect(runs).toHaveLength(1);
+    expect(waits).toHaveLength(11);
+    expect(await database.db.select().from(attempts).where(eq(attempts.taskId, taskId))).toHaveLength(1);
+  });
+  it("racing another agent's uncommitted first begin, is judged by that agent's row before anything its claim found", async () => {
+    const first = aStep({ content: { ticket: 1 } });
+    const intruder = { ...first, agent: `intruder-${randomUUID().slice(0, 6)}`, content: { ticket: 2 } };
+    let raced: Promise<unknown> | undefined;
+    await database.db.transaction(async (tx) => {
+      expect((await beginStep({ db: tx, clock: () => at }, first)).decision).toBe('run');
+      // Another agent's first begin of the same task, with other content: it sees no task yet, and its insert
+      // waits on this transaction's row.
+      raced = beginStep(ctx(), intruder).then(
+        (answer) => ({ answer }),
+        (error: unknown) => ({ error }),
+      );
+      await untilABeginWaitsOnALock();
+    });
+    const outcome = await raced;
+    expect(outcome).toMatchObject({ error: expect.any(TaskAgentMismatchError) });
+    // Refused as the task's agent says, not for its content: no payload-mismatch hold on another agent's task.
+    const held = await database.db.select().from(holds).where(eq(holds.itemId, first.taskId));
+    expect(held).toEqual([]);
+  });
+});
+
+/** Polls until some session of the test database waits on a lock (the racing begin's insert). */
+async function untilABeginWaitsOnALock(): Promise<void> {
+  for (let tries = 0; tries < 500; tries++) {
+    const waiting = await database.sql`
+      select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+    if (waiting.length > 0) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('no begin came to wait on the lock');
+}
+
+describe('the statements of one new step', () => {
+  it('are nine, in a transaction each for begin and finish; a repeat is one read', async () => {
+    const seen: string[] = [];
+    const counted = connectDatabase(database.url, {
+      maxConnections: 1,
+      logger: { logQuery: (query) => seen.push(query) },
+    });
+    try {
+      const input = aStep();
+      const body = async () => ({ result: 'ok', costMicros: 900 });
+      expect((await runStep({ db: counted.db }, input, body)).status).toBe('completed');
+      // The task and key read, the pause and breaker gates, the task's row, the claim, the begin's writes; the
+      // key locked, the breakers counted, the finish's writes.
+      expect(seen).toHaveLength(9);
+      seen.length = 0;
+      expect((await runStep({ db: counted.db }, input, body)).status).toBe('replayed');
+      expect(seen).toHaveLength(1);
+    } finally {
+      await counted.close();
+    }
+  });
+});

@@ -124,7 +124,7 @@ async function main() {
     });
     await setup.close();
     const token = await createBenchToken(databases.holdfastUrl, 'bench', ['ingest']);
-    server = await benchServer(databases.holdfastUrl);
+    server = await benchServer(databases.holdfastSocketUrl);
     dbos = await startDbosSide(databases.dbosSocketUrl);
     const dbosSide = dbos;
     const tally = (): Record<StepKind, Tally> => ({
@@ -132,7 +132,7 @@ async function main() {
       repeat: { calls: 0, bodyRuns: 0 },
     });
     sides.push(
-      { label: 'Holdfast runStep', side: runStepSide(databases.holdfastUrl), tally: tally() },
+      { label: 'Holdfast runStep', side: runStepSide(databases.holdfastSocketUrl), tally: tally() },
       { label: 'Holdfast HTTP begin+finish', side: httpSide(server.baseUrl, token), tally: tally() },
       {
         label: `DBOS Transact ${dbosVersion}`,
@@ -143,7 +143,7 @@ async function main() {
         },
         tally: tally(),
       },
-      { label: 'bare SQL', side: await bareSqlSide(databases.holdfastUrl), tally: tally() },
+      { label: 'bare SQL', side: await bareSqlSide(databases.holdfastSocketUrl), tally: tally() },
     );
 
     const cpus = os.cpus();

@@ -1,6 +1,7 @@
 import type { Logger } from 'drizzle-orm';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { openPostgres } from './connection-url';
 import * as schema from './schema';
 
 export type Database = PostgresJsDatabase<typeof schema>;
@@ -24,7 +25,7 @@ export interface ConnectOptions {
 
 /** Opens a pool to the given database. The caller owns it and must close it. */
 export function connectDatabase(url: string, options: ConnectOptions = {}): DatabaseConnection {
-  const sql = postgres(url, {
+  const sql = openPostgres(url, {
     max: options.maxConnections ?? 10,
     connect_timeout: options.connectTimeoutSeconds ?? 10,
     // PostgreSQL's NOTICE messages (e.g. "relation already exists, skipping") are noise here.

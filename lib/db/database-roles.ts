@@ -1,4 +1,5 @@
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { openPostgres } from './connection-url';
 import type { RolePasswords } from './role-passwords';
 
 /**
@@ -37,7 +38,7 @@ export interface PrepareRolesOptions {
  * owner can migrate and the application's grants mean something.
  */
 export async function prepareDatabaseRoles(options: PrepareRolesOptions): Promise<void> {
-  const sql = postgres(options.superuserUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  const sql = openPostgres(options.superuserUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     await ensureLoginRole(sql, OWNER_ROLE, options.passwords.owner);
     await ensureLoginRole(sql, APP_ROLE, options.passwords.app);

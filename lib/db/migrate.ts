@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
+import { openPostgres } from './connection-url';
 
 export const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
 
@@ -19,7 +19,7 @@ const MIGRATION_LOCK_ID = 7_240_117_001;
  */
 export async function migrateDatabase(url: string, folder = migrationsFolder): Promise<void> {
   // One connection, so the lock and the migration share a session.
-  const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  const sql = openPostgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
     try {

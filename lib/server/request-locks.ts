@@ -1,5 +1,6 @@
 import 'server-only';
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { openPostgres } from '../db/connection-url';
 
 /**
  * Who is answering an Idempotency-Key right now. The key's row in
@@ -43,7 +44,7 @@ const LOCK_STATEMENT_TIMEOUT_MS = 3_000;
 export function openRequestLocks(url: string): RequestLocks {
   // One connection: session locks live exactly as long as it does. postgres.js
   // reconnects on the next query after it is lost, with none of the old locks.
-  const connect = () => postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+  const connect = () => openPostgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
   let sql = connect();
   // Which hold of each key is this process's current one (a token per acquisition).
   const heldHere = new Map<string, symbol>();

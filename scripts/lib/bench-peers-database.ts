@@ -10,10 +10,15 @@ export const DURABILITY_SETTINGS = ['fsync', 'synchronous_commit', 'wal_sync_met
 export interface PeersDatabases {
   /** Which server, and how its durability was chosen. */
   description: string;
-  /** TCP URLs of the fresh databases, one per side that keeps its own. */
+  /** TCP URLs of the fresh databases, one per side that keeps its own (set-up and counting). */
   holdfastUrl: string;
   dbosUrl: string;
-  /** The DBOS database through the server's unix socket (reachable from a network namespace). */
+  /**
+   * The same databases through the server's Unix socket, which every measured side uses: DBOS must (its network
+   * namespace has loopback alone), and a socket costs a client less CPU per statement than loopback TCP, so the
+   * sides meet PostgreSQL the same way.
+   */
+  holdfastSocketUrl: string;
   dbosSocketUrl: string;
   /** The settings as a session in each database sees them. */
   settings: Record<string, string>;
@@ -89,15 +94,19 @@ export async function peersDatabases(): Promise<PeersDatabases> {
   const holdfastUrl = withDatabase(serverUrl, HOLDFAST_DATABASE);
   const dbosUrl = withDatabase(serverUrl, DBOS_DATABASE);
   const settings = await readSettings(holdfastUrl, dbosUrl);
-  const socket = new URL(dbosUrl);
-  socket.hostname = 'localhost';
-  socket.port = settings.port!;
-  socket.searchParams.set('host', settings.unix_socket_directories!.split(',')[0]!.trim());
+  const throughSocket = (url: string) => {
+    const socket = new URL(url);
+    socket.hostname = 'localhost';
+    socket.port = settings.port!;
+    socket.searchParams.set('host', settings.unix_socket_directories!.split(',')[0]!.trim());
+    return socket.toString();
+  };
   return {
     description,
     holdfastUrl,
     dbosUrl,
-    dbosSocketUrl: socket.toString(),
+    holdfastSocketUrl: throughSocket(holdfastUrl),
+    dbosSocketUrl: throughSocket(dbosUrl),
     settings,
     serverVersion: settings.server_version!,
     stop: async () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { type BeginStepInput, runStep } from '../../lib/core';
 import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
+import { openPostgres } from '../../lib/db/connection-url';
 import { type Figures, measureLoops } from './bench-compare';
 import { httpPoster } from './bench-http';
 import type { StepKind } from './dbos-side';
@@ -164,13 +165,13 @@ export const BARE_TABLE = 'peers_bare_steps';
  * accounting: what any durable step must pay.
  */
 export async function bareSqlSide(databaseUrl: string): Promise<PeerSide> {
-  const setup = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  const setup = openPostgres(databaseUrl, { max: 1, onnotice: () => {} });
   await setup.unsafe(
     `create table if not exists ${BARE_TABLE} (step_id text primary key, result jsonb not null, created_at timestamptz not null default now())`,
   );
   await setup.end({ timeout: 5 });
   const pools = poolsBy(
-    (clients) => postgres(databaseUrl, { max: clients, onnotice: () => {} }),
+    (clients) => openPostgres(databaseUrl, { max: clients, onnotice: () => {} }),
     (sql: postgres.Sql) => sql.end({ timeout: 5 }),
   );
   const run = randomUUID().slice(0, 8);

@@ -1,0 +1,26 @@
+import postgres from 'postgres';
+
+/**
+ * Opens postgres.js on a connection URL as libpq reads it, including a Unix socket named the libpq way:
+ * `postgresql://user@localhost:5432/db?host=/var/run/postgresql`. postgres.js reads a socket only from its `path`
+ * option and would send `host` to the server as a setting (refused: "unrecognized configuration parameter"), so
+ * the socket directory is taken out of the URL and given as the socket's path (`<dir>/.s.PGSQL.<port>`).
+ */
+export function openPostgres(url: string, options: postgres.Options<Record<string, never>> = {}): postgres.Sql {
+  const socket = unixSocketOf(url);
+  return socket ? postgres(socket.url, { ...options, path: socket.path }) : postgres(url, options);
+}
+
+/** The socket a libpq-style URL names (`?host=/dir`), and the URL without it; undefined for a TCP URL. */
+export function unixSocketOf(url: string): { url: string; path: string } | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const directory = parsed.searchParams.get('host');
+  if (!directory?.startsWith('/')) return undefined;
+  parsed.searchParams.delete('host');
+  return { url: parsed.toString(), path: `${directory.replace(/\/+$/, '')}/.s.PGSQL.${parsed.port || '5432'}` };
+}

@@ -1,9 +1,8 @@
-import { sql } from 'drizzle-orm';
-import { arrayParam } from '../kernel/sql-arrays';
-import type { Executor, Transaction } from '../../db/client';
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import type { Transaction } from '../../db/client';
 import type { BreakerState } from '../../db/schema';
 import { settingsRowSql } from './breaker-settings';
-import { breakerTargetLabel, type BreakerTarget } from './breaker-targets';
+import { breakerTargetLabel } from './breaker-targets';
 
 /**
  * The circuit-breaker gate a begin passes (begin-step.ts). An open breaker
@@ -31,7 +30,8 @@ export type BreakerGate =
   | { kind: 'open'; breaker: BreakerFacts; retryAfterMs: number }
   | { kind: 'probing'; breakers: BreakerFacts[] };
 
-interface BreakerRow extends Record<string, unknown> {
+/** A breaker as breakersNotClosedSql reads it: times as text (a raw statement's, or JSON's). */
+export interface BreakerRow extends Record<string, unknown> {
   target: string;
   state: Exclude<BreakerState, 'closed'>;
   opened_at: string | null;
@@ -54,12 +54,15 @@ function factsOf(row: BreakerRow): BreakerFacts {
   };
 }
 
-/** The breakers of this begin's targets that are not closed: one that is open and resting turns it away. */
-export async function breakerGateFor(db: Executor, targets: BreakerTarget[], now: Date): Promise<BreakerGate> {
-  const names = targets.map((target) => target.target);
-  const rows = await db.execute<BreakerRow>(sql`
+/** The breakers of a begin's targets (a text[] of their keys) that are not closed, as a subquery (begin-reads.ts). */
+export function breakersNotClosedSql(targets: SQLWrapper): SQL {
+  return sql`
     select target, state, opened_at, probe_at, failure_share, volume
-    from circuit_breakers where target = any(${arrayParam(names, 'text')}) and state <> 'closed'`);
+    from circuit_breakers where target = any(${targets}::text[]) and state <> 'closed'`;
+}
+
+/** The gate of a begin's breakers that are not closed (breakersNotClosedSql's rows): one open and resting turns it away. */
+export function breakerGateOf(rows: readonly BreakerRow[], now: Date): BreakerGate {
   if (rows.length === 0) return { kind: 'closed' };
   const resting = rows
     .filter((row) => row.state === 'open' && new Date(row.probe_at) > now)

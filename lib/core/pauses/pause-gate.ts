@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../../db/client';
 import type { PauseScope } from '../../db/schema';
 
@@ -35,8 +35,9 @@ export type PauseGate =
   | { kind: 'paused'; pause: PauseFacts }
   | { kind: 'ramping'; ramps: RampingPause[] };
 
-interface PauseRow extends Record<string, unknown> {
-  id: string;
+/** A pause as pausesCoveringSql reads it: times as text (a raw statement's, or JSON's). */
+export interface PauseRow extends Record<string, unknown> {
+  id: string | number;
   scope: PauseScope;
   agent: string | null;
   step: string | null;
@@ -55,23 +56,36 @@ export function pauseTargetLabel(pause: Pick<PauseRow, 'scope' | 'agent' | 'step
   return (pause.scope === 'agent' ? pause.agent : pause.downstream) ?? '';
 }
 
-/** The pauses that cover this begin now: holding ones first (any of them turns it away), else ramping ones. */
-export async function pauseGateFor(
-  db: Executor,
-  begin: { agent: string; step: string; downstream?: string },
-  now: Date,
-): Promise<PauseGate> {
-  const at = now.toISOString();
-  const rows = await db.execute<PauseRow>(sql`
+/** What the pause gate reads of a begin: its names and its moment, as values or a statement's placeholders. */
+export interface PausedBegin {
+  agent: SQLWrapper;
+  step: SQLWrapper;
+  downstream: SQLWrapper;
+  at: SQLWrapper;
+}
+
+/**
+ * The pauses that cover a begin at its moment, as a subquery (begin-reads.ts reads it with the task and its key):
+ * a pause of its agent, of its step, or of the downstream it names, begun and neither ended nor resumed, or
+ * resumed with a ramp still running.
+ */
+export function pausesCoveringSql(begin: PausedBegin): SQL {
+  return sql`
     select id, scope, agent, step, downstream, reason, paused_by, paused_at, ends_at, resumed_at,
       ramp_start_per_minute, ramp_ends_at
     from pauses
     where ((agent = ${begin.agent}::text and (scope = 'agent' or step = ${begin.step}::text))
-        or downstream = ${begin.downstream ?? null}::text)
-      and paused_at <= ${at}::timestamptz
-      and ((resumed_at is null and (ends_at is null or ends_at > ${at}::timestamptz))
-        or ramp_ends_at > ${at}::timestamptz)
-    order by paused_at`);
+        or downstream = ${begin.downstream}::text)
+      and paused_at <= ${begin.at}::timestamptz
+      and ((resumed_at is null and (ends_at is null or ends_at > ${begin.at}::timestamptz))
+        or ramp_ends_at > ${begin.at}::timestamptz)`;
+}
+
+/**
+ * The gate of the pauses that cover a begin (pausesCoveringSql's rows, in the order they began): a holding one
+ * turns it away, else ramping ones each let it through if their minute has room.
+ */
+export function pauseGateOf(rows: readonly PauseRow[]): PauseGate {
   const holding = rows.find((row) => row.resumed_at === null);
   if (holding) return { kind: 'paused', pause: pauseFacts(holding) };
   if (rows.length === 0) return { kind: 'open' };

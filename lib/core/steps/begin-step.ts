@@ -1,16 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
-import {
-  deadLetters,
-  holds,
-  idempotencyKeys,
-  taskBudgets,
-  type ErrorClass,
-  type TaskBudget,
-  type TaskStatus,
-} from '../../db/schema';
+import { deadLetters, holds, idempotencyKeys, type ErrorClass, type TaskStatus } from '../../db/schema';
 import { readTaskBudget } from '../budgets/task-budget';
-import { cachedStatement } from '../kernel/prepared';
 import { tallyReplay } from '../keys/replay-tally';
 import { attemptSourceOf, nowOf, type CoreContext } from '../kernel/context';
 import { retryOnDeadlock } from '../kernel/deadlock-retry';
@@ -24,12 +15,10 @@ import { deriveKey, hashContent } from '../keys/derive-key';
 import { countPoolUsage } from '../retry-pools/pool-usage';
 import { takeRetryFromPools, type PoolGrant } from '../retry-pools/take-retry';
 import { parseInput } from '../kernel/validation';
-import { breakerGateFor, takeProbes, type BreakerFacts } from '../breakers/breaker-gate';
-import { breakerTargetsOf } from '../breakers/breaker-targets';
+import { takeProbes, type BreakerFacts } from '../breakers/breaker-gate';
 import {
   countPausedBegin,
   pausedRetryAfterMs,
-  pauseGateFor,
   rampMinute,
   takeRampGrant,
   type PauseFacts,
@@ -39,6 +28,7 @@ import { estimateStepCost } from './cost-estimate';
 import { exhaustTask, type ExhaustionReason } from './exhaust-task';
 import { stepActor } from './step-actor';
 import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
+import { readBeginFacts } from './begin-reads';
 import { writeBegin } from './begin-writes';
 import { createTaskOnBegin, type TaskNames } from './new-task';
 import {
@@ -82,31 +72,26 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
   refuseRawPrefixedTaskId(parsed.taskId);
   const now = nowOf(ctx);
   const key = deriveKey({ taskId: parsed.taskId, step: parsed.step, iteration: parsed.iteration });
-  const stored = await readTaskAndStoredStep(ctx, parsed.taskId, key);
-  await authorizeBegin(ctx, parsed, stored?.task);
+  const stored = await readBeginFacts(ctx.db, parsed, key, now);
+  await authorizeBegin(ctx, parsed, stored.task);
   // A repeat of a completed step, its content unchanged: the stored result, once the task's stored agent has
   // authorized the caller, with nothing written (the call is counted later: replay-tally.ts).
-  if (stored?.completed && stored.requestHash === hashContent(parsed.content ?? null)) {
+  if (stored.completed && stored.requestHash === hashContent(parsed.content ?? null)) {
     tallyReplay(ctx.db, key);
     return { decision: 'replay', key, result: stored.result };
   }
   // The task's stored names stand for the request's (they are equal, or a queue was left out). A new task's row
   // is made in the begin's transaction with the claim (createTaskOnBegin); a begin that ends without committing
   // it (a gate's wait, a refusal) still leaves its task seen, as every begin does (taskSeen).
-  let task: TaskNames | undefined = stored?.task;
+  let task: TaskNames | undefined = stored.task;
   const request = { ...parsed, agent: task?.agent ?? parsed.agent, queue: task?.queue ?? parsed.queue ?? parsed.agent };
   const taskSeen = once(async () => (task ??= await ensureTaskOnBegin(ctx.db, request, now, defaultOwnerOf(ctx))));
   const actor = stepActor(ctx, request.agent, request.queue);
   // A pause or an open breaker turns every begin away, except a repeat of a completed step: its stored result
   // touches nothing downstream.
   const completed = once(() => keyCompleted(ctx, key));
-  // Three independent reads, sent together: the pauses and breakers that may hold the step, and its expected
-  // cost when the agent gave none.
-  const [pauseGate, breakerGate, estimate] = await Promise.all([
-    pauseGateFor(ctx.db, request, now),
-    breakerGateFor(ctx.db, breakerTargetsOf(request), now),
-    request.estimatedCostMicros ?? estimateStepCost(ctx.db, request.agent, request.step),
-  ]);
+  const { pauseGate, breakerGate } = stored;
+  const estimate = request.estimatedCostMicros ?? (await estimateStepCost(ctx.db, request.agent, request.step));
   if (pauseGate.kind === 'paused' && !(await completed())) {
     await taskSeen();
     await countPausedBegin(ctx.db, pauseGate.pause.id, request.taskId, now);
@@ -126,13 +111,13 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
     decided = await retryOnDeadlock(ctx.db, () =>
       ctx.db.transaction(async (tx) => {
         // A new task's row is sent with the claim, not before it: the claim does not depend on it.
-        const names = stored?.task ?? taskMadeInBegin(ctx, tx, request, parsed.queue, now);
+        const names = stored.task ?? taskMadeInBegin(ctx, tx, request, parsed.queue, now);
         const answer = await claimAndGate(tx, request, names, key, estimate, now, gates, {
           begunBy: ctx.actor?.id ?? null,
           source: attemptSourceOf(ctx),
         });
         // Known once committed: a rolled-back transaction made no task.
-        return { answer, madeHere: stored?.task ? undefined : await names };
+        return { answer, madeHere: stored.task ? undefined : await names };
       }),
     ).then(({ answer, madeHere }) => {
       task ??= madeHere;
@@ -231,13 +216,13 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
  * is written: an existing task is judged by its stored agent and queue, a new one by the request's names (it is
  * stored with them), its parent by the parent's.
  */
-async function authorizeBegin(ctx: CoreContext, request: BeginStepRequest, stored: TaskBudget | undefined) {
+async function authorizeBegin(ctx: CoreContext, request: BeginStepRequest, stored: TaskNames | undefined) {
   const claimed = { taskId: request.taskId, agent: request.agent, queue: request.queue };
   if (!stored) {
     stepActor(ctx, request.agent, request.queue ?? request.agent);
     if (request.parentTaskId !== undefined) await authorizeParent(ctx, request.taskId, request.parentTaskId);
   }
-  await authorizeTaskAgent(ctx, stored, claimed);
+  await authorizeTaskAgent(ctx, stored && { taskId: request.taskId, ...stored }, claimed);
 }
 
 /**
@@ -289,30 +274,6 @@ async function authorizeParent(ctx: CoreContext, taskId: string, parentTaskId: s
     });
   }
   stepActor(ctx, parent.agent, parent.queue);
-}
-
-/**
- * The task's row and its step's key, in one statement by their primary keys: every begin needs the task (its
- * stored agent authorizes the caller), and a repeat of a completed step needs nothing more. `completed` is false
- * for a key past its retention, which a claim takes as a new operation. Undefined for a task with no row yet.
- */
-const taskAndStoredStep = cachedStatement((db) =>
-  db
-    .select({
-      task: taskBudgets,
-      completed: sql<boolean>`coalesce(${idempotencyKeys.status} = 'completed' and ${idempotencyKeys.expiresAt} > now(), false)`,
-      requestHash: idempotencyKeys.requestHash,
-      result: idempotencyKeys.result,
-    })
-    .from(taskBudgets)
-    .leftJoin(idempotencyKeys, eq(idempotencyKeys.key, sql.placeholder('key')))
-    .where(eq(taskBudgets.taskId, sql.placeholder('taskId')))
-    .prepare('begin_task_and_stored_step'),
-);
-
-async function readTaskAndStoredStep(ctx: CoreContext, taskId: string, key: string) {
-  const [row] = await taskAndStoredStep(ctx.db).execute({ taskId, key });
-  return row;
 }
 
 /** Runs `read` at most once, when first asked. */

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { arrayParam } from '../kernel/sql-arrays';
 import type { Transaction } from '../../db/client';
 import { BREAKER_FAILURE_CLASSES, type ErrorClass } from '../../db/schema';
@@ -30,31 +30,61 @@ export async function recordBreakerOutcome(
   failing: boolean,
   now: Date,
 ): Promise<void> {
-  const at = sql`${now.toISOString()}::timestamptz`;
-  const names = targets.map((target) => target.target);
-  const slice = new Date(Math.floor(now.getTime() / SLICE_MS) * SLICE_MS).toISOString();
   await tx.execute(sql`
-    with settings as ${sql.raw(settingsRowSql)},
+    with ${outcomeCountedCtes({
+      names: arrayParam(
+        targets.map((target) => target.target),
+        'text',
+      ),
+      slice: sql`${breakerSliceOf(now)}`,
+      at: sql`${now.toISOString()}`,
+      failing,
+    })}
+    select 1`);
+  if (failing) await openWhenTripped(tx, targets, now);
+}
+
+/** The start of the slice (of SLICE_MS) an outcome at `now` is counted in, as text for a statement. */
+export function breakerSliceOf(now: Date): string {
+  return new Date(Math.floor(now.getTime() / SLICE_MS) * SLICE_MS).toISOString();
+}
+
+/**
+ * An outcome counted for breakers, as the CTEs of a statement (recordBreakerOutcome's, and a succeeded finish's
+ * single statement, finish-fast.ts): +1 attempt (and +1 failure when failing) in each target's slice, and each
+ * half-open target closed (on an attempt that reached its downstream) or reopened for a new rest (on one that
+ * found it failing), with its event. `names` is a text[] of the targets' keys; `slice` and `at` are timestamps.
+ */
+export function outcomeCountedCtes(parts: {
+  names: SQLWrapper;
+  slice: SQLWrapper;
+  at: SQLWrapper;
+  failing: boolean;
+}): SQL {
+  const { names, slice, failing } = parts;
+  const at = sql`${parts.at}::timestamptz`;
+  return sql`settings as ${sql.raw(settingsRowSql)},
     counted as (
       insert into breaker_slices (target, slice_start, attempts, failures)
-      select name, ${slice}::timestamptz, 1, ${failing ? 1 : 0}::int from unnest(${arrayParam(names, 'text')}) as name
+      select name, ${slice}::timestamptz, 1, ${sql.raw(failing ? '1' : '0')} from unnest(${names}::text[]) as name
       on conflict (target, slice_start) do update
         set attempts = breaker_slices.attempts + 1, failures = breaker_slices.failures + excluded.failures
     ),
     settled as (
       update circuit_breakers b set
-        state = ${failing ? 'open' : 'closed'}::text,
+        state = ${sql.raw(failing ? "'open'" : "'closed'")},
         probe_at = ${failing ? sql`${at} + make_interval(secs => s.cool_down_seconds)` : sql`null`},
         opened_at = ${failing ? at : sql`b.opened_at`},
         probes_granted = 0,
         changed_at = ${at}
       from settings s
-      where b.target = any(${arrayParam(names, 'text')}) and b.state = 'half_open'
+      where b.target = any(${names}::text[]) and b.state = 'half_open'
       returning b.target
-    )
-    insert into breaker_events (target, event, at)
-    select target, ${failing ? 'reopened' : 'closed'}::text, ${at} from settled`);
-  if (failing) await openWhenTripped(tx, targets, now);
+    ),
+    half_open_ended as (
+      insert into breaker_events (target, event, at)
+      select target, ${sql.raw(failing ? "'reopened'" : "'closed'")}, ${at} from settled
+    )`;
 }
 
 async function openWhenTripped(tx: Transaction, targets: BreakerTarget[], now: Date): Promise<void> {

@@ -17,8 +17,8 @@ import { fixedSql } from '../kernel/run-statement';
 import { cutToLength, parseInput } from '../kernel/validation';
 import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
 import { exhaustTask } from './exhaust-task';
-import { settleSucceeded } from './finish-writes';
-import { stepActor } from './step-actor';
+import { settleSucceeded, type SucceededFinish } from './finish-writes';
+import { mayCoordinate, stepActor } from './step-actor';
 import {
   finishAnswer,
   finishStepInput,
@@ -74,6 +74,15 @@ export async function finishStep(
   const now = nowOf(ctx);
   const cost = await costOfReport(ctx.db, parsed, now);
   const request: PricedFinish = { ...parsed, costMicros: cost.costMicros, costSource: cost.source };
+  // The usual finish, a success, settles in one statement with no transaction around it (finish-writes.ts). When
+  // that statement finds the key otherwise than it expects, it writes nothing, and the transaction below tells
+  // the cases apart.
+  if (request.outcome === 'succeeded' && mayCoordinate(ctx)) {
+    const settled = await retryOnDeadlock(ctx.db, () =>
+      settleSucceeded(ctx.db, ctx.actor, succeededFinish(request, now, { completesTask: false, taskCompleted: false })),
+    );
+    if (settled) return settled;
+  }
   const settled = await retryOnDeadlock(ctx.db, () =>
     ctx.db.transaction(async (tx): Promise<FinishAnswer | { supersededBy: string }> => {
       const key = await lockBegunKey(tx, request);
@@ -91,15 +100,13 @@ export async function finishStep(
           `Key "${key.key}" is already ${key.status}: it was settled outside this attempt (by a person or a raw key call)`,
         );
       }
-      // Sent now, with the writes that follow: they are independent of it.
-      const breakersCounted = recordBreakerOutcome(
+      if (request.outcome === 'succeeded') return finishSucceeded(tx, ctx, key, request, now);
+      await recordBreakerOutcome(
         tx,
         breakerTargetsOf({ agent: key.task_agent, step: key.step, downstream: key.downstream }),
         failsTheDownstream(request.outcome, request.errorClass),
         now,
       );
-      if (request.outcome === 'succeeded') return finishSucceeded(tx, key, request, now, breakersCounted);
-      await breakersCounted;
       await recordAttemptEnd(tx, key, request, now);
       const budget = await settleReservation(tx, key, request.costMicros);
 
@@ -149,42 +156,39 @@ export async function finishStep(
   return settled;
 }
 
-/**
- * A succeeded attempt's finish: its writes in one statement (settleSucceeded), sent together with the breakers'
- * count; a final step's task is marked completed first, as its answer says whether it was.
- */
+/** A succeeded attempt's finish under the key's lock: a final step's task is marked completed first, as its answer says whether it was. */
 async function finishSucceeded(
   tx: Transaction,
+  ctx: CoreContext,
   key: BegunKey,
   request: PricedFinish,
   now: Date,
-  breakersCounted: Promise<void>,
 ): Promise<FinishAnswer> {
-  const settle = (taskCompleted: boolean) => {
-    const answer: FinishAnswer = {
-      decision: 'completed',
-      key: key.key,
-      attemptNumber: key.acquisitions,
-      taskStatus: taskCompleted ? 'completed' : 'active',
-    };
-    const settled = settleSucceeded(tx, {
-      key: key.key,
-      taskId: key.task_id,
-      step: key.step,
-      attemptNumber: key.acquisitions,
-      attemptStartedAt: key.attempt_started_at,
-      reservedMicros: key.reserved_micros,
-      costMicros: request.costMicros,
-      costSource: request.costSource,
-      result: request.result,
-      answer,
-      now,
-    });
-    return settled.then(() => answer);
+  const taskCompleted = key.completes_task && (await markTaskFinished(tx, key.task_id, 'completed'));
+  const answer = await settleSucceeded(
+    tx,
+    ctx.actor,
+    succeededFinish(request, now, { completesTask: key.completes_task, taskCompleted }),
+  );
+  if (!answer) throw new Error(`finishStep: key "${key.key}" changed under its row lock`);
+  return answer;
+}
+
+function succeededFinish(
+  request: PricedFinish,
+  now: Date,
+  task: { completesTask: boolean; taskCompleted: boolean },
+): SucceededFinish {
+  return {
+    key: request.key,
+    fencingToken: request.fencingToken,
+    costMicros: request.costMicros,
+    costSource: request.costSource,
+    result: request.result,
+    completesTask: task.completesTask,
+    taskStatus: task.taskCompleted ? 'completed' : 'active',
+    now,
   };
-  if (!key.completes_task) return (await Promise.all([breakersCounted, settle(false)]))[1];
-  const [, taskCompleted] = await Promise.all([breakersCounted, markTaskFinished(tx, key.task_id, 'completed')]);
-  return settle(taskCompleted);
 }
 
 /** The key and its task's stored names, the key's row locked for the rest of the finish's transaction. */

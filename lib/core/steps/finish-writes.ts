@@ -1,82 +1,122 @@
 import { sql } from 'drizzle-orm';
-import type { Transaction } from '../../db/client';
+import type { Executor } from '../../db/client';
 import type { CostSource } from '../../db/schema';
+import { breakerSliceOf, outcomeCountedCtes } from '../breakers/breaker-outcomes';
+import type { Actor } from '../kernel/context';
 import { expiresAfterRetentionSql } from '../keys/claim-key';
 import { fixedSql } from '../kernel/run-statement';
+import { arrayLiteral } from '../kernel/sql-arrays';
 import type { FinishAnswer } from './step-protocol';
 
 const p = sql.placeholder;
 
 /**
- * What a succeeded finish writes, in one statement under the key's row lock (each part was a statement of its
- * own):
- *  - `ended`: the running attempt's outcome, latency and cost (a wall clock that stepped back never finishes it
- *    before it started); nothing when the attempt was never recorded (a redelivery of a recorded number);
- *  - `budget`: the task's reservation given back and the real cost added to its spend;
- *  - the key completed with its result and the answer a second finish gets; its retention counts from now.
- * Returns how many task rows it settled, so a task with no row is an error, not a silent no-op.
+ * A succeeded finish, in one statement. `begun` is the key, locked, if and only if this finish may settle it as
+ * things stand: begun by an attempt (agent set), still in progress with no answer kept, under this fencing token,
+ * begun by this caller's token (or by none), of a task the caller's token limits allow, and completing its task
+ * only if the caller says so. Then, from `begun`:
+ *  - the attempt's outcome, latency and cost (a wall clock that stepped back never finishes it before it started;
+ *    nothing when no attempt row was recorded for its number);
+ *  - the task's reservation given back and the real cost added to its spend;
+ *  - the key completed with its result and the answer a second finish gets; its retention counts from now;
+ *  - the outcome counted for the step's breaker and its downstream's (named as breakerTargetsOf names them), a
+ *    half-open one closed.
+ * No row back means none of it happened: finish-step.ts then takes the long way, which tells the other cases
+ * apart (superseded, finished already, settled by a person, never begun, forbidden).
  */
-const settleSucceededStatement = fixedSql<{ budgets: number }>(
+const settleSucceededStatement = fixedSql<{ acquisitions: number }>(
   () => sql`
-with ended as (
-  update attempts set
+with begun as (
+  select k.key, k.acquisitions, k.task_id, k.step, k.attempt_started_at, k.reserved_micros,
+    array['step:' || t.agent || '/' || k.step]
+      || case when k.downstream is null then '{}'::text[] else array['downstream:' || k.downstream] end as breakers
+  from idempotency_keys k join task_budgets t on t.task_id = k.task_id
+  where k.key = ${p('key')}::text and k.agent is not null and k.status = 'in_progress' and k.finish_answer is null
+    and k.fencing_token = ${p('fencingToken')}::bigint and k.completes_task = ${p('completesTask')}::boolean
+    and (${p('actorId')}::text is null or k.begun_by is null or k.begun_by = ${p('actorId')}::text)
+    and (${p('allowedAgents')}::text[] is null or t.agent = any(${p('allowedAgents')}::text[]))
+    and (${p('allowedQueues')}::text[] is null or t.queue = any(${p('allowedQueues')}::text[]))
+  for update of k
+),
+ended as (
+  update attempts a set
     outcome = 'succeeded',
-    finished_at = greatest(${p('finishedAt')}::timestamptz, started_at),
-    latency_ms = greatest(0, round(extract(epoch from (${p('finishedAt')}::timestamptz - started_at)) * 1000))::int,
+    finished_at = greatest(${p('now')}::timestamptz, a.started_at),
+    latency_ms = greatest(0, round(extract(epoch from (${p('now')}::timestamptz - a.started_at)) * 1000))::int,
     cost_micros = ${p('costMicros')}::bigint,
     cost_source = ${p('costSource')}::text,
     error_class = null,
     error_text = null
-  where task_id = ${p('taskId')}::text and step = ${p('step')}::text and attempt_number = ${p('attemptNumber')}::int
-    and idempotency_key = ${p('key')}::text and started_at = ${p('startedAt')}::timestamptz and outcome = 'running'
+  from begun
+  where a.task_id = begun.task_id and a.step = begun.step and a.attempt_number = begun.acquisitions
+    and a.idempotency_key = begun.key and a.started_at = begun.attempt_started_at and a.outcome = 'running'
   returning 1
 ),
 budget as (
-  update task_budgets set
-    reserved_micros = greatest(0, reserved_micros - ${p('reservedMicros')}::bigint),
-    spend_micros = spend_micros + ${p('costMicros')}::bigint
-  where task_id = ${p('taskId')}::text
+  update task_budgets t set
+    reserved_micros = greatest(0, t.reserved_micros - begun.reserved_micros),
+    spend_micros = t.spend_micros + ${p('costMicros')}::bigint
+  from begun
+  where t.task_id = begun.task_id
   returning 1
-)
-update idempotency_keys set
-  status = 'completed', result = ${p('result')}::jsonb, error_class = null, error_text = null,
-  locked_until = null, reserved_micros = 0, updated_at = now(),
-  expires_at = ${expiresAfterRetentionSql()},
-  finish_answer = ${p('answer')}::jsonb
-where key = ${p('key')}::text
-returning (select count(*) from budget)::int as budgets`,
+),
+completed as (
+  update idempotency_keys set
+    status = 'completed', result = ${p('result')}::jsonb, error_class = null, error_text = null,
+    locked_until = null, reserved_micros = 0, updated_at = now(),
+    expires_at = ${expiresAfterRetentionSql()},
+    finish_answer = json_build_object('decision', 'completed', 'key', begun.key,
+      'attemptNumber', begun.acquisitions, 'taskStatus', ${p('taskStatus')}::text)::jsonb
+  from begun
+  where idempotency_keys.key = begun.key
+  returning 1
+),
+${outcomeCountedCtes({
+  names: sql`(select breakers from begun)`,
+  slice: p('slice'),
+  at: p('now'),
+  failing: false,
+})}
+select acquisitions from begun`,
 );
 
 export interface SucceededFinish {
   key: string;
-  taskId: string;
-  step: string;
-  attemptNumber: number;
-  /** When the attempt began, as the key holds it; null when no attempt row was recorded for it. */
-  attemptStartedAt: string | null;
-  /** What the begin reserved, given back now. */
-  reservedMicros: string;
+  fencingToken: number;
   costMicros: number;
   costSource: CostSource;
   result: unknown;
-  answer: FinishAnswer;
+  /** Whether the key's step completes its task; the task is then marked completed first (finish-step.ts). */
+  completesTask: boolean;
+  /** The task's status the answer reports. */
+  taskStatus: 'active' | 'completed';
   now: Date;
 }
 
-/** Settles a succeeded attempt (settleSucceededStatement) in the finish's transaction. */
-export async function settleSucceeded(tx: Transaction, finish: SucceededFinish): Promise<void> {
-  const [row] = await settleSucceededStatement(tx, {
+/**
+ * Settles a succeeded attempt (settleSucceededStatement): its answer, or undefined when the finish may not settle
+ * it this way and nothing was written. On its own (autocommitted) or in the finish's transaction.
+ */
+export async function settleSucceeded(
+  db: Executor,
+  actor: Actor | undefined,
+  finish: SucceededFinish,
+): Promise<FinishAnswer | undefined> {
+  const limits = actor?.type === 'agent' ? actor : undefined;
+  const [row] = await settleSucceededStatement(db, {
     key: finish.key,
-    taskId: finish.taskId,
-    step: finish.step,
-    attemptNumber: finish.attemptNumber,
-    startedAt: finish.attemptStartedAt,
-    finishedAt: finish.now.toISOString(),
-    reservedMicros: finish.reservedMicros,
+    fencingToken: finish.fencingToken,
+    completesTask: finish.completesTask,
+    actorId: actor?.id ?? null,
+    allowedAgents: limits?.allowedAgents ? arrayLiteral(limits.allowedAgents) : null,
+    allowedQueues: limits?.allowedQueues ? arrayLiteral(limits.allowedQueues) : null,
+    now: finish.now.toISOString(),
+    slice: breakerSliceOf(finish.now),
     costMicros: finish.costMicros,
     costSource: finish.costSource,
     result: JSON.stringify(finish.result ?? null),
-    answer: JSON.stringify(finish.answer),
+    taskStatus: finish.taskStatus,
   });
-  if (!row || row.budgets === 0) throw new Error(`finishStep: task "${finish.taskId}" has no budget`);
+  if (!row) return undefined;
+  return { decision: 'completed', key: finish.key, attemptNumber: row.acquisitions, taskStatus: finish.taskStatus };
 }

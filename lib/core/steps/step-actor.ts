@@ -1,4 +1,4 @@
-import { authorize } from '../identity/authorization';
+import { authorize, can } from '../identity/authorization';
 import type { Actor, CoreContext } from '../kernel/context';
 
 /**
@@ -10,4 +10,12 @@ import type { Actor, CoreContext } from '../kernel/context';
 export function stepActor(ctx: CoreContext, agent: string, queue: string | null): Actor {
   const actor: Actor = ctx.actor ?? { type: 'agent', id: agent, scopes: ['ingest'] };
   return authorize({ ...ctx, actor }, 'agent.coordinate', { agent, queue });
+}
+
+/**
+ * Whether the caller may coordinate agents' work at all, before knowing which agent: for a statement that applies
+ * a token's agent and queue limits itself (finish-writes.ts). A worker in-process (no actor) may.
+ */
+export function mayCoordinate(ctx: CoreContext): boolean {
+  return ctx.actor === undefined || can(ctx.actor, 'agent.coordinate', {});
 }

@@ -32,3 +32,4 @@ export const claimKeyInput = z.strictObject({
   step: stepName.optional(),
 });
 export type ClaimKeyInput = z.input<typeof claimKeyInput>;
+export type ClaimKeyRequest = z.output<typeof claimKeyInput>;

@@ -7,7 +7,7 @@ import type { CoreContext } from '../kernel/context';
 import { KeyPayloadMismatchError } from '../kernel/errors';
 import { fixedStatement } from '../kernel/run-statement';
 import { parseInput } from '../kernel/validation';
-import { claimKeyInput, type ClaimKeyInput } from './claim-key-input';
+import { claimKeyInput, type ClaimKeyInput, type ClaimKeyRequest } from './claim-key-input';
 import { storedRawKey } from './raw-key-name';
 
 export { claimKeyInput, type ClaimKeyInput } from './claim-key-input';
@@ -163,7 +163,11 @@ export async function claimKey(ctx: CoreContext, input: ClaimKeyInput): Promise<
  * and only if the row names this claim. Authorization is the caller's.
  */
 export async function claimStoredKey(ctx: CoreContext, input: ClaimKeyInput): Promise<ClaimOutcome> {
-  const claim = parseInput(claimKeyInput, input);
+  return claimCheckedKey(ctx, parseInput(claimKeyInput, input));
+}
+
+/** claimStoredKey for a claim its caller already validated (the step engine's begin): not parsed again. */
+export async function claimCheckedKey(ctx: CoreContext, claim: ClaimKeyRequest): Promise<ClaimOutcome> {
   const claimId = randomUUID();
   const [claimed] = await claimStatement(ctx.db, {
     key: claim.key,

@@ -8,7 +8,7 @@ import { retryOnDeadlock } from '../kernel/deadlock-retry';
 import { InvalidInputError, KeyPayloadMismatchError } from '../kernel/errors';
 import { defaultOwnerOf } from '../holds/known-owner';
 import { openHold } from '../holds/open-hold';
-import { claimStoredKey } from '../keys/claim-key';
+import { claimCheckedKey } from '../keys/claim-key';
 import { refuseRawPrefixedTaskId } from '../keys/raw-key-name';
 import { authorizeTaskAgent } from '../tasks/task-agent';
 import { deriveKey, hashContent } from '../keys/derive-key';
@@ -400,10 +400,12 @@ async function claimAndGate(
   // have made it) speaks before anything the claim found.
   const [made, claimed] = await Promise.allSettled([
     task,
-    claimStoredKey(
+    // Its values were validated with the begin's (beginStepInput): not parsed again.
+    claimCheckedKey(
       { db: tx },
       {
         key,
+        scope: 'step',
         requestHash: hashContent(begin.content ?? null),
         holder: begin.runKey,
         inProgressTtlMs: begin.inProgressTtlMs,

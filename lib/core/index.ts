@@ -29,8 +29,8 @@ export { startDatabaseClock } from './kernel/database-clock';
 
 // For agents: one step at a time (runStep), or the step protocol's two halves as the HTTP API serves them.
 export { type RunStepInput, type RunStepOutcome, runStep, type StepAttempt } from './steps/run-step';
-export { beginStep } from './steps/begin-step';
-export { finishStep } from './steps/finish-step';
+export { beginCheckedStep, beginStep } from './steps/begin-step';
+export { finishCheckedStep, finishStep } from './steps/finish-step';
 export { resumePause, setPause, type PauseOutcome, type ResumeOutcome } from './pauses/pauses';
 export { PAUSED_POLL_MS } from './pauses/pause-gate';
 export { readStepPolicy, removeStepPolicy, saveStepPolicy } from './retry/step-policy';

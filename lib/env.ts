@@ -30,7 +30,7 @@ export const environmentSchema = z
     DATABASE_URL: z
       .preprocess(emptyAsUnset, postgresUrl.optional())
       .describe(
-        '`postgres://user:password@host:port/database` of any PostgreSQL 15 or newer. Unset: an embedded PostgreSQL 17 is started.',
+        '`postgres://user:password@host:port/database` of any PostgreSQL 15 or newer, or a Unix socket named as libpq names one: `postgres://user@localhost:5432/database?host=/var/run/postgresql` (cheaper per statement than TCP on one machine). Unset: an embedded PostgreSQL 17 is started.',
       ),
     DATABASE_MIGRATION_URL: z
       .preprocess(emptyAsUnset, postgresUrl.optional())

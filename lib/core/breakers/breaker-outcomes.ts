@@ -1,4 +1,5 @@
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { counterStripeSql } from '../kernel/counter-stripe';
 import { arrayParam } from '../kernel/sql-arrays';
 import type { Transaction } from '../../db/client';
 import { BREAKER_FAILURE_CLASSES, type ErrorClass } from '../../db/schema';
@@ -53,7 +54,10 @@ export function breakerSliceOf(now: Date): string {
  * An outcome counted for breakers, as the CTEs of a statement (recordBreakerOutcome's, and a succeeded finish's
  * single statement, finish-fast.ts): +1 attempt (and +1 failure when failing) in each target's slice, and each
  * half-open target closed (on an attempt that reached its downstream) or reopened for a new rest (on one that
- * found it failing), with its event. `names` is a text[] of the targets' keys; `slice` and `at` are timestamps.
+ * found it failing), with its event. A success is counted in its connection's stripe of the slice
+ * (counter-stripe.ts), so concurrent successes never queue on one row. A failure is counted in stripe 0, one row
+ * for every failure of the slice: failures decide whether a breaker trips, so each waits for the failures before
+ * it to commit and its trip check (openWhenTripped) sees them all, as concurrent failures must to open it once. `names` is a text[] of the targets' keys; `slice` and `at` are timestamps.
  */
 export function outcomeCountedCtes(parts: {
   names: SQLWrapper;
@@ -65,9 +69,10 @@ export function outcomeCountedCtes(parts: {
   const at = sql`${parts.at}::timestamptz`;
   return sql`settings as ${sql.raw(settingsRowSql)},
     counted as (
-      insert into breaker_slices (target, slice_start, attempts, failures)
-      select name, ${slice}::timestamptz, 1, ${sql.raw(failing ? '1' : '0')} from unnest(${names}::text[]) as name
-      on conflict (target, slice_start) do update
+      insert into breaker_slices (target, slice_start, stripe, attempts, failures)
+      select name, ${slice}::timestamptz, ${failing ? sql.raw('0') : counterStripeSql}, 1, ${sql.raw(failing ? '1' : '0')}
+      from unnest(${names}::text[]) as name
+      on conflict (target, slice_start, stripe) do update
         set attempts = breaker_slices.attempts + 1, failures = breaker_slices.failures + excluded.failures
     ),
     settled as (

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
+import { counterStripeSql } from '../kernel/counter-stripe';
 import { fixedSql } from '../kernel/run-statement';
 import { sliceStartOf } from '../retry-pools/pool-usage';
 import { BUDGET_COLUMNS, type BudgetRow } from './budget-row';
@@ -16,7 +17,7 @@ const p = sql.placeholder;
  *    attempt left there: its reservation (a holder that died without finishing; this one replaces it) and
  *    its start;
  *  - `reserved`: the task's gate, one guarded UPDATE (see reserveSql);
- *  - `counted`: a first attempt counted in its retry pools' usage. A retry (charged_retry) takes from the
+ *  - `counted`: a first attempt counted in its retry pools' usage (in its connection's stripe). A retry (charged_retry) takes from the
  *    pools instead, after this statement (take-retry.ts locks the pools first).
  * Data-modifying CTEs all run, read or not; a refused gate returns no budget, and the caller rolls the
  * transaction back, so nothing of it stays.
@@ -50,9 +51,10 @@ reserved as (
   ${reserveSql()}
 ),
 counted as (
-  insert into retry_pool_usage (agent, step, slice_start, first_attempts)
-  select ${p('agent')}::text, ${p('step')}::text, ${p('sliceStart')}::timestamptz, 1 from reserved where not reserved.charged_retry
-  on conflict (agent, step, slice_start) do update set first_attempts = retry_pool_usage.first_attempts + 1
+  insert into retry_pool_usage (agent, step, slice_start, stripe, first_attempts)
+  select ${p('agent')}::text, ${p('step')}::text, ${p('sliceStart')}::timestamptz, ${counterStripeSql}, 1
+  from reserved where not reserved.charged_retry
+  on conflict (agent, step, slice_start, stripe) do update set first_attempts = retry_pool_usage.first_attempts + 1
 )
 select attached.previous_started_at, reserved.*
 from attached left join reserved on true`,

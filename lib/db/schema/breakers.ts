@@ -7,6 +7,7 @@ import {
   integer,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
@@ -62,10 +63,12 @@ export const breakerSlices = pgTable(
   {
     target: text('target').notNull(),
     sliceStart: timestamp('slice_start', { withTimezone: true }).notNull(),
+    /** Which of a slice's rows a count went to: the writing connection's (as retry_pool_usage's); readers sum them. */
+    stripe: smallint('stripe').notNull().default(0),
     attempts: integer('attempts').notNull(),
     failures: integer('failures').notNull(),
   },
-  (table) => [primaryKey({ name: 'breaker_slices_pkey', columns: [table.target, table.sliceStart] })],
+  (table) => [primaryKey({ name: 'breaker_slices_pkey', columns: [table.target, table.sliceStart, table.stripe] })],
 );
 
 /** Every change of a breaker's state, for its history on the step page. */

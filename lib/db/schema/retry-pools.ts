@@ -7,6 +7,7 @@ import {
   integer,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   unique,
@@ -57,12 +58,17 @@ export const retryPoolUsage = pgTable(
     agent: text('agent').notNull(),
     step: text('step').notNull(),
     sliceStart: timestamp('slice_start', { withTimezone: true }).notNull(),
+    /**
+     * Which of a slice's rows a count went to: the writing connection's (counterStripeSql). Concurrent begins of
+     * one step would otherwise all update one row and wait on each other's commits; readers sum every stripe.
+     */
+    stripe: smallint('stripe').notNull().default(0),
     firstAttempts: integer('first_attempts').notNull().default(0),
     retries: integer('retries').notNull().default(0),
     refusals: integer('refusals').notNull().default(0),
   },
   (table) => [
-    primaryKey({ name: 'retry_pool_usage_pkey', columns: [table.agent, table.step, table.sliceStart] }),
+    primaryKey({ name: 'retry_pool_usage_pkey', columns: [table.agent, table.step, table.sliceStart, table.stripe] }),
     // Serves an agent-wide pool's window: every step of one agent since a moment.
     index('retry_pool_usage_agent_slice_start_idx').on(table.agent, table.sliceStart),
   ],

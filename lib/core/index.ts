@@ -105,6 +105,9 @@ export {
   setApiTokenRateLimit,
   takeRequestToken,
 } from './identity/api-tokens-rate-limit';
+export { takeRequestTokens } from './identity/api-tokens-rate-batch';
+export { ApiTokenCache, TOKEN_CACHE_TTL_MS } from './identity/api-token-cache';
+export { batchCap, GRANT_LEASE_MS, RequestGrants } from './identity/request-grants';
 
 // For long-running processes: the instance's name and a lease it keeps while it works.
 export { INSTANCE_NAME } from './leases/instance-name';

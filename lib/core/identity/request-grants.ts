@@ -21,6 +21,8 @@ export interface RequestGrantsOptions {
   leaseMs?: number;
   /** Milliseconds on a clock that never steps back; tests pass their own. */
   now?: () => number;
+  /** Stands in for the database's clock in the shared bucket's refill (tests); the server passes none. */
+  databaseNow?: () => Date;
 }
 
 /**
@@ -41,10 +43,17 @@ export class RequestGrants {
   private readonly leases = new Map<number, Lease>();
   private readonly leaseMs: number;
   private readonly now: () => number;
+  private readonly databaseNow: (() => Date) | undefined;
 
   constructor(options: RequestGrantsOptions = {}) {
     this.leaseMs = options.leaseMs ?? GRANT_LEASE_MS;
     this.now = options.now ?? (() => performance.now());
+    this.databaseNow = options.databaseNow;
+  }
+
+  /** Requests this process holds for the token and has not spent yet (fresh or not). */
+  heldFor(tokenId: number): number {
+    return this.leases.get(tokenId)?.left ?? 0;
   }
 
   /** One request for the token: granted from this process's lease, else from a new reservation on the shared row. */
@@ -91,7 +100,7 @@ export class RequestGrants {
     // The last lease was spent before it expired: this token asks for more than it took, so take more.
     if (lease.expiresAt > this.now()) lease.nextBatch *= 2;
     lease.nextBatch = Math.min(lease.nextBatch, batchCap(limit));
-    const reservation = await guard(takeRequestTokens(db, tokenId, limit, lease.nextBatch));
+    const reservation = await guard(takeRequestTokens(db, tokenId, limit, lease.nextBatch, this.databaseNow?.()));
     if (reservation.taken === 0) return { granted: false, retryAfterSeconds: reservation.retryAfterSeconds };
     lease.left = reservation.taken - 1;
     lease.expiresAt = this.now() + this.leaseMs;

@@ -5,7 +5,7 @@
  * PROFILE_DIR (default a temporary folder, printed). Read it with Chrome's DevTools (Performance, load profile)
  * or `node --import tsx scripts/summarize-cpu-profile.ts <file>`. It also prints the server's CPU time per
  * step (user + system, from /proc), which load on the machine does not inflate as it does a profile's wall
- * clock; PROFILE_CPU=off measures that alone, without the profiler's own cost. PROFILE_KIND=repeat: repeats; PROFILE_KIND=empty: the empty route.
+ * clock; PROFILE_CPU=off measures that alone, without the profiler's own cost. PROFILE_KIND=repeat: repeats; PROFILE_KIND=empty: the empty route; PROFILE_KIND=attempt: single attempt reports (POST /api/v1/attempts).
  *
  *   npm run build && node --import tsx scripts/profile-http-steps.ts
  */
@@ -15,12 +15,14 @@ import path from 'node:path';
 import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
 import { connectDatabase } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
+import { attemptsOverHttp } from './lib/bench-attempts';
 import { emptyRouteSide, httpSide } from './lib/bench-peers-sides';
 import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';
 
 const CLIENTS = Number(process.env.PROFILE_CLIENTS ?? 8);
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
-const KIND = process.env.PROFILE_KIND === 'repeat' ? 'repeat' : process.env.PROFILE_KIND === 'empty' ? 'empty' : 'new';
+const KINDS = ['new', 'repeat', 'empty', 'attempt'] as const;
+const KIND = KINDS.find((kind) => kind === process.env.PROFILE_KIND) ?? 'new';
 
 /** User + system CPU time of a process so far, in ms (Linux). */
 async function serverCpuMs(pid: number | undefined): Promise<number> {
@@ -44,19 +46,21 @@ try {
   const token = await createBenchToken(database.url, 'profile', ['ingest']);
   if (process.env.PROFILE_CPU !== 'off') process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
   server = await benchServer(database.url, { HOLDFAST_BENCH_EMPTY_ROUTE: 'on' });
-  const side = httpSide(server.baseUrl, token);
+  const { baseUrl } = server;
+  const side = httpSide(baseUrl, token);
   const emptyRoute = emptyRouteSide(server.baseUrl, token);
-  const measure = (seconds: number) =>
-    KIND === 'empty'
-      ? emptyRoute.measure(CLIENTS, seconds)
-      : side.measure(KIND, CLIENTS, seconds).then((round) => round.figures);
+  const measure = (seconds: number) => {
+    if (KIND === 'empty') return emptyRoute.measure(CLIENTS, seconds);
+    if (KIND === 'attempt') return attemptsOverHttp(baseUrl, token, CLIENTS, false, seconds);
+    return side.measure(KIND, CLIENTS, seconds).then((round) => round.figures);
+  };
   await side.prepareRepeats(64);
   await measure(2);
   const cpuBefore = await serverCpuMs(server.pid);
   const figures = await measure(SECONDS);
   const cpuMs = (await serverCpuMs(server.pid)) - cpuBefore;
   console.log(
-    `${KIND === 'empty' ? 'empty-route requests' : `${KIND} steps`}, ${CLIENTS} clients: ${Math.round(figures.perSecond)}/s (p95 ${figures.p95Ms.toFixed(1)} ms); the server's CPU: ${(cpuMs / figures.calls).toFixed(2)} ms each`,
+    `${KIND === 'empty' ? 'empty-route requests' : KIND === 'attempt' ? 'single attempt reports' : `${KIND} steps`}, ${CLIENTS} clients: ${Math.round(figures.perSecond)}/s (p95 ${figures.p95Ms.toFixed(1)} ms); the server's CPU: ${(cpuMs / figures.calls).toFixed(2)} ms each`,
   );
   await side.stop();
   await emptyRoute.stop();

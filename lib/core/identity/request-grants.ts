@@ -40,7 +40,8 @@ export interface RequestGrantsOptions {
  * starts at 1, growing only while the token's requests keep spending whole batches.
  */
 export class RequestGrants {
-  private readonly leases = new Map<number, Lease>();
+  /** Per database handle, then per token: a token's id names it in one database only (tests open many). */
+  private readonly leasesByDatabase = new WeakMap<Executor, Map<number, Lease>>();
   private readonly leaseMs: number;
   private readonly now: () => number;
   private readonly databaseNow: (() => Date) | undefined;
@@ -52,8 +53,8 @@ export class RequestGrants {
   }
 
   /** Requests this process holds for the token and has not spent yet (fresh or not). */
-  heldFor(tokenId: number): number {
-    return this.leases.get(tokenId)?.left ?? 0;
+  heldFor(db: Executor, tokenId: number): number {
+    return this.leasesByDatabase.get(db)?.get(tokenId)?.left ?? 0;
   }
 
   /** One request for the token: granted from this process's lease, else from a new reservation on the shared row. */
@@ -63,8 +64,10 @@ export class RequestGrants {
     limit: RateLimit,
     guard: DatabaseGuard = (work) => work,
   ): Promise<BucketDecision> {
-    let lease = this.leases.get(tokenId);
-    if (!lease) this.leases.set(tokenId, (lease = { left: 0, expiresAt: 0, nextBatch: 1 }));
+    let leases = this.leasesByDatabase.get(db);
+    if (!leases) this.leasesByDatabase.set(db, (leases = new Map()));
+    let lease = leases.get(tokenId);
+    if (!lease) leases.set(tokenId, (lease = { left: 0, expiresAt: 0, nextBatch: 1 }));
     for (;;) {
       if (lease.left > 0) {
         if (lease.expiresAt > this.now()) {

@@ -82,7 +82,7 @@ describe('requests granted from batches', () => {
     const decisions = [];
     for (let i = 0; i < 5; i++) decisions.push(await grants.take(database.db, id, limit));
     expect(decisions.map((decision) => decision.granted)).toEqual([true, true, true, false, false]);
-    expect(grants.heldFor(id)).toBe(0);
+    expect(grants.heldFor(database.db, id)).toBe(0);
   });
 
   it('across instances grants no more than the shared bucket holds; what is not granted is held, never lost track of', async () => {
@@ -100,7 +100,7 @@ describe('requests granted from batches', () => {
         ),
       );
       const granted = decisions.filter((decision) => decision.granted).length;
-      const held = grants.reduce((sum, instance) => sum + instance.heldFor(id), 0);
+      const held = grants.reduce((sum, instance, index) => sum + instance.heldFor(instances[index]!.db, id), 0);
       expect(granted + held).toBe(800);
       // The bound: each instance may hold at most one batch that another instance's requests were refused for.
       expect(held).toBeLessThanOrEqual(2 * batchCap(limit));
@@ -124,7 +124,7 @@ describe('requests granted from batches', () => {
     // Requests close together double the batch each time they spend a whole one: 1, 2, 4, 8 ...
     // Twelve requests: batches of 1, 2 and 4, then one of 8 with 3 of it not spent yet.
     for (let i = 0; i < 12; i++) await grants.take(database.db, id, limit);
-    expect(grants.heldFor(id)).toBe(3);
+    expect(grants.heldFor(database.db, id)).toBe(3);
     expect(await tokensLeft(id)).toBe(797 - 15);
     // A lease's leftovers are not spent after it ends: the next request takes a new batch from the row.
     const before = await tokensLeft(id);

@@ -13,7 +13,6 @@ import { corePolicyFrom, getEnvironment } from '../env';
 import { authenticateAgent, readJsonBody } from './api-auth';
 import { withDatabaseDeadline } from './database-outage';
 import { getClock, getDb, getRequestLocks } from './db';
-import { refuseUnknownHost } from './host-check';
 import { describeForLog } from './log-error';
 import { errorResponse, problemResponse, type StatusOf } from './problem';
 
@@ -31,8 +30,7 @@ const isProblem = (reply: Reply): reply is ProblemReply => reply.status >= 400;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /**
- * The one way an agent endpoint runs: the Host (host-check.ts: the busiest
- * endpoints skip proxy.ts), the token, its rate limit and its scope,
+ * The one way an agent endpoint runs: the token, its rate limit and its scope,
  * the body (size- and depth-limited JSON), the `Idempotency-Key` header, the
  * endpoint's zod schema (400 naming every bad field, unknown fields refused),
  * then the handler, whose answer a retry with the same Idempotency-Key gets
@@ -44,8 +42,6 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, handle: Handler<Input>) {
   const endpointName = `${spec.method} ${spec.path}`;
   return async (request: NextRequest): Promise<Response> => {
-    const wrongHost = refuseUnknownHost(request);
-    if (wrongHost) return wrongHost;
     const agent = await authenticateAgent(request, spec.action);
     if ('response' in agent) return agent.response;
     const read = await readJsonBody(request, spec.maxBodyBytes);

@@ -1,4 +1,5 @@
 import 'server-only';
+import type { NextRequest } from 'next/server';
 import { type HostRules, hostRulesFrom, isAllowedHost, requestedHost } from '../auth/request-host';
 import { type Environment, getEnvironment } from '../env';
 import { problemResponse } from './problem';
@@ -16,4 +17,9 @@ export function refuseUnknownHost(request: Request): Response | undefined {
   if (rules?.from !== env) rules = { from: env, rules: hostRulesFrom(env) };
   if (isAllowedHost(requestedHost(request.headers, rules.rules), rules.rules)) return undefined;
   return problemResponse(400, 'INVALID_INPUT', 'This Holdfast does not answer to that host name: use its own address');
+}
+
+/** A route handler that refuses an unknown Host before anything else: for the routes proxy.ts skips. */
+export function withHostCheck(handle: (request: NextRequest) => Promise<Response>) {
+  return async (request: NextRequest): Promise<Response> => refuseUnknownHost(request) ?? handle(request);
 }

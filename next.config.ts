@@ -1,5 +1,5 @@
 import type { NextConfig } from 'next';
-import { STATIC_SECURITY_HEADERS } from './lib/auth/security-headers';
+import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS } from './lib/auth/security-headers';
 
 /**
  * Server actions check the request's Origin against its Host. Behind a reverse
@@ -29,7 +29,14 @@ const nextConfig: NextConfig = {
   },
   // Every response, Next's own build files included; proxy.ts adds the CSP (with its nonce) and HSTS.
   async headers() {
-    return [{ source: '/:path*', headers: STATIC_SECURITY_HEADERS.map(([key, value]) => ({ key, value })) }];
+    return [
+      { source: '/:path*', headers: STATIC_SECURITY_HEADERS.map(([key, value]) => ({ key, value })) },
+      // The routes proxy.ts leaves out answer JSON only: a policy that lets nothing load or frame it.
+      {
+        source: '/:route(api/v1/steps/begin|api/v1/steps/finish|api/bench/empty|v1/traces)',
+        headers: [{ key: 'Content-Security-Policy', value: API_CONTENT_SECURITY_POLICY }],
+      },
+    ];
   },
 };
 

@@ -161,6 +161,11 @@ export const environmentSchema = z
     HOLDFAST_AGENT_RATE_BURST: z
       .preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(1_000_000).default(2_000))
       .describe("... and how many at once (the bucket's size). Past it: 429 `RATE_LIMITED` with `Retry-After`."),
+    HOLDFAST_BENCH_EMPTY_ROUTE: z
+      .preprocess(emptyAsUnset, z.enum(['on', 'off']).default('off'))
+      .describe(
+        '`on`: `POST /api/bench/empty` answers `{}` and does nothing else, so `npm run bench:peers` can show what the HTTP server and Next.js cost a request on their own. Benchmarks only; off, the route answers 404.',
+      ),
     HOLDFAST_METRICS_MAX_STEPS_PER_AGENT: z
       .preprocess(emptyAsUnset, z.coerce.number().int().min(1).max(10_000).default(100))
       .describe(

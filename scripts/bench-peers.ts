@@ -28,6 +28,7 @@ import { DURABILITY_SETTINGS, peersDatabases } from './lib/bench-peers-database'
 import {
   BARE_TABLE,
   bareSqlSide,
+  emptyRouteSide,
   HTTP_PREFIX,
   httpSide,
   type PeerSide,
@@ -112,6 +113,7 @@ async function countRows(holdfastUrl: string, dbosUrl: string) {
 async function main() {
   const databases = await peersDatabases();
   let server: Awaited<ReturnType<typeof benchServer>> | undefined;
+  let emptyRoute: ReturnType<typeof emptyRouteSide> | undefined;
   let dbos: Awaited<ReturnType<typeof startDbosSide>> | undefined;
   const sides: Side[] = [];
   try {
@@ -124,7 +126,8 @@ async function main() {
     });
     await setup.close();
     const token = await createBenchToken(databases.holdfastUrl, 'bench', ['ingest']);
-    server = await benchServer(databases.holdfastSocketUrl);
+    server = await benchServer(databases.holdfastSocketUrl, { HOLDFAST_BENCH_EMPTY_ROUTE: 'on' });
+    emptyRoute = emptyRouteSide(server.baseUrl, token);
     dbos = await startDbosSide(databases.dbosSocketUrl);
     const dbosSide = dbos;
     const tally = (): Record<StepKind, Tally> => ({
@@ -161,7 +164,14 @@ async function main() {
     for (const { side } of sides) await side.prepareRepeats(REPEAT_POOL);
 
     const rows: { kind: StepKind; clients: number; cells: Cell[] }[] = [];
+    const emptyRows: { clients: number; cell: Cell }[] = [];
     for (const clients of CLIENT_COUNTS) {
+      console.error(`bench:peers: the empty route, ${clients} client(s)...`);
+      const route = emptyRoute!;
+      await route.measure(clients, WARM_UP_SECONDS);
+      const emptyRounds: Figures[] = [];
+      for (let round = 0; round < ROUNDS; round++) emptyRounds.push(await route.measure(clients, SECONDS));
+      emptyRows.push({ clients, cell: summarize(emptyRounds) });
       for (const kind of KINDS) {
         console.error(`bench:peers: ${kind} steps, ${clients} client(s)...`);
         const measured = await rotateRounds(
@@ -201,6 +211,16 @@ async function main() {
         `| ${kindLabel(kind)} | ${clients} | ${ratio(runStepRate, dbosRate)} | ${ratio(runStepRate, bareRate)} | ${ratio(httpRate, dbosRate)} | ${ratio(httpRate, bareRate)} | ${ratio(httpRate, runStepRate)} |`,
       );
     }
+    console.log();
+    console.log(
+      'The empty route (POST /api/bench/empty: no token, no body read, no database; Next.js and the HTTP server alone), requests/s; a step over HTTP is two requests:',
+    );
+    for (const { clients, cell } of emptyRows) {
+      const httpNew = rows.find((row) => row.clients === clients && row.kind === 'new')?.cells[1]?.median.perSecond;
+      console.log(
+        `| empty route | ${clients} | ${formatRate(cell.median.perSecond)}/s (${cell.p95Ms.toFixed(1)}) | at most ${formatRate(cell.median.perSecond / 2)} steps/s over HTTP${httpNew ? `; HTTP new steps reach ${((httpNew * 2) / cell.median.perSecond).toFixed(2)}x of it` : ''} |`,
+      );
+    }
     const fewest = Math.min(...rows.flatMap((row) => row.cells.map((cell) => cell.fewestCalls)));
     console.log();
     console.log(
@@ -232,6 +252,7 @@ async function main() {
   } finally {
     for (const { side } of sides) await side.stop().catch((error: unknown) => console.error(error));
     if (dbos && !sides.length) await dbos.stop();
+    await emptyRoute?.stop();
     await server?.stop();
     await databases.stop();
   }

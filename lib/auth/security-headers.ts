@@ -21,6 +21,9 @@ export function contentSecurityPolicy(nonce: string, options: { development: boo
   ].join('; ');
 }
 
+/** For JSON answers that skip proxy.ts (the step endpoints, the OTLP receiver): nothing may load or frame them. */
+export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
 export function newNonce(): string {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);

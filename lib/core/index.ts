@@ -29,8 +29,8 @@ export { startDatabaseClock } from './kernel/database-clock';
 
 // For agents: one step at a time (runStep), or the step protocol's two halves as the HTTP API serves them.
 export { type RunStepInput, type RunStepOutcome, runStep, type StepAttempt } from './steps/run-step';
-export { beginCheckedStep, beginStep } from './steps/begin-step';
-export { finishCheckedStep, finishStep } from './steps/finish-step';
+export { beginStep } from './steps/begin-step';
+export { finishStep } from './steps/finish-step';
 export { resumePause, setPause, type PauseOutcome, type ResumeOutcome } from './pauses/pauses';
 export { PAUSED_POLL_MS } from './pauses/pause-gate';
 export { readStepPolicy, removeStepPolicy, saveStepPolicy } from './retry/step-policy';
@@ -105,6 +105,9 @@ export {
   setApiTokenRateLimit,
   takeRequestToken,
 } from './identity/api-tokens-rate-limit';
+export { takeRequestTokens } from './identity/api-tokens-rate-batch';
+export { ApiTokenCache, TOKEN_CACHE_TTL_MS } from './identity/api-token-cache';
+export { batchCap, GRANT_LEASE_MS, RequestGrants } from './identity/request-grants';
 
 // For long-running processes: the instance's name and a lease it keeps while it works.
 export { INSTANCE_NAME } from './leases/instance-name';

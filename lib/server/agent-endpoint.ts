@@ -7,7 +7,7 @@ import type { Endpoint } from '../api/endpoints';
 import { hashContent, type Actor, type CoreContext } from '../core';
 import type { Action } from '../core/identity/authorization';
 import type { ErrorCode } from '../core/kernel/error-codes';
-import { parseInput } from '../core/kernel/validation';
+import { parseForHandOff, parseInput } from '../core/kernel/validation';
 import { apiRequests } from '../db/schema';
 import { corePolicyFrom, getEnvironment } from '../env';
 import { authenticateAgent, readJsonBody } from './api-auth';
@@ -58,7 +58,8 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
     }
     // Everything from here touches the database or hashes the body: whatever it throws is mapped (503 in an outage), never a bare 500.
     try {
-      const input = parseInput(spec.input, read.body);
+      // The library's own parse of this value (every service parses its input) then trusts it: parsed once.
+      const input = parseForHandOff(spec.input, read.body);
       const db = getDb();
       // The deployment's rules (redrive brakes, the raw retention that bounds attempt dates) apply to agents too.
       const run = () =>

@@ -3,12 +3,12 @@ import type { NextRequest } from 'next/server';
 import {
   type Action,
   type Actor,
+  ApiTokenCache,
   type AuthenticatedToken,
-  authenticateApiTokenWithLimits,
   type BucketDecision,
   decide,
+  RequestGrants,
   rateLimitOf,
-  takeRequestToken,
 } from '../core';
 import { findUnstorableText } from '../core/kernel/validation';
 import { getEnvironment } from '../env';
@@ -20,6 +20,12 @@ import { readBodyBytes } from './request-body';
 
 /** The default body limit; an endpoint may set its own (the attempts batch does). */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+// One of each per server process (globalThis: Next may load this module more than once), so that every agent
+// route shares the tokens it has checked and the requests it has taken from each token's bucket.
+const holder = globalThis as typeof globalThis & { holdfastTokenCache?: ApiTokenCache; holdfastGrants?: RequestGrants };
+const tokenCache = (holder.holdfastTokenCache ??= new ApiTokenCache());
+const requestGrants = (holder.holdfastGrants ??= new RequestGrants());
 
 /**
  * The agent behind a request's Bearer token, allowed to do `action`; or the
@@ -50,8 +56,10 @@ export async function admitAgentToken(
   let bucket: BucketDecision | undefined;
   try {
     const db = getDb();
-    token = await withDatabaseDeadline(authenticateApiTokenWithLimits(db, request.headers.get('authorization')));
-    if (token) bucket = await withDatabaseDeadline(takeRequestToken(db, token.tokenId, agentRateLimitOf(token)));
+    // The deadline only where the database is asked: a cached token and a leased grant set no timer.
+    const guard = <T>(work: Promise<T>) => withDatabaseDeadline(work);
+    token = await tokenCache.authenticate(db, request.headers.get('authorization'), guard);
+    if (token) bucket = await requestGrants.take(db, token.tokenId, agentRateLimitOf(token), guard);
   } catch (error) {
     // The token lookup is the first query of every agent request: an outage shows here first (503).
     return { response: errorResponse(error) };

@@ -1,7 +1,6 @@
 import 'server-only';
 import { gunzipSync } from 'node:zlib';
 import type { NextRequest } from 'next/server';
-import { hostRulesFrom, isAllowedHost, requestedHost } from '../auth/request-host';
 import { decide } from '../core/identity/authorization';
 import { corePolicyFrom, getEnvironment } from '../env';
 import {
@@ -14,6 +13,7 @@ import {
 import { ingestSpans } from '../traces/ingest-spans';
 import { spanMappingRules } from '../traces/mapping-rules';
 import { admitAgentToken } from './api-auth';
+import { refuseUnknownHost } from './host-check';
 import { withDatabaseDeadline } from './database-outage';
 import { getClock, getDb } from './db';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
@@ -33,19 +33,12 @@ export const MAX_INFLATED_TRACES_BODY_BYTES = 16 * 1024 * 1024;
  * content type; 429 and 503 carry Retry-After, and exporters retry on those.
  *
  * The console's gate (proxy.ts) does not run for this path: export batches are
- * the busiest traffic an instance takes, and the gate's work per request (a CSP
- * nonce, copied headers, a second pass through Next's router) cost more than the
- * receiver's own decoding. Of that gate, only its first check applies to a
- * Bearer-token route, and it is made here: the Host must be one Holdfast serves.
+ * the busiest traffic an instance takes, and the gate cost more than the
+ * receiver's own decoding. Its one check that applies is made here (host-check.ts).
  */
 export async function receiveTraces(request: NextRequest): Promise<Response> {
-  const hostRules = hostRulesFrom(getEnvironment());
-  if (!isAllowedHost(requestedHost(request.headers, hostRules), hostRules))
-    return problemResponse(
-      400,
-      'INVALID_INPUT',
-      'This Holdfast does not answer to that host name: use its own address',
-    );
+  const wrongHost = refuseUnknownHost(request);
+  if (wrongHost) return wrongHost;
   const admitted = await admitAgentToken(request);
   if ('response' in admitted) return admitted.response;
   const allowed = decide(admitted.actor, 'traces.write');

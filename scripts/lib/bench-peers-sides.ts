@@ -212,3 +212,21 @@ export async function bareSqlSide(databaseUrl: string): Promise<PeerSide> {
     stop: () => pools.closeAll(),
   };
 }
+
+/**
+ * The empty route (POST /api/bench/empty, on with HOLDFAST_BENCH_EMPTY_ROUTE): what one request costs the
+ * HTTP server and Next.js with nothing for Holdfast to do, measured with the same client and a body of a
+ * begin's size. A step over HTTP is two requests, so half this rate is the most steps the route layer allows.
+ */
+export function emptyRouteSide(baseUrl: string, token: string) {
+  const posters = poolsBy(
+    (clients) => httpPoster(baseUrl, token, clients),
+    (post) => post.close(),
+  );
+  const body = stepInputs(HTTP_PREFIX).fresh();
+  return {
+    measure: (clients: number, seconds: number) =>
+      measureLoops(clients, seconds, () => posters.get(clients)('/api/bench/empty', body)),
+    stop: () => posters.closeAll(),
+  };
+}

@@ -106,6 +106,8 @@ export async function benchServer(databaseUrl: string, env: Record<string, strin
   });
   return {
     baseUrl: `http://127.0.0.1:${port}`,
+    /** The server's process id (its CPU time is in /proc/<pid>/stat). */
+    pid: child.pid,
     sessionSecret,
     /** Headers an SSO proxy would send for an admin. */
     signInHeaders: {

@@ -7,6 +7,7 @@ import { authorize } from './authorization';
 import type { CoreContext } from '../kernel/context';
 import { NotFoundError } from '../kernel/errors';
 import { parseInput } from '../kernel/validation';
+import { noteApiTokenChanged } from './api-token-changes';
 import { setApiTokenRateLimitInput } from './api-tokens-input';
 
 /** A token bucket: refilled at `perSecond` requests a second, holding at most `burst`. */
@@ -60,7 +61,8 @@ export function rateLimitOf(
 /**
  * Sets a token's rate and burst (null: back to the deployment's default);
  * admins only, audit-logged with the limits before and after. Takes effect on
- * the token's next request (a smaller burst caps the bucket at once).
+ * the token's next request to this process, and within TOKEN_CACHE_TTL_MS on
+ * other instances (their token caches); a smaller burst caps the bucket at once.
  */
 export async function setApiTokenRateLimit(
   ctx: CoreContext,
@@ -68,7 +70,7 @@ export async function setApiTokenRateLimit(
 ): Promise<{ changed: boolean }> {
   const actor = authorize(ctx, 'api_token.manage');
   const { tokenId, ratePerSecond, rateBurst } = parseInput(setApiTokenRateLimitInput, input);
-  return ctx.db.transaction(async (tx) => {
+  const set = await ctx.db.transaction(async (tx) => {
     const [before] = await tx
       .select({ ratePerSecond: apiTokens.ratePerSecond, rateBurst: apiTokens.rateBurst })
       .from(apiTokens)
@@ -87,4 +89,6 @@ export async function setApiTokenRateLimit(
     });
     return { changed: true };
   });
+  if (set.changed) noteApiTokenChanged();
+  return set;
 }

@@ -8,6 +8,7 @@ import { authorize } from './authorization';
 import { actorLabel, type Actor, type CoreContext } from '../kernel/context';
 import { NotFoundError } from '../kernel/errors';
 import { parseInput } from '../kernel/validation';
+import { noteApiTokenChanged } from './api-token-changes';
 import { createApiTokenInput, revokeApiTokenInput } from './api-tokens-input';
 
 export { createApiTokenInput, setApiTokenRateLimitInput } from './api-tokens-input';
@@ -71,14 +72,17 @@ export async function createApiToken(
   });
 }
 
-/** Revokes a token at once; revoking it again changes nothing. Admins only, audit-logged. */
+/**
+ * Revokes a token; revoking it again changes nothing. Admins only, audit-logged. This process refuses the
+ * token from its next request; another instance on the database within TOKEN_CACHE_TTL_MS (its cache).
+ */
 export async function revokeApiToken(
   ctx: CoreContext,
   input: z.input<typeof revokeApiTokenInput>,
 ): Promise<{ changed: boolean }> {
   const actor = authorize(ctx, 'api_token.manage');
   const { tokenId } = parseInput(revokeApiTokenInput, input);
-  return ctx.db.transaction(async (tx) => {
+  const revoked = await ctx.db.transaction(async (tx) => {
     const revoked = await tx
       .update(apiTokens)
       .set({ revokedAt: sql`now()`, revokedBy: actorLabel(actor) })
@@ -98,6 +102,9 @@ export async function revokeApiToken(
     });
     return { changed: true };
   });
+  // After the commit: a request that read the token before it must not keep it in a cache.
+  if (revoked.changed) noteApiTokenChanged();
+  return revoked;
 }
 
 /** The agent behind a valid token, with what the API's rate limit needs: the token's id and its own limits. */
@@ -126,12 +133,22 @@ export async function authenticateApiTokenWithLimits(
   db: Executor,
   authorization: string | null,
 ): Promise<AuthenticatedToken | undefined> {
+  const tokenHash = bearerTokenHash(authorization);
+  return tokenHash ? authenticateTokenHash(db, tokenHash) : undefined;
+}
+
+/** The stored hash of an `Authorization: Bearer <token>` header's token, or undefined when the header is no such thing. */
+export function bearerTokenHash(authorization: string | null): string | undefined {
   const match = /^Bearer ([A-Za-z0-9_-]{10,200})$/.exec(authorization ?? '');
-  if (!match?.[1]) return undefined;
+  return match?.[1] ? hashToken(match[1]) : undefined;
+}
+
+/** The token stored under this hash and not revoked, as the agent API sees it; undefined if there is none. */
+export async function authenticateTokenHash(db: Executor, tokenHash: string): Promise<AuthenticatedToken | undefined> {
   const [token] = await db
     .select()
     .from(apiTokens)
-    .where(and(eq(apiTokens.tokenHash, hashToken(match[1])), isNull(apiTokens.revokedAt)));
+    .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)));
   if (!token) return undefined;
   // Last use is kept to the minute: a busy agent's requests skip the write (and its round
   // trip) entirely, and the condition keeps concurrent requests from writing it twice.

@@ -68,11 +68,7 @@ type Decided = { kind: 'answer'; answer: BeginAnswer } | { kind: 'uncertain'; in
  * the attempt is recorded as running. Every attempt is gated, first tries too.
  */
 export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promise<BeginAnswer> {
-  return beginCheckedStep(ctx, parseInput(beginStepInput, input));
-}
-
-/** beginStep for a request its caller already validated with beginStepInput (the HTTP endpoint): not parsed again. */
-export async function beginCheckedStep(ctx: CoreContext, parsed: BeginStepRequest): Promise<BeginAnswer> {
+  const parsed = parseInput(beginStepInput, input);
   refuseRawPrefixedTaskId(parsed.taskId);
   const now = nowOf(ctx);
   const key = deriveKey({ taskId: parsed.taskId, step: parsed.step, iteration: parsed.iteration });

@@ -70,15 +70,7 @@ export async function finishStep(
   input: FinishStepInput,
   retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY,
 ): Promise<FinishAnswer> {
-  return finishCheckedStep(ctx, parseInput(finishStepInput, input), retryPolicy);
-}
-
-/** finishStep for a report its caller already validated with finishStepInput (the HTTP endpoint): not parsed again. */
-export async function finishCheckedStep(
-  ctx: CoreContext,
-  parsed: FinishStepRequest,
-  retryPolicy: RetryPolicy = DEFAULT_RETRY_POLICY,
-): Promise<FinishAnswer> {
+  const parsed = parseInput(finishStepInput, input);
   const now = nowOf(ctx);
   const cost = await costOfReport(ctx.db, parsed, now);
   const request: PricedFinish = { ...parsed, costMicros: cost.costMicros, costSource: cost.source };

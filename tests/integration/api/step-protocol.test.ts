@@ -136,4 +136,16 @@ describe('the step protocol over HTTP', () => {
       body: { code: 'TASK_FINISHED', retryable: false, reason: 'task_finished' },
     });
   });
+
+  it('answers only to the host names Holdfast serves: the step endpoints check it themselves (proxy.ts skips them)', async () => {
+    const step = aStep();
+    for (const path of ['/api/v1/steps/begin', '/api/v1/steps/finish']) {
+      const foreign = await api.request(path, { body: step, headers: { host: 'rebind.attacker.example' } });
+      expect(foreign).toMatchObject({ status: 400, body: { code: 'INVALID_INPUT' } });
+      expect(foreign.body.detail).toContain('does not answer to that host name');
+    }
+    expect((await api.request('/api/v1/steps/begin', { body: step, headers: { host: 'localhost:3000' } })).status).toBe(
+      200,
+    );
+  });
 });

@@ -1,11 +1,13 @@
 import { endpoints } from '@/lib/api/endpoints';
 import { finishStep } from '@/lib/core';
 import { agentEndpoint } from '@/lib/server/agent-endpoint';
+import { withHostCheck } from '@/lib/server/host-check';
 import { replyForStepAnswer } from '@/lib/server/step-replies';
 
 export const dynamic = 'force-dynamic';
 
+// proxy.ts skips this route (it is the busiest agents call): its one check that applies is made here.
 /** Finish a begun attempt: completed, retry after a delay, or stop. */
-export const POST = agentEndpoint(endpoints.finishStep, async (ctx, input) =>
-  replyForStepAnswer(await finishStep(ctx, input)),
+export const POST = withHostCheck(
+  agentEndpoint(endpoints.finishStep, async (ctx, input) => replyForStepAnswer(await finishStep(ctx, input))),
 );

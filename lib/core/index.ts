@@ -103,9 +103,8 @@ export {
   type BucketDecision,
   rateLimitOf,
   setApiTokenRateLimit,
-  takeRequestToken,
 } from './identity/api-tokens-rate-limit';
-export { takeRequestTokens } from './identity/api-tokens-rate-batch';
+export { takeRequestToken, takeRequestTokens } from './identity/api-tokens-rate-batch';
 export { ApiTokenCache, TOKEN_CACHE_TTL_MS } from './identity/api-token-cache';
 export { batchCap, GRANT_LEASE_MS, RequestGrants } from './identity/request-grants';
 

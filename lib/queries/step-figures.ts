@@ -31,18 +31,20 @@ export interface StepStats {
 }
 
 /** A step's figures over the previous window of equal length, to compare the window's with. */
-export interface PreviousWindowFigures {
-  attempts: number;
-  retries: number;
-  retryRate: number;
-  failures: number;
-  totalSpendMicros: number;
-  retrySpendMicros: number;
-  retryShareOfSpend: number;
-  firstTrySuccess: number | null;
+export type PreviousWindowFigures = Pick<
+  StepStats,
+  | 'attempts'
+  | 'retries'
+  | 'retryRate'
+  | 'failures'
+  | 'totalSpendMicros'
+  | 'retrySpendMicros'
+  | 'retryShareOfSpend'
+  | 'firstTrySuccess'
+> & {
   /** Null when failure classes were not read (the same as the window's). */
   failedSpendMicros: number | null;
-}
+};
 
 /** A step's figures, with what its failed attempts cost and, when asked for, the previous window's figures. */
 export interface ComparedStepStats extends StepStats {

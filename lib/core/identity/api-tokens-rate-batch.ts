@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
-import type { RateLimit } from './api-tokens-rate-limit';
+import type { BucketDecision, RateLimit } from './api-tokens-rate-limit';
 
 /** What one reservation took from a token's shared bucket: `taken` requests (0: refused, back in retryAfterSeconds). */
 export interface Reservation {
@@ -9,7 +9,7 @@ export interface Reservation {
 }
 
 /**
- * Takes up to `wanted` requests at once from the token's shared bucket (the row takeRequestToken keeps), as
+ * Takes up to `wanted` requests at once from the token's shared bucket (one row per token), as
  * many whole requests as it holds: refilled by the time since its last change, then decremented, under the
  * row's lock, so the instances together never take more than the bucket holds. `at` stands in for the
  * database's clock (tests).
@@ -61,4 +61,24 @@ function reservationOf(taken: number, tokensLeft: number, limit: RateLimit): Res
     taken,
     retryAfterSeconds: taken > 0 ? 0 : Math.max(1, Math.ceil((1 - tokensLeft) / limit.perSecond)),
   };
+}
+
+/**
+ * Takes one request from the token's bucket (takeRequestTokens for one): the row is created full (less this
+ * request) on the token's first request, else refilled for the time since its last request by the database's
+ * clock and, if a whole request is left, decremented, under its lock, so every instance on the database shares
+ * one bucket per token and concurrent requests cannot both take its last token. A clock that steps back refills
+ * nothing. Refused, the answer says when one request will be back (at least 1 s). `at` stands in for the
+ * database's clock (tests).
+ */
+export async function takeRequestToken(
+  db: Executor,
+  tokenId: number,
+  limit: RateLimit,
+  at?: Date,
+): Promise<BucketDecision> {
+  const reservation = await takeRequestTokens(db, tokenId, limit, 1, at);
+  return reservation.taken > 0
+    ? { granted: true }
+    : { granted: false, retryAfterSeconds: reservation.retryAfterSeconds };
 }

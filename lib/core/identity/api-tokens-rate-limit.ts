@@ -1,6 +1,5 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Executor } from '../../db/client';
 import { apiTokens } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from './authorization';
@@ -17,38 +16,6 @@ export interface RateLimit {
 }
 
 export type BucketDecision = { granted: true } | { granted: false; retryAfterSeconds: number };
-
-/**
- * Takes one request from the token's bucket, in one statement: the row is
- * created full (less this request) on the token's first request, else refilled
- * for the time since its last request by the database's clock and, if a whole
- * request is left, decremented. The row lock makes it atomic, so every instance
- * on the database shares one bucket per token, and concurrent requests cannot
- * both take its last token. A clock that steps back refills nothing.
- *
- * `at` stands in for the database's clock (tests); the server passes none.
- * Refused, the answer says when one request will be back (at least 1 s).
- */
-export async function takeRequestToken(
-  db: Executor,
-  tokenId: number,
-  limit: RateLimit,
-  at?: Date,
-): Promise<BucketDecision> {
-  const now = at ? sql`${at.toISOString()}::timestamptz` : sql`now()`;
-  const refilled = sql`least(${limit.burst}::float8, bucket.tokens + ${limit.perSecond}::float8 * greatest(0, extract(epoch from ${now} - bucket.refilled_at)))`;
-  const [row] = await db.execute<{ granted: boolean; tokens: number }>(sql`
-    insert into api_token_buckets as bucket (token_id, tokens, refilled_at, granted)
-    values (${tokenId}, ${limit.burst - 1}::float8, ${now}, true)
-    on conflict (token_id) do update set
-      tokens = case when ${refilled} >= 1 then ${refilled} - 1 else ${refilled} end,
-      refilled_at = greatest(bucket.refilled_at, ${now}),
-      granted = ${refilled} >= 1
-    returning granted, tokens`);
-  if (!row) throw new Error('takeRequestToken: the bucket statement returned no row');
-  if (row.granted) return { granted: true };
-  return { granted: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - Number(row.tokens)) / limit.perSecond)) };
-}
 
 /** The token's own limit where it sets one, the deployment's default where it does not. */
 export function rateLimitOf(

@@ -17,8 +17,8 @@ export {
   type RateLimit,
   rateLimitOf,
   setApiTokenRateLimit,
-  takeRequestToken,
 } from './api-tokens-rate-limit';
+export { takeRequestToken } from './api-tokens-rate-batch';
 
 const TOKEN_PREFIX = 'hf_';
 

@@ -29,8 +29,8 @@ import { exhaustTask, type ExhaustionReason } from './exhaust-task';
 import { stepActor } from './step-actor';
 import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
 import { readBeginFacts } from './begin-reads';
-import { writeBegin } from './begin-writes';
-import { createTaskOnBegin, type TaskNames } from './new-task';
+import { chargesRetrySql, writeBegin } from './begin-writes';
+import { taskOnBegin, type TaskNames } from './new-task';
 import {
   beginStepInput,
   type BeginAnswer,
@@ -81,11 +81,11 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
     return { decision: 'replay', key, result: stored.result };
   }
   // The task's stored names stand for the request's (they are equal, or a queue was left out). A new task's row
-  // is made in the begin's transaction with the claim (createTaskOnBegin); a begin that ends without committing
+  // is made in the begin's transaction with the claim (taskOnBegin); a begin that ends without committing
   // it (a gate's wait, a refusal) still leaves its task seen, as every begin does (taskSeen).
   let task: TaskNames | undefined = stored.task;
   const request = { ...parsed, agent: task?.agent ?? parsed.agent, queue: task?.queue ?? parsed.queue ?? parsed.agent };
-  const taskSeen = once(async () => (task ??= await ensureTaskOnBegin(ctx.db, request, now, defaultOwnerOf(ctx))));
+  const taskSeen = once(async () => (task ??= (await taskOnBegin(ctx.db, request, now, defaultOwnerOf(ctx))).task));
   const actor = stepActor(ctx, request.agent, request.queue);
   // A pause or an open breaker turns every begin away, except a repeat of a completed step: its stored result
   // touches nothing downstream.
@@ -237,26 +237,10 @@ async function taskMadeInBegin(
   claimedQueue: string | undefined,
   now: Date,
 ): Promise<TaskNames> {
-  const created = await createTaskOnBegin(tx, request, now, defaultOwnerOf(ctx));
-  if (created) return created;
-  const winner = await readTaskBudget(tx, request.taskId);
-  if (!winner) throw new Error(`beginStep: task "${request.taskId}" conflicted but has no row`);
-  await authorizeTaskAgent(ctx, winner, { taskId: request.taskId, agent: request.agent, queue: claimedQueue });
-  return winner;
-}
-
-/** A new task's row, outside a transaction: for a begin that ends before its own transaction commits. */
-async function ensureTaskOnBegin(
-  db: CoreContext['db'],
-  request: BeginStepRequest & { queue: string },
-  now: Date,
-  defaultOwner: string,
-): Promise<TaskNames> {
-  const created = await createTaskOnBegin(db, request, now, defaultOwner);
-  if (created) return created;
-  const existing = await readTaskBudget(db, request.taskId);
-  if (!existing) throw new Error(`beginStep: task "${request.taskId}" conflicted but has no row`);
-  return existing;
+  const { task, made } = await taskOnBegin(tx, request, now, defaultOwnerOf(ctx));
+  const claimed = { taskId: request.taskId, agent: request.agent, queue: claimedQueue };
+  if (!made) await authorizeTaskAgent(ctx, { taskId: request.taskId, ...task }, claimed);
+  return task;
 }
 
 /**
@@ -475,18 +459,6 @@ interface GatedAttempt {
   previousStartedAt: string | null;
 }
 
-/**
- * Whether an attempt takes a retry from the task's allowance, in SQL over the
- * task's row: a retry (attempt 2+) does, unless the key's previous attempt
- * began before the task's last redrive. A redrive grants a fresh allowance and
- * runs the failed step again; that run is the first of the new allowance.
- */
-function chargesRetrySql(attempt: GatedAttempt) {
-  if (attempt.attemptNumber <= 1) return sql`false`;
-  if (attempt.previousStartedAt === null) return sql`true`;
-  return sql`(last_redrive_at is null or last_redrive_at <= ${attempt.previousStartedAt}::timestamptz)`;
-}
-
 async function whyBudgetRefused(
   tx: Transaction,
   taskId: string,
@@ -495,7 +467,11 @@ async function whyBudgetRefused(
   now: Date,
 ): Promise<Refusal> {
   const [task] = await tx.execute<BudgetRow & { charges_retry: boolean }>(sql`
-    select ${sql.raw(BUDGET_COLUMNS)}, ${chargesRetrySql(attempt)} as charges_retry
+    select ${sql.raw(BUDGET_COLUMNS)}, ${chargesRetrySql({
+      attemptNumber: sql`${attempt.attemptNumber}`,
+      previousStartedAt: sql`${attempt.previousStartedAt}`,
+      lastRedriveAt: sql`last_redrive_at`,
+    })} as charges_retry
     from task_budgets where task_id = ${taskId}::text`);
   if (!task) throw new Error(`beginStep: task "${taskId}" has no budget`);
   if (task.status !== 'active') return { kind: 'task_not_active', status: task.status };

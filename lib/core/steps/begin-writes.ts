@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { counterStripeSql } from '../kernel/counter-stripe';
 import { fixedSql } from '../kernel/run-statement';
@@ -61,19 +61,34 @@ from attached left join reserved on true`,
 );
 
 /**
+ * Whether an attempt takes a retry from the task's allowance, in SQL over the task's row: a retry (attempt 2+)
+ * does, unless the key's previous attempt began before the task's last redrive. A redrive grants a fresh
+ * allowance and runs the failed step again; that run is the first of the new allowance. The one rule, for the
+ * begin's reservation (reserveSql) and for reading why it was refused (begin-step.ts).
+ */
+export function chargesRetrySql(attempt: {
+  attemptNumber: SQLWrapper;
+  previousStartedAt: SQLWrapper;
+  lastRedriveAt: SQLWrapper;
+}): SQL {
+  const { attemptNumber, previousStartedAt, lastRedriveAt } = attempt;
+  return sql`(${attemptNumber}::int > 1 and (${previousStartedAt}::timestamptz is null or ${lastRedriveAt} is null
+      or ${lastRedriveAt} <= ${previousStartedAt}::timestamptz))`;
+}
+
+/**
  * The task's gate, one guarded UPDATE: active, before its deadline, a retry left (for a retry of this
- * allowance), and room under the spend ceiling for what is spent, what running attempts reserved and this
- * attempt's estimate. Once spend and reservations reach the ceiling nothing begins, whatever the estimate (a
- * zero estimate would otherwise always fit). Concurrent begins queue on the row, each seeing the last one's
- * reservation.
- *
- * An attempt takes a retry from the allowance when it is a retry (attempt 2+), unless the key's previous
- * attempt began before the task's last redrive: a redrive grants a fresh allowance and runs the failed step
- * again, and that run is the first of the new allowance.
+ * allowance: chargesRetrySql), and room under the spend ceiling for what is spent, what running attempts
+ * reserved and this attempt's estimate. Once spend and reservations reach the ceiling nothing begins, whatever
+ * the estimate (a zero estimate would otherwise always fit). Concurrent begins queue on the row, each seeing the
+ * last one's reservation.
  */
 function reserveSql(): SQL {
-  const charges = sql`(${p('attemptNumber')}::int > 1 and (attached.previous_started_at is null or task.last_redrive_at is null
-      or task.last_redrive_at <= attached.previous_started_at))`;
+  const charges = chargesRetrySql({
+    attemptNumber: p('attemptNumber'),
+    previousStartedAt: sql`attached.previous_started_at`,
+    lastRedriveAt: sql`task.last_redrive_at`,
+  });
   const retryCost = sql`(case when ${charges} then 1 else 0 end)`;
   const reservedByOthers = sql`greatest(0, task.reserved_micros - attached.leftover)`;
   const returned = sql.raw(

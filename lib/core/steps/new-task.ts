@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
+import { readTaskBudget } from '../budgets/task-budget';
 import { taskBudgets } from '../../db/schema';
 import { knownOwnerOrDefault } from '../holds/known-owner';
 import { fixedStatement } from '../kernel/run-statement';
@@ -40,13 +41,16 @@ const insertNewTask = fixedStatement<TaskNames>((db) =>
     .returning({ agent: taskBudgets.agent, queue: taskBudgets.queue, owner: taskBudgets.owner }),
 );
 
-/** Makes the task's row (insertNewTask) with the begin's own values; undefined when another begin made it first. */
-export async function createTaskOnBegin(
+/**
+ * The task's names on a begin of a task not read yet: its row made with the begin's own values (insertNewTask),
+ * or, when another begin made it first, that row (`made` false: the caller judges the request against it).
+ */
+export async function taskOnBegin(
   db: Executor,
   request: BeginStepRequest & { queue: string },
   now: Date,
   defaultOwner: string,
-): Promise<TaskNames | undefined> {
+): Promise<{ task: TaskNames; made: boolean }> {
   const [created] = await insertNewTask(db, {
     taskId: request.taskId,
     agent: request.agent,
@@ -60,5 +64,8 @@ export async function createTaskOnBegin(
     timeAllowanceMs: request.timeAllowanceMs,
     deadline: new Date(now.getTime() + request.timeAllowanceMs),
   });
-  return created;
+  if (created) return { task: created, made: true };
+  const existing = await readTaskBudget(db, request.taskId);
+  if (!existing) throw new Error(`beginStep: task "${request.taskId}" conflicted but has no row`);
+  return { task: existing, made: false };
 }

@@ -13,7 +13,8 @@
  * each (scripts/lib/bench-compare.ts); the median round is reported. The load
  * generator, the server and PostgreSQL share this machine, so read the ratio.
  * A throwaway embedded PostgreSQL (or BENCH_DATABASE_URL); BENCH_SECONDS per
- * round (default 5), BENCH_ROUNDS measured rounds per side (default 3).
+ * round (default 5), BENCH_ROUNDS measured rounds per side (default 3), BENCH_EXPORTERS the exporter counts
+ * to run (default "1,4").
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -29,7 +30,7 @@ import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARM_UP_SECONDS = Math.min(2, SECONDS);
-const EXPORTERS = [1, 4];
+const EXPORTERS = (process.env.BENCH_EXPORTERS ?? '1,4').split(',').map(Number);
 const SPANS_PER_BATCH = 512;
 const SIBLINGS = 4;
 

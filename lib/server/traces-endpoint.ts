@@ -2,6 +2,7 @@ import 'server-only';
 import { gunzipSync } from 'node:zlib';
 import type { NextRequest } from 'next/server';
 import { decide } from '../core/identity/authorization';
+import type { CoreContext } from '../core/kernel/context';
 import { corePolicyFrom, getEnvironment } from '../env';
 import {
   decodeJsonRequest,
@@ -10,7 +11,7 @@ import {
   type ExportedSpan,
   UnreadableRequestError,
 } from '../traces/otlp-request';
-import { ingestSpans } from '../traces/ingest-spans';
+import { type MappedSpans, mapSpans, storeMappedSpans } from '../traces/ingest-spans';
 import { spanMappingRules } from '../traces/mapping-rules';
 import { admitAgentToken } from './api-auth';
 import { refuseUnknownHost } from './host-check';
@@ -56,29 +57,12 @@ export async function receiveTraces(request: NextRequest): Promise<Response> {
 
   const body = await readBody(request);
   if ('response' in body) return body.response;
-  let spans: ExportedSpan[];
+  const env = getEnvironment();
+  const ctx = { db: getDb(), actor: admitted.actor, clock: getClock(), policy: corePolicyFrom(env) };
   try {
-    if (format === 'json') {
-      const text = body.bytes.toString('utf8');
-      if (exceedsJsonDepth(text, MAX_JSON_DEPTH))
-        return problemResponse(400, 'INVALID_INPUT', `The body nests more than ${MAX_JSON_DEPTH} levels deep`);
-      spans = decodeJsonRequest(text);
-    } else {
-      spans = decodeProtobufRequest(body.bytes);
-    }
-  } catch (error) {
-    if (error instanceof UnreadableRequestError) return problemResponse(400, 'INVALID_INPUT', error.message);
-    // A protobuf body can nest attribute values deeper than the stack reading them: unreadable too, never a 500.
-    if (error instanceof RangeError) return problemResponse(400, 'INVALID_INPUT', 'The body nests too deeply to read');
-    return errorResponse(error);
-  }
-
-  try {
-    const env = getEnvironment();
-    const ctx = { db: getDb(), actor: admitted.actor, clock: getClock(), policy: corePolicyFrom(env) };
-    const result = await withDatabaseDeadline(
-      spanMappingRules(ctx.db, new Set(env.HOLDFAST_TRACES_OPERATIONS)).then((rules) => ingestSpans(ctx, spans, rules)),
-    );
+    const mapped = await decodeAndMap(ctx, format, body.bytes, new Set(env.HOLDFAST_TRACES_OPERATIONS));
+    if (mapped instanceof Response) return mapped;
+    const result = await withDatabaseDeadline(storeMappedSpans(ctx, mapped));
     const reasons = [...new Set(result.rejected.map((rejection) => rejection.reason))];
     const answer = encodeResponse(format, {
       count: result.rejected.length,
@@ -91,6 +75,36 @@ export async function receiveTraces(request: NextRequest): Promise<Response> {
   } catch (error) {
     return errorResponse(error);
   }
+}
+
+/**
+ * The body's spans, mapped to what will be written (or the 400 to answer). The decoded spans live only in this
+ * call: the batch's database wait that follows keeps nothing of them alive (see mapSpans).
+ */
+async function decodeAndMap(
+  ctx: CoreContext,
+  format: 'protobuf' | 'json',
+  bytes: Buffer,
+  countedOperations: ReadonlySet<string>,
+): Promise<MappedSpans | Response> {
+  let spans: ExportedSpan[];
+  try {
+    if (format === 'json') {
+      const text = bytes.toString('utf8');
+      if (exceedsJsonDepth(text, MAX_JSON_DEPTH))
+        return problemResponse(400, 'INVALID_INPUT', `The body nests more than ${MAX_JSON_DEPTH} levels deep`);
+      spans = decodeJsonRequest(text);
+    } else {
+      spans = decodeProtobufRequest(bytes);
+    }
+  } catch (error) {
+    if (error instanceof UnreadableRequestError) return problemResponse(400, 'INVALID_INPUT', error.message);
+    // A protobuf body can nest attribute values deeper than the stack reading them: unreadable too, never a 500.
+    if (error instanceof RangeError) return problemResponse(400, 'INVALID_INPUT', 'The body nests too deeply to read');
+    throw error;
+  }
+  const rules = await withDatabaseDeadline(spanMappingRules(ctx.db, countedOperations));
+  return mapSpans(ctx, spans, rules);
 }
 
 async function readBody(request: NextRequest): Promise<{ bytes: Buffer } | { response: Response }> {

@@ -50,6 +50,25 @@ export async function ingestSpans(
   spans: readonly ExportedSpan[],
   rules: SpanMappingRules,
 ): Promise<IngestResult> {
+  return storeMappedSpans(ctx, mapSpans(ctx, spans, rules));
+}
+
+/** A batch's spans as what will be written: the model and tool calls, the HTTP tries kept, and the spans refused. */
+export interface MappedSpans {
+  calls: SpanAttempt[];
+  tries: SpanTry[];
+  /** The tries whose parent is not in this batch: it may be a stored model call. */
+  triesOfEarlierParents: SpanTry[];
+  rejected: IngestResult['rejected'];
+}
+
+/**
+ * The first half of ingestSpans, with no database: which spans are attempts or tries, and which are refused.
+ * Its own step so that a caller can let the decoded spans go before the database's wait: a batch's decoded
+ * spans are several times the size of what is written, and kept alive across that wait, they were copied by
+ * every young-generation collection that met them and then collected again from the old one.
+ */
+export function mapSpans(ctx: CoreContext, spans: readonly ExportedSpan[], rules: SpanMappingRules): MappedSpans {
   const rejected: IngestResult['rejected'] = [];
   const calls: SpanAttempt[] = [];
   const tries: SpanTry[] = [];
@@ -90,6 +109,15 @@ export async function ingestSpans(
     modelCallHere.set(attempt.traceId + attempt.spanId, attempt.modelCall);
   }
   const keptTries = tries.filter((spanTry) => modelCallHere.get(spanTry.traceId + spanTry.parentSpanId) !== false);
+  const triesOfEarlierParents = keptTries.filter(
+    (spanTry) => !modelCallHere.has(spanTry.traceId + spanTry.parentSpanId),
+  );
+  return { calls, tries: keptTries, triesOfEarlierParents, rejected };
+}
+
+/** The second half of ingestSpans: the mapped batch written in one transaction (see ingestSpans). */
+export async function storeMappedSpans(ctx: CoreContext, mapped: MappedSpans): Promise<IngestResult> {
+  const { calls, tries: keptTries, triesOfEarlierParents, rejected } = mapped;
   if (calls.length === 0 && keptTries.length === 0) return { attempts: 0, rejected };
   const senderAgents = ctx.actor?.type === 'agent' ? (ctx.actor.allowedAgents ?? null) : null;
 
@@ -101,9 +129,11 @@ export async function ingestSpans(
       const refused = await ctx.db.transaction(async (tx) => {
         // Tries whose parent is not in this batch: a stored model call's task is locked too; a parent that is
         // stored and no model call takes no tries (an HTTP request of a tool, say), so those are left out.
-        const elsewhere = keptTries.filter((spanTry) => !modelCallHere.has(spanTry.traceId + spanTry.parentSpanId));
         const parents = new Map(
-          (await storedParents(tx, elsewhere)).map((parent) => [parent.traceId + parent.spanId, parent.taskId]),
+          (await storedParents(tx, triesOfEarlierParents)).map((parent) => [
+            parent.traceId + parent.spanId,
+            parent.taskId,
+          ]),
         );
         const batchTries = keptTries.filter((spanTry) => parents.get(spanTry.traceId + spanTry.parentSpanId) !== null);
         const tasks = [

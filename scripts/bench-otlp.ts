@@ -12,6 +12,8 @@
  * The rounds alternate which side goes first after a discarded warm-up round
  * each (scripts/lib/bench-compare.ts); the median round is reported. The load
  * generator, the server and PostgreSQL share this machine, so read the ratio.
+ * Each side's CPU time per batch is printed too (its own process: the server, or the ceiling's client; and the
+ * database's backends), read from /proc: it explains the ratio, and other load on the machine barely moves it.
  * A throwaway embedded PostgreSQL (or BENCH_DATABASE_URL); BENCH_SECONDS per
  * round (default 5), BENCH_ROUNDS measured rounds per side (default 3), BENCH_EXPORTERS the exporter counts
  * to run (default "1,4").
@@ -24,8 +26,9 @@ import { priceCall } from '../lib/core/pricing/price-call';
 import { connectDatabase } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { arrayLiteral } from '../lib/core/kernel/sql-arrays';
-import { alternateRounds, type Figures, measureLoops, medianRound } from './lib/bench-compare';
+import { alternateRounds, type Figures, measureLoops, medianOf, medianRound } from './lib/bench-compare';
 import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';
+import { cpuSpentBetween, databaseBackendsCpuMs, processCpuMs } from './lib/process-cpu';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -213,6 +216,34 @@ function protobufPoster(baseUrl: string, token: string, connections: number) {
   return Object.assign(post, { close: () => agent.destroy() });
 }
 
+/** A round's figures with the CPU time a batch took: in the side's own process and in PostgreSQL's backends. */
+interface CpuFigures extends Figures {
+  ownCpuMsPerBatch: number;
+  postgresCpuMsPerBatch: number;
+}
+
+/** Runs a round, reading the CPU time of `ownCpuMs`'s process and of the database's backends around it. */
+async function withCpu(
+  monitor: ReturnType<typeof connectDatabase>,
+  ownCpuMs: () => Promise<number>,
+  round: () => Promise<Figures>,
+): Promise<CpuFigures> {
+  const [ownBefore, postgresBefore] = [await ownCpuMs(), await databaseBackendsCpuMs(monitor.sql)];
+  const figures = await round();
+  const [ownAfter, postgresAfter] = [await ownCpuMs(), await databaseBackendsCpuMs(monitor.sql)];
+  return {
+    ...figures,
+    ownCpuMsPerBatch: (ownAfter - ownBefore) / figures.calls,
+    postgresCpuMsPerBatch: cpuSpentBetween(postgresBefore, postgresAfter) / figures.calls,
+  };
+}
+
+/** This process's CPU time so far, in ms (the ceiling's client). */
+const clientCpuMs = async () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1_000;
+};
+
 async function main() {
   const database = await benchDatabase('bench-otlp');
   let server: Awaited<ReturnType<typeof benchServer>> | undefined;
@@ -220,6 +251,9 @@ async function main() {
     await migrateDatabase(database.url);
     const token = await createBenchToken(database.url, 'bench exporter', ['traces']);
     server = await benchServer(database.url);
+    const monitor = connectDatabase(database.url, { maxConnections: 1 });
+    const serverPid = server.pid;
+    const cpuLines: string[] = [];
 
     console.log(
       `OTLP ingest benchmark: ${os.cpus().length} CPU(s), Node ${process.version}; load generator, server and PostgreSQL on this machine`,
@@ -236,17 +270,16 @@ async function main() {
       // Enough batches for a round at 20,000 spans a second.
       const batchesPerRound = (seconds: number) => Math.ceil((20_000 * seconds) / SPANS_PER_BATCH);
       try {
-        const [receiver, ceiling] = await alternateRounds<Figures>(
+        const [receiver, ceiling] = await alternateRounds<CpuFigures>(
           [
             async (seconds) => {
               receiverSupply.fill(batchesPerRound(seconds));
               const poster = protobufPoster(server!.baseUrl, token, exporters);
               try {
-                return await measureLoops(
-                  exporters,
-                  seconds,
-                  () => poster(receiverSupply.next().body),
-                  SPANS_PER_BATCH,
+                return await withCpu(
+                  monitor,
+                  () => processCpuMs(serverPid),
+                  () => measureLoops(exporters, seconds, () => poster(receiverSupply.next().body), SPANS_PER_BATCH),
                 );
               } finally {
                 poster.close();
@@ -254,11 +287,13 @@ async function main() {
             },
             (seconds) => {
               ceilingSupply.fill(batchesPerRound(seconds));
-              return measureLoops(
-                exporters,
-                seconds,
-                () => pool.sql.unsafe(CEILING_STATEMENT, ceilingSupply.next().columns, { prepare: true }),
-                SPANS_PER_BATCH,
+              return withCpu(monitor, clientCpuMs, () =>
+                measureLoops(
+                  exporters,
+                  seconds,
+                  () => pool.sql.unsafe(CEILING_STATEMENT, ceilingSupply.next().columns, { prepare: true }),
+                  SPANS_PER_BATCH,
+                ),
               );
             },
           ],
@@ -277,10 +312,26 @@ async function main() {
             `${ratio.toFixed(2)}x`.padStart(20),
           ].join(' '),
         );
+        const cpu = (rounds: CpuFigures[], pick: (figures: CpuFigures) => number) => medianOf(rounds, pick).toFixed(1);
+        cpuLines.push(
+          [
+            String(exporters).padStart(9),
+            cpu(receiver, (figures) => figures.ownCpuMsPerBatch).padStart(15),
+            cpu(receiver, (figures) => figures.postgresCpuMsPerBatch).padStart(19),
+            cpu(ceiling, (figures) => figures.ownCpuMsPerBatch).padStart(14),
+            cpu(ceiling, (figures) => figures.postgresCpuMsPerBatch).padStart(18),
+          ].join(' '),
+        );
       } finally {
         await pool.close();
       }
     }
+    console.log();
+    console.log('CPU ms per batch (median round): the receiver in its server and in PostgreSQL, the ceiling in its');
+    console.log('client and in PostgreSQL');
+    console.log('exporters   server (recv.)   PostgreSQL (recv.)   client (ceil.)   PostgreSQL (ceil.)');
+    for (const line of cpuLines) console.log(line);
+    await monitor.close();
   } finally {
     await server?.stop();
     await database.stop();

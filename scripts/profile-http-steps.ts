@@ -18,19 +18,12 @@ import { migrateDatabase } from '../lib/db/migrate';
 import { attemptsOverHttp } from './lib/bench-attempts';
 import { emptyRouteSide, httpSide } from './lib/bench-peers-sides';
 import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';
+import { processCpuMs } from './lib/process-cpu';
 
 const CLIENTS = Number(process.env.PROFILE_CLIENTS ?? 8);
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
 const KINDS = ['new', 'repeat', 'empty', 'attempt'] as const;
 const KIND = KINDS.find((kind) => kind === process.env.PROFILE_KIND) ?? 'new';
-
-/** User + system CPU time of a process so far, in ms (Linux). */
-async function serverCpuMs(pid: number | undefined): Promise<number> {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command (which may hold spaces), from its closing parenthesis: utime is the 12th, stime the 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
 const dir = process.env.PROFILE_DIR ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-profile-')));
 const database = await benchDatabase('profile');
@@ -56,9 +49,9 @@ try {
   };
   await side.prepareRepeats(64);
   await measure(2);
-  const cpuBefore = await serverCpuMs(server.pid);
+  const cpuBefore = await processCpuMs(server.pid);
   const figures = await measure(SECONDS);
-  const cpuMs = (await serverCpuMs(server.pid)) - cpuBefore;
+  const cpuMs = (await processCpuMs(server.pid)) - cpuBefore;
   console.log(
     `${KIND === 'empty' ? 'empty-route requests' : KIND === 'attempt' ? 'single attempt reports' : `${KIND} steps`}, ${CLIENTS} clients: ${Math.round(figures.perSecond)}/s (p95 ${figures.p95Ms.toFixed(1)} ms); the server's CPU: ${(cpuMs / figures.calls).toFixed(2)} ms each`,
   );

@@ -69,31 +69,36 @@ export function openRequestLocks(url: string): RequestLocks {
   // One connection: session locks live exactly as long as it does. postgres.js
   // reconnects on the next query after it is lost, with none of the old locks
   // and without the mark, which is then set again (a new one) first.
-  let mark: string | undefined;
+  let marking: Promise<string> | undefined;
   const connect = () =>
     openPostgres(url, {
       max: 1,
       connect_timeout: 5,
       onnotice: () => {},
       onclose: () => {
-        mark = undefined;
+        marking = undefined;
       },
     });
   let sql = connect();
   /**
-   * This connection's mark, set on its session first if it has none yet. A session that already carries
-   * another mark belongs to another client (a pooler handed it over): it is never marked again, and the
-   * lock statement after this one then refuses it, so neither client is granted the other's locks.
+   * This connection's mark, set on its session first if it has none yet; requests arriving together share
+   * the one marking. A session that already carries another mark belongs to another client (a pooler handed
+   * it over): it is never marked again, and the lock statement after this one then refuses it, so neither
+   * client is granted the other's locks.
    */
-  const markedSession = async (client: postgres.Sql): Promise<string> => {
-    if (mark === undefined) {
+  const markedSession = (client: postgres.Sql): Promise<string> => {
+    if (marking === undefined) {
       const fresh = randomUUID();
-      await client`
+      const started = client`
         select set_config(${SESSION_MARK}, ${fresh}, false)
-        where coalesce(current_setting(${SESSION_MARK}, true), '') = ''`;
-      mark = fresh;
+        where coalesce(current_setting(${SESSION_MARK}, true), '') = ''`.then(() => fresh);
+      marking = started;
+      // A failed marking is tried again by the next request.
+      started.catch(() => {
+        if (marking === started) marking = undefined;
+      });
     }
-    return mark;
+    return marking;
   };
   let saidSessionNotKept = false;
   // Which hold of each key is this process's current one (a token per acquisition).
@@ -120,7 +125,7 @@ export function openRequestLocks(url: string): RequestLocks {
       return await Promise.race([statement(client), timedOut]);
     } catch (error) {
       if (client === sql && (error as { code?: string }).code === 'CONNECT_TIMEOUT') {
-        mark = undefined;
+        marking = undefined;
         sql = connect();
         heldHere.clear();
         void client.end({ timeout: 0 }).catch(() => {});
@@ -165,11 +170,13 @@ export function openRequestLocks(url: string): RequestLocks {
       return async () => {
         if (!forget()) return;
         try {
-          await onLocksConnection(
-            (client) => client`
+          await onLocksConnection(async (client) => {
+            // Unlocks only on this connection's own session (after a reconnect there is no lock to let go of).
+            const sessionMark = (await marking?.catch(() => undefined)) ?? '';
+            return client`
               select pg_advisory_unlock(${lockNamespace}::int, hashtext(${id}))
-              where current_setting(${SESSION_MARK}, true) = ${mark ?? ''}`,
-          );
+              where current_setting(${SESSION_MARK}, true) = ${sessionMark}`;
+          });
         } catch {
           // The connection is gone (or was replaced), and the session's locks with it.
         }

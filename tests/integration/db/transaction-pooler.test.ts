@@ -135,4 +135,18 @@ describe.skipIf(missing.length > 0)('behind PgBouncer in transaction mode', () =
       await Promise.all([first.close(), second.close()]);
     }
   });
+
+  it('on a direct connection, requests arriving together at a fresh connection are all granted their own keys', async () => {
+    // They share one marking of the new session: none is refused as if the session belonged to another client.
+    const locks = openRequestLocks(postgres.url());
+    try {
+      const releases = await Promise.all(
+        Array.from({ length: 20 }, (_, index) => locks.tryAcquire('agent-a', `together-${index}`)),
+      );
+      expect(releases.every((release) => typeof release === 'function')).toBe(true);
+      await Promise.all(releases.map((release) => release?.()));
+    } finally {
+      await locks.close();
+    }
+  });
 });

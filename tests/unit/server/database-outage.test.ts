@@ -21,7 +21,7 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(driverError(code))).toBe(true);
   });
 
-  it.each(['08006', '08001', '57P01', '57P02', '57P03', '53300', '57014'])('knows the SQLSTATE %s', (code) => {
+  it.each(['08006', '08001', '57P01', '57P02', '57P03', '53300', '57014', '25006'])('knows the SQLSTATE %s', (code) => {
     expect(isDatabaseUnavailable(driverError(code, 'PostgresError'))).toBe(true);
   });
 

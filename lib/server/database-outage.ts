@@ -51,6 +51,9 @@ function saysUnavailable(error: Record<string, unknown>): boolean {
   if (CONNECTION_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
   // SQLSTATE class 08: connection exceptions.
   if (error.name === 'PostgresError' && /^08[0-9A-Z]{3}$/.test(code)) return true;
+  // A standby refusing what only a primary does ("cannot access temporary or unlogged relations during
+  // recovery": the rate-limit buckets are unlogged) is the same moment without a primary as 25006.
+  if (error.name === 'PostgresError' && code === '0A000' && /during recovery$/.test(String(error.message))) return true;
   return false;
 }
 

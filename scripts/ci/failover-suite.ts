@@ -31,12 +31,19 @@ const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf
 function writeReport(checks: Check[], skipped: number, error?: string): void {
   const reportDir = process.env.HOLDFAST_TEST_REPORT_DIR;
   if (!reportDir) return;
-  const failed = checks.filter((check) => !check.ok).length + (error ? 1 : 0);
+  const failedChecks = checks.filter((check) => !check.ok).length;
   fs.mkdirSync(reportDir, { recursive: true });
   fs.writeFileSync(
     path.join(reportDir, 'failover.json'),
     JSON.stringify(
-      { tool: 'failover-suite', passed: checks.length - failed + (error ? 1 : 0), failed, skipped, checks, error },
+      {
+        tool: 'failover-suite',
+        passed: checks.length - failedChecks,
+        failed: failedChecks + (error ? 1 : 0),
+        skipped,
+        checks,
+        error,
+      },
       null,
       2,
     ),

@@ -113,14 +113,26 @@ export async function startPatroniCluster(folder: string): Promise<PatroniCluste
         node.group = startGroup(PATRONI_BIN, [config], { asPostgres: true, cwd: home });
       },
       async killPostmaster() {
-        const pid = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        const pid = postmasterPid(dataDir);
         process.kill(pid, 'SIGKILL');
         await waitFor('the postmaster to be gone', () => !processAlive(pid), 10_000);
       },
       async killNode() {
-        const pid = node.group?.pid;
+        // Patroni starts PostgreSQL in a session of its own (so that PostgreSQL outlives a Patroni restart):
+        // the machine's loss takes both groups, Patroni's and the postmaster's with its backends.
+        const postmaster = postmasterPid(dataDir);
+        const patroni = node.group?.pid;
         await node.group?.kill();
-        if (pid) await waitFor(`${name}'s processes to be gone`, () => !groupAlive(pid), 10_000);
+        try {
+          process.kill(-postmaster, 'SIGKILL');
+        } catch {
+          process.kill(postmaster, 'SIGKILL');
+        }
+        await waitFor(
+          `${name}'s processes to be gone`,
+          () => !groupAlive(postmaster) && !processAlive(postmaster) && (!patroni || !groupAlive(patroni)),
+          10_000,
+        );
       },
       async role() {
         try {
@@ -196,6 +208,11 @@ export async function waitForSynchronousStandby(
     () => synchronousStandby(leader, standby.name),
     timeoutMs,
   );
+}
+
+/** The running postmaster's pid, from the first line of its postmaster.pid. */
+function postmasterPid(dataDir: string): number {
+  return Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
 }
 
 /** Patroni 3.0 still says `master` in places; later versions say `primary`. */

@@ -25,6 +25,15 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(driverError(code, 'PostgresError'))).toBe(true);
   });
 
+  it('takes a standby refusing an unlogged table during recovery for an outage, and other unsupported features not', () => {
+    const standby = driverError('0A000', 'PostgresError');
+    standby.message = 'cannot access temporary or unlogged relations during recovery';
+    expect(isDatabaseUnavailable(standby)).toBe(true);
+    const unsupported = driverError('0A000', 'PostgresError');
+    unsupported.message = 'cannot use a subquery here';
+    expect(isDatabaseUnavailable(unsupported)).toBe(false);
+  });
+
   it('looks through drizzle 0.45 wrapping the driver error as its cause', () => {
     expect(isDatabaseUnavailable(new DrizzleQueryError('select 1', [], driverError('CONNECTION_CLOSED')))).toBe(true);
     expect(isDatabaseUnavailable(new DrizzleQueryError('select 1', [], driverError('23505', 'PostgresError')))).toBe(

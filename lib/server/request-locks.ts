@@ -70,15 +70,19 @@ export function openRequestLocks(url: string): RequestLocks {
   // reconnects on the next query after it is lost, with none of the old locks
   // and without the mark, which is then set again (a new one) first.
   let marking: Promise<string> | undefined;
-  const connect = () =>
-    openPostgres(url, {
+  const connect = (): postgres.Sql => {
+    const client = openPostgres(url, {
       max: 1,
       connect_timeout: 5,
       onnotice: () => {},
       onclose: () => {
-        marking = undefined;
+        // Only the current client's session: a replaced client closing later must not make the current
+        // one forget the mark its session carries (it would then never match it again).
+        if (sql === client) marking = undefined;
       },
     });
+    return client;
+  };
   let sql = connect();
   /**
    * This connection's mark, set on its session first if it has none yet; requests arriving together share

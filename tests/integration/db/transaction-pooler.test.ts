@@ -149,4 +149,33 @@ describe.skipIf(missing.length > 0)('behind PgBouncer in transaction mode', () =
       await locks.close();
     }
   });
+
+  it('after a wedged locks connection is replaced, the old one closing later does not break the new one', async () => {
+    const locks = openRequestLocks(postgres.url());
+    const admin = connectDatabase(postgres.url(), { maxConnections: 1 });
+    try {
+      const first = await locks.tryAcquire('agent-a', 'wedge-1');
+      await first!();
+      // Freeze the locks connection's backend: the next statement outlives its 3 s and the client is replaced.
+      const [backend] = await admin.sql<{ pid: number }[]>`
+        select pid from pg_stat_activity where query like '%pg_advisory_unlock%' and pid <> pg_backend_pid()`;
+      process.kill(backend!.pid, 'SIGSTOP');
+      try {
+        await expect(locks.tryAcquire('agent-a', 'wedge-2')).rejects.toMatchObject({ code: 'CONNECT_TIMEOUT' });
+        const replaced = await locks.tryAcquire('agent-a', 'wedge-3');
+        expect(replaced).toBeTypeOf('function');
+        await replaced!();
+      } finally {
+        process.kill(backend!.pid, 'SIGCONT');
+      }
+      // The old client's session ends now (its close reaches this process after the new one is marked).
+      await admin.sql`select pg_terminate_backend(${backend!.pid})`;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const later = await Promise.all([locks.tryAcquire('agent-a', 'wedge-4'), locks.tryAcquire('agent-a', 'wedge-5')]);
+      expect(later.every((release) => typeof release === 'function')).toBe(true);
+      await Promise.all(later.map((release) => release?.()));
+    } finally {
+      await Promise.all([locks.close(), admin.close()]);
+    }
+  });
 });

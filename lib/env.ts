@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CorePolicy } from './core/kernel/context';
 import { parseAllowList } from './alerts/outbound-address';
+import { withFirstHost } from './db/url-hosts';
 
 /**
  * The one place Holdfast reads its environment. Every variable is validated
@@ -13,7 +14,8 @@ const postgresUrl = z
   .trim()
   .refine((value) => {
     try {
-      const url = new URL(value);
+      // A multi-host URL (`db1:5432,db2:5432`) is read by its first host: `new URL` refuses a list of ports.
+      const url = new URL(withFirstHost(value));
       return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '';
     } catch {
       return false;
@@ -30,12 +32,17 @@ export const environmentSchema = z
     DATABASE_URL: z
       .preprocess(emptyAsUnset, postgresUrl.optional())
       .describe(
-        '`postgres://user:password@host:port/database` of any PostgreSQL 15 or newer, or a Unix socket named as libpq names one: `postgres://user@localhost:5432/database?host=/var/run/postgresql` (cheaper per statement than TCP on one machine). Unset: an embedded PostgreSQL 17 is started.',
+        '`postgres://user:password@host:port/database` of any PostgreSQL 15 or newer, or a Unix socket named as libpq names one: `postgres://user@localhost:5432/database?host=/var/run/postgresql` (cheaper per statement than TCP on one machine). Several hosts for a high-availability pair: `postgres://user:password@db1:5432,db2:5432/database?target_session_attrs=primary`. Behind PgBouncer in transaction mode add `prepare=false` (docs/operations/poolers.md). Unset: an embedded PostgreSQL 17 is started.',
       ),
     DATABASE_MIGRATION_URL: z
       .preprocess(emptyAsUnset, postgresUrl.optional())
       .describe(
         "The role migrations run as, owner of every table (see Database roles); `DATABASE_URL` is then the application's role, which owns nothing and may only read and append to the audit log.",
+      ),
+    DATABASE_SESSION_URL: z
+      .preprocess(emptyAsUnset, postgresUrl.optional())
+      .describe(
+        'The same database reached without a transaction-mode pooler (directly, or through a pool in session mode): the in-flight Idempotency-Key locks and the migration lock are session locks and live on it, one connection per instance. Set it when `DATABASE_URL` goes through PgBouncer in transaction mode (docs/operations/poolers.md); unset: `DATABASE_URL`.',
       ),
     DATABASE_READ_URL: z
       .preprocess(emptyAsUnset, postgresUrl.optional())

@@ -21,6 +21,8 @@ import { sql } from 'drizzle-orm';
 import { connectDatabase } from '../lib/db/client';
 import { startEmbeddedPostgres, type RunningPostgres } from '../lib/db/embedded-postgres';
 import { migrateDatabase, migrateNamedDatabase } from '../lib/db/migrate';
+import { poolerRefusal } from '../lib/db/pooler-probe';
+import { leadsToStandby, STANDBY_REFUSAL } from '../lib/db/standby-check';
 import { loadOrCreateRolePasswords } from '../lib/db/role-passwords';
 import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
 import { seedDemoHoldsIfEmpty, seedDemoPeopleIfEmpty } from '../lib/demo/seed-people';
@@ -78,7 +80,16 @@ async function main(): Promise<void> {
     await migrateDatabase(embedded.roleUrls.owner);
     databaseUrl = embedded.roleUrls.app;
   } else {
-    await migrateNamedDatabase({ databaseUrl, migrationUrl: env.DATABASE_MIGRATION_URL }, log);
+    // Behind a transaction pooler, refuse at once with the setting to change rather than hang or share locks later.
+    const refusal = await poolerRefusal({ databaseUrl, sessionUrl: env.DATABASE_SESSION_URL });
+    if (refusal) throw new Error(refusal);
+    // Holdfast writes on every request: a standby would refuse them all.
+    if (await leadsToStandby(databaseUrl)) throw new Error(STANDBY_REFUSAL);
+    // The migration lock is a session lock too: without a migration URL, it goes where the request locks go.
+    await migrateNamedDatabase(
+      { databaseUrl: env.DATABASE_SESSION_URL ?? databaseUrl, migrationUrl: env.DATABASE_MIGRATION_URL },
+      log,
+    );
   }
   log('Migrations applied');
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'drizzle-orm';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
-import { openPostgres } from './connection-url';
+import { openPostgres, preparesStatements } from './connection-url';
 import * as schema from './schema';
 
 export type Database = PostgresJsDatabase<typeof schema>;
@@ -38,7 +38,9 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Data
     },
   });
   return {
-    db: drizzle(preparing(sql), { schema, logger: options.logger }),
+    // `prepare=false` on the URL (behind a transaction pooler) leaves drizzle's statements unnamed, as postgres.js
+    // leaves its own then.
+    db: drizzle(preparesStatements(url) ? preparing(sql) : sql, { schema, logger: options.logger }),
     sql,
     close: () => sql.end({ timeout: 5 }),
   };

@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { urlParameter } from './url-hosts';
 
 /**
  * Opens postgres.js on a connection URL as libpq reads it, including a Unix socket named the libpq way:
@@ -23,4 +24,15 @@ export function unixSocketOf(url: string): { url: string; path: string } | undef
   if (!directory?.startsWith('/')) return undefined;
   parsed.searchParams.delete('host');
   return { url: parsed.toString(), path: `${directory.replace(/\/+$/, '')}/.s.PGSQL.${parsed.port || '5432'}` };
+}
+
+/**
+ * Whether postgres.js may use named prepared statements on this URL: yes unless it says `prepare=false`
+ * (postgres.js reads that parameter itself). A pooler in transaction mode (PgBouncer before 1.21) hands each
+ * transaction to whichever server connection is free, where a statement prepared on another one does not
+ * exist: with prepared statements on, postgres.js then waits for good with no error.
+ */
+export function preparesStatements(url: string): boolean {
+  const value = urlParameter(url, 'prepare');
+  return value !== 'false' && value !== 'disable';
 }

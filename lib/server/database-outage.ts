@@ -27,8 +27,11 @@ const CONNECTION_CODES = new Set([
 
 // SQLSTATE: 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now
 // (starting up or in recovery), 53300 too many connections, 57014 a statement
-// cancelled by statement_timeout (a database too slow to answer is as good as down).
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+// cancelled by statement_timeout (a database too slow to answer is as good as down),
+// 25006 a write refused as read-only: the connection reached a standby (a node that a
+// failover or switchover demoted, or a URL without target_session_attrs=primary), so
+// no primary is reachable this way right now.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '25006']);
 
 /** True when the error, or any error it wraps (drizzle's DrizzleQueryError puts the driver's in `cause`), says the database is unreachable. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -48,6 +51,9 @@ function saysUnavailable(error: Record<string, unknown>): boolean {
   if (CONNECTION_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;
   // SQLSTATE class 08: connection exceptions.
   if (error.name === 'PostgresError' && /^08[0-9A-Z]{3}$/.test(code)) return true;
+  // A standby refusing what only a primary does ("cannot access temporary or unlogged relations during
+  // recovery": the rate-limit buckets are unlogged) is the same moment without a primary as 25006.
+  if (error.name === 'PostgresError' && code === '0A000' && /during recovery$/.test(String(error.message))) return true;
   return false;
 }
 

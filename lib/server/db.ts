@@ -45,9 +45,12 @@ export function getClock(): () => Date {
   return holder.holdfastClock.now;
 }
 
-/** The in-flight Idempotency-Keys of this process (see request-locks.ts), on their own connection. */
+/**
+ * The in-flight Idempotency-Keys of this process (see request-locks.ts), on their own connection: through
+ * DATABASE_SESSION_URL when set, because session locks need a session a transaction pooler does not keep.
+ */
 export function getRequestLocks(): RequestLocks {
-  holder.holdfastRequestLocks ??= openRequestLocks(databaseUrl());
+  holder.holdfastRequestLocks ??= openRequestLocks(getEnvironment().DATABASE_SESSION_URL ?? databaseUrl());
   return holder.holdfastRequestLocks;
 }
 

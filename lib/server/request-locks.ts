@@ -1,4 +1,5 @@
 import 'server-only';
+import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import { openPostgres } from '../db/connection-url';
 
@@ -13,6 +14,14 @@ import { openPostgres } from '../db/connection-url';
  *
  * Advisory locks are re-entrant within a session, so requests of this same
  * process are told apart in memory first.
+ *
+ * A pooler in transaction mode would break this silently: it hands each
+ * statement to any server connection, so a lock would be taken on one
+ * session and looked for on another, and granted again to whichever client
+ * lands on the first. The connection therefore marks its session with a
+ * random value when it opens, and every lock statement acts only on a session
+ * carrying that mark (see SESSION_MARK). The URL is DATABASE_SESSION_URL when
+ * DATABASE_URL goes through such a pooler (docs/operations/poolers.md).
  *
  * The audit CSV export holds one of these locks too, per person, while its
  * stream runs (its own namespace): one export per person at a time, on every
@@ -41,11 +50,61 @@ export interface RequestLocks {
 /** How long one lock statement may take before its connection is presumed wedged. */
 const LOCK_STATEMENT_TIMEOUT_MS = 3_000;
 
+/** The session setting that carries this connection's mark: a lock statement on a session without it does nothing. */
+const SESSION_MARK = 'holdfast.request_locks_session';
+
+/** The lock statements ran on a session other than the one this connection marked: a pooler shares it. */
+export class LockSessionNotKeptError extends Error {
+  // A connection code, so that the request is answered 503 (retry later) and never 500.
+  readonly code = 'CONNECTION_DESTROYED';
+  constructor() {
+    super(
+      'The Idempotency-Key locks connection did not keep its session (a pooler in transaction mode?): ' +
+        'point DATABASE_SESSION_URL at PostgreSQL directly or through a session-mode pool',
+    );
+  }
+}
+
 export function openRequestLocks(url: string): RequestLocks {
   // One connection: session locks live exactly as long as it does. postgres.js
-  // reconnects on the next query after it is lost, with none of the old locks.
-  const connect = () => openPostgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+  // reconnects on the next query after it is lost, with none of the old locks
+  // and without the mark, which is then set again (a new one) first.
+  let marking: Promise<string> | undefined;
+  const connect = (): postgres.Sql => {
+    const client = openPostgres(url, {
+      max: 1,
+      connect_timeout: 5,
+      onnotice: () => {},
+      onclose: () => {
+        // Only the current client's session: a replaced client closing later must not make the current
+        // one forget the mark its session carries (it would then never match it again).
+        if (sql === client) marking = undefined;
+      },
+    });
+    return client;
+  };
   let sql = connect();
+  /**
+   * This connection's mark, set on its session first if it has none yet; requests arriving together share
+   * the one marking. A session that already carries another mark belongs to another client (a pooler handed
+   * it over): it is never marked again, and the lock statement after this one then refuses it, so neither
+   * client is granted the other's locks.
+   */
+  const markedSession = (client: postgres.Sql): Promise<string> => {
+    if (marking === undefined) {
+      const fresh = randomUUID();
+      const started = client`
+        select set_config(${SESSION_MARK}, ${fresh}, false)
+        where coalesce(current_setting(${SESSION_MARK}, true), '') = ''`.then(() => fresh);
+      marking = started;
+      // A failed marking is tried again by the next request.
+      started.catch(() => {
+        if (marking === started) marking = undefined;
+      });
+    }
+    return marking;
+  };
+  let saidSessionNotKept = false;
   // Which hold of each key is this process's current one (a token per acquisition).
   const heldHere = new Map<string, symbol>();
 
@@ -70,6 +129,7 @@ export function openRequestLocks(url: string): RequestLocks {
       return await Promise.race([statement(client), timedOut]);
     } catch (error) {
       if (client === sql && (error as { code?: string }).code === 'CONNECT_TIMEOUT') {
+        marking = undefined;
         sql = connect();
         heldHere.clear();
         void client.end({ timeout: 0 }).catch(() => {});
@@ -90,12 +150,19 @@ export function openRequestLocks(url: string): RequestLocks {
       heldHere.set(heldId, hold);
       const forget = () => heldHere.get(heldId) === hold && heldHere.delete(heldId);
       try {
-        const [row] = await onLocksConnection(
-          (client) =>
-            client<
-              { locked: boolean }[]
-            >`select pg_try_advisory_lock(${lockNamespace}::int, hashtext(${id})) as locked`,
-        );
+        const [row] = await onLocksConnection(async (client) => {
+          const sessionMark = await markedSession(client);
+          // null when the session lacks the mark: the lock is then neither taken nor looked at.
+          return client<{ locked: boolean | null }[]>`
+            select case when current_setting(${SESSION_MARK}, true) = ${sessionMark}
+              then pg_try_advisory_lock(${lockNamespace}::int, hashtext(${id})) end as locked`;
+        });
+        if (row?.locked === null) {
+          const refusal = new LockSessionNotKeptError();
+          if (!saidSessionNotKept) console.error(`[holdfast] ${refusal.message}`);
+          saidSessionNotKept = true;
+          throw refusal;
+        }
         if (row?.locked !== true) {
           forget();
           return undefined;
@@ -107,9 +174,13 @@ export function openRequestLocks(url: string): RequestLocks {
       return async () => {
         if (!forget()) return;
         try {
-          await onLocksConnection(
-            (client) => client`select pg_advisory_unlock(${lockNamespace}::int, hashtext(${id}))`,
-          );
+          await onLocksConnection(async (client) => {
+            // Unlocks only on this connection's own session (after a reconnect there is no lock to let go of).
+            const sessionMark = (await marking?.catch(() => undefined)) ?? '';
+            return client`
+              select pg_advisory_unlock(${lockNamespace}::int, hashtext(${id}))
+              where current_setting(${SESSION_MARK}, true) = ${sessionMark}`;
+          });
         } catch {
           // The connection is gone (or was replaced), and the session's locks with it.
         }

@@ -73,7 +73,12 @@ for (const name of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
     failed += report.stats.unexpected;
     skipped += report.stats.skipped;
     for (const suite of report.suites ?? []) playwrightFailures(suite, name);
-  } else if (name.startsWith('python') || name.startsWith('faults') || name.startsWith('promtool')) {
+  } else if (
+    name.startsWith('python') ||
+    name.startsWith('faults') ||
+    name.startsWith('failover') ||
+    name.startsWith('promtool')
+  ) {
     passed += report.passed;
     failed += report.failed;
     skipped += report.skipped;

@@ -22,6 +22,8 @@ export async function startHoldfastServer(
   databaseUrl: string,
   port: number,
   readyTimeoutMs: number,
+  /** More settings, e.g. DATABASE_SESSION_URL beside a pooled DATABASE_URL. */
+  extraEnv: Record<string, string> = {},
 ): Promise<HoldfastServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: projectRoot,
@@ -37,6 +39,7 @@ export async function startHoldfastServer(
       HOLDFAST_DEMO_DATA: 'off',
       HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
       NEXT_TELEMETRY_DISABLED: '1',
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

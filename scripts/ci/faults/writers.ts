@@ -25,7 +25,7 @@ export function newWriterLog(): WriterLog {
   return { acked: [], gaveUp: [], statuses: {}, errors: [], unavailableAt: [], inProgressAt: [], ackedAt: [] };
 }
 
-function batchBody(batchId: string): string {
+export function batchBody(batchId: string): string {
   const startedAt = new Date(Date.now() - 2_000).toISOString();
   const finishedAt = new Date().toISOString();
   const attempts = Array.from({ length: ATTEMPTS_PER_BATCH }, (_, index) => ({
@@ -44,13 +44,14 @@ function batchBody(batchId: string): string {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Posts one batch until it is acknowledged (true) or its deadline passes (false). */
-async function postUntilAcknowledged(
+export async function postUntilAcknowledged(
   baseUrl: string,
   token: string,
   batchId: string,
   log: WriterLog,
+  /** The batch's body: copies of one batch sent at once must carry the same one (else the key says "reused"). */
+  body = batchBody(batchId),
 ): Promise<boolean> {
-  const body = batchBody(batchId);
   const deadline = Date.now() + BATCH_DEADLINE_MS;
   while (Date.now() < deadline) {
     let status: string;
@@ -72,6 +73,8 @@ async function postUntilAcknowledged(
       if (response.status >= 500 && response.status !== 503)
         log.errors.push(`${batchId}: ${status} ${text.slice(0, 300)}`);
       if (response.status === 503) log.unavailableAt.push(Date.now());
+      if (response.status === 503 && response.headers.get('retry-after') === null)
+        log.errors.push(`${batchId}: 503 without Retry-After`);
       if (response.status === 409) log.inProgressAt.push(Date.now());
       if (response.status !== 503 && response.status !== 409) {
         log.statuses[status] = (log.statuses[status] ?? 0) + 1;

@@ -21,8 +21,17 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(driverError(code))).toBe(true);
   });
 
-  it.each(['08006', '08001', '57P01', '57P02', '57P03', '53300', '57014'])('knows the SQLSTATE %s', (code) => {
+  it.each(['08006', '08001', '57P01', '57P02', '57P03', '53300', '57014', '25006'])('knows the SQLSTATE %s', (code) => {
     expect(isDatabaseUnavailable(driverError(code, 'PostgresError'))).toBe(true);
+  });
+
+  it('takes a standby refusing an unlogged table during recovery for an outage, and other unsupported features not', () => {
+    const standby = driverError('0A000', 'PostgresError');
+    standby.message = 'cannot access temporary or unlogged relations during recovery';
+    expect(isDatabaseUnavailable(standby)).toBe(true);
+    const unsupported = driverError('0A000', 'PostgresError');
+    unsupported.message = 'cannot use a subquery here';
+    expect(isDatabaseUnavailable(unsupported)).toBe(false);
   });
 
   it('looks through drizzle 0.45 wrapping the driver error as its cause', () => {

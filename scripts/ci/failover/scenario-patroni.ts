@@ -4,6 +4,7 @@ import { createApiToken } from '../../../lib/core';
 import { connectDatabase, type DatabaseConnection } from '../../../lib/db/client';
 import { migrateDatabase } from '../../../lib/db/migrate';
 import { runChecks, type Check } from '../faults/checks';
+import { retryWhileUnavailable } from '../faults/redrive-and-sweep';
 import { startHoldfastServer, type HoldfastServer } from '../faults/holdfast-server';
 import { startKeyedWriters, type KeyedWriters } from './keyed-writers';
 import {
@@ -15,9 +16,12 @@ import {
 } from './patroni';
 import { otherPort } from './ports';
 import { waitFor } from './process-groups';
+import { beginRedriveAcrossSwitch } from './redrive-across-switch';
+import { startStepWriters, type StepWriters, stepsNotCompletedOnce } from './step-writers';
 import { batchesNotStoredOnce } from './stored-once';
 
 const WRITERS = 4;
+const STEP_WRITERS = 2;
 const projectRoot = path.resolve(import.meta.dirname, '../../..');
 const admin = { type: 'person' as const, id: 'failover-suite@holdfast.local', role: 'admin' as const, teams: [] };
 /** postgres.js picks the node that is not in recovery (`read-write` would take a hot standby too). */
@@ -27,6 +31,8 @@ const IDEMPOTENCY_LOCK_NAMESPACE = 0x4f1d;
 
 interface Switch {
   name: string;
+  /** A bulk redrive runs across this switch (started before it, carried on by a sweep after it). */
+  underRedrive?: boolean;
   /** Makes the leader go away (or hands it over); resolves once done. */
   cause(leader: PatroniNode, standby: PatroniNode): Promise<void>;
   /** Brings the old leader back as a standby, if the cause took it down. */
@@ -51,6 +57,7 @@ export async function patroniScenario(folder: string, log: (line: string) => voi
   let server: HoldfastServer | undefined;
   let library: DatabaseConnection | undefined;
   let writers: KeyedWriters | undefined;
+  let stepWriters: StepWriters | undefined;
   try {
     const url = cluster.url(PRIMARY_ONLY);
     await migrateDatabase(url);
@@ -65,8 +72,11 @@ export async function patroniScenario(folder: string, log: (line: string) => voi
 
     server = await startHoldfastServer(url, await otherPort(), 120_000);
     writers = startKeyedWriters([server.baseUrl], token, WRITERS, 'ha');
+    stepWriters = startStepWriters(server.baseUrl, token, STEP_WRITERS, `ha-steps-${Date.now()}`);
     const writerLog = writers.log;
+    const stepLog = stepWriters.log;
     await waitFor('the writers to get going', () => writerLog.acked.length >= 8, 60_000);
+    await waitFor('the step writers to get going', () => stepLog.completed.length >= 4, 60_000);
     log(`Holdfast on ${url}; writers acknowledged; primary is ${leader.name}`);
 
     const switches: Switch[] = [
@@ -77,6 +87,7 @@ export async function patroniScenario(folder: string, log: (line: string) => voi
       },
       {
         name: 'whole node SIGKILLed',
+        underRedrive: true,
         cause: (old) => old.killNode(),
         recover: async (old) => old.start(),
       },
@@ -88,9 +99,12 @@ export async function patroniScenario(folder: string, log: (line: string) => voi
       },
     ];
     const figures: string[] = [];
+    const redriveChecks: [string, boolean, unknown][] = [];
     for (const change of switches) {
       const [oldLeader, candidate] = await rolesOf(cluster);
       await waitForSynchronousStandby(oldLeader, candidate, 90_000);
+      const redrive = change.underRedrive ? await beginRedriveAcrossSwitch(library.db, log) : undefined;
+      const stepsBefore = stepLog.completed.length;
       const causedAt = Date.now();
       await change.cause(oldLeader, candidate);
       await waitFor(`${candidate.name} to be promoted`, async () => isPrimary(await candidate.role()), 90_000);
@@ -112,8 +126,14 @@ export async function patroniScenario(folder: string, log: (line: string) => voi
           ? 'no 503 seen'
           : `${refusals.length} 503s from ${seconds(refusals[0]! - causedAt)} to ${seconds(lastRefusal() - causedAt)}, first acknowledgement after them at ${seconds(firstAckAfterRefusals - causedAt)}`;
       const figure = `${change.name}: ${candidate.name} primary after ${seconds(promotedAt - causedAt)}; ${refusalFigure}; longest pause between acknowledgements ${seconds(longestPause)}`;
+      await waitFor(
+        'the step writers to complete steps again',
+        () => stepLog.completedAt.filter((at) => at > promotedAt).length >= STEP_WRITERS,
+        90_000,
+      );
       figures.push(figure);
-      log(figure);
+      log(`${figure}; steps completed meanwhile ${stepLog.completed.length - stepsBefore}`);
+      if (redrive) redriveChecks.push(...(await redrive.finish(change.name)));
       await change.recover?.(oldLeader);
       await waitFor(
         `${oldLeader.name} back as the standby`,
@@ -122,9 +142,20 @@ export async function patroniScenario(folder: string, log: (line: string) => voi
       );
     }
     await writers.stop();
-    const stored = await batchesNotStoredOnce(library.db, writerLog, 'ha');
-    const [locks] = await library.sql<{ held: number }[]>`
-      select count(*)::int as held from pg_locks where locktype = 'advisory' and classid = ${IDEMPOTENCY_LOCK_NAMESPACE}`;
+    await stepWriters.stop();
+    // The suite's own pool may still hold a connection the switchover ended: like any client, it tries again.
+    const db = library.db;
+    const stored = await retryWhileUnavailable(() => batchesNotStoredOnce(db, writerLog, 'ha'));
+    const steps = await retryWhileUnavailable(() => stepsNotCompletedOnce(db, stepLog));
+    const stepStatusesSeen = Object.keys(stepLog.statuses).filter((status) => !['200', '409', '503'].includes(status));
+    log(
+      `step writers: ${stepLog.completed.length} steps completed, ${stepLog.gaveUp.length} given up, statuses ${JSON.stringify(stepLog.statuses)}`,
+    );
+    const sqlClient = library.sql;
+    const [locks] = await retryWhileUnavailable(
+      () => sqlClient<{ held: number }[]>`
+      select count(*)::int as held from pg_locks where locktype = 'advisory' and classid = ${IDEMPOTENCY_LOCK_NAMESPACE}`,
+    );
     if (writerLog.errors.length > 0) log(`server stderr (tail): ${server.errors().slice(-3_000)}`);
     const unexpected = Object.keys(writerLog.statuses).filter((status) => !['200', '409', '503'].includes(status));
     log(
@@ -143,6 +174,18 @@ export async function patroniScenario(folder: string, log: (line: string) => voi
       ['the writers gave up on no batch', writerLog.gaveUp.length === 0, writerLog.gaveUp],
       ['no Idempotency-Key lock is left held', locks?.held === 0, `${locks?.held} held`],
       [
+        'step writers saw only 200, 409 and 503 with Retry-After, and gave up on no step',
+        stepStatusesSeen.length === 0 && stepLog.errors.length === 0 && stepLog.gaveUp.length === 0,
+        { statuses: stepLog.statuses, errors: stepLog.errors.slice(0, 5), gaveUp: stepLog.gaveUp.slice(0, 5) },
+      ],
+      [
+        'every step an agent saw completed has exactly one succeeded attempt',
+        steps.notOnce.length === 0,
+        steps.notOnce.slice(0, 5),
+      ],
+      ["no step's body ran twice", steps.bodyRanTwice.length === 0, steps.bodyRanTwice.slice(0, 5)],
+      ...redriveChecks,
+      [
         'the server ran through all three without a restart',
         server.process.exitCode === null && server.process.signalCode === null,
         `exit ${server.process.exitCode}`,
@@ -157,6 +200,7 @@ export async function patroniScenario(folder: string, log: (line: string) => voi
     throw error;
   } finally {
     await writers?.stop();
+    await stepWriters?.stop();
     await server?.stop().catch(() => {});
     await library?.close().catch(() => {});
     await cluster.stop();

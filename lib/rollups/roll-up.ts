@@ -65,10 +65,18 @@ export interface RollUpResult {
  * totals, so it adds only what the raw log gained since; retention never
  * touches the totals, so a counter outlives the rows it counted.
  */
-export async function rollUpAttempts(
-  db: Executor,
-  options: { now: Date; retentionFloor: Date },
-): Promise<RollUpResult> {
+export interface RollUpOptions {
+  now: Date;
+  retentionFloor: Date;
+  /**
+   * Measurement only (scripts/measure-rollup-caches.ts): leave a cache out, its tables emptied, so readers
+   * sum the rollups themselves. Every caller in the product stores both.
+   */
+  without?: ('spans' | 'windowSums')[];
+}
+
+export async function rollUpAttempts(db: Executor, options: RollUpOptions): Promise<RollUpResult> {
+  const without = options.without ?? [];
   return db.transaction(async (tx) => {
     const [state] = await tx.execute<{
       rolled_to: Date | null;
@@ -108,7 +116,7 @@ export async function rollUpAttempts(
 
     // The stored spans are moved rather than summed afresh when this pass notes what it changes in their hours
     // (lib/rollups/spans.ts). Not after a restore: the spans held then may not match the rollups.
-    const heldSpans = restored || state.rolled_to === null ? [] : await readHeldSpans(tx);
+    const heldSpans = restored || state.rolled_to === null || without.includes('spans') ? [] : await readHeldSpans(tx);
     const changesNoted = heldSpans.length > 0;
     if (changesNoted) await startNotingHourlyChanges(tx);
     const inHeldSpan = (start: number, end: number) =>
@@ -147,12 +155,16 @@ export async function rollUpAttempts(
         fine_rolled_to = ${new Date(fineRolledTo).toISOString()}::timestamptz,
         processed_xid = ${horizon}::xid8, execution_shapes_filled = true, updated_at = now()
       where id = 1`);
-    await storeSpans(tx, new Date(rolledTo), ranges, { changesNoted });
-    await storeWindowSums(tx, {
-      now: options.now,
-      fineRolledTo: new Date(fineRolledTo),
-      retentionFloor: options.retentionFloor,
-    });
+    if (without.includes('spans')) await deleteSpans(tx, sql`true`);
+    else await storeSpans(tx, new Date(rolledTo), ranges, { changesNoted });
+    if (without.includes('windowSums')) await tx.execute(sql`delete from window_sum_ranges; delete from window_sums`);
+    else {
+      await storeWindowSums(tx, {
+        now: options.now,
+        fineRolledTo: new Date(fineRolledTo),
+        retentionFloor: options.retentionFloor,
+      });
+    }
     return { hoursRolled, hoursReRolled, rolledTo: new Date(rolledTo) };
   });
 }

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { readPoolLevels } from '../core/retry-pools/pool-level';
 import type { Executor } from '../db/client';
-import { retryPools } from '../db/schema';
+import { COUNTER_FIGURES, retryPools, STEP_TOTAL_FIGURES } from '../db/schema';
+import { figureList, rawFigures } from '../rollups/figure-sql';
 import { readRollupEdge } from '../rollups/figures';
 import type { MetricName } from './catalog';
 import { DEFAULT_MAX_STEPS_PER_AGENT, foldSteps } from './fold-steps';
@@ -67,13 +68,9 @@ async function readCounters(db: Executor): Promise<Pick<MetricSamples, CounterNa
     d: number;
   }>(sql`
     with tail as (
-      select agent, step, error_class,
-        count(*)::float8 as attempts,
-        (count(*) filter (where attempt_number > 1))::float8 as retries,
-        (count(*) filter (where outcome = 'failed'))::float8 as failures,
-        -- numeric like attempt_totals' spend, summed exactly and made a float (Prometheus' type) once, below.
-        coalesce(sum(cost_micros), 0) as cost_micros,
-        coalesce(sum(cost_micros) filter (where attempt_number > 1), 0) as retry_cost_micros
+      -- Counted as the rollups count them, summed exactly with the totals and made a float (Prometheus' type)
+      -- once, below.
+      select agent, step, error_class, ${rawFigures(COUNTER_FIGURES)}
       from attempts
       where started_at >= ${from}
         and started_at >= coalesce((select rolled_to from rollup_state where id = 1), '-infinity'::timestamptz)
@@ -82,9 +79,9 @@ async function readCounters(db: Executor): Promise<Pick<MetricSamples, CounterNa
     select 'attempts' as kind, agent, step, null::text as detail,
       sum(attempts)::float8 as a, sum(retries)::float8 as b, sum(cost_micros)::float8 as c, sum(retry_cost_micros)::float8 as d
     from (
-      select agent, step, attempts, retries, cost_micros, retry_cost_micros from attempt_totals
+      select agent, step, ${figureList(STEP_TOTAL_FIGURES)} from attempt_totals
       union all
-      select agent, step, attempts, retries, cost_micros, retry_cost_micros from tail
+      select agent, step, ${figureList(STEP_TOTAL_FIGURES)} from tail
     ) as counted
     group by agent, step
     union all

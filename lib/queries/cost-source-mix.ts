@@ -1,7 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import { costSources, type CostSource } from '../db/schema';
+import { costSources, type CostSource, FIGURES } from '../db/schema';
 import type { TimeRange } from '../time-window';
 
 /**
@@ -71,8 +71,8 @@ export async function getCostSourceMix(
     select edge.cut, mix.cost_source, mix.attempts, mix.cost_micros, mix.retries, mix.retry_cost_micros
     from edge left join lateral (
       select cost_source, count(*)::text as attempts, sum(cost_micros)::text as cost_micros,
-        count(*) filter (where attempt_number > 1)::text as retries,
-        coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::text as retry_cost_micros
+        (${sql.raw(FIGURES.retries.raw)})::text as retries,
+        (${sql.raw(FIGURES.retryCostMicros.raw)})::text as retry_cost_micros
       from latest
       where edge.cut is null or started_at > edge.cut
       group by cost_source

@@ -1,7 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import type { ErrorClass } from '../db/schema';
+import { type ErrorClass, IS_RETRY } from '../db/schema';
 import type { StepName } from '../rollups/figures';
 import type { TimeRange } from '../time-window';
 
@@ -68,7 +68,7 @@ export async function getRetrySpendByCause(
         substring(shape from '([a-z_]+) ' || attempt_number::text || ':') as cause,
         sum(executions) as retries, sum(cost_micros) as retry_spend
       from execution_shape_hours
-      where attempt_number > 1
+      where ${sql.raw(IS_RETRY)}
         and hour >= ${executionsBegun.from.toISOString()}::timestamptz and hour < ${range.to.toISOString()}::timestamptz
         and (agent, step) in (select wanted.agent, wanted.step from (values ${wanted}) as wanted(agent, step))
       group by 1, 2, 3

@@ -1,7 +1,8 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import type { ErrorClass } from '../db/schema';
+import { COUNT_FIGURES, type ErrorClass, FIGURES } from '../db/schema';
+import { summedFigures } from '../rollups/figure-sql';
 import { planFigures, type StepName } from '../rollups/figures';
 import { type LatencyHistogram, percentileMs, readStepHistograms } from '../rollups/latency-buckets';
 import { previousRangeOf, type TimeRange } from '../time-window';
@@ -74,23 +75,16 @@ interface FigureRow {
   agent: string;
   step: string;
   error_class: ErrorClass | null;
-  attempts: string;
-  retries: string;
-  failures: string;
-  executions: string;
-  first_try_successes: string;
+  /** Each count figure, by its column (attempts, retries, …). */
   /** The step's spend over every class: summed exactly in SQL (numeric), made a JS number once. */
   step_cost_micros: string;
   step_retry_cost_micros: string;
   step_failed_cost_micros: string;
 }
 
-interface Sums {
-  attempts: number;
-  retries: number;
-  failures: number;
-  executions: number;
-  firstTrySuccesses: number;
+type CountSums = Record<(typeof COUNT_FIGURES)[number], number>;
+
+interface Sums extends CountSums {
   spend: number;
   retrySpend: number;
   failedSpend: number;
@@ -98,11 +92,7 @@ interface Sums {
 }
 
 const emptySums = (): Sums => ({
-  attempts: 0,
-  retries: 0,
-  failures: 0,
-  executions: 0,
-  firstTrySuccesses: 0,
+  ...(Object.fromEntries(COUNT_FIGURES.map((name) => [name, 0])) as CountSums),
   spend: 0,
   retrySpend: 0,
   failedSpend: 0,
@@ -138,8 +128,7 @@ export async function readStepFigures(
   const classColumn = byClass ? sql`error_class` : sql`null::error_class`;
   const [rows, histograms] = await Promise.all([
     db.execute<FigureRow>(sql`
-      select label, agent, step, ${classColumn} as error_class, sum(attempts) as attempts, sum(retries) as retries,
-        sum(failures) as failures, sum(executions) as executions, sum(first_try_successes) as first_try_successes,
+      select label, agent, step, ${classColumn} as error_class, ${summedFigures(COUNT_FIGURES)},
         sum(sum(cost_micros)) over per_step as step_cost_micros,
         sum(sum(retry_cost_micros)) over per_step as step_retry_cost_micros,
         sum(sum(cost_micros) filter (where error_class is not null)) over per_step as step_failed_cost_micros
@@ -158,11 +147,7 @@ export async function readStepFigures(
     const key = `${row.agent}/${row.step}`;
     const sumsOf = row.label === 'window' ? windowSums : previousSums;
     const sums = sumsOf.get(key) ?? emptySums();
-    sums.attempts += Number(row.attempts);
-    sums.retries += Number(row.retries);
-    sums.failures += Number(row.failures);
-    sums.executions += Number(row.executions);
-    sums.firstTrySuccesses += Number(row.first_try_successes);
+    for (const name of COUNT_FIGURES) sums[name] += Number(row[FIGURES[name].column]);
     sums.spend = Number(row.step_cost_micros);
     sums.retrySpend = Number(row.step_retry_cost_micros);
     sums.failedSpend = Number(row.step_failed_cost_micros ?? 0);

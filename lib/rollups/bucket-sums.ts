@@ -1,5 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Transaction } from '../db/client';
+import { FLEET_FIGURES } from '../db/schema/figures';
+import { figureList, rawFigures, summedFigures } from './figure-sql';
 import { latencyBucketSql } from './latency-buckets';
 
 /** The finest rollup bucket: five minutes, so a read scans at most that much raw log at a window's edge. */
@@ -19,16 +21,8 @@ export async function writeFineBuckets(tx: Transaction, start: SQL, end: SQL): P
   await tx.execute(sql`delete from attempt_rollups where ${inRange}`);
   await tx.execute(sql`delete from attempt_latency_rollups where ${inRange}`);
   await tx.execute(sql`
-    insert into attempt_rollups (grain, bucket_start, agent, step, error_class, attempts, retries, failures, executions,
-      first_try_successes, cost_micros, retry_cost_micros)
-    select '5min', ${fineBucket}, agent, step, error_class,
-      count(*),
-      count(*) filter (where attempt_number > 1),
-      count(*) filter (where outcome = 'failed'),
-      count(*) filter (where attempt_number = 1),
-      count(*) filter (where attempt_number = 1 and outcome = 'succeeded'),
-      coalesce(sum(cost_micros), 0),
-      coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)
+    insert into attempt_rollups (grain, bucket_start, agent, step, error_class, ${figureList()})
+    select '5min', ${fineBucket}, agent, step, error_class, ${rawFigures()}
     from attempts
     where started_at >= ${start} and started_at < ${end}
     group by 2, 3, 4, 5`);
@@ -54,10 +48,8 @@ export async function insertSumsOfFinerRows(tx: Transaction, grain: 'hour' | 'da
   const finer = FINER[grain];
   const unit = sql.raw(`'${grain}'`);
   await tx.execute(sql`
-    insert into attempt_rollups (grain, bucket_start, agent, step, error_class, attempts, retries, failures, executions,
-      first_try_successes, cost_micros, retry_cost_micros)
-    select ${grain}, date_trunc(${unit}, bucket_start, 'UTC'), agent, step, error_class, sum(attempts), sum(retries),
-      sum(failures), sum(executions), sum(first_try_successes), sum(cost_micros), sum(retry_cost_micros)
+    insert into attempt_rollups (grain, bucket_start, agent, step, error_class, ${figureList()})
+    select ${grain}, date_trunc(${unit}, bucket_start, 'UTC'), agent, step, error_class, ${summedFigures()}
     from attempt_rollups
     where grain = ${finer} and ${inBuckets}
     group by 2, 3, 4, 5`);
@@ -77,8 +69,8 @@ export async function insertSumsOfFinerRows(tx: Transaction, grain: 'hour' | 'da
 export async function sumAllSteps(tx: Transaction, grain: '5min' | 'hour' | 'day', inBuckets: SQL): Promise<void> {
   await tx.execute(sql`delete from all_steps_rollups where grain = ${grain} and ${inBuckets}`);
   await tx.execute(sql`
-    insert into all_steps_rollups (grain, bucket_start, attempts, retries, cost_micros, retry_cost_micros)
-    select grain, bucket_start, sum(attempts), sum(retries), sum(cost_micros), sum(retry_cost_micros)
+    insert into all_steps_rollups (grain, bucket_start, ${figureList(FLEET_FIGURES)})
+    select grain, bucket_start, ${summedFigures(FLEET_FIGURES)}
     from attempt_rollups
     where grain = ${grain} and ${inBuckets}
     group by grain, bucket_start`);

@@ -1,5 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
+import { FLEET_FIGURES } from '../db/schema/figures';
+import { figureList, rawFigures, signedFigures, zeroFigures } from './figure-sql';
 import { latencyBucketSql } from './latency-buckets';
 import type { BucketUnit, TimeRange } from '../time-window';
 import {
@@ -22,8 +24,7 @@ export interface StepName {
  * windows and gets back a relation it can group as it likes:
  *
  *   figures: label, bucket_time (an hour or day start), agent, step, error_class,
- *            attempts, retries, failures, executions, first_try_successes,
- *            cost_micros, retry_cost_micros
+ *            and a column per figure (lib/db/schema/figures.ts)
  *   latency: label, agent, step, buckets, counts (a sparse histogram; several rows per step)
  *
  * Each window is split by planSegments into raw, five-minute, hourly and daily parts, and
@@ -184,64 +185,37 @@ function unionAll(branches: SQL[], empty: SQL): SQL {
   return branches.length === 0 ? empty : sql.join(branches, sql` union all `);
 }
 
-const FIGURE_COLUMNS = [
-  'attempts',
-  'retries',
-  'failures',
-  'executions',
-  'first_try_successes',
-  'cost_micros',
-  'retry_cost_micros',
-];
-const FIGURE_SUMS = sql.raw(FIGURE_COLUMNS.join(', '));
-
-/**
- * The raw log's cost sums, as numeric like the rollups' cost columns: never
- * cast to bigint, which 9.2 million attempts at the cost limit overflow.
- * Counts stay bigint (2^63 attempts cannot be stored).
- */
-const RAW_COST_SUMS = sql.raw(`coalesce(sum(cost_micros), 0)::numeric as cost_micros,
-            coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::numeric as retry_cost_micros`);
-const NEGATED_FIGURE_SUMS = sql.raw(FIGURE_COLUMNS.map((column) => `-${column} as ${column}`).join(', '));
-
 function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
   const branches = segments.map((segment) => {
     const branch = figuresBranch(segment, request);
     return segment.sign === -1
-      ? sql`(select label, bucket_time, agent, step, error_class, ${NEGATED_FIGURE_SUMS} from ${branch} as subtracted)`
+      ? sql`(select label, bucket_time, agent, step, error_class, ${signedFigures(-1)} from ${branch} as subtracted)`
       : branch;
   });
   const empty = sql`(select null::text as label, null::timestamptz as bucket_time, null::text as agent, null::text as step,
-    null::error_class as error_class, 0::bigint as attempts, 0::bigint as retries, 0::bigint as failures, 0::bigint as executions,
-    0::bigint as first_try_successes, 0::numeric as cost_micros, 0::numeric as retry_cost_micros where false)`;
+    null::error_class as error_class, ${zeroFigures()} where false)`;
   return sql`(${unionAll(branches, empty)})`;
 }
 
 function figuresBranch(segment: Segment, request: FiguresRequest): SQL {
   if (segment.grain === 'sums') {
     return sql`(select ${segment.label}::text as label, null::timestamptz as bucket_time, agent, step, null::error_class as error_class,
-        ${FIGURE_SUMS}
+        ${figureList()}
       from window_sums
       where sums_from = ${bound(segment.from)} and sums_to = ${bound(segment.to)}${filters(request)})`;
   }
   return segment.grain === 'span'
-    ? sql`(select ${segment.label}::text as label, null::timestamptz as bucket_time, agent, step, error_class, attempts, retries,
-            failures, executions, first_try_successes, cost_micros, retry_cost_micros
+    ? sql`(select ${segment.label}::text as label, null::timestamptz as bucket_time, agent, step, error_class, ${figureList()}
           from span_rollups
           where span_from = ${bound(segment.from)} and span_to = ${bound(segment.to)}${filters(request)})`
     : segment.grain === 'raw'
       ? sql`(select ${segment.label}::text as label, ${rawBucketTime(request.finestBucket)} as bucket_time, agent, step, error_class,
-            count(*)::bigint as attempts,
-            (count(*) filter (where attempt_number > 1))::bigint as retries,
-            (count(*) filter (where outcome = 'failed'))::bigint as failures,
-            (count(*) filter (where attempt_number = 1))::bigint as executions,
-            (count(*) filter (where attempt_number = 1 and outcome = 'succeeded'))::bigint as first_try_successes,
-            ${RAW_COST_SUMS}
+            ${rawFigures()}
           from attempts
           where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}${filters(request)}
           group by 2, 3, 4, 5)`
-      : sql`(select ${segment.label}::text as label, ${rolledBucketTime(segment, request.finestBucket)} as bucket_time, agent, step, error_class, attempts,
-            retries, failures, executions, first_try_successes, cost_micros, retry_cost_micros
+      : sql`(select ${segment.label}::text as label, ${rolledBucketTime(segment, request.finestBucket)} as bucket_time, agent, step, error_class,
+            ${figureList()}
           from attempt_rollups
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)}${filters(request)})`;
 }
@@ -284,18 +258,15 @@ export function allStepsRelation(segments: Segment[], finestBucket: FinestBucket
     if (segment.grain === 'span' || segment.grain === 'sums' || segment.sign === -1)
       throw new Error('allStepsRelation needs a plan made with a finestBucket (no spans or window sums)');
     return segment.grain === 'raw'
-      ? sql`(select ${rawBucketTime(finestBucket)} as bucket_time, count(*)::bigint as attempts,
-            (count(*) filter (where attempt_number > 1))::bigint as retries,
-            ${RAW_COST_SUMS}
+      ? sql`(select ${rawBucketTime(finestBucket)} as bucket_time, ${rawFigures(FLEET_FIGURES)}
           from attempts
           where started_at >= ${bound(segment.from)} and started_at < ${bound(segment.to)}
           group by 1)`
-      : sql`(select ${rolledBucketTime(segment, finestBucket)} as bucket_time, attempts, retries, cost_micros, retry_cost_micros
+      : sql`(select ${rolledBucketTime(segment, finestBucket)} as bucket_time, ${figureList(FLEET_FIGURES)}
           from all_steps_rollups
           where grain = ${segment.grain} and bucket_start >= ${bound(segment.from)} and bucket_start < ${bound(segment.to)})`;
   });
-  const empty = sql`(select null::timestamptz as bucket_time, 0::bigint as attempts, 0::bigint as retries,
-    0::numeric as cost_micros, 0::numeric as retry_cost_micros where false)`;
+  const empty = sql`(select null::timestamptz as bucket_time, ${zeroFigures(FLEET_FIGURES)} where false)`;
   return sql`(${unionAll(branches, empty)})`;
 }
 

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Transaction } from '../db/client';
+import { figureColumnTypes, signedFigures } from './figure-sql';
 
 /**
  * What one rollup pass changed in the hourly rollups, row by row: each
@@ -17,8 +18,7 @@ export const HOURLY_LATENCY_CHANGES = sql.raw('pass_hourly_latency_changes');
 export async function startNotingHourlyChanges(tx: Transaction): Promise<void> {
   await tx.execute(sql`
     create temporary table ${HOURLY_CHANGES} (bucket_start timestamptz, agent text, step text, error_class error_class,
-      attempts bigint, retries bigint, failures bigint, executions bigint, first_try_successes bigint,
-      cost_micros numeric, retry_cost_micros numeric) on commit drop`);
+      ${figureColumnTypes()}) on commit drop`);
   await tx.execute(sql`
     create temporary table ${HOURLY_LATENCY_CHANGES} (bucket_start timestamptz, agent text, step text,
       latency_bucket smallint, attempts bigint) on commit drop`);
@@ -29,16 +29,14 @@ export async function startNotingHourlyChanges(tx: Transaction): Promise<void> {
  * they are replaced) or as they are (once written).
  */
 export async function noteHourlyRows(tx: Transaction, start: SQL, end: SQL, sign: 1 | -1): Promise<void> {
-  const signed = sign === 1 ? sql`` : sql`-`;
   const inRange = sql`grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`;
   await tx.execute(sql`
     insert into ${HOURLY_CHANGES}
-    select bucket_start, agent, step, error_class, ${signed}attempts, ${signed}retries, ${signed}failures,
-      ${signed}executions, ${signed}first_try_successes, ${signed}cost_micros, ${signed}retry_cost_micros
+    select bucket_start, agent, step, error_class, ${signedFigures(sign)}
     from attempt_rollups where ${inRange}`);
   await tx.execute(sql`
     insert into ${HOURLY_LATENCY_CHANGES}
-    select bucket_start, agent, step, entry.latency_bucket, ${signed}entry.attempts
+    select bucket_start, agent, step, entry.latency_bucket, ${sign === 1 ? sql`` : sql`-`}entry.attempts
     from attempt_latency_rollups, unnest(buckets, counts) as entry(latency_bucket, attempts)
     where ${inRange}`);
 }

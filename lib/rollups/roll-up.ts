@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
 import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-baselines';
 import { FINE_BUCKET_MS, insertSumsOfFinerRows, sumAllSteps, writeFineBuckets } from './bucket-sums';
@@ -9,6 +9,7 @@ import {
   mergeHours,
   rollExecutionShapes,
 } from './execution-shapes';
+import { addIncreaseToTotals, deleteHourlyRowsForTotals } from './counter-totals';
 import { noteHourlyRows, startNotingHourlyChanges } from './hourly-changes';
 import { deleteSpans, readHeldSpans, storeSpans } from './spans';
 import { noteStepSources } from './step-sources';
@@ -64,10 +65,18 @@ export interface RollUpResult {
  * totals, so it adds only what the raw log gained since; retention never
  * touches the totals, so a counter outlives the rows it counted.
  */
-export async function rollUpAttempts(
-  db: Executor,
-  options: { now: Date; retentionFloor: Date },
-): Promise<RollUpResult> {
+export interface RollUpOptions {
+  now: Date;
+  retentionFloor: Date;
+  /**
+   * Measurement only (scripts/measure-rollup-caches.ts): leave a cache out, its tables emptied, so readers
+   * sum the rollups themselves. Every caller in the product stores both.
+   */
+  without?: ('spans' | 'windowSums')[];
+}
+
+export async function rollUpAttempts(db: Executor, options: RollUpOptions): Promise<RollUpResult> {
+  const without = options.without ?? [];
   return db.transaction(async (tx) => {
     const [state] = await tx.execute<{
       rolled_to: Date | null;
@@ -107,7 +116,7 @@ export async function rollUpAttempts(
 
     // The stored spans are moved rather than summed afresh when this pass notes what it changes in their hours
     // (lib/rollups/spans.ts). Not after a restore: the spans held then may not match the rollups.
-    const heldSpans = restored || state.rolled_to === null ? [] : await readHeldSpans(tx);
+    const heldSpans = restored || state.rolled_to === null || without.includes('spans') ? [] : await readHeldSpans(tx);
     const changesNoted = heldSpans.length > 0;
     if (changesNoted) await startNotingHourlyChanges(tx);
     const inHeldSpan = (start: number, end: number) =>
@@ -146,12 +155,16 @@ export async function rollUpAttempts(
         fine_rolled_to = ${new Date(fineRolledTo).toISOString()}::timestamptz,
         processed_xid = ${horizon}::xid8, execution_shapes_filled = true, updated_at = now()
       where id = 1`);
-    await storeSpans(tx, new Date(rolledTo), ranges, { changesNoted });
-    await storeWindowSums(tx, {
-      now: options.now,
-      fineRolledTo: new Date(fineRolledTo),
-      retentionFloor: options.retentionFloor,
-    });
+    if (without.includes('spans')) await deleteSpans(tx, sql`true`);
+    else await storeSpans(tx, new Date(rolledTo), ranges, { changesNoted });
+    if (without.includes('windowSums')) await tx.execute(sql`delete from window_sum_ranges; delete from window_sums`);
+    else {
+      await storeWindowSums(tx, {
+        now: options.now,
+        fineRolledTo: new Date(fineRolledTo),
+        retentionFloor: options.retentionFloor,
+      });
+    }
     return { hoursRolled, hoursReRolled, rolledTo: new Date(rolledTo) };
   });
 }
@@ -185,18 +198,6 @@ function touchedDays(ranges: [number, number][]): Date[] {
   return [...days].sort((a, b) => a - b).map((day) => new Date(day));
 }
 
-/** An hour range's rollup sums per (agent, step, error class), as text (bigint sums exceed a JS number's exact range). */
-type RangeSums = {
-  agent: string;
-  step: string;
-  error_class: string | null;
-  attempts: string;
-  retries: string;
-  failures: string;
-  cost_micros: string;
-  retry_cost_micros: string;
-};
-
 /**
  * Replaces the five-minute and hourly rollups of [from, to) with sums
  * recomputed from the raw log (noting the change for the stored spans when
@@ -208,16 +209,7 @@ async function rollHours(tx: Transaction, from: Date, to: Date, noteChanges: boo
   const start = sql`${from.toISOString()}::timestamptz`;
   const end = sql`${to.toISOString()}::timestamptz`;
   if (noteChanges) await noteHourlyRows(tx, start, end, -1);
-  // The sums as they stood, read from the very rows being deleted (no second scan).
-  const before = await tx.execute<RangeSums>(sql`
-    with removed as (
-      delete from attempt_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}
-      returning agent, step, error_class, attempts, retries, failures, cost_micros, retry_cost_micros
-    )
-    select agent, step, error_class, sum(attempts)::text as attempts, sum(retries)::text as retries,
-      sum(failures)::text as failures, sum(cost_micros)::text as cost_micros, sum(retry_cost_micros)::text as retry_cost_micros
-    from removed
-    group by agent, step, error_class`);
+  const before = await deleteHourlyRowsForTotals(tx, start, end);
   await tx.execute(
     sql`delete from attempt_latency_rollups where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}`,
   );
@@ -227,67 +219,6 @@ async function rollHours(tx: Transaction, from: Date, to: Date, noteChanges: boo
   await sumAllSteps(tx, 'hour', sql`bucket_start >= ${start} and bucket_start < ${end}`);
   await rollErrorGroupHours(tx, start, end);
   await addIncreaseToTotals(tx, start, end, before);
-}
-
-/**
- * Adds the range's new rollup sums minus its old ones to the running totals,
- * in the pass's transaction, so the totals and the rollups move together.
- *
- * The increase is floored at zero per totals row (greatest(delta, 0)): a
- * counter must never go backwards, and a re-rolled hour only grows, since
- * attempts are only inserted or finished (running -> succeeded or failed),
- * never deleted or reopened within the hours a pass recomputes (retention
- * drops only hours before the floor, which are never recomputed). A negative
- * delta would mean rows vanished some other way; the totals then keep what
- * they already counted rather than un-count it.
- *
- * Attempts, retries and spend are floored per (agent, step), not per error
- * class: a running attempt that fails moves from the null class to its error
- * class, a decrease in one class that the other's increase balances.
- */
-async function addIncreaseToTotals(tx: Transaction, start: SQL, end: SQL, before: RangeSums[]): Promise<void> {
-  await tx.execute(sql`
-    with before as (
-      select * from jsonb_to_recordset(${JSON.stringify(before)}::jsonb) as sums(agent text, step text,
-        error_class error_class, attempts numeric, retries numeric, failures numeric, cost_micros numeric, retry_cost_micros numeric)
-    ),
-    after as (
-      select agent, step, error_class, sum(attempts) as attempts, sum(retries) as retries, sum(failures) as failures,
-        sum(cost_micros) as cost_micros, sum(retry_cost_micros) as retry_cost_micros
-      from attempt_rollups
-      where grain = 'hour' and bucket_start >= ${start} and bucket_start < ${end}
-      group by agent, step, error_class
-    ),
-    change as (
-      select agent, step, error_class, sum(attempts) as attempts, sum(retries) as retries, sum(failures) as failures,
-        sum(cost_micros) as cost_micros, sum(retry_cost_micros) as retry_cost_micros
-      from (
-        select * from after
-        union all
-        select agent, step, error_class, -attempts, -retries, -failures, -cost_micros, -retry_cost_micros from before
-      ) as both_sides
-      group by agent, step, error_class
-    ),
-    per_step as (
-      select agent, step, greatest(sum(attempts), 0) as attempts, greatest(sum(retries), 0) as retries,
-        greatest(sum(cost_micros), 0) as cost_micros, greatest(sum(retry_cost_micros), 0) as retry_cost_micros
-      from change
-      group by agent, step
-    ),
-    counted as (
-      insert into attempt_totals (agent, step, attempts, retries, cost_micros, retry_cost_micros)
-      select agent, step, attempts, retries, cost_micros, retry_cost_micros from per_step
-      where attempts > 0 or retries > 0 or cost_micros > 0 or retry_cost_micros > 0
-      on conflict (agent, step) do update set
-        attempts = attempt_totals.attempts + excluded.attempts,
-        retries = attempt_totals.retries + excluded.retries,
-        cost_micros = attempt_totals.cost_micros + excluded.cost_micros,
-        retry_cost_micros = attempt_totals.retry_cost_micros + excluded.retry_cost_micros
-    )
-    insert into failure_totals (agent, step, error_class, failures)
-    select agent, step, error_class, failures from change
-    where error_class is not null and failures > 0
-    on conflict (agent, step, error_class) do update set failures = failure_totals.failures + excluded.failures`);
 }
 
 /** Replaces the daily rollups of the given days with the sums of their hourly rows. */

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
 import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
+import { figureList, signedFigures, summedFigures } from './figure-sql';
 import { planFigures } from './figures';
 import { HOURLY_CHANGES, HOURLY_LATENCY_CHANGES } from './hourly-changes';
 import { passStamp } from './pass-stamp';
@@ -89,8 +90,7 @@ export async function storeSpans(
   // The new spans are summed beside the old (they are read while the new are written), then swapped in.
   await tx.execute(sql`
     create temporary table next_span_rollups on commit drop as
-    select span_from, span_to, agent, step, error_class, attempts, retries, failures, executions, first_try_successes,
-      cost_micros, retry_cost_micros
+    select span_from, span_to, agent, step, error_class, ${figureList()}
     from span_rollups with no data`);
   await tx.execute(sql`
     create temporary table next_span_latency (span_from timestamptz, span_to timestamptz, agent text, step text,
@@ -152,13 +152,9 @@ async function sumSpan(tx: Transaction, span: TimeRange, base: TimeRange | undef
   const addRolled = async (from: Date, to: Date, sign: 1 | -1) => {
     if (from >= to) return;
     const plan = await planFigures(tx, { windows: [{ label: 'span', from, to }], finestBucket: 'day' });
-    const signed = sign === 1 ? sql`` : sql`-`;
-    figureParts.push(sql`
-      select agent, step, error_class, ${signed}attempts, ${signed}retries, ${signed}failures, ${signed}executions,
-        ${signed}first_try_successes, ${signed}cost_micros, ${signed}retry_cost_micros
-      from ${plan.figures} as figures`);
+    figureParts.push(sql`select agent, step, error_class, ${signedFigures(sign)} from ${plan.figures} as figures`);
     latencyParts.push(sql`
-      select agent, step, entry.latency_bucket, ${signed}entry.attempts
+      select agent, step, entry.latency_bucket, ${sign === 1 ? sql`` : sql`-`}entry.attempts
       from ${plan.latency} as latency, unnest(buckets, counts) as entry(latency_bucket, attempts)`);
   };
 
@@ -166,12 +162,10 @@ async function sumSpan(tx: Transaction, span: TimeRange, base: TimeRange | undef
     const heldFrom = bound(base.from);
     const heldTo = bound(base.to);
     figureParts.push(sql`
-      select agent, step, error_class, attempts, retries, failures, executions, first_try_successes, cost_micros,
-        retry_cost_micros
+      select agent, step, error_class, ${figureList()}
       from span_rollups where span_from = ${heldFrom} and span_to = ${heldTo}`);
     figureParts.push(sql`
-      select agent, step, error_class, attempts, retries, failures, executions, first_try_successes, cost_micros,
-        retry_cost_micros
+      select agent, step, error_class, ${figureList()}
       from ${HOURLY_CHANGES} where bucket_start >= ${heldFrom} and bucket_start < ${heldTo}`);
     latencyParts.push(sql`
       select agent, step, entry.latency_bucket, entry.attempts
@@ -190,10 +184,8 @@ async function sumSpan(tx: Transaction, span: TimeRange, base: TimeRange | undef
   const to = bound(span.to);
   await tx.execute(sql`
     insert into next_span_rollups
-    select ${from}, ${to}, agent, step, error_class, sum(attempts), sum(retries), sum(failures), sum(executions),
-      sum(first_try_successes), sum(cost_micros), sum(retry_cost_micros)
-    from (${sql.join(figureParts, sql` union all `)}) as parts(agent, step, error_class, attempts, retries, failures,
-      executions, first_try_successes, cost_micros, retry_cost_micros)
+    select ${from}, ${to}, agent, step, error_class, ${summedFigures()}
+    from (${sql.join(figureParts, sql` union all `)}) as parts
     group by agent, step, error_class`);
   await tx.execute(sql`
     insert into next_span_latency

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Transaction } from '../db/client';
 import { resolveTimeWindow, type TimeRange, timeWindowName } from '../time-window';
 import { FINE_BUCKET_MS } from './bucket-sums';
+import { figureList, summedFigures } from './figure-sql';
 import { planFigures } from './figures';
 import { passStamp } from './pass-stamp';
 import { ceilTo, floorTo } from './segments';
@@ -71,10 +72,8 @@ export async function storeWindowSums(
     sql`, `,
   );
   await tx.execute(sql`
-    insert into window_sums (sums_from, sums_to, agent, step, attempts, retries, failures, executions,
-      first_try_successes, cost_micros, retry_cost_micros)
-    select range.sums_from, range.sums_to, agent, step, sum(attempts), sum(retries), sum(failures),
-      sum(executions), sum(first_try_successes), sum(cost_micros), sum(retry_cost_micros)
+    insert into window_sums (sums_from, sums_to, agent, step, ${figureList()})
+    select range.sums_from, range.sums_to, agent, step, ${summedFigures()}
     from ${plan.figures} as figures
       join (values ${labelled}) as range(label, sums_from, sums_to) using (label)
     group by range.sums_from, range.sums_to, agent, step

@@ -20,3 +20,4 @@ export * from './breakers';
 export * from './step-policies';
 export * from './error-groups';
 export * from './execution-shapes';
+export * from './figures';

@@ -1,6 +1,6 @@
 import { bigint, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
-import { microSum } from './rollups';
+import { microSum } from './figures';
 
 /**
  * Running totals behind the Prometheus counters (GET /metrics). The rollup pass

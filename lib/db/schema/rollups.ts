@@ -6,7 +6,6 @@ import {
   doublePrecision,
   index,
   integer,
-  numeric,
   pgTable,
   primaryKey,
   smallint,
@@ -15,17 +14,7 @@ import {
   unique,
 } from 'drizzle-orm/pg-core';
 import { errorClass, transactionId } from './attempts';
-
-/**
- * A stored sum of micro-dollars. numeric, not bigint: attempts may cost up to
- * 10^12 each (lib/core/kernel/money-limits.ts), so a bigint (2^63, about 9.2 x 10^18)
- * would overflow at 9.2 million attempts at the limit in one row, which a
- * month's span, a day or the counters behind /metrics can hold; an overflow
- * would fail the rollup pass and every page reading it. Unbounded numeric,
- * holding whole micro-dollars (every sum is of integer costs); postgres.js
- * returns it as a string.
- */
-export const microSum = (name: string) => numeric(name);
+import { FLEET_FIGURES, figureColumns } from './figures';
 
 /** A rollup bucket's length: five minutes, an hour or a UTC day. */
 export type RollupGrain = '5min' | 'hour' | 'day';
@@ -49,14 +38,7 @@ export const attemptRollups = pgTable(
     step: text('step').notNull(),
     /** Null for attempts that did not fail (succeeded, or still running). */
     errorClass: errorClass('error_class'),
-    attempts: bigint('attempts', { mode: 'number' }).notNull(),
-    retries: bigint('retries', { mode: 'number' }).notNull(),
-    failures: bigint('failures', { mode: 'number' }).notNull(),
-    /** Attempt-1 rows: the executions first-try success is measured over. */
-    executions: bigint('executions', { mode: 'number' }).notNull(),
-    firstTrySuccesses: bigint('first_try_successes', { mode: 'number' }).notNull(),
-    costMicros: microSum('cost_micros').notNull(),
-    retryCostMicros: microSum('retry_cost_micros').notNull(),
+    ...figureColumns(),
   },
   (table) => [
     // NULLS NOT DISTINCT (PostgreSQL 15+): one row per bucket even for the null class.
@@ -180,13 +162,7 @@ export const spanRollups = pgTable(
     agent: text('agent').notNull(),
     step: text('step').notNull(),
     errorClass: errorClass('error_class'),
-    attempts: bigint('attempts', { mode: 'number' }).notNull(),
-    retries: bigint('retries', { mode: 'number' }).notNull(),
-    failures: bigint('failures', { mode: 'number' }).notNull(),
-    executions: bigint('executions', { mode: 'number' }).notNull(),
-    firstTrySuccesses: bigint('first_try_successes', { mode: 'number' }).notNull(),
-    costMicros: microSum('cost_micros').notNull(),
-    retryCostMicros: microSum('retry_cost_micros').notNull(),
+    ...figureColumns(),
   },
   (table) => [
     unique('span_rollups_span_key')
@@ -227,10 +203,7 @@ export const allStepsRollups = pgTable(
   {
     grain: text('grain').$type<RollupGrain>().notNull(),
     bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
-    attempts: bigint('attempts', { mode: 'number' }).notNull(),
-    retries: bigint('retries', { mode: 'number' }).notNull(),
-    costMicros: microSum('cost_micros').notNull(),
-    retryCostMicros: microSum('retry_cost_micros').notNull(),
+    ...figureColumns(FLEET_FIGURES),
   },
   (table) => [
     primaryKey({ name: 'all_steps_rollups_pkey', columns: [table.grain, table.bucketStart] }),
@@ -267,13 +240,7 @@ export const windowSums = pgTable(
     sumsTo: timestamp('sums_to', { withTimezone: true }).notNull(),
     agent: text('agent').notNull(),
     step: text('step').notNull(),
-    attempts: bigint('attempts', { mode: 'number' }).notNull(),
-    retries: bigint('retries', { mode: 'number' }).notNull(),
-    failures: bigint('failures', { mode: 'number' }).notNull(),
-    executions: bigint('executions', { mode: 'number' }).notNull(),
-    firstTrySuccesses: bigint('first_try_successes', { mode: 'number' }).notNull(),
-    costMicros: microSum('cost_micros').notNull(),
-    retryCostMicros: microSum('retry_cost_micros').notNull(),
+    ...figureColumns(),
   },
   (table) => [
     primaryKey({ name: 'window_sums_pkey', columns: [table.sumsFrom, table.sumsTo, table.agent, table.step] }),

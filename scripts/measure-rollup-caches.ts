@@ -1,0 +1,111 @@
+/**
+ * Measurement only (issue 28): what each rollup cache buys. On a database built by bench:analytics
+ * (BENCH_DATABASE_URL), times the Overview and Steps page read models and the rollup pass with both caches,
+ * without the stored spans, without the window sums, and without either (rollUpAttempts' `without`),
+ * configurations interleaved round by round so that the machine's noise falls on all alike.
+ */
+import { sql } from 'drizzle-orm';
+import { connectDatabase, type Database } from '../lib/db/client';
+import { parseStepsView } from '../lib/filters/steps';
+import { getOverview } from '../lib/queries/overview';
+import { getStepsPage } from '../lib/queries/steps-page';
+import { getTopStepsView } from '../lib/queries/top-steps';
+import { rollUpAttempts } from '../lib/rollups/roll-up';
+
+const URL = process.env.BENCH_DATABASE_URL!;
+const ROUNDS = Number(process.env.MEASURE_ROUNDS ?? 2);
+const RUNS = Number(process.env.MEASURE_RUNS ?? 10);
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const CONFIGS = (process.env.MEASURE_CONFIGS ?? 'both,no-spans,no-sums,none').split(',');
+const WITHOUT: Record<string, ('spans' | 'windowSums')[]> = {
+  both: [],
+  'no-spans': ['spans'],
+  'no-sums': ['windowSums'],
+  none: ['spans', 'windowSums'],
+};
+const WINDOWS = ['24h', '7d', '30d'] as const;
+
+const p95 = (samples: number[]) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(0.95 * sorted.length) - 1)]!;
+};
+const p50 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+
+async function pass(db: Database, now: Date, config: string) {
+  const began = performance.now();
+  await rollUpAttempts(db, { now, retentionFloor: new Date(now.getTime() - 31 * DAY_MS), without: WITHOUT[config] });
+  return performance.now() - began;
+}
+
+async function main() {
+  const { db, close } = connectDatabase(URL, { maxConnections: 10 });
+  const [newest] = await db.execute<{ newest: string }>(sql`select max(started_at)::text as newest from attempts`);
+  const now = new Date(new Date(newest!.newest).getTime() + 1_000);
+  const [{ steps } = { steps: '?' }] = await db.execute<{ steps: string }>(
+    sql`select count(distinct (agent, step))::text as steps from attempt_rollups where grain = 'day'`,
+  );
+  console.log(`now ${now.toISOString()}, ${steps} steps, ${ROUNDS} rounds x ${RUNS} runs, configs ${CONFIGS}`);
+  const samples = new Map<string, number[]>();
+  const add = (key: string, ms: number) => samples.set(key, [...(samples.get(key) ?? []), ms]);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const config of CONFIGS) {
+      await pass(db, now, config); // stores (or clears) this configuration's caches
+      add(`${config} minute pass`, await pass(db, now, config));
+      for (const window of WINDOWS) {
+        const reads = {
+          overview: () => Promise.all([getOverview(db, window, now), getTopStepsView(db, window, now)]),
+          steps: () => getStepsPage(db, parseStepsView({ window }, now), undefined, now),
+        };
+        for (const [name, read] of Object.entries(reads)) {
+          await read();
+          for (let run = 0; run < RUNS; run += 1) {
+            const began = performance.now();
+            await read();
+            add(`${config} ${name} ${window}`, performance.now() - began);
+          }
+        }
+      }
+      console.log(`round ${round + 1} ${config} done`);
+    }
+  }
+  for (const [key, values] of samples) {
+    console.log(
+      `${key.padEnd(28)} p50 ${p50(values).toFixed(0).padStart(6)} p95 ${p95(values).toFixed(0).padStart(6)} (n ${values.length})`,
+    );
+  }
+
+  // The hour-turn pass: per configuration one untimed hour (so its caches are held and moved, as in steady
+  // state), then two timed ones, each after one new hour at the log's rate.
+  if (process.env.MEASURE_HOUR_TURN === '0') return close();
+  const [{ perHour } = { perHour: 0 }] = await db.execute<{ perHour: number }>(
+    sql`select (count(*) / 720)::int as "perHour" from attempts where started_at >= ${new Date(now.getTime() - 30 * DAY_MS).toISOString()}::timestamptz`,
+  );
+  const openHour = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
+  let hour = openHour;
+  const stepCount = Number(steps);
+  for (const config of CONFIGS) {
+    const timed: number[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      hour += HOUR_MS;
+      await db.execute(sql`
+        insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome, error_class, error_text, cost_micros)
+        select 'turn-' || ${hour}::bigint || '-' || g, 'agent-' || (pair / 5), 'step-' || (pair % 5), attempt_number, started_at,
+          started_at + latency_ms * interval '1 millisecond', latency_ms,
+          case when failed then 'failed' else 'succeeded' end,
+          case when failed then 'transient'::error_class end, case when failed then 'simulated failure' end, cost_micros
+        from (
+          select g, floor(random() * ${stepCount})::int as pair,
+            ${new Date(hour - HOUR_MS).toISOString()}::timestamptz + (g * (3600.0 / ${perHour})) * interval '1 second' as started_at,
+            case when random() < 0.75 then 1 when random() < 0.7 then 2 else 3 end as attempt_number,
+            random() < 0.12 as failed, floor(exp(random() * 8))::int as latency_ms, floor(random() * 50000)::bigint as cost_micros
+          from generate_series(0, ${perHour - 1}) as g) as generated`);
+      const ms = await pass(db, new Date(hour), config);
+      if (index > 0) timed.push(ms);
+    }
+    console.log(`${config.padEnd(10)} hour-turn pass: ${timed.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')}`);
+  }
+  await close();
+}
+
+await main();

@@ -23,7 +23,8 @@ import { stopAllGroups } from './failover/process-groups';
 import { patroniScenario } from './failover/scenario-patroni';
 import { poolerScenario } from './failover/scenario-pooler';
 
-const SUITE_TIMEOUT_MS = 300_000;
+/** A safety net past the suite's usual 2 to 4 minutes on two cores (the build, if one is needed, comes before it). */
+const SUITE_TIMEOUT_MS = 480_000;
 const projectRoot = path.resolve(import.meta.dirname, '../..');
 const log = (line: string) => console.log(`[failover ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -76,6 +77,7 @@ async function main(): Promise<number> {
     cleanUp();
     process.exit(1);
   });
+  ensureProductionBuild(projectRoot, log);
   const timer = setTimeout(() => {
     console.error(`[failover] still running after ${SUITE_TIMEOUT_MS / 1000} s: giving up`);
     writeReport(checks, skipped, 'timed out');
@@ -83,7 +85,6 @@ async function main(): Promise<number> {
     process.exit(1);
   }, SUITE_TIMEOUT_MS);
   try {
-    ensureProductionBuild(projectRoot, log);
     if (only === undefined || only === 'pooler') {
       const missing = [PGBOUNCER_BIN, path.join(POSTGRES_15_BIN, 'postgres')].filter((binary) => !existsSync(binary));
       if (missing.length > 0) {

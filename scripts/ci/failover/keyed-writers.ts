@@ -1,3 +1,4 @@
+import { startWriterLoops } from './writer-loops';
 import { batchBody, newWriterLog, postUntilAcknowledged, type WriterLog } from '../faults/writers';
 
 /**
@@ -15,9 +16,9 @@ export interface KeyedWriters {
 
 export function startKeyedWriters(baseUrls: string[], token: string, writers: number, prefix: string): KeyedWriters {
   const log = newWriterLog();
-  let writing = true;
-  const runOne = async (writer: number) => {
-    for (let batch = 0; writing; batch += 1) {
+  const loops = startWriterLoops(
+    writers,
+    async (writer, batch) => {
       const batchId = `${prefix}-w${writer}-b${batch}`;
       const first = baseUrls[(writer + batch) % baseUrls.length]!;
       const second = baseUrls[(writer + batch + 1) % baseUrls.length]!;
@@ -26,20 +27,9 @@ export function startKeyedWriters(baseUrls: string[], token: string, writers: nu
         postUntilAcknowledged(first, token, batchId, log, body),
         postUntilAcknowledged(second, token, batchId, log, body),
       ]);
-      if (copies.some(Boolean)) {
-        log.acked.push(batchId);
-        log.ackedAt.push(Date.now());
-      } else {
-        log.gaveUp.push(batchId);
-      }
-    }
-  };
-  const running = Array.from({ length: writers }, (_, writer) => runOne(writer));
-  return {
-    log,
-    async stop() {
-      writing = false;
-      await Promise.allSettled(running);
+      return { id: batchId, acknowledged: copies.some(Boolean) };
     },
-  };
+    { acknowledged: log.acked, acknowledgedAt: log.ackedAt, gaveUp: log.gaveUp },
+  );
+  return { log, stop: () => loops.stop() };
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import postgres from 'postgres';
+import { answersQuery } from '../faults/answers-query';
 import { makePostgresFolder } from './postgres-15';
 import { startGroup, waitFor, type StartedGroup } from './process-groups';
 
@@ -63,15 +63,7 @@ export async function startPgBouncer(options: {
     'PgBouncer to accept connections',
     async () => {
       if (group.exited()) throw new Error(`PgBouncer exited:\n${group.output()}`);
-      const sql = postgres(url('postgres'), { max: 1, prepare: false, connect_timeout: 2, onnotice: () => {} });
-      try {
-        await sql`select 1`;
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await sql.end({ timeout: 1 });
-      }
+      return answersQuery(url('postgres'), { prepare: false });
     },
     15_000,
   );

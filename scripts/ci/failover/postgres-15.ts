@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import postgres from 'postgres';
+import { answersQuery } from '../faults/answers-query';
 import { postgresOwner, startGroup, waitFor, type StartedGroup } from './process-groups';
 
 /** Debian's PostgreSQL 15 binaries (`apt-get install postgresql-15`); only the binaries are used. */
@@ -65,15 +65,7 @@ export async function waitUntilAccepting(url: string, exited: () => boolean, out
     `PostgreSQL at ${url}`,
     async () => {
       if (exited()) throw new Error(`PostgreSQL exited while starting:\n${output().slice(-2_000)}`);
-      const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
-      try {
-        await sql`select 1`;
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await sql.end({ timeout: 1 });
-      }
+      return answersQuery(url);
     },
     30_000,
   );

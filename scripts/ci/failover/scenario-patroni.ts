@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { createApiToken } from '../../../lib/core';
 import { connectDatabase, type DatabaseConnection } from '../../../lib/db/client';
 import { migrateDatabase } from '../../../lib/db/migrate';
@@ -15,6 +13,7 @@ import {
   type PatroniNode,
 } from './patroni';
 import { otherPort } from './ports';
+import { refusedStart } from './refused-start';
 import { waitFor } from './process-groups';
 import { beginRedriveAcrossSwitch } from './redrive-across-switch';
 import { startStepWriters, type StepWriters, stepsNotCompletedOnce } from './step-writers';
@@ -22,7 +21,6 @@ import { batchesNotStoredOnce } from './stored-once';
 
 const WRITERS = 4;
 const STEP_WRITERS = 2;
-const projectRoot = path.resolve(import.meta.dirname, '../../..');
 const admin = { type: 'person' as const, id: 'failover-suite@holdfast.local', role: 'admin' as const, teams: [] };
 /** postgres.js picks the node that is not in recovery (`read-write` would take a hot standby too). */
 const PRIMARY_ONLY = '?target_session_attrs=primary';
@@ -67,7 +65,7 @@ export async function patroniScenario(folder: string, log: (line: string) => voi
       { name: 'failover-writers', scopes: ['ingest'], ratePerSecond: 100_000, rateBurst: 1_000_000 },
     );
     const [leader, standby] = await rolesOf(cluster);
-    const refusal = refusedStartOnStandby(`postgres://postgres@127.0.0.1:${standby.pgPort}/postgres`);
+    const refusal = refusedStart(`postgres://postgres@127.0.0.1:${standby.pgPort}/postgres`, 6598, 'standby');
     log(`a server pointed at the standby alone: ${refusal.line}`);
 
     server = await startHoldfastServer(url, await otherPort(), 120_000);
@@ -215,29 +213,4 @@ async function rolesOf(cluster: PatroniCluster): Promise<[PatroniNode, PatroniNo
   await waitFor('a primary', async () => (leader = await cluster.leader()) !== undefined, 60_000);
   const standby = cluster.nodes.find((node) => node !== leader)!;
   return [leader!, standby];
-}
-
-/** Starts a server on the standby alone and reads the line it exits with. */
-function refusedStartOnStandby(databaseUrl: string): { ok: boolean; line: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: '6598',
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-      SESSION_SECRET: 'x'.repeat(40),
-      HOLDFAST_DEMO: 'off',
-      HOLDFAST_DEMO_DATA: 'off',
-      HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
-    },
-    timeout: 60_000,
-    encoding: 'utf8',
-  });
-  const lines = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => line.includes('standby'));
-  return {
-    ok: result.status !== 0 && lines.length > 0,
-    line: lines[0]?.trim() ?? `exit ${result.status}: ${result.stderr.slice(-300)}`,
-  };
 }

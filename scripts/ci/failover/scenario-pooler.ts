@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { createApiToken } from '../../../lib/core';
 import { connectDatabase } from '../../../lib/db/client';
 import { migrateDatabase } from '../../../lib/db/migrate';
@@ -11,13 +9,13 @@ import { startPgBouncer } from './pgbouncer';
 import { otherPort, postgresPort } from './ports';
 import { startPostgres15 } from './postgres-15';
 import { waitFor } from './process-groups';
+import { refusedStart } from './refused-start';
 import { batchesNotStoredOnce } from './stored-once';
 
 const INSTANCES = 4;
 const WRITERS = 8;
 const SERVER_POOL = 10;
 const MAX_CONNECTIONS = 30;
-const projectRoot = path.resolve(import.meta.dirname, '../../..');
 const admin = { type: 'person' as const, id: 'failover-suite@holdfast.local', role: 'admin' as const, teams: [] };
 
 /**
@@ -48,7 +46,7 @@ export async function poolerScenario(folder: string, log: (line: string) => void
         { name: 'pooler-writers', scopes: ['ingest'], ratePerSecond: 100_000, rateBurst: 1_000_000 },
       );
       const pooledUrl = `${bouncer.url('postgres')}?prepare=false`;
-      const refusal = refusedStart(bouncer.url('postgres'));
+      const refusal = refusedStart(bouncer.url('postgres'), 6599, 'prepare=false');
       log(`an instance on the pooler without prepare=false: ${refusal.line}`);
 
       const started = Date.now();
@@ -120,29 +118,4 @@ export async function poolerScenario(folder: string, log: (line: string) => void
   } finally {
     await postgres.stop();
   }
-}
-
-/** Starts an instance on the pooled URL as it is (prepared statements on) and reads the line it exits with. */
-function refusedStart(databaseUrl: string): { ok: boolean; line: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: '6599',
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-      SESSION_SECRET: 'x'.repeat(40),
-      HOLDFAST_DEMO: 'off',
-      HOLDFAST_DEMO_DATA: 'off',
-      HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
-    },
-    timeout: 60_000,
-    encoding: 'utf8',
-  });
-  const lines = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => line.includes('prepare=false'));
-  return {
-    ok: result.status !== 0 && lines.length > 0,
-    line: lines[0]?.trim() ?? `exit ${result.status}: ${result.stderr.slice(-300)}`,
-  };
 }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../lib/db/client';
+import { startWriterLoops } from './writer-loops';
 
 /**
  * Agents on the step protocol over HTTP through a failover: each writer runs new steps one after another
@@ -45,8 +46,6 @@ export function startStepWriters(baseUrl: string, token: string, writers: number
     statuses: {},
     errors: [],
   };
-  let writing = true;
-
   /** One call, tried again on 503 and 409 until it gets another answer or the deadline passes. */
   const call = async (path: string, body: unknown, deadline: number): Promise<Record<string, unknown> | undefined> => {
     while (Date.now() < deadline) {
@@ -128,25 +127,15 @@ export function startStepWriters(baseUrl: string, token: string, writers: number
     }
   };
 
-  const runOne = async (writer: number) => {
-    for (let step = 0; writing; step += 1) {
+  const loops = startWriterLoops(
+    writers,
+    async (writer, step) => {
       const taskId = `${prefix}-w${writer}-s${step}`;
-      if (await runStep(taskId)) {
-        log.completed.push(taskId);
-        log.completedAt.push(Date.now());
-      } else {
-        log.gaveUp.push(taskId);
-      }
-    }
-  };
-  const running = Array.from({ length: writers }, (_, writer) => runOne(writer));
-  return {
-    log,
-    async stop() {
-      writing = false;
-      await Promise.allSettled(running);
+      return { id: taskId, acknowledged: await runStep(taskId) };
     },
-  };
+    { acknowledged: log.completed, acknowledgedAt: log.completedAt, gaveUp: log.gaveUp },
+  );
+  return { log, stop: () => loops.stop() };
 }
 
 /**

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import postgres from 'postgres';
+import { answersQuery } from './answers-query';
 
 /**
  * A PostgreSQL the fault suite may kill: the embedded package's binaries run
@@ -137,15 +137,7 @@ async function waitUntilAccepting(url: string, server: ChildProcess, logSoFar: (
   await waitFor(
     async () => {
       if (server.exitCode !== null) throw new PostgresExited(server.exitCode, logSoFar());
-      const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
-      try {
-        await sql`select 1`;
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await sql.end({ timeout: 1 });
-      }
+      return answersQuery(url);
     },
     30_000,
     'PostgreSQL to accept connections',

@@ -1,0 +1,32 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const projectRoot = path.resolve(import.meta.dirname, '../../..');
+
+/**
+ * Starts a production server that is expected to refuse to start on `databaseUrl`, and reads the line it
+ * exits with: the first line of its output that mentions `mentioning` (the setting the refusal must name).
+ */
+export function refusedStart(databaseUrl: string, port: number, mentioning: string): { ok: boolean; line: string } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      AUTH_MODE: 'demo',
+      HOLDFAST_INSECURE_DEMO: '1',
+      SESSION_SECRET: 'x'.repeat(40),
+      HOLDFAST_DEMO: 'off',
+      HOLDFAST_DEMO_DATA: 'off',
+      HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
+    },
+    timeout: 60_000,
+    encoding: 'utf8',
+  });
+  const lines = `${result.stdout}\n${result.stderr}`.split('\n').filter((line) => line.includes(mentioning));
+  return {
+    ok: result.status !== 0 && lines.length > 0,
+    line: lines[0]?.trim() ?? `exit ${result.status}: ${result.stderr.slice(-300)}`,
+  };
+}

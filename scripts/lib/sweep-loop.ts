@@ -6,6 +6,7 @@ import { runDueSweeps, type SweepReport, type SweepSettings } from '../../lib/sc
 import type { LeaseOutcome } from '../../lib/core/leases/leases';
 import { connectDatabase } from '../../lib/db/client';
 import { corePolicyFrom, getEnvironment, type Environment } from '../../lib/env';
+import { describeForLog } from '../../lib/server/log-error';
 
 /** The sweeps' settings as the environment gives them. */
 export function sweepSettingsFrom(env: Environment): SweepSettings {
@@ -45,13 +46,13 @@ export function startSweepLoop(options: {
       .then((reports) => {
         for (const line of describeSweeps(reports)) options.log(line);
       })
-      .catch((error: unknown) => options.log(`Sweep failed: ${messageOf(error)}`))
+      .catch((error: unknown) => options.log(`Sweep failed: ${describeForLog(error)}`))
       // Alerts after the sweeps, so they see this tick's escalations; a failed sweep does not stop them.
       .then(() => runAlertPasses(ctx))
       .then((passes) => {
         for (const line of describeAlertPasses(passes)) options.log(line);
       })
-      .catch((error: unknown) => options.log(`Alert pass failed: ${messageOf(error)}`))
+      .catch((error: unknown) => options.log(`Alert pass failed: ${describeForLog(error)}`))
       .finally(() => {
         running = undefined;
       });
@@ -136,8 +137,6 @@ export function describeAlertPasses({ evaluation, delivery }: AlertPasses): stri
   }
   return lines;
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** One line per sweep pass that changed something. */
 export function describeSweeps(reports: SweepReport[]): string[] {

@@ -325,7 +325,9 @@ describe('the MCP gateway', () => {
   });
 
   it("retries a transient tool error when Holdfast says so, and waits for a tool's empty retry pool", async () => {
-    const gateway = await gatewayOverHttp('--max-wait-ms', '2000');
+    // The wait bound counts from the call's start, the first attempt's own time included: 2 s left a loaded machine
+    // too little room for a 1 s backoff after it. The empty pool below asks for longer than this bound anyway.
+    const gateway = await gatewayOverHttp('--max-wait-ms', '10000');
     const client = await httpClient(gateway.url, 'retry-agent');
 
     // 503 once, then a charge: Holdfast grants the retry, the gateway makes it after the backoff.

@@ -20,6 +20,7 @@ import { PGBOUNCER_BIN } from './failover/pgbouncer';
 import { patroniUnavailableReason } from './failover/patroni';
 import { POSTGRES_15_BIN } from './failover/postgres-15';
 import { stopAllGroups } from './failover/process-groups';
+import { killAllHoldfastServers } from './faults/holdfast-server';
 import { patroniScenario } from './failover/scenario-patroni';
 import { poolerScenario } from './failover/scenario-pooler';
 
@@ -59,6 +60,7 @@ async function main(): Promise<number> {
   const checks: Check[] = [];
   let skipped = 0;
   const cleanUp = () => {
+    killAllHoldfastServers();
     stopAllGroups();
     fs.rmSync(folder, { recursive: true, force: true });
   };

@@ -13,6 +13,15 @@ export interface HoldfastServer {
   stop(): Promise<void>;
 }
 
+/** Every server started here and not yet exited: a suite leaving early (a timeout, a signal) kills them all. */
+const running = new Set<ChildProcess>();
+
+/** SIGKILLs every server this process started that is still running (synchronous: safe right before exit). */
+export function killAllHoldfastServers(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
 /**
  * The production server on the given database, started as `npm start` does
  * but with `node --import tsx` (the tsx CLI SIGKILLs its child on SIGTERM),
@@ -43,6 +52,8 @@ export async function startHoldfastServer(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   let errors = '';
   child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));

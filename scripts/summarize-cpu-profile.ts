@@ -8,6 +8,7 @@
  * `seconds`: only the last so many seconds before the profile's end, less its final half second (the
  * measured round, without start-up and shutdown); default 10. "Self" is where the CPU was; "on the stack"
  * counts a sample once for every source it passed through (so the column adds up to more than 100 %).
+ * PROFILE_LINES=<text> adds self time by file and line within the sources whose name contains the text.
  */
 import fs from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -45,16 +46,22 @@ function sourceMapOf(url: string): SourceMap | undefined {
   return maps.get(url);
 }
 
-/** The source a frame ran: a package, a project folder, node's internals, or what V8 calls it. */
-function sourceOf(node: ProfileNode): string {
-  const { url, functionName, lineNumber, columnNumber } = node.callFrame;
-  if (!url) return functionName.startsWith('(') ? functionName : '(native)';
-  let path = url;
+/** The file and line a frame ran, through the chunk's source map where it has one. */
+function originalOf(node: ProfileNode): { path: string; line: number } {
+  const { url, lineNumber, columnNumber } = node.callFrame;
   const map = url.includes('/.next/') ? sourceMapOf(url) : undefined;
   if (map) {
-    const entry = map.findEntry(lineNumber, columnNumber) as { originalSource?: string };
-    if (entry.originalSource) path = entry.originalSource;
+    const entry = map.findEntry(lineNumber, columnNumber) as { originalSource?: string; originalLine?: number };
+    if (entry.originalSource) return { path: entry.originalSource, line: (entry.originalLine ?? 0) + 1 };
   }
+  return { path: url, line: lineNumber + 1 };
+}
+
+/** The source a frame ran: a package, a project folder, node's internals, or what V8 calls it. */
+function sourceOf(node: ProfileNode): string {
+  const { url, functionName } = node.callFrame;
+  if (!url) return functionName.startsWith('(') ? functionName : '(native)';
+  const { path } = originalOf(node);
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   if (pkg) return pkg[1]!;
   if (path.startsWith('node:')) return path.replace(/^node:internal\//, 'node:');
@@ -77,6 +84,9 @@ const from = end - 500_000 - windowMs * 1000;
 const to = end - 500_000;
 
 const self = new Map<string, number>();
+/** With PROFILE_LINES set, self time by file and line within the sources that match it (a substring). */
+const linesOf = process.env.PROFILE_LINES;
+const selfByLine = new Map<string, number>();
 const onStack = new Map<string, number>();
 let busy = 0;
 profile.samples.forEach((id, index) => {
@@ -87,6 +97,11 @@ profile.samples.forEach((id, index) => {
   if (leaf.callFrame.functionName === '(idle)') return;
   busy += delta;
   self.set(sourceOf(leaf), (self.get(sourceOf(leaf)) ?? 0) + delta);
+  if (linesOf && leaf.callFrame.url && sourceOf(leaf).includes(linesOf)) {
+    const { path, line } = originalOf(leaf);
+    const where = `${path.split('/').slice(-2).join('/')}:${line}`;
+    selfByLine.set(where, (selfByLine.get(where) ?? 0) + delta);
+  }
   const seen = new Set<string>();
   for (let node: number | undefined = id; node !== undefined; node = parentOf.get(node)) {
     const source = sourceOf(byId.get(node)!);
@@ -103,3 +118,8 @@ for (const [source, value] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)
 console.log('\non the stack (a source and everything it called)');
 for (const [source, value] of [...onStack].sort((a, b) => b[1] - a[1]).slice(0, 40))
   console.log(`${percent(value)}  ${source}`);
+if (linesOf) {
+  console.log(`\nself by line, in sources matching "${linesOf}"`);
+  for (const [where, value] of [...selfByLine].sort((a, b) => b[1] - a[1]).slice(0, 40))
+    console.log(`${percent(value)}  ${where}`);
+}

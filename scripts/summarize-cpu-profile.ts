@@ -8,7 +8,7 @@
  * `seconds`: only the last so many seconds before the profile's end, less its final half second (the
  * measured round, without start-up and shutdown); default 10. "Self" is where the CPU was; "on the stack"
  * counts a sample once for every source it passed through (so the column adds up to more than 100 %).
- * PROFILE_LINES=<text> adds self time by file and line within the sources whose name contains the text.
+ * PROFILE_LINES=<text> adds self time by file and line within the sources whose name contains the text (`*`: all).
  */
 import fs from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -97,9 +97,9 @@ profile.samples.forEach((id, index) => {
   if (leaf.callFrame.functionName === '(idle)') return;
   busy += delta;
   self.set(sourceOf(leaf), (self.get(sourceOf(leaf)) ?? 0) + delta);
-  if (linesOf && leaf.callFrame.url && sourceOf(leaf).includes(linesOf)) {
+  if (linesOf && leaf.callFrame.url && (linesOf === '*' || sourceOf(leaf).includes(linesOf))) {
     const { path, line } = originalOf(leaf);
-    const where = `${path.split('/').slice(-2).join('/')}:${line}`;
+    const where = `${path.split('/').slice(-2).join('/')}:${line} ${leaf.callFrame.functionName}`;
     selfByLine.set(where, (selfByLine.get(where) ?? 0) + delta);
   }
   const seen = new Set<string>();

@@ -356,7 +356,8 @@ export async function storeSpans(
       join new_tries t on p.trace_id = t.trace_id and p.span_id = t.parent_span_id
       where p.kind = 'call' and p.model_call),
     -- The executions that gained a call, each asked once whether it had calls before (the statement's snapshot
-    -- does not see the calls it stores); NOT IN against them is a hashed lookup per call.
+    -- does not see the calls it stores); NOT IN against them is a hashed lookup per call. NOT IN is safe here: a
+    -- stored call has a task and a step (the trace_spans_kind_named check), so no NULL can make it answer NULL.
     call_executions as materialized (
       select e.task_id, e.step,
         exists (select 1 from trace_spans s where s.task_id = e.task_id and s.step = e.step and s.kind = 'call') as earlier

@@ -355,28 +355,24 @@ export async function storeSpans(
       select p.trace_id, p.span_id, p.task_id, p.step, p.agent from trace_spans p
       join new_tries t on p.trace_id = t.trace_id and p.span_id = t.parent_span_id
       where p.kind = 'call' and p.model_call),
-    -- The executions that gained a call, each asked once whether it had calls before (the statement's snapshot
-    -- does not see the calls it stores); NOT IN against them is a hashed lookup per call. NOT IN is safe here: a
-    -- stored call has a task and a step (the trace_spans_kind_named check), so no NULL can make it answer NULL.
-    call_executions as materialized (
-      select e.task_id, e.step,
-        exists (select 1 from trace_spans s where s.task_id = e.task_id and s.step = e.step and s.kind = 'call') as earlier
-      from (select distinct task_id, step from ${written} where kind = 'call') as e),
-    gaining as (
-      select task_id, step, earlier from call_executions
-      union all
+    -- Each execution that gained a span, asked once whether it had calls before (the statement's snapshot does
+    -- not see the calls it stores).
+    gaining as materialized (
       select g.task_id, g.step,
         exists (select 1 from trace_spans s where s.task_id = g.task_id and s.step = g.step and s.kind = 'call') as earlier
       from (
-        select distinct p.task_id, p.step from new_tries t
+        select task_id, step from ${written} where kind = 'call'
+        union
+        select p.task_id, p.step from new_tries t
         join parents p on p.trace_id = t.trace_id and p.span_id = t.parent_span_id
-        where ${senders} is null or p.agent = any(${senders})) as g
-      where (g.task_id, g.step) not in (select task_id, step from call_executions)),
-    -- New executions: every call of theirs was stored just now, and their tries are here or waited for them.
+        where ${senders} is null or p.agent = any(${senders})) as g),
+    -- New executions: every call of theirs was stored just now, and their tries are here or waited for them. NOT IN
+    -- is a hashed lookup per call, and safe: a stored call has a task and a step (the trace_spans_kind_named
+    -- check), so no NULL can make it answer NULL.
     calls as (
       select s.* from ${written} s
       where s.kind = 'call'
-        and (s.task_id, s.step) not in (select task_id, step from call_executions where earlier)),
+        and (s.task_id, s.step) not in (select task_id, step from gaining where earlier)),
     -- Tries stored before their call came, looked for only in the traces that have any.
     waiting_traces as materialized (
       select x.trace_id from unnest(${arrayParam(modelCallTraces, 'text')}) as x(trace_id)

@@ -131,7 +131,9 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
 function watchForErrors(page: Page): string[] {
   const problems: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    // A failed load names no address in its text; the message's location does.
+    const where = message.location().url;
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}${where ? ` (${where})` : ''}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   return problems;

@@ -10,6 +10,7 @@ import {
   planSegments,
   type RollupEdges,
   type Segment,
+  type StoredSpan,
   substituteStoredSpans,
 } from './segments';
 
@@ -98,7 +99,16 @@ export async function planFigures(db: Executor, request: FiguresRequest): Promis
     segments,
     figures: figuresRelation(segments, request),
     get latency() {
-      return latencyRelation(segments, request);
+      // A span without its latency histograms (the window before a named one) is read from the hours and days.
+      const latencySegments = segments.some((segment) => segment.grain === 'span')
+        ? request.windows.flatMap((window) =>
+            substituteStoredSpans(
+              planSegments([window], edges, request.finestBucket),
+              spans.filter((span) => span.latency),
+            ),
+          )
+        : segments;
+      return latencyRelation(latencySegments, request);
     },
   };
 }
@@ -115,15 +125,15 @@ export async function planFigures(db: Executor, request: FiguresRequest): Promis
  */
 async function readRollupState(
   db: Executor,
-): Promise<{ edges: RollupEdges; spans: TimeRange[]; windowSums: TimeRange[] }> {
+): Promise<{ edges: RollupEdges; spans: StoredSpan[]; windowSums: TimeRange[] }> {
   const [state] = await db.execute<{
     rolled_to: Date | null;
     fine_rolled_to: Date | null;
-    spans: [string, string][] | null;
+    spans: [string, string, boolean][] | null;
     window_sums: [string, string][] | null;
   }>(sql`
     select rolled_to, fine_rolled_to,
-      (select json_agg(json_build_array(span_from, span_to)) from rollup_spans
+      (select json_agg(json_build_array(span_from, span_to, latency)) from rollup_spans
         where stored_at = (select max(stored_at) from rollup_spans)) as spans,
       (select json_agg(json_build_array(sums_from, sums_to)) from window_sum_ranges
         where stored_at = (select max(stored_at) from window_sum_ranges)) as window_sums
@@ -133,7 +143,7 @@ async function readRollupState(
     (pairs ?? []).map(([from, to]) => ({ from: new Date(from), to: new Date(to) }));
   return {
     edges: { rolledTo: asDate(state?.rolled_to), fineRolledTo: asDate(state?.fine_rolled_to) },
-    spans: asRanges(state?.spans),
+    spans: (state?.spans ?? []).map(([from, to, latency]) => ({ from: new Date(from), to: new Date(to), latency })),
     windowSums: asRanges(state?.window_sums),
   };
 }

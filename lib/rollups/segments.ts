@@ -26,6 +26,11 @@ export interface Segment {
   sign?: -1;
 }
 
+/** A stored span's hours, and whether its latency histograms are stored too (rollup_spans.latency). */
+export interface StoredSpan extends TimeRange {
+  latency: boolean;
+}
+
 export interface LabelledWindow extends TimeRange {
   label: string;
 }

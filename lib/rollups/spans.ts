@@ -5,7 +5,7 @@ import { figureList, signedFigures, summedFigures } from './figure-sql';
 import { planFigures } from './figures';
 import { HOURLY_CHANGES, HOURLY_LATENCY_CHANGES } from './hourly-changes';
 import { passStamp } from './pass-stamp';
-import { planSegments, rolledBounds } from './segments';
+import { planSegments, rolledBounds, type StoredSpan } from './segments';
 
 const HOUR_MS = 3_600_000;
 /** The windows whose rolled part is stored; 1 h has none (it is all raw). */
@@ -15,16 +15,21 @@ const SPAN_WINDOWS: TimeWindowName[] = ['24h', '7d', '30d'];
  * The whole-hour spans that the named windows, and the window before each
  * (the Overview's comparison), take from the rollups while the hour after
  * `edge` is open: planned exactly as a reader in that hour plans them, so a
- * reader finds its span by equality.
+ * reader finds its span by equality. Only the named windows' own spans keep
+ * latency: nothing compares latency with the window before.
  */
-export function spansFor(edge: Date): TimeRange[] {
+export function spansFor(edge: Date): StoredSpan[] {
   const inOpenHour = new Date(edge.getTime() + HOUR_MS / 2);
   return SPAN_WINDOWS.flatMap((name) => {
     const current = resolveTimeWindow(name, inOpenHour);
     const before = { from: new Date(2 * current.from.getTime() - current.to.getTime()), to: current.from };
-    return [current, before]
-      .map((window) => rolledBounds(planSegments([{ label: name, ...window }], { rolledTo: edge, fineRolledTo: null })))
-      .filter((span): span is TimeRange => span !== null);
+    return [
+      { window: current, latency: true },
+      { window: before, latency: false },
+    ].flatMap(({ window, latency }) => {
+      const span = rolledBounds(planSegments([{ label: name, ...window }], { rolledTo: edge, fineRolledTo: null }));
+      return span ? [{ ...span, latency }] : [];
+    });
   });
 }
 
@@ -36,7 +41,7 @@ const sameSpan = (a: TimeRange, b: TimeRange) =>
  * at or before it, by less than half its length (further, adding and
  * subtracting the hours in between costs more than summing it afresh).
  */
-export function spanToMove(wanted: TimeRange, held: TimeRange[]): TimeRange | undefined {
+export function spanToMove<Span extends TimeRange>(wanted: TimeRange, held: Span[]): Span | undefined {
   const length = wanted.to.getTime() - wanted.from.getTime();
   const shift = (span: TimeRange) => wanted.from.getTime() - span.from.getTime();
   return held
@@ -81,52 +86,61 @@ export async function storeSpans(
   await deleteSpans(tx, sql`stored_at < (select max(stored_at) from rollup_spans)`);
   const wanted = spansFor(edge);
   const held = await readHeldSpans(tx);
+  const isHeld = (span: TimeRange) => held.some((other) => sameSpan(span, other));
   const unchanged =
     held.length === wanted.length &&
-    wanted.every((span) => held.some((other) => sameSpan(span, other))) &&
+    wanted.every(isHeld) &&
     !rolled.some(([start, end]) => wanted.some((span) => start < span.to.getTime() && end > span.from.getTime()));
   if (unchanged) return;
 
-  // The new spans are summed beside the old (they are read while the new are written), then swapped in.
-  await tx.execute(sql`
-    create temporary table next_span_rollups on commit drop as
-    select span_from, span_to, agent, step, error_class, ${figureList()}
-    from span_rollups with no data`);
-  await tx.execute(sql`
-    create temporary table next_span_latency (span_from timestamptz, span_to timestamptz, agent text, step text,
-      latency_bucket smallint, attempts bigint) on commit drop`);
+  // A span of new hours (the usual case: the edge moved) is written in place. One whose hours are held
+  // already (late rows re-rolled its hours) is summed beside the held one, which it may be moved from, and
+  // swapped in after.
+  const replaced = wanted.filter(isHeld);
+  if (replaced.length > 0) {
+    await tx.execute(
+      sql`create temporary table ${NEXT_FIGURES} on commit drop as select * from span_rollups with no data`,
+    );
+    await tx.execute(
+      sql`create temporary table ${NEXT_LATENCY} on commit drop as select * from span_latency_rollups with no data`,
+    );
+  }
   for (const span of wanted) {
     const base = options.changesNoted ? spanToMove(span, held) : undefined;
-    await sumSpan(tx, span, base);
+    await sumSpan(tx, span, base, isHeld(span) ? 'beside' : 'in place');
   }
 
-  // The previous pass's spans stay beside the new, except where the new replace them (the same hours).
-  const wantedList = sql.join(
-    wanted.map((span) => sql`(${bound(span.from)}, ${bound(span.to)})`),
-    sql`, `,
-  );
-  if (wanted.length > 0) await deleteSpans(tx, sql`(span_from, span_to) in (${wantedList})`);
-  // A step and class whose attempts all left the span sums to zero everywhere: it has no row.
-  await tx.execute(sql`insert into span_rollups select * from next_span_rollups where attempts <> 0`);
-  await tx.execute(sql`
-    insert into span_latency_rollups (span_from, span_to, agent, step, buckets, counts)
-    select span_from, span_to, agent, step, array_agg(latency_bucket order by latency_bucket),
-      array_agg(attempts order by latency_bucket)
-    from next_span_latency
-    where attempts <> 0
-    group by span_from, span_to, agent, step`);
+  if (replaced.length > 0) {
+    await deleteSpans(tx, sql`(span_from, span_to) in (${rangeList(replaced)})`);
+    await tx.execute(sql`insert into span_rollups select * from ${NEXT_FIGURES}`);
+    await tx.execute(sql`insert into span_latency_rollups select * from ${NEXT_LATENCY}`);
+  }
   if (wanted.length > 0) {
+    const listed = sql.join(
+      wanted.map((span) => sql`(${bound(span.from)}, ${bound(span.to)}, ${span.latency}::boolean)`),
+      sql`, `,
+    );
     await tx.execute(sql`
-      insert into rollup_spans (span_from, span_to, stored_at)
-      select span_from, span_to, ${passStamp('rollup_spans')} from (values ${wantedList}) as spans(span_from, span_to)`);
+      insert into rollup_spans (span_from, span_to, latency, stored_at)
+      select span_from, span_to, latency, ${passStamp('rollup_spans')}
+      from (values ${listed}) as spans(span_from, span_to, latency)`);
   }
 }
 
+const NEXT_FIGURES = sql.raw('next_span_rollups');
+const NEXT_LATENCY = sql.raw('next_span_latency');
+
+const rangeList = (spans: TimeRange[]) =>
+  sql.join(
+    spans.map((span) => sql`(${bound(span.from)}, ${bound(span.to)})`),
+    sql`, `,
+  );
+
 /** The spans the last pass stored: the ones this pass moves (the previous pass's are one pass behind). */
-export async function readHeldSpans(tx: Transaction): Promise<TimeRange[]> {
-  const rows = await tx.execute<{ span_from: Date; span_to: Date }>(sql`
-    select span_from, span_to from rollup_spans where stored_at = (select max(stored_at) from rollup_spans)`);
-  return rows.map((row) => ({ from: new Date(row.span_from), to: new Date(row.span_to) }));
+export async function readHeldSpans(tx: Transaction): Promise<StoredSpan[]> {
+  const rows = await tx.execute<{ span_from: Date; span_to: Date; latency: boolean }>(sql`
+    select span_from, span_to, latency from rollup_spans where stored_at = (select max(stored_at) from rollup_spans)`);
+  return rows.map((row) => ({ from: new Date(row.span_from), to: new Date(row.span_to), latency: row.latency }));
 }
 
 /** Deletes the spans `which` picks out of rollup_spans, with their rows. */
@@ -142,22 +156,33 @@ export async function deleteSpans(db: Executor, which: SQL): Promise<void> {
 const bound = (moment: Date) => sql`${moment.toISOString()}::timestamptz`;
 
 /**
- * Sums one span into the next_ tables: afresh from the rollups, or moved from
- * `base` (a held span) by the hours between them and this pass's changes.
+ * Sums one span: afresh from the rollups, or moved from `base` (a held span)
+ * by the hours between them and this pass's changes. Written 'in place' (a
+ * span of new hours) or 'beside' the held span of the same hours, into the
+ * next_ tables. Its latency histograms only when it keeps them, moved only
+ * from a base that kept them.
  */
-async function sumSpan(tx: Transaction, span: TimeRange, base: TimeRange | undefined): Promise<void> {
+async function sumSpan(
+  tx: Transaction,
+  span: StoredSpan,
+  base: StoredSpan | undefined,
+  where: 'in place' | 'beside',
+): Promise<void> {
   const figureParts: SQL[] = [];
   const latencyParts: SQL[] = [];
   // [from, to) from the hourly and daily rollups themselves (finestBucket 'day': never a stored span), signed.
-  const addRolled = async (from: Date, to: Date, sign: 1 | -1) => {
+  const addRolled = async (from: Date, to: Date, sign: 1 | -1, parts: { figures: boolean; latency: boolean }) => {
     if (from >= to) return;
     const plan = await planFigures(tx, { windows: [{ label: 'span', from, to }], finestBucket: 'day' });
-    figureParts.push(sql`select agent, step, error_class, ${signedFigures(sign)} from ${plan.figures} as figures`);
-    latencyParts.push(sql`
-      select agent, step, entry.latency_bucket, ${sign === 1 ? sql`` : sql`-`}entry.attempts
-      from ${plan.latency} as latency, unnest(buckets, counts) as entry(latency_bucket, attempts)`);
+    if (parts.figures)
+      figureParts.push(sql`select agent, step, error_class, ${signedFigures(sign)} from ${plan.figures} as figures`);
+    if (parts.latency)
+      latencyParts.push(sql`
+        select agent, step, entry.latency_bucket, ${sign === 1 ? sql`` : sql`-`}entry.attempts
+        from ${plan.latency} as latency, unnest(buckets, counts) as entry(latency_bucket, attempts)`);
   };
 
+  const moveLatency = span.latency && base?.latency === true;
   if (base) {
     const heldFrom = bound(base.from);
     const heldTo = bound(base.to);
@@ -167,29 +192,42 @@ async function sumSpan(tx: Transaction, span: TimeRange, base: TimeRange | undef
     figureParts.push(sql`
       select agent, step, error_class, ${figureList()}
       from ${HOURLY_CHANGES} where bucket_start >= ${heldFrom} and bucket_start < ${heldTo}`);
-    latencyParts.push(sql`
-      select agent, step, entry.latency_bucket, entry.attempts
-      from span_latency_rollups, unnest(buckets, counts) as entry(latency_bucket, attempts)
-      where span_from = ${heldFrom} and span_to = ${heldTo}`);
-    latencyParts.push(sql`
-      select agent, step, latency_bucket, attempts
-      from ${HOURLY_LATENCY_CHANGES} where bucket_start >= ${heldFrom} and bucket_start < ${heldTo}`);
-    await addRolled(base.from, span.from, -1);
-    await addRolled(base.to, span.to, 1);
-  } else {
-    await addRolled(span.from, span.to, 1);
+    if (moveLatency) {
+      latencyParts.push(sql`
+        select agent, step, entry.latency_bucket, entry.attempts
+        from span_latency_rollups, unnest(buckets, counts) as entry(latency_bucket, attempts)
+        where span_from = ${heldFrom} and span_to = ${heldTo}`);
+      latencyParts.push(sql`
+        select agent, step, latency_bucket, attempts
+        from ${HOURLY_LATENCY_CHANGES} where bucket_start >= ${heldFrom} and bucket_start < ${heldTo}`);
+    }
+    await addRolled(base.from, span.from, -1, { figures: true, latency: moveLatency });
+    await addRolled(base.to, span.to, 1, { figures: true, latency: moveLatency });
   }
+  const latencyAfresh = span.latency && !moveLatency;
+  if (!base || latencyAfresh) await addRolled(span.from, span.to, 1, { figures: !base, latency: latencyAfresh });
 
   const from = bound(span.from);
   const to = bound(span.to);
+  const figuresTable = where === 'in place' ? sql.raw('span_rollups') : NEXT_FIGURES;
+  const latencyTable = where === 'in place' ? sql.raw('span_latency_rollups') : NEXT_LATENCY;
+  // A step and class whose attempts all left the span sums to zero everywhere: it has no row.
   await tx.execute(sql`
-    insert into next_span_rollups
+    insert into ${figuresTable} (span_from, span_to, agent, step, error_class, ${figureList()})
     select ${from}, ${to}, agent, step, error_class, ${summedFigures()}
     from (${sql.join(figureParts, sql` union all `)}) as parts
-    group by agent, step, error_class`);
+    group by agent, step, error_class
+    having sum(attempts) <> 0`);
+  if (latencyParts.length === 0) return;
   await tx.execute(sql`
-    insert into next_span_latency
-    select ${from}, ${to}, agent, step, latency_bucket, sum(attempts)
-    from (${sql.join(latencyParts, sql` union all `)}) as parts(agent, step, latency_bucket, attempts)
-    group by agent, step, latency_bucket`);
+    insert into ${latencyTable} (span_from, span_to, agent, step, buckets, counts)
+    select ${from}, ${to}, agent, step, array_agg(latency_bucket order by latency_bucket),
+      array_agg(attempts order by latency_bucket)
+    from (
+      select agent, step, latency_bucket, sum(attempts)::bigint as attempts
+      from (${sql.join(latencyParts, sql` union all `)}) as parts(agent, step, latency_bucket, attempts)
+      group by agent, step, latency_bucket
+    ) as per_bucket
+    where attempts <> 0
+    group by agent, step`);
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Transaction } from '../../../lib/db/client';
 import { attempts, errorClasses } from '../../../lib/db/schema';
 import { getStepStats } from '../../../lib/queries/step-stats';
+import { planFigures } from '../../../lib/rollups/figures';
 import { rollUpAttempts } from '../../../lib/rollups/roll-up';
 import { deleteSpans, spansFor, storeSpans } from '../../../lib/rollups/spans';
 import { resolveTimeWindow } from '../../../lib/time-window';
@@ -182,6 +183,38 @@ describe('stored spans', () => {
     const moved = markedRow((await readSpans(database.db)).figures);
     const afresh = markedRow((await spansSummedAfresh(edge)).figures);
     expect(Number(moved!.attempts) - Number(afresh!.attempts)).toBe(1);
+  });
+
+  it('keep latency histograms for the named windows only; the window before reads its latency from hours and days', async () => {
+    const edge = await rolledEdge();
+    const listed = await database.db.execute<{
+      span_from: Date;
+      span_to: Date;
+      latency: boolean;
+      histograms: number;
+    }>(sql`
+      select span_from, span_to, latency,
+        (select count(*) from span_latency_rollups as held
+          where held.span_from = spans.span_from and held.span_to = spans.span_to)::int as histograms
+      from rollup_spans as spans where stored_at = (select max(stored_at) from rollup_spans) order by span_from`);
+    const wanted = spansFor(edge);
+    expect(listed.map((row) => [new Date(row.span_from).getTime(), row.latency])).toEqual(
+      [...wanted]
+        .sort((a, b) => a.from.getTime() - b.from.getTime())
+        .map((span) => [span.from.getTime(), span.latency]),
+    );
+    expect(wanted.filter((span) => span.latency)).toHaveLength(3);
+    for (const row of listed) expect(row.histograms > 0, `${row.span_from.toString()}`).toBe(row.latency);
+
+    // The 24 hours before the last 24: their figures from the stored span, their latency from the rollups.
+    const now = new Date(edge.getTime() + 30 * MINUTE_MS);
+    const current = resolveTimeWindow('24h', now);
+    const before = { from: new Date(current.from.getTime() - DAY_MS), to: current.from };
+    const plan = await planFigures(database.db, { windows: [{ label: 'before', ...before }] });
+    expect(plan.segments.map((segment) => segment.grain)).toContain('span');
+    const served = await getStepStats(database.db, before);
+    expect(served.some((row) => row.latencyP95Ms !== null)).toBe(true);
+    expect(served).toEqual(await getStepStats(database.db, before, { rawOnly: true }));
   });
 
   it('stay readable by a reader that listed them just before a pass moved them', async () => {

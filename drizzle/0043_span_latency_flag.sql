@@ -1,0 +1,2 @@
+-- Which stored spans keep latency histograms: the named windows' own spans do, the windows before them (never read for latency) no longer. True for the spans already stored, which hold them.
+ALTER TABLE "rollup_spans" ADD COLUMN "latency" boolean DEFAULT true NOT NULL;

@@ -51,6 +51,7 @@ import { getTopStepsView } from '../lib/queries/top-steps';
 import { rollUpAttempts } from '../lib/rollups/roll-up';
 import { resolveTimeWindow, type TimeWindowName } from '../lib/time-window';
 import { benchDatabase, benchServer } from './lib/bench-setup';
+import { HOUR_TURN_PASS_OFFSET_MS } from './lib/hour-turn';
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 10_000_000);
 const SCRAPE_ONLY = process.env.BENCH_ONLY === 'scrape';
@@ -365,7 +366,10 @@ async function timeRoutinePasses(db: Database, now: Date): Promise<number[]> {
     // Task ids apart from the seed's and from any earlier run's on a reused database.
     await buildSpan(db, new Date(hourStart), HOUR_MS, perHour, hourStart);
     const began = performance.now();
-    const result = await rollUpAttempts(db, { now: new Date(hourStart + HOUR_MS), retentionFloor });
+    const result = await rollUpAttempts(db, {
+      now: new Date(hourStart + HOUR_MS + HOUR_TURN_PASS_OFFSET_MS),
+      retentionFloor,
+    });
     passes.push(performance.now() - began);
     if (result.hoursRolled !== 1) console.log(`(routine pass ${pass} rolled ${result.hoursRolled} hours)`);
   }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
-import { baselineEndFor, baselineIsStale, storeBaselines } from './anomaly-baselines';
+import { baselineEndFor, refreshBaselines } from './anomaly-baselines';
 import { FINE_BUCKET_MS, insertSumsOfFinerRows, sumAllSteps, writeFineBuckets } from './bucket-sums';
 import { deleteErrorGroupsBefore, rollErrorGroupDays, rollErrorGroupHours } from './error-groups';
 import {
@@ -83,9 +83,11 @@ export async function rollUpAttempts(db: Executor, options: RollUpOptions): Prom
       processed_xid: string;
       snapshot: string;
       baseline_end: Date | null;
+      baseline_days_end: Date | null;
       execution_shapes_filled: boolean;
     }>(sql`
-      select rolled_to, processed_xid::text, pg_current_snapshot()::text as snapshot, baseline_end, execution_shapes_filled
+      select rolled_to, processed_xid::text, pg_current_snapshot()::text as snapshot, baseline_end, baseline_days_end,
+        execution_shapes_filled
       from rollup_state where id = 1 for update`);
     if (!state) throw new Error('rollup_state has no row: run the migrations');
     const horizon = await readWriteHorizon(tx, state.snapshot);
@@ -139,8 +141,13 @@ export async function rollUpAttempts(db: Executor, options: RollUpOptions): Prom
     const rolledTo = Math.max(previousEdge ?? target, target);
     // The anomaly rule's baseline as a reading in the hour after the edge needs it.
     const baselineEnd = baselineEndFor(new Date(rolledTo));
-    const storedEnd = state.baseline_end === null || restored ? null : new Date(state.baseline_end);
-    if (baselineIsStale(storedEnd, baselineEnd, ranges)) await storeBaselines(tx, baselineEnd);
+    const storedAt = (end: Date | null) => (end === null || restored ? null : new Date(end));
+    await refreshBaselines(
+      tx,
+      { shares: storedAt(state.baseline_end), days: storedAt(state.baseline_days_end) },
+      baselineEnd,
+      ranges,
+    );
     // The open hour's closed five-minute buckets, rewritten whole each pass: its rows change all the time
     // (running attempts finish), and at most an hour of raw log is read for them.
     const fineRolledTo = Math.max(rolledTo, Math.floor(options.now.getTime() / FINE_BUCKET_MS) * FINE_BUCKET_MS);

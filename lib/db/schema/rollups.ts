@@ -98,6 +98,8 @@ export const rollupState = pgTable(
     processedXid: transactionId('processed_xid').notNull().default(sql`'0'::xid8`),
     /** Which baseline anomaly_baselines holds: the end of its 7 days (null before the first pass). */
     baselineEnd: timestamp('baseline_end', { withTimezone: true }),
+    /** Which baseline anomaly_baseline_days holds (null before the first pass that stores them). */
+    baselineDaysEnd: timestamp('baseline_days_end', { withTimezone: true }),
     /**
      * Whether execution_shape_hours holds every hour kept raw. False after the migration that added the table,
      * so the next pass fills it from the raw log; from then on each pass rewrites the hours it touches.
@@ -127,6 +129,28 @@ export const anomalyBaselines = pgTable(
     shares: doublePrecision('shares').array().notNull(),
   },
   (table) => [primaryKey({ name: 'anomaly_baselines_pkey', columns: [table.agent, table.step] })],
+);
+
+/**
+ * Each step's sums over each of the 7 baseline days that had attempts, as of
+ * rollup_state.baseline_days_end: what anomaly_baselines' shares are computed
+ * from. Kept so the pass that closes an hour moves them by that hour (each day
+ * gains an hour at its end and loses one at its start: eight hours of rows)
+ * instead of summing a week of hourly rows per step again.
+ */
+export const anomalyBaselineDays = pgTable(
+  'anomaly_baseline_days',
+  {
+    agent: text('agent').notNull(),
+    step: text('step').notNull(),
+    /** 0 is the day just before the end, 6 the oldest. */
+    day: smallint('day').notNull(),
+    ...figureColumns(['attempts', 'costMicros', 'retryCostMicros']),
+  },
+  (table) => [
+    primaryKey({ name: 'anomaly_baseline_days_pkey', columns: [table.agent, table.step, table.day] }),
+    check('anomaly_baseline_days_day_known', sql`${table.day} between 0 and 6`),
+  ],
 );
 
 /**

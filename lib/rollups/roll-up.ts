@@ -129,7 +129,13 @@ export async function rollUpAttempts(db: Executor, options: RollUpOptions): Prom
       await rollHours(tx, new Date(start), new Date(end), changesNoted && inHeldSpan(start, end));
       hoursRolled += (end - start) / HOUR_MS;
     }
-    await rollDays(tx, touchedDays(ranges));
+    const rolledTo = Math.max(previousEdge ?? target, target);
+    // A day is read from its daily rows only once all its hours are rolled (segments.ts); until then readers take
+    // its hours. So only whole days are summed: the day still open would be summed again at every hour turn.
+    await rollDays(
+      tx,
+      touchedDays(ranges).filter((day) => day.getTime() + DAY_MS <= rolledTo),
+    );
     await rollShapesOfChangedExecutions(tx, {
       fillAll: restored || state.rolled_to === null || !state.execution_shapes_filled,
       since: state.processed_xid,
@@ -138,7 +144,6 @@ export async function rollUpAttempts(db: Executor, options: RollUpOptions): Prom
       openHour: target,
     });
 
-    const rolledTo = Math.max(previousEdge ?? target, target);
     // The anomaly rule's baseline as a reading in the hour after the edge needs it.
     const baselineEnd = baselineEndFor(new Date(rolledTo));
     const storedAt = (end: Date | null) => (end === null || restored ? null : new Date(end));

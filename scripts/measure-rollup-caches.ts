@@ -1,8 +1,9 @@
 /**
- * Measurement only (issue 28): what each rollup cache buys. On a database built by bench:analytics
- * (BENCH_DATABASE_URL), times the Overview and Steps page read models and the rollup pass with both caches,
- * without the stored spans, without the window sums, and without either (rollUpAttempts' `without`),
- * configurations interleaved round by round so that the machine's noise falls on all alike.
+ * Measurement only (issue 28): what the stored spans buy. On a database built by bench:analytics
+ * (BENCH_DATABASE_URL), times the Overview and Steps page read models and the rollup pass with the spans and
+ * without them (rollUpAttempts' `without`), configurations interleaved round by round so that the machine's
+ * noise falls on both alike. Compare with an earlier version by running its copy of this script on the same
+ * database, rounds alternated by hand.
  */
 import { sql } from 'drizzle-orm';
 import { connectDatabase, type Database } from '../lib/db/client';
@@ -18,13 +19,8 @@ const ROUNDS = Number(process.env.MEASURE_ROUNDS ?? 2);
 const RUNS = Number(process.env.MEASURE_RUNS ?? 10);
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
-const CONFIGS = (process.env.MEASURE_CONFIGS ?? 'both,no-spans,no-sums,none').split(',');
-const WITHOUT: Record<string, ('spans' | 'windowSums')[]> = {
-  both: [],
-  'no-spans': ['spans'],
-  'no-sums': ['windowSums'],
-  none: ['spans', 'windowSums'],
-};
+const CONFIGS = (process.env.MEASURE_CONFIGS ?? 'spans,none').split(',');
+const WITHOUT: Record<string, 'spans'[]> = { spans: [], none: ['spans'] };
 const WINDOWS = ['24h', '7d', '30d'] as const;
 
 const p95 = (samples: number[]) => {
@@ -77,34 +73,50 @@ async function main() {
   }
 
   // The hour-turn pass: per configuration one untimed hour (so its caches are held and moved, as in steady
-  // state), then two timed ones, each after one new hour at the log's rate.
+  // state), then two timed ones, each after one new hour at the log's rate. MEASURE_FEED=hour (the default)
+  // writes the hour's attempts at once before the pass, as bench:analytics' routine pass does; minutes writes
+  // them a minute at a time with an untimed pass after each minute, as a deployed sweep (once a minute) meets
+  // them, so the timed pass at the hour's turn finds one minute of new attempts.
   if (process.env.MEASURE_HOUR_TURN === '0') return close();
+  const feedByMinute = process.env.MEASURE_FEED === 'minutes';
   const [{ perHour } = { perHour: 0 }] = await db.execute<{ perHour: number }>(
     sql`select (count(*) / 720)::int as "perHour" from attempts where started_at >= ${new Date(now.getTime() - 30 * DAY_MS).toISOString()}::timestamptz`,
   );
-  const openHour = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
-  let hour = openHour;
   const stepCount = Number(steps);
+  const writeAttempts = (hourStart: number, first: number, last: number) =>
+    db.execute(sql`
+      insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome, error_class, error_text, cost_micros)
+      select 'turn-' || ${hourStart}::bigint || '-' || g, 'agent-' || (pair / 5), 'step-' || (pair % 5), attempt_number, started_at,
+        started_at + latency_ms * interval '1 millisecond', latency_ms,
+        case when failed then 'failed' else 'succeeded' end,
+        case when failed then 'transient'::error_class end, case when failed then 'simulated failure' end, cost_micros
+      from (
+        select g, floor(random() * ${stepCount})::int as pair,
+          ${new Date(hourStart).toISOString()}::timestamptz + (g * (3600.0 / ${perHour})) * interval '1 second' as started_at,
+          case when random() < 0.75 then 1 when random() < 0.7 then 2 else 3 end as attempt_number,
+          random() < 0.12 as failed, floor(exp(random() * 8))::int as latency_ms, floor(random() * 50000)::bigint as cost_micros
+        from generate_series(${first}::int, ${last}::int) as g) as generated`);
+  const MINUTE_MS = 60_000;
+  let hour = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
   for (const config of CONFIGS) {
     const timed: number[] = [];
     for (let index = 0; index < 3; index += 1) {
+      const hourStart = hour;
       hour += HOUR_MS;
-      await db.execute(sql`
-        insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome, error_class, error_text, cost_micros)
-        select 'turn-' || ${hour}::bigint || '-' || g, 'agent-' || (pair / 5), 'step-' || (pair % 5), attempt_number, started_at,
-          started_at + latency_ms * interval '1 millisecond', latency_ms,
-          case when failed then 'failed' else 'succeeded' end,
-          case when failed then 'transient'::error_class end, case when failed then 'simulated failure' end, cost_micros
-        from (
-          select g, floor(random() * ${stepCount})::int as pair,
-            ${new Date(hour - HOUR_MS).toISOString()}::timestamptz + (g * (3600.0 / ${perHour})) * interval '1 second' as started_at,
-            case when random() < 0.75 then 1 when random() < 0.7 then 2 else 3 end as attempt_number,
-            random() < 0.12 as failed, floor(exp(random() * 8))::int as latency_ms, floor(random() * 50000)::bigint as cost_micros
-          from generate_series(0, ${perHour - 1}) as g) as generated`);
+      const minutes = feedByMinute ? 60 : 1;
+      for (let minute = 0; minute < minutes; minute += 1) {
+        const first = Math.floor((minute * perHour) / minutes);
+        const last = Math.floor(((minute + 1) * perHour) / minutes) - 1;
+        await writeAttempts(hourStart, first, last);
+        if (minute < minutes - 1)
+          await pass(db, new Date(hourStart + (minute + 1) * MINUTE_MS + HOUR_TURN_PASS_OFFSET_MS), config);
+      }
       const ms = await pass(db, new Date(hour + HOUR_TURN_PASS_OFFSET_MS), config);
       if (index > 0) timed.push(ms);
     }
-    console.log(`${config.padEnd(10)} hour-turn pass: ${timed.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')}`);
+    console.log(
+      `${config.padEnd(10)} hour-turn pass (fed by ${feedByMinute ? 'minute' : 'hour'}): ${timed.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')}`,
+    );
   }
   await close();
 }

@@ -94,7 +94,6 @@ export async function getOverview(
       { label: 'before', from: previousFrom, to: range.from },
     ],
     rawOnly: options.rawOnly,
-    acrossClasses: true,
   });
   const [perLabel, [parked], dataBegins] = await Promise.all([
     readComparison(db, comparison.figures),

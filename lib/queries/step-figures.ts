@@ -51,7 +51,7 @@ export type PreviousWindowFigures = Pick<
 export interface ComparedStepStats extends StepStats {
   /**
    * Cost of the attempts that failed (outcome 'failed', which always carries an error class: the rollups keep
-   * cost per error class). Null when failure classes were not read: the stored window sums hold no classes.
+   * cost per error class). Null when failure classes were not read.
    */
   failedSpendMicros: number | null;
   /** The previous window's figures (zeros where the step had no attempts then); null when not compared. */
@@ -123,7 +123,6 @@ export async function readStepFigures(
     agent: range.agent,
     steps: range.steps,
     rawOnly: options.rawOnly,
-    acrossClasses: !byClass && options.latency === false,
   });
   const classColumn = byClass ? sql`error_class` : sql`null::error_class`;
   const [rows, histograms] = await Promise.all([

@@ -28,9 +28,8 @@ export async function getStepStats(
     latency?: boolean;
     /**
      * failureClasses: false leaves failuresByClass empty (failures are still
-     * counted). With latency: false too, every step's figures may come from
-     * the rollup pass's stored window sums, one row per step (the Steps page
-     * then reads both for the rows it shows: withShownDetails).
+     * counted) and sums each step's classes in SQL. The Steps page reads
+     * neither for every step, only for the rows it shows (withShownDetails).
      */
     failureClasses?: boolean;
   } = {},

@@ -29,9 +29,8 @@ export interface StepsPageView {
  * The Steps page's read model. Every step's figures, and the previous
  * window's, are read, since any column (and the change in retry spend)
  * sorts; but latency histograms and failures by class (the costliest parts
- * with thousands of steps: without them every step's figures can come from
- * the stored window sums, a row per step) and retry spend by cause only for
- * the page shown, unless the view sorts by latency or failed spend.
+ * with thousands of steps) and retry spend by cause only for the page shown,
+ * unless the view sorts by latency or failed spend.
  */
 export async function getStepsPage(
   db: Executor,

@@ -1,12 +1,11 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { FLEET_FIGURES } from '../db/schema/figures';
-import { figureList, rawFigures, signedFigures, zeroFigures } from './figure-sql';
+import { figureList, rawFigures, zeroFigures } from './figure-sql';
 import { latencyBucketSql } from './latency-buckets';
-import type { BucketUnit, TimeRange } from '../time-window';
+import type { BucketUnit } from '../time-window';
 import {
   type LabelledWindow,
-  planFromStoredSums,
   planSegments,
   type RollupEdges,
   type Segment,
@@ -33,10 +32,7 @@ export interface StepName {
  * time bounds so PostgreSQL prunes partitions and uses its indexes. When the
  * caller does not group by bucket, a window's hourly and daily parts are read
  * from a stored span of the same hours where the rollup pass keeps one
- * (lib/rollups/spans.ts); its rows have a null bucket_time. When the caller
- * also sums over error classes, a window may be read from a stored window sum
- * instead (lib/rollups/window-sums.ts): one row per step with a null
- * error_class, corrected by signed parts at its ends.
+ * (lib/rollups/spans.ts); its rows have a null bucket_time.
  */
 export interface FiguresRequest {
   windows: LabelledWindow[];
@@ -53,11 +49,6 @@ export interface FiguresRequest {
    * may serve.
    */
   finestBucket?: FinestBucket;
-  /**
-   * The caller sums over error classes (never reads error_class), so stored
-   * window sums may serve. Their plans have no latency relation.
-   */
-  acrossClasses?: boolean;
   /** Ignore the rollups and scan the raw log: the benchmark's and tests' reference. */
   rawOnly?: boolean;
 }
@@ -73,7 +64,6 @@ export function finestBucketFor(unit: BucketUnit): FinestBucket {
 export interface FiguresPlan {
   segments: Segment[];
   figures: SQL;
-  /** Throws for a plan that reads a stored window sum (they hold no latency). */
   readonly latency: SQL;
 }
 
@@ -84,17 +74,11 @@ export async function readRollupEdge(db: Executor): Promise<Date | null> {
 }
 
 export async function planFigures(db: Executor, request: FiguresRequest): Promise<FiguresPlan> {
-  const { edges, spans, windowSums } = request.rawOnly
-    ? { edges: { rolledTo: null, fineRolledTo: null }, spans: [], windowSums: [] }
+  const { edges, spans } = request.rawOnly
+    ? { edges: { rolledTo: null, fineRolledTo: null }, spans: [] }
     : await readRollupState(db);
-  const segments = request.windows.flatMap((window) => {
-    if (request.acrossClasses && request.finestBucket === undefined) {
-      const fromSums = planFromStoredSums(window, edges, windowSums);
-      if (fromSums) return fromSums;
-    }
-    const planned = planSegments([window], edges, request.finestBucket);
-    return request.finestBucket === undefined ? substituteStoredSpans(planned, spans) : planned;
-  });
+  const planned = planSegments(request.windows, edges, request.finestBucket);
+  const segments = request.finestBucket === undefined ? substituteStoredSpans(planned, spans) : planned;
   return {
     segments,
     figures: figuresRelation(segments, request),
@@ -114,37 +98,28 @@ export async function planFigures(db: Executor, request: FiguresRequest): Promis
 }
 
 /**
- * The rollups' edges, and the spans and window sums' ranges the last pass stored, in one round trip.
+ * The rollups' edges and the spans the last pass stored, in one round trip.
  *
- * Only the last pass's (the latest stamp): the previous pass's are kept for a reader that listed them before
- * the last pass committed, but they hold the hours that pass re-rolled (late rows) as they were before it. A
- * reader listing now would pick them whenever they lie nearer its window than the last pass's: its clock a
- * little behind the pass's (another instance's, or read just before the pass began), or the previous pass at
- * a five-minute edge (its ranges a bucket longer). It then missed the late rows; without a range or span of
- * the last pass near enough, it sums the rollups themselves, which are exact.
+ * Only the last pass's spans (the latest stamp): the previous pass's are kept for a reader that listed them
+ * before the last pass committed, but they hold the hours that pass re-rolled (late rows) as they were before
+ * it. A reader listing now would pick one of them whenever it matched its window better than the last pass's
+ * (its clock a little behind the pass's: another instance's, or read just before the pass began), and miss the
+ * late rows; without a span of the last pass to match, it sums the rollups themselves, which are exact.
  */
-async function readRollupState(
-  db: Executor,
-): Promise<{ edges: RollupEdges; spans: StoredSpan[]; windowSums: TimeRange[] }> {
+async function readRollupState(db: Executor): Promise<{ edges: RollupEdges; spans: StoredSpan[] }> {
   const [state] = await db.execute<{
     rolled_to: Date | null;
     fine_rolled_to: Date | null;
     spans: [string, string, boolean][] | null;
-    window_sums: [string, string][] | null;
   }>(sql`
     select rolled_to, fine_rolled_to,
       (select json_agg(json_build_array(span_from, span_to, latency)) from rollup_spans
-        where stored_at = (select max(stored_at) from rollup_spans)) as spans,
-      (select json_agg(json_build_array(sums_from, sums_to)) from window_sum_ranges
-        where stored_at = (select max(stored_at) from window_sum_ranges)) as window_sums
+        where stored_at = (select max(stored_at) from rollup_spans)) as spans
     from rollup_state where id = 1`);
   const asDate = (moment: Date | null | undefined) => (moment ? new Date(moment) : null);
-  const asRanges = (pairs: [string, string][] | null | undefined) =>
-    (pairs ?? []).map(([from, to]) => ({ from: new Date(from), to: new Date(to) }));
   return {
     edges: { rolledTo: asDate(state?.rolled_to), fineRolledTo: asDate(state?.fine_rolled_to) },
     spans: (state?.spans ?? []).map(([from, to, latency]) => ({ from: new Date(from), to: new Date(to), latency })),
-    windowSums: asRanges(state?.window_sums),
   };
 }
 
@@ -196,24 +171,13 @@ function unionAll(branches: SQL[], empty: SQL): SQL {
 }
 
 function figuresRelation(segments: Segment[], request: FiguresRequest): SQL {
-  const branches = segments.map((segment) => {
-    const branch = figuresBranch(segment, request);
-    return segment.sign === -1
-      ? sql`(select label, bucket_time, agent, step, error_class, ${signedFigures(-1)} from ${branch} as subtracted)`
-      : branch;
-  });
+  const branches = segments.map((segment) => figuresBranch(segment, request));
   const empty = sql`(select null::text as label, null::timestamptz as bucket_time, null::text as agent, null::text as step,
     null::error_class as error_class, ${zeroFigures()} where false)`;
   return sql`(${unionAll(branches, empty)})`;
 }
 
 function figuresBranch(segment: Segment, request: FiguresRequest): SQL {
-  if (segment.grain === 'sums') {
-    return sql`(select ${segment.label}::text as label, null::timestamptz as bucket_time, agent, step, null::error_class as error_class,
-        ${figureList()}
-      from window_sums
-      where sums_from = ${bound(segment.from)} and sums_to = ${bound(segment.to)}${filters(request)})`;
-  }
   return segment.grain === 'span'
     ? sql`(select ${segment.label}::text as label, null::timestamptz as bucket_time, agent, step, error_class, ${figureList()}
           from span_rollups
@@ -231,8 +195,6 @@ function figuresBranch(segment: Segment, request: FiguresRequest): SQL {
 }
 
 function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
-  if (segments.some((segment) => segment.grain === 'sums' || segment.sign === -1))
-    throw new Error('A plan read from stored window sums has no latency: plan without acrossClasses');
   const branches = segments.map((segment) =>
     segment.grain === 'span'
       ? sql`(select ${segment.label}::text as label, agent, step, buckets, counts
@@ -265,8 +227,7 @@ function latencyRelation(segments: Segment[], request: FiguresRequest): SQL {
  */
 export function allStepsRelation(segments: Segment[], finestBucket: FinestBucket): SQL {
   const branches = segments.map((segment) => {
-    if (segment.grain === 'span' || segment.grain === 'sums' || segment.sign === -1)
-      throw new Error('allStepsRelation needs a plan made with a finestBucket (no spans or window sums)');
+    if (segment.grain === 'span') throw new Error('allStepsRelation needs a plan made with a finestBucket (no spans)');
     return segment.grain === 'raw'
       ? sql`(select ${rawBucketTime(finestBucket)} as bucket_time, ${rawFigures(FLEET_FIGURES)}
           from attempts

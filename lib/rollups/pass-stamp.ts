@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
  * a stamp behind an older one would make the next pass keep the older rows
  * as the last pass's.
  */
-export function passStamp(table: 'rollup_spans' | 'window_sum_ranges') {
+export function passStamp(table: 'rollup_spans') {
   // greatest() skips the null max of an empty table.
   return sql`greatest(statement_timestamp(), (select max(stored_at) from ${sql.identifier(table)}) + interval '1 microsecond')`;
 }

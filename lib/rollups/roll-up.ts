@@ -13,7 +13,6 @@ import { addIncreaseToTotals, deleteHourlyRowsForTotals } from './counter-totals
 import { noteHourlyRows, startNotingHourlyChanges } from './hourly-changes';
 import { deleteSpans, readHeldSpans, storeSpans } from './spans';
 import { noteStepSources } from './step-sources';
-import { storeWindowSums } from './window-sums';
 import { readWriteHorizon } from './write-horizon';
 
 const HOUR_MS = 3_600_000;
@@ -69,10 +68,10 @@ export interface RollUpOptions {
   now: Date;
   retentionFloor: Date;
   /**
-   * Measurement only (scripts/measure-rollup-caches.ts): leave a cache out, its tables emptied, so readers
-   * sum the rollups themselves. Every caller in the product stores both.
+   * Measurement only (scripts/measure-rollup-caches.ts): leave the stored spans out, their tables emptied, so
+   * readers sum the rollups themselves. Every caller in the product stores them.
    */
-  without?: ('spans' | 'windowSums')[];
+  without?: 'spans'[];
 }
 
 export async function rollUpAttempts(db: Executor, options: RollUpOptions): Promise<RollUpResult> {
@@ -169,14 +168,7 @@ export async function rollUpAttempts(db: Executor, options: RollUpOptions): Prom
       where id = 1`);
     if (without.includes('spans')) await deleteSpans(tx, sql`true`);
     else await storeSpans(tx, new Date(rolledTo), ranges, { changesNoted });
-    if (without.includes('windowSums')) await tx.execute(sql`delete from window_sum_ranges; delete from window_sums`);
-    else {
-      await storeWindowSums(tx, {
-        now: options.now,
-        fineRolledTo: new Date(fineRolledTo),
-        retentionFloor: options.retentionFloor,
-      });
-    }
+    await emptyRetiredWindowSums(tx);
     return { hoursRolled, hoursReRolled, rolledTo: new Date(rolledTo) };
   });
 }
@@ -281,4 +273,16 @@ export async function deleteRollupsBefore(db: Executor, cutoff: Date): Promise<n
     return rows.count + latency.count;
   });
   return counts;
+}
+
+/**
+ * The window sums (tables window_sums and window_sum_ranges) are retired: readers sum a window from its stored
+ * span and the rollups at its edges (docs/adr/0007-one-named-window-cache.md). An instance of the previous
+ * version, during a rolling upgrade, still reads them when it finds any and still writes them at its passes, so
+ * every pass empties them: such an instance then finds none and sums the rollups as this version does, instead
+ * of reading sums that a late row re-rolled since. A later release drops the tables.
+ */
+async function emptyRetiredWindowSums(tx: Transaction): Promise<void> {
+  await tx.execute(sql`delete from window_sum_ranges`);
+  await tx.execute(sql`delete from window_sums`);
 }

@@ -10,11 +10,9 @@ import { FINE_BUCKET_MS } from './bucket-sums';
  * attempt log for the minutes left over. Every moment of the window is
  * covered by exactly one segment, so summing the segments gives exact figures. A window's hourly
  * and daily segments together may be read instead from a stored span of the
- * same hours ('span', see substituteStoredSpans). A window a caller sums over
- * error classes may be read instead from a stored window sum ('sums', see
- * planFromStoredSums), corrected at each end.
+ * same hours ('span', see substituteStoredSpans).
  */
-export type Grain = 'raw' | '5min' | 'hour' | 'day' | 'span' | 'sums';
+export type Grain = 'raw' | '5min' | 'hour' | 'day' | 'span';
 
 export interface Segment {
   /** Which window of the query the segment belongs to (queries may ask for several). */
@@ -22,8 +20,6 @@ export interface Segment {
   grain: Grain;
   from: Date;
   to: Date;
-  /** -1: the part's figures are subtracted (the buckets a stored window sum holds outside the window). */
-  sign?: -1;
 }
 
 /** A stored span's hours, and whether its latency histograms are stored too (rollup_spans.latency). */
@@ -44,8 +40,8 @@ export interface RollupEdges {
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-export const floorTo = (moment: number, unit: number) => Math.floor(moment / unit) * unit;
-export const ceilTo = (moment: number, unit: number) => Math.ceil(moment / unit) * unit;
+const floorTo = (moment: number, unit: number) => Math.floor(moment / unit) * unit;
+const ceilTo = (moment: number, unit: number) => Math.ceil(moment / unit) * unit;
 
 /**
  * Splits each window into segments. `edges` are where the rollups end (null:
@@ -129,54 +125,4 @@ export function substituteStoredSpans(segments: Segment[], spans: TimeRange[]): 
       ...own.filter((segment) => segment.from >= bounds.to),
     ];
   });
-}
-
-/** How far a stored window sum's ends may lie from a window's for the sum to serve it. */
-export const STORED_SUMS_REACH_MS = 15 * 60_000;
-
-/**
- * A window's segments around a stored window sum (lib/rollups/window-sums.ts):
- * the stored range nearest the window, both its ends within
- * STORED_SUMS_REACH_MS of the window's, plus the window's minutes outside the
- * range (planned as any window's edge) minus the range's whole five-minute
- * buckets outside the window. A bucket cut by the window's edge is subtracted
- * whole and its minutes inside the window read raw, so only rolled rows are
- * subtracted from the rolled rows that made the sum. Null when no stored range
- * is near: the caller plans the window as usual.
- */
-export function planFromStoredSums(window: LabelledWindow, edges: RollupEdges, stored: TimeRange[]): Segment[] | null {
-  const from = window.from.getTime();
-  const to = window.to.getTime();
-  const gap = (range: TimeRange) => Math.abs(range.from.getTime() - from) + Math.abs(range.to.getTime() - to);
-  const near = stored
-    .filter(
-      (range) =>
-        Math.abs(range.from.getTime() - from) <= STORED_SUMS_REACH_MS &&
-        Math.abs(range.to.getTime() - to) <= STORED_SUMS_REACH_MS &&
-        // Long enough that the corrections at its two ends never meet.
-        range.to.getTime() - range.from.getTime() > 2 * STORED_SUMS_REACH_MS,
-    )
-    .sort((a, b) => gap(a) - gap(b))[0];
-  if (!near) return null;
-
-  const { label } = window;
-  const sumsFrom = near.from.getTime();
-  const sumsTo = near.to.getTime();
-  const part = (grain: Grain, start: number, end: number, sign?: -1): Segment[] =>
-    start < end ? [{ label, grain, from: new Date(start), to: new Date(end), ...(sign ? { sign } : {}) }] : [];
-  const added = (start: number, end: number) =>
-    start < end ? planWindow({ label, from: new Date(start), to: new Date(end) }, edges, 'day') : [];
-
-  const before =
-    sumsFrom <= from
-      ? [
-          ...part('5min', sumsFrom, ceilTo(from, FINE_BUCKET_MS), -1),
-          ...part('raw', from, ceilTo(from, FINE_BUCKET_MS)),
-        ]
-      : added(from, sumsFrom);
-  const after =
-    sumsTo <= to
-      ? added(sumsTo, to)
-      : [...part('5min', floorTo(to, FINE_BUCKET_MS), sumsTo, -1), ...part('raw', floorTo(to, FINE_BUCKET_MS), to)];
-  return [...before, ...part('sums', sumsFrom, sumsTo), ...after];
 }

@@ -93,7 +93,7 @@ export async function sumPerStep(
   windows: LabelledWindow[],
   rawOnly: boolean,
 ): Promise<BaselineDaySums[]> {
-  const plan = await planFigures(db, { windows, rawOnly, acrossClasses: true });
+  const plan = await planFigures(db, { windows, rawOnly });
   return db.execute<BaselineDaySums>(sql`
     select agent, step, label, sum(attempts)::text as attempts, sum(cost_micros)::text as spend,
       sum(retry_cost_micros)::text as retry_spend

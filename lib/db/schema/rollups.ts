@@ -244,15 +244,12 @@ export const allStepsRollups = pgTable(
 );
 
 /**
- * Each step's figures summed over the error classes for the five-minute-aligned
- * part of every named window (and of the window before it) as it stood at a
- * rollup pass: [first whole five-minute bucket, the pass's five-minute edge).
- * With thousands of steps a window's edges hold about a five-minute row per
- * attempt; a reader that wants every step's figures reads these instead (one
- * row per step) and corrects them by the few minutes its window differs
- * (lib/rollups/window-sums.ts). Each pass writes the ranges of its own moment
- * and keeps the previous pass's, so a reader that planned on them still finds
- * their rows.
+ * Retired (docs/adr/0007-one-named-window-cache.md): each step's figures over
+ * the error classes for every named window's five-minute-aligned part, as an
+ * earlier version stored them at each rollup pass. Nothing reads them now;
+ * every pass empties both tables, so an instance of that version still running
+ * during a rolling upgrade finds none and sums the rollups itself. A later
+ * release drops them.
  */
 export const windowSumRanges = pgTable(
   'window_sum_ranges',

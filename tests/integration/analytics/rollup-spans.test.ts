@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Transaction } from '../../../lib/db/client';
 import { attempts, errorClasses } from '../../../lib/db/schema';
 import { getStepStats } from '../../../lib/queries/step-stats';
+import { figureList, zeroFigures } from '../../../lib/rollups/figure-sql';
 import { planFigures } from '../../../lib/rollups/figures';
 import { rollUpAttempts } from '../../../lib/rollups/roll-up';
 import { deleteSpans, spansFor, storeSpans } from '../../../lib/rollups/spans';
@@ -167,6 +168,13 @@ describe('stored spans', () => {
         where span_from = ${held.from.toISOString()}::timestamptz and span_to = ${held.to.toISOString()}::timestamptz
         limit 1)
       returning agent, step, error_class::text`);
+    // And one more attempt in its first latency bucket of one step's histogram.
+    const [markedHistogram] = await database.db.execute<{ agent: string; step: string }>(sql`
+      update span_latency_rollups set counts[1] = counts[1] + 1
+      where ctid = (select ctid from span_latency_rollups
+        where span_from = ${held.from.toISOString()}::timestamptz and span_to = ${held.to.toISOString()}::timestamptz
+        limit 1)
+      returning agent, step`);
     await rollUpAttempts(database.db, { now: new Date(held.to.getTime() + 90 * MINUTE_MS), retentionFloor: floor });
 
     const edge = await rolledEdge();
@@ -180,9 +188,25 @@ describe('stored spans', () => {
           row.step === marked!.step &&
           row.error_class === marked!.error_class,
       );
-    const moved = markedRow((await readSpans(database.db)).figures);
-    const afresh = markedRow((await spansSummedAfresh(edge)).figures);
-    expect(Number(moved!.attempts) - Number(afresh!.attempts)).toBe(1);
+    const moved = await readSpans(database.db);
+    const afresh = await spansSummedAfresh(edge);
+    expect(Number(markedRow(moved.figures)!.attempts) - Number(markedRow(afresh.figures)!.attempts)).toBe(1);
+
+    const histogramCount = (rows: Record<string, unknown>[]) => {
+      const row = rows.find(
+        (entry) =>
+          entry.span_from === span.from.toISOString().replace('T', ' ').replace('.000Z', '+00') &&
+          entry.agent === markedHistogram!.agent &&
+          entry.step === markedHistogram!.step,
+      );
+      // counts as text: {3,1,4}
+      return String(row!.counts)
+        .slice(1, -1)
+        .split(',')
+        .map(Number)
+        .reduce((sum, count) => sum + count, 0);
+    };
+    expect(histogramCount(moved.latency) - histogramCount(afresh.latency)).toBe(1);
   });
 
   it('keep latency histograms for the named windows only; the window before reads its latency from hours and days', async () => {
@@ -276,18 +300,11 @@ describe('stored spans', () => {
     // after it would then move the older spans and drop the newer. Here the held spans carry a stamp a day ahead.
     const edge = (await rolledEdge()).getTime();
     await database.db.execute(sql`update rollup_spans set stored_at = stored_at + interval '1 day'`);
-    await database.db.execute(sql`update window_sum_ranges set stored_at = stored_at + interval '1 day'`);
     await rollUpAttempts(database.db, { now: new Date(edge + 70 * MINUTE_MS), retentionFloor: floor });
 
-    const lastPass = async (table: 'rollup_spans' | 'window_sum_ranges') => {
-      const column = table === 'rollup_spans' ? sql.raw('span_to') : sql.raw('sums_to');
-      const rows = await database.db.execute<{ last_to: Date }>(sql`
-        select max(${column}) as last_to from ${sql.identifier(table)}
-        where stored_at = (select max(stored_at) from ${sql.identifier(table)})`);
-      return new Date(rows[0]!.last_to).getTime();
-    };
-    expect(await lastPass('rollup_spans')).toBe(edge + HOUR_MS);
-    expect(await lastPass('window_sum_ranges')).toBe(edge + 70 * MINUTE_MS);
+    const [lastPass] = await database.db.execute<{ last_to: Date }>(sql`
+      select max(span_to) as last_to from rollup_spans where stored_at = (select max(stored_at) from rollup_spans)`);
+    expect(new Date(lastPass!.last_to).getTime()).toBe(edge + HOUR_MS);
     // The next pass moves the new spans, keeps them, and drops the ones stamped ahead.
     await rollUpAttempts(database.db, { now: new Date(edge + 130 * MINUTE_MS), retentionFloor: floor });
     const passesKept = await database.db.execute<{ last_to: Date }>(sql`
@@ -316,5 +333,21 @@ describe('stored spans', () => {
         await getStepStats(database.db, range, { rawOnly: true }),
       );
     }
+  });
+
+  it('empty the retired window sums that an instance of the previous version wrote in a rolling upgrade', async () => {
+    // Such an instance reads window sums when it finds a range near its window: left standing, they would
+    // miss the late rows this version's passes re-roll.
+    const edge = (await rolledEdge()).getTime();
+    await database.db.execute(sql`
+      insert into window_sum_ranges (sums_from, sums_to, stored_at)
+      values (${new Date(edge - DAY_MS).toISOString()}::timestamptz, ${new Date(edge).toISOString()}::timestamptz, now())`);
+    await database.db.execute(sql`
+      insert into window_sums (sums_from, sums_to, agent, step, ${figureList()})
+      select sums_from, sums_to, 'support', 'reply', ${zeroFigures()} from window_sum_ranges`);
+    await rollUpAttempts(database.db, { now: new Date(edge + 15 * MINUTE_MS), retentionFloor: floor });
+    const [left] = await database.db.execute<{ ranges: number; sums: number }>(sql`
+      select (select count(*) from window_sum_ranges)::int as ranges, (select count(*) from window_sums)::int as sums`);
+    expect(left).toEqual({ ranges: 0, sums: 0 });
   });
 });

@@ -100,17 +100,26 @@ export async function refreshBaselines(
 /** Beyond this many hours a move reads more hourly rows than summing afresh: 8 hours of rows per hour moved. */
 const MAX_HOURS_MOVED = 6;
 
-/** Day d of a baseline ending at `end` holds the hours starting in [end - (d + 1) days, end - d days). */
+/**
+ * Day d of a baseline ending at `end` holds the hours starting in [end - (d + 1) days, end - d days) (so, for an
+ * end at midnight, the UTC day starting at end - (d + 1) days).
+ */
 const dayOf = (end: SQL) => sql`((extract(epoch from ${end} - bucket_start)::bigint / 3600 - 1) / 24)::smallint`;
 
+/**
+ * Sums the day sums afresh: from the hourly rollups, or, for a baseline ending at a UTC midnight (whose days are
+ * whole UTC days, all rolled: the newest ended a day before the hourly edge), from the daily ones, a row per
+ * step and day instead of 24. That is the pass after each midnight, which sums afresh by rule.
+ */
 async function sumBaselineDays(tx: Transaction, end: Date): Promise<void> {
   const at = sql`${end.toISOString()}::timestamptz`;
+  const grain = end.getTime() % DAY_MS === 0 ? 'day' : 'hour';
   await tx.execute(sql`delete from anomaly_baseline_days`);
   await tx.execute(sql`
     insert into anomaly_baseline_days (agent, step, day, ${figureList(DAY_FIGURES)})
     select agent, step, ${dayOf(at)}, ${summedFigures(DAY_FIGURES)}
     from attempt_rollups
-    where grain = 'hour' and bucket_start >= ${at} - ${BASELINE_DAYS} * interval '1 day' and bucket_start < ${at}
+    where grain = ${grain} and bucket_start >= ${at} - ${BASELINE_DAYS} * interval '1 day' and bucket_start < ${at}
     group by agent, step, 3`);
 }
 

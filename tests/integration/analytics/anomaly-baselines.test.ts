@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { attempts } from '../../../lib/db/schema';
-import { BASELINE_DAYS, baselineEndFor } from '../../../lib/rollups/anomaly-baselines';
+import { BASELINE_DAYS, baselineEndFor, refreshBaselines } from '../../../lib/rollups/anomaly-baselines';
 import { rollUpAttempts } from '../../../lib/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
@@ -150,5 +150,35 @@ describe('the anomaly baseline', () => {
     expect(moved.held - moved.recounted).toBe(1);
     const afresh = await turn([attemptAt(edge - 2 * DAY_MS)]);
     expect(afresh.held).toBe(afresh.recounted);
+  });
+
+  it('ending at a UTC midnight, is summed from the daily rollups', async () => {
+    // A mark put on one daily rollup row (one extra attempt) shows in the day sums summed afresh for a baseline
+    // ending at midnight: proof they were read from the days, not the hours. Undone after.
+    const [state] = await database.db.execute<{ rolled_to: Date }>(sql`select rolled_to from rollup_state`);
+    const midnight = new Date(Math.floor((new Date(state!.rolled_to).getTime() - DAY_MS) / DAY_MS) * DAY_MS);
+    const at = sql`${midnight.toISOString()}::timestamptz`;
+    let result: { held: number; recounted: number } | undefined;
+    await database.db
+      .transaction(async (tx) => {
+        const [marked] = await tx.execute<{ agent: string; step: string; day: number }>(sql`
+          update attempt_rollups set attempts = attempts + 1
+          where ctid = (select ctid from attempt_rollups
+            where grain = 'day' and bucket_start = ${at} - interval '3 days' limit 1)
+          returning agent, step, 2 as day`);
+        await refreshBaselines(tx, { shares: null, days: null }, midnight, []);
+        const [held] = await tx.execute<{ attempts: string }>(sql`
+          select attempts::text from anomaly_baseline_days
+          where agent = ${marked!.agent} and step = ${marked!.step} and day = ${marked!.day}`);
+        const recounted = (await recount(midnight)).days.find(
+          (day) => day.agent === marked!.agent && day.step === marked!.step && Number(day.day) === marked!.day,
+        );
+        result = { held: Number(held!.attempts), recounted: Number(recounted!.attempts) };
+        throw new Error('undo');
+      })
+      .catch((error: Error) => {
+        if (error.message !== 'undo') throw error;
+      });
+    expect(result!.held - result!.recounted).toBe(1);
   });
 });

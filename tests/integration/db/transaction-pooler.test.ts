@@ -86,17 +86,20 @@ describe.skipIf(missing.length > 0)('behind PgBouncer in transaction mode', () =
     }
   });
 
-  it('with prepared statements on (the default), the same statements wait for good: why prepare=false is needed', async () => {
+  it('with prepared statements on (the default), statements land where they were never prepared: why prepare=false is needed', async () => {
+    // A client's statement is prepared on one server connection and run again on whichever the pooler gives it
+    // next. PostgreSQL refuses it there; the driver prepares it again and retries, or its connection waits for
+    // good. Which of the two, and whether every statement is answered in the end, depends on the timing, so the
+    // test counts the refusals in the server's log.
+    const refusals = () => postgres.group.output().match(/prepared statement "[^"]+" does not exist/g)?.length ?? 0;
+    expect(refusals()).toBe(0);
     const pools = [1, 2, 3].map(() => connectDatabase(bouncer.url('postgres'), { maxConnections: 8 }));
     try {
       const work = Promise.all(
         pools.flatMap((pool) => Array.from({ length: 100 }, (_, index) => pool.db.execute(sql`select ${index}::int`))),
-      ).then(
-        () => 'answered',
-        () => 'failed',
-      );
-      const outcome = await Promise.race([work, new Promise((resolve) => setTimeout(() => resolve('waiting'), 5_000))]);
-      expect(outcome).not.toBe('answered');
+      ).catch(() => undefined);
+      await Promise.race([work, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      expect(refusals()).toBeGreaterThan(0);
     } finally {
       await Promise.all(pools.map((pool) => pool.sql.end({ timeout: 0 })));
     }

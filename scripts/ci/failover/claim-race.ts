@@ -1,3 +1,5 @@
+import { networkStatus } from '../faults/writers';
+
 /**
  * The 64-way claim race over HTTP: 64 agents claim one Idempotency-Key at the
  * same moment, spread over every instance. Exactly one may be told `acquired`;
@@ -33,7 +35,7 @@ export async function runClaimRace(
           const body = (await response.json().catch(() => ({}))) as { outcome?: string; code?: string };
           return `${response.status} ${body.outcome ?? body.code ?? ''}`.trim();
         } catch (error) {
-          return `network ${(error as Error).name}`;
+          return networkStatus(error);
         }
       }),
     );

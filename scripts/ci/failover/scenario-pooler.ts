@@ -76,7 +76,11 @@ export async function poolerScenario(folder: string, log: (line: string) => void
         await waitFor('more batches under the race', () => writers.log.acked.length >= 48, 60_000);
       } catch (error) {
         log(`writers so far: ${JSON.stringify(writers.log.statuses)}; ${writers.log.errors.slice(0, 3).join(' | ')}`);
-        for (const server of servers) log(`server stderr (tail): ${server.errors().slice(-1_500)}`);
+        for (const server of servers) {
+          const { exitCode, signalCode } = server.process;
+          const state = exitCode === null && signalCode === null ? 'running' : `exited (${exitCode ?? signalCode})`;
+          log(`server ${server.baseUrl} ${state}; stderr (tail): ${server.errors().slice(-1_500)}`);
+        }
         throw error;
       } finally {
         await writers.stop();

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../lib/db/client';
 import { startWriterLoops } from './writer-loops';
+import { networkStatus } from '../faults/writers';
 
 /**
  * Agents on the step protocol over HTTP through a failover: each writer runs new steps one after another
@@ -82,7 +83,7 @@ export function startStepWriters(baseUrl: string, token: string, writers: number
           return undefined;
         }
       } catch (error) {
-        status = `network:${(error as Error).name}`;
+        status = networkStatus(error);
       }
       log.statuses[status] = (log.statuses[status] ?? 0) + 1;
       await pause(retryAfterMs);

@@ -44,6 +44,17 @@ export function batchBody(batchId: string): string {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Posts one batch until it is acknowledged (true) or its deadline passes (false). */
+/**
+ * How a request that got no answer is counted: the error's name and, for fetch's "fetch failed", the cause's
+ * code (ECONNREFUSED: nothing listens; ECONNRESET, UND_ERR_SOCKET: the connection dropped), so a failed run
+ * says which.
+ */
+export function networkStatus(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  const code = typeof cause?.code === 'string' ? `:${cause.code}` : '';
+  return `network:${(error as Error).name}${code}`;
+}
+
 export async function postUntilAcknowledged(
   baseUrl: string,
   token: string,
@@ -84,7 +95,7 @@ export async function postUntilAcknowledged(
       // Honour Retry-After, but poll faster than it asks: the suite wants to see recovery promptly.
       retryAfterMs = Math.min(Number(response.headers.get('retry-after') ?? '1') * 1_000, 250);
     } catch (error) {
-      status = `network:${(error as Error).name}`;
+      status = networkStatus(error);
     }
     log.statuses[status] = (log.statuses[status] ?? 0) + 1;
     await pause(retryAfterMs);

@@ -11,7 +11,7 @@ const handedOut = new Set<number>();
 /**
  * Ports that fetch refuses to connect to (the Fetch standard's "bad ports": it fails at once with "fetch failed",
  * cause "bad port"), within the ranges below. A Holdfast server given 6566 answered none of the writers' requests,
- * and the suite failed on a network error about one run in twenty.
+ * and the suite failed on network errors (3 runs of 9 on 2026-12-04).
  */
 export const PORTS_FETCH_REFUSES = new Set([6566]);
 

@@ -46,13 +46,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Posts one batch until it is acknowledged (true) or its deadline passes (false). */
 /**
  * How a request that got no answer is counted: the error's name and, for fetch's "fetch failed", the cause's
- * code (ECONNREFUSED: nothing listens; ECONNRESET, UND_ERR_SOCKET: the connection dropped), so a failed run
- * says which.
+ * code (ECONNREFUSED: nothing listens; ECONNRESET, UND_ERR_SOCKET: the connection dropped), or its message where
+ * it has none ("bad port": fetch refused the port itself), so a failed run says which.
  */
 export function networkStatus(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } }).cause;
-  const code = typeof cause?.code === 'string' ? `:${cause.code}` : '';
-  return `network:${(error as Error).name}${code}`;
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : '';
+  return `network:${(error as Error).name}${detail ? `:${detail}` : ''}`;
 }
 
 export async function postUntilAcknowledged(

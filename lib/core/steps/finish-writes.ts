@@ -19,8 +19,8 @@ const p = sql.placeholder;
  *    nothing when no attempt row was recorded for its number);
  *  - the task's reservation given back and the real cost added to its spend;
  *  - the key completed with its result and the answer a second finish gets; its retention counts from now;
- *  - the outcome counted for the step's breaker and its downstream's (named as breakerTargetsOf names them), a
- *    half-open one closed.
+ *  - the outcome counted for the step's breaker and its agent's breaker for its downstream (keyed as
+ *    breakerTargetsOf keys them, by the task's stored agent), a half-open one closed.
  * No row back means none of it happened: finish-step.ts then takes the long way, which tells the other cases
  * apart (superseded, finished already, settled by a person, never begun, forbidden).
  */
@@ -29,7 +29,8 @@ const settleSucceededStatement = fixedSql<{ acquisitions: number }>(
 with begun as (
   select k.key, k.acquisitions, k.task_id, k.step, k.attempt_started_at, k.reserved_micros,
     array['step:' || t.agent || '/' || k.step]
-      || case when k.downstream is null then '{}'::text[] else array['downstream:' || k.downstream] end as breakers
+      || case when k.downstream is null then '{}'::text[] else array['downstream:' || t.agent || '/' || k.downstream] end
+        as breakers
   from idempotency_keys k join task_budgets t on t.task_id = k.task_id
   where k.key = ${p('key')}::text and k.agent is not null and k.status = 'in_progress' and k.finish_answer is null
     and k.fencing_token = ${p('fencingToken')}::bigint and k.completes_task = ${p('completesTask')}::boolean

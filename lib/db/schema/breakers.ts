@@ -12,7 +12,10 @@ import {
   timestamp,
 } from 'drizzle-orm/pg-core';
 
-/** What a breaker watches: one step of an agent, or every step that names a downstream at begin. */
+/**
+ * What a breaker watches: one step of an agent, or every step of one agent that names a downstream at begin
+ * (each agent its own: another agent's failures never open it, nor its probes close it).
+ */
 export const breakerScopes = ['step', 'downstream'] as const;
 export type BreakerScope = (typeof breakerScopes)[number];
 
@@ -25,8 +28,8 @@ export const BREAKER_FAILURE_CLASSES = ['transient', 'rate_limited', 'timeout'] 
 
 /**
  * One row per target a breaker has ever opened for (`step:<agent>/<step>` or
- * `downstream:<name>`): its state, shared by every instance. A target with no
- * row is closed.
+ * `downstream:<agent>/<name>`): its state, shared by every instance. A target with no
+ * row is closed. The key and the names it is made of agree (circuit_breakers_target_names).
  */
 export const circuitBreakers = pgTable(
   'circuit_breakers',
@@ -51,6 +54,14 @@ export const circuitBreakers = pgTable(
   (table) => [
     check('circuit_breakers_scope_known', sql`${table.scope} in ('step', 'downstream')`),
     check('circuit_breakers_state_known', sql`${table.state} in ('closed', 'open', 'half_open')`),
+    check(
+      'circuit_breakers_target_names',
+      sql`${table.agent} is not null and case ${table.scope}
+        when 'step' then ${table.step} is not null and ${table.downstream} is null
+          and ${table.target} = 'step:' || ${table.agent} || '/' || ${table.step}
+        else ${table.step} is null and ${table.downstream} is not null
+          and ${table.target} = 'downstream:' || ${table.agent} || '/' || ${table.downstream} end`,
+    ),
     check('circuit_breakers_probe_when_not_closed', sql`${table.state} = 'closed' or ${table.probeAt} is not null`),
   ],
 );

@@ -69,3 +69,28 @@ export const taskBudgets = pgTable(
 );
 
 export type TaskBudget = typeof taskBudgets.$inferSelect;
+
+/** The paths that can see a task first: a step begin, an attempt report, a trace span, a dead letter sent by an agent. */
+export const taskFirstPaths = ['step', 'attempt', 'span', 'dead_letter'] as const;
+export type TaskFirstPath = (typeof taskFirstPaths)[number];
+
+/**
+ * Who each task belongs to: the agent and queue it was first seen with, whichever path saw it first (DOMAIN
+ * invariant 17). One row per task id ever seen, written in the same statement as the first thing stored for it
+ * (task_budgets' row, an attempt, a span) and never changed, so no path can give a task a second agent.
+ * task_budgets keeps a copy of the two names for the step engine's own reads; both are written together.
+ */
+export const taskAgents = pgTable(
+  'task_agents',
+  {
+    taskId: text('task_id').primaryKey(),
+    agent: text('agent').notNull(),
+    /** Spans and attempt reports name no queue: their tasks are on the agent's default queue, its name. */
+    queue: text('queue').notNull(),
+    firstSeenThrough: text('first_seen_through').$type<TaskFirstPath>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check('task_agents_first_path_known', sql`${table.firstSeenThrough} in ('step', 'attempt', 'span', 'dead_letter')`),
+  ],
+);

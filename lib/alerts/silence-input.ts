@@ -22,10 +22,20 @@ const minutes = z
   .max(MAX_SILENCE_MINUTES, `must be at most ${MAX_SILENCE_MINUTES} minutes (30 days)`);
 
 /**
+ * A subject pattern every alert matches, so it narrows nothing: wildcards alone (`*`, `**`), or wildcards on both
+ * sides of the one `:` every identity has (`*:*`: identities are `kind:subject`, lib/alerts/conditions.ts). Such a
+ * pattern counts as no pattern: refused where no pattern would be, stored as none where a rule or team narrows.
+ */
+export function matchesEverySubject(pattern: string): boolean {
+  return /^\*+(?::\*+)?$/.test(pattern);
+}
+
+/**
  * A silence: a rule (absent: any rule), optionally narrowed to alerts whose subject matches a pattern
  * (`step:research/*`, `queue:emails`: an alert's identity, `*` standing for any text) and to a team; for a
  * number of minutes or until a time; with a reason the others on call read. Any rule with no pattern and no team
- * would silence everything: refused, so a slip of the form cannot mute the whole console.
+ * would silence everything: refused, so a slip of the form cannot mute the whole console. A pattern that matches
+ * every subject (`*`, `*:*`) is no pattern: refused alone, and dropped beside a rule or a team.
  */
 export const createSilenceInput = z
   .strictObject({
@@ -55,14 +65,24 @@ export const createSilenceInput = z
     if ((input.forMinutes === undefined) === (input.endsAt === undefined)) {
       context.addIssue({ code: 'custom', path: ['forMinutes'], message: 'give a duration or an end time (one)' });
     }
-    if (input.kind === undefined && input.identityPattern === undefined && input.team === undefined) {
+    const pattern = input.identityPattern;
+    const narrowsSubjects = pattern !== undefined && !matchesEverySubject(pattern);
+    if (input.kind === undefined && !narrowsSubjects && input.team === undefined) {
       context.addIssue({
         code: 'custom',
-        path: ['kind'],
-        message: 'choose a rule, or match a subject or a team: a silence of everything is refused',
+        path: [pattern === undefined ? 'kind' : 'identityPattern'],
+        message:
+          pattern === undefined
+            ? 'choose a rule, or match a subject or a team: a silence of everything is refused'
+            : `${pattern} matches every subject: choose a rule, a narrower subject or a team: a silence of everything is refused`,
       });
     }
-  });
+  })
+  .transform((input) =>
+    input.identityPattern !== undefined && matchesEverySubject(input.identityPattern)
+      ? { ...input, identityPattern: undefined }
+      : input,
+  );
 export type CreateSilenceInput = z.input<typeof createSilenceInput>;
 
 export const endSilenceInput = z.strictObject({

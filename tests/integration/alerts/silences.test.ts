@@ -265,3 +265,91 @@ describe('a silenced alert', () => {
     expect(matchingFiring).toBe(0);
   });
 });
+
+describe('a pattern that matches every subject', () => {
+  it.each(['*', '**', ' * ', '*:*', '**:***'])(
+    'is refused alone (%j), like no pattern, writing nothing',
+    async (pattern) => {
+      const reason = `everything-${randomUUID()}`;
+      await expect(
+        createSilence(as(responder), { identityPattern: pattern, forMinutes: 60, reason }),
+      ).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        fieldErrors: { identityPattern: [expect.stringContaining('a silence of everything is refused')] },
+      });
+      expect(await database.db.select().from(alertSilences).where(eq(alertSilences.reason, reason))).toEqual([]);
+    },
+  );
+
+  it('is stored as no pattern beside a rule or a team; a pattern with any text of its own stays', async () => {
+    const reason = `narrowed-${randomUUID()}`;
+    const byRule = await createSilence(as(responder), {
+      kind: 'stale_lock',
+      identityPattern: '*',
+      forMinutes: 60,
+      reason,
+    });
+    expect(byRule.silence).toMatchObject({ kind: 'stale_lock', identityPattern: null, team: null });
+    const byTeam = await createSilence(as(responder), {
+      team: 'payments',
+      identityPattern: '*:*',
+      forMinutes: 60,
+      reason,
+    });
+    expect(byTeam.silence).toMatchObject({ kind: null, identityPattern: null, team: 'payments' });
+    // Only identities with a `/` (steps), or with a second `:`, match these: they narrow.
+    for (const identityPattern of ['*:*/*', '*:*:*', 'step:*']) {
+      const { silence } = await createSilence(as(responder), { identityPattern, forMinutes: 60, reason });
+      expect(silence.identityPattern).toBe(identityPattern);
+    }
+  });
+});
+
+describe('the same silence asked twice', () => {
+  const request = (agent: string, reason = 'deploying') => ({
+    kind: 'budget_refusals' as const,
+    identityPattern: ` step:${agent}/* `,
+    forMinutes: 60,
+    reason,
+  });
+  const rowsOf = (agent: string) =>
+    database.db
+      .select()
+      .from(alertSilences)
+      .where(eq(alertSilences.identityPattern, `step:${agent}/*`));
+
+  it('is made once: a double submit answers the first silence, with one row and one audit record', async () => {
+    const agent = `twice-${randomUUID().slice(0, 8)}`;
+    const first = await createSilence(as(responder), request(agent));
+    expect(first.created).toBe(true);
+    // The second click, 20 seconds later (its end 20 s later too), by another person on call.
+    const other: Actor = { ...responder, id: 'rita@example.com' };
+    const second = await createSilence(as(other, 1 / 3), request(agent));
+    expect(second).toMatchObject({ created: false, silence: { id: first.silence.id, endsAt: at(60) } });
+    expect(await rowsOf(agent)).toHaveLength(1);
+    expect(await auditOf('alert.silence', first.silence.id)).toHaveLength(1);
+  });
+
+  it('is made once when both requests arrive at the same time', async () => {
+    const agent = `race-${randomUUID().slice(0, 8)}`;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => createSilence(as(responder), request(agent))));
+    expect(new Set(answers.map((answer) => answer.silence.id)).size).toBe(1);
+    expect(answers.filter((answer) => answer.created)).toHaveLength(1);
+    expect(await rowsOf(agent)).toHaveLength(1);
+  });
+
+  it('is a new silence with another reason, once the first has ended, or asked to end later (an extension)', async () => {
+    const agent = `again-${randomUUID().slice(0, 8)}`;
+    const first = await createSilence(as(responder), request(agent));
+    const otherReason = await createSilence(as(responder), request(agent, 'deploying, part two'));
+    expect(otherReason.created).toBe(true);
+    // Asked at minute 10 for an hour: it would end 10 minutes after the first, so it is not the same silence.
+    const extension = await createSilence(as(responder, 10), request(agent));
+    expect(extension).toMatchObject({ created: true, silence: { endsAt: at(70) } });
+    await endSilence(as(responder, 11), { silenceId: first.silence.id });
+    await endSilence(as(responder, 11), { silenceId: extension.silence.id });
+    const afterEnd = await createSilence(as(responder, 12), request(agent));
+    expect(afterEnd.created).toBe(true);
+    expect(await rowsOf(agent)).toHaveLength(4);
+  });
+});

@@ -9,7 +9,7 @@ import { isIPv6 } from 'node:net';
  * unique-local, multicast, unspecified and reserved addresses are refused,
  * unless the operator's allow-list (HOLDFAST_ALERT_ALLOWED_HOSTS) names the
  * host or a range holding the address. An IPv6 address carrying an IPv4 one
- * (mapped, compatible, NAT64, 6to4) is judged as that IPv4 address, since that
+ * (mapped, translated, compatible, NAT64, 6to4) is judged as that IPv4 address, since that
  * is where the packets go. Pure functions: no DNS, no sockets (outbound-request.ts).
  */
 
@@ -117,9 +117,14 @@ export function formatAddress(address: IpAddress): string {
 const v4 = (text: string, prefix: number): Range => ({ family: 4, base: parseIPv4(text)!.value, prefix });
 const v6 = (text: string, prefix: number): Range => ({ family: 6, base: parseIPv6(text)!.value, prefix });
 
-/** IPv6 ranges that carry an IPv4 address, and where in the 128 bits it sits. */
+/**
+ * IPv6 ranges that carry an IPv4 address, and where in the 128 bits it sits. Two more carry one but are refused
+ * whole below, whatever they carry: the local-use NAT64 prefix 64:ff9b:1::/48 (where the IPv4 address sits depends
+ * on the prefix length the network chose) and Teredo 2001::/32 (the server's address, and the client's inverted).
+ */
 const CARRIES_IPV4: { range: Range; shift: bigint }[] = [
   { range: v6('::ffff:0:0', 96), shift: 0n }, // IPv4-mapped
+  { range: v6('::ffff:0:0:0', 96), shift: 0n }, // IPv4-translated (SIIT, RFC 2765): ::ffff:0:7f00:1 is 127.0.0.1
   { range: v6('64:ff9b::', 96), shift: 0n }, // NAT64, well-known prefix
   { range: v6('2002::', 16), shift: 80n }, // 6to4
   { range: v6('::', 96), shift: 0n }, // IPv4-compatible (deprecated); :: and ::1 are judged before

@@ -51,6 +51,21 @@ describe('the outbound address rule', () => {
     ['::127.0.0.1', 'loopback'],
     ['64:ff9b::10.0.0.1', 'private'],
     ['2002:a9fe:a9fe::1', 'link-local'],
+    // IPv4-translated (::ffff:0:0:0/96), in both spellings, and the other forms that embed one.
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['0:0:0:0:ffff:0:a9fe:a9fe', 'link-local'],
+    ['::ffff:0:a00:1', 'private'],
+    ['::ffff:0:0:0', 'unspecified'],
+    ['::ffff:7f00:1', 'loopback'],
+    ['::a9fe:a9fe', 'link-local'],
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:c0a8:101:1::1', 'private'],
+    // Refused whole, whatever they carry: local-use NAT64 and Teredo (here carrying the public 8.8.8.8).
+    ['64:ff9b:1::808:808', 'local NAT64'],
+    ['64:ff9b:1:ffff::7f00:1', 'local NAT64'],
+    ['2001:0:808:808::f7f7:f7f7', 'Teredo'],
   ];
 
   it.each(internal)('refuses %s (%s)', (host, what) => {
@@ -91,6 +106,9 @@ describe('the outbound address rule', () => {
       '2606:4700:4700::1111',
       '::ffff:8.8.8.8',
       '64:ff9b::8.8.8.8',
+      '::ffff:0:8.8.8.8',
+      '::ffff:0:808:808',
+      '2002:808:808::1',
     ]) {
       expect(judge(host)).toEqual({ allowed: true });
     }
@@ -122,6 +140,8 @@ describe('HOLDFAST_ALERT_ALLOWED_HOSTS', () => {
     expect(judge('2130706433', list)).toEqual({ allowed: true });
     expect(judge('::ffff:169.254.169.254', list)).toEqual({ allowed: true });
     expect(judge('::ffff:169.254.169.253', list)).toEqual(refusedBecause('link-local'));
+    expect(judge('::ffff:0:7f00:1', list)).toEqual({ allowed: true });
+    expect(judge('::ffff:0:7f00:2', list)).toEqual(refusedBecause('(carrying 127.0.0.2) is a loopback address'));
   });
 
   it('refuses start-up with an entry that is neither a CIDR, an address nor a host name', () => {

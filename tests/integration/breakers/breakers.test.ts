@@ -141,27 +141,29 @@ describe('circuit breakers', () => {
     expect(alerts).toEqual([{ status: 'resolved' }]);
   });
 
-  it('a failed probe reopens it for another rest; a downstream breaker holds every step that names it', async () => {
+  it("a failed probe reopens it for another rest; an agent's downstream breaker holds every step of that agent that names it", async () => {
     const clock = handClock(new Date('2026-12-02T10:00:00.000Z'));
     const downstream = `psp-${randomUUID().slice(0, 8)}`;
     const ctx: CoreContext = { db: database.db, actor: agentToken, clock: clock.now };
-    // Failures spread over two agents' steps, each below the volume alone: the downstream's breaker sees all ten.
+    // Failures spread over two of billing's steps, each below the volume alone: billing's breaker for the
+    // downstream sees all ten.
     for (let index = 0; index < 10; index++) {
-      await failedAttempt(ctx, { agent: index % 2 ? 'billing' : 'refunds', step: 'call_psp', downstream });
+      await failedAttempt(ctx, { agent: 'billing', step: index % 2 ? 'call_psp' : 'refund_psp', downstream });
     }
-    const downstreamTarget = `downstream:${downstream}`;
+    const downstreamTarget = `downstream:billing/${downstream}`;
     expect(
-      (await database.db.select().from(circuitBreakers).where(eq(circuitBreakers.target, downstreamTarget)))[0]?.state,
-    ).toBe('open');
-    expect(await beginStep(ctx, aBegin({ agent: 'payouts', step: 'send', downstream }))).toMatchObject({
+      (await database.db.select().from(circuitBreakers).where(eq(circuitBreakers.target, downstreamTarget)))[0],
+    ).toMatchObject({ state: 'open', scope: 'downstream', agent: 'billing', step: null, downstream });
+    expect(await beginStep(ctx, aBegin({ agent: 'billing', step: 'send', downstream }))).toMatchObject({
       code: 'CIRCUIT_OPEN',
       breaker: { target: downstream },
     });
-    // A step that does not name it is not held.
-    expect((await beginStep(ctx, aBegin({ agent: 'payouts', step: 'send' }))).decision).toBe('run');
+    // A step that does not name it is not held, nor another agent's step that does (tenant-scope.test.ts).
+    expect((await beginStep(ctx, aBegin({ agent: 'billing', step: 'send' }))).decision).toBe('run');
+    expect((await beginStep(ctx, aBegin({ agent: 'payouts', step: 'send', downstream }))).decision).toBe('run');
 
     clock.advance(30_000);
-    const probe = await failedAttempt(ctx, { agent: 'payouts', step: 'send', downstream });
+    const probe = await failedAttempt(ctx, { agent: 'billing', step: 'send', downstream });
     expect(probe.decision).toBe('run');
     const [reopened] = await database.db
       .select()

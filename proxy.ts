@@ -1,7 +1,8 @@
 import { type NextRequest, NextResponse } from 'next/server';
 import { proxyRefusal, proxySettingsFrom, resolveProxyIdentity } from './lib/auth/proxy-identity';
 import { signInPathReturningTo } from './lib/auth/return-to';
-import { type HostRules, hostRulesFrom, isAllowedHost, requestedHost, servedOverHttps } from './lib/auth/request-host';
+import { hostRulesFrom, isAllowedHost, requestedHost, servedOverHttps } from './lib/auth/request-host';
+import { judgeOrigin } from './lib/auth/request-origin';
 import { contentSecurityPolicy, HSTS_HEADER, newNonce, STATIC_SECURITY_HEADERS } from './lib/auth/security-headers';
 import { SESSION_COOKIE, verifySessionToken } from './lib/auth/session-token';
 import { type Environment, getEnvironment } from './lib/env';
@@ -10,7 +11,8 @@ import { type Environment, getEnvironment } from './lib/env';
  * The first gate, for every request:
  *  1. the Host must be one Holdfast serves (loopback names or HOLDFAST_PUBLIC_URL's host),
  *     else a DNS-rebinding page could drive a signed-in browser through its own name, and a
- *     server action (any POST to a page) must carry an Origin naming such a host: no Origin, no action;
+ *     server action (any POST to a page) must carry an Origin naming the host and port the request
+ *     came to (or HOLDFAST_PUBLIC_URL's origin): no Origin, no action (lib/auth/request-origin.ts);
  *  2. every response carries the security headers, pages a fresh CSP nonce;
  *  3. a signed-in person is needed, except on the sign-in page, the health check,
  *     the agents' API and the Prometheus scrape (they take
@@ -41,13 +43,22 @@ export async function proxy(request: NextRequest) {
   if (isServerAction(request, pathname)) {
     const origin = request.headers.get('origin');
     // Next refuses a cross-site server action too, but as a bare 500, and lets one with no Origin through.
+    // Another port of an allowed host is another site: compared by host and port, not by name.
     if (!origin) {
       return secure(
         plainText(403, 'Forbidden: form posts must carry an Origin header naming this Holdfast (browsers send one).'),
       );
     }
-    if (!isAllowedOrigin(origin, rules))
-      return secure(plainText(403, "Forbidden: form posts are accepted from this Holdfast's own pages only."));
+    const verdict = judgeOrigin(origin, {
+      host: requestedHost(request.headers, rules),
+      https,
+      publicUrl: env.HOLDFAST_PUBLIC_URL,
+    });
+    if (!verdict.allowed) {
+      return secure(
+        plainText(403, `Forbidden: form posts are accepted from this Holdfast's own pages only (${verdict.reason}).`),
+      );
+    }
   }
 
   if (!isWellEncoded(pathname)) {
@@ -99,15 +110,6 @@ function plainText(status: number, text: string): NextResponse {
 function isServerAction(request: NextRequest, pathname: string): boolean {
   if (request.method !== 'POST') return false;
   return request.headers.has('next-action') || !(pathname.startsWith('/api/') || pathname === '/metrics');
-}
-
-/** Browsers send an Origin with every POST: one naming another host (or none at all) is not our page's. */
-function isAllowedOrigin(origin: string, rules: HostRules): boolean {
-  try {
-    return isAllowedHost(new URL(origin).host, rules);
-  } catch {
-    return false;
-  }
 }
 
 function isWellEncoded(pathname: string): boolean {

@@ -40,6 +40,34 @@ describe('server actions and their Origin', () => {
     expect(own.headers.get('location')).toContain('/sign-in');
   });
 
+  it.each([
+    ['http://localhost:1', 'localhost:1 is not localhost:3000'],
+    ['http://localhost', 'localhost:80 is not localhost:3000'],
+    ['http://127.0.0.1:3000', '127.0.0.1:3000 is not localhost:3000'],
+    ['null', 'Origin "null" is not localhost:3000'],
+  ])('refuses an Origin %s of another port or name than the request came to, 403 saying which', async (origin, why) => {
+    const response = await proxy(post('/settings/tokens', { 'next-action': ACTION, origin }));
+    expect(response.status).toBe(403);
+    const text = await response.text();
+    expect(text).toContain("this Holdfast's own pages only");
+    expect(text).toContain(why);
+  });
+
+  it('counts a port left out as its scheme default, on both sides', async () => {
+    const onPort80 = (origin: string) =>
+      proxy(
+        new NextRequest('http://localhost/holds', {
+          method: 'POST',
+          headers: { host: 'localhost', origin, 'next-action': ACTION },
+          body: '[]',
+        }),
+      );
+    expect((await onPort80('http://localhost')).headers.get('location')).toContain('/sign-in');
+    expect((await onPort80('http://localhost:80')).headers.get('location')).toContain('/sign-in');
+    expect((await onPort80('https://localhost')).status).toBe(403);
+    expect((await onPort80('http://localhost:8080')).status).toBe(403);
+  });
+
   it("lets the agents' API through without an Origin", async () => {
     const response = await proxy(post('/api/v1/attempts', { authorization: 'Bearer hf_x' }));
     expect(response.status).toBe(200);

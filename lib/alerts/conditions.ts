@@ -126,8 +126,11 @@ export const conditionReaders: { [Kind in AlertKind]: ConditionReader<Kind> } = 
         failure_share, volume
       from circuit_breakers where state <> 'closed' order by target`);
     return rows.map((breaker) => {
+      // A downstream breaker is one agent's (lib/core/breakers/breaker-targets.ts): its title names the agent.
       const what =
-        breaker.scope === 'step' ? `step ${breaker.agent}/${breaker.step}` : `downstream ${breaker.downstream}`;
+        breaker.scope === 'step'
+          ? `step ${breaker.agent}/${breaker.step}`
+          : `downstream ${breaker.downstream} (agent ${breaker.agent})`;
       const since = breaker.opened_at ? minutesBetween(new Date(breaker.opened_at), now) : 0;
       return condition({
         identity: `breaker:${breaker.target}`,

@@ -204,10 +204,11 @@ async function makeEveryKindHold() {
     refusals: 100,
   });
 
-  // A downstream's circuit breaker that opened an hour ago.
+  // An agent's circuit breaker for a downstream that opened an hour ago.
   await database.sql`
-    insert into circuit_breakers (target, scope, downstream, state, opened_at, probe_at, failure_share, volume, changed_at)
-    values ('downstream:smtp-relay', 'downstream', 'smtp-relay', 'open', ${hoursLater(-1).toISOString()},
+    insert into circuit_breakers (target, scope, agent, downstream, state, opened_at, probe_at, failure_share, volume,
+      changed_at)
+    values ('downstream:fleet/smtp-relay', 'downstream', 'fleet', 'smtp-relay', 'open', ${hoursLater(-1).toISOString()},
       ${hoursLater(1).toISOString()}, 0.75, 40, ${hoursLater(-1).toISOString()})`;
 
   const lastPass = hoursLater(-2);
@@ -243,7 +244,7 @@ describe('alert delivery to a real receiver', () => {
         `key:${key}`,
         'step:fleet/draft',
         'sweep:test_sweep',
-        'breaker:downstream:smtp-relay',
+        'breaker:downstream:fleet/smtp-relay',
       ]),
     );
     expect(bodies.find((body) => body.kind === 'retry_share_anomaly')?.link).toBe(
@@ -253,7 +254,7 @@ describe('alert delivery to a real receiver', () => {
       'https://holdfast.example.com/dead-letters?queue=emails',
     );
     expect(bodies.find((body) => body.kind === 'circuit_open')).toMatchObject({
-      title: 'Circuit open on downstream smtp-relay for 60 minutes',
+      title: 'Circuit open on downstream smtp-relay (agent fleet) for 60 minutes',
       link: 'https://holdfast.example.com/pauses',
     });
     // The dead letters' own holds (team growth) fire too: pick the payments hold by its identity, not by order.

@@ -65,7 +65,7 @@ async function rowsOf(input: BeginStepInput, key: string) {
     .select({ attempts: breakerSlices.attempts, failures: breakerSlices.failures })
     .from(breakerSlices)
     .where(
-      sql`${breakerSlices.target} in (${`step:${input.agent}/${input.step}`}, ${`downstream:${input.downstream}`})`,
+      sql`${breakerSlices.target} in (${`step:${input.agent}/${input.step}`}, ${`downstream:${input.agent}/${input.downstream}`})`,
     );
   return { attempt, task, stored, slices };
 }

@@ -69,7 +69,7 @@ export const metricCatalog = {
   },
   holdfast_circuit_breakers_open: {
     type: 'gauge',
-    help: 'Circuit breakers open or half-open (begins wait), per scope (step or downstream).',
+    help: "Circuit breakers open or half-open (begins wait), per scope (step, or downstream: one agent's calls to it).",
     labels: ['scope'],
   },
   holdfast_redrives_oldest_undelivered_age_seconds: {

@@ -2,6 +2,7 @@ import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { BreakerScope, BreakerState } from '../db/schema';
 import type { Executor } from '../db/client';
+import { stepBreakerKey } from '../core/breakers/breaker-targets';
 
 /** Closed breakers stay listed this long after they closed, so a storm that just ended is still seen. */
 const RECENT_HOURS = 24;
@@ -60,7 +61,10 @@ function toView(row: BreakerRow): BreakerView {
   };
 }
 
-/** Breakers open or half-open now, then those that closed in the last day; the worst first. */
+/**
+ * Breakers open or half-open now, then those that closed in the last day; the worst first. A downstream breaker is
+ * one agent's (its `agent` set): the same downstream may be listed once per agent that calls it.
+ */
 export async function listBreakers(db: Executor, now: Date): Promise<BreakerView[]> {
   const rows = await db.execute<BreakerRow>(sql`
     select target, scope, agent, step, downstream, state, opened_at, probe_at, failure_share, volume, changed_at
@@ -76,7 +80,7 @@ export async function getStepBreaker(
   db: Executor,
   names: { agent: string; step: string },
 ): Promise<{ breaker: BreakerView | undefined; history: BreakerEventView[] }> {
-  const target = `step:${names.agent}/${names.step}`;
+  const target = stepBreakerKey(names.agent, names.step);
   const [rows, events] = await Promise.all([
     db.execute<BreakerRow>(sql`
       select target, scope, agent, step, downstream, state, opened_at, probe_at, failure_share, volume, changed_at

@@ -44,8 +44,18 @@ export function BreakersTable({ breakers }: { breakers: BreakerView[] }) {
                   <VisibleText text={`${breaker.agent}/${breaker.step}`} />
                 </Link>
               ) : (
+                // A downstream breaker is one agent's: only that agent's begins naming the downstream wait on it.
                 <span className="text-[12px]">
                   downstream <span className="font-mono">{breaker.downstream}</span>
+                  {breaker.agent ? (
+                    <>
+                      {' '}
+                      for agent{' '}
+                      <span className="font-mono">
+                        <VisibleText text={breaker.agent} />
+                      </span>
+                    </>
+                  ) : null}
                 </span>
               )}
             </Cell>

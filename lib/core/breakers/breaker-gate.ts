@@ -13,7 +13,7 @@ import { breakerTargetLabel } from './breaker-targets';
  */
 
 export interface BreakerFacts {
-  /** The breaker's key (`step:<agent>/<step>`, `downstream:<name>`). */
+  /** The breaker's key (`step:<agent>/<step>`, `downstream:<agent>/<name>`). */
   key: string;
   /** The same, as people read it. */
   target: string;

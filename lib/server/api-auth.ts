@@ -51,7 +51,7 @@ export async function authenticateAgent(
 /** The first two gates of authenticateAgent, for a route any valid token may read (the OpenAPI document). */
 export async function admitAgentToken(
   request: NextRequest,
-): Promise<{ actor: Extract<Actor, { type: 'agent' }> } | { response: Response }> {
+): Promise<{ actor: Extract<Actor, { type: 'agent' }>; token: AuthenticatedToken } | { response: Response }> {
   let token: AuthenticatedToken | undefined;
   let bucket: BucketDecision | undefined;
   try {
@@ -69,18 +69,33 @@ export async function admitAgentToken(
     response.headers.set('www-authenticate', 'Bearer');
     return { response };
   }
-  if (bucket && !bucket.granted) {
-    const limit = agentRateLimitOf(token);
-    return {
-      response: problemResponse(
-        429,
-        'RATE_LIMITED',
-        `This token may make ${limit.perSecond} request(s) a second, ${limit.burst} at once; try again in ${bucket.retryAfterSeconds} s`,
-        { retryAfterSeconds: bucket.retryAfterSeconds },
-      ),
-    };
+  if (bucket && !bucket.granted) return { response: rateLimited(token, bucket.retryAfterSeconds) };
+  return { actor: token.actor, token };
+}
+
+function rateLimited(token: AuthenticatedToken, retryAfterSeconds: number): Response {
+  const limit = agentRateLimitOf(token);
+  return problemResponse(
+    429,
+    'RATE_LIMITED',
+    `This token may make ${limit.perSecond} request(s) a second, ${limit.burst} at once; try again in ${retryAfterSeconds} s`,
+    { retryAfterSeconds },
+  );
+}
+
+/**
+ * Takes `requests` more from the token's bucket, for a request that costs more than one (an export batch is
+ * charged by its spans: traces-endpoint.ts); the 429 to answer when the bucket runs out first. What was taken
+ * before it ran out stays spent, as a refused request's one is.
+ */
+export async function chargeAgentToken(token: AuthenticatedToken, requests: number): Promise<Response | undefined> {
+  const db = getDb();
+  const guard = <T>(work: Promise<T>) => withDatabaseDeadline(work);
+  for (let taken = 0; taken < requests; taken += 1) {
+    const bucket = await requestGrants.take(db, token.tokenId, agentRateLimitOf(token), guard);
+    if (!bucket.granted) return rateLimited(token, bucket.retryAfterSeconds);
   }
-  return { actor: token.actor };
+  return undefined;
 }
 
 /** The token's own rate limit, else the deployment's (HOLDFAST_AGENT_RATE_PER_SECOND, HOLDFAST_AGENT_RATE_BURST). */

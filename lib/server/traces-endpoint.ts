@@ -1,19 +1,23 @@
 import 'server-only';
-import { gunzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import type { NextRequest } from 'next/server';
 import { decide } from '../core/identity/authorization';
 import type { CoreContext } from '../core/kernel/context';
 import { corePolicyFrom, getEnvironment } from '../env';
 import {
-  decodeJsonRequest,
-  decodeProtobufRequest,
   encodeResponse,
   type ExportedSpan,
+  type ReadingNotes,
+  RequestPastLimitsError,
+  readTracesRequest,
   UnreadableRequestError,
 } from '../traces/otlp-request';
+import { OTLP_LIMITS } from '../traces/otlp-limits';
 import { type MappedSpans, mapSpans, storeMappedSpans } from '../traces/ingest-spans';
 import { spanMappingRules } from '../traces/mapping-rules';
-import { admitAgentToken } from './api-auth';
+import type { AuthenticatedToken } from '../core/identity/api-tokens';
+import { admitAgentToken, chargeAgentToken } from './api-auth';
 import { refuseUnknownHost } from './host-check';
 import { withDatabaseDeadline } from './database-outage';
 import { getClock, getDb } from './db';
@@ -21,17 +25,29 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
 import { errorResponse, problemResponse } from './problem';
 import { readBodyBytes } from './request-body';
 
+const gunzipAsync = promisify(gunzip);
+
 /** An export batch as sent (compressed or not), and once inflated: the SDK's batches of 512 spans are far smaller. */
 export const MAX_TRACES_BODY_BYTES = 4 * 1024 * 1024;
 export const MAX_INFLATED_TRACES_BODY_BYTES = 16 * 1024 * 1024;
+/**
+ * A JSON body, once inflated: JSON.parse reads it in one call that no other request can interrupt (about 20 ms a
+ * MiB on this project's machines), while protobuf is read span by span. Browser exporters' batches fit.
+ */
+export const MAX_INFLATED_JSON_TRACES_BODY_BYTES = 1024 * 1024;
+/** An export batch is charged one request of the token's rate limit for every this many spans (begun) it carries. */
+export const SPANS_PER_CHARGED_REQUEST = 10;
 
 /**
  * POST /v1/traces: an OTLP/HTTP traces receiver, as the OpenTelemetry protocol
  * describes it. Bearer token with the traces (or ingest) scope; protobuf or
  * JSON, gzip or not. 200 with the response message of the request's encoding,
  * naming spans not taken in `partialSuccess`; 400 for a body that cannot be
- * read (exporters do not retry it), 413 past the size limit, 415 for another
- * content type; 429 and 503 carry Retry-After, and exporters retry on those.
+ * read (exporters do not retry it), 413 past the size limit or the spans per
+ * request (otlp-limits.ts: spans past a per-span limit are refused in
+ * `partialSuccess`), 415 for another content type; 429 and 503 carry
+ * Retry-After, and exporters retry on those. The token's rate limit is charged
+ * one request per SPANS_PER_CHARGED_REQUEST spans.
  *
  * The console's gate (proxy.ts) does not run for this path: export batches are
  * the busiest traffic an instance takes, and the gate cost more than the
@@ -55,15 +71,20 @@ export async function receiveTraces(request: NextRequest): Promise<Response> {
       'Send application/x-protobuf or application/json (OTLP/HTTP)',
     );
 
-  const body = await readBody(request);
+  const body = await readBody(request, format);
   if ('response' in body) return body.response;
   const env = getEnvironment();
   const ctx = { db: getDb(), actor: admitted.actor, clock: getClock(), policy: corePolicyFrom(env) };
   try {
-    const mapped = await decodeAndMap(ctx, format, body.bytes, new Set(env.HOLDFAST_TRACES_OPERATIONS));
+    const mapped = await decodeAndMap(ctx, format, body.bytes, admitted.token, new Set(env.HOLDFAST_TRACES_OPERATIONS));
     if (mapped instanceof Response) return mapped;
     const result = await withDatabaseDeadline(storeMappedSpans(ctx, mapped));
     const reasons = [...new Set(result.rejected.map((rejection) => rejection.reason))];
+    // Texts cut at the value limit are said too (a warning when no span was refused, as OTLP allows).
+    if (mapped.cutTexts > 0)
+      reasons.push(
+        `${mapped.cutTexts} text(s) longer than ${OTLP_LIMITS.valueBytes} bytes cut to their first ${OTLP_LIMITS.valueBytes}`,
+      );
     const answer = encodeResponse(format, {
       count: result.rejected.length,
       message: reasons.slice(0, 5).join('; ').slice(0, 2_000),
@@ -78,36 +99,42 @@ export async function receiveTraces(request: NextRequest): Promise<Response> {
 }
 
 /**
- * The body's spans, mapped to what will be written (or the 400 to answer). The decoded spans live only in this
- * call: the batch's database wait that follows keeps nothing of them alive (see mapSpans).
+ * The body's spans, mapped to what will be written (or the 400, 413 or 429 to answer), with the texts cut. The
+ * decoded spans live only in this call: the batch's database wait that follows keeps nothing of them alive (see
+ * mapSpans). Reading and mapping give the event loop its turn every few milliseconds (otlp-limits.ts).
  */
 async function decodeAndMap(
   ctx: CoreContext,
   format: 'protobuf' | 'json',
   bytes: Buffer,
+  token: AuthenticatedToken,
   countedOperations: ReadonlySet<string>,
-): Promise<MappedSpans | Response> {
+): Promise<(MappedSpans & { cutTexts: number }) | Response> {
   let spans: ExportedSpan[];
+  let notes: ReadingNotes;
   try {
-    if (format === 'json') {
-      const text = bytes.toString('utf8');
-      if (exceedsJsonDepth(text, MAX_JSON_DEPTH))
-        return problemResponse(400, 'INVALID_INPUT', `The body nests more than ${MAX_JSON_DEPTH} levels deep`);
-      spans = decodeJsonRequest(text);
-    } else {
-      spans = decodeProtobufRequest(bytes);
-    }
+    if (format === 'json' && exceedsJsonDepth(bytes.toString('utf8'), MAX_JSON_DEPTH))
+      return problemResponse(400, 'INVALID_INPUT', `The body nests more than ${MAX_JSON_DEPTH} levels deep`);
+    ({ spans, notes } = await readTracesRequest(format, bytes));
   } catch (error) {
     if (error instanceof UnreadableRequestError) return problemResponse(400, 'INVALID_INPUT', error.message);
-    // A protobuf body can nest attribute values deeper than the stack reading them: unreadable too, never a 500.
-    if (error instanceof RangeError) return problemResponse(400, 'INVALID_INPUT', 'The body nests too deeply to read');
+    if (error instanceof RequestPastLimitsError) return problemResponse(413, 'PAYLOAD_TOO_LARGE', error.message);
     throw error;
   }
+  // The first request was taken when the token was admitted; a batch pays for the rest of its spans now.
+  const charged = Math.ceil((spans.length + notes.refused.length) / SPANS_PER_CHARGED_REQUEST);
+  const refusal = charged > 1 ? await chargeAgentToken(token, charged - 1) : undefined;
+  if (refusal) return refusal;
   const rules = await withDatabaseDeadline(spanMappingRules(ctx.db, countedOperations));
-  return mapSpans(ctx, spans, rules);
+  const mapped = await mapSpans(ctx, spans, rules);
+  mapped.rejected.unshift(...notes.refused);
+  return { ...mapped, cutTexts: notes.cutTexts };
 }
 
-async function readBody(request: NextRequest): Promise<{ bytes: Buffer } | { response: Response }> {
+async function readBody(
+  request: NextRequest,
+  format: 'protobuf' | 'json',
+): Promise<{ bytes: Buffer } | { response: Response }> {
   const tooLarge = () => ({
     response: problemResponse(
       413,
@@ -115,15 +142,26 @@ async function readBody(request: NextRequest): Promise<{ bytes: Buffer } | { res
       `Export batches are limited to ${MAX_TRACES_BODY_BYTES / 1024 / 1024} MiB (${MAX_INFLATED_TRACES_BODY_BYTES / 1024 / 1024} MiB uncompressed)`,
     ),
   });
+  const jsonTooLarge = () => ({
+    response: problemResponse(
+      413,
+      'PAYLOAD_TOO_LARGE',
+      `JSON export batches are limited to ${MAX_INFLATED_JSON_TRACES_BODY_BYTES / 1024 / 1024} MiB uncompressed (protobuf: ${MAX_INFLATED_TRACES_BODY_BYTES / 1024 / 1024} MiB)`,
+    ),
+  });
+  const inflatedLimit = format === 'json' ? MAX_INFLATED_JSON_TRACES_BODY_BYTES : MAX_INFLATED_TRACES_BODY_BYTES;
   const raw = await readBodyBytes(request, MAX_TRACES_BODY_BYTES);
   if (!raw) return tooLarge();
   const encoding = (request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
-  if (encoding === 'identity' || encoding === '') return { bytes: raw };
+  if (encoding === 'identity' || encoding === '')
+    return raw.byteLength > inflatedLimit ? jsonTooLarge() : { bytes: raw };
   if (encoding !== 'gzip')
     return { response: problemResponse(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Encoding may be gzip or none') };
   try {
-    return { bytes: gunzipSync(raw, { maxOutputLength: MAX_INFLATED_TRACES_BODY_BYTES }) };
+    // Inflated on libuv's thread pool, not on the event loop.
+    return { bytes: await gunzipAsync(raw, { maxOutputLength: inflatedLimit }) };
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' && format === 'json') return jsonTooLarge();
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return tooLarge();
     return { response: problemResponse(400, 'INVALID_INPUT', 'The body is not valid gzip') };
   }

@@ -1,3 +1,5 @@
+import { OTLP_LIMITS } from './otlp-limits';
+
 /**
  * OTLP attribute values (AnyValue) as plain values. Holdfast reads strings,
  * numbers and booleans; arrays, maps and bytes are kept as their JSON text,
@@ -12,7 +14,7 @@ export interface OtlpKeyValue {
 }
 
 /** The longest attribute text kept: an error text is cut to 10,000 characters later anyway. */
-const MAX_TEXT = 20_000;
+export const MAX_TEXT = 20_000;
 
 export function attributesOf(keyValues: readonly OtlpKeyValue[]): Map<string, AttributeValue> {
   const attributes = new Map<string, AttributeValue>();
@@ -22,6 +24,33 @@ export function attributesOf(keyValues: readonly OtlpKeyValue[]): Map<string, At
     if (plain !== undefined) attributes.set(key, plain);
   }
   return attributes;
+}
+
+/**
+ * An array or kvlist value (OTLP JSON) past the limits of otlp-limits.ts, as the reason to refuse its span:
+ * more nested values in all than `nestedValues`, or nested deeper than `nestedDepth`. Walked without recursion.
+ */
+export function nestedValueProblem(value: Record<string, unknown>): string | undefined {
+  let left: number = OTLP_LIMITS.nestedValues;
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (pending.length > 0) {
+    const { value: current, depth } = pending.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    const any = current as Record<string, unknown>;
+    const nested = (any.arrayValue ?? any.kvlistValue) as { values?: unknown } | undefined | null;
+    if (!nested || typeof nested !== 'object') continue;
+    if (depth + 1 > OTLP_LIMITS.nestedDepth)
+      return `an attribute value nests arrays or kvlists more than ${OTLP_LIMITS.nestedDepth} deep`;
+    const values = Array.isArray(nested.values) ? nested.values : [];
+    left -= values.length;
+    if (left < 0) return `an attribute value holds more than ${OTLP_LIMITS.nestedValues} values`;
+    for (const item of values) {
+      // A kvlist's items are KeyValues: their values nest further.
+      const inner = any.kvlistValue ? (item as { value?: unknown } | null)?.value : item;
+      pending.push({ value: inner, depth: depth + 1 });
+    }
+  }
+  return undefined;
 }
 
 function plainValue(value: Record<string, unknown>): AttributeValue | undefined {

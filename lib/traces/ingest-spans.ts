@@ -4,7 +4,16 @@ import type { ExportedSpan } from './otlp-request';
 import type { SpanMappingRules } from './mapping-rules';
 import { type SpanAttempt, spanToAttempt } from './span-to-attempt';
 import { type SpanTry, spanToHttpTry } from './span-to-try';
-import { forgetAttempts, lockForSpans, numberAttempts, storedParents, storeSpans } from './store-spans';
+import { piecesOf } from './batch-pieces';
+import { loopYielder } from './otlp-limits';
+import {
+  forgetAttempts,
+  lockForSpans,
+  MAX_LOCKS_PER_BATCH,
+  numberAttempts,
+  storedParents,
+  storeSpans,
+} from './store-spans';
 
 export interface IngestResult {
   /** Spans that are attempts, new or seen before. */
@@ -50,7 +59,7 @@ export async function ingestSpans(
   spans: readonly ExportedSpan[],
   rules: SpanMappingRules,
 ): Promise<IngestResult> {
-  return storeMappedSpans(ctx, mapSpans(ctx, spans, rules));
+  return storeMappedSpans(ctx, await mapSpans(ctx, spans, rules));
 }
 
 /** A batch's spans as what will be written: the model and tool calls, the HTTP tries kept, and the spans refused. */
@@ -63,12 +72,16 @@ export interface MappedSpans {
 }
 
 /**
- * The first half of ingestSpans, with no database: which spans are attempts or tries, and which are refused.
+ * The first half of ingestSpans, with no database (and giving the event loop its turn): which spans are attempts or tries, and which are refused.
  * Its own step so that a caller can let the decoded spans go before the database's wait: a batch's decoded
  * spans are several times the size of what is written, and kept alive across that wait, they were copied by
  * every young-generation collection that met them and then collected again from the old one.
  */
-export function mapSpans(ctx: CoreContext, spans: readonly ExportedSpan[], rules: SpanMappingRules): MappedSpans {
+export async function mapSpans(
+  ctx: CoreContext,
+  spans: readonly ExportedSpan[],
+  rules: SpanMappingRules,
+): Promise<MappedSpans> {
   const rejected: IngestResult['rejected'] = [];
   const calls: SpanAttempt[] = [];
   const tries: SpanTry[] = [];
@@ -79,7 +92,10 @@ export function mapSpans(ctx: CoreContext, spans: readonly ExportedSpan[], rules
   const mayExport = !ctx.actor || decide(ctx.actor, 'traces.write').allowed;
   // What each span of the batch is, by trace and span id: a try's parent here that is no model call takes no tries.
   const modelCallHere = new Map<string, boolean>();
+  // A batch of 1,000 spans takes a while to map (and price): the event loop gets its turn every few ms.
+  const yieldToLoop = loopYielder();
   for (const span of spans) {
+    await yieldToLoop();
     const mapped = spanToAttempt(span, rules);
     if (!mapped.counted) {
       modelCallHere.set(span.traceId + span.spanId, false);
@@ -115,8 +131,23 @@ export function mapSpans(ctx: CoreContext, spans: readonly ExportedSpan[], rules
   return { calls, tries: keptTries, triesOfEarlierParents, rejected };
 }
 
-/** The second half of ingestSpans: the mapped batch written in one transaction (see ingestSpans). */
+/**
+ * The second half of ingestSpans: the mapped batch written in one transaction (see ingestSpans), or, when it
+ * has more traces and tasks than one transaction may lock, in pieces of one transaction each (batch-pieces.ts):
+ * one after the other, so a failure leaves the pieces before it stored, and the exporter's retry of the whole
+ * batch adds only what they did not store (a stored span is never stored again).
+ */
 export async function storeMappedSpans(ctx: CoreContext, mapped: MappedSpans): Promise<IngestResult> {
+  const result: IngestResult = { attempts: 0, rejected: [] };
+  for (const piece of piecesOf(mapped, MAX_LOCKS_PER_BATCH)) {
+    const stored = await storeMappedPiece(ctx, piece);
+    result.attempts += stored.attempts;
+    result.rejected.push(...stored.rejected);
+  }
+  return result;
+}
+
+async function storeMappedPiece(ctx: CoreContext, mapped: MappedSpans): Promise<IngestResult> {
   const { calls, tries: keptTries, triesOfEarlierParents, rejected } = mapped;
   if (calls.length === 0 && keptTries.length === 0) return { attempts: 0, rejected };
   const senderAgents = ctx.actor?.type === 'agent' ? (ctx.actor.allowedAgents ?? null) : null;
@@ -144,14 +175,10 @@ export async function storeMappedSpans(ctx: CoreContext, mapped: MappedSpans): P
           ...calls.filter((call) => call.modelCall).map((call) => call.traceId),
           ...batchTries.map((spanTry) => spanTry.traceId),
         ];
-        const lock = lockForSpans(traces, tasks);
         // The lock is sent first and the spans right behind it, without waiting for its answer: PostgreSQL runs
         // them in order, and the second statement's snapshot is taken once the locks are held.
-        const locking = tx.execute(lock.statement).then(() => undefined);
-        const [, stored] = await Promise.all([
-          locking,
-          storeSpans(tx, calls, batchTries, senderAgents, lock.eachLocked ? tasks : null, robust),
-        ]);
+        const locking = tx.execute(lockForSpans(traces, tasks)).then(() => undefined);
+        const [, stored] = await Promise.all([locking, storeSpans(tx, calls, batchTries, senderAgents, tasks, robust)]);
         if (stored.unlockedTask) throw new ParentStoredMeanwhile();
         // New executions' attempts were written with their spans; those that had attempts are numbered again.
         const again = stored.gaining.filter((execution) => execution.earlier);

@@ -1,6 +1,11 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { type AttributeValue, attributesOf, type OtlpKeyValue } from './attribute-values';
+import { type AttributeValue, attributesOf, nestedValueProblem, type OtlpKeyValue } from './attribute-values';
+import { loopYielder, OTLP_LIMITS, type ReadingNotes, tooManySpans, UnreadableRequestError } from './otlp-limits';
+import { readProtobufRequest } from './otlp-protobuf-reader';
+
+export { RequestPastLimitsError, UnreadableRequestError } from './otlp-limits';
+export type { ReadingNotes } from './otlp-limits';
 
 /** The span kinds by their OTLP JSON names, for exporters that send the name instead of the number. */
 const SPAN_KINDS: Record<string, number> = {
@@ -14,10 +19,12 @@ const SPAN_KINDS: Record<string, number> = {
 
 /**
  * An OTLP/HTTP traces request (ExportTraceServiceRequest) as Holdfast reads it,
- * from either encoding the specification allows: binary protobuf, decoded by
- * protobufjs with the code generated from the official .proto files (shipped by
+ * from either encoding the specification allows: binary protobuf, read from its
+ * wire format by otlp-protobuf-reader.ts (the answer is encoded by protobufjs with
+ * the code generated from the official .proto files, shipped by
  * @opentelemetry/otlp-transformer 0.52, installed as `otlp-proto-root`), or the
- * JSON mapping, checked with zod. Both come out as the same plain spans.
+ * JSON mapping, checked with zod. Both come out as the same plain spans, within
+ * the limits of otlp-limits.ts.
  */
 export interface ExportedSpan {
   /** 32 lower-case hex digits. */
@@ -41,8 +48,6 @@ export interface ExportedSpan {
   exceptionMessages: string[];
 }
 
-export class UnreadableRequestError extends Error {}
-
 // The generated module is CommonJS; createRequire keeps it out of the bundler's way.
 const requireCommonJs = createRequire(import.meta.url);
 interface ProtobufMessageType {
@@ -62,99 +67,128 @@ function traceServiceTypes(): TraceServiceTypes {
   return traceService;
 }
 
-/** The decoded messages as protobufjs makes them: unset fields are null, 64-bit integers are Longs. */
-interface DecodedLong {
-  low: number;
-  high: number;
-}
-interface DecodedKeyValue {
-  key: string | null;
-  value: Record<string, unknown> | null;
-}
-interface DecodedSpan {
-  traceId: Uint8Array | null;
-  spanId: Uint8Array | null;
-  parentSpanId: Uint8Array | null;
-  name: string | null;
-  kind: number | null;
-  startTimeUnixNano: DecodedLong | number | null;
-  endTimeUnixNano: DecodedLong | number | null;
-  attributes: DecodedKeyValue[];
-  events: { name: string | null; attributes: DecodedKeyValue[] }[];
-  status: { code: number | null; message: string | null } | null;
-}
-interface DecodedRequest {
-  resourceSpans: {
-    resource: { attributes: DecodedKeyValue[] } | null;
-    scopeSpans: { spans: DecodedSpan[] }[];
-  }[];
+/**
+ * Reads a body of either encoding within the limits: the spans, and those refused and the texts cut on the way.
+ * Throws UnreadableRequestError (400) or RequestPastLimitsError (413).
+ */
+export async function readTracesRequest(
+  format: 'protobuf' | 'json',
+  body: Buffer,
+): Promise<{ spans: ExportedSpan[]; notes: ReadingNotes }> {
+  return format === 'protobuf' ? readProtobufRequest(body) : readJsonRequest(body.toString('utf8'));
 }
 
 /**
- * Decodes a protobuf body: ids come as bytes, times as 64-bit Longs. The decoded messages are read as
- * they are (protobuf's own types already hold every field to its shape), without converting them to
- * plain objects and checking them again as the JSON path must: that took half of a batch's decoding.
+ * Reads a JSON body: ids come as hex strings, 64-bit times as strings or numbers. The outer shape is checked
+ * first, and the spans counted (past the limit: 413); then each span is checked and read on its own, within
+ * the per-span limits, the event loop getting its turn between spans. (JSON.parse itself is one call: the JSON
+ * body's own size limit, in traces-endpoint.ts, bounds it.)
  */
-export function decodeProtobufRequest(body: Uint8Array): ExportedSpan[] {
-  let request: DecodedRequest;
-  try {
-    request = traceServiceTypes().ExportTraceServiceRequest.decode(body) as DecodedRequest;
-  } catch (error) {
-    throw new UnreadableRequestError(`not an OTLP protobuf ExportTraceServiceRequest: ${(error as Error).message}`);
-  }
-  const spans: ExportedSpan[] = [];
-  for (const resourceSpans of request.resourceSpans) {
-    const resource = attributesOf(resourceSpans.resource?.attributes ?? []);
-    for (const scopeSpans of resourceSpans.scopeSpans) {
-      for (const span of scopeSpans.spans) {
-        const traceId = hexOfBytes(span.traceId);
-        const spanId = hexOfBytes(span.spanId);
-        if (!TRACE_ID.test(traceId) || !SPAN_ID.test(spanId))
-          throw new UnreadableRequestError('a span has no valid traceId (16 bytes) or spanId (8 bytes)');
-        const parent = hexOfBytes(span.parentSpanId);
-        spans.push({
-          traceId,
-          spanId,
-          parentSpanId: SPAN_ID.test(parent) && parent !== '0000000000000000' ? parent : null,
-          name: span.name ?? '',
-          kind: span.kind ?? 0,
-          // proto3 leaves a zero out: an unset time is 0 (and such a span is refused as outside the kept days).
-          startNanos: unsignedOf(span.startTimeUnixNano),
-          endNanos: unsignedOf(span.endTimeUnixNano),
-          statusCode: span.status?.code ?? 0,
-          statusMessage: span.status?.message ?? '',
-          attributes: attributesOf(span.attributes),
-          resource,
-          exceptionMessages: exceptionMessagesOf(span.events),
-        });
-      }
-    }
-  }
-  return spans;
-}
-
-function hexOfBytes(bytes: Uint8Array | null): string {
-  if (!bytes) return '';
-  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString(
-    'hex',
-  );
-}
-
-function unsignedOf(value: DecodedLong | number | null): bigint {
-  if (value === null) return 0n;
-  if (typeof value === 'number') return BigInt(value);
-  return (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0);
-}
-
-/** Decodes a JSON body: ids come as hex strings, 64-bit times as strings or numbers. */
-export function decodeJsonRequest(text: string): ExportedSpan[] {
+export async function readJsonRequest(text: string): Promise<{ spans: ExportedSpan[]; notes: ReadingNotes }> {
   let object: unknown;
   try {
     object = JSON.parse(text);
   } catch (error) {
     throw new UnreadableRequestError(`not JSON: ${(error as Error).message}`);
   }
-  return spansOf(parseShape(object), (id) => (typeof id === 'string' ? id.toLowerCase() : ''));
+  const request = parsed(requestShape, object, '');
+  const spanCount = request.resourceSpans.reduce(
+    (sum, resourceSpans) => sum + resourceSpans.scopeSpans.reduce((count, scope) => count + scope.spans.length, 0),
+    0,
+  );
+  if (spanCount > OTLP_LIMITS.spansPerRequest) throw tooManySpans(spanCount);
+  const notes: ReadingNotes = { refused: [], cutTexts: 0 };
+  const spans: ExportedSpan[] = [];
+  const yieldToLoop = loopYielder();
+  const hexOf = (id: unknown) => (typeof id === 'string' ? id.toLowerCase() : '');
+  for (const [r, resourceSpans] of request.resourceSpans.entries()) {
+    const resourceAttributes = resourceSpans.resource?.attributes ?? [];
+    const resource = limitedAttributesOf(resourceAttributes, OTLP_LIMITS.attributesPerResource, notes);
+    for (const [s, scopeSpans] of resourceSpans.scopeSpans.entries()) {
+      for (const [index, rawSpan] of scopeSpans.spans.entries()) {
+        await yieldToLoop();
+        const span = parsed(spanShape, rawSpan, `resourceSpans.${r}.scopeSpans.${s}.spans.${index}`);
+        const spanId = hexOf(span.spanId);
+        const refuse = (reason: string) => notes.refused.push({ spanId: SPAN_ID.test(spanId) ? spanId : '', reason });
+        if (typeof resource === 'string') {
+          refuse(`its resource ${resource}`);
+          continue;
+        }
+        const problem = spanProblem(span);
+        if (problem) {
+          refuse(problem);
+          continue;
+        }
+        const attributes = limitedAttributesOf(span.attributes, OTLP_LIMITS.attributesPerSpan, notes);
+        if (typeof attributes === 'string') {
+          refuse(`a span ${attributes}`);
+          continue;
+        }
+        const traceId = hexOf(span.traceId);
+        if (!TRACE_ID.test(traceId) || !SPAN_ID.test(spanId))
+          throw new UnreadableRequestError('a span has no valid traceId (16 bytes) or spanId (8 bytes)');
+        const parent = span.parentSpanId === undefined ? '' : hexOf(span.parentSpanId);
+        spans.push({
+          traceId,
+          spanId,
+          parentSpanId: SPAN_ID.test(parent) && parent !== '0000000000000000' ? parent : null,
+          name: cutText(span.name, notes),
+          kind: typeof span.kind === 'number' ? span.kind : (SPAN_KINDS[span.kind ?? ''] ?? 0),
+          startNanos: span.startTimeUnixNano,
+          endNanos: span.endTimeUnixNano,
+          statusCode: span.status?.code ?? 0,
+          statusMessage: cutText(span.status?.message ?? '', notes),
+          attributes,
+          resource,
+          exceptionMessages: exceptionMessagesOf(span.events),
+        });
+      }
+    }
+  }
+  return { spans, notes };
+}
+
+/** The events of a span past their limits, as the reason to refuse it. */
+function spanProblem(span: z.output<typeof spanShape>): string | undefined {
+  if (span.events.length > OTLP_LIMITS.eventsPerSpan) return `a span has more than ${OTLP_LIMITS.eventsPerSpan} events`;
+  if (span.events.some((event) => event.attributes.length > OTLP_LIMITS.attributesPerEvent))
+    return `an event has more than ${OTLP_LIMITS.attributesPerEvent} attributes`;
+  return undefined;
+}
+
+/** Attributes within `limit` and the nested values' limits (else the problem, as text), texts cut as counted. */
+function limitedAttributesOf(
+  keyValues: readonly OtlpKeyValue[],
+  limit: number,
+  notes: ReadingNotes,
+): Map<string, AttributeValue> | string {
+  if (keyValues.length > limit) return `has more than ${limit} attributes`;
+  for (const { value } of keyValues) {
+    const problem = value ? nestedValueProblem(value) : undefined;
+    if (problem) return problem.replace(/^an attribute value/, 'has an attribute value that');
+    if (typeof value?.stringValue === 'string') value.stringValue = cutText(value.stringValue, notes);
+  }
+  return attributesOf(keyValues);
+}
+
+/** A text within OTLP_LIMITS.valueBytes (its first valueBytes when longer, counted). */
+function cutText(text: string, notes: ReadingNotes): string {
+  // Three bytes at most per UTF-16 unit: shorter texts need no count of their bytes.
+  if (text.length * 3 <= OTLP_LIMITS.valueBytes || Buffer.byteLength(text) <= OTLP_LIMITS.valueBytes) return text;
+  notes.cutTexts += 1;
+  return Buffer.from(text)
+    .toString('utf8', 0, OTLP_LIMITS.valueBytes)
+    .replace(/\uFFFD$/, '');
+}
+
+function parsed<T extends z.ZodType>(shape: T, object: unknown, at: string): z.output<T> {
+  const result = shape.safeParse(object);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = [at, ...(issue?.path ?? [])].filter((part) => part !== '').join('.');
+    throw new UnreadableRequestError(`not an ExportTraceServiceRequest: ${path}: ${issue?.message}`);
+  }
+  return result.data;
 }
 
 /** The answer: protobuf or JSON as the request came, with the count of spans not taken and why. */
@@ -172,80 +206,32 @@ export function encodeResponse(
 const uint64 = z.union([z.string().regex(/^\d{1,20}$/), z.number().int().nonnegative()]).transform(BigInt);
 const id = z.unknown();
 const keyValues = z.array(z.custom<OtlpKeyValue>((value) => typeof value === 'object' && value !== null)).default([]);
+const spanShape = z.object({
+  traceId: id,
+  spanId: id,
+  parentSpanId: id.optional(),
+  name: z.string().default(''),
+  kind: z.union([z.number(), z.string()]).optional(),
+  startTimeUnixNano: uint64,
+  endTimeUnixNano: uint64,
+  attributes: keyValues,
+  status: z.object({ code: z.number().int().default(0), message: z.string().default('') }).optional(),
+  events: z.array(z.object({ name: z.string().default(''), attributes: keyValues })).default([]),
+});
+/** The request's outer shape: its spans are checked one at a time (spanShape), once counted. */
 const requestShape = z.object({
   resourceSpans: z
     .array(
       z.object({
         resource: z.object({ attributes: keyValues }).optional(),
-        scopeSpans: z
-          .array(
-            z.object({
-              spans: z
-                .array(
-                  z.object({
-                    traceId: id,
-                    spanId: id,
-                    parentSpanId: id.optional(),
-                    name: z.string().default(''),
-                    kind: z.union([z.number(), z.string()]).optional(),
-                    startTimeUnixNano: uint64,
-                    endTimeUnixNano: uint64,
-                    attributes: keyValues,
-                    status: z.object({ code: z.number().int().default(0), message: z.string().default('') }).optional(),
-                    events: z.array(z.object({ name: z.string().default(''), attributes: keyValues })).default([]),
-                  }),
-                )
-                .default([]),
-            }),
-          )
-          .default([]),
+        scopeSpans: z.array(z.object({ spans: z.array(z.unknown()).default([]) })).default([]),
       }),
     )
     .default([]),
 });
 
-function parseShape(object: unknown): z.output<typeof requestShape> {
-  const parsed = requestShape.safeParse(object);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UnreadableRequestError(`not an ExportTraceServiceRequest: ${issue?.path.join('.')}: ${issue?.message}`);
-  }
-  return parsed.data;
-}
-
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;
-
-function spansOf(request: z.output<typeof requestShape>, hexOf: (id: unknown) => string): ExportedSpan[] {
-  const spans: ExportedSpan[] = [];
-  for (const resourceSpans of request.resourceSpans) {
-    const resource = attributesOf(resourceSpans.resource?.attributes ?? []);
-    for (const scopeSpans of resourceSpans.scopeSpans) {
-      for (const span of scopeSpans.spans) {
-        const traceId = hexOf(span.traceId);
-        const spanId = hexOf(span.spanId);
-        if (!TRACE_ID.test(traceId) || !SPAN_ID.test(spanId))
-          throw new UnreadableRequestError('a span has no valid traceId (16 bytes) or spanId (8 bytes)');
-        const parent = span.parentSpanId === undefined ? '' : hexOf(span.parentSpanId);
-        spans.push({
-          traceId,
-          spanId,
-          parentSpanId: SPAN_ID.test(parent) && parent !== '0000000000000000' ? parent : null,
-          name: span.name,
-          kind: typeof span.kind === 'number' ? span.kind : (SPAN_KINDS[span.kind ?? ''] ?? 0),
-          startNanos: span.startTimeUnixNano,
-          endNanos: span.endTimeUnixNano,
-          statusCode: span.status?.code ?? 0,
-          statusMessage: span.status?.message ?? '',
-          attributes: attributesOf(span.attributes),
-          resource,
-          exceptionMessages: exceptionMessagesOf(span.events),
-        });
-      }
-    }
-  }
-  return spans;
-}
 
 /** The messages of a span's `exception` events, first first. */
 function exceptionMessagesOf(events: readonly { name?: string | null; attributes: readonly OtlpKeyValue[] }[]) {

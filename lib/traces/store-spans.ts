@@ -24,10 +24,11 @@ const EPOCH = sql.raw(`timestamptz '1970-01-01 00:00:00+00'`);
 const TRY_COLUMNS = sql.raw(`t.trace_id, t.span_id, t.parent_span_id, t.started_at, t.finished_at, t.outcome,
   t.error_class, t.error_text, t.cost_micros, t.cost_source, t.resend_count, t.sender_agents`);
 
-/** Past this many locks a batch takes the one lock that excludes every other batch instead (bounded inputs). */
+/**
+ * The most advisory locks one batch's transaction takes: PostgreSQL's lock table is shared by every session, so a
+ * batch with more keys is stored in pieces of at most this many (batch-pieces.ts), each its own transaction.
+ */
 export const MAX_LOCKS_PER_BATCH = 1_000;
-/** Every batch holds it shared, one with too many keys to lock alone holds it exclusively. */
-const ALL_SPANS_LOCK = 'holdfast:trace_spans';
 
 /** A stored span some tries of the batch name as their parent; `task` only when it is a model call. */
 export interface StoredParent {
@@ -61,27 +62,20 @@ export async function storedParents(tx: Transaction, tries: readonly SpanTry[]):
  * Locks, in one order every batch follows (so no two batches deadlock): first the traces of the
  * batch's model calls and tries (a try and its call may come in two batches at once: whichever
  * goes second sees the other), then the tasks that gain a span (their attempts are numbered, and
- * their agent checked, by one batch at a time). A batch with more keys than MAX_LOCKS_PER_BATCH
- * (PostgreSQL's lock table is shared by all sessions) takes one lock that excludes all others
- * (`eachLocked` false: every task is then locked). The statement, to be sent before storeSpans'.
+ * their agent checked, by one batch at a time). Only these keys: a batch waits only for batches
+ * that share a trace or a task with it, never for all of them. At most MAX_LOCKS_PER_BATCH keys
+ * (a larger batch is split first). The statement, to be sent before storeSpans'.
  */
-export function lockForSpans(traces: string[], tasks: string[]): { statement: SQL; eachLocked: boolean } {
+export function lockForSpans(traces: string[], tasks: string[]): SQL {
   const keys = [
     ...[...new Set(traces)].sort().map((trace) => `t:${trace}`),
     ...[...new Set(tasks)].sort().map((task) => `k:${task}`),
   ];
   if (keys.length > MAX_LOCKS_PER_BATCH)
-    return {
-      statement: sql`select pg_advisory_xact_lock(hashtextextended(${ALL_SPANS_LOCK}, 0))`,
-      eachLocked: false,
-    };
-  return {
-    statement: sql`
-      select count(case when position = 1 then pg_advisory_xact_lock_shared(hashtextextended(key, 0))
-        else pg_advisory_xact_lock(hashtextextended(key, 0)) end)
-      from unnest(${arrayParam([ALL_SPANS_LOCK, ...keys], 'text')}) with ordinality as k(key, position)`,
-    eachLocked: true,
-  };
+    throw new Error(`A batch locks at most ${MAX_LOCKS_PER_BATCH} keys (${keys.length}): split it first`);
+  return sql`
+    select count(pg_advisory_xact_lock(hashtextextended(key, 0)))
+    from unnest(${arrayParam(keys, 'text')}) as k(key)`;
 }
 
 /**

@@ -5,7 +5,7 @@ import { getStepStats } from '../../../lib/queries/step-stats';
 import { rollUpAttempts } from '../../../lib/rollups/roll-up';
 import { ingestSpans } from '../../../lib/traces/ingest-spans';
 import { DEFAULT_SPAN_MAPPING_RULES } from '../../../lib/traces/mapping-rules';
-import { decodeJsonRequest } from '../../../lib/traces/otlp-request';
+import { readJsonRequest } from '../../../lib/traces/otlp-request';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -111,13 +111,13 @@ describe('priced span attempts and the recount', () => {
     const first = executions.flatMap((spans) => spans.slice(1));
     const second = executions.map((spans) => spans[0]!);
     const ctx = { db: database.db };
-    expect((await ingestSpans(ctx, decodeJsonRequest(exportOf(first)), DEFAULT_SPAN_MAPPING_RULES)).rejected).toEqual(
-      [],
-    );
+    expect(
+      (await ingestSpans(ctx, (await readJsonRequest(exportOf(first))).spans, DEFAULT_SPAN_MAPPING_RULES)).rejected,
+    ).toEqual([]);
     await rollUpAttempts(database.db, { now: new Date(), retentionFloor: new Date(now - 2 * 24 * HOUR_MS) });
-    expect((await ingestSpans(ctx, decodeJsonRequest(exportOf(second)), DEFAULT_SPAN_MAPPING_RULES)).rejected).toEqual(
-      [],
-    );
+    expect(
+      (await ingestSpans(ctx, (await readJsonRequest(exportOf(second))).spans, DEFAULT_SPAN_MAPPING_RULES)).rejected,
+    ).toEqual([]);
     await rollUpAttempts(database.db, { now: new Date(), retentionFloor: new Date(now - 2 * 24 * HOUR_MS) });
 
     const recount = {

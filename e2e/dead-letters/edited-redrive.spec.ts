@@ -13,8 +13,11 @@ test('a dead letter redriven with an edited payload: JSON checked as typed, chan
     errorText: '400 Bad Request: the recipient address is invalid',
     content: { page: 'spring-sale', recipient: 'nobody@invalid' },
   });
-  const [letter] = await database.sql<{ task_id: string }[]>`select task_id from dead_letters where id = ${id}`;
+  const [letter] = await database.sql<{ task_id: string; edit_nonce: string }[]>`
+    select task_id, edit_nonce from dead_letters where id = ${id}`;
   const taskId = letter!.task_id;
+  // The new task's id ends with the dead letter's random nonce: no other agent can work it out and take it first.
+  const runsAs = `${taskId}.edited-${id}-${letter!.edit_nonce}`;
   await signInAs(page, 'responder');
   await page.goto(`/dead-letters/${id}`);
 
@@ -46,28 +49,23 @@ test('a dead letter redriven with an edited payload: JSON checked as typed, chan
   await form.getByLabel('Reason').fill('recipient corrected with the customer');
   await page.getByTestId('edited-redrive-submit').click();
   const confirm = page.getByTestId('confirm-edited-redrive');
-  await expect(confirm).toContainText(`${taskId}.edited-${id}`);
+  await expect(confirm).toContainText(runsAs);
   await expect(confirm).toContainText('keeps its stored results');
   // Focus starts on the way back, so a stray Enter redrives nothing.
   await expect(confirm.getByRole('button', { name: 'Keep editing' })).toBeFocused();
   await confirm.getByRole('button', { name: 'Redrive' }).click();
 
-  await expect(page.getByTestId('toasts')).toContainText(
-    `redriven as task ${taskId}.edited-${id} with the edited payload`,
-  );
+  await expect(page.getByTestId('toasts')).toContainText(`redriven as task ${runsAs} with the edited payload`);
   await expect(page.getByTestId('dead-letter-status')).toContainText('redriven');
   await expect(page.getByTestId('dead-letter-status')).toBeFocused();
-  await expect(page.getByTestId('dead-letter-runs-as')).toHaveAttribute(
-    'href',
-    `/tasks/${encodeURIComponent(`${taskId}.edited-${id}`)}`,
-  );
+  await expect(page.getByTestId('dead-letter-runs-as')).toHaveAttribute('href', `/tasks/${encodeURIComponent(runsAs)}`);
   await expect(page.getByTestId('dead-letter-redrive-1')).toContainText('edited payload');
 
   // Stored: the outbox row runs the new task with the new payload; the audit record keeps the change and the reason.
   const [outbox] = await database.sql<{ task_id: string; payload: unknown; payload_edited: boolean }[]>`
     select task_id, payload, payload_edited from redrives where dead_letter_id = ${id}`;
   expect(outbox).toEqual({
-    task_id: `${taskId}.edited-${id}`,
+    task_id: runsAs,
     payload: { recipient: 'ada@example.com', page: 'spring-sale' },
     payload_edited: true,
   });

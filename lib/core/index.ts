@@ -62,7 +62,7 @@ export { acknowledgeRedrive, claimRedrives, drainRedrives } from './dead-letters
 // For the console: the actions on holds, dead letters, locks, pools, prices and kill switches.
 export { clearHold, clearHolds, reassignHold } from './holds/settle-hold';
 export { decideHoldClear } from './holds/hold-resolution';
-export { discardDeadLetter, redriveDeadLetter } from './dead-letters/redrive';
+export { discardDeadLetter, editedTaskIdOf, redriveDeadLetter } from './dead-letters/redrive';
 export { discardErrorGroup, GROUP_DISCARD_LIMIT } from './dead-letters/group-discard';
 export { cancelBulkRedrive, runBulkRedrive, startBulkRedrive } from './dead-letters/bulk-redrive';
 export { type BulkRedrivePreview, previewBulkRedrive, type RedriveOutcome } from './dead-letters/bulk-redrive-preview';

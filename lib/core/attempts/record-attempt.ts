@@ -4,7 +4,7 @@ import { attemptSourceOf, DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext
 import { AttemptConflictError, InvalidInputError } from '../kernel/errors';
 import { costOfReport } from '../pricing/cost-of-report';
 import { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
-import { authorizeTaskAccess, authorizeTaskAgent, type TaskAgent } from '../tasks/task-agent';
+import { authorizeTaskAccess, authorizeTaskAgent, readTaskAgent, type TaskAgent } from '../tasks/task-agent';
 import { parseInput } from '../kernel/validation';
 import { runStatement } from '../kernel/run-statement';
 
@@ -66,6 +66,9 @@ export async function recordAttempt(
   // The identity was taken: by an earlier report of this attempt, the same or not.
   const [earlier] = await findReported(ctx.db, values);
   if (!earlier) {
+    // Or the task was stored for another agent by a request this one raced (judged before, found now).
+    const stored = await readTaskAgent(ctx.db, values.taskId);
+    if (stored && stored.agent !== values.agent) await authorizeTaskAgent(ctx, stored, claimed);
     // Identities and attempts are written together and only removed together (by retention).
     throw new Error('recordAttempt: the attempt identity is taken but its attempt was not found');
   }
@@ -101,8 +104,10 @@ function refuseOutsideRetention(ctx: CoreContext, startedAt: Date): void {
 type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid'>;
 
 /**
- * One statement: claim the attempt's identity, and write the attempt only if
- * the claim succeeded. The identity table's primary key decides between
+ * One statement: store who the task belongs to if nothing has yet (task_agents: an
+ * attempt report names no queue, so its task is on the agent's own), claim the
+ * attempt's identity only for a task of the report's agent, and write the attempt
+ * only if the claim succeeded. The identity table's primary key decides between
  * concurrent reports of one attempt, whatever their start times: the second
  * waits for the first to commit, then finds the identity taken.
  *
@@ -113,9 +118,19 @@ type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid'>;
  * once: $1 to $4 serve the identity and the attempt alike.
  */
 const INSERT_UNLESS_REPORTED = `
-    with identity as (
+    with registered as (
+      insert into task_agents (task_id, agent, queue, first_seen_through)
+      values ($1::text, $5::text, $5::text, 'attempt')
+      on conflict (task_id) do nothing
+      returning agent),
+    belongs as (
+      select agent from registered
+      union all
+      select agent from task_agents where task_id = $1::text and not exists (select 1 from registered)),
+    identity as (
       insert into attempt_identities (task_id, step, attempt_number, started_at)
-      values ($1::text, $2::text, $3::int, $4::timestamptz)
+      select $1::text, $2::text, $3::int, $4::timestamptz
+      where exists (select 1 from belongs where agent = $5::text)
       on conflict do nothing
       returning 1
     )

@@ -4,7 +4,7 @@ import { deadLetters, taskBudgets, type DeadLetter, type Hold } from '../../db/s
 import type { Actor } from '../kernel/context';
 import { MAX_HOLD_DETAIL } from '../holds/hold-input';
 import { openHold } from '../holds/open-hold';
-import { authorizeTaskAccess } from '../tasks/task-agent';
+import { authorizeTaskAccess, authorizeTaskAgent, registerTask } from '../tasks/task-agent';
 import { cutToLength, parseInput } from '../kernel/validation';
 import { deadLetterInput, type DeadLetterTaskInput } from './dead-letter-task-input';
 
@@ -24,8 +24,14 @@ export async function deadLetterTask(
   const item = parseInput(deadLetterInput, input);
   const { owner, ...letter } = item;
   // The task's stored agent and queue decide (a task not seen yet: the names given).
-  await authorizeTaskAccess({ db, actor }, { taskId: item.taskId, agent: item.agent, queue: item.queue });
+  const claimed = { taskId: item.taskId, agent: item.agent, queue: item.queue };
+  const stored = await authorizeTaskAccess({ db, actor }, claimed);
   return db.transaction(async (tx) => {
+    // A task first seen here is stored with the names given; one stored meanwhile by another request is judged again.
+    if (!stored) {
+      const { task, registered } = await registerTask(tx, claimed, 'dead_letter');
+      if (!registered) await authorizeTaskAgent({ db: tx, actor }, task, claimed);
+    }
     // The task's row first: the step engine's finish holds it while it dead-letters, so taking
     // it after the dead letter's unique slot would let two exhausting workers deadlock.
     await tx

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
-import { redrives, type Redrive } from '../../db/schema';
+import { deadLetters, redrives, type Redrive } from '../../db/schema';
 import { decideTokenLimits, enforceTokenLimits, hasTokenLimits } from '../identity/authorization';
 import type { CoreContext } from '../kernel/context';
 import { ForbiddenError, NotFoundError } from '../kernel/errors';
@@ -84,6 +84,9 @@ export async function claimRedrives(ctx: CoreContext, input: z.input<typeof clai
   const request = parseInput(claimRedrivesInput, input);
   const { limit, leaseMs } = request;
   const queues = queuesToClaim(ctx, request.queues);
+  // A token limited to agents takes only its agents' redrives, whatever queues it names: another agent's would
+  // hand it that agent's payloads and hide them from their own drainer for the lease.
+  const agents = hasTokenLimits(ctx.actor) ? ctx.actor.allowedAgents : undefined;
   return ctx.db.transaction(async (tx) => {
     const due = await tx
       .select({ id: redrives.id })
@@ -93,6 +96,12 @@ export async function claimRedrives(ctx: CoreContext, input: z.input<typeof clai
           isNull(redrives.deliveredAt),
           lte(redrives.nextAttemptAt, sql`now()`),
           queues ? inArray(redrives.queue, queues) : undefined,
+          agents
+            ? inArray(
+                redrives.deadLetterId,
+                tx.select({ id: deadLetters.id }).from(deadLetters).where(inArray(deadLetters.agent, agents)),
+              )
+            : undefined,
         ),
       )
       .orderBy(asc(redrives.id))
@@ -140,10 +149,11 @@ export async function acknowledgeRedrive(
   const { outboxKey } = parseInput(acknowledgeRedriveInput, input);
   await enforceTokenLimits(ctx, async () => {
     const [redrive] = await ctx.db
-      .select({ queue: redrives.queue })
+      .select({ queue: redrives.queue, agent: deadLetters.agent })
       .from(redrives)
+      .innerJoin(deadLetters, eq(deadLetters.id, redrives.deadLetterId))
       .where(eq(redrives.outboxKey, outboxKey));
-    return { queue: redrive?.queue };
+    return { queue: redrive?.queue, agent: redrive?.agent };
   });
   const [delivered] = await ctx.db
     .update(redrives)

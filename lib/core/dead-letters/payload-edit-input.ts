@@ -70,10 +70,16 @@ export function payloadChanges(before: unknown, after: unknown): { changes: Payl
 /**
  * The task an edited redrive runs as: derived from the dead letter, so the same
  * edit redriven twice names one task, and within the 200 characters a task id
- * may have (a long id keeps its start and a hash of the whole).
+ * may have (a long id keeps its start and a hash of the whole). It ends with the
+ * dead letter's random nonce: dead letters' ids are sequential, and an id anyone
+ * could work out could be begun first by another agent, making the redrive fail.
  */
-export function editedTaskId(taskId: string, deadLetterId: number, hash: (text: string) => string): string {
-  const suffix = `.edited-${deadLetterId}`;
+export function editedTaskId(
+  taskId: string,
+  deadLetter: { id: number; editNonce: string },
+  hash: (text: string) => string,
+): string {
+  const suffix = `.edited-${deadLetter.id}-${deadLetter.editNonce}`;
   if (taskId.length + suffix.length <= 200) return `${taskId}${suffix}`;
   const fingerprint = `~${hash(taskId).slice(0, 12)}`;
   return `${taskId.slice(0, 200 - suffix.length - fingerprint.length)}${fingerprint}${suffix}`;

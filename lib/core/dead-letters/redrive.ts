@@ -20,6 +20,7 @@ import { parseInput } from '../kernel/validation';
 import { deadLetterAction, redriveInput } from './redrive-input';
 import { editedTaskId, payloadChanges } from './payload-edit-input';
 import { describeBrakeRefusals, redriveBrakesRefusing } from './redrive-brakes';
+import { registerTask } from '../tasks/task-agent';
 
 /** What a redrive is asked with; the brakes apply unless `overrideBrakes` (which the caller has authorized). */
 export interface RedriveRequest {
@@ -123,7 +124,7 @@ export async function redriveInTransaction(
   const redriveNumber = deadLetter.redriveCount + 1;
   const edit = request.payload === undefined ? undefined : payloadChanges(deadLetter.payload, request.payload);
   const edited = edit !== undefined && edit.total > 0;
-  const runsAs = edited ? editedTaskId(deadLetter.taskId, deadLetter.id, sha256) : deadLetter.taskId;
+  const runsAs = edited ? editedTaskIdOf(deadLetter) : deadLetter.taskId;
   const [redrive] = await tx
     .insert(redrives)
     .values({
@@ -142,6 +143,13 @@ export async function redriveInTransaction(
     .set({ status: 'redriven', redriveCount: redriveNumber, updatedAt: sql`now()` })
     .where(eq(deadLetters.id, deadLetter.id));
   if (edited) {
+    // The new task is the dead letter's agent's, whichever path its old task came by; it was begun by no one.
+    const { registered } = await registerTask(
+      tx,
+      { taskId: runsAs, agent: deadLetter.agent, queue: deadLetter.queue },
+      'dead_letter',
+    );
+    if (!registered) throw new StateConflictError(`Task ${runsAs} exists already; an edited redrive needs a new task`);
     if (history) await startEditedTask(tx, history, runsAs, now);
   } else {
     // A fresh allowance: retries, spend and wall-clock time start over for the task. Reserved
@@ -209,6 +217,11 @@ async function startEditedTask(tx: Transaction, old: TaskBudget, taskId: string,
     .onConflictDoNothing()
     .returning({ taskId: taskBudgets.taskId });
   if (!created) throw new StateConflictError(`Task ${taskId} exists already; an edited redrive needs a new task`);
+}
+
+/** The task an edited redrive of this dead letter runs as (editedTaskId), as the console shows it before the redrive. */
+export function editedTaskIdOf(deadLetter: Pick<DeadLetter, 'id' | 'taskId' | 'editNonce'>): string {
+  return editedTaskId(deadLetter.taskId, deadLetter, sha256);
 }
 
 function sha256(text: string): string {

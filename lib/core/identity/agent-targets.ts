@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
-import { idempotencyKeys, runs, slotLocks, taskBudgets } from '../../db/schema';
+import { idempotencyKeys, runs, slotLocks, taskAgents } from '../../db/schema';
 import type { ActionTarget } from './authorization';
 
 /**
@@ -12,9 +12,9 @@ import type { ActionTarget } from './authorization';
 /** A task acts for the agent and queue it was first seen with (see tasks/task-agent.ts). */
 export async function agentOfTask(db: Executor, taskId: string): Promise<ActionTarget> {
   const [task] = await db
-    .select({ agent: taskBudgets.agent, queue: taskBudgets.queue })
-    .from(taskBudgets)
-    .where(eq(taskBudgets.taskId, taskId));
+    .select({ agent: taskAgents.agent, queue: taskAgents.queue })
+    .from(taskAgents)
+    .where(eq(taskAgents.taskId, taskId));
   return { agent: task?.agent, queue: task?.queue };
 }
 

@@ -173,18 +173,27 @@ export function hasTokenLimits(actor: Actor | undefined): actor is Extract<Actor
  * in-process and over HTTP alike. `target` may be a lookup (the agent of a
  * task, a run or a key): it runs only for a limited token, so unlimited
  * callers and workers without an actor pay no extra query. Refuses with
- * FORBIDDEN naming the limit.
+ * FORBIDDEN. A target the request named is refused naming the limit; a stored
+ * one (a lookup, or `stored`) only as "not yours": naming its agent or queue
+ * would tell a limited token whose an id is.
  */
 export async function enforceTokenLimits(
   ctx: CoreContext,
   target: ActionTarget | (() => Promise<ActionTarget>),
+  options: { stored?: boolean } = {},
 ): Promise<void> {
   const actor = ctx.actor;
   if (!hasTokenLimits(actor)) return;
-  const resolved = typeof target === 'function' ? await target() : target;
+  const lookedUp = typeof target === 'function';
+  const resolved = lookedUp ? await target() : target;
   const decision = decideTokenLimits(actor, resolved);
-  if (!decision.allowed) throw new ForbiddenError(`${actor.type}:${actor.id} may not act here: ${decision.reason}`);
+  if (decision.allowed) return;
+  if (lookedUp || options.stored) throw new ForbiddenError(NOT_YOURS);
+  throw new ForbiddenError(`${actor.type}:${actor.id} may not act here: ${decision.reason}`);
 }
+
+/** The refusal of a stored task, run or key outside a token's limits: whose it is stays unsaid. */
+export const NOT_YOURS = "Not yours: this task, run or key belongs to an agent or queue outside this token's limits";
 
 export function can(actor: Actor, action: Action, target?: ActionTarget): boolean {
   return decide(actor, action, target).allowed;

@@ -239,7 +239,9 @@ async function taskMadeInBegin(
 ): Promise<TaskNames> {
   const { task, made } = await taskOnBegin(tx, request, now, defaultOwnerOf(ctx));
   const claimed = { taskId: request.taskId, agent: request.agent, queue: claimedQueue };
-  if (!made) await authorizeTaskAgent(ctx, { taskId: request.taskId, ...task }, claimed);
+  // A task made here may have taken the queue a span or an attempt report stored it with: judged like any other.
+  if (!made || task.queue !== request.queue)
+    await authorizeTaskAgent(ctx, { taskId: request.taskId, ...task }, claimed);
   return task;
 }
 

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { readTaskBudget } from '../budgets/task-budget';
-import { taskBudgets } from '../../db/schema';
+import { readTaskAgent } from '../tasks/task-agent';
 import { knownOwnerOrDefault } from '../holds/known-owner';
-import { fixedStatement } from '../kernel/run-statement';
+import { fixedSql } from '../kernel/run-statement';
 import type { BeginStepRequest } from './step-protocol';
 
 /** The names that decide who may act on a task, and who gets its holds. */
@@ -18,27 +18,41 @@ const placeholder = sql.placeholder;
 /**
  * A task's row, made by its first begin, in the begin's transaction: the allowance its begin gave, unless an
  * admin's override of the step's policy sets another (read in the same statement), an owner known to Holdfast
- * or the default owner (known-owner.ts), and its deadline from this begin. Nothing when the task has a row
- * already (a concurrent first begin made it: the insert waits for that one to commit).
+ * or the default owner (known-owner.ts), and its deadline from this begin. The same statement stores who the
+ * task belongs to (task_agents) unless a span, an attempt report or another begin stored it first: the row is
+ * then made only for that agent, on the queue stored with it. Nothing is made when the task has a row already (a
+ * concurrent first begin made it: the insert waits for that one to commit) or belongs to another agent; the
+ * statement then answers the stored agent and queue with `made` false, and no owner.
  */
-const insertNewTask = fixedStatement<TaskNames>((db) =>
-  db
-    .insert(taskBudgets)
-    .values({
-      taskId: placeholder('taskId'),
-      agent: placeholder('agent'),
-      queue: placeholder('queue'),
-      owner: knownOwnerOrDefault(placeholder('owner'), placeholder('defaultOwner')),
-      parentTaskId: placeholder('parentTaskId'),
-      retryAllowance: sql`coalesce(
-        (select retry_allowance from step_policies where agent = ${placeholder('agent')}::text and step = ${placeholder('step')}::text),
-        ${placeholder('retryAllowance')}::int)`,
-      spendCeilingMicros: placeholder('spendCeilingMicros'),
-      timeAllowanceMs: placeholder('timeAllowanceMs'),
-      deadline: placeholder('deadline'),
-    })
-    .onConflictDoNothing({ target: taskBudgets.taskId })
-    .returning({ agent: taskBudgets.agent, queue: taskBudgets.queue, owner: taskBudgets.owner }),
+const insertNewTask = fixedSql<TaskNames & { made: boolean }>(
+  () => sql`
+    with registered as (
+      insert into task_agents (task_id, agent, queue, first_seen_through)
+      values (${placeholder('taskId')}::text, ${placeholder('agent')}::text, ${placeholder('queue')}::text, 'step')
+      on conflict (task_id) do nothing
+      returning agent, queue),
+    belongs as (
+      select agent, queue from registered
+      union all
+      select agent, queue from task_agents
+      where task_id = ${placeholder('taskId')}::text and not exists (select 1 from registered)),
+    made as (
+      insert into task_budgets (task_id, agent, queue, owner, parent_task_id, retry_allowance, spend_ceiling_micros,
+        time_allowance_ms, deadline)
+      select ${placeholder('taskId')}::text, b.agent, b.queue,
+        ${knownOwnerOrDefault(placeholder('owner'), placeholder('defaultOwner'))},
+        ${placeholder('parentTaskId')}::text,
+        coalesce(
+          (select retry_allowance from step_policies where agent = ${placeholder('agent')}::text and step = ${placeholder('step')}::text),
+          ${placeholder('retryAllowance')}::int),
+        ${placeholder('spendCeilingMicros')}::bigint, ${placeholder('timeAllowanceMs')}::bigint,
+        ${placeholder('deadline')}::timestamptz
+      from belongs b where b.agent = ${placeholder('agent')}::text
+      on conflict (task_id) do nothing
+      returning agent, queue, owner)
+    select agent, queue, owner, true as made from made
+    union all
+    select agent, queue, null, false from belongs where not exists (select 1 from made)`,
 );
 
 /**
@@ -62,10 +76,15 @@ export async function taskOnBegin(
     retryAllowance: request.retryAllowance,
     spendCeilingMicros: request.spendCeilingMicros,
     timeAllowanceMs: request.timeAllowanceMs,
-    deadline: new Date(now.getTime() + request.timeAllowanceMs),
+    deadline: new Date(now.getTime() + request.timeAllowanceMs).toISOString(),
   });
-  if (created) return { task: created, made: true };
+  if (created?.made) return { task: { agent: created.agent, queue: created.queue, owner: created.owner }, made: true };
   const existing = await readTaskBudget(db, request.taskId);
-  if (!existing) throw new Error(`beginStep: task "${request.taskId}" conflicted but has no row`);
-  return { task: existing, made: false };
+  if (existing) return { task: existing, made: false };
+  // Stored first by a span, an attempt report or a dead letter of another agent (a row of ours would have made the
+  // task): the caller judges the request against those names and refuses it. Read again when that request
+  // committed after this statement began, which its snapshot does not see.
+  const stored = created ?? (await readTaskAgent(db, request.taskId));
+  if (stored) return { task: { agent: stored.agent, queue: stored.queue, owner: '' }, made: false };
+  throw new Error(`beginStep: task "${request.taskId}" conflicted but has no row`);
 }

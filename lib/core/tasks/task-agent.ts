@@ -1,8 +1,8 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
-import { taskBudgets } from '../../db/schema';
-import { enforceTokenLimits } from '../identity/authorization';
-import type { CoreContext } from '../kernel/context';
+import { taskAgents, type TaskFirstPath } from '../../db/schema';
+import { enforceTokenLimits, hasTokenLimits } from '../identity/authorization';
+import type { Actor, CoreContext } from '../kernel/context';
 import { TaskAgentMismatchError } from '../kernel/errors';
 
 /** The agent and queue a task was first seen with: they decide who may act on it. */
@@ -18,11 +18,12 @@ export interface ClaimedAgent {
   queue?: string | null;
 }
 
+/** The task's agent and queue, from task_agents: whichever path saw the task first stored them there. */
 export async function readTaskAgent(db: Executor, taskId: string): Promise<TaskAgent | undefined> {
   const [task] = await db
-    .select({ taskId: taskBudgets.taskId, agent: taskBudgets.agent, queue: taskBudgets.queue })
-    .from(taskBudgets)
-    .where(eq(taskBudgets.taskId, taskId));
+    .select({ taskId: taskAgents.taskId, agent: taskAgents.agent, queue: taskAgents.queue })
+    .from(taskAgents)
+    .where(eq(taskAgents.taskId, taskId));
   return task;
 }
 
@@ -31,9 +32,9 @@ export async function readTaskAgents(db: Executor, taskIds: string[]): Promise<M
   const unique = [...new Set(taskIds)];
   if (unique.length === 0) return new Map();
   const tasks = await db
-    .select({ taskId: taskBudgets.taskId, agent: taskBudgets.agent, queue: taskBudgets.queue })
-    .from(taskBudgets)
-    .where(inArray(taskBudgets.taskId, unique));
+    .select({ taskId: taskAgents.taskId, agent: taskAgents.agent, queue: taskAgents.queue })
+    .from(taskAgents)
+    .where(inArray(taskAgents.taskId, unique));
   return new Map(tasks.map((task) => [task.taskId, task]));
 }
 
@@ -53,16 +54,24 @@ export async function authorizeTaskAgent(
     await enforceTokenLimits(ctx, { agent: claimed.agent, queue: claimed.queue ?? claimed.agent });
     return;
   }
-  await enforceTokenLimits(ctx, { agent: stored.agent, queue: stored.queue });
-  assertClaimMatches(stored, claimed);
+  await enforceTokenLimits(ctx, { agent: stored.agent, queue: stored.queue }, { stored: true });
+  assertClaimMatches(stored, claimed, ctx.actor);
 }
 
-/** Refuses a request whose agent or queue is not the task's. */
-export function assertClaimMatches(stored: TaskAgent, claimed: ClaimedAgent): void {
+/**
+ * Refuses a request whose agent or queue is not the task's. The task's own names are given only to a caller
+ * that may act for every agent (a person, the system, an unlimited token): a limited token learns only that
+ * the id is taken, not whose it is.
+ */
+export function assertClaimMatches(stored: TaskAgent, claimed: ClaimedAgent, actor?: Actor): void {
   const agentDiffers = claimed.agent != null && claimed.agent !== stored.agent;
   const queueDiffers = claimed.queue != null && claimed.queue !== stored.queue;
   if (!agentDiffers && !queueDiffers) return;
   const named = agentDiffers ? `agent "${claimed.agent}"` : `queue "${claimed.queue}"`;
+  if (hasTokenLimits(actor))
+    throw new TaskAgentMismatchError(
+      `Task "${stored.taskId}" is not ${named}'s: a task keeps the agent and queue it was first seen with`,
+    );
   throw new TaskAgentMismatchError(
     `Task "${stored.taskId}" belongs to agent "${stored.agent}" on queue "${stored.queue}", not ${named}: a task keeps the agent and queue it was first seen with`,
   );
@@ -76,4 +85,26 @@ export async function authorizeTaskAccess(
   const stored = await readTaskAgent(ctx.db, claimed.taskId);
   await authorizeTaskAgent(ctx, stored, claimed);
   return stored;
+}
+
+/**
+ * Stores who a task belongs to if nothing has yet (the caller was judged by authorizeTaskAgent against the names
+ * it gives), and answers who it belongs to now: the names given, or those of a request that stored the task
+ * first meanwhile, which the caller then judges the request against again. For the paths that are not the step
+ * engine's hot path (dead letters sent by an agent); the others write the row inside their own statements.
+ */
+export async function registerTask(
+  db: Executor,
+  task: TaskAgent,
+  through: TaskFirstPath,
+): Promise<{ task: TaskAgent; registered: boolean }> {
+  const [made] = await db
+    .insert(taskAgents)
+    .values({ taskId: task.taskId, agent: task.agent, queue: task.queue, firstSeenThrough: through })
+    .onConflictDoNothing({ target: taskAgents.taskId })
+    .returning({ taskId: taskAgents.taskId, agent: taskAgents.agent, queue: taskAgents.queue });
+  if (made) return { task: made, registered: true };
+  const stored = await readTaskAgent(db, task.taskId);
+  if (!stored) throw new Error(`registerTask: task "${task.taskId}" conflicted but has no row`);
+  return { task: stored, registered: false };
 }

@@ -59,7 +59,9 @@ describe('an edited redrive', () => {
       payload: edited,
     });
     expect(changed).toBe(true);
-    const newTaskId = `${base.taskId}.edited-${deadLetterId}`;
+    const [stored] = await database.db.select().from(deadLetters).where(eq(deadLetters.id, deadLetterId));
+    const newTaskId = `${base.taskId}.edited-${deadLetterId}-${stored!.editNonce}`;
+    expect(stored!.editNonce).toMatch(/^[0-9a-f]{16}$/);
     expect(redrive).toMatchObject({ taskId: newTaskId, payload: edited, payloadEdited: true });
 
     // The new task: the old one's agent, queue and owner, a fresh allowance, the redrive counted.

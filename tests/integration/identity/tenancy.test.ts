@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, type Actor } from '../../../lib/core';
 import { flushReplayTallies } from '../../../lib/core/keys/replay-tally';
@@ -14,21 +14,40 @@ import { useApi } from '../../support/api-harness';
  */
 const api = useApi();
 const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
-const tokens = { limited: '', payments: '' };
+const tokens = { limited: '', queueLimited: '', readOnly: '', tracesOnly: '', payments: '' };
 
 beforeAll(async () => {
   const ctx = { db: api.database.db, actor: admin };
   tokens.limited = (
     await createApiToken(ctx, { name: 'research-only', scopes: ['ingest'], allowedAgents: ['research'] })
   ).token;
+  tokens.queueLimited = (
+    await createApiToken(ctx, { name: 'research-queue', scopes: ['ingest'], allowedQueues: ['research'] })
+  ).token;
+  tokens.readOnly = (await createApiToken(ctx, { name: 'reader', scopes: ['read'] })).token;
+  tokens.tracesOnly = (
+    await createApiToken(ctx, { name: 'research-spans', scopes: ['traces'], allowedAgents: ['research'] })
+  ).token;
   tokens.payments = (
     await createApiToken(ctx, { name: 'payments-only', scopes: ['ingest'], allowedAgents: ['payments'] })
   ).token;
 });
 
-type Caller = 'unlimited' | 'limited';
+/** The token kinds: ingest unlimited; ingest limited to agent research; ingest limited to queue research; read; traces for research. */
+const callers = ['unlimited', 'limited', 'queue-limited', 'read-only', 'traces-only'] as const;
+type Caller = (typeof callers)[number];
 type Target = 'own task' | "another agent's task" | 'raw key shaped like its step key';
-const tokenOf = (caller: Caller) => (caller === 'limited' ? tokens.limited : api.ingestToken);
+const tokenOf = (caller: Caller) =>
+  ({
+    unlimited: api.ingestToken,
+    limited: tokens.limited,
+    'queue-limited': tokens.queueLimited,
+    'read-only': tokens.readOnly,
+    'traces-only': tokens.tracesOnly,
+  })[caller];
+/** The task's own work is done with a token that may write it: the read-only and traces-only callers cannot. */
+const workerTokenOf = (caller: Caller) =>
+  caller === 'read-only' || caller === 'traces-only' ? tokens.limited : tokenOf(caller);
 
 /** A task of `agent` as its own worker leaves it: a completed step, a step in progress, and a raw key of the task. */
 async function workOf(agent: 'research' | 'payments', token: string) {
@@ -68,6 +87,34 @@ const attempt = (taskId: string) => ({
   finishedAt: now(),
   outcome: 'succeeded',
   costMicros: 4_990_000,
+});
+
+/** An OTLP/JSON export of one counted model call of the task's step `charge`, sent as agent research. */
+const spanOf = (taskId: string) => ({
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'research' } }] },
+      scopeSpans: [
+        {
+          spans: [
+            {
+              traceId: randomBytes(16).toString('hex'),
+              spanId: randomBytes(8).toString('hex'),
+              name: 'chat',
+              startTimeUnixNano: String(BigInt(Date.now() - 1_000) * 1_000_000n),
+              endTimeUnixNano: String(BigInt(Date.now() - 900) * 1_000_000n),
+              attributes: [
+                { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+                { key: 'holdfast.step', value: { stringValue: 'charge' } },
+                { key: 'holdfast.task', value: { stringValue: taskId } },
+              ],
+              status: { code: 2, message: '503 from the model provider' },
+            },
+          ],
+        },
+      ],
+    },
+  ],
 });
 
 /** Each endpoint's request for a target; null where the target does not apply to the endpoint. */
@@ -124,6 +171,7 @@ const requests: Record<string, (work: Work, target: Target) => unknown | null> =
   '/api/v1/attempts': (work, target) => (target === 'raw key shaped like its step key' ? null : attempt(work.taskId)),
   '/api/v1/attempts/batch': (work, target) =>
     target === 'raw key shaped like its step key' ? null : { attempts: [attempt(work.taskId)] },
+  '/v1/traces': (work, target) => (target === 'raw key shaped like its step key' ? null : spanOf(work.taskId)),
   '/api/v1/holds': (work, target) => ({
     itemType: target === 'raw key shaped like its step key' ? 'key' : 'task',
     itemId: target === 'raw key shaped like its step key' ? work.chargeKey : work.taskId,
@@ -133,7 +181,7 @@ const requests: Record<string, (work: Work, target: Target) => unknown | null> =
   }),
 };
 
-/** The truth table: status and code per endpoint, target and caller (unlimited, limited). */
+/** The truth table: status and code per endpoint, target and caller (in the order of `callers`). */
 type Cell = [number, string | null];
 const ok200: Cell = [200, null];
 const ok201: Cell = [201, null];
@@ -141,59 +189,76 @@ const forbidden: Cell = [403, 'FORBIDDEN'];
 const mismatch: Cell = [409, 'TASK_AGENT_MISMATCH'];
 const notFound: Cell = [404, 'NOT_FOUND'];
 const invalid: Cell = [400, 'INVALID_INPUT'];
-const expected: Record<string, Record<Target, [Cell, Cell] | null>> = {
+/** The traces receiver answers 200 and names the spans it did not take in partialSuccess (OTLP has no refusal codes). */
+const spanRejected: Cell = [200, 'SPAN_REJECTED'];
+type Row = [Cell, Cell, Cell, Cell, Cell];
+/** Only ingest tokens act on the agent endpoints: a read or traces token is refused before anything is read. */
+const ingestOnly = (unlimited: Cell, limited: Cell, queueLimited: Cell): Row => [
+  unlimited,
+  limited,
+  queueLimited,
+  forbidden,
+  forbidden,
+];
+const expected: Record<string, Record<Target, Row | null>> = {
   '/api/v1/steps/begin': {
-    'own task': [ok200, ok200],
-    "another agent's task": [mismatch, forbidden],
-    'raw key shaped like its step key': [invalid, invalid],
+    'own task': ingestOnly(ok200, ok200, ok200),
+    "another agent's task": ingestOnly(mismatch, forbidden, forbidden),
+    'raw key shaped like its step key': ingestOnly(invalid, invalid, invalid),
   },
   // A finish names no agent: the unlimited token may act for any agent, but not finish an attempt another token began.
   '/api/v1/steps/finish': {
-    'own task': [ok200, ok200],
-    "another agent's task": [forbidden, forbidden],
+    'own task': ingestOnly(ok200, ok200, ok200),
+    "another agent's task": ingestOnly(forbidden, forbidden, forbidden),
     'raw key shaped like its step key': null,
   },
   '/api/v1/tasks/finish': {
-    'own task': [ok200, ok200],
-    "another agent's task": [ok200, forbidden],
+    'own task': ingestOnly(ok200, ok200, ok200),
+    "another agent's task": ingestOnly(ok200, forbidden, forbidden),
     'raw key shaped like its step key': null,
   },
   '/api/v1/dead-letters': {
-    'own task': [ok201, ok201],
-    "another agent's task": [mismatch, forbidden],
+    'own task': ingestOnly(ok201, ok201, ok201),
+    "another agent's task": ingestOnly(mismatch, forbidden, forbidden),
     'raw key shaped like its step key': null,
   },
   // A raw claim of a step key's name is a raw key of its own: it never meets the step key.
   '/api/v1/keys/claim': {
-    'own task': [ok200, ok200],
-    "another agent's task": [ok200, forbidden],
-    'raw key shaped like its step key': [ok200, ok200],
+    'own task': ingestOnly(ok200, ok200, ok200),
+    "another agent's task": ingestOnly(ok200, forbidden, forbidden),
+    'raw key shaped like its step key': ingestOnly(ok200, ok200, ok200),
   },
   // A raw key is settled only by the token whose claim holds it, as a step attempt is finished.
   '/api/v1/keys/complete': {
-    'own task': [ok200, ok200],
-    "another agent's task": [forbidden, forbidden],
-    'raw key shaped like its step key': [notFound, notFound],
+    'own task': ingestOnly(ok200, ok200, ok200),
+    "another agent's task": ingestOnly(forbidden, forbidden, forbidden),
+    'raw key shaped like its step key': ingestOnly(notFound, notFound, notFound),
   },
   '/api/v1/keys/fail': {
-    'own task': [ok200, ok200],
-    "another agent's task": [forbidden, forbidden],
-    'raw key shaped like its step key': [notFound, notFound],
+    'own task': ingestOnly(ok200, ok200, ok200),
+    "another agent's task": ingestOnly(forbidden, forbidden, forbidden),
+    'raw key shaped like its step key': ingestOnly(notFound, notFound, notFound),
   },
   '/api/v1/attempts': {
-    'own task': [ok201, ok201],
-    "another agent's task": [mismatch, forbidden],
+    'own task': ingestOnly(ok201, ok201, ok201),
+    "another agent's task": ingestOnly(mismatch, forbidden, forbidden),
     'raw key shaped like its step key': null,
   },
   '/api/v1/attempts/batch': {
-    'own task': [ok200, ok200],
-    "another agent's task": [mismatch, forbidden],
+    'own task': ingestOnly(ok200, ok200, ok200),
+    "another agent's task": ingestOnly(mismatch, forbidden, forbidden),
+    'raw key shaped like its step key': null,
+  },
+  // Spans are judged by the task's stored agent and queue like every other write; an ingest token may export them.
+  '/v1/traces': {
+    'own task': [ok200, ok200, ok200, forbidden, ok200],
+    "another agent's task": [spanRejected, spanRejected, spanRejected, forbidden, spanRejected],
     'raw key shaped like its step key': null,
   },
   '/api/v1/holds': {
-    'own task': [ok201, ok201],
-    "another agent's task": [ok201, forbidden],
-    'raw key shaped like its step key': [ok201, forbidden],
+    'own task': ingestOnly(ok201, ok201, ok201),
+    "another agent's task": ingestOnly(ok201, forbidden, forbidden),
+    'raw key shaped like its step key': ingestOnly(ok201, forbidden, forbidden),
   },
 };
 
@@ -202,7 +267,17 @@ async function fingerprint(): Promise<Record<string, string>> {
   // Replays answered earlier are added to their keys' claim_calls in batches: written now, so a batch landing
   // between a request and the next print is not taken for the request's doing.
   await flushReplayTallies();
-  const tables = ['task_budgets', 'idempotency_keys', 'attempts', 'dead_letters', 'holds', 'audit_log', 'redrives'];
+  const tables = [
+    'task_budgets',
+    'task_agents',
+    'idempotency_keys',
+    'attempts',
+    'trace_spans',
+    'dead_letters',
+    'holds',
+    'audit_log',
+    'redrives',
+  ];
   const prints: Record<string, string> = {};
   for (const table of tables) {
     const [row] = await api.database.sql.unsafe<{ print: string | null }[]>(
@@ -216,7 +291,7 @@ async function fingerprint(): Promise<Record<string, string>> {
 const targets: Target[] = ['own task', "another agent's task", 'raw key shaped like its step key'];
 const cells = Object.entries(expected).flatMap(([path, row]) =>
   targets.flatMap((target) =>
-    (['unlimited', 'limited'] as const).flatMap((caller, index) => {
+    callers.flatMap((caller, index) => {
       const cell = row[target]?.[index];
       return cell ? [{ path, target, caller, status: cell[0], code: cell[1] }] : [];
     }),
@@ -226,18 +301,23 @@ const cells = Object.entries(expected).flatMap(([path, row]) =>
 describe('the tenancy matrix', () => {
   it('covers every agent endpoint that acts on a task or a key', () => {
     expect(Object.keys(expected).sort()).toEqual(Object.keys(requests).sort());
-    expect(cells).toHaveLength(50);
+    expect(cells).toHaveLength(5 * 27);
   });
 
   it.each(cells)(
     '$path on $target with the $caller token: $status $code',
     async ({ path, target, caller, status, code }) => {
       const work =
-        target === 'own task' ? await workOf('research', tokenOf(caller)) : await workOf('payments', tokens.payments);
+        target === 'own task'
+          ? await workOf('research', workerTokenOf(caller))
+          : await workOf('payments', tokens.payments);
       const body = requests[path]!(work, target);
-      const before = status >= 400 ? await fingerprint() : undefined;
+      const refused = status >= 400 || code === 'SPAN_REJECTED';
+      const before = refused ? await fingerprint() : undefined;
       const response = await api.request(path, { body, token: tokenOf(caller) });
-      expect({ status: response.status, code: response.body.code ?? null }).toEqual({ status, code });
+      const rejectedSpans = (response.body.partialSuccess as { rejectedSpans?: string } | undefined)?.rejectedSpans;
+      const answered = response.body.code ?? (rejectedSpans === '1' ? 'SPAN_REJECTED' : null);
+      expect({ status: response.status, code: answered }).toEqual({ status, code });
       if (before) expect(await fingerprint()).toEqual(before);
 
       if (target !== 'own task') {

@@ -13,6 +13,7 @@ import {
 } from '../../../lib/core';
 import { deadLetters, holds, redrives, runs, taskBudgets } from '../../../lib/db/schema';
 import { useApi } from '../../support/api-harness';
+import { NOT_YOURS } from '../../../lib/core/identity/authorization';
 
 const api = useApi();
 const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
@@ -38,6 +39,8 @@ beforeAll(async () => {
 const post = (path: string, body: unknown) => api.request(path, { body, token: tokens.limited });
 const agentRefusal = expect.stringContaining('this token may act only for agents outreach, not "payments"');
 const queueRefusal = expect.stringContaining('this token may act only on queues outreach, not "payments"');
+/** A stored task, run, key or redrive outside the limits is refused without saying whose it is. */
+const notYours = NOT_YOURS;
 
 function expectRefused(response: { status: number; body: Record<string, unknown> }, detail = agentRefusal) {
   expect(response).toMatchObject({ status: 403, body: { code: 'FORBIDDEN', detail } });
@@ -130,7 +133,7 @@ describe('a token limited to agents and queues', () => {
         errorText: 'no',
       }),
     );
-    expectRefused(await post('/api/v1/tasks/finish', { taskId: other.taskId, outcome: 'discarded' }));
+    expectRefused(await post('/api/v1/tasks/finish', { taskId: other.taskId, outcome: 'discarded' }), notYours);
     const [task] = await api.database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, other.taskId));
     expect(task?.status).toBe('active');
   });
@@ -189,6 +192,7 @@ describe('a token limited to agents and queues', () => {
     const other = await paymentsStep();
     expectRefused(
       await post('/api/v1/keys/claim', { key: `raw-${randomUUID()}`, requestHash: 'h', taskId: other.taskId }),
+      notYours,
     );
     // A raw key of the payments task, claimed by its own worker: the limited token may not settle it.
     const rawKey = `raw-${randomUUID()}`;
@@ -197,7 +201,7 @@ describe('a token limited to agents and queues', () => {
     });
     expect(claimed.status).toBe(200);
     const rawToken = Number(claimed.body.fencingToken);
-    expectRefused(await post('/api/v1/keys/complete', { key: rawKey, fencingToken: rawToken, result: null }));
+    expectRefused(await post('/api/v1/keys/complete', { key: rawKey, fencingToken: rawToken, result: null }), notYours);
     expectRefused(
       await post('/api/v1/keys/fail', {
         key: rawKey,
@@ -205,6 +209,7 @@ describe('a token limited to agents and queues', () => {
         errorClass: 'permanent',
         errorText: 'no',
       }),
+      notYours,
     );
     // The step key itself is out of the raw API's reach for every token: raw names never meet step keys.
     for (const path of ['/api/v1/keys/complete', '/api/v1/keys/fail']) {
@@ -223,9 +228,12 @@ describe('a token limited to agents and queues', () => {
     expect((await api.request('/api/v1/runs/start', { body: { runKey, taskId: 't', agent: 'payments' } })).status).toBe(
       200,
     );
-    expectRefused(await post('/api/v1/runs/heartbeat', { runKey }));
-    expectRefused(await post('/api/v1/slots/acquire', { slot: `slot-${randomUUID()}`, runKey, ttlMs: 60_000 }));
-    expectRefused(await post('/api/v1/runs/finish', { runKey, status: 'finished' }));
+    expectRefused(await post('/api/v1/runs/heartbeat', { runKey }), notYours);
+    expectRefused(
+      await post('/api/v1/slots/acquire', { slot: `slot-${randomUUID()}`, runKey, ttlMs: 60_000 }),
+      notYours,
+    );
+    expectRefused(await post('/api/v1/runs/finish', { runKey, status: 'finished' }), notYours);
     const [run] = await api.database.db.select().from(runs).where(eq(runs.runKey, runKey));
     expect(run?.status).toBe('running');
   });
@@ -293,7 +301,7 @@ describe('a token limited to agents and queues', () => {
       mine.redrive.outboxKey,
     );
 
-    expectRefused(await post('/api/v1/redrives/ack', { outboxKey: theirs.redrive.outboxKey }), queueRefusal);
+    expectRefused(await post('/api/v1/redrives/ack', { outboxKey: theirs.redrive.outboxKey }), notYours);
     const [stillDue] = await api.database.db
       .select()
       .from(redrives)

@@ -40,13 +40,18 @@ describe('payloadChanges', () => {
 });
 
 describe('editedTaskId', () => {
-  it('derives one task per dead letter, within 200 characters', () => {
-    expect(editedTaskId('mail-1', 42, sha256)).toBe('mail-1.edited-42');
+  const letter = { id: 42, editNonce: '0f3a9c1be27d4456' };
+  it('derives one task per dead letter, ending with its random nonce, within 200 characters', () => {
+    expect(editedTaskId('mail-1', letter, sha256)).toBe('mail-1.edited-42-0f3a9c1be27d4456');
     const long = 'x'.repeat(195);
-    const derived = editedTaskId(long, 42, sha256);
+    const derived = editedTaskId(long, letter, sha256);
     expect(derived).toHaveLength(200);
-    expect(derived.endsWith('.edited-42')).toBe(true);
+    expect(derived.endsWith('.edited-42-0f3a9c1be27d4456')).toBe(true);
     // Two long ids that share their first 170 characters still get two tasks.
-    expect(editedTaskId(`${long}a`, 42, sha256)).not.toBe(editedTaskId(`${long}b`, 42, sha256));
+    expect(editedTaskId(`${long}a`, letter, sha256)).not.toBe(editedTaskId(`${long}b`, letter, sha256));
+    // Another nonce, another task: the id cannot be worked out from the dead letter's sequential id alone.
+    expect(editedTaskId('mail-1', { ...letter, editNonce: '77aa' }, sha256)).not.toBe(
+      editedTaskId('mail-1', letter, sha256),
+    );
   });
 });

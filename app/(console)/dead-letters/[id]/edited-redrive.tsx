@@ -33,6 +33,7 @@ function describeChange(change: PayloadChange): string {
 export function EditedRedrive({
   deadLetterId,
   taskId,
+  runsAsTaskId,
   payloadJson,
   brakedBy,
   canOverride,
@@ -40,6 +41,8 @@ export function EditedRedrive({
 }: {
   deadLetterId: number;
   taskId: string;
+  /** The task an edited payload runs as (editedTaskIdOf): its id ends with the dead letter's random nonce. */
+  runsAsTaskId: string;
   /** The stored payload, formatted. */
   payloadJson: string;
   brakedBy?: string;
@@ -60,7 +63,6 @@ export function EditedRedrive({
   const reading = useMemo(() => readJson(text), [text]);
   const diff = useMemo(() => (reading.ok ? payloadChanges(original, reading.value) : undefined), [original, reading]);
   const braked = brakedBy !== undefined && !override;
-  const derivedTask = `${taskId}.edited-${deadLetterId}`;
   // Opening the editor takes the keyboard to it.
   useEffect(() => {
     if (open) editor.current?.focus();
@@ -209,12 +211,9 @@ export function EditedRedrive({
       >
         {diff?.total ? (
           <>
-            It runs as a new task,{' '}
-            <span className="font-mono [overflow-wrap:anywhere]">
-              {derivedTask.length <= 200 ? derivedTask : 'named after this one'}
-            </span>
-            : its steps run again under new keys, and task <span className="font-mono">{taskId}</span> keeps its stored
-            results. The {diff.total} change{diff.total === 1 ? '' : 's'} go in the audit record with your reason.
+            It runs as a new task, <span className="font-mono [overflow-wrap:anywhere]">{runsAsTaskId}</span>: its steps
+            run again under new keys, and task <span className="font-mono">{taskId}</span> keeps its stored results. The{' '}
+            {diff.total} change{diff.total === 1 ? '' : 's'} go in the audit record with your reason.
           </>
         ) : (
           <>

@@ -6,7 +6,7 @@ import { Fact } from '@/components/ui/fact';
 import { LongText } from '@/components/ui/long-text';
 import { PageHeader } from '@/components/ui/page-header';
 import { Age, Moment } from '@/components/ui/time';
-import { decide, describeBrakeRefusals } from '@/lib/core';
+import { decide, describeBrakeRefusals, editedTaskIdOf } from '@/lib/core';
 import { formatCount, formatMicros } from '@/lib/console/format';
 import { corePolicyFrom, getEnvironment } from '@/lib/env';
 import { getDeadLetterDetail } from '@/lib/queries/dead-letter-detail';
@@ -127,6 +127,7 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
               <EditedRedrive
                 deadLetterId={letter.id}
                 taskId={letter.taskId}
+                runsAsTaskId={editedTaskIdOf(letter)}
                 payloadJson={payload}
                 brakedBy={detail.brakes.length > 0 ? describeBrakeRefusals(detail.brakes) : undefined}
                 canOverride={decide(person, 'dead_letter.redrive_override').allowed}

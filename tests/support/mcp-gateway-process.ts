@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -7,6 +9,46 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 const projectRoot = path.resolve(import.meta.dirname, '../..');
 /** The gateway's command, as the repository runs it. */
 export const GATEWAY_COMMAND = [process.execPath, '--import', 'tsx', 'lib/adapters/mcp/cli.ts'] as const;
+/** The secret that seals the gateway's task ids in tests (HOLDFAST_MCP_KEY_SECRET): every gateway of a suite shares it. */
+export const TEST_KEY_SECRET = 'test-key-secret-0123456789abcdef0123456789';
+
+/** A client of a listening gateway: its name, its agent, and the secret it proves itself with. */
+export interface TestClient {
+  name: string;
+  agent: string;
+  secret: string;
+}
+
+/** A client for `agent` with a secret of its own (long enough for the gateway's rule). */
+export function testClient(agent: string, name = `${agent}-client`): TestClient {
+  return { name, agent, secret: `secret-of-${name}-${createHash('sha256').update(name).digest('hex').slice(0, 32)}` };
+}
+
+/**
+ * Writes a gateway's --clients file for these clients: the first half give
+ * their secret's SHA-256, the rest the environment variable that holds it
+ * (answered in `env`, for the gateway's process), so both forms are used.
+ */
+export function writeClientsFile(
+  file: string,
+  clients: readonly TestClient[],
+): { file: string; env: Record<string, string> } {
+  const env: Record<string, string> = {};
+  const entries = clients.map((client, index) => {
+    if (index < clients.length / 2) {
+      return {
+        name: client.name,
+        agent: client.agent,
+        secretSha256: createHash('sha256').update(client.secret).digest('hex'),
+      };
+    }
+    const variable = `MCP_TEST_SECRET_${index}`;
+    env[variable] = client.secret;
+    return { name: client.name, agent: client.agent, secretEnv: variable };
+  });
+  writeFileSync(file, JSON.stringify({ clients: entries }, null, 2));
+  return { file, env };
+}
 
 export interface GatewayProcess {
   process: ChildProcess;
@@ -18,12 +60,17 @@ export interface GatewayProcess {
 
 /**
  * The gateway's CLI as a child process serving Streamable HTTP on 127.0.0.1
- * (any free port); resolves once it says where it serves.
+ * (any free port); resolves once it says where it serves. `env` adds to its
+ * environment (the variables its clients file names).
  */
-export async function startGatewayProcess(args: string[], token: string): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  args: string[],
+  token: string,
+  env: Record<string, string> = {},
+): Promise<GatewayProcess> {
   const child = spawn(GATEWAY_COMMAND[0], [...GATEWAY_COMMAND.slice(1), '--listen', '127.0.0.1:0', ...args], {
     cwd: projectRoot,
-    env: { ...process.env, HOLDFAST_TOKEN: token },
+    env: { ...process.env, HOLDFAST_TOKEN: token, HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -57,10 +104,15 @@ export async function startGatewayProcess(args: string[], token: string): Promis
   };
 }
 
-/** An MCP client (the SDK's) named `name`, connected to a gateway over Streamable HTTP. */
-export async function connectHttpClient(url: string, name: string): Promise<Client> {
+/**
+ * An MCP client (the SDK's) that calls itself `name` in its initialize,
+ * connected to a gateway over Streamable HTTP with `secret` as its bearer
+ * credential (none when absent).
+ */
+export async function connectHttpClient(url: string, name: string, secret?: string): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const headers: Record<string, string> = secret === undefined ? {} : { authorization: `Bearer ${secret}` };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
 }
 
@@ -77,7 +129,11 @@ export async function connectStdioClient(
     command: GATEWAY_COMMAND[0],
     args: [...GATEWAY_COMMAND.slice(1), ...args],
     cwd: projectRoot,
-    env: { ...(process.env as Record<string, string>), HOLDFAST_TOKEN: token },
+    env: {
+      ...(process.env as Record<string, string>),
+      HOLDFAST_TOKEN: token,
+      HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET,
+    },
     stderr: 'pipe',
   });
   let stderr = '';

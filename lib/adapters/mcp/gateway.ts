@@ -6,7 +6,6 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { createHoldfastClient } from '../../client';
 import type { HoldfastClient } from '../../client/client-types';
-import { agentName } from '../../core/kernel/names';
 import { realSleep, type Sleep } from '../step-loop';
 import { identifyCall } from './call-identity';
 import type { GatewayConfig } from './gateway-config';
@@ -25,9 +24,13 @@ const MAX_IN_PROGRESS_TTL_MS = 24 * 3_600_000;
  */
 const TTL_MARGIN_MS = 30_000;
 
-/** Who called: the MCP client's name from its initialize, and how to send it progress of this call. */
+/**
+ * Who called: the agent the gateway vouches for (the --agent of a stdio
+ * gateway, or the agent of the HTTP client's credential; never the name a
+ * client gives itself in initialize), and how to send it progress of this call.
+ */
 export interface Caller {
-  clientName: string | undefined;
+  agent: string;
   /** Present when the client asked for progress (a progressToken in `_meta`). */
   progress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
@@ -64,7 +67,12 @@ export class Gateway {
   static async start(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
     const log = options.log ?? ((line: string) => console.error(`holdfast-mcp: ${line}`));
     let gateway: Gateway | undefined;
-    const upstream = new Upstream(config.upstream, (notification) => gateway?.broadcast(notification), log);
+    const upstream = new Upstream(
+      config.upstream,
+      (notification) => gateway?.broadcast(notification),
+      log,
+      config.secretEnvNames,
+    );
     const identity = await upstream.identity();
     gateway = new Gateway(
       config,
@@ -113,13 +121,14 @@ export class Gateway {
 
     const meta = parseCallMeta(ours);
     if (!meta.ok) return refusedAnswer(meta.problem);
-    const agent = this.agentOf(caller.clientName);
+    const agent = caller.agent;
     const identity = identifyCall({
       server: this.config.serverName,
       tool: params.name,
       arguments: params.arguments,
       meta: meta.meta,
       agent,
+      keySecret: this.config.keySecret,
       windowMs: this.config.dedupWindowMs,
       nowMs: this.options.now(),
     });
@@ -156,13 +165,6 @@ export class Gateway {
   async close(): Promise<void> {
     this.listeners.clear();
     await this.upstream.close();
-  }
-
-  /** The client's name when it is a valid agent name, else the configured agent. */
-  private agentOf(clientName: string | undefined): string {
-    return clientName !== undefined && agentName.safeParse(clientName).success && clientName.trim() === clientName
-      ? clientName
-      : this.config.agent;
   }
 
   private broadcast(notification: ServerNotification): void {

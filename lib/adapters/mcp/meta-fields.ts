@@ -31,6 +31,15 @@ export interface CallMeta {
 
 export type ParsedCallMeta = { ok: true; meta: CallMeta } | { ok: false; problem: string };
 
+/**
+ * Whether a `_meta` name is under the gateway's prefix, in any case or width:
+ * `IO.HOLDFAST/key` is the gateway's too, so it is refused as misspelt (never
+ * passed on as someone else's field while the call runs as another operation).
+ */
+export function isOurMetaName(name: string): boolean {
+  return name.normalize('NFKC').toLowerCase().startsWith(META_PREFIX);
+}
+
 /** Splits a request's `_meta` into the gateway's fields and the rest, which goes on to the upstream server. */
 export function splitMeta(meta: Record<string, unknown> | undefined): {
   ours: Record<string, unknown>;
@@ -39,7 +48,7 @@ export function splitMeta(meta: Record<string, unknown> | undefined): {
   const ours: Record<string, unknown> = {};
   const forwarded: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(meta ?? {})) {
-    if (name.startsWith(META_PREFIX)) ours[name] = value;
+    if (isOurMetaName(name)) ours[name] = value;
     else forwarded[name] = value;
   }
   return { ours, forwarded: Object.keys(forwarded).length > 0 ? forwarded : undefined };
@@ -48,8 +57,8 @@ export function splitMeta(meta: Record<string, unknown> | undefined): {
 /**
  * Reads the gateway's fields, refusing anything it cannot be sure of: a field
  * of another type, too long, with other characters, or a name under the prefix
- * it does not know (a misspelt `io.holdfast/taks` would otherwise silently make
- * the call a different operation).
+ * it does not know (a misspelt `io.holdfast/taks`, or `IO.HOLDFAST/key` in
+ * another case, would otherwise silently make the call a different operation).
  */
 export function parseCallMeta(ours: Record<string, unknown>): ParsedCallMeta {
   const meta: CallMeta = {};
@@ -57,7 +66,7 @@ export function parseCallMeta(ours: Record<string, unknown>): ParsedCallMeta {
     if (name !== META_KEY && name !== META_TASK) {
       return {
         ok: false,
-        problem: `_meta "${name}" is not a field of the gateway (it knows ${META_KEY} and ${META_TASK})`,
+        problem: `_meta "${name}" is not a field of the gateway (it knows ${META_KEY} and ${META_TASK}, spelt in lower case)`,
       };
     }
     const problem = valueProblem(value);

@@ -16,21 +16,29 @@ export interface RunningGateway {
 /**
  * Starts the gateway: connects to the upstream server, then serves one client
  * over stdio (the client started the gateway) or many over Streamable HTTP on
- * 127.0.0.1.
+ * 127.0.0.1, each with a credential from the gateway's --clients file.
  */
 export async function serveGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<RunningGateway> {
   const gateway = await Gateway.start(config, options);
   let stop: () => Promise<void>;
   let url: string | undefined;
   if (config.listenPort === undefined) {
-    const server = createSessionServer(gateway);
+    // The process that started the gateway is its one client, and --agent says whose calls they are.
+    const server = createSessionServer(gateway, config.agent);
     const transport = new StdioServerTransport();
     await server.connect(transport);
     stop = () => server.close();
     // The client closing its end of the pipe is the end of the session, and so of the gateway.
     process.stdin.once('end', () => void close());
   } else {
-    const listener = await listenStreamableHttp(config.listenPort, () => createSessionServer(gateway));
+    const listener = await listenStreamableHttp({
+      port: config.listenPort,
+      clients: config.clients,
+      newSession: (client) => createSessionServer(gateway, client.agent),
+      maxSessionsPerClient: config.maxSessionsPerClient,
+      sessionIdleMs: config.sessionIdleMs,
+      now: options.now ?? Date.now,
+    });
     url = listener.url;
     stop = () => listener.close();
   }

@@ -23,14 +23,15 @@ import type { Gateway } from './gateway';
 
 /**
  * The MCP server one client talks to (a stdio client, or one Streamable HTTP
- * session). It answers as the upstream server does (its name, version and
+ * session), whose calls are recorded for `agent`: the agent the gateway
+ * vouches for, never the name the client gives itself. It answers as the upstream server does (its name, version and
  * instructions) with the capabilities the gateway can pass on: tools always;
  * resources, prompts, completions and logging when the upstream server has
  * them. Resource subscriptions, tasks and requests from the server to the
  * client (sampling, elicitation, roots) are not passed on, so they are not
  * offered.
  */
-export function createSessionServer(gateway: Gateway): Server {
+export function createSessionServer(gateway: Gateway, agent: string): Server {
   const upstream = gateway.identity.capabilities;
   const capabilities: ServerCapabilities = {
     tools: { listChanged: true },
@@ -55,7 +56,7 @@ export function createSessionServer(gateway: Gateway): Server {
     return gateway.callTool(
       request.params,
       {
-        clientName: server.getClientVersion()?.name,
+        agent,
         progress:
           progressToken === undefined
             ? undefined

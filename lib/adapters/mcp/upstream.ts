@@ -48,6 +48,8 @@ export class Upstream {
     /** Called with each notification to pass on to the clients (list changes, log messages). */
     private readonly onNotification: (notification: ServerNotification) => void,
     private readonly log: (line: string) => void,
+    /** Environment variables holding the gateway's secrets, never given to a stdio server it starts. */
+    private readonly withheldEnv: readonly string[] = ['HOLDFAST_TOKEN'],
   ) {}
 
   /** Connects, and answers what the server said about itself. */
@@ -140,7 +142,7 @@ export class Upstream {
         ? new StdioClientTransport({
             command: this.target.command,
             args: this.target.args,
-            env: upstreamEnvironment(),
+            env: upstreamEnvironment(this.withheldEnv),
             stderr: 'inherit',
           })
         : new StreamableHTTPClientTransport(new URL(this.target.url));
@@ -167,13 +169,14 @@ export class Upstream {
 
 /**
  * The gateway's environment for a stdio server it starts (a server needs its
- * own settings), without the gateway's Holdfast token: the server is not
- * Holdfast's client and has no business holding it.
+ * own settings), without the gateway's secrets (its Holdfast token, its key
+ * secret, its clients' secrets): the server is not Holdfast's client and has
+ * no business holding them.
  */
-function upstreamEnvironment(): Record<string, string> {
+function upstreamEnvironment(withheld: readonly string[]): Record<string, string> {
   return Object.fromEntries(
     Object.entries(process.env).filter(
-      (entry): entry is [string, string] => entry[1] !== undefined && entry[0] !== 'HOLDFAST_TOKEN',
+      (entry): entry is [string, string] => entry[1] !== undefined && !withheld.includes(entry[0]),
     ),
   );
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, SWEEPER } from '../../../lib/core';
 import { retryPools } from '../../../lib/db/schema';
 import { identifyCall, stepNameOf } from '../../../lib/adapters/mcp/call-identity';
+import { hashContent } from '../../../lib/core/keys/derive-key';
 import { waitFor } from '../../../scripts/ci/faults/killable-postgres';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 import { addKnownOwners } from '../../support/known-owners';
@@ -15,6 +16,10 @@ import {
   connectStdioClient,
   type GatewayProcess,
   startGatewayProcess,
+  TEST_KEY_SECRET,
+  type TestClient,
+  testClient,
+  writeClientsFile,
 } from '../../support/mcp-gateway-process';
 import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-test-server';
 import { useTestDatabase } from '../../support/test-database';
@@ -36,12 +41,33 @@ let upstream: TestMcpServer;
 const gateways: GatewayProcess[] = [];
 const clients: Client[] = [];
 
+/** A scratch folder for the stdio server's count of side effects, and the gateways' clients file. */
+const scratch = mkdtempSync(path.join(tmpdir(), 'holdfast-mcp-'));
+/** Every client of the listening gateways below: one per agent, each with its own secret. */
+const CLIENTS = [
+  'reader-agent',
+  'checkout-agent',
+  'meta-agent',
+  'refund-agent',
+  'ledger-agent',
+  'retry-agent',
+  'keyed-agent',
+  'class-agent',
+].map((agent) => testClient(agent));
+const clientsFile = writeClientsFile(path.join(scratch, 'clients.json'), CLIENTS);
+const clientOf = (agent: string): TestClient => CLIENTS.find((client) => client.agent === agent)!;
+
 /** The gateway's own options: this Holdfast, the server's name in steps and keys, the owner of its holds. */
 const holdfastArgs = () => ['--holdfast-url', holdfast.baseUrl, '--server-name', 'payments', '--owner', OWNER];
-/** The gateway's arguments in front of the test server (Streamable HTTP), with `extra` options. */
-const gatewayArgs = (...extra: string[]) => [...holdfastArgs(), '--upstream-url', upstream.url, ...extra];
-/** A scratch folder for the stdio server's count of side effects. */
-const scratch = mkdtempSync(path.join(tmpdir(), 'holdfast-mcp-'));
+/** A listening gateway's arguments in front of the test server (Streamable HTTP), with `extra` options. */
+const gatewayArgs = (...extra: string[]) => [
+  ...holdfastArgs(),
+  '--clients',
+  clientsFile.file,
+  '--upstream-url',
+  upstream.url,
+  ...extra,
+];
 
 beforeAll(async () => {
   await addKnownOwners(database.db, [OWNER]);
@@ -61,13 +87,14 @@ afterAll(async () => {
 });
 
 async function gatewayOverHttp(...extra: string[]): Promise<GatewayProcess> {
-  const gateway = await startGatewayProcess(gatewayArgs(...extra), token);
+  const gateway = await startGatewayProcess(gatewayArgs(...extra), token, clientsFile.env);
   gateways.push(gateway);
   return gateway;
 }
 
-async function httpClient(url: string, name: string): Promise<Client> {
-  const client = await connectHttpClient(url, name);
+/** A client with `agent`'s credential, which also calls itself that in its initialize. */
+async function httpClient(url: string, agent: string): Promise<Client> {
+  const client = await connectHttpClient(url, agent, clientOf(agent).secret);
   clients.push(client);
   return client;
 }
@@ -178,7 +205,8 @@ describe('the MCP gateway', () => {
   });
 
   it('holds a call whose gateway was killed mid-call, and never repeats it', async () => {
-    const args = gatewayArgs('--max-wait-ms', '0');
+    // Over stdio the agent is the gateway's --agent (the client's own name is never taken for it).
+    const args = [...holdfastArgs(), '--agent', 'billing-agent', '--upstream-url', upstream.url, '--max-wait-ms', '0'];
     const first = await connectStdioClient('billing-agent', args, token);
     const meta = { 'io.holdfast/task': 'order-kill' };
     const interrupted = call(first.client, 'slow_charge', { orderId: 'o-kill' }, meta).catch((error: Error) => error);
@@ -292,7 +320,11 @@ describe('the MCP gateway', () => {
     writeFileSync(effectsFile, '');
     const effects = () => readFileSync(effectsFile, 'utf8').split('\n').filter(Boolean);
     const server = [process.execPath, '--import', 'tsx', 'tests/support/mcp-stdio-server.ts', effectsFile];
-    const gateway = await startGatewayProcess([...holdfastArgs(), '--', ...server], token);
+    const gateway = await startGatewayProcess(
+      [...holdfastArgs(), '--clients', clientsFile.file, '--', ...server],
+      token,
+      clientsFile.env,
+    );
     gateways.push(gateway);
     const client = await httpClient(gateway.url, 'ledger-agent');
     const meta = { 'io.holdfast/task': 'order-die' };
@@ -383,7 +415,7 @@ describe('the MCP gateway', () => {
     expect(upstream.count('charge_card', 'o-window')).toBe(1);
     const [windowTask] = await database.sql<{ task_id: string }[]>`
       select task_id from task_budgets where agent = 'keyed-agent'`;
-    expect(windowTask!.task_id).toMatch(/^mcp:window:keyed-agent:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ:[0-9a-f]{16}$/);
+    expect(windowTask!.task_id).toMatch(/^mcp:window:keyed-agent:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ:[0-9a-f]{24}$/);
 
     // An explicit key names the operation: the same key replays, a new key is a new charge.
     const keyed = await call(
@@ -408,7 +440,10 @@ describe('the MCP gateway', () => {
         await database.sql<{ key: string }[]>`
         select key from idempotency_keys where agent = 'keyed-agent' and task_id like 'mcp:key:%' order by key`
       ).map((row) => row.key),
-    ).toEqual(['mcp:key:pay-1/payments:charge_card', 'mcp:key:pay-2/payments:charge_card']);
+    ).toEqual([
+      expect.stringMatching(/^mcp:key:pay-1:[0-9a-f]{24}\/payments:charge_card$/),
+      expect.stringMatching(/^mcp:key:pay-2:[0-9a-f]{24}\/payments:charge_card$/),
+    ]);
   });
 
   it('classes a tool error by its text', async () => {
@@ -441,12 +476,27 @@ describe('the MCP gateway', () => {
   it('derives the same task for the same call, and a new one for new arguments, a new task or a new window', () => {
     const windowMs = 300_000;
     const start = Date.UTC(2026, 0, 5, 10, 0, 0);
-    const charge = (args: Record<string, unknown>, meta = {}, nowMs = start) =>
-      identifyCall({ server: 'payments', tool: 'charge_card', arguments: args, meta, agent: 'a1', windowMs, nowMs });
+    const charge = (
+      args: Record<string, unknown>,
+      meta = {},
+      nowMs = start,
+      agent = 'a1',
+      keySecret = TEST_KEY_SECRET,
+    ) =>
+      identifyCall({
+        server: 'payments',
+        tool: 'charge_card',
+        arguments: args,
+        meta,
+        agent,
+        keySecret,
+        windowMs,
+        nowMs,
+      });
 
     const window = charge({ orderId: 'o-1', amountCents: 5 });
     expect(window).toMatchObject({ step: 'payments:charge_card', derivedFrom: 'window' });
-    expect(window.taskId).toMatch(/^mcp:window:a1:2026-01-05T10:00:00Z:[0-9a-f]{16}$/);
+    expect(window.taskId).toMatch(/^mcp:window:a1:2026-01-05T10:00:00Z:[0-9a-f]{24}$/);
     // Key order does not matter; the last millisecond of the window is still the window; the next is not.
     expect(charge({ amountCents: 5, orderId: 'o-1' }, {}, start + windowMs - 1).taskId).toBe(window.taskId);
     expect(charge({ orderId: 'o-1', amountCents: 5 }, {}, start + windowMs).taskId).toMatch(
@@ -456,15 +506,28 @@ describe('the MCP gateway', () => {
 
     // A task: the same call in it is one operation whenever it comes; other arguments are another.
     const inTask = charge({ orderId: 'o-1' }, { task: 'order-1' });
-    expect(inTask.taskId).toMatch(/^order-1\/mcp-[0-9a-f]{16}$/);
+    expect(inTask.taskId).toMatch(/^order-1\/mcp-[0-9a-f]{24}$/);
     expect(charge({ orderId: 'o-1' }, { task: 'order-1' }, start + 10 * DAY_MS).taskId).toBe(inTask.taskId);
     expect(charge({ orderId: 'o-2' }, { task: 'order-1' }).taskId).not.toBe(inTask.taskId);
     // A key: the client named the operation; the arguments are its content, guarded by Holdfast.
-    expect(charge({ orderId: 'o-1' }, { key: 'k-9', task: 'order-1' })).toMatchObject({
-      taskId: 'mcp:key:k-9',
+    const keyed = charge({ orderId: 'o-1' }, { key: 'k-9', task: 'order-1' });
+    expect(keyed).toMatchObject({
+      taskId: expect.stringMatching(/^mcp:key:k-9:[0-9a-f]{24}$/),
       content: { server: 'payments', tool: 'charge_card', arguments: { orderId: 'o-1' } },
       derivedFrom: 'key',
     });
+    // Every id is sealed with the agent and the gateway's secret: another agent's same call is another task, and
+    // without the secret no one can work an id out (it is not the SHA-256 of the arguments).
+    for (const [meta, own] of [
+      [{}, window],
+      [{ task: 'order-1' }, inTask],
+      [{ key: 'k-9' }, keyed],
+    ] as const) {
+      const args = own === window ? { orderId: 'o-1', amountCents: 5 } : { orderId: 'o-1' };
+      expect(charge(args, meta, start, 'a2').taskId).not.toBe(own.taskId);
+      expect(charge(args, meta, start, 'a1', 'another-secret-0123456789abcdef0123').taskId).not.toBe(own.taskId);
+      expect(own.taskId).not.toContain(hashContent(own.content).slice(0, 16));
+    }
 
     // Tool names become step names: other characters as _, a long one cut with a hash that keeps two apart.
     expect(stepNameOf('payments', 'refunds/create v2')).toBe('payments:refunds_create_v2');

@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { authenticateClient, parseClientCredentials } from '../../../lib/adapters/mcp/client-credentials';
+import { ConfigError, parseGatewayArgs } from '../../../lib/adapters/mcp/gateway-config';
+import { isOurMetaName, parseCallMeta, splitMeta } from '../../../lib/adapters/mcp/meta-fields';
+
+/** The gateway's credentials, its command line, and its `_meta` names, without a server. */
+const SECRET = 'r'.repeat(40);
+const KEY_SECRET = 'k'.repeat(40);
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const env = { HOLDFAST_TOKEN: 'hf_test', HOLDFAST_MCP_KEY_SECRET: KEY_SECRET, RESEARCH_SECRET: SECRET };
+const clientsText = JSON.stringify({
+  clients: [
+    { name: 'research-desktop', agent: 'research', secretEnv: 'RESEARCH_SECRET' },
+    { name: 'payments-worker', agent: 'payments', secretSha256: sha256('p'.repeat(40)) },
+  ],
+});
+const base = ['--holdfast-url', 'http://127.0.0.1:3000', '--server-name', 'payments', '--owner', 'team:payments'];
+const parse = (args: string[], environment: Record<string, string | undefined> = env, text = clientsText) =>
+  parseGatewayArgs([...base, ...args, '--upstream-url', 'http://127.0.0.1:9/mcp'], environment, () => text);
+
+describe('client credentials', () => {
+  it('finds the client by its secret, from a variable or a hash, and nothing else', () => {
+    const clients = parseClientCredentials(clientsText, env);
+    expect(authenticateClient(clients, `Bearer ${SECRET}`)).toMatchObject({
+      name: 'research-desktop',
+      agent: 'research',
+    });
+    expect(authenticateClient(clients, `bearer ${'p'.repeat(40)}`)).toMatchObject({ agent: 'payments' });
+    for (const header of [
+      undefined,
+      '',
+      'Bearer',
+      `Bearer ${SECRET}x`,
+      `Basic ${SECRET}`,
+      `Bearer ${sha256(SECRET)}`,
+    ]) {
+      expect(authenticateClient(clients, header)).toBeUndefined();
+    }
+  });
+
+  it('refuses a file it cannot be sure of', () => {
+    const file = (clients: unknown[]) => JSON.stringify({ clients });
+    const refused: [string, Record<string, string>, RegExp][] = [
+      ['not json', env, /not JSON/],
+      [file([]), env, /at least one client/],
+      [file([{ name: 'a', agent: 'a', secret: SECRET }]), env, /holds a "secret"/],
+      [file([{ name: 'a', agent: 'a' }]), env, /exactly one of secretEnv and secretSha256/],
+      [file([{ name: 'a', agent: 'a', secretEnv: 'NOPE' }]), env, /NOPE is not set/],
+      [file([{ name: 'a', agent: 'a', secretEnv: 'SHORT' }]), { ...env, SHORT: 'x'.repeat(31) }, /at least 32/],
+      [file([{ name: 'a', agent: 'a', secretSha256: 'xyz' }]), env, /64 hex digits/],
+      [file([{ name: 'a', agent: 'bad agent', secretEnv: 'RESEARCH_SECRET' }]), env, /clients\.0\.agent/],
+      [
+        file([
+          { name: 'a', agent: 'a', secretEnv: 'RESEARCH_SECRET' },
+          { name: 'b', agent: 'b', secretSha256: sha256(SECRET) },
+        ]),
+        env,
+        /clients a and b have the same secret/,
+      ],
+      [
+        file([
+          { name: 'a', agent: 'a', secretEnv: 'RESEARCH_SECRET' },
+          { name: 'a', agent: 'b', secretSha256: sha256('q'.repeat(40)) },
+        ]),
+        env,
+        /names client a twice/,
+      ],
+    ];
+    for (const [text, environment, problem] of refused) {
+      expect(() => parseClientCredentials(text, environment)).toThrow(problem);
+    }
+  });
+});
+
+describe('the gateway command line', () => {
+  it('needs --clients to listen, a key secret always, and --agent only over stdio', () => {
+    expect(() => parse(['--listen', '127.0.0.1:0'], env, clientsText)).toThrow(/--listen needs --clients FILE/);
+    expect(() => parse(['--listen', '127.0.0.1:0', '--clients', 'c.json', '--agent', 'x'])).toThrow(
+      /--agent is for stdio/,
+    );
+    expect(() => parse(['--clients', 'c.json'])).toThrow(/--clients is for --listen/);
+    expect(() => parse(['--max-sessions-per-client', '3'])).toThrow(/is for --listen/);
+    expect(() => parse([], { ...env, HOLDFAST_MCP_KEY_SECRET: undefined })).toThrow(ConfigError);
+    expect(() => parse([], { ...env, HOLDFAST_MCP_KEY_SECRET: 'short' })).toThrow(/at least 32 characters/);
+    expect(() => parse(['--listen', '127.0.0.1:0', '--clients', 'c.json'], env, '{}')).toThrow(/--clients c\.json:/);
+
+    const listening = parse(['--listen', '127.0.0.1:0', '--clients', 'c.json', '--session-idle-ms', '5000']);
+    expect(listening.clients.map((client) => client.agent)).toEqual(['research', 'payments']);
+    expect(listening).toMatchObject({ sessionIdleMs: 5000, maxSessionsPerClient: 100, keySecret: KEY_SECRET });
+    // A stdio server the gateway starts is given none of its secrets.
+    expect(listening.secretEnvNames).toEqual(['HOLDFAST_TOKEN', 'HOLDFAST_MCP_KEY_SECRET', 'RESEARCH_SECRET']);
+    expect(parse(['--agent', 'research'])).toMatchObject({ agent: 'research', clients: [] });
+  });
+});
+
+describe('_meta names', () => {
+  it('are the gateway’s in any case or width, and only the exact lower-case names are fields', () => {
+    for (const name of ['io.holdfast/key', 'IO.HOLDFAST/key', 'Io.HoldFast/task', 'ｉｏ.holdfast/key']) {
+      expect(isOurMetaName(name)).toBe(true);
+    }
+    expect(isOurMetaName('io.other/key')).toBe(false);
+    const { ours, forwarded } = splitMeta({ 'IO.HOLDFAST/key': 'k-1', traceparent: 't' });
+    expect(forwarded).toEqual({ traceparent: 't' });
+    expect(parseCallMeta(ours)).toEqual({
+      ok: false,
+      problem:
+        '_meta "IO.HOLDFAST/key" is not a field of the gateway (it knows io.holdfast/key and io.holdfast/task, spelt in lower case)',
+    });
+    expect(parseCallMeta(splitMeta({ 'io.holdfast/key': 'k-1' }).ours)).toEqual({ ok: true, meta: { key: 'k-1' } });
+  });
+});

@@ -191,13 +191,16 @@ function parsed<T extends z.ZodType>(shape: T, object: unknown, at: string): z.o
   return result.data;
 }
 
-/** The answer: protobuf or JSON as the request came, with the count of spans not taken and why. */
+/** The answer: protobuf or JSON as the request came, with the count of spans not taken and why (or a warning). */
 export function encodeResponse(
   format: 'protobuf' | 'json',
   rejected: { count: number; message: string },
 ): Uint8Array | string {
+  // No span refused but a message: a warning, as the OTLP specification allows (rejected spans 0).
   const partialSuccess =
-    rejected.count > 0 ? { rejectedSpans: String(rejected.count), errorMessage: rejected.message } : undefined;
+    rejected.count > 0 || rejected.message !== ''
+      ? { rejectedSpans: String(rejected.count), errorMessage: rejected.message }
+      : undefined;
   if (format === 'json') return JSON.stringify(partialSuccess ? { partialSuccess } : {});
   const type = traceServiceTypes().ExportTraceServiceResponse;
   return type.encode(type.fromObject(partialSuccess ? { partialSuccess } : {})).finish();

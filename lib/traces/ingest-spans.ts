@@ -11,6 +11,7 @@ import {
   lockForSpans,
   MAX_LOCKS_PER_BATCH,
   numberAttempts,
+  type SenderLimits,
   storedParents,
   storeSpans,
 } from './store-spans';
@@ -150,7 +151,10 @@ export async function storeMappedSpans(ctx: CoreContext, mapped: MappedSpans): P
 async function storeMappedPiece(ctx: CoreContext, mapped: MappedSpans): Promise<IngestResult> {
   const { calls, tries: keptTries, triesOfEarlierParents, rejected } = mapped;
   if (calls.length === 0 && keptTries.length === 0) return { attempts: 0, rejected };
-  const senderAgents = ctx.actor?.type === 'agent' ? (ctx.actor.allowedAgents ?? null) : null;
+  const sender: SenderLimits =
+    ctx.actor?.type === 'agent'
+      ? { agents: ctx.actor.allowedAgents ?? null, queues: ctx.actor.allowedQueues ?? null }
+      : { agents: null, queues: null };
 
   // The first try writes the spans not stored yet with plain inserts; a unique violation (a span or an attempt
   // number written meanwhile by a writer that takes none of these locks) sends it again with ON CONFLICT.
@@ -178,7 +182,7 @@ async function storeMappedPiece(ctx: CoreContext, mapped: MappedSpans): Promise<
         // The lock is sent first and the spans right behind it, without waiting for its answer: PostgreSQL runs
         // them in order, and the second statement's snapshot is taken once the locks are held.
         const locking = tx.execute(lockForSpans(traces, tasks)).then(() => undefined);
-        const [, stored] = await Promise.all([locking, storeSpans(tx, calls, batchTries, senderAgents, tasks, robust)]);
+        const [, stored] = await Promise.all([locking, storeSpans(tx, calls, batchTries, sender, tasks, robust)]);
         if (stored.unlockedTask) throw new ParentStoredMeanwhile();
         // New executions' attempts were written with their spans; those that had attempts are numbered again.
         const again = stored.gaining.filter((execution) => execution.earlier);

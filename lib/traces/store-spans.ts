@@ -146,23 +146,32 @@ export interface StoredSpans {
   unlockedTask: boolean;
 }
 
+/** The agents and queues the sender's token is limited to (null: not limited that way). */
+export interface SenderLimits {
+  agents: readonly string[] | null;
+  queues: readonly string[] | null;
+}
+
 /**
  * Stores the batch's calls and tries (each once: a span seen before is left as it is), writes the
  * attempts of the executions that are new (all their calls are in this batch, so nothing to read
  * back), and names every execution that gained a span: those that had attempts before are numbered
- * again afterwards (forgetAttempts, numberAttempts). A task belongs to its agent: the one it was
- * stored with, by the step protocol or by earlier spans, else the agent of its first span in this
- * batch; a call of another agent is rejected. A try counts only under a model call of an agent its
- * sender may act for.
+ * again afterwards (forgetAttempts, numberAttempts). A task belongs to its agent and queue in
+ * task_agents, stored by whichever path saw it first; a task seen first here is stored there with the
+ * agent of its first span in this batch, on that agent's own queue. A call of another agent, or of a
+ * task on a queue the sender's token may not write, is rejected, and a token limited to queues makes
+ * no task outside them. A try counts only under a model call of an agent its sender may act for.
  */
 export async function storeSpans(
   tx: Transaction,
   calls: readonly SpanAttempt[],
   tries: readonly SpanTry[],
-  senderAgents: readonly string[] | null,
+  sender: SenderLimits,
   lockedTasks: readonly string[] | null,
   robust: boolean,
 ): Promise<StoredSpans> {
+  const senderAgents = sender.agents;
+  const senderQueues = sender.queues === null ? sql`null::text[]` : arrayParam(sender.queues, 'text');
   const column = <T extends string | number | boolean | null>(
     ofCall: (call: SpanAttempt) => T,
     ofTry: (spanTry: SpanTry) => T,
@@ -311,18 +320,26 @@ export async function storeSpans(
         ${EPOCH} + finished_ms * interval '1 millisecond' as finished_at,
         stated_attempt, outcome, error_class, error_text, cost_micros, cost_source, http_status, resend_count
       from ${batch}),
-    owners as (
-      select t.task_id, coalesce(
-        (select tb.agent from task_budgets tb where tb.task_id = t.task_id),
-        (select s.agent from trace_spans s where s.task_id = t.task_id and s.kind = 'call' limit 1),
-        t.first_agent) as agent
-      from unnest(${arrayParam([...firstAgents.keys()], 'text')}, ${arrayParam(
+    firsts as (
+      select * from unnest(${arrayParam([...firstAgents.keys()], 'text')}, ${arrayParam(
         [...firstAgents.values()].map((first) => first.agent),
         'text',
       )}) as t(task_id, first_agent)),
+    -- Tasks seen first here are stored as their first span's agent's, on its own queue: never outside the
+    -- sender's queues. A task stored meanwhile by a request this snapshot cannot see is left out of both.
+    registered as (
+      insert into task_agents (task_id, agent, queue, first_seen_through)
+      select task_id, first_agent, first_agent, 'span' from firsts
+      where ${senderQueues} is null or first_agent = any(${senderQueues})
+      on conflict (task_id) do nothing
+      returning task_id, agent, queue),
+    owners as (
+      select task_id, agent, queue from registered
+      union all
+      select a.task_id, a.agent, a.queue from task_agents a join firsts f on f.task_id = a.task_id),
     accepted as (
       select b.* from batch b left join owners o on o.task_id = b.task_id
-      where b.kind = 'http_try' or o.agent = b.agent),
+      where b.kind = 'http_try' or (o.agent = b.agent and (${senderQueues} is null or o.queue = any(${senderQueues})))),
     -- The spans not stored yet. Robust: insert them all, a span seen before left as it is. Otherwise, as every
     -- writer of a span holds its task's or its trace's lock, the stored ones are known: only the others are written.
     ${
@@ -390,13 +407,14 @@ export async function storeSpans(
     where g.earlier or not (${locked} is null or g.task_id = any(${locked}))
     union all
     select 'rejected', b.task_id, null, null, null, b.span_id, o.agent
-    from batch b join owners o on o.task_id = b.task_id
-    where b.kind = 'call' and o.agent <> b.agent`);
+    from batch b left join owners o on o.task_id = b.task_id
+    where b.kind = 'call'
+      and (o.agent is distinct from b.agent or not (${senderQueues} is null or o.queue = any(${senderQueues})))`);
 
   const result: StoredSpans = { rejected: [], gaining: [], unlockedTask: false };
   for (const row of rows) {
     if (row.tag === 'rejected') {
-      result.rejected.push({ spanId: row.span_id!, reason: `task "${row.task_id}" belongs to agent "${row.owner}"` });
+      result.rejected.push({ spanId: row.span_id!, reason: rejectionReason(row.task_id, row.owner, sender) });
     } else {
       result.gaining.push({ taskId: row.task_id, step: row.step!, earlier: row.earlier === true });
       if (row.locked !== true) result.unlockedTask = true;
@@ -455,4 +473,18 @@ export async function numberAttempts(tx: Transaction, executions: readonly Gaini
       join trace_spans t on t.trace_id = c.trace_id and t.parent_span_id = c.span_id and t.kind = 'http_try'),
     ${attemptsWritten(true)}
     select count(*) from written`);
+}
+
+/**
+ * Why a call was not taken. Only a sender that may act for every agent is told whose the task is: a limited
+ * token learns that the task is not its own, as every other path answers it (NOT_YOURS).
+ */
+function rejectionReason(taskId: string, owner: string | null, sender: SenderLimits): string {
+  if (owner === null)
+    return sender.queues !== null
+      ? `task "${taskId}" would be on a queue outside this token's limits`
+      : `task "${taskId}" was first stored by another request at the same moment: send the span again`;
+  if (sender.agents !== null || sender.queues !== null)
+    return `task "${taskId}" is not this token's: it belongs to an agent or queue outside its limits`;
+  return `task "${taskId}" belongs to agent "${owner}"`;
 }

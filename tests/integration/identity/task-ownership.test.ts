@@ -1,0 +1,224 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApiToken, redriveDeadLetter, type Actor } from '../../../lib/core';
+import { NOT_YOURS } from '../../../lib/core/identity/authorization';
+import { deadLetters, redrives, taskAgents } from '../../../lib/db/schema';
+import { useApi } from '../../support/api-harness';
+
+/**
+ * A task has one agent, whichever path saw it first (task_agents), and no token can take another agent's task
+ * or the ids Holdfast derives for it: the squatting findings of the tenancy review, each tried as a hostile
+ * `research` token would, with the victim `payments` checked in the database afterwards.
+ */
+const api = useApi();
+const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+const tokens = { research: '', researchQueue: '', payments: '' };
+
+beforeAll(async () => {
+  const ctx = { db: api.database.db, actor: admin };
+  tokens.research = (
+    await createApiToken(ctx, { name: 'research', scopes: ['ingest'], allowedAgents: ['research'] })
+  ).token;
+  tokens.researchQueue = (
+    await createApiToken(ctx, { name: 'research-queue', scopes: ['ingest'], allowedQueues: ['research'] })
+  ).token;
+  tokens.payments = (
+    await createApiToken(ctx, { name: 'payments', scopes: ['ingest'], allowedAgents: ['payments'] })
+  ).token;
+});
+
+const begin = (token: string, taskId: string, agent: string, step = 'charge') =>
+  api.request('/api/v1/steps/begin', {
+    token,
+    body: { taskId, agent, owner: `team:${agent}`, step, content: { order: 1 } },
+  });
+
+/** One counted model call of `taskId`'s step `charge`, as `agent` (service.name) or the agent a span names. */
+function spanExport(taskId: string, agent: string, named: Record<string, string> = {}) {
+  const attributes = [
+    { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+    { key: 'holdfast.step', value: { stringValue: 'charge' } },
+    { key: 'holdfast.task', value: { stringValue: taskId } },
+    ...Object.entries(named).map(([key, value]) => ({ key, value: { stringValue: value } })),
+  ];
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: agent } }] },
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: randomBytes(16).toString('hex'),
+                spanId: randomBytes(8).toString('hex'),
+                name: 'chat',
+                startTimeUnixNano: String(BigInt(Date.now() - 1_000) * 1_000_000n),
+                endTimeUnixNano: String(BigInt(Date.now() - 900) * 1_000_000n),
+                attributes,
+                status: { code: 2, message: '503 from the model provider' },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+async function rowsOf(taskId: string) {
+  const [counts] = await api.database.sql<{ attempts: number; spans: number; budgets: number }[]>`
+    select (select count(*)::int from attempts where task_id = ${taskId}) as attempts,
+      (select count(*)::int from trace_spans where task_id = ${taskId}) as spans,
+      (select count(*)::int from task_budgets where task_id = ${taskId}) as budgets`;
+  const [owner] = await api.database.db.select().from(taskAgents).where(eq(taskAgents.taskId, taskId));
+  return { ...counts!, agent: owner?.agent, queue: owner?.queue };
+}
+
+describe('a task has one agent, whichever path saw it first', () => {
+  it('a task first seen in spans keeps their agent: a begin naming another agent is refused, and writes nothing', async () => {
+    const taskId = `order-${randomUUID()}`;
+    const exported = await api.request('/v1/traces', { token: tokens.research, body: spanExport(taskId, 'research') });
+    expect(exported).toMatchObject({ status: 200, body: {} });
+    expect(await rowsOf(taskId)).toEqual({ attempts: 1, spans: 1, budgets: 0, agent: 'research', queue: 'research' });
+
+    // payments' own token learns the id is not its, not whose it is.
+    const limited = await begin(tokens.payments, taskId, 'payments');
+    expect(limited).toMatchObject({ status: 403, body: { code: 'FORBIDDEN', detail: NOT_YOURS } });
+    // An unlimited token is told whose it is.
+    const unlimited = await begin(api.ingestToken, taskId, 'payments');
+    expect(unlimited).toMatchObject({ status: 409, body: { code: 'TASK_AGENT_MISMATCH' } });
+    expect(unlimited.body.detail).toContain('belongs to agent "research"');
+    expect(await rowsOf(taskId)).toEqual({ attempts: 1, spans: 1, budgets: 0, agent: 'research', queue: 'research' });
+
+    // Its own agent goes on with the step protocol, on the task the spans started.
+    expect(await begin(tokens.research, taskId, 'research', 'summarize')).toMatchObject({ status: 200 });
+    expect(await rowsOf(taskId)).toMatchObject({ budgets: 1, agent: 'research' });
+  });
+
+  it('a task first seen in an attempt report keeps its agent: begins and spans of another agent are refused', async () => {
+    const taskId = `order-${randomUUID()}`;
+    const at = new Date(Date.now() - 5_000).toISOString();
+    const reported = await api.request('/api/v1/attempts', {
+      token: tokens.research,
+      body: {
+        taskId,
+        agent: 'research',
+        step: 'charge',
+        attemptNumber: 1,
+        startedAt: at,
+        finishedAt: at,
+        outcome: 'succeeded',
+      },
+    });
+    expect(reported.status).toBe(201);
+    expect(await begin(api.ingestToken, taskId, 'payments')).toMatchObject({
+      status: 409,
+      body: { code: 'TASK_AGENT_MISMATCH' },
+    });
+    const spans = await api.request('/v1/traces', { token: api.ingestToken, body: spanExport(taskId, 'payments') });
+    expect(spans.body).toMatchObject({ partialSuccess: { rejectedSpans: '1' } });
+    expect(await rowsOf(taskId)).toEqual({ attempts: 1, spans: 0, budgets: 0, agent: 'research', queue: 'research' });
+  });
+
+  it("a queue-limited token cannot write spans into another queue's task, nor make tasks for other agents", async () => {
+    const payments = `pay-${randomUUID()}`;
+    expect(await begin(tokens.payments, payments, 'payments')).toMatchObject({ status: 200 });
+    const before = await rowsOf(payments);
+
+    // The finding: a span naming payments' task and agent, sent with a token limited to queue research.
+    const forged = await api.request('/v1/traces', {
+      token: tokens.researchQueue,
+      body: spanExport(payments, 'research', { 'holdfast.agent': 'payments' }),
+    });
+    expect(forged).toMatchObject({ status: 200, body: { partialSuccess: { rejectedSpans: '1' } } });
+    // Refused as "not yours": the answer does not say whose the task is.
+    expect(String((forged.body.partialSuccess as { errorMessage: string }).errorMessage)).not.toContain('payments');
+    expect(await rowsOf(payments)).toEqual(before);
+
+    // A new task of any other agent is on that agent's queue: refused too, and no agent is made.
+    const invented = `inv-${randomUUID()}`;
+    const other = await api.request('/v1/traces', {
+      token: tokens.researchQueue,
+      body: spanExport(invented, `agent-${randomUUID().slice(0, 8)}`),
+    });
+    expect(other.body).toMatchObject({ partialSuccess: { rejectedSpans: '1' } });
+    expect(await rowsOf(invented)).toEqual({ attempts: 0, spans: 0, budgets: 0, agent: undefined, queue: undefined });
+
+    // Its own agent's spans are taken.
+    const own = `own-${randomUUID()}`;
+    expect(
+      (await api.request('/v1/traces', { token: tokens.researchQueue, body: spanExport(own, 'research') })).body,
+    ).toEqual({});
+    expect(await rowsOf(own)).toMatchObject({ attempts: 1, agent: 'research' });
+  });
+});
+
+/** A payments task dead-lettered through the API, as its own worker would. */
+async function paymentsDeadLetter() {
+  const taskId = `pay-${randomUUID()}`;
+  const letter = await api.request('/api/v1/dead-letters', {
+    token: tokens.payments,
+    body: {
+      taskId,
+      agent: 'payments',
+      step: 'charge',
+      queue: 'payments',
+      payload: { amount: 100 },
+      reason: 'permanent_error',
+      errorClass: 'permanent',
+      lastError: 'card declined',
+      attempts: 1,
+      spendMicros: 0,
+      owner: 'team:payments',
+    },
+  });
+  expect(letter.status).toBe(201);
+  return { taskId, id: Number((letter.body.deadLetter as { id: number }).id) };
+}
+
+describe('ids Holdfast derives cannot be taken first', () => {
+  it('an edited redrive succeeds though another agent began every id it could work out from the dead letter', async () => {
+    const { taskId, id } = await paymentsDeadLetter();
+    // The ids an edited redrive ran as before (sequential dead letter ids), begun first by research.
+    for (const squatted of [`${taskId}.edited-${id}`, `${taskId}.edited-${id + 1}`]) {
+      expect(await begin(tokens.research, squatted, 'research')).toMatchObject({ status: 200 });
+    }
+    const { redrive } = await redriveDeadLetter(
+      { db: api.database.db, actor: oncall },
+      { deadLetterId: id, reason: 'amount corrected', payload: { amount: 90 } },
+    );
+    const [letter] = await api.database.db.select().from(deadLetters).where(eq(deadLetters.id, id));
+    expect(redrive.taskId).toBe(`${taskId}.edited-${id}-${letter!.editNonce}`);
+    // Its task is payments' before anyone begins it (an agent's dead letter carries no budget row to copy).
+    expect(await rowsOf(redrive.taskId)).toMatchObject({ budgets: 0, agent: 'payments', queue: 'payments' });
+    expect(await begin(tokens.research, redrive.taskId, 'research')).toMatchObject({ status: 403 });
+    // payments' worker runs the redriven task.
+    expect(await begin(tokens.payments, redrive.taskId, 'payments')).toMatchObject({ status: 200 });
+  });
+
+  it("a token limited to agents claims only its agents' redrives, whatever queues it names, and cannot acknowledge another's", async () => {
+    const { id } = await paymentsDeadLetter();
+    await redriveDeadLetter({ db: api.database.db, actor: oncall }, { deadLetterId: id, reason: 'card updated' });
+    const [before] = await api.database.db.select().from(redrives).where(eq(redrives.deadLetterId, id));
+
+    const claimed = await api.request('/api/v1/redrives/claim', {
+      token: tokens.research,
+      body: { queues: ['payments'], limit: 100 },
+    });
+    expect(claimed.status).toBe(200);
+    expect((claimed.body.redrives as { deadLetterId: number }[]).map((row) => row.deadLetterId)).not.toContain(id);
+    const acknowledged = await api.request('/api/v1/redrives/ack', {
+      token: tokens.research,
+      body: { outboxKey: before!.outboxKey },
+    });
+    expect(acknowledged).toMatchObject({ status: 403, body: { code: 'FORBIDDEN', detail: NOT_YOURS } });
+    const [after] = await api.database.db.select().from(redrives).where(eq(redrives.deadLetterId, id));
+    expect(after).toEqual(before);
+
+    // payments' own drainer gets it.
+    const own = await api.request('/api/v1/redrives/claim', { token: tokens.payments, body: { limit: 100 } });
+    expect((own.body.redrives as { deadLetterId: number }[]).map((row) => row.deadLetterId)).toContain(id);
+  });
+});

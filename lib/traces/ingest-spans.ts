@@ -2,6 +2,7 @@ import { decide } from '../core/identity/authorization';
 import { type CoreContext, DEFAULT_CORE_POLICY, nowOf, policyOf } from '../core/kernel/context';
 import type { ExportedSpan } from './otlp-request';
 import type { SpanMappingRules } from './mapping-rules';
+import { callsInTheirAgentsTasks } from './span-tasks';
 import { type SpanAttempt, spanToAttempt } from './span-to-attempt';
 import { type SpanTry, spanToHttpTry } from './span-to-try';
 import { piecesOf } from './batch-pieces';
@@ -139,8 +140,9 @@ export async function mapSpans(
  * batch adds only what they did not store (a stored span is never stored again).
  */
 export async function storeMappedSpans(ctx: CoreContext, mapped: MappedSpans): Promise<IngestResult> {
-  const result: IngestResult = { attempts: 0, rejected: [] };
-  for (const piece of piecesOf(mapped, MAX_LOCKS_PER_BATCH)) {
+  const placed = await callsInTheirAgentsTasks(ctx.db, mapped.calls);
+  const result: IngestResult = { attempts: 0, rejected: placed.rejected };
+  for (const piece of piecesOf({ ...mapped, calls: placed.calls }, MAX_LOCKS_PER_BATCH)) {
     const stored = await storeMappedPiece(ctx, piece);
     result.attempts += stored.attempts;
     result.rejected.push(...stored.rejected);

@@ -4,7 +4,7 @@ import { attemptSourceOf, DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext
 import { AttemptConflictError, InvalidInputError } from '../kernel/errors';
 import { costOfReport } from '../pricing/cost-of-report';
 import { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
-import { authorizeTaskAccess, authorizeTaskAgent, readTaskAgent, type TaskAgent } from '../tasks/task-agent';
+import { authorizeTaskAgent, readTaskAgent, resolveTaskOf, type TaskAgent } from '../tasks/task-agent';
 import { parseInput } from '../kernel/validation';
 import { runStatement } from '../kernel/run-statement';
 
@@ -35,13 +35,14 @@ export async function recordAttempt(
 ): Promise<RecordAttemptResult> {
   const attempt = parseInput(recordAttemptInput, input);
   refuseOutsideRetention(ctx, attempt.startedAt);
-  // A task the step engine has seen keeps its agent: an attempt naming another is refused (task-agent.ts).
-  const claimed = { taskId: attempt.taskId, agent: attempt.agent };
-  if (storedTasks) await authorizeTaskAgent(ctx, storedTasks.get(attempt.taskId), claimed);
-  else await authorizeTaskAccess(ctx, claimed);
+  // A task keeps the agent it was first seen with (task-agent.ts); an id another agent's task has is this
+  // agent's alias of it (task-alias.ts).
+  const { taskId, stored } = await resolveTaskOf(ctx.db, attempt.agent, attempt.taskId, storedTasks);
+  const claimed = { taskId, agent: attempt.agent };
+  await authorizeTaskAgent(ctx, stored, claimed);
   const cost = await costOfReport(ctx.db, attempt, attempt.startedAt);
   const values: AttemptValues = {
-    taskId: attempt.taskId,
+    taskId,
     agent: attempt.agent,
     step: attempt.step,
     // A reported attempt names no loop pass: looped steps are the step protocol's.

@@ -4,7 +4,7 @@ import { deadLetters, taskBudgets, type DeadLetter, type Hold } from '../../db/s
 import type { Actor } from '../kernel/context';
 import { MAX_HOLD_DETAIL } from '../holds/hold-input';
 import { openHold } from '../holds/open-hold';
-import { authorizeTaskAccess, authorizeTaskAgent, registerTask } from '../tasks/task-agent';
+import { authorizeTaskAgent, registerTask, resolveTaskOf } from '../tasks/task-agent';
 import { cutToLength, parseInput } from '../kernel/validation';
 import { deadLetterInput, type DeadLetterTaskInput } from './dead-letter-task-input';
 
@@ -21,11 +21,14 @@ export async function deadLetterTask(
   actor: Actor,
   input: DeadLetterTaskInput,
 ): Promise<{ deadLetter: DeadLetter; hold: Hold }> {
-  const item = parseInput(deadLetterInput, input);
+  const parsed = parseInput(deadLetterInput, input);
+  // The task's stored agent and queue decide (a task not seen yet: the names given); an id another agent's task
+  // has is this agent's alias of it.
+  const { taskId, stored } = await resolveTaskOf(db, parsed.agent, parsed.taskId);
+  const item = { ...parsed, taskId };
   const { owner, ...letter } = item;
-  // The task's stored agent and queue decide (a task not seen yet: the names given).
-  const claimed = { taskId: item.taskId, agent: item.agent, queue: item.queue };
-  const stored = await authorizeTaskAccess({ db, actor }, claimed);
+  const claimed = { taskId, agent: item.agent, queue: item.queue };
+  await authorizeTaskAgent({ db, actor }, stored, claimed);
   return db.transaction(async (tx) => {
     // A task first seen here is stored with the names given; one stored meanwhile by another request is judged again.
     if (!stored) {

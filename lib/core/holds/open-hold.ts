@@ -7,6 +7,7 @@ import { actorLabel, type CoreContext } from '../kernel/context';
 import { parseInput } from '../kernel/validation';
 import { openHoldInput } from './hold-input';
 import { findHoldItem } from './hold-item';
+import { resolveTaskForActor } from '../tasks/task-agent';
 import { knownHoldOwner } from './known-owner';
 
 export type OpenHoldInput = z.input<typeof openHoldInput>;
@@ -22,10 +23,13 @@ export async function openHold(ctx: CoreContext, input: OpenHoldInput): Promise<
   const actor = authorize(ctx, 'hold.open');
   const parsed = parseInput(openHoldInput, input);
   return ctx.db.transaction(async (tx) => {
-    const item = await findHoldItem(tx, parsed.itemType, parsed.itemId);
+    // A token limited to agents holds its own agent's task, aliased when another agent's has the id (task-alias.ts).
+    const itemId =
+      parsed.itemType === 'task' ? await resolveTaskForActor({ ...ctx, db: tx }, parsed.itemId) : parsed.itemId;
+    const item = await findHoldItem(tx, parsed.itemType, itemId);
     authorize(ctx, 'hold.open', item);
     // The item as stored: a raw key named as it was claimed is held under its stored name.
-    const request = { ...parsed, itemId: item.itemId ?? parsed.itemId };
+    const request = { ...parsed, itemId: item.itemId ?? itemId };
     const { requestedOwner, ...owned } = await knownHoldOwner(tx, ctx, actor, request);
     const [created] = await tx
       .insert(holds)

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { idempotencyKeys } from '../../db/schema';
 import { agentOfTask } from '../identity/agent-targets';
+import { resolveTaskForActor } from '../tasks/task-agent';
 import { enforceTokenLimits } from '../identity/authorization';
 import type { CoreContext } from '../kernel/context';
 import { KeyPayloadMismatchError } from '../kernel/errors';
@@ -147,8 +148,10 @@ const claimStatement = fixedStatement<ClaimRow>((db) => {
  * caller's name. A raw key of a task acts for the task's stored agent.
  */
 export async function claimKey(ctx: CoreContext, input: ClaimKeyInput): Promise<ClaimOutcome> {
-  const claim = parseInput(claimKeyInput, input);
-  const taskId = claim.taskId;
+  const parsed = parseInput(claimKeyInput, input);
+  // A token limited to agents means its own agent's task, aliased when another agent's has the id (task-alias.ts).
+  const taskId = parsed.taskId && (await resolveTaskForActor(ctx, parsed.taskId));
+  const claim = { ...parsed, taskId };
   if (taskId) await enforceTokenLimits(ctx, () => agentOfTask(ctx.db, taskId));
   const outcome = await claimStoredKey(ctx, { ...claim, key: storedRawKey(claim.key) });
   return { ...outcome, key: claim.key };

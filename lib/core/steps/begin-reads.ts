@@ -15,6 +15,7 @@ interface BeginReadsRow {
   agent: string | null;
   queue: string | null;
   owner: string | null;
+  registered_agent: string | null;
   completed: boolean;
   request_hash: string | null;
   result: unknown;
@@ -31,13 +32,14 @@ interface BeginReadsRow {
  */
 const beginReadsStatement = fixedSql<BeginReadsRow>(
   () => sql`
-    select task.agent, task.queue, task.owner,
+    select task.agent, task.queue, task.owner, registered.agent as registered_agent,
       coalesce(k.status = 'completed' and k.expires_at > now(), false) as completed, k.request_hash, k.result,
       (select coalesce(json_agg(covering order by covering.paused_at), '[]'::json)
         from (${pausesCoveringSql({ agent: p('agent'), step: p('step'), downstream: p('downstream'), at: p('now') })}) covering) as pauses,
       (select coalesce(json_agg(resting), '[]'::json)
         from (${breakersNotClosedSql(p('breakerTargets'))}) resting) as breakers
     from (select 1) as one
+    left join task_agents registered on registered.task_id = ${p('taskId')}::text
     left join task_budgets task on task.task_id = ${p('taskId')}::text
     left join idempotency_keys k on k.key = ${p('key')}::text and task.task_id is not null`,
 );
@@ -45,6 +47,8 @@ const beginReadsStatement = fixedSql<BeginReadsRow>(
 export interface BeginFacts {
   /** The task's stored names; undefined for a task with no row yet. */
   task: TaskNames | undefined;
+  /** The agent the task id is stored for, by whichever path saw it first (task_agents); undefined if none has. */
+  registeredAgent: string | undefined;
   /** The step's key holds a completed result within its retention. */
   completed: boolean;
   requestHash: string | null;
@@ -73,6 +77,7 @@ export async function readBeginFacts(
   if (!row) throw new Error('beginStep: the begin reads returned no row');
   return {
     task: row.agent === null ? undefined : { agent: row.agent, queue: row.queue!, owner: row.owner! },
+    registeredAgent: row.registered_agent ?? undefined,
     completed: row.completed,
     requestHash: row.request_hash,
     result: row.result,

@@ -11,6 +11,7 @@ import { openHold } from '../holds/open-hold';
 import { claimCheckedKey } from '../keys/claim-key';
 import { refuseRawPrefixedTaskId } from '../keys/raw-key-name';
 import { authorizeTaskAgent } from '../tasks/task-agent';
+import { aliasAgentOf, aliasOf, refuseForeignAlias, storedTaskIdFor } from '../tasks/task-alias';
 import { deriveKey, hashContent } from '../keys/derive-key';
 import { countPoolUsage } from '../retry-pools/pool-usage';
 import { takeRetryFromPools, type PoolGrant } from '../retry-pools/take-retry';
@@ -47,6 +48,9 @@ type Refusal =
   | { kind: 'ramp_full'; ramp: RampingPause }
   | { kind: 'circuit_open'; breaker: BreakerFacts; retryAfterMs: number };
 
+/** A new task's id was stored for another agent after the begin's reads: the begin goes to this agent's alias. */
+class TaskIdTakenMeanwhile extends Error {}
+
 class BeginRefused extends Error {
   constructor(readonly refusal: Refusal) {
     super(refusal.kind);
@@ -70,9 +74,13 @@ type Decided = { kind: 'answer'; answer: BeginAnswer } | { kind: 'uncertain'; in
 export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promise<BeginAnswer> {
   const parsed = parseInput(beginStepInput, input);
   refuseRawPrefixedTaskId(parsed.taskId);
+  refuseForeignAlias(parsed.taskId, parsed.agent);
   const now = nowOf(ctx);
   const key = deriveKey({ taskId: parsed.taskId, step: parsed.step, iteration: parsed.iteration });
   const stored = await readBeginFacts(ctx.db, parsed, key, now);
+  // The id is another agent's task: this agent's task of that name is stored under its alias (task-alias.ts).
+  const storedId = storedTaskIdFor(parsed.agent, parsed.taskId, stored.registeredAgent);
+  if (storedId !== parsed.taskId) return beginStep(ctx, { ...input, taskId: storedId });
   await authorizeBegin(ctx, parsed, stored.task);
   // A repeat of a completed step, its content unchanged: the stored result, once the task's stored agent has
   // authorized the caller, with nothing written (the call is counted later: replay-tally.ts).
@@ -124,6 +132,10 @@ export async function beginStep(ctx: CoreContext, input: BeginStepInput): Promis
       return answer;
     });
   } catch (error) {
+    if (error instanceof TaskIdTakenMeanwhile) {
+      // Another agent's request stored the id between the reads and the new task's row: this agent's is its alias.
+      return beginStep(ctx, { ...input, taskId: aliasOf(parsed.agent, parsed.taskId) });
+    }
     if (error instanceof BeginRefused) {
       await taskSeen();
       decided = error.refusal;
@@ -238,6 +250,8 @@ async function taskMadeInBegin(
   now: Date,
 ): Promise<TaskNames> {
   const { task, made } = await taskOnBegin(tx, request, now, defaultOwnerOf(ctx));
+  if (!made && task.agent !== request.agent && aliasAgentOf(request.taskId) === undefined)
+    throw new TaskIdTakenMeanwhile();
   const claimed = { taskId: request.taskId, agent: request.agent, queue: claimedQueue };
   // A task made here may have taken the queue a span or an attempt report stored it with: judged like any other.
   if (!made || task.queue !== request.queue)

@@ -5,6 +5,7 @@ import { agentOfTask } from '../identity/agent-targets';
 import { authorize, enforceTokenLimits } from '../identity/authorization';
 import type { CoreContext } from '../kernel/context';
 import { NotFoundError, StateConflictError } from '../kernel/errors';
+import { resolveTaskForActor } from './task-agent';
 import { parseInput } from '../kernel/validation';
 import { finishTaskInput, type FinishTaskInput } from './finish-task-input';
 
@@ -29,7 +30,10 @@ export interface FinishTaskResult {
  */
 export async function finishTask(ctx: CoreContext, input: FinishTaskInput): Promise<FinishTaskResult> {
   authorize(ctx, 'agent.coordinate');
-  const { taskId, outcome } = parseInput(finishTaskInput, input);
+  const parsed = parseInput(finishTaskInput, input);
+  const { outcome } = parsed;
+  // A token limited to agents means its own agent's task, aliased when another agent's has the id (task-alias.ts).
+  const taskId = await resolveTaskForActor(ctx, parsed.taskId);
   await enforceTokenLimits(ctx, () => agentOfTask(ctx.db, taskId));
   if (await markTaskFinished(ctx.db, taskId, outcome)) return { taskId, status: outcome, changed: true };
 

@@ -2,6 +2,7 @@ import { eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { taskAgents, type TaskFirstPath } from '../../db/schema';
 import { enforceTokenLimits, hasTokenLimits } from '../identity/authorization';
+import { aliasOf, refuseForeignAlias, storedTaskIdFor } from './task-alias';
 import type { Actor, CoreContext } from '../kernel/context';
 import { TaskAgentMismatchError } from '../kernel/errors';
 
@@ -107,4 +108,39 @@ export async function registerTask(
   const stored = await readTaskAgent(db, task.taskId);
   if (!stored) throw new Error(`registerTask: task "${task.taskId}" conflicted but has no row`);
   return { task: stored, registered: false };
+}
+
+/**
+ * The task `agent` means by `taskId`, and who it is stored for: the id itself when it is free or the agent's
+ * own, else the agent's alias of it (task-alias.ts). `known` is the id's stored agent when the caller has read
+ * it already (a batch's); a request naming another agent's alias is refused.
+ */
+export async function resolveTaskOf(
+  db: Executor,
+  agent: string,
+  taskId: string,
+  known?: Map<string, TaskAgent>,
+): Promise<{ taskId: string; stored: TaskAgent | undefined }> {
+  refuseForeignAlias(taskId, agent);
+  const stored = known ? known.get(taskId) : await readTaskAgent(db, taskId);
+  const storedId = storedTaskIdFor(agent, taskId, stored?.agent);
+  if (storedId === taskId) return { taskId, stored };
+  return { taskId: storedId, stored: await readTaskAgent(db, storedId) };
+}
+
+/**
+ * The task a request that names a task but no agent means (finishing a task, a raw key's task, a hold on a
+ * task): for a token limited to agents, the id when it is stored for one of them, else the first of their
+ * aliases of it that exists; for any other caller, the id as given.
+ */
+export async function resolveTaskForActor(ctx: CoreContext, taskId: string): Promise<string> {
+  const agents = hasTokenLimits(ctx.actor) ? ctx.actor.allowedAgents : undefined;
+  if (!agents) return taskId;
+  const stored = await readTaskAgent(ctx.db, taskId);
+  if (!stored || agents.includes(stored.agent)) return taskId;
+  const aliases = await readTaskAgents(
+    ctx.db,
+    agents.map((agent) => aliasOf(agent, taskId)),
+  );
+  return agents.map((agent) => aliasOf(agent, taskId)).find((alias) => aliases.has(alias)) ?? taskId;
 }

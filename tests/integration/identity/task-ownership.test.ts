@@ -76,50 +76,95 @@ async function rowsOf(taskId: string) {
   return { ...counts!, agent: owner?.agent, queue: owner?.queue };
 }
 
-describe('a task has one agent, whichever path saw it first', () => {
-  it('a task first seen in spans keeps their agent: a begin naming another agent is refused, and writes nothing', async () => {
+describe('a task has one agent, whichever path saw it first; each agent names its own tasks', () => {
+  it("an id first seen in another agent's spans: the agent's begin runs its own task, under its alias", async () => {
     const taskId = `order-${randomUUID()}`;
     const exported = await api.request('/v1/traces', { token: tokens.research, body: spanExport(taskId, 'research') });
     expect(exported).toMatchObject({ status: 200, body: {} });
-    expect(await rowsOf(taskId)).toEqual({ attempts: 1, spans: 1, budgets: 0, agent: 'research', queue: 'research' });
+    const researchRows = await rowsOf(taskId);
+    expect(researchRows).toEqual({ attempts: 1, spans: 1, budgets: 0, agent: 'research', queue: 'research' });
 
-    // payments' own token learns the id is not its, not whose it is.
-    const limited = await begin(tokens.payments, taskId, 'payments');
-    expect(limited).toMatchObject({ status: 403, body: { code: 'FORBIDDEN', detail: NOT_YOURS } });
-    // An unlimited token is told whose it is.
-    const unlimited = await begin(api.ingestToken, taskId, 'payments');
-    expect(unlimited).toMatchObject({ status: 409, body: { code: 'TASK_AGENT_MISMATCH' } });
-    expect(unlimited.body.detail).toContain('belongs to agent "research"');
-    expect(await rowsOf(taskId)).toEqual({ attempts: 1, spans: 1, budgets: 0, agent: 'research', queue: 'research' });
+    const begun = await begin(tokens.payments, taskId, 'payments');
+    expect(begun).toMatchObject({ status: 200, body: { decision: 'run' } });
+    expect(String(begun.body.key)).toBe(`~payments/${taskId}/charge`);
+    expect(await rowsOf(`~payments/${taskId}`)).toMatchObject({ budgets: 1, agent: 'payments', queue: 'payments' });
+    // The same begin again (a redelivery), with an unlimited token for payments too, finds the same step running.
+    const again = await begin(api.ingestToken, taskId, 'payments');
+    expect(again).toMatchObject({ status: 409, body: { code: 'KEY_IN_PROGRESS' } });
+    expect(await rowsOf(taskId)).toEqual(researchRows);
 
-    // Its own agent goes on with the step protocol, on the task the spans started.
+    // Its own agent goes on with the step protocol on the task the spans started.
     expect(await begin(tokens.research, taskId, 'research', 'summarize')).toMatchObject({ status: 200 });
     expect(await rowsOf(taskId)).toMatchObject({ budgets: 1, agent: 'research' });
   });
 
-  it('a task first seen in an attempt report keeps its agent: begins and spans of another agent are refused', async () => {
+  it("an id first seen in another agent's attempt report: the agent's begins, spans and reports go to its own task", async () => {
     const taskId = `order-${randomUUID()}`;
     const at = new Date(Date.now() - 5_000).toISOString();
-    const reported = await api.request('/api/v1/attempts', {
+    const report = { taskId, step: 'charge', attemptNumber: 1, startedAt: at, finishedAt: at, outcome: 'succeeded' };
+    const first = await api.request('/api/v1/attempts', {
       token: tokens.research,
-      body: {
-        taskId,
-        agent: 'research',
-        step: 'charge',
-        attemptNumber: 1,
-        startedAt: at,
-        finishedAt: at,
-        outcome: 'succeeded',
-      },
+      body: { ...report, agent: 'research' },
     });
-    expect(reported.status).toBe(201);
-    expect(await begin(api.ingestToken, taskId, 'payments')).toMatchObject({
-      status: 409,
-      body: { code: 'TASK_AGENT_MISMATCH' },
+    expect(first.status).toBe(201);
+    const researchRows = await rowsOf(taskId);
+
+    const alias = `~payments/${taskId}`;
+    expect(await begin(api.ingestToken, taskId, 'payments')).toMatchObject({ status: 200 });
+    const spans = await api.request('/v1/traces', { token: tokens.payments, body: spanExport(taskId, 'payments') });
+    expect(spans).toMatchObject({ status: 200, body: {} });
+    const reported = await api.request('/api/v1/attempts', {
+      token: tokens.payments,
+      body: { ...report, agent: 'payments', attemptNumber: 7 },
     });
-    const spans = await api.request('/v1/traces', { token: api.ingestToken, body: spanExport(taskId, 'payments') });
-    expect(spans.body).toMatchObject({ partialSuccess: { rejectedSpans: '1' } });
-    expect(await rowsOf(taskId)).toEqual({ attempts: 1, spans: 0, budgets: 0, agent: 'research', queue: 'research' });
+    expect(reported).toMatchObject({ status: 201, body: { attempt: { taskId: alias } } });
+    expect(await rowsOf(alias)).toMatchObject({ spans: 1, budgets: 1, agent: 'payments' });
+    expect(await rowsOf(taskId)).toEqual(researchRows);
+
+    // A request for research may not name payments' alias, on any path.
+    expect(await begin(tokens.research, alias, 'research')).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+    expect(await begin(api.ingestToken, alias, 'research')).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+    const forged = await api.request('/v1/traces', { token: tokens.research, body: spanExport(alias, 'research') });
+    expect(forged.body).toMatchObject({ partialSuccess: { rejectedSpans: '1' } });
+    const forgedReport = await api.request('/api/v1/attempts', {
+      token: api.ingestToken,
+      body: { ...report, taskId: alias, agent: 'research', attemptNumber: 9 },
+    });
+    expect(forgedReport).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+    expect(await rowsOf(alias)).toMatchObject({ spans: 1, budgets: 1, agent: 'payments' });
+  });
+
+  it("an order number another agent took first: the rightful agent's whole task still runs", async () => {
+    const order = `order-${randomUUID()}`;
+    // research (a limited token) takes the id first.
+    expect(await begin(tokens.research, order, 'research')).toMatchObject({ status: 200 });
+    // payments' worker: begin, finish, the step again (a replay), a raw key of its task, finishing the task.
+    const charge = await begin(tokens.payments, order, 'payments');
+    expect(charge).toMatchObject({ status: 200, body: { decision: 'run' } });
+    const finished = await api.request('/api/v1/steps/finish', {
+      token: tokens.payments,
+      body: { key: charge.body.key, fencingToken: charge.body.fencingToken, outcome: 'succeeded', result: { ok: 1 } },
+    });
+    expect(finished.status).toBe(200);
+    expect(await begin(tokens.payments, order, 'payments')).toMatchObject({
+      status: 200,
+      body: { decision: 'replay', result: { ok: 1 } },
+    });
+    const raw = await api.request('/api/v1/keys/claim', {
+      token: tokens.payments,
+      body: { key: `refund-${randomUUID()}`, requestHash: 'h', taskId: order },
+    });
+    expect(raw.status).toBe(200);
+    const done = await api.request('/api/v1/tasks/finish', {
+      token: tokens.payments,
+      body: { taskId: order, outcome: 'completed' },
+    });
+    expect(done).toMatchObject({ status: 200, body: { taskId: `~payments/${order}`, status: 'completed' } });
+    // research's task of that name is its own, untouched by payments' work.
+    expect(await rowsOf(order)).toMatchObject({ budgets: 1, agent: 'research' });
+    const [research] = await api.database.sql<{ status: string }[]>`
+      select status from task_budgets where task_id = ${order}`;
+    expect(research!.status).toBe('active');
   });
 
   it("a queue-limited token cannot write spans into another queue's task, nor make tasks for other agents", async () => {
@@ -193,7 +238,13 @@ describe('ids Holdfast derives cannot be taken first', () => {
     expect(redrive.taskId).toBe(`${taskId}.edited-${id}-${letter!.editNonce}`);
     // Its task is payments' before anyone begins it (an agent's dead letter carries no budget row to copy).
     expect(await rowsOf(redrive.taskId)).toMatchObject({ budgets: 0, agent: 'payments', queue: 'payments' });
-    expect(await begin(tokens.research, redrive.taskId, 'research')).toMatchObject({ status: 403 });
+    const paymentsRows = await rowsOf(redrive.taskId);
+    // research naming that id begins a task of its own, under its alias; payments' is untouched.
+    expect(await begin(tokens.research, redrive.taskId, 'research')).toMatchObject({
+      status: 200,
+      body: { key: `~research/${redrive.taskId}/charge` },
+    });
+    expect(await rowsOf(redrive.taskId)).toEqual(paymentsRows);
     // payments' worker runs the redriven task.
     expect(await begin(tokens.payments, redrive.taskId, 'payments')).toMatchObject({ status: 200 });
   });

@@ -12,7 +12,6 @@ import {
 } from '../../../lib/core';
 import { connectDatabase } from '../../../lib/db/client';
 import { attempts, deadLetters, holds, taskBudgets } from '../../../lib/db/schema';
-import { TaskAgentMismatchError } from '../../../lib/core/kernel/errors';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 
@@ -105,7 +104,7 @@ describe("a new task's first begin", () => {
     });
   });
 
-  it('raced by 24 first begins naming two agents, one agent’s row stands: the other’s begins are refused, one runs', async () => {
+  it('raced by 24 first begins naming two agents, each agent gets one task of that name: one runs each, the rest wait', async () => {
     const taskId = `task-${randomUUID()}`;
     const [winnerCandidate, otherCandidate] = [`alpha-${randomUUID().slice(0, 6)}`, `beta-${randomUUID().slice(0, 6)}`];
     const begins = Array.from({ length: 24 }, (_, index) =>
@@ -115,20 +114,21 @@ describe("a new task's first begin", () => {
       ),
     );
     const outcomes = await Promise.all(begins);
+    expect(outcomes.filter((outcome) => 'error' in outcome)).toEqual([]);
     const stored = await taskRow(taskId);
     if (!stored) throw new Error('the task has no row');
-    const mismatches = outcomes.filter(
-      (outcome) => 'error' in outcome && outcome.error instanceof TaskAgentMismatchError,
-    );
-    const runs = outcomes.filter((outcome) => 'answer' in outcome && outcome.answer.decision === 'run');
-    const waits = outcomes.filter((outcome) => 'answer' in outcome && outcome.answer.decision === 'wait');
     expect([winnerCandidate, otherCandidate]).toContain(stored.agent);
-    expect(mismatches).toHaveLength(12);
-    expect(runs).toHaveLength(1);
-    expect(waits).toHaveLength(11);
+    // The other agent's task of that name is stored under its alias (task-alias.ts).
+    const other = stored.agent === winnerCandidate ? otherCandidate : winnerCandidate;
+    const alias = `~${other}/${taskId}`;
+    expect(await taskRow(alias)).toMatchObject({ agent: other });
+    const answers = outcomes.flatMap((outcome) => ('answer' in outcome ? [outcome.answer] : []));
+    expect(answers.filter((answer) => answer.decision === 'run')).toHaveLength(2);
+    expect(answers.filter((answer) => answer.decision === 'wait')).toHaveLength(22);
     expect(await database.db.select().from(attempts).where(eq(attempts.taskId, taskId))).toHaveLength(1);
+    expect(await database.db.select().from(attempts).where(eq(attempts.taskId, alias))).toHaveLength(1);
   });
-  it("racing another agent's uncommitted first begin, is judged by that agent's row before anything its claim found", async () => {
+  it("racing another agent's uncommitted first begin, runs its own task of that name, not judged by the other's content", async () => {
     const first = aStep({ content: { ticket: 1 } });
     const intruder = { ...first, agent: `intruder-${randomUUID().slice(0, 6)}`, content: { ticket: 2 } };
     let raced: Promise<unknown> | undefined;
@@ -143,8 +143,10 @@ describe("a new task's first begin", () => {
       await untilABeginWaitsOnALock();
     });
     const outcome = await raced;
-    expect(outcome).toMatchObject({ error: expect.any(TaskAgentMismatchError) });
-    // Refused as the task's agent says, not for its content: no payload-mismatch hold on another agent's task.
+    expect(outcome).toMatchObject({
+      answer: { decision: 'run', key: `~${intruder.agent}/${first.taskId}/${first.step}` },
+    });
+    // No payload-mismatch hold on the other agent's task.
     const held = await database.db.select().from(holds).where(eq(holds.itemId, first.taskId));
     expect(held).toEqual([]);
   });

@@ -72,10 +72,9 @@ describe('a repeat of a completed step', () => {
     await runStep({ db: database.db }, step, async () => ({ result: 'secret', costMicros: 0 }));
     const stranger: Actor = { type: 'agent', id: 'other-token', scopes: ['ingest'], allowedAgents: ['research'] };
     await expect(beginStep({ db: database.db, actor: stranger }, step)).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    // Naming the limited agent in the request changes nothing: the stored task decides.
-    await expect(beginStep({ db: database.db, actor: stranger }, { ...step, agent: 'research' })).rejects.toMatchObject(
-      { code: 'FORBIDDEN' },
-    );
+    // Naming the limited agent in the request begins research's own task of that name: never a replay of the result.
+    const own = await beginStep({ db: database.db, actor: stranger }, { ...step, agent: 'research' });
+    expect(own).toMatchObject({ decision: 'run', key: `~research/${step.taskId}/${step.step}` });
   });
 
   it('with other content is a payload mismatch, held for a person, never a replay', async () => {

@@ -233,8 +233,10 @@ describe('the event loop', () => {
     expect(second.status).toBe(200);
     expect(await rowsOf(agent)).toEqual({ spans: 0, attempts: 0 });
     expect(await rowsOf(`${agent}-b`)).toEqual({ spans: 1_000, attempts: 1_000 });
-    // Reading yields every 2 ms; the rest is the driver's and the collector's. Before: about 1 s for the first.
-    expect(delay.max / 1e6).toBeLessThan(100);
+    // Reading yields every 2 ms (at most 28 ms held, measured on a quiet machine); before, the first body held the
+    // loop about 1 s at once. The bound is far from both, so a busy machine (CI runs suites side by side) cannot
+    // fail it and a reader that holds the loop for a whole body still does: docs/performance.md has the figures.
+    expect(delay.max / 1e6).toBeLessThan(500);
   });
 });
 

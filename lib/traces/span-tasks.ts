@@ -1,0 +1,35 @@
+import type { Executor } from '../db/client';
+import { readTaskAgents } from '../core/tasks/task-agent';
+import { aliasAgentOf, aliasOf } from '../core/tasks/task-alias';
+import type { SpanAttempt } from './span-to-attempt';
+
+/**
+ * Each call's task as its agent means it, as on every other path (task-alias.ts): an id another agent's task
+ * has is this agent's alias of it, read for the whole batch at once. A call naming another agent's alias is
+ * rejected. Two agents' first calls of one new id in the same batch are not told apart here: the first is
+ * stored, and the other rejected by storeSpans as another agent's (its exporter's next batch finds the alias).
+ */
+export async function callsInTheirAgentsTasks(
+  db: Executor,
+  calls: readonly SpanAttempt[],
+): Promise<{ calls: SpanAttempt[]; rejected: { spanId: string; reason: string }[] }> {
+  const rejected: { spanId: string; reason: string }[] = [];
+  const chosen = calls.filter((call) => aliasAgentOf(call.taskId) === undefined).map((call) => call.taskId);
+  const stored = chosen.length === 0 ? new Map() : await readTaskAgents(db, chosen);
+  const placed: SpanAttempt[] = [];
+  for (const call of calls) {
+    const aliasAgent = aliasAgentOf(call.taskId);
+    if (aliasAgent !== undefined && aliasAgent !== call.agent) {
+      rejected.push({
+        spanId: call.spanId,
+        reason: `task ids beginning "~${aliasAgent}/" are agent ${aliasAgent}'s own`,
+      });
+      continue;
+    }
+    const owner = stored.get(call.taskId)?.agent;
+    placed.push(
+      owner === undefined || owner === call.agent ? call : { ...call, taskId: aliasOf(call.agent, call.taskId) },
+    );
+  }
+  return { calls: placed, rejected };
+}

@@ -50,9 +50,7 @@ export const deadLetters = pgTable(
      * Random, made with the row: an edited redrive's task id ends with it, so no one who can guess the dead
      * letter's id (they are sequential) can begin that task first and make the redrive fail (editedTaskId).
      */
-    editNonce: text('edit_nonce')
-      .notNull()
-      .default(sql`substr(replace(gen_random_uuid()::text, '-', ''), 1, 16)`),
+    editNonce: text('edit_nonce').notNull().default(sql`substr(replace(gen_random_uuid()::text, '-', ''), 1, 16)`),
     /** How many times it was redriven; names the next redrive's outbox key. */
     redriveCount: integer('redrive_count').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

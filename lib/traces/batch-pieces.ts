@@ -1,4 +1,4 @@
-import type { MappedSpans } from './ingest-spans';
+import type { MappedSpans } from './mapped-spans';
 import type { SpanAttempt } from './span-to-attempt';
 import type { SpanTry } from './span-to-try';
 

@@ -1,3 +1,4 @@
+import type { MappedSpans } from './mapped-spans';
 import { decide } from '../core/identity/authorization';
 import { type CoreContext, DEFAULT_CORE_POLICY, nowOf, policyOf } from '../core/kernel/context';
 import type { ExportedSpan } from './otlp-request';
@@ -64,14 +65,7 @@ export async function ingestSpans(
   return storeMappedSpans(ctx, await mapSpans(ctx, spans, rules));
 }
 
-/** A batch's spans as what will be written: the model and tool calls, the HTTP tries kept, and the spans refused. */
-export interface MappedSpans {
-  calls: SpanAttempt[];
-  tries: SpanTry[];
-  /** The tries whose parent is not in this batch: it may be a stored model call. */
-  triesOfEarlierParents: SpanTry[];
-  rejected: IngestResult['rejected'];
-}
+export type { MappedSpans };
 
 /**
  * The first half of ingestSpans, with no database (and giving the event loop its turn): which spans are attempts or tries, and which are refused.

@@ -1,5 +1,5 @@
 import { type AttributeValue, MAX_TEXT } from './attribute-values';
-import type { ExportedSpan } from './otlp-request';
+import type { ExportedSpan } from './exported-span';
 import { loopYielder, OTLP_LIMITS, type ReadingNotes, tooManySpans, UnreadableRequestError } from './otlp-limits';
 
 /**

@@ -1,3 +1,4 @@
+import type { ExportedSpan } from './exported-span';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { type AttributeValue, attributesOf, nestedValueProblem, type OtlpKeyValue } from './attribute-values';
@@ -26,27 +27,7 @@ const SPAN_KINDS: Record<string, number> = {
  * JSON mapping, checked with zod. Both come out as the same plain spans, within
  * the limits of otlp-limits.ts.
  */
-export interface ExportedSpan {
-  /** 32 lower-case hex digits. */
-  traceId: string;
-  /** 16 lower-case hex digits. */
-  spanId: string;
-  /** Null for a root span. */
-  parentSpanId: string | null;
-  name: string;
-  /** 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
-  kind: number;
-  startNanos: bigint;
-  endNanos: bigint;
-  /** 0 unset, 1 ok, 2 error. */
-  statusCode: number;
-  statusMessage: string;
-  attributes: Map<string, AttributeValue>;
-  /** The resource's attributes (service.name, ...), shared by the spans of one resource. */
-  resource: Map<string, AttributeValue>;
-  /** Messages of the span's `exception` events, first first. */
-  exceptionMessages: string[];
-}
+export type { ExportedSpan };
 
 // The generated module is CommonJS; createRequire keeps it out of the bundler's way.
 const requireCommonJs = createRequire(import.meta.url);

@@ -30,49 +30,64 @@ export const OTHER_ERRORS_PATTERN = `other errors (the patterns past this step's
 export async function rollErrorGroupHours(tx: Transaction, start: SQL, end: SQL): Promise<void> {
   await tx.execute(sql`delete from error_group_hours where hour >= ${start} and hour < ${end}`);
   await tx.execute(sql`
-    with raw as materialized (
-      select date_trunc('hour', started_at, 'UTC') as hour, agent, step, error_class,
-        holdfast_error_pattern(error_text) as pattern, task_id, coalesce(finished_at, started_at) as failed_at,
-        left(error_text, 2000) as sample_error
-      from attempts
-      where outcome = 'failed' and started_at >= ${start} and started_at < ${end}
+    with grouped as (
+      select by_hour.*, holdfast_error_group_key(agent, step, error_class, pattern) as fingerprint
+      from (
+        select date_trunc('hour', started_at, 'UTC') as hour, agent, step, error_class,
+          holdfast_error_pattern(error_text) as pattern,
+          count(*)::int as failures, count(distinct task_id)::int as tasks,
+          min(coalesce(finished_at, started_at)) as first_failed_at, max(coalesce(finished_at, started_at)) as last_failed_at,
+          max(left(error_text, 2000)) as sample_error
+        from attempts
+        where outcome = 'failed' and started_at >= ${start} and started_at < ${end}
+        group by 1, 2, 3, 4, 5
+      ) as by_hour
     ),
-    met as (
-      select agent, step, error_class, pattern, count(*) as failures,
-        holdfast_error_group_key(agent, step, error_class, pattern) as fingerprint
-      from raw
-      group by agent, step, error_class, pattern
+    looked_up as (
+      -- Each group's failures over the whole range, and whether the catalogue has it.
+      select grouped.*, known.fingerprint is not null as catalogued,
+        sum(grouped.failures) over (partition by grouped.fingerprint) as range_failures
+      from grouped left join error_groups known on known.fingerprint = grouped.fingerprint
     ),
     ranked as (
-      select met.*, known.fingerprint is not null as catalogued,
-        row_number() over (partition by met.agent, met.step, known.fingerprint is null
-          order by met.failures desc, met.pattern, met.error_class) as place
-      from met left join error_groups known on known.fingerprint = met.fingerprint
+      -- A new group's place among the step's new ones (its rows, one per hour, share it).
+      select looked_up.*, dense_rank() over (partition by agent, step, catalogued
+        order by range_failures desc, pattern, error_class) as place
+      from looked_up
     ),
     held as (
       select agent, step, count(*) as groups
       from error_groups
-      where (agent, step) in (select agent, step from met) and pattern <> ${OTHER_ERRORS_PATTERN}
+      where (agent, step) in (select agent, step from grouped) and pattern <> ${OTHER_ERRORS_PATTERN}
       group by agent, step
     ),
     assigned as (
-      select r.agent, r.step, r.error_class, r.pattern,
-        r.catalogued or r.place <= ${MAX_ERROR_GROUPS_PER_STEP} - coalesce(h.groups, 0) as own
+      select r.*, r.catalogued or r.place <= ${MAX_ERROR_GROUPS_PER_STEP} - coalesce(h.groups, 0) as own
       from ranked r left join held h on h.agent = r.agent and h.step = r.step
     ),
-    grouped as (
-      select raw.hour, raw.agent, raw.step,
-        case when a.own then raw.error_class end as error_class,
-        case when a.own then raw.pattern else ${OTHER_ERRORS_PATTERN} end as pattern,
-        count(*)::int as failures, count(distinct raw.task_id)::int as tasks,
-        min(raw.failed_at) as first_failed_at, max(raw.failed_at) as last_failed_at, max(raw.sample_error) as sample_error
-      from raw join assigned a on a.agent = raw.agent and a.step = raw.step
-        and coalesce(a.error_class::text, '') = coalesce(raw.error_class::text, '')
-        and coalesce(a.pattern, '') = coalesce(raw.pattern, '')
-      group by 1, 2, 3, 4, 5
+    folded_tasks as (
+      -- The other group's distinct tasks per hour, from the raw log again: only steps past the cap pay for it.
+      select date_trunc('hour', started_at, 'UTC') as hour, agent, step, count(distinct task_id)::int as tasks
+      from attempts
+      where outcome = 'failed' and started_at >= ${start} and started_at < ${end}
+        and (agent, step) in (select agent, step from assigned where not own)
+        and holdfast_error_fingerprint(agent, step, error_class, error_text) in
+          (select fingerprint from assigned where not own)
+      group by 1, 2, 3
+    ),
+    folded as (
+      select hour, agent, step, case when own then error_class end as error_class,
+        case when own then pattern else ${OTHER_ERRORS_PATTERN} end as pattern,
+        sum(failures)::int as failures, case when own then sum(tasks)::int end as tasks,
+        min(first_failed_at) as first_failed_at, max(last_failed_at) as last_failed_at, max(sample_error) as sample_error
+      from assigned
+      group by 1, 2, 3, 4, 5, own
     ),
     fingerprinted as (
-      select grouped.*, holdfast_error_group_key(agent, step, error_class, pattern) as fingerprint from grouped
+      select f.hour, f.agent, f.step, f.error_class, f.pattern, f.failures, coalesce(f.tasks, t.tasks) as tasks,
+        f.first_failed_at, f.last_failed_at, f.sample_error,
+        holdfast_error_group_key(f.agent, f.step, f.error_class, f.pattern) as fingerprint
+      from folded f left join folded_tasks t on f.tasks is null and t.hour = f.hour and t.agent = f.agent and t.step = f.step
     ),
     catalogued as (
       insert into error_groups (fingerprint, agent, step, error_class, pattern, sample_error, first_seen_at, last_seen_at)

@@ -14,13 +14,18 @@ const roll = (time: string) => rollUpAttempts(database.db, { now: at(time), rete
 
 /**
  * Failed attempts of one agent's step, message `first` to `last` (each its own pattern: the number is spelled in
- * letters, which the pattern keeps), `times` failures each, starting at `time`; task ids from `task`.
+ * letters, which the pattern keeps), `times` failures each, starting at `time`; each of its own task, or all of
+ * `task`.
  */
-async function failures(step: string, time: string, range: { first: number; last: number; times?: number }) {
+async function failures(
+  step: string,
+  time: string,
+  range: { first: number; last: number; times?: number; task?: string },
+) {
   await database.db.execute(sql`
     insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
       error_class, error_text, cost_micros)
-    select 'task-' || g || '-' || t, 'sprawl', ${step}, 1, ${at(time).toISOString()}::timestamptz + g * interval '1 second',
+    select coalesce(${range.task ?? null}::text, 'task-' || g || '-' || t), 'sprawl', ${step}, 1, ${at(time).toISOString()}::timestamptz + g * interval '1 second',
       ${at(time).toISOString()}::timestamptz + g * interval '1 second' + interval '500 milliseconds', 500, 'failed',
       'permanent', 'no handler for field ' || translate(g::text, '0123456789', 'abcdefghij') || ' (row ' || g || ')', 0
     from generate_series(${range.first}::int, ${range.last}::int) as g, generate_series(1, ${range.times ?? 1}::int) as t`);
@@ -95,6 +100,8 @@ describe('error groups per agent and step', () => {
     // 11:xx: a pattern kept at 10:xx fails again, and ten new ones.
     await failures('parse', '11:00', { first: distinct, last: distinct });
     await failures('parse', '11:10', { first: distinct + 1, last: distinct + 10 });
+    // One task failing with two more new patterns: a task of the other group's hour once.
+    await failures('parse', '11:20', { first: distinct + 11, last: distinct + 12, task: 'task-twice' });
     await roll('12:30');
     const groups = await groupsOf('parse');
     expect(groups).toHaveLength(cap + 1);
@@ -102,6 +109,11 @@ describe('error groups per agent and step', () => {
     const ownFailures = groups.reduce((sum, group) => sum + (group === other ? 0 : group.failures), 0);
     expect(ownFailures).toBe(20 * 3 + (cap - 20) + 1);
     expect(other.failures).toBe((await failedAttempts('parse')) - ownFailures);
+    const [hourOfOther] = await database.db.execute<{ failures: number; tasks: number }>(
+      sql`select failures, tasks from error_group_hours
+        where fingerprint = ${other.fingerprint} and hour = ${at('11:00').toISOString()}::timestamptz`,
+    );
+    expect(hourOfOther).toEqual({ failures: 12, tasks: 11 });
 
     // A late failure of a new pattern in the 10:xx hour: the hour is rolled again, into the same groups.
     const before = await database.db.execute(

@@ -98,7 +98,13 @@ async function beginLatencies(baseUrl: string, token: string, seconds: number, w
   try {
     while (performance.now() < until) {
       const body = Buffer.from(
-        JSON.stringify({ taskId: `begin-${randomUUID()}`, agent: 'bystander', step: 'work', content: { n: 1 } }),
+        JSON.stringify({
+          taskId: `begin-${randomUUID()}`,
+          agent: 'bystander',
+          owner: 'team:bystander',
+          step: 'work',
+          content: { n: 1 },
+        }),
       );
       const started = performance.now();
       const status = await postOnce(agent, url, '/api/v1/steps/begin', token, 'application/json', body);
@@ -145,27 +151,34 @@ async function main() {
     const quiet = await beginLatencies(server.baseUrl, bystander, SECONDS, WARM_UP_SECONDS);
 
     const url = new URL(server.baseUrl);
-    const exporterAgent = new http.Agent({ keepAlive: true, maxSockets: EXPORTERS });
-    const statuses = new Map<number, number>();
-    let stop = false;
-    const exporters = Array.from({ length: EXPORTERS }, async (_, index) => {
-      for (let sent = 0; !stop; sent += 1) {
-        const status = await postOnce(
-          exporterAgent,
-          url,
-          '/v1/traces',
-          abuser,
-          'application/x-protobuf',
-          bodies[(index + sent) % bodies.length]!,
-        ).catch(() => -1);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-        // A refused exporter comes back at once, as an abusive one would (ignoring Retry-After).
-      }
-    });
-    const loaded = await beginLatencies(server.baseUrl, bystander, SECONDS, WARM_UP_SECONDS);
-    stop = true;
-    await Promise.all(exporters);
-    exporterAgent.destroy();
+    /** Another agent's begins while EXPORTERS exporters post the bodies back to back with `token`. */
+    const beside = async (token: string) => {
+      const exporterAgent = new http.Agent({ keepAlive: true, maxSockets: EXPORTERS });
+      const statuses = new Map<number, number>();
+      let stop = false;
+      const exporters = Array.from({ length: EXPORTERS }, async (_, index) => {
+        for (let sent = 0; !stop; sent += 1) {
+          const status = await postOnce(
+            exporterAgent,
+            url,
+            '/v1/traces',
+            token,
+            'application/x-protobuf',
+            bodies[(index + sent) % bodies.length]!,
+          ).catch(() => -1);
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          // A refused exporter comes back at once, as an abusive one would (ignoring Retry-After).
+        }
+      });
+      const latencies = await beginLatencies(server!.baseUrl, bystander, SECONDS, WARM_UP_SECONDS);
+      stop = true;
+      await Promise.all(exporters);
+      exporterAgent.destroy();
+      return { latencies, statuses };
+    };
+    // The ceiling: the same flood with a token Holdfast does not know, refused (401) before anything is read.
+    const flood = await beside('hf_not_a_token');
+    const { latencies: loaded, statuses } = await beside(abuser);
 
     const row = (name: string, latencies: number[]) =>
       `${name.padEnd(16)} ${String(latencies.length).padStart(8)} ${percentile(latencies, 50).toFixed(1).padStart(8)} ${percentile(latencies, 95).toFixed(1).padStart(8)} ${Math.max(
@@ -176,10 +189,14 @@ async function main() {
     console.log();
     console.log('                  begins   p50 ms   p95 ms    max ms');
     console.log(row('alone', quiet));
+    console.log(row('flood, no token', flood.latencies));
     console.log(row(`${EXPORTERS} exporters`, loaded));
     console.log();
     console.log(
       `p95 with exporters / alone: ${(percentile(loaded, 95) / percentile(quiet, 95)).toFixed(2)}x (goal: at most 2x)`,
+    );
+    console.log(
+      `p95 with exporters / the same flood refused unread: ${(percentile(loaded, 95) / percentile(flood.latencies, 95)).toFixed(2)}x (what trace ingest adds to the HTTP flood itself)`,
     );
     console.log(
       `exporters' answers: ${[...statuses.entries()]

@@ -9,6 +9,7 @@ import {
   decide,
   RequestGrants,
   rateLimitOf,
+  takeRequestTokens,
 } from '../core';
 import { findUnstorableText } from '../core/kernel/validation';
 import { getEnvironment } from '../env';
@@ -85,17 +86,16 @@ function rateLimited(token: AuthenticatedToken, retryAfterSeconds: number): Resp
 
 /**
  * Takes `requests` more from the token's bucket, for a request that costs more than one (an export batch is
- * charged by its spans: traces-endpoint.ts); the 429 to answer when the bucket runs out first. What was taken
- * before it ran out stays spent, as a refused request's one is.
+ * charged by its spans: traces-endpoint.ts), all at once or none; the 429 to answer when the bucket holds fewer.
  */
 export async function chargeAgentToken(token: AuthenticatedToken, requests: number): Promise<Response | undefined> {
-  const db = getDb();
-  const guard = <T>(work: Promise<T>) => withDatabaseDeadline(work);
-  for (let taken = 0; taken < requests; taken += 1) {
-    const bucket = await requestGrants.take(db, token.tokenId, agentRateLimitOf(token), guard);
-    if (!bucket.granted) return rateLimited(token, bucket.retryAfterSeconds);
-  }
-  return undefined;
+  if (requests <= 0) return undefined;
+  // All of them or none, in one statement: concurrent batches of one token that each took part of what they
+  // need would empty the bucket with none of them let through.
+  const reservation = await withDatabaseDeadline(
+    takeRequestTokens(getDb(), token.tokenId, agentRateLimitOf(token), requests, undefined, true),
+  );
+  return reservation.taken > 0 ? undefined : rateLimited(token, reservation.retryAfterSeconds);
 }
 
 /** The token's own rate limit, else the deployment's (HOLDFAST_AGENT_RATE_PER_SECOND, HOLDFAST_AGENT_RATE_BURST). */

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { NextRequest } from 'next/server';
 import { decide } from '../core/identity/authorization';
-import type { CoreContext } from '../core/kernel/context';
+import type { Actor, CoreContext } from '../core/kernel/context';
 import { corePolicyFrom, getEnvironment } from '../env';
 import {
   encodeResponse,
@@ -16,9 +16,17 @@ import {
 import { OTLP_LIMITS } from '../traces/otlp-limits';
 import { type MappedSpans, mapSpans, storeMappedSpans } from '../traces/ingest-spans';
 import { spanMappingRules } from '../traces/mapping-rules';
-import type { AuthenticatedToken } from '../core/identity/api-tokens';
-import { admitAgentToken, chargeAgentToken } from './api-auth';
+import { admitAgentToken } from './api-auth';
+import { BatchCharge } from './batch-charge';
 import { refuseUnknownHost } from './host-check';
+import {
+  admitBatchWork,
+  admitTokenBatch,
+  answerRefusal,
+  BATCHES_PER_TOKEN,
+  RETRY_AFTER_SECONDS,
+  WAITING_BATCHES,
+} from './traces-admission';
 import { withDatabaseDeadline } from './database-outage';
 import { getClock, getDb } from './db';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
@@ -35,8 +43,6 @@ export const MAX_INFLATED_TRACES_BODY_BYTES = 16 * 1024 * 1024;
  * MiB on this project's machines), while protobuf is read span by span. Browser exporters' batches fit.
  */
 export const MAX_INFLATED_JSON_TRACES_BODY_BYTES = 1024 * 1024;
-/** An export batch is charged one request of the token's rate limit for every this many spans (begun) it carries. */
-export const SPANS_PER_CHARGED_REQUEST = 10;
 
 /**
  * POST /v1/traces: an OTLP/HTTP traces receiver, as the OpenTelemetry protocol
@@ -47,7 +53,7 @@ export const SPANS_PER_CHARGED_REQUEST = 10;
  * request (otlp-limits.ts: spans past a per-span limit are refused in
  * `partialSuccess`), 415 for another content type; 429 and 503 carry
  * Retry-After, and exporters retry on those. The token's rate limit is charged
- * one request per SPANS_PER_CHARGED_REQUEST spans.
+ * by the batch's bytes and spans (batch-charge.ts).
  *
  * The console's gate (proxy.ts) does not run for this path: export batches are
  * the busiest traffic an instance takes, and the gate cost more than the
@@ -55,28 +61,57 @@ export const SPANS_PER_CHARGED_REQUEST = 10;
  */
 export async function receiveTraces(request: NextRequest): Promise<Response> {
   const wrongHost = refuseUnknownHost(request);
-  if (wrongHost) return wrongHost;
+  if (wrongHost) return closingConnection(wrongHost);
   const admitted = await admitAgentToken(request);
-  if ('response' in admitted) return admitted.response;
+  if ('response' in admitted) return closingConnection(admitted.response);
   const allowed = decide(admitted.actor, 'traces.write');
-  if (!allowed.allowed) return problemResponse(403, 'FORBIDDEN', `This token may not export traces: ${allowed.reason}`);
+  if (!allowed.allowed)
+    return closingConnection(problemResponse(403, 'FORBIDDEN', `This token may not export traces: ${allowed.reason}`));
 
   const contentType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const format =
     contentType === 'application/x-protobuf' ? 'protobuf' : contentType === 'application/json' ? 'json' : undefined;
   if (!format)
-    return problemResponse(
-      415,
-      'UNSUPPORTED_MEDIA_TYPE',
-      'Send application/x-protobuf or application/json (OTLP/HTTP)',
+    return closingConnection(
+      problemResponse(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/x-protobuf or application/json (OTLP/HTTP)'),
     );
 
-  const body = await readBody(request, format);
-  if ('response' in body) return body.response;
+  // A token's batches in flight are bounded before a body is read; the instance's working ones once read, one
+  // of each token at most, the others waiting their turn (traces-admission.ts).
+  const tokenId = admitted.token.tokenId;
+  const tokenSlot = admitTokenBatch(tokenId);
+  if (!tokenSlot) return closingConnection(await answerRefusal(tokenId, batchesBusy('token')));
+  try {
+    // The batch pays for its size before it is read, and again once inflated (batch-charge.ts).
+    const charge = new BatchCharge(admitted.token);
+    const unread = await charge.forBytes(Number(request.headers.get('content-length') ?? '0') || 0);
+    if (unread) return closingConnection(await answerRefusal(tokenId, unread));
+    const body = await readBody(request, format);
+    if ('response' in body) return body.response;
+    const inflated = await charge.forBytes(body.bytes.byteLength);
+    if (inflated) return inflated;
+    const turn = admitBatchWork(admitted.token.tokenId);
+    if (!turn) return batchesBusy('instance');
+    const workSlot = await turn;
+    try {
+      return await receiveBatch(format, body.bytes, { ...admitted, charge });
+    } finally {
+      workSlot.release();
+    }
+  } finally {
+    tokenSlot.release();
+  }
+}
+
+async function receiveBatch(
+  format: 'protobuf' | 'json',
+  bytes: Buffer,
+  admitted: { actor: Extract<Actor, { type: 'agent' }>; charge: BatchCharge },
+): Promise<Response> {
   const env = getEnvironment();
   const ctx = { db: getDb(), actor: admitted.actor, clock: getClock(), policy: corePolicyFrom(env) };
   try {
-    const mapped = await decodeAndMap(ctx, format, body.bytes, admitted.token, new Set(env.HOLDFAST_TRACES_OPERATIONS));
+    const mapped = await decodeAndMap(ctx, format, bytes, admitted.charge, new Set(env.HOLDFAST_TRACES_OPERATIONS));
     if (mapped instanceof Response) return mapped;
     const result = await withDatabaseDeadline(storeMappedSpans(ctx, mapped));
     const reasons = [...new Set(result.rejected.map((rejection) => rejection.reason))];
@@ -99,6 +134,28 @@ export async function receiveTraces(request: NextRequest): Promise<Response> {
 }
 
 /**
+ * A refusal sent before the body is read closes the connection: the body is then never received, where
+ * keeping the connection open would have the server read (and drop) all of it first.
+ */
+function closingConnection(response: Response): Response {
+  response.headers.set('connection', 'close');
+  return response;
+}
+
+/** 429 for a batch that found no place (traces-admission.ts): the exporter sends it again after Retry-After. */
+function batchesBusy(busy: 'token' | 'instance'): Response {
+  const response = problemResponse(
+    429,
+    'RATE_LIMITED',
+    busy === 'token'
+      ? `This token has ${BATCHES_PER_TOKEN} export batches in flight already: send the next when one is answered`
+      : `This instance has ${WAITING_BATCHES} export batches waiting already: send again in ${RETRY_AFTER_SECONDS} s`,
+  );
+  response.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+  return response;
+}
+
+/**
  * The body's spans, mapped to what will be written (or the 400, 413 or 429 to answer), with the texts cut. The
  * decoded spans live only in this call: the batch's database wait that follows keeps nothing of them alive (see
  * mapSpans). Reading and mapping give the event loop its turn every few milliseconds (otlp-limits.ts).
@@ -107,7 +164,7 @@ async function decodeAndMap(
   ctx: CoreContext,
   format: 'protobuf' | 'json',
   bytes: Buffer,
-  token: AuthenticatedToken,
+  charge: BatchCharge,
   countedOperations: ReadonlySet<string>,
 ): Promise<(MappedSpans & { cutTexts: number }) | Response> {
   let spans: ExportedSpan[];
@@ -121,9 +178,8 @@ async function decodeAndMap(
     if (error instanceof RequestPastLimitsError) return problemResponse(413, 'PAYLOAD_TOO_LARGE', error.message);
     throw error;
   }
-  // The first request was taken when the token was admitted; a batch pays for the rest of its spans now.
-  const charged = Math.ceil((spans.length + notes.refused.length) / SPANS_PER_CHARGED_REQUEST);
-  const refusal = charged > 1 ? await chargeAgentToken(token, charged - 1) : undefined;
+  // Counted, the spans are paid for before they are mapped and stored (what their bytes paid counts).
+  const refusal = await charge.forSpans(spans.length + notes.refused.length);
   if (refusal) return refusal;
   const rules = await withDatabaseDeadline(spanMappingRules(ctx.db, countedOperations));
   const mapped = await mapSpans(ctx, spans, rules);

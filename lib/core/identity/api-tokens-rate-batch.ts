@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import type { BucketDecision, RateLimit } from './api-tokens-rate-limit';
 
@@ -24,9 +24,15 @@ export async function takeRequestTokens(
   limit: RateLimit,
   wanted: number,
   at?: Date,
+  /** All `wanted` or none: a charge for one piece of work (a trace batch's spans), never part of it. */
+  whole = false,
 ): Promise<Reservation> {
   const now = at ? sql`${at.toISOString()}::timestamptz` : sql`now()`;
   const want = Math.max(1, Math.floor(wanted));
+  const takenOf = (held: SQL) =>
+    whole
+      ? sql`(case when ${held} >= ${want}::float8 then ${want}::float8 else 0 end)`
+      : sql`least(${want}::float8, floor(${held}))`;
   for (;;) {
     const [row] = await db.execute<{ taken: number; tokens: number }>(sql`
       with locked as (
@@ -37,29 +43,30 @@ export async function takeRequestTokens(
         for update
       )
       update api_token_buckets as bucket set
-        tokens = locked.refilled - least(${want}::float8, floor(locked.refilled)),
+        tokens = locked.refilled - ${takenOf(sql`locked.refilled`)},
         refilled_at = greatest(bucket.refilled_at, ${now}),
         granted = locked.refilled >= 1
       from locked
       where bucket.token_id = locked.token_id
-      returning least(${want}::float8, floor(locked.refilled))::int as taken, bucket.tokens`);
-    if (row) return reservationOf(Number(row.taken), Number(row.tokens), limit);
+      returning ${takenOf(sql`locked.refilled`)}::int as taken, bucket.tokens`);
+    if (row) return reservationOf(Number(row.taken), Number(row.tokens), limit, whole ? want : 1);
 
-    const first = Math.min(want, Math.floor(limit.burst));
+    const first = whole ? (want <= limit.burst ? want : 0) : Math.min(want, Math.floor(limit.burst));
     const [created] = await db.execute<{ tokens: number }>(sql`
       insert into api_token_buckets (token_id, tokens, refilled_at, granted)
       values (${tokenId}, ${limit.burst - first}::float8, ${now}, true)
       on conflict (token_id) do nothing
       returning tokens`);
-    if (created) return reservationOf(first, Number(created.tokens), limit);
+    if (created) return reservationOf(first, Number(created.tokens), limit, whole ? want : 1);
     // Another request created the row between the two statements: take from it as from any other.
   }
 }
 
-function reservationOf(taken: number, tokensLeft: number, limit: RateLimit): Reservation {
+/** Refused, a reservation says when `needed` requests will be back (at least 1 s). */
+function reservationOf(taken: number, tokensLeft: number, limit: RateLimit, needed: number): Reservation {
   return {
     taken,
-    retryAfterSeconds: taken > 0 ? 0 : Math.max(1, Math.ceil((1 - tokensLeft) / limit.perSecond)),
+    retryAfterSeconds: taken > 0 ? 0 : Math.max(1, Math.ceil((needed - tokensLeft) / limit.perSecond)),
   };
 }
 

@@ -51,6 +51,30 @@ describe('taking a batch from the shared bucket', () => {
     expect(await tokensLeft(id)).toBeCloseTo(0.2, 5);
   });
 
+  it('takes all of a whole charge or none, so charges racing for one bucket never leave it empty and all refused', async () => {
+    const id = await tokenId();
+    const limit = { perSecond: 0.01, burst: 250 };
+    expect(await takeRequestTokens(database.db, id, limit, 300, t0, true)).toEqual({
+      taken: 0,
+      retryAfterSeconds: 5_000,
+    });
+    // Five charges of 100 at once, on five connections: exactly two are let through, and 50 stay in the bucket.
+    const instance = connectDatabase(database.url, { maxConnections: 5 });
+    try {
+      const charges = await Promise.all(
+        Array.from({ length: 5 }, () => takeRequestTokens(instance.db, id, limit, 100, t0, true)),
+      );
+      expect(charges.map((charge) => charge.taken).sort((a, b) => b - a)).toEqual([100, 100, 0, 0, 0]);
+      // Refused, a charge says when all it needs will be back: 50 more at 0.01 a second.
+      expect(charges.filter((charge) => charge.taken === 0).map((charge) => charge.retryAfterSeconds)).toEqual([
+        5_000, 5_000, 5_000,
+      ]);
+    } finally {
+      await instance.close();
+    }
+    expect(await tokensLeft(id)).toBeCloseTo(50, 5);
+  });
+
   it('never gives out more than the bucket holds to many instances taking at once', async () => {
     const id = await tokenId();
     const limit = { perSecond: 0.01, burst: 50 };

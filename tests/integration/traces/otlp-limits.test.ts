@@ -241,7 +241,7 @@ describe('the event loop', () => {
 });
 
 describe('the rate limit', () => {
-  it('charges a batch one request per 10 spans: a second batch past what is left is refused with 429, unwritten', async () => {
+  it('charges a batch one request per 10 spans (its bytes being fewer): a second batch past what is left is refused with 429, unwritten', async () => {
     const limited = (
       await createApiToken(
         { db: api.database.db, actor: admin },
@@ -258,6 +258,46 @@ describe('the rate limit', () => {
     expect(second.status).toBe(429);
     expect(await rowsOf(agent)).toEqual({ spans: 200, attempts: 200 });
     expect(await rowsOf(`${agent}-b`)).toEqual({ spans: 0, attempts: 0 });
+  });
+
+  it('charges a batch by its size before its body is read: refused unread, its connection closed', async () => {
+    const limited = (
+      await createApiToken(
+        { db: api.database.db, actor: admin },
+        { name: 'large exporter', scopes: ['traces'], ratePerSecond: 0.01, rateBurst: 25 },
+      )
+    ).token;
+    // 1 MiB costs 64 requests by its size (16 KiB each), more than the 25 the token holds.
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(64 * 1024));
+        if (pulled === 16) controller.close();
+      },
+    });
+    const response = await receive(
+      new NextRequest('http://localhost/v1/traces', {
+        method: 'POST',
+        body,
+        duplex: 'half',
+        headers: {
+          host: 'localhost',
+          authorization: `Bearer ${limited}`,
+          'content-type': 'application/x-protobuf',
+          'content-length': String(1024 * 1024),
+        },
+      } as ConstructorParameters<typeof NextRequest>[1]),
+    );
+    expect(response.status).toBe(429);
+    expect(response.headers.get('connection')).toBe('close');
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    // At most what a stream buffers ahead of its reader: the body was never read.
+    expect(pulled).toBeLessThanOrEqual(1);
+    // The refusal took nothing: a small batch is still let through.
+    const agent = `limits-size-${randomUUID().slice(0, 6)}`;
+    expect((await post(protobufBody([countedSpan(agent)]), { bearer: limited })).status).toBe(200);
+    expect(await rowsOf(agent)).toEqual({ spans: 1, attempts: 1 });
   });
 });
 

@@ -118,7 +118,8 @@ export interface SilenceFormValues {
 }
 
 export interface CreateSilenceState {
-  result: ActionResult<{ silenceId: number; matchingFiring: number }>;
+  /** `created` false: the same silence was in force already (a double submit), and it is the one answered. */
+  result: ActionResult<{ silenceId: number; matchingFiring: number; created: boolean }>;
   /** What was typed, so a refused form comes back as it was. */
   values: SilenceFormValues;
 }
@@ -143,7 +144,7 @@ export async function createSilenceAction(
   const custom = values.duration === 'custom';
   const result = await runAction(
     async (ctx) => {
-      const { silence, matchingFiring } = await createSilence(ctx, {
+      const { silence, matchingFiring, created } = await createSilence(ctx, {
         kind: blankToAbsent(values.kind) as AlertKind | undefined,
         identityPattern: blankToAbsent(values.identityPattern),
         team: blankToAbsent(values.team),
@@ -152,7 +153,7 @@ export async function createSilenceAction(
         endsAt: custom ? (blankToAbsent(values.endsAt) ?? 'missing') : undefined,
         reason: values.reason,
       });
-      return { silenceId: silence.id, matchingFiring };
+      return { silenceId: silence.id, matchingFiring, created };
     },
     ['/alerts', '/'],
   );

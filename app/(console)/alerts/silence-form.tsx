@@ -175,7 +175,8 @@ export function SilenceForm({ prefill }: { prefill: SilencePrefill }) {
         </Button>
         {result?.ok ? (
           <p role="status" className="text-[12px]" data-testid="silence-created">
-            Silenced (silence {result.data.silenceId}): it matches {result.data.matchingFiring} alert
+            {result.data.created ? 'Silenced' : 'Already silenced: the same silence is in force'} (silence{' '}
+            {result.data.silenceId}): it matches {result.data.matchingFiring} alert
             {result.data.matchingFiring === 1 ? '' : 's'} firing now.
           </p>
         ) : null}

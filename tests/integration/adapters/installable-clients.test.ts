@@ -345,6 +345,7 @@ describe('the MCP gateway from the package', () => {
       env: cleanEnv({
         HOLDFAST_URL: server.baseUrl,
         HOLDFAST_TOKEN: token,
+        HOLDFAST_MCP_KEY_SECRET: randomBytes(32).toString('hex'),
         PAYMENT_KEY: taskKey,
         EFFECTS_FILE: effects,
       }),
@@ -358,7 +359,7 @@ describe('the MCP gateway from the package', () => {
     expect(fs.readFileSync(effects, 'utf8').trim().split('\n')).toEqual(['charge 7 1200']);
     expect(
       await database.sql`
-        select agent, step, attempt_number, outcome from attempts where task_id = ${`mcp:key:${taskKey}`}`,
+        select agent, step, attempt_number, outcome from attempts where task_id like ${`mcp:key:${taskKey}:%`}`,
     ).toEqual([{ agent: 'packaged-mcp-client', step: 'payments:charge', attempt_number: 1, outcome: 'succeeded' }]);
   });
 });
@@ -490,6 +491,7 @@ import readline from 'node:readline';
 
 const gateway = spawn('node_modules/.bin/holdfast-mcp', [
   '--holdfast-url', process.env.HOLDFAST_URL, '--server-name', 'payments', '--owner', 'team:platform',
+  '--agent', 'packaged-mcp-client',
   '--', process.execPath, 'payments-server.mjs',
 ], { stdio: ['pipe', 'pipe', 'inherit'] });
 const pending = new Map();

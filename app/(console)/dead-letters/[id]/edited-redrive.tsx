@@ -213,7 +213,7 @@ export function EditedRedrive({
           <>
             It runs as a new task, <span className="font-mono [overflow-wrap:anywhere]">{runsAsTaskId}</span>: its steps
             run again under new keys, and task <span className="font-mono">{taskId}</span> keeps its stored results. The{' '}
-            {diff.total} change{diff.total === 1 ? '' : 's'} go in the audit record with your reason.
+            {diff.total === 1 ? 'change goes' : `${diff.total} changes go`} in the audit record with your reason.
           </>
         ) : (
           <>

@@ -6,6 +6,7 @@ import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { decodeRouteParam } from '@/lib/core/kernel/console-text-input';
+import { aliasAgentOf } from '@/lib/core/tasks/task-alias';
 import { formatCount, formatMicros } from '@/lib/console/format';
 import { keyHref, keysPageHref } from '@/lib/console/filter-forms/keys';
 import { getTaskTimeline } from '@/lib/queries/task-timeline';
@@ -44,6 +45,9 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
   });
   if (!task) notFound();
   const { budget } = task;
+  // A task kept under its agent's alias because another agent's task had the id first (task-alias.ts).
+  const aliasAgent = aliasAgentOf(taskId);
+  const namedAs = aliasAgent === undefined ? taskId : taskId.slice(aliasAgent.length + 2);
 
   return (
     <>
@@ -58,6 +62,15 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
         }
       />
       <ReadSourceNotice notice={readNotice(source)} />
+      {aliasAgent ? (
+        <p className="mb-3 text-[13px] text-muted [overflow-wrap:anywhere]" data-testid="task-alias">
+          Agent {aliasAgent}&rsquo;s task <span className="font-mono">{namedAs}</span>: another agent&rsquo;s task had
+          that id first, so this one is kept under its agent&rsquo;s name (each agent&rsquo;s task ids are its own).{' '}
+          <Link href={`/tasks/${encodeURIComponent(namedAs)}`} className="text-accent underline">
+            The other task named {namedAs}
+          </Link>
+        </p>
+      ) : null}
       <TaskFamily task={task} />
       {task.keyCount > 0 ? (
         <p className="mb-3 text-[13px]">

@@ -21,6 +21,8 @@ const admin: Actor = { type: 'person', id: 'ada@holdfast.demo', role: 'admin', t
 const uniqueModel = (label: string) => `e2e-${label}-${randomUUID().slice(0, 8)}`;
 const toasts = (page: Page) => page.getByTestId('toasts');
 const defaultStatuses = [...DEFAULT_PRICING_RULES.refusedStatuses].sort((a, b) => a - b);
+/** How many error class rules the table holds as installed. */
+const DEFAULTS = DEFAULT_ERROR_CLASS_RULES.length;
 const defaultRules: ErrorClassRuleInput[] = DEFAULT_ERROR_CLASS_RULES.map((rule) =>
   rule.errorTypeContains
     ? { when: 'words', words: rule.errorTypeContains, errorClass: rule.errorClass }
@@ -224,7 +226,7 @@ test.describe('the instance-wide rules', () => {
     const reason = `teapots are permanent ${randomUUID().slice(0, 6)}`;
     await page.goto('/settings/pricing');
     const rows = page.getByTestId('error-rules-table').locator('tbody tr');
-    await expect(rows).toHaveCount(6);
+    await expect(rows).toHaveCount(DEFAULTS);
     await expect(page.getByTestId('error-rule-1').getByTestId('rule-condition')).toHaveText('HTTP 429');
     await expect(page.getByTestId('error-rule-4').getByTestId('rule-condition')).toHaveText('HTTP 500–599');
     await expect(page.getByTestId('error-rule-2').getByTestId('rule-condition')).toContainText(
@@ -238,7 +240,7 @@ test.describe('the instance-wide rules', () => {
     await add.getByLabel('Position').selectOption({ label: 'before rule 1' });
     await add.getByRole('button', { name: 'Add rule' }).click();
     await expect(toasts(page)).toContainText('Rule added: HTTP 418 → permanent.');
-    await expect(rows).toHaveCount(7);
+    await expect(rows).toHaveCount(DEFAULTS + 1);
     await expect(page.getByTestId('error-rule-1').getByTestId('rule-condition')).toHaveText('HTTP 418');
     await expect(page.getByTestId('error-rule-1').getByTestId('rule-class')).toHaveText('permanent');
     await expect(add.getByRole('button', { name: 'Add rule' })).toBeFocused();
@@ -254,13 +256,13 @@ test.describe('the instance-wide rules', () => {
     await expect(toasts(page)).toContainText('Rule 2 moved up.');
     await expect(page.getByTestId('error-rule-1').getByTestId('rule-condition')).toHaveText('HTTP 418');
 
-    await page.getByRole('button', { name: 'Delete rule 1' }).click();
+    await page.getByRole('button', { name: 'Delete rule 1', exact: true }).click();
     const dialog = page.getByTestId('delete-rule-dialog');
     await expect(dialog).toContainText('HTTP 418 → permanent');
     await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
     await dialog.getByRole('button', { name: 'Delete rule' }).click();
     await expect(toasts(page)).toContainText('Rule 1 deleted.');
-    await expect(rows).toHaveCount(6);
+    await expect(rows).toHaveCount(DEFAULTS);
     await expect(page.getByRole('heading', { name: 'Error classes for spans' })).toBeFocused();
     expect(rulesFingerprint(await readErrorClassRules(database.db))).toBe(rulesFingerprint(DEFAULT_ERROR_CLASS_RULES));
 
@@ -269,17 +271,19 @@ test.describe('the instance-wide rules', () => {
     await add.getByLabel('Words').fill('quota_exceeded, slow down');
     await add.getByLabel('Class').selectOption('rate_limited');
     await add.getByRole('button', { name: 'Add rule' }).click();
-    await expect(page.getByTestId('error-rule-7').getByTestId('rule-condition')).toHaveText(
+    await expect(page.getByTestId(`error-rule-${DEFAULTS + 1}`).getByTestId('rule-condition')).toHaveText(
       'error.type contains quota_exceeded or slow down',
     );
     await expectAccessible();
 
     await page.getByRole('button', { name: 'Reset to defaults…' }).click();
     const reset = page.getByTestId('reset-rules-dialog');
-    await expect(reset).toContainText('The 7 rules in the table are replaced by the 6 default rules.');
+    await expect(reset).toContainText(
+      `The ${DEFAULTS + 1} rules in the table are replaced by the ${DEFAULTS} default rules.`,
+    );
     await reset.getByRole('button', { name: 'Reset rules' }).click();
     await expect(toasts(page)).toContainText('The rules are the defaults again.');
-    await expect(rows).toHaveCount(6);
+    await expect(rows).toHaveCount(DEFAULTS);
     await expect(page.getByRole('button', { name: 'Reset to defaults…' })).toBeFocused();
     expect(rulesFingerprint(await readErrorClassRules(database.db))).toBe(rulesFingerprint(DEFAULT_ERROR_CLASS_RULES));
 
@@ -287,9 +291,9 @@ test.describe('the instance-wide rules', () => {
     expect(records.map((record) => [record.action, record.targetId])).toEqual(
       Array(6).fill(['error_class_rules.save', 'error_class_rules']),
     );
-    // The first record keeps the table after the add: the new rule first, then the six defaults.
+    // The first record keeps the table after the add: the new rule first, then the defaults.
     const added = records[0]?.after as unknown[] | undefined;
-    expect(added).toHaveLength(7);
+    expect(added).toHaveLength(DEFAULTS + 1);
     expect(added?.[0]).toMatchObject({ httpStatusFrom: 418, httpStatusTo: 418, errorClass: 'permanent' });
   });
 
@@ -298,7 +302,7 @@ test.describe('the instance-wide rules', () => {
     database,
   }, testInfo) => {
     await page.goto('/settings/pricing');
-    await expect(page.getByTestId('error-rules-table').locator('tbody tr')).toHaveCount(6);
+    await expect(page.getByTestId('error-rules-table').locator('tbody tr')).toHaveCount(DEFAULTS);
     const theirs: ErrorClassRuleInput[] = [
       ...defaultRules,
       { when: 'status', from: 451, to: 451, errorClass: 'permanent' },
@@ -315,7 +319,7 @@ test.describe('the instance-wide rules', () => {
     expect(rulesFingerprint(await readErrorClassRules(database.db))).toBe(fingerprintOf(theirs));
 
     await conflict.getByRole('button', { name: 'Reload' }).click();
-    await expect(page.getByTestId('error-rule-7').getByTestId('rule-condition')).toHaveText('HTTP 451');
+    await expect(page.getByTestId(`error-rule-${DEFAULTS + 1}`).getByTestId('rule-condition')).toHaveText('HTTP 451');
     await expect(conflict).toHaveCount(0);
     // Based on the table now shown, the same move is saved.
     await page.getByRole('button', { name: 'Move rule 1 down' }).click();
@@ -374,16 +378,12 @@ test.describe('the instance-wide rules', () => {
     await page.keyboard.type('509');
     await page.keyboard.press('Enter');
     await expect(toasts(page)).toContainText('Rule added: HTTP 509 → transient.');
-    await expect(page.getByTestId('error-rule-7').getByTestId('rule-condition')).toHaveText('HTTP 509');
+    await expect(page.getByTestId(`error-rule-${DEFAULTS + 1}`).getByTestId('rule-condition')).toHaveText('HTTP 509');
 
     expect(await storedStatuses(database)).toEqual([400, 401, 403, 404, 409, 413, 422, 429]);
+    // The defaults, then the rule added from the keyboard.
     expect((await readErrorClassRules(database.db)).map((rule) => rule.httpStatusFrom)).toEqual([
-      429,
-      null,
-      408,
-      500,
-      null,
-      400,
+      ...DEFAULT_ERROR_CLASS_RULES.map((rule) => rule.httpStatusFrom),
       509,
     ]);
     await deletePriceOverride({ db: database.db, actor: admin }, { model, reason: 'e2e: keyboard test done' });
@@ -412,7 +412,7 @@ test.describe('the instance-wide rules', () => {
     await expect(page.getByTestId('refused-statuses')).toHaveText(
       'Refused statuses: 400, 401, 403, 404, 413, 422, 429',
     );
-    await expect(page.getByTestId('error-rules-table').locator('tbody tr')).toHaveCount(6);
+    await expect(page.getByTestId('error-rules-table').locator('tbody tr')).toHaveCount(DEFAULTS);
     await expectAccessible();
     await deletePriceOverride(
       { db: database.db, actor: admin },
@@ -448,7 +448,7 @@ test('long names and words wrap inside the page at 1440 x 900 and 390 x 844', as
       await page.setViewportSize(viewport);
       await page.goto(`/settings/pricing?${new URLSearchParams({ provider: 'openai', model })}`);
       await expect(page.getByTestId(`override-row-openai-${model}`)).toBeVisible();
-      await expect(page.getByTestId('error-rule-7')).toContainText(words[19]!);
+      await expect(page.getByTestId(`error-rule-${DEFAULTS + 1}`)).toContainText(words[19]!);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(width, `the page is ${width} px wide at ${viewport.width} px`).toBeLessThanOrEqual(viewport.width);
       // Nothing is cut off inside a table's scrolling box either: each table fits its box.

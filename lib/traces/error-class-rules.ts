@@ -18,7 +18,7 @@ export interface ErrorClassRule {
 }
 
 /**
- * The rules as the migration seeds them (drizzle/0029), first match by position. Only retryable
+ * The rules as the migrations seed them (drizzle/0029, drizzle/0047), first match by position. Only retryable
  * classes are retried (DOMAIN.md, invariant 8), so what no rule matches is `unknown`, which is not.
  */
 export const DEFAULT_ERROR_CLASS_RULES: readonly ErrorClassRule[] = [
@@ -42,7 +42,38 @@ export const DEFAULT_ERROR_CLASS_RULES: readonly ErrorClassRule[] = [
     ],
     'transient',
   ),
+  // The class names SDKs put in `error.type` or an exception's `exception.type` when a span has no status: the
+  // OpenAI and Anthropic SDKs' (the official OpenTelemetry instrumentation records `InternalServerError` for a
+  // call that failed with 500, and no status), the AI SDK's, LangChain's (drizzle/0047).
+  wordsRule(52, ['internalservererror', 'internal_server_error', 'apiconnectionerror', 'api_error'], 'transient'),
+  wordsRule(
+    54,
+    [
+      'noobjectgenerated',
+      'nooutputgenerated',
+      'typevalidationerror',
+      'jsonparseerror',
+      'invalidtoolinput',
+      'outputparserexception',
+    ],
+    'invalid_output',
+  ),
   statusRule(60, 400, 499, 'permanent'),
+  wordsRule(
+    65,
+    [
+      'badrequesterror',
+      'authenticationerror',
+      'permissiondeniederror',
+      'notfounderror',
+      'unprocessableentityerror',
+      'invalid_request_error',
+      'authentication_error',
+      'permission_error',
+      'not_found_error',
+    ],
+    'permanent',
+  ),
 ];
 
 function statusRule(position: number, from: number, to: number, errorClass: ErrorClass): ErrorClassRule {
@@ -88,8 +119,13 @@ export function classifyError(error: SpanError, rules: readonly ErrorClassRule[]
   return rules.find(matches)?.errorClass ?? 'unknown';
 }
 
+/**
+ * A failed span's class: by its HTTP status, and by `error.type`, else the type of its last `exception` event
+ * (the AI SDK and OpenInference record the error class there, not in `error.type`).
+ */
 export function classifySpanError(span: ExportedSpan, rules: readonly ErrorClassRule[]): ErrorClass {
-  return classifyError({ status: httpStatusOf(span), type: textAttribute(span.attributes, 'error.type') ?? '' }, rules);
+  const type = textAttribute(span.attributes, 'error.type') || (span.exceptionTypes.at(-1) ?? '');
+  return classifyError({ status: httpStatusOf(span), type }, rules);
 }
 
 /** `http.response.status_code`, else an `error.type` that is a status number. */

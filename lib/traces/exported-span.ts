@@ -21,4 +21,6 @@ export interface ExportedSpan {
   resource: Map<string, AttributeValue>;
   /** Messages of the span's `exception` events, first first. */
   exceptionMessages: string[];
+  /** Types of the span's `exception` events (`exception.type`: an SDK's error class), first first. */
+  exceptionTypes: string[];
 }

@@ -180,6 +180,7 @@ class WireReader {
       attributes: new Map(),
       resource,
       exceptionMessages: [],
+      exceptionTypes: [],
     };
     let parent = '';
     let attributes = 0;
@@ -225,7 +226,7 @@ class WireReader {
             problem =
               events > OTLP_LIMITS.eventsPerSpan
                 ? `a span has more than ${OTLP_LIMITS.eventsPerSpan} events`
-                : this.eventInto(span.exceptionMessages, start, end);
+                : this.eventInto(span, start, end);
             if (problem) throw stop;
             break;
           case 15:
@@ -252,12 +253,17 @@ class WireReader {
   }
 
   /**
-   * Event: name 2, attributes 3. Only an `exception` event's `exception.message` is read; the attributes are
-   * counted, their values skipped. A problem (past a limit) as its text.
+   * Event: name 2, attributes 3. Only an `exception` event's `exception.message` and `exception.type` are read;
+   * the attributes are counted, the other values skipped. A problem (past a limit) as its text.
    */
-  private eventInto(messages: string[], start: number, end: number): string | undefined {
+  private eventInto(
+    span: Pick<ExportedSpan, 'exceptionMessages' | 'exceptionTypes'>,
+    start: number,
+    end: number,
+  ): string | undefined {
     let name = '';
     let message: Range | undefined;
+    let type: Range | undefined;
     let attributes = 0;
     let problem: string | undefined;
     this.fields(start, end, (field, wire, fieldStart, fieldEnd) => {
@@ -269,24 +275,28 @@ class WireReader {
         problem = `an event has more than ${OTLP_LIMITS.attributesPerEvent} attributes`;
         return;
       }
-      let isMessage = false;
+      let key = '';
       let value: Range | undefined;
       this.fields(fieldStart, fieldEnd, (kvField, kvWire, kvStart, kvEnd) => {
         if (kvWire !== LEN) return;
-        if (kvField === 1)
-          isMessage = kvEnd - kvStart === 17 && this.bytes.toString('latin1', kvStart, kvEnd) === 'exception.message';
+        // Only the two short keys read here are ever decoded: any other key is skipped by its length.
+        if (kvField === 1 && (kvEnd - kvStart === 17 || kvEnd - kvStart === 14))
+          key = this.bytes.toString('latin1', kvStart, kvEnd);
         if (kvField === 2) value = { start: kvStart, end: kvEnd };
       });
-      if (isMessage) message = value;
+      if (key === 'exception.message') message = value;
+      if (key === 'exception.type') type = value;
     });
     if (problem) return problem;
-    if (name === 'exception' && message) {
-      const values = new Map<string, AttributeValue>();
-      // Its value read as any attribute's; only a text is a message.
-      this.valueInto(values, 'exception.message', message);
-      const text = values.get('exception.message');
-      if (typeof text === 'string') messages.push(text);
-    }
+    if (name !== 'exception') return undefined;
+    // Each value read as any attribute's; only a text is a message or a type.
+    const values = new Map<string, AttributeValue>();
+    if (message) this.valueInto(values, 'exception.message', message);
+    if (type) this.valueInto(values, 'exception.type', type);
+    const text = values.get('exception.message');
+    if (typeof text === 'string') span.exceptionMessages.push(text);
+    const errorType = values.get('exception.type');
+    if (typeof errorType === 'string') span.exceptionTypes.push(errorType);
     return undefined;
   }
 

@@ -121,7 +121,8 @@ export async function readJsonRequest(text: string): Promise<{ spans: ExportedSp
           statusMessage: cutText(span.status?.message ?? '', notes),
           attributes,
           resource,
-          exceptionMessages: exceptionMessagesOf(span.events),
+          exceptionMessages: exceptionTextsOf(span.events, 'exception.message'),
+          exceptionTypes: exceptionTextsOf(span.events, 'exception.type'),
         });
       }
     }
@@ -217,13 +218,16 @@ const requestShape = z.object({
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;
 
-/** The messages of a span's `exception` events, first first. */
-function exceptionMessagesOf(events: readonly { name?: string | null; attributes: readonly OtlpKeyValue[] }[]) {
-  const messages: string[] = [];
+/** One text attribute (`exception.message`, `exception.type`) of a span's `exception` events, first first. */
+function exceptionTextsOf(
+  events: readonly { name?: string | null; attributes: readonly OtlpKeyValue[] }[],
+  key: 'exception.message' | 'exception.type',
+) {
+  const texts: string[] = [];
   for (const event of events) {
     if (event.name !== 'exception') continue;
-    const message = attributesOf(event.attributes).get('exception.message');
-    if (typeof message === 'string') messages.push(message);
+    const text = attributesOf(event.attributes).get(key);
+    if (typeof text === 'string') texts.push(text);
   }
-  return messages;
+  return texts;
 }

@@ -18,6 +18,19 @@ const cases: { status?: number; type?: string; errorClass: string }[] = [
   { status: 499, errorClass: 'permanent' },
   // A rate limit named in error.type wins over a 4xx status: the rules apply in order.
   { status: 400, type: 'rate_limit_exceeded', errorClass: 'rate_limited' },
+  // SDK class names in error.type or exception.type, on a span with no status (migration 0047).
+  { type: 'InternalServerError', errorClass: 'transient' },
+  { type: 'APIConnectionError', errorClass: 'transient' },
+  { type: 'api_error', errorClass: 'transient' },
+  { type: 'AI_NoObjectGeneratedError', errorClass: 'invalid_output' },
+  { type: 'AI_TypeValidationError', errorClass: 'invalid_output' },
+  { type: 'OutputParserException', errorClass: 'invalid_output' },
+  { type: 'AuthenticationError', errorClass: 'permanent' },
+  { type: 'NotFoundError', errorClass: 'permanent' },
+  { type: 'invalid_request_error', errorClass: 'permanent' },
+  // A status wins over a class name that says otherwise: the rules apply in order.
+  { status: 503, type: 'BadRequestError', errorClass: 'transient' },
+  { type: 'AI_APICallError', errorClass: 'unknown' },
   { type: 'ValueError', errorClass: 'unknown' },
   { errorClass: 'unknown' },
   { status: 302, errorClass: 'unknown' },

@@ -49,8 +49,21 @@ describe('readProtobufRequest', () => {
             kv('raw', { bytesValue: Buffer.from('x') }),
           ],
           events: [
-            { name: 'exception', attributes: [kv('exception.message', { stringValue: 'boom' })] },
-            { name: 'log', attributes: [kv('exception.message', { stringValue: 'not an exception' })] },
+            {
+              name: 'exception',
+              attributes: [
+                kv('exception.type', { stringValue: 'AI_APICallError' }),
+                kv('exception.message', { stringValue: 'boom' }),
+                kv('exception.stacktrace', { stringValue: 'at somewhere' }),
+              ],
+            },
+            {
+              name: 'log',
+              attributes: [
+                kv('exception.message', { stringValue: 'not an exception' }),
+                kv('exception.type', { stringValue: 'NotAnException' }),
+              ],
+            },
           ],
           status: { code: 2, message: 'failed' },
         }),
@@ -70,6 +83,7 @@ describe('readProtobufRequest', () => {
       statusCode: 2,
       statusMessage: 'failed',
       exceptionMessages: ['boom'],
+      exceptionTypes: ['AI_APICallError'],
     });
     expect(Object.fromEntries(read!.attributes)).toEqual({
       'gen_ai.operation.name': 'chat',

@@ -21,9 +21,11 @@ import { priceSpanCall } from './price-memo';
  * - task: `holdfast.task` if stated; else one execution of the step, named by
  *   the conversation (`gen_ai.conversation.id`, else the trace), the parent
  *   span and the tool call id, so that sibling spans of one parent for one step
- *   are its attempts, and another turn of the conversation is another task;
+ *   are one execution, and another turn of the conversation is another task;
  * - attempt number: `holdfast.attempt` if stated, else the span's place by start
- *   time among the task's spans of that step (ingest-spans.ts);
+ *   time among the task's spans of that step, counted afresh after each that
+ *   succeeded: a call after a success is the step's next pass, not a retry
+ *   (store-spans.ts);
  * - outcome and error class from the span's status, `error.type` and the HTTP
  *   status (error-class-rules.ts); cost from `gen_ai.usage.cost.amount` in USD, else
  *   its token counts priced (lib/core/pricing/price-call.ts), with the failed-call rules;

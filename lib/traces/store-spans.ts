@@ -83,12 +83,29 @@ export function lockForSpans(traces: string[], tasks: string[]): SQL {
  * relations `calls` and `candidate_tries` (trace_spans rows, tries of any of those calls among them),
  * as CTEs ending in `written`. A call without tries is one attempt; a model call with tries is one
  * attempt per try, its last try carrying the call's cost (unless the provider refused that try) and
- * the call's failure when the call failed after its last answer. Numbers: `holdfast.attempt` where
- * stated, else the place among the execution's attempts by the call's start, then the try's resend
- * count (absent: 0) and start.
+ * the call's failure when the call failed after its last answer.
+ *
+ * A retry is a re-send of the same operation, never a second, different call (DOMAIN.md): the calls of
+ * a step under one parent are one operation only until one of them succeeds. A call that follows a
+ * succeeded sibling (by start) is another operation, the step's next pass (`iteration`): two calls an
+ * agent makes one after the other are two first attempts, while a call made again after a failed one
+ * (an SDK's try emitted as a span of its own, as the AI SDK 5 and 6 do, or the agent's own retry) is
+ * its retry. The official OpenAI instrumentation, OpenLLMetry, OpenInference and the AI SDK 7 never
+ * emit a span per client retry (their retries are HTTP children, below); the recorded spans are in
+ * tests/fixtures/otel-emitters. Numbers within a pass: `holdfast.attempt` where stated (a call stating
+ * it is never split off), else the place by the call's start, then the try's resend count (absent: 0)
+ * and start.
  */
 function attemptsWritten(robust: boolean) {
   return sql`
+    passes as (
+      select c.trace_id, c.span_id,
+        case when c.stated_attempt is not null then 0
+          else coalesce(count(*) filter (where c.outcome = 'succeeded') over (
+            partition by c.task_id, c.step, c.stated_attempt is null
+            order by c.started_at, c.span_id rows between unbounded preceding and 1 preceding), 0)::int
+        end as iteration
+      from calls c),
     tries as (
       select t.*, c.span_id as call_span_id,
         row_number() over (partition by c.trace_id, c.span_id
@@ -100,7 +117,7 @@ function attemptsWritten(robust: boolean) {
     units as (
       select c.task_id, c.agent, c.step, c.trace_id, c.span_id, c.started_at, c.finished_at, c.stated_attempt,
         c.outcome, c.error_class, c.error_text, c.cost_micros, c.cost_source,
-        c.started_at as call_started_at, c.span_id as call_span_id, 1::bigint as place
+        c.started_at as call_started_at, c.trace_id as call_trace_id, c.span_id as call_span_id, 1::bigint as place
       from calls c
       where not exists (select 1 from tries t where t.trace_id = c.trace_id and t.call_span_id = c.span_id)
       union all
@@ -111,29 +128,31 @@ function attemptsWritten(robust: boolean) {
         case when l.last and t.outcome = 'succeeded' then c.error_text else t.error_text end,
         case when l.last and t.cost_source <> 'rule' then c.cost_micros else t.cost_micros end,
         case when l.last and t.cost_source <> 'rule' then c.cost_source else t.cost_source end,
-        c.started_at, c.span_id, t.place
+        c.started_at, c.trace_id, c.span_id, t.place
       from calls c
       join tries t on t.trace_id = c.trace_id and t.call_span_id = c.span_id
       cross join lateral (select t.place = t.of_tries as last) as l),
     numbered as (
-      select u.*, coalesce(u.stated_attempt,
-        row_number() over (partition by u.task_id, u.step
+      select u.*, p.iteration, coalesce(u.stated_attempt,
+        row_number() over (partition by u.task_id, u.step, p.iteration
           order by u.call_started_at, u.call_span_id, u.place))::int as attempt_number
-      from units u),
+      from units u
+      join passes p on p.trace_id = u.call_trace_id and p.span_id = u.call_span_id),
     identities as (
-      insert into attempt_identities (task_id, step, attempt_number, started_at)
-      select task_id, step, attempt_number, started_at from numbered
-      ${robust ? sql`on conflict do nothing returning task_id, step, attempt_number` : sql``}),
+      insert into attempt_identities (task_id, step, iteration, attempt_number, started_at)
+      select task_id, step, iteration, attempt_number, started_at from numbered
+      ${robust ? sql`on conflict do nothing returning task_id, step, iteration, attempt_number` : sql``}),
     written as (
-      insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
-        error_class, error_text, cost_micros, cost_source, idempotency_key, source)
-      select n.task_id, n.agent, n.step, n.attempt_number, n.started_at, n.finished_at,
+      insert into attempts (task_id, agent, step, iteration, attempt_number, started_at, finished_at, latency_ms,
+        outcome, error_class, error_text, cost_micros, cost_source, idempotency_key, source)
+      select n.task_id, n.agent, n.step, n.iteration, n.attempt_number, n.started_at, n.finished_at,
         least(extract(epoch from (n.finished_at - n.started_at)) * 1000, 2147483647)::int, n.outcome,
         n.error_class, n.error_text, n.cost_micros, n.cost_source, 'span:' || n.trace_id || '/' || n.span_id, 'traces'
       from numbered n
       ${
         robust
-          ? sql`join identities i on i.task_id = n.task_id and i.step = n.step and i.attempt_number = n.attempt_number`
+          ? sql`join identities i on i.task_id = n.task_id and i.step = n.step and i.iteration = n.iteration
+              and i.attempt_number = n.attempt_number`
           : sql``
       }
       returning 1)`;
@@ -455,9 +474,10 @@ export async function forgetAttempts(tx: Transaction, executions: readonly Gaini
       delete from attempts a using executions e
       where a.task_id = e.task_id and a.step = e.step and a.idempotency_key like 'span:%'
         and a.started_at >= (select earliest from bounds) and a.started_at <= (select latest from bounds)
-      returning a.task_id, a.step, a.attempt_number)
+      returning a.task_id, a.step, a.iteration, a.attempt_number)
     delete from attempt_identities i using gone
-    where i.task_id = gone.task_id and i.step = gone.step and i.iteration = 0 and i.attempt_number = gone.attempt_number`);
+    where i.task_id = gone.task_id and i.step = gone.step and i.iteration = gone.iteration
+      and i.attempt_number = gone.attempt_number`);
 }
 
 /** Numbers the attempts of these executions afresh from all their stored spans, and writes them. */

@@ -94,13 +94,15 @@ describe('priced span attempts and the recount', () => {
       const parentSpanId = randomBytes(8).toString('hex');
       const begin = now - 3 * HOUR_MS + random.int(2 * HOUR_MS);
       const tries = 1 + random.int(3);
+      // Each try starts after the one before (retries cross hour boundaries now and then): the last one, the
+      // success, ends the operation, and a call after it would be another one.
+      let at = begin;
       executions.push(
         Array.from({ length: tries }, (_, attempt) => ({
           traceId,
           spanId: randomBytes(8).toString('hex'),
           parentSpanId,
-          // Retries cross hour boundaries now and then.
-          start: begin + attempt * (60_000 + random.int(40 * 60_000)),
+          start: attempt === 0 ? at : (at += 60_000 + random.int(40 * 60_000)),
           inputTokens: 500 + random.int(5_000),
           outputTokens: random.int(800),
           status: attempt < tries - 1 ? (random.next() < 0.5 ? 429 : 503) : undefined,

@@ -198,6 +198,14 @@ function jsonSpan(traceId: string, parentSpanId: string, step: string, startMs: 
     ...extra,
   };
 }
+/** A call that failed (a 503 from its provider): a sibling after it is its retry. */
+const failedStatus = {
+  attributes: [
+    { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+    { key: 'http.response.status_code', value: { intValue: '503' } },
+  ],
+  status: { code: 2, message: '503 Service Unavailable' },
+};
 const requestOf = (agent: string, spans: object[]) => ({
   resourceSpans: [
     {
@@ -242,7 +250,10 @@ describe('the traces receiver', () => {
     const traceId = randomBytes(16).toString('hex');
     const parent = randomBytes(8).toString('hex');
     const start = Date.now() - 30_000;
-    const [first, second, third] = [0, 1_000, 2_000].map((offset) => jsonSpan(traceId, parent, 'chat', start + offset));
+    // Two failed tries and the one that succeeded: one operation, its attempts 1 to 3.
+    const [first, second, third] = [0, 1_000, 2_000].map((offset, index) =>
+      jsonSpan(traceId, parent, 'chat', start + offset, index < 2 ? failedStatus : {}),
+    );
     const later = JSON.stringify(requestOf(agent, [third!, second!]));
     expect((await post(later)).status).toBe(200);
     expect((await post(later)).status).toBe(200); // the exporter retried: nothing new
@@ -264,7 +275,10 @@ describe('the traces receiver', () => {
     const traceId = randomBytes(16).toString('hex');
     const parent = randomBytes(8).toString('hex');
     const start = Date.now() - 60_000;
-    const siblings = Array.from({ length: 12 }, (_, index) => jsonSpan(traceId, parent, 'chat', start + index * 1_000));
+    // Eleven failed tries and the one that succeeded: one operation, its attempts 1 to 12.
+    const siblings = Array.from({ length: 12 }, (_, index) =>
+      jsonSpan(traceId, parent, 'chat', start + index * 1_000, index < 11 ? failedStatus : {}),
+    );
     const shuffled = [...siblings].sort(() => Math.random() - 0.5);
     const answers = await Promise.all(shuffled.map((span) => post(JSON.stringify(requestOf(agent, [span])))));
     expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200));

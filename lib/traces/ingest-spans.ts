@@ -4,7 +4,6 @@ import { type CoreContext, DEFAULT_CORE_POLICY, nowOf, policyOf } from '../core/
 import type { ExportedSpan } from './otlp-request';
 import type { SpanMappingRules } from './mapping-rules';
 import { callsInTheirAgentsTasks } from './span-tasks';
-import { uncountedCallReason } from './uncounted-conventions';
 import { type SpanAttempt, spanToAttempt } from './span-to-attempt';
 import { type SpanTry, spanToHttpTry } from './span-to-try';
 import { piecesOf } from './batch-pieces';
@@ -96,12 +95,6 @@ export async function mapSpans(
     const mapped = spanToAttempt(span, rules);
     if (!mapped.counted) {
       modelCallHere.set(span.traceId + span.spanId, false);
-      // A call under a convention not counted yet is said, never dropped in silence.
-      const uncounted = uncountedCallReason(span);
-      if (uncounted) {
-        rejected.push({ spanId: span.spanId, reason: uncounted });
-        continue;
-      }
       const spanTry = mayExport ? spanToHttpTry(span, rules) : undefined;
       if (spanTry && inKeptDays(spanTry.startedAtMs)) tries.push(spanTry);
       continue;

@@ -8,12 +8,15 @@ import { classifySpanError, httpStatusOf } from './error-class-rules';
 import type { SpanMappingRules } from './mapping-rules';
 import type { ExportedSpan } from './otlp-request';
 import { priceSpanCall } from './price-memo';
+import { callFactsOf } from './span-conventions';
 
 /**
  * How a span becomes an attempt (docs/agents/opentelemetry.md has the table):
  *
- * - it counts if `gen_ai.operation.name` is one of the counted operations, or
- *   it names its step itself (`holdfast.step`);
+ * - it counts if its operation is one of the counted operations, or it names
+ *   its step itself (`holdfast.step`); the operation, model, tokens and tool
+ *   are read in the OpenTelemetry GenAI conventions, OpenInference's or the AI
+ *   SDK 5 and 6's (span-conventions.ts);
  * - agent: `holdfast.agent`, else `gen_ai.agent.name`, else the resource's
  *   `service.name`; step: `holdfast.step`, else `gen_ai.tool.name` for a tool
  *   call, else the span's name; both made plain names (other characters
@@ -66,7 +69,9 @@ const MAX_TASK_ID = 200;
 const MODEL_OPERATIONS: ReadonlySet<string> = new Set(['chat', 'text_completion', 'generate_content', 'embeddings']);
 
 export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): SpanMapping {
-  const operation = textAttribute(span.attributes, 'gen_ai.operation.name');
+  // In whichever convention the emitter writes (span-conventions.ts).
+  const facts = callFactsOf(span);
+  const operation = facts.operation;
   const statedStep = textAttribute(span.attributes, 'holdfast.step');
   if (!statedStep && !(operation && rules.countedOperations.has(operation))) return { counted: false };
 
@@ -75,7 +80,7 @@ export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): Span
       textAttribute(span.attributes, 'gen_ai.agent.name') ??
       textAttribute(span.resource, 'service.name'),
   );
-  const toolName = operation === 'execute_tool' ? textAttribute(span.attributes, 'gen_ai.tool.name') : undefined;
+  const toolName = operation === 'execute_tool' ? facts.toolName : undefined;
   const step = plainName(statedStep ?? toolName ?? span.name);
   if (!agent) return { counted: true, refused: 'no agent: set gen_ai.agent.name or the service.name resource' };
   if (!step) return { counted: true, refused: 'no step: the span has no name' };
@@ -91,7 +96,7 @@ export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): Span
   const startedAtMs = Number(span.startNanos / NANOS_PER_MS);
   const finishedAtMs = Number(span.endNanos / NANOS_PER_MS);
 
-  const taskId = taskIdOf(span);
+  const taskId = taskIdOf(span, facts.toolCallId);
   const unstorableTask = unstorableTextProblem(taskId);
   if (unstorableTask) return { counted: true, refused: `task id ${unstorableTask}` };
   const failed = span.statusCode === 2;
@@ -110,16 +115,13 @@ export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): Span
           {
             reportedUsd: reported,
             usage: {
-              inputTokens: tokenCount(span, 'gen_ai.usage.input_tokens'),
-              outputTokens: tokenCount(span, 'gen_ai.usage.output_tokens'),
-              cacheReadInputTokens: tokenCount(span, 'gen_ai.usage.cache_read.input_tokens'),
-              cacheCreationInputTokens: tokenCount(span, 'gen_ai.usage.cache_creation.input_tokens'),
+              inputTokens: facts.inputTokens,
+              outputTokens: facts.outputTokens,
+              cacheReadInputTokens: facts.cacheReadInputTokens,
+              cacheCreationInputTokens: facts.cacheCreationInputTokens,
             },
-            model:
-              textAttribute(span.attributes, 'gen_ai.response.model') ??
-              textAttribute(span.attributes, 'gen_ai.request.model'),
-            provider:
-              textAttribute(span.attributes, 'gen_ai.provider.name') ?? textAttribute(span.attributes, 'gen_ai.system'),
+            model: facts.model,
+            provider: facts.provider,
             failure: errorClass ? { errorClass, httpStatus: httpStatusOf(span) } : undefined,
             at: new Date(startedAtMs),
           },
@@ -157,17 +159,10 @@ export function plainName(raw: string | undefined): string | undefined {
   return plain === '' ? undefined : plain;
 }
 
-/** A token count, if the span states a usable one: the price table refuses a negative count (the whole batch failed). */
-function tokenCount(span: ExportedSpan, key: string): number | undefined {
-  const count = numberAttribute(span.attributes, key);
-  return count !== undefined && count >= 0 ? count : undefined;
-}
-
-function taskIdOf(span: ExportedSpan): string {
+function taskIdOf(span: ExportedSpan, toolCall: string | undefined): string {
   const stated = textAttribute(span.attributes, 'holdfast.task');
   if (stated) return stated.slice(0, MAX_TASK_ID);
   const conversation = textAttribute(span.attributes, 'gen_ai.conversation.id') ?? span.traceId;
-  const toolCall = textAttribute(span.attributes, 'gen_ai.tool.call.id');
   const execution = [span.parentSpanId ?? 'root', ...(toolCall ? [toolCall.slice(0, 64)] : [])].join('/');
   return `${conversation.slice(0, MAX_TASK_ID - execution.length - 1)}/${execution}`;
 }

@@ -64,4 +64,21 @@ describe('attempts from recorded spans equal the provider’s requests', () => {
       [0, 1, 'failed', 'transient'],
     ]);
   });
+
+  it('the AI SDK 6 emits a span per try: 429, 500, 200 are three attempts of one call (its tries name no status)', async () => {
+    expect(await attemptsOf('ai-sdk-6', 'a-retry-429-500-200')).toEqual([
+      [0, 1, 'failed', 'unknown'],
+      [0, 2, 'failed', 'unknown'],
+      [0, 3, 'succeeded', null],
+    ]);
+  });
+
+  it('OpenInference: two different calls under one parent are two first attempts; a call failing for good sends no span', async () => {
+    expect(await attemptsOf('openinference-instrumentation-openai', 'e-two-distinct-calls-one-parent')).toEqual([
+      [0, 1, 'succeeded', null],
+      [1, 1, 'succeeded', null],
+    ]);
+    // The provider answered 500 three times; the instrumentation ends no span for a call that throws.
+    expect(await attemptsOf('openinference-instrumentation-openai', 'b-fail-500-always')).toEqual([]);
+  });
 });

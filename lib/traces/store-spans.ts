@@ -98,14 +98,6 @@ export function lockForSpans(traces: string[], tasks: string[]): SQL {
  */
 function attemptsWritten(robust: boolean) {
   return sql`
-    passes as (
-      select c.trace_id, c.span_id,
-        case when c.stated_attempt is not null then 0
-          else coalesce(count(*) filter (where c.outcome = 'succeeded') over (
-            partition by c.task_id, c.step, c.stated_attempt is null
-            order by c.started_at, c.span_id rows between unbounded preceding and 1 preceding), 0)::int
-        end as iteration
-      from calls c),
     tries as (
       select t.*, c.span_id as call_span_id,
         row_number() over (partition by c.trace_id, c.span_id
@@ -117,7 +109,7 @@ function attemptsWritten(robust: boolean) {
     units as (
       select c.task_id, c.agent, c.step, c.trace_id, c.span_id, c.started_at, c.finished_at, c.stated_attempt,
         c.outcome, c.error_class, c.error_text, c.cost_micros, c.cost_source,
-        c.started_at as call_started_at, c.trace_id as call_trace_id, c.span_id as call_span_id, 1::bigint as place
+        c.started_at as call_started_at, c.span_id as call_span_id, c.outcome as call_outcome, 1::bigint as place
       from calls c
       where not exists (select 1 from tries t where t.trace_id = c.trace_id and t.call_span_id = c.span_id)
       union all
@@ -128,16 +120,26 @@ function attemptsWritten(robust: boolean) {
         case when l.last and t.outcome = 'succeeded' then c.error_text else t.error_text end,
         case when l.last and t.cost_source <> 'rule' then c.cost_micros else t.cost_micros end,
         case when l.last and t.cost_source <> 'rule' then c.cost_source else t.cost_source end,
-        c.started_at, c.trace_id, c.span_id, t.place
+        c.started_at, c.span_id, c.outcome, t.place
       from calls c
       join tries t on t.trace_id = c.trace_id and t.call_span_id = c.span_id
       cross join lateral (select t.place = t.of_tries as last) as l),
+    -- Each unit's pass: the calls of its step that succeeded before its own call (one row of each call, its
+    -- place 1, counts; its own call's rows are one peer group, left out). A call stating its attempt: pass 0.
+    passed as (
+      select u.*,
+        case when u.stated_attempt is not null then 0
+          else (count(*) filter (where u.place = 1 and u.call_outcome = 'succeeded') over (
+            partition by u.task_id, u.step, u.stated_attempt is null
+            order by u.call_started_at, u.call_span_id
+            range between unbounded preceding and current row exclude group))::int
+        end as iteration
+      from units u),
     numbered as (
-      select u.*, p.iteration, coalesce(u.stated_attempt,
-        row_number() over (partition by u.task_id, u.step, p.iteration
-          order by u.call_started_at, u.call_span_id, u.place))::int as attempt_number
-      from units u
-      join passes p on p.trace_id = u.call_trace_id and p.span_id = u.call_span_id),
+      select p.*, coalesce(p.stated_attempt,
+        row_number() over (partition by p.task_id, p.step, p.iteration
+          order by p.call_started_at, p.call_span_id, p.place))::int as attempt_number
+      from passed p),
     identities as (
       insert into attempt_identities (task_id, step, iteration, attempt_number, started_at)
       select task_id, step, iteration, attempt_number, started_at from numbered
@@ -352,10 +354,12 @@ export async function storeSpans(
       where ${senderQueues} is null or first_agent = any(${senderQueues})
       on conflict (task_id) do nothing
       returning task_id, agent, queue),
+    -- Each stored owner by its key: the planner cannot size the batch's list, and a join could read all of task_agents.
     owners as (
       select task_id, agent, queue from registered
       union all
-      select a.task_id, a.agent, a.queue from task_agents a join firsts f on f.task_id = a.task_id),
+      select f.task_id, a.agent, a.queue from firsts f
+      cross join lateral (select agent, queue from task_agents where task_id = f.task_id) a),
     accepted as (
       select b.* from batch b left join owners o on o.task_id = b.task_id
       where b.kind = 'http_try' or (o.agent = b.agent and (${senderQueues} is null or o.queue = any(${senderQueues})))),

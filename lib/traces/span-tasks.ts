@@ -1,6 +1,6 @@
 import type { Executor } from '../db/client';
 import { readTaskAgents } from '../core/tasks/task-agent';
-import { aliasAgentOf, aliasOf } from '../core/tasks/task-alias';
+import { aliasAgentOf, foreignAliasProblem, storedTaskIdFor } from '../core/tasks/task-alias';
 import type { SpanAttempt } from './span-to-attempt';
 
 /**
@@ -18,18 +18,13 @@ export async function callsInTheirAgentsTasks(
   const stored = chosen.length === 0 ? new Map() : await readTaskAgents(db, chosen);
   const placed: SpanAttempt[] = [];
   for (const call of calls) {
-    const aliasAgent = aliasAgentOf(call.taskId);
-    if (aliasAgent !== undefined && aliasAgent !== call.agent) {
-      rejected.push({
-        spanId: call.spanId,
-        reason: `task ids beginning "~${aliasAgent}/" are agent ${aliasAgent}'s own`,
-      });
+    const problem = foreignAliasProblem(call.taskId, call.agent);
+    if (problem) {
+      rejected.push({ spanId: call.spanId, reason: problem });
       continue;
     }
-    const owner = stored.get(call.taskId)?.agent;
-    placed.push(
-      owner === undefined || owner === call.agent ? call : { ...call, taskId: aliasOf(call.agent, call.taskId) },
-    );
+    const taskId = storedTaskIdFor(call.agent, call.taskId, stored.get(call.taskId)?.agent);
+    placed.push(taskId === call.taskId ? call : { ...call, taskId });
   }
   return { calls: placed, rejected };
 }

@@ -78,16 +78,6 @@ export function assertClaimMatches(stored: TaskAgent, claimed: ClaimedAgent, act
   );
 }
 
-/** Reads the task's owner and applies the rule; answers the stored owner (undefined for a task not seen yet). */
-export async function authorizeTaskAccess(
-  ctx: CoreContext,
-  claimed: ClaimedAgent & { taskId: string },
-): Promise<TaskAgent | undefined> {
-  const stored = await readTaskAgent(ctx.db, claimed.taskId);
-  await authorizeTaskAgent(ctx, stored, claimed);
-  return stored;
-}
-
 /**
  * Stores who a task belongs to if nothing has yet (the caller was judged by authorizeTaskAgent against the names
  * it gives), and answers who it belongs to now: the names given, or those of a request that stored the task
@@ -138,9 +128,7 @@ export async function resolveTaskForActor(ctx: CoreContext, taskId: string): Pro
   if (!agents) return taskId;
   const stored = await readTaskAgent(ctx.db, taskId);
   if (!stored || agents.includes(stored.agent)) return taskId;
-  const aliases = await readTaskAgents(
-    ctx.db,
-    agents.map((agent) => aliasOf(agent, taskId)),
-  );
-  return agents.map((agent) => aliasOf(agent, taskId)).find((alias) => aliases.has(alias)) ?? taskId;
+  const aliases = agents.map((agent) => aliasOf(agent, taskId));
+  const storedAliases = await readTaskAgents(ctx.db, aliases);
+  return aliases.find((alias) => storedAliases.has(alias)) ?? taskId;
 }

@@ -41,9 +41,13 @@ export function storedTaskIdFor(agent: string, taskId: string, storedFor: string
  * request for research may begin it (or make it first).
  */
 export function refuseForeignAlias(taskId: string, agent: string | null | undefined): void {
+  const problem = foreignAliasProblem(taskId, agent);
+  if (problem) throw new ForbiddenError(problem);
+}
+
+/** Why a request for `agent` may not name this task id (another agent's alias), or undefined. */
+export function foreignAliasProblem(taskId: string, agent: string | null | undefined): string | undefined {
   const named = aliasAgentOf(taskId);
-  if (named === undefined || agent == null || named === agent) return;
-  throw new ForbiddenError(
-    `Task ids beginning "~${named}/" are agent ${named}'s own: a request for agent ${agent} may not name one`,
-  );
+  if (named === undefined || agent == null || named === agent) return undefined;
+  return `Task ids beginning "~${named}/" are agent ${named}'s own: a request for agent ${agent} may not name one`;
 }

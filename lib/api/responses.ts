@@ -244,7 +244,9 @@ export const stepStatsJson = z.strictObject({
   retryRate: share,
   failures: count,
   totalSpendMicros: micros,
-  retrySpendMicros: micros.describe('Cost of the retries alone: what repeating work cost'),
+  retrySpendMicros: micros.describe(
+    'Retry-attributable spend: what the step spent beyond what one try would have cost (the succeeded attempt, else the first)',
+  ),
   retryShareOfSpend: share,
   firstTrySuccess: share
     .nullable()
@@ -270,7 +272,11 @@ export const stepStatsResponse = z.strictObject({
 const simulatedChange = {
   stoppedEarlier: z.number().int().min(0).describe('Executions the policy would have stopped before they ended'),
   attemptsSaved: z.number().int().min(0).describe('Attempts it would not have made (all retries)'),
-  retrySpendSavedMicros: z.number().int().min(0).describe('What those attempts cost'),
+  retrySpendSavedMicros: z
+    .number()
+    .int()
+    .min(0)
+    .describe('Retry spend (the spend beyond one try) those executions would not have had'),
   successesLost: z
     .number()
     .int()

@@ -76,7 +76,7 @@ export const stepColumns: StepColumn[] = [
   {
     key: 'retrySpendMicros',
     label: 'Retry spend',
-    help: 'Cost of the retries alone: what repeating work cost. "by cause" splits it by the failure before each retry',
+    help: 'Spend beyond what one try would have cost: the failed attempts before a success, or every attempt after the first when none succeeded (free 429s add nothing). "by cause" splits it by the failure before each retry',
     numeric: true,
     show: (row) => formatMicros(row.retrySpendMicros),
     changeSort: 'retrySpendChangeMicros',

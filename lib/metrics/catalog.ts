@@ -34,7 +34,7 @@ export const metricCatalog = {
   },
   holdfast_retry_spend_microdollars_total: {
     type: 'counter',
-    help: 'Cost of retries, in micro-dollars.',
+    help: 'Retry-attributable spend: what executions spent beyond what one try would have cost, in micro-dollars.',
     labels: ['agent', 'step'],
   },
   holdfast_budget_refusals_total: {

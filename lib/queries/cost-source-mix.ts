@@ -61,7 +61,7 @@ export async function getCostSourceMix(
   // and the mix counts only what started after it (so every attempt at the cut moment is left out alike).
   const rows = await db.execute<MixRow>(sql`
     with latest as (
-      select started_at, attempt_number, cost_source, cost_micros from attempts
+      select started_at, attempt_number, cost_source, cost_micros, retry_cost_micros from attempts
       where agent = ${params.agent} and step = ${params.step}
         and started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz
       order by started_at desc

@@ -15,7 +15,7 @@ export interface RetryCauseSpend {
   cause: RetryCause;
   /** Retries this cause was followed by. */
   retries: number;
-  /** What those retries cost. */
+  /** What those retries added to retry spend (a succeeded retry adds its first attempt's cost, a failed one its own). */
   retrySpendMicros: number;
 }
 
@@ -31,8 +31,9 @@ export interface RetrySpendByCause {
 const HOUR_MS = 3_600_000;
 
 /**
- * Retry spend per step by the failure that caused each retry: every retry's cost is attributed to the class of
- * the attempt before it in its execution (attempt 3 to attempt 2's class), not to the retry's own outcome.
+ * Retry spend per step by the failure that caused each retry: every retry's share of retry spend (what it added
+ * to its execution's spend beyond one try: lib/core/attempts/retry-spend.ts) is attributed to the class of the
+ * attempt before it in its execution (attempt 3 to attempt 2's class), not to the retry's own outcome.
  *
  * Read from the executions summed by shape per hour (execution_shape_hours, kept by the rollup pass for the
  * retry-policy simulator): a shape like `1:transient 2:timeout 3:ok` names each attempt's predecessor, so this
@@ -65,10 +66,13 @@ export async function getRetrySpendByCause(
     with per_cause as (
       select agent, step,
         -- The token before this attempt's own (' 3:' cannot match inside ' 13:'): its class is the cause.
-        substring(shape from '([a-z_]+) ' || attempt_number::text || ':') as cause,
-        sum(executions) as retries, sum(cost_micros) as retry_spend
+        -- A first attempt's share (its cost, written after a retry of it succeeded): its own class.
+        case when attempt_number = 1 then substring(shape from '^1:([a-z_]+)')
+          else substring(shape from '([a-z_]+) ' || attempt_number::text || ':') end as cause,
+        coalesce(sum(executions) filter (where ${sql.raw(IS_RETRY)}), 0) as retries,
+        sum(retry_cost_micros) as retry_spend
       from execution_shape_hours
-      where ${sql.raw(IS_RETRY)}
+      where (${sql.raw(IS_RETRY)} or retry_cost_micros > 0)
         and hour >= ${executionsBegun.from.toISOString()}::timestamptz and hour < ${range.to.toISOString()}::timestamptz
         and (agent, step) in (select wanted.agent, wanted.step from (values ${wanted}) as wanted(agent, step))
       group by 1, 2, 3

@@ -50,14 +50,15 @@ export async function rollExecutionShapes(tx: Transaction, [from, to]: HourRange
   const end = sql`${new Date(to).toISOString()}::timestamptz`;
   await tx.execute(sql`delete from execution_shape_hours where hour >= ${start} and hour < ${end}`);
   await tx.execute(sql`
-    insert into execution_shape_hours (hour, agent, step, shape, attempt_number, executions, cost_micros, to_end_ms)
+    insert into execution_shape_hours (hour, agent, step, shape, attempt_number, executions, cost_micros, retry_cost_micros,
+      to_end_ms)
     with begun as (
       select agent, step, task_id, iteration, started_at as begun_at from attempts
       where attempt_number = 1 and started_at >= ${start} and started_at < ${end}
     ),
     tries as (
       select begun.agent, begun.step, begun.task_id, begun.iteration, date_trunc('hour', begun.begun_at, 'UTC') as hour,
-        later.attempt_number, later.cost_micros, later.finished_at,
+        later.attempt_number, later.cost_micros, later.retry_cost_micros, later.finished_at,
         later.attempt_number || ':' || case later.outcome when 'succeeded' then 'ok' when 'running' then 'running'
           else later.error_class::text end as token
       from begun join attempts later
@@ -72,7 +73,7 @@ export async function rollExecutionShapes(tx: Transaction, [from, to]: HourRange
       window execution as (partition by agent, step, task_id, iteration order by attempt_number
         rows between unbounded preceding and unbounded following)
     )
-    select hour, agent, step, shape, attempt_number, count(*)::int, sum(cost_micros),
+    select hour, agent, step, shape, attempt_number, count(*)::int, sum(cost_micros), sum(retry_cost_micros),
       coalesce(sum(greatest(0, extract(epoch from ended_at - finished_at) * 1000)), 0)
     from shaped
     group by hour, agent, step, shape, attempt_number`);

@@ -140,17 +140,28 @@ function attemptsWritten(robust: boolean) {
         row_number() over (partition by p.task_id, p.step, p.iteration
           order by p.call_started_at, p.call_span_id, p.place))::int as attempt_number
       from passed p),
+    -- Each attempt's share of retry spend (lib/core/attempts/retry-spend.ts): a failed retry its own cost, a
+    -- succeeded retry its first attempt's. A pass is always written whole here, so its first attempt is at hand.
+    shared as (
+      select n.*,
+        case when n.attempt_number = 1 then 0
+          when n.outcome = 'failed' then n.cost_micros
+          when n.outcome = 'succeeded' then coalesce(sum(n.cost_micros) filter (where n.attempt_number = 1)
+            over (partition by n.task_id, n.step, n.iteration), 0)
+          else 0 end as retry_cost_micros
+      from numbered n),
     identities as (
       insert into attempt_identities (task_id, step, iteration, attempt_number, started_at)
       select task_id, step, iteration, attempt_number, started_at from numbered
       ${robust ? sql`on conflict do nothing returning task_id, step, iteration, attempt_number` : sql``}),
     written as (
       insert into attempts (task_id, agent, step, iteration, attempt_number, started_at, finished_at, latency_ms,
-        outcome, error_class, error_text, cost_micros, cost_source, idempotency_key, source)
+        outcome, error_class, error_text, cost_micros, retry_cost_micros, cost_source, idempotency_key, source)
       select n.task_id, n.agent, n.step, n.iteration, n.attempt_number, n.started_at, n.finished_at,
         least(extract(epoch from (n.finished_at - n.started_at)) * 1000, 2147483647)::int, n.outcome,
-        n.error_class, n.error_text, n.cost_micros, n.cost_source, 'span:' || n.trace_id || '/' || n.span_id, 'traces'
-      from numbered n
+        n.error_class, n.error_text, n.cost_micros, n.retry_cost_micros, n.cost_source,
+        'span:' || n.trace_id || '/' || n.span_id, 'traces'
+      from shared n
       ${
         robust
           ? sql`join identities i on i.task_id = n.task_id and i.step = n.step and i.iteration = n.iteration

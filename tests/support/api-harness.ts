@@ -27,6 +27,7 @@ async function loadRoutes(): Promise<Map<string, { POST?: Handler; GET?: Handler
     '/api/v1/redrives/claim': import('../../app/api/v1/redrives/claim/route'),
     '/api/v1/redrives/ack': import('../../app/api/v1/redrives/ack/route'),
     '/api/v1/openapi.json': import('../../app/api/v1/openapi.json/route'),
+    '/api/v1/step-stats': import('../../app/api/v1/step-stats/route'),
     '/api/v1/steps/begin': import('../../app/api/v1/steps/begin/route'),
     '/api/v1/steps/finish': import('../../app/api/v1/steps/finish/route'),
     '/api/v1/tasks/finish': import('../../app/api/v1/tasks/finish/route'),

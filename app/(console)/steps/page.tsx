@@ -109,13 +109,13 @@ export default async function StepsPage({
           <div className="contents">
             <dt className="font-medium text-ink">by cause (retry spend)</dt>
             <dd>
-              Retry spend split by what came just before each retry in its execution: the error class of the failed
-              attempt before it (attempt 3 is counted under attempt 2&apos;s class), &quot;after a success&quot; for a
-              step run again after it succeeded, &quot;while one ran&quot; for a second copy started while the first
-              still ran. It counts the executions whose first attempt started in the window&apos;s hours (from{' '}
-              {minute(retryCauses.executionsBegun.from)} UTC), with all their retries, as of the last rollup pass (up to
-              a minute behind); Retry spend counts the retries that started in the window, so the two differ by
-              executions that straddle the window&apos;s edges. Kept as long as the raw attempts.
+              Retry spend (each retry&apos;s share of it) split by what came just before each retry in its execution:
+              the error class of the failed attempt before it (attempt 3 is counted under attempt 2&apos;s class),
+              &quot;after a success&quot; for a step run again after it succeeded, &quot;while one ran&quot; for a
+              second copy started while the first still ran. It counts the executions whose first attempt started in the
+              window&apos;s hours (from {minute(retryCauses.executionsBegun.from)} UTC), with all their retries, as of
+              the last rollup pass (up to a minute behind); Retry spend counts the retries that started in the window,
+              so the two differ by executions that straddle the window&apos;s edges. Kept as long as the raw attempts.
               {retryCauses.available
                 ? ''
                 : ' Not yet available: the rollup pass fills it on its first run after an upgrade.'}

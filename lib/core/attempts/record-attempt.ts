@@ -67,12 +67,29 @@ export async function recordAttempt(
   // The identity was taken: by an earlier report of this attempt, the same or not.
   const [earlier] = await findReported(ctx.db, values);
   if (!earlier) {
-    // Or the task was stored for another agent by a request this one raced (judged before, found now).
+    // Or the task was stored by a request this one raced: its row committed while this statement waited on it,
+    // too late for the statement's snapshot to see. For another agent, judged now (it was judged before)...
     const stored = await readTaskAgent(ctx.db, values.taskId);
     if (stored && stored.agent !== values.agent) await authorizeTaskAgent(ctx, stored, claimed);
+    // ...for this agent (another report of the same task at the same instant), written by a statement that sees it.
+    if (stored) return recordRacedReport(ctx.db, values);
     // Identities and attempts are written together and only removed together (by retention).
     throw new Error('recordAttempt: the attempt identity is taken but its attempt was not found');
   }
+  return answerRepeatedReport(earlier, values);
+}
+
+/** A report whose task was stored by a concurrent request of its own agent: written again, now that it can be. */
+async function recordRacedReport(db: Executor, values: AttemptValues): Promise<RecordAttemptResult> {
+  const [inserted] = await insertUnlessReported(db, values);
+  if (inserted) return { attempt: toAttempt(inserted), duplicate: false };
+  const [earlier] = await findReported(db, values);
+  if (!earlier) throw new Error('recordAttempt: the attempt identity is taken but its attempt was not found');
+  return answerRepeatedReport(earlier, values);
+}
+
+/** A report of an attempt recorded already: the stored row if it says the same, else ATTEMPT_CONFLICT. */
+function answerRepeatedReport(earlier: AttemptRow, values: AttemptValues): RecordAttemptResult {
   const existing = toAttempt(earlier);
   const differences = differingFields(existing, values);
   if (differences.length > 0) {
@@ -101,8 +118,11 @@ function refuseOutsideRetention(ctx: CoreContext, startedAt: Date): void {
   if (problem) throw new InvalidInputError(`Invalid input: startedAt: ${problem}`, { startedAt: [problem] });
 }
 
-/** What a report sets: its cost is the stated one or its tokens priced (costOfReport). */
-type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid'>;
+/**
+ * What a report sets: its cost is the stated one or its tokens priced (costOfReport). Its share of retry spend
+ * is the database's to set (the attempts_retry_cost trigger), from the execution's other attempts.
+ */
+type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid' | 'retryCostMicros'>;
 
 /**
  * One statement: store who the task belongs to if nothing has yet (task_agents: an
@@ -191,6 +211,7 @@ interface AttemptRow {
   error_class: Attempt['errorClass'];
   error_text: string | null;
   cost_micros: string;
+  retry_cost_micros: string;
   cost_source: Attempt['costSource'];
   source: Attempt['source'];
   idempotency_key: string | null;
@@ -214,6 +235,7 @@ function toAttempt(row: AttemptRow): Attempt {
     errorClass: row.error_class,
     errorText: row.error_text,
     costMicros: Number(row.cost_micros),
+    retryCostMicros: Number(row.retry_cost_micros),
     costSource: row.cost_source,
     source: row.source,
     idempotencyKey: row.idempotency_key,

@@ -4,6 +4,7 @@ import { authorize } from '../identity/authorization';
 import { nowOf, type CoreContext } from '../kernel/context';
 import { InvalidInputError, StateConflictError } from '../kernel/errors';
 import { parseInput } from '../kernel/validation';
+import { retrySpendOf } from '../attempts/retry-spend';
 import { simulatePolicyInput, type SimulatePolicyInput } from './simulate-policy-input';
 
 const HOUR_MS = 3_600_000;
@@ -13,8 +14,9 @@ const DAY_MS = 24 * HOUR_MS;
 export interface SimulatedChange {
   /** Executions (a task's pass of the step) the policy would have stopped before they ended. */
   stoppedEarlier: number;
-  /** Attempts that would not have been made, and what they cost (all of them retries). */
+  /** Attempts that would not have been made (all of them retries). */
   attemptsSaved: number;
+  /** Retry spend (retry-spend.ts) the executions would not have had: the cut executions' against the real ones. */
   retrySpendSavedMicros: number;
   /** Executions that succeeded only at an attempt the policy would not have made: they would have ended failed. */
   successesLost: number;
@@ -137,13 +139,18 @@ function replayShape(
   const spared = stop === -1 ? [] : tries.slice(stop + 1);
   if (spared.length === 0) return undefined;
   const stopped = byAttempt.get(tries[stop]!.attemptNumber)!;
-  const cost = (attemptNumber: number) => Number(byAttempt.get(attemptNumber)?.cost_micros ?? 0);
+  // Retry spend is linear in the costs once the outcomes are fixed, so the shape's summed costs give the sum of
+  // its executions' retry spend, as they ran and as the policy would have cut them (all failed, up to the stop).
+  const ended = tries.map(({ attemptNumber, ended }) => ({
+    outcome: ended === 'ok' ? ('succeeded' as const) : ended === 'running' ? ('running' as const) : ('failed' as const),
+    costMicros: Number(byAttempt.get(attemptNumber)?.cost_micros ?? 0),
+  }));
   return {
     errorClass: tries[stop]!.ended as ErrorClass,
     change: {
       stoppedEarlier: stopped.executions,
       attemptsSaved: spared.length * stopped.executions,
-      retrySpendSavedMicros: spared.reduce((sum, { attemptNumber }) => sum + cost(attemptNumber), 0),
+      retrySpendSavedMicros: retrySpendOf(ended) - retrySpendOf(ended.slice(0, stop + 1)),
       successesLost: spared.some(({ ended }) => ended === 'ok') ? stopped.executions : 0,
       timeSavedMs: Math.round(Number(stopped.to_end_ms)),
     },

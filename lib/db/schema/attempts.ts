@@ -31,7 +31,7 @@ export const transactionId = customType<{ data: string; driverData: string }>({ 
 
 /**
  * One row per execution of a step. Attempt 1 is the primary execution; 2 and
- * up are retries, and their cost is the retry-attributable spend.
+ * up are retries. What retrying cost is each row's retry_cost_micros (see there).
  *
  * The table is partitioned by day on started_at (see
  * drizzle/0004_partition_attempts.sql and lib/db/attempt-partitions.ts), so
@@ -66,6 +66,15 @@ export const attempts = pgTable(
      * with a cost before OpenTelemetry ingest, and the step protocol's, which are reported).
      */
     costSource: text('cost_source').$type<CostSource>(),
+    /**
+     * What this attempt adds to its execution's retry-attributable spend: the spend beyond what one try would
+     * have cost (the succeeded attempt's cost when the execution succeeded, else the first attempt's). Set as
+     * each attempt ends, so it only grows and sums like cost: a failed retry adds its own cost, a succeeded
+     * retry adds the first attempt's, a first attempt adds nothing (its own cost only when it is written after
+     * a retry of it had succeeded already). The rule: lib/core/attempts/retry-spend.ts, kept in SQL by the
+     * attempts_retry_cost trigger (drizzle/0048) and, for spans, by lib/traces/store-spans.ts.
+     */
+    retryCostMicros: bigint('retry_cost_micros', { mode: 'number' }).notNull().default(0),
     idempotencyKey: text('idempotency_key'),
     /** How the attempt reached Holdfast (library, http, traces); null on rows recorded before it was kept. */
     source: text('source').$type<AttemptSource>(),
@@ -113,6 +122,7 @@ export const attempts = pgTable(
     ),
     check('attempts_latency_not_negative', sql`${table.latencyMs} >= 0`),
     check('attempts_cost_not_negative', sql`${table.costMicros} >= 0`),
+    check('attempts_retry_cost_not_negative', sql`${table.retryCostMicros} >= 0`),
     // A failure without a class and a non-blank text is a failure nobody can triage.
     check(
       'attempts_failure_is_explained',

@@ -28,6 +28,8 @@ export const executionShapeHours = pgTable(
     executions: integer('executions').notNull(),
     /** What this attempt cost, summed over those executions (numeric: exact, and no bigint overflow). */
     costMicros: numeric('cost_micros').notNull(),
+    /** What this attempt added to retry-attributable spend (attempts.retry_cost_micros), summed likewise. */
+    retryCostMicros: numeric('retry_cost_micros').notNull().default('0'),
     /** From this attempt's end to its execution's last end, in milliseconds, summed: the time a stop here saves. */
     toEndMs: numeric('to_end_ms').notNull(),
   },

@@ -40,11 +40,14 @@ export const FIGURES = {
     raw: `count(*) filter (where ${IS_FIRST_TRY} and outcome = 'succeeded')`,
   },
   costMicros: { column: 'cost_micros', type: 'money', raw: 'coalesce(sum(cost_micros), 0)' },
-  /** Retry-attributable spend: never folded into the spend above, always beside it. */
+  /**
+   * Retry-attributable spend: what executions spent beyond one try, each attempt's share as stored when it ended
+   * (attempts.retry_cost_micros; lib/core/attempts/retry-spend.ts). Part of the spend above, always shown beside it.
+   */
   retryCostMicros: {
     column: 'retry_cost_micros',
     type: 'money',
-    raw: `coalesce(sum(cost_micros) filter (where ${IS_RETRY}), 0)`,
+    raw: 'coalesce(sum(retry_cost_micros), 0)',
   },
 } as const satisfies Record<string, Figure>;
 

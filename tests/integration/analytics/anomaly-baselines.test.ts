@@ -59,7 +59,7 @@ async function recount(end: Date) {
   const days = await database.db.execute<Record<string, string>>(sql`
     select agent, step, ((extract(epoch from ${at} - date_trunc('hour', started_at, 'UTC'))::bigint / 3600 - 1) / 24)::text as day,
       count(*)::text as attempts, sum(cost_micros)::text as cost_micros,
-      coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::text as retry_cost_micros
+      coalesce(sum(retry_cost_micros), 0)::text as retry_cost_micros
     from attempts
     where started_at >= ${at} - ${BASELINE_DAYS} * interval '1 day' and started_at < ${at}
     group by 1, 2, 3 order by 1, 2, 3`);

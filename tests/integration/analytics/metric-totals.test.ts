@@ -48,7 +48,14 @@ describe('running totals kept by the rollup pass', () => {
   it('a rolled hour adds its sums once; re-rolled for a late row and a finished attempt, it adds only its increase', async () => {
     const agent = `totals-${randomUUID().slice(0, 8)}`;
     await report(agent);
-    await report(agent, { attemptNumber: 2, costMicros: 250 });
+    // A failed retry: its own cost is retry spend.
+    await report(agent, {
+      attemptNumber: 2,
+      outcome: 'failed',
+      errorClass: 'transient',
+      errorText: '503 from downstream',
+      costMicros: 250,
+    });
     await report(agent, { outcome: 'failed', errorClass: 'timeout', errorText: 'no answer in 30 s', costMicros: 50 });
     // A running attempt, as beginStep records one: counted as an attempt now, as a failure once it fails.
     const runningTask = `totals-running-${randomUUID()}`;
@@ -68,7 +75,7 @@ describe('running totals kept by the rollup pass', () => {
       retries: 1,
       cost: 400,
       retryCost: 250,
-      failures: { timeout: 1 },
+      failures: { timeout: 1, transient: 1 },
     });
 
     // Nothing changed: a second pass adds nothing.
@@ -88,7 +95,7 @@ describe('running totals kept by the rollup pass', () => {
       retries: 1,
       cost: 480,
       retryCost: 250,
-      failures: { timeout: 1, transient: 1 },
+      failures: { timeout: 1, transient: 2 },
     });
   });
 

@@ -95,7 +95,7 @@ async function recount(from: Date, to: Date) {
       count(*) filter (where outcome = 'failed') as failures,
       count(*) filter (where attempt_number = 1) as executions,
       count(*) filter (where attempt_number = 1 and outcome = 'succeeded') as first_try,
-      coalesce(sum(cost_micros), 0) as spend, coalesce(sum(cost_micros) filter (where attempt_number > 1), 0) as retry_spend,
+      coalesce(sum(cost_micros), 0) as spend, coalesce(sum(retry_cost_micros), 0) as retry_spend,
       ${sql.raw(latencyBucketSql('percentile_disc(0.5) within group (order by latency_ms)'))} as p50_bucket,
       ${sql.raw(latencyBucketSql('percentile_disc(0.95) within group (order by latency_ms)'))} as p95_bucket
     from attempts where started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz

@@ -58,7 +58,7 @@ async function expectedFigures(window: TimeWindowName, now: Date): Promise<Map<s
   const range = resolveTimeWindow(window, now);
   const rows = await api.database.db.execute<{ key: string; attempts: string; spend: string; retry_spend: string }>(sql`
     select agent || '/' || step as key, count(*)::text as attempts, sum(cost_micros::numeric)::text as spend,
-      coalesce(sum(cost_micros::numeric) filter (where attempt_number > 1), 0)::text as retry_spend
+      coalesce(sum(retry_cost_micros::numeric), 0)::text as retry_spend
     from attempts
     where started_at >= ${range.from.toISOString()}::timestamptz and started_at < ${range.to.toISOString()}::timestamptz
     group by 1`);

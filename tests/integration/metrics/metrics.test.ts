@@ -169,16 +169,19 @@ describe('GET /metrics', () => {
 describe('the figures', () => {
   it('each metric has the value of known data: counters are the rolled totals plus the raw tail', async () => {
     const agent = 'known-agent';
-    // The closed hour 10:00-11:00, rolled up below: two first tries, a retry, one timeout.
+    // The closed hour 10:00-11:00, rolled up below: two first tries, one a timeout, and its retry, which succeeded
+    // (its retry spend: the timeout's cost, spent beyond one try).
+    const retried = `metrics-${randomUUID()}`;
     await report(agent, 'fetch', { startedAt: minutesAgo(140), costMicros: 100 });
-    await report(agent, 'fetch', { startedAt: minutesAgo(130), attemptNumber: 2, costMicros: 250 });
     await report(agent, 'fetch', {
-      startedAt: minutesAgo(120),
+      taskId: retried,
+      startedAt: minutesAgo(135),
       outcome: 'failed',
       errorClass: 'timeout',
       errorText: 'no answer in 30 s',
       costMicros: 50,
     });
+    await report(agent, 'fetch', { taskId: retried, startedAt: minutesAgo(130), attemptNumber: 2, costMicros: 250 });
     await rollUp(NOW);
     // The open hour, raw only: a retry that failed with a transient error.
     await report(agent, 'fetch', {
@@ -239,7 +242,8 @@ describe('the figures', () => {
     expect(sampleValue(series, 'holdfast_attempts_total', step)).toBe(4);
     expect(sampleValue(series, 'holdfast_retries_total', step)).toBe(2);
     expect(sampleValue(series, 'holdfast_spend_microdollars_total', step)).toBe(440);
-    expect(sampleValue(series, 'holdfast_retry_spend_microdollars_total', step)).toBe(290);
+    // The timeout before the succeeded retry (50) and the failed retry in the open hour (40).
+    expect(sampleValue(series, 'holdfast_retry_spend_microdollars_total', step)).toBe(90);
     expect(sampleValue(series, 'holdfast_attempt_failures_total', { ...step, error_class: 'timeout' })).toBe(1);
     expect(sampleValue(series, 'holdfast_attempt_failures_total', { ...step, error_class: 'transient' })).toBe(1);
 

@@ -12,7 +12,10 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const hoursAgo = (hours: number) => new Date(now.getTime() - hours * HOUR_MS);
 
-/** `count` attempts of a step, `retries` of them retries, all costing 100, `hoursBack` before now. */
+/**
+ * `count` attempts of a step, `retries` of them retries, all costing 100, `hoursBack` before now. The retries
+ * failed, so each adds its own cost to retry spend (a succeeded one would add its first attempt's, not here).
+ */
 async function day(agent: string, step: string, hoursBack: number, count: number, retries: number) {
   for (let index = 0; index < count; index++) {
     const startedAt = hoursAgo(hoursBack - index * 0.01);
@@ -21,7 +24,9 @@ async function day(agent: string, step: string, hoursBack: number, count: number
       agent,
       step,
       attemptNumber: index < retries ? 2 : 1,
-      outcome: 'succeeded',
+      ...(index < retries
+        ? { outcome: 'failed' as const, errorClass: 'transient' as const, errorText: '503 from the provider' }
+        : { outcome: 'succeeded' as const }),
       costMicros: 100,
       startedAt,
       finishedAt: new Date(startedAt.getTime() + 10),
@@ -86,7 +91,7 @@ async function recountBaselines(end: Date): Promise<Shares> {
   for (let dayIndex = 0; dayIndex < BASELINE_DAYS; dayIndex++) {
     const rows = await database.db.execute<{ agent: string; step: string; spend: string; retry_spend: string }>(sql`
       select agent, step, sum(cost_micros)::text as spend,
-        coalesce(sum(cost_micros) filter (where attempt_number > 1), 0)::text as retry_spend
+        coalesce(sum(retry_cost_micros), 0)::text as retry_spend
       from attempts
       where started_at >= ${new Date(end.getTime() - (dayIndex + 1) * DAY_MS).toISOString()}::timestamptz
         and started_at < ${new Date(end.getTime() - dayIndex * DAY_MS).toISOString()}::timestamptz

@@ -13,7 +13,10 @@ const day = { from: new Date('2026-11-20T00:00:00Z'), to: now };
 const rawFloor = new Date('2026-10-22T00:00:00Z');
 const at = (iso: string) => ({ startedAt: new Date(iso), finishedAt: new Date(new Date(iso).getTime() + 400) });
 
-/** An attempt with its cost source, written as the traces receiver writes span-made ones. */
+/**
+ * An attempt with its cost source, written as the traces receiver writes span-made ones. A retry failed, so its
+ * share of retry spend is its own cost (the receiver computes span-made shares as it writes them).
+ */
 async function insertAttempt(
   names: { agent: string; step: string },
   costSource: CostSource | null,
@@ -28,7 +31,10 @@ async function insertAttempt(
     costMicros,
     ...at(iso),
     latencyMs: 400,
-    outcome: 'succeeded',
+    ...(attemptNumber > 1
+      ? { outcome: 'failed' as const, errorClass: 'transient' as const, errorText: '503 from the provider' }
+      : { outcome: 'succeeded' as const }),
+    retryCostMicros: attemptNumber > 1 ? costMicros : 0,
     source: costSource === null ? 'library' : 'traces',
     costSource,
   });

@@ -10,6 +10,11 @@ const database = useTestDatabase();
 const now = new Date('2026-11-30T12:00:00Z');
 const agent: Actor = { type: 'agent', id: 'fleet', scopes: ['ingest'] };
 
+/**
+ * One attempt, a task of its own. A retry (attemptNumber > 1) has no attempt 1 beside it, so it fails: a failed
+ * retry's retry spend is its own cost, where a succeeded retry with no first attempt would have none (one try
+ * would have cost what it cost).
+ */
 async function attempt(step: string, hoursAgo: number, attemptNumber: number, costMicros: number, at = now) {
   const startedAt = new Date(at.getTime() - hoursAgo * 3_600_000);
   await recordAttempt(
@@ -19,7 +24,9 @@ async function attempt(step: string, hoursAgo: number, attemptNumber: number, co
       agent: 'fleet',
       step,
       attemptNumber,
-      outcome: 'succeeded',
+      ...(attemptNumber > 1
+        ? { outcome: 'failed' as const, errorClass: 'transient' as const, errorText: '503 from downstream' }
+        : { outcome: 'succeeded' as const }),
       costMicros,
       startedAt,
       finishedAt: new Date(startedAt.getTime() + 10),
@@ -30,6 +37,7 @@ async function attempt(step: string, hoursAgo: number, attemptNumber: number, co
 describe('getOverview', () => {
   it('compares the window with the one before it, and names the steps whose retries rose', async () => {
     // Previous 24 h: draft 2 attempts, 0 retries. Current 24 h: draft 4 attempts, 2 retries; send 1 attempt.
+    // The two retries failed: each adds its own 300 to retry spend, 600 of the window's 1,000 spend.
     await attempt('draft', 30, 1, 100);
     await attempt('draft', 40, 1, 100);
     await attempt('draft', 2, 1, 100);
@@ -74,7 +82,8 @@ describe('getOverview', () => {
   });
 
   it('charts the five steps with the most retry spend (ties by name), and every step in the totals', async () => {
-    // Away from the other tests' attempts. Retry spend: a 700, b 600, c 500, d and e 400 each, f 300, g none.
+    // Away from the other tests' attempts. Retry spend: a 700, b 600, c 500, d and e 400 each, f 300, g none
+    // (each step's retry failed, so its retry spend is the retry's own cost).
     const at = new Date('2026-10-15T12:30:00Z');
     const retrySpend = { a: 700, b: 600, c: 500, e: 400, d: 400, f: 300, g: 0 };
     for (const [name, spend] of Object.entries(retrySpend)) {

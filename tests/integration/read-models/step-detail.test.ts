@@ -68,7 +68,9 @@ describe('getStepDetail', () => {
         attempts: 1,
         retries: 1,
         retryRate: 1,
-        retrySpendMicros: 30,
+        // The succeeded retry adds what attempt 1 wasted (10); the failed attempt 2 added its own 20, so the
+        // execution's retry spend is 60 spent - 30 for the one try that worked = 30.
+        retrySpendMicros: 10,
         failuresByClass: {},
       },
     ]);
@@ -84,7 +86,7 @@ describe('getStepDetail', () => {
     expect(hour.unit).toBe('5min');
     expect(hour.points.map((point) => [point.bucket, point.attempts, point.retrySpendMicros])).toEqual([
       ['2026-11-20T10:55:00Z', 1, 20],
-      ['2026-11-20T11:10:00Z', 1, 30],
+      ['2026-11-20T11:10:00Z', 1, 10],
     ]);
 
     // A day reaching back past where the raw log (and its five-minute rollups) begins is drawn in hours.

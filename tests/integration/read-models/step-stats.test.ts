@@ -22,6 +22,12 @@ function attemptAt(iso: string, overrides: Partial<RecordAttemptInput>): RecordA
   return anAttempt({ startedAt, finishedAt: finished(startedAt), ...overrides });
 }
 
+/** A failed attempt at a time: a retry of it with no attempt 1 recorded still spends its own cost on retrying. */
+function failedAt(iso: string, overrides: Partial<RecordAttemptInput>): RecordAttemptInput {
+  const startedAt = at(iso);
+  return aFailedAttempt({ startedAt, finishedAt: finished(startedAt), ...overrides });
+}
+
 describe('getStepStats', () => {
   it('counts attempts, retries, failures and splits retry spend per step, inside [from, to) only', async () => {
     const agent = 'stats-agent';
@@ -57,9 +63,11 @@ describe('getStepStats', () => {
         retryRate: 0.5,
         failures: 2,
         totalSpendMicros: 10_000,
-        retrySpendMicros: 7_000,
-        // 7,000 of 10,000 spent on retries; task A succeeded first time, task B did not.
-        retryShareOfSpend: 0.7,
+        // Task B spent 9,000 where one try (its succeeded attempt 3) cost 4,000: 5,000 beyond one try (the failed
+        // attempt 2's 3,000, and attempt 1's 2,000 that the succeeded retry wasted). Task A has none.
+        retrySpendMicros: 5_000,
+        // 5,000 of 10,000 spent on retries; task A succeeded first time, task B did not.
+        retryShareOfSpend: 0.5,
         firstTrySuccess: 0.5,
         // Latencies 500, 1000, 1000, 500 ms: the nearest-rank p50 is the 2nd of 4 (500), p95 the 4th (1000),
         // each reported as its histogram bucket's value.
@@ -87,7 +95,8 @@ describe('getStepStats', () => {
 
   it('keeps agents apart even when they share a step name', async () => {
     await record([
-      attemptAt('2026-11-12T10:00:00Z', { agent: 'alpha', step: 'publish', attemptNumber: 2, costMicros: 5 }),
+      // A failed retry: its 5 is spent beyond one try.
+      failedAt('2026-11-12T10:00:00Z', { agent: 'alpha', step: 'publish', attemptNumber: 2, costMicros: 5 }),
       attemptAt('2026-11-12T10:00:00Z', { agent: 'beta', step: 'publish', costMicros: 7 }),
     ]);
     const stats = await getStepStats(database.db, { from: at('2026-11-12T00:00:00Z'), to: at('2026-11-13T00:00:00Z') });
@@ -106,8 +115,9 @@ describe('getStepStats', () => {
   it('keeps sums exact beyond 32-bit integers', async () => {
     const big = 3_000_000_000; // $3,000 in micro-dollars
     await record([
-      attemptAt('2026-11-14T10:00:00Z', { agent: 'big', step: 'spend', attemptNumber: 2, costMicros: big }),
-      attemptAt('2026-11-14T10:00:00Z', { agent: 'big', step: 'spend', attemptNumber: 3, costMicros: big }),
+      // Two failed retries (tasks of their own): each spends its whole cost beyond one try.
+      failedAt('2026-11-14T10:00:00Z', { agent: 'big', step: 'spend', attemptNumber: 2, costMicros: big }),
+      failedAt('2026-11-14T10:00:00Z', { agent: 'big', step: 'spend', attemptNumber: 3, costMicros: big }),
     ]);
     const [row] = await getStepStats(database.db, { from: at('2026-11-14T00:00:00Z'), to: at('2026-11-15T00:00:00Z') });
     expect(row?.retrySpendMicros).toBe(2 * big);

@@ -29,12 +29,23 @@ function attempt(iso: string, input: Partial<RecordAttemptInput> & { errorClass?
 
 beforeAll(async () => {
   const attempts = [
-    // Before both windows (the previous 24 hours begin at 2026-11-18 12:30): counted nowhere.
-    attempt('2026-11-18T12:00:00Z', { taskId: 'old', step: 'charge', attemptNumber: 2, costMicros: 99_999 }),
-    // The previous window: charge failed once (transient, 1,000), then its retry cost 2,000.
+    // Before both windows (the previous 24 hours begin at 2026-11-18 12:30): counted nowhere. A failed retry, so
+    // its 99,999 would show in retry spend too if it were counted.
+    attempt('2026-11-18T12:00:00Z', {
+      taskId: 'old',
+      step: 'charge',
+      attemptNumber: 2,
+      errorClass: 'transient',
+      costMicros: 99_999,
+    }),
+    // Retry spend is what an execution spent beyond one try (the succeeded attempt's cost, else the first's).
+    // The previous window: charge failed once (transient, 1,000), then its retry cost 2,000 and succeeded:
+    // retry spend 1,000 (the first attempt's cost, wasted).
     attempt('2026-11-19T02:00:00Z', { taskId: 'p1', step: 'charge', errorClass: 'transient', costMicros: 1_000 }),
     attempt('2026-11-19T02:01:00Z', { taskId: 'p1', step: 'charge', attemptNumber: 2, costMicros: 2_000 }),
-    // This window: one clean execution at 03:00, and one that timed out, failed transiently, then succeeded.
+    // This window: one clean execution at 03:00, and one that timed out, failed transiently, then succeeded:
+    // 8,000 spent where one try cost 4,000, so retry spend 4,000 (attempt 2's own 2,500, and attempt 3's share,
+    // the 1,500 attempt 1 wasted).
     attempt('2026-11-20T03:00:00Z', { taskId: 'n2', step: 'charge', costMicros: 1_000 }),
     attempt('2026-11-20T08:00:00Z', { taskId: 'n1', step: 'charge', errorClass: 'timeout', costMicros: 1_500 }),
     attempt('2026-11-20T08:01:00Z', {
@@ -45,7 +56,7 @@ beforeAll(async () => {
       costMicros: 2_500,
     }),
     attempt('2026-11-20T08:02:00Z', { taskId: 'n1', step: 'charge', attemptNumber: 3, costMicros: 4_000 }),
-    // refund is new in this window: rate limited (700), then a retry costing 900.
+    // refund is new in this window: rate limited (700), then a retry costing 900 that succeeded: retry spend 700.
     attempt('2026-11-20T09:00:00Z', { taskId: 'r1', step: 'refund', errorClass: 'rate_limited', costMicros: 700 }),
     attempt('2026-11-20T09:01:00Z', { taskId: 'r1', step: 'refund', attemptNumber: 2, costMicros: 900 }),
   ];
@@ -67,25 +78,25 @@ describe('the Steps page against the previous window', () => {
       retryRate: 0.5,
       failures: 2,
       totalSpendMicros: 9_000,
-      retrySpendMicros: 6_500,
+      retrySpendMicros: 4_000,
       // The timeout (1,500) and the transient failure (2,500): a failed retry counts in both.
       failedSpendMicros: 4_000,
       firstTrySuccess: 0.5,
-      retrySpendChangeMicros: 4_500,
+      retrySpendChangeMicros: 3_000, // 4,000 now against 1,000 before
       previous: {
         attempts: 2,
         retries: 1,
         retryRate: 0.5,
         failures: 1,
         totalSpendMicros: 3_000,
-        retrySpendMicros: 2_000,
-        retryShareOfSpend: 2_000 / 3_000,
+        retrySpendMicros: 1_000,
+        retryShareOfSpend: 1_000 / 3_000,
         firstTrySuccess: 0,
         failedSpendMicros: 1_000,
       },
     });
     const refund = page.steps.find((row) => row.step === 'refund');
-    expect(refund).toMatchObject({ retrySpendMicros: 900, failedSpendMicros: 700, retrySpendChangeMicros: 900 });
+    expect(refund).toMatchObject({ retrySpendMicros: 700, failedSpendMicros: 700, retrySpendChangeMicros: 700 });
     expect(refund?.previous).toEqual({
       attempts: 0,
       retries: 0,
@@ -111,8 +122,8 @@ describe('the Steps page against the previous window', () => {
     // Six hours from 06:00 against 00:00-06:00, which held only the clean execution at 03:00.
     expect(page.steps.find((row) => row.step === 'charge')).toMatchObject({
       attempts: 3,
-      retrySpendMicros: 6_500,
-      retrySpendChangeMicros: 6_500,
+      retrySpendMicros: 4_000,
+      retrySpendChangeMicros: 4_000,
       previous: { attempts: 1, retries: 0, totalSpendMicros: 1_000, retrySpendMicros: 0, failedSpendMicros: 0 },
     });
   });
@@ -129,14 +140,15 @@ describe('the Steps page against the previous window', () => {
   it("splits retry spend by the failure before each retry, not by the retry's own outcome", async () => {
     const page = await readPage({ window: '24h' });
     expect(page.retryCauses.available).toBe(true);
-    // Attempt 2 (2,500) followed the timeout, attempt 3 (4,000) the transient failure; by their own outcomes it
-    // would have been transient 2,500 and a success 4,000.
+    // Attempt 2's share (its own 2,500, failed) followed the timeout, attempt 3's (1,500: attempt 1's cost, which
+    // its success wasted) the transient failure; by their own outcomes it would have been transient 2,500 and a
+    // success 1,500. Most retry spend first.
     expect(page.retryCauses.byStep.get(`${agent}/charge`)).toEqual([
-      { cause: 'transient', retries: 1, retrySpendMicros: 4_000 },
       { cause: 'timeout', retries: 1, retrySpendMicros: 2_500 },
+      { cause: 'transient', retries: 1, retrySpendMicros: 1_500 },
     ]);
     expect(page.retryCauses.byStep.get(`${agent}/refund`)).toEqual([
-      { cause: 'rate_limited', retries: 1, retrySpendMicros: 900 },
+      { cause: 'rate_limited', retries: 1, retrySpendMicros: 700 },
     ]);
     // The executions counted are those begun from the hour holding the window's start.
     expect(page.retryCauses.executionsBegun.from).toEqual(new Date('2026-11-19T12:00:00Z'));
@@ -163,28 +175,28 @@ describe("the Steps page's CSV", () => {
       retry_rate: '0.5',
       first_try_success: '0.5',
       spend_usd: '0.009',
-      retry_spend_usd: '0.0065',
-      retry_share_of_spend: String(6_500 / 9_000),
+      retry_spend_usd: '0.004',
+      retry_share_of_spend: String(4_000 / 9_000),
       failures: '2',
       failures_by_class: 'timeout 1; transient 1',
       failed_spend_usd: '0.004',
-      retry_spend_by_cause_usd: 'transient 0.004; timeout 0.0025',
-      retry_spend_change_usd: '0.0045',
+      retry_spend_by_cause_usd: 'timeout 0.0025; transient 0.0015',
+      retry_spend_change_usd: '0.003',
       previous_attempts: '2',
       previous_retries: '1',
       previous_retry_rate: '0.5',
       previous_first_try_success: '0',
       previous_spend_usd: '0.003',
-      previous_retry_spend_usd: '0.002',
-      previous_retry_share_of_spend: String(2_000 / 3_000),
+      previous_retry_spend_usd: '0.001',
+      previous_retry_share_of_spend: String(1_000 / 3_000),
       previous_failures: '1',
       previous_failed_spend_usd: '0.001',
     });
     expect(cells(lines[1]!)).toMatchObject({
       step: 'refund',
       failed_spend_usd: '0.0007',
-      retry_spend_by_cause_usd: 'rate_limited 0.0009',
-      retry_spend_change_usd: '0.0009',
+      retry_spend_by_cause_usd: 'rate_limited 0.0007',
+      retry_spend_change_usd: '0.0007',
       previous_attempts: '0',
       previous_first_try_success: '',
     });

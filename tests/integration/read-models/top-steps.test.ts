@@ -32,9 +32,13 @@ const FAILURES = [
   {},
 ] as const;
 
+/** A retry that failed: with no attempt 1 in its task, its own cost is its retry spend (beyond one try). */
+const FAILED_RETRY = { outcome: 'failed', errorClass: 'transient', errorText: '502 from downstream' } as const;
+
 /**
  * 14 steps with distinct retry spend (step-0 the most), two with none that tie on it and differ in attempts;
- * every other step's first attempt failed.
+ * every other step's first attempt failed. Each retry failed (FAILED_RETRY), so a step's retry spend is its
+ * retry's cost.
  */
 function fleetOfSteps(): RecordAttemptInput[] {
   const reports: RecordAttemptInput[] = [];
@@ -54,6 +58,7 @@ function fleetOfSteps(): RecordAttemptInput[] {
         attemptNumber: 2,
         ...timed(new Date(startedAt.getTime() + 60_000), 900),
         costMicros: 100_000 - index * 5_000,
+        ...FAILED_RETRY,
       }),
     );
   }
@@ -73,6 +78,7 @@ function fleetOfSteps(): RecordAttemptInput[] {
 /**
  * A step whose last 24 hours retry half its spend against a week of 5%: the
  * anomaly rule flags it, and its retry spend (10 x 100) is below every top step's.
+ * Its retries failed (each a task of its own), so each retry's 100 is retry spend.
  */
 function anomalousStep(): RecordAttemptInput[] {
   const reports: RecordAttemptInput[] = [];
@@ -87,6 +93,7 @@ function anomalousStep(): RecordAttemptInput[] {
           attemptNumber: retry ? 2 : 1,
           ...timed(startedAt),
           costMicros: 100,
+          ...(retry ? FAILED_RETRY : {}),
         }),
       );
     }

@@ -88,10 +88,14 @@ describe('the retry-policy simulator', () => {
       { agent, step: 'send_email', from: at(0), to: NOW, maxAttempts: 2, retriedClasses: ['transient'] },
       { rawRetentionDays: 30 },
     );
-    // Under "at most 2 attempts, retry transient only":
-    // T1 stops at attempt 2 (its 3rd, a success costing 100, is lost) and ends 60 s sooner;
-    // T2 stops at attempt 1 (rate limits are not retried; its 2nd, a success costing 50, is lost), 60 s sooner;
-    // T3 stops at attempt 2: attempts 3 and 4 (10 + 10) are saved, 120 s sooner; T4 and T5 are unchanged.
+    // Under "at most 2 attempts, retry transient only" (retry spend: spent beyond one try, the succeeded attempt's
+    // cost, else the first's; the saving is the execution's as it ran less its own cut at the stop):
+    // T1 stops at attempt 2 (its 3rd, a success, is lost) and ends 60 s sooner: retry spend 300 - 100 as it ran,
+    // 200 - 100 cut, so 100 saved;
+    // T2 stops at attempt 1 (rate limits are not retried; its 2nd, a success, is lost), 60 s sooner: 100 - 50
+    // as it ran, none cut (one try), 50 saved;
+    // T3 stops at attempt 2: attempts 3 and 4 are not made, 120 s sooner: 40 - 10 as it ran, 20 - 10 cut, 20
+    // saved; T4 and T5 are unchanged.
     expect(simulation).toEqual({
       window: { from: at(0), to: NOW },
       executions: 5,
@@ -197,7 +201,12 @@ describe('the retry-policy simulator', () => {
       { rawRetentionDays: 30 },
     );
 
-    // The same rule, replayed over what was recorded.
+    // The same rule, replayed over what was recorded. Retry spend is what an execution spent beyond one try,
+    // which costs what its succeeded attempt cost, else what its first cost.
+    const beyondOneTry = (ran: Recorded[]) => {
+      const spent = ran.reduce((sum, { cost }) => sum + cost, 0);
+      return spent - (ran.find(({ ended }) => ended === 'ok') ?? ran[0]!).cost;
+    };
     const expected = {
       executions: 0,
       stoppedEarlier: 0,
@@ -217,7 +226,8 @@ describe('the retry-policy simulator', () => {
       if (spared.length === 0) continue;
       expected.stoppedEarlier += 1;
       expected.attemptsSaved += spared.length;
-      expected.retrySpendSavedMicros += spared.reduce((sum, { cost }) => sum + cost, 0);
+      // As it ran, against cut at the stop (every attempt up to it failed: only a last attempt succeeds here).
+      expected.retrySpendSavedMicros += beyondOneTry(tries) - beyondOneTry(tries.slice(0, stop + 1));
       expected.successesLost += spared.some(({ ended }) => ended === 'ok') ? 1 : 0;
       expected.timeSavedMs += tries.at(-1)!.finishedAt - tries[stop]!.finishedAt;
     }

@@ -134,7 +134,7 @@ export const environmentSchema = z
         emptyAsUnset,
         z
           .string()
-          .default('chat,text_completion,generate_content,embeddings,execute_tool,invoke_agent')
+          .default('chat,text_completion,generate_content,embeddings,execute_tool')
           .transform((value) => value.split(',').map((operation) => operation.trim()))
           .pipe(
             z
@@ -144,7 +144,7 @@ export const environmentSchema = z
           ),
       )
       .describe(
-        'The `gen_ai.operation.name` values whose spans become attempts at `POST /v1/traces`, comma-separated (a span that states `holdfast.step` always does).',
+        "The `gen_ai.operation.name` values whose spans become attempts at `POST /v1/traces`, comma-separated (a span that states `holdfast.step` always does). An agent's run (`invoke_agent`) is never a step, listed or not: it is kept as a run.",
       ),
     HOLDFAST_ROLLUP_RETENTION_DAYS: z
       .preprocess(emptyAsUnset, z.coerce.number().int().min(2).max(36_500).default(400))

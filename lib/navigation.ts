@@ -58,6 +58,12 @@ export const consoleAreas: ConsoleArea[] = [
     purpose: 'The append-only record of every operator and sweeper action: who, what, when, why, before and after.',
   },
   {
+    href: '/ingest',
+    label: 'Ingest',
+    purpose:
+      "What became of the spans exporters sent, per service: counted as calls, tries or runs, refused, or ignored and why; and each agent's runs.",
+  },
+  {
     href: '/settings/retry-pools',
     label: 'Retry pools',
     purpose: 'Fleet-wide caps on retries per agent or step, with how much room each has left and what it refused.',

@@ -102,6 +102,9 @@ export async function dropAttemptPartitionsBefore(
     await tx.execute(sql`delete from attempt_identities where started_at < ${dayBoundary}::timestamptz`);
     // The spans the dropped attempts were made from (lib/traces): their days are gone from the log.
     await tx.execute(sql`delete from trace_spans where started_at < ${dayBoundary}::timestamptz`);
+    // Agents' runs and the counts of spans received are kept as long as the attempts made from spans.
+    await tx.execute(sql`delete from agent_runs where started_at < ${dayBoundary}::timestamptz`);
+    await tx.execute(sql`delete from span_ingest_hours where hour < ${dayBoundary}::timestamptz`);
     // A way a step's attempts came that no kept attempt came by any more: its badge goes with them.
     await tx.execute(sql`delete from step_sources where last_seen_at < ${dayBoundary}::timestamptz`);
     return { dropped: expired.map((partition) => partition.name), strayRowsDeleted: stray.count };

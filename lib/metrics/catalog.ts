@@ -42,6 +42,11 @@ export const metricCatalog = {
     help: 'Step begins refused for want of budget (task retries, spend or time, or an empty retry pool).',
     labels: ['agent', 'step', 'reason'],
   },
+  holdfast_trace_spans_total: {
+    type: 'counter',
+    help: 'Spans received at /v1/traces by what became of them: call, http_try, run, run_part, rejected, ignored_operation, ignored_unrecognised, other.',
+    labels: ['service', 'outcome'],
+  },
   holdfast_holds_open: {
     type: 'gauge',
     help: 'Open holds by reason and owner team (owner "person" for holds owned by a person).',

@@ -38,8 +38,26 @@ export async function readMetrics(
   now: Date,
   { maxStepsPerAgent = DEFAULT_MAX_STEPS_PER_AGENT }: { maxStepsPerAgent?: number } = {},
 ): Promise<MetricSamples> {
-  const [counters, gauges, pools] = await Promise.all([readCounters(db), readGauges(db, now), readPools(db, now)]);
-  return { ...foldSteps(counters, maxStepsPerAgent), ...gauges, ...pools };
+  const [counters, gauges, pools, spans] = await Promise.all([
+    readCounters(db),
+    readGauges(db, now),
+    readPools(db, now),
+    readSpanCounts(db),
+  ]);
+  return { ...foldSteps(counters, maxStepsPerAgent), ...gauges, ...pools, ...spans };
+}
+
+/** The spans received per service and outcome since the start (span_ingest_totals, at most 500 services). */
+async function readSpanCounts(db: Executor): Promise<Pick<MetricSamples, 'holdfast_trace_spans_total'>> {
+  const rows = await db.execute<{ service: string; outcome: string; spans: number }>(
+    sql`select service, outcome, spans::float8 as spans from span_ingest_totals order by service, outcome`,
+  );
+  return {
+    holdfast_trace_spans_total: rows.map((row) => ({
+      labels: { service: row.service, outcome: row.outcome },
+      value: row.spans,
+    })),
+  };
 }
 
 type CounterName =

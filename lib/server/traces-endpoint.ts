@@ -14,7 +14,7 @@ import {
   UnreadableRequestError,
 } from '../traces/otlp-request';
 import { OTLP_LIMITS } from '../traces/otlp-limits';
-import { type MappedSpans, mapSpans, storeMappedSpans } from '../traces/ingest-spans';
+import { type MappedBatch, mapSpans, storeMappedSpans } from '../traces/ingest-spans';
 import { spanMappingRules } from '../traces/mapping-rules';
 import { admitAgentToken } from './api-auth';
 import { BatchCharge } from './batch-charge';
@@ -166,7 +166,7 @@ async function decodeAndMap(
   bytes: Buffer,
   charge: BatchCharge,
   countedOperations: ReadonlySet<string>,
-): Promise<(MappedSpans & { cutTexts: number }) | Response> {
+): Promise<(MappedBatch & { cutTexts: number }) | Response> {
   let spans: ExportedSpan[];
   let notes: ReadingNotes;
   try {

@@ -1,9 +1,12 @@
-import type { MappedSpans } from './mapped-spans';
+import type { MappedBatch, MappedSpans } from './mapped-spans';
 import { decide } from '../core/identity/authorization';
 import { type CoreContext, DEFAULT_CORE_POLICY, nowOf, policyOf } from '../core/kernel/context';
 import type { ExportedSpan } from './otlp-request';
 import type { SpanMappingRules } from './mapping-rules';
 import { callsInTheirAgentsTasks } from './span-tasks';
+import { IngestTally, serviceOf, writeIngestTally } from './ingest-tally';
+import { type AgentRun, spanToRun } from './span-runs';
+import { storeRuns } from './store-runs';
 import { type SpanAttempt, spanToAttempt } from './span-to-attempt';
 import { type SpanTry, spanToHttpTry } from './span-to-try';
 import { piecesOf } from './batch-pieces';
@@ -65,7 +68,7 @@ export async function ingestSpans(
   return storeMappedSpans(ctx, await mapSpans(ctx, spans, rules));
 }
 
-export type { MappedSpans };
+export type { MappedBatch, MappedSpans };
 
 /**
  * The first half of ingestSpans, with no database (and giving the event loop its turn): which spans are attempts or tries, and which are refused.
@@ -77,54 +80,86 @@ export async function mapSpans(
   ctx: CoreContext,
   spans: readonly ExportedSpan[],
   rules: SpanMappingRules,
-): Promise<MappedSpans> {
+): Promise<MappedBatch> {
   const rejected: IngestResult['rejected'] = [];
   const calls: SpanAttempt[] = [];
   const tries: SpanTry[] = [];
+  const runs: AgentRun[] = [];
+  const tally = new IngestTally();
+  const serviceOfCall = new Map<string, string>();
+  const spanOfTry = new Map<SpanTry, ExportedSpan>();
   const now = nowOf(ctx).getTime();
   const retentionMs = policyOf(ctx).attemptRetentionMs ?? DEFAULT_CORE_POLICY.attemptRetentionMs!;
   const inKeptDays = (startedAtMs: number) =>
     startedAtMs >= now - retentionMs && startedAtMs <= now + MAX_CLOCK_SKEW_MS;
   const mayExport = !ctx.actor || decide(ctx.actor, 'traces.write').allowed;
+  const refuse = (span: ExportedSpan, reason: string) => {
+    rejected.push({ spanId: span.spanId, reason });
+    tally.count(span, 'rejected');
+  };
+  const decisionFor = (agent: string) =>
+    ctx.actor ? decide(ctx.actor, 'traces.write', { agent }) : { allowed: true as const };
   // What each span of the batch is, by trace and span id: a try's parent here that is no model call takes no tries.
   const modelCallHere = new Map<string, boolean>();
   // A batch of 1,000 spans takes a while to map (and price): the event loop gets its turn every few ms.
   const yieldToLoop = loopYielder();
   for (const span of spans) {
     await yieldToLoop();
+    const asRun = spanToRun(span);
+    if (asRun) {
+      modelCallHere.set(span.traceId + span.spanId, false);
+      if ('refused' in asRun) refuse(span, asRun.refused);
+      else if (!inKeptDays(asRun.run.startedAtMs))
+        refuse(span, 'starts outside the kept days of attempts (or in the future)');
+      else {
+        const decision = decisionFor(asRun.run.agent);
+        if (!decision.allowed) refuse(span, decision.reason);
+        else {
+          runs.push(asRun.run);
+          tally.count(span, 'run');
+        }
+      }
+      continue;
+    }
     const mapped = spanToAttempt(span, rules);
     if (!mapped.counted) {
       modelCallHere.set(span.traceId + span.spanId, false);
       const spanTry = mayExport ? spanToHttpTry(span, rules) : undefined;
-      if (spanTry && inKeptDays(spanTry.startedAtMs)) tries.push(spanTry);
+      if (spanTry && inKeptDays(spanTry.startedAtMs)) {
+        tries.push(spanTry);
+        spanOfTry.set(spanTry, span);
+      } else tally.countUncounted(span, mapped.operation);
       continue;
     }
     // A call refused here is never stored: its HTTP children cannot become its tries.
     modelCallHere.set(span.traceId + span.spanId, false);
     if ('refused' in mapped) {
-      rejected.push({ spanId: span.spanId, reason: mapped.refused });
+      refuse(span, mapped.refused);
       continue;
     }
     const { attempt } = mapped;
     if (!inKeptDays(attempt.startedAtMs)) {
-      rejected.push({ spanId: span.spanId, reason: 'starts outside the kept days of attempts (or in the future)' });
+      refuse(span, 'starts outside the kept days of attempts (or in the future)');
       continue;
     }
-    const decision = ctx.actor
-      ? decide(ctx.actor, 'traces.write', { agent: attempt.agent })
-      : { allowed: true as const };
+    const decision = decisionFor(attempt.agent);
     if (!decision.allowed) {
-      rejected.push({ spanId: span.spanId, reason: decision.reason });
+      refuse(span, decision.reason);
       continue;
     }
     calls.push(attempt);
+    tally.count(span, 'call');
+    serviceOfCall.set(attempt.spanId, serviceOf(span));
     modelCallHere.set(attempt.traceId + attempt.spanId, attempt.modelCall);
   }
   const keptTries = tries.filter((spanTry) => modelCallHere.get(spanTry.traceId + spanTry.parentSpanId) !== false);
   const triesOfEarlierParents = keptTries.filter(
     (spanTry) => !modelCallHere.has(spanTry.traceId + spanTry.parentSpanId),
   );
-  return { calls, tries: keptTries, triesOfEarlierParents, rejected };
+  // An HTTP client span under a model call (or whose parent has not arrived) is a try; any other is no call.
+  const kept = new Set(keptTries);
+  for (const [spanTry, span] of spanOfTry) tally.count(span, kept.has(spanTry) ? 'http_try' : 'other');
+  return { calls, tries: keptTries, triesOfEarlierParents, rejected, runs, tally, serviceOfCall };
 }
 
 /**
@@ -133,14 +168,22 @@ export async function mapSpans(
  * one after the other, so a failure leaves the pieces before it stored, and the exporter's retry of the whole
  * batch adds only what they did not store (a stored span is never stored again).
  */
-export async function storeMappedSpans(ctx: CoreContext, mapped: MappedSpans): Promise<IngestResult> {
+export async function storeMappedSpans(ctx: CoreContext, mapped: MappedBatch): Promise<IngestResult> {
   const placed = await callsInTheirAgentsTasks(ctx.db, mapped.calls);
   const result: IngestResult = { attempts: 0, rejected: placed.rejected };
-  for (const piece of piecesOf({ ...mapped, calls: placed.calls }, MAX_LOCKS_PER_BATCH)) {
+  const { runs, tally, serviceOfCall, ...spans } = mapped;
+  for (const piece of piecesOf({ ...spans, calls: placed.calls }, MAX_LOCKS_PER_BATCH)) {
     const stored = await storeMappedPiece(ctx, piece);
     result.attempts += stored.attempts;
     result.rejected.push(...stored.rejected);
   }
+  await storeRuns(ctx.db, runs);
+  // The calls refused as they were stored (a task of another agent) are counted as refused, not as calls.
+  for (const rejection of result.rejected) {
+    const service = serviceOfCall.get(rejection.spanId);
+    if (service !== undefined) tally.recount(service, 'call', 'rejected', 1);
+  }
+  await writeIngestTally(ctx.db, tally, nowOf(ctx));
   return result;
 }
 

@@ -1,3 +1,5 @@
+import type { IngestTally } from './ingest-tally';
+import type { AgentRun } from './span-runs';
 import type { SpanAttempt } from './span-to-attempt';
 import type { SpanTry } from './span-to-try';
 
@@ -8,4 +10,13 @@ export interface MappedSpans {
   /** The tries whose parent is not in this batch: it may be a stored model call. */
   triesOfEarlierParents: SpanTry[];
   rejected: { spanId: string; reason: string }[];
+}
+
+/** A whole batch: its spans to write (stored in pieces where it is large: batch-pieces.ts), and the rest of it. */
+export interface MappedBatch extends MappedSpans {
+  /** Agents' runs: kept apart from the attempts (span-runs.ts). */
+  runs: AgentRun[];
+  /** What became of every span, per service (ingest-tally.ts); the calls' services, for a refusal when stored. */
+  tally: IngestTally;
+  serviceOfCall: Map<string, string>;
 }

@@ -13,14 +13,16 @@ export interface SpanMappingRules {
   pricing: PricingRules;
 }
 
-/** The GenAI conventions' operations that are model or tool calls, or an agent's turn. */
+/**
+ * The GenAI conventions' operations that are model or tool calls. An agent's turn (`invoke_agent`) is a run of
+ * its agent, never a step (span-runs.ts).
+ */
 export const DEFAULT_COUNTED_OPERATIONS = [
   'chat',
   'text_completion',
   'generate_content',
   'embeddings',
   'execute_tool',
-  'invoke_agent',
 ] as const;
 
 export const DEFAULT_SPAN_MAPPING_RULES: SpanMappingRules = {

@@ -103,3 +103,31 @@ function aiSdkFacts(
     toolCallId: text('ai.toolCall.id'),
   };
 }
+
+/**
+ * An agent's run, in whichever convention its emitter writes: the GenAI `invoke_agent`, an OpenInference AGENT or
+ * CHAIN, an AI SDK 5/6 `ai.generateText`, `ai.streamText`, `ai.generateObject` or `ai.streamObject` (the call that
+ * may make several model calls, each its own `doGenerate`/`doStream` span), an OpenLLMetry workflow or agent. A run
+ * is not a call: it states the totals of the calls under it, and its failure is theirs (span-runs.ts).
+ */
+export function runConventionOf(span: ExportedSpan): string | undefined {
+  const text = (key: string) => textAttribute(span.attributes, key);
+  if (text('gen_ai.operation.name') === 'invoke_agent') return 'invoke_agent';
+  const openInference = text('openinference.span.kind')?.toUpperCase();
+  if (openInference === 'AGENT' || openInference === 'CHAIN') return `openinference.${openInference.toLowerCase()}`;
+  const aiSdk = text('ai.operationId');
+  if (aiSdk && AI_SDK_RUNS.has(aiSdk)) return aiSdk;
+  const traceloop = text('traceloop.span.kind');
+  if (traceloop === 'workflow' || traceloop === 'agent') return `traceloop.${traceloop}`;
+  return undefined;
+}
+
+const AI_SDK_RUNS: ReadonlySet<string> = new Set([
+  'ai.generateText',
+  'ai.streamText',
+  'ai.generateObject',
+  'ai.streamObject',
+]);
+
+/** The attribute prefixes of the conventions a model, tool or agent call is written in: a span with one looks like a call. */
+export const CALL_ATTRIBUTE_PREFIXES = ['gen_ai.', 'llm.', 'ai.', 'traceloop.', 'openinference.', 'holdfast.'] as const;

@@ -8,7 +8,7 @@ import { classifySpanError, httpStatusOf } from './error-class-rules';
 import type { SpanMappingRules } from './mapping-rules';
 import type { ExportedSpan } from './otlp-request';
 import { priceSpanCall } from './price-memo';
-import { callFactsOf } from './span-conventions';
+import { callFactsOf, runConventionOf } from './span-conventions';
 
 /**
  * How a span becomes an attempt (docs/agents/opentelemetry.md has the table):
@@ -59,9 +59,8 @@ export interface SpanAttempt {
 }
 
 export type SpanMapping =
-  | { counted: false }
-  | { counted: true; attempt: SpanAttempt }
-  | { counted: true; refused: string };
+  /** Not a call: its operation, if it names one (for the ingest counts: lib/traces/ingest-tally.ts). */
+  { counted: false; operation?: string } | { counted: true; attempt: SpanAttempt } | { counted: true; refused: string };
 
 const NANOS_PER_MS = 1_000_000n;
 const MAX_TASK_ID = 200;
@@ -73,13 +72,11 @@ export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): Span
   const facts = callFactsOf(span);
   const operation = facts.operation;
   const statedStep = textAttribute(span.attributes, 'holdfast.step');
-  if (!statedStep && !(operation && rules.countedOperations.has(operation))) return { counted: false };
+  if (!statedStep && !(operation && rules.countedOperations.has(operation))) return { counted: false, operation };
+  // An agent's run is not a call (span-runs.ts), whatever operations are counted; a step stated on it is a step.
+  if (!statedStep && runConventionOf(span)) return { counted: false, operation };
 
-  const agent = plainName(
-    textAttribute(span.attributes, 'holdfast.agent') ??
-      textAttribute(span.attributes, 'gen_ai.agent.name') ??
-      textAttribute(span.resource, 'service.name'),
-  );
+  const agent = agentOfSpan(span);
   const toolName = operation === 'execute_tool' ? facts.toolName : undefined;
   const step = plainName(statedStep ?? toolName ?? span.name);
   if (!agent) return { counted: true, refused: 'no agent: set gen_ai.agent.name or the service.name resource' };
@@ -149,6 +146,15 @@ export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): Span
   };
 }
 
+/** Whose call or run a span is: `holdfast.agent`, else `gen_ai.agent.name`, else the resource's `service.name`. */
+export function agentOfSpan(span: ExportedSpan): string | undefined {
+  return plainName(
+    textAttribute(span.attributes, 'holdfast.agent') ??
+      textAttribute(span.attributes, 'gen_ai.agent.name') ??
+      textAttribute(span.resource, 'service.name'),
+  );
+}
+
 /** A name under the one name rule (lib/core/kernel/names.ts): other characters become `_`. */
 export function plainName(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
@@ -167,7 +173,7 @@ function taskIdOf(span: ExportedSpan, toolCall: string | undefined): string {
   return `${conversation.slice(0, MAX_TASK_ID - execution.length - 1)}/${execution}`;
 }
 
-function errorTextOf(span: ExportedSpan): string {
+export function errorTextOf(span: ExportedSpan): string {
   const text =
     span.statusMessage.trim() ||
     span.exceptionMessages.find((message) => message.trim() !== '') ||

@@ -21,3 +21,4 @@ export * from './step-policies';
 export * from './error-groups';
 export * from './execution-shapes';
 export * from './figures';
+export * from './span-ingest';

@@ -71,6 +71,22 @@ async function briefingAttempts(taskPrefix: string) {
 }
 
 /** The call an attempt belongs to: its task's conversation (the briefing), step and tool call id. */
+/** The traces of the briefing agent's runs (agent_runs). */
+async function runTraces() {
+  const rows = await database.sql<
+    { trace_id: string }[]
+  >`select trace_id from agent_runs where agent = ${BRIEFING_AGENT}`;
+  return rows.map((row) => row.trace_id);
+}
+
+/** The agent's runs since a moment, by outcome. */
+async function runOutcomes(since: Date) {
+  const rows = await database.sql<{ outcome: string; runs: number }[]>`
+    select outcome, count(*)::int as runs from agent_runs
+    where agent = ${BRIEFING_AGENT} and started_at >= ${since.toISOString()}::timestamptz group by outcome`;
+  return Object.fromEntries(rows.map((row) => [row.outcome, row.runs]));
+}
+
 const callOf = (row: { task_id: string; step: string }) =>
   `${row.task_id.split('/')[0]} ${row.step} ${row.task_id.match(/\/(call_\d+)$/)?.[1] ?? ''}`;
 
@@ -141,23 +157,14 @@ describe('the briefing agent (OpenTelemetry only)', () => {
 
     const rows = await briefingAttempts(prefix);
     // Exactly the agent's own account, try by try.
-    const expected = runs.flatMap((run) => [
-      ...run.calls.flatMap((call) =>
+    const expected = runs.flatMap((run) =>
+      run.calls.flatMap((call) =>
         call.tries.map((answer, index) => ({
           call: `${run.taskId} ${call.step} ${call.callId ?? ''}`,
           ...expectedAttempt(call.step, index + 1, answer),
         })),
       ),
-      {
-        call: `${run.taskId} invoke_agent_briefing `,
-        step: 'invoke_agent_briefing',
-        attempt_number: 1,
-        outcome: run.outcome === 'completed' ? 'succeeded' : 'failed',
-        error_class: run.outcome === 'completed' ? null : 'unknown',
-        cost_micros: '0',
-        cost_source: 'none',
-      },
-    ]);
+    );
     const sortKey = (row: { call: string; attempt_number: number }) => `${row.call}#${row.attempt_number}`;
     const actual = rows.map(({ task_id, error_text: _text, ...row }) => ({
       call: callOf({ task_id, step: row.step }),
@@ -166,7 +173,9 @@ describe('the briefing agent (OpenTelemetry only)', () => {
     expect(actual.sort((a, b) => sortKey(a).localeCompare(sortKey(b)))).toEqual(
       expected.sort((a, b) => sortKey(a).localeCompare(sortKey(b))),
     );
-    expect(tries.length + runs.length).toBe(rows.length);
+    expect(tries.length).toBe(rows.length);
+    // Each briefing is a run of the agent, never a step: ten went through, two failed with their call.
+    expect(await runOutcomes(startedAt)).toEqual({ succeeded: 10, failed: 2 });
     // Tries of one call are one execution, numbered 1..n with no gap, and never more than the agent allows.
     const numbers = new Map<string, number[]>();
     for (const row of rows)
@@ -175,11 +184,9 @@ describe('the briefing agent (OpenTelemetry only)', () => {
       expect(list).toEqual(list.map((_, index) => index + 1));
       expect(list.length).toBeLessThanOrEqual(BRIEFING_MAX_TRIES);
     }
-    expect(
-      rows
-        .filter((row) => row.step !== 'search_web' && row.step !== 'invoke_agent_briefing')
-        .map((row) => row.cost_source),
-    ).toSatisfy((sources: string[]) => sources.every((source) => source === 'priced' || source === 'rule'));
+    expect(rows.filter((row) => row.step !== 'search_web').map((row) => row.cost_source)).toSatisfy(
+      (sources: string[]) => sources.every((source) => source === 'priced' || source === 'rule'),
+    );
 
     // The figures the Steps page shows count those retries and their spend.
     const stats = await getStepStats(database.db, {
@@ -191,12 +198,20 @@ describe('the briefing agent (OpenTelemetry only)', () => {
       const ofStep = expected.filter((row) => row.step === step);
       const retries = ofStep.filter((row) => row.attempt_number > 1);
       const micros = (list: typeof ofStep) => list.reduce((sum, row) => sum + Number(row.cost_micros), 0);
+      // Retry spend: what each call spent beyond one try (the succeeded try's cost, else the first's).
+      const byCall = new Map<string, typeof ofStep>();
+      for (const row of ofStep) byCall.set(row.call, [...(byCall.get(row.call) ?? []), row]);
+      const beyondOneTry = [...byCall.values()].reduce((sum, calls) => {
+        const oneTry =
+          calls.find((row) => row.outcome === 'succeeded') ?? calls.find((row) => row.attempt_number === 1)!;
+        return sum + micros(calls) - Number(oneTry.cost_micros);
+      }, 0);
       expect(stats.find((row) => row.step === step)).toMatchObject({
         attempts: ofStep.length,
         retries: retries.length,
         failures: ofStep.filter((row) => row.outcome === 'failed').length,
         totalSpendMicros: micros(ofStep),
-        retrySpendMicros: micros(retries),
+        retrySpendMicros: beyondOneTry,
       });
     }
     expect(stats.find((row) => row.step === 'plan')!.retries).toBeGreaterThan(0);
@@ -215,6 +230,10 @@ describe('the briefing agent (OpenTelemetry only)', () => {
     await agent.stop();
     expect(await run).toMatchObject({ outcome: 'stopped', calls: [{ step: 'plan', tries: [] }] });
     const rows = (await briefingAttempts('stopped-0/')).sort((a, b) => a.step.localeCompare(b.step));
+    // The briefing is a failed run of the agent, cancelled; its call the one failed attempt.
+    const cancelled = await database.sql<{ outcome: string }[]>`
+      select outcome from agent_runs where agent = ${BRIEFING_AGENT} and error_text = 'cancelled: the agent is stopping'`;
+    expect(cancelled.map((row) => row.outcome)).toEqual(['failed']);
     expect(
       rows.map(({ step, attempt_number, outcome, error_text, cost_source }) => ({
         step,
@@ -224,13 +243,6 @@ describe('the briefing agent (OpenTelemetry only)', () => {
         cost_source,
       })),
     ).toEqual([
-      {
-        step: 'invoke_agent_briefing',
-        attempt_number: 1,
-        outcome: 'failed',
-        error_text: 'cancelled: the agent is stopping',
-        cost_source: 'none',
-      },
       {
         step: 'plan',
         attempt_number: 1,
@@ -257,9 +269,9 @@ describe('the briefing agent (OpenTelemetry only)', () => {
       const [madeToken] = await database.sql<{ scopes: string[]; allowed_agents: string[]; revoked_at: Date | null }[]>`
         select scopes, allowed_agents, revoked_at from api_tokens where name = 'demo fleet: briefing agent (OpenTelemetry)'`;
       expect(madeToken).toEqual({ scopes: ['traces'], allowed_agents: [BRIEFING_AGENT], revoked_at: null });
-      // A briefing has ended and been exported: its run's span is an attempt.
+      // A briefing has ended and been exported: its run's span is a run of the agent.
       await waitFor(
-        async () => (await briefingAttempts('demo-briefing-')).some((row) => row.step === 'invoke_agent_briefing'),
+        async () => (await runTraces()).length > 0 && (await briefingAttempts('demo-briefing-')).length > 0,
         60_000,
         'a briefing of the fleet to arrive',
       );
@@ -275,9 +287,11 @@ describe('the briefing agent (OpenTelemetry only)', () => {
     // Whatever was in flight at the stop was ended and exported before the fleet said it had stopped: every
     // briefing with attempts has its run's span too, and every call's tries are numbered 1..n.
     const rows = await briefingAttempts('demo-briefing-');
-    const briefings = new Set(rows.map((row) => row.task_id.split('/')[0]));
-    const runSpans = rows.filter((row) => row.step === 'invoke_agent_briefing').map((row) => row.task_id.split('/')[0]);
-    expect(runSpans.sort()).toEqual([...briefings].sort());
+    const tracesWithCalls = await database.sql<{ trace_id: string }[]>`
+      select distinct trace_id from trace_spans
+      where agent = ${BRIEFING_AGENT} and kind = 'call' and task_id like 'demo-briefing-%'`;
+    const runs = new Set(await runTraces());
+    expect(tracesWithCalls.filter((row) => !runs.has(row.trace_id))).toEqual([]);
     const numbers = new Map<string, number[]>();
     for (const row of rows)
       numbers.set(row.task_id + row.step, [...(numbers.get(row.task_id + row.step) ?? []), row.attempt_number]);

@@ -121,6 +121,14 @@ async function spansSince(from: number) {
 const startMs = (span: ReadableSpan) => span.startTime[0] * 1_000 + Math.floor(span.startTime[1] / 1_000_000);
 
 /** The attempts the receiver made of one trace's spans, each with the span it came from. */
+/** The agent runs stored from a trace (agent_runs). */
+function runsOfTrace(traceId: string) {
+  return database.sql<
+    { agent: string; name: string; convention: string; outcome: string; error_text: string | null }[]
+  >`
+    select agent, name, convention, outcome, error_text from agent_runs where trace_id = ${traceId}`;
+}
+
 async function attemptsOfTrace(spans: ReadableSpan[]) {
   const traceId = spans[0]!.spanContext().traceId;
   const rows = await database.sql<
@@ -245,14 +253,9 @@ describe('the Vercel AI SDK 7 exporting to Holdfast', () => {
 
     const traceId = root.spanContext().traceId;
     const rows = await attemptsOfTrace(spans);
-    // Every counted span is one attempt; the step spans (agent_step) are not counted.
-    expect(rows.map((row) => row.source)).toEqual(['traces', 'traces', 'traces', 'traces']);
-    expect(rows.map((row) => row.span).sort()).toEqual([
-      `chat ${MODEL}`,
-      `chat ${MODEL}`,
-      'execute_tool lookup_order',
-      `invoke_agent ${MODEL}`,
-    ]);
+    // Every call is one attempt; the step spans (agent_step) are not counted, and the run is a run.
+    expect(rows.map((row) => row.source)).toEqual(['traces', 'traces', 'traces']);
+    expect(rows.map((row) => row.span).sort()).toEqual([`chat ${MODEL}`, `chat ${MODEL}`, 'execute_tool lookup_order']);
     const rowOf = (span: ReadableSpan) => rows.find((row) => row.spanId === span.spanContext().spanId)!;
     const summary = (span: ReadableSpan) => {
       const row = rowOf(span);
@@ -289,14 +292,11 @@ describe('the Vercel AI SDK 7 exporting to Holdfast', () => {
       cost: { costMicros: 0, source: 'none' },
     });
     // The run's own span states the run's token totals (the sum of its chat spans'), which are priced on the
-    // chat spans: the run costs nothing of its own, so the trace's spend is counted once.
+    // chat spans: the run is a run of its agent, no step and no cost, so the trace's spend is counted once.
     expect(root.attributes['gen_ai.usage.input_tokens']).toBe(2_500);
-    expect(summary(root)).toEqual({
-      ...succeeded,
-      step: 'invoke_agent_gpt-4o',
-      task: `${traceId}/root`,
-      cost: { costMicros: 0, source: 'none' },
-    });
+    expect(await runsOfTrace(traceId)).toEqual([
+      { agent: AGENT, name: 'invoke_agent_gpt-4o', convention: 'invoke_agent', outcome: 'succeeded', error_text: null },
+    ]);
     const traceSpend = rows.reduce((sum, row) => sum + row.costMicros, 0);
     expect(traceSpend).toBe(
       expectedCost(chat1, { input: 1_000, output: 50 }).costMicros +
@@ -339,7 +339,7 @@ describe('the Vercel AI SDK 7 exporting to Holdfast', () => {
     expect(chat.status).toEqual({ code: SpanStatusCode.ERROR, message });
 
     const rows = await attemptsOfTrace(spans);
-    expect(rows.map((row) => row.span).sort()).toEqual([`chat ${MODEL}`, `invoke_agent ${MODEL}`]);
+    expect(rows.map((row) => row.span).sort()).toEqual([`chat ${MODEL}`]);
     const chatRow = rows.find((row) => row.spanId === chat.spanContext().spanId)!;
     expect({
       agent: chatRow.agent,
@@ -365,12 +365,9 @@ describe('the Vercel AI SDK 7 exporting to Holdfast', () => {
       }),
     });
     expect(chatRow.cost_source).toBe('none');
-    const runRow = rows.find((row) => row.span === `invoke_agent ${MODEL}`)!;
-    expect([runRow.step, runRow.outcome, runRow.error_class, runRow.cost_source]).toEqual([
-      'invoke_agent_gpt-4o',
-      'failed',
-      'transient',
-      'none',
+    // The run failed with its call: one failure, the call's; the run is listed as a failed run, not an attempt.
+    expect(await runsOfTrace(chat.spanContext().traceId)).toEqual([
+      { agent: AGENT, name: 'invoke_agent_gpt-4o', convention: 'invoke_agent', outcome: 'failed', error_text: message },
     ]);
   });
 });

@@ -203,6 +203,11 @@ function expectedTries(run: ReturnType<typeof runWithTries>) {
   ];
 }
 
+async function runsOf(agent: string) {
+  const rows = await database.sql<{ name: string }[]>`select name from agent_runs where agent = ${agent}`;
+  return rows.map((row) => row.name);
+}
+
 async function storedSpanCount(run: ReturnType<typeof runWithTries>) {
   const [row] = await database.sql<{ n: number }[]>`
     select count(*)::int as n from trace_spans where trace_id = ${run.all[0]!.spanContext().traceId}`;
@@ -217,17 +222,19 @@ describe('HTTP tries of a model call (http.request.resend_count)', () => {
       const run = runWithTries(agent);
       await exportBatch(run.all, format);
       expect(await attemptsOf(agent)).toEqual(expectedTries(run));
-      // The run is an attempt of its own step, as ever.
-      expect((await attemptsOf(agent, 'invoke_agent_drafter')).map((row) => row.attempt_number)).toEqual([1]);
+      // The run is a run of its agent, no step.
+      expect(await attemptsOf(agent, 'invoke_agent_drafter')).toEqual([]);
+      expect(await runsOf(agent)).toEqual(['invoke_agent_drafter']);
 
       // The exporter sent the batch again: nothing new, nothing renumbered.
       const spans = await storedSpanCount(run);
-      expect(spans).toBe(5);
+      expect(spans).toBe(4);
       await exportBatch(run.all, format);
       expect(await storedSpanCount(run)).toBe(spans);
       expect(await attemptsOf(agent)).toEqual(expectedTries(run));
+      expect(await runsOf(agent)).toEqual(['invoke_agent_drafter']);
       const [all] = await database.sql<{ n: number }[]>`select count(*)::int as n from attempts where agent = ${agent}`;
-      expect(all!.n).toBe(4);
+      expect(all!.n).toBe(3);
     },
   );
 

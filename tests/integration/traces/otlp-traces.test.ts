@@ -162,25 +162,19 @@ describe.each(['protobuf', 'json'] as const)('OTLP/HTTP %s export from the OpenT
       },
       { step: 'chat_draft', attempt: 3, outcome: 'succeeded', errorClass: null, costMicros: 4_500, source: 'priced' },
       { step: 'chat_plan', attempt: 1, outcome: 'succeeded', errorClass: null, costMicros: 2_000, source: 'reported' },
-      {
-        step: 'invoke_agent_scripted',
-        attempt: 1,
-        outcome: 'succeeded',
-        errorClass: null,
-        costMicros: 0,
-        source: 'none',
-      },
       { step: 'lookup_order', attempt: 1, outcome: 'failed', errorClass: 'permanent', costMicros: 0, source: 'none' },
     ]);
     // The run's model calls are steps of one task (the trace, under the run's span), a tool call is a task of its
-    // own under it (its call id: calls of one tool are told apart by it), and so is the run.
+    // own under it (its call id: calls of one tool are told apart by it). The run is a run of its agent, no step.
     const taskOf = (step: string) => rows.find((row) => row.step === step)!.task_id;
     expect(taskOf('chat_plan')).toMatch(/^[0-9a-f]{32}\/[0-9a-f]{16}$/);
     expect(new Set(rows.filter((row) => row.step === 'chat_draft').map((row) => row.task_id))).toEqual(
       new Set([taskOf('chat_plan')]),
     );
     expect(taskOf('lookup_order')).toBe(`${taskOf('chat_plan')}/call_1`);
-    expect(taskOf('invoke_agent_scripted')).toMatch(/^[0-9a-f]{32}\/root$/);
+    const runs = await database.sql<{ name: string; convention: string; outcome: string }[]>`
+      select name, convention, outcome from agent_runs where agent = ${agent}`;
+    expect(runs).toEqual([{ name: 'invoke_agent_scripted', convention: 'invoke_agent', outcome: 'succeeded' }]);
   });
 });
 

@@ -138,7 +138,7 @@ export default async function IngestPage({
             <tbody>
               {ingest.runs.map((run) => (
                 <tr key={run.agent}>
-                  <Cell className="font-mono [overflow-wrap:anywhere]">{run.agent}</Cell>
+                  <Cell className="min-w-40 font-mono [overflow-wrap:anywhere]">{run.agent}</Cell>
                   <Cell numeric>{formatCount(run.runs)}</Cell>
                   <Cell numeric>{formatCount(run.failed)}</Cell>
                   <Cell numeric>{formatDuration(run.medianMs)}</Cell>
@@ -213,7 +213,7 @@ function ServiceRows({ service }: { service: ServiceIngest }) {
   return (
     <>
       <tr data-testid="ingest-service">
-        <Cell className="font-mono [overflow-wrap:anywhere]">{service.service}</Cell>
+        <Cell className="min-w-40 font-mono [overflow-wrap:anywhere]">{service.service}</Cell>
         <Cell numeric>{formatCount(service.received)}</Cell>
         {OUTCOMES.map(({ outcome }) => (
           <Cell key={outcome} numeric className={service.byOutcome[outcome] === 0 ? 'text-muted' : undefined}>
@@ -227,34 +227,37 @@ function ServiceRows({ service }: { service: ServiceIngest }) {
       {samples.length > 0 || nothingCounted ? (
         <tr>
           <Cell colSpan={OUTCOMES.length + 3} className="bg-surface-raised text-[12px]">
-            {nothingCounted ? (
-              <p className="mb-1 font-medium" data-testid="ingest-nothing-counted">
-                Nothing from this service became an attempt or a run.{' '}
-                {samples.length > 0
-                  ? 'Its spans look like calls Holdfast does not read yet: the sample below shows their shape.'
-                  : 'None of its spans carries GenAI attributes: is the model client instrumented?'}
-              </p>
-            ) : null}
-            {samples.map(({ outcome, sample }) => (
-              <p key={outcome} className="[overflow-wrap:anywhere]" data-testid="ingest-sample">
-                <span className="text-muted">
-                  {OUTCOMES.find((entry) => entry.outcome === outcome)!.label}, last seen:{' '}
-                </span>
-                <span className="font-mono">{sample!.name}</span>
-                {sample!.operation ? (
-                  <>
-                    {' '}
-                    (operation <span className="font-mono">{sample!.operation}</span>)
-                  </>
-                ) : null}
-                {sample!.keys.length > 0 ? (
-                  <>
-                    <span className="text-muted"> with </span>
-                    <span className="font-mono">{sample!.keys.join(', ')}</span>
-                  </>
-                ) : null}
-              </p>
-            ))}
+            {/* Kept in view while the wide table scrolls sideways on a narrow screen, and wrapped there. */}
+            <div className="sticky left-3 max-w-[calc(100vw-4rem)] md:max-w-none">
+              {nothingCounted ? (
+                <p className="mb-1 font-medium" data-testid="ingest-nothing-counted">
+                  Nothing from this service became an attempt or a run.{' '}
+                  {samples.length > 0
+                    ? 'Its spans look like calls Holdfast does not read yet: the sample below shows their shape.'
+                    : 'None of its spans carries GenAI attributes: is the model client instrumented?'}
+                </p>
+              ) : null}
+              {samples.map(({ outcome, sample }) => (
+                <p key={outcome} className="[overflow-wrap:anywhere]" data-testid="ingest-sample">
+                  <span className="text-muted">
+                    {OUTCOMES.find((entry) => entry.outcome === outcome)!.label}, last seen:{' '}
+                  </span>
+                  <span className="font-mono">{sample!.name}</span>
+                  {sample!.operation ? (
+                    <>
+                      {' '}
+                      (operation <span className="font-mono">{sample!.operation}</span>)
+                    </>
+                  ) : null}
+                  {sample!.keys.length > 0 ? (
+                    <>
+                      <span className="text-muted"> with </span>
+                      <span className="font-mono">{sample!.keys.join(', ')}</span>
+                    </>
+                  ) : null}
+                </p>
+              ))}
+            </div>
           </Cell>
         </tr>
       ) : null}

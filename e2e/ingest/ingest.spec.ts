@@ -1,0 +1,86 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readJsonRequest } from '../../lib/traces/otlp-request';
+import { ingestSpans } from '../../lib/traces/ingest-spans';
+import { DEFAULT_SPAN_MAPPING_RULES } from '../../lib/traces/mapping-rules';
+import { expect, test } from '../support/fixtures';
+
+function span(name: string, attributes: Record<string, string>, extra: object = {}) {
+  const start = BigInt(Date.now() - 60_000) * 1_000_000n;
+  return {
+    traceId: randomBytes(16).toString('hex'),
+    spanId: randomBytes(8).toString('hex'),
+    name,
+    startTimeUnixNano: String(start),
+    endTimeUnixNano: String(start + 1_500_000_000n),
+    attributes: Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } })),
+    ...extra,
+  };
+}
+
+const exportOf = (service: string, spans: object[]) =>
+  JSON.stringify({
+    resourceSpans: [
+      { resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] },
+    ],
+  });
+
+test('the Ingest page says what became of each service’s spans, with samples of what was ignored, and lists runs', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
+  const service = `e2e-ingest-${randomUUID().slice(0, 8)}`;
+  const silent = `e2e-unread-${randomUUID().slice(0, 8)}`;
+  const longError = `the model call failed: ${'x'.repeat(10_000)}`;
+  const store = async (json: string) =>
+    ingestSpans({ db: database.db }, (await readJsonRequest(json)).spans, DEFAULT_SPAN_MAPPING_RULES);
+  await store(
+    exportOf(service, [
+      span('chat gpt-4o', { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o' }),
+      span(
+        'invoke_agent support',
+        { 'gen_ai.operation.name': 'invoke_agent' },
+        { status: { code: 2, message: longError } },
+      ),
+      span('create_agent support', { 'gen_ai.operation.name': 'create_agent' }),
+      span('GET /health', { 'http.request.method': 'GET' }),
+    ]),
+  );
+  // A service whose spans look like calls Holdfast does not read: nothing of it is counted, and the page says so.
+  await store(
+    exportOf(silent, [span('LangGraph node', { 'llm.request.type': 'chat', 'traceloop.entity.name': 'plan' })]),
+  );
+
+  await page.goto('/ingest?window=1h');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Ingest');
+  const row = page.getByTestId('ingest-service').filter({ hasText: service });
+  await expect(row.getByRole('cell')).toHaveText([service, '4', '1', '0', '1', '0', '0', '1', '0', '1', /.+/]);
+  const unread = page.getByTestId('ingest-service').filter({ hasText: silent });
+  await expect(unread).toBeVisible();
+  await expect(page.getByTestId('ingest-nothing-counted')).toContainText(
+    'Its spans look like calls Holdfast does not read yet',
+  );
+  await expect(page.getByTestId('ingest-sample').filter({ hasText: 'LangGraph node' })).toContainText(
+    'llm.request.type, traceloop.entity.name',
+  );
+  await expect(page.getByTestId('ingest-sample').filter({ hasText: 'create_agent support' })).toContainText(
+    'operation create_agent',
+  );
+  const runs = page.getByTestId('runs-table').getByRole('row').filter({ hasText: service });
+  await expect(runs.getByRole('cell').nth(1)).toHaveText('1');
+  await expect(runs.getByRole('cell').nth(2)).toHaveText('1');
+  await expect(runs).toContainText('the model call failed');
+  await expectAccessible();
+
+  // The long error stays in its cell: the page does not scroll sideways at either size.
+  for (const size of [
+    { width: 1440, height: 900 },
+    { width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize(size);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `horizontal overflow at ${size.width} px`).toBeLessThanOrEqual(0);
+    if (process.env.HOLDFAST_SCREENSHOTS)
+      await page.screenshot({ path: `${process.env.HOLDFAST_SCREENSHOTS}/ingest-${size.width}.png`, fullPage: true });
+  }
+});

@@ -128,7 +128,10 @@ type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid' | 'retryCo
  * One statement: store who the task belongs to if nothing has yet (task_agents: an
  * attempt report names no queue, so its task is on the agent's own), claim the
  * attempt's identity only for a task of the report's agent, and write the attempt
- * only if the claim succeeded. The identity table's primary key decides between
+ * only if the claim succeeded. The task's row is locked (inserted, or read FOR UPDATE):
+ * reports of one task take turns, so a first attempt and its succeeded retry reported
+ * at the same instant each see the other when their share of retry spend is set (the
+ * attempts_retry_cost trigger reads the other's row after the wait). The identity table's primary key decides between
  * concurrent reports of one attempt, whatever their start times: the second
  * waits for the first to commit, then finds the identity taken.
  *
@@ -144,10 +147,10 @@ const INSERT_UNLESS_REPORTED = `
       values ($1::text, $5::text, $5::text, 'attempt')
       on conflict (task_id) do nothing
       returning agent),
-    belongs as (
-      select agent from registered
-      union all
-      select agent from task_agents where task_id = $1::text and not exists (select 1 from registered)),
+    locked as (
+      select agent from task_agents where task_id = $1::text and not exists (select 1 from registered)
+      for update),
+    belongs as (select agent from registered union all select agent from locked),
     identity as (
       insert into attempt_identities (task_id, step, attempt_number, started_at)
       select $1::text, $2::text, $3::int, $4::timestamptz

@@ -10,7 +10,8 @@ const dollars = (amount: number) => amount * 1_000_000;
 
 /**
  * Attempts of one fresh agent: draft retried twice (2 failures), send clean. Known figures. Draft's retry spend
- * ($7,000) puts it among the Overview's top steps; send, with no retry spend, is found on the Steps page.
+ * ($3,000: its $8,000 beyond the $5,000 of the try that succeeded) puts it among the Overview's top steps; send,
+ * with no retry spend, is found on the Steps page.
  */
 function knownAttempts(agent: string): RecordAttemptInput[] {
   const taskId = `task-${randomUUID()}`;
@@ -53,7 +54,7 @@ test('shows exact figures for a top step, and sends the rest to the Steps page',
   expectAccessible,
 }) => {
   const agent = `e2e-${randomUUID().slice(0, 8)}`;
-  // Ten more steps that retried for a dollar: with them, more than ten steps have retry spend, so send is
+  // Ten more steps whose retry failed for a dollar: with them, more than ten steps have retry spend, so send is
   // outside the top ten whatever else the database holds.
   const fillers = Array.from({ length: 10 }, (_, index): RecordAttemptInput => {
     const startedAt = new Date(Date.now() - 20 * 60_000);
@@ -62,7 +63,9 @@ test('shows exact figures for a top step, and sends the rest to the Steps page',
       agent,
       step: `filler-${index}`,
       attemptNumber: 2,
-      outcome: 'succeeded',
+      outcome: 'failed',
+      errorClass: 'transient',
+      errorText: '503 from the provider',
       costMicros: dollars(1),
       startedAt,
       finishedAt: new Date(startedAt.getTime() + 100),
@@ -79,7 +82,7 @@ test('shows exact figures for a top step, and sends the rest to the Steps page',
   await expect(draft.getByTestId('retry-rate')).toHaveText('66.7%');
   await expect(draft.getByTestId('failures')).toHaveText('2');
   await expect(draft.getByTestId('spend')).toHaveText(formatMicros(dollars(8_000)));
-  await expect(draft.getByTestId('retry-spend')).toHaveText(formatMicros(dollars(7_000)));
+  await expect(draft.getByTestId('retry-spend')).toHaveText(formatMicros(dollars(3_000)));
 
   await expect(page.getByTestId('step-stats-scope')).toContainText(/top 10 of [\d,]+ steps by retry spend/);
   await expect(page.getByTestId(`step-row-${agent}-send`)).toHaveCount(0);
@@ -128,7 +131,7 @@ test('lists the top steps by retry spend with the figures the attempt log holds'
       step: attempts.step,
       attempts: sql<number>`count(*)::int`,
       retries: sql<number>`(count(*) filter (where ${attempts.attemptNumber} >= 2))::int`,
-      retrySpend: sql<number>`(coalesce(sum(${attempts.costMicros}) filter (where ${attempts.attemptNumber} >= 2), 0))::float8`,
+      retrySpend: sql<number>`(coalesce(sum(${attempts.retryCostMicros}), 0))::float8`,
     })
     .from(attempts)
     .groupBy(attempts.agent, attempts.step);

@@ -25,7 +25,9 @@ async function freshRetriedStep(
       outcome: 'failed',
       errorClass: 'timeout',
       errorText,
-      costMicros: 1_000,
+      // Growing with the clock (by 10 ms, to stay under an attempt's 10^12 limit): the failed try is the retry
+      // spend (the succeeded retry did the work), so the step made last leads, even beside those earlier tests made.
+      costMicros: Math.floor(Date.now() / 10),
       startedAt: new Date(start),
       finishedAt: new Date(start + 1_000),
     },
@@ -35,9 +37,7 @@ async function freshRetriedStep(
       step: 'draft',
       attemptNumber: 2,
       outcome: 'succeeded',
-      // Growing with the clock (by 10 ms, to stay under an attempt's 10^12 limit): the step made last
-      // leads, even beside those earlier tests made.
-      costMicros: Math.floor(Date.now() / 10),
+      costMicros: 1_000,
       startedAt: new Date(start + 60_000),
       finishedAt: new Date(start + 61_000),
     },

@@ -117,7 +117,7 @@ test("a step seen only through spans: its cost sources, the retry spend's estima
   await exportSpans(page.request, database, agent, chatDraftSpans(Date.now() - 40 * 60_000));
   const stored = await database.db.execute<{ cost_source: string; attempts: number; cost: string; retry: string }>(sql`
     select cost_source, count(*)::int as attempts, sum(cost_micros)::text as cost,
-      sum(cost_micros) filter (where attempt_number > 1)::text as retry
+      sum(retry_cost_micros)::text as retry
     from attempts where agent = ${agent} group by cost_source`);
   const of = (source: string) => stored.find((row) => row.cost_source === source)!;
   expect(stored.map((row) => [row.cost_source, row.attempts]).sort()).toEqual([
@@ -184,13 +184,16 @@ test('a step reported in-process has no spans note and no estimate; its costs ar
   const agent = `e2e-lib-${randomUUID().slice(0, 6)}`;
   const start = Date.now() - 30 * 60_000;
   const taskId = `task-${randomUUID().slice(0, 8)}`;
+  // A timeout ($0.0015), then its retry ($0.0030): the timeout is the retry spend, as the retry did the work.
   await recordAttempts(
     [1, 2].map((attemptNumber) => ({
       taskId,
       agent,
       step: 'charge',
       attemptNumber,
-      outcome: 'succeeded' as const,
+      ...(attemptNumber === 1
+        ? { outcome: 'failed' as const, errorClass: 'timeout' as const, errorText: 'no answer in 30 s' }
+        : { outcome: 'succeeded' as const }),
       costMicros: 1_500 * attemptNumber,
       startedAt: new Date(start + attemptNumber * 1_000),
       finishedAt: new Date(start + attemptNumber * 1_000 + 200),
@@ -203,7 +206,7 @@ test('a step reported in-process has no spans note and no estimate; its costs ar
   const reported = page.getByTestId('cost-source-reported');
   await expect(reported.getByTestId('attempts')).toHaveText('2');
   await expect(reported.getByTestId('cost')).toHaveText('$0.0045');
-  await expect(reported.getByTestId('retry-cost')).toHaveText('$0.0030');
+  await expect(reported.getByTestId('retry-cost')).toHaveText('$0.0015');
   await expect(page.getByTestId('estimate-mark')).toHaveCount(0);
   await expect(page.getByTestId('retry-spend-estimate')).toHaveCount(0);
   await expect(page.getByTestId('chart-retry-spend')).not.toContainText('estimate');

@@ -63,9 +63,10 @@ test('shows each figure against the previous window, failed spend and retry spen
   await expect(charge).toBeVisible();
   await expectAccessible();
 
-  // Retry spend 6,500 against 2,000: up 4,500, said in dollars, as a share and in words.
-  await expect(charge.getByTestId('retrySpendMicros')).toContainText('$0.0065');
-  await expect(charge.getByTestId('change-retrySpendMicros')).toHaveText('+$0.0045 (+225\u00a0%) worse');
+  // Retry spend, the spend beyond the try that succeeded: 4,000 (the timeout and the transient failure) against
+  // 1,000 (the previous window's transient failure): up 3,000, said in dollars, as a share and in words.
+  await expect(charge.getByTestId('retrySpendMicros')).toContainText('$0.0040');
+  await expect(charge.getByTestId('change-retrySpendMicros')).toHaveText('+$0.0030 (+300\u00a0%) worse');
   // Two retries of three attempts against one of two: 66.7 % against 50 %.
   await expect(charge.getByTestId('change-retryRate')).toHaveText('+16.7\u00a0pp worse');
   // The timeout and the failed retry cost 4,000 against the previous window's 1,000.
@@ -77,11 +78,12 @@ test('shows each figure against the previous window, failed spend and retry spen
   await expect(refund.getByTestId('change-attempts')).toHaveCount(0);
   await expect(refund.getByTestId('failedSpendMicros')).toContainText('$0.0007');
 
-  // Retry spend by cause opens from the keyboard: attempt 3 followed the transient failure, attempt 2 the timeout.
+  // Retry spend by cause opens from the keyboard: attempt 3 followed the transient failure (its share, the first
+  // attempt's 1,500), attempt 2 the timeout (its own failed 2,500).
   const causes = charge.getByTestId('retry-causes');
   await causes.locator('summary').focus();
   await page.keyboard.press('Enter');
-  await expect(causes.getByTestId('retry-cause-transient')).toHaveText(/after transient\s*\$0\.0040 · 1/);
+  await expect(causes.getByTestId('retry-cause-transient')).toHaveText(/after transient\s*\$0\.0015 · 1/);
   await expect(causes.getByTestId('retry-cause-timeout')).toHaveText(/after timeout\s*\$0\.0025 · 1/);
   await expectAccessible();
 
@@ -102,7 +104,7 @@ test('shows each figure against the previous window, failed spend and retry spen
   expect(lines.slice(0, 2).map((line) => value(line, 'step'))).toEqual(['refund', 'charge']);
   expect(
     ['failed_spend_usd', 'retry_spend_change_usd', 'previous_retry_spend_usd'].map((name) => value(lines[1]!, name)),
-  ).toEqual(['0.004', '0.0045', '0.002']);
+  ).toEqual(['0.004', '0.003', '0.001']);
 });
 
 test('on a phone the step, its retry rate and retry spend with their changes fit without scrolling sideways', async ({

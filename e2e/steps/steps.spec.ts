@@ -40,7 +40,8 @@ test('sorts, filters and searches the steps, keeping it all in a shareable URL',
   // A step new in this window has no change under its figures (the step is marked "new" instead).
   await expect(beta.getByTestId('retryRate')).toHaveText('50.0%');
   await expect(beta.getByTestId('firstTrySuccess')).toHaveText('0.0%');
-  await expect(beta.getByTestId('retryShareOfSpend')).toHaveText('66.7%');
+  // Retry spend is the timeout's 300 of the 900 spent: the retry that succeeded did the work.
+  await expect(beta.getByTestId('retryShareOfSpend')).toHaveText('33.3%');
   await expect(beta.getByTestId('new-step')).toBeVisible();
   await expect(beta.getByTestId('failures')).toContainText('timeout 1');
 
@@ -152,7 +153,10 @@ test('flags a step whose retry share jumped against its own previous week, on St
         agent,
         step: 'publish',
         attemptNumber: retry ? 2 : 1,
-        outcome: 'succeeded' as const,
+        // A retry that failed: its cost is retry spend (a succeeded one would add its first attempt's, none here).
+        ...(retry
+          ? { outcome: 'failed' as const, errorClass: 'transient' as const, errorText: '503 from downstream' }
+          : { outcome: 'succeeded' as const }),
         costMicros: 100,
         startedAt,
         finishedAt: new Date(startedAt.getTime() + 50),

@@ -77,6 +77,9 @@ export const attemptJson = z.strictObject({
   errorClass: errorClass.nullable(),
   errorText: z.string().nullable(),
   costMicros: micros,
+  retryCostMicros: micros.describe(
+    "What this attempt added to its execution's retry spend (the spend beyond one try): a failed retry its own cost, a succeeded retry its first attempt's, a first attempt nothing",
+  ),
   costSource: z
     .enum(restatedEnums.costSources)
     .nullable()

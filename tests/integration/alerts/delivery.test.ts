@@ -130,7 +130,10 @@ const outbound = { allowedHosts: '127.0.0.1' };
 /** One sweep tick's alert work (evaluation, then delivery) at `now`, as the sweep loop runs it. */
 const tick = (now: Date) => runAlertPasses(ctx(), { now, publicUrl, outbound });
 
-/** `count` attempts of a step costing 100 each, `retries` of them retries, `hoursBack` before `start`. */
+/**
+ * `count` attempts of a step costing 100 each, `retries` of them retries, `hoursBack` before `start`. The retries
+ * failed, so each one's cost is retry spend (a succeeded retry would add its first attempt's, none here).
+ */
 async function attempts(step: string, hoursBack: number, count: number, retries: number) {
   for (let index = 0; index < count; index++) {
     const startedAt = new Date(start.getTime() - (hoursBack - index * 0.01) * 3_600_000);
@@ -141,7 +144,9 @@ async function attempts(step: string, hoursBack: number, count: number, retries:
         agent: 'fleet',
         step,
         attemptNumber: index < retries ? 2 : 1,
-        outcome: 'succeeded',
+        ...(index < retries
+          ? { outcome: 'failed' as const, errorClass: 'transient' as const, errorText: '503 from the provider' }
+          : { outcome: 'succeeded' as const }),
         costMicros: 100,
         startedAt,
         finishedAt: new Date(startedAt.getTime() + 10),

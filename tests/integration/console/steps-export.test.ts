@@ -15,7 +15,8 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
 beforeAll(async () => {
   process.env.DATABASE_URL = database.url;
-  // export_a/send: 2 attempts (a timeout, then a retry costing 2 dollars); export_b/plan: 1 success costing 1 dollar.
+  // export_a/send: 2 attempts (a timeout after a long generation, costing 2 dollars, then a retry costing 2 dollars:
+  // 4 spent, 2 of them beyond one try, the failed spend); export_b/plan: 1 success costing 1 dollar.
   await recordAttempt(
     { db: database.db },
     aFailedAttempt({
@@ -25,7 +26,7 @@ beforeAll(async () => {
       attemptNumber: 1,
       errorClass: 'timeout',
       errorText: '504 from the mail API',
-      costMicros: 0,
+      costMicros: 2_000_000,
       startedAt: minutesAgo(30),
       finishedAt: minutesAgo(29),
     }),
@@ -82,7 +83,7 @@ describe('GET /api/console/steps.csv', () => {
     // Nothing in the previous 24 hours: its figures are zeros (previous_attempts 0 is the page's "new"); no rollup
     // pass has run, so no retry spend by cause is known yet.
     expect(lines[1]).toMatch(
-      /^export_a,send,2,1,0\.5,0,2,2,1,1,timeout 1,\d+(\.\d+)?,\d+(\.\d+)?,0,,2,0,0,0,,0,0,0,0,0$/,
+      /^export_a,send,2,1,0\.5,0,4,2,0\.5,1,timeout 1,\d+(\.\d+)?,\d+(\.\d+)?,2,,2,0,0,0,,0,0,0,0,0$/,
     );
     expect(lines[2]).toMatch(/^export_b,plan,1,0,0,1,1,0,0,0,,\d+(\.\d+)?,\d+(\.\d+)?,0,,0,0,0,0,,0,0,0,0,0$/);
     expect(lines).toHaveLength(4); // and the final line break

@@ -1,4 +1,4 @@
-import { isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Which addresses an alert channel may reach. A channel's URL is typed by an
@@ -10,7 +10,8 @@ import { isIPv6 } from 'node:net';
  * unless the operator's allow-list (HOLDFAST_ALERT_ALLOWED_HOSTS) names the
  * host or a range holding the address. An IPv6 address carrying an IPv4 one
  * (mapped, translated, compatible, NAT64, 6to4) is judged as that IPv4 address, since that
- * is where the packets go. Pure functions: no DNS, no sockets (outbound-request.ts).
+ * is where the packets go. Pure functions: no DNS, no sockets (outbound-request.ts). The address forms are read
+ * and written by ipaddr.js; which ranges are refused, and what an IPv6 address carries, is this module's policy.
  */
 
 export interface IpAddress {
@@ -46,49 +47,20 @@ function inRange(address: IpAddress, range: Range): boolean {
  * `0x7f.1`, `0177.0.0.1`. URLs normalise these, but a resolver's answer or an
  * allow-list entry might not, and a check that only knows dotted quads is one
  * that `http://0x7f000001/` walks past. Null when it is not such a number.
+ * Read by ipaddr.js, which takes every such spelling.
  */
 export function parseIPv4(text: string): IpAddress | null {
-  const parts = text.split('.');
-  if (parts.length > 4 || parts.some((part) => part === '')) return null;
-  const numbers: bigint[] = [];
-  for (const part of parts) {
-    if (/^0x[0-9a-f]*$/i.test(part)) numbers.push(part.length === 2 ? 0n : BigInt(part));
-    else if (/^0[0-7]*$/.test(part)) numbers.push(BigInt(`0o${part.slice(1) || '0'}`));
-    else if (/^[1-9][0-9]*$/.test(part)) numbers.push(BigInt(part));
-    else return null;
-  }
-  const last = numbers.pop()!;
-  if (numbers.some((number) => number > 255n)) return null;
-  const lastBits = BigInt(8 * (4 - numbers.length));
-  if (last >= 1n << lastBits) return null;
-  const value = numbers.reduce((sum, number, index) => sum | (number << BigInt(24 - 8 * index)), 0n) | last;
+  if (!ipaddr.IPv4.isValid(text)) return null;
+  const value = ipaddr.IPv4.parse(text).octets.reduce((sum, octet) => (sum << 8n) | BigInt(octet), 0n);
   return { family: 4, value };
 }
 
 /** An IPv6 address (brackets allowed; a zone such as `%eth0` is not an address we connect to). */
 export function parseIPv6(text: string): IpAddress | null {
   const bare = text.replace(/^\[(.*)\]$/, '$1');
-  if (!isIPv6(bare) || bare.includes('%')) return null;
-  let head = bare;
-  const groups: number[] = [];
-  // A dotted IPv4 tail (::ffff:1.2.3.4) is the last two groups.
-  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
-  let tail: number[] = [];
-  if (dotted) {
-    const v4 = parseIPv4(dotted[2]!);
-    if (!v4) return null;
-    tail = [Number(v4.value >> 16n), Number(v4.value & 0xffffn)];
-    head = dotted[1]!.endsWith('::') ? dotted[1]! : dotted[1]!.slice(0, -1);
-  }
-  const [left, right] = head.includes('::') ? head.split('::') : [head, undefined];
-  const read = (side: string | undefined) => (side ? side.split(':').map((group) => Number.parseInt(group, 16)) : []);
-  const before = read(left);
-  const after = [...read(right), ...tail];
-  const missing = 8 - before.length - after.length;
-  if (right === undefined && missing !== 0) return null;
-  groups.push(...before, ...Array<number>(right === undefined ? 0 : missing).fill(0), ...after);
-  if (groups.length !== 8) return null;
-  return { family: 6, value: groups.reduce((sum, group) => (sum << 16n) | BigInt(group), 0n) };
+  if (bare.includes('%') || !ipaddr.IPv6.isValid(bare)) return null;
+  const value = ipaddr.IPv6.parse(bare).parts.reduce((sum, group) => (sum << 16n) | BigInt(group), 0n);
+  return { family: 6, value };
 }
 
 /** An IP address written as a URL's host or an allow-list entry; null for a host name. */
@@ -96,22 +68,14 @@ export function parseIpLiteral(host: string): IpAddress | null {
   return parseIPv6(host) ?? parseIPv4(host);
 }
 
+/** The address as it is usually written (IPv6 as RFC 5952 has it: the longest run of zero groups as `::`). */
 export function formatAddress(address: IpAddress): string {
-  if (address.family === 4) {
-    return [24n, 16n, 8n, 0n].map((shift) => String((address.value >> shift) & 0xffn)).join('.');
-  }
-  const groups = [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((shift) =>
-    ((address.value >> shift) & 0xffffn).toString(16),
+  const length = address.family === 4 ? 4 : 16;
+  const bytes = Array.from({ length }, (_, index) =>
+    Number((address.value >> BigInt(8 * (length - 1 - index))) & 0xffn),
   );
-  // The longest run of two or more zero groups becomes `::` (RFC 5952).
-  let best = { start: -1, length: 1 };
-  for (let start = 0; start < 8; start++) {
-    let length = 0;
-    while (start + length < 8 && groups[start + length] === '0') length++;
-    if (length > best.length) best = { start, length };
-  }
-  if (best.start < 0) return groups.join(':');
-  return `${groups.slice(0, best.start).join(':')}::${groups.slice(best.start + best.length).join(':')}`;
+  const parsed = ipaddr.fromByteArray(bytes);
+  return parsed.kind() === 'ipv6' ? (parsed as ipaddr.IPv6).toRFC5952String() : parsed.toString();
 }
 
 const v4 = (text: string, prefix: number): Range => ({ family: 4, base: parseIPv4(text)!.value, prefix });

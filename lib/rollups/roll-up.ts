@@ -168,7 +168,6 @@ export async function rollUpAttempts(db: Executor, options: RollUpOptions): Prom
       where id = 1`);
     if (without.includes('spans')) await deleteSpans(tx, sql`true`);
     else await storeSpans(tx, new Date(rolledTo), ranges, { changesNoted });
-    await emptyRetiredWindowSums(tx);
     return { hoursRolled, hoursReRolled, rolledTo: new Date(rolledTo) };
   });
 }
@@ -273,16 +272,4 @@ export async function deleteRollupsBefore(db: Executor, cutoff: Date): Promise<n
     return rows.count + latency.count;
   });
   return counts;
-}
-
-/**
- * The window sums (tables window_sums and window_sum_ranges) are retired: readers sum a window from its stored
- * span and the rollups at its edges (docs/adr/0007-one-named-window-cache.md). An instance of the previous
- * version, during a rolling upgrade, still reads them when it finds any and still writes them at its passes, so
- * every pass empties them: such an instance then finds none and sums the rollups as this version does, instead
- * of reading sums that a late row re-rolled since. A later release drops the tables.
- */
-async function emptyRetiredWindowSums(tx: Transaction): Promise<void> {
-  await tx.execute(sql`delete from window_sum_ranges`);
-  await tx.execute(sql`delete from window_sums`);
 }

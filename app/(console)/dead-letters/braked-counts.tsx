@@ -2,7 +2,7 @@
 
 import type { RedriveBrakeRule } from '@/lib/core';
 import { formatCount } from '@/lib/console/format';
-import type { BulkRedrivePreviewData } from './bulk-redrive-panel';
+import type { BulkRedrivePreviewData } from './bulk-redrive-preview-data';
 
 /** How many items the redrive brakes will skip, in all and per brake (one item may count under two). */
 export function BrakedCounts({

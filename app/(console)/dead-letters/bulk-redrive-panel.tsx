@@ -15,13 +15,9 @@ import { formatCount, formatMicros } from '@/lib/console/format';
 import { redriveOutcomeLabels } from '@/lib/console/labels/redrive-outcomes';
 import { cancelBulkRedriveAction, previewBulkRedriveAction, startBulkRedriveAction } from './actions';
 import { BrakedCounts } from './braked-counts';
+import type { BulkRedrivePreviewData } from './bulk-redrive-preview-data';
 
 const LIST_REFRESH_MS = 2_000;
-
-export type BulkRedrivePreviewData = Extract<
-  Awaited<ReturnType<typeof previewBulkRedriveAction>>,
-  { ok: true }
->['data'];
 
 /**
  * Redrive every pending dead letter matching the page's filter: a preview of

@@ -1,7 +1,9 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import { type Block, type Inline, parseBlocks, parseInline } from '@/lib/console/markdown-blocks';
+import ReactMarkdown, { type Components } from 'react-markdown';
+import remarkGfm from 'remark-gfm';
 import { RUNBOOKS_PATH } from '@/lib/alerts/runbooks';
+import { githubSlug } from '@/lib/console/heading-anchor';
 
 /**
  * Where a runbook's link goes in the console: a sibling runbook to its page,
@@ -19,135 +21,98 @@ function consoleHref(href: string): string | undefined {
 /** A code span that is a console path (`/holds?reason=stale_lock`) is a link to it; one with a placeholder is not. */
 const isConsolePath = (code: string) => /^\/[a-z-]*(\/[\w%:.-]+)*(\?[\w%:=&.-]*)?$/.test(code) && !code.includes('<');
 
-function InlineText({ text }: { text: string }) {
-  return <>{parseInline(text).map((piece, index) => renderInline(piece, index))}</>;
+const CODE_CLASS = 'rounded bg-line/40 px-1 font-mono text-[12px]';
+const HEADING_CLASS = {
+  h1: 'mb-1 text-lg font-semibold tracking-tight',
+  h2: 'mb-2 mt-6 text-[15px] font-semibold',
+  h3: 'mb-1 mt-4 text-[14px] font-semibold',
+  h4: 'mt-3 font-semibold',
+} as const;
+
+/** The words of a rendered element, as the anchor of a heading is made from them. */
+function textOf(node: { type: string; value?: string; children?: unknown[] } | undefined): string {
+  if (!node) return '';
+  if (node.type === 'text') return node.value ?? '';
+  return (node.children ?? []).map((child) => textOf(child as typeof node)).join('');
 }
 
-function renderInline(piece: Inline, key: number): ReactNode {
-  const codeClass = 'rounded bg-line/40 px-1 font-mono text-[12px]';
-  switch (piece.type) {
-    case 'text':
-      return piece.text;
-    case 'strong':
-      return <strong key={key}>{piece.text}</strong>;
-    case 'em':
-      return <em key={key}>{piece.text}</em>;
-    case 'code':
-      return isConsolePath(piece.text) ? (
-        <Link key={key} href={piece.text} className={`${codeClass} text-accent hover:underline`}>
-          {piece.text}
+/** The console's rendering of each element, with each heading's anchor as GitHub makes it (one per page). */
+function runbookComponents(): Components {
+  const seen = new Map<string, number>();
+  const heading =
+    (Tag: keyof typeof HEADING_CLASS): Components['h1'] =>
+    ({ node, children }) => (
+      <Tag id={githubSlug(textOf(node), seen)} className={HEADING_CLASS[Tag]}>
+        {children}
+      </Tag>
+    );
+  return {
+    h1: heading('h1'),
+    h2: heading('h2'),
+    h3: heading('h3'),
+    h4: heading('h4'),
+    h5: heading('h4'),
+    h6: heading('h4'),
+    p: ({ children }) => <p className="my-2 max-w-prose">{children}</p>,
+    ul: ({ children }) => <ul className="my-2 max-w-prose list-disc pl-6">{children}</ul>,
+    ol: ({ children, start }) => (
+      <ol start={start} className="my-2 max-w-prose list-decimal pl-6">
+        {children}
+      </ol>
+    ),
+    li: ({ children }) => <li className="my-1">{children}</li>,
+    table: ({ children }) => (
+      <div className="my-3 max-w-full overflow-x-auto">
+        {/* Words are not broken inside a table (the page breaks anywhere): a wide table scrolls in its box. */}
+        <table className="border-collapse text-[12px] [overflow-wrap:normal]">{children}</table>
+      </div>
+    ),
+    tr: ({ children }) => <tr className="align-top">{children}</tr>,
+    th: ({ children }) => (
+      <th className="min-w-[9rem] border border-line px-2 py-1 text-left font-medium">{children}</th>
+    ),
+    td: ({ children }) => <td className="min-w-[9rem] border border-line px-2 py-1">{children}</td>,
+    pre: ({ children }) => (
+      <pre className="my-2 max-w-full overflow-x-auto rounded bg-line/40 p-2 font-mono text-[12px]">{children}</pre>
+    ),
+    // A fenced block's text ends with a line break; a code span's never holds one.
+    code: ({ children }) => {
+      const text = String(children ?? '');
+      if (text.includes('\n')) return <code>{children}</code>;
+      return isConsolePath(text) ? (
+        <Link href={text} className={`${CODE_CLASS} text-accent hover:underline`}>
+          {text}
         </Link>
       ) : (
-        <code key={key} className={codeClass}>
-          {piece.text}
-        </code>
+        <code className={CODE_CLASS}>{children}</code>
       );
-    case 'link': {
-      const href = consoleHref(piece.href);
-      const label = <InlineText text={piece.text} />;
-      if (!href)
-        return (
-          <span key={key} title={piece.href}>
-            {label}
-          </span>
-        );
-      return href.startsWith('/') || href.startsWith('#') ? (
-        <Link key={key} href={href} className="text-accent hover:underline">
-          {label}
+    },
+    a: ({ href, children }): ReactNode => {
+      const target = href ? consoleHref(href) : undefined;
+      if (!target) return <span title={href}>{children}</span>;
+      return target.startsWith('/') || target.startsWith('#') ? (
+        <Link href={target} className="text-accent hover:underline">
+          {children}
         </Link>
       ) : (
-        <a key={key} href={href} className="text-accent hover:underline" rel="noreferrer noopener">
-          {label}
+        <a href={target} className="text-accent hover:underline" rel="noreferrer noopener">
+          {children}
         </a>
       );
-    }
-  }
+    },
+  };
 }
 
-const headingClass: Record<number, string> = {
-  1: 'mb-1 text-lg font-semibold tracking-tight',
-  2: 'mb-2 mt-6 text-[15px] font-semibold',
-  3: 'mb-1 mt-4 text-[14px] font-semibold',
-};
-
-function renderBlock(block: Block, key: number): ReactNode {
-  switch (block.type) {
-    case 'heading': {
-      const Tag = `h${Math.min(block.level, 4)}` as 'h1' | 'h2' | 'h3' | 'h4';
-      return (
-        <Tag key={key} id={block.id} className={headingClass[block.level] ?? 'mt-3 font-semibold'}>
-          <InlineText text={block.text} />
-        </Tag>
-      );
-    }
-    case 'paragraph':
-      return (
-        <p key={key} className="my-2 max-w-prose">
-          <InlineText text={block.text} />
-        </p>
-      );
-    case 'list': {
-      const items = block.items.map((item, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: a page's list items are fixed text, never reordered.
-        <li key={index} className="my-1">
-          <InlineText text={item} />
-        </li>
-      ));
-      return block.ordered ? (
-        <ol key={key} start={block.start} className="my-2 max-w-prose list-decimal pl-6">
-          {items}
-        </ol>
-      ) : (
-        <ul key={key} className="my-2 max-w-prose list-disc pl-6">
-          {items}
-        </ul>
-      );
-    }
-    case 'table':
-      return (
-        <div key={key} className="my-3 max-w-full overflow-x-auto">
-          {/* Words are not broken inside a table (the page breaks anywhere): a wide table scrolls in its box. */}
-          <table className="border-collapse text-[12px] [overflow-wrap:normal]">
-            <thead>
-              <tr>
-                {block.header.map((cell, index) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: columns are fixed.
-                  <th key={index} className="min-w-[9rem] border border-line px-2 py-1 text-left font-medium">
-                    <InlineText text={cell} />
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {block.rows.map((row, rowIndex) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: rows are fixed text.
-                <tr key={rowIndex} className="align-top">
-                  {row.map((cell, index) => (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: columns are fixed.
-                    <td key={index} className="min-w-[9rem] border border-line px-2 py-1">
-                      <InlineText text={cell} />
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      );
-    case 'code':
-      return (
-        <pre key={key} className="my-2 max-w-full overflow-x-auto rounded bg-line/40 p-2 font-mono text-[12px]">
-          {block.text}
-        </pre>
-      );
-  }
-}
-
-/** A runbook rendered in the console, from its Markdown. */
+/**
+ * A runbook rendered in the console, from its Markdown (GitHub's flavour, as the docs are read on GitHub). HTML in
+ * the text is never rendered as HTML: react-markdown leaves it out.
+ */
 export function MarkdownView({ markdown }: { markdown: string }) {
   return (
     <article className="text-[13px] [overflow-wrap:anywhere]" data-testid="runbook">
-      {parseBlocks(markdown).map(renderBlock)}
+      <ReactMarkdown remarkPlugins={[remarkGfm]} components={runbookComponents()} skipHtml>
+        {markdown}
+      </ReactMarkdown>
     </article>
   );
 }

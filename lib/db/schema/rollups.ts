@@ -245,11 +245,11 @@ export const allStepsRollups = pgTable(
 
 /**
  * Retired (docs/adr/0007-one-named-window-cache.md): each step's figures over
- * the error classes for every named window's five-minute-aligned part, as an
- * earlier version stored them at each rollup pass. Nothing reads them now;
- * every pass empties both tables, so an instance of that version still running
- * during a rolling upgrade finds none and sums the rollups itself. A later
- * release drops them.
+ * the error classes for every named window's five-minute-aligned part, as a
+ * release before 2026-12-04 stored them at each rollup pass. Nothing reads or
+ * writes them now (the releases in between emptied them at every pass, for an
+ * instance of that release still running in a rolling upgrade); the next
+ * release's migration drops them, once no running release touches them.
  */
 export const windowSumRanges = pgTable(
   'window_sum_ranges',

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import type { Transaction } from '../../../lib/db/client';
 import { attempts, errorClasses } from '../../../lib/db/schema';
 import { getStepStats } from '../../../lib/queries/step-stats';
-import { figureList, zeroFigures } from '../../../lib/rollups/figure-sql';
 import { planFigures } from '../../../lib/rollups/figures';
 import { rollUpAttempts } from '../../../lib/rollups/roll-up';
 import { deleteSpans, spansFor, storeSpans } from '../../../lib/rollups/spans';
@@ -333,21 +332,5 @@ describe('stored spans', () => {
         await getStepStats(database.db, range, { rawOnly: true }),
       );
     }
-  });
-
-  it('empty the retired window sums that an instance of the previous version wrote in a rolling upgrade', async () => {
-    // Such an instance reads window sums when it finds a range near its window: left standing, they would
-    // miss the late rows this version's passes re-roll.
-    const edge = (await rolledEdge()).getTime();
-    await database.db.execute(sql`
-      insert into window_sum_ranges (sums_from, sums_to, stored_at)
-      values (${new Date(edge - DAY_MS).toISOString()}::timestamptz, ${new Date(edge).toISOString()}::timestamptz, now())`);
-    await database.db.execute(sql`
-      insert into window_sums (sums_from, sums_to, agent, step, ${figureList()})
-      select sums_from, sums_to, 'support', 'reply', ${zeroFigures()} from window_sum_ranges`);
-    await rollUpAttempts(database.db, { now: new Date(edge + 15 * MINUTE_MS), retentionFloor: floor });
-    const [left] = await database.db.execute<{ ranges: number; sums: number }>(sql`
-      select (select count(*) from window_sum_ranges)::int as ranges, (select count(*) from window_sums)::int as sums`);
-    expect(left).toEqual({ ranges: 0, sums: 0 });
   });
 });

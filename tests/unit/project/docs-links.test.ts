@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { webhookBody, slackBody, type AlertMessage } from '../../../lib/alerts/messages';
 import { prometheusOnlyKinds, runbookPage } from '../../../lib/alerts/runbooks';
-import { githubSlug } from '../../../lib/console/markdown-blocks';
+import { githubSlug } from '../../../lib/console/heading-anchor';
 import { alertKinds } from '../../../lib/db/schema/enums';
 
 /**

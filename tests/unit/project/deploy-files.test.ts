@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { alertKinds } from '../../../lib/db/schema/enums';
 import { metricCatalog } from '../../../lib/metrics/catalog';
 
@@ -18,84 +19,15 @@ const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
 type Yaml = string | Yaml[] | { [key: string]: Yaml };
 type YamlMap = { [key: string]: Yaml };
 
-/**
- * A YAML subset parser, enough for the deploy files: block mappings and
- * sequences, plain and quoted scalars, block scalars (`|`, `>`, with `-`), `[]`.
- * Not a general parser: no anchors, flow mappings or multi-line plain scalars.
- */
+/** A deploy file read by the yaml package, every scalar as its text (the checks below compare words). */
 function parseYaml(text: string): Yaml {
-  const lines = text
-    .split('\n')
-    .map((line) => ({ indent: line.length - line.trimStart().length, text: line.trim(), raw: line }));
-  let index = 0;
-  const skipEmpty = () => {
-    while (index < lines.length && (lines[index]!.text === '' || lines[index]!.text.startsWith('#'))) index++;
+  const asYaml = (value: unknown): Yaml => {
+    if (Array.isArray(value)) return value.map(asYaml);
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, asYaml(inner)]));
+    return value === null || value === undefined ? '' : String(value).trim();
   };
-  const scalar = (value: string): Yaml => {
-    if (value === '[]') return [];
-    if (value.startsWith("'")) return value.slice(1, value.lastIndexOf("'")).replaceAll("''", "'");
-    if (value.startsWith('"')) return JSON.parse(value.slice(0, value.lastIndexOf('"') + 1)) as string;
-    return value.replace(/\s+#.*$/, '');
-  };
-  const blockScalar = (indicator: string, parentIndent: number): string => {
-    const body: string[] = [];
-    while (index < lines.length && (lines[index]!.text === '' || lines[index]!.indent > parentIndent)) {
-      body.push(lines[index]!.raw);
-      index++;
-    }
-    while (body.length > 0 && body.at(-1)!.trim() === '') body.pop();
-    const common = Math.min(...body.filter((line) => line.trim()).map((line) => line.length - line.trimStart().length));
-    const content = body.map((line) => line.slice(common));
-    return indicator.startsWith('>') ? content.join(' ').replace(/ {2,}/g, ' ').trim() : content.join('\n');
-  };
-  const node = (indent: number): Yaml => {
-    skipEmpty();
-    return lines[index]?.text.startsWith('- ') ? sequence(indent) : mapping(indent);
-  };
-  const value = (rest: string | undefined, indent: number): Yaml => {
-    if (rest === undefined || rest === '') {
-      skipEmpty();
-      const next = lines[index];
-      if (!next) return '';
-      if (next.indent > indent || (next.indent === indent && next.text.startsWith('- '))) return node(next.indent);
-      return '';
-    }
-    if (/^[|>][-+]?$/.test(rest)) return blockScalar(rest, indent);
-    return scalar(rest);
-  };
-  const mapping = (indent: number): YamlMap => {
-    const result: YamlMap = {};
-    for (skipEmpty(); index < lines.length; skipEmpty()) {
-      const line = lines[index]!;
-      if (line.indent !== indent || line.text.startsWith('- ')) break;
-      const match = /^([\w.-]+):(?:\s+(.*))?$/.exec(line.text);
-      if (!match) throw new Error(`unexpected YAML line ${index + 1}: ${line.raw}`);
-      index++;
-      result[match[1]!] = value(match[2], indent);
-    }
-    return result;
-  };
-  const sequence = (indent: number): Yaml[] => {
-    const result: Yaml[] = [];
-    for (skipEmpty(); index < lines.length; skipEmpty()) {
-      const line = lines[index]!;
-      if (line.indent !== indent || !line.text.startsWith('- ')) break;
-      const content = line.text.slice(2);
-      if (/^[\w.-]+:(\s|$)/.test(content)) {
-        // "- key: value" opens a mapping whose keys sit two columns further in.
-        lines[index] = { indent: indent + 2, text: content, raw: `${' '.repeat(indent + 2)}${content}` };
-        result.push(mapping(indent + 2));
-      } else {
-        index++;
-        result.push(scalar(content));
-      }
-    }
-    return result;
-  };
-  const parsed = node(0);
-  skipEmpty();
-  if (index < lines.length) throw new Error(`unparsed YAML from line ${index + 1}: ${lines[index]!.raw}`);
-  return parsed;
+  return asYaml(parse(text));
 }
 
 const asMap = (yaml: Yaml | undefined): YamlMap =>

@@ -31,7 +31,7 @@ export default defineConfig({
           name: 'integration',
           include: ['tests/integration/**/*.test.ts'],
           // The example receivers tests save channels with, allowed by name, so saving one never asks a DNS
-          // server (tests send to loopback only; tests/integration/alerts/outbound-address.test.ts tests the rule itself).
+          // server (tests send to loopback only; tests/unit/net/outbound-address.test.ts tests the rule itself).
           env: { HOLDFAST_ALERT_ALLOWED_HOSTS: 'hooks.example.com,hooks.slack.com' },
           globalSetup: ['tests/support/global-database.ts'],
           // Servers a file started and left running are killed when it ends (tests/support/holdfast-server.ts).

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CorePolicy } from './core/kernel/context';
-import { parseAllowList } from './alerts/outbound-address';
+import { parseAllowList } from './net/outbound-address';
 import { withFirstHost } from './db/url-hosts';
 
 /**

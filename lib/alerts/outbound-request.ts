@@ -3,11 +3,11 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { getEnvironment } from '../env';
-import { allowsHostName, judgeAddress, parseAllowList, parseIpLiteral, type AllowList } from './outbound-address';
+import { allowsHostName, judgeAddress, parseAllowList, parseIpLiteral, type AllowList } from '../net/outbound-address';
 
 /**
  * The one way Holdfast posts outside itself: the destination is resolved and
- * every address it resolves to is judged (outbound-address.ts) before any
+ * every address it resolves to is judged (lib/net/outbound-address.ts) before any
  * byte is sent, and the connection is pinned to the address that was judged,
  * so a DNS answer that changes between the check and the connect (rebinding)
  * cannot move it inside. Redirects are never followed: node:http does not.

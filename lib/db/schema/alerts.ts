@@ -208,7 +208,7 @@ export const alertDeliveryAttempts = pgTable(
     attemptedAt: timestamp('attempted_at', { withTimezone: true }).notNull().defaultNow(),
     statusCode: integer('status_code'),
     error: text('error'),
-    /** Not sent: Holdfast's outbound rule refused the destination (lib/alerts/outbound-address.ts). */
+    /** Not sent: Holdfast's outbound rule refused the destination (lib/net/outbound-address.ts). */
     refusedByPolicy: boolean('refused_by_policy').notNull().default(false),
     durationMs: integer('duration_ms').notNull(),
   },

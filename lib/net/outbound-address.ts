@@ -10,7 +10,7 @@ import ipaddr from 'ipaddr.js';
  * unless the operator's allow-list (HOLDFAST_ALERT_ALLOWED_HOSTS) names the
  * host or a range holding the address. An IPv6 address carrying an IPv4 one
  * (mapped, translated, compatible, NAT64, 6to4) is judged as that IPv4 address, since that
- * is where the packets go. Pure functions: no DNS, no sockets (outbound-request.ts). The address forms are read
+ * is where the packets go. Pure functions: no DNS, no sockets (lib/alerts/outbound-request.ts). The address forms are read
  * and written by ipaddr.js; which ranges are refused, and what an IPv6 address carries, is this module's policy.
  */
 

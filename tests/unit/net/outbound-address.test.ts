@@ -6,7 +6,7 @@ import {
   parseIpLiteral,
   parseIPv4,
   type AllowList,
-} from '../../../lib/alerts/outbound-address';
+} from '../../../lib/net/outbound-address';
 import { parseEnvironment } from '../../../lib/env';
 
 const nothingAllowed = parseAllowList('');

@@ -13,7 +13,7 @@
  * holdfast_bench_peers and dbos_bench_peers, dropped after). BENCH_DURABLE=on|off (see
  * scripts/lib/bench-peers-database.ts), BENCH_SECONDS (default 4), BENCH_ROUNDS (default 5),
  * BENCH_CLIENTS (default 1,8). Restate is left out: its server looks for a newer release on the internet at
- * every start (docs/performance.md cites figures measured earlier in a namespace of its own).
+ * every start (docs/performance/peers.md cites figures measured earlier in a namespace of its own).
  */
 import fs from 'node:fs';
 import os from 'node:os';

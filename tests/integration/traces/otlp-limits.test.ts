@@ -235,7 +235,7 @@ describe('the event loop', () => {
     expect(await rowsOf(`${agent}-b`)).toEqual({ spans: 1_000, attempts: 1_000 });
     // Reading yields every 2 ms (at most 28 ms held, measured on a quiet machine); before, the first body held the
     // loop about 1 s at once. The bound is far from both, so a busy machine (CI runs suites side by side) cannot
-    // fail it and a reader that holds the loop for a whole body still does: docs/performance.md has the figures.
+    // fail it and a reader that holds the loop for a whole body still does: docs/performance/otlp.md has the figures.
     expect(delay.max / 1e6).toBeLessThan(500);
   });
 });

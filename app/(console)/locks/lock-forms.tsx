@@ -1,14 +1,12 @@
 'use client';
 
-import { type FormEvent, useId, useRef, useState, useTransition } from 'react';
+import { useId, useRef } from 'react';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
-import { useToast } from '@/components/ui/toast';
-import type { ActionResult } from '@/lib/server/action';
-import { focusAfterDialogs, planFocusAfterRow } from '@/components/console/focus-after-action';
+import { useConfirmedAction } from '@/components/console/use-confirmed-action';
 import { forceReleaseAction, setKillSwitchAction } from './actions';
 
 /**
@@ -28,37 +26,17 @@ export function ForceReleaseForm({
   blockedBy: string[];
   headingId: string;
 }) {
-  const toast = useToast();
   const why = useId();
   const form = useRef<HTMLFormElement>(null);
-  const [result, setResult] = useState<ActionResult<{ released: boolean }>>();
-  const [pending, startTransition] = useTransition();
-  const [asking, setAsking] = useState<FormData>();
   const blocked = blockedBy.length > 0;
-
-  const release = (data: FormData) => {
-    const focusAfter = planFocusAfterRow(form.current, headingId);
-    startTransition(async () => {
-      const answer = await forceReleaseAction(undefined, data);
-      startTransition(() => {
-        setResult(answer);
-        setAsking(undefined);
-      });
-      if (!answer.ok) {
-        toast.show(`${slot} not released: ${answer.message}`, { tone: 'error' });
-        return;
-      }
-      toast.show(answer.data.released ? `${slot} released.` : `${slot} was already released: nothing changed.`, {
-        tone: 'success',
-      });
-      focusAfter();
-    });
-  };
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setAsking(new FormData(event.currentTarget));
-  };
+  const { asking, submit, confirm, cancel, pending, result } = useConfirmedAction({
+    action: (data) => forceReleaseAction(undefined, data),
+    form,
+    headingId,
+    after: 'row',
+    succeeded: ({ released }) => (released ? `${slot} released.` : `${slot} was already released: nothing changed.`),
+    refused: `${slot} not released`,
+  });
 
   return (
     <form ref={form} onSubmit={submit} className="flex flex-wrap items-center gap-2" data-testid="force-release-form">
@@ -99,8 +77,8 @@ export function ForceReleaseForm({
         tone="danger"
         pending={pending}
         pendingLabel="Releasing…"
-        onConfirm={() => asking && release(asking)}
-        onCancel={() => setAsking(undefined)}
+        onConfirm={confirm}
+        onCancel={cancel}
         testId="force-release-confirm"
       >
         <p>
@@ -118,32 +96,15 @@ export function ForceReleaseForm({
  * with a reason; either direction asks first and is announced.
  */
 export function KillSwitchForm({ engaged, headingId }: { engaged: boolean; headingId: string }) {
-  const toast = useToast();
   const form = useRef<HTMLFormElement>(null);
-  const [result, setResult] = useState<ActionResult<null>>();
-  const [pending, startTransition] = useTransition();
-  const [asking, setAsking] = useState<FormData>();
-
-  const change = (data: FormData) =>
-    startTransition(async () => {
-      const answer = await setKillSwitchAction(undefined, data);
-      startTransition(() => {
-        setResult(answer);
-        setAsking(undefined);
-      });
-      if (!answer.ok) {
-        toast.show(`Not switched: ${answer.message}`, { tone: 'error' });
-        return;
-      }
-      form.current?.reset();
-      toast.show(engaged ? 'Automatic release is on again.' : 'Automatic release stopped.', { tone: 'success' });
-      focusAfterDialogs(() => document.getElementById(headingId));
-    });
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setAsking(new FormData(event.currentTarget));
-  };
+  const { asking, submit, confirm, cancel, pending, result } = useConfirmedAction({
+    action: (data) => setKillSwitchAction(undefined, data),
+    form,
+    headingId,
+    after: 'heading',
+    succeeded: () => (engaged ? 'Automatic release is on again.' : 'Automatic release stopped.'),
+    refused: 'Not switched',
+  });
 
   return (
     <form ref={form} onSubmit={submit} className="flex flex-wrap items-center gap-2" data-testid="kill-switch-form">
@@ -167,8 +128,8 @@ export function KillSwitchForm({ engaged, headingId }: { engaged: boolean; headi
         confirmLabel={engaged ? 'Allow again' : 'Stop it'}
         tone={engaged ? 'primary' : 'danger'}
         pending={pending}
-        onConfirm={() => asking && change(asking)}
-        onCancel={() => setAsking(undefined)}
+        onConfirm={confirm}
+        onCancel={cancel}
         testId="kill-switch-confirm"
       >
         {engaged

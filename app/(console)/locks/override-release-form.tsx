@@ -1,14 +1,12 @@
 'use client';
 
-import { type FormEvent, useId, useRef, useState, useTransition } from 'react';
+import { useId, useRef } from 'react';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
-import { useToast } from '@/components/ui/toast';
-import { planFocusAfterRow } from '@/components/console/focus-after-action';
-import type { ActionResult } from '@/lib/server/action';
+import { useConfirmedAction } from '@/components/console/use-confirmed-action';
 import { overrideReleaseAction } from './actions';
 
 /**
@@ -28,37 +26,17 @@ export function OverrideReleaseForm({
   latestEvidence: string | null;
   headingId: string;
 }) {
-  const toast = useToast();
   const why = useId();
   const form = useRef<HTMLFormElement>(null);
-  const [result, setResult] = useState<ActionResult<{ released: boolean }>>();
-  const [pending, startTransition] = useTransition();
-  const [asking, setAsking] = useState<FormData>();
-
-  const release = (data: FormData) => {
-    const focusAfter = planFocusAfterRow(form.current, headingId);
-    startTransition(async () => {
-      const answer = await overrideReleaseAction(undefined, data);
-      startTransition(() => {
-        setResult(answer);
-        setAsking(undefined);
-      });
-      if (!answer.ok) {
-        toast.show(`${slot} not released: ${answer.message}`, { tone: 'error' });
-        return;
-      }
-      toast.show(
-        answer.data.released ? `${slot} released over its guards.` : `${slot} was already released: nothing changed.`,
-        { tone: 'success' },
-      );
-      focusAfter();
-    });
-  };
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setAsking(new FormData(event.currentTarget));
-  };
+  const { asking, submit, confirm, cancel, pending, result } = useConfirmedAction({
+    action: (data) => overrideReleaseAction(undefined, data),
+    form,
+    headingId,
+    after: 'row',
+    succeeded: ({ released }) =>
+      released ? `${slot} released over its guards.` : `${slot} was already released: nothing changed.`,
+    refused: `${slot} not released`,
+  });
 
   return (
     <form
@@ -89,8 +67,8 @@ export function OverrideReleaseForm({
         tone="danger"
         pending={pending}
         pendingLabel="Releasing…"
-        onConfirm={() => asking && release(asking)}
-        onCancel={() => setAsking(undefined)}
+        onConfirm={confirm}
+        onCancel={cancel}
         testId="override-release-confirm"
       >
         <p>The guards refuse this release: {overridden.join('; ')}.</p>

@@ -18,15 +18,18 @@ export function useConfirmedAction<Data>({
   after,
   succeeded,
   refused,
+  afterSuccess,
 }: {
   action: (formData: FormData) => Promise<ActionResult<Data>>;
   form: RefObject<HTMLFormElement | null>;
   headingId: string;
   after: 'row' | 'heading';
-  /** What the toast says on success. */
-  succeeded: (data: Data) => string;
+  /** What the toast says on success (an answer that changed nothing may say so in the `info` tone). */
+  succeeded: (data: Data, fields: FormData) => string | { text: string; tone: 'success' | 'info' };
   /** How the toast begins on a refusal ("lock-1 not released"), before the server's message. */
   refused: string;
+  /** What else a success does before focus moves (a form that stays is emptied, say). */
+  afterSuccess?: (data: Data) => void;
 }) {
   const toast = useToast();
   const [result, setResult] = useState<ActionResult<Data>>();
@@ -47,12 +50,12 @@ export function useConfirmedAction<Data>({
         toast.show(`${refused}: ${answer.message}`, { tone: 'error' });
         return;
       }
-      toast.show(succeeded(answer.data), { tone: 'success' });
+      const said = succeeded(answer.data, fields);
+      const { text, tone } = typeof said === 'string' ? { text: said, tone: 'success' as const } : said;
+      toast.show(text, { tone });
+      afterSuccess?.(answer.data);
       if (focusRow) focusRow();
-      else {
-        form.current?.reset();
-        focusAfterDialogs(() => document.getElementById(headingId));
-      }
+      else focusAfterDialogs(() => document.getElementById(headingId));
     });
   };
 

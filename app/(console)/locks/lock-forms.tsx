@@ -104,6 +104,7 @@ export function KillSwitchForm({ engaged, headingId }: { engaged: boolean; headi
     after: 'heading',
     succeeded: () => (engaged ? 'Automatic release is on again.' : 'Automatic release stopped.'),
     refused: 'Not switched',
+    afterSuccess: () => form.current?.reset(),
   });
 
   return (

@@ -1,15 +1,13 @@
 'use client';
 
-import { type FormEvent, useId, useRef, useState, useTransition } from 'react';
+import { useId, useRef, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { useToast } from '@/components/ui/toast';
-import { focusAfterDialogs, planFocusAfterRow } from '@/components/console/focus-after-action';
-import type { ActionResult } from '@/lib/server/action';
+import { useConfirmedAction } from '@/components/console/use-confirmed-action';
 import { resumePauseAction, setPauseAction } from './actions';
 
 type Scope = 'step' | 'agent' | 'downstream';
@@ -37,40 +35,24 @@ function targetOf(data: FormData): string {
  * `step` fixes the target to one step (its page), offering its agent too.
  */
 export function PauseForm({ step, headingId }: { step?: { agent: string; step: string }; headingId: string }) {
-  const toast = useToast();
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
   const [scope, setScope] = useState<Scope>('step');
-  const [result, setResult] = useState<ActionResult<{ paused: boolean; message?: string }>>();
-  const [pending, startTransition] = useTransition();
-  const [asking, setAsking] = useState<FormData>();
+  const { asking, submit, confirm, cancel, pending, result } = useConfirmedAction({
+    action: (data) => setPauseAction(undefined, data),
+    form,
+    headingId,
+    after: 'heading',
+    succeeded: ({ paused, message }, data) =>
+      paused ? `Paused ${targetOf(data)}.` : { text: `Nothing changed: ${message}.`, tone: 'info' },
+    refused: 'Not paused',
+    afterSuccess: ({ paused }) => {
+      if (!paused) return;
+      form.current?.reset();
+      setScope('step');
+    },
+  });
   const errors = result && !result.ok ? result.fieldErrors : undefined;
-
-  const pause = (data: FormData) =>
-    startTransition(async () => {
-      const answer = await setPauseAction(undefined, data);
-      startTransition(() => {
-        setResult(answer);
-        setAsking(undefined);
-      });
-      if (!answer.ok) {
-        toast.show(`Not paused: ${answer.message}`, { tone: 'error' });
-        return;
-      }
-      if (answer.data.paused) {
-        form.current?.reset();
-        setScope('step');
-        toast.show(`Paused ${targetOf(data)}.`, { tone: 'success' });
-      } else {
-        toast.show(`Nothing changed: ${answer.data.message}.`, { tone: 'info' });
-      }
-      focusAfterDialogs(() => document.getElementById(headingId));
-    });
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setAsking(new FormData(event.currentTarget));
-  };
 
   return (
     <form ref={form} onSubmit={submit} className="flex flex-wrap items-end gap-3" data-testid="pause-form">
@@ -138,8 +120,8 @@ export function PauseForm({ step, headingId }: { step?: { agent: string; step: s
         tone="danger"
         pending={pending}
         pendingLabel="Pausing…"
-        onConfirm={() => asking && pause(asking)}
-        onCancel={() => setAsking(undefined)}
+        onConfirm={confirm}
+        onCancel={cancel}
         testId="pause-confirm"
       >
         <p>
@@ -159,41 +141,21 @@ export function PauseForm({ step, headingId }: { step?: { agent: string; step: s
  * that no longer holds is named, and nothing changes.
  */
 export function ResumeForm({ pauseId, target, headingId }: { pauseId: number; target: string; headingId: string }) {
-  const toast = useToast();
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
   const [ramp, setRamp] = useState(false);
-  const [result, setResult] = useState<ActionResult<{ resumed: boolean; message?: string }>>();
-  const [pending, startTransition] = useTransition();
-  const [asking, setAsking] = useState<FormData>();
+  const { asking, submit, confirm, cancel, pending, result } = useConfirmedAction({
+    action: (data) => resumePauseAction(undefined, data),
+    form,
+    headingId,
+    after: 'row',
+    succeeded: ({ resumed, message }, data) =>
+      resumed
+        ? `${target} resumed${data.get('ramp') === 'on' ? ' with a ramp' : ''}.`
+        : { text: `Nothing changed: ${message}.`, tone: 'info' },
+    refused: `${target} not resumed`,
+  });
   const errors = result && !result.ok ? result.fieldErrors : undefined;
-
-  const resume = (data: FormData) => {
-    const focusAfter = planFocusAfterRow(form.current, headingId);
-    startTransition(async () => {
-      const answer = await resumePauseAction(undefined, data);
-      startTransition(() => {
-        setResult(answer);
-        setAsking(undefined);
-      });
-      if (!answer.ok) {
-        toast.show(`${target} not resumed: ${answer.message}`, { tone: 'error' });
-        return;
-      }
-      toast.show(
-        answer.data.resumed
-          ? `${target} resumed${data.get('ramp') === 'on' ? ' with a ramp' : ''}.`
-          : `Nothing changed: ${answer.data.message}.`,
-        { tone: answer.data.resumed ? 'success' : 'info' },
-      );
-      focusAfter();
-    });
-  };
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setAsking(new FormData(event.currentTarget));
-  };
 
   return (
     <form ref={form} onSubmit={submit} className="flex flex-wrap items-end gap-2" data-testid="resume-form">
@@ -232,8 +194,8 @@ export function ResumeForm({ pauseId, target, headingId }: { pauseId: number; ta
         confirmLabel="Resume"
         pending={pending}
         pendingLabel="Resuming…"
-        onConfirm={() => asking && resume(asking)}
-        onCancel={() => setAsking(undefined)}
+        onConfirm={confirm}
+        onCancel={cancel}
         testId="resume-confirm"
       >
         <p>

@@ -1,28 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readJsonRequest } from '../../lib/traces/otlp-request';
 import { ingestSpans } from '../../lib/traces/ingest-spans';
 import { DEFAULT_SPAN_MAPPING_RULES } from '../../lib/traces/mapping-rules';
+import { otlpJsonExport, otlpJsonSpan } from '../../tests/support/otlp-json';
 import { expect, test } from '../support/fixtures';
+import { expectNoSidewaysScroll } from '../support/page-width';
 
-function span(name: string, attributes: Record<string, string>, extra: object = {}) {
-  const start = BigInt(Date.now() - 60_000) * 1_000_000n;
-  return {
-    traceId: randomBytes(16).toString('hex'),
-    spanId: randomBytes(8).toString('hex'),
-    name,
-    startTimeUnixNano: String(start),
-    endTimeUnixNano: String(start + 1_500_000_000n),
-    attributes: Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } })),
-    ...extra,
-  };
-}
-
-const exportOf = (service: string, spans: object[]) =>
-  JSON.stringify({
-    resourceSpans: [
-      { resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] }, scopeSpans: [{ spans }] },
-    ],
-  });
+const span = (name: string, attributes: Record<string, string>, extra: object = {}) =>
+  otlpJsonSpan(name, attributes, extra, 1_500);
+const exportOf = (service: string, spans: object[]) => JSON.stringify(otlpJsonExport(service, spans));
 
 test('the Ingest page says what became of each service’s spans, with samples of what was ignored, and lists runs', async ({
   page,
@@ -73,14 +59,5 @@ test('the Ingest page says what became of each service’s spans, with samples o
   await expectAccessible();
 
   // The long error stays in its cell: the page does not scroll sideways at either size.
-  for (const size of [
-    { width: 1440, height: 900 },
-    { width: 390, height: 844 },
-  ]) {
-    await page.setViewportSize(size);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `horizontal overflow at ${size.width} px`).toBeLessThanOrEqual(0);
-    if (process.env.HOLDFAST_SCREENSHOTS)
-      await page.screenshot({ path: `${process.env.HOLDFAST_SCREENSHOTS}/ingest-${size.width}.png`, fullPage: true });
-  }
+  await expectNoSidewaysScroll(page, 'ingest');
 });

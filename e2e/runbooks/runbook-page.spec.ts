@@ -1,4 +1,5 @@
 import { expect, test } from '../support/fixtures';
+import { expectNoSidewaysScroll } from '../support/page-width';
 
 test('a runbook reads as on GitHub: anchored headings, sibling runbooks and console paths as links, other files as text', async ({
   page,
@@ -26,14 +27,5 @@ test('a runbook reads as on GitHub: anchored headings, sibling runbooks and cons
   await expectAccessible();
 
   // Its tables scroll in their own box: the page keeps within the screen at a desk and on a phone.
-  for (const size of [
-    { width: 1440, height: 900 },
-    { width: 390, height: 844 },
-  ]) {
-    await page.setViewportSize(size);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `horizontal overflow at ${size.width} px`).toBeLessThanOrEqual(0);
-    if (process.env.HOLDFAST_SCREENSHOTS)
-      await page.screenshot({ path: `${process.env.HOLDFAST_SCREENSHOTS}/runbook-${size.width}.png`, fullPage: true });
-  }
+  await expectNoSidewaysScroll(page, 'runbook');
 });

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Actor, createApiToken } from '../../../lib/core';
 import { readMetrics } from '../../../lib/metrics/read-metrics';
 import { useApi } from '../../support/api-harness';
+import { otlpJsonExport, otlpJsonSpan } from '../../support/otlp-json';
 import { exportOfRecording } from '../../support/recorded-spans';
 
 /**
@@ -82,27 +83,8 @@ describe('the spans of every recorded emitter are all counted, and their runs ke
   });
 });
 
-function span(name: string, attributes: Record<string, string>, extra: object = {}) {
-  const start = BigInt(Date.now() - 60_000) * 1_000_000n;
-  return {
-    traceId: randomBytes(16).toString('hex'),
-    spanId: randomBytes(8).toString('hex'),
-    name,
-    startTimeUnixNano: String(start),
-    endTimeUnixNano: String(start + 1_000_000_000n),
-    attributes: Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } })),
-    ...extra,
-  };
-}
-
-const exportOf = (service: string, spans: object[]) => ({
-  resourceSpans: [
-    {
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
-      scopeSpans: [{ spans }],
-    },
-  ],
-});
+const span = otlpJsonSpan;
+const exportOf = otlpJsonExport;
 
 describe('what is not counted is counted and shown', () => {
   it('an operation not counted, a call-like span no convention reads, and the rest: counted, each with a sample', async () => {

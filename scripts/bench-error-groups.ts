@@ -20,7 +20,7 @@ import { connectDatabase, type Database } from '../lib/db/client';
 import { migrateDatabase } from '../lib/db/migrate';
 import { getErrorGroups } from '../lib/queries/error-groups';
 import { rollUpAttempts } from '../lib/rollups/roll-up';
-import type { TimeWindowName } from '../lib/time-window';
+import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { describeTimings, medianOf } from './lib/bench-compare';
 import { benchDatabase } from './lib/bench-setup';
 

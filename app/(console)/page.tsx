@@ -10,7 +10,12 @@ import { listRetryPools } from '@/lib/queries/retry-pools';
 import { getTopStepsView } from '@/lib/queries/top-steps';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
-import { DEFAULT_TIME_WINDOW, timeWindowLabel, timeWindowName, type TimeWindowName } from '@/lib/time-window';
+import {
+  DEFAULT_TIME_WINDOW,
+  timeWindowLabel,
+  timeWindowName,
+  type TimeWindowName,
+} from '@holdfast/protocol/time-window';
 import { listFiringAlerts } from '@/lib/queries/attention';
 import { getErrorGroups } from '@/lib/queries/error-groups';
 import { inOneSnapshot } from '@/lib/queries/one-snapshot';

@@ -1,4 +1,4 @@
-import type { ErrorClass } from '@/lib/db/schema/enums';
+import type { ErrorClass } from '@holdfast/protocol/enums';
 
 /**
  * Series colours. A step's colour comes from a hash of its `agent/step` key,

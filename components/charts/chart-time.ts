@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import { useTimeZone } from '@/components/ui/time';
 import { formatLocal, localZoneName } from '@/lib/console/time-zone';
-import { type BucketUnit, bucketLengthMs } from '@/lib/time-window';
+import { type BucketUnit, bucketLengthMs } from '@holdfast/protocol/time-window';
 
 export type { BucketUnit };
 

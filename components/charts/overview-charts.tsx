@@ -7,7 +7,7 @@ import { assignSeriesColours } from './chart-colours';
 import { ChartFrame, chartTheme, timeAxisProps, zeroSafeDomain } from './chart-frame';
 import { useBucketTime } from './chart-time';
 import { visibleText } from '@/lib/console/visible-text';
-import { bucketUnitLabel, withEveryBucket } from '@/lib/time-window';
+import { bucketUnitLabel, withEveryBucket } from '@holdfast/protocol/time-window';
 
 /** Retry share of spend over time, and retry spend stacked by the top steps. */
 export function OverviewCharts({ view }: { view: OverviewView }) {

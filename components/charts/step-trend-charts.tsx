@@ -3,8 +3,8 @@
 import { useRouter } from 'next/navigation';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { formatMicros, formatPercent } from '@/lib/console/format';
-import { type BucketUnit, bucketLengthMs, bucketUnitLabel, withEveryBucket } from '@/lib/time-window';
-import type { ErrorClass } from '@/lib/db/schema/enums';
+import { type BucketUnit, bucketLengthMs, bucketUnitLabel, withEveryBucket } from '@holdfast/protocol/time-window';
+import type { ErrorClass } from '@holdfast/protocol/enums';
 import type { StepTrendPoint } from '@/lib/queries/step-detail';
 import { errorClassColours } from './chart-colours';
 import { ChartFrame, chartTheme, timeAxisProps, zeroSafeDomain } from './chart-frame';

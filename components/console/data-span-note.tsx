@@ -1,5 +1,5 @@
 import { dataSpanNotice } from '@/lib/console/data-span';
-import type { TimeRange } from '@/lib/time-window';
+import type { TimeRange } from '@holdfast/protocol/time-window';
 
 /** Says how much of the window the history really covers, when it is younger than the window; else nothing. */
 export function DataSpanNote({ range, dataBegins }: { range: TimeRange; dataBegins: Date | null }) {

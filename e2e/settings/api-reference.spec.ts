@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createHoldfastClient, HoldfastApiError } from '../../lib/client';
+import { createHoldfastClient, HoldfastApiError } from '@holdfast/client';
 import { createToken } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 

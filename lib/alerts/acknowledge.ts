@@ -2,8 +2,8 @@ import { eq } from 'drizzle-orm';
 import { writeAudit } from '../core/audit/audit-log';
 import { authorize } from '../core/identity/authorization';
 import { actorLabel, nowOf, type CoreContext } from '../core/kernel/context';
-import { NotFoundError, StateConflictError } from '../core/kernel/errors';
-import { parseInput } from '../core/kernel/validation';
+import { NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import { alertInstances, type AlertInstance } from '../db/schema';
 import { acknowledgeAlertInput, type AcknowledgeAlertInput } from './acknowledge-input';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { alertChannelKinds } from '../db/schema/enums';
+import { alertChannelKinds } from '@holdfast/protocol/enums';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 

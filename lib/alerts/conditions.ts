@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { cutToLength } from '../core/kernel/validation';
+import { cutToLength } from '@holdfast/protocol/validation';
 import type { Executor } from '../db/client';
-import type { AlertKind } from '../db/schema/enums';
+import type { AlertKind } from '@holdfast/protocol/enums';
 import type { Thresholds } from './rule-input';
 import { findStepAnomalies } from '../rollups/step-anomalies';
 

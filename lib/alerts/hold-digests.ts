@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { cutToLength } from '../core/kernel/validation';
+import { cutToLength } from '@holdfast/protocol/validation';
 import type { Executor } from '../db/client';
 import type { AlertKind } from '../db/schema';
 import { MAX_ALERT_DETAIL, MAX_ALERT_TITLE, type AlertCondition } from './conditions';

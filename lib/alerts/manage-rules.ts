@@ -2,8 +2,8 @@ import { eq } from 'drizzle-orm';
 import { writeAudit } from '../core/audit/audit-log';
 import { authorize } from '../core/identity/authorization';
 import { actorLabel, nowOf, type CoreContext } from '../core/kernel/context';
-import { NotFoundError } from '../core/kernel/errors';
-import { parseInput } from '../core/kernel/validation';
+import { NotFoundError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import { alertRules, type AlertRule } from '../db/schema';
 import { saveAlertRuleInput, type SaveAlertRuleInput } from './rule-input';
 

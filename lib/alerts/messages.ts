@@ -1,5 +1,5 @@
-import { cutToLength } from '../core/kernel/validation';
-import type { AlertEvent, AlertKind } from '../db/schema/enums';
+import { cutToLength } from '@holdfast/protocol/validation';
+import type { AlertEvent, AlertKind } from '@holdfast/protocol/enums';
 import { runbookPath } from './runbooks';
 
 /** What one delivery says: an instance's firing or resolution, or a test sent from the console. */

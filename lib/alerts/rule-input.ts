@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { alertKinds, type AlertKind } from '../db/schema/enums';
+import { alertKinds, type AlertKind } from '@holdfast/protocol/enums';
 
 const minutes = (max: number) => z.number().int('must be whole minutes').min(1, 'must be at least 1').max(max);
 

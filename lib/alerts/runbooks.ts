@@ -1,4 +1,4 @@
-import type { AlertKind } from '../db/schema/enums';
+import type { AlertKind } from '@holdfast/protocol/enums';
 
 /**
  * Where each alert's runbook is: docs/runbooks/<page>.md in the repository,

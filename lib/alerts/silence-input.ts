@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { alertKinds } from '../db/schema/enums';
+import { alertKinds } from '@holdfast/protocol/enums';
 
 /** The longest a silence may last: a month of forgetting is the most anyone should sign for in one go. */
 export const MAX_SILENCE_MINUTES = 30 * 24 * 60;

@@ -2,8 +2,8 @@ import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm';
 import { writeAudit } from '../core/audit/audit-log';
 import { authorize } from '../core/identity/authorization';
 import { actorLabel, nowOf, type CoreContext } from '../core/kernel/context';
-import { InvalidInputError, NotFoundError } from '../core/kernel/errors';
-import { parseInput } from '../core/kernel/validation';
+import { InvalidInputError, NotFoundError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import type { Transaction } from '../db/client';
 import { alertInstances, alertSilences, type AlertSilence } from '../db/schema';
 import {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tracesEndpoint } from './endpoints';
+import { tracesEndpoint } from '@holdfast/protocol/api/endpoints';
 
 /**
  * POST /v1/traces in the OpenAPI document: OpenTelemetry's ExportTraceServiceRequest in

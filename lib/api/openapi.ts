@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { simulatePolicyQuery } from './simulate-policy-query';
-import { DEFAULT_TIME_WINDOW, timeWindowName } from '../time-window';
+import { DEFAULT_TIME_WINDOW, timeWindowName } from '@holdfast/protocol/time-window';
 import {
   endpoints,
   MAX_BATCH_BODY_BYTES,
@@ -8,7 +8,7 @@ import {
   TRY_LATER_CODES,
   type Endpoint,
   type EndpointName,
-} from './endpoints';
+} from '@holdfast/protocol/api/endpoints';
 import { tracesOperation, tracesSchemas } from './openapi-traces';
 import {
   attemptJson,
@@ -22,7 +22,7 @@ import {
   stepStatsJson,
   stepStatsResponse,
   policySimulationResponse,
-} from './responses';
+} from '@holdfast/protocol/api/responses';
 
 const COMMON_PROBLEMS = [
   'INVALID_INPUT',
@@ -87,7 +87,7 @@ const sharedShapes = {
 const componentRef = (id: string) => `#/components/schemas/${id}`;
 
 /**
- * components/schemas from the response schemas (lib/api/responses.ts),
+ * components/schemas from the response schemas (packages/protocol/src/api/responses.ts),
  * converted together so they refer to each other by $ref, and the $ref of
  * each. An endpoint's body is its own component, `<Name>Response`, unless it
  * is a shared shape (the `{ ok: true }` of many).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentName, stepName } from '../core/kernel/names';
+import { agentName, stepName } from '@holdfast/protocol/names';
 
 /**
  * GET /api/v1/steps/simulate's query string: the simulator's input as URL

@@ -1,4 +1,4 @@
-import type { TimeRange } from '../time-window';
+import type { TimeRange } from '@holdfast/protocol/time-window';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

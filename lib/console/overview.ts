@@ -3,7 +3,7 @@ import type { Executor } from '../db/client';
 import { getDemoSideEffects, type DemoSideEffects } from '../fleet/side-effects-view';
 import { getOverview, type OverviewView } from '../queries/overview';
 import { getEnvironment } from '../env';
-import type { TimeWindowName } from '../time-window';
+import type { TimeWindowName } from '@holdfast/protocol/time-window';
 
 /** What the Overview shows: the product's figures, and the demo fleet's side effects when there are any. */
 export type ConsoleOverview = OverviewView & { sideEffects: DemoSideEffects };

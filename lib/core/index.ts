@@ -24,7 +24,7 @@ export {
   StaleTokenError,
   StateConflictError,
   TaskAgentMismatchError,
-} from './kernel/errors';
+} from '@holdfast/protocol/errors';
 export { startDatabaseClock } from './kernel/database-clock';
 
 // For agents: one step at a time (runStep), or the step protocol's two halves as the HTTP API serves them.
@@ -41,15 +41,15 @@ export {
   readBreakerSettings,
   saveBreakerSettings,
 } from './breakers/breaker-settings';
-export type { BeginAnswer, BeginStepInput } from './steps/step-protocol';
-export { classifyFailure, StepError } from './retry/step-error';
+export type { BeginAnswer, BeginStepInput } from '@holdfast/protocol/steps/step-protocol';
+export { classifyFailure, StepError } from '@holdfast/protocol/steps/step-error';
 export { decideRetry } from './retry/decide-retry';
 
 // For agents: the parts a step is made of, for agents that use them one by one.
 export { type RecordAttemptInput, recordAttempt, recordAttemptInput } from './attempts/record-attempt';
 export { type ClaimOutcome, claimKey } from './keys/claim-key';
 export { completeKey, failKey } from './keys/settle-key';
-export { deriveKey, hashContent } from './keys/derive-key';
+export { deriveKey, hashContent } from '@holdfast/protocol/keys/derive-key';
 export { ensureTaskBudget } from './budgets/task-budget';
 export { acquireSlot, heartbeatSlot, recordEvidence, releaseSlot } from './slots/slot-lock';
 export { finishRun, heartbeatRun, startRun } from './slots/runs';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { recordAttemptInput, type CoreContext, type RecordAttemptInput } from '../core';
-import { parseInput } from '../core/kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import { attemptIdentities, attempts, type AttemptSource } from '../db/schema';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { withoutNul } from '../core/kernel/console-text-input';
-import { optionalText } from '../core/kernel/validation';
+import { optionalText } from '@holdfast/protocol/validation';
 import { keysetCursorParam } from './keyset-cursor';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { withoutNul } from '../core/kernel/console-text-input';
-import { optionalText } from '../core/kernel/validation';
-import { DEFAULT_TIME_WINDOW, timeWindowName, type TimeWindowName } from '../time-window';
+import { optionalText } from '@holdfast/protocol/validation';
+import { DEFAULT_TIME_WINDOW, timeWindowName, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { readFilter, type SearchParams } from './read-filter';
 
 /** The Errors page's URL: a window, one step (agent and step together) and words to search for. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { withoutNul } from '../core/kernel/console-text-input';
-import { optionalNumber, optionalText } from '../core/kernel/validation';
-import { holdReasons } from '../db/schema/enums';
+import { optionalNumber, optionalText } from '@holdfast/protocol/validation';
+import { holdReasons } from '@holdfast/protocol/enums';
 import { keysetCursorParam } from './keyset-cursor';
 
 const flag = z

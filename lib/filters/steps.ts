@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { attemptSources, type AttemptSource } from '../db/schema/enums';
-import { resolveTimeWindow, timeWindowName, type TimeRange } from '../time-window';
+import { attemptSources, type AttemptSource } from '@holdfast/protocol/enums';
+import { resolveTimeWindow, timeWindowName, type TimeRange } from '@holdfast/protocol/time-window';
 import { firstValue, readFilter, type SearchParams } from './read-filter';
 
 /** The Steps page's state, all of it in the URL so a view can be shared in an incident channel. */

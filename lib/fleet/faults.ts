@@ -1,4 +1,4 @@
-import { StepError } from '../core/retry/step-error';
+import { StepError } from '@holdfast/protocol/steps/step-error';
 import { chance, pick } from './chance';
 
 /** What can go wrong with one attempt of one step. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import { eq, sql } from 'drizzle-orm';
-import type { HoldfastClient } from '../client';
+import type { HoldfastClient } from '@holdfast/client';
 import { drainRedrives } from '../core';
 import { connectDatabase } from '../db/client';
 import { deadLetters } from '../db/schema';

@@ -1,4 +1,4 @@
-import { runStep, type HoldfastClient } from '../client';
+import { runStep, type HoldfastClient } from '@holdfast/client';
 import type { AgentContext, FleetTask, StepVerdict } from './agents';
 import { failBeforeActing, faultFor } from './faults';
 import { callModel } from './model';

@@ -1,4 +1,4 @@
-import type { RunStepOutcome } from '../core/steps/step-outcome';
+import type { RunStepOutcome } from '@holdfast/protocol/steps/step-outcome';
 import type { FleetTally } from './tally';
 
 /** What the worker does with a task after a step: go on, try the whole job later, or stop (held or dead-lettered). */

@@ -2,7 +2,7 @@ import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { costSources, type CostSource, FIGURES } from '../db/schema';
-import type { TimeRange } from '../time-window';
+import type { TimeRange } from '@holdfast/protocol/time-window';
 
 /**
  * The most attempts one mix reads, so a step's page stays quick whatever the step's rate: 50,000 of a step among

@@ -2,7 +2,7 @@ import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { ErrorClass } from '../db/schema';
 import type { Executor } from '../db/client';
-import { resolveTimeWindow, type TimeWindowName } from '../time-window';
+import { resolveTimeWindow, type TimeWindowName } from '@holdfast/protocol/time-window';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -3,7 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { bucketLabelSql, allStepsRelation, finestBucketFor, planFigures } from '../rollups/figures';
 import { DEFAULT_FROZEN_AFTER_DAYS } from '../core/holds/freeze-idle-tasks';
-import { type BucketUnit, bucketFor, resolveTimeWindow, type TimeWindowName } from '../time-window';
+import { type BucketUnit, bucketFor, resolveTimeWindow, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { frozenHoldSql } from './frozen-holds';
 import type { ReadOptions } from './read-options';
 import { readDataBegins } from './data-span';

@@ -4,7 +4,7 @@ import { readPoolLevels } from '../core/retry-pools/pool-level';
 import type { Executor } from '../db/client';
 import { ALL_STEPS, retryPools, type RetryPool } from '../db/schema';
 import type { StepName } from '../rollups/figures';
-import type { TimeRange } from '../time-window';
+import type { TimeRange } from '@holdfast/protocol/time-window';
 
 const DAY_MS = 24 * 3_600_000;
 

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { type ErrorClass, IS_RETRY } from '../db/schema';
 import type { StepName } from '../rollups/figures';
-import type { TimeRange } from '../time-window';
+import type { TimeRange } from '@holdfast/protocol/time-window';
 
 /**
  * What came just before a retry in its execution: the failed attempt's error class, or, rarely, `ok` (a step

@@ -2,7 +2,7 @@ import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { SPAN_OUTCOMES, type SpanOutcome, type SpanShapeSample } from '../db/schema/span-ingest';
-import type { TimeRange } from '../time-window';
+import type { TimeRange } from '@holdfast/protocol/time-window';
 
 /** What became of one service's spans over a window (lib/traces/ingest-tally.ts). */
 export interface ServiceIngest {

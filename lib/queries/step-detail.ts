@@ -3,7 +3,7 @@ import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { attempts, errorClasses, type ErrorClass } from '../db/schema';
 import { bucketLabelSql, finestBucketFor, planFigures } from '../rollups/figures';
-import { bucketFor, type TimeRange } from '../time-window';
+import { bucketFor, type TimeRange } from '@holdfast/protocol/time-window';
 import type { ReadOptions } from './read-options';
 
 export interface StepTrendPoint {

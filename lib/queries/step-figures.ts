@@ -5,7 +5,7 @@ import { COUNT_FIGURES, type ErrorClass, FIGURES } from '../db/schema';
 import { summedFigures } from '../rollups/figure-sql';
 import { planFigures, type StepName } from '../rollups/figures';
 import { type LatencyHistogram, percentileMs, readStepHistograms } from '../rollups/latency-buckets';
-import { previousRangeOf, type TimeRange } from '../time-window';
+import { previousRangeOf, type TimeRange } from '@holdfast/protocol/time-window';
 import type { ReadOptions } from './read-options';
 
 /** Per (agent, step) figures over a window: the API's step stats (lib/queries/step-stats.ts). */
@@ -161,7 +161,7 @@ export async function readStepFigures(
       const slash = key.indexOf('/');
       const previous = options.previousWindow ? windowFigures(previousSums.get(key) ?? emptySums(), byClass) : null;
       return {
-        // Keyed `agent/step`: agent names hold no slash (lib/core/kernel/names.ts).
+        // Keyed `agent/step`: agent names hold no slash (packages/protocol/src/names.ts).
         agent: key.slice(0, slash),
         step: key.slice(slash + 1),
         ...windowFigures(sums, byClass),

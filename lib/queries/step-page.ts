@@ -1,7 +1,7 @@
 import 'server-only';
 import type { Executor } from '../db/client';
 import type { StepName } from '../rollups/figures';
-import type { TimeRange } from '../time-window';
+import type { TimeRange } from '@holdfast/protocol/time-window';
 import { type CostSourceMix, getCostSourceMix } from './cost-source-mix';
 import { stepExists } from '../core/steps/known-step';
 import { getStepDetail } from './step-detail';

@@ -4,7 +4,7 @@ import type { StepName } from '../rollups/figures';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { type ComparedStepStats, readStepFigures, type StepStats } from './step-figures';
 import type { ReadOptions } from './read-options';
-import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
+import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '@holdfast/protocol/time-window';
 
 /** A step's figures over a window, as the API gives them: kept beside the read that makes them. */
 export type { StepStats } from './step-figures';
@@ -97,7 +97,7 @@ export async function getStepStatsView(
     from: range.from.toISOString(),
     to: range.to.toISOString(),
     steps: steps.filter((row) => visible(row.agent)),
-    // Keyed `agent/step`: agent names hold no slash (lib/core/kernel/names.ts).
+    // Keyed `agent/step`: agent names hold no slash (packages/protocol/src/names.ts).
     anomalies: Object.fromEntries([...anomalies].filter(([key]) => visible(key.slice(0, key.indexOf('/'))))),
   };
 }

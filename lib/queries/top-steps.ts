@@ -2,7 +2,7 @@ import 'server-only';
 import type { Executor } from '../db/client';
 import type { BaselineDaySums } from '../rollups/anomaly-baselines';
 import { sumPerStep } from '../rollups/step-anomalies';
-import { resolveTimeWindow, type TimeWindowName } from '../time-window';
+import { resolveTimeWindow, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import type { ReadOptions } from './read-options';
 import type { StepName } from '../rollups/figures';

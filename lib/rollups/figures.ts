@@ -3,7 +3,7 @@ import type { Executor } from '../db/client';
 import { FLEET_FIGURES } from '../db/schema/figures';
 import { figureList, rawFigures, zeroFigures } from './figure-sql';
 import { latencyBucketSql } from './latency-buckets';
-import type { BucketUnit } from '../time-window';
+import type { BucketUnit } from '@holdfast/protocol/time-window';
 import {
   type LabelledWindow,
   planSegments,

@@ -1,4 +1,4 @@
-import type { TimeRange } from '../time-window';
+import type { TimeRange } from '@holdfast/protocol/time-window';
 import { FINE_BUCKET_MS } from './bucket-sums';
 
 /**

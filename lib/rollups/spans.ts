@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
-import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '../time-window';
+import { resolveTimeWindow, type TimeRange, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { figureList, signedFigures, summedFigures } from './figure-sql';
 import { planFigures } from './figures';
 import { HOURLY_CHANGES, HOURLY_LATENCY_CHANGES } from './hourly-changes';

@@ -1,7 +1,7 @@
 import 'server-only';
 import { revalidatePath } from 'next/cache';
 import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } from '../core';
-import type { ErrorCode } from '../core/kernel/error-codes';
+import type { ErrorCode } from '@holdfast/protocol/error-codes';
 import { corePolicyFrom, getEnvironment } from '../env';
 import { rememberOwnWrite } from './read-source/read-console';
 import { isDatabaseUnavailable } from './database-outage';

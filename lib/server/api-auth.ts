@@ -11,7 +11,7 @@ import {
   rateLimitOf,
   takeRequestTokens,
 } from '../core';
-import { findUnstorableText } from '../core/kernel/validation';
+import { findUnstorableText } from '@holdfast/protocol/validation';
 import { getEnvironment } from '../env';
 import { withDatabaseDeadline } from './database-outage';
 import { getDb } from './db';

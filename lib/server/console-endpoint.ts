@@ -3,7 +3,7 @@ import type { NextRequest } from 'next/server';
 import { NextResponse } from 'next/server';
 import type { z } from 'zod';
 import { decide, type Action } from '../core';
-import { parseInput } from '../core/kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import type { Database } from '../db/client';
 import { readConsole } from './read-source/read-console';
 import { withDatabaseDeadline } from './database-outage';

@@ -1,8 +1,8 @@
 import 'server-only';
 import { NextResponse } from 'next/server';
-import { STOP_CODES, TRY_LATER_CODES } from '../api/endpoints';
-import type { ErrorCode } from '../core/kernel/error-codes';
-import { HoldfastError, InvalidInputError } from '../core/kernel/errors';
+import { STOP_CODES, TRY_LATER_CODES } from '@holdfast/protocol/api/endpoints';
+import type { ErrorCode } from '@holdfast/protocol/error-codes';
+import { HoldfastError, InvalidInputError } from '@holdfast/protocol/errors';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-outage';
 import { logUnexpectedError } from './log-error';
 

@@ -1,5 +1,5 @@
 import 'server-only';
-import type { BeginAnswer, FinishAnswer } from '../core/steps/step-protocol';
+import type { BeginAnswer, FinishAnswer } from '@holdfast/protocol/steps/step-protocol';
 import type { Reply } from './agent-endpoint';
 
 /**

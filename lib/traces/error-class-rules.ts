@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
-import type { ErrorClass } from '../db/schema/enums';
+import type { ErrorClass } from '@holdfast/protocol/enums';
 import { numberAttribute, textAttribute } from './attribute-values';
 import type { ExportedSpan } from './otlp-request';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorClasses } from '../db/schema/enums';
+import { errorClasses } from '@holdfast/protocol/enums';
 
 const status = z
   .number()

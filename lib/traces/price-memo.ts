@@ -1,5 +1,5 @@
 import { calcPrice } from '@pydantic/genai-prices';
-import { MAX_ATTEMPT_COST_MICROS } from '../core/kernel/money-limits';
+import { MAX_ATTEMPT_COST_MICROS } from '@holdfast/protocol/money-limits';
 import { type ModelCall, type PricedCost, priceCall } from '../core/pricing/price-call';
 import type { PricingRules } from '../core/pricing/pricing-rules';
 

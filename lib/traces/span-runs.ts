@@ -1,4 +1,4 @@
-import { unstorableTextProblem } from '../core/kernel/well-formed-text';
+import { unstorableTextProblem } from '@holdfast/protocol/well-formed-text';
 import { textAttribute } from './attribute-values';
 import type { ExportedSpan } from './exported-span';
 import { runConventionOf } from './span-conventions';

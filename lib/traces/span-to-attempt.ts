@@ -1,8 +1,8 @@
-import type { ErrorClass } from '../db/schema/enums';
-import { NAME_MAX_LENGTH } from '../core/kernel/names';
-import { MAX_ATTEMPT_COST_MICROS } from '../core/kernel/money-limits';
+import type { ErrorClass } from '@holdfast/protocol/enums';
+import { NAME_MAX_LENGTH } from '@holdfast/protocol/names';
+import { MAX_ATTEMPT_COST_MICROS } from '@holdfast/protocol/money-limits';
 import type { CostSource, PricedCost } from '../core/pricing/price-call';
-import { unstorableTextProblem } from '../core/kernel/well-formed-text';
+import { unstorableTextProblem } from '@holdfast/protocol/well-formed-text';
 import { numberAttribute, textAttribute } from './attribute-values';
 import { classifySpanError, httpStatusOf } from './error-class-rules';
 import type { SpanMappingRules } from './mapping-rules';
@@ -155,7 +155,7 @@ export function agentOfSpan(span: ExportedSpan): string | undefined {
   );
 }
 
-/** A name under the one name rule (lib/core/kernel/names.ts): other characters become `_`. */
+/** A name under the one name rule (packages/protocol/src/names.ts): other characters become `_`. */
 export function plainName(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   const plain = raw

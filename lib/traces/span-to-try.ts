@@ -1,6 +1,6 @@
-import type { ErrorClass } from '../db/schema/enums';
+import type { ErrorClass } from '@holdfast/protocol/enums';
 import { type CostSource, priceCall } from '../core/pricing/price-call';
-import { unstorableTextProblem } from '../core/kernel/well-formed-text';
+import { unstorableTextProblem } from '@holdfast/protocol/well-formed-text';
 import { numberAttribute, textAttribute } from './attribute-values';
 import { classifyError } from './error-class-rules';
 import type { SpanMappingRules } from './mapping-rules';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createApiToken } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
 import { findFreePort, startEmbeddedPostgres } from '../../lib/db/embedded-postgres';
-import type { TokenScope } from '../../lib/db/schema/enums';
+import type { TokenScope } from '@holdfast/protocol/enums';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

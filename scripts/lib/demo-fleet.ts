@@ -1,4 +1,4 @@
-import { createHoldfastClient } from '../../lib/client';
+import { createHoldfastClient } from '@holdfast/client';
 import { createApiToken, INSTANCE_NAME, keepRenewableLease, revokeApiToken, SWEEPER } from '../../lib/core';
 import { connectDatabase } from '../../lib/db/client';
 import { getEnvironment } from '../../lib/env';

@@ -1,7 +1,7 @@
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll } from 'vitest';
 import { createApiToken, type Actor } from '../../lib/core';
-import { createHoldfastClient } from '../../lib/client';
+import { createHoldfastClient } from '@holdfast/client';
 import type { DatabaseConnection } from '../../lib/db/client';
 import { useTestDatabase } from './test-database';
 

@@ -8,7 +8,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 const projectRoot = path.resolve(import.meta.dirname, '../..');
 /** The gateway's command, as the repository runs it. */
-export const GATEWAY_COMMAND = [process.execPath, '--import', 'tsx', 'lib/adapters/mcp/cli.ts'] as const;
+export const GATEWAY_COMMAND = [
+  process.execPath,
+  '--import',
+  'tsx',
+  'packages/client/src/adapters/mcp/cli.ts',
+] as const;
 /** The secret that seals the gateway's task ids in tests (HOLDFAST_MCP_KEY_SECRET): every gateway of a suite shares it. */
 export const TEST_KEY_SECRET = 'test-key-secret-0123456789abcdef0123456789';
 

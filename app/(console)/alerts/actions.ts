@@ -9,7 +9,7 @@ import {
 import { acknowledgeAlert } from '@/lib/alerts/acknowledge';
 import { saveAlertRule } from '@/lib/alerts/manage-rules';
 import { createSilence, endSilence } from '@/lib/alerts/silences';
-import type { AlertChannelKind, AlertKind } from '@/lib/db/schema/enums';
+import type { AlertChannelKind, AlertKind } from '@holdfast/protocol/enums';
 import { type ActionResult, field, numberFrom, optionalNumberField, runAction } from '@/lib/server/action';
 
 const SHOWN_ON = ['/alerts'];

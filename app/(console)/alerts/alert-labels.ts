@@ -1,4 +1,4 @@
-import type { AlertKind } from '@/lib/db/schema/enums';
+import type { AlertKind } from '@holdfast/protocol/enums';
 import type { DeliveryOutcome } from '@/lib/queries/alerts';
 
 /** Each alert kind's name and what it means, in a line. */

@@ -6,7 +6,7 @@ import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
-import type { AlertKind } from '@/lib/db/schema/enums';
+import type { AlertKind } from '@holdfast/protocol/enums';
 import { refocus } from '@/components/console/focus-after-action';
 import { saveRuleAction } from './actions';
 import { alertKindLabels, thresholdField, thresholdNames } from './alert-labels';

@@ -13,8 +13,8 @@ import {
   type DeadLetterFilter,
   type RedriveBrakeRule,
 } from '@/lib/core';
-import { HoldfastError, InvalidInputError } from '@/lib/core/kernel/errors';
-import { parseInput } from '@/lib/core/kernel/validation';
+import { HoldfastError, InvalidInputError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import type { BulkRedrive } from '@/lib/db/schema';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 import { describeForLog } from '@/lib/server/log-error';

@@ -4,7 +4,7 @@ import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import type { DeadLetterFilter } from '@/lib/core';
 import { deadLettersFilterLabels, deadLettersHref } from '@/lib/console/filter-forms/dead-letters';
-import { errorClasses } from '@/lib/db/schema/enums';
+import { errorClasses } from '@holdfast/protocol/enums';
 import { visibleText } from '@/lib/console/visible-text';
 
 /** The Dead letters list's filters (a GET form: every value in the URL, applying starts at the first page). */

@@ -13,7 +13,7 @@ import { ERROR_GROUPS_SHOWN, getErrorGroups } from '@/lib/queries/error-groups';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { readNotice } from '@/lib/server/read-source/notice';
 import { requirePerson } from '@/lib/server/session';
-import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
+import { timeWindowLabel, timeWindowName } from '@holdfast/protocol/time-window';
 import { FilterNotices } from '@/components/console/filter-notices';
 import { ErrorGroupsTable } from '@/components/console/error-groups-table';
 

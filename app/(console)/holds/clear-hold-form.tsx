@@ -9,7 +9,7 @@ import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { useToast } from '@/components/ui/toast';
-import type { HoldItemType } from '@/lib/db/schema/enums';
+import type { HoldItemType } from '@holdfast/protocol/enums';
 import type { ActionResult } from '@/lib/server/action';
 import { redriveOutcomeLabels } from '@/lib/console/labels/redrive-outcomes';
 import type { RedrivePreview } from '@/lib/core/dead-letters/redrive-preview';

@@ -3,7 +3,7 @@ import { ListFilters } from '@/components/console/list-page';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { holdReasons, type HoldReason } from '@/lib/db/schema/enums';
+import { holdReasons, type HoldReason } from '@holdfast/protocol/enums';
 import type { HoldsFilter } from '@/lib/filters/holds';
 import { holdsFilterLabels, holdsHref } from '@/lib/console/filter-forms/holds';
 import { holdReasonLabels } from '@/lib/console/labels/hold-reasons';

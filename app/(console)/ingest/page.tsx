@@ -12,7 +12,12 @@ import { getSpanIngest, type ServiceIngest } from '@/lib/queries/span-ingest';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { readNotice } from '@/lib/server/read-source/notice';
 import { requirePerson } from '@/lib/server/session';
-import { DEFAULT_TIME_WINDOW, resolveTimeWindow, timeWindowLabel, timeWindowName } from '@/lib/time-window';
+import {
+  DEFAULT_TIME_WINDOW,
+  resolveTimeWindow,
+  timeWindowLabel,
+  timeWindowName,
+} from '@holdfast/protocol/time-window';
 
 export const metadata: Metadata = { title: 'Ingest' };
 export const dynamic = 'force-dynamic';

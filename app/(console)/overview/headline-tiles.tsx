@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { formatCount, formatMicros, formatPercent } from '@/lib/console/format';
 import type { Compared, OverviewView } from '@/lib/queries/overview';
-import { monthlyProjection, type TimeWindowName } from '@/lib/time-window';
+import { monthlyProjection, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { readChange } from './compare';
 
 type Headline = keyof OverviewView['headline'];

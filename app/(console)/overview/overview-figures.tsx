@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { OverviewCharts } from '@/components/charts/overview-charts';
 import { DataSpanNote } from '@/components/console/data-span-note';
 import { formatCount } from '@/lib/console/format';
-import type { TimeWindowName } from '@/lib/time-window';
+import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { HeadlineTiles } from './headline-tiles';
 import { overviewQuery } from './overview-query';
 import { TopMovers } from './top-movers';

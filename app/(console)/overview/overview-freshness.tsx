@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Moment } from '@/components/ui/time';
-import type { TimeWindowName } from '@/lib/time-window';
+import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { overviewQuery } from './overview-query';
 import { STEP_STATS_REFRESH_MS, stepStatsQuery } from './step-stats-query';
 

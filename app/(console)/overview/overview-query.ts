@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { ConsoleOverview } from '@/lib/console/overview';
 import { decodeReadSource, READ_SOURCE_HEADER, type ReadSource } from '@/lib/server/read-source/notice';
-import type { TimeWindowName } from '@/lib/time-window';
+import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { STEP_STATS_REFRESH_MS } from './step-stats-query';
 
 export const overviewQueryKey = (window: TimeWindowName) => ['overview', window] as const;

@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { ReadSourceNotice } from '@/components/read-source-notice';
 import { readNotice } from '@/lib/server/read-source/notice';
-import type { TimeWindowName } from '@/lib/time-window';
+import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { overviewQuery } from './overview-query';
 
 /**

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { EmptyState } from '@/components/ui/empty-state';
 import { formatCount } from '@/lib/console/format';
-import { timeWindowLabel, type TimeWindowName } from '@/lib/time-window';
+import { timeWindowLabel, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { StepStatsTable } from './step-stats-table';
 import { STEP_STATS_REFRESH_MS, stepStatsQuery } from './step-stats-query';
 

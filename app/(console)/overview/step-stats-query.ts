@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { TopStepsView } from '@/lib/queries/top-steps';
-import type { TimeWindowName } from '@/lib/time-window';
+import type { TimeWindowName } from '@holdfast/protocol/time-window';
 
 /** Shared by the server prefetch and the browser's polling, so both fill the same cache entry. */
 export const stepStatsQueryKey = (window: TimeWindowName) => ['step-stats', window] as const;

@@ -4,7 +4,7 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { SortColumn } from '@/lib/filters/steps';
 import { phoneClass, pickStepColumns } from '@/lib/console/step-columns';
 import type { StepStats } from '@/lib/queries/step-stats';
-import type { TimeWindowName } from '@/lib/time-window';
+import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { stepDetailHref } from '../steps/step-href';
 import { VisibleText } from '@/components/ui/visible-text';
 

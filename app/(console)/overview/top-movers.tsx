@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { formatMicros, formatPercent } from '@/lib/console/format';
 import type { OverviewView } from '@/lib/queries/overview';
-import type { TimeWindowName } from '@/lib/time-window';
+import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { stepDetailHref } from '../steps/step-href';
 import { VisibleText } from '@/components/ui/visible-text';
 

@@ -1,4 +1,4 @@
-import { hasLoneSurrogate } from '@/lib/core/kernel/well-formed-text';
+import { hasLoneSurrogate } from '@holdfast/protocol/well-formed-text';
 import { searchKinds, type SearchKind } from '@/lib/queries/search';
 
 /**

@@ -9,7 +9,7 @@ import { formatCount } from '@/lib/console/format';
 import { inOneSnapshot } from '@/lib/queries/one-snapshot';
 import { getStepsPage } from '@/lib/queries/steps-page';
 import { stepColumns } from '@/lib/console/step-columns';
-import { previousRangeOf, rangeLength } from '@/lib/time-window';
+import { previousRangeOf, rangeLength } from '@holdfast/protocol/time-window';
 import { FilterNotices } from '@/components/console/filter-notices';
 import { PausesNotice } from '@/components/console/pauses-notice';
 import { BACKLOG_MINUTES, currentPausesSummary } from '@/lib/queries/pauses';

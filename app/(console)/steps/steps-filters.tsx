@@ -7,8 +7,8 @@ import { Select } from '@/components/ui/select';
 import { stepsViewHref } from '@/lib/console/filter-forms/steps';
 import type { StepsView } from '@/lib/filters/steps';
 import { attemptSourceLabels } from '@/lib/console/labels/sources';
-import { attemptSources } from '@/lib/db/schema/enums';
-import { timeWindowLabel, timeWindowName } from '@/lib/time-window';
+import { attemptSources } from '@holdfast/protocol/enums';
+import { timeWindowLabel, timeWindowName } from '@holdfast/protocol/time-window';
 import { StepsWindowFields } from './steps-window-fields';
 import { visibleText } from '@/lib/console/visible-text';
 

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { timeWindowName } from '@/lib/time-window';
+import { timeWindowName } from '@holdfast/protocol/time-window';
 
 const localInput = (iso: string) => iso.slice(0, 16);
 

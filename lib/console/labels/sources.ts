@@ -1,4 +1,4 @@
-import type { AttemptSource, CostSource } from '../../db/schema/enums';
+import type { AttemptSource, CostSource } from '@holdfast/protocol/enums';
 
 /** How each way an attempt reaches Holdfast is named on a badge. */
 export const attemptSourceLabels: Record<AttemptSource, string> = {

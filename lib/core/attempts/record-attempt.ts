@@ -1,14 +1,14 @@
 import type { Executor } from '../../db/client';
 import type { Attempt } from '../../db/schema';
 import { attemptSourceOf, DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from '../kernel/context';
-import { AttemptConflictError, InvalidInputError } from '../kernel/errors';
+import { AttemptConflictError, InvalidInputError } from '@holdfast/protocol/errors';
 import { costOfReport } from '../pricing/cost-of-report';
-import { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
+import { recordAttemptInput, type RecordAttemptInput } from '@holdfast/protocol/inputs/record-attempt-input';
 import { authorizeTaskAgent, readTaskAgent, resolveTaskOf, type TaskAgent } from '../tasks/task-agent';
-import { parseInput } from '../kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import { runStatement } from '../kernel/run-statement';
 
-export { recordAttemptInput, type RecordAttemptInput } from './record-attempt-input';
+export { recordAttemptInput, type RecordAttemptInput } from '@holdfast/protocol/inputs/record-attempt-input';
 
 /** A clock a little ahead of ours is a skewed worker, not an attempt from the future. */
 const MAX_CLOCK_SKEW_MS = 5 * 60_000;

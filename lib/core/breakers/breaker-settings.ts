@@ -4,7 +4,7 @@ import { breakerSettings } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, type CoreContext } from '../kernel/context';
-import { parseInput } from '../kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import { breakerSettingsInput, type BreakerSettingsInput } from './breaker-settings-input';
 
 export interface BreakerSettings {

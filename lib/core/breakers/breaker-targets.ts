@@ -18,7 +18,7 @@ export function stepBreakerKey(agent: string, step: string): string {
  * The key of an agent's breaker for a downstream. Downstream names are free text any agent may state, so each
  * agent has its own breaker per downstream: only its own failures open it and only its own probes close it, and no
  * tenant can stall another's work by naming the same downstream (docs/operations/security.md, Circuit breakers).
- * Names hold no slash (lib/core/kernel/names.ts), so the key reads back one way.
+ * Names hold no slash (packages/protocol/src/names.ts), so the key reads back one way.
  */
 export function downstreamBreakerKey(agent: string, downstream: string): string {
   return `downstream:${agent}/${downstream}`;

@@ -3,10 +3,10 @@ import type { Executor } from '../../db/client';
 import { taskBudgets, type TaskBudget } from '../../db/schema';
 import { DEFAULT_CORE_POLICY } from '../kernel/context';
 import { knownOwnerOrDefault } from '../holds/known-owner';
-import { taskBudgetInput, type TaskBudgetInput } from './task-budget-input';
-import { parseInput } from '../kernel/validation';
+import { taskBudgetInput, type TaskBudgetInput } from '@holdfast/protocol/inputs/task-budget-input';
+import { parseInput } from '@holdfast/protocol/validation';
 
-export { taskBudgetInput, type TaskBudgetInput } from './task-budget-input';
+export { taskBudgetInput, type TaskBudgetInput } from '@holdfast/protocol/inputs/task-budget-input';
 
 /**
  * The task's budget, created on first use with the given allowance; later calls keep the first.

@@ -4,9 +4,9 @@ import type { Executor } from '../../db/client';
 import { deadLetters, idempotencyKeys, taskBudgets, type DeadLetter } from '../../db/schema';
 import { authorize } from '../identity/authorization';
 import { nowOf, policyOf, type CoreContext } from '../kernel/context';
-import { InvalidInputError, redriveBrakeRules, type RedriveBrakeRule } from '../kernel/errors';
-import { hashContent } from '../keys/derive-key';
-import { parseInput } from '../kernel/validation';
+import { InvalidInputError, redriveBrakeRules, type RedriveBrakeRule } from '@holdfast/protocol/errors';
+import { hashContent } from '@holdfast/protocol/keys/derive-key';
+import { parseInput } from '@holdfast/protocol/validation';
 import { deadLetterFilter, pendingMatching } from './dead-letter-filter';
 import { redriveBrakesRefusing } from './redrive-brakes';
 

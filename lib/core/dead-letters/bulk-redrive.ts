@@ -5,8 +5,8 @@ import { bulkRedriveItems, bulkRedrives, deadLetters, type BulkRedrive, type Dea
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, type Actor, type CoreContext } from '../kernel/context';
-import { InvalidInputError, NotFoundError, RedriveRefusedError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
+import { InvalidInputError, NotFoundError, RedriveRefusedError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import { BULK_REDRIVE_LIMIT, refuseOversized } from './bulk-redrive-preview';
 import { cancelInput, startBulkRedriveInput } from './bulk-redrive-input';
 import { pendingMatching } from './dead-letter-filter';

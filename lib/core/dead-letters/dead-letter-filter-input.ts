@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { withoutNul } from '../kernel/console-text-input';
-import { errorClasses } from '../../db/schema/enums';
-import { optionalNumber, optionalText } from '../kernel/validation';
+import { errorClasses } from '@holdfast/protocol/enums';
+import { optionalNumber, optionalText } from '@holdfast/protocol/validation';
 
 /** Which pending dead letters a list, a preview or a bulk redrive is about. Empty fields match everything. */
 export const deadLetterFilter = z.strictObject({

@@ -2,13 +2,17 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { deadLetters, taskBudgets, type DeadLetter, type Hold } from '../../db/schema';
 import type { Actor } from '../kernel/context';
-import { MAX_HOLD_DETAIL } from '../holds/hold-input';
+import { MAX_HOLD_DETAIL } from '@holdfast/protocol/inputs/hold-input';
 import { openHold } from '../holds/open-hold';
 import { authorizeTaskAgent, registerTask, resolveTaskOf } from '../tasks/task-agent';
-import { cutToLength, parseInput } from '../kernel/validation';
-import { deadLetterInput, type DeadLetterTaskInput } from './dead-letter-task-input';
+import { cutToLength, parseInput } from '@holdfast/protocol/validation';
+import { deadLetterInput, type DeadLetterTaskInput } from '@holdfast/protocol/inputs/dead-letter-task-input';
 
-export { deadLetterInput, MAX_PAYLOAD_BYTES, type DeadLetterTaskInput } from './dead-letter-task-input';
+export {
+  deadLetterInput,
+  MAX_PAYLOAD_BYTES,
+  type DeadLetterTaskInput,
+} from '@holdfast/protocol/inputs/dead-letter-task-input';
 
 /**
  * Turns exhausted work into a dead letter with exactly one hold for a person,

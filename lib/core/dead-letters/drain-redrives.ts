@@ -4,11 +4,11 @@ import type { Transaction } from '../../db/client';
 import { deadLetters, redrives, type Redrive } from '../../db/schema';
 import { decideTokenLimits, enforceTokenLimits, hasTokenLimits } from '../identity/authorization';
 import type { CoreContext } from '../kernel/context';
-import { ForbiddenError, NotFoundError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
-import { acknowledgeRedriveInput, claimRedrivesInput } from './drain-redrives-input';
+import { ForbiddenError, NotFoundError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
+import { acknowledgeRedriveInput, claimRedrivesInput } from '@holdfast/protocol/inputs/drain-redrives-input';
 
-export { acknowledgeRedriveInput, claimRedrivesInput } from './drain-redrives-input';
+export { acknowledgeRedriveInput, claimRedrivesInput } from '@holdfast/protocol/inputs/drain-redrives-input';
 
 /**
  * Hands one redrive to the queue. It runs inside the transaction that marks the

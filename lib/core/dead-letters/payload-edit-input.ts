@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_PAYLOAD_BYTES } from './dead-letter-task-input';
+import { MAX_PAYLOAD_BYTES } from '@holdfast/protocol/inputs/dead-letter-task-input';
 
 /**
  * What an edited redrive is given, and how the edit is described: the same

@@ -1,5 +1,5 @@
 import type { RedriveBrakes } from '../kernel/context';
-import type { RedriveBrakeRule } from '../kernel/errors';
+import type { RedriveBrakeRule } from '@holdfast/protocol/errors';
 
 /** What the brakes read about one task: its redrives so far and when it was first seen. */
 export interface RedriveHistory {

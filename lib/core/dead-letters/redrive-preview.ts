@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { deadLetters } from '../../db/schema';
 import { authorize } from '../identity/authorization';
 import { nowOf, policyOf, type CoreContext } from '../kernel/context';
-import { NotFoundError } from '../kernel/errors';
+import { NotFoundError } from '@holdfast/protocol/errors';
 import { judgeRedrive, type RedriveOutcome, selectRedriveCandidates } from './bulk-redrive-preview';
 import { type BrakeRefusal, redriveBrakesRefusing } from './redrive-brakes';
 

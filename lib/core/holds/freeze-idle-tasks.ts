@@ -4,7 +4,7 @@ import { holds } from '../../db/schema';
 import { writeAuditRecords } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, nowOf, SWEEPER, type Actor, type CoreContext } from '../kernel/context';
-import { parseInput } from '../kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import { type FreezeIdleTasksOptions, freezeIdleTasksOptions } from './freeze-idle-tasks-input';
 
 export { DEFAULT_FROZEN_AFTER_DAYS, type FreezeIdleTasksOptions } from './freeze-idle-tasks-input';

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/client';
 import { deadLetters, idempotencyKeys, slotLocks, taskBudgets, type HoldItemType } from '../../db/schema';
 import { agentOfSlot, targetOfKey } from '../identity/agent-targets';
 import type { ActionTarget } from '../identity/authorization';
-import { NotFoundError } from '../kernel/errors';
+import { NotFoundError } from '@holdfast/protocol/errors';
 import { storedRawKey } from '../keys/raw-key-name';
 
 const itemNames: Record<HoldItemType, string> = {

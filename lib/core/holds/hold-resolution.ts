@@ -4,7 +4,7 @@ import { idempotencyKeys, taskBudgets, type Hold, type HoldItemType, type HoldRe
 import { decide, type Action, type Decision } from '../identity/authorization';
 import type { Actor, CoreContext } from '../kernel/context';
 import { discardInTransaction, lockDeadLetter, redriveInTransaction } from '../dead-letters/redrive';
-import { StateConflictError } from '../kernel/errors';
+import { StateConflictError } from '@holdfast/protocol/errors';
 
 /**
  * What clearing a hold does to its item is that item's own action, and needs

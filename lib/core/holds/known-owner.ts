@@ -1,8 +1,8 @@
 import { type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { type Actor, DEFAULT_CORE_POLICY, type CoreContext } from '../kernel/context';
-import { cutToLength } from '../kernel/validation';
-import { MAX_HOLD_DETAIL } from './hold-input';
+import { cutToLength } from '@holdfast/protocol/validation';
+import { MAX_HOLD_DETAIL } from '@holdfast/protocol/inputs/hold-input';
 
 /** An owner's name, or a placeholder for it in a statement built once. */
 type OwnerValue = string | Placeholder;

@@ -6,9 +6,9 @@ import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { requireActor, type Actor, type CoreContext } from '../kernel/context';
 import { clearedHoldColumns } from './cleared-hold';
-import { NotFoundError, StateConflictError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
-import { clearHoldInput, clearHoldsInput, reassignHoldInput } from './hold-input';
+import { NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
+import { clearHoldInput, clearHoldsInput, reassignHoldInput } from '@holdfast/protocol/inputs/hold-input';
 import { applyHoldResolution, itemActionFor } from './hold-resolution';
 
 export { decideHoldClear } from './hold-resolution';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { tokenScopes } from '../../db/schema/enums';
-import { agentName, queueName } from '../kernel/names';
+import { tokenScopes } from '@holdfast/protocol/enums';
+import { agentName, queueName } from '@holdfast/protocol/names';
 
 /**
  * Optional limits: the agents (or queues) the token may act for. Absent or

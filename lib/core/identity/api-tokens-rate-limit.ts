@@ -4,8 +4,8 @@ import { apiTokens } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from './authorization';
 import type { CoreContext } from '../kernel/context';
-import { NotFoundError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
+import { NotFoundError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import { noteApiTokenChanged } from './api-token-changes';
 import { setApiTokenRateLimitInput } from './api-tokens-input';
 

@@ -6,8 +6,8 @@ import { apiTokens, type ApiToken } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from './authorization';
 import { actorLabel, type Actor, type CoreContext } from '../kernel/context';
-import { NotFoundError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
+import { NotFoundError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import { noteApiTokenChanged } from './api-token-changes';
 import { createApiTokenInput, revokeApiTokenInput } from './api-tokens-input';
 

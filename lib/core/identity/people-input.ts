@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { personEmail } from './email';
-import { roles } from '../../db/schema/enums';
+import { roles } from '@holdfast/protocol/enums';
 
 const teamName = z
   .string()

@@ -6,8 +6,8 @@ import { people, teamMembers, teams, type Role } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from './authorization';
 import type { Actor, CoreContext } from '../kernel/context';
-import { InvalidInputError, NotFoundError, StateConflictError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
+import { InvalidInputError, NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import { savePersonInput } from './people-input';
 import { recordProxySignIn } from './proxy-sign-in';
 

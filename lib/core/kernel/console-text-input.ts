@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hasLoneSurrogate } from './well-formed-text';
+import { hasLoneSurrogate } from '@holdfast/protocol/well-formed-text';
 
 /**
  * Console text inputs (filters in the URL, route parameters) end up as
@@ -12,7 +12,7 @@ export function hasNul(value: unknown): boolean {
   return typeof value === 'string' && value.includes('\u0000');
 }
 
-/** A lone UTF-16 surrogate cannot be stored or compared either (lib/core/kernel/well-formed-text.ts). */
+/** A lone UTF-16 surrogate cannot be stored or compared either (packages/protocol/src/well-formed-text.ts). */
 export const LONE_SURROGATE_MESSAGE = 'must not contain a lone UTF-16 surrogate';
 
 /** Why a console text cannot be used (NUL, a lone surrogate), or undefined when it can. */

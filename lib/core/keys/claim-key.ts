@@ -5,13 +5,13 @@ import { agentOfTask } from '../identity/agent-targets';
 import { resolveTaskForActor } from '../tasks/task-agent';
 import { enforceTokenLimits } from '../identity/authorization';
 import type { CoreContext } from '../kernel/context';
-import { KeyPayloadMismatchError } from '../kernel/errors';
+import { KeyPayloadMismatchError } from '@holdfast/protocol/errors';
 import { fixedStatement } from '../kernel/run-statement';
-import { parseInput } from '../kernel/validation';
-import { claimKeyInput, type ClaimKeyInput, type ClaimKeyRequest } from './claim-key-input';
+import { parseInput } from '@holdfast/protocol/validation';
+import { claimKeyInput, type ClaimKeyInput, type ClaimKeyRequest } from '@holdfast/protocol/inputs/claim-key-input';
 import { storedRawKey } from './raw-key-name';
 
-export { claimKeyInput, type ClaimKeyInput } from './claim-key-input';
+export { claimKeyInput, type ClaimKeyInput } from '@holdfast/protocol/inputs/claim-key-input';
 
 const HOUR_MS = 3_600_000;
 

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../kernel/errors';
+import { InvalidInputError } from '@holdfast/protocol/errors';
 
 /**
  * Raw keys (claimed by name through claimKey or /api/v1/keys/*) are stored

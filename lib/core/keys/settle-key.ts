@@ -4,14 +4,14 @@ import { idempotencyKeys } from '../../db/schema';
 import { targetOfKey } from '../identity/agent-targets';
 import { enforceTokenLimits } from '../identity/authorization';
 import type { CoreContext } from '../kernel/context';
-import { ForbiddenError, NotFoundError, StaleTokenError, StateConflictError } from '../kernel/errors';
+import { ForbiddenError, NotFoundError, StaleTokenError, StateConflictError } from '@holdfast/protocol/errors';
 import { cachedStatement } from '../kernel/prepared';
 import { expiresAfterRetentionSql } from './claim-key';
-import { parseInput } from '../kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import { storedRawKey } from './raw-key-name';
-import { completeKeyInput, failKeyInput } from './settle-key-input';
+import { completeKeyInput, failKeyInput } from '@holdfast/protocol/inputs/settle-key-input';
 
-export { completeKeyInput, failKeyInput } from './settle-key-input';
+export { completeKeyInput, failKeyInput } from '@holdfast/protocol/inputs/settle-key-input';
 
 /**
  * Raw keys only, by the caller's name (stored under the raw prefix): a step

@@ -5,7 +5,7 @@ import type { Executor } from '../../db/client';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, type CoreContext } from '../kernel/context';
-import { parseInput } from '../kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import { setKillSwitchInput, type KillSwitchName } from './kill-switches-input';
 
 export { killSwitchNames, type KillSwitchName } from './kill-switches-input';

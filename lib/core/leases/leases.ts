@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { leases } from '../../db/schema';
 import type { CoreContext } from '../kernel/context';
 import { INSTANCE_NAME } from './instance-name';
-import { parseInput } from '../kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import { leaseInput } from './leases-input';
 
 export type LeaseOutcome<T> = { ran: true; value: T } | { ran: false };

@@ -8,7 +8,7 @@ import {
   type ReleaseRenewableLeaseInput,
   type RenewableLeaseInput,
 } from './renewable-lease-input';
-import { parseInput } from '../kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 
 export * from './renewable-lease-input';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentName, downstreamName, stepName } from '../kernel/names';
+import { agentName, downstreamName, stepName } from '@holdfast/protocol/names';
 
 /** Schemas only (the console's forms and the clients import them). */
 

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/client';
-import type { ErrorClass } from '../../db/schema/enums';
-import type { ModelUsageReport } from './model-usage-input';
+import type { ErrorClass } from '@holdfast/protocol/enums';
+import type { ModelUsageReport } from '@holdfast/protocol/inputs/model-usage-input';
 import { type PricedCost, priceCall } from './price-call';
 import { storedPricingRules } from './pricing-rules';
 

@@ -3,7 +3,7 @@ import type { Transaction } from '../../db/client';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, type CoreContext } from '../kernel/context';
-import { parseInput } from '../kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import {
   deletePriceOverrideInput,
   type DeletePriceOverrideInput,

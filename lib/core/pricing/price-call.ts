@@ -1,6 +1,6 @@
 import { calcPrice } from '@pydantic/genai-prices';
-import type { CostSource, ErrorClass } from '../../db/schema/enums';
-import { MAX_ATTEMPT_COST_MICROS } from '../kernel/money-limits';
+import type { CostSource, ErrorClass } from '@holdfast/protocol/enums';
+import { MAX_ATTEMPT_COST_MICROS } from '@holdfast/protocol/money-limits';
 import { DEFAULT_PRICING_RULES, overrideFor, type PriceOverride, type PricingRules } from './pricing-rules';
 
 /**
@@ -11,7 +11,7 @@ import { DEFAULT_PRICING_RULES, overrideFor, type PriceOverride, type PricingRul
  * - `rule`: a failed-call rule set it (a call refused before any generation costs 0);
  * - `none`: nothing to go on (no cost, no tokens, or a model the table does not know): 0.
  */
-export { type CostSource, costSources } from '../../db/schema/enums';
+export { type CostSource, costSources } from '@holdfast/protocol/enums';
 
 /** Token counts as the GenAI conventions name them: input includes the cached parts. */
 export interface TokenUsage {

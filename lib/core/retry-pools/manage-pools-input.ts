@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ALL_STEPS, agentName, poolStepName } from '../kernel/names';
+import { ALL_STEPS, agentName, poolStepName } from '@holdfast/protocol/names';
 
 const reason = z.string().trim().min(1, 'say why the pool is changed').max(2_000, 'must be at most 2,000 characters');
 

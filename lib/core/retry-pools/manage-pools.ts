@@ -3,7 +3,7 @@ import { retryPools, type RetryPool } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, nowOf, type CoreContext } from '../kernel/context';
-import { parseInput } from '../kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import {
   deleteRetryPoolInput,
   saveRetryPoolInput,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentName, stepName } from '../kernel/names';
+import { agentName, stepName } from '@holdfast/protocol/names';
 import { retriableClasses } from './step-policy-input';
 
 /** Schemas only (the console's form and the API import them). */

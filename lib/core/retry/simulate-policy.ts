@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { ErrorClass } from '../../db/schema';
 import { authorize } from '../identity/authorization';
 import { nowOf, type CoreContext } from '../kernel/context';
-import { InvalidInputError, StateConflictError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
+import { InvalidInputError, StateConflictError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import { retrySpendOf } from '../attempts/retry-spend';
 import { simulatePolicyInput, type SimulatePolicyInput } from './simulate-policy-input';
 

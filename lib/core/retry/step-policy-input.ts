@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { errorClasses } from '../../db/schema/enums';
-import { agentName, stepName } from '../kernel/names';
+import { errorClasses } from '@holdfast/protocol/enums';
+import { agentName, stepName } from '@holdfast/protocol/names';
 
 /** Schemas only (the console's form imports them). A part left out is left as the agent sends it. */
 

@@ -4,8 +4,8 @@ import { stepPolicies, type ErrorClass, type StepPolicy } from '../../db/schema'
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, type CoreContext } from '../kernel/context';
-import { NotFoundError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
+import { NotFoundError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import { stepExists } from '../steps/known-step';
 import type { RetryPolicy } from './decide-retry';
 import {

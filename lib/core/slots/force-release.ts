@@ -5,8 +5,8 @@ import { slotLocks, type SlotLock } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, nowOf, SWEEPER, type CoreContext } from '../kernel/context';
-import { GuardFailedError, NotFoundError, StateConflictError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
+import { GuardFailedError, NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import { DEFAULT_HEARTBEAT_GRACE_MS, forceReleaseInput } from './force-release-input';
 
 export { DEFAULT_HEARTBEAT_GRACE_MS } from './force-release-input';

@@ -4,8 +4,8 @@ import { slotLocks } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { actorLabel, type CoreContext } from '../kernel/context';
-import { GuardFailedError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
+import { GuardFailedError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
 import { type ForceReleaseResult, lockSlotSeen, readReleaseGuards } from './force-release';
 import { overrideReleaseInput } from './override-release-input';
 

@@ -4,11 +4,11 @@ import { runs, type Run } from '../../db/schema';
 import { agentOfRun } from '../identity/agent-targets';
 import { enforceTokenLimits } from '../identity/authorization';
 import type { CoreContext } from '../kernel/context';
-import { NotFoundError, StateConflictError } from '../kernel/errors';
-import { parseInput } from '../kernel/validation';
-import { finishRunInput, runKey, startRunInput } from './runs-input';
+import { NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
+import { finishRunInput, runKey, startRunInput } from '@holdfast/protocol/inputs/runs-input';
 
-export { finishRunInput, startRunInput } from './runs-input';
+export { finishRunInput, startRunInput } from '@holdfast/protocol/inputs/runs-input';
 
 /** Starts a run; starting the same run key again (a redelivery) returns the existing run. */
 export async function startRun(ctx: CoreContext, input: z.input<typeof startRunInput>): Promise<Run> {

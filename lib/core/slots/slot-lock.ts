@@ -4,12 +4,22 @@ import { slotEvidence, slotLocks } from '../../db/schema';
 import { agentOfRun } from '../identity/agent-targets';
 import { enforceTokenLimits } from '../identity/authorization';
 import type { CoreContext } from '../kernel/context';
-import { NotFoundError, NotHolderError, StaleTokenError } from '../kernel/errors';
+import { NotFoundError, NotHolderError, StaleTokenError } from '@holdfast/protocol/errors';
 import { cachedStatement } from '../kernel/prepared';
-import { parseInput } from '../kernel/validation';
-import { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from './slot-lock-input';
+import { parseInput } from '@holdfast/protocol/validation';
+import {
+  acquireSlotInput,
+  evidenceInput,
+  heartbeatSlotInput,
+  releaseSlotInput,
+} from '@holdfast/protocol/inputs/slot-lock-input';
 
-export { acquireSlotInput, evidenceInput, heartbeatSlotInput, releaseSlotInput } from './slot-lock-input';
+export {
+  acquireSlotInput,
+  evidenceInput,
+  heartbeatSlotInput,
+  releaseSlotInput,
+} from '@holdfast/protocol/inputs/slot-lock-input';
 
 export type AcquireSlotOutcome =
   | { outcome: 'acquired'; slot: string; fencingToken: number; expiresAt: Date; evidence: string[] }

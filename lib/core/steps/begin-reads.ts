@@ -6,7 +6,7 @@ import { arrayLiteral } from '../kernel/sql-arrays';
 import { fixedSql } from '../kernel/run-statement';
 import { pauseGateOf, pausesCoveringSql, type PauseGate, type PauseRow } from '../pauses/pause-gate';
 import type { TaskNames } from './new-task';
-import type { BeginStepRequest } from './step-protocol';
+import type { BeginStepRequest } from '@holdfast/protocol/steps/step-protocol';
 
 const p = sql.placeholder;
 

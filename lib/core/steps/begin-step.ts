@@ -5,17 +5,17 @@ import { readTaskBudget } from '../budgets/task-budget';
 import { tallyReplay } from '../keys/replay-tally';
 import { attemptSourceOf, nowOf, type CoreContext } from '../kernel/context';
 import { retryOnDeadlock } from '../kernel/deadlock-retry';
-import { InvalidInputError, KeyPayloadMismatchError } from '../kernel/errors';
+import { InvalidInputError, KeyPayloadMismatchError } from '@holdfast/protocol/errors';
 import { defaultOwnerOf } from '../holds/known-owner';
 import { openHold } from '../holds/open-hold';
 import { claimCheckedKey } from '../keys/claim-key';
 import { refuseRawPrefixedTaskId } from '../keys/raw-key-name';
 import { authorizeTaskAgent } from '../tasks/task-agent';
 import { aliasAgentOf, aliasOf, refuseForeignAlias, storedTaskIdFor } from '../tasks/task-alias';
-import { deriveKey, hashContent } from '../keys/derive-key';
+import { deriveKey, hashContent } from '@holdfast/protocol/keys/derive-key';
 import { countPoolUsage } from '../retry-pools/pool-usage';
 import { takeRetryFromPools, type PoolGrant } from '../retry-pools/take-retry';
-import { parseInput } from '../kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import { takeProbes, type BreakerFacts } from '../breakers/breaker-gate';
 import {
   countPausedBegin,
@@ -38,7 +38,7 @@ import {
   type BeginStepInput,
   type BeginStepRequest,
   type StopAnswer,
-} from './step-protocol';
+} from '@holdfast/protocol/steps/step-protocol';
 
 /** Why a begin was refused after its claim; the claim and everything else it wrote are rolled back. */
 type Refusal =

@@ -4,7 +4,7 @@ import { counterStripeSql } from '../kernel/counter-stripe';
 import { fixedSql } from '../kernel/run-statement';
 import { sliceStartOf } from '../retry-pools/pool-usage';
 import { BUDGET_COLUMNS, type BudgetRow } from './budget-row';
-import type { BeginStepRequest } from './step-protocol';
+import type { BeginStepRequest } from '@holdfast/protocol/steps/step-protocol';
 
 const p = sql.placeholder;
 

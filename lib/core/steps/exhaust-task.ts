@@ -3,7 +3,7 @@ import type { Executor } from '../../db/client';
 import { attempts, deadLetters, type DeadLetterReason, type ErrorClass } from '../../db/schema';
 import type { Actor } from '../kernel/context';
 import { deadLetterTask } from '../dead-letters/dead-letter-task';
-import type { StopAnswer, StopReason } from './step-protocol';
+import type { StopAnswer, StopReason } from '@holdfast/protocol/steps/step-protocol';
 
 /** The stop reasons that end in a dead letter, and the dead letter's (and its hold's) reason for each. */
 const deadLetterReasonFor = {

@@ -3,7 +3,7 @@ import type { Transaction } from '../../db/client';
 import type { CostSource, ErrorClass, KeyStatus } from '../../db/schema';
 import { nowOf, type Actor, type CoreContext } from '../kernel/context';
 import { retryOnDeadlock } from '../kernel/deadlock-retry';
-import { ForbiddenError, NotFoundError, StaleTokenError, StateConflictError } from '../kernel/errors';
+import { ForbiddenError, NotFoundError, StaleTokenError, StateConflictError } from '@holdfast/protocol/errors';
 import { failsTheDownstream, recordBreakerOutcome } from '../breakers/breaker-outcomes';
 import { breakerTargetsOf } from '../breakers/breaker-targets';
 import { openHold } from '../holds/open-hold';
@@ -12,9 +12,9 @@ import { decideRetry, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/de
 import { backoffWith, readStepPolicy } from '../retry/step-policy';
 import { costOfReport } from '../pricing/cost-of-report';
 import { markTaskFinished } from '../tasks/finish-task';
-import { MAX_HOLD_DETAIL } from '../holds/hold-input';
+import { MAX_HOLD_DETAIL } from '@holdfast/protocol/inputs/hold-input';
 import { fixedSql } from '../kernel/run-statement';
-import { cutToLength, parseInput } from '../kernel/validation';
+import { cutToLength, parseInput } from '@holdfast/protocol/validation';
 import { allowanceLeft, BUDGET_COLUMNS, type BudgetRow } from './budget-row';
 import { exhaustTask } from './exhaust-task';
 import { settleSucceeded, type SucceededFinish } from './finish-writes';
@@ -25,7 +25,7 @@ import {
   type FinishAnswer,
   type FinishStepInput,
   type FinishStepRequest,
-} from './step-protocol';
+} from '@holdfast/protocol/steps/step-protocol';
 
 /** A finish with its cost settled: the stated one, or its tokens priced (lib/core/pricing/cost-of-report.ts). */
 type PricedFinish = FinishStepRequest & { costMicros: number; costSource: CostSource };

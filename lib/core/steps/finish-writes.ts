@@ -6,7 +6,7 @@ import type { Actor } from '../kernel/context';
 import { expiresAfterRetentionSql } from '../keys/claim-key';
 import { fixedSql } from '../kernel/run-statement';
 import { arrayLiteral } from '../kernel/sql-arrays';
-import type { FinishAnswer } from './step-protocol';
+import type { FinishAnswer } from '@holdfast/protocol/steps/step-protocol';
 
 const p = sql.placeholder;
 

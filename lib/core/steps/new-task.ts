@@ -4,7 +4,7 @@ import { readTaskBudget } from '../budgets/task-budget';
 import { readTaskAgent } from '../tasks/task-agent';
 import { knownOwnerOrDefault } from '../holds/known-owner';
 import { fixedSql } from '../kernel/run-statement';
-import type { BeginStepRequest } from './step-protocol';
+import type { BeginStepRequest } from '@holdfast/protocol/steps/step-protocol';
 
 /** The names that decide who may act on a task, and who gets its holds. */
 export interface TaskNames {

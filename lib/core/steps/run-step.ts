@@ -1,13 +1,19 @@
 import type { CoreContext } from '../kernel/context';
-import { InvalidInputError } from '../kernel/errors';
+import { InvalidInputError } from '@holdfast/protocol/errors';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
-import { classifyFailure, type ClassifiedFailure } from '../retry/step-error';
+import { classifyFailure, type ClassifiedFailure } from '@holdfast/protocol/steps/step-error';
 import { beginStep } from './begin-step';
 import { finishStep } from './finish-step';
-import { outcomeOfBegin, outcomeOfFinish, type RunStepOutcome, type StepAttempt, type StepBody } from './step-outcome';
-import type { BeginStepInput, FinishStepInput } from './step-protocol';
+import {
+  outcomeOfBegin,
+  outcomeOfFinish,
+  type RunStepOutcome,
+  type StepAttempt,
+  type StepBody,
+} from '@holdfast/protocol/steps/step-outcome';
+import type { BeginStepInput, FinishStepInput } from '@holdfast/protocol/steps/step-protocol';
 
-export type { RunStepOutcome, StepAttempt, StepBody } from './step-outcome';
+export type { RunStepOutcome, StepAttempt, StepBody } from '@holdfast/protocol/steps/step-outcome';
 
 export type RunStepInput = BeginStepInput;
 

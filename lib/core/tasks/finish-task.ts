@@ -4,12 +4,12 @@ import { taskBudgets, type FinishedTaskStatus, type TaskStatus } from '../../db/
 import { agentOfTask } from '../identity/agent-targets';
 import { authorize, enforceTokenLimits } from '../identity/authorization';
 import type { CoreContext } from '../kernel/context';
-import { NotFoundError, StateConflictError } from '../kernel/errors';
+import { NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
 import { resolveTaskForActor } from './task-agent';
-import { parseInput } from '../kernel/validation';
-import { finishTaskInput, type FinishTaskInput } from './finish-task-input';
+import { parseInput } from '@holdfast/protocol/validation';
+import { finishTaskInput, type FinishTaskInput } from '@holdfast/protocol/inputs/finish-task-input';
 
-export { finishTaskInput, type FinishTaskInput } from './finish-task-input';
+export { finishTaskInput, type FinishTaskInput } from '@holdfast/protocol/inputs/finish-task-input';
 
 /** States a task may be finished from: work it could still do, or work parked as idle. */
 const UNFINISHED: TaskStatus[] = ['active', 'frozen'];

@@ -4,7 +4,7 @@ import { taskAgents, type TaskFirstPath } from '../../db/schema';
 import { enforceTokenLimits, hasTokenLimits } from '../identity/authorization';
 import { aliasOf, refuseForeignAlias, storedTaskIdFor } from './task-alias';
 import type { Actor, CoreContext } from '../kernel/context';
-import { TaskAgentMismatchError } from '../kernel/errors';
+import { TaskAgentMismatchError } from '@holdfast/protocol/errors';
 
 /** The agent and queue a task was first seen with: they decide who may act on it. */
 export interface TaskAgent {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ForbiddenError } from '../kernel/errors';
+import { ForbiddenError } from '@holdfast/protocol/errors';
 
 /**
  * Task ids are the agents' own, one namespace per agent (ADR 0008). A task is stored under the id its agent

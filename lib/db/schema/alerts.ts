@@ -21,7 +21,7 @@ import {
   type AlertChannelKind,
   type AlertEvent,
   type AlertKind,
-} from './enums';
+} from '@holdfast/protocol/enums';
 
 export {
   alertChannelKinds,
@@ -30,7 +30,7 @@ export {
   type AlertChannelKind,
   type AlertEvent,
   type AlertKind,
-} from './enums';
+} from '@holdfast/protocol/enums';
 
 const quoted = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
 

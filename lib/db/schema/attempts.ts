@@ -12,7 +12,13 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import { attemptSources, errorClasses, type AttemptOutcome, type AttemptSource, type CostSource } from './enums';
+import {
+  attemptSources,
+  errorClasses,
+  type AttemptOutcome,
+  type AttemptSource,
+  type CostSource,
+} from '@holdfast/protocol/enums';
 export {
   attemptOutcomes,
   attemptSources,
@@ -22,7 +28,7 @@ export {
   type AttemptSource,
   type CostSource,
   type ErrorClass,
-} from './enums';
+} from '@holdfast/protocol/enums';
 
 export const errorClass = pgEnum('error_class', errorClasses);
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { ActorType } from './enums';
-export { actorTypes, type ActorType } from './enums';
+import type { ActorType } from '@holdfast/protocol/enums';
+export { actorTypes, type ActorType } from '@holdfast/protocol/enums';
 
 /**
  * Append-only account of every operator and sweeper action. A trigger (see the

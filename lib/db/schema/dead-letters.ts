@@ -14,7 +14,12 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
-import type { DeadLetterReason, DeadLetterStatus, BulkRedriveStatus, BulkRedriveOutcome } from './enums';
+import type {
+  DeadLetterReason,
+  DeadLetterStatus,
+  BulkRedriveStatus,
+  BulkRedriveOutcome,
+} from '@holdfast/protocol/enums';
 export {
   deadLetterReasons,
   deadLetterStatuses,
@@ -24,7 +29,7 @@ export {
   type DeadLetterStatus,
   type BulkRedriveStatus,
   type BulkRedriveOutcome,
-} from './enums';
+} from '@holdfast/protocol/enums';
 
 /** Work whose retries ran out, kept with everything needed to redrive it. */
 export const deadLetters = pgTable(

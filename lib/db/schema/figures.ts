@@ -74,7 +74,7 @@ export const COUNTER_FIGURES = [...STEP_TOTAL_FIGURES, 'failures'] as const sati
 
 /**
  * A stored sum of micro-dollars. numeric, not bigint: attempts may cost up to
- * 10^12 each (lib/core/kernel/money-limits.ts), so a bigint (2^63, about 9.2 x 10^18)
+ * 10^12 each (packages/protocol/src/money-limits.ts), so a bigint (2^63, about 9.2 x 10^18)
  * would overflow at 9.2 million attempts at the limit in one row, which a
  * month's span, a day or the counters behind /metrics can hold; an overflow
  * would fail the rollup pass and every page reading it. Unbounded numeric,

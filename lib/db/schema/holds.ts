@@ -7,7 +7,7 @@ import {
   type HoldReason,
   type HoldItemType,
   type HoldClosing,
-} from './enums';
+} from '@holdfast/protocol/enums';
 export {
   holdReasons,
   holdItemTypes,
@@ -17,7 +17,7 @@ export {
   type HoldItemType,
   type HoldResolution,
   type HoldClosing,
-} from './enums';
+} from '@holdfast/protocol/enums';
 
 const quoted = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
 

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
-import type { KeyStatus } from './enums';
-export { keyStatuses, type KeyStatus } from './enums';
+import type { KeyStatus } from '@holdfast/protocol/enums';
+export { keyStatuses, type KeyStatus } from '@holdfast/protocol/enums';
 
 /**
  * Derived idempotency keys. The primary key is the uniqueness guarantee: two

@@ -10,8 +10,8 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import type { Role, TokenScope } from './enums';
-export { roles, tokenScopes, type Role, type TokenScope } from './enums';
+import type { Role, TokenScope } from '@holdfast/protocol/enums';
+export { roles, tokenScopes, type Role, type TokenScope } from '@holdfast/protocol/enums';
 
 /** The people who use the console. Their id in holds and audit records is `person:<email>`. */
 export const people = pgTable(

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, check, index, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
-import type { RunStatus } from './enums';
-export { runStatuses, type RunStatus } from './enums';
+import type { RunStatus } from '@holdfast/protocol/enums';
+export { runStatuses, type RunStatus } from '@holdfast/protocol/enums';
 
 /** One execution of a task by a worker, named by the run key that started it. */
 export const runs = pgTable(

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-import type { ErrorClass } from './enums';
+import type { ErrorClass } from '@holdfast/protocol/enums';
 
 /**
  * An admin's override of one step's retry policy, applied at the next begin

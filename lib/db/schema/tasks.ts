@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
-import type { TaskStatus } from './enums';
-export { taskStatuses, finishedTaskStatuses, type TaskStatus, type FinishedTaskStatus } from './enums';
+import type { TaskStatus } from '@holdfast/protocol/enums';
+export { taskStatuses, finishedTaskStatuses, type TaskStatus, type FinishedTaskStatus } from '@holdfast/protocol/enums';
 
 /**
  * One retry allowance per task, shared by all its steps, with a spend ceiling

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { errorClass } from './attempts';
-import { type AttemptOutcome, type CostSource, costSources } from './enums';
+import { type AttemptOutcome, type CostSource, costSources } from '@holdfast/protocol/enums';
 
 /** What a stored span is: a counted span (`call`), or an HTTP client span under a model call (`http_try`). */
 export const traceSpanKinds = ['call', 'http_try'] as const;

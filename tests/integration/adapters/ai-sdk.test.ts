@@ -4,8 +4,8 @@ import { APICallError, generateText, stepCountIs, streamText, tool, wrapLanguage
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HoldfastStepStopped, holdfastTask } from '../../../lib/adapters/ai-sdk';
-import { createHoldfastClient, type HoldfastClient } from '../../../lib/client';
+import { HoldfastStepStopped, holdfastTask } from '@holdfast/client/ai-sdk';
+import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
 import { createApiToken, SWEEPER } from '../../../lib/core';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';

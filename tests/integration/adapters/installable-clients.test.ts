@@ -5,13 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Actor, createApiToken } from '../../../lib/core';
-import { frameworkPackages } from '../../../clients/typescript/build';
+import { frameworkPackages } from '../../../packages/client/build';
 import { startHoldfastServer, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
  * The clients installed as packages, the way an agent's own project gets them, with nothing from a registry:
- * the TypeScript client built into a package of its own (clients/typescript), packed with npm and installed
+ * the TypeScript client built into a package of its own (packages/client), packed with npm and installed
  * offline into a scratch project outside the repository (zod, its one dependency, packed from node_modules);
  * the Python client built into a wheel and installed into a fresh virtualenv. Each then runs a small agent
  * that imports only the installed package against a live production Holdfast: its step fails transiently
@@ -76,8 +76,8 @@ async function installTypeScriptClient(): Promise<void> {
   const staged = path.join(scratch, 'ts-package');
   const tarballs = path.join(scratch, 'tarballs');
   fs.mkdirSync(tarballs);
-  // The package's own build (what `npm pack ./clients/typescript` runs as prepack), into a folder of the test's.
-  await run(process.execPath, ['--import', 'tsx', 'clients/typescript/build.ts', '--package-dir', staged], {
+  // The package's own build (what `npm run build` in packages/client runs), into a folder of the test's.
+  await run(process.execPath, ['--import', 'tsx', 'packages/client/build.ts', '--package-dir', staged], {
     cwd: projectRoot,
   });
   const npmPack = async (folder: string) => {
@@ -239,8 +239,12 @@ describe('the TypeScript client as a package', () => {
     expect(tsPacked.files.filter((file) => !/^(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/.test(file))).toEqual(
       [],
     );
-    // Of the database layer, only the enum lists the schemas share with the tables.
-    expect(tsPacked.files.filter((file) => file.includes('/db/'))).toEqual(['dist/types/db/schema/enums.d.ts']);
+    // Declarations of the client and of the protocol it bundles, nothing of the server's tree.
+    expect(
+      tsPacked.files.filter(
+        (file) => file.startsWith('dist/types/') && !/^dist\/types\/(client|protocol)\/src\//.test(file),
+      ),
+    ).toEqual([]);
 
     const installed = path.join(tsProject(), 'node_modules/@holdfast/client');
     const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'));
@@ -252,7 +256,8 @@ describe('the TypeScript client as a package', () => {
     );
     // The client itself (what `@holdfast/client` loads) imports no framework.
     const clientFiles = new Set(['dist/index.js', 'dist/index.d.ts']);
-    const isClientFile = (file: string) => clientFiles.has(file) || /^dist\/types\/(client|core|api|db)\//.test(file);
+    const isClientFile = (file: string) =>
+      clientFiles.has(file) || /^dist\/types\/(client\/src\/(?!adapters\/)|protocol\/)/.test(file);
     // The gateway's command is a program for Node: its module imports are Node's built-ins and zod.
     const program = fs.readFileSync(path.join(installed, 'dist/holdfast-mcp.js'), 'utf8');
     const programImports = [...program.matchAll(/^import\b[^'"]*(['"])([^'"]+)\1/gm)].map((m) => m[2]!);

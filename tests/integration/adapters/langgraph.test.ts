@@ -9,8 +9,8 @@ import {
   holdfastRetryPolicy,
   holdfastTask,
   StepError,
-} from '../../../lib/adapters/langgraph';
-import { createHoldfastClient, type HoldfastClient } from '../../../lib/client';
+} from '@holdfast/client/langgraph';
+import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
 import { type Actor, createApiToken } from '../../../lib/core';
 import { fetchKeepingFinishAnswers, refuseRequestsOffMachine } from '../../support/agent-side-fetch';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';

@@ -4,11 +4,11 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseGatewayArgs } from '../../../lib/adapters/mcp/gateway-config';
-import { type RunningGateway, serveGateway } from '../../../lib/adapters/mcp/serve';
-import { createHoldfastClient } from '../../../lib/client';
+import { parseGatewayArgs } from '../../../packages/client/src/adapters/mcp/gateway-config';
+import { type RunningGateway, serveGateway } from '../../../packages/client/src/adapters/mcp/serve';
+import { createHoldfastClient } from '@holdfast/client';
 import { createApiToken, SWEEPER } from '../../../lib/core';
-import { hashContent } from '../../../lib/core/keys/derive-key';
+import { hashContent } from '@holdfast/protocol/keys/derive-key';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 import { addKnownOwners } from '../../support/known-owners';
 import {

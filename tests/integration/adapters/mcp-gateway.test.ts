@@ -6,8 +6,8 @@ import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, SWEEPER } from '../../../lib/core';
 import { retryPools } from '../../../lib/db/schema';
-import { identifyCall, stepNameOf } from '../../../lib/adapters/mcp/call-identity';
-import { hashContent } from '../../../lib/core/keys/derive-key';
+import { identifyCall, stepNameOf } from '../../../packages/client/src/adapters/mcp/call-identity';
+import { hashContent } from '@holdfast/protocol/keys/derive-key';
 import { waitFor } from '../../../scripts/ci/faults/killable-postgres';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 import { addKnownOwners } from '../../support/known-owners';
@@ -25,7 +25,7 @@ import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-test-s
 import { useTestDatabase } from '../../support/test-database';
 
 /**
- * The MCP gateway (lib/adapters/mcp) between a real MCP server written with
+ * The MCP gateway (packages/client/src/adapters/mcp) between a real MCP server written with
  * the SDK (tests/support/mcp-test-server.ts, counting its side effects) and
  * real MCP clients (the SDK's Client), against a running Holdfast (the
  * production server): the gateway runs as its CLI, in its own process, so it

@@ -18,8 +18,8 @@ import {
   holdfastAttemptOf,
   holdfastModelProvider,
   holdfastTool,
-} from '../../../lib/adapters/openai-agents';
-import { createHoldfastClient, type HoldfastClient } from '../../../lib/client';
+} from '@holdfast/client/openai-agents';
+import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
 import { type Actor, createApiToken } from '../../../lib/core';
 import { fetchKeepingFinishAnswers, refuseRequestsOffMachine } from '../../support/agent-side-fetch';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';

@@ -9,7 +9,7 @@ import { getStepStats } from '../../../lib/queries/step-stats';
 import { latencyBucketSql, latencyOfBucket } from '../../../lib/rollups/latency-buckets';
 import { planFigures } from '../../../lib/rollups/figures';
 import { rollUpAttempts } from '../../../lib/rollups/roll-up';
-import { resolveTimeWindow } from '../../../lib/time-window';
+import { resolveTimeWindow } from '@holdfast/protocol/time-window';
 import { useTestDatabase } from '../../support/test-database';
 
 /**

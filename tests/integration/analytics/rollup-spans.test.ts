@@ -6,7 +6,7 @@ import { getStepStats } from '../../../lib/queries/step-stats';
 import { planFigures } from '../../../lib/rollups/figures';
 import { rollUpAttempts } from '../../../lib/rollups/roll-up';
 import { deleteSpans, spansFor, storeSpans } from '../../../lib/rollups/spans';
-import { resolveTimeWindow } from '../../../lib/time-window';
+import { resolveTimeWindow } from '@holdfast/protocol/time-window';
 import { useTestDatabase } from '../../support/test-database';
 
 /**

@@ -7,7 +7,7 @@ const api = useApi();
 /**
  * Every agent endpoint that takes an agent, step or queue name, with a body
  * that is valid but for the name under test. Names become metric labels, key
- * parts and console text, so each is held to the one name rule (lib/core/kernel/names.ts).
+ * parts and console text, so each is held to the one name rule (packages/protocol/src/names.ts).
  */
 const attempt = () => ({
   taskId: `names-${randomUUID()}`,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { NextRequest } from 'next/server';
 import { describe, expect, it, vi } from 'vitest';
-import { MAX_BATCH_BODY_BYTES } from '../../../lib/api/endpoints';
+import { MAX_BATCH_BODY_BYTES } from '@holdfast/protocol/api/endpoints';
 import { MAX_BODY_BYTES } from '../../../lib/server/api-auth';
 import { MAX_JSON_DEPTH } from '../../../lib/server/json-depth';
 import { useApi } from '../../support/api-harness';

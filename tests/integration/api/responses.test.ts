@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { NextRequest } from 'next/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { endpoints, type EndpointName } from '../../../lib/api/endpoints';
-import { endpointResponses, problemDocument, restatedEnums, stepStatsResponse } from '../../../lib/api/responses';
+import { endpoints, type EndpointName } from '@holdfast/protocol/api/endpoints';
+import { endpointResponses, problemDocument, restatedEnums, stepStatsResponse } from '@holdfast/protocol/api/responses';
 import { ensureTaskBudget, redriveDeadLetter, type Actor } from '../../../lib/core';
 import * as tables from '../../../lib/db/schema';
 import { useApi } from '../../support/api-harness';
 
 /**
  * The response contract: every endpoint's real success answers parse with its
- * schema in lib/api/responses.ts (strict objects: a field added, dropped or
+ * schema in packages/protocol/src/api/responses.ts (strict objects: a field added, dropped or
  * renamed fails), and the OpenAPI document describes each success response
  * with a real schema rather than `{ type: object }`.
  */
@@ -278,7 +278,7 @@ function expectParses(schema: z.ZodType, body: unknown) {
   expect(parsed.success ? [] : parsed.error.issues, JSON.stringify(body)).toEqual([]);
 }
 
-describe('every endpoint answers what lib/api/responses.ts and the OpenAPI document say', () => {
+describe('every endpoint answers what packages/protocol/src/api/responses.ts and the OpenAPI document say', () => {
   it.each(Object.keys(endpoints) as EndpointName[])('%s', async (name) => {
     const run = cases[name] as (() => Promise<Answer[]>) | undefined;
     if (!run) throw new Error(`No contract case for ${name}: add one to \`cases\` in this file`);

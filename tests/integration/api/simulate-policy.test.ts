@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { NextRequest } from 'next/server';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../../lib/api/openapi';
-import { policySimulationResponse } from '../../../lib/api/responses';
+import { policySimulationResponse } from '@holdfast/protocol/api/responses';
 import { createApiToken, recordAttempt, type Actor } from '../../../lib/core';
 import { rollUpAttempts } from '../../../lib/rollups/roll-up';
 import { useApi } from '../../support/api-harness';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runStep } from '../../../lib/client';
+import { runStep } from '@holdfast/client';
 import { setPause, type Actor } from '../../../lib/core';
 import { useApi } from '../../support/api-harness';
 

@@ -10,7 +10,7 @@ import { getStepDetail } from '../../../lib/queries/step-detail';
 import { getStepStatsView } from '../../../lib/queries/step-stats';
 import { getStepsPage } from '../../../lib/queries/steps-page';
 import { getTopStepsView } from '../../../lib/queries/top-steps';
-import { resolveTimeWindow, type TimeWindowName } from '../../../lib/time-window';
+import { resolveTimeWindow, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { useApi } from '../../support/api-harness';
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runStep as runStepOverHttp } from '../../../lib/client';
+import { runStep as runStepOverHttp } from '@holdfast/client';
 import { type BeginStepInput, type RecordAttemptInput, recordAttempt, runStep, StepError } from '../../../lib/core';
 import { retrySpendOf } from '../../../lib/core/attempts/retry-spend';
 import type { ErrorClass } from '../../../lib/db/schema';

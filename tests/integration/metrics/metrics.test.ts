@@ -13,7 +13,7 @@ import {
 } from '../../../lib/core';
 import { ensureAttemptPartitions } from '../../../lib/db/attempt-partitions';
 import type { DatabaseConnection } from '../../../lib/db/client';
-import type { AlertKind } from '../../../lib/db/schema/enums';
+import type { AlertKind } from '@holdfast/protocol/enums';
 import {
   alertInstances,
   deadLetters,

@@ -8,7 +8,7 @@ import { getStepAnomalies } from '../../../lib/queries/anomalies';
 import { getStepsPage } from '../../../lib/queries/steps-page';
 import { getTopStepsView, TOP_STEPS_SHOWN } from '../../../lib/queries/top-steps';
 import { rollUpAttempts } from '../../../lib/rollups/roll-up';
-import { resolveTimeWindow } from '../../../lib/time-window';
+import { resolveTimeWindow } from '@holdfast/protocol/time-window';
 import { anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,6 +1,6 @@
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { NotFoundError } from '../../../lib/core/kernel/errors';
+import { NotFoundError } from '@holdfast/protocol/errors';
 import type { DatabaseConnection } from '../../../lib/db/client';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { endpoints } from '../../../lib/api/endpoints';
+import { endpoints } from '@holdfast/protocol/api/endpoints';
 import { createApiToken, type Actor } from '../../../lib/core';
 import { connectDatabase, type DatabaseConnection } from '../../../lib/db/client';
 import { findFreePort } from '../../../lib/db/embedded-postgres';

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { beginStep, runStep, type Actor, type RunStepInput } from '../../../lib/core';
 import { flushReplayTallies } from '../../../lib/core/keys/replay-tally';
 import { attempts, holds, idempotencyKeys } from '../../../lib/db/schema';
-import { deriveKey } from '../../../lib/core/keys/derive-key';
+import { deriveKey } from '@holdfast/protocol/keys/derive-key';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

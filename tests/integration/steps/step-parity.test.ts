@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runStep as runStepOverHttp } from '../../../lib/client';
+import { runStep as runStepOverHttp } from '@holdfast/client';
 import { beginStep, runStep, StepError, type BeginStepInput, type RunStepOutcome } from '../../../lib/core';
 import { holds, idempotencyKeys } from '../../../lib/db/schema';
 import { addKnownOwners } from '../../support/known-owners';

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { authenticateClient, parseClientCredentials } from '../../../lib/adapters/mcp/client-credentials';
-import { ConfigError, parseGatewayArgs } from '../../../lib/adapters/mcp/gateway-config';
-import { isOurMetaName, parseCallMeta, splitMeta } from '../../../lib/adapters/mcp/meta-fields';
+import {
+  authenticateClient,
+  parseClientCredentials,
+} from '../../../packages/client/src/adapters/mcp/client-credentials';
+import { ConfigError, parseGatewayArgs } from '../../../packages/client/src/adapters/mcp/gateway-config';
+import { isOurMetaName, parseCallMeta, splitMeta } from '../../../packages/client/src/adapters/mcp/meta-fields';
 
 /** The gateway's credentials, its command line, and its `_meta` names, without a server. */
 const SECRET = 'r'.repeat(40);

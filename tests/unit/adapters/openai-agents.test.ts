@@ -1,9 +1,9 @@
 import { ModelTimeoutError, type ModelRequest } from '@openai/agents-core';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { iterationOfHash } from '../../../lib/adapters/content-key';
-import { stepErrorOfModelFailure } from '../../../lib/adapters/openai-agents/model-failure';
-import { requestHashOf } from '../../../lib/adapters/openai-agents/model-request-key';
+import { iterationOfHash } from '../../../packages/client/src/adapters/content-key';
+import { stepErrorOfModelFailure } from '../../../packages/client/src/adapters/openai-agents/model-failure';
+import { requestHashOf } from '../../../packages/client/src/adapters/openai-agents/model-request-key';
 
 /**
  * The OpenAI Agents SDK adapter's two readings: how a failed model call is classed for Holdfast (which

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planSegments, type Segment, substituteStoredSpans } from '../../../lib/rollups/segments';
 import { spansFor } from '../../../lib/rollups/spans';
-import { resolveTimeWindow } from '../../../lib/time-window';
+import { resolveTimeWindow } from '@holdfast/protocol/time-window';
 
 const at = (iso: string) => new Date(iso);
 /** Hourly rollups up to `rolledTo`, no five-minute ones. */

@@ -6,7 +6,7 @@ import {
   monthlyProjection,
   resolveTimeWindow,
   withEveryBucket,
-} from '../../../lib/time-window';
+} from '@holdfast/protocol/time-window';
 
 describe('resolveTimeWindow', () => {
   const now = new Date('2026-11-30T12:00:00.000Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, recordAttemptInput } from '../../../lib/core';
-import { parseInput } from '../../../lib/core/kernel/validation';
+import { parseInput } from '@holdfast/protocol/validation';
 import { aFailedAttempt, anAttempt } from '../../support/attempt-factory';
 
 function fieldErrorsOf(input: unknown) {

@@ -6,7 +6,7 @@ import {
   seriesPalette,
   stableHash,
 } from '@/components/charts/chart-colours';
-import { errorClasses } from '@/lib/db/schema/enums';
+import { errorClasses } from '@holdfast/protocol/enums';
 
 describe('series colours', () => {
   it('gives a key the same colour every time, from its hash, whatever else is charted', () => {

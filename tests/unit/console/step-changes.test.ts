@@ -76,7 +76,7 @@ describe('changeOf', () => {
 
 describe('rangeLength', () => {
   it('names a window as people do', async () => {
-    const { rangeLength } = await import('../../../lib/time-window');
+    const { rangeLength } = await import('@holdfast/protocol/time-window');
     const span = (minutes: number) => ({ from: new Date(0), to: new Date(minutes * 60_000) });
     expect(rangeLength(span(24 * 60))).toBe('24 hours');
     expect(rangeLength(span(7 * 24 * 60))).toBe('7 days');

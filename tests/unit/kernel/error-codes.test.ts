@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { STOP_CODES, TRY_LATER_CODES } from '../../../lib/api/endpoints';
-import { errorCodes, isErrorCode, type ErrorCode } from '../../../lib/core/kernel/error-codes';
+import { STOP_CODES, TRY_LATER_CODES } from '@holdfast/protocol/api/endpoints';
+import { errorCodes, isErrorCode, type ErrorCode } from '@holdfast/protocol/error-codes';
 import {
   AttemptConflictError,
   ForbiddenError,
@@ -13,8 +13,8 @@ import {
   RedriveRefusedError,
   StaleTokenError,
   StateConflictError,
-} from '../../../lib/core/kernel/errors';
-import { stopCodes as stepStopCodes, waitCodes as stepWaitCodes } from '../../../lib/core/steps/step-protocol';
+} from '@holdfast/protocol/errors';
+import { stopCodes as stepStopCodes, waitCodes as stepWaitCodes } from '@holdfast/protocol/steps/step-protocol';
 import { databaseUnavailableResponse, errorResponse, problemResponse, statusByCode } from '../../../lib/server/problem';
 
 // Checked by the type-checker: lib/api's lists and the step protocol's codes name only ErrorCodes.

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { buildOpenApiDocument } from '../../../lib/api/openapi';
 import { InvalidInputError, recordAttemptInput } from '../../../lib/core';
-import { taskBudgetInput } from '../../../lib/core/budgets/task-budget-input';
-import { MAX_ATTEMPT_COST_MICROS, MAX_TASK_SPEND_MICROS } from '../../../lib/core/kernel/money-limits';
-import { beginStepInput, finishStepInput } from '../../../lib/core/steps/step-protocol';
-import { parseInput } from '../../../lib/core/kernel/validation';
+import { taskBudgetInput } from '@holdfast/protocol/inputs/task-budget-input';
+import { MAX_ATTEMPT_COST_MICROS, MAX_TASK_SPEND_MICROS } from '@holdfast/protocol/money-limits';
+import { beginStepInput, finishStepInput } from '@holdfast/protocol/steps/step-protocol';
+import { parseInput } from '@holdfast/protocol/validation';
 import { anAttempt } from '../../support/attempt-factory';
 
 /** The field errors parseInput throws for the input, or null when it is accepted. */

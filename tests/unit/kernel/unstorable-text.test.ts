@@ -6,9 +6,9 @@ import { auditFilter } from '../../../lib/filters/audit';
 import { holdsFilter } from '../../../lib/filters/holds';
 import { parseStepsView } from '../../../lib/filters/steps';
 import { readFilter } from '../../../lib/filters/read-filter';
-import { InvalidInputError } from '../../../lib/core/kernel/errors';
-import { findUnstorableText, parseInput } from '../../../lib/core/kernel/validation';
-import { hasLoneSurrogate } from '../../../lib/core/kernel/well-formed-text';
+import { InvalidInputError } from '@holdfast/protocol/errors';
+import { findUnstorableText, parseInput } from '@holdfast/protocol/validation';
+import { hasLoneSurrogate } from '@holdfast/protocol/well-formed-text';
 
 /** A lone UTF-16 surrogate is refused at every input the console and the library read (a 500 from PostgreSQL before). */
 const LONE = '\ud800';

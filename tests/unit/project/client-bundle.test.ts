@@ -2,7 +2,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { scriptBuildOptions, scriptProblems } from '../../../clients/typescript/build';
+import { scriptBuildOptions, scriptProblems } from '../../../packages/client/build';
 
 /**
  * The typed client is what an agent bundles: it must reach the API's schemas
@@ -78,20 +78,22 @@ async function bundle(entry: string) {
 
 describe('the typed client bundle', () => {
   it('holds no database code and no Node built-ins', async () => {
-    const entry = 'lib/client/index.ts';
+    const entry = 'packages/client/src/index.ts';
     const result = await bundle(entry);
     const inputs = Object.keys(result.metafile.inputs);
-    // It did bundle the client and its schemas.
-    expect(inputs).toContain('lib/api/endpoints.ts');
+    // It did bundle the client and the protocol's schemas.
+    expect(inputs).toContain('packages/protocol/src/api/endpoints.ts');
     expect(inputs.some((input) => packageOf(input) === 'zod')).toBe(true);
 
     expect(forbiddenChains(entry, result.metafile)).toEqual([]);
     expect(inputs.filter((input) => forbiddenPackages.includes(packageOf(input) ?? ''))).toEqual([]);
-    // Of the database layer, only the enum lists the schemas share with the tables.
-    expect(inputs.filter((input) => input.startsWith('lib/db/'))).toEqual(['lib/db/schema/enums.ts']);
+    // Nothing of the server's tree: the client's and the protocol's sources, and zod.
+    expect(inputs.filter((input) => !/^packages\/(client|protocol)\/src\//.test(input) && !packageOf(input))).toEqual(
+      [],
+    );
   });
 
-  // The installable package (clients/typescript) is this bundle with zod left out as its dependency;
+  // The installable package (packages/client) is this bundle with zod left out as its dependency;
   // tests/integration/adapters/installable-clients.test.ts checks the packed tarball's files and imports.
   it('is what the package build bundles, importing zod and nothing else', async () => {
     const result = await build({ ...scriptBuildOptions, write: false, outfile: 'index.js', logLevel: 'silent' });
@@ -100,30 +102,31 @@ describe('the typed client bundle', () => {
       imports.filter((imported) => imported.external).map((imported) => imported.path),
     );
     expect([...new Set(externals)]).toEqual(['zod']);
-    expect(Object.keys(result.metafile.inputs)).toContain('lib/client/index.ts');
-    expect(Object.keys(result.metafile.inputs).filter((input) => input.startsWith('lib/db/'))).toEqual([
-      'lib/db/schema/enums.ts',
-    ]);
+    expect(Object.keys(result.metafile.inputs)).toContain('packages/client/src/index.ts');
+    expect(Object.keys(result.metafile.inputs).filter((input) => input.startsWith('lib/'))).toEqual([]);
   });
 
-  it('makes the package build refuse database code and other packages', () => {
+  it("makes the package build refuse the server's code and other packages", () => {
     const metafile = {
       inputs: {
-        'lib/client/index.ts': { bytes: 1, imports: [{ path: 'postgres', kind: 'import-statement', external: true }] },
+        'packages/client/src/index.ts': {
+          bytes: 1,
+          imports: [{ path: 'postgres', kind: 'import-statement', external: true }],
+        },
         'lib/db/client.ts': { bytes: 1, imports: [] },
         'node_modules/drizzle-orm/index.js': { bytes: 1, imports: [] },
       },
       outputs: {},
     } satisfies Metafile;
     expect(scriptProblems(metafile)).toEqual([
-      'lib/client/index.ts imports postgres',
-      'lib/db/client.ts is database code',
-      'node_modules/drizzle-orm/index.js is bundled (only lib/ and, as an import, zod may be)',
+      'packages/client/src/index.ts imports postgres',
+      "lib/db/client.ts is bundled (only the client's and the protocol's sources, and zod as an import, may be)",
+      "node_modules/drizzle-orm/index.js is bundled (only the client's and the protocol's sources, and zod as an import, may be)",
     ]);
   });
 
   // The client takes only types from the response schemas; a client that parses answers would bundle them.
-  it.each(['lib/api/endpoints.ts', 'lib/api/responses.ts', 'lib/api/openapi.ts'])(
+  it.each(['packages/protocol/src/api/endpoints.ts', 'packages/protocol/src/api/responses.ts', 'lib/api/openapi.ts'])(
     'and neither does %s',
     async (entry) => {
       const result = await bundle(entry);

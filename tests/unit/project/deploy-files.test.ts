@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { alertKinds } from '../../../lib/db/schema/enums';
+import { alertKinds } from '@holdfast/protocol/enums';
 import { metricCatalog } from '../../../lib/metrics/catalog';
 
 /**

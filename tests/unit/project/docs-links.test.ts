@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { webhookBody, slackBody, type AlertMessage } from '../../../lib/alerts/messages';
 import { prometheusOnlyKinds, runbookPage } from '../../../lib/alerts/runbooks';
 import { githubSlug } from '../../../lib/console/heading-anchor';
-import { alertKinds } from '../../../lib/db/schema/enums';
+import { alertKinds } from '@holdfast/protocol/enums';
 
 /**
  * The docs hold together: every relative link in README.md and docs/ reaches

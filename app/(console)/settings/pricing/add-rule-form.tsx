@@ -7,7 +7,7 @@ import { refocus } from '@/components/console/focus-after-action';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { errorClasses } from '@/lib/db/schema/enums';
+import { errorClasses } from '@holdfast/protocol/enums';
 import { type AddRuleFormValues, addRuleAction, type RuleEditResult } from './actions';
 
 const NEW_RULE: AddRuleFormValues = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { getTopStepsView } from '@/lib/queries/top-steps';
 import { consoleEndpoint } from '@/lib/server/console-endpoint';
-import { DEFAULT_TIME_WINDOW, timeWindowName } from '@/lib/time-window';
+import { DEFAULT_TIME_WINDOW, timeWindowName } from '@holdfast/protocol/time-window';
 import { inOneSnapshot } from '@/lib/queries/one-snapshot';
 
 export const dynamic = 'force-dynamic';

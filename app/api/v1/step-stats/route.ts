@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { getStepStatsView } from '@/lib/queries/step-stats';
 import { agentQueryEndpoint } from '@/lib/server/agent-endpoint';
-import { DEFAULT_TIME_WINDOW, timeWindowName } from '@/lib/time-window';
+import { DEFAULT_TIME_WINDOW, timeWindowName } from '@holdfast/protocol/time-window';
 
 export const dynamic = 'force-dynamic';
 

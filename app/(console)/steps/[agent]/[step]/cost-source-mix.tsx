@@ -1,7 +1,7 @@
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { formatCount, formatMicros, formatUtc } from '@/lib/console/format';
 import { costSourceHelp, costSourceLabel } from '@/lib/console/labels/sources';
-import { costSources } from '@/lib/db/schema/enums';
+import { costSources } from '@holdfast/protocol/enums';
 import type { CostSourceMix } from '@/lib/queries/cost-source-mix';
 import type { RetrySpendEstimate } from './retry-spend-estimate';
 

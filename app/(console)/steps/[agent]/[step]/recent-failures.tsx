@@ -4,7 +4,7 @@ import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { formatMicros } from '@/lib/console/format';
 import { costSourceLabel } from '@/lib/console/labels/sources';
-import type { CostSource, ErrorClass } from '@/lib/db/schema/enums';
+import type { CostSource, ErrorClass } from '@holdfast/protocol/enums';
 import { VisibleText } from '@/components/ui/visible-text';
 
 export interface RecentFailure {

@@ -3,7 +3,7 @@ import { ErrorGroupsTable } from '@/components/console/error-groups-table';
 import { formatCount } from '@/lib/console/format';
 import { errorsHref } from '@/lib/filters/errors';
 import type { ErrorGroupsView } from '@/lib/queries/error-groups';
-import { timeWindowLabel } from '@/lib/time-window';
+import { timeWindowLabel } from '@holdfast/protocol/time-window';
 
 /** How many of the step's groups the page lists; the Errors page lists them all. */
 export const STEP_ERROR_GROUPS_SHOWN = 5;

@@ -2,7 +2,7 @@ import Form from 'next/form';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import type { TimeRange } from '@/lib/time-window';
+import type { TimeRange } from '@holdfast/protocol/time-window';
 
 /** A datetime-local field's value for a moment, in UTC: "2026-12-03T10:05". */
 const utcInput = (moment: Date) => moment.toISOString().slice(0, 16);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError } from '@/lib/core/kernel/errors';
+import { NotFoundError } from '@holdfast/protocol/errors';
 import { getBulkRedrive } from '@/lib/queries/dead-letters';
 import { consoleEndpoint } from '@/lib/server/console-endpoint';
 

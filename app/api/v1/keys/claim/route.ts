@@ -1,4 +1,4 @@
-import { endpoints } from '@/lib/api/endpoints';
+import { endpoints } from '@holdfast/protocol/api/endpoints';
 import { claimKey } from '@/lib/core';
 import { agentEndpoint } from '@/lib/server/agent-endpoint';
 

@@ -1,0 +1,266 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { agentName, NAME_PATTERN } from '@holdfast/protocol/names';
+import { type ClientCredential, MIN_SECRET_LENGTH, parseClientCredentials } from './client-credentials';
+import type { UpstreamTarget } from './upstream';
+
+/** Everything the gateway runs with, read from its command line and environment (gateway-config.ts). */
+export interface GatewayConfig {
+  holdfastUrl: string;
+  token: string;
+  /** The upstream server's stable name: the first part of every step (`<server>:<tool>`) and key. */
+  serverName: string;
+  /** Who gets the holds of this server's tools: `team:<name>` or `person:<email>`. */
+  owner: string;
+  /** The secret that seals the task ids the gateway derives (call-identity.ts), from HOLDFAST_MCP_KEY_SECRET. */
+  keySecret: string;
+  /** Over stdio: the agent every call is recorded for (with --listen, each client's own, from --clients). */
+  agent: string;
+  guard: string[];
+  noGuard: string[];
+  /** Streamable HTTP on 127.0.0.1 at this port (0: any free port); absent: stdio. */
+  listenPort?: number;
+  /** With --listen: who may call, and as which agent (client-credentials.ts). */
+  clients: ClientCredential[];
+  /** With --listen: the most sessions one client may have open; past it an initialize is refused. */
+  maxSessionsPerClient: number;
+  /** With --listen: a session with no request open for this long is ended. */
+  sessionIdleMs: number;
+  /** Environment variables that hold the gateway's secrets: a stdio server it starts is not given them. */
+  secretEnvNames: string[];
+  upstream: UpstreamTarget;
+  /** Calls with neither key nor task: identical calls inside one window of this length are one operation. */
+  dedupWindowMs: number;
+  /** The longest a guarded call waits in the gateway (in flight elsewhere, backoff, pool) before "try again". */
+  maxWaitMs: number;
+  /** The longest the gateway waits for the upstream server's answer; after it the outcome is unknown. */
+  callTimeoutMs: number;
+  /** Retries each call's task may make (Holdfast's default when absent). */
+  retryAllowance?: number;
+}
+
+export const DEFAULTS = {
+  agent: 'mcp-gateway',
+  maxSessionsPerClient: 100,
+  sessionIdleMs: 30 * 60_000,
+  dedupWindowMs: 5 * 60_000,
+  maxWaitMs: 30_000,
+  callTimeoutMs: 60_000,
+};
+
+/** Room under Holdfast's 100-character step name for the tool's name after `<server>:`. */
+const MAX_SERVER_NAME = 40;
+
+export const USAGE = `Usage: holdfast-mcp --holdfast-url URL --server-name NAME --owner team:NAME [options] (-- COMMAND [ARGS...] | --upstream-url URL)
+
+Puts Holdfast in front of an MCP server: every guarded tools/call becomes a Holdfast step.
+The API token (scope ingest) comes from the environment variable HOLDFAST_TOKEN, and the secret
+that seals the gateway's task ids (${MIN_SECRET_LENGTH} characters or more, the same for every
+gateway of one server) from HOLDFAST_MCP_KEY_SECRET.
+
+  --holdfast-url URL       where Holdfast listens (or HOLDFAST_URL)
+  --server-name NAME       the upstream server's stable name in steps and keys
+  --owner OWNER            who gets this server's holds: team:<name> or person:<email>
+  --agent NAME             over stdio: the agent of every call (default ${DEFAULTS.agent})
+  --guard TOOL[,TOOL]      guard these tools even if annotated read-only (repeatable)
+  --no-guard TOOL[,TOOL]   pass these tools straight through (repeatable)
+  --listen 127.0.0.1:PORT  serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio
+  --clients FILE           with --listen (required): the clients, their agents and secrets (JSON)
+  --max-sessions-per-client N  with --listen: sessions one client may have open (default ${DEFAULTS.maxSessionsPerClient})
+  --session-idle-ms MS     with --listen: a session idle this long is ended (default ${DEFAULTS.sessionIdleMs})
+  --upstream-url URL       the upstream server's Streamable HTTP endpoint, instead of -- COMMAND
+  --dedup-window-ms MS     calls with no key or task: the deduplication window (default ${DEFAULTS.dedupWindowMs})
+  --max-wait-ms MS         longest wait inside one call before "try again" (default ${DEFAULTS.maxWaitMs})
+  --call-timeout-ms MS     longest wait for the upstream's answer (default ${DEFAULTS.callTimeoutMs})
+  --retry-allowance N      retries each call may make (default: Holdfast's, 5)
+`;
+
+export class ConfigError extends Error {}
+
+/**
+ * Reads the command line (node:util parseArgs). Everything after `--` is the
+ * upstream server's command, so its own options are never read as the gateway's.
+ */
+export function parseGatewayArgs(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  readText: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): GatewayConfig {
+  const split = argv.indexOf('--');
+  const ours = split === -1 ? argv : argv.slice(0, split);
+  const command = split === -1 ? [] : argv.slice(split + 1);
+  let values: ReturnType<typeof parse>;
+  try {
+    values = parse(ours);
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
+
+  const token = env.HOLDFAST_TOKEN?.trim();
+  if (!token) throw new ConfigError('HOLDFAST_TOKEN is not set: the gateway needs an API token with the ingest scope');
+  const keySecret = env.HOLDFAST_MCP_KEY_SECRET?.trim();
+  if (!keySecret || keySecret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(
+      `HOLDFAST_MCP_KEY_SECRET must hold a random secret of at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -hex 32), the same for every gateway of one server: it makes the gateway's task ids impossible for another agent to work out and take first`,
+    );
+  }
+  const holdfastUrl = values['holdfast-url'] ?? env.HOLDFAST_URL;
+  if (!holdfastUrl) throw new ConfigError('--holdfast-url (or HOLDFAST_URL) is required');
+  if (!URL.canParse(holdfastUrl)) throw new ConfigError(`--holdfast-url ${holdfastUrl} is not a URL`);
+
+  const serverName = required(values['server-name'], '--server-name');
+  if (!NAME_PATTERN.test(serverName) || serverName.includes(':') || serverName.length > MAX_SERVER_NAME) {
+    throw new ConfigError(
+      `--server-name must be 1 to ${MAX_SERVER_NAME} letters, digits and _ . - (starting with a letter or digit)`,
+    );
+  }
+  const owner = required(values.owner, '--owner');
+  if (!/^(team|person):\S+$/.test(owner)) throw new ConfigError('--owner must be team:<name> or person:<email>');
+  const listening = values.listen !== undefined;
+  if (listening && values.agent !== undefined) {
+    throw new ConfigError("--agent is for stdio: with --listen each client's agent is given in --clients");
+  }
+  if (!listening) {
+    for (const option of ['clients', 'max-sessions-per-client', 'session-idle-ms'] as const) {
+      if (values[option] !== undefined) throw new ConfigError(`--${option} is for --listen`);
+    }
+  }
+  if (listening && values.clients === undefined) {
+    throw new ConfigError(
+      '--listen needs --clients FILE: every client connecting over HTTP proves who it is with a secret, and its agent comes from there',
+    );
+  }
+  const agent = values.agent ?? DEFAULTS.agent;
+  if (!agentName.safeParse(agent).success) {
+    throw new ConfigError('--agent must be 1 to 100 letters, digits and _ . : - (starting with a letter or digit)');
+  }
+
+  const guard = toolList(values.guard);
+  const noGuard = toolList(values['no-guard']);
+  const both = guard.filter((tool) => noGuard.includes(tool));
+  if (both.length > 0) throw new ConfigError(`--guard and --no-guard both name ${both.join(', ')}`);
+
+  if (values['upstream-url'] !== undefined && command.length > 0) {
+    throw new ConfigError('give the upstream server once: --upstream-url URL or -- COMMAND, not both');
+  }
+  let upstream: UpstreamTarget;
+  if (values['upstream-url'] !== undefined) {
+    if (!URL.canParse(values['upstream-url'])) throw new ConfigError('--upstream-url is not a URL');
+    upstream = { kind: 'http', url: values['upstream-url'] };
+  } else if (command.length > 0) {
+    upstream = { kind: 'stdio', command: command[0]!, args: command.slice(1) };
+  } else {
+    throw new ConfigError('no upstream server: end with -- COMMAND [ARGS...] or give --upstream-url URL');
+  }
+
+  let clients: ClientCredential[] = [];
+  const clientSecretEnvs: string[] = [];
+  if (values.clients !== undefined) {
+    let text: string;
+    try {
+      text = readText(values.clients);
+    } catch (error) {
+      throw new ConfigError(
+        `--clients ${values.clients} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    try {
+      clients = parseClientCredentials(text, env);
+    } catch (error) {
+      throw new ConfigError(`--clients ${values.clients}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    clientSecretEnvs.push(...secretEnvNamesOf(text));
+  }
+
+  return {
+    holdfastUrl,
+    token,
+    keySecret,
+    serverName,
+    owner,
+    agent,
+    guard,
+    noGuard,
+    listenPort: values.listen === undefined ? undefined : loopbackPort(values.listen),
+    clients,
+    maxSessionsPerClient:
+      values['max-sessions-per-client'] === undefined
+        ? DEFAULTS.maxSessionsPerClient
+        : wholeNumber(values['max-sessions-per-client'], '--max-sessions-per-client', 1, 10_000),
+    sessionIdleMs: milliseconds(values['session-idle-ms'], '--session-idle-ms', DEFAULTS.sessionIdleMs, 1_000),
+    secretEnvNames: ['HOLDFAST_TOKEN', 'HOLDFAST_MCP_KEY_SECRET', ...clientSecretEnvs],
+    upstream,
+    dedupWindowMs: milliseconds(values['dedup-window-ms'], '--dedup-window-ms', DEFAULTS.dedupWindowMs, 1_000),
+    maxWaitMs: milliseconds(values['max-wait-ms'], '--max-wait-ms', DEFAULTS.maxWaitMs, 0),
+    callTimeoutMs: milliseconds(values['call-timeout-ms'], '--call-timeout-ms', DEFAULTS.callTimeoutMs, 1_000),
+    retryAllowance:
+      values['retry-allowance'] === undefined
+        ? undefined
+        : wholeNumber(values['retry-allowance'], '--retry-allowance', 0, 1_000),
+  };
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      'holdfast-url': { type: 'string' },
+      'server-name': { type: 'string' },
+      owner: { type: 'string' },
+      agent: { type: 'string' },
+      guard: { type: 'string', multiple: true },
+      'no-guard': { type: 'string', multiple: true },
+      listen: { type: 'string' },
+      clients: { type: 'string' },
+      'max-sessions-per-client': { type: 'string' },
+      'session-idle-ms': { type: 'string' },
+      'upstream-url': { type: 'string' },
+      'dedup-window-ms': { type: 'string' },
+      'max-wait-ms': { type: 'string' },
+      'call-timeout-ms': { type: 'string' },
+      'retry-allowance': { type: 'string' },
+    },
+  }).values;
+}
+
+/** The variables a clients file names (already read and checked by parseClientCredentials). */
+function secretEnvNamesOf(text: string): string[] {
+  const { clients } = JSON.parse(text) as { clients: { secretEnv?: string }[] };
+  return clients.flatMap((client) => (client.secretEnv === undefined ? [] : [client.secretEnv]));
+}
+
+function required(value: string | undefined, option: string): string {
+  if (value === undefined || value.trim() === '') throw new ConfigError(`${option} is required`);
+  return value.trim();
+}
+
+/** `--guard a,b --guard c`: one list. */
+function toolList(values: string[] | undefined): string[] {
+  return (values ?? [])
+    .flatMap((value) => value.split(','))
+    .map((tool) => tool.trim())
+    .filter((tool) => tool !== '');
+}
+
+/** The gateway serves 127.0.0.1 only: a tool that moves money is not for the network to call. */
+function loopbackPort(listen: string): number {
+  const match = /^127\.0\.0\.1:(\d{1,5})$/.exec(listen);
+  const port = match ? Number(match[1]) : Number.NaN;
+  if (!match || port > 65_535)
+    throw new ConfigError('--listen must be 127.0.0.1:PORT (the gateway serves loopback only)');
+  return port;
+}
+
+function milliseconds(value: string | undefined, option: string, fallback: number, minimum: number): number {
+  return value === undefined ? fallback : wholeNumber(value, option, minimum, 24 * 3_600_000);
+}
+
+function wholeNumber(value: string, option: string, minimum: number, maximum: number): number {
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < minimum || number > maximum) {
+    throw new ConfigError(`${option} must be a whole number from ${minimum} to ${maximum}`);
+  }
+  return number;
+}

@@ -1,0 +1,173 @@
+import {
+  CallToolResultSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import { createHoldfastClient } from '../..';
+import type { HoldfastClient } from '../../client-types';
+import { realSleep, type Sleep } from '../step-loop';
+import { identifyCall } from './call-identity';
+import type { GatewayConfig } from './gateway-config';
+import { runGuardedCall } from './guarded-call';
+import { isGuarded, type GuardRules } from './guarded-tools';
+import { parseCallMeta, splitMeta } from './meta-fields';
+import { refusedAnswer } from './tool-answers';
+import { Upstream, type UpstreamIdentity } from './upstream';
+
+/** Holdfast's longest in-progress TTL (24 hours). */
+const MAX_IN_PROGRESS_TTL_MS = 24 * 3_600_000;
+/**
+ * An attempt is presumed dead this long after the upstream call's timeout: the
+ * gateway itself gives up on the call at its timeout, so a claim still held
+ * past this margin belongs to a gateway that died.
+ */
+const TTL_MARGIN_MS = 30_000;
+
+/**
+ * Who called: the agent the gateway vouches for (the --agent of a stdio
+ * gateway, or the agent of the HTTP client's credential; never the name a
+ * client gives itself in initialize), and how to send it progress of this call.
+ */
+export interface Caller {
+  agent: string;
+  /** Present when the client asked for progress (a progressToken in `_meta`). */
+  progress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+export interface GatewayOptions {
+  /** Another Holdfast client (tests route it as they need). */
+  holdfast?: HoldfastClient;
+  sleep?: Sleep;
+  now?: () => number;
+  random?: () => number;
+  log?: (line: string) => void;
+}
+
+/**
+ * The gateway's core, shared by every client session: the upstream connection,
+ * the Holdfast client, and what to do with one tools/call. Sessions (one per
+ * connected MCP client) are made by session-server.ts and pass their calls here.
+ */
+export class Gateway {
+  private readonly listeners = new Set<(notification: ServerNotification) => void>();
+  private readonly rules: GuardRules;
+
+  private constructor(
+    readonly config: GatewayConfig,
+    readonly upstream: Upstream,
+    readonly identity: UpstreamIdentity,
+    private readonly holdfast: HoldfastClient,
+    private readonly options: Required<Omit<GatewayOptions, 'holdfast'>>,
+  ) {
+    this.rules = { guard: new Set(config.guard), noGuard: new Set(config.noGuard) };
+  }
+
+  /** Connects to the upstream server (its name and capabilities are what the gateway serves). */
+  static async start(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+    const log = options.log ?? ((line: string) => console.error(`holdfast-mcp: ${line}`));
+    let gateway: Gateway | undefined;
+    const upstream = new Upstream(
+      config.upstream,
+      (notification) => gateway?.broadcast(notification),
+      log,
+      config.secretEnvNames,
+    );
+    const identity = await upstream.identity();
+    gateway = new Gateway(
+      config,
+      upstream,
+      identity,
+      options.holdfast ?? createHoldfastClient({ baseUrl: config.holdfastUrl, token: config.token }),
+      {
+        sleep: options.sleep ?? realSleep,
+        now: options.now ?? Date.now,
+        random: options.random ?? Math.random,
+        log,
+      },
+    );
+    return gateway;
+  }
+
+  /** A session hears the upstream server's notifications until it stops listening. */
+  listen(listener: (notification: ServerNotification) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * One tools/call. An unguarded tool goes straight through and is recorded
+   * nowhere; a guarded one is a Holdfast step. The gateway's `_meta` fields
+   * never reach the upstream server.
+   */
+  async callTool(params: CallToolRequest['params'], caller: Caller, signal?: AbortSignal): Promise<CallToolResult> {
+    const { ours, forwarded } = splitMeta(params._meta);
+    const { progressToken: _progressToken, ...passedMeta } = forwarded ?? {};
+    const request = {
+      method: 'tools/call',
+      params: {
+        name: params.name,
+        ...(params.arguments === undefined ? {} : { arguments: params.arguments }),
+        ...(Object.keys(passedMeta).length > 0 ? { _meta: passedMeta } : {}),
+      },
+    };
+    const onprogress = caller.progress;
+    const timeout = this.config.callTimeoutMs;
+    // A tool list that cannot be read guards the call: the safe side when nothing is known of the tool.
+    const tool = await this.upstream.tool(params.name).catch(() => undefined);
+    if (!isGuarded(this.rules, params.name, tool)) {
+      return this.upstream.request(request, CallToolResultSchema, { signal, timeout, onprogress });
+    }
+
+    const meta = parseCallMeta(ours);
+    if (!meta.ok) return refusedAnswer(meta.problem);
+    const agent = caller.agent;
+    const identity = identifyCall({
+      server: this.config.serverName,
+      tool: params.name,
+      arguments: params.arguments,
+      meta: meta.meta,
+      agent,
+      keySecret: this.config.keySecret,
+      windowMs: this.config.dedupWindowMs,
+      nowMs: this.options.now(),
+    });
+    return runGuardedCall(
+      {
+        holdfast: this.holdfast,
+        owner: this.config.owner,
+        server: this.config.serverName,
+        tool: params.name,
+        maxWaitMs: this.config.maxWaitMs,
+        ...this.options,
+      },
+      {
+        taskId: identity.taskId,
+        agent,
+        owner: this.config.owner,
+        step: identity.step,
+        content: identity.content,
+        // A tool with no idempotency of its own: an interrupted call is held as uncertain, never repeated.
+        downstreamIdempotent: false,
+        inProgressTtlMs: Math.min(this.config.callTimeoutMs + TTL_MARGIN_MS, MAX_IN_PROGRESS_TTL_MS),
+        // Nothing to reserve: the gateway reports no cost for a tool call.
+        estimatedCostMicros: 0,
+        // Each call is a task of its own: when it succeeds the task is done (an idle task would be frozen).
+        final: true,
+        ...(this.config.retryAllowance === undefined ? {} : { retryAllowance: this.config.retryAllowance }),
+      },
+      // The caller's cancellation is not passed on to a guarded call: once sent, it runs to its answer so that
+      // the answer is recorded and a repeat replays it, rather than leaving its outcome unknown.
+      () => this.upstream.request(request, CallToolResultSchema, { timeout, onprogress }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    await this.upstream.close();
+  }
+
+  private broadcast(notification: ServerNotification): void {
+    for (const listener of this.listeners) listener(notification);
+  }
+}

@@ -7,6 +7,7 @@ const BUILD_INPUTS = [
   'app',
   'components',
   'lib',
+  path.join('packages', 'protocol', 'src'),
   'public',
   'drizzle',
   'next.config.ts',
@@ -15,14 +16,15 @@ const BUILD_INPUTS = [
   'package.json',
   'package-lock.json',
   'tsconfig.json',
+  path.join('packages', 'client', 'src'),
 ];
 
 /**
  * Folders under the inputs that the dashboard never loads: the framework adapters ship in the client
- * package only (a layer rule in .dependency-cruiser.cjs keeps lib from importing them), so editing
- * one does not make the build stale.
+ * package only (a layer rule in .dependency-cruiser.cjs keeps the app from importing them), so editing
+ * one does not make the build stale. The client's other sources are an input: the demo fleet loads them.
  */
-const NOT_BUILD_INPUTS = new Set([path.join('lib', 'adapters')]);
+const NOT_BUILD_INPUTS = new Set([path.join('packages', 'client', 'src', 'adapters')]);
 
 function newestModification(entry: string, projectRoot: string): number {
   if (NOT_BUILD_INPUTS.has(path.relative(projectRoot, entry))) return 0;

@@ -60,8 +60,9 @@ export { type DeadLetterTaskInput, deadLetterTask } from './dead-letters/dead-le
 export { acknowledgeRedrive, claimRedrives, drainRedrives } from './dead-letters/drain-redrives';
 
 // For the console: the actions on holds, dead letters, locks, pools, prices and kill switches.
-export { clearHold, clearHolds, reassignHold } from './holds/settle-hold';
-export { decideHoldClear } from './holds/hold-resolution';
+export { clearHold, clearHolds } from './hold-clearing/clear-hold';
+export { reassignHold } from './holds/reassign-hold';
+export { decideHoldClear } from './hold-clearing/held-items';
 export { discardDeadLetter, editedTaskIdOf, redriveDeadLetter } from './dead-letters/redrive';
 export { discardErrorGroup, GROUP_DISCARD_LIMIT } from './dead-letters/group-discard';
 export { cancelBulkRedrive, runBulkRedrive, startBulkRedrive } from './dead-letters/bulk-redrive';

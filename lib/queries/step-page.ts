@@ -3,7 +3,7 @@ import type { Executor } from '../db/client';
 import type { StepName } from '../rollups/figures';
 import type { TimeRange } from '@holdfast/protocol/time-window';
 import { type CostSourceMix, getCostSourceMix } from './cost-source-mix';
-import { stepExists } from '../core/steps/known-step';
+import { stepExists } from '../core/kernel/known-step';
 import { getStepDetail } from './step-detail';
 import { getStepSources, type StepSource } from './step-sources';
 

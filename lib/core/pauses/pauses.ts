@@ -6,7 +6,7 @@ import { authorize } from '../identity/authorization';
 import { actorLabel, nowOf, type CoreContext } from '../kernel/context';
 import { NotFoundError } from '@holdfast/protocol/errors';
 import { parseInput } from '@holdfast/protocol/validation';
-import { agentExists, stepExists } from '../steps/known-step';
+import { agentExists, stepExists } from '../kernel/known-step';
 import { pauseTargetLabel } from './pause-gate';
 import { pauseInput, resumeInput, type PauseInput, type PauseRequest, type ResumeInput } from './pauses-input';
 

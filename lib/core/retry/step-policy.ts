@@ -6,7 +6,7 @@ import { authorize } from '../identity/authorization';
 import { actorLabel, type CoreContext } from '../kernel/context';
 import { NotFoundError } from '@holdfast/protocol/errors';
 import { parseInput } from '@holdfast/protocol/validation';
-import { stepExists } from '../steps/known-step';
+import { stepExists } from '../kernel/known-step';
 import type { RetryPolicy } from './decide-retry';
 import {
   removeStepPolicyInput,

@@ -242,36 +242,3 @@ export const allStepsRollups = pgTable(
     check('all_steps_rollups_grain_known', sql`${table.grain} in ('5min', 'hour', 'day')`),
   ],
 );
-
-/**
- * Retired (docs/adr/0007-one-named-window-cache.md): each step's figures over
- * the error classes for every named window's five-minute-aligned part, as a
- * release before 2026-12-04 stored them at each rollup pass. Nothing reads or
- * writes them now (the releases in between emptied them at every pass, for an
- * instance of that release still running in a rolling upgrade); the next
- * release's migration drops them, once no running release touches them.
- */
-export const windowSumRanges = pgTable(
-  'window_sum_ranges',
-  {
-    sumsFrom: timestamp('sums_from', { withTimezone: true }).notNull(),
-    sumsTo: timestamp('sums_to', { withTimezone: true }).notNull(),
-    /** When the pass that wrote the range ran (the database's clock): ranges of passes before the last are dropped. */
-    storedAt: timestamp('stored_at', { withTimezone: true }).notNull(),
-  },
-  (table) => [primaryKey({ name: 'window_sum_ranges_pkey', columns: [table.sumsFrom, table.sumsTo] })],
-);
-
-export const windowSums = pgTable(
-  'window_sums',
-  {
-    sumsFrom: timestamp('sums_from', { withTimezone: true }).notNull(),
-    sumsTo: timestamp('sums_to', { withTimezone: true }).notNull(),
-    agent: text('agent').notNull(),
-    step: text('step').notNull(),
-    ...figureColumns(),
-  },
-  (table) => [
-    primaryKey({ name: 'window_sums_pkey', columns: [table.sumsFrom, table.sumsTo, table.agent, table.step] }),
-  ],
-);

@@ -9,7 +9,7 @@ import { createSigningSecret } from '../../../lib/alerts/signature';
 import { ensureTaskBudget } from '../../../lib/core/budgets/task-budget';
 import type { Actor } from '../../../lib/core/kernel/context';
 import { openHold } from '../../../lib/core/holds/open-hold';
-import { clearHold } from '../../../lib/core/holds/settle-hold';
+import { clearHold } from '../../../lib/core/hold-clearing/clear-hold';
 import { alertChannels, alertRules } from '../../../lib/db/schema';
 import { runAlertPasses } from '../../../scripts/lib/sweep-loop';
 import { addKnownOwners } from '../../support/known-owners';

@@ -11,7 +11,7 @@ import { ensureTaskBudget } from '../../../lib/core/budgets/task-budget';
 import type { Actor } from '../../../lib/core/kernel/context';
 import { deadLetterTask } from '../../../lib/core/dead-letters/dead-letter-task';
 import { openHold } from '../../../lib/core/holds/open-hold';
-import { clearHold } from '../../../lib/core/holds/settle-hold';
+import { clearHold } from '../../../lib/core/hold-clearing/clear-hold';
 import { claimKey } from '../../../lib/core/keys/claim-key';
 import { acquireSlot } from '../../../lib/core/slots/slot-lock';
 import { connectDatabase } from '../../../lib/db/client';

@@ -6,7 +6,7 @@ import { createSigningSecret } from '../../../lib/alerts/signature';
 import { ensureTaskBudget } from '../../../lib/core/budgets/task-budget';
 import type { Actor } from '../../../lib/core/kernel/context';
 import { openHold } from '../../../lib/core/holds/open-hold';
-import { clearHold } from '../../../lib/core/holds/settle-hold';
+import { clearHold } from '../../../lib/core/hold-clearing/clear-hold';
 import { connectDatabase } from '../../../lib/db/client';
 import {
   alertChannels,

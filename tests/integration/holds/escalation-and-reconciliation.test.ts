@@ -8,7 +8,7 @@ import { escalateUncertainKeys } from '../../../lib/core/holds/escalate-uncertai
 import { freezeIdleTasks } from '../../../lib/core/holds/freeze-idle-tasks';
 import { openHold } from '../../../lib/core/holds/open-hold';
 import { reconcileHolds } from '../../../lib/core/holds/reconcile-holds';
-import { clearHold } from '../../../lib/core/holds/settle-hold';
+import { clearHold } from '../../../lib/core/hold-clearing/clear-hold';
 import { claimKey } from '../../../lib/core/keys/claim-key';
 import { completeKey } from '../../../lib/core/keys/settle-key';
 import { acquireSlot, recordEvidence, releaseSlot } from '../../../lib/core/slots/slot-lock';

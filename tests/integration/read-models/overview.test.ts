@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../../lib/core';
 import { getOverview } from '../../../lib/queries/overview';
-import { stepExists } from '../../../lib/core/steps/known-step';
+import { stepExists } from '../../../lib/core/kernel/known-step';
 import { rollUpAttempts } from '../../../lib/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,28 +1,21 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
-import { deadLetters, holds, type Hold, type HoldResolution } from '../../db/schema';
+import { holds, type HoldResolution } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
+import { clearedHoldColumns } from '../holds/cleared-hold';
+import { lockHold, type HoldChange } from '../holds/reassign-hold';
 import { authorize } from '../identity/authorization';
 import { requireActor, type Actor, type CoreContext } from '../kernel/context';
-import { clearedHoldColumns } from './cleared-hold';
-import { NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
+import { StateConflictError } from '@holdfast/protocol/errors';
 import { parseInput } from '@holdfast/protocol/validation';
-import { clearHoldInput, clearHoldsInput, reassignHoldInput } from '@holdfast/protocol/inputs/hold-input';
-import { applyHoldResolution, itemActionFor } from './hold-resolution';
-
-export { decideHoldClear } from './hold-resolution';
-
-export interface HoldChange {
-  hold: Hold;
-  /** False when the same action had already been done (a double click): nothing changed. */
-  changed: boolean;
-}
+import { clearHoldInput, clearHoldsInput } from '@holdfast/protocol/inputs/hold-input';
+import { heldItems } from './held-items';
 
 /**
  * Clears a hold: `resume` puts the item back to work, `discard` gives it up,
  * with a note. The hold is re-read under a row lock, the item's own change
- * (see hold-resolution.ts) and the audit record commit with it. Clearing a
+ * (held-items.ts) and the audit record commit with it. Clearing a
  * cleared hold the same way again returns it unchanged; another way is refused.
  */
 export async function clearHold(ctx: CoreContext, input: z.input<typeof clearHoldInput>): Promise<HoldChange> {
@@ -59,23 +52,16 @@ async function clearInTransaction(
   resolution: HoldResolution,
   note: string,
 ): Promise<HoldChange> {
-  // A dead letter's hold is settled together with the dead letter. Redrives lock the dead
-  // letter first and then its hold, so this does too: the same order everywhere, no deadlock.
   const [item] = await tx
     .select({ itemType: holds.itemType, itemId: holds.itemId })
     .from(holds)
     .where(eq(holds.id, holdId));
-  if (item?.itemType === 'dead_letter' && /^\d+$/.test(item.itemId)) {
-    await tx
-      .select({ id: deadLetters.id })
-      .from(deadLetters)
-      .where(eq(deadLetters.id, Number(item.itemId)))
-      .for('update');
-  }
+  if (item) await heldItems[item.itemType].lockBeforeHold?.(tx, item.itemId);
   const hold = await lockHold(tx, holdId);
   authorize(ctx, 'hold.clear', { owner: hold.owner });
   // Clearing is also the item's own action: a viewer owning a dead letter's hold may not redrive through it.
-  const itemAction = itemActionFor(hold.itemType, resolution);
+  const held = heldItems[hold.itemType];
+  const itemAction = held.action(resolution);
   if (itemAction) authorize(ctx, itemAction);
   if (hold.status === 'cleared') {
     if (hold.resolution === resolution) return { hold, changed: false };
@@ -87,7 +73,7 @@ async function clearInTransaction(
     .where(eq(holds.id, hold.id))
     .returning();
   if (!cleared) throw new Error('clearHold: the locked hold vanished');
-  const itemChange = await applyHoldResolution(tx, actor, cleared, ctx);
+  const itemChange = await held.resolve(tx, actor, cleared, ctx);
   await writeAudit(tx, actor, {
     action: `hold.clear.${resolution}`,
     targetType: 'hold',
@@ -97,38 +83,4 @@ async function clearInTransaction(
     after: { status: cleared.status, resolution: cleared.resolution, itemChange },
   });
   return { hold: cleared, changed: true };
-}
-
-/** Gives an open hold to another person or team, with a note; audit-logged. */
-export async function reassignHold(ctx: CoreContext, input: z.input<typeof reassignHoldInput>): Promise<HoldChange> {
-  const actor = requireActor(ctx);
-  const request = parseInput(reassignHoldInput, input);
-  return ctx.db.transaction(async (tx) => {
-    const hold = await lockHold(tx, request.holdId);
-    authorize(ctx, 'hold.reassign', { owner: hold.owner });
-    if (hold.status !== 'open')
-      throw new StateConflictError(`Hold ${hold.id} is cleared; only open holds change owner`);
-    if (hold.owner === request.owner) return { hold, changed: false };
-    const [reassigned] = await tx
-      .update(holds)
-      .set({ owner: request.owner, updatedAt: sql`now()` })
-      .where(eq(holds.id, hold.id))
-      .returning();
-    if (!reassigned) throw new Error('reassignHold: the locked hold vanished');
-    await writeAudit(tx, actor, {
-      action: 'hold.reassign',
-      targetType: 'hold',
-      targetId: String(hold.id),
-      reason: request.note,
-      before: { owner: hold.owner },
-      after: { owner: reassigned.owner },
-    });
-    return { hold: reassigned, changed: true };
-  });
-}
-
-async function lockHold(tx: Transaction, id: number): Promise<Hold> {
-  const [hold] = await tx.select().from(holds).where(eq(holds.id, id)).for('update');
-  if (!hold) throw new NotFoundError(`No hold ${id}`);
-  return hold;
 }

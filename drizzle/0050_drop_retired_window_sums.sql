@@ -1,0 +1,2 @@
+DROP TABLE "window_sum_ranges" CASCADE;--> statement-breakpoint
+DROP TABLE "window_sums" CASCADE;

@@ -1,0 +1,90 @@
+import { sql } from 'drizzle-orm';
+import type { Transaction } from '../../db/client';
+import type { ErrorClass } from '../../db/schema';
+import { expiresAfterRetentionSql } from '../keys/claim-key';
+import type { BegunKey, PricedFinish } from './begun-key';
+import { BUDGET_COLUMNS, type BudgetRow } from './budget-row';
+
+/** A superseded attempt's end and cost, recorded once (while its row is still running); its reservation went back at the takeover. */
+export async function recordSupersededEnd(
+  tx: Transaction,
+  key: BegunKey,
+  request: PricedFinish,
+  now: Date,
+): Promise<void> {
+  if (request.attemptNumber === undefined || request.attemptNumber >= key.acquisitions) return;
+  const [attempt] = await tx.execute<{ started_at: string }>(sql`
+    select started_at from attempts
+    where task_id = ${key.task_id}::text and step = ${key.step}::text and attempt_number = ${request.attemptNumber}::int
+      and idempotency_key = ${key.key}::text and outcome = 'running'`);
+  if (!attempt) return;
+  await recordAttemptEnd(
+    tx,
+    { ...key, acquisitions: request.attemptNumber, attempt_started_at: attempt.started_at },
+    request,
+    now,
+  );
+  await tx.execute(
+    sql`update task_budgets set spend_micros = spend_micros + ${request.costMicros}::bigint where task_id = ${key.task_id}::text`,
+  );
+}
+
+/** The attempt's row, running since its begin, ended with its outcome, latency, cost and error. */
+export async function recordAttemptEnd(
+  tx: Transaction,
+  key: BegunKey,
+  request: PricedFinish,
+  now: Date,
+): Promise<void> {
+  if (key.attempt_started_at === null) return;
+  const finishedAt = now.toISOString();
+  const failed = request.outcome === 'failed';
+  await tx.execute(sql`
+    update attempts set
+      outcome = ${request.outcome}::text,
+      finished_at = greatest(${finishedAt}::timestamptz, started_at),
+      latency_ms = greatest(0, round(extract(epoch from (${finishedAt}::timestamptz - started_at)) * 1000))::int,
+      cost_micros = ${request.costMicros}::bigint,
+      cost_source = ${request.costSource}::text,
+      error_class = ${failed ? request.errorClass! : null}::error_class,
+      error_text = ${failed ? request.errorText!.trim() : null}::text
+    where task_id = ${key.task_id}::text and step = ${key.step}::text and attempt_number = ${key.acquisitions}::int
+      and idempotency_key = ${key.key}::text and started_at = ${key.attempt_started_at}::timestamptz and outcome = 'running'`);
+}
+
+/** Gives back what the attempt reserved and adds what it really cost. */
+export async function settleReservation(tx: Transaction, key: BegunKey, costMicros: number): Promise<BudgetRow> {
+  const [budget] = await tx.execute<BudgetRow>(sql`
+    update task_budgets set
+      reserved_micros = greatest(0, reserved_micros - ${key.reserved_micros}::bigint),
+      spend_micros = spend_micros + ${costMicros}::bigint
+    where task_id = ${key.task_id}::text
+    returning ${sql.raw(BUDGET_COLUMNS)}`);
+  if (!budget) throw new Error(`finishStep: task "${key.task_id}" has no budget`);
+  return budget;
+}
+
+/** Settles the key as failed; its retention now counts from this change. A succeeded one: settleSucceeded. */
+export async function settleFailedKey(
+  tx: Transaction,
+  key: BegunKey,
+  failure: { errorClass: ErrorClass; errorText: string },
+): Promise<void> {
+  await tx.execute(sql`
+    update idempotency_keys set
+      status = 'failed', result = null,
+      error_class = ${failure.errorClass}::error_class, error_text = ${failure.errorText}::text,
+      locked_until = null, reserved_micros = 0, updated_at = now(),
+      expires_at = ${expiresAfterRetentionSql()},
+      finish_answer = null
+    where key = ${key.key}::text`);
+}
+
+/** Keeps the finish's answer on the key, so a second finish of the same attempt gets it again. */
+export async function keepFinishAnswer(tx: Transaction, key: string, answer: unknown, releaseReservation: boolean) {
+  await tx.execute(
+    releaseReservation
+      ? sql`update idempotency_keys set reserved_micros = 0, finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key}::text`
+      : sql`update idempotency_keys set finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key}::text`,
+  );
+}

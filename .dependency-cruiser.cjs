@@ -1,6 +1,6 @@
 /**
  * The layer rules of the house (see README, Architecture), checked by `npm run lint`
- * and so by CI. Data flows agent -> lib/core -> PostgreSQL -> read models -> pages;
+ * and so by CI. Data flows agent -> packages/engine/src/core -> PostgreSQL -> read models -> pages;
  * each rule below names a dependency that would break that.
  */
 module.exports = {
@@ -8,27 +8,11 @@ module.exports = {
     {
       name: 'core-is-the-library',
       comment:
-        'lib/core is what agents and scripts import: it must not depend on Next, the server glue, read models, the console, pages, the analytics, the scheduler or the rooms built on it.',
+        "The engine's core is what agents and scripts import: it must not depend on Next or on the engine's rooms built on it (the analytics, the OTLP receiver, the alerts, the metrics, the scheduler). The app above it (server glue, read models, console, pages, demo) is out of its reach: the engine package cannot import it (its own type-check, rootDir).",
       severity: 'error',
-      from: { path: '^lib/core/' },
+      from: { path: '^packages/engine/src/core/' },
       to: {
-        path: [
-          '^node_modules/next/',
-          '^lib/server/',
-          '^lib/queries/',
-          '^lib/filters/',
-          '^lib/console/',
-          '^app/',
-          '^components/',
-          '^lib/fleet/',
-          '^lib/demo/',
-          '^lib/rollups/',
-          '^lib/scheduler/',
-          '^lib/alerts/',
-          '^lib/metrics/',
-          '^lib/traces/',
-          '^lib/auth/',
-        ],
+        path: ['^node_modules/next/', '^packages/engine/src/(rollups|scheduler|alerts|metrics|traces)/'],
       },
     },
     {
@@ -40,7 +24,7 @@ module.exports = {
       to: {
         path: [
           '^lib/queries/',
-          '^lib/rollups/',
+          '^packages/engine/src/rollups/',
           '^lib/console/',
           '^lib/server/',
           '^lib/fleet/',
@@ -54,18 +38,10 @@ module.exports = {
     {
       name: 'read-models-import-no-presentation',
       comment:
-        "lib/console is the pages' presentation (labels, formatting, links, columns), above the read models: a read model or the analytics storage under it never imports it.",
+        "lib/console is the pages' presentation (labels, formatting, links, columns), above the read models: a read model never imports it.",
       severity: 'error',
-      from: { path: '^lib/(queries|rollups)/' },
+      from: { path: '^lib/queries/' },
       to: { path: '^lib/console/' },
-    },
-    {
-      name: 'rollups-sit-below-the-read-models',
-      comment:
-        'lib/rollups is the analytics storage the read models read through (and the alert sweep, in plain Node): it never imports a read model. A type both need lives in lib/rollups.',
-      severity: 'error',
-      from: { path: '^lib/rollups/' },
-      to: { path: '^lib/queries/' },
     },
     {
       name: 'queries-know-no-demo',
@@ -92,18 +68,18 @@ module.exports = {
     {
       name: 'alerts-metrics-and-scheduler-sit-above-the-library',
       comment:
-        "lib/alerts and lib/metrics read the library and the read models, and lib/scheduler runs the library's and the analytics' passes; nothing below them imports them, so the library stays whole without them.",
+        "The engine's alerts and metrics read the library and the analytics, and its scheduler runs the library's and the analytics' passes; nothing below them imports them, so the library stays whole without them.",
       severity: 'error',
-      from: { path: '^lib/(core|db|rollups|filters|queries|api)/' },
-      to: { path: '^lib/(alerts|metrics|scheduler)/' },
+      from: { path: '^packages/engine/src/(core|db|rollups|net)/' },
+      to: { path: '^packages/engine/src/(alerts|metrics|scheduler)/' },
     },
     {
-      name: 'alerts-metrics-and-scheduler-run-outside-next',
+      name: 'the-engine-runs-outside-next',
       comment:
-        'The sweeper runs the scheduled passes and the alerts in plain Node: no Next, server glue, pages or components.',
+        'The engine runs in plain Node too (the sweeper, the scripts, agents in-process): no Next and no server-only.',
       severity: 'error',
-      from: { path: '^lib/(alerts|metrics|scheduler)/' },
-      to: { path: ['^node_modules/next/', '^lib/server/', '^app/', '^components/'] },
+      from: { path: '^packages/engine/' },
+      to: { path: ['^node_modules/next/', '^node_modules/server-only/'] },
     },
     {
       name: 'read-source-notice-is-plain',

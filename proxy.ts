@@ -5,7 +5,7 @@ import { hostRulesFrom, isAllowedHost, requestedHost, servedOverHttps } from './
 import { judgeOrigin } from './lib/auth/request-origin';
 import { contentSecurityPolicy, HSTS_HEADER, newNonce, STATIC_SECURITY_HEADERS } from './lib/auth/security-headers';
 import { SESSION_COOKIE, verifySessionToken } from './lib/auth/session-token';
-import { type Environment, getEnvironment } from './lib/env';
+import { type Environment, getEnvironment } from '@holdfast/engine/env';
 
 /**
  * The first gate, for every request:

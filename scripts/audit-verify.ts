@@ -8,10 +8,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { APP_ROLE, urlForRole } from '../lib/db/database-roles';
-import { EMBEDDED_DATABASE_NAME } from '../lib/db/embedded-postgres';
-import { describeVerdict, verifyAuditChain } from '../lib/db/verify-audit-chain';
-import { getEnvironment } from '../lib/env';
+import { APP_ROLE, urlForRole } from '@holdfast/engine/db';
+import { EMBEDDED_DATABASE_NAME } from '@holdfast/engine/db';
+import { describeVerdict, verifyAuditChain } from '@holdfast/engine/db';
+import { getEnvironment } from '@holdfast/engine/env';
 import { describeStartupError } from './lib/startup-error';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -6,7 +6,7 @@
  *    evenly over 30 days and BENCH_STEPS (agent, step) pairs (default 40; five
  *    steps per agent, so 2,000 pairs are 400 agents) with set-based SQL, then
  *    the first rollup pass over all 720 hours.
- * 2. One Prometheus scrape (GET /metrics' work: lib/metrics/scrape.ts with its
+ * 2. One Prometheus scrape (GET /metrics' work: packages/engine/src/metrics/scrape.ts with its
  *    cache off), with a realistic load of parked work (holds, dead letters, a
  *    week of sweep leases, retry pools), beside its raw ceiling: the very
  *    statements the scrape sent, captured from drizzle's logger and replayed as
@@ -35,20 +35,20 @@
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import type postgres from 'postgres';
-import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
-import { connectDatabase, type Database, type Executor } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
+import { ensureAttemptPartitions } from '@holdfast/engine/db';
+import { connectDatabase, type Database, type Executor } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 import { getStepAnomalies } from '../lib/queries/anomalies';
 import { parseStepsView } from '../lib/filters/steps';
 import { getOverview } from '../lib/queries/overview';
-import { scrapeMetrics } from '../lib/metrics/scrape';
-import { readMetrics } from '../lib/metrics/read-metrics';
+import { scrapeMetrics } from '@holdfast/engine/metrics';
+import { readMetrics } from '@holdfast/engine/metrics';
 import type { ReadOptions } from '../lib/queries/read-options';
 import { getStepStats } from '../lib/queries/step-stats';
 import { inOneSnapshot } from '../lib/queries/one-snapshot';
 import { getStepsPage } from '../lib/queries/steps-page';
 import { getTopStepsView } from '../lib/queries/top-steps';
-import { rollUpAttempts } from '../lib/rollups/roll-up';
+import { rollUpAttempts } from '@holdfast/engine/rollups';
 import { resolveTimeWindow, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { benchDatabase, benchServer } from './lib/bench-setup';
 import { HOUR_TURN_PASS_OFFSET_MS } from './lib/hour-turn';

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:api`: attempts ingested per second through the HTTP API
- * beside the same work through `lib/core` in-process, like with like: single
+ * beside the same work through `packages/engine/src/core` in-process, like with like: single
  * reports (POST /api/v1/attempts) beside single recordAttempt calls, batches
  * of 100 (POST /api/v1/attempts/batch) beside the route's own batch path (all
  * validated, then one transaction), from 1 and 8 concurrent workers; then one
@@ -16,9 +16,9 @@
  * measured rounds per side (default 3).
  */
 import os from 'node:os';
-import { authenticateApiToken } from '../lib/core';
-import { connectDatabase } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
+import { authenticateApiToken } from '@holdfast/engine/core';
+import { connectDatabase } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 import { attemptsInProcess, attemptsOverHttp, BATCH_SIZE } from './lib/bench-attempts';
 import { alternateRounds, medianRound, type Figures } from './lib/bench-compare';
 import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';

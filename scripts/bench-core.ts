@@ -15,10 +15,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { acquireSlot, claimKey, completeKey, recordAttempt } from '../lib/core';
-import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
-import { connectDatabase, type DatabaseConnection } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
+import { acquireSlot, claimKey, completeKey, recordAttempt } from '@holdfast/engine/core';
+import { ensureAttemptPartitions } from '@holdfast/engine/db';
+import { connectDatabase, type DatabaseConnection } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 import { alternateRounds, measureLoops, medianRound, type Figures } from './lib/bench-compare';
 import { benchDatabase } from './lib/bench-setup';
 import type postgres from 'postgres';

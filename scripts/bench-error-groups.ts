@@ -15,11 +15,11 @@
  */
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
-import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
-import { connectDatabase, type Database } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
+import { ensureAttemptPartitions } from '@holdfast/engine/db';
+import { connectDatabase, type Database } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 import { getErrorGroups } from '../lib/queries/error-groups';
-import { rollUpAttempts } from '../lib/rollups/roll-up';
+import { rollUpAttempts } from '@holdfast/engine/rollups';
 import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { describeTimings, medianOf } from './lib/bench-compare';
 import { benchDatabase } from './lib/bench-setup';

@@ -2,7 +2,7 @@
  * `npm run bench:otlp-abuse`: what 16 abusive trace exporters cost another agent. One agent begins steps
  * (POST /api/v1/steps/begin, a new task each, one at a time) and its p95 is measured twice: alone, and while
  * BENCH_EXPORTERS (default 16) exporters each post, back to back, protobuf batches at the limits of one
- * request (lib/traces/otlp-limits.ts: 1,000 counted spans of 128 attributes each, one of them a 64 KiB text),
+ * request (packages/engine/src/traces/otlp-limits.ts: 1,000 counted spans of 128 attributes each, one of them a 64 KiB text),
  * all with one token of the deployment's default rate limit (as an abuser's would be; BENCH_EXPORTER_RATE and
  * BENCH_EXPORTER_BURST set another). The ratio of the two p95s is the figure (goal: at most 2x); the exporters'
  * answers are counted by status. The server's event-loop delay is not visible from outside: the begin p95 is it.
@@ -16,10 +16,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { createApiToken } from '../lib/core';
-import { connectDatabase } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
-import { OTLP_LIMITS } from '../lib/traces/otlp-limits';
+import { createApiToken } from '@holdfast/engine/core';
+import { connectDatabase } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
+import { OTLP_LIMITS } from '@holdfast/engine/traces';
 import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);

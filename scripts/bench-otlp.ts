@@ -22,10 +22,10 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { priceCall } from '../lib/core/pricing/price-call';
-import { connectDatabase } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
-import { arrayLiteral } from '../lib/core/kernel/sql-arrays';
+import { priceCall } from '@holdfast/engine/core';
+import { connectDatabase } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
+import { arrayLiteral } from '@holdfast/engine/core';
 import { alternateRounds, type Figures, measureLoops, medianOf, medianRound } from './lib/bench-compare';
 import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';
 import { cpuSpentBetween, databaseBackendsCpuMs, processCpuMs } from './lib/process-cpu';
@@ -48,7 +48,7 @@ interface Batch {
   body: Buffer;
   /**
    * The rows the receiver writes for this batch, as the ceiling's columns: PostgreSQL array literals made as the
-   * receiver makes its own (lib/traces/sql-arrays.ts), times as epoch milliseconds.
+   * receiver makes its own (packages/engine/src/traces/sql-arrays.ts), times as epoch milliseconds.
    */
   columns: string[];
 }

@@ -20,9 +20,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
-import { connectDatabase } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
+import { ensureAttemptPartitions } from '@holdfast/engine/db';
+import { connectDatabase } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 import { type Figures, medianRound, rotateRounds } from './lib/bench-compare';
 import { DURABILITY_SETTINGS, peersDatabases } from './lib/bench-peers-database';
 import {

@@ -6,9 +6,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import { authenticateApiTokenWithLimits, createApiToken, takeRequestToken } from '../lib/core';
-import { connectDatabase } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
+import { authenticateApiTokenWithLimits, createApiToken, takeRequestToken } from '@holdfast/engine/core';
+import { connectDatabase } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 
 const url = process.env.BENCH_DATABASE_URL;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5_000);

@@ -1,14 +1,14 @@
 /**
  * `npm run bench:retry-share`: what setting each attempt's share of retry spend costs the database (the
- * attempts_retry_cost trigger, drizzle/0048), beside the same writes with the trigger off, in the same run: a
+ * attempts_retry_cost trigger, packages/engine/drizzle/0048), beside the same writes with the trigger off, in the same run: a
  * first attempt (the usual write: one probe says no later attempt exists) and a succeeded retry (its first
  * attempt read in its own partition). Server time per attempt row, identity row included, 20,000 rows a
  * statement, rounds alternated. On a throwaway embedded PostgreSQL, or BENCH_DATABASE_URL (a database it may
  * fill); BENCH_ROUNDS (default 6) measured rounds per side, after a warm-up of each.
  */
-import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
-import { connectDatabase } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
+import { ensureAttemptPartitions } from '@holdfast/engine/db';
+import { connectDatabase } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 import { benchDatabase } from './lib/bench-setup';
 
 const ROWS = 20_000;

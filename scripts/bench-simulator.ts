@@ -1,5 +1,5 @@
 /**
- * `npm run bench:simulator`: the retry-policy simulator (lib/core/retry/simulate-policy.ts) on one step with
+ * `npm run bench:simulator`: the retry-policy simulator (packages/engine/src/core/retry/simulate-policy.ts) on one step with
  * BENCH_ATTEMPTS attempts (default 10,000,000) over 30 days, beside, measured in the same run:
  * - its floor: one bare read of the shape rows it sums (execution_shape_hours, no grouping);
  * - the raw ceiling: one bare scan of the same window of the raw log (count and sum of every attempt), the least
@@ -17,12 +17,12 @@
  */
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
-import { simulateRetryPolicy } from '../lib/core';
-import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
-import { connectDatabase, type Database } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
-import { rollExecutionShapes } from '../lib/rollups/execution-shapes';
-import { rollUpAttempts } from '../lib/rollups/roll-up';
+import { simulateRetryPolicy } from '@holdfast/engine/core';
+import { ensureAttemptPartitions } from '@holdfast/engine/db';
+import { connectDatabase, type Database } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
+import { rollExecutionShapes } from '@holdfast/engine/rollups';
+import { rollUpAttempts } from '@holdfast/engine/rollups';
 import { describeTimings, medianOf } from './lib/bench-compare';
 import { benchDatabase } from './lib/bench-setup';
 

@@ -3,8 +3,8 @@
  * migrate before deploying. `npm start` does the same itself. Migrates as
  * DATABASE_MIGRATION_URL's role (the tables' owner) when set, else as DATABASE_URL's.
  */
-import { migrateNamedDatabase } from '../lib/db/migrate';
-import { getEnvironment } from '../lib/env';
+import { migrateNamedDatabase } from '@holdfast/engine/db';
+import { getEnvironment } from '@holdfast/engine/env';
 import { describeStartupError } from './lib/startup-error';
 
 const log = (line: string) => console.log(`[holdfast] ${line}`);

@@ -6,7 +6,7 @@
  * research agent work through the HTTP API of a running Holdfast, and the
  * briefing agent export its OpenTelemetry spans to it (on 127.0.0.1 only).
  */
-import { getEnvironment } from '../lib/env';
+import { getEnvironment } from '@holdfast/engine/env';
 import { runDemoFleet } from './lib/demo-fleet';
 import { describeStartupError } from './lib/startup-error';
 

@@ -6,12 +6,12 @@
  * database, rounds alternated by hand.
  */
 import { sql } from 'drizzle-orm';
-import { connectDatabase, type Database } from '../lib/db/client';
+import { connectDatabase, type Database } from '@holdfast/engine/db';
 import { parseStepsView } from '../lib/filters/steps';
 import { getOverview } from '../lib/queries/overview';
 import { getStepsPage } from '../lib/queries/steps-page';
 import { getTopStepsView } from '../lib/queries/top-steps';
-import { rollUpAttempts } from '../lib/rollups/roll-up';
+import { rollUpAttempts } from '@holdfast/engine/rollups';
 import { HOUR_TURN_PASS_OFFSET_MS } from './lib/hour-turn';
 
 const URL = process.env.BENCH_DATABASE_URL!;

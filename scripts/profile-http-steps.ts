@@ -12,9 +12,9 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureAttemptPartitions } from '../lib/db/attempt-partitions';
-import { connectDatabase } from '../lib/db/client';
-import { migrateDatabase } from '../lib/db/migrate';
+import { ensureAttemptPartitions } from '@holdfast/engine/db';
+import { connectDatabase } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 import { attemptsOverHttp } from './lib/bench-attempts';
 import { emptyRouteSide, httpSide } from './lib/bench-peers-sides';
 import { benchDatabase, benchServer, createBenchToken } from './lib/bench-setup';

@@ -1,6 +1,6 @@
 /**
  * `npm start`: brings Holdfast up on one command.
- *   1. validates the environment (lib/env.ts);
+ *   1. validates the environment (packages/engine/src/env.ts);
  *   2. without DATABASE_URL, starts an embedded PostgreSQL in HOLDFAST_DATA_DIR, with its
  *      owner and application roles (passwords kept in the data directory);
  *   3. applies migrations as the owner role (under an advisory lock, so parallel starts are
@@ -18,20 +18,20 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import { connectDatabase } from '../lib/db/client';
-import { startEmbeddedPostgres, type RunningPostgres } from '../lib/db/embedded-postgres';
-import { migrateDatabase, migrateNamedDatabase } from '../lib/db/migrate';
-import { poolerRefusal } from '../lib/db/pooler-probe';
-import { leadsToStandby, STANDBY_REFUSAL } from '../lib/db/standby-check';
-import { loadOrCreateRolePasswords } from '../lib/db/role-passwords';
+import { connectDatabase } from '@holdfast/engine/db';
+import { startEmbeddedPostgres, type RunningPostgres } from '@holdfast/engine/db';
+import { migrateDatabase, migrateNamedDatabase } from '@holdfast/engine/db';
+import { poolerRefusal } from '@holdfast/engine/db';
+import { leadsToStandby, STANDBY_REFUSAL } from '@holdfast/engine/db';
+import { loadOrCreateRolePasswords } from '@holdfast/engine/db';
 import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
 import { seedDemoHoldsIfEmpty, seedDemoPeopleIfEmpty } from '../lib/demo/seed-people';
 import { seedDemoRetryPoolsIfEmpty } from '../lib/demo/seed-retry-pools';
 import { shouldSeedDemoPeople } from '../lib/auth/demo-people';
-import { assertConsoleIsGuarded, getEnvironment, INSECURE_DEMO_WARNING, isInsecureDemo } from '../lib/env';
-import { maintainAttemptLog } from '../lib/rollups/retention';
+import { assertConsoleIsGuarded, getEnvironment, INSECURE_DEMO_WARNING, isInsecureDemo } from '@holdfast/engine/env';
+import { maintainAttemptLog } from '@holdfast/engine/rollups';
 import { markDraining } from '../lib/server/draining';
-import { flushReplayTallies } from '../lib/core/keys/replay-tally';
+import { flushReplayTallies } from '@holdfast/engine/core';
 import { loadOrCreateSessionSecret } from './lib/session-secret';
 import { describeStartupError } from './lib/startup-error';
 import { ensureProductionBuild } from './lib/production-build';
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
   }
 
   if (!devMode) ensureProductionBuild(projectRoot, log);
-  // The dashboard reads these through lib/env.ts like everything else.
+  // The dashboard reads these through packages/engine/src/env.ts like everything else.
   process.env.AUTH_MODE = authMode;
   process.env.SESSION_SECRET =
     env.SESSION_SECRET ?? (await loadOrCreateSessionSecret(path.join(projectRoot, '.data'), log));

@@ -4,10 +4,10 @@
  * Each sweep takes a lease on its time bucket, so this is safe to run from cron
  * beside `npm start` (which also sweeps on an interval): a bucket is swept once.
  */
-import { startDatabaseClock } from '../lib/core';
-import { runDueSweeps } from '../lib/scheduler/sweeps';
-import { connectDatabase } from '../lib/db/client';
-import { corePolicyFrom, getEnvironment } from '../lib/env';
+import { startDatabaseClock } from '@holdfast/engine/core';
+import { runDueSweeps } from '@holdfast/engine/scheduler';
+import { connectDatabase } from '@holdfast/engine/db';
+import { corePolicyFrom, getEnvironment } from '@holdfast/engine/env';
 import { describeStartupError } from './lib/startup-error';
 import { describeAlertPasses, runAlertPasses, sweepSettingsFrom } from './lib/sweep-loop';
 

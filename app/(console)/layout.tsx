@@ -13,7 +13,7 @@ import { parseTimeZonePreference, TIME_ZONE_COOKIE } from '@/lib/console/time-zo
 import { requirePerson } from '@/lib/server/session';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { getAttentionCounts } from '@/lib/queries/attention';
-import { ownersOf } from '@/lib/core';
+import { ownersOf } from '@holdfast/engine/core';
 import { parseThemePreference, THEME_COOKIE } from '@/lib/theme';
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {

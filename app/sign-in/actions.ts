@@ -1,10 +1,10 @@
 'use server';
 
 import { redirect } from 'next/navigation';
-import { parsePersonEmail } from '@/lib/core/identity/email';
+import { parsePersonEmail } from '@holdfast/engine/core';
 import { RETURN_TO_PARAM, safeReturnTo } from '@/lib/auth/return-to';
-import { loadPersonActor } from '@/lib/core';
-import { getEnvironment } from '@/lib/env';
+import { loadPersonActor } from '@holdfast/engine/core';
+import { getEnvironment } from '@holdfast/engine/env';
 import { getDb } from '@/lib/server/db';
 import { endSession, startSession } from '@/lib/server/session';
 

@@ -2,7 +2,7 @@ import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { diffRecord } from '@/lib/console/audit-view';
-import type { AuditRecord } from '@/lib/db/schema';
+import type { AuditRecord } from '@holdfast/engine/db/schema';
 import { AuditTarget } from './audit-target';
 
 /** Below 768 px each record is a stacked card (see the Holds page). */

@@ -1,4 +1,4 @@
-import { getEnvironment, isInsecureDemo } from '@/lib/env';
+import { getEnvironment, isInsecureDemo } from '@holdfast/engine/env';
 
 /** On every page while demo sign-in runs where others may reach it (HOLDFAST_INSECURE_DEMO=1). */
 export function InsecureDemoBanner() {

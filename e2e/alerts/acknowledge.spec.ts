@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { instanceColumns, isSilenced } from '../../lib/db/alert-silence-match';
-import { alertInstances } from '../../lib/db/schema';
+import { instanceColumns, isSilenced } from '../../packages/engine/src/db/alert-silence-match';
+import { alertInstances } from '../../packages/engine/src/db/schema';
 import { expect, signInAs, test } from '../support/fixtures';
 
 test('a responder acknowledges a firing alert; the history, the Overview and the sidebar say someone has it', async ({

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { createAlertChannel, setAlertChannelEnabled } from '../../lib/alerts/manage-channels';
-import type { CoreContext } from '../../lib/core';
-import { alertChannels, alertDeliveries, alertRules, auditLog } from '../../lib/db/schema';
+import { createAlertChannel, setAlertChannelEnabled } from '../../packages/engine/src/alerts/manage-channels';
+import type { CoreContext } from '../../packages/engine/src/core';
+import { alertChannels, alertDeliveries, alertRules, auditLog } from '../../packages/engine/src/db/schema';
 import { expect, signInAs, test } from '../support/fixtures';
 
 const unique = (label: string) => `e2e-${label}-${randomUUID().slice(0, 8)}`;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, isNull, like } from 'drizzle-orm';
-import { alertInstances, alertSilences } from '../../lib/db/schema';
+import { alertInstances, alertSilences } from '../../packages/engine/src/db/schema';
 import { expect, signInAs, test } from '../support/fixtures';
 
 /** A datetime-local value (UTC, as the console shows times by default) this many minutes from now. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
-import type { DatabaseConnection } from '../../lib/db/client';
+import type { DatabaseConnection } from '../../packages/engine/src/db/client';
 import { createDeadLetter } from '../support/factories';
 import { expect, signInAs, test } from '../support/fixtures';
 

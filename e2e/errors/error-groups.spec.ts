@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { recordAttempt } from '../../lib/core';
+import { recordAttempt } from '../../packages/engine/src/core';
 import { createDeadLetter } from '../support/factories';
 import { expect, signInAs, test } from '../support/fixtures';
 

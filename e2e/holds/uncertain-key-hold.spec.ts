@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { claimKey, openHold } from '../../lib/core';
+import { claimKey, openHold } from '../../packages/engine/src/core';
 import { uniqueId } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 

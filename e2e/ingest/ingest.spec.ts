@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readJsonRequest } from '../../lib/traces/otlp-request';
-import { ingestSpans } from '../../lib/traces/ingest-spans';
-import { DEFAULT_SPAN_MAPPING_RULES } from '../../lib/traces/mapping-rules';
+import { readJsonRequest } from '../../packages/engine/src/traces/otlp-request';
+import { ingestSpans } from '../../packages/engine/src/traces/ingest-spans';
+import { DEFAULT_SPAN_MAPPING_RULES } from '../../packages/engine/src/traces/mapping-rules';
 import { otlpJsonExport, otlpJsonSpan } from '../../tests/support/otlp-json';
 import { expect, test } from '../support/fixtures';
 import { expectNoSidewaysScroll } from '../support/page-width';

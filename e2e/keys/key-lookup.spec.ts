@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { claimKey, runStep } from '../../lib/core';
+import { claimKey, runStep } from '../../packages/engine/src/core';
 import { expect, test } from '../support/fixtures';
 
 test("looks up a task's key and reads its status, stored result and attempts; lists an uncertain key", async ({

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type Actor, claimKey, setKillSwitch } from '../../lib/core';
+import { type Actor, claimKey, setKillSwitch } from '../../packages/engine/src/core';
 import { createStaleLock, uniqueId } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { recordAttempt } from '../../lib/core';
-import { alertInstances } from '../../lib/db/schema';
+import { recordAttempt } from '../../packages/engine/src/core';
+import { alertInstances } from '../../packages/engine/src/db/schema';
 import { expect, signInAs, test } from '../support/fixtures';
 
 const aWord = () => `svc${[...randomBytes(6)].map((byte) => String.fromCharCode(97 + (byte % 26))).join('')}`;

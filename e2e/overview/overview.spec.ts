@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { RecordAttemptInput } from '../../lib/core';
-import { attempts } from '../../lib/db/schema';
+import type { RecordAttemptInput } from '../../packages/engine/src/core';
+import { attempts } from '../../packages/engine/src/db/schema';
 import { formatCount, formatMicros } from '../../lib/console/format';
 import { expect, test } from '../support/fixtures';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { seriesColour } from '../../components/charts/chart-colours';
-import type { RecordAttemptInput } from '../../lib/core';
+import type { RecordAttemptInput } from '../../packages/engine/src/core';
 import { expect, test } from '../support/fixtures';
 
 /**

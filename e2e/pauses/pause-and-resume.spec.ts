@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { beginStep, type Actor } from '../../lib/core';
+import { beginStep, type Actor } from '../../packages/engine/src/core';
 import { uniqueId } from '../support/factories';
 import { expect, signInAs, test } from '../support/fixtures';
 

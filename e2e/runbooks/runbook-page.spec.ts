@@ -18,9 +18,9 @@ test('a runbook reads as on GitHub: anchored headings, sibling runbooks and cons
   await expect(runbook.getByRole('link', { name: '/errors', exact: true })).toHaveAttribute('href', '/errors');
   // A path with a placeholder stays code; a file of the repository is shown as its text, its path as a title.
   await expect(runbook.locator('code', { hasText: '/dead-letters?queue=<queue>' }).first()).toBeVisible();
-  await expect(runbook.getByRole('link', { name: 'lib/alerts/conditions.ts' })).toHaveCount(0);
-  await expect(runbook.locator('span[title="../../lib/alerts/conditions.ts"]')).toContainText(
-    'lib/alerts/conditions.ts',
+  await expect(runbook.getByRole('link', { name: 'packages/engine/src/alerts/conditions.ts' })).toHaveCount(0);
+  await expect(runbook.locator('span[title="../../packages/engine/src/alerts/conditions.ts"]')).toContainText(
+    'packages/engine/src/alerts/conditions.ts',
   );
   // Numbered steps stay an ordered list.
   await expect(runbook.locator('ol').first().locator('> li').first()).toContainText('Open the Dead letters page');

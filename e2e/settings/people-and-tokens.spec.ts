@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Locator, Page } from '@playwright/test';
-import { alertChannels, alertDeliveries, apiTokens, auditLog, people } from '../../lib/db/schema';
+import { alertChannels, alertDeliveries, apiTokens, auditLog, people } from '../../packages/engine/src/db/schema';
 import { createPerson, uniqueId } from '../support/factories';
 import { expect, signInAs, test } from '../support/fixtures';
 

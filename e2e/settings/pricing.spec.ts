@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Locator, Page } from '@playwright/test';
-import type { Actor } from '../../lib/core';
-import { deletePriceOverride, savePriceOverride, saveRefusedStatuses } from '../../lib/core/pricing/manage-pricing';
-import { DEFAULT_PRICING_RULES } from '../../lib/core/pricing/pricing-rules';
-import type { DatabaseConnection } from '../../lib/db/client';
-import { auditLog } from '../../lib/db/schema';
-import { DEFAULT_ERROR_CLASS_RULES, readErrorClassRules } from '../../lib/traces/error-class-rules';
-import { rulesFingerprint, saveErrorClassRules } from '../../lib/traces/manage-error-class-rules';
-import type { ErrorClassRuleInput } from '../../lib/traces/manage-error-class-rules-input';
+import type { Actor } from '../../packages/engine/src/core';
+import {
+  deletePriceOverride,
+  savePriceOverride,
+  saveRefusedStatuses,
+} from '../../packages/engine/src/core/pricing/manage-pricing';
+import { DEFAULT_PRICING_RULES } from '../../packages/engine/src/core/pricing/pricing-rules';
+import type { DatabaseConnection } from '../../packages/engine/src/db/client';
+import { auditLog } from '../../packages/engine/src/db/schema';
+import { DEFAULT_ERROR_CLASS_RULES, readErrorClassRules } from '../../packages/engine/src/traces/error-class-rules';
+import { rulesFingerprint, saveErrorClassRules } from '../../packages/engine/src/traces/manage-error-class-rules';
+import type { ErrorClassRuleInput } from '../../packages/engine/src/traces/manage-error-class-rules-input';
 import { expect, signInAs, test } from '../support/fixtures';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { sliceStartOf } from '../../lib/core/retry-pools/pool-usage';
-import { auditLog, retryPoolUsage } from '../../lib/db/schema';
+import { sliceStartOf } from '../../packages/engine/src/core/retry-pools/pool-usage';
+import { auditLog, retryPoolUsage } from '../../packages/engine/src/db/schema';
 import { expect, signInAs, test } from '../support/fixtures';
 
 const uniqueAgent = (label: string) => `e2e-pool-${label}-${randomUUID().slice(0, 6)}`;

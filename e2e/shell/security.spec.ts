@@ -1,6 +1,6 @@
 import { chromium, type Browser } from '@playwright/test';
-import { savePerson, type Actor } from '../../lib/core';
-import { apiTokens } from '../../lib/db/schema';
+import { savePerson, type Actor } from '../../packages/engine/src/core';
+import { apiTokens } from '../../packages/engine/src/db/schema';
 import { chromiumArgs, chromiumExecutablePath } from '../support/browser';
 import { createPerson, uniqueTeam } from '../support/factories';
 import { expect, signInAs, test } from '../support/fixtures';

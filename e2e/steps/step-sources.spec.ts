@@ -2,8 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { APIRequestContext } from '@playwright/test';
 import { formatMicros } from '../../lib/console/format';
-import type { DatabaseConnection } from '../../lib/db/client';
-import { rollUpAttempts } from '../../lib/rollups/roll-up';
+import type { DatabaseConnection } from '../../packages/engine/src/db/client';
+import { rollUpAttempts } from '../../packages/engine/src/rollups/roll-up';
 import { createToken } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 

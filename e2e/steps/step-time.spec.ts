@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RecordAttemptInput } from '../../lib/core';
+import type { RecordAttemptInput } from '../../packages/engine/src/core';
 import { sql } from 'drizzle-orm';
 import { expect, test } from '../support/fixtures';
 

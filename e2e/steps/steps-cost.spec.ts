@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import type { RecordAttemptInput } from '../../lib/core';
+import type { RecordAttemptInput } from '../../packages/engine/src/core';
 import { uniqueId } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 

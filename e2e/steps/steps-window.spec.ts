@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RecordAttemptInput } from '../../lib/core';
+import type { RecordAttemptInput } from '../../packages/engine/src/core';
 import { expect, test } from '../support/fixtures';
 
 /** One attempt of a step of this agent, some hours ago. */

@@ -1,4 +1,4 @@
-import type { DatabaseConnection } from '../../lib/db/client';
+import type { DatabaseConnection } from '../../packages/engine/src/db/client';
 import { uniqueId } from './factories';
 
 /**

@@ -13,9 +13,9 @@ import {
   timeBucket,
   type Actor,
   type OpenHoldInput,
-} from '../../lib/core';
-import type { DatabaseConnection } from '../../lib/db/client';
-import type { Role } from '../../lib/db/schema';
+} from '../../packages/engine/src/core';
+import type { DatabaseConnection } from '../../packages/engine/src/db/client';
+import type { Role } from '../../packages/engine/src/db/schema';
 
 /**
  * Rows a test changes, made for that test alone through the product's own library
@@ -69,7 +69,7 @@ export async function createHold(
   const owner = hold.owner ?? 'team:platform';
   const itemId = uniqueId('e2e-hold');
   // A team the test made up is made known, as a team people are in would be: an agent naming an
-  // unknown team gets the default owner instead (lib/core/holds/known-owner.ts).
+  // unknown team gets the default owner instead (packages/engine/src/core/holds/known-owner.ts).
   if (owner.startsWith('team:')) {
     const team = owner.slice('team:'.length);
     await database.db.execute(

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
 import { test as base, type BrowserContext, expect, type Page, request } from '@playwright/test';
-import { recordAttempt, type RecordAttemptInput } from '../../lib/core';
-import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
+import { recordAttempt, type RecordAttemptInput } from '../../packages/engine/src/core';
+import { connectDatabase, type DatabaseConnection } from '../../packages/engine/src/db/client';
 import { demoPeople } from '../../lib/demo/seed-people';
-import { rollUpAttempts } from '../../lib/rollups/roll-up';
+import { rollUpAttempts } from '../../packages/engine/src/rollups/roll-up';
 import type { FactoryPerson } from './factories';
 import { e2eRuntimeFile } from './runtime';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { beginStep } from '../../lib/core';
+import { beginStep } from '../../packages/engine/src/core';
 import { expect, test } from '../support/fixtures';
 
 test("a task kept under its agent's alias says why, and links to the other agent's task of that id", async ({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { beginStep, claimKey, runStep, StepError } from '../../lib/core';
+import { beginStep, claimKey, runStep, StepError } from '../../packages/engine/src/core';
 import { createHold, uniqueTeam } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 

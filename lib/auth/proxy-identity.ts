@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Role } from '../db/schema';
-import type { Environment } from '../env';
-import { parsePersonEmail } from '../core/identity/email';
+import type { Role } from '@holdfast/engine/db/schema';
+import type { Environment } from '@holdfast/engine/env';
+import { parsePersonEmail } from '@holdfast/engine/core';
 
 export interface ProxySettings {
   secret: string;

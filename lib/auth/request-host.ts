@@ -1,4 +1,4 @@
-import type { Environment } from '../env';
+import type { Environment } from '@holdfast/engine/env';
 
 /**
  * Which Host values Holdfast answers. A browser tricked by DNS rebinding sends

@@ -1,8 +1,8 @@
 import 'server-only';
-import type { Executor } from '../db/client';
+import type { Executor } from '@holdfast/engine/db';
 import { getDemoSideEffects, type DemoSideEffects } from '../fleet/side-effects-view';
 import { getOverview, type OverviewView } from '../queries/overview';
-import { getEnvironment } from '../env';
+import { getEnvironment } from '@holdfast/engine/env';
 import type { TimeWindowName } from '@holdfast/protocol/time-window';
 
 /** What the Overview shows: the product's figures, and the demo fleet's side effects when there are any. */

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { recordAttemptInput, type CoreContext, type RecordAttemptInput } from '../core';
+import { recordAttemptInput, type CoreContext, type RecordAttemptInput } from '@holdfast/engine/core';
 import { parseInput } from '@holdfast/protocol/validation';
-import { attemptIdentities, attempts, type AttemptSource } from '../db/schema';
+import { attemptIdentities, attempts, type AttemptSource } from '@holdfast/engine/db/schema';
 
 /**
  * Two weeks of believable history from the demo fleet's agents, so a

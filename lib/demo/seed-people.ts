@@ -1,6 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { ensureTaskBudget, openHold, savePerson, type Actor, type CoreContext, type OpenHoldInput } from '../core';
-import { holds, people } from '../db/schema';
+import {
+  ensureTaskBudget,
+  openHold,
+  savePerson,
+  type Actor,
+  type CoreContext,
+  type OpenHoldInput,
+} from '@holdfast/engine/core';
+import { holds, people } from '@holdfast/engine/db/schema';
 
 /** One demo person per role, each in a team, for the demo sign-in page. */
 export const demoPeople = [

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import type { Actor, CoreContext } from '../core/kernel/context';
-import { saveRetryPool } from '../core/retry-pools/manage-pools';
-import { retryPools } from '../db/schema';
+import type { Actor, CoreContext } from '@holdfast/engine/core';
+import { saveRetryPool } from '@holdfast/engine/core';
+import { retryPools } from '@holdfast/engine/db/schema';
 
 const seeder: Actor = { type: 'system', id: 'demo-seed' };
 

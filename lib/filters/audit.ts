@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { withoutNul } from '../core/kernel/console-text-input';
+import { withoutNul } from '@holdfast/engine/core';
 import { optionalText } from '@holdfast/protocol/validation';
 import { keysetCursorParam } from './keyset-cursor';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { deadLetterFilter, type DeadLetterFilter } from '../core/dead-letters/dead-letter-filter-input';
+import { deadLetterFilter, type DeadLetterFilter } from '@holdfast/engine/core';
 
 /**
  * The Dead letters page's filters as the URL carries them: the library's
- * filter (lib/core, shared with bulk redrive by filter), with spend typed in
+ * filter (packages/engine/src/core, shared with bulk redrive by filter), with spend typed in
  * dollars rather than micro-dollars.
  */
 export const deadLettersUrlFilter = z.strictObject({

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { unusableTextProblem } from '../core/kernel/console-text-input';
+import { unusableTextProblem } from '@holdfast/engine/core';
 
 /** A page's `searchParams`, as Next hands them over. */
 export type SearchParams = Record<string, string | string[] | undefined>;

@@ -7,8 +7,8 @@ import {
   startRun,
   type RunStepOutcome,
   type StepAttempt,
-} from '../core';
-import type { Executor } from '../db/client';
+} from '@holdfast/engine/core';
+import type { Executor } from '@holdfast/engine/db';
 import { chargeCard, publishPage, sendEmail } from './downstreams';
 import { afterActing, failBeforeActing, faultFor, type FleetTiming } from './faults';
 import { callModel } from './model';

@@ -2,14 +2,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { Database, Transaction } from '../db/client';
-import { databaseErrorCode } from '../db/error-code';
+import type { Database, Transaction } from '@holdfast/engine/db';
+import { databaseErrorCode } from '@holdfast/engine/db';
 import { FLEET_SCHEMA } from './tables';
 
 /**
  * The demo fleet's own migration set: plain SQL files in lib/fleet/migrations,
  * applied in file-name order and recorded in holdfast_demo.migrations. The
- * product's migrations (drizzle/) know nothing of them; only the fleet runs them.
+ * product's migrations (packages/engine/drizzle/) know nothing of them; only the fleet runs them.
  */
 export const fleetMigrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 

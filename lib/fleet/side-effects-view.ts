@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
+import type { Executor } from '@holdfast/engine/db';
 import { countDownstreamEffects, type DownstreamCounts } from './downstreams';
 import { FLEET_SCHEMA } from './tables';
 

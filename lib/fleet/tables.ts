@@ -4,7 +4,7 @@ import { bigint, bigserial, pgSchema, text, timestamp } from 'drizzle-orm/pg-cor
  * The demo fleet's own schema. Its tables are made by the fleet's migration set
  * (lib/fleet/migrations, applied by applyFleetMigrations), never by the product's:
  * a database that never ran the fleet has none of them. Kept out of
- * lib/db/schema so that drizzle-kit does not generate them into drizzle/.
+ * packages/engine/src/db/schema so that drizzle-kit does not generate them into drizzle/.
  */
 export const FLEET_SCHEMA = 'holdfast_demo';
 export const fleetSchema = pgSchema(FLEET_SCHEMA);

@@ -1,8 +1,8 @@
 import 'server-only';
 import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
-import { instanceColumns, isSilenced, isSilencedBy } from '../db/alert-silence-match';
-import type { Executor } from '../db/client';
-import { alertInstances, alertSilences, type AlertSilence } from '../db/schema';
+import { instanceColumns, isSilenced, isSilencedBy } from '@holdfast/engine/db';
+import type { Executor } from '@holdfast/engine/db';
+import { alertInstances, alertSilences, type AlertSilence } from '@holdfast/engine/db/schema';
 
 /** A silence as the console lists it, with how many firing alerts it matches now (0 once it is over). */
 export interface SilenceRow extends AlertSilence {

@@ -1,7 +1,7 @@
 import 'server-only';
 import { count, desc, eq, getTableColumns, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import { instanceColumns, matchingSilenceId } from '../db/alert-silence-match';
-import type { Executor } from '../db/client';
+import { instanceColumns, matchingSilenceId } from '@holdfast/engine/db';
+import type { Executor } from '@holdfast/engine/db';
 import {
   alertChannels,
   alertDeliveries,
@@ -14,7 +14,7 @@ import {
   type AlertInstance,
   type AlertRule,
   type AlertSilence,
-} from '../db/schema';
+} from '@holdfast/engine/db/schema';
 import { readSilencesById } from './alert-silences';
 
 /** Every alert rule, in the order the kinds are declared. */

@@ -1,7 +1,7 @@
 import 'server-only';
-import type { Executor } from '../db/client';
-import type { BaselineDaySums } from '../rollups/anomaly-baselines';
-import { findStepAnomalies } from '../rollups/step-anomalies';
+import type { Executor } from '@holdfast/engine/db';
+import type { BaselineDaySums } from '@holdfast/engine/rollups';
+import { findStepAnomalies } from '@holdfast/engine/rollups';
 import type { ReadOptions } from './read-options';
 
 export interface StepAnomaly {
@@ -10,11 +10,11 @@ export interface StepAnomaly {
   threshold: number;
 }
 
-/** The console's view of lib/rollups/step-anomalies.ts: anomalous steps keyed `agent/step`. */
+/** The console's view of packages/engine/src/rollups/step-anomalies.ts: anomalous steps keyed `agent/step`. */
 export async function getStepAnomalies(
   db: Executor,
   now: Date,
-  /** recentSums: the last 24 hours' sums per step, when the caller has read them (lib/rollups/step-anomalies.ts). */
+  /** recentSums: the last 24 hours' sums per step, when the caller has read them (packages/engine/src/rollups/step-anomalies.ts). */
   options: ReadOptions & { recentSums?: BaselineDaySums[] } = {},
 ): Promise<Map<string, StepAnomaly>> {
   const readings = await findStepAnomalies(db, now, options);

@@ -1,8 +1,8 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { arrayParam } from '../core/kernel/sql-arrays';
-import { instanceColumns, isSilenced, matchingSilenceId } from '../db/alert-silence-match';
+import type { Executor } from '@holdfast/engine/db';
+import { arrayParam } from '@holdfast/engine/core';
+import { instanceColumns, isSilenced, matchingSilenceId } from '@holdfast/engine/db';
 
 /** What the sidebar counts beside its links: what waits for someone now. */
 export interface AttentionCounts {
@@ -16,7 +16,7 @@ export interface AttentionCounts {
   pendingDeadLetters: number;
 }
 
-/** An alert someone on call has now (lib/alerts/acknowledge-input.ts says the same in TypeScript). */
+/** An alert someone on call has now (packages/engine/src/alerts/acknowledge-input.ts says the same in TypeScript). */
 const acknowledged = sql`(acknowledged_by is not null and (acknowledged_until is null or acknowledged_until > now()))`;
 
 /** A firing alert waits for someone: nobody has it, and no silence in force at `now` matches it. */

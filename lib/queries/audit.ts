@@ -2,9 +2,9 @@ import 'server-only';
 import { and, desc, eq, getTableColumns, gte, like, lt, type SQL, sql } from 'drizzle-orm';
 import type { AuditFilter } from '../filters/audit';
 import { type KeysetCursor, keysetPosition } from '../filters/keyset-cursor';
-import { likeLiteral } from '../db/like-pattern';
-import type { Executor } from '../db/client';
-import { type AuditRecord, auditLog } from '../db/schema';
+import { likeLiteral } from '@holdfast/engine/db';
+import type { Executor } from '@holdfast/engine/db';
+import { type AuditRecord, auditLog } from '@holdfast/engine/db/schema';
 import { beyondCursor, cursorTime, type KeysetOrder, type KeysetPage, keysetOrderBy, readTablePage } from './keyset';
 
 /** Newest first; the id breaks ties between records of one moment. */

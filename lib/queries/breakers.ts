@@ -1,8 +1,8 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { BreakerScope, BreakerState } from '../db/schema';
-import type { Executor } from '../db/client';
-import { stepBreakerKey } from '../core/breakers/breaker-targets';
+import type { BreakerScope, BreakerState } from '@holdfast/engine/db/schema';
+import type { Executor } from '@holdfast/engine/db';
+import { stepBreakerKey } from '@holdfast/engine/core';
 
 /** Closed breakers stay listed this long after they closed, so a storm that just ended is still seen. */
 const RECENT_HOURS = 24;

@@ -1,7 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { costSources, type CostSource, FIGURES } from '../db/schema';
+import type { Executor } from '@holdfast/engine/db';
+import { costSources, type CostSource, FIGURES } from '@holdfast/engine/db/schema';
 import type { TimeRange } from '@holdfast/protocol/time-window';
 
 /**

@@ -1,6 +1,6 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
+import type { Executor } from '@holdfast/engine/db';
 
 /**
  * Where the figures' history begins: the earliest bucket the rollups hold, at any grain (daily rows outlive the

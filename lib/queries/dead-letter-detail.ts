@@ -1,9 +1,9 @@
 import 'server-only';
 import { and, asc, eq, or, sql } from 'drizzle-orm';
-import type { RedriveBrakes } from '../core/kernel/context';
-import { redriveBrakesRefusing } from '../core/dead-letters/redrive-brakes';
-import type { Executor } from '../db/client';
-import { attempts, auditLog, deadLetters, holds, redrives } from '../db/schema';
+import type { RedriveBrakes } from '@holdfast/engine/core';
+import { redriveBrakesRefusing } from '@holdfast/engine/core';
+import type { Executor } from '@holdfast/engine/db';
+import { attempts, auditLog, deadLetters, holds, redrives } from '@holdfast/engine/db/schema';
 import { selectDeadLettersWithHistory } from './dead-letters';
 
 /**

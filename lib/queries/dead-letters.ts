@@ -1,10 +1,10 @@
 import 'server-only';
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
-import { DEFAULT_CORE_POLICY, type RedriveBrakes } from '../core/kernel/context';
-import { pendingMatching, type DeadLetterFilter } from '../core/dead-letters/dead-letter-filter';
-import { redriveBrakesRefusing } from '../core/dead-letters/redrive-brakes';
-import type { Executor } from '../db/client';
-import { bulkRedrives, deadLetters, taskBudgets } from '../db/schema';
+import { DEFAULT_CORE_POLICY, type RedriveBrakes } from '@holdfast/engine/core';
+import { pendingMatching, type DeadLetterFilter } from '@holdfast/engine/core';
+import { redriveBrakesRefusing } from '@holdfast/engine/core';
+import type { Executor } from '@holdfast/engine/db';
+import { bulkRedrives, deadLetters, taskBudgets } from '@holdfast/engine/db/schema';
 
 /** The page shows this many of the matching dead letters at a time, oldest first. */
 export const DEAD_LETTER_PAGE_SIZE = 50;

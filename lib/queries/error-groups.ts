@@ -1,7 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { ErrorClass } from '../db/schema';
-import type { Executor } from '../db/client';
+import type { ErrorClass } from '@holdfast/engine/db/schema';
+import type { Executor } from '@holdfast/engine/db';
 import { resolveTimeWindow, type TimeWindowName } from '@holdfast/protocol/time-window';
 
 const HOUR_MS = 3_600_000;

@@ -1,5 +1,5 @@
 import { eq, lte, or, sql, type SQL } from 'drizzle-orm';
-import { holds } from '../db/schema';
+import { holds } from '@holdfast/engine/db/schema';
 
 /**
  * The one meaning of a frozen hold (DOMAIN 14: items with no state change for

@@ -1,8 +1,8 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { databaseErrorCode } from '../db/error-code';
-import { getMigrationState, type MigrationState } from '../db/migration-state';
+import type { Executor } from '@holdfast/engine/db';
+import { databaseErrorCode } from '@holdfast/engine/db';
+import { getMigrationState, type MigrationState } from '@holdfast/engine/db';
 
 export type HealthReport =
   | { status: 'ok'; database: { reachable: true }; migrations: MigrationState }

@@ -1,7 +1,7 @@
 import 'server-only';
 import { and, desc, eq } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { type AuditRecord, auditLog, type Hold, holds } from '../db/schema';
+import type { Executor } from '@holdfast/engine/db';
+import { type AuditRecord, auditLog, type Hold, holds } from '@holdfast/engine/db/schema';
 
 /** Audit records a hold's page lists, newest first; the Audit page has the rest. */
 export const HOLD_HISTORY_SHOWN = 50;

@@ -2,8 +2,8 @@ import 'server-only';
 import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { keysetPosition } from '../filters/keyset-cursor';
 import type { HoldsFilter } from '../filters/holds';
-import type { Executor } from '../db/client';
-import { type Hold, holds } from '../db/schema';
+import type { Executor } from '@holdfast/engine/db';
+import { type Hold, holds } from '@holdfast/engine/db/schema';
 import { frozenHoldCondition } from './frozen-holds';
 import { type KeysetOrder, type KeysetPage, readTablePage } from './keyset';
 

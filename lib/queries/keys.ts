@@ -1,9 +1,9 @@
 import 'server-only';
 import { and, asc, desc, eq, isNotNull, like, lte, or, sql } from 'drizzle-orm';
 import type { KeysetPosition } from '../filters/keyset-cursor';
-import { likeLiteral } from '../db/like-pattern';
-import type { Executor } from '../db/client';
-import { attempts, holds, type IdempotencyKey, idempotencyKeys } from '../db/schema';
+import { likeLiteral } from '@holdfast/engine/db';
+import type { Executor } from '@holdfast/engine/db';
+import { attempts, holds, type IdempotencyKey, idempotencyKeys } from '@holdfast/engine/db/schema';
 import { type KeysetOrder, type KeysetPage, readTablePage } from './keyset';
 
 const LIST_LIMIT = 100;

@@ -1,7 +1,7 @@
 import 'server-only';
 import { type AnyColumn, and, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Executor } from '../db/client';
+import type { Executor } from '@holdfast/engine/db';
 import { KEYSET_PAGE_SIZE, type KeysetCursor, type KeysetPosition } from '../filters/keyset-cursor';
 
 /** A list's order: a time column, then an id that breaks ties, both ascending or both descending. */

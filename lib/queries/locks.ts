@@ -1,9 +1,9 @@
 import 'server-only';
 import { eq } from 'drizzle-orm';
-import { readReleaseGuards } from '../core/slots/force-release';
-import type { KillSwitchName } from '../core/kill-switches/kill-switches-input';
-import type { Executor } from '../db/client';
-import { killSwitches } from '../db/schema';
+import { readReleaseGuards } from '@holdfast/engine/core';
+import type { KillSwitchName } from '@holdfast/engine/core';
+import type { Executor } from '@holdfast/engine/db';
+import { killSwitches } from '@holdfast/engine/db/schema';
 
 /**
  * The held slot locks, stale ones first, each with the facts its release

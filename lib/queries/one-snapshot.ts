@@ -1,4 +1,4 @@
-import type { Database, Executor } from '../db/client';
+import type { Database, Executor } from '@holdfast/engine/db';
 
 /**
  * Runs a page's reads in one read-only REPEATABLE READ transaction, so every figure on the page comes from one

@@ -1,8 +1,8 @@
 import 'server-only';
 import { sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { bucketLabelSql, allStepsRelation, finestBucketFor, planFigures } from '../rollups/figures';
-import { DEFAULT_FROZEN_AFTER_DAYS } from '../core/holds/freeze-idle-tasks';
+import type { Executor } from '@holdfast/engine/db';
+import { bucketLabelSql, allStepsRelation, finestBucketFor, planFigures } from '@holdfast/engine/rollups';
+import { DEFAULT_FROZEN_AFTER_DAYS } from '@holdfast/engine/core';
 import { type BucketUnit, bucketFor, resolveTimeWindow, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { frozenHoldSql } from './frozen-holds';
 import type { ReadOptions } from './read-options';

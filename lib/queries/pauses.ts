@@ -1,7 +1,7 @@
 import 'server-only';
 import { type SQL, sql } from 'drizzle-orm';
-import type { PauseScope } from '../db/schema';
-import type { Executor } from '../db/client';
+import type { PauseScope } from '@holdfast/engine/db/schema';
+import type { Executor } from '@holdfast/engine/db';
 
 /** The window the backlog a pause holds back is counted over. */
 export const BACKLOG_MINUTES = 15;
@@ -48,7 +48,7 @@ interface PauseViewRow extends Record<string, unknown> {
   waiting_tasks: number;
 }
 
-/** The state a pause is in at `now`, as the begin gate reads it (lib/core/pauses/pause-gate.ts). */
+/** The state a pause is in at `now`, as the begin gate reads it (packages/engine/src/core/pauses/pause-gate.ts). */
 function stateSql(at: string) {
   return sql`case
     when p.resumed_at is null and (p.ends_at is null or p.ends_at > ${at}::timestamptz) then 'paused'

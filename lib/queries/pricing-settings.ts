@@ -1,10 +1,10 @@
 import 'server-only';
 import { asc, sql } from 'drizzle-orm';
-import { readPricingRules } from '../core/pricing/pricing-rules';
-import type { Executor } from '../db/client';
-import { priceOverrides } from '../db/schema';
-import { type ErrorClassRule, readErrorClassRules } from '../traces/error-class-rules';
-import { rulesFingerprint } from '../traces/manage-error-class-rules';
+import { readPricingRules } from '@holdfast/engine/core';
+import type { Executor } from '@holdfast/engine/db';
+import { priceOverrides } from '@holdfast/engine/db/schema';
+import { type ErrorClassRule, readErrorClassRules } from '@holdfast/engine/traces';
+import { rulesFingerprint } from '@holdfast/engine/traces';
 
 /** An admin's price override as Settings, Costs and errors lists it: the prices and who set them when. */
 export interface PriceOverrideRow {

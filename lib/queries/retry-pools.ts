@@ -1,9 +1,9 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import { readPoolLevels } from '../core/retry-pools/pool-level';
-import type { Executor } from '../db/client';
-import { ALL_STEPS, retryPools, type RetryPool } from '../db/schema';
-import type { StepName } from '../rollups/figures';
+import { readPoolLevels } from '@holdfast/engine/core';
+import type { Executor } from '@holdfast/engine/db';
+import { ALL_STEPS, retryPools, type RetryPool } from '@holdfast/engine/db/schema';
+import type { StepName } from '@holdfast/engine/rollups';
 import type { TimeRange } from '@holdfast/protocol/time-window';
 
 const DAY_MS = 24 * 3_600_000;

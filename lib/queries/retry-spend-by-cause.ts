@@ -1,8 +1,8 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { type ErrorClass, IS_RETRY } from '../db/schema';
-import type { StepName } from '../rollups/figures';
+import type { Executor } from '@holdfast/engine/db';
+import { type ErrorClass, IS_RETRY } from '@holdfast/engine/db/schema';
+import type { StepName } from '@holdfast/engine/rollups';
 import type { TimeRange } from '@holdfast/protocol/time-window';
 
 /**
@@ -32,7 +32,7 @@ const HOUR_MS = 3_600_000;
 
 /**
  * Retry spend per step by the failure that caused each retry: every retry's share of retry spend (what it added
- * to its execution's spend beyond one try: lib/core/attempts/retry-spend.ts) is attributed to the class of the
+ * to its execution's spend beyond one try: packages/engine/src/core/attempts/retry-spend.ts) is attributed to the class of the
  * attempt before it in its execution (attempt 3 to attempt 2's class), not to the retry's own outcome.
  *
  * Read from the executions summed by shape per hour (execution_shape_hours, kept by the rollup pass for the

@@ -1,7 +1,7 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { arrayParam } from '../core/kernel/sql-arrays';
+import type { Executor } from '@holdfast/engine/db';
+import { arrayParam } from '@holdfast/engine/core';
 import type { ErrorGroupRow, ErrorGroupsView } from './error-groups';
 
 /** A group is rising when it failed at least this often in the window... */

@@ -1,8 +1,8 @@
 import 'server-only';
 import { type SQL, sql } from 'drizzle-orm';
-import { likeLiteral } from '../db/like-pattern';
-import type { Executor } from '../db/client';
-import type { HoldItemType } from '../db/schema';
+import { likeLiteral } from '@holdfast/engine/db';
+import type { Executor } from '@holdfast/engine/db';
+import type { HoldItemType } from '@holdfast/engine/db/schema';
 
 /** What the console's search box can find, in the order the results page lists them. */
 export const searchKinds = ['task', 'key', 'hold', 'dead_letter', 'step'] as const;

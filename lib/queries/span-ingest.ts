@@ -1,10 +1,10 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { SPAN_OUTCOMES, type SpanOutcome, type SpanShapeSample } from '../db/schema/span-ingest';
+import type { Executor } from '@holdfast/engine/db';
+import { SPAN_OUTCOMES, type SpanOutcome, type SpanShapeSample } from '@holdfast/engine/db/schema';
 import type { TimeRange } from '@holdfast/protocol/time-window';
 
-/** What became of one service's spans over a window (lib/traces/ingest-tally.ts). */
+/** What became of one service's spans over a window (packages/engine/src/traces/ingest-tally.ts). */
 export interface ServiceIngest {
   service: string;
   received: number;

@@ -1,8 +1,8 @@
 import 'server-only';
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { attempts, errorClasses, type ErrorClass } from '../db/schema';
-import { bucketLabelSql, finestBucketFor, planFigures } from '../rollups/figures';
+import type { Executor } from '@holdfast/engine/db';
+import { attempts, errorClasses, type ErrorClass } from '@holdfast/engine/db/schema';
+import { bucketLabelSql, finestBucketFor, planFigures } from '@holdfast/engine/rollups';
 import { bucketFor, type TimeRange } from '@holdfast/protocol/time-window';
 import type { ReadOptions } from './read-options';
 

@@ -1,10 +1,10 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { COUNT_FIGURES, type ErrorClass, FIGURES } from '../db/schema';
-import { summedFigures } from '../rollups/figure-sql';
-import { planFigures, type StepName } from '../rollups/figures';
-import { type LatencyHistogram, percentileMs, readStepHistograms } from '../rollups/latency-buckets';
+import type { Executor } from '@holdfast/engine/db';
+import { COUNT_FIGURES, type ErrorClass, FIGURES } from '@holdfast/engine/db/schema';
+import { summedFigures } from '@holdfast/engine/rollups';
+import { planFigures, type StepName } from '@holdfast/engine/rollups';
+import { type LatencyHistogram, percentileMs, readStepHistograms } from '@holdfast/engine/rollups';
 import { previousRangeOf, type TimeRange } from '@holdfast/protocol/time-window';
 import type { ReadOptions } from './read-options';
 

@@ -1,9 +1,9 @@
 import 'server-only';
-import type { Executor } from '../db/client';
-import type { StepName } from '../rollups/figures';
+import type { Executor } from '@holdfast/engine/db';
+import type { StepName } from '@holdfast/engine/rollups';
 import type { TimeRange } from '@holdfast/protocol/time-window';
 import { type CostSourceMix, getCostSourceMix } from './cost-source-mix';
-import { stepExists } from '../core/kernel/known-step';
+import { stepExists } from '@holdfast/engine/core';
 import { getStepDetail } from './step-detail';
 import { getStepSources, type StepSource } from './step-sources';
 

@@ -1,8 +1,8 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { attemptSources, type AttemptSource } from '../db/schema';
-import type { StepName } from '../rollups/figures';
+import type { Executor } from '@holdfast/engine/db';
+import { attemptSources, type AttemptSource } from '@holdfast/engine/db/schema';
+import type { StepName } from '@holdfast/engine/rollups';
 
 /** One way a step's attempts reached Holdfast, and the latest start of an attempt that came that way. */
 export interface StepSource {
@@ -21,7 +21,7 @@ const byListedOrder = (a: StepSource, b: StepSource) =>
 export async function getStepSources(db: Executor, steps: StepName[]): Promise<Map<string, StepSource[]>> {
   const sources = new Map<string, StepSource[]>();
   if (steps.length === 0) return sources;
-  // A VALUES list semi-join, as lib/rollups/figures.ts matches a page of steps.
+  // A VALUES list semi-join, as packages/engine/src/rollups/figures.ts matches a page of steps.
   const pairs = steps.map(({ agent, step }) => sql`(${agent}::text, ${step}::text)`);
   const rows = await db.execute<{
     agent: string;

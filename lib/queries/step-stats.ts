@@ -1,6 +1,6 @@
 import 'server-only';
-import type { Executor } from '../db/client';
-import type { StepName } from '../rollups/figures';
+import type { Executor } from '@holdfast/engine/db';
+import type { StepName } from '@holdfast/engine/rollups';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { type ComparedStepStats, readStepFigures, type StepStats } from './step-figures';
 import type { ReadOptions } from './read-options';
@@ -14,7 +14,7 @@ export type { StepStats } from './step-figures';
  * spend first. Counts and spend are summed exactly in SQL (spend as numeric)
  * and exact as JS numbers up to 2^53 (9 billion dollars); a larger sum is the
  * nearest JS number to it (15-16 significant digits). Latency percentiles come
- * from log-scale histograms (within ±2.4%, see lib/rollups/latency-buckets.ts).
+ * from log-scale histograms (within ±2.4%, see packages/engine/src/rollups/latency-buckets.ts).
  */
 export async function getStepStats(
   db: Executor,

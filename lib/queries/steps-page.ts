@@ -1,6 +1,6 @@
 import 'server-only';
-import type { Executor } from '../db/client';
-import type { BaselineDaySums } from '../rollups/anomaly-baselines';
+import type { Executor } from '@holdfast/engine/db';
+import type { BaselineDaySums } from '@holdfast/engine/rollups';
 import { readStepsPage, type SortColumn, STEPS_PAGE_SIZE, type StepsView } from '../filters/steps';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
@@ -113,7 +113,7 @@ export function applyStepsView<Row extends SortableStepRow>(
   });
 }
 
-/** Steps' figures as the anomaly rule's sums for its recent window (lib/rollups/step-anomalies.ts). */
+/** Steps' figures as the anomaly rule's sums for its recent window (packages/engine/src/rollups/step-anomalies.ts). */
 function asRecentSums(steps: ComparedStepStats[]): BaselineDaySums[] {
   return steps.map((row) => ({
     agent: row.agent,

@@ -1,7 +1,7 @@
 import 'server-only';
 import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
-import type { Executor } from '../db/client';
-import { attempts, deadLetters, holds, idempotencyKeys, runs, taskBudgets } from '../db/schema';
+import type { Executor } from '@holdfast/engine/db';
+import { attempts, deadLetters, holds, idempotencyKeys, runs, taskBudgets } from '@holdfast/engine/db/schema';
 
 /** Sub-tasks a task's page lists; a task that started more says so. */
 export const SUB_TASKS_SHOWN = 50;

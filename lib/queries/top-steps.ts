@@ -1,11 +1,11 @@
 import 'server-only';
-import type { Executor } from '../db/client';
-import type { BaselineDaySums } from '../rollups/anomaly-baselines';
-import { sumPerStep } from '../rollups/step-anomalies';
+import type { Executor } from '@holdfast/engine/db';
+import type { BaselineDaySums } from '@holdfast/engine/rollups';
+import { sumPerStep } from '@holdfast/engine/rollups';
 import { resolveTimeWindow, type TimeWindowName } from '@holdfast/protocol/time-window';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import type { ReadOptions } from './read-options';
-import type { StepName } from '../rollups/figures';
+import type { StepName } from '@holdfast/engine/rollups';
 import { getStepStats, type StepStats } from './step-stats';
 
 /** Steps the Overview lists by retry spend; the Steps page lists them all. */

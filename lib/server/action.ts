@@ -1,8 +1,8 @@
 import 'server-only';
 import { revalidatePath } from 'next/cache';
-import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } from '../core';
+import { HoldfastError, InvalidInputError, type CoreContext, type FieldErrors } from '@holdfast/engine/core';
 import type { ErrorCode } from '@holdfast/protocol/error-codes';
-import { corePolicyFrom, getEnvironment } from '../env';
+import { corePolicyFrom, getEnvironment } from '@holdfast/engine/env';
 import { rememberOwnWrite } from './read-source/read-console';
 import { isDatabaseUnavailable } from './database-outage';
 import { getClock, getDb } from './db';

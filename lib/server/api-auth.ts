@@ -10,9 +10,9 @@ import {
   RequestGrants,
   rateLimitOf,
   takeRequestTokens,
-} from '../core';
+} from '@holdfast/engine/core';
 import { findUnstorableText } from '@holdfast/protocol/validation';
-import { getEnvironment } from '../env';
+import { getEnvironment } from '@holdfast/engine/env';
 import { withDatabaseDeadline } from './database-outage';
 import { getDb } from './db';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';

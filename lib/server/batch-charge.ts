@@ -1,5 +1,5 @@
 import 'server-only';
-import type { AuthenticatedToken } from '../core';
+import type { AuthenticatedToken } from '@holdfast/engine/core';
 import { chargeAgentToken } from './api-auth';
 
 /**

@@ -1,7 +1,7 @@
 import 'server-only';
-import { connectDatabase, type Database, type DatabaseConnection } from '../db/client';
-import { startDatabaseClock, type DatabaseClock } from '../core/kernel/database-clock';
-import { getEnvironment } from '../env';
+import { connectDatabase, type Database, type DatabaseConnection } from '@holdfast/engine/db';
+import { startDatabaseClock, type DatabaseClock } from '@holdfast/engine/core';
+import { getEnvironment } from '@holdfast/engine/env';
 import { whenDeadlinePasses } from './database-outage';
 import { openRequestLocks, type RequestLocks } from './request-locks';
 

@@ -1,7 +1,7 @@
 import 'server-only';
 import type { NextRequest } from 'next/server';
 import { type HostRules, hostRulesFrom, isAllowedHost, requestedHost } from '../auth/request-host';
-import { type Environment, getEnvironment } from '../env';
+import { type Environment, getEnvironment } from '@holdfast/engine/env';
 import { problemResponse } from './problem';
 
 let rules: { from: Environment; rules: HostRules } | undefined;

@@ -1,7 +1,7 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
-import { openPostgres } from '../db/connection-url';
+import { openPostgres } from '@holdfast/engine/db';
 
 /**
  * Who is answering an Idempotency-Key right now. The key's row in

@@ -5,8 +5,14 @@ import { cache } from 'react';
 import { proxySettingsFrom, resolveProxyIdentity } from '../auth/proxy-identity';
 import { hostRulesFrom, servedOverHttps } from '../auth/request-host';
 import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS, signSessionToken, verifySessionToken } from '../auth/session-token';
-import { endOwnSessions, ensureProxyPerson, loadSessionPerson, loadSessionVersion, type Actor } from '../core';
-import { getEnvironment } from '../env';
+import {
+  endOwnSessions,
+  ensureProxyPerson,
+  loadSessionPerson,
+  loadSessionVersion,
+  type Actor,
+} from '@holdfast/engine/core';
+import { getEnvironment } from '@holdfast/engine/env';
 import { getDb } from './db';
 
 export type PersonActor = Extract<Actor, { type: 'person' }>;

@@ -2,9 +2,9 @@ import 'server-only';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { NextRequest } from 'next/server';
-import { decide } from '../core/identity/authorization';
-import type { Actor, CoreContext } from '../core/kernel/context';
-import { corePolicyFrom, getEnvironment } from '../env';
+import { decide } from '@holdfast/engine/core';
+import type { Actor, CoreContext } from '@holdfast/engine/core';
+import { corePolicyFrom, getEnvironment } from '@holdfast/engine/env';
 import {
   encodeResponse,
   type ExportedSpan,
@@ -12,10 +12,10 @@ import {
   RequestPastLimitsError,
   readTracesRequest,
   UnreadableRequestError,
-} from '../traces/otlp-request';
-import { OTLP_LIMITS } from '../traces/otlp-limits';
-import { type MappedBatch, mapSpans, storeMappedSpans } from '../traces/ingest-spans';
-import { spanMappingRules } from '../traces/mapping-rules';
+} from '@holdfast/engine/traces';
+import { OTLP_LIMITS } from '@holdfast/engine/traces';
+import { type MappedBatch, mapSpans, storeMappedSpans } from '@holdfast/engine/traces';
+import { spanMappingRules } from '@holdfast/engine/traces';
 import { admitAgentToken } from './api-auth';
 import { BatchCharge } from './batch-charge';
 import { refuseUnknownHost } from './host-check';

@@ -14,10 +14,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiToken } from '../../lib/core';
-import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
-import { findFreePort } from '../../lib/db/embedded-postgres';
-import { migrateDatabase } from '../../lib/db/migrate';
+import { createApiToken } from '@holdfast/engine/core';
+import { connectDatabase, type DatabaseConnection } from '@holdfast/engine/db';
+import { findFreePort } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 import { badUrls } from './faults/scenario-bad-urls';
 import { runChecks, type Check } from './faults/checks';
 import { startHoldfastServer, type HoldfastServer } from './faults/holdfast-server';

@@ -10,7 +10,7 @@
  *    build `npm test` left in .next) on a throwaway PostgreSQL, a few attempts
  *    posted over the API, then GET /metrics with a token of the metrics scope,
  *    its text piped into promtool. The scrape must also name every metric in
- *    lib/metrics/catalog.ts with the catalog's type, and refuse a request
+ *    packages/engine/src/metrics/catalog.ts with the catalog's type, and refuse a request
  *    without a token.
  *
  * Any problem promtool reports fails the run. Finds promtool on PATH or at
@@ -22,11 +22,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiToken } from '../../lib/core';
-import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
-import { findFreePort } from '../../lib/db/embedded-postgres';
-import { migrateDatabase } from '../../lib/db/migrate';
-import { metricCatalog } from '../../lib/metrics/catalog';
+import { createApiToken } from '@holdfast/engine/core';
+import { connectDatabase, type DatabaseConnection } from '@holdfast/engine/db';
+import { findFreePort } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
+import { metricCatalog } from '@holdfast/engine/metrics';
 import { startHoldfastServer, type HoldfastServer } from './faults/holdfast-server';
 import { createKillablePostgres, type KillablePostgres } from './faults/killable-postgres';
 

@@ -13,9 +13,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApiToken } from '../../lib/core';
-import { connectDatabase } from '../../lib/db/client';
-import { findFreePort } from '../../lib/db/embedded-postgres';
+import { createApiToken } from '@holdfast/engine/core';
+import { connectDatabase } from '@holdfast/engine/db';
+import { findFreePort } from '@holdfast/engine/db';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const runtimeFile = path.join(projectRoot, '.data/python-tests/runtime.json');

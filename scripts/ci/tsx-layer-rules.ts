@@ -24,14 +24,13 @@ interface Rule {
 }
 
 /**
- * The database (but its value lists), the library's services (but their input
- * schemas), the read models, the server glue. `lib/core` and `lib/db` alone are
- * their index files, which carry everything. lib/server/read-source/notice is plain
- * (no imports, checked by .dependency-cruiser.cjs): the Overview's island says where
- * each poll was read from with the same words the server-rendered pages use.
+ * The engine (the database, the library's services, the analytics, the receiver: `@holdfast/engine`, whose
+ * faces carry everything), the read models and the server glue. The schemas a browser island needs are the
+ * protocol's (`@holdfast/protocol`). lib/server/read-source/notice is plain (no imports, checked by
+ * .dependency-cruiser.cjs): the Overview's island says where each poll was read from with the same words the
+ * server-rendered pages use.
  */
-const serverCode =
-  /^(lib\/db($|\/(?!schema\/enums))|lib\/core($|\/(?!.*-input$|.*error-codes$))|lib\/queries\/|lib\/server\/(?!read-source\/notice$)|server-only$)/;
+const serverCode = /^(@holdfast\/engine($|\/)|lib\/queries\/|lib\/server\/(?!read-source\/notice$)|server-only$)/;
 
 const rules: Rule[] = [
   { name: 'components-are-not-pages', applies: (file) => file.startsWith('components/'), forbidden: /^app\// },

@@ -1,5 +1,5 @@
 /**
- * Writes docs/operations/configuration.md from lib/env.ts: every variable the
+ * Writes docs/operations/configuration.md from packages/engine/src/env.ts: every variable the
  * schema reads, in its order, with its default (what the schema gives an
  * empty environment) and its meaning (the variable's `.describe()`), then the
  * few variables scripts and tests read themselves. `npm run docs:config`;
@@ -10,11 +10,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { environmentSchema } from '../../lib/env';
+import { environmentSchema } from '@holdfast/engine/env';
 
 export const CONFIGURATION_DOC = 'docs/operations/configuration.md';
 
-/** Variables read outside lib/env.ts: by one script or by the tests, never by the server's schema. */
+/** Variables read outside packages/engine/src/env.ts: by one script or by the tests, never by the server's schema. */
 export const variablesReadElsewhere = [
   {
     name: 'HOLDFAST_API_URL',
@@ -92,7 +92,8 @@ export function markdownTable(header: string[], rows: string[][]): string {
 export function configurationMarkdown(): string {
   const defaults = environmentSchema.parse({}) as Record<string, unknown>;
   const schemaRows = Object.entries(environmentSchema.shape).map(([name, schema]) => {
-    if (!schema.description) throw new Error(`lib/env.ts: ${name} has no .describe(): say what it means`);
+    if (!schema.description)
+      throw new Error(`packages/engine/src/env.ts: ${name} has no .describe(): say what it means`);
     return [`\`${name}\``, shownDefault(defaults[name]), schema.description];
   });
   const elsewhereRows = variablesReadElsewhere.map((variable) => [
@@ -106,9 +107,9 @@ export function configurationMarkdown(): string {
     '',
     'For operators: every environment variable Holdfast reads, its default and what it does.',
     '',
-    "<!-- Generated from lib/env.ts by `npm run docs:config` (scripts/docs/configuration-table.ts): edit the schema's `.describe()` texts, not this file. -->",
+    "<!-- Generated from packages/engine/src/env.ts by `npm run docs:config` (scripts/docs/configuration-table.ts): edit the schema's `.describe()` texts, not this file. -->",
     '',
-    'All variables are read and validated in one place, [`lib/env.ts`](../../lib/env.ts). A wrong value stops',
+    'All variables are read and validated in one place, [`packages/engine/src/env.ts`](../../packages/engine/src/env.ts). A wrong value stops',
     'start-up with one line naming the variable. See also [Database roles](database-roles.md),',
     '[A read replica for the console](deployment.md#a-read-replica-for-the-console) and [Security](security.md).',
     '',
@@ -118,7 +119,7 @@ export function configurationMarkdown(): string {
     '(`npm start` also migrates; an advisory lock makes parallel starts safe). Demo data is',
     'never written to a database you name unless `HOLDFAST_DEMO_DATA=on`.',
     '',
-    '## Read outside lib/env.ts',
+    '## Read outside packages/engine/src/env.ts',
     '',
     'A few variables are read by one script or by the tests alone, not by the server:',
     '',

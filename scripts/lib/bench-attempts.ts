@@ -5,8 +5,8 @@ import {
   recordAttemptInput,
   type Actor,
   type RecordAttemptInput,
-} from '../../lib/core';
-import type { Database } from '../../lib/db/client';
+} from '@holdfast/engine/core';
+import type { Database } from '@holdfast/engine/db';
 import { measureLoops, type Figures } from './bench-compare';
 import { httpPoster } from './bench-http';
 

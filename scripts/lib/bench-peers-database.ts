@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import { startEmbeddedPostgres } from '../../lib/db/embedded-postgres';
+import { startEmbeddedPostgres } from '@holdfast/engine/db';
 
 /** The durability settings printed beside the figures: they decide what a commit costs. */
 export const DURABILITY_SETTINGS = ['fsync', 'synchronous_commit', 'wal_sync_method', 'full_page_writes'] as const;
@@ -59,7 +59,7 @@ export async function peersDatabases(): Promise<PeersDatabases> {
   } else {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-bench-peers-'));
     await fs.chmod(dir, 0o755);
-    // throwaway = fsync, synchronous_commit and full_page_writes off (lib/db/embedded-postgres.ts).
+    // throwaway = fsync, synchronous_commit and full_page_writes off (packages/engine/src/db/embedded-postgres.ts).
     const server = await startEmbeddedPostgres({ dataDir: path.join(dir, 'postgres'), throwaway: durable !== 'on' });
     serverUrl = server.url;
     description =

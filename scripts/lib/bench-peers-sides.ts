@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
-import { type BeginStepInput, runStep } from '../../lib/core';
-import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
-import { openPostgres } from '../../lib/db/connection-url';
+import { type BeginStepInput, runStep } from '@holdfast/engine/core';
+import { connectDatabase, type DatabaseConnection } from '@holdfast/engine/db';
+import { openPostgres } from '@holdfast/engine/db';
 import { type Figures, measureLoops } from './bench-compare';
 import { httpPoster } from './bench-http';
 import type { StepKind } from './dbos-side';

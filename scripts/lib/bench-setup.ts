@@ -4,9 +4,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApiToken } from '../../lib/core';
-import { connectDatabase } from '../../lib/db/client';
-import { findFreePort, startEmbeddedPostgres } from '../../lib/db/embedded-postgres';
+import { createApiToken } from '@holdfast/engine/core';
+import { connectDatabase } from '@holdfast/engine/db';
+import { findFreePort, startEmbeddedPostgres } from '@holdfast/engine/db';
 import type { TokenScope } from '@holdfast/protocol/enums';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { runStep, type BeginStepInput } from '../../lib/core';
-import { connectDatabase } from '../../lib/db/client';
+import { runStep, type BeginStepInput } from '@holdfast/engine/core';
+import { connectDatabase } from '@holdfast/engine/db';
 import { measureLoops, type Figures } from './bench-compare';
 import { httpPoster } from './bench-http';
 

@@ -1,7 +1,7 @@
 import { createHoldfastClient } from '@holdfast/client';
-import { createApiToken, INSTANCE_NAME, keepRenewableLease, revokeApiToken, SWEEPER } from '../../lib/core';
-import { connectDatabase } from '../../lib/db/client';
-import { getEnvironment } from '../../lib/env';
+import { createApiToken, INSTANCE_NAME, keepRenewableLease, revokeApiToken, SWEEPER } from '@holdfast/engine/core';
+import { connectDatabase } from '@holdfast/engine/db';
+import { getEnvironment } from '@holdfast/engine/env';
 import { fleetQueues, startFleet } from '../../lib/fleet/fleet';
 
 /** A new task every few seconds, round the agents: enough to watch, little enough for a laptop. */
@@ -10,7 +10,7 @@ const REDRIVES_EVERY_MS = 5_000;
 /** The briefing agent (OpenTelemetry only) starts a briefing this often, one at a time. */
 const BRIEFING_EVERY_MS = 6_000;
 
-/** The renewable lease (lib/core/leases/renewable-lease.ts) that lets one instance on a database run the fleet. */
+/** The renewable lease (packages/engine/src/core/leases/renewable-lease.ts) that lets one instance on a database run the fleet. */
 export const DEMO_FLEET_LEASE = 'demo_fleet';
 
 interface DemoFleetOptions {

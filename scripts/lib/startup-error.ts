@@ -1,5 +1,5 @@
-import { databaseErrorCode } from '../../lib/db/error-code';
-import { EnvironmentError } from '../../lib/env';
+import { databaseErrorCode } from '@holdfast/engine/db';
+import { EnvironmentError } from '@holdfast/engine/env';
 
 /**
  * One line that says what stopped start-up, without a stack trace for the

@@ -1,11 +1,11 @@
-import { deliverDueAlerts, type DeliveryReport } from '../../lib/alerts/deliver';
-import { runAlertSweep, type AlertSweep } from '../../lib/alerts/evaluate';
-import type { OutboundOptions } from '../../lib/alerts/outbound-request';
-import { startDatabaseClock, type CoreContext, type CorePolicy } from '../../lib/core';
-import { runDueSweeps, type SweepReport, type SweepSettings } from '../../lib/scheduler/sweeps';
-import type { LeaseOutcome } from '../../lib/core/leases/leases';
-import { connectDatabase } from '../../lib/db/client';
-import { corePolicyFrom, getEnvironment, type Environment } from '../../lib/env';
+import { deliverDueAlerts, type DeliveryReport } from '@holdfast/engine/alerts';
+import { runAlertSweep, type AlertSweep } from '@holdfast/engine/alerts';
+import type { OutboundOptions } from '@holdfast/engine/alerts';
+import { startDatabaseClock, type CoreContext, type CorePolicy } from '@holdfast/engine/core';
+import { runDueSweeps, type SweepReport, type SweepSettings } from '@holdfast/engine/scheduler';
+import type { LeaseOutcome } from '@holdfast/engine/core';
+import { connectDatabase } from '@holdfast/engine/db';
+import { corePolicyFrom, getEnvironment, type Environment } from '@holdfast/engine/env';
 import { describeForLog } from '../../lib/server/log-error';
 
 /** The sweeps' settings as the environment gives them. */

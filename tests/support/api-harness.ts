@@ -1,8 +1,8 @@
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll } from 'vitest';
-import { createApiToken, type Actor } from '../../lib/core';
+import { createApiToken, type Actor } from '../../packages/engine/src/core';
 import { createHoldfastClient } from '@holdfast/client';
-import type { DatabaseConnection } from '../../lib/db/client';
+import type { DatabaseConnection } from '../../packages/engine/src/db/client';
 import { useTestDatabase } from './test-database';
 
 type Handler = (request: NextRequest) => Promise<Response>;

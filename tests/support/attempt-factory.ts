@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RecordAttemptInput } from '../../lib/core';
+import type { RecordAttemptInput } from '../../packages/engine/src/core';
 
 /** A valid succeeded attempt with a task id of its own; override what the test is about. */
 export function anAttempt(overrides: Partial<RecordAttemptInput> = {}): RecordAttemptInput {

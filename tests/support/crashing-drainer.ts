@@ -4,8 +4,8 @@
  * Usage: node --import tsx tests/support/crashing-drainer.ts <database url>
  */
 import { sql } from 'drizzle-orm';
-import { drainRedrives } from '../../lib/core';
-import { connectDatabase } from '../../lib/db/client';
+import { drainRedrives } from '../../packages/engine/src/core';
+import { connectDatabase } from '../../packages/engine/src/db/client';
 
 const url = process.argv[2];
 if (!url) throw new Error('usage: crashing-drainer.ts <database url>');

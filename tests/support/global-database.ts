@@ -2,10 +2,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { OWNER_ROLE, prepareDatabaseRoles, urlForRole } from '../../lib/db/database-roles';
-import { startEmbeddedPostgres } from '../../lib/db/embedded-postgres';
-import { migrateDatabase } from '../../lib/db/migrate';
-import { generateRolePasswords, type RolePasswords } from '../../lib/db/role-passwords';
+import { OWNER_ROLE, prepareDatabaseRoles, urlForRole } from '../../packages/engine/src/db/database-roles';
+import { startEmbeddedPostgres } from '../../packages/engine/src/db/embedded-postgres';
+import { migrateDatabase } from '../../packages/engine/src/db/migrate';
+import { generateRolePasswords, type RolePasswords } from '../../packages/engine/src/db/role-passwords';
 import { withSql } from './with-sql';
 
 /**

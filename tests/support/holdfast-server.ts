@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { findFreePort } from '../../lib/db/embedded-postgres';
+import { findFreePort } from '../../packages/engine/src/db/embedded-postgres';
 
 const projectRoot = path.resolve(import.meta.dirname, '../..');
 

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../../lib/db/client';
+import type { Executor } from '../../packages/engine/src/db/client';
 
 /**
- * Makes hold owners known (lib/core/holds/known-owner.ts), as a deployment's
+ * Makes hold owners known (packages/engine/src/core/holds/known-owner.ts), as a deployment's
  * people make them: `team:<name>` as a team (a teams row), `person:<email>` as
  * a viewer in the people table. An owner an agent names that is neither is
  * replaced by the default owner, so a test whose agents name its own owners

@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { migrationsFolder } from '../../lib/db/migrate';
+import { migrationsFolder } from '../../packages/engine/src/db/migrate';
 
-/** A copy of drizzle/ that stops after migration `last` (e.g. '0023'), to build a database as an older release left it. */
+/** A copy of packages/engine/drizzle/ that stops after migration `last` (e.g. '0023'), to build a database as an older release left it. */
 export async function migrationsUpTo(last: string): Promise<string> {
   const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'holdfast-migrations-'));
   await fs.mkdir(path.join(folder, 'meta'));

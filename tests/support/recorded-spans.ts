@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AttributeValue } from '../../lib/traces/attribute-values';
-import type { ExportedSpan } from '../../lib/traces/exported-span';
+import type { AttributeValue } from '../../packages/engine/src/traces/attribute-values';
+import type { ExportedSpan } from '../../packages/engine/src/traces/exported-span';
 
 /**
  * The spans real instrumentations emitted against a fake provider (tests/fixtures/otel-emitters: the recorder,

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { findFreePort } from '../../lib/db/embedded-postgres';
+import { findFreePort } from '../../packages/engine/src/db/embedded-postgres';
 
 const run = promisify(execFile);
 

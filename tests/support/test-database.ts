@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { withSql } from './with-sql';
-import { connectDatabase, type DatabaseConnection } from '../../lib/db/client';
-import { APP_ROLE, OWNER_ROLE, urlForRole } from '../../lib/db/database-roles';
+import { connectDatabase, type DatabaseConnection } from '../../packages/engine/src/db/client';
+import { APP_ROLE, OWNER_ROLE, urlForRole } from '../../packages/engine/src/db/database-roles';
 
 /**
  * Gives the calling test file a database of its own: a copy of the migrated

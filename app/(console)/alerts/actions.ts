@@ -1,14 +1,9 @@
 'use server';
 
-import {
-  createAlertChannel,
-  deleteAlertChannel,
-  sendTestAlert,
-  setAlertChannelEnabled,
-} from '@/lib/alerts/manage-channels';
-import { acknowledgeAlert } from '@/lib/alerts/acknowledge';
-import { saveAlertRule } from '@/lib/alerts/manage-rules';
-import { createSilence, endSilence } from '@/lib/alerts/silences';
+import { createAlertChannel, deleteAlertChannel, sendTestAlert, setAlertChannelEnabled } from '@holdfast/engine/alerts';
+import { acknowledgeAlert } from '@holdfast/engine/alerts';
+import { saveAlertRule } from '@holdfast/engine/alerts';
+import { createSilence, endSilence } from '@holdfast/engine/alerts';
 import type { AlertChannelKind, AlertKind } from '@holdfast/protocol/enums';
 import { type ActionResult, field, numberFrom, optionalNumberField, runAction } from '@/lib/server/action';
 

@@ -47,7 +47,7 @@ export interface ThresholdField {
   max: number;
 }
 
-/** Each threshold's label and unit (the shapes are lib/alerts/rule-input.ts's thresholdsByKind). */
+/** Each threshold's label and unit (the shapes are packages/engine/src/alerts/rule-input.ts's thresholdsByKind). */
 export const thresholdFields: Record<string, ThresholdField> = {
   maxWaiting: { label: 'More pending than', unit: 'dead letters', step: 1, min: 1, max: 1_000_000 },
   maxAgeMinutes: { label: 'Or oldest waiting longer than', unit: 'minutes', step: 1, min: 1, max: 7 * 24 * 60 },

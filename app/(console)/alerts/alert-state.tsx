@@ -1,10 +1,10 @@
 import Link from 'next/link';
 import { LongText } from '@/components/ui/long-text';
 import { Age, Moment } from '@/components/ui/time';
-import { acknowledgedNow } from '@/lib/alerts/acknowledge-input';
-import { quietTimeFor } from '@/lib/alerts/flap-damping';
+import { acknowledgedNow } from '@holdfast/engine/alerts';
+import { quietTimeFor } from '@holdfast/engine/alerts';
 import { formatCount } from '@/lib/console/format';
-import type { AlertSilence } from '@/lib/db/schema';
+import type { AlertSilence } from '@holdfast/engine/db/schema';
 import type { AlertHistoryEntry } from '@/lib/queries/alerts';
 import { AcknowledgeForm } from './acknowledge-form';
 

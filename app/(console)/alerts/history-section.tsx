@@ -3,7 +3,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { LongText } from '@/components/ui/long-text';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
-import { runbookPath } from '@/lib/alerts/runbooks';
+import { runbookPath } from '@holdfast/engine/alerts';
 import { formatCount } from '@/lib/console/format';
 import type { AlertHistory, DeliveryRow } from '@/lib/queries/alerts';
 import { alertKindLabels, deliveryOutcomeLabels } from './alert-labels';

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
-import { decide } from '@/lib/core';
+import { decide } from '@holdfast/engine/core';
 import { formatCount } from '@/lib/console/format';
 import { countSilencedFiring, listSilences } from '@/lib/queries/alert-silences';
 import { countFiringAlerts, getAlertHistory, listAlertChannels, listAlertRules } from '@/lib/queries/alerts';

@@ -1,8 +1,8 @@
 import Link from 'next/link';
 import { Moment } from '@/components/ui/time';
-import { runbookPath } from '@/lib/alerts/runbooks';
+import { runbookPath } from '@holdfast/engine/alerts';
 import { formatCount } from '@/lib/console/format';
-import type { AlertRule } from '@/lib/db/schema';
+import type { AlertRule } from '@holdfast/engine/db/schema';
 import { alertKindLabels, thresholdField, thresholdNames } from './alert-labels';
 import { RuleForm } from './rule-form';
 

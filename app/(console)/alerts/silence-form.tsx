@@ -9,7 +9,7 @@ import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { Textarea } from '@/components/ui/textarea';
 import { useTimeZone } from '@/components/ui/time';
-import { MAX_IDENTITY_PATTERN, MAX_SILENCE_REASON, SILENCE_DURATIONS } from '@/lib/alerts/silence-input';
+import { MAX_IDENTITY_PATTERN, MAX_SILENCE_REASON, SILENCE_DURATIONS } from '@holdfast/protocol/inputs/silence-input';
 import { alertKinds } from '@holdfast/protocol/enums';
 import { createSilenceAction } from './actions';
 import { alertKindLabels } from './alert-labels';

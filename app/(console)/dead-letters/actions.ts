@@ -12,10 +12,10 @@ import {
   type BulkRedrivePreview,
   type DeadLetterFilter,
   type RedriveBrakeRule,
-} from '@/lib/core';
+} from '@holdfast/engine/core';
 import { HoldfastError, InvalidInputError } from '@holdfast/protocol/errors';
 import { parseInput } from '@holdfast/protocol/validation';
-import type { BulkRedrive } from '@/lib/db/schema';
+import type { BulkRedrive } from '@holdfast/engine/db/schema';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 import { describeForLog } from '@/lib/server/log-error';
 import { selectionInput, type SelectionInput, type SelectionItemResult } from './selection-input';

@@ -1,5 +1,5 @@
-import type { RedriveBrakeRule, RedriveBrakes } from '@/lib/core';
-import { formatDuration } from '@/lib/core/dead-letters/redrive-brakes';
+import type { RedriveBrakeRule, RedriveBrakes } from '@holdfast/engine/core';
+import { formatDuration } from '@holdfast/engine/core';
 
 /** The deployment's redrive brakes in one sentence, for the page's description. */
 export function describeBrakes(brakes: RedriveBrakes): string {

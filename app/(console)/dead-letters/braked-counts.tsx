@@ -1,6 +1,6 @@
 'use client';
 
-import type { RedriveBrakeRule } from '@/lib/core';
+import type { RedriveBrakeRule } from '@holdfast/engine/core';
 import { formatCount } from '@/lib/console/format';
 import type { BulkRedrivePreviewData } from './bulk-redrive-preview-data';
 

@@ -1,8 +1,8 @@
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
-import type { DeadLetterFilter } from '@/lib/core';
+import type { DeadLetterFilter } from '@holdfast/engine/core';
 import { formatCount } from '@/lib/console/format';
-import type { BulkRedrive } from '@/lib/db/schema';
+import type { BulkRedrive } from '@holdfast/engine/db/schema';
 import { BulkRedriveProgress } from './bulk-redrive-panel';
 
 /** Bulk redrives, newest first: who ran each, on which filter, and how far it got. */

@@ -2,7 +2,7 @@ import { ListFilters } from '@/components/console/list-page';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import type { DeadLetterFilter } from '@/lib/core';
+import type { DeadLetterFilter } from '@holdfast/engine/core';
 import { deadLettersFilterLabels, deadLettersHref } from '@/lib/console/filter-forms/dead-letters';
 import { errorClasses } from '@holdfast/protocol/enums';
 import { visibleText } from '@/lib/console/visible-text';

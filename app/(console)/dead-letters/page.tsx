@@ -1,11 +1,11 @@
 import type { Metadata } from 'next';
 import { KeysetPager, type PagePosition } from '@/components/console/keyset-pager';
 import { ListPage, ListSection } from '@/components/console/list-page';
-import { decide, describeBrakeRefusals, GROUP_DISCARD_LIMIT } from '@/lib/core';
+import { decide, describeBrakeRefusals, GROUP_DISCARD_LIMIT } from '@holdfast/engine/core';
 import { deadLettersHref } from '@/lib/console/filter-forms/dead-letters';
 import { deadLettersUrlFilter, deadLettersUrlPage, toDeadLetterFilter } from '@/lib/filters/dead-letters';
 import { readFilter } from '@/lib/filters/read-filter';
-import { corePolicyFrom, getEnvironment } from '@/lib/env';
+import { corePolicyFrom, getEnvironment } from '@holdfast/engine/env';
 import { formatCount } from '@/lib/console/format';
 import { deadLetterFilterChoices, listBulkRedrives, listPendingDeadLetters } from '@/lib/queries/dead-letters';
 import { describeErrorGroup } from '@/lib/queries/error-groups';

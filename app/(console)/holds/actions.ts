@@ -1,6 +1,6 @@
 'use server';
 
-import { clearHold, clearHolds, NotFoundError, previewRedrive, reassignHold } from '@/lib/core';
+import { clearHold, clearHolds, NotFoundError, previewRedrive, reassignHold } from '@holdfast/engine/core';
 import { parseRowId } from '@/lib/queries/row-id';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 

@@ -12,7 +12,7 @@ import { useToast } from '@/components/ui/toast';
 import type { HoldItemType } from '@holdfast/protocol/enums';
 import type { ActionResult } from '@/lib/server/action';
 import { redriveOutcomeLabels } from '@/lib/console/labels/redrive-outcomes';
-import type { RedrivePreview } from '@/lib/core/dead-letters/redrive-preview';
+import type { RedrivePreview } from '@holdfast/engine/core';
 import { clearHoldAction, previewHoldRedriveAction } from './actions';
 import { planFocusAfterRow } from '@/components/console/focus-after-action';
 

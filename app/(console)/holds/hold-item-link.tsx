@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { VisibleText } from '@/components/ui/visible-text';
-import type { Hold } from '@/lib/db/schema';
+import type { Hold } from '@holdfast/engine/db/schema';
 import { keyHref } from '@/lib/console/filter-forms/keys';
 import { visibleText } from '@/lib/console/visible-text';
 

@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { KeysetPager, showingText } from '@/components/console/keyset-pager';
 import { ListPage, ListSection } from '@/components/console/list-page';
-import { decideHoldClear, ownersOf } from '@/lib/core';
-import { getEnvironment } from '@/lib/env';
+import { decideHoldClear, ownersOf } from '@holdfast/engine/core';
+import { getEnvironment } from '@holdfast/engine/env';
 import { holdsFilter } from '@/lib/filters/holds';
 import { holdsHref } from '@/lib/console/filter-forms/holds';
 import { readFilter } from '@/lib/filters/read-filter';

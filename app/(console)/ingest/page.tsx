@@ -7,7 +7,7 @@ import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { formatCount } from '@/lib/console/format';
-import type { SpanOutcome } from '@/lib/db/schema/span-ingest';
+import type { SpanOutcome } from '@holdfast/engine/db/schema';
 import { getSpanIngest, type ServiceIngest } from '@/lib/queries/span-ingest';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { readNotice } from '@/lib/server/read-source/notice';
@@ -22,7 +22,7 @@ import {
 export const metadata: Metadata = { title: 'Ingest' };
 export const dynamic = 'force-dynamic';
 
-/** Each outcome's column and what it means, in the order the spans are judged (lib/traces/ingest-tally.ts). */
+/** Each outcome's column and what it means, in the order the spans are judged (packages/engine/src/traces/ingest-tally.ts). */
 const OUTCOMES: { outcome: SpanOutcome; label: string; meaning: string }[] = [
   { outcome: 'call', label: 'Calls', meaning: 'model and tool calls counted as attempts of a step' },
   {

@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
-import type { IdempotencyKey } from '@/lib/db/schema';
+import type { IdempotencyKey } from '@holdfast/engine/db/schema';
 import { keyHref } from '@/lib/console/filter-forms/keys';
 import { StepLink, TaskLink } from '../tasks/links';
 

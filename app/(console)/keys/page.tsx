@@ -7,7 +7,7 @@ import { Input } from '@/components/ui/input';
 import { keysFilter } from '@/lib/filters/keys';
 import { keysFilterLabels, keysPageHref } from '@/lib/console/filter-forms/keys';
 import { keysetPosition } from '@/lib/filters/keyset-cursor';
-import { getEnvironment } from '@/lib/env';
+import { getEnvironment } from '@holdfast/engine/env';
 import { readFilter } from '@/lib/filters/read-filter';
 import { findKeys, getKeyDetail, listExpiredInProgress, listRecentPayloadMismatches } from '@/lib/queries/keys';
 import { readConsole } from '@/lib/server/read-source/read-console';

@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { LongText } from '@/components/ui/long-text';
 import { Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
-import type { Hold } from '@/lib/db/schema';
+import type { Hold } from '@holdfast/engine/db/schema';
 import { keyHref } from '@/lib/console/filter-forms/keys';
 import { TaskLink } from '../tasks/links';
 

@@ -1,6 +1,6 @@
 'use server';
 
-import { forceReleaseSlot, overrideReleaseSlot, setKillSwitch } from '@/lib/core';
+import { forceReleaseSlot, overrideReleaseSlot, setKillSwitch } from '@holdfast/engine/core';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 
 export async function forceReleaseAction(

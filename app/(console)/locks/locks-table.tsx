@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Age, Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
-import type { Decision, ReleaseGuardFacts } from '@/lib/core';
+import type { Decision, ReleaseGuardFacts } from '@holdfast/engine/core';
 import { visibleText } from '@/lib/console/visible-text';
 import { ForceReleaseForm } from './lock-forms';
 import { OverrideReleaseForm } from './override-release-form';

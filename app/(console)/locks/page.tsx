@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import { ListPage, ListSection } from '@/components/console/list-page';
 import { Moment } from '@/components/ui/time';
-import { decide } from '@/lib/core';
-import { getEnvironment } from '@/lib/env';
+import { decide } from '@holdfast/engine/core';
+import { getEnvironment } from '@holdfast/engine/env';
 import { getKillSwitch, listHeldLocks } from '@/lib/queries/locks';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Age, Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
-import type { ReleaseGuard, ReleaseGuardFacts } from '@/lib/core';
+import type { ReleaseGuard, ReleaseGuardFacts } from '@holdfast/engine/core';
 import { formatUtc } from '@/lib/console/format';
 import { visibleText } from '@/lib/console/visible-text';
 

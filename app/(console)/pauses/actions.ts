@@ -1,6 +1,6 @@
 'use server';
 
-import { resumePause, saveBreakerSettings, setPause } from '@/lib/core';
+import { resumePause, saveBreakerSettings, setPause } from '@holdfast/engine/core';
 import { field, optionalNumberField, runAction, type ActionResult } from '@/lib/server/action';
 
 /** The pages that show pauses: refreshed after each change. */

@@ -6,7 +6,7 @@ import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
-import type { BreakerSettings } from '@/lib/core';
+import type { BreakerSettings } from '@holdfast/engine/core';
 import type { ActionResult } from '@/lib/server/action';
 import { saveBreakerSettingsAction } from './actions';
 

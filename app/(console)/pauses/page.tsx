@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { ListPage, ListSection } from '@/components/console/list-page';
-import { decide, readBreakerSettings } from '@/lib/core';
+import { decide, readBreakerSettings } from '@holdfast/engine/core';
 import { formatCount } from '@/lib/console/format';
 import { listBreakers } from '@/lib/queries/breakers';
 import { listPauses } from '@/lib/queries/pauses';

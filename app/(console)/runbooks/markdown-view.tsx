@@ -2,7 +2,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
-import { RUNBOOKS_PATH } from '@/lib/alerts/runbooks';
+import { RUNBOOKS_PATH } from '@holdfast/engine/alerts';
 import { githubSlug } from '@/lib/console/heading-anchor';
 
 /**

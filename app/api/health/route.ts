@@ -7,7 +7,7 @@ import {
 } from '@/lib/server/database-outage';
 import { getDb } from '@/lib/server/db';
 import { isDraining } from '@/lib/server/draining';
-import { getEnvironment } from '@/lib/env';
+import { getEnvironment } from '@holdfast/engine/env';
 
 export const dynamic = 'force-dynamic';
 

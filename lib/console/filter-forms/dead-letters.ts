@@ -1,6 +1,6 @@
 /** The Dead letters filter as its page shows it: each field's label, and the URL of a filter at a page. */
 import type { z } from 'zod';
-import type { DeadLetterFilter } from '../../core/dead-letters/dead-letter-filter-input';
+import type { DeadLetterFilter } from '@holdfast/engine/core';
 import type { DeadLettersUrlPage, deadLettersUrlFilter } from '../../filters/dead-letters';
 
 /** What each filter is called on the page. */

@@ -1,4 +1,4 @@
-import type { Hold } from '../../db/schema';
+import type { Hold } from '@holdfast/engine/db/schema';
 
 /** A human label for each machine-readable hold reason; pages show the code beside it. */
 export const holdReasonLabels: Record<Hold['reason'], string> = {

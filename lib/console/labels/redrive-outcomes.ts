@@ -1,4 +1,4 @@
-import type { RedriveOutcome } from '../../core/dead-letters/bulk-redrive-preview';
+import type { RedriveOutcome } from '@holdfast/engine/core';
 
 /** What a redrive will do to a dead letter's failed step, as the previews say it. */
 export const redriveOutcomeLabels: Record<RedriveOutcome, string> = {

@@ -1,8 +1,8 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import { cookies } from 'next/headers';
-import type { Database } from '../../db/client';
-import { getEnvironment } from '../../env';
+import type { Database } from '@holdfast/engine/db';
+import { getEnvironment } from '@holdfast/engine/env';
 import { isDatabaseUnavailable } from '../database-outage';
 import { getDb } from '../db';
 import type { ReadSource } from './notice';

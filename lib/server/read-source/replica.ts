@@ -1,6 +1,6 @@
 import 'server-only';
-import { connectDatabase, type DatabaseConnection } from '../../db/client';
-import { getEnvironment } from '../../env';
+import { connectDatabase, type DatabaseConnection } from '@holdfast/engine/db';
+import { getEnvironment } from '@holdfast/engine/env';
 import type { ReadSource } from './notice';
 
 /**

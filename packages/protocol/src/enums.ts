@@ -77,7 +77,7 @@ export type TaskStatus = (typeof taskStatuses)[number];
 export const finishedTaskStatuses = ['completed', 'failed', 'discarded'] as const;
 export type FinishedTaskStatus = (typeof finishedTaskStatuses)[number];
 
-/** What an in-app alert rule watches; one rule per kind (see lib/alerts). */
+/** What an in-app alert rule watches; one rule per kind (see packages/engine/src/alerts). */
 export const alertKinds = [
   'retry_share_anomaly',
   'hold_opened',
@@ -98,13 +98,13 @@ export type AlertChannelKind = (typeof alertChannelKinds)[number];
 export const alertEvents = ['fired', 'resolved', 'test'] as const;
 export type AlertEvent = (typeof alertEvents)[number];
 
-/** Where an attempt's cost came from (lib/core/pricing/price-call.ts). */
+/** Where an attempt's cost came from (packages/engine/src/core/pricing/price-call.ts). */
 export const costSources = ['reported', 'priced', 'rule', 'none'] as const;
 export type CostSource = (typeof costSources)[number];
 
 /**
- * How an attempt reached Holdfast: `library` (lib/core in the agent's process), `http` (the HTTP API or
- * step protocol, with an agent token), `traces` (an OpenTelemetry span, lib/traces).
+ * How an attempt reached Holdfast: `library` (packages/engine/src/core in the agent's process), `http` (the HTTP API or
+ * step protocol, with an agent token), `traces` (an OpenTelemetry span, packages/engine/src/traces).
  */
 export const attemptSources = ['library', 'http', 'traces'] as const;
 export type AttemptSource = (typeof attemptSources)[number];

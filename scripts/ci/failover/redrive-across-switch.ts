@@ -1,4 +1,4 @@
-import type { Database } from '../../../lib/db/client';
+import type { Database } from '@holdfast/engine/db';
 import {
   DEAD_LETTERS,
   makeDeadLetters,

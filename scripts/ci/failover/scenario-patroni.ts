@@ -1,6 +1,6 @@
-import { createApiToken } from '../../../lib/core';
-import { connectDatabase, type DatabaseConnection } from '../../../lib/db/client';
-import { migrateDatabase } from '../../../lib/db/migrate';
+import { createApiToken } from '@holdfast/engine/core';
+import { connectDatabase, type DatabaseConnection } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 import { runChecks, type Check } from '../faults/checks';
 import { retryWhileUnavailable } from '../faults/redrive-and-sweep';
 import { startHoldfastServer, type HoldfastServer } from '../faults/holdfast-server';

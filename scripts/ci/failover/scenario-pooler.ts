@@ -1,6 +1,6 @@
-import { createApiToken } from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { migrateDatabase } from '../../../lib/db/migrate';
+import { createApiToken } from '@holdfast/engine/core';
+import { connectDatabase } from '@holdfast/engine/db';
+import { migrateDatabase } from '@holdfast/engine/db';
 import { runChecks, type Check } from '../faults/checks';
 import { startHoldfastServer, type HoldfastServer } from '../faults/holdfast-server';
 import { runClaimRace } from './claim-race';

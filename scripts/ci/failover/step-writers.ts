@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../../lib/db/client';
+import type { Database } from '@holdfast/engine/db';
 import { startWriterLoops } from './writer-loops';
 import { networkStatus } from '../faults/writers';
 

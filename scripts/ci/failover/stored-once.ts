@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../../lib/db/client';
+import type { Database } from '@holdfast/engine/db';
 import { ATTEMPTS_PER_BATCH, type WriterLog } from '../faults/writers';
 
 /** Acknowledged batches not stored exactly once, and stored batches no writer was told about. */

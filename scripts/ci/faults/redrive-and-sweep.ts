@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import { runBulkRedrive, startBulkRedrive, type Actor } from '../../../lib/core';
-import { runDueSweeps } from '../../../lib/scheduler/sweeps';
-import type { Database } from '../../../lib/db/client';
-import { auditLog, bulkRedrives, deadLetters, holds, redrives } from '../../../lib/db/schema';
+import { runBulkRedrive, startBulkRedrive, type Actor } from '@holdfast/engine/core';
+import { runDueSweeps } from '@holdfast/engine/scheduler';
+import type { Database } from '@holdfast/engine/db';
+import { auditLog, bulkRedrives, deadLetters, holds, redrives } from '@holdfast/engine/db/schema';
 import { isDatabaseUnavailable } from '../../../lib/server/database-outage';
 import { waitFor } from './killable-postgres';
 

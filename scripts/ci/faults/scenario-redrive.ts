@@ -1,4 +1,4 @@
-import type { Database } from '../../../lib/db/client';
+import type { Database } from '@holdfast/engine/db';
 import { runChecks, type Check } from './checks';
 import type { KillablePostgres } from './killable-postgres';
 import {

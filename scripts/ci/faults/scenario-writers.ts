@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../../lib/db/client';
+import type { Database } from '@holdfast/engine/db';
 import { runChecks, type Check } from './checks';
 import type { HoldfastServer } from './holdfast-server';
 import { waitFor, type KillablePostgres } from './killable-postgres';

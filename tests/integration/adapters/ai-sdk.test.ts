@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HoldfastStepStopped, holdfastTask } from '@holdfast/client/ai-sdk';
 import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
-import { createApiToken, SWEEPER } from '../../../lib/core';
+import { createApiToken, SWEEPER } from '../../../packages/engine/src/core';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 

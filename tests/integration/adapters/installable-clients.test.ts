@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../lib/core';
+import { type Actor, createApiToken } from '../../../packages/engine/src/core';
 import { frameworkPackages } from '../../../packages/client/build';
 import { startHoldfastServer, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';

@@ -11,7 +11,7 @@ import {
   StepError,
 } from '@holdfast/client/langgraph';
 import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
-import { type Actor, createApiToken } from '../../../lib/core';
+import { type Actor, createApiToken } from '../../../packages/engine/src/core';
 import { fetchKeepingFinishAnswers, refuseRequestsOffMachine } from '../../support/agent-side-fetch';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 import { addKnownOwners } from '../../support/known-owners';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayArgs } from '../../../packages/client/src/adapters/mcp/gateway-config';
 import { type RunningGateway, serveGateway } from '../../../packages/client/src/adapters/mcp/serve';
 import { createHoldfastClient } from '@holdfast/client';
-import { createApiToken, SWEEPER } from '../../../lib/core';
+import { createApiToken, SWEEPER } from '../../../packages/engine/src/core';
 import { hashContent } from '@holdfast/protocol/keys/derive-key';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 import { addKnownOwners } from '../../support/known-owners';

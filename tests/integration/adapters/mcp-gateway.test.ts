@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken, SWEEPER } from '../../../lib/core';
-import { retryPools } from '../../../lib/db/schema';
+import { createApiToken, SWEEPER } from '../../../packages/engine/src/core';
+import { retryPools } from '../../../packages/engine/src/db/schema';
 import { identifyCall, stepNameOf } from '../../../packages/client/src/adapters/mcp/call-identity';
 import { hashContent } from '@holdfast/protocol/keys/derive-key';
 import { waitFor } from '../../../scripts/ci/faults/killable-postgres';
@@ -71,7 +71,7 @@ const gatewayArgs = (...extra: string[]) => [
 
 beforeAll(async () => {
   await addKnownOwners(database.db, [OWNER]);
-  // The step endpoints (begin, finish) and opening a hold are the ingest scope's (lib/core/identity/authorization.ts).
+  // The step endpoints (begin, finish) and opening a hold are the ingest scope's (packages/engine/src/core/identity/authorization.ts).
   token = (await createApiToken({ db: database.db, actor: SWEEPER }, { name: 'mcp gateway test', scopes: ['ingest'] }))
     .token;
   upstream = await startTestMcpServer();

@@ -20,7 +20,7 @@ import {
   holdfastTool,
 } from '@holdfast/client/openai-agents';
 import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
-import { type Actor, createApiToken } from '../../../lib/core';
+import { type Actor, createApiToken } from '../../../packages/engine/src/core';
 import { fetchKeepingFinishAnswers, refuseRequestsOffMachine } from '../../support/agent-side-fetch';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 import { addKnownOwners } from '../../support/known-owners';

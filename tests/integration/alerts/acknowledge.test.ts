@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { acknowledgeAlert } from '../../../lib/alerts/acknowledge';
-import type { Actor } from '../../../lib/core';
-import { alertInstances, auditLog } from '../../../lib/db/schema';
+import { acknowledgeAlert } from '../../../packages/engine/src/alerts/acknowledge';
+import type { Actor } from '../../../packages/engine/src/core';
+import { alertInstances, auditLog } from '../../../packages/engine/src/db/schema';
 import { getAttentionCounts, listFiringAlerts } from '../../../lib/queries/attention';
 import { useTestDatabase } from '../../support/test-database';
 

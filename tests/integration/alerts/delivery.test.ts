@@ -3,18 +3,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deliverDueAlerts } from '../../../lib/alerts/deliver';
-import type { WebhookBody } from '../../../lib/alerts/messages';
-import { createSigningSecret, verifySignature } from '../../../lib/alerts/signature';
-import { recordAttempt } from '../../../lib/core';
-import { ensureTaskBudget } from '../../../lib/core/budgets/task-budget';
-import type { Actor } from '../../../lib/core/kernel/context';
-import { deadLetterTask } from '../../../lib/core/dead-letters/dead-letter-task';
-import { openHold } from '../../../lib/core/holds/open-hold';
-import { clearHold } from '../../../lib/core/hold-clearing/clear-hold';
-import { claimKey } from '../../../lib/core/keys/claim-key';
-import { acquireSlot } from '../../../lib/core/slots/slot-lock';
-import { connectDatabase } from '../../../lib/db/client';
+import { deliverDueAlerts } from '../../../packages/engine/src/alerts/deliver';
+import type { WebhookBody } from '../../../packages/engine/src/alerts/messages';
+import { createSigningSecret, verifySignature } from '../../../packages/engine/src/alerts/signature';
+import { recordAttempt } from '../../../packages/engine/src/core';
+import { ensureTaskBudget } from '../../../packages/engine/src/core/budgets/task-budget';
+import type { Actor } from '../../../packages/engine/src/core/kernel/context';
+import { deadLetterTask } from '../../../packages/engine/src/core/dead-letters/dead-letter-task';
+import { openHold } from '../../../packages/engine/src/core/holds/open-hold';
+import { clearHold } from '../../../packages/engine/src/core/hold-clearing/clear-hold';
+import { claimKey } from '../../../packages/engine/src/core/keys/claim-key';
+import { acquireSlot } from '../../../packages/engine/src/core/slots/slot-lock';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
 import {
   alertChannels,
   alertDeliveries,
@@ -24,7 +24,7 @@ import {
   budgetRefusalMinutes,
   leases,
   type AlertChannelKind,
-} from '../../../lib/db/schema';
+} from '../../../packages/engine/src/db/schema';
 import { getStepAnomalies } from '../../../lib/queries/anomalies';
 import { runAlertPasses } from '../../../scripts/lib/sweep-loop';
 import { addKnownOwners } from '../../support/known-owners';

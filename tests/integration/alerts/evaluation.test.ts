@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { and, arrayOverlaps, eq, sql } from 'drizzle-orm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { evaluateAlerts, runAlertSweep } from '../../../lib/alerts/evaluate';
-import { createSigningSecret } from '../../../lib/alerts/signature';
-import { ensureTaskBudget } from '../../../lib/core/budgets/task-budget';
-import type { Actor } from '../../../lib/core/kernel/context';
-import { openHold } from '../../../lib/core/holds/open-hold';
-import { clearHold } from '../../../lib/core/hold-clearing/clear-hold';
-import { connectDatabase } from '../../../lib/db/client';
+import { evaluateAlerts, runAlertSweep } from '../../../packages/engine/src/alerts/evaluate';
+import { createSigningSecret } from '../../../packages/engine/src/alerts/signature';
+import { ensureTaskBudget } from '../../../packages/engine/src/core/budgets/task-budget';
+import type { Actor } from '../../../packages/engine/src/core/kernel/context';
+import { openHold } from '../../../packages/engine/src/core/holds/open-hold';
+import { clearHold } from '../../../packages/engine/src/core/hold-clearing/clear-hold';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
 import {
   alertChannels,
   alertDeliveries,
   alertInstances,
   alertRules,
   budgetRefusalMinutes,
-} from '../../../lib/db/schema';
+} from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decide, type Actor } from '../../../lib/core';
-import { alertChannels, alertDeliveries, alertDeliveryAttempts, alertInstances } from '../../../lib/db/schema';
+import { decide, type Actor } from '../../../packages/engine/src/core';
+import {
+  alertChannels,
+  alertDeliveries,
+  alertDeliveryAttempts,
+  alertInstances,
+} from '../../../packages/engine/src/db/schema';
 import { getAlertHistory, listAlertChannels } from '../../../lib/queries/alerts';
 import { useTestDatabase } from '../../support/test-database';
 

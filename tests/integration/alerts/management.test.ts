@@ -6,9 +6,9 @@ import {
   deleteAlertChannel,
   sendTestAlert,
   setAlertChannelEnabled,
-} from '../../../lib/alerts/manage-channels';
-import { saveAlertRule } from '../../../lib/alerts/manage-rules';
-import type { Actor, CoreContext } from '../../../lib/core';
+} from '../../../packages/engine/src/alerts/manage-channels';
+import { saveAlertRule } from '../../../packages/engine/src/alerts/manage-rules';
+import type { Actor, CoreContext } from '../../../packages/engine/src/core';
 import {
   alertChannels,
   alertDeliveries,
@@ -16,7 +16,7 @@ import {
   alertInstances,
   alertRules,
   auditLog,
-} from '../../../lib/db/schema';
+} from '../../../packages/engine/src/db/schema';
 import { countFiringAlerts, getAlertHistory, listAlertChannels, listAlertRules } from '../../../lib/queries/alerts';
 import { useTestDatabase } from '../../support/test-database';
 

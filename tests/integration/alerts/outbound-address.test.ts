@@ -3,12 +3,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deliverDueAlerts } from '../../../lib/alerts/deliver';
-import { createAlertChannel, sendTestAlert } from '../../../lib/alerts/manage-channels';
-import type { OutboundOptions, ResolvedAddress } from '../../../lib/alerts/outbound-request';
-import { createSigningSecret } from '../../../lib/alerts/signature';
-import type { Actor } from '../../../lib/core/kernel/context';
-import { alertChannels, alertDeliveries, alertDeliveryAttempts } from '../../../lib/db/schema';
+import { deliverDueAlerts } from '../../../packages/engine/src/alerts/deliver';
+import { createAlertChannel, sendTestAlert } from '../../../packages/engine/src/alerts/manage-channels';
+import type { OutboundOptions, ResolvedAddress } from '../../../packages/engine/src/alerts/outbound-request';
+import { createSigningSecret } from '../../../packages/engine/src/alerts/signature';
+import type { Actor } from '../../../packages/engine/src/core/kernel/context';
+import { alertChannels, alertDeliveries, alertDeliveryAttempts } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

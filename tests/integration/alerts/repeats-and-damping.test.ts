@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { evaluateAlerts } from '../../../lib/alerts/evaluate';
-import { QUIET_BEFORE_RESOLVE_MS } from '../../../lib/alerts/flap-damping';
-import { createSigningSecret } from '../../../lib/alerts/signature';
-import { connectDatabase } from '../../../lib/db/client';
+import { evaluateAlerts } from '../../../packages/engine/src/alerts/evaluate';
+import { QUIET_BEFORE_RESOLVE_MS } from '../../../packages/engine/src/alerts/flap-damping';
+import { createSigningSecret } from '../../../packages/engine/src/alerts/signature';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
 import {
   alertChannels,
   alertDeliveries,
   alertInstances,
   alertRules,
   budgetRefusalMinutes,
-} from '../../../lib/db/schema';
+} from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { evaluateAlerts } from '../../../lib/alerts/evaluate';
-import { createSigningSecret } from '../../../lib/alerts/signature';
-import { createSilence, endSilence } from '../../../lib/alerts/silences';
-import type { Actor } from '../../../lib/core';
+import { evaluateAlerts } from '../../../packages/engine/src/alerts/evaluate';
+import { createSigningSecret } from '../../../packages/engine/src/alerts/signature';
+import { createSilence, endSilence } from '../../../packages/engine/src/alerts/silences';
+import type { Actor } from '../../../packages/engine/src/core';
 import {
   alertChannels,
   alertDeliveries,
@@ -13,7 +13,7 @@ import {
   alertSilences,
   auditLog,
   budgetRefusalMinutes,
-} from '../../../lib/db/schema';
+} from '../../../packages/engine/src/db/schema';
 import { listSilences } from '../../../lib/queries/alert-silences';
 import { getAttentionCounts, listFiringAlerts } from '../../../lib/queries/attention';
 import { useTestDatabase } from '../../support/test-database';

@@ -1,8 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { attempts } from '../../../lib/db/schema';
-import { BASELINE_DAYS, baselineEndFor, refreshBaselines } from '../../../lib/rollups/anomaly-baselines';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { attempts } from '../../../packages/engine/src/db/schema';
+import {
+  BASELINE_DAYS,
+  baselineEndFor,
+  refreshBaselines,
+} from '../../../packages/engine/src/rollups/anomaly-baselines';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 /**

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { ensureAttemptPartitions, listAttemptPartitions } from '../../../lib/db/attempt-partitions';
-import { attempts } from '../../../lib/db/schema';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { ensureAttemptPartitions, listAttemptPartitions } from '../../../packages/engine/src/db/attempt-partitions';
+import { attempts } from '../../../packages/engine/src/db/schema';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();
@@ -108,7 +108,7 @@ describe('five-minute rollups', () => {
     ]);
 
     // Thirty days on, the raw log keeps 11:00 onwards of that day: the five-minute rows before go, the hourly stay.
-    const { maintainAttemptLog } = await import('../../../lib/rollups/retention');
+    const { maintainAttemptLog } = await import('../../../packages/engine/src/rollups/retention');
     await maintainAttemptLog(database.db, {
       now: new Date('2026-10-25T11:00:00Z'),
       attemptRetentionDays: 30,

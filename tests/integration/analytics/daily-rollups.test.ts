@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { attempts, errorClasses } from '../../../lib/db/schema';
+import { attempts, errorClasses } from '../../../packages/engine/src/db/schema';
 import { getStepStats } from '../../../lib/queries/step-stats';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 /**

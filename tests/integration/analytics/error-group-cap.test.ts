@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureAttemptPartitions } from '../../../lib/db/attempt-partitions';
+import { ensureAttemptPartitions } from '../../../packages/engine/src/db/attempt-partitions';
 import { getErrorGroups } from '../../../lib/queries/error-groups';
-import { MAX_ERROR_GROUPS_PER_STEP, OTHER_ERRORS_PATTERN } from '../../../lib/rollups/error-groups';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { MAX_ERROR_GROUPS_PER_STEP, OTHER_ERRORS_PATTERN } from '../../../packages/engine/src/rollups/error-groups';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

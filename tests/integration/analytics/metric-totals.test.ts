@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { recordAttempt, type CoreContext } from '../../../lib/core';
-import { attempts } from '../../../lib/db/schema';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { recordAttempt, type CoreContext } from '../../../packages/engine/src/core';
+import { attempts } from '../../../packages/engine/src/db/schema';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

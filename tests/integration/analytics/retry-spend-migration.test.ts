@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { migrateDatabase } from '../../../lib/db/migrate';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { migrationsUpTo } from '../../support/migrations-up-to';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,14 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { ensureAttemptPartitions } from '../../../lib/db/attempt-partitions';
-import { attempts, errorClasses, type ErrorClass } from '../../../lib/db/schema';
+import { ensureAttemptPartitions } from '../../../packages/engine/src/db/attempt-partitions';
+import { attempts, errorClasses, type ErrorClass } from '../../../packages/engine/src/db/schema';
 import { getStepAnomalies } from '../../../lib/queries/anomalies';
 import { getOverview } from '../../../lib/queries/overview';
 import { getStepDetail } from '../../../lib/queries/step-detail';
 import { getStepStats } from '../../../lib/queries/step-stats';
-import { latencyBucketSql, latencyOfBucket } from '../../../lib/rollups/latency-buckets';
-import { planFigures } from '../../../lib/rollups/figures';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { latencyBucketSql, latencyOfBucket } from '../../../packages/engine/src/rollups/latency-buckets';
+import { planFigures } from '../../../packages/engine/src/rollups/figures';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { resolveTimeWindow } from '@holdfast/protocol/time-window';
 import { useTestDatabase } from '../../support/test-database';
 

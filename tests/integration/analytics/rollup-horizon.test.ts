@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { attempts } from '../../../lib/db/schema';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { attempts } from '../../../packages/engine/src/db/schema';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 /**

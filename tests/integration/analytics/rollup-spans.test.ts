@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import type { Transaction } from '../../../lib/db/client';
-import { attempts, errorClasses } from '../../../lib/db/schema';
+import type { Transaction } from '../../../packages/engine/src/db/client';
+import { attempts, errorClasses } from '../../../packages/engine/src/db/schema';
 import { getStepStats } from '../../../lib/queries/step-stats';
-import { planFigures } from '../../../lib/rollups/figures';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
-import { deleteSpans, spansFor, storeSpans } from '../../../lib/rollups/spans';
+import { planFigures } from '../../../packages/engine/src/rollups/figures';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
+import { deleteSpans, spansFor, storeSpans } from '../../../packages/engine/src/rollups/spans';
 import { resolveTimeWindow } from '@holdfast/protocol/time-window';
 import { useTestDatabase } from '../../support/test-database';
 

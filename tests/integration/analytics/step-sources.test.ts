@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { type Actor, recordAttempt } from '../../../lib/core';
+import { type Actor, recordAttempt } from '../../../packages/engine/src/core';
 import { parseStepsView } from '../../../lib/filters/steps';
-import { dropAttemptPartitionsBefore } from '../../../lib/db/attempt-partitions';
-import { attempts } from '../../../lib/db/schema';
+import { dropAttemptPartitionsBefore } from '../../../packages/engine/src/db/attempt-partitions';
+import { attempts } from '../../../packages/engine/src/db/schema';
 import { getStepSources, getStepsWithSource } from '../../../lib/queries/step-sources';
 import { getStepsPage } from '../../../lib/queries/steps-page';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { endpoints, MAX_BATCH_BODY_BYTES, tracesEndpoint } from '@holdfast/protocol/api/endpoints';
 import { exportTraceServiceResponse } from '../../../lib/api/openapi-traces';
 import { HoldfastApiError } from '@holdfast/client';
-import { deadLetterTask, redriveDeadLetter, type Actor } from '../../../lib/core';
-import { attempts, holds, taskBudgets } from '../../../lib/db/schema';
+import { deadLetterTask, redriveDeadLetter, type Actor } from '../../../packages/engine/src/core';
+import { attempts, holds, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { MAX_INFLATED_TRACES_BODY_BYTES, MAX_TRACES_BODY_BYTES } from '../../../lib/server/traces-endpoint';
 import { useApi } from '../../support/api-harness';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openHold, type Actor, type DeadLetterTaskInput } from '../../../lib/core';
-import { holds } from '../../../lib/db/schema';
+import { openHold, type Actor, type DeadLetterTaskInput } from '../../../packages/engine/src/core';
+import { holds } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useApi } from '../../support/api-harness';
 
@@ -108,7 +108,7 @@ describe('inputs are bounded to their columns', () => {
       code: 'INVALID_INPUT',
       fieldErrors: { itemId: [expect.stringContaining('NUL')] },
     });
-    const { deadLetterTask } = await import('../../../lib/core');
+    const { deadLetterTask } = await import('../../../packages/engine/src/core');
     await expect(
       deadLetterTask(api.database.db, agent, aDeadLetter({ payload: { note: ['ok', 'bad\u0000'] } })),
     ).rejects.toMatchObject({

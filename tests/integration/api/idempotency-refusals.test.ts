@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../lib/core';
-import { apiRequests, attempts } from '../../../lib/db/schema';
+import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { apiRequests, attempts } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
 
 /**

@@ -8,9 +8,9 @@ import {
   GRANT_LEASE_MS,
   RequestGrants,
   takeRequestTokens,
-} from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { apiTokenBuckets } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { apiTokenBuckets } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 /**

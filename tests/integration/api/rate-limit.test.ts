@@ -8,9 +8,9 @@ import {
   InvalidInputError,
   setApiTokenRateLimit,
   takeRequestToken,
-} from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { apiTokenBuckets, apiTokens, auditLog } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { apiTokenBuckets, apiTokens, auditLog } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
 
 /**

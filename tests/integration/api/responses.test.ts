@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { endpoints, type EndpointName } from '@holdfast/protocol/api/endpoints';
 import { endpointResponses, problemDocument, restatedEnums, stepStatsResponse } from '@holdfast/protocol/api/responses';
-import { ensureTaskBudget, redriveDeadLetter, type Actor } from '../../../lib/core';
-import * as tables from '../../../lib/db/schema';
+import { ensureTaskBudget, redriveDeadLetter, type Actor } from '../../../packages/engine/src/core';
+import * as tables from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
 
 /**
@@ -339,7 +339,7 @@ describe('problem documents', () => {
 });
 
 describe('restated enums', () => {
-  it('match the lists in lib/db/schema', () => {
+  it('match the lists in packages/engine/src/db/schema', () => {
     expect(restatedEnums).toEqual({
       attemptOutcomes: tables.attemptOutcomes,
       attemptSources: tables.attemptSources,

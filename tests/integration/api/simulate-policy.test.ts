@@ -3,8 +3,8 @@ import { NextRequest } from 'next/server';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../../lib/api/openapi';
 import { policySimulationResponse } from '@holdfast/protocol/api/responses';
-import { createApiToken, recordAttempt, type Actor } from '../../../lib/core';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { createApiToken, recordAttempt, type Actor } from '../../../packages/engine/src/core';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useApi } from '../../support/api-harness';
 
 const api = useApi();

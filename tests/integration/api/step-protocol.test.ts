@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runStep } from '@holdfast/client';
-import { setPause, type Actor } from '../../../lib/core';
+import { setPause, type Actor } from '../../../packages/engine/src/core';
 import { useApi } from '../../support/api-harness';
 
 const api = useApi();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { type Actor, createApiToken, InvalidInputError } from '../../../lib/core';
-import { deadLetters } from '../../../lib/db/schema';
+import { type Actor, createApiToken, InvalidInputError } from '../../../packages/engine/src/core';
+import { deadLetters } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
 
 /**

@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { AttemptConflictError, InvalidInputError, recordAttempt } from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { attempts } from '../../../lib/db/schema';
+import { AttemptConflictError, InvalidInputError, recordAttempt } from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { attempts } from '../../../packages/engine/src/db/schema';
 import { aFailedAttempt, anAttempt } from '../../support/attempt-factory';
 import { backendPid, untilBlockedBy } from '../../support/lock-waits';
 import { useTestDatabase } from '../../support/test-database';

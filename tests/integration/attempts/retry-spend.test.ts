@@ -1,15 +1,21 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runStep as runStepOverHttp } from '@holdfast/client';
-import { type BeginStepInput, type RecordAttemptInput, recordAttempt, runStep, StepError } from '../../../lib/core';
-import { retrySpendOf } from '../../../lib/core/attempts/retry-spend';
-import type { ErrorClass } from '../../../lib/db/schema';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import {
+  type BeginStepInput,
+  type RecordAttemptInput,
+  recordAttempt,
+  runStep,
+  StepError,
+} from '../../../packages/engine/src/core';
+import { retrySpendOf } from '../../../packages/engine/src/core/attempts/retry-spend';
+import type { ErrorClass } from '../../../packages/engine/src/db/schema';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useApi } from '../../support/api-harness';
 import { addKnownOwners } from '../../support/known-owners';
 
 /**
- * Retry-attributable spend is the spend beyond what one try would have cost (lib/core/attempts/retry-spend.ts),
+ * Retry-attributable spend is the spend beyond what one try would have cost (packages/engine/src/core/attempts/retry-spend.ts),
  * the same on every path an attempt reaches Holdfast by: the step protocol in process and over HTTP, finished
  * attempts reported in process and over HTTP (in order, and the retry before its first attempt), and spans (the
  * attempt stated, or a call made again after a failed sibling). Then the rollups and the API's step figures.

@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Actor } from '../../../lib/core';
-import { writeAudit } from '../../../lib/core/audit/audit-log';
-import { auditRecordHash } from '../../../lib/db/audit-chain-hash';
-import { connectDatabase, type DatabaseConnection } from '../../../lib/db/client';
-import { verifyAuditChain } from '../../../lib/db/verify-audit-chain';
+import type { Actor } from '../../../packages/engine/src/core';
+import { writeAudit } from '../../../packages/engine/src/core/audit/audit-log';
+import { auditRecordHash } from '../../../packages/engine/src/db/audit-chain-hash';
+import { connectDatabase, type DatabaseConnection } from '../../../packages/engine/src/db/client';
+import { verifyAuditChain } from '../../../packages/engine/src/db/verify-audit-chain';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

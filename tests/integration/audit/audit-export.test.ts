@@ -4,9 +4,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { AUDIT_EXPORT_ROW_CAP, auditCsvStream } from '../../../app/api/console/audit.csv/audit-csv-stream';
 import { csvLine } from '../../../lib/console/audit-view';
 import { auditFilter } from '../../../lib/filters/audit';
-import type { Actor } from '../../../lib/core';
-import { writeAuditRecords } from '../../../lib/core/audit/audit-log';
-import type { DatabaseConnection } from '../../../lib/db/client';
+import type { Actor } from '../../../packages/engine/src/core';
+import { writeAuditRecords } from '../../../packages/engine/src/core/audit/audit-log';
+import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
 import { listAudit } from '../../../lib/queries/audit';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { timeBucket, withLease } from '../../../lib/core/leases/leases';
-import { writeAudit } from '../../../lib/core/audit/audit-log';
-import { connectDatabase } from '../../../lib/db/client';
+import { timeBucket, withLease } from '../../../packages/engine/src/core/leases/leases';
+import { writeAudit } from '../../../packages/engine/src/core/audit/audit-log';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

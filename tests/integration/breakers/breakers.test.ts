@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, like, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evaluateAlerts } from '../../../lib/alerts/evaluate';
-import { QUIET_BEFORE_RESOLVE_MS } from '../../../lib/alerts/flap-damping';
+import { evaluateAlerts } from '../../../packages/engine/src/alerts/evaluate';
+import { QUIET_BEFORE_RESOLVE_MS } from '../../../packages/engine/src/alerts/flap-damping';
 import {
   beginStep,
   DEFAULT_BREAKER_SETTINGS,
@@ -12,9 +12,9 @@ import {
   type Actor,
   type BeginStepInput,
   type CoreContext,
-} from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { alertInstances, auditLog, breakerEvents, circuitBreakers } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { alertInstances, auditLog, breakerEvents, circuitBreakers } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

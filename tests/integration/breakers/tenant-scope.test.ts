@@ -8,8 +8,8 @@ import {
   type Actor,
   type BeginStepInput,
   type CoreContext,
-} from '../../../lib/core';
-import { breakerEvents, breakerSlices, circuitBreakers } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { breakerEvents, breakerSlices, circuitBreakers } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,7 +1,7 @@
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { recordAttempt } from '../../../lib/core';
-import type { DatabaseConnection } from '../../../lib/db/client';
+import { recordAttempt } from '../../../packages/engine/src/core';
+import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
 import { aFailedAttempt, anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { connectDatabase, type Executor } from '../../../lib/db/client';
+import { connectDatabase, type Executor } from '../../../packages/engine/src/db/client';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

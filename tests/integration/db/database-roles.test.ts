@@ -8,17 +8,17 @@ import {
   openHold,
   recordAttempt,
   type Actor,
-} from '../../../lib/core';
+} from '../../../packages/engine/src/core';
 import {
   dropAttemptPartitionsBefore,
   ensureAttemptPartitions,
   listAttemptPartitions,
-} from '../../../lib/db/attempt-partitions';
-import { connectDatabase, type DatabaseConnection } from '../../../lib/db/client';
-import { prepareDatabaseRoles } from '../../../lib/db/database-roles';
-import { getMigrationState } from '../../../lib/db/migration-state';
-import { migrateDatabase, migrateNamedDatabase } from '../../../lib/db/migrate';
-import { verifyAuditChain } from '../../../lib/db/verify-audit-chain';
+} from '../../../packages/engine/src/db/attempt-partitions';
+import { connectDatabase, type DatabaseConnection } from '../../../packages/engine/src/db/client';
+import { prepareDatabaseRoles } from '../../../packages/engine/src/db/database-roles';
+import { getMigrationState } from '../../../packages/engine/src/db/migration-state';
+import { migrateDatabase, migrateNamedDatabase } from '../../../packages/engine/src/db/migrate';
+import { verifyAuditChain } from '../../../packages/engine/src/db/verify-audit-chain';
 import { anAttempt } from '../../support/attempt-factory';
 import { migrationsUpTo } from '../../support/migrations-up-to';
 import { addKnownOwners } from '../../support/known-owners';

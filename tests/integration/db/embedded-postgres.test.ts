@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres } from '../../../lib/db/embedded-postgres';
+import { startEmbeddedPostgres } from '../../../packages/engine/src/db/embedded-postgres';
 
 let workDir: string;
 let bystander: ChildProcess;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import journal from '../../../drizzle/meta/_journal.json';
-import { connectDatabase } from '../../../lib/db/client';
-import { migrateDatabase } from '../../../lib/db/migrate';
-import { getMigrationState } from '../../../lib/db/migration-state';
+import journal from '../../../packages/engine/drizzle/meta/_journal.json';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
+import { getMigrationState } from '../../../packages/engine/src/db/migration-state';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase({ migrated: false });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { claimKey, completeKey, hashContent } from '../../../lib/core';
-import { migrateDatabase } from '../../../lib/db/migrate';
+import { claimKey, completeKey, hashContent } from '../../../packages/engine/src/core';
+import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
 import { migrationsUpTo } from '../../support/migrations-up-to';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -10,9 +10,16 @@ import {
   runBulkRedrive,
   startBulkRedrive,
   type Actor,
-} from '../../../lib/core';
-import { runDueSweeps } from '../../../lib/scheduler/sweeps';
-import { auditLog, bulkRedrives, deadLetters, holds, idempotencyKeys, redrives } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { runDueSweeps } from '../../../packages/engine/src/scheduler/sweeps';
+import {
+  auditLog,
+  bulkRedrives,
+  deadLetters,
+  holds,
+  idempotencyKeys,
+  redrives,
+} from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase({ maxConnections: 12 });

@@ -10,9 +10,16 @@ import {
   type Actor,
   type BeginStepInput,
   type CoreContext,
-} from '../../../lib/core';
-import { DEFAULT_CORE_POLICY } from '../../../lib/core/kernel/context';
-import { auditLog, deadLetters, holds, idempotencyKeys, redrives, taskBudgets } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { DEFAULT_CORE_POLICY } from '../../../packages/engine/src/core/kernel/context';
+import {
+  auditLog,
+  deadLetters,
+  holds,
+  idempotencyKeys,
+  redrives,
+  taskBudgets,
+} from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

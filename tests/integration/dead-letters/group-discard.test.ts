@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { discardErrorGroup, runStep, StepError, type Actor } from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { auditLog, deadLetters, holds } from '../../../lib/db/schema';
+import { discardErrorGroup, runStep, StepError, type Actor } from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { auditLog, deadLetters, holds } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

@@ -10,8 +10,8 @@ import {
   startBulkRedrive,
   type Actor,
   type CoreContext,
-} from '../../../lib/core';
-import { auditLog, deadLetters, holds, redrives, taskBudgets } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { auditLog, deadLetters, holds, redrives, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

@@ -11,9 +11,9 @@ import {
   runStep,
   StepError,
   type Actor,
-} from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { auditLog, deadLetters, holds, redrives, taskBudgets } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { auditLog, deadLetters, holds, redrives, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken, SWEEPER } from '../../../lib/core';
+import { createApiToken, SWEEPER } from '../../../packages/engine/src/core';
 import {
   BRIEFING_AGENT,
   BRIEFING_MAX_TRIES,

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { seedDemoAttemptsIfEmpty } from '../../../lib/demo/seed-attempts';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

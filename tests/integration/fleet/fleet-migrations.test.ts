@@ -2,10 +2,10 @@ import fs from 'node:fs/promises';
 import { getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
-import { connectDatabase } from '../../../lib/db/client';
-import { getMigrationState } from '../../../lib/db/migration-state';
-import { migrateDatabase } from '../../../lib/db/migrate';
-import * as productSchema from '../../../lib/db/schema';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { getMigrationState } from '../../../packages/engine/src/db/migration-state';
+import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
+import * as productSchema from '../../../packages/engine/src/db/schema';
 import { countDownstreamEffects, sendEmail } from '../../../lib/fleet/downstreams';
 import { applyFleetMigrations, fleetMigrationsFolder } from '../../../lib/fleet/fleet-migrations';
 import { getDemoSideEffects } from '../../../lib/fleet/side-effects-view';
@@ -113,7 +113,7 @@ describe("the fleet's migration set", () => {
 describe('a database migrated before the fleet had its own tables', () => {
   it("loses the demo's public copies at 0014, stays up to date, and the fleet then makes its own", async () => {
     await migrateDatabase(older.ownerUrl, await migrationsUpTo('0013'));
-    // As the old 0007 left them (its text is gone from drizzle/), with demo rows in them.
+    // As the old 0007 left them (its text is gone from packages/engine/drizzle/), with demo rows in them.
     await withSql(older.ownerUrl, async (sql) => {
       await sql`create table fleet_email_outbox (id bigserial primary key, task_id text not null,
         recipient text not null, subject text not null, sent_at timestamptz not null default now())`;

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { deadLetterFilter } from '../../../lib/core/dead-letters/dead-letter-filter-input';
+import { deadLetterFilter } from '../../../packages/engine/src/core/dead-letters/dead-letter-filter-input';
 import { countDownstreamEffects } from '../../../lib/fleet/downstreams';
 import { startFleet } from '../../../lib/fleet/fleet';
-import { flushReplayTallies } from '../../../lib/core/keys/replay-tally';
+import { flushReplayTallies } from '../../../packages/engine/src/core/keys/replay-tally';
 import { listPendingDeadLetters } from '../../../lib/queries/dead-letters';
 import { listOpenHolds } from '../../../lib/queries/holds';
 import { getDemoSideEffects } from '../../../lib/fleet/side-effects-view';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { freezeIdleTasks } from '../../../lib/core/holds/freeze-idle-tasks';
-import { runDueSweeps } from '../../../lib/scheduler/sweeps';
-import { verifyAuditChain } from '../../../lib/db/verify-audit-chain';
+import { freezeIdleTasks } from '../../../packages/engine/src/core/holds/freeze-idle-tasks';
+import { runDueSweeps } from '../../../packages/engine/src/scheduler/sweeps';
+import { verifyAuditChain } from '../../../packages/engine/src/db/verify-audit-chain';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

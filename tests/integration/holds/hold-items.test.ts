@@ -13,8 +13,8 @@ import {
   startRun,
   type Actor,
   type OpenHoldInput,
-} from '../../../lib/core';
-import { auditLog, deadLetters, holds, idempotencyKeys } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { auditLog, deadLetters, holds, idempotencyKeys } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

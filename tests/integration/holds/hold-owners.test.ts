@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { beginStep, ensureTaskBudget, openHold, savePerson, type Actor } from '../../../lib/core';
-import { auditLog, holds, taskBudgets } from '../../../lib/db/schema';
-import { resetMetricsProcessState, scrapeMetrics } from '../../../lib/metrics/scrape';
+import { beginStep, ensureTaskBudget, openHold, savePerson, type Actor } from '../../../packages/engine/src/core';
+import { auditLog, holds, taskBudgets } from '../../../packages/engine/src/db/schema';
+import { resetMetricsProcessState, scrapeMetrics } from '../../../packages/engine/src/metrics/scrape';
 import { useApi } from '../../support/api-harness';
 
 const api = useApi();

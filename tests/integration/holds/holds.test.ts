@@ -9,9 +9,9 @@ import {
   reassignHold,
   type Actor,
   type OpenHoldInput,
-} from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { auditLog, holds } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { auditLog, holds } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

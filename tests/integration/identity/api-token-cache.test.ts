@@ -8,9 +8,9 @@ import {
   revokeApiToken,
   setApiTokenRateLimit,
   TOKEN_CACHE_TTL_MS,
-} from '../../../lib/core';
-import { noteApiTokenChanged } from '../../../lib/core/identity/api-token-changes';
-import { apiTokens } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { noteApiTokenChanged } from '../../../packages/engine/src/core/identity/api-token-changes';
+import { apiTokens } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
 
 /**

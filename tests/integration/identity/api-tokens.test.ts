@@ -1,8 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { authenticateApiToken, createApiToken, listApiTokens, revokeApiToken, type Actor } from '../../../lib/core';
-import { can } from '../../../lib/core/identity/authorization';
-import { apiTokens, auditLog } from '../../../lib/db/schema';
+import {
+  authenticateApiToken,
+  createApiToken,
+  listApiTokens,
+  revokeApiToken,
+  type Actor,
+} from '../../../packages/engine/src/core';
+import { can } from '../../../packages/engine/src/core/identity/authorization';
+import { apiTokens, auditLog } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

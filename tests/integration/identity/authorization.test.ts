@@ -21,17 +21,21 @@ import {
   startRun,
   StepError,
   type Actor,
-} from '../../../lib/core';
+} from '../../../packages/engine/src/core';
 import {
   createAlertChannel,
   deleteAlertChannel,
   sendTestAlert,
   setAlertChannelEnabled,
-} from '../../../lib/alerts/manage-channels';
-import { saveAlertRule } from '../../../lib/alerts/manage-rules';
-import { deletePriceOverride, savePriceOverride, saveRefusedStatuses } from '../../../lib/core/pricing/manage-pricing';
-import { saveErrorClassRules } from '../../../lib/traces/manage-error-class-rules';
-import { alertChannels, auditLog, retryPools } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/alerts/manage-channels';
+import { saveAlertRule } from '../../../packages/engine/src/alerts/manage-rules';
+import {
+  deletePriceOverride,
+  savePriceOverride,
+  saveRefusedStatuses,
+} from '../../../packages/engine/src/core/pricing/manage-pricing';
+import { saveErrorClassRules } from '../../../packages/engine/src/traces/manage-error-class-rules';
+import { alertChannels, auditLog, retryPools } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { loadSessionVersion, savePerson, type Actor, type CoreContext } from '../../../lib/core';
-import type { Role } from '../../../lib/db/schema';
-import { auditLog, people } from '../../../lib/db/schema';
+import { loadSessionVersion, savePerson, type Actor, type CoreContext } from '../../../packages/engine/src/core';
+import type { Role } from '../../../packages/engine/src/db/schema';
+import { auditLog, people } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 /** The people tests' admin: an actor only, not a row, so it never counts as an admin in the table. */

@@ -10,8 +10,8 @@ import {
   loadSessionVersion,
   savePerson,
   type Actor,
-} from '../../../lib/core';
-import { auditLog, people } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { auditLog, people } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

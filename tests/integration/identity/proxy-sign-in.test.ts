@@ -1,8 +1,14 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { type ProxySettings, resolveProxyIdentity } from '../../../lib/auth/proxy-identity';
-import { type Actor, ensureProxyPerson, loadSessionPerson, loadSessionVersion, savePerson } from '../../../lib/core';
-import { auditLog, people } from '../../../lib/db/schema';
+import {
+  type Actor,
+  ensureProxyPerson,
+  loadSessionPerson,
+  loadSessionVersion,
+  savePerson,
+} from '../../../packages/engine/src/core';
+import { auditLog, people } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 /**

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken, redriveDeadLetter, type Actor } from '../../../lib/core';
-import { NOT_YOURS } from '../../../lib/core/identity/authorization';
-import { deadLetters, redrives, taskAgents } from '../../../lib/db/schema';
+import { createApiToken, redriveDeadLetter, type Actor } from '../../../packages/engine/src/core';
+import { NOT_YOURS } from '../../../packages/engine/src/core/identity/authorization';
+import { deadLetters, redrives, taskAgents } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken, type Actor } from '../../../lib/core';
-import { flushReplayTallies } from '../../../lib/core/keys/replay-tally';
+import { createApiToken, type Actor } from '../../../packages/engine/src/core';
+import { flushReplayTallies } from '../../../packages/engine/src/core/keys/replay-tally';
 import { useApi } from '../../support/api-harness';
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { NextRequest } from 'next/server';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken, type Actor } from '../../../lib/core';
-import type { TokenScope } from '../../../lib/db/schema';
-import { resetMetricsProcessState } from '../../../lib/metrics/scrape';
+import { createApiToken, type Actor } from '../../../packages/engine/src/core';
+import type { TokenScope } from '../../../packages/engine/src/db/schema';
+import { resetMetricsProcessState } from '../../../packages/engine/src/metrics/scrape';
 import { useApi } from '../../support/api-harness';
 
 const api = useApi();

@@ -10,10 +10,10 @@ import {
   recordAttempt,
   redriveDeadLetter,
   type Actor,
-} from '../../../lib/core';
-import { deadLetters, holds, redrives, runs, taskBudgets } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { deadLetters, holds, redrives, runs, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
-import { NOT_YOURS } from '../../../lib/core/identity/authorization';
+import { NOT_YOURS } from '../../../packages/engine/src/core/identity/authorization';
 
 const api = useApi();
 const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };

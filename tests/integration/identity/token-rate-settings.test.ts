@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Actor, createApiToken } from '../../../lib/core';
-import type { DatabaseConnection } from '../../../lib/db/client';
-import { apiTokens } from '../../../lib/db/schema';
+import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
+import { apiTokens } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 /** The token settings page's rate-limit form, through its server action as the page posts it. */

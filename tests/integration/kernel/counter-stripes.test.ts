@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { connectDatabase, type DatabaseConnection } from '../../../lib/db/client';
-import { COUNTER_STRIPES } from '../../../lib/core/kernel/counter-stripe';
-import { countPoolUsage } from '../../../lib/core/retry-pools/pool-usage';
+import { connectDatabase, type DatabaseConnection } from '../../../packages/engine/src/db/client';
+import { COUNTER_STRIPES } from '../../../packages/engine/src/core/kernel/counter-stripe';
+import { countPoolUsage } from '../../../packages/engine/src/core/retry-pools/pool-usage';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
  * Every begin adds to its step's retry-pool usage slice, in the begin's transaction: one row per slice would make
  * concurrent begins of a step queue on its lock until each other's commits. Counts go to the writing connection's
- * stripe of the slice (lib/core/kernel/counter-stripe.ts), and readers sum the stripes.
+ * stripe of the slice (packages/engine/src/core/kernel/counter-stripe.ts), and readers sum the stripes.
  */
 const database = useTestDatabase();
 const at = new Date('2026-12-03T12:00:02.000Z');

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { startDatabaseClock } from '../../../lib/core';
-import type { Executor } from '../../../lib/db/client';
+import { startDatabaseClock } from '../../../packages/engine/src/core';
+import type { Executor } from '../../../packages/engine/src/db/client';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { retryOnDeadlock } from '../../../lib/core/kernel/deadlock-retry';
-import { connectDatabase } from '../../../lib/db/client';
+import { retryOnDeadlock } from '../../../packages/engine/src/core/kernel/deadlock-retry';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

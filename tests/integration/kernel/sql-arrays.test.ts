@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { arrayParam } from '../../../lib/core/kernel/sql-arrays';
+import { arrayParam } from '../../../packages/engine/src/core/kernel/sql-arrays';
 import { useTestDatabase } from '../../support/test-database';
 
 /** The traces receiver hands its batches to PostgreSQL as array literals: every value comes back as it went. */

@@ -9,11 +9,11 @@ import {
   KeyPayloadMismatchError,
   StaleTokenError,
   type ClaimOutcome,
-} from '../../../lib/core';
-import { deleteExpiredKeys } from '../../../lib/core/keys/sweep-keys';
-import { storedRawKey } from '../../../lib/core/keys/raw-key-name';
-import { connectDatabase } from '../../../lib/db/client';
-import { idempotencyKeys } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { deleteExpiredKeys } from '../../../packages/engine/src/core/keys/sweep-keys';
+import { storedRawKey } from '../../../packages/engine/src/core/keys/raw-key-name';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { idempotencyKeys } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { INSTANCE_NAME, keepRenewableLease } from '../../../lib/core';
+import { INSTANCE_NAME, keepRenewableLease } from '../../../packages/engine/src/core';
 import {
   readRenewableLease,
   releaseRenewableLease,
   renewRenewableLease,
   takeRenewableLease,
-} from '../../../lib/core/leases/renewable-lease';
-import { connectDatabase } from '../../../lib/db/client';
+} from '../../../packages/engine/src/core/leases/renewable-lease';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

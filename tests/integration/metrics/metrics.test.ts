@@ -10,9 +10,9 @@ import {
   type Actor,
   type BeginStepInput,
   type CoreContext,
-} from '../../../lib/core';
-import { ensureAttemptPartitions } from '../../../lib/db/attempt-partitions';
-import type { DatabaseConnection } from '../../../lib/db/client';
+} from '../../../packages/engine/src/core';
+import { ensureAttemptPartitions } from '../../../packages/engine/src/db/attempt-partitions';
+import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
 import type { AlertKind } from '@holdfast/protocol/enums';
 import {
   alertInstances,
@@ -23,11 +23,11 @@ import {
   redrives,
   retryPools,
   slotLocks,
-} from '../../../lib/db/schema';
-import { metricCatalog } from '../../../lib/metrics/catalog';
-import { resetMetricsProcessState, scrapeMetrics } from '../../../lib/metrics/scrape';
-import { maintainAttemptLog } from '../../../lib/rollups/retention';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+} from '../../../packages/engine/src/db/schema';
+import { metricCatalog } from '../../../packages/engine/src/metrics/catalog';
+import { resetMetricsProcessState, scrapeMetrics } from '../../../packages/engine/src/metrics/scrape';
+import { maintainAttemptLog } from '../../../packages/engine/src/rollups/retention';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase({ maxConnections: 12 });

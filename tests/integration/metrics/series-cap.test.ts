@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { metricCatalog, type MetricName } from '../../../lib/metrics/catalog';
-import { resetMetricsProcessState, scrapeMetrics } from '../../../lib/metrics/scrape';
+import { metricCatalog, type MetricName } from '../../../packages/engine/src/metrics/catalog';
+import { resetMetricsProcessState, scrapeMetrics } from '../../../packages/engine/src/metrics/scrape';
 import { useApi } from '../../support/api-harness';
 
 const api = useApi();

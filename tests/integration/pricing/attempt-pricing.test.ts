@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { recordAttempt, runStep } from '../../../lib/core';
-import { priceCall } from '../../../lib/core/pricing/price-call';
-import { DEFAULT_PRICING_RULES } from '../../../lib/core/pricing/pricing-rules';
-import { forgetStoredRules } from '../../../lib/traces/mapping-rules';
+import { recordAttempt, runStep } from '../../../packages/engine/src/core';
+import { priceCall } from '../../../packages/engine/src/core/pricing/price-call';
+import { DEFAULT_PRICING_RULES } from '../../../packages/engine/src/core/pricing/pricing-rules';
+import { forgetStoredRules } from '../../../packages/engine/src/traces/mapping-rules';
 import { useApi } from '../../support/api-harness';
 import { addKnownOwners } from '../../support/known-owners';
 

@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type Actor, recordAttempt } from '../../../lib/core';
-import { deletePriceOverride, savePriceOverride, saveRefusedStatuses } from '../../../lib/core/pricing/manage-pricing';
-import { DEFAULT_ERROR_CLASS_RULES, readErrorClassRules } from '../../../lib/traces/error-class-rules';
-import { rulesFingerprint, saveErrorClassRules } from '../../../lib/traces/manage-error-class-rules';
-import { spanMappingRules } from '../../../lib/traces/mapping-rules';
+import { type Actor, recordAttempt } from '../../../packages/engine/src/core';
+import {
+  deletePriceOverride,
+  savePriceOverride,
+  saveRefusedStatuses,
+} from '../../../packages/engine/src/core/pricing/manage-pricing';
+import { DEFAULT_ERROR_CLASS_RULES, readErrorClassRules } from '../../../packages/engine/src/traces/error-class-rules';
+import { rulesFingerprint, saveErrorClassRules } from '../../../packages/engine/src/traces/manage-error-class-rules';
+import { spanMappingRules } from '../../../packages/engine/src/traces/mapping-rules';
 import { useTestDatabase } from '../../support/test-database';
 
 /**

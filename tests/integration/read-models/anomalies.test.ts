@@ -1,9 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { recordAttempt, type RecordAttemptInput } from '../../../lib/core';
+import { recordAttempt, type RecordAttemptInput } from '../../../packages/engine/src/core';
 import { getStepAnomalies } from '../../../lib/queries/anomalies';
-import { BASELINE_DAYS, baselineEndFor, readStoredBaselines } from '../../../lib/rollups/anomaly-baselines';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import {
+  BASELINE_DAYS,
+  baselineEndFor,
+  readStoredBaselines,
+} from '../../../packages/engine/src/rollups/anomaly-baselines';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { recordAttempt } from '../../../lib/core';
-import type { CostSource } from '../../../lib/db/schema';
-import { attempts } from '../../../lib/db/schema';
+import { recordAttempt } from '../../../packages/engine/src/core';
+import type { CostSource } from '../../../packages/engine/src/db/schema';
+import { attempts } from '../../../packages/engine/src/db/schema';
 import { getCostSourceMix, pricedRetryCostMicros } from '../../../lib/queries/cost-source-mix';
 import { getStepDetail } from '../../../lib/queries/step-detail';
 import { anAttempt, aFailedAttempt } from '../../support/attempt-factory';

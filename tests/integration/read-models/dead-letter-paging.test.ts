@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { deadLetterFilter } from '../../../lib/core/dead-letters/dead-letter-filter-input';
-import { deadLetters } from '../../../lib/db/schema';
+import { deadLetterFilter } from '../../../packages/engine/src/core/dead-letters/dead-letter-filter-input';
+import { deadLetters } from '../../../packages/engine/src/db/schema';
 import { listPendingDeadLetters } from '../../../lib/queries/dead-letters';
 import { useTestDatabase } from '../../support/test-database';
 

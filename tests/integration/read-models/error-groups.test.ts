@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { recordAttempt } from '../../../lib/core';
-import { deadLetters } from '../../../lib/db/schema';
+import { recordAttempt } from '../../../packages/engine/src/core';
+import { deadLetters } from '../../../packages/engine/src/db/schema';
 import { getErrorGroups } from '../../../lib/queries/error-groups';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { aFailedAttempt, anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
 

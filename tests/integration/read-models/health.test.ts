@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectDatabase } from '../../../lib/db/client';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { getHealth } from '../../../lib/queries/health';
 import { clearDrainingForTests, markDraining } from '../../../lib/server/draining';
 import { useTestDatabase } from '../../support/test-database';

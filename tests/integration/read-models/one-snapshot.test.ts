@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { recordAttempt } from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
+import { recordAttempt } from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { parseStepsView } from '../../../lib/filters/steps';
 import { inOneSnapshot } from '../../../lib/queries/one-snapshot';
 import { getStepsPage } from '../../../lib/queries/steps-page';

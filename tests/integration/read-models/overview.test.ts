@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../../lib/core';
+import { ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../../packages/engine/src/core';
 import { getOverview } from '../../../lib/queries/overview';
-import { stepExists } from '../../../lib/core/kernel/known-step';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { stepExists } from '../../../packages/engine/src/core/kernel/known-step';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordAttempt } from '../../../lib/core';
+import { recordAttempt } from '../../../packages/engine/src/core';
 import { getErrorGroups } from '../../../lib/queries/error-groups';
 import { risingGroups, withRiseOnsets } from '../../../lib/queries/rising-groups';
 import { aFailedAttempt } from '../../support/attempt-factory';

@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { claimKey, deadLetterTask, ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../../lib/core';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import {
+  claimKey,
+  deadLetterTask,
+  ensureTaskBudget,
+  openHold,
+  recordAttempt,
+  type Actor,
+} from '../../../packages/engine/src/core';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { searchById, SEARCH_LIMIT_PER_KIND, soleMatch } from '../../../lib/queries/search';
 import { anAttempt } from '../../support/attempt-factory';
 import { addKnownOwners } from '../../support/known-owners';

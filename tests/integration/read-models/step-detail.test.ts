@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordAttempt } from '../../../lib/core';
+import { recordAttempt } from '../../../packages/engine/src/core';
 import { getStepDetail } from '../../../lib/queries/step-detail';
 import { useTestDatabase } from '../../support/test-database';
 

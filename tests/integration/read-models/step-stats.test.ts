@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { recordAttempt, type RecordAttemptInput } from '../../../lib/core';
+import { recordAttempt, type RecordAttemptInput } from '../../../packages/engine/src/core';
 import { getStepStats, getStepStatsView } from '../../../lib/queries/step-stats';
-import { latencyBucketOf, latencyOfBucket } from '../../../lib/rollups/latency-buckets';
+import { latencyBucketOf, latencyOfBucket } from '../../../packages/engine/src/rollups/latency-buckets';
 import { aFailedAttempt, anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
 

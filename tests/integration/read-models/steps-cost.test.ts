@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { recordAttempt, type RecordAttemptInput } from '../../../lib/core';
+import { recordAttempt, type RecordAttemptInput } from '../../../packages/engine/src/core';
 import { stepsCsv } from '../../../lib/console/steps-csv';
 import { parseStepsView } from '../../../lib/filters/steps';
 import { inOneSnapshot } from '../../../lib/queries/one-snapshot';
 import { readStepFigures } from '../../../lib/queries/step-figures';
 import { getStepsPage, readStepsExport } from '../../../lib/queries/steps-page';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { aFailedAttempt, anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { recordAttempt, type RecordAttemptInput } from '../../../lib/core';
+import { recordAttempt, type RecordAttemptInput } from '../../../packages/engine/src/core';
 import { applyStepsView } from '../../../lib/queries/steps-page';
 import { parseStepsView } from '../../../lib/filters/steps';
 import { readStepFigures } from '../../../lib/queries/step-figures';
@@ -7,7 +7,7 @@ import { getStepStats, withShownDetails } from '../../../lib/queries/step-stats'
 import { getStepAnomalies } from '../../../lib/queries/anomalies';
 import { getStepsPage } from '../../../lib/queries/steps-page';
 import { getTopStepsView, TOP_STEPS_SHOWN } from '../../../lib/queries/top-steps';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { resolveTimeWindow } from '@holdfast/protocol/time-window';
 import { anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';

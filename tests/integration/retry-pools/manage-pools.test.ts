@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { deleteRetryPool, saveRetryPool, type Actor, type CoreContext } from '../../../lib/core';
-import { readPoolLevel, readPoolLevels } from '../../../lib/core/retry-pools/pool-level';
-import { auditLog, retryPools, retryPoolUsage } from '../../../lib/db/schema';
+import { deleteRetryPool, saveRetryPool, type Actor, type CoreContext } from '../../../packages/engine/src/core';
+import { readPoolLevel, readPoolLevels } from '../../../packages/engine/src/core/retry-pools/pool-level';
+import { auditLog, retryPools, retryPoolUsage } from '../../../packages/engine/src/db/schema';
 import { getStepPoolCoverage, listRetryPools } from '../../../lib/queries/retry-pools';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { beginStep, finishStep, type Actor, type BeginAnswer, type CoreContext } from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { breakerSettings, retryPools } from '../../../lib/db/schema';
+import {
+  beginStep,
+  finishStep,
+  type Actor,
+  type BeginAnswer,
+  type CoreContext,
+} from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { breakerSettings, retryPools } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase({ maxConnections: 4 });

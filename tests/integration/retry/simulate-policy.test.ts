@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { recordAttempt, simulateRetryPolicy, type Actor, type CoreContext } from '../../../lib/core';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
+import { recordAttempt, simulateRetryPolicy, type Actor, type CoreContext } from '../../../packages/engine/src/core';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

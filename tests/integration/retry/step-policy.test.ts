@@ -10,8 +10,8 @@ import {
   type Actor,
   type BeginStepInput,
   type CoreContext,
-} from '../../../lib/core';
-import { auditLog, taskBudgets } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { auditLog, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

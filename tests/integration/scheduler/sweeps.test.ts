@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clearHold, ensureTaskBudget, finishTask, runStep, type Actor } from '../../../lib/core';
-import { freezeIdleTasks } from '../../../lib/core/holds/freeze-idle-tasks';
-import { runDueSweeps } from '../../../lib/scheduler/sweeps';
-import { holds, retryPoolUsage, taskBudgets } from '../../../lib/db/schema';
+import { clearHold, ensureTaskBudget, finishTask, runStep, type Actor } from '../../../packages/engine/src/core';
+import { freezeIdleTasks } from '../../../packages/engine/src/core/holds/freeze-idle-tasks';
+import { runDueSweeps } from '../../../packages/engine/src/scheduler/sweeps';
+import { holds, retryPoolUsage, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 
@@ -189,7 +189,7 @@ describe('maintain_attempt_log', () => {
       ('failing_job', '2020-01-01T00:00:00.000Z', 'h', now(), now() - interval '9 days'),
       ('failing_job', '2020-01-02T00:00:00.000Z', 'h', now(), now() - interval '8 days'),
       ('recent_job', '2020-01-01T00:00:00.000Z', 'h', now(), now() - interval '1 day')`;
-    const { maintainAttemptLog } = await import('../../../lib/rollups/retention');
+    const { maintainAttemptLog } = await import('../../../packages/engine/src/rollups/retention');
     const done = await maintainAttemptLog(database.db, {
       now: new Date(),
       attemptRetentionDays: 30,

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getMigrationState } from '../../../lib/db/migration-state';
+import { getMigrationState } from '../../../packages/engine/src/db/migration-state';
 import { useTestDatabase } from '../../support/test-database';
 
 const projectRoot = path.resolve(import.meta.dirname, '../../..');

@@ -1,7 +1,7 @@
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NotFoundError } from '@holdfast/protocol/errors';
-import type { DatabaseConnection } from '../../../lib/db/client';
+import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
 import { useTestDatabase } from '../../support/test-database';
 
 /** The console's route handlers (app/api/console/**) and the consoleEndpoint wrapper they run through, called in-process. */

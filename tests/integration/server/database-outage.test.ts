@@ -6,11 +6,11 @@ import { sql } from 'drizzle-orm';
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { endpoints } from '@holdfast/protocol/api/endpoints';
-import { createApiToken, type Actor } from '../../../lib/core';
-import { connectDatabase, type DatabaseConnection } from '../../../lib/db/client';
-import { findFreePort } from '../../../lib/db/embedded-postgres';
-import { migrateDatabase } from '../../../lib/db/migrate';
-import { apiRequests } from '../../../lib/db/schema';
+import { createApiToken, type Actor } from '../../../packages/engine/src/core';
+import { connectDatabase, type DatabaseConnection } from '../../../packages/engine/src/db/client';
+import { findFreePort } from '../../../packages/engine/src/db/embedded-postgres';
+import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
+import { apiRequests } from '../../../packages/engine/src/db/schema';
 import { createKillablePostgres, type KillablePostgres } from '../../../scripts/ci/faults/killable-postgres';
 
 /** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */

@@ -3,11 +3,17 @@ import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumArgs, chromiumExecutablePath } from '../../../e2e/support/browser';
-import { createApiToken, ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../../lib/core';
-import { connectDatabase, type DatabaseConnection } from '../../../lib/db/client';
-import { APP_ROLE, OWNER_ROLE, prepareDatabaseRoles, urlForRole } from '../../../lib/db/database-roles';
-import { migrateDatabase } from '../../../lib/db/migrate';
-import { generateRolePasswords } from '../../../lib/db/role-passwords';
+import {
+  createApiToken,
+  ensureTaskBudget,
+  openHold,
+  recordAttempt,
+  type Actor,
+} from '../../../packages/engine/src/core';
+import { connectDatabase, type DatabaseConnection } from '../../../packages/engine/src/db/client';
+import { APP_ROLE, OWNER_ROLE, prepareDatabaseRoles, urlForRole } from '../../../packages/engine/src/db/database-roles';
+import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
+import { generateRolePasswords } from '../../../packages/engine/src/db/role-passwords';
 import { getConsoleOverview } from '../../../lib/console/overview';
 import { getStepStatsView } from '../../../lib/queries/step-stats';
 import { decodeReadSource, READ_SOURCE_HEADER } from '../../../lib/server/read-source/notice';
@@ -39,7 +45,7 @@ const adminHeaders = {
 
 let pair: Awaited<ReturnType<typeof createReplicaPair>> | undefined;
 let replicaCluster: Cluster;
-/** As the owner role on the primary (writes through lib/core), and as the superuser on each cluster. */
+/** As the owner role on the primary (writes through packages/engine/src/core), and as the superuser on each cluster. */
 let primary: DatabaseConnection;
 let primaryAdmin: DatabaseConnection;
 let replica: DatabaseConnection;

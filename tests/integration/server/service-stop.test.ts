@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_ROLE, urlForRole } from '../../../lib/db/database-roles';
-import { findFreePort } from '../../../lib/db/embedded-postgres';
+import { OWNER_ROLE, urlForRole } from '../../../packages/engine/src/db/database-roles';
+import { findFreePort } from '../../../packages/engine/src/db/embedded-postgres';
 
 /**
  * The production command as a process manager runs it (bin/holdfast, which

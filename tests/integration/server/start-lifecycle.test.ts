@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findFreePort } from '../../../lib/db/embedded-postgres';
+import { findFreePort } from '../../../packages/engine/src/db/embedded-postgres';
 
 const projectRoot = path.resolve(import.meta.dirname, '../../..');
 let workDir: string;

@@ -17,10 +17,10 @@ import {
   StaleTokenError,
   startRun,
   type Actor,
-} from '../../../lib/core';
-import { sweepStaleSlots } from '../../../lib/core/slots/force-release';
-import { connectDatabase } from '../../../lib/db/client';
-import { auditLog, slotLocks } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { sweepStaleSlots } from '../../../packages/engine/src/core/slots/force-release';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { auditLog, slotLocks } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();

@@ -9,15 +9,15 @@ import {
   type Actor,
   type BeginStepInput,
   type CoreContext,
-} from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { attempts, deadLetters, holds, taskBudgets } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { attempts, deadLetters, holds, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
  * A new task's row is made by its first begin, in the begin's transaction with the claim
- * (lib/core/steps/new-task.ts): these are the promises that move kept, whatever path the begin takes.
+ * (packages/engine/src/core/steps/new-task.ts): these are the promises that move kept, whatever path the begin takes.
  */
 const database = useTestDatabase({ maxConnections: 24 });
 const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };

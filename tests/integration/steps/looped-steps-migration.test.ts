@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { migrateDatabase } from '../../../lib/db/migrate';
+import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
 import { migrationsUpTo } from '../../support/migrations-up-to';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { beginStep, finishStep, type Actor, type BeginStepInput, type CoreContext } from '../../../lib/core';
-import { attempts, taskBudgets } from '../../../lib/db/schema';
+import {
+  beginStep,
+  finishStep,
+  type Actor,
+  type BeginStepInput,
+  type CoreContext,
+} from '../../../packages/engine/src/core';
+import { attempts, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { getStepStats } from '../../../lib/queries/step-stats';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';

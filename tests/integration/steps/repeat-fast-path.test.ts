@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { beginStep, runStep, type Actor, type RunStepInput } from '../../../lib/core';
-import { flushReplayTallies } from '../../../lib/core/keys/replay-tally';
-import { attempts, holds, idempotencyKeys } from '../../../lib/db/schema';
+import { beginStep, runStep, type Actor, type RunStepInput } from '../../../packages/engine/src/core';
+import { flushReplayTallies } from '../../../packages/engine/src/core/keys/replay-tally';
+import { attempts, holds, idempotencyKeys } from '../../../packages/engine/src/db/schema';
 import { deriveKey } from '@holdfast/protocol/keys/derive-key';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runStep, StepError, type RunStepInput, type RunStepOutcome } from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { attempts, deadLetters, holds, idempotencyKeys, taskBudgets } from '../../../lib/db/schema';
+import { runStep, StepError, type RunStepInput, type RunStepOutcome } from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { attempts, deadLetters, holds, idempotencyKeys, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

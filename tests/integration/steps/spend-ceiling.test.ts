@@ -9,8 +9,8 @@ import {
   type Actor,
   type BeginStepInput,
   type CoreContext,
-} from '../../../lib/core';
-import { attempts, deadLetters, taskBudgets } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { attempts, deadLetters, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 
 /** Two documented promises of the step protocol, checked as an agent would meet them. */

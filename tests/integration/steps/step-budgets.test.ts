@@ -8,9 +8,9 @@ import {
   type Actor,
   type BeginStepInput,
   type CoreContext,
-} from '../../../lib/core';
-import { connectDatabase } from '../../../lib/db/client';
-import { attempts, deadLetters, holds, idempotencyKeys, taskBudgets } from '../../../lib/db/schema';
+} from '../../../packages/engine/src/core';
+import { connectDatabase } from '../../../packages/engine/src/db/client';
+import { attempts, deadLetters, holds, idempotencyKeys, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 

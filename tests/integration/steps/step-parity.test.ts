@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runStep as runStepOverHttp } from '@holdfast/client';
-import { beginStep, runStep, StepError, type BeginStepInput, type RunStepOutcome } from '../../../lib/core';
-import { holds, idempotencyKeys } from '../../../lib/db/schema';
+import {
+  beginStep,
+  runStep,
+  StepError,
+  type BeginStepInput,
+  type RunStepOutcome,
+} from '../../../packages/engine/src/core';
+import { holds, idempotencyKeys } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useApi } from '../../support/api-harness';
 

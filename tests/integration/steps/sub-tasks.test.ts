@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { beginStep, type CoreContext } from '../../../lib/core';
-import { taskBudgets } from '../../../lib/db/schema';
+import { beginStep, type CoreContext } from '../../../packages/engine/src/core';
+import { taskBudgets } from '../../../packages/engine/src/db/schema';
 import { getTaskTimeline, SUB_TASKS_SHOWN } from '../../../lib/queries/task-timeline';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { beginStep, finishStep, ForbiddenError, type Actor, type BeginStepInput } from '../../../lib/core';
-import { attempts, breakerSlices, idempotencyKeys, taskBudgets } from '../../../lib/db/schema';
+import {
+  beginStep,
+  finishStep,
+  ForbiddenError,
+  type Actor,
+  type BeginStepInput,
+} from '../../../packages/engine/src/core';
+import { attempts, breakerSlices, idempotencyKeys, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
- * A succeeded finish settles in one statement with no transaction around it (lib/core/steps/finish-writes.ts)
+ * A succeeded finish settles in one statement with no transaction around it (packages/engine/src/core/steps/finish-writes.ts)
  * when the key is as it expects; otherwise it writes nothing and the finish takes the long way, a transaction
  * under the key's lock. Both must leave the same rows.
  */

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { migrateDatabase } from '../../../lib/db/migrate';
-import { DEFAULT_ERROR_CLASS_RULES, readErrorClassRules } from '../../../lib/traces/error-class-rules';
+import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
+import { DEFAULT_ERROR_CLASS_RULES, readErrorClassRules } from '../../../packages/engine/src/traces/error-class-rules';
 import { migrationsUpTo } from '../../support/migrations-up-to';
 import { useTestDatabase } from '../../support/test-database';
 
@@ -13,7 +13,7 @@ import { useTestDatabase } from '../../support/test-database';
  */
 const database = useTestDatabase({ migrated: false });
 const migration = fs.readFileSync(
-  path.join(import.meta.dirname, '../../../drizzle/0047_sdk_error_class_rules.sql'),
+  path.join(import.meta.dirname, '../../../packages/engine/drizzle/0047_sdk_error_class_rules.sql'),
   'utf8',
 );
 

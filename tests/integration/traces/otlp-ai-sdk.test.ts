@@ -8,8 +8,8 @@ import { APICallError, generateText, RetryError, registerTelemetry, ToolLoopAgen
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Actor, createApiToken } from '../../../lib/core';
-import { priceCall } from '../../../lib/core/pricing/price-call';
+import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { priceCall } from '../../../packages/engine/src/core/pricing/price-call';
 import { startHoldfastServer, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 
@@ -154,7 +154,7 @@ async function attemptsOfTrace(spans: ReadableSpan[]) {
   });
 }
 
-/** The cost lib/core/pricing/price-call.ts gives a chat span's tokens, at the span's start. */
+/** The cost packages/engine/src/core/pricing/price-call.ts gives a chat span's tokens, at the span's start. */
 function expectedCost(span: ReadableSpan, usage: Usage) {
   return priceCall({
     usage: { inputTokens: usage.input, outputTokens: usage.output, cacheReadInputTokens: usage.cacheRead ?? 0 },

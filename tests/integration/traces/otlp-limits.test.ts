@@ -4,12 +4,12 @@ import { gzipSync } from 'node:zlib';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { NextRequest } from 'next/server';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../lib/core';
-import { OTLP_LIMITS } from '../../../lib/traces/otlp-limits';
+import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { OTLP_LIMITS } from '../../../packages/engine/src/traces/otlp-limits';
 import { useApi } from '../../support/api-harness';
 
 /**
- * The limits of one OTLP/HTTP traces request (lib/traces/otlp-limits.ts, docs/agents/opentelemetry.md "Limits"):
+ * The limits of one OTLP/HTTP traces request (packages/engine/src/traces/otlp-limits.ts, docs/agents/opentelemetry.md "Limits"):
  * a request at each limit is taken, one past it answered as documented, and nothing of a refused span or request
  * is written; reading a body never holds the event loop; the rate limit is charged by spans; a batch too large to
  * lock alone never holds back another exporter's. The receiver's handler, in-process, on a database of its own.

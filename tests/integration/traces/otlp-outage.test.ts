@@ -9,10 +9,10 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../lib/core';
-import { connectDatabase, type DatabaseConnection } from '../../../lib/db/client';
-import { findFreePort } from '../../../lib/db/embedded-postgres';
-import { migrateDatabase } from '../../../lib/db/migrate';
+import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { connectDatabase, type DatabaseConnection } from '../../../packages/engine/src/db/client';
+import { findFreePort } from '../../../packages/engine/src/db/embedded-postgres';
+import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
 import { createKillablePostgres, type KillablePostgres, waitFor } from '../../../scripts/ci/faults/killable-postgres';
 import { type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { priceCall } from '../../../lib/core/pricing/price-call';
+import { priceCall } from '../../../packages/engine/src/core/pricing/price-call';
 import { getStepStats } from '../../../lib/queries/step-stats';
-import { rollUpAttempts } from '../../../lib/rollups/roll-up';
-import { ingestSpans } from '../../../lib/traces/ingest-spans';
-import { DEFAULT_SPAN_MAPPING_RULES } from '../../../lib/traces/mapping-rules';
-import { readJsonRequest } from '../../../lib/traces/otlp-request';
+import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
+import { ingestSpans } from '../../../packages/engine/src/traces/ingest-spans';
+import { DEFAULT_SPAN_MAPPING_RULES } from '../../../packages/engine/src/traces/mapping-rules';
+import { readJsonRequest } from '../../../packages/engine/src/traces/otlp-request';
 import { useTestDatabase } from '../../support/test-database';
 
 /**

@@ -11,8 +11,8 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../lib/core';
-import { priceCall } from '../../../lib/core/pricing/price-call';
+import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { priceCall } from '../../../packages/engine/src/core/pricing/price-call';
 import { type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 

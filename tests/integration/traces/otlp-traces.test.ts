@@ -7,8 +7,8 @@ import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-t
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SimpleSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken, recordAttempt } from '../../../lib/core';
-import { dropAttemptPartitionsBefore } from '../../../lib/db/attempt-partitions';
+import { type Actor, createApiToken, recordAttempt } from '../../../packages/engine/src/core';
+import { dropAttemptPartitionsBefore } from '../../../packages/engine/src/db/attempt-partitions';
 import { startHoldfastServer, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decideDelivery, describeFailure, retryAfterMs } from '../../../lib/alerts/delivery-policy';
-import { absoluteLink, escapeSlackText, slackBody, webhookBody, type AlertMessage } from '../../../lib/alerts/messages';
+import { decideDelivery, describeFailure, retryAfterMs } from '../../../packages/engine/src/alerts/delivery-policy';
+import {
+  absoluteLink,
+  escapeSlackText,
+  slackBody,
+  webhookBody,
+  type AlertMessage,
+} from '../../../packages/engine/src/alerts/messages';
 
 const message: AlertMessage = {
   eventId: '6f1c2d0e-8a4b-4c3d-9e2f-1a2b3c4d5e6f',

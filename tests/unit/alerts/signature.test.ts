@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createSigningSecret, signPayload, verifySignature } from '../../../lib/alerts/signature';
+import { createSigningSecret, signPayload, verifySignature } from '../../../packages/engine/src/alerts/signature';
 
 const secret = 'whsec_test-secret';
 const body = '{"id":"e1","event":"fired"}';

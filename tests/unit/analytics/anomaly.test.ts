@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeAnomaly } from '../../../lib/anomaly';
+import { judgeAnomaly } from '../../../packages/engine/src/anomaly';
 
 const steady = [0.05, 0.06, 0.04, 0.05, 0.07, 0.05, 0.06];
 

@@ -6,7 +6,7 @@ import {
   mergeHistograms,
   percentileBucket,
   percentileMs,
-} from '../../../lib/rollups/latency-buckets';
+} from '../../../packages/engine/src/rollups/latency-buckets';
 
 describe('latency buckets', () => {
   it('reports every latency within the stated relative error', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planSegments, type Segment, substituteStoredSpans } from '../../../lib/rollups/segments';
-import { spansFor } from '../../../lib/rollups/spans';
+import { planSegments, type Segment, substituteStoredSpans } from '../../../packages/engine/src/rollups/segments';
+import { spansFor } from '../../../packages/engine/src/rollups/spans';
 import { resolveTimeWindow } from '@holdfast/protocol/time-window';
 
 const at = (iso: string) => new Date(iso);

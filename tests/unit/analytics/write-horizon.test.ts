@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullTransactionId, parseSnapshot } from '../../../lib/rollups/write-horizon';
+import { fullTransactionId, parseSnapshot } from '../../../packages/engine/src/rollups/write-horizon';
 
 describe("the rollup horizon's transaction ids", () => {
   it('reads xmin and xmax from a snapshot, with or without running ids', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, recordAttemptInput } from '../../../lib/core';
+import { InvalidInputError, recordAttemptInput } from '../../../packages/engine/src/core';
 import { parseInput } from '@holdfast/protocol/validation';
 import { aFailedAttempt, anAttempt } from '../../support/attempt-factory';
 

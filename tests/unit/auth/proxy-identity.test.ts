@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
-import { parsePersonEmail } from '../../../lib/core/identity/email';
+import { parsePersonEmail } from '../../../packages/engine/src/core/identity/email';
 import { proxyRefusal, resolveProxyIdentity, type ProxySettings } from '../../../lib/auth/proxy-identity';
 import { signSessionToken, verifySessionToken } from '../../../lib/auth/session-token';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakerTargetLabel, breakerTargetsOf } from '../../../lib/core/breakers/breaker-targets';
+import { breakerTargetLabel, breakerTargetsOf } from '../../../packages/engine/src/core/breakers/breaker-targets';
 
 describe('breaker targets', () => {
   it("an attempt naming a downstream answers to its step's breaker and its own agent's breaker for the downstream", () => {

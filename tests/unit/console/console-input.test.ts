@@ -1,9 +1,9 @@
 import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { decodeRouteParam } from '../../../lib/core/kernel/console-text-input';
+import { decodeRouteParam } from '../../../packages/engine/src/core/kernel/console-text-input';
 import { auditFilter } from '../../../lib/filters/audit';
-import { deadLetterFilter } from '../../../lib/core/dead-letters/dead-letter-filter';
+import { deadLetterFilter } from '../../../packages/engine/src/core/dead-letters/dead-letter-filter';
 import { holdsFilter } from '../../../lib/filters/holds';
 import { parseStepsView } from '../../../lib/filters/steps';
 
@@ -44,7 +44,7 @@ describe('the insecure demo banner', () => {
   });
 
   const render = async () => {
-    vi.resetModules(); // lib/env.ts reads the environment once per module instance
+    vi.resetModules(); // packages/engine/src/env.ts reads the environment once per module instance
     const { InsecureDemoBanner } = await import('../../../components/layout/insecure-demo-banner');
     return renderToStaticMarkup(createElement(InsecureDemoBanner));
   };

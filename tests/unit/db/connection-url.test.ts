@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unixSocketOf } from '../../../lib/db/connection-url';
+import { unixSocketOf } from '../../../packages/engine/src/db/connection-url';
 
 describe('a connection URL naming a Unix socket the libpq way', () => {
   it('gives the socket path under the directory for the port, and the URL without the host parameter', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { preparesStatements } from '../../../lib/db/connection-url';
-import { hostsOf, urlParameter, withFirstHost } from '../../../lib/db/url-hosts';
-import { parseEnvironment } from '../../../lib/env';
+import { preparesStatements } from '../../../packages/engine/src/db/connection-url';
+import { hostsOf, urlParameter, withFirstHost } from '../../../packages/engine/src/db/url-hosts';
+import { parseEnvironment } from '../../../packages/engine/src/env';
 
 const pair = 'postgres://app:secret@db1:5432,db2:5433/holdfast?target_session_attrs=primary&prepare=false';
 

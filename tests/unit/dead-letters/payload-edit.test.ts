@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { editedTaskId, MAX_LISTED_CHANGES, payloadChanges } from '../../../lib/core/dead-letters/payload-edit-input';
+import { editedTaskId, MAX_LISTED_CHANGES, payloadChanges } from '@holdfast/protocol/inputs/payload-edit-input';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

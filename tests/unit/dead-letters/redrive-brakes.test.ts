@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CORE_POLICY } from '../../../lib/core/kernel/context';
+import { DEFAULT_CORE_POLICY } from '../../../packages/engine/src/core/kernel/context';
 import {
   describeBrakeRefusals,
   formatDuration,
   redriveBrakesRefusing,
   type RedriveHistory,
-} from '../../../lib/core/dead-letters/redrive-brakes';
+} from '../../../packages/engine/src/core/dead-letters/redrive-brakes';
 
 const brakes = DEFAULT_CORE_POLICY.redriveBrakes; // 3 redrives, 10 min apart, tasks up to 7 days old
 const now = new Date('2026-03-10T12:00:00Z');

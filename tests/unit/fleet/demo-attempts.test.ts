@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordAttemptInput } from '../../../lib/core';
+import { recordAttemptInput } from '../../../packages/engine/src/core';
 import { generateDemoAttempts } from '../../../lib/demo/seed-attempts';
 
 describe('demo attempts', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { buildOpenApiDocument } from '../../../lib/api/openapi';
-import { InvalidInputError, recordAttemptInput } from '../../../lib/core';
+import { InvalidInputError, recordAttemptInput } from '../../../packages/engine/src/core';
 import { taskBudgetInput } from '@holdfast/protocol/inputs/task-budget-input';
 import { MAX_ATTEMPT_COST_MICROS, MAX_TASK_SPEND_MICROS } from '@holdfast/protocol/money-limits';
 import { beginStepInput, finishStepInput } from '@holdfast/protocol/steps/step-protocol';

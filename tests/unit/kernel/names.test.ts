@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { InvalidInputError } from '../../../lib/core';
+import { InvalidInputError } from '../../../packages/engine/src/core';
 import { taskBudgetInput } from '@holdfast/protocol/inputs/task-budget-input';
 import { claimRedrivesInput } from '@holdfast/protocol/inputs/drain-redrives-input';
 import { deadLetterInput } from '@holdfast/protocol/inputs/dead-letter-task-input';
-import { createApiTokenInput } from '../../../lib/core/identity/api-tokens-input';
+import { createApiTokenInput } from '../../../packages/engine/src/core/identity/api-tokens-input';
 import { claimKeyInput } from '@holdfast/protocol/inputs/claim-key-input';
 import { agentName, poolStepName, queueName, stepName } from '@holdfast/protocol/names';
 import { recordAttemptInput } from '@holdfast/protocol/inputs/record-attempt-input';
-import { saveRetryPoolInput } from '../../../lib/core/retry-pools/manage-pools-input';
+import { saveRetryPoolInput } from '../../../packages/engine/src/core/retry-pools/manage-pools-input';
 import { startRunInput } from '@holdfast/protocol/inputs/runs-input';
 import { beginStepInput } from '@holdfast/protocol/steps/step-protocol';
 import { parseInput } from '@holdfast/protocol/validation';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { parseSearchInput } from '../../../app/(console)/search/search-input';
-import { decodeRouteParam } from '../../../lib/core/kernel/console-text-input';
+import { decodeRouteParam } from '../../../packages/engine/src/core/kernel/console-text-input';
 import { auditFilter } from '../../../lib/filters/audit';
 import { holdsFilter } from '../../../lib/filters/holds';
 import { parseStepsView } from '../../../lib/filters/steps';

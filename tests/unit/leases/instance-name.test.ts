@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { INSTANCE_NAME, isGoneInstance } from '../../../lib/core/leases/instance-name';
+import { INSTANCE_NAME, isGoneInstance } from '../../../packages/engine/src/core/leases/instance-name';
 
 describe('isGoneInstance', () => {
   it('names this process as host:pid:tag, and does not call it gone', () => {

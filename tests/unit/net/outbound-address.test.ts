@@ -6,8 +6,8 @@ import {
   parseIpLiteral,
   parseIPv4,
   type AllowList,
-} from '../../../lib/net/outbound-address';
-import { parseEnvironment } from '../../../lib/env';
+} from '../../../packages/engine/src/net/outbound-address';
+import { parseEnvironment } from '../../../packages/engine/src/env';
 
 const nothingAllowed = parseAllowList('');
 

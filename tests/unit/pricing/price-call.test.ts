@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type ModelCall, priceCall } from '../../../lib/core/pricing/price-call';
-import { DEFAULT_PRICING_RULES, type PriceOverride, type PricingRules } from '../../../lib/core/pricing/pricing-rules';
+import { type ModelCall, priceCall } from '../../../packages/engine/src/core/pricing/price-call';
+import {
+  DEFAULT_PRICING_RULES,
+  type PriceOverride,
+  type PricingRules,
+} from '../../../packages/engine/src/core/pricing/pricing-rules';
 
 /**
  * The pricing and failed-call rules, case by case. Prices are those of the pinned

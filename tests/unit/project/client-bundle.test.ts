@@ -113,14 +113,14 @@ describe('the typed client bundle', () => {
           bytes: 1,
           imports: [{ path: 'postgres', kind: 'import-statement', external: true }],
         },
-        'lib/db/client.ts': { bytes: 1, imports: [] },
+        'packages/engine/src/db/client.ts': { bytes: 1, imports: [] },
         'node_modules/drizzle-orm/index.js': { bytes: 1, imports: [] },
       },
       outputs: {},
     } satisfies Metafile;
     expect(scriptProblems(metafile)).toEqual([
       'packages/client/src/index.ts imports postgres',
-      "lib/db/client.ts is bundled (only the client's and the protocol's sources, and zod as an import, may be)",
+      "packages/engine/src/db/client.ts is bundled (only the client's and the protocol's sources, and zod as an import, may be)",
       "node_modules/drizzle-orm/index.js is bundled (only the client's and the protocol's sources, and zod as an import, may be)",
     ]);
   });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { environmentSchema } from '../../../lib/env';
+import { environmentSchema } from '../../../packages/engine/src/env';
 import {
   CONFIGURATION_DOC,
   configurationMarkdown,
@@ -13,7 +13,7 @@ const root = path.resolve(import.meta.dirname, '../../..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
 
 describe('docs/operations/configuration.md', () => {
-  it('is what `npm run docs:config` makes from lib/env.ts (run it after changing the schema)', () => {
+  it('is what `npm run docs:config` makes from packages/engine/src/env.ts (run it after changing the schema)', () => {
     expect(read(CONFIGURATION_DOC)).toBe(configurationMarkdown());
   });
 

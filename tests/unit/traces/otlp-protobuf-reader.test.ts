@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { OTLP_LIMITS, RequestPastLimitsError } from '../../../lib/traces/otlp-limits';
-import { readProtobufRequest } from '../../../lib/traces/otlp-protobuf-reader';
+import { OTLP_LIMITS, RequestPastLimitsError } from '../../../packages/engine/src/traces/otlp-limits';
+import { readProtobufRequest } from '../../../packages/engine/src/traces/otlp-protobuf-reader';
 
 /** Bodies encoded by protobufjs from the official .proto files, as the OpenTelemetry SDK's exporter encodes them. */
 const requireCommonJs = createRequire(import.meta.url);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type ModelCall, priceCall } from '../../../lib/core/pricing/price-call';
-import { DEFAULT_PRICING_RULES, type PricingRules } from '../../../lib/core/pricing/pricing-rules';
-import { priceMemoFigures, priceSpanCall } from '../../../lib/traces/price-memo';
+import { type ModelCall, priceCall } from '../../../packages/engine/src/core/pricing/price-call';
+import { DEFAULT_PRICING_RULES, type PricingRules } from '../../../packages/engine/src/core/pricing/pricing-rules';
+import { priceMemoFigures, priceSpanCall } from '../../../packages/engine/src/traces/price-memo';
 
 /**
  * The span path's price memo gives priceCall's answer, to the micro-dollar and the source, for every

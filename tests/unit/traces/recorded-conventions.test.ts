@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CoreContext } from '../../../lib/core/kernel/context';
-import { priceCall } from '../../../lib/core/pricing/price-call';
-import { mapSpans } from '../../../lib/traces/ingest-spans';
-import { DEFAULT_SPAN_MAPPING_RULES } from '../../../lib/traces/mapping-rules';
+import type { CoreContext } from '../../../packages/engine/src/core/kernel/context';
+import { priceCall } from '../../../packages/engine/src/core/pricing/price-call';
+import { mapSpans } from '../../../packages/engine/src/traces/ingest-spans';
+import { DEFAULT_SPAN_MAPPING_RULES } from '../../../packages/engine/src/traces/mapping-rules';
 import { recordedScenario } from '../../support/recorded-spans';
 
 /**

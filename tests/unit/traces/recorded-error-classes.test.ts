@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifySpanError, DEFAULT_ERROR_CLASS_RULES } from '../../../lib/traces/error-class-rules';
+import { classifySpanError, DEFAULT_ERROR_CLASS_RULES } from '../../../packages/engine/src/traces/error-class-rules';
 import { recordedScenario } from '../../support/recorded-spans';
 
 /**

@@ -9,7 +9,7 @@ import { FormError, type FailedAction } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Textarea } from '@/components/ui/textarea';
 import { useToast } from '@/components/ui/toast';
-import { payloadChanges, type PayloadChange } from '@/lib/core/dead-letters/payload-edit-input';
+import { payloadChanges, type PayloadChange } from '@holdfast/protocol/inputs/payload-edit-input';
 import { readJson } from '@/lib/console/read-json';
 import { redriveEditedAction } from '../actions';
 

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { RUNBOOKS_PATH } from '@/lib/alerts/runbooks';
+import { RUNBOOKS_PATH } from '@holdfast/engine/alerts';
 import { requirePerson } from '@/lib/server/session';
 import { MarkdownView } from '../markdown-view';
 import { readRunbook } from '../read-runbook';

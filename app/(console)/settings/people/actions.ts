@@ -1,6 +1,6 @@
 'use server';
 
-import { endPersonSessions, savePerson } from '@/lib/core';
+import { endPersonSessions, savePerson } from '@holdfast/engine/core';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 
 export interface PersonFormValues {

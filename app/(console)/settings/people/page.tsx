@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { PageHeader } from '@/components/ui/page-header';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
-import { decide, listPeople } from '@/lib/core';
+import { decide, listPeople } from '@holdfast/engine/core';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
 import { PersonForm } from './person-form';

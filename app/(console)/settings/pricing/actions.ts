@@ -1,11 +1,11 @@
 'use server';
 
-import { authorize, type FieldErrors, InvalidInputError, StateConflictError } from '@/lib/core';
-import { deletePriceOverride, savePriceOverride, saveRefusedStatuses } from '@/lib/core/pricing/manage-pricing';
+import { authorize, type FieldErrors, InvalidInputError, StateConflictError } from '@holdfast/engine/core';
+import { deletePriceOverride, savePriceOverride, saveRefusedStatuses } from '@holdfast/engine/core';
 import { type ActionResult, field, numberFrom, runAction } from '@/lib/server/action';
-import { DEFAULT_ERROR_CLASS_RULES, readErrorClassRules } from '@/lib/traces/error-class-rules';
-import { rulesFingerprint, saveErrorClassRules } from '@/lib/traces/manage-error-class-rules';
-import type { ErrorClassRuleInput } from '@/lib/traces/manage-error-class-rules-input';
+import { DEFAULT_ERROR_CLASS_RULES, readErrorClassRules } from '@holdfast/engine/traces';
+import { rulesFingerprint, saveErrorClassRules } from '@holdfast/engine/traces';
+import type { ErrorClassRuleInput } from '@holdfast/engine/traces';
 import { applyRuleEdit, type RuleEdit, toRuleInput } from './rule-edits';
 
 /** Only this page shows the rules: attempts already stored keep their cost and class. */

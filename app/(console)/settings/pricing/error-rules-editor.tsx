@@ -9,7 +9,7 @@ import { refocus, refocusById } from '@/components/console/focus-after-action';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
-import type { ErrorClassRuleInput } from '@/lib/traces/manage-error-class-rules-input';
+import type { ErrorClassRuleInput } from '@holdfast/engine/traces';
 import { type RuleChange, type RuleEditResult, editRulesAction } from './actions';
 import { AddRuleForm } from './add-rule-form';
 import { ErrorRulesTable } from './error-rules-table';

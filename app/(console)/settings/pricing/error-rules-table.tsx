@@ -3,7 +3,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { stacked } from '@/components/ui/stacked-rows';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { VisibleText } from '@/components/ui/visible-text';
-import type { ErrorClassRuleInput } from '@/lib/traces/manage-error-class-rules-input';
+import type { ErrorClassRuleInput } from '@holdfast/engine/traces';
 
 /** The rule table, first match first; an editor passes each row's controls. */
 export function ErrorRulesTable({

@@ -1,5 +1,5 @@
 import { visibleText } from '@/lib/console/visible-text';
-import type { ErrorClassRuleInput } from '@/lib/traces/manage-error-class-rules-input';
+import type { ErrorClassRuleInput } from '@holdfast/engine/traces';
 
 /** USD per million tokens, as admins type them: cents at least, up to the six decimals stored. */
 const perMillion = new Intl.NumberFormat('en-US', {

@@ -1,5 +1,5 @@
-import type { ErrorClassRule } from '@/lib/traces/error-class-rules';
-import type { ErrorClassRuleInput } from '@/lib/traces/manage-error-class-rules-input';
+import type { ErrorClassRule } from '@holdfast/engine/traces';
+import type { ErrorClassRuleInput } from '@holdfast/engine/traces';
 
 /** One change an admin makes to the error class rules; the whole edited table is then saved. */
 export type RuleEdit =

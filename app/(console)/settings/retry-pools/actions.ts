@@ -1,6 +1,6 @@
 'use server';
 
-import { deleteRetryPool, saveRetryPool } from '@/lib/core';
+import { deleteRetryPool, saveRetryPool } from '@holdfast/engine/core';
 import { type ActionResult, field, numberFrom, runAction } from '@/lib/server/action';
 
 /** The pages that show pools: this one, the Steps page's badges and the Overview's refusals. */

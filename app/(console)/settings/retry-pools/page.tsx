@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
-import { decide } from '@/lib/core';
+import { decide } from '@holdfast/engine/core';
 import { listRetryPools } from '@/lib/queries/retry-pools';
 import { getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';

@@ -1,6 +1,6 @@
 'use server';
 
-import { createApiToken, revokeApiToken, setApiTokenRateLimit } from '@/lib/core';
+import { createApiToken, revokeApiToken, setApiTokenRateLimit } from '@holdfast/engine/core';
 import { field, runAction, type ActionResult } from '@/lib/server/action';
 
 /**

@@ -1,4 +1,4 @@
-import { getEnvironment } from '@/lib/env';
+import { getEnvironment } from '@holdfast/engine/env';
 import { problemResponse } from '@/lib/server/problem';
 
 export const dynamic = 'force-dynamic';

@@ -1,4 +1,4 @@
-import { ownersOf } from '@/lib/core';
+import { ownersOf } from '@holdfast/engine/core';
 import { getAttentionCounts } from '@/lib/queries/attention';
 import { consoleEndpoint } from '@/lib/server/console-endpoint';
 

@@ -1,7 +1,7 @@
 import { csvLine } from '@/lib/console/audit-view';
 import type { AuditFilter } from '@/lib/filters/audit';
-import type { Executor } from '@/lib/db/client';
-import type { AuditRecord } from '@/lib/db/schema';
+import type { Executor } from '@holdfast/engine/db';
+import type { AuditRecord } from '@holdfast/engine/db/schema';
 import { readAuditAfter } from '@/lib/queries/audit';
 import { logUnexpectedError } from '@/lib/server/log-error';
 

@@ -294,7 +294,7 @@ export const tracesEndpoint = {
   method: 'POST',
   path: '/v1/traces',
   action: 'traces.write' satisfies Action,
-  /** Either scope may export spans (lib/core/identity/authorization.ts). */
+  /** Either scope may export spans (packages/engine/src/core/identity/authorization.ts). */
   scopes: ['traces', 'ingest'],
   contentTypes: ['application/x-protobuf', 'application/json'],
   contentEncodings: ['gzip', 'identity'],

@@ -73,7 +73,7 @@ export const finishStepInput = z
       .optional(),
     /**
      * What the attempt really cost, in micro-dollars; it replaces the reservation. Absent: priced
-     * from `usage` and `model` if given (lib/core/pricing), else 0.
+     * from `usage` and `model` if given (packages/engine/src/core/pricing), else 0.
      */
     costMicros: attemptCostMicros.optional(),
     ...modelUsageFields,

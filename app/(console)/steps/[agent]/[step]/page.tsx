@@ -1,12 +1,12 @@
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
-import { decodeRouteParam } from '@/lib/core/kernel/console-text-input';
+import { decodeRouteParam } from '@holdfast/engine/core';
 import { StepTrendCharts } from '@/components/charts/step-trend-charts';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
-import { getEnvironment } from '@/lib/env';
-import { decide, readStepPolicy } from '@/lib/core';
+import { getEnvironment } from '@holdfast/engine/env';
+import { decide, readStepPolicy } from '@holdfast/engine/core';
 import { getStepBreaker } from '@/lib/queries/breakers';
 import { pausesCoveringStep } from '@/lib/queries/pauses';
 import { getStepPage } from '@/lib/queries/step-page';

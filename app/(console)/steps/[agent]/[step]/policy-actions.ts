@@ -1,7 +1,7 @@
 'use server';
 
-import { type PolicySimulation, removeStepPolicy, saveStepPolicy, simulateRetryPolicy } from '@/lib/core';
-import { getEnvironment } from '@/lib/env';
+import { type PolicySimulation, removeStepPolicy, saveStepPolicy, simulateRetryPolicy } from '@holdfast/engine/core';
+import { getEnvironment } from '@holdfast/engine/env';
 import { field, optionalNumberField, runAction, type ActionResult } from '@/lib/server/action';
 
 export async function saveStepPolicyAction(

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { Decision } from '@/lib/core';
+import type { Decision } from '@holdfast/engine/core';
 import type { PauseView } from '@/lib/queries/pauses';
 import { PauseForm } from '../../../pauses/pause-forms';
 import { PausesTable } from '../../../pauses/pauses-table';

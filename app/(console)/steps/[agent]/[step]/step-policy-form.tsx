@@ -7,7 +7,7 @@ import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
-import { retriableClasses } from '@/lib/core/retry/step-policy-input';
+import { retriableClasses } from '@holdfast/protocol/inputs/step-policy-input';
 import type { ActionResult } from '@/lib/server/action';
 import { removeStepPolicyAction, saveStepPolicyAction } from './policy-actions';
 

@@ -1,6 +1,6 @@
 import { Moment } from '@/components/ui/time';
-import type { Decision } from '@/lib/core';
-import type { StepPolicy as StoredPolicy } from '@/lib/db/schema';
+import type { Decision } from '@holdfast/engine/core';
+import type { StepPolicy as StoredPolicy } from '@holdfast/engine/db/schema';
 import { formatCount } from '@/lib/console/format';
 import { PolicySimulator } from './policy-simulator';
 import { type PolicyOverride, StepPolicyForm } from './step-policy-form';

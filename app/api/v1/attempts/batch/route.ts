@@ -9,7 +9,7 @@ import {
   TaskAgentMismatchError,
   type FieldErrors,
   type RecordAttemptInput,
-} from '@/lib/core';
+} from '@holdfast/engine/core';
 import { agentEndpoint } from '@/lib/server/agent-endpoint';
 
 export const dynamic = 'force-dynamic';

@@ -1,5 +1,5 @@
 import { endpoints } from '@holdfast/protocol/api/endpoints';
-import { heartbeatRun } from '@/lib/core';
+import { heartbeatRun } from '@holdfast/engine/core';
 import { agentEndpoint } from '@/lib/server/agent-endpoint';
 
 export const dynamic = 'force-dynamic';

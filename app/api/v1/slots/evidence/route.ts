@@ -1,5 +1,5 @@
 import { endpoints } from '@holdfast/protocol/api/endpoints';
-import { recordEvidence } from '@/lib/core';
+import { recordEvidence } from '@holdfast/engine/core';
 import { agentEndpoint } from '@/lib/server/agent-endpoint';
 
 export const dynamic = 'force-dynamic';

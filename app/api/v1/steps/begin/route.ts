@@ -1,5 +1,5 @@
 import { endpoints } from '@holdfast/protocol/api/endpoints';
-import { beginStep } from '@/lib/core';
+import { beginStep } from '@holdfast/engine/core';
 import { agentEndpoint } from '@/lib/server/agent-endpoint';
 import { withHostCheck } from '@/lib/server/host-check';
 import { replyForStepAnswer } from '@/lib/server/step-replies';

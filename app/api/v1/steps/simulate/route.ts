@@ -1,7 +1,7 @@
-import { simulateRetryPolicy } from '@/lib/core';
+import { simulateRetryPolicy } from '@holdfast/engine/core';
 import { simulatePolicyQuery } from '@/lib/api/simulate-policy-query';
 import { agentQueryEndpoint } from '@/lib/server/agent-endpoint';
-import { getEnvironment } from '@/lib/env';
+import { getEnvironment } from '@holdfast/engine/env';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,5 +1,5 @@
 import { endpoints } from '@holdfast/protocol/api/endpoints';
-import { finishTask } from '@/lib/core';
+import { finishTask } from '@holdfast/engine/core';
 import { agentEndpoint } from '@/lib/server/agent-endpoint';
 
 export const dynamic = 'force-dynamic';

@@ -11,15 +11,8 @@ import { type SpanAttempt, spanToAttempt } from './span-to-attempt';
 import { type SpanTry, spanToHttpTry } from './span-to-try';
 import { piecesOf } from './batch-pieces';
 import { loopYielder } from './otlp-limits';
-import {
-  forgetAttempts,
-  lockForSpans,
-  MAX_LOCKS_PER_BATCH,
-  numberAttempts,
-  type SenderLimits,
-  storedParents,
-  storeSpans,
-} from './store-spans';
+import { forgetAttempts, numberAttempts } from './renumber-attempts';
+import { lockForSpans, MAX_LOCKS_PER_BATCH, type SenderLimits, storedParents, storeSpans } from './store-spans';
 
 export interface IngestResult {
   /** Spans that are attempts, new or seen before. */

@@ -1,6 +1,7 @@
 import { type AttributeValue, MAX_TEXT } from './attribute-values';
 import type { ExportedSpan } from './exported-span';
 import { loopYielder, OTLP_LIMITS, type ReadingNotes, tooManySpans, UnreadableRequestError } from './otlp-limits';
+import { I64, LEN, type Range, VARINT, WireReader } from './protobuf-wire';
 
 /**
  * Reads a protobuf ExportTraceServiceRequest straight from its bytes (the protobuf wire format of the official
@@ -11,7 +12,7 @@ import { loopYielder, OTLP_LIMITS, type ReadingNotes, tooManySpans, UnreadableRe
  * are skipped by their lengths. Between spans the event loop gets its turn every few milliseconds.
  */
 export async function readProtobufRequest(body: Buffer): Promise<{ spans: ExportedSpan[]; notes: ReadingNotes }> {
-  const reader = new WireReader(body);
+  const reader = new OtlpWireReader(body);
   const notes: ReadingNotes = { refused: [], cutTexts: 0 };
   reader.notes = notes;
   const resources: { resource: Range | null; spans: Range[] }[] = [];
@@ -64,90 +65,11 @@ export async function readProtobufRequest(body: Buffer): Promise<{ spans: Export
   return { spans, notes };
 }
 
-interface Range {
-  start: number;
-  end: number;
-}
-
-const VARINT = 0;
-const I64 = 1;
-const LEN = 2;
-const I32 = 5;
-
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;
 
-class WireReader {
-  notes: ReadingNotes = { refused: [], cutTexts: 0 };
-  private pos = 0;
-
-  constructor(private readonly bytes: Buffer) {}
-
-  /** Calls `each` for every field of the message in [start, end): its number, wire type and payload's range. */
-  fields(start: number, end: number, each: (field: number, wire: number, start: number, end: number) => void) {
-    let at = start;
-    while (at < end) {
-      this.pos = at;
-      const tag = this.varint(end);
-      const field = Math.floor(tag / 8);
-      const wire = tag % 8;
-      if (field === 0) throw unreadable('a field numbered 0');
-      let payloadStart = this.pos;
-      let payloadEnd: number;
-      if (wire === VARINT) {
-        this.varint(end);
-        payloadEnd = this.pos;
-      } else if (wire === I64) payloadEnd = payloadStart + 8;
-      else if (wire === I32) payloadEnd = payloadStart + 4;
-      else if (wire === LEN) {
-        const length = this.varint(end);
-        payloadStart = this.pos;
-        payloadEnd = payloadStart + length;
-      } else throw unreadable(`wire type ${wire}`);
-      if (payloadEnd > end) throw unreadable('a field runs past the end of its message');
-      each(field, wire, payloadStart, payloadEnd);
-      at = payloadEnd;
-    }
-  }
-
-  /** A varint read at `pos`, exact up to 2^53 (tags, lengths and counts are far below). */
-  private varint(end: number): number {
-    let value = 0;
-    let scale = 1;
-    for (let index = 0; index < 10; index += 1) {
-      if (this.pos >= end) throw unreadable('a number runs past the end of its message');
-      const byte = this.bytes[this.pos]!;
-      this.pos += 1;
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 128;
-    }
-    throw unreadable('a number longer than 10 bytes');
-  }
-
-  /** A varint at [start, end) as a signed 64-bit integer (int64). */
-  private int64(start: number, end: number): bigint {
-    let value = 0n;
-    let shift = 0n;
-    for (let at = start; at < end; at += 1) {
-      value |= BigInt(this.bytes[at]! & 0x7f) << shift;
-      shift += 7n;
-    }
-    return BigInt.asIntN(64, value);
-  }
-
-  /** Text at [start, end), of which only the first OTLP_LIMITS.valueBytes are read (a text cut is counted). */
-  text(start: number, end: number): string {
-    if (end - start <= OTLP_LIMITS.valueBytes) return this.bytes.toString('utf8', start, end);
-    this.notes.cutTexts += 1;
-    // A character split at the cut decodes as U+FFFD: left out.
-    return this.bytes.toString('utf8', start, start + OTLP_LIMITS.valueBytes).replace(/\uFFFD$/, '');
-  }
-
-  private hex(start: number, end: number): string {
-    return this.bytes.toString('hex', start, end);
-  }
-
+/** An ExportTraceServiceRequest's messages (request, resource, span, event, status, attributes) over the wire reader. */
+class OtlpWireReader extends WireReader {
   /** The span id of a span refused before (or without) reading it, for the answer; '' if it has none. */
   spanIdOf(range: Range): string {
     let spanId = '';
@@ -397,8 +319,4 @@ class WireReader {
     });
     return value;
   }
-}
-
-function unreadable(what: string) {
-  return new UnreadableRequestError(`not an OTLP protobuf ExportTraceServiceRequest: ${what}`);
 }

@@ -29,6 +29,18 @@ export function HeaderCell({ numeric, className, ...props }: ComponentProps<'th'
   );
 }
 
+/**
+ * The header of a row-actions column, named for screen readers only. Relative: an sr-only label is placed
+ * against its cell, not the page, so it cannot widen a phone's page.
+ */
+export function ActionsHeaderCell() {
+  return (
+    <HeaderCell className="relative">
+      <span className="sr-only">Actions</span>
+    </HeaderCell>
+  );
+}
+
 export function Cell({ numeric, className, ...props }: ComponentProps<'td'> & { numeric?: boolean }) {
   return (
     <td

@@ -1,6 +1,6 @@
 import { EmptyState } from '@/components/ui/empty-state';
 import { LongText } from '@/components/ui/long-text';
-import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import type { AlertChannelRow } from '@/lib/queries/alerts';
 import { stacked } from '@/components/ui/stacked-rows';
@@ -64,11 +64,7 @@ export function ChannelsTable({
           <HeaderCell>Team</HeaderCell>
           <HeaderCell>Status</HeaderCell>
           <HeaderCell>Last delivery</HeaderCell>
-          {manage ? (
-            <HeaderCell className="relative">
-              <span className="sr-only">Actions</span>
-            </HeaderCell>
-          ) : null}
+          {manage ? <ActionsHeaderCell /> : null}
         </tr>
       </thead>
       <tbody className={stacked.body}>

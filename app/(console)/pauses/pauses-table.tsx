@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { stacked } from '@/components/ui/stacked-rows';
 import { LongText } from '@/components/ui/long-text';
-import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import { formatCount } from '@/lib/console/format';
@@ -85,11 +85,7 @@ export function PausesTable({
           <HeaderCell numeric title={`Distinct tasks behind those begins in the last ${BACKLOG_MINUTES} minutes`}>
             Tasks
           </HeaderCell>
-          {resume ? (
-            <HeaderCell className="relative">
-              <span className="sr-only">Actions</span>
-            </HeaderCell>
-          ) : null}
+          {resume ? <ActionsHeaderCell /> : null}
         </tr>
       </thead>
       <tbody className={stacked.body}>

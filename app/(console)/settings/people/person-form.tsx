@@ -1,13 +1,12 @@
 'use client';
 
-import { type FormEvent, useActionState, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useRef, useState } from 'react';
+import { type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { useToast } from '@/components/ui/toast';
-import { refocus } from '@/components/console/focus-after-action';
 import { type PersonFormValues, type SavePersonState, savePersonAction } from './actions';
 
 export interface PersonValues {
@@ -18,7 +17,7 @@ export interface PersonValues {
 }
 
 /** What the toast says about a save: what happened, or why it did not. */
-function outcomeOf(state: SavePersonState): { message: string; tone: 'success' | 'info' | 'error' } {
+function outcomeOf(state: SavePersonState): SaveOutcome {
   const { result } = state;
   if (!result.ok) return { message: `Not saved: ${result.message}`, tone: 'error' };
   if (result.data.created) return { message: `Added ${result.data.email}.`, tone: 'success' };
@@ -32,14 +31,11 @@ function outcomeOf(state: SavePersonState): { message: string; tone: 'success' |
  * admin's own row: giving up the admin role there asks first.
  */
 export function PersonForm({ person, self = false }: { person?: PersonValues; self?: boolean }) {
-  const [state, submit, pending] = useActionState(savePersonAction, undefined);
-  const toast = useToast();
+  const { state, submit, pending, refused, errors, saveButton } = useSavedForm(savePersonAction, outcomeOf);
   const form = useRef<HTMLFormElement>(null);
-  const saveButton = useRef<HTMLButtonElement>(null);
   const confirmedSelfDemotion = useRef(false);
   const [warning, setWarning] = useState(false);
   const id = person?.email ?? 'new';
-  const refused = state && !state.result.ok ? state.values : undefined;
   const initial: PersonFormValues = refused ?? {
     email: person?.email ?? '',
     displayName: person?.displayName ?? '',
@@ -47,15 +43,6 @@ export function PersonForm({ person, self = false }: { person?: PersonValues; se
     teams: person?.teams.join(', ') ?? '',
     reason: '',
   };
-  const errors = state && !state.result.ok ? (state.result.fieldErrors ?? {}) : {};
-
-  useEffect(() => {
-    if (!state) return;
-    const { message, tone } = outcomeOf(state);
-    toast.show(message, { tone });
-    // The button was disabled while saving, which drops focus: give it back.
-    refocus(saveButton.current);
-  }, [state, toast]);
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     const role = new FormData(event.currentTarget).get('role');

@@ -1,7 +1,7 @@
 import { Fragment, type ReactNode } from 'react';
 import { EmptyState } from '@/components/ui/empty-state';
 import { stacked } from '@/components/ui/stacked-rows';
-import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/table';
 import { VisibleText } from '@/components/ui/visible-text';
 import type { ErrorClassRuleInput } from '@holdfast/engine/traces';
 
@@ -30,11 +30,7 @@ export function ErrorRulesTable({
           </HeaderCell>
           <HeaderCell>Condition</HeaderCell>
           <HeaderCell>Class</HeaderCell>
-          {controls ? (
-            <HeaderCell className="relative">
-              <span className="sr-only">Actions</span>
-            </HeaderCell>
-          ) : null}
+          {controls ? <ActionsHeaderCell /> : null}
         </tr>
       </thead>
       <tbody className={stacked.body}>

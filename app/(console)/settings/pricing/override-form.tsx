@@ -1,13 +1,10 @@
 'use client';
 
-import Link from 'next/link';
-import { useActionState, useEffect, useRef } from 'react';
-import { Button } from '@/components/ui/button';
+import { ReasonAndSave } from '@/components/console/reason-and-save';
+import { type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
 import { Field } from '@/components/ui/field';
-import { refocus } from '@/components/console/focus-after-action';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
-import { useToast } from '@/components/ui/toast';
 import { type OverrideFormValues, type SaveOverrideState, saveOverrideAction } from './actions';
 import { overrideName } from './pricing-format';
 
@@ -22,7 +19,7 @@ const NEW_OVERRIDE: OverrideFormValues = {
 };
 
 /** What the toast says about a save. */
-function outcomeOf({ result, values }: SaveOverrideState): { message: string; tone: 'success' | 'info' | 'error' } {
+function outcomeOf({ result, values }: SaveOverrideState): SaveOutcome {
   if (!result.ok)
     return {
       message:
@@ -47,19 +44,8 @@ const PRICES = [
 
 /** Adds an override, or (with `override`) changes the prices of one; every change needs a reason. */
 export function OverrideForm({ override }: { override?: OverrideFormValues }) {
-  const [state, submit, pending] = useActionState(saveOverrideAction, undefined);
-  const refused = state && !state.result.ok ? state : undefined;
-  const initial = refused?.values ?? (override ? { ...override, reason: '' } : NEW_OVERRIDE);
-  const errors = refused?.result.ok === false ? (refused.result.fieldErrors ?? {}) : {};
-  const toast = useToast();
-  const saveButton = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (!state) return;
-    const { message, tone } = outcomeOf(state);
-    toast.show(message, { tone });
-    // Saving disabled the button, which drops focus: give it back.
-    refocus(saveButton.current);
-  }, [state, toast]);
+  const { state, submit, pending, refused, errors, saveButton } = useSavedForm(saveOverrideAction, outcomeOf);
+  const initial = refused ?? (override ? { ...override, reason: '' } : NEW_OVERRIDE);
   return (
     <form
       id="override-form"
@@ -130,33 +116,16 @@ export function OverrideForm({ override }: { override?: OverrideFormValues }) {
           </Field>
         ))}
       </div>
-      <div className="flex flex-wrap items-end gap-3">
-        <div className="w-full sm:w-auto sm:min-w-56 sm:flex-1">
-          <Field
-            id="override-reason"
-            label="Reason (kept in the audit log)"
-            error={errors.reason}
-            errorTestId="override-error-reason"
-          >
-            <Input
-              name="reason"
-              required
-              defaultValue={initial.reason}
-              placeholder="e.g. enterprise agreement from 1 March"
-              onSurface
-              className="w-full"
-            />
-          </Field>
-        </div>
-        <Button ref={saveButton} type="submit" variant="primary" size="md" pending={pending} pendingLabel="Saving…">
-          {override ? 'Save changes' : 'Save override'}
-        </Button>
-        {override ? (
-          <Link href="/settings/pricing" className="py-1.5 text-[13px] text-accent hover:underline">
-            Cancel
-          </Link>
-        ) : null}
-      </div>
+      <ReasonAndSave
+        idPrefix="override"
+        placeholder="e.g. enterprise agreement from 1 March"
+        defaultValue={initial.reason}
+        error={errors.reason}
+        saveLabel={override ? 'Save changes' : 'Save override'}
+        pending={pending}
+        saveButton={saveButton}
+        cancelHref={override ? '/settings/pricing' : undefined}
+      />
       <FormError result={state?.result}>
         {state?.result.ok === false && state.result.code === 'INVALID_INPUT' ? 'Check the fields marked above.' : null}
       </FormError>

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { EmptyState } from '@/components/ui/empty-state';
 import { stacked } from '@/components/ui/stacked-rows';
-import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import type { PriceOverrideRow } from '@/lib/queries/pricing-settings';
@@ -54,11 +54,7 @@ export function OverridesTable({
           </HeaderCell>
           <HeaderCell>Updated</HeaderCell>
           {/* relative: an sr-only label is placed against its cell, not the page, so it cannot widen a phone's page. */}
-          {manage ? (
-            <HeaderCell className="relative">
-              <span className="sr-only">Actions</span>
-            </HeaderCell>
-          ) : null}
+          {manage ? <ActionsHeaderCell /> : null}
         </tr>
       </thead>
       <tbody className={stacked.body}>

@@ -1,16 +1,14 @@
 'use client';
 
-import { useActionState, useEffect, useRef } from 'react';
-import { Button } from '@/components/ui/button';
+import { ReasonAndSave } from '@/components/console/reason-and-save';
+import { type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
 import { Field } from '@/components/ui/field';
-import { refocus } from '@/components/console/focus-after-action';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
-import { useToast } from '@/components/ui/toast';
 import { type SaveStatusesState, saveStatusesAction } from './actions';
 import { statusList } from './pricing-format';
 
-function outcomeOf({ result }: SaveStatusesState): { message: string; tone: 'success' | 'info' | 'error' } {
+function outcomeOf({ result }: SaveStatusesState): SaveOutcome {
   if (!result.ok)
     return {
       message:
@@ -27,18 +25,8 @@ function outcomeOf({ result }: SaveStatusesState): { message: string; tone: 'suc
 
 /** The failed-call rule's statuses as one comma-separated list, replaced whole, with a reason. */
 export function StatusesForm({ statuses }: { statuses: string }) {
-  const [state, submit, pending] = useActionState(saveStatusesAction, undefined);
-  const refused = state && !state.result.ok ? state : undefined;
-  const initial = refused?.values ?? { statuses, reason: '' };
-  const errors = refused?.result.ok === false ? (refused.result.fieldErrors ?? {}) : {};
-  const toast = useToast();
-  const saveButton = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (!state) return;
-    const { message, tone } = outcomeOf(state);
-    toast.show(message, { tone });
-    refocus(saveButton.current);
-  }, [state, toast]);
+  const { state, submit, pending, refused, errors, saveButton } = useSavedForm(saveStatusesAction, outcomeOf);
+  const initial = refused ?? { statuses, reason: '' };
   return (
     <form
       action={submit}
@@ -64,28 +52,15 @@ export function StatusesForm({ statuses }: { statuses: string }) {
           />
         </Field>
       </div>
-      <div className="flex flex-wrap items-end gap-3">
-        <div className="w-full sm:w-auto sm:min-w-56 sm:flex-1">
-          <Field
-            id="statuses-reason"
-            label="Reason (kept in the audit log)"
-            error={errors.reason}
-            errorTestId="statuses-error-reason"
-          >
-            <Input
-              name="reason"
-              required
-              defaultValue={initial.reason}
-              placeholder="e.g. our gateway answers 409 before calling the model"
-              onSurface
-              className="w-full"
-            />
-          </Field>
-        </div>
-        <Button ref={saveButton} type="submit" variant="primary" size="md" pending={pending} pendingLabel="Saving…">
-          Save statuses
-        </Button>
-      </div>
+      <ReasonAndSave
+        idPrefix="statuses"
+        placeholder="e.g. our gateway answers 409 before calling the model"
+        defaultValue={initial.reason}
+        error={errors.reason}
+        saveLabel={'Save statuses'}
+        pending={pending}
+        saveButton={saveButton}
+      />
       <FormError result={state?.result}>
         {state?.result.ok === false && state.result.code === 'INVALID_INPUT' ? 'Check the fields marked above.' : null}
       </FormError>

@@ -1,16 +1,14 @@
 'use client';
 
-import Link from 'next/link';
-import { useActionState, useEffect, useRef, useState } from 'react';
-import { Button } from '@/components/ui/button';
+import { useRef, useState } from 'react';
+import { ReasonAndSave } from '@/components/console/reason-and-save';
+import { type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
-import { useToast } from '@/components/ui/toast';
 import { formatCount } from '@/lib/console/format';
 import { poolScope } from '@/components/retry-pools/pool-format';
-import { refocus } from '@/components/console/focus-after-action';
 import { type PoolFormValues, type SavePoolState, savePoolAction } from './actions';
 
 /** A new pool starts from Finagle's and Envoy's default share (20%) and a small floor. */
@@ -63,7 +61,7 @@ function describePool(values: PoolNumbers): string | undefined {
 }
 
 /** What the toast says about a save. */
-function outcomeOf({ result, values }: SavePoolState): { message: string; tone: 'success' | 'info' | 'error' } {
+function outcomeOf({ result, values }: SavePoolState): SaveOutcome {
   if (!result.ok)
     return {
       message:
@@ -80,9 +78,8 @@ function outcomeOf({ result, values }: SavePoolState): { message: string; tone: 
 
 /** Adds a pool, or (with `pool`) changes the budget, floor and window of one; every change needs a reason. */
 export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
-  const [state, submit, pending] = useActionState(savePoolAction, undefined);
-  const refused = state && !state.result.ok ? state : undefined;
-  const initial = refused?.values ?? (pool ? { ...pool, reason: '' } : NEW_POOL);
+  const { state, submit, pending, refused, errors, saveButton } = useSavedForm(savePoolAction, outcomeOf);
+  const initial = refused ?? (pool ? { ...pool, reason: '' } : NEW_POOL);
   const [summary, setSummary] = useState(() => describePool(initial));
   // After each answer React resets the form to `initial`: the summary follows it.
   const [answered, setAnswered] = useState(state);
@@ -90,20 +87,10 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
     setAnswered(state);
     setSummary(describePool(initial));
   }
-  const errors = refused?.result.ok === false ? (refused.result.fieldErrors ?? {}) : {};
-  const toast = useToast();
-  const saveButton = useRef<HTMLButtonElement>(null);
   const form = useRef<HTMLFormElement>(null);
   // A pool that lets no retry through is saved only after the admin confirms it: it stops every retry in scope.
   const [confirmingNoRetries, setConfirmingNoRetries] = useState(false);
   const noRetriesConfirmed = useRef(false);
-  useEffect(() => {
-    if (!state) return;
-    const { message, tone } = outcomeOf(state);
-    toast.show(message, { tone });
-    // Saving disabled the button, which drops focus: give it back.
-    refocus(saveButton.current);
-  }, [state, toast]);
   return (
     <form
       ref={form}
@@ -219,33 +206,16 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
       <p className="text-[12px] text-muted [overflow-wrap:anywhere]" data-testid="pool-summary">
         {summary ?? 'Enter a budget, a floor and a window to see what they allow.'}
       </p>
-      <div className="flex flex-wrap items-end gap-3">
-        <div className="w-full sm:w-auto sm:min-w-56 sm:flex-1">
-          <Field
-            id="pool-reason"
-            label="Reason (kept in the audit log)"
-            error={errors.reason}
-            errorTestId="pool-error-reason"
-          >
-            <Input
-              name="reason"
-              required
-              defaultValue={initial.reason}
-              placeholder="e.g. payments API outage turned into a retry storm"
-              onSurface
-              className="w-full"
-            />
-          </Field>
-        </div>
-        <Button ref={saveButton} type="submit" variant="primary" size="md" pending={pending} pendingLabel="Saving…">
-          {pool ? 'Save changes' : 'Save pool'}
-        </Button>
-        {pool ? (
-          <Link href="/settings/retry-pools" className="py-1.5 text-[13px] text-accent hover:underline">
-            Cancel
-          </Link>
-        ) : null}
-      </div>
+      <ReasonAndSave
+        idPrefix="pool"
+        placeholder="e.g. payments API outage turned into a retry storm"
+        defaultValue={initial.reason}
+        error={errors.reason}
+        saveLabel={pool ? 'Save changes' : 'Save pool'}
+        pending={pending}
+        saveButton={saveButton}
+        cancelHref={pool ? '/settings/retry-pools' : undefined}
+      />
       <ConfirmDialog
         open={confirmingNoRetries}
         title="Save a pool that allows no retries?"

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { ALL_STEPS, formatWindow, poolScope } from '@/components/retry-pools/pool-format';
 import { PoolLevelBar } from '@/components/retry-pools/pool-level-bar';
-import { Cell, HeaderCell, Table } from '@/components/ui/table';
+import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import { formatCount } from '@/lib/console/format';
 import type { RetryPoolRow } from '@/lib/queries/retry-pools';
@@ -45,11 +45,7 @@ export function PoolsTable({
           </HeaderCell>
           <HeaderCell>Updated</HeaderCell>
           {/* relative: an sr-only label is placed against its cell, not the page, so it cannot widen a phone's page. */}
-          {manage ? (
-            <HeaderCell className="relative">
-              <span className="sr-only">Actions</span>
-            </HeaderCell>
-          ) : null}
+          {manage ? <ActionsHeaderCell /> : null}
         </tr>
       </thead>
       <tbody className={stacked.body}>

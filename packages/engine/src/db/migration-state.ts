@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import journal from '../../drizzle/meta/_journal.json';
+import journal from '../../drizzle/meta/_journal.json' with { type: 'json' };
 import type { Executor } from './client';
 
 export interface MigrationState {

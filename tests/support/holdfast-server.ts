@@ -141,3 +141,23 @@ export function demoServerEnv(
     ...extra,
   };
 }
+
+/**
+ * The production server on a test database's two roles (the app's and the migrations' owner), with demo sign-in
+ * on loopback, asked for by name as a named database needs; `env` adds to that or overrides it.
+ */
+export function startServerOn(
+  database: { appUrl: string; ownerUrl: string },
+  env: Record<string, string> = {},
+): Promise<HoldfastServer> {
+  return startHoldfastServer({
+    env: {
+      DATABASE_URL: database.appUrl,
+      DATABASE_MIGRATION_URL: database.ownerUrl,
+      SESSION_SECRET: randomBytes(32).toString('hex'),
+      AUTH_MODE: 'demo',
+      HOLDFAST_INSECURE_DEMO: '1',
+      ...env,
+    },
+  });
+}

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Actor, createApiToken } from '../../../packages/engine/src/core';
 import { frameworkPackages } from '../../../packages/client/build';
-import { startHoldfastServer, type HoldfastServer } from '../../support/holdfast-server';
+import { startServerOn, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -28,15 +28,7 @@ beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'holdfast-installable-'));
   token = (await createApiToken({ db: database.db, actor: admin }, { name: 'packaged agents', scopes: ['ingest'] }))
     .token;
-  const started = startHoldfastServer({
-    env: {
-      DATABASE_URL: database.appUrl,
-      DATABASE_MIGRATION_URL: database.ownerUrl,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-    },
-  });
+  const started = startServerOn(database);
   // Packing and installing overlap the server's start; each writes only under `scratch`.
   [server] = await Promise.all([started, installTypeScriptClient(), installPythonClient()]);
 }, 300_000);

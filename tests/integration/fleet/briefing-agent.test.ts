@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, SWEEPER } from '../../../packages/engine/src/core';
 import {
@@ -11,7 +10,7 @@ import { loopbackTracesUrl, startBriefingAgent } from '../../../lib/fleet/briefi
 import { getStepStats } from '../../../lib/queries/step-stats';
 import { runDemoFleet } from '../../../scripts/lib/demo-fleet';
 import { waitFor } from '../../../scripts/ci/faults/killable-postgres';
-import { type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
+import { type HoldfastServer, startServerOn } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -37,15 +36,7 @@ beforeAll(async () => {
       { name: 'briefing test', scopes: ['traces'], allowedAgents: [BRIEFING_AGENT] },
     )
   ).token;
-  server = await startHoldfastServer({
-    env: {
-      DATABASE_URL: database.appUrl,
-      DATABASE_MIGRATION_URL: database.ownerUrl,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-    },
-  });
+  server = await startServerOn(database);
 }, 300_000);
 
 afterAll(async () => {

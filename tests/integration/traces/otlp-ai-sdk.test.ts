@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { OpenTelemetry } from '@ai-sdk/otel';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -10,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type Actor, createApiToken } from '../../../packages/engine/src/core';
 import { priceCall } from '../../../packages/engine/src/core/pricing/price-call';
-import { startHoldfastServer, type HoldfastServer } from '../../support/holdfast-server';
+import { startServerOn, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -57,15 +56,7 @@ beforeAll(async () => {
     { db: database.db, actor: admin },
     { name: 'ai sdk exporter', scopes: ['traces'] },
   );
-  server = await startHoldfastServer({
-    env: {
-      DATABASE_URL: database.appUrl,
-      DATABASE_MIGRATION_URL: database.ownerUrl,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-    },
-  });
+  server = await startServerOn(database);
   exported = new RecordingExporter(
     // A long timeout: on a loaded machine a slow answer must not count as a failed export.
     new OTLPTraceExporter({

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -13,7 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Actor, createApiToken } from '../../../packages/engine/src/core';
 import { priceCall } from '../../../packages/engine/src/core/pricing/price-call';
-import { type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
+import { type HoldfastServer, startServerOn } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -34,15 +33,7 @@ beforeAll(async () => {
   tokens.otherAgent = (
     await createApiToken(ctx, { name: 'other exporter', scopes: ['traces'], allowedAgents: ['someone-else'] })
   ).token;
-  server = await startHoldfastServer({
-    env: {
-      DATABASE_URL: database.appUrl,
-      DATABASE_MIGRATION_URL: database.ownerUrl,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-    },
-  });
+  server = await startServerOn(database);
 }, 300_000);
 
 afterAll(async () => {

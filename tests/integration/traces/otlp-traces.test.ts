@@ -9,7 +9,7 @@ import { SimpleSpanProcessor, type SpanExporter, TracerProvider } from '@opentel
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Actor, createApiToken, recordAttempt } from '../../../packages/engine/src/core';
 import { dropAttemptPartitionsBefore } from '../../../packages/engine/src/db/attempt-partitions';
-import { startHoldfastServer, type HoldfastServer } from '../../support/holdfast-server';
+import { startServerOn, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -29,15 +29,7 @@ beforeAll(async () => {
     await createApiToken(ctx, { name: 'research exporter', scopes: ['traces'], allowedAgents: ['research'] })
   ).token;
   tokens.ingestOnly = (await createApiToken(ctx, { name: 'reader', scopes: ['read'] })).token;
-  server = await startHoldfastServer({
-    env: {
-      DATABASE_URL: database.appUrl,
-      DATABASE_MIGRATION_URL: database.ownerUrl,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-    },
-  });
+  server = await startServerOn(database);
 }, 300_000);
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import type { SortColumn } from '@/lib/filters/steps';
 import { phoneClass, pickStepColumns } from '@/lib/console/step-columns';
 import type { StepStats } from '@/lib/queries/step-stats';
 import type { TimeWindowName } from '@holdfast/protocol/time-window';
-import { stepDetailHref } from '../steps/step-href';
+import { stepDetailHref } from '@/lib/console/step-href';
 import { VisibleText } from '@/components/ui/visible-text';
 
 /** Above this retry rate a step is marked for attention. */

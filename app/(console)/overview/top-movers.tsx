@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { formatMicros, formatPercent } from '@/lib/console/format';
 import type { OverviewView } from '@/lib/queries/overview';
 import type { TimeWindowName } from '@holdfast/protocol/time-window';
-import { stepDetailHref } from '../steps/step-href';
+import { stepDetailHref } from '@/lib/console/step-href';
 import { VisibleText } from '@/components/ui/visible-text';
 
 /** The steps whose retries rose most against the previous window, each a link to its detail. */

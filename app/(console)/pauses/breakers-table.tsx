@@ -5,7 +5,7 @@ import { Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import { formatCount } from '@/lib/console/format';
 import type { BreakerView } from '@/lib/queries/breakers';
-import { stepDetailHref } from '../steps/step-href';
+import { stepDetailHref } from '@/lib/console/step-href';
 
 export const breakerStateLabel = { open: 'Open', half_open: 'Half-open (probing)', closed: 'Closed' } as const;
 

@@ -6,7 +6,7 @@ import { Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import { formatCount } from '@/lib/console/format';
 import { BACKLOG_MINUTES, pauseTargetText, type PauseView } from '@/lib/queries/pauses';
-import { stepDetailHref } from '../steps/step-href';
+import { stepDetailHref } from '@/lib/console/step-href';
 import { ResumeForm } from './pause-forms';
 
 const stateLabel = { paused: 'Paused', ramping: 'Ramping up', ended: 'Ended' } as const;

@@ -9,7 +9,7 @@ import type { RetrySpendByCause } from '@/lib/queries/retry-spend-by-cause';
 import { stepsViewHref } from '@/lib/console/filter-forms/steps';
 import type { SortColumn, StepsView } from '@/lib/filters/steps';
 import { phoneClass, sortLabel, stepColumns } from '@/lib/console/step-columns';
-import { stepDetailHref } from './step-href';
+import { stepDetailHref } from '@/lib/console/step-href';
 import { VisibleText } from '@/components/ui/visible-text';
 import { SourceBadges } from './source-badges';
 import { FigureChange } from './figure-change';

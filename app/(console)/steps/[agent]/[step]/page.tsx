@@ -14,7 +14,7 @@ import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
 import { parseStepsView } from '@/lib/filters/steps';
 import { timeWindowLabel, timeWindowName } from '@holdfast/protocol/time-window';
-import { stepDetailHref } from '../../step-href';
+import { stepDetailHref } from '@/lib/console/step-href';
 import { CostSourceMixSection } from './cost-source-mix';
 import { RecentFailures } from './recent-failures';
 import { getErrorGroups } from '@/lib/queries/error-groups';

@@ -1,13 +1,12 @@
 'use client';
 
-import { type FormEvent, useId, useState, useTransition } from 'react';
+import { useId } from 'react';
+import { useSentForm } from '@/components/console/use-sent-form';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
-import { useToast } from '@/components/ui/toast';
 import type { BreakerSettings } from '@holdfast/engine/core';
-import type { ActionResult } from '@/lib/server/action';
 import { saveBreakerSettingsAction } from './actions';
 
 const fields = [
@@ -20,32 +19,17 @@ const fields = [
 
 /** Admins change the breakers' settings for the whole fleet, with a reason (audited); the next begin and finish use them. */
 export function BreakerSettingsForm({ settings }: { settings: BreakerSettings }) {
-  const toast = useToast();
   const id = useId();
-  const [result, setResult] = useState<ActionResult<null>>();
-  const [pending, startTransition] = useTransition();
-  const errors = result && !result.ok ? result.fieldErrors : undefined;
+  const { result, errors, pending, submit } = useSentForm({
+    send: (fields) => saveBreakerSettingsAction(undefined, fields),
+    announce: () => 'Breaker settings saved: the next begin and finish use them.',
+  });
   const values: Record<(typeof fields)[number]['name'], number> = {
     windowSeconds: settings.windowSeconds,
     failurePercent: Math.round(settings.failureShare * 1000) / 10,
     minimumVolume: settings.minimumVolume,
     coolDownSeconds: settings.coolDownSeconds,
     probes: settings.probes,
-  };
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    startTransition(async () => {
-      const answer = await saveBreakerSettingsAction(undefined, data);
-      startTransition(() => setResult(answer));
-      toast.show(
-        answer.ok ? 'Breaker settings saved: the next begin and finish use them.' : `Not saved: ${answer.message}`,
-        {
-          tone: answer.ok ? 'success' : 'error',
-        },
-      );
-    });
   };
 
   return (

@@ -1,14 +1,13 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { type FormEvent, useId, useState, useTransition } from 'react';
+import { useId, useState } from 'react';
+import { type Announcement, useSentForm } from '@/components/console/use-sent-form';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
-import { useToast } from '@/components/ui/toast';
 import { retriableClasses } from '@holdfast/protocol/inputs/step-policy-input';
-import type { ActionResult } from '@/lib/server/action';
 import { removeStepPolicyAction, saveStepPolicyAction } from './policy-actions';
 
 export interface PolicyOverride {
@@ -38,41 +37,26 @@ export function StepPolicyForm({
   names: { agent: string; step: string };
   override: PolicyOverride | null;
 }) {
-  const toast = useToast();
   const router = useRouter();
   const id = useId();
   const [classesOverridden, setClassesOverridden] = useState(override?.retriedClasses != null);
-  const [result, setResult] = useState<ActionResult<unknown>>();
-  const [pending, startTransition] = useTransition();
-  const errors = result && !result.ok ? result.fieldErrors : undefined;
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    const removing = (event.nativeEvent as SubmitEvent).submitter?.getAttribute('value') === 'remove';
-    startTransition(async () => {
-      const answer = removing
-        ? await removeStepPolicyAction(undefined, data)
-        : await saveStepPolicyAction(undefined, data);
-      startTransition(() => setResult(answer));
-      if (!answer.ok) {
-        toast.show(`Not saved: ${answer.message}`, { tone: 'error' });
-        return;
-      }
-      const changed = 'removed' in answer.data ? answer.data.removed : answer.data.changed;
-      toast.show(
-        removing
+  const { result, errors, pending, submit } = useSentForm<{ removed: boolean } | { changed: boolean }>({
+    send: (fields, submitter) =>
+      submitter === 'remove' ? removeStepPolicyAction(undefined, fields) : saveStepPolicyAction(undefined, fields),
+    announce: (data, submitter): Announcement => {
+      const changed = 'removed' in data ? data.removed : data.changed;
+      const text =
+        submitter === 'remove'
           ? changed
             ? 'Override removed: the policy is again the agent’s.'
             : 'There was no override: nothing changed.'
           : changed
             ? 'Override saved: the next begin and finish of this step use it.'
-            : 'Same override as before: nothing changed.',
-        { tone: changed ? 'success' : 'info' },
-      );
-      router.refresh();
-    });
-  };
+            : 'Same override as before: nothing changed.';
+      return { text, tone: changed ? 'success' : 'info' };
+    },
+    afterSuccess: () => router.refresh(),
+  });
 
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-3" data-testid="step-policy-form">

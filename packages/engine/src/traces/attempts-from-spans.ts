@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { spanAttemptCtes } from '../core/attempts/attempt-writes';
 
 /** A stored try's columns that numbering reads (as `candidate_tries`). */
 export const TRY_COLUMNS = sql.raw(`t.trace_id, t.span_id, t.parent_span_id, t.started_at, t.finished_at, t.outcome,
@@ -76,23 +77,5 @@ export function attemptsWritten(robust: boolean) {
             over (partition by n.task_id, n.step, n.iteration), 0)
           else 0 end as retry_cost_micros
       from numbered n),
-    identities as (
-      insert into attempt_identities (task_id, step, iteration, attempt_number, started_at)
-      select task_id, step, iteration, attempt_number, started_at from numbered
-      ${robust ? sql`on conflict do nothing returning task_id, step, iteration, attempt_number` : sql``}),
-    written as (
-      insert into attempts (task_id, agent, step, iteration, attempt_number, started_at, finished_at, latency_ms,
-        outcome, error_class, error_text, cost_micros, retry_cost_micros, cost_source, idempotency_key, source)
-      select n.task_id, n.agent, n.step, n.iteration, n.attempt_number, n.started_at, n.finished_at,
-        least(extract(epoch from (n.finished_at - n.started_at)) * 1000, 2147483647)::int, n.outcome,
-        n.error_class, n.error_text, n.cost_micros, n.retry_cost_micros, n.cost_source,
-        'span:' || n.trace_id || '/' || n.span_id, 'traces'
-      from shared n
-      ${
-        robust
-          ? sql`join identities i on i.task_id = n.task_id and i.step = n.step and i.iteration = n.iteration
-              and i.attempt_number = n.attempt_number`
-          : sql``
-      }
-      returning 1)`;
+    ${spanAttemptCtes(robust)}`;
 }

@@ -7,6 +7,7 @@ import { recordAttemptInput, type RecordAttemptInput } from '@holdfast/protocol/
 import { authorizeTaskAgent, readTaskAgent, resolveTaskOf, type TaskAgent } from '../tasks/task-agent';
 import { parseInput } from '@holdfast/protocol/validation';
 import { runStatement } from '../kernel/run-statement';
+import { INSERT_REPORTED_ATTEMPT } from './attempt-writes';
 
 export { recordAttemptInput, type RecordAttemptInput } from '@holdfast/protocol/inputs/record-attempt-input';
 
@@ -124,51 +125,8 @@ function refuseOutsideRetention(ctx: CoreContext, startedAt: Date): void {
  */
 type AttemptValues = Omit<Attempt, 'id' | 'recordedAt' | 'changedXid' | 'retryCostMicros'>;
 
-/**
- * One statement: store who the task belongs to if nothing has yet (task_agents: an
- * attempt report names no queue, so its task is on the agent's own), claim the
- * attempt's identity only for a task of the report's agent, and write the attempt
- * only if the claim succeeded. The task's row is locked (inserted, or read FOR UPDATE):
- * reports of one task take turns, so a first attempt and its succeeded retry reported
- * at the same instant each see the other when their share of retry spend is set (the
- * attempts_retry_cost trigger reads the other's row after the wait). The identity table's primary key decides between
- * concurrent reports of one attempt, whatever their start times: the second
- * waits for the first to commit, then finds the identity taken.
- *
- * Its text is a constant rather than a drizzle `sql` template: building and
- * rendering that template on every call (and collecting its garbage) cost more
- * CPU in the process than the rest of the call, and a constant text is what
- * postgres.js looks its prepared statement up by anyway. Each value is sent
- * once: $1 to $4 serve the identity and the attempt alike.
- */
-const INSERT_UNLESS_REPORTED = `
-    with registered as (
-      insert into task_agents (task_id, agent, queue, first_seen_through)
-      values ($1::text, $5::text, $5::text, 'attempt')
-      on conflict (task_id) do nothing
-      returning agent),
-    locked as (
-      select agent from task_agents where task_id = $1::text and not exists (select 1 from registered)
-      for update),
-    belongs as (select agent from registered union all select agent from locked),
-    identity as (
-      insert into attempt_identities (task_id, step, attempt_number, started_at)
-      select $1::text, $2::text, $3::int, $4::timestamptz
-      where exists (select 1 from belongs where agent = $5::text)
-      on conflict do nothing
-      returning 1
-    )
-    insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
-      error_class, error_text, cost_micros, idempotency_key, run_key, source, cost_source)
-    select $1::text, $5::text, $2::text, $3::int,
-      $4::timestamptz, $6::timestamptz, $7::int,
-      $8::text, $9::error_class, $10::text, $11::bigint,
-      $12::text, $13::text, $14::text, $15::text
-    where exists (select 1 from identity)
-    returning *`;
-
 function insertUnlessReported(db: Executor, values: AttemptValues): Promise<AttemptRow[]> {
-  return runStatement<AttemptRow>(db, INSERT_UNLESS_REPORTED, [
+  return runStatement<AttemptRow>(db, INSERT_REPORTED_ATTEMPT, [
     values.taskId,
     values.step,
     values.attemptNumber,

@@ -1,5 +1,6 @@
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
+import { runningAttemptCtes } from '../attempts/attempt-writes';
 import { counterStripeSql } from '../kernel/counter-stripe';
 import { fixedSql } from '../kernel/run-statement';
 import { sliceStartOf } from '../retry-pools/pool-usage';
@@ -24,18 +25,17 @@ const p = sql.placeholder;
  */
 const beginWrites = fixedSql<BeginWritesRow>(
   () => sql`
-with identity as (
-  insert into attempt_identities (task_id, step, iteration, attempt_number, started_at)
-  values (${p('taskId')}::text, ${p('step')}::text, ${p('iteration')}::int, ${p('attemptNumber')}::int, ${p('now')}::timestamptz)
-  on conflict do nothing
-  returning 1
-),
-recorded as (
-  insert into attempts (task_id, agent, step, iteration, attempt_number, idempotency_key, run_key, started_at, outcome, source)
-  select ${p('taskId')}::text, ${p('agent')}::text, ${p('step')}::text, ${p('iteration')}::int, ${p('attemptNumber')}::int, ${p('key')}::text, ${p('runKey')}::text, ${p('now')}::timestamptz, 'running', ${p('source')}::text
-  where exists (select 1 from identity)
-  returning 1
-),
+with ${runningAttemptCtes({
+    taskId: p('taskId'),
+    agent: p('agent'),
+    step: p('step'),
+    iteration: p('iteration'),
+    attemptNumber: p('attemptNumber'),
+    key: p('key'),
+    runKey: p('runKey'),
+    startedAt: p('now'),
+    source: p('source'),
+  })},
 previous as (select reserved_micros, attempt_started_at from idempotency_keys where key = ${p('key')}::text),
 attached as (
   update idempotency_keys set

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import type { ErrorClass } from '../../db/schema';
+import { endRunningAttemptSql } from '../attempts/attempt-writes';
 import { expiresAfterRetentionSql } from '../keys/claim-key';
 import type { BegunKey, PricedFinish } from './begun-key';
 import { BUDGET_COLUMNS, type BudgetRow } from './budget-row';
@@ -39,17 +40,25 @@ export async function recordAttemptEnd(
   if (key.attempt_started_at === null) return;
   const finishedAt = now.toISOString();
   const failed = request.outcome === 'failed';
-  await tx.execute(sql`
-    update attempts set
-      outcome = ${request.outcome}::text,
-      finished_at = greatest(${finishedAt}::timestamptz, started_at),
-      latency_ms = greatest(0, round(extract(epoch from (${finishedAt}::timestamptz - started_at)) * 1000))::int,
-      cost_micros = ${request.costMicros}::bigint,
-      cost_source = ${request.costSource}::text,
-      error_class = ${failed ? request.errorClass! : null}::error_class,
-      error_text = ${failed ? request.errorText!.trim() : null}::text
-    where task_id = ${key.task_id}::text and step = ${key.step}::text and attempt_number = ${key.acquisitions}::int
-      and idempotency_key = ${key.key}::text and started_at = ${key.attempt_started_at}::timestamptz and outcome = 'running'`);
+  await tx.execute(
+    endRunningAttemptSql({
+      alias: 'a',
+      outcome: sql`${request.outcome}`,
+      finishedAt: sql`${finishedAt}`,
+      costMicros: sql`${request.costMicros}`,
+      costSource: sql`${request.costSource}`,
+      errorClass: sql`${failed ? request.errorClass! : null}`,
+      errorText: sql`${failed ? request.errorText!.trim() : null}`,
+      from: sql``,
+      attempt: {
+        taskId: sql`${key.task_id}::text`,
+        step: sql`${key.step}::text`,
+        attemptNumber: sql`${key.acquisitions}::int`,
+        key: sql`${key.key}::text`,
+        startedAt: sql`${key.attempt_started_at}::timestamptz`,
+      },
+    }),
+  );
 }
 
 /** Gives back what the attempt reserved and adds what it really cost. */

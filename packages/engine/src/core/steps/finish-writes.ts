@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import type { CostSource } from '../../db/schema';
+import { endRunningAttemptSql } from '../attempts/attempt-writes';
 import { breakerSliceOf, outcomeCountedCtes } from '../breakers/breaker-outcomes';
 import type { Actor } from '../kernel/context';
 import { expiresAfterRetentionSql } from '../keys/claim-key';
@@ -40,17 +41,23 @@ with begun as (
   for update of k
 ),
 ended as (
-  update attempts a set
-    outcome = 'succeeded',
-    finished_at = greatest(${p('now')}::timestamptz, a.started_at),
-    latency_ms = greatest(0, round(extract(epoch from (${p('now')}::timestamptz - a.started_at)) * 1000))::int,
-    cost_micros = ${p('costMicros')}::bigint,
-    cost_source = ${p('costSource')}::text,
-    error_class = null,
-    error_text = null
-  from begun
-  where a.task_id = begun.task_id and a.step = begun.step and a.attempt_number = begun.acquisitions
-    and a.idempotency_key = begun.key and a.started_at = begun.attempt_started_at and a.outcome = 'running'
+  ${endRunningAttemptSql({
+    alias: 'a',
+    outcome: sql`'succeeded'`,
+    finishedAt: p('now'),
+    costMicros: p('costMicros'),
+    costSource: p('costSource'),
+    errorClass: sql`null`,
+    errorText: sql`null`,
+    from: sql`from begun`,
+    attempt: {
+      taskId: sql`begun.task_id`,
+      step: sql`begun.step`,
+      attemptNumber: sql`begun.acquisitions`,
+      key: sql`begun.key`,
+      startedAt: sql`begun.attempt_started_at`,
+    },
+  })}
   returning 1
 ),
 budget as (

@@ -1,6 +1,5 @@
 import 'server-only';
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { NextRequest } from 'next/server';
 import { NextResponse } from 'next/server';
 import type { z } from 'zod';
 import type { Endpoint } from '@holdfast/protocol/api/endpoints';
@@ -9,10 +8,10 @@ import type { Action } from '@holdfast/engine/core';
 import type { ErrorCode } from '@holdfast/protocol/error-codes';
 import { parseForHandOff, parseInput } from '@holdfast/protocol/validation';
 import { apiRequests } from '@holdfast/engine/db/schema';
-import { corePolicyFrom, getEnvironment } from '@holdfast/engine/env';
-import { authenticateAgent, readJsonBody } from './api-auth';
+import { agentRoute } from './agent-route';
+import { readJsonBody } from './api-auth';
 import { withDatabaseDeadline } from './database-outage';
-import { getClock, getDb, getRequestLocks } from './db';
+import { type getDb, getRequestLocks } from './db';
 import { describeForLog } from './log-error';
 import { errorResponse, problemResponse, type StatusOf } from './problem';
 
@@ -30,8 +29,8 @@ const isProblem = (reply: Reply): reply is ProblemReply => reply.status >= 400;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /**
- * The one way an agent endpoint runs: the token, its rate limit and its scope,
- * the body (size- and depth-limited JSON), the `Idempotency-Key` header, the
+ * The one way an agent endpoint runs, in the agent routes' shell (agent-route.ts: the token, its rate limit and
+ * its scope, every error mapped): the body (size- and depth-limited JSON), the `Idempotency-Key` header, the
  * endpoint's zod schema (400 naming every bad field, unknown fields refused),
  * then the handler, whose answer a retry with the same Idempotency-Key gets
  * back. Every refusal up to the schema comes before the key is looked at, so
@@ -41,12 +40,9 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
  */
 export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, handle: Handler<Input>) {
   const endpointName = `${spec.method} ${spec.path}`;
-  return async (request: NextRequest): Promise<Response> => {
-    const agent = await authenticateAgent(request, spec.action);
-    if ('response' in agent) return agent.response;
+  return agentRoute(spec.action, async (request, agent) => {
     const read = await readJsonBody(request, spec.maxBodyBytes);
     if ('response' in read) return read.response;
-
     const idempotencyKey = request.headers.get('idempotency-key');
     if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       return problemResponse(
@@ -56,34 +52,23 @@ export function agentEndpoint<Input extends z.ZodType>(spec: Endpoint<Input>, ha
         { fieldErrors: { 'Idempotency-Key': ['must be 1 to 200 visible ASCII characters'] } },
       );
     }
-    // Everything from here touches the database or hashes the body: whatever it throws is mapped (503 in an outage), never a bare 500.
-    try {
-      // The library's own parse of this value (every service parses its input) then trusts it: parsed once.
-      const input = parseForHandOff(spec.input, read.body);
-      const db = getDb();
-      // The deployment's rules (redrive brakes, the raw retention that bounds attempt dates) apply to agents too.
-      const run = () =>
-        runHandler(
-          handle,
-          { db, actor: agent.actor, clock: getClock(), policy: corePolicyFrom(getEnvironment()) },
-          input,
-        );
-      if (idempotencyKey === null) return await withDatabaseDeadline(run(), spec.databaseDeadlineMs);
-      return await answerOnce(
-        {
-          db,
-          actorId: agent.actor.id,
-          key: idempotencyKey,
-          endpoint: endpointName,
-          requestHash: hashContent(read.body),
-          databaseDeadlineMs: spec.databaseDeadlineMs,
-        },
-        run,
-      );
-    } catch (error) {
-      return errorResponse(error);
-    }
-  };
+    // The library's own parse of this value (every service parses its input) then trusts it: parsed once.
+    const input = parseForHandOff(spec.input, read.body);
+    // The deployment's rules (redrive brakes, the raw retention that bounds attempt dates) apply to agents too.
+    const run = () => runHandler(handle, agent.ctx, input);
+    if (idempotencyKey === null) return await withDatabaseDeadline(run(), spec.databaseDeadlineMs);
+    return await answerOnce(
+      {
+        db: agent.ctx.db,
+        actorId: agent.actor.id,
+        key: idempotencyKey,
+        endpoint: endpointName,
+        requestHash: hashContent(read.body),
+        databaseDeadlineMs: spec.databaseDeadlineMs,
+      },
+      run,
+    );
+  });
 }
 
 /**
@@ -96,18 +81,11 @@ export function agentQueryEndpoint<Query extends z.ZodType>(
   spec: { action: Action; query: Query },
   handle: (ctx: CoreContext & { actor: Actor }, query: z.output<Query>) => Promise<unknown>,
 ) {
-  return async (request: NextRequest): Promise<Response> => {
-    const agent = await authenticateAgent(request, spec.action);
-    if ('response' in agent) return agent.response;
-    try {
-      const query = parseInput(spec.query, Object.fromEntries(request.nextUrl.searchParams));
-      const ctx = { db: getDb(), actor: agent.actor, clock: getClock(), policy: corePolicyFrom(getEnvironment()) };
-      const body = await withDatabaseDeadline(handle(ctx, query));
-      return NextResponse.json(body, { headers: { 'cache-control': 'no-store' } });
-    } catch (error) {
-      return errorResponse(error);
-    }
-  };
+  return agentRoute(spec.action, async (request, agent) => {
+    const query = parseInput(spec.query, Object.fromEntries(request.nextUrl.searchParams));
+    const body = await withDatabaseDeadline(handle(agent.ctx, query));
+    return NextResponse.json(body, { headers: { 'cache-control': 'no-store' } });
+  });
 }
 
 type Handler<Input extends z.ZodType> = (ctx: CoreContext & { actor: Actor }, input: z.output<Input>) => Promise<Reply>;

@@ -2,9 +2,8 @@ import 'server-only';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { NextRequest } from 'next/server';
-import { decide } from '@holdfast/engine/core';
-import type { Actor, CoreContext } from '@holdfast/engine/core';
-import { corePolicyFrom, getEnvironment } from '@holdfast/engine/env';
+import type { CoreContext } from '@holdfast/engine/core';
+import { getEnvironment } from '@holdfast/engine/env';
 import {
   encodeResponse,
   type ExportedSpan,
@@ -16,7 +15,7 @@ import {
 import { OTLP_LIMITS } from '@holdfast/engine/traces';
 import { type MappedBatch, mapSpans, storeMappedSpans } from '@holdfast/engine/traces';
 import { spanMappingRules } from '@holdfast/engine/traces';
-import { admitAgentToken } from './api-auth';
+import { agentRoute } from './agent-route';
 import { BatchCharge } from './batch-charge';
 import { refuseUnknownHost } from './host-check';
 import {
@@ -28,9 +27,8 @@ import {
   WAITING_BATCHES,
 } from './traces-admission';
 import { withDatabaseDeadline } from './database-outage';
-import { getClock, getDb } from './db';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth';
-import { errorResponse, problemResponse } from './problem';
+import { problemResponse } from './problem';
 import { readBodyBytes } from './request-body';
 
 const gunzipAsync = promisify(gunzip);
@@ -62,75 +60,74 @@ export const MAX_INFLATED_JSON_TRACES_BODY_BYTES = 1024 * 1024;
 export async function receiveTraces(request: NextRequest): Promise<Response> {
   const wrongHost = refuseUnknownHost(request);
   if (wrongHost) return closingConnection(wrongHost);
-  const admitted = await admitAgentToken(request);
-  if ('response' in admitted) return closingConnection(admitted.response);
-  const allowed = decide(admitted.actor, 'traces.write');
-  if (!allowed.allowed)
-    return closingConnection(problemResponse(403, 'FORBIDDEN', `This token may not export traces: ${allowed.reason}`));
-
-  const contentType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  const format =
-    contentType === 'application/x-protobuf' ? 'protobuf' : contentType === 'application/json' ? 'json' : undefined;
-  if (!format)
-    return closingConnection(
-      problemResponse(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/x-protobuf or application/json (OTLP/HTTP)'),
-    );
-
-  // A token's batches in flight are bounded before a body is read; the instance's working ones once read, one
-  // of each token at most, the others waiting their turn (traces-admission.ts).
-  const tokenId = admitted.token.tokenId;
-  const tokenSlot = admitTokenBatch(tokenId);
-  if (!tokenSlot) return closingConnection(await answerRefusal(tokenId, batchesBusy('token')));
-  try {
-    // The batch pays for its size before it is read, and again once inflated (batch-charge.ts).
-    const charge = new BatchCharge(admitted.token);
-    const unread = await charge.forBytes(Number(request.headers.get('content-length') ?? '0') || 0);
-    if (unread) return closingConnection(await answerRefusal(tokenId, unread));
-    const body = await readBody(request, format);
-    if ('response' in body) return body.response;
-    const inflated = await charge.forBytes(body.bytes.byteLength);
-    if (inflated) return inflated;
-    const turn = admitBatchWork(admitted.token.tokenId);
-    if (!turn) return batchesBusy('instance');
-    const workSlot = await turn;
-    try {
-      return await receiveBatch(format, body.bytes, { ...admitted, charge });
-    } finally {
-      workSlot.release();
-    }
-  } finally {
-    tokenSlot.release();
-  }
+  return receiveAgentBatch(request);
 }
+
+/** The batch in the agent routes' shell (agent-route.ts); a refusal before the body is read closes the connection. */
+const receiveAgentBatch = agentRoute(
+  'traces.write',
+  async (request, agent) => {
+    const contentType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    const format =
+      contentType === 'application/x-protobuf' ? 'protobuf' : contentType === 'application/json' ? 'json' : undefined;
+    if (!format)
+      return closingConnection(
+        problemResponse(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/x-protobuf or application/json (OTLP/HTTP)'),
+      );
+
+    // A token's batches in flight are bounded before a body is read; the instance's working ones once read, one
+    // of each token at most, the others waiting their turn (traces-admission.ts).
+    const tokenId = agent.token.tokenId;
+    const tokenSlot = admitTokenBatch(tokenId);
+    if (!tokenSlot) return closingConnection(await answerRefusal(tokenId, batchesBusy('token')));
+    try {
+      // The batch pays for its size before it is read, and again once inflated (batch-charge.ts).
+      const charge = new BatchCharge(agent.token);
+      const unread = await charge.forBytes(Number(request.headers.get('content-length') ?? '0') || 0);
+      if (unread) return closingConnection(await answerRefusal(tokenId, unread));
+      const body = await readBody(request, format);
+      if ('response' in body) return body.response;
+      const inflated = await charge.forBytes(body.bytes.byteLength);
+      if (inflated) return inflated;
+      const turn = admitBatchWork(tokenId);
+      if (!turn) return batchesBusy('instance');
+      const workSlot = await turn;
+      try {
+        return await receiveBatch(format, body.bytes, agent.ctx, charge);
+      } finally {
+        workSlot.release();
+      }
+    } finally {
+      tokenSlot.release();
+    }
+  },
+  { refused: closingConnection },
+);
 
 async function receiveBatch(
   format: 'protobuf' | 'json',
   bytes: Buffer,
-  admitted: { actor: Extract<Actor, { type: 'agent' }>; charge: BatchCharge },
+  ctx: CoreContext,
+  charge: BatchCharge,
 ): Promise<Response> {
-  const env = getEnvironment();
-  const ctx = { db: getDb(), actor: admitted.actor, clock: getClock(), policy: corePolicyFrom(env) };
-  try {
-    const mapped = await decodeAndMap(ctx, format, bytes, admitted.charge, new Set(env.HOLDFAST_TRACES_OPERATIONS));
-    if (mapped instanceof Response) return mapped;
-    const result = await withDatabaseDeadline(storeMappedSpans(ctx, mapped));
-    const reasons = [...new Set(result.rejected.map((rejection) => rejection.reason))];
-    // Texts cut at the value limit are said too (a warning when no span was refused, as OTLP allows).
-    if (mapped.cutTexts > 0)
-      reasons.push(
-        `${mapped.cutTexts} text(s) longer than ${OTLP_LIMITS.valueBytes} bytes cut to their first ${OTLP_LIMITS.valueBytes}`,
-      );
-    const answer = encodeResponse(format, {
-      count: result.rejected.length,
-      message: reasons.slice(0, 5).join('; ').slice(0, 2_000),
-    });
-    return new Response(typeof answer === 'string' ? answer : Buffer.from(answer), {
-      status: 200,
-      headers: { 'content-type': format === 'protobuf' ? 'application/x-protobuf' : 'application/json' },
-    });
-  } catch (error) {
-    return errorResponse(error);
-  }
+  const countedOperations = new Set(getEnvironment().HOLDFAST_TRACES_OPERATIONS);
+  const mapped = await decodeAndMap(ctx, format, bytes, charge, countedOperations);
+  if (mapped instanceof Response) return mapped;
+  const result = await withDatabaseDeadline(storeMappedSpans(ctx, mapped));
+  const reasons = [...new Set(result.rejected.map((rejection) => rejection.reason))];
+  // Texts cut at the value limit are said too (a warning when no span was refused, as OTLP allows).
+  if (mapped.cutTexts > 0)
+    reasons.push(
+      `${mapped.cutTexts} text(s) longer than ${OTLP_LIMITS.valueBytes} bytes cut to their first ${OTLP_LIMITS.valueBytes}`,
+    );
+  const answer = encodeResponse(format, {
+    count: result.rejected.length,
+    message: reasons.slice(0, 5).join('; ').slice(0, 2_000),
+  });
+  return new Response(typeof answer === 'string' ? answer : Buffer.from(answer), {
+    status: 200,
+    headers: { 'content-type': format === 'protobuf' ? 'application/x-protobuf' : 'application/json' },
+  });
 }
 
 /**

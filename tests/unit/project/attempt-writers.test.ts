@@ -19,11 +19,13 @@ function sources(folder: string): string[] {
 
 /** Each `file: statement head` that writes attempts, in the server's and the library's code. */
 function attemptWrites(): string[] {
-  return ['packages/engine/src', 'lib', 'app'].flatMap(sources).flatMap((file) =>
-    [...readFileSync(path.join(root, file), 'utf8').matchAll(WRITES_ATTEMPTS)].map(
-      (match) => `${file}: ${match[0].replace(/\s+/g, ' ').toLowerCase()}`,
-    ),
-  );
+  return ['packages/engine/src', 'lib', 'app']
+    .flatMap(sources)
+    .flatMap((file) =>
+      [...readFileSync(path.join(root, file), 'utf8').matchAll(WRITES_ATTEMPTS)].map(
+        (match) => `${file}: ${match[0].replace(/\s+/g, ' ').toLowerCase()}`,
+      ),
+    );
 }
 
 describe('the attempt log', () => {

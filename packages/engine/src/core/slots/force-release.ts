@@ -1,10 +1,10 @@
 import { and, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Executor } from '../../db/client';
+import type { Executor, Transaction } from '../../db/client';
 import { slotLocks, type SlotLock } from '../../db/schema';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
-import { actorLabel, nowOf, SWEEPER, type CoreContext } from '../kernel/context';
+import { type Actor, actorLabel, nowOf, SWEEPER, type CoreContext } from '../kernel/context';
 import { GuardFailedError, NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
 import { parseInput } from '@holdfast/protocol/validation';
 import { DEFAULT_HEARTBEAT_GRACE_MS, forceReleaseInput } from './force-release-input';
@@ -44,27 +44,44 @@ export async function forceReleaseSlot(
       throw new GuardFailedError(`Slot "${lock.slot}" was not released: ${failed.join(', ')} did not hold`, failed);
     }
 
-    const [released] = await tx
-      .update(slotLocks)
-      .set({
-        releasedAt: sql`now()`,
-        releasedBy: actorLabel(actor),
-        releaseRefusedSince: null,
-        releaseRefusedGuards: null,
-      })
-      .where(eq(slotLocks.slot, lock.slot))
-      .returning();
-    if (!released) throw new Error('forceReleaseSlot: the locked row vanished');
-    await writeAudit(tx, actor, {
+    return releaseLockedSlot(tx, actor, lock, {
       action: actor.type === 'system' ? 'slot.auto_release' : 'slot.force_release',
-      targetType: 'slot',
-      targetId: lock.slot,
       reason: request.reason,
       before: { holderRunKey: lock.holderRunKey, fencingToken: lock.fencingToken, expiresAt: lock.expiresAt },
-      after: { releasedAt: released.releasedAt, releasedBy: released.releasedBy },
     });
-    return { released: true, lock: released };
   });
+}
+
+/**
+ * Releases a lock row the caller holds locked (lockSlotSeen, or the sweep's own read), with its audit record in the
+ * same transaction: the guarded release, the sweep's automatic one and the admin's override end the same way.
+ */
+export async function releaseLockedSlot(
+  tx: Transaction,
+  actor: Actor,
+  lock: SlotLock,
+  audit: { action: string; reason: string; before: Record<string, unknown> },
+): Promise<ForceReleaseResult> {
+  const [released] = await tx
+    .update(slotLocks)
+    .set({
+      releasedAt: sql`now()`,
+      releasedBy: actorLabel(actor),
+      releaseRefusedSince: null,
+      releaseRefusedGuards: null,
+    })
+    .where(eq(slotLocks.slot, lock.slot))
+    .returning();
+  if (!released) throw new Error(`releaseLockedSlot: the locked row of "${lock.slot}" vanished`);
+  await writeAudit(tx, actor, {
+    action: audit.action,
+    targetType: 'slot',
+    targetId: lock.slot,
+    reason: audit.reason,
+    before: audit.before,
+    after: { releasedAt: released.releasedAt, releasedBy: released.releasedBy },
+  });
+  return { released: true, lock: released };
 }
 
 /**

@@ -1,12 +1,9 @@
-import { eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import { slotLocks } from '../../db/schema';
-import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
-import { actorLabel, type CoreContext } from '../kernel/context';
+import type { CoreContext } from '../kernel/context';
 import { GuardFailedError } from '@holdfast/protocol/errors';
 import { parseInput } from '@holdfast/protocol/validation';
-import { type ForceReleaseResult, lockSlotSeen, readReleaseGuards } from './force-release';
+import { type ForceReleaseResult, lockSlotSeen, readReleaseGuards, releaseLockedSlot } from './force-release';
 import { overrideReleaseInput } from './override-release-input';
 
 /**
@@ -30,21 +27,8 @@ export async function overrideReleaseSlot(
       throw new GuardFailedError(`Slot "${lock.slot}" is within its time to live: it is not stuck`, ['past_ttl']);
     }
 
-    const [released] = await tx
-      .update(slotLocks)
-      .set({
-        releasedAt: sql`now()`,
-        releasedBy: actorLabel(actor),
-        releaseRefusedSince: null,
-        releaseRefusedGuards: null,
-      })
-      .where(eq(slotLocks.slot, lock.slot))
-      .returning();
-    if (!released) throw new Error('overrideReleaseSlot: the locked row vanished');
-    await writeAudit(tx, actor, {
+    return releaseLockedSlot(tx, actor, lock, {
       action: 'slot.override_release',
-      targetType: 'slot',
-      targetId: lock.slot,
       reason: request.reason,
       before: {
         holderRunKey: lock.holderRunKey,
@@ -54,8 +38,6 @@ export async function overrideReleaseSlot(
         evidenceCount: facts.evidenceCount,
         latestEvidence: facts.latestEvidence,
       },
-      after: { releasedAt: released.releasedAt, releasedBy: released.releasedBy },
     });
-    return { released: true, lock: released };
   });
 }

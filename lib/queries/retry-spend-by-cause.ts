@@ -77,9 +77,10 @@ export async function getRetrySpendByCause(
         and (agent, step) in (select wanted.agent, wanted.step from (values ${wanted}) as wanted(agent, step))
       group by 1, 2, 3
     )
-    select state.execution_shapes_filled as filled, per_cause.*
-    from rollup_state as state left join per_cause on true
-    where state.id = 1`);
+    select state.filled, per_cause.*
+    from (select coalesce((select (state->>'filled')::boolean from rollup_family_state
+      where family = 'execution shapes'), false) as filled) as state
+    left join per_cause on true`);
 
   const available = rows[0]?.filled === true;
   for (const row of rows) {

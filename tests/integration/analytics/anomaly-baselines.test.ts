@@ -84,7 +84,8 @@ async function stored() {
     sql`select agent, step, shares from anomaly_baselines`,
   );
   const [state] = await database.db.execute<{ baseline_end: Date; baseline_days_end: Date }>(
-    sql`select baseline_end, baseline_days_end from rollup_state`,
+    sql`select (state->>'sharesEnd')::timestamptz as baseline_end, (state->>'daysEnd')::timestamptz as baseline_days_end
+      from rollup_family_state where family = 'baselines'`,
   );
   return {
     days: [...days],

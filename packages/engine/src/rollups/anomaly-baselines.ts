@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor, Transaction } from '../db/client';
 import { FIGURES, type FigureName } from '../db/schema/figures';
+import { saveFamilyState } from './family-state';
 import { figureList, summedFigures } from './figure-sql';
 
 const HOUR_MS = 3_600_000;
@@ -52,10 +53,11 @@ export function sharesOfDays(days: BaselineDaySums[]): BaselineShares[] {
  */
 export async function readStoredBaselines(db: Executor, end: Date): Promise<BaselineShares[] | null> {
   const rows = await db.execute<{ current: boolean | null; agent: string | null; step: string; shares: number[] }>(sql`
-    select state.baseline_end = ${end.toISOString()}::timestamptz as current, stored.agent, stored.step, stored.shares
-    from rollup_state as state
-      left join anomaly_baselines as stored on state.baseline_end = ${end.toISOString()}::timestamptz
-    where state.id = 1`);
+    select (state.state->>'sharesEnd')::timestamptz = ${end.toISOString()}::timestamptz as current,
+      stored.agent, stored.step, stored.shares
+    from rollup_family_state as state
+      left join anomaly_baselines as stored on (state.state->>'sharesEnd')::timestamptz = ${end.toISOString()}::timestamptz
+    where state.family = 'baselines'`);
   if (rows[0]?.current !== true) return null;
   return rows
     .filter((row): row is typeof row & { agent: string } => row.agent !== null)
@@ -172,7 +174,7 @@ async function writeShares(tx: Transaction, end: Date): Promise<void> {
     from anomaly_baseline_days
     where attempts > 0
     group by agent, step`);
-  await tx.execute(sql`update rollup_state set baseline_end = ${at}, baseline_days_end = ${at} where id = 1`);
+  await saveFamilyState(tx, 'baselines', { sharesEnd: end.toISOString(), daysEnd: end.toISOString() });
 }
 
 /** What a baseline day keeps: enough for a day's retry share of spend, and whether it had attempts. */

@@ -3,6 +3,7 @@ import type { Executor, Transaction } from '../db/client';
 import { mergeHours } from './execution-shapes';
 import { rollupFamilies, type RollupPass } from './families';
 import { earliestHour } from './families/execution-shapes';
+import { readFamilyStates } from './family-state';
 import type { RollupStateRow } from './families/family';
 import { fineRolledTo } from './families/figures';
 import { readHeldSpans } from './spans';
@@ -81,7 +82,7 @@ export async function rollUpAttempts(db: Executor, options: RollUpOptions): Prom
     for (const family of rollupFamilies) await family.afterRanges?.(tx, pass);
     await tx.execute(sql`
       update rollup_state set rolled_to = ${at(pass.rolledTo)}, fine_rolled_to = ${at(fineRolledTo(pass))},
-        processed_xid = ${pass.horizon}::xid8, execution_shapes_filled = true, updated_at = now()
+        processed_xid = ${pass.horizon}::xid8, updated_at = now()
       where id = 1`);
     for (const family of rollupFamilies) await family.afterWatermarks?.(tx, pass);
     const hoursRolled = pass.ranges.reduce((sum, [from, to]) => sum + (to - from) / HOUR_MS, 0);
@@ -92,11 +93,11 @@ export async function rollUpAttempts(db: Executor, options: RollUpOptions): Prom
 /** Reads the state row under its lock and works out what this pass rolls: the closed hours since, and the re-rolls. */
 async function planPass(tx: Transaction, options: RollUpOptions): Promise<{ pass: RollupPass; hoursReRolled: number }> {
   const [state] = await tx.execute<RollupStateRow>(sql`
-    select rolled_to, processed_xid::text, pg_current_snapshot()::text as snapshot, baseline_end, baseline_days_end,
-      execution_shapes_filled
+    select rolled_to, processed_xid::text, pg_current_snapshot()::text as snapshot
     from rollup_state where id = 1 for update`);
   if (!state) throw new Error('rollup_state has no row: run the migrations');
   const horizon = await readWriteHorizon(tx, state.snapshot);
+  const familyStates = await readFamilyStates(tx);
   const target = Math.floor(options.now.getTime() / HOUR_MS) * HOUR_MS;
   const floor = Math.ceil(options.retentionFloor.getTime() / HOUR_MS) * HOUR_MS;
   // Transaction ids only grow within one cluster. A horizon below the stored one means the
@@ -135,7 +136,7 @@ async function planPass(tx: Transaction, options: RollUpOptions): Promise<{ pass
     firstPass: rolledBefore === null,
     since: state.processed_xid,
     horizon,
-    state,
+    stateOf: (family) => familyStates.get(family) ?? {},
     changesNoted,
     withoutSpans,
     inHeldSpan: (start, end) => heldSpans.some((span) => start < span.to.getTime() && end > span.from.getTime()),

@@ -71,7 +71,8 @@ export async function simulateRetryPolicy(
     );
   }
   const [state] = await ctx.db.execute<{ filled: boolean }>(
-    sql`select execution_shapes_filled as filled from rollup_state where id = 1`,
+    // The execution shapes' own row (rollup_family_state): whether they hold every hour kept raw.
+    sql`select coalesce((state->>'filled')::boolean, false) as filled from rollup_family_state where family = 'execution shapes'`,
   );
   if (!state?.filled) {
     // Just after the upgrade that added the shapes, until the first rollup pass fills them: zeros would mislead.

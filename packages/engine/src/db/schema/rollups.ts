@@ -6,6 +6,7 @@ import {
   doublePrecision,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   smallint,
@@ -84,6 +85,18 @@ export const attemptLatencyRollups = pgTable(
  * from rollups; rows written by transactions from `processedXid` on may still
  * need re-rolling (a late report, or a running attempt that finished).
  */
+/**
+ * What an analytics family (packages/engine/src/rollups/families/) keeps of its own between passes, one row each,
+ * as the family says: the baselines the ends of the baseline they hold, the execution shapes whether they hold
+ * every hour kept raw. A migration that wants a family refilled changes its row. The pass's own watermarks, which
+ * every family and every reader go by, are rollup_state's.
+ */
+export const rollupFamilyState = pgTable('rollup_family_state', {
+  family: text('family').primaryKey(),
+  state: jsonb('state').notNull().default({}),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 export const rollupState = pgTable(
   'rollup_state',
   {
@@ -96,14 +109,13 @@ export const rollupState = pgTable(
      */
     fineRolledTo: timestamp('fine_rolled_to', { withTimezone: true }),
     processedXid: transactionId('processed_xid').notNull().default(sql`'0'::xid8`),
-    /** Which baseline anomaly_baselines holds: the end of its 7 days (null before the first pass). */
-    baselineEnd: timestamp('baseline_end', { withTimezone: true }),
-    /** Which baseline anomaly_baseline_days holds (null before the first pass that stores them). */
-    baselineDaysEnd: timestamp('baseline_days_end', { withTimezone: true }),
     /**
-     * Whether execution_shape_hours holds every hour kept raw. False after the migration that added the table,
-     * so the next pass fills it from the raw log; from then on each pass rewrites the hours it touches.
+     * Retired: the baselines' and the execution shapes' own state is their rows of rollup_family_state since
+     * migration 0051. An instance of the release before still writes these during a rolling upgrade; a later
+     * release's migration drops them.
      */
+    baselineEnd: timestamp('baseline_end', { withTimezone: true }),
+    baselineDaysEnd: timestamp('baseline_days_end', { withTimezone: true }),
     executionShapesFilled: boolean('execution_shapes_filled').notNull().default(false),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

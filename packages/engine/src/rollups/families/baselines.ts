@@ -1,14 +1,18 @@
 import { baselineEndFor, refreshBaselines } from '../anomaly-baselines';
 import type { RollupFamily } from './family';
 
+/** The family's name, its row in rollup_family_state: `sharesEnd` and `daysEnd`, the baseline its two tables hold. */
+export const BASELINES = 'baselines';
+
 /** The anomaly rule's baseline (anomaly-baselines.ts), as a reading in the hour after the edge needs it. */
 export const baselinesFamily: RollupFamily = {
-  name: 'baselines',
+  name: BASELINES,
   async afterRanges(tx, pass) {
-    const storedAt = (end: Date | null) => (end === null || pass.restored ? null : new Date(end));
+    const saved = pass.stateOf(BASELINES);
+    const storedAt = (end: unknown) => (typeof end !== 'string' || pass.restored ? null : new Date(end));
     await refreshBaselines(
       tx,
-      { shares: storedAt(pass.state.baseline_end), days: storedAt(pass.state.baseline_days_end) },
+      { shares: storedAt(saved.sharesEnd), days: storedAt(saved.daysEnd) },
       baselineEndFor(new Date(pass.rolledTo)),
       pass.ranges,
     );

@@ -7,6 +7,10 @@ import {
   rollExecutionShapes,
 } from '../execution-shapes';
 import type { RollupFamily } from './family';
+import { saveFamilyState } from '../family-state';
+
+/** The family's name, its row in rollup_family_state. */
+export const EXECUTION_SHAPES = 'execution shapes';
 
 const HOUR_MS = 3_600_000;
 
@@ -16,13 +20,16 @@ const HOUR_MS = 3_600_000;
  * the raw log: the simulator replays only what it still holds.
  */
 export const executionShapesFamily: RollupFamily = {
-  name: 'execution shapes',
+  name: EXECUTION_SHAPES,
   async afterRanges(tx, pass) {
-    const fillAll = pass.restored || pass.firstPass || !pass.state.execution_shapes_filled;
+    // `filled`: the shapes hold every hour kept raw. A migration that changes what a shape holds sets it false.
+    const filled = pass.stateOf(EXECUTION_SHAPES).filled === true;
+    const fillAll = pass.restored || pass.firstPass || !filled;
     const ranges = fillAll
       ? [[Math.max((await earliestHour(tx)) ?? pass.openHour, pass.floor), pass.openHour + HOUR_MS] as const]
       : mergeHours(await hoursOfChangedExecutions(tx, pass));
     for (const [start, end] of ranges) await rollExecutionShapes(tx, [start, end]);
+    if (!filled) await saveFamilyState(tx, EXECUTION_SHAPES, { filled: true });
   },
   deleteWithRawLog: (tx, rawFloor) => deleteExecutionShapesBefore(tx, rawFloor),
 };

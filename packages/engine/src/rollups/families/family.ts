@@ -1,6 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import type { HourRange } from '../execution-shapes';
+import type { FamilyState } from '../family-state';
 
 /** What one rollup pass knows, for every family it keeps (roll-up.ts reads it under the state row's lock). */
 export interface RollupPass {
@@ -20,8 +21,8 @@ export interface RollupPass {
   /** Rows written by transactions from `since` up to `horizon` (xid8 text) are this pass's to see. */
   since: string;
   horizon: string;
-  /** The state row as the pass read it, for the families that keep a watermark in it. */
-  state: RollupStateRow;
+  /** What a family saved at an earlier pass (rollup_family_state), by its name; empty when it saved nothing yet. */
+  stateOf(family: string): FamilyState;
   /** The pass notes its changes to the hourly rows for the stored spans (families/spans.ts). */
   changesNoted: boolean;
   /** Measurement only (scripts/measure-rollup-caches.ts): the stored spans are left out, their tables emptied. */
@@ -34,9 +35,6 @@ export type RollupStateRow = {
   rolled_to: Date | null;
   processed_xid: string;
   snapshot: string;
-  baseline_end: Date | null;
-  baseline_days_end: Date | null;
-  execution_shapes_filled: boolean;
 };
 
 /**

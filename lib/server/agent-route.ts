@@ -2,9 +2,9 @@ import 'server-only';
 import type { NextRequest } from 'next/server';
 import { type Action, type Actor, type AuthenticatedToken, type CoreContext, decide } from '@holdfast/engine/core';
 import { corePolicyFrom, getEnvironment } from '@holdfast/engine/env';
-import { admitAgentToken } from './api-auth';
+import { authenticateAgent } from './api-auth';
 import { getClock, getDb } from './db';
-import { errorResponse, problemResponse } from './problem';
+import { errorResponse } from './problem';
 
 /** The agent a route runs for: its token (a route may charge it more: batch-charge.ts) and the context it acts in. */
 export interface AgentRequest {
@@ -28,11 +28,8 @@ export function agentRoute(
 ) {
   const refused = options.refused ?? ((response: Response) => response);
   return async (request: NextRequest): Promise<Response> => {
-    const admitted = await admitAgentToken(request);
+    const admitted = await authenticateAgent(request, action);
     if ('response' in admitted) return refused(admitted.response);
-    const decision = decide(admitted.actor, action);
-    if (!decision.allowed)
-      return refused(problemResponse(403, 'FORBIDDEN', `This token may not ${action}: ${decision.reason}`));
     try {
       return await run(request, { ...admitted, ctx: agentContext(admitted.actor) });
     } catch (error) {

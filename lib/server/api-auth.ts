@@ -39,14 +39,13 @@ const requestGrants = (holder.holdfastGrants ??= new RequestGrants());
 export async function authenticateAgent(
   request: NextRequest,
   action: Action,
-): Promise<{ actor: Actor } | { response: Response }> {
+): Promise<{ actor: Extract<Actor, { type: 'agent' }>; token: AuthenticatedToken } | { response: Response }> {
   const admitted = await admitAgentToken(request);
   if ('response' in admitted) return admitted;
-  const { actor } = admitted;
-  const decision = decide(actor, action);
+  const decision = decide(admitted.actor, action);
   if (!decision.allowed)
     return { response: problemResponse(403, 'FORBIDDEN', `This token may not ${action}: ${decision.reason}`) };
-  return { actor };
+  return admitted;
 }
 
 /** The first two gates of authenticateAgent, for a route any valid token may read (the OpenAPI document). */

@@ -87,3 +87,25 @@ export function TimeZoneToggle() {
     </button>
   );
 }
+
+/** When a row changed and who changed it, stacked: the moment on one line, a long address wrapping under it. */
+export function MomentBy({
+  at,
+  by,
+  className = 'min-w-0',
+  mutedBy = false,
+}: {
+  at: Date | string | null;
+  by: string;
+  className?: string;
+  mutedBy?: boolean;
+}) {
+  return (
+    <span className={className}>
+      <span className="block whitespace-nowrap">
+        <Moment value={at} />
+      </span>
+      <span className={`block [overflow-wrap:anywhere] ${mutedBy ? 'text-muted' : ''}`}>{by}</span>
+    </span>
+  );
+}

@@ -21,3 +21,17 @@ export function anAttempt(overrides: Partial<RecordAttemptInput> = {}): RecordAt
 export function aFailedAttempt(overrides: Partial<RecordAttemptInput> = {}): RecordAttemptInput {
   return anAttempt({ outcome: 'failed', errorClass: 'transient', errorText: '503 from downstream', ...overrides });
 }
+
+/** An attempt as an agent posts it over HTTP (times as ISO text): a minute ago, a second long, succeeded. */
+export function anAttemptBody(fields: Record<string, unknown> = {}): { taskId: string } & Record<string, unknown> {
+  return {
+    taskId: `task-${randomUUID()}`,
+    agent: 'outreach',
+    step: 'draft_email',
+    attemptNumber: 1,
+    startedAt: new Date(Date.now() - 60_000).toISOString(),
+    finishedAt: new Date(Date.now() - 59_000).toISOString(),
+    outcome: 'succeeded',
+    ...fields,
+  };
+}

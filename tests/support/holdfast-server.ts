@@ -150,14 +150,5 @@ export function startServerOn(
   database: { appUrl: string; ownerUrl: string },
   env: Record<string, string> = {},
 ): Promise<HoldfastServer> {
-  return startHoldfastServer({
-    env: {
-      DATABASE_URL: database.appUrl,
-      DATABASE_MIGRATION_URL: database.ownerUrl,
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-      ...env,
-    },
-  });
+  return startHoldfastServer({ env: demoServerEnv(database, env) });
 }

@@ -1,7 +1,7 @@
+import { ChoiceFilter, LeastValueFilter } from '@/components/console/filter-fields';
 import { ListFilters } from '@/components/console/list-page';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { Select } from '@/components/ui/select';
 import type { DeadLetterFilter } from '@holdfast/engine/core';
 import { deadLettersFilterLabels, deadLettersHref } from '@/lib/console/filter-forms/dead-letters';
 import { errorClasses } from '@holdfast/protocol/enums';
@@ -26,33 +26,15 @@ export function DeadLetterFilters({
       testId="dead-letter-filters"
       clearHref={filtered ? deadLettersHref({}) : undefined}
     >
-      {(
-        [
-          ['queue', choices.queues],
-          ['agent', choices.agents],
-          ['step', choices.steps],
-        ] as const
-      ).map(([name, values]) => (
-        <Field key={name} label={deadLettersFilterLabels[name]}>
-          <Select name={name} defaultValue={filter[name] ?? ''}>
-            <option value="">Any</option>
-            {values.map((value) => (
-              // An option holds text only: its bidi controls are shown as markers, and its value stays as stored.
-              <option key={value} value={value}>
-                {visibleText(value)}
-              </option>
-            ))}
-          </Select>
-        </Field>
-      ))}
-      <Field label={deadLettersFilterLabels.errorClass}>
-        <Select name="errorClass" defaultValue={filter.errorClass ?? ''}>
-          <option value="">Any</option>
-          {errorClasses.map((value) => (
-            <option key={value}>{value}</option>
-          ))}
-        </Select>
-      </Field>
+      <ChoiceFilter label={deadLettersFilterLabels.queue} name="queue" value={filter.queue} choices={choices.queues} />
+      <ChoiceFilter label={deadLettersFilterLabels.agent} name="agent" value={filter.agent} choices={choices.agents} />
+      <ChoiceFilter label={deadLettersFilterLabels.step} name="step" value={filter.step} choices={choices.steps} />
+      <ChoiceFilter
+        label={deadLettersFilterLabels.errorClass}
+        name="errorClass"
+        value={filter.errorClass}
+        choices={errorClasses}
+      />
       {filter.group ? (
         <div className="grid max-w-md gap-1 text-[12px]" data-testid="dead-letter-group-filter">
           <span className="text-muted">{deadLettersFilterLabels.group}</span>
@@ -72,29 +54,19 @@ export function DeadLetterFilters({
       <Field label={deadLettersFilterLabels.search}>
         <Input type="search" name="search" defaultValue={filter.search ?? ''} />
       </Field>
-      <Field label={deadLettersFilterLabels.minAttempts}>
-        <Input type="number" name="minAttempts" min={0} defaultValue={filter.minAttempts ?? ''} className="w-24" />
-      </Field>
-      <Field label={deadLettersFilterLabels.minSpendUsd}>
-        <Input
-          type="number"
-          name="minSpendUsd"
-          min={0}
-          step="any"
-          defaultValue={filter.minSpendMicros === undefined ? '' : filter.minSpendMicros / 1_000_000}
-          className="w-28"
-        />
-      </Field>
-      <Field label={deadLettersFilterLabels.minAgeHours}>
-        <Input
-          type="number"
-          name="minAgeHours"
-          min={0}
-          step="any"
-          defaultValue={filter.minAgeHours ?? ''}
-          className="w-28"
-        />
-      </Field>
+      <LeastValueFilter
+        label={deadLettersFilterLabels.minAttempts}
+        name="minAttempts"
+        value={filter.minAttempts}
+        wholeNumbers
+        className="w-24"
+      />
+      <LeastValueFilter
+        label={deadLettersFilterLabels.minSpendUsd}
+        name="minSpendUsd"
+        value={filter.minSpendMicros === undefined ? undefined : filter.minSpendMicros / 1_000_000}
+      />
+      <LeastValueFilter label={deadLettersFilterLabels.minAgeHours} name="minAgeHours" value={filter.minAgeHours} />
     </ListFilters>
   );
 }

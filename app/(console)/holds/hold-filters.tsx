@@ -1,7 +1,7 @@
 import Link from 'next/link';
+import { ChoiceFilter, LeastValueFilter } from '@/components/console/filter-fields';
 import { ListFilters } from '@/components/console/list-page';
 import { Field } from '@/components/ui/field';
-import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { holdReasons, type HoldReason } from '@holdfast/protocol/enums';
 import type { HoldsFilter } from '@/lib/filters/holds';
@@ -50,34 +50,21 @@ export function HoldFilters({ filter, owners }: { filter: HoldsFilter; owners: s
           <option value="cleared">Cleared</option>
         </Select>
       </Field>
-      <Field label={holdsFilterLabels.owner}>
-        <Select name="owner" defaultValue={filter.owner ?? ''}>
-          <option value="">Anyone</option>
-          {owners.map((owner) => (
-            <option key={owner}>{owner}</option>
-          ))}
-        </Select>
-      </Field>
-      <Field label={holdsFilterLabels.reason}>
-        <Select name="reason" defaultValue={filter.reason ?? ''}>
-          <option value="">Any</option>
-          {holdReasons.map((reason) => (
-            <option key={reason} value={reason}>
-              {holdReasonLabels[reason]} ({reason})
-            </option>
-          ))}
-        </Select>
-      </Field>
-      <Field label={holdsFilterLabels.minAgeHours}>
-        <Input
-          name="minAgeHours"
-          type="number"
-          min={0}
-          step="any"
-          defaultValue={filter.minAgeHours ?? ''}
-          className="w-28"
-        />
-      </Field>
+      <ChoiceFilter
+        label={holdsFilterLabels.owner}
+        name="owner"
+        value={filter.owner}
+        choices={owners}
+        anyLabel="Anyone"
+      />
+      <ChoiceFilter
+        label={holdsFilterLabels.reason}
+        name="reason"
+        value={filter.reason}
+        choices={holdReasons}
+        labelOf={(reason) => `${holdReasonLabels[reason as HoldReason]} (${reason})`}
+      />
+      <LeastValueFilter label={holdsFilterLabels.minAgeHours} name="minAgeHours" value={filter.minAgeHours} />
       <label className="flex items-center gap-1.5 text-[13px]">
         <input type="checkbox" name="mine" value="1" defaultChecked={filter.mine} /> {holdsFilterLabels.mine}
       </label>

@@ -2,12 +2,12 @@
 
 import { useId, useRef } from 'react';
 import { Button } from '@/components/ui/button';
-import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useConfirmedAction } from '@/components/console/use-confirmed-action';
 import { forceReleaseAction, setKillSwitchAction } from './actions';
+import { ConfirmAsked } from '@/components/console/confirm-asked';
 
 /**
  * Force-release one stale lock. Enabled only when every guard passes on the
@@ -29,7 +29,7 @@ export function ForceReleaseForm({
   const why = useId();
   const form = useRef<HTMLFormElement>(null);
   const blocked = blockedBy.length > 0;
-  const { asking, submit, confirm, cancel, pending, result } = useConfirmedAction({
+  const confirmed = useConfirmedAction({
     action: (data) => forceReleaseAction(undefined, data),
     form,
     headingId,
@@ -37,6 +37,7 @@ export function ForceReleaseForm({
     succeeded: ({ released }) => (released ? `${slot} released.` : `${slot} was already released: nothing changed.`),
     refused: `${slot} not released`,
   });
+  const { submit, pending, result } = confirmed;
 
   return (
     <form ref={form} onSubmit={submit} className="flex flex-wrap items-center gap-2" data-testid="force-release-form">
@@ -70,23 +71,19 @@ export function ForceReleaseForm({
         </p>
       ) : null}
       <FormError result={result} className="w-full" />
-      <ConfirmDialog
-        open={asking !== undefined}
+      <ConfirmAsked
+        action={confirmed}
         title={`Force release ${slot}?`}
         confirmLabel="Confirm release"
         tone="danger"
-        pending={pending}
         pendingLabel="Releasing…"
-        onConfirm={confirm}
-        onCancel={cancel}
         testId="force-release-confirm"
       >
         <p>
           Token {fencingToken} is taken from its run; the next run may acquire the slot. If the lock was acquired again
           since this page showed it, the release is refused.
         </p>
-        <p className="mt-1 [overflow-wrap:anywhere]">Reason: {String(asking?.get('reason') ?? '')}</p>
-      </ConfirmDialog>
+      </ConfirmAsked>
     </form>
   );
 }
@@ -97,7 +94,7 @@ export function ForceReleaseForm({
  */
 export function KillSwitchForm({ engaged, headingId }: { engaged: boolean; headingId: string }) {
   const form = useRef<HTMLFormElement>(null);
-  const { asking, submit, confirm, cancel, pending, result } = useConfirmedAction({
+  const confirmed = useConfirmedAction({
     action: (data) => setKillSwitchAction(undefined, data),
     form,
     headingId,
@@ -106,6 +103,7 @@ export function KillSwitchForm({ engaged, headingId }: { engaged: boolean; headi
     refused: 'Not switched',
     afterSuccess: () => form.current?.reset(),
   });
+  const { submit, pending, result } = confirmed;
 
   return (
     <form ref={form} onSubmit={submit} className="flex flex-wrap items-center gap-2" data-testid="kill-switch-form">
@@ -123,20 +121,17 @@ export function KillSwitchForm({ engaged, headingId }: { engaged: boolean; headi
         {engaged ? 'Allow automatic release again…' : 'Stop automatic release…'}
       </Button>
       <FormError result={result} className="w-full" />
-      <ConfirmDialog
-        open={asking !== undefined}
+      <ConfirmAsked
+        action={confirmed}
         title={engaged ? 'Allow automatic release again?' : 'Stop automatic release?'}
         confirmLabel={engaged ? 'Allow again' : 'Stop it'}
         tone={engaged ? 'primary' : 'danger'}
-        pending={pending}
-        onConfirm={confirm}
-        onCancel={cancel}
         testId="kill-switch-confirm"
       >
         {engaged
           ? 'The sweeper will release stale locks again when every guard passes.'
           : 'The sweeper stops releasing stale locks, and force release is refused, until someone allows it again.'}
-      </ConfirmDialog>
+      </ConfirmAsked>
     </form>
   );
 }

@@ -2,12 +2,12 @@
 
 import { useId, useRef } from 'react';
 import { Button } from '@/components/ui/button';
-import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { useConfirmedAction } from '@/components/console/use-confirmed-action';
 import { overrideReleaseAction } from './actions';
+import { ConfirmAsked } from '@/components/console/confirm-asked';
 
 /**
  * For admins, on a stale lock its guards refuse: release it anyway, with a reason. The confirmation repeats what
@@ -28,7 +28,7 @@ export function OverrideReleaseForm({
 }) {
   const why = useId();
   const form = useRef<HTMLFormElement>(null);
-  const { asking, submit, confirm, cancel, pending, result } = useConfirmedAction({
+  const confirmed = useConfirmedAction({
     action: (data) => overrideReleaseAction(undefined, data),
     form,
     headingId,
@@ -37,6 +37,7 @@ export function OverrideReleaseForm({
       released ? `${slot} released over its guards.` : `${slot} was already released: nothing changed.`,
     refused: `${slot} not released`,
   });
+  const { submit, pending, result } = confirmed;
 
   return (
     <form
@@ -60,15 +61,12 @@ export function OverrideReleaseForm({
         Release anyway…
       </Button>
       <FormError result={result} className="w-full" />
-      <ConfirmDialog
-        open={asking !== undefined}
+      <ConfirmAsked
+        action={confirmed}
         title={`Release ${slot} over its guards?`}
         confirmLabel="Release anyway"
         tone="danger"
-        pending={pending}
         pendingLabel="Releasing…"
-        onConfirm={confirm}
-        onCancel={cancel}
         testId="override-release-confirm"
       >
         <p>The guards refuse this release: {overridden.join('; ')}.</p>
@@ -80,8 +78,7 @@ export function OverrideReleaseForm({
         <p className="mt-1">
           Token {fencingToken} is taken from its run; a run still working will be refused at its next fenced write.
         </p>
-        <p className="mt-1 [overflow-wrap:anywhere]">Reason: {String(asking?.get('reason') ?? '')}</p>
-      </ConfirmDialog>
+      </ConfirmAsked>
     </form>
   );
 }

@@ -8,6 +8,7 @@ import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import type { BreakerSettings } from '@holdfast/engine/core';
 import { saveBreakerSettingsAction } from './actions';
+import { ReasonField } from '@/components/console/reason-field';
 
 const fields = [
   { name: 'windowSeconds', label: 'Window (seconds)', hint: 'Failures are counted over this sliding window.' },
@@ -46,14 +47,7 @@ export function BreakerSettingsForm({ settings }: { settings: BreakerSettings })
           <Input name={field.name} type="number" step="any" required size="sm" defaultValue={values[field.name]} />
         </Field>
       ))}
-      <Field
-        label="Reason"
-        id={`${id}-reason`}
-        error={errors?.reason}
-        className="w-full min-w-0 sm:w-auto sm:min-w-64 sm:flex-1"
-      >
-        <Input name="reason" required size="sm" placeholder="Why (kept in the audit log)" />
-      </Field>
+      <ReasonField id={id} error={errors?.reason} />
       <Button type="submit" pending={pending} pendingLabel="Saving…">
         Save settings
       </Button>

@@ -2,13 +2,14 @@
 
 import { useId, useRef, useState } from 'react';
 import { Button } from '@/components/ui/button';
-import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { useConfirmedAction } from '@/components/console/use-confirmed-action';
 import { resumePauseAction, setPauseAction } from './actions';
+import { ReasonField } from '@/components/console/reason-field';
+import { ConfirmAsked } from '@/components/console/confirm-asked';
 
 type Scope = 'step' | 'agent' | 'downstream';
 
@@ -38,7 +39,7 @@ export function PauseForm({ step, headingId }: { step?: { agent: string; step: s
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
   const [scope, setScope] = useState<Scope>('step');
-  const { asking, submit, confirm, cancel, pending, result } = useConfirmedAction({
+  const confirmed = useConfirmedAction({
     action: (data) => setPauseAction(undefined, data),
     form,
     headingId,
@@ -52,6 +53,7 @@ export function PauseForm({ step, headingId }: { step?: { agent: string; step: s
       setScope('step');
     },
   });
+  const { asking, submit, pending, result } = confirmed;
   const errors = result && !result.ok ? result.fieldErrors : undefined;
 
   return (
@@ -101,27 +103,17 @@ export function PauseForm({ step, headingId }: { step?: { agent: string; step: s
           ))}
         </Select>
       </Field>
-      <Field
-        label="Reason"
-        id={`${id}-reason`}
-        error={errors?.reason}
-        className="w-full min-w-0 sm:w-auto sm:min-w-64 sm:flex-1"
-      >
-        <Input name="reason" required size="sm" placeholder="Why (agents and the audit log see it)" />
-      </Field>
+      <ReasonField id={id} error={errors?.reason} placeholder="Why (agents and the audit log see it)" />
       <Button type="submit" variant="danger" pending={pending} pendingLabel="Pausing…">
         Pause…
       </Button>
       <FormError result={result} className="w-full" />
-      <ConfirmDialog
-        open={asking !== undefined}
+      <ConfirmAsked
+        action={confirmed}
         title={asking ? `Pause ${targetOf(asking)}?` : 'Pause?'}
         confirmLabel="Pause"
         tone="danger"
-        pending={pending}
         pendingLabel="Pausing…"
-        onConfirm={confirm}
-        onCancel={cancel}
         testId="pause-confirm"
       >
         <p>
@@ -129,8 +121,7 @@ export function PauseForm({ step, headingId }: { step?: { agent: string; step: s
           it. Steps already running finish; a step that already completed still replays its result; nothing is
           dead-lettered because of the pause.
         </p>
-        <p className="mt-1 [overflow-wrap:anywhere]">Reason: {String(asking?.get('reason') ?? '')}</p>
-      </ConfirmDialog>
+      </ConfirmAsked>
     </form>
   );
 }
@@ -144,7 +135,7 @@ export function ResumeForm({ pauseId, target, headingId }: { pauseId: number; ta
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
   const [ramp, setRamp] = useState(false);
-  const { asking, submit, confirm, cancel, pending, result } = useConfirmedAction({
+  const confirmed = useConfirmedAction({
     action: (data) => resumePauseAction(undefined, data),
     form,
     headingId,
@@ -155,6 +146,7 @@ export function ResumeForm({ pauseId, target, headingId }: { pauseId: number; ta
         : { text: `Nothing changed: ${message}.`, tone: 'info' },
     refused: `${target} not resumed`,
   });
+  const { asking, submit, pending, result } = confirmed;
   const errors = result && !result.ok ? result.fieldErrors : undefined;
 
   return (
@@ -188,14 +180,11 @@ export function ResumeForm({ pauseId, target, headingId }: { pauseId: number; ta
         Resume…
       </Button>
       <FormError result={result} className="w-full" />
-      <ConfirmDialog
-        open={asking !== undefined}
+      <ConfirmAsked
+        action={confirmed}
         title={`Resume ${target}?`}
         confirmLabel="Resume"
-        pending={pending}
         pendingLabel="Resuming…"
-        onConfirm={confirm}
-        onCancel={cancel}
         testId="resume-confirm"
       >
         <p>
@@ -203,8 +192,7 @@ export function ResumeForm({ pauseId, target, headingId }: { pauseId: number; ta
             ? `Begins resume at ${asking.get('startPerMinute')} in the first minute, rising by as much each minute; after ${asking.get('overMinutes')} minutes they are no longer limited. Agents waiting begin again at their next try.`
             : 'Every waiting agent may begin again at its next try, all at once. With many waiting, consider a ramp.'}
         </p>
-        <p className="mt-1 [overflow-wrap:anywhere]">Reason: {String(asking?.get('reason') ?? '')}</p>
-      </ConfirmDialog>
+      </ConfirmAsked>
     </form>
   );
 }

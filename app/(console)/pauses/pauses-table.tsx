@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { stacked } from '@/components/ui/stacked-rows';
 import { LongText } from '@/components/ui/long-text';
 import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/table';
-import { Moment } from '@/components/ui/time';
+import { Moment, MomentBy } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import { formatCount } from '@/lib/console/format';
 import { BACKLOG_MINUTES, pauseTargetText, type PauseView } from '@/lib/queries/pauses';
@@ -103,12 +103,7 @@ export function PausesTable({
               <LongText text={pause.reason} lines={2} />
             </Cell>
             <Cell className={`text-[12px] ${stacked.cell}`} data-label="Paused">
-              <span className="min-w-0">
-                <span className="block whitespace-nowrap">
-                  <Moment value={pause.pausedAt} />
-                </span>
-                <span className="block text-muted [overflow-wrap:anywhere]">{pause.pausedBy}</span>
-              </span>
+              <MomentBy at={pause.pausedAt} by={pause.pausedBy} mutedBy />
             </Cell>
             <Cell className={`text-[12px] ${stacked.cell}`} data-label={untilLabel}>
               <span className="min-w-0">{holdsUntil(pause)}</span>

@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { createApiToken } from '../../../packages/engine/src/core';
 import { frameworkPackages } from '../../../packages/client/build';
 import { startServerOn, type HoldfastServer } from '../../support/holdfast-server';
+import { aPerson } from '../../support/actors';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -19,7 +20,7 @@ import { useTestDatabase } from '../../support/test-database';
  */
 const projectRoot = path.resolve(import.meta.dirname, '../../..');
 const database = useTestDatabase();
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'ada@example.com');
 let server: HoldfastServer;
 let token = '';
 let scratch = '';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AIMessage, type BaseMessage, isAIMessage } from '@langchain/core/messages';
 import { Annotation, entrypoint, MemorySaver, MessagesAnnotation, START, StateGraph, task } from '@langchain/langgraph';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   HoldfastStepStopped,
   type HoldfastTask,
@@ -10,11 +10,7 @@ import {
   holdfastTask,
   StepError,
 } from '@holdfast/client/langgraph';
-import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
-import { type Actor, createApiToken } from '../../../packages/engine/src/core';
-import { fetchKeepingFinishAnswers, refuseRequestsOffMachine } from '../../support/agent-side-fetch';
-import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
-import { addKnownOwners } from '../../support/known-owners';
+import { useAdapterServer } from '../../support/adapter-server';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -32,35 +28,8 @@ process.env.LANGCHAIN_TRACING_V2 = 'false';
 process.env.LANGSMITH_TRACING = 'false';
 
 const database = useTestDatabase();
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
 const OWNER = 'team:payments';
-let server: HoldfastServer;
-let client: HoldfastClient;
-/** Every finish answer the server gave, to compare the delays slept with the delays Holdfast named. */
-const finishAnswers: { key?: string; decision: string; delayMs?: number; attemptNumber?: number }[] = [];
-let refusedRequests: string[] = [];
-let restoreFetch = () => {};
-
-beforeAll(async () => {
-  // Nothing may leave the machine: any request not for 127.0.0.1 fails, and is counted.
-  ({ refused: refusedRequests, restore: restoreFetch } = refuseRequestsOffMachine());
-  await addKnownOwners(database.db, [OWNER]);
-  const { token } = await createApiToken(
-    { db: database.db, actor: admin },
-    { name: 'langgraph adapter', scopes: ['ingest'] },
-  );
-  server = await startHoldfastServer({ env: demoServerEnv(database) });
-  client = createHoldfastClient({
-    baseUrl: server.baseUrl,
-    token,
-    fetch: fetchKeepingFinishAnswers(finishAnswers),
-  });
-}, 300_000);
-
-afterAll(async () => {
-  restoreFetch();
-  await server?.stop();
-});
+const adapter = useAdapterServer(database, { owner: OWNER, tokenName: 'langgraph adapter' });
 
 const aTask = (): HoldfastTask => ({
   taskId: `order-${randomUUID()}`,
@@ -110,7 +79,7 @@ function checkoutGraph(failures: StepError[]) {
       return { chargeId: `ch_${state.order}`, messages: [new AIMessage(`Charged ${state.order}.`)] };
     },
     {
-      client,
+      client: adapter.client,
       sleep: async (ms) => {
         slept.push(ms);
       },
@@ -136,14 +105,14 @@ describe('LangGraph.js under Holdfast', () => {
       new StepError('transient', 'connection reset by the payment processor'),
     ]);
     const task = aTask();
-    finishAnswers.length = 0;
+    adapter.finishAnswers.length = 0;
     const result = await world.invoke(task);
     expect(result.chargeId).toBe('ch_A-1001');
     expect(world.nodeRuns()).toBe(3);
     expect(world.charges).toEqual(['A-1001']);
 
     // The delays slept are exactly those Holdfast named, in order; LangGraph added none of its own.
-    const retries = finishAnswers.filter((answer) => answer.decision === 'retry');
+    const retries = adapter.finishAnswers.filter((answer) => answer.decision === 'retry');
     expect(retries.map((answer) => answer.attemptNumber)).toEqual([1, 2]);
     expect(world.slept).toEqual(retries.map((answer) => answer.delayMs));
 
@@ -203,7 +172,7 @@ describe('LangGraph.js under Holdfast', () => {
         return { receiptId: `rc_${order}` };
       },
       {
-        client,
+        client: adapter.client,
         sleep: async (ms) => {
           slept.push(ms);
         },
@@ -249,6 +218,6 @@ describe('LangGraph.js under Holdfast', () => {
   });
 
   it('sent nothing off this machine', () => {
-    expect(refusedRequests).toEqual([]);
+    expect(adapter.refused).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import {
   setTracingDisabled,
   Usage,
 } from '@openai/agents-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   HoldfastStepStopped,
@@ -19,11 +19,7 @@ import {
   holdfastModelProvider,
   holdfastTool,
 } from '@holdfast/client/openai-agents';
-import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
-import { type Actor, createApiToken } from '../../../packages/engine/src/core';
-import { fetchKeepingFinishAnswers, refuseRequestsOffMachine } from '../../support/agent-side-fetch';
-import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
-import { addKnownOwners } from '../../support/known-owners';
+import { useAdapterServer } from '../../support/adapter-server';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -42,38 +38,10 @@ process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
 setTracingDisabled(true);
 
 const database = useTestDatabase();
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
 const OWNER = 'team:billing';
 const MODEL = 'gpt-4o-mini';
-/** gpt-4o-mini in the pinned price table: micro-dollars per input and per output token. */
 const PRICE = { input: 0.15, output: 0.6 };
-let server: HoldfastServer;
-let client: HoldfastClient;
-/** Every finish answer the server gave, to compare the delays slept with the delays Holdfast named. */
-const finishAnswers: { decision: string; delayMs?: number; attemptNumber?: number }[] = [];
-let refusedRequests: string[] = [];
-let restoreFetch = () => {};
-
-beforeAll(async () => {
-  // Nothing may leave the machine: any request not for 127.0.0.1 fails, and is counted.
-  ({ refused: refusedRequests, restore: restoreFetch } = refuseRequestsOffMachine());
-  await addKnownOwners(database.db, [OWNER]);
-  const { token } = await createApiToken(
-    { db: database.db, actor: admin },
-    { name: 'agents sdk adapter', scopes: ['ingest'] },
-  );
-  server = await startHoldfastServer({ env: demoServerEnv(database) });
-  client = createHoldfastClient({
-    baseUrl: server.baseUrl,
-    token,
-    fetch: fetchKeepingFinishAnswers(finishAnswers),
-  });
-}, 300_000);
-
-afterAll(async () => {
-  restoreFetch();
-  await server?.stop();
-});
+const adapter = useAdapterServer(database, { owner: OWNER, tokenName: 'agents sdk adapter' });
 
 /** An HTTP failure as the OpenAI client raises it: a status and the response's headers. */
 class ProviderError extends Error {
@@ -177,7 +145,12 @@ function billingWorld() {
         return `sent ${invoice}`;
       },
     },
-    { client, task: (runContext) => (runContext.context as RunState).task, agentName: 'Billing agent', sleep },
+    {
+      client: adapter.client,
+      task: (runContext) => (runContext.context as RunState).task,
+      agentName: 'Billing agent',
+      sleep,
+    },
   );
   const agent = new Agent<RunState>({
     name: 'Billing agent',
@@ -188,7 +161,7 @@ function billingWorld() {
   const task: HoldfastTask = { taskId: `invoice-${randomUUID()}`, agent: 'billing', owner: OWNER, retryAllowance: 3 };
   const runnerFor = (guardModel: boolean) =>
     new Runner({
-      modelProvider: guardModel ? holdfastModelProvider(provider, { client, task, sleep }) : provider,
+      modelProvider: guardModel ? holdfastModelProvider(provider, { client: adapter.client, task, sleep }) : provider,
       tracingDisabled: true,
     });
   /** A run of the agent for the task, as a worker runs it for each delivery of the message. */
@@ -283,13 +256,13 @@ describe('the OpenAI Agents SDK under Holdfast', () => {
   it('retries a failing model call when Holdfast says so, after the delays Holdfast names, and records each try', async () => {
     const world = billingWorld();
     world.model.failures.push(new ProviderError(503), new ProviderError(429, { 'retry-after-ms': '1500' }));
-    finishAnswers.length = 0;
+    adapter.finishAnswers.length = 0;
     const result = await world.runOnce();
     expect(result.finalOutput).toBe('Sent INV-7.');
     expect(world.model.calls).toBe(4); // 503, 429, the tool call, the answer
     expect(world.sent).toHaveLength(1);
 
-    const retries = finishAnswers.filter((answer) => answer.decision === 'retry');
+    const retries = adapter.finishAnswers.filter((answer) => answer.decision === 'retry');
     expect(retries.map((answer) => answer.attemptNumber)).toEqual([1, 2]);
     // Slept exactly what Holdfast asked for, in order; the 429's wait no shorter than its Retry-After.
     expect(world.slept).toEqual(retries.map((answer) => answer.delayMs));
@@ -370,6 +343,6 @@ describe('the OpenAI Agents SDK under Holdfast', () => {
   });
 
   it('sent nothing off this machine', () => {
-    expect(refusedRequests).toEqual([]);
+    expect(adapter.refused).toEqual([]);
   });
 });

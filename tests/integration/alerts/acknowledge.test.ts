@@ -6,24 +6,21 @@ import type { Actor } from '../../../packages/engine/src/core';
 import { alertInstances, auditLog } from '../../../packages/engine/src/db/schema';
 import { getAttentionCounts, listFiringAlerts } from '../../../lib/queries/attention';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
+import { insertAlert } from '../../support/alerts';
 
 const database = useTestDatabase();
-const responder: Actor = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] };
-const viewer: Actor = { type: 'person', id: 'vera@example.com', role: 'viewer', teams: [] };
+const responder = aPerson('responder', 'rex@example.com');
+const viewer = aPerson('viewer', 'vera@example.com');
 const ctx = (actor: Actor, clock?: () => Date) => ({ db: database.db, actor, ...(clock ? { clock } : {}) });
 
 async function fire(title: string, firedMinutesAgo: number) {
-  const [alert] = await database.db
-    .insert(alertInstances)
-    .values({
-      kind: 'stale_lock',
-      identity: `slot:${randomUUID()}`,
-      title,
-      detail: 'test',
-      link: '/locks',
-      firedAt: new Date(Date.now() - firedMinutesAgo * 60_000),
-    })
-    .returning();
+  const alert = await insertAlert(database.db, {
+    identity: `slot:${randomUUID()}`,
+    title,
+    detail: 'test',
+    firedAt: new Date(Date.now() - firedMinutesAgo * 60_000),
+  });
   return alert!;
 }
 

@@ -7,19 +7,19 @@ import { COALESCE_WINDOW_MS } from '../../../packages/engine/src/alerts/hold-dig
 import type { WebhookBody } from '../../../packages/engine/src/alerts/messages';
 import { createSigningSecret } from '../../../packages/engine/src/alerts/signature';
 import { ensureTaskBudget } from '../../../packages/engine/src/core/budgets/task-budget';
-import type { Actor } from '../../../packages/engine/src/core/kernel/context';
 import { openHold } from '../../../packages/engine/src/core/holds/open-hold';
 import { clearHold } from '../../../packages/engine/src/core/hold-clearing/clear-hold';
 import { alertChannels, alertRules } from '../../../packages/engine/src/db/schema';
 import { runAlertPasses } from '../../../scripts/lib/sweep-loop';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson, anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 // The owners the agent names are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(database.db, ['team:payments', 'person:lead@example.com']));
-const agent: Actor = { type: 'agent', id: 'flooding-agent', scopes: ['ingest'] };
-const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+const agent = anAgent('flooding-agent');
+const oncall = aPerson('responder', 'oncall@example.com');
 const minute = 60_000;
 
 /** A real receiver on loopback, allowed by the list: every body it accepted. */

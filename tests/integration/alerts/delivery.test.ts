@@ -8,7 +8,6 @@ import type { WebhookBody } from '../../../packages/engine/src/alerts/messages';
 import { createSigningSecret, verifySignature } from '../../../packages/engine/src/alerts/signature';
 import { recordAttempt } from '../../../packages/engine/src/core';
 import { ensureTaskBudget } from '../../../packages/engine/src/core/budgets/task-budget';
-import type { Actor } from '../../../packages/engine/src/core/kernel/context';
 import { deadLetterTask } from '../../../packages/engine/src/core/dead-letters/dead-letter-task';
 import { openHold } from '../../../packages/engine/src/core/holds/open-hold';
 import { clearHold } from '../../../packages/engine/src/core/hold-clearing/clear-hold';
@@ -29,13 +28,14 @@ import { getStepAnomalies } from '../../../lib/queries/anomalies';
 import { runAlertPasses } from '../../../scripts/lib/sweep-loop';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson, anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(database.db, ['team:payments', 'team:growth']));
 const ctx = () => ({ db: database.db });
-const agent: Actor = { type: 'agent', id: 'x', scopes: ['ingest'] };
-const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+const agent = anAgent('x');
+const oncall = aPerson('responder', 'oncall@example.com');
 const publicUrl = 'https://holdfast.example.com';
 const start = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
 const hoursLater = (hours: number) => new Date(start.getTime() + hours * 3_600_000);

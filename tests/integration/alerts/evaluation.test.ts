@@ -2,14 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { and, arrayOverlaps, eq, sql } from 'drizzle-orm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { evaluateAlerts, runAlertSweep } from '../../../packages/engine/src/alerts/evaluate';
-import { createSigningSecret } from '../../../packages/engine/src/alerts/signature';
 import { ensureTaskBudget } from '../../../packages/engine/src/core/budgets/task-budget';
-import type { Actor } from '../../../packages/engine/src/core/kernel/context';
 import { openHold } from '../../../packages/engine/src/core/holds/open-hold';
 import { clearHold } from '../../../packages/engine/src/core/hold-clearing/clear-hold';
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import {
-  alertChannels,
   alertDeliveries,
   alertInstances,
   alertRules,
@@ -17,13 +14,15 @@ import {
 } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson, anAgent } from '../../support/actors';
+import { insertWebhookChannel } from '../../support/alerts';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(database.db, ['team:payments', 'team:records', 'person:lead@example.com']));
 const ctx = () => ({ db: database.db });
-const agent: Actor = { type: 'agent', id: 'x', scopes: ['ingest'] };
-const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+const agent = anAgent('x');
+const oncall = aPerson('responder', 'oncall@example.com');
 // Each test an hour after the one before: one team's hold alerts are coalesced for 10 minutes (alerts-coalescing.test.ts).
 let now = new Date();
 beforeEach(() => {
@@ -43,18 +42,7 @@ async function openTaskHold(owner: string, detail = 'approve the refund') {
 }
 
 async function addChannel(team?: string) {
-  const [channel] = await database.db
-    .insert(alertChannels)
-    .values({
-      name: `channel-${randomUUID()}`,
-      kind: 'webhook',
-      url: 'http://127.0.0.1:9/hook',
-      urlHint: 'http://127.0.0.1:9/…',
-      signingSecret: createSigningSecret(),
-      team,
-      createdBy: 'person:admin@example.com',
-    })
-    .returning();
+  const channel = await insertWebhookChannel(database.db, { team });
   return channel!;
 }
 

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { decide, type Actor } from '../../../packages/engine/src/core';
-import {
-  alertChannels,
-  alertDeliveries,
-  alertDeliveryAttempts,
-  alertInstances,
-} from '../../../packages/engine/src/db/schema';
+import { alertChannels, alertDeliveries, alertDeliveryAttempts } from '../../../packages/engine/src/db/schema';
 import { getAlertHistory, listAlertChannels } from '../../../lib/queries/alerts';
 import { useTestDatabase } from '../../support/test-database';
+import { insertAlert } from '../../support/alerts';
 
 const database = useTestDatabase();
 
@@ -39,16 +35,7 @@ async function aDeliveryOfEveryOutcome() {
       createdBy: 'person:admin@example.com',
     })
     .returning();
-  const [instance] = await database.db
-    .insert(alertInstances)
-    .values({
-      kind: 'stale_lock',
-      identity: `lock:${randomUUID()}`,
-      title: 'Stale lock',
-      detail: 'slot x',
-      link: '/locks',
-    })
-    .returning();
+  const instance = await insertAlert(database.db);
   const [delivery] = await database.db
     .insert(alertDeliveries)
     .values({

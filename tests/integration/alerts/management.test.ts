@@ -13,12 +13,12 @@ import {
   alertChannels,
   alertDeliveries,
   alertDeliveryAttempts,
-  alertInstances,
   alertRules,
   auditLog,
 } from '../../../packages/engine/src/db/schema';
 import { countFiringAlerts, getAlertHistory, listAlertChannels, listAlertRules } from '../../../lib/queries/alerts';
 import { useTestDatabase } from '../../support/test-database';
+import { insertAlert } from '../../support/alerts';
 
 const database = useTestDatabase();
 
@@ -416,30 +416,18 @@ describe('alert history', () => {
   it('lists instances newest first with their deliveries and tries, and counts those firing', async () => {
     const { channel } = await aChannel();
     const firingBefore = await countFiringAlerts(database.db);
-    const [older] = await database.db
-      .insert(alertInstances)
-      .values({
-        kind: 'hold_opened',
-        identity: `hold:${randomUUID()}`,
-        title: 'Hold opened',
-        detail: 'needs approval',
-        link: '/holds?owner=team%3Apayments',
-        team: 'payments',
-        status: 'resolved',
-        firedAt: new Date(Date.now() - 60_000),
-        resolvedAt: new Date(),
-      })
-      .returning();
-    const [newer] = await database.db
-      .insert(alertInstances)
-      .values({
-        kind: 'stale_lock',
-        identity: `lock:${randomUUID()}`,
-        title: 'Stale lock',
-        detail: 'slot x',
-        link: '/locks',
-      })
-      .returning();
+    const older = await insertAlert(database.db, {
+      kind: 'hold_opened',
+      identity: `hold:${randomUUID()}`,
+      title: 'Hold opened',
+      detail: 'needs approval',
+      link: '/holds?owner=team%3Apayments',
+      team: 'payments',
+      status: 'resolved',
+      firedAt: new Date(Date.now() - 60_000),
+      resolvedAt: new Date(),
+    });
+    const newer = await insertAlert(database.db);
     const [delivery] = await database.db
       .insert(alertDeliveries)
       .values({

@@ -7,12 +7,12 @@ import { deliverDueAlerts } from '../../../packages/engine/src/alerts/deliver';
 import { createAlertChannel, sendTestAlert } from '../../../packages/engine/src/alerts/manage-channels';
 import type { OutboundOptions, ResolvedAddress } from '../../../packages/engine/src/alerts/outbound-request';
 import { createSigningSecret } from '../../../packages/engine/src/alerts/signature';
-import type { Actor } from '../../../packages/engine/src/core/kernel/context';
 import { alertChannels, alertDeliveries, alertDeliveryAttempts } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 const database = useTestDatabase();
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'ada@example.com');
 const asAdmin = () => ({ db: database.db, actor: admin });
 const publicUrl = 'https://holdfast.example.com';
 

@@ -1,37 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
 import { evaluateAlerts } from '../../../packages/engine/src/alerts/evaluate';
 import { QUIET_BEFORE_RESOLVE_MS } from '../../../packages/engine/src/alerts/flap-damping';
-import { createSigningSecret } from '../../../packages/engine/src/alerts/signature';
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import {
-  alertChannels,
   alertDeliveries,
   alertInstances,
   alertRules,
   budgetRefusalMinutes,
 } from '../../../packages/engine/src/db/schema';
+import { useAlertHours } from '../../support/alerts';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();
 const minute = 60_000;
-// Each test in an hour of its own, so one test's refusal minutes are out of the next one's five-minute window.
-let start = new Date(Math.floor(Date.now() / minute) * minute);
-beforeEach(async () => {
-  start = new Date(start.getTime() + 3 * 3_600_000);
-  await database.sql`update alert_channels set deleted_at = now() where deleted_at is null`;
-  await database.db.update(alertRules).set({ enabled: sql`${alertRules.kind} = 'budget_refusals'` });
-  await database.db.insert(alertChannels).values({
-    name: `channel-${randomUUID()}`,
-    kind: 'webhook',
-    url: 'http://127.0.0.1:9/hook',
-    urlHint: 'http://127.0.0.1:9/…',
-    signingSecret: createSigningSecret(),
-    createdBy: 'person:admin@example.com',
-  });
-});
-const at = (minutes: number) => new Date(start.getTime() + minutes * minute);
+const { at } = useAlertHours(database);
 
 /**
  * A burst of budget refusals on a step of its own in minute `minutes`: the budget_refusals condition (more than

@@ -1,44 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
 import { evaluateAlerts } from '../../../packages/engine/src/alerts/evaluate';
-import { createSigningSecret } from '../../../packages/engine/src/alerts/signature';
 import { createSilence, endSilence } from '../../../packages/engine/src/alerts/silences';
 import type { Actor } from '../../../packages/engine/src/core';
 import {
-  alertChannels,
   alertDeliveries,
   alertInstances,
-  alertRules,
   alertSilences,
   auditLog,
   budgetRefusalMinutes,
 } from '../../../packages/engine/src/db/schema';
 import { listSilences } from '../../../lib/queries/alert-silences';
 import { getAttentionCounts, listFiringAlerts } from '../../../lib/queries/attention';
+import { useAlertHours } from '../../support/alerts';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 const database = useTestDatabase();
-const responder: Actor = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] };
-const viewer: Actor = { type: 'person', id: 'vera@example.com', role: 'viewer', teams: [] };
-const minute = 60_000;
+const responder = aPerson('responder', 'rex@example.com');
+const viewer = aPerson('viewer', 'vera@example.com');
+const _minute = 60_000;
 
-// Each test in an hour of its own, with one fresh channel and only the budget refusal rule on.
-let start = new Date(Math.floor(Date.now() / minute) * minute);
-beforeEach(async () => {
-  start = new Date(start.getTime() + 3 * 3_600_000);
-  await database.sql`update alert_channels set deleted_at = now() where deleted_at is null`;
-  await database.db.update(alertRules).set({ enabled: sql`${alertRules.kind} = 'budget_refusals'` });
-  await database.db.insert(alertChannels).values({
-    name: `channel-${randomUUID()}`,
-    kind: 'webhook',
-    url: 'http://127.0.0.1:9/hook',
-    urlHint: 'http://127.0.0.1:9/…',
-    signingSecret: createSigningSecret(),
-    createdBy: 'person:admin@example.com',
-  });
-});
-const at = (minutes: number) => new Date(start.getTime() + minutes * minute);
+const { at } = useAlertHours(database);
 const as = (actor: Actor, minutes = 0) => ({ db: database.db, actor, clock: () => at(minutes) });
 const pass = (minutes: number) => evaluateAlerts({ db: database.db }, { now: at(minutes) });
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { type Actor, recordAttempt } from '../../../packages/engine/src/core';
+import { recordAttempt } from '../../../packages/engine/src/core';
 import { parseStepsView } from '../../../lib/filters/steps';
 import { dropAttemptPartitionsBefore } from '../../../packages/engine/src/db/attempt-partitions';
 import { attempts } from '../../../packages/engine/src/db/schema';
@@ -9,11 +9,12 @@ import { getStepsPage } from '../../../lib/queries/steps-page';
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
+import { anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 const now = new Date('2026-11-20T12:00:00Z');
 const retentionFloor = new Date('2026-10-21T00:00:00Z');
-const agentToken: Actor = { type: 'agent', id: 'token-1', scopes: ['ingest'] };
+const agentToken = anAgent('token-1');
 /** In-process (no actor): the library. */
 const library = () => ({ db: database.db, clock: () => now });
 /** With an agent's token: the HTTP API. */

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openHold, type Actor, type DeadLetterTaskInput } from '../../../packages/engine/src/core';
+import { openHold, type DeadLetterTaskInput } from '../../../packages/engine/src/core';
 import { holds } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useApi } from '../../support/api-harness';
+import { anAgent } from '../../support/actors';
 
 const api = useApi();
 // The owners its agents name are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(api.database.db, ['team:payments']));
-const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
+const agent = anAgent('payments-worker');
 
 function aDeadLetter(overrides: Record<string, unknown> = {}): DeadLetterTaskInput {
   return {

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { createApiToken } from '../../../packages/engine/src/core';
 import { apiRequests, attempts } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
+import { aPerson } from '../../support/actors';
+import { anAttemptBody } from '../../support/attempt-factory';
 
 /**
  * Stripe's rule for Idempotency-Key: a result is kept only once the endpoint
@@ -11,18 +13,10 @@ import { useApi } from '../../support/api-harness';
  * keeps nothing, so the corrected request may use the same key.
  */
 const api = useApi();
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'admin@example.com');
 
-const anAttempt = (overrides: Record<string, unknown> = {}) => ({
-  taskId: `keyed-${randomUUID()}`,
-  agent: 'research',
-  step: 'plan',
-  attemptNumber: 1,
-  startedAt: new Date(Date.now() - 60_000).toISOString(),
-  finishedAt: new Date(Date.now() - 59_000).toISOString(),
-  outcome: 'succeeded',
-  ...overrides,
-});
+const anAttempt = (overrides: Record<string, unknown> = {}) =>
+  anAttemptBody({ taskId: `keyed-${randomUUID()}`, agent: 'research', step: 'plan', ...overrides });
 
 async function keptRequests(key: string) {
   return api.database.db.select().from(apiRequests).where(eq(apiRequests.idempotencyKey, key));

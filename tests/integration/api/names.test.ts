@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useApi } from '../../support/api-harness';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
+import { anAttemptBody } from '../../support/attempt-factory';
 
 const api = useApi();
 
@@ -9,16 +11,7 @@ const api = useApi();
  * that is valid but for the name under test. Names become metric labels, key
  * parts and console text, so each is held to the one name rule (packages/protocol/src/names.ts).
  */
-const attempt = () => ({
-  taskId: `names-${randomUUID()}`,
-  agent: 'outreach',
-  step: 'draft_email',
-  attemptNumber: 1,
-  startedAt: new Date(Date.now() - 60_000).toISOString(),
-  finishedAt: new Date(Date.now() - 59_000).toISOString(),
-  outcome: 'succeeded',
-  costMicros: 10,
-});
+const attempt = () => anAttemptBody({ taskId: `names-${randomUUID()}`, costMicros: 10 });
 
 const endpoints: { path: string; body: () => Record<string, unknown>; fields: string[] }[] = [
   {
@@ -41,19 +34,14 @@ const endpoints: { path: string; body: () => Record<string, unknown>; fields: st
   },
   {
     path: '/api/v1/dead-letters',
-    body: () => ({
-      taskId: `names-${randomUUID()}`,
-      agent: 'payments',
-      step: 'charge_card',
-      queue: 'payments',
-      payload: { amount: 1 },
-      reason: 'permanent_error',
-      errorClass: 'permanent',
-      lastError: '400 card declined',
-      attempts: 1,
-      spendMicros: 0,
-      owner: 'team:platform',
-    }),
+    body: () =>
+      aDeadLetterInput({
+        taskId: `names-${randomUUID()}`,
+        step: 'charge_card',
+        payload: { amount: 1 },
+        lastError: '400 card declined',
+        owner: 'team:platform',
+      }),
     fields: ['agent', 'step', 'queue'],
   },
   {

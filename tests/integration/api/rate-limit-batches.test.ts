@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import {
-  type Actor,
   batchCap,
   createApiToken,
   GRANT_LEASE_MS,
@@ -12,6 +11,7 @@ import {
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { apiTokenBuckets } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 /**
  * The rate limit without a statement per request: each instance takes requests from the token's shared bucket
@@ -19,7 +19,7 @@ import { useTestDatabase } from '../../support/test-database';
  * `databaseNow`) and the lease's (`now`).
  */
 const database = useTestDatabase();
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'admin@example.com');
 const t0 = new Date('2026-12-03T10:00:00.000Z');
 
 async function tokenId() {

@@ -12,6 +12,8 @@ import {
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { apiTokenBuckets, apiTokens, auditLog } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
+import { aPerson } from '../../support/actors';
+import { anAttemptBody } from '../../support/attempt-factory';
 
 /**
  * The agent API's rate limit: a token bucket per API token, kept in
@@ -19,7 +21,7 @@ import { useApi } from '../../support/api-harness';
  * clock is the database's; where a test needs time to pass, it passes `at`.
  */
 const api = useApi();
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'admin@example.com');
 
 async function tokenWithLimit(ratePerSecond: number, rateBurst: number) {
   const { token, record } = await createApiToken(
@@ -29,16 +31,8 @@ async function tokenWithLimit(ratePerSecond: number, rateBurst: number) {
   return { token, id: record.id };
 }
 
-const anAttempt = (overrides: Record<string, unknown> = {}) => ({
-  taskId: `rate-${randomUUID()}`,
-  agent: 'outreach',
-  step: 'draft_email',
-  attemptNumber: 1,
-  startedAt: new Date(Date.now() - 60_000).toISOString(),
-  finishedAt: new Date(Date.now() - 59_000).toISOString(),
-  outcome: 'succeeded',
-  ...overrides,
-});
+const anAttempt = (overrides: Record<string, unknown> = {}) =>
+  anAttemptBody({ taskId: `rate-${randomUUID()}`, ...overrides });
 
 describe('the token bucket (time as input)', () => {
   it('grants the burst, refuses the rest with the seconds until a request is back, and refills at the rate', async () => {

@@ -4,9 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { endpoints, type EndpointName } from '@holdfast/protocol/api/endpoints';
 import { endpointResponses, problemDocument, restatedEnums, stepStatsResponse } from '@holdfast/protocol/api/responses';
-import { ensureTaskBudget, redriveDeadLetter, type Actor } from '../../../packages/engine/src/core';
+import { ensureTaskBudget, redriveDeadLetter } from '../../../packages/engine/src/core';
 import * as tables from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
+import { aPerson } from '../../support/actors';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
 
 /**
  * The response contract: every endpoint's real success answers parse with its
@@ -16,7 +18,7 @@ import { useApi } from '../../support/api-harness';
  */
 
 const api = useApi();
-const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+const oncall = aPerson('responder', 'oncall@example.com');
 const unique = (prefix: string) => `${prefix}-${randomUUID()}`;
 
 interface Answer {
@@ -168,19 +170,18 @@ const cases: { [Name in EndpointName]: () => Promise<Answer[]> } = {
     return [await post('openHold', item), await post('openHold', item)];
   },
   deadLetter: async () => [
-    await post('deadLetter', {
-      taskId: unique('contract-dl'),
-      agent: 'contract-agent',
-      step: 'send',
-      queue: 'emails',
-      payload: null,
-      reason: 'permanent_error',
-      errorClass: 'permanent',
-      lastError: '550 no such mailbox',
-      attempts: 1,
-      spendMicros: 0,
-      owner: 'team:contract',
-    }),
+    await post(
+      'deadLetter',
+      aDeadLetterInput({
+        taskId: unique('contract-dl'),
+        agent: 'contract-agent',
+        step: 'send',
+        queue: 'emails',
+        payload: null,
+        lastError: '550 no such mailbox',
+        owner: 'team:contract',
+      }),
+    ),
   ],
   claimRedrives: async () => [await post('claimRedrives', { queues: [await dueRedrive()] })],
   acknowledgeRedrive: async () => {

@@ -3,12 +3,13 @@ import { NextRequest } from 'next/server';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../../lib/api/openapi';
 import { policySimulationResponse } from '@holdfast/protocol/api/responses';
-import { createApiToken, recordAttempt, type Actor } from '../../../packages/engine/src/core';
+import { createApiToken, recordAttempt } from '../../../packages/engine/src/core';
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useApi } from '../../support/api-harness';
+import { aPerson } from '../../support/actors';
 
 const api = useApi();
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'admin@example.com');
 
 async function simulate(query: Record<string, string>, token = api.readToken) {
   const { GET } = await import('../../../app/api/v1/steps/simulate/route');

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { type Actor, createApiToken, InvalidInputError } from '../../../packages/engine/src/core';
+import { createApiToken, InvalidInputError } from '../../../packages/engine/src/core';
 import { deadLetters } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
+import { aPerson } from '../../support/actors';
 
 /**
  * A lone UTF-16 surrogate ("\ud800") is valid JSON but no text: PostgreSQL
@@ -11,7 +12,7 @@ import { useApi } from '../../support/api-harness';
  * never holds more than the start of a message.
  */
 const api = useApi();
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'admin@example.com');
 const LONE = '\ud800';
 
 const aDeadLetter = (payload: unknown) => ({

@@ -9,39 +9,27 @@ import {
   finishStep,
   readBreakerSettings,
   saveBreakerSettings,
-  type Actor,
   type BeginStepInput,
   type CoreContext,
 } from '../../../packages/engine/src/core';
 import { connectDatabase } from '../../../packages/engine/src/db/client';
-import { alertInstances, auditLog, breakerEvents, circuitBreakers } from '../../../packages/engine/src/db/schema';
+import { alertInstances, auditLog, circuitBreakers } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aStepInput } from '../../support/step-input';
+import { aPerson, anAgent } from '../../support/actors';
+import { handClock } from '../../support/hand-clock';
+import { breakerEventsOf, useBreakerSettings } from '../../support/breakers';
 
 const database = useTestDatabase({ maxConnections: 8 });
 beforeAll(() => addKnownOwners(database.db, ['team:growth']));
 
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
-const responder: Actor = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] };
-const agentToken: Actor = { type: 'agent', id: 'breaker-test', scopes: ['ingest'] };
+const admin = aPerson('admin', 'ada@example.com');
+const responder = aPerson('responder', 'rex@example.com');
+const agentToken = anAgent('breaker-test');
 
-/** Time is an input: the clock moves by hand. */
-function handClock(start: Date) {
-  let now = start.getTime();
-  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
-}
-
-function aBegin(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
-  return {
-    taskId: `task-${randomUUID()}`,
-    agent: 'billing',
-    owner: 'team:growth',
-    step: 'charge_card',
-    content: { amount: 5 },
-    estimatedCostMicros: 100,
-    ...overrides,
-  };
-}
+const aBegin = (overrides: Partial<BeginStepInput> = {}): BeginStepInput =>
+  aStepInput({ agent: 'billing', step: 'charge_card', content: { amount: 5 }, estimatedCostMicros: 100, ...overrides });
 
 /** One attempt that begins and fails with a 503 (a new task each time, so allowances never run out). */
 async function failedAttempt(ctx: CoreContext, overrides: Partial<BeginStepInput>) {
@@ -57,29 +45,8 @@ async function failedAttempt(ctx: CoreContext, overrides: Partial<BeginStepInput
   return answer;
 }
 
-async function eventsOf(target: string) {
-  const rows = await database.db
-    .select({ event: breakerEvents.event })
-    .from(breakerEvents)
-    .where(eq(breakerEvents.target, target))
-    .orderBy(breakerEvents.id);
-  return rows.map((row) => row.event);
-}
-
 describe('circuit breakers', () => {
-  beforeAll(async () => {
-    await saveBreakerSettings(
-      { db: database.db, actor: admin },
-      {
-        windowSeconds: 60,
-        failurePercent: 50,
-        minimumVolume: 10,
-        coolDownSeconds: 30,
-        probes: 1,
-        reason: 'test values',
-      },
-    );
-  });
+  useBreakerSettings(database, 10);
 
   it('a storm of 503s opens the step breaker after the minimum volume; begins wait; a probe after the rest; its success closes it; one alert each way', async () => {
     const clock = handClock(new Date('2026-12-02T09:00:00.000Z'));
@@ -129,7 +96,7 @@ describe('circuit breakers', () => {
     expect((await database.db.select().from(circuitBreakers).where(eq(circuitBreakers.target, target)))[0]?.state).toBe(
       'closed',
     );
-    expect(await eventsOf(target)).toEqual(['opened', 'probing', 'closed']);
+    expect(await breakerEventsOf(database, target)).toEqual(['opened', 'probing', 'closed']);
 
     // Closed, its alert is cleared at once and resolves once it has stayed clear for the quiet time (flap damping).
     await evaluateAlerts({ db: database.db }, { now: clock.now() });
@@ -171,7 +138,7 @@ describe('circuit breakers', () => {
       .where(eq(circuitBreakers.target, downstreamTarget));
     expect(reopened).toMatchObject({ state: 'open' });
     expect(reopened!.probeAt).toEqual(new Date(clock.now().getTime() + 30_000));
-    expect(await eventsOf(downstreamTarget)).toEqual(['opened', 'probing', 'reopened']);
+    expect(await breakerEventsOf(database, downstreamTarget)).toEqual(['opened', 'probing', 'reopened']);
   });
 
   it('several instances see one breaker: concurrent failures open it once, concurrent probes take one', async () => {
@@ -185,7 +152,7 @@ describe('circuit breakers', () => {
           failedAttempt({ db: instances[index % 4]!.db, actor: agentToken, clock: clock.now }, { agent }),
         ),
       );
-      expect(await eventsOf(target)).toEqual(['opened']);
+      expect(await breakerEventsOf(database, target)).toEqual(['opened']);
       clock.advance(30_000);
       const answers = await Promise.all(
         Array.from({ length: 12 }, (_, index) =>

@@ -4,14 +4,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   beginStep,
   finishStep,
-  saveBreakerSettings,
   type Actor,
   type BeginStepInput,
   type CoreContext,
 } from '../../../packages/engine/src/core';
-import { breakerEvents, breakerSlices, circuitBreakers } from '../../../packages/engine/src/db/schema';
+import { breakerSlices, circuitBreakers } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
+import { handClock } from '../../support/hand-clock';
+import { breakerEventsOf, useBreakerSettings } from '../../support/breakers';
 
 /**
  * Downstream names are free text any agent may state at begin. A limited tenant's failures naming one open only
@@ -21,7 +23,7 @@ import { useTestDatabase } from '../../support/test-database';
 const database = useTestDatabase();
 beforeAll(() => addKnownOwners(database.db, ['team:research', 'team:payments']));
 
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const _admin = aPerson('admin', 'ada@example.com');
 const research: Actor = {
   type: 'agent',
   id: 'token:7:research',
@@ -30,12 +32,6 @@ const research: Actor = {
   allowedQueues: ['research'],
 };
 const payments: Actor = { type: 'agent', id: 'token:8:payments', scopes: ['ingest'], allowedAgents: ['payments'] };
-
-/** Time is an input: the clock moves by hand. */
-function handClock(start: Date) {
-  let now = start.getTime();
-  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
-}
 
 /**
  * A begin of a new task. Failures are spread over four steps (`index`), each below the minimum volume alone, so
@@ -86,29 +82,8 @@ async function breakersOf(downstream: string) {
     .orderBy(circuitBreakers.target);
 }
 
-async function eventsOf(target: string) {
-  const rows = await database.db
-    .select({ event: breakerEvents.event })
-    .from(breakerEvents)
-    .where(eq(breakerEvents.target, target))
-    .orderBy(breakerEvents.id);
-  return rows.map((row) => row.event);
-}
-
 describe('downstream breakers are each agent’s own', () => {
-  beforeAll(async () => {
-    await saveBreakerSettings(
-      { db: database.db, actor: admin },
-      {
-        windowSeconds: 60,
-        failurePercent: 50,
-        minimumVolume: 20,
-        coolDownSeconds: 30,
-        probes: 1,
-        reason: 'test values',
-      },
-    );
-  });
+  useBreakerSettings(database, 20);
 
   it("a limited tenant's failures naming stripe hold its own begins only: payments' begins naming stripe still run, at every probe time too", async () => {
     const clock = handClock(new Date('2026-12-05T09:00:00.000Z'));
@@ -144,7 +119,7 @@ describe('downstream breakers are each agent’s own', () => {
     expect(await breakersOf('stripe')).toEqual([
       { target: 'downstream:research/stripe', agent: 'research', downstream: 'stripe', state: 'open' },
     ]);
-    expect(await eventsOf('downstream:research/stripe')).toEqual(['opened']);
+    expect(await breakerEventsOf(database, 'downstream:research/stripe')).toEqual(['opened']);
     const counted = await database.db
       .select({ target: breakerSlices.target, failures: breakerSlices.failures })
       .from(breakerSlices)
@@ -197,8 +172,8 @@ describe('downstream breakers are each agent’s own', () => {
       errorText: 'timed out after 10 s',
     });
     expect((await breakersOf(downstream)).map((row) => row.state)).toEqual(['open']);
-    expect(await eventsOf(target)).toEqual(['opened', 'probing', 'reopened']);
+    expect(await breakerEventsOf(database, target)).toEqual(['opened', 'probing', 'reopened']);
     // Research never had a breaker for it.
-    expect(await eventsOf(`downstream:research/${downstream}`)).toEqual([]);
+    expect(await breakerEventsOf(database, `downstream:research/${downstream}`)).toEqual([]);
   });
 });

@@ -7,7 +7,6 @@ import {
   hashContent,
   openHold,
   recordAttempt,
-  type Actor,
 } from '../../../packages/engine/src/core';
 import {
   dropAttemptPartitionsBefore,
@@ -23,13 +22,14 @@ import { anAttempt } from '../../support/attempt-factory';
 import { migrationsUpTo } from '../../support/migrations-up-to';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson, anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(database.db, ['team:payments']));
 const older = useTestDatabase({ migrated: false });
-const owner: Actor = { type: 'person', id: 'owner@example.com', role: 'viewer', teams: ['payments'] };
-const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
+const owner = aPerson('viewer', 'owner@example.com', ['payments']);
+const agent = anAgent('payments-worker');
 const DAY_MS = 86_400_000;
 
 let app: DatabaseConnection;

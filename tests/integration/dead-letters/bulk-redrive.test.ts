@@ -21,10 +21,11 @@ import {
   redrives,
 } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 const database = useTestDatabase({ maxConnections: 12 });
-const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
-const viewer: Actor = { type: 'person', id: 'vera@example.com', role: 'viewer', teams: [] };
+const oncall = aPerson('responder', 'oncall@example.com');
+const viewer = aPerson('viewer', 'vera@example.com');
 const ctx = (actor: Actor = oncall) => ({ db: database.db, actor });
 
 /** `count` pending dead letters of one queue, each with its open hold, written set-based. */

@@ -7,7 +7,6 @@ import {
   redriveDeadLetter,
   runStep,
   StepError,
-  type Actor,
   type BeginStepInput,
   type CoreContext,
 } from '../../../packages/engine/src/core';
@@ -22,10 +21,11 @@ import {
 } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 const database = useTestDatabase();
 beforeAll(() => addKnownOwners(database.db, ['team:web']));
-const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+const oncall = aPerson('responder', 'oncall@example.com');
 const agentCtx = (): CoreContext => ({ db: database.db });
 const oncallCtx = (policy?: CoreContext['policy']): CoreContext => ({ db: database.db, actor: oncall, policy });
 

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { discardErrorGroup, runStep, StepError, type Actor } from '../../../packages/engine/src/core';
+import { discardErrorGroup, runStep, StepError } from '../../../packages/engine/src/core';
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { auditLog, deadLetters, holds } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 const database = useTestDatabase();
-const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
-const viewer: Actor = { type: 'person', id: 'viewer@example.com', role: 'viewer', teams: [] };
+const oncall = aPerson('responder', 'oncall@example.com');
+const viewer = aPerson('viewer', 'viewer@example.com');
 
 /** A task whose step failed permanently with this error: one dead letter and its open hold. */
 async function deadLetterWith(agent: string, error: string): Promise<number> {

@@ -15,9 +15,10 @@ import {
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { auditLog, deadLetters, holds, redrives, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 const database = useTestDatabase();
-const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+const oncall = aPerson('responder', 'oncall@example.com');
 const ctx = () => ({ db: database.db, actor: oncall });
 
 beforeAll(async () => {

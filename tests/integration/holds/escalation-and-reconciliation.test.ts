@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureTaskBudget } from '../../../packages/engine/src/core/budgets/task-budget';
-import { SWEEPER, type Actor } from '../../../packages/engine/src/core/kernel/context';
+import { SWEEPER } from '../../../packages/engine/src/core/kernel/context';
 import { escalateStaleLocks } from '../../../packages/engine/src/core/holds/escalate-stale-locks';
 import { escalateUncertainKeys } from '../../../packages/engine/src/core/holds/escalate-uncertain-keys';
 import { freezeIdleTasks } from '../../../packages/engine/src/core/holds/freeze-idle-tasks';
@@ -19,6 +19,7 @@ import { finishTask } from '../../../packages/engine/src/core/tasks/finish-task'
 import { auditLog, holds, idempotencyKeys, slotLocks, type HoldItemType } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson, anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
@@ -28,8 +29,8 @@ beforeAll(() =>
 const ctx = () => ({ db: database.db });
 const MINUTE_MS = 60_000;
 const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * MINUTE_MS);
-const agent: Actor = { type: 'agent', id: 'x', scopes: ['ingest'] };
-const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+const agent = anAgent('x');
+const oncall = aPerson('responder', 'oncall@example.com');
 const taskOwner = 'person:payments-lead@example.com';
 
 async function newTask(): Promise<string> {

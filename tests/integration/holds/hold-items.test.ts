@@ -17,14 +17,16 @@ import {
 import { auditLog, deadLetters, holds, idempotencyKeys } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson, anAgent } from '../../support/actors';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(database.db, ['team:payments', 'team:growth']));
-const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
+const agent = anAgent('payments-worker');
 /** Vera: a viewer in team payments, who owns the holds below through her team. */
-const viewer: Actor = { type: 'person', id: 'vera@example.com', role: 'viewer', teams: ['payments'] };
-const responder: Actor = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] };
+const viewer = aPerson('viewer', 'vera@example.com', ['payments']);
+const responder = aPerson('responder', 'rex@example.com');
 const as = (actor: Actor) => ({ db: database.db, actor });
 
 async function holdCountFor(itemId: string): Promise<number> {
@@ -33,19 +35,7 @@ async function holdCountFor(itemId: string): Promise<number> {
 }
 
 async function aDeadLetter(): Promise<{ deadLetterId: number; holdId: number }> {
-  const { deadLetter, hold } = await deadLetterTask(database.db, agent, {
-    taskId: `task-${randomUUID()}`,
-    agent: 'payments',
-    step: 'charge',
-    queue: 'payments',
-    payload: {},
-    reason: 'permanent_error',
-    errorClass: 'permanent',
-    lastError: 'card declined',
-    attempts: 1,
-    spendMicros: 0,
-    owner: 'team:payments',
-  });
+  const { deadLetter, hold } = await deadLetterTask(database.db, agent, aDeadLetterInput());
   return { deadLetterId: deadLetter.id, holdId: hold.id };
 }
 

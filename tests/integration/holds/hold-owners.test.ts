@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { beginStep, ensureTaskBudget, openHold, savePerson, type Actor } from '../../../packages/engine/src/core';
+import { beginStep, ensureTaskBudget, openHold, savePerson } from '../../../packages/engine/src/core';
 import { auditLog, holds, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { resetMetricsProcessState, scrapeMetrics } from '../../../packages/engine/src/metrics/scrape';
 import { useApi } from '../../support/api-harness';
+import { aPerson, anAgent } from '../../support/actors';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
 
 const api = useApi();
 const db = () => api.database.db;
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
-const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
+const admin = aPerson('admin', 'admin@example.com');
+const agent = anAgent('payments-worker');
 
 beforeAll(async () => {
   // Known: a team people are in, a person, and a team an alert channel is routed to.
@@ -104,19 +106,13 @@ describe('hold owners are a known team or person, else the default owner', () =>
 
   it('a dead letter an agent reports for an unknown owner is held for the default owner', async () => {
     const answer = await api.request('/api/v1/dead-letters', {
-      body: {
+      body: aDeadLetterInput({
         taskId: await aTask(),
-        agent: 'payments',
         step: 'charge_card',
-        queue: 'payments',
         payload: { amount: 1 },
-        reason: 'permanent_error',
-        errorClass: 'permanent',
         lastError: '400 card declined',
-        attempts: 1,
-        spendMicros: 0,
         owner: 'team:ghosts',
-      },
+      }),
     });
     expect(answer.status).toBe(201);
     expect((answer.body as { hold: { owner: string } }).hold.owner).toBe('team:platform');

@@ -7,20 +7,20 @@ import {
   ensureTaskBudget,
   openHold,
   reassignHold,
-  type Actor,
   type OpenHoldInput,
 } from '../../../packages/engine/src/core';
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { auditLog, holds } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson, anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(database.db, ['team:payments', 'team:growth', 'team:ops']));
-const owner: Actor = { type: 'person', id: 'owner@example.com', role: 'viewer', teams: ['payments'] };
-const agent: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
-const responder: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+const owner = aPerson('viewer', 'owner@example.com', ['payments']);
+const agent = anAgent('payments-worker');
+const responder = aPerson('responder', 'oncall@example.com');
 /** Holds are opened by the agents' side; the owning team's viewer acts on them. */
 const ctx = () => ({ db: database.db, actor: owner });
 const opener = () => ({ db: database.db, actor: agent });

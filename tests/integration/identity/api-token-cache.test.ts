@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import {
-  type Actor,
   ApiTokenCache,
   createApiToken,
   revokeApiToken,
@@ -12,6 +11,8 @@ import {
 import { noteApiTokenChanged } from '../../../packages/engine/src/core/identity/api-token-changes';
 import { apiTokens } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
+import { aPerson } from '../../support/actors';
+import { anAttemptBody } from '../../support/attempt-factory';
 
 /**
  * The agent API keeps a valid token for a few seconds instead of selecting it on every request. A revoke or a
@@ -20,7 +21,7 @@ import { useApi } from '../../support/api-harness';
  * input: time passes by moving it, never by sleeping.
  */
 const api = useApi();
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'admin@example.com');
 const ctx = () => ({ db: api.database.db, actor: admin });
 
 async function newToken() {
@@ -106,15 +107,7 @@ describe('the token cache', () => {
 describe('the agent API with the cache', () => {
   it('refuses a token revoked in this process from the next request on', async () => {
     const { token, id } = await newToken();
-    const attempt = () => ({
-      taskId: `cached-${randomUUID()}`,
-      agent: 'outreach',
-      step: 'draft_email',
-      attemptNumber: 1,
-      startedAt: new Date(Date.now() - 60_000).toISOString(),
-      finishedAt: new Date(Date.now() - 59_000).toISOString(),
-      outcome: 'succeeded',
-    });
+    const attempt = () => anAttemptBody({ taskId: `cached-${randomUUID()}` });
     expect((await api.request('/api/v1/attempts', { token, body: attempt() })).status).toBe(201);
     expect((await api.request('/api/v1/attempts', { token, body: attempt() })).status).toBe(201);
     await revokeApiToken(ctx(), { tokenId: id });

@@ -1,18 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import {
-  authenticateApiToken,
-  createApiToken,
-  listApiTokens,
-  revokeApiToken,
-  type Actor,
-} from '../../../packages/engine/src/core';
+import { authenticateApiToken, createApiToken, listApiTokens, revokeApiToken } from '../../../packages/engine/src/core';
 import { can } from '../../../packages/engine/src/core/identity/authorization';
 import { apiTokens, auditLog } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 const database = useTestDatabase();
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'ada@example.com');
 const ctx = () => ({ db: database.db, actor: admin });
 
 describe('API tokens', () => {

@@ -38,6 +38,8 @@ import { saveErrorClassRules } from '../../../packages/engine/src/traces/manage-
 import { alertChannels, auditLog, retryPools } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { anAgent } from '../../support/actors';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
@@ -56,7 +58,7 @@ type Person = Extract<Actor, { type: 'person' }>;
 const viewer: Person = { type: 'person', id: 'viv@example.com', role: 'viewer', teams: ['payments'] };
 const responder: Person = { type: 'person', id: 'rex@example.com', role: 'responder', teams: ['growth'] };
 const admin: Person = { type: 'person', id: 'ada@example.com', role: 'admin', teams: ['platform'] };
-const agent: Actor = { type: 'agent', id: 'worker', scopes: ['ingest'] };
+const agent = anAgent('worker');
 const people = { viewer, responder, admin };
 
 type Ownership = 'own' | 'same team' | 'other team';
@@ -97,19 +99,7 @@ async function openTaskHold(owner: string) {
 
 /** A dead letter's hold, owned by `owner`. */
 async function openDeadLetterHold(owner: string) {
-  const { hold } = await deadLetterTask(database.db, agent, {
-    taskId: `task-${randomUUID()}`,
-    agent: 'payments',
-    step: 'charge',
-    queue: 'payments',
-    payload: {},
-    reason: 'permanent_error',
-    errorClass: 'permanent',
-    lastError: 'card declined',
-    attempts: 1,
-    spendMicros: 0,
-    owner,
-  });
+  const { hold } = await deadLetterTask(database.db, agent, aDeadLetterInput({ owner }));
   return hold;
 }
 

@@ -4,9 +4,10 @@ import { loadSessionVersion, savePerson, type Actor, type CoreContext } from '..
 import type { Role } from '../../../packages/engine/src/db/schema';
 import { auditLog, people } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 /** The people tests' admin: an actor only, not a row, so it never counts as an admin in the table. */
-const admin: Actor = { type: 'person', id: 'root@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'root@example.com');
 const adminActor = (email: string): Actor => ({ type: 'person', id: email, role: 'admin', teams: [] });
 
 let serial = 0;

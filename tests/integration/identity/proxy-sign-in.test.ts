@@ -2,7 +2,6 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { type ProxySettings, resolveProxyIdentity } from '../../../lib/auth/proxy-identity';
 import {
-  type Actor,
   ensureProxyPerson,
   loadSessionPerson,
   loadSessionVersion,
@@ -10,6 +9,7 @@ import {
 } from '../../../packages/engine/src/core';
 import { auditLog, people } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 /**
  * Proxy mode re-applies AUTH_PROXY_ROLE_MAP at every sign-in (every request: the
@@ -25,7 +25,7 @@ const settings: ProxySettings = {
   groupsHeader: 'x-forwarded-groups',
   roleMap: 'sre=admin, oncall=responder, staff=viewer',
 };
-const someAdmin: Actor = { type: 'person', id: 'root@example.com', role: 'admin', teams: [] };
+const someAdmin = aPerson('admin', 'root@example.com');
 
 /** One request through the proxy: its headers, resolved and signed in the way the console does. */
 async function signIn(email: string, groups: string) {

@@ -1,10 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken, redriveDeadLetter, type Actor } from '../../../packages/engine/src/core';
+import { createApiToken, redriveDeadLetter } from '../../../packages/engine/src/core';
 import { NOT_YOURS } from '../../../packages/engine/src/core/identity/authorization';
 import { deadLetters, redrives, taskAgents } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
+import { aPerson } from '../../support/actors';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
 
 /**
  * A task has one agent, whichever path saw it first (task_agents), and no token can take another agent's task
@@ -12,8 +14,8 @@ import { useApi } from '../../support/api-harness';
  * `research` token would, with the victim `payments` checked in the database afterwards.
  */
 const api = useApi();
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
-const oncall: Actor = { type: 'person', id: 'oncall@example.com', role: 'responder', teams: [] };
+const admin = aPerson('admin', 'ada@example.com');
+const oncall = aPerson('responder', 'oncall@example.com');
 const tokens = { research: '', researchQueue: '', payments: '' };
 
 beforeAll(async () => {
@@ -205,19 +207,7 @@ async function paymentsDeadLetter() {
   const taskId = `pay-${randomUUID()}`;
   const letter = await api.request('/api/v1/dead-letters', {
     token: tokens.payments,
-    body: {
-      taskId,
-      agent: 'payments',
-      step: 'charge',
-      queue: 'payments',
-      payload: { amount: 100 },
-      reason: 'permanent_error',
-      errorClass: 'permanent',
-      lastError: 'card declined',
-      attempts: 1,
-      spendMicros: 0,
-      owner: 'team:payments',
-    },
+    body: aDeadLetterInput({ taskId, payload: { amount: 100 } }),
   });
   expect(letter.status).toBe(201);
   return { taskId, id: Number((letter.body.deadLetter as { id: number }).id) };

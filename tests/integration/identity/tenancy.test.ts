@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, type Actor } from '../../../packages/engine/src/core';
 import { flushReplayTallies } from '../../../packages/engine/src/core/keys/replay-tally';
 import { useApi } from '../../support/api-harness';
+import { aPerson } from '../../support/actors';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
 
 /**
  * The tenancy matrix: every agent endpoint, against the caller's own task,
@@ -13,7 +15,7 @@ import { useApi } from '../../support/api-harness';
  * database as it was.
  */
 const api = useApi();
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'ada@example.com');
 const tokens = { limited: '', queueLimited: '', readOnly: '', tracesOnly: '', payments: '' };
 
 beforeAll(async () => {
@@ -142,19 +144,13 @@ const requests: Record<string, (work: Work, target: Target) => unknown | null> =
   '/api/v1/dead-letters': (work, target) =>
     target === 'raw key shaped like its step key'
       ? null
-      : {
+      : aDeadLetterInput({
           taskId: work.taskId,
           agent: 'research',
-          step: 'charge',
           queue: 'research',
-          payload: {},
-          reason: 'permanent_error',
-          errorClass: 'permanent',
           lastError: 'refused',
-          attempts: 1,
-          spendMicros: 0,
           owner: 'team:research',
-        },
+        }),
   '/api/v1/keys/claim': (work, target) =>
     target === 'raw key shaped like its step key'
       ? { key: work.chargeKey, requestHash: 'forged' }

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { NextRequest } from 'next/server';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken, type Actor } from '../../../packages/engine/src/core';
+import { createApiToken } from '../../../packages/engine/src/core';
 import type { TokenScope } from '../../../packages/engine/src/db/schema';
 import { resetMetricsProcessState } from '../../../packages/engine/src/metrics/scrape';
 import { useApi } from '../../support/api-harness';
+import { aPerson } from '../../support/actors';
 
 const api = useApi();
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'admin@example.com');
 type Handler = (request: NextRequest) => Promise<Response>;
 
 let metricsGET: Handler;

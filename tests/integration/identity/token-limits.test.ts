@@ -14,12 +14,15 @@ import {
 import { deadLetters, holds, redrives, runs, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
 import { NOT_YOURS } from '../../../packages/engine/src/core/identity/authorization';
+import { aPerson, anAgent } from '../../support/actors';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
+import { anAttemptBody } from '../../support/attempt-factory';
 
 const api = useApi();
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
-const responder: Actor = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] };
+const admin = aPerson('admin', 'ada@example.com');
+const responder = aPerson('responder', 'rex@example.com');
 /** An unlimited worker: it sets up another team's work for the limited token to try to touch. */
-const payments: Actor = { type: 'agent', id: 'payments-worker', scopes: ['ingest'] };
+const payments = anAgent('payments-worker');
 const tokens = { limited: '', limitedActor: undefined as Actor | undefined };
 
 beforeAll(async () => {
@@ -57,19 +60,18 @@ async function paymentsStep() {
 }
 
 async function deadLetterOn(queue: string, agent = queue) {
-  const { deadLetter } = await deadLetterTask(api.database.db, payments, {
-    taskId: `${queue}-${randomUUID()}`,
-    agent,
-    step: 'send',
-    queue,
-    payload: {},
-    reason: 'permanent_error',
-    errorClass: 'permanent',
-    lastError: 'refused',
-    attempts: 1,
-    spendMicros: 0,
-    owner: `team:${queue}`,
-  });
+  const { deadLetter } = await deadLetterTask(
+    api.database.db,
+    payments,
+    aDeadLetterInput({
+      taskId: `${queue}-${randomUUID()}`,
+      agent,
+      step: 'send',
+      queue,
+      lastError: 'refused',
+      owner: `team:${queue}`,
+    }),
+  );
   return deadLetter;
 }
 
@@ -155,15 +157,7 @@ describe('a token limited to agents and queues', () => {
   });
 
   it('may not report attempts for another agent, alone or in a batch (all or nothing)', async () => {
-    const attempt = (agent: string) => ({
-      taskId: `t-${randomUUID()}`,
-      agent,
-      step: 'send',
-      attemptNumber: 1,
-      startedAt: new Date(Date.now() - 1_000).toISOString(),
-      finishedAt: new Date().toISOString(),
-      outcome: 'succeeded',
-    });
+    const attempt = (agent: string) => anAttemptBody({ taskId: `t-${randomUUID()}`, agent, step: 'send' });
     expectRefused(await post('/api/v1/attempts', attempt('payments')));
     const first = attempt('outreach');
     const batch = await post('/api/v1/attempts/batch', { attempts: [first, attempt('payments')] });

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { createApiToken } from '../../../packages/engine/src/core';
 import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
 import { apiTokens } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 /** The token settings page's rate-limit form, through its server action as the page posts it. */
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'admin@example.com');
 const viewer = { type: 'person', id: 'viewer@example.com', role: 'viewer', teams: [] } as const;
 const session = vi.hoisted(() => ({ current: async (): Promise<unknown> => undefined }));
 vi.mock('../../../lib/server/session', () => ({ getCurrentPerson: () => session.current() }));

@@ -7,7 +7,6 @@ import {
   createApiToken,
   finishStep,
   recordAttempt,
-  type Actor,
   type BeginStepInput,
   type CoreContext,
 } from '../../../packages/engine/src/core';
@@ -29,6 +28,7 @@ import { resetMetricsProcessState, scrapeMetrics } from '../../../packages/engin
 import { maintainAttemptLog } from '../../../packages/engine/src/rollups/retention';
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson, anAgent } from '../../support/actors';
 
 const database = useTestDatabase({ maxConnections: 12 });
 
@@ -36,8 +36,8 @@ const database = useTestDatabase({ maxConnections: 12 });
 const NOW = new Date('2026-10-20T12:30:00Z');
 const clock = () => NOW;
 const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000);
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
-const agentActor: Actor = { type: 'agent', id: 'metrics-test', scopes: ['ingest'] };
+const admin = aPerson('admin', 'admin@example.com');
+const agentActor = anAgent('metrics-test');
 const ctx = (): CoreContext => ({ db: database.db, actor: agentActor, clock });
 
 /** A rollup pass as the sweeper runs it at `now` (the raw log kept 30 days). */

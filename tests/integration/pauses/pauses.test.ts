@@ -14,7 +14,10 @@ import {
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { attempts, auditLog, deadLetters, pauses, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
+import { handClock } from '../../support/hand-clock';
 import { useTestDatabase } from '../../support/test-database';
+import { aStepInput } from '../../support/step-input';
+import { anAgent } from '../../support/actors';
 
 const database = useTestDatabase({ maxConnections: 8 });
 beforeAll(() => addKnownOwners(database.db, ['team:growth']));
@@ -22,13 +25,7 @@ beforeAll(() => addKnownOwners(database.db, ['team:growth']));
 type Person = Extract<Actor, { type: 'person' }>;
 const responder: Person = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] };
 const viewer: Person = { type: 'person', id: 'viv@example.com', role: 'viewer', teams: [] };
-const agentToken: Actor = { type: 'agent', id: 'pause-test', scopes: ['ingest'] };
-
-/** A clock tests move by hand: time is an input, never a sleep. */
-function handClock(start = new Date()) {
-  let now = start.getTime();
-  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
-}
+const agentToken = anAgent('pause-test');
 
 const as = (actor: Actor, clock?: () => Date): CoreContext => ({ db: database.db, actor, clock });
 
@@ -40,17 +37,8 @@ async function knownStep(agent = `agent-${randomUUID().slice(0, 8)}`, step = 'se
   return { agent, step };
 }
 
-function aBegin(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
-  return {
-    taskId: `task-${randomUUID()}`,
-    agent: 'outreach',
-    owner: 'team:growth',
-    step: 'send_email',
-    content: { lead: 7 },
-    estimatedCostMicros: 1_000,
-    ...overrides,
-  };
-}
+const aBegin = (overrides: Partial<BeginStepInput> = {}): BeginStepInput =>
+  aStepInput({ step: 'send_email', estimatedCostMicros: 1_000, ...overrides });
 
 async function auditOf(pauseId: number) {
   return database.db

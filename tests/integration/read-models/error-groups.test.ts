@@ -5,6 +5,7 @@ import { getErrorGroups } from '../../../lib/queries/error-groups';
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { aFailedAttempt, anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
 
 const database = useTestDatabase();
 const now = new Date('2026-11-20T12:30:00.000Z');
@@ -63,18 +64,15 @@ beforeAll(async () => {
       anAttempt({ agent: 'mailer', step: 'send', startedAt: at(time), finishedAt: new Date(at(time).getTime() + 900) }),
     );
   // A pending dead letter of the mailbox group (another address and request, the same pattern).
-  await database.db.insert(deadLetters).values({
-    taskId: 'mail-dead',
-    agent: 'mailer',
-    step: 'send',
-    queue: 'mail',
-    payload: {},
-    reason: 'permanent_error',
-    errorClass: 'permanent',
-    lastError: '400 Bad Request: no mailbox for zed@example.org (request 77)',
-    attempts: 1,
-    spendMicros: 0,
-  });
+  await database.db.insert(deadLetters).values(
+    aDeadLetterInput({
+      taskId: 'mail-dead',
+      agent: 'mailer',
+      step: 'send',
+      queue: 'mail',
+      lastError: '400 Bad Request: no mailbox for zed@example.org (request 77)',
+    }),
+  );
 });
 
 describe('getErrorGroups', () => {

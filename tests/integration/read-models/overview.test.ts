@@ -1,14 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { ensureTaskBudget, openHold, recordAttempt, type Actor } from '../../../packages/engine/src/core';
+import { ensureTaskBudget, openHold, recordAttempt } from '../../../packages/engine/src/core';
 import { getOverview } from '../../../lib/queries/overview';
 import { stepExists } from '../../../packages/engine/src/core/kernel/known-step';
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
+import { anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 const now = new Date('2026-11-30T12:00:00Z');
-const agent: Actor = { type: 'agent', id: 'fleet', scopes: ['ingest'] };
+const agent = anAgent('fleet');
 
 /**
  * One attempt, a task of its own. A retry (attemptNumber > 1) has no attempt 1 beside it, so it fails: a failed

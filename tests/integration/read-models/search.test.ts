@@ -1,24 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  claimKey,
-  deadLetterTask,
-  ensureTaskBudget,
-  openHold,
-  recordAttempt,
-  type Actor,
-} from '../../../packages/engine/src/core';
+import { claimKey, deadLetterTask, ensureTaskBudget, openHold, recordAttempt } from '../../../packages/engine/src/core';
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { searchById, SEARCH_LIMIT_PER_KIND, soleMatch } from '../../../lib/queries/search';
 import { anAttempt } from '../../support/attempt-factory';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { anAgent } from '../../support/actors';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(database.db, ['team:payments']));
-const agent: Actor = { type: 'agent', id: 'search-worker', scopes: ['ingest'] };
+const agent = anAgent('search-worker');
 const unique = () => randomUUID().slice(0, 8);
 
 async function rollUp() {
@@ -75,19 +70,11 @@ describe('searchById', () => {
       { db: database.db, actor: agent },
       { itemType: 'task', itemId: taskId, reason: 'needs_approval', detail: 'Over the limit', owner: 'team:payments' },
     );
-    const { deadLetter } = await deadLetterTask(database.db, agent, {
-      taskId: `search-dl-${unique()}`,
-      agent: 'payments',
-      step: 'charge',
-      queue: 'payments',
-      payload: {},
-      reason: 'permanent_error',
-      errorClass: 'permanent',
-      lastError: 'card declined',
-      attempts: 1,
-      spendMicros: 0,
-      owner: 'team:payments',
-    });
+    const { deadLetter } = await deadLetterTask(
+      database.db,
+      agent,
+      aDeadLetterInput({ taskId: `search-dl-${unique()}` }),
+    );
     expect(await searchById(database.db, { term: String(hold.id), kinds: ['hold'] })).toEqual([
       {
         kind: 'hold',

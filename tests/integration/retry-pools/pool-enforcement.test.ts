@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import {
-  beginStep,
-  finishStep,
-  type Actor,
-  type BeginAnswer,
-  type CoreContext,
-} from '../../../packages/engine/src/core';
+import { beginStep, finishStep, type BeginAnswer, type CoreContext } from '../../../packages/engine/src/core';
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { breakerSettings, retryPools } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { anAgent } from '../../support/actors';
+import { aStepInput } from '../../support/step-input';
 
 const database = useTestDatabase({ maxConnections: 4 });
-const agentActor: Actor = { type: 'agent', id: 'pool-test', scopes: ['ingest'] };
+const agentActor = anAgent('pool-test');
+
+/** The finish of a begun attempt that failed with this class. */
+function failed(begun: BeginAnswer, errorClass: 'timeout' | 'rate_limited', errorText: string) {
+  if (begun.decision !== 'run') throw new Error(`expected run, got ${begun.decision}`);
+  return { key: begun.key, fencingToken: begun.fencingToken, outcome: 'failed' as const, errorClass, errorText };
+}
 
 /** Runs `work` over `items` with `width` at once. */
 async function inParallel<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -109,32 +111,12 @@ describe('fleet retry pools', () => {
   it('a step pool and its agent pool both apply; without any pool only the task allowance limits retries', async () => {
     const agent = `free-${randomUUID().slice(0, 8)}`;
     const ctx: CoreContext = { db: database.db, actor: agentActor };
-    const first = await beginStep(ctx, {
-      taskId: `${agent}-1`,
-      agent,
-      owner: 'team:growth',
-      step: 'x',
-      content: 1,
-      estimatedCostMicros: 0,
-    });
-    if (first.decision !== 'run') throw new Error('expected run');
-    await finishStep(ctx, {
-      key: first.key,
-      fencingToken: first.fencingToken,
-      outcome: 'failed',
-      errorClass: 'timeout',
-      errorText: 'slow',
-    });
-    expect(
-      await beginStep(ctx, {
-        taskId: `${agent}-1`,
-        agent,
-        owner: 'team:growth',
-        step: 'x',
-        content: 1,
-        estimatedCostMicros: 0,
-      }),
-    ).toMatchObject({ decision: 'run', attemptNumber: 2 });
+    // Task n of this agent at one step, free and retried at once.
+    const stepOf = (n: number, step: string) =>
+      aStepInput({ taskId: `${agent}-${n}`, agent, step, content: 1, estimatedCostMicros: 0 });
+    const first = await beginStep(ctx, stepOf(1, 'x'));
+    await finishStep(ctx, failed(first, 'timeout', 'slow'));
+    expect(await beginStep(ctx, stepOf(1, 'x'))).toMatchObject({ decision: 'run', attemptNumber: 2 });
 
     await database.db.insert(retryPools).values({
       agent,
@@ -144,32 +126,9 @@ describe('fleet retry pools', () => {
       windowSeconds: 60,
       updatedBy: 'person:admin@example.com',
     });
-    const y = await beginStep(ctx, {
-      taskId: `${agent}-2`,
-      agent,
-      owner: 'team:growth',
-      step: 'y',
-      content: 1,
-      estimatedCostMicros: 0,
-    });
-    if (y.decision !== 'run') throw new Error('expected run');
-    await finishStep(ctx, {
-      key: y.key,
-      fencingToken: y.fencingToken,
-      outcome: 'failed',
-      errorClass: 'rate_limited',
-      errorText: '429',
-    });
-    expect(
-      await beginStep(ctx, {
-        taskId: `${agent}-2`,
-        agent,
-        owner: 'team:growth',
-        step: 'y',
-        content: 1,
-        estimatedCostMicros: 0,
-      }),
-    ).toMatchObject({
+    const y = await beginStep(ctx, stepOf(2, 'y'));
+    await finishStep(ctx, failed(y, 'rate_limited', '429'));
+    expect(await beginStep(ctx, stepOf(2, 'y'))).toMatchObject({
       decision: 'wait',
       code: 'RETRY_BUDGET_EXHAUSTED',
     });

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { recordAttempt, simulateRetryPolicy, type Actor, type CoreContext } from '../../../packages/engine/src/core';
+import { recordAttempt, simulateRetryPolicy, type CoreContext } from '../../../packages/engine/src/core';
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 const database = useTestDatabase();
-const viewer: Actor = { type: 'person', id: 'viv@example.com', role: 'viewer', teams: [] };
+const viewer = aPerson('viewer', 'viv@example.com');
 const NOW = new Date('2026-12-02T12:00:00.000Z');
 const ctx = (): CoreContext => ({ db: database.db, actor: viewer, clock: () => NOW });
 const at = (minutes: number) => new Date(NOW.getTime() - 60 * 60_000 + minutes * 60_000);

@@ -7,34 +7,26 @@ import {
   redriveDeadLetter,
   removeStepPolicy,
   saveStepPolicy,
-  type Actor,
   type BeginStepInput,
   type CoreContext,
 } from '../../../packages/engine/src/core';
 import { auditLog, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aStepInput } from '../../support/step-input';
+import { aPerson, anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 beforeAll(() => addKnownOwners(database.db, ['team:growth']));
 
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
-const responder: Actor = { type: 'person', id: 'rex@example.com', role: 'responder', teams: [] };
-const agentToken: Actor = { type: 'agent', id: 'policy-test', scopes: ['ingest'] };
+const admin = aPerson('admin', 'ada@example.com');
+const responder = aPerson('responder', 'rex@example.com');
+const agentToken = anAgent('policy-test');
 const asAdmin = (): CoreContext => ({ db: database.db, actor: admin });
 const asAgent = (): CoreContext => ({ db: database.db, actor: agentToken });
 
-function aBegin(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
-  return {
-    taskId: `task-${randomUUID()}`,
-    agent: 'outreach',
-    owner: 'team:growth',
-    step: 'send_email',
-    content: { lead: 1 },
-    retryAllowance: 5,
-    ...overrides,
-  };
-}
+const aBegin = (overrides: Partial<BeginStepInput> = {}): BeginStepInput =>
+  aStepInput({ step: 'send_email', content: { lead: 1 }, retryAllowance: 5, ...overrides });
 
 /** Begins the step and fails it with this class; returns the finish's answer. */
 async function failOnce(begin: BeginStepInput, errorClass: 'transient' | 'rate_limited' = 'transient') {

@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clearHold, ensureTaskBudget, finishTask, runStep, type Actor } from '../../../packages/engine/src/core';
+import { clearHold, ensureTaskBudget, finishTask, runStep } from '../../../packages/engine/src/core';
 import { freezeIdleTasks } from '../../../packages/engine/src/core/holds/freeze-idle-tasks';
 import { runDueSweeps } from '../../../packages/engine/src/scheduler/sweeps';
 import { holds, retryPoolUsage, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson, anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(database.db, ['person:owner@example.com']));
-const owner: Actor = { type: 'person', id: 'owner@example.com', role: 'viewer', teams: ['payments'] };
-const agent: Actor = { type: 'agent', id: 'x', scopes: ['ingest'] };
+const owner = aPerson('viewer', 'owner@example.com', ['payments']);
+const agent = anAgent('x');
 
 async function idleTask(days: number) {
   const taskId = `task-${randomUUID()}`;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumArgs, chromiumExecutablePath } from '../../../e2e/support/browser';
 import { SESSION_COOKIE } from '../../../lib/auth/session-token';
 import { createDeadLetter, createPerson, type FactoryPerson } from '../../../e2e/support/factories';
-import { ensureTaskBudget, finishTask, openHold, type Actor } from '../../../packages/engine/src/core';
+import { ensureTaskBudget, finishTask, openHold } from '../../../packages/engine/src/core';
 import { readRenewableLease } from '../../../packages/engine/src/core/leases/renewable-lease';
 import { connectDatabase, type DatabaseConnection } from '../../../packages/engine/src/db/client';
 import { APP_ROLE } from '../../../packages/engine/src/db/database-roles';
@@ -13,6 +13,7 @@ import { ensureProductionBuild } from '../../../scripts/lib/production-build';
 import { DEMO_FLEET_LEASE } from '../../../scripts/lib/demo-fleet';
 import { startHoldfastServer, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
+import { anAgent } from '../../support/actors';
 
 /**
  * Two production servers (`scripts/start.ts`, as a process manager runs it) on
@@ -22,7 +23,7 @@ import { useTestDatabase } from '../../support/test-database';
 const database = useTestDatabase();
 const projectRoot = path.resolve(import.meta.dirname, '../../..');
 const sessionSecret = randomBytes(32).toString('hex');
-const agent: Actor = { type: 'agent', id: 'multi-instance', scopes: ['ingest'] };
+const agent = anAgent('multi-instance');
 const HOLDS_PER_BATCH = 5;
 
 let connection: DatabaseConnection;

@@ -3,13 +3,7 @@ import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumArgs, chromiumExecutablePath } from '../../../e2e/support/browser';
-import {
-  createApiToken,
-  ensureTaskBudget,
-  openHold,
-  recordAttempt,
-  type Actor,
-} from '../../../packages/engine/src/core';
+import { createApiToken, ensureTaskBudget, openHold, recordAttempt } from '../../../packages/engine/src/core';
 import { connectDatabase, type DatabaseConnection } from '../../../packages/engine/src/db/client';
 import { APP_ROLE, OWNER_ROLE, prepareDatabaseRoles, urlForRole } from '../../../packages/engine/src/db/database-roles';
 import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
@@ -22,6 +16,7 @@ import { ensureProductionBuild } from '../../../scripts/lib/production-build';
 import { startHoldfastServer, type HoldfastServer } from '../../support/holdfast-server';
 import { type Cluster, createReplicaPair, replicaUnavailableReason } from '../../support/replica-cluster';
 import { anAttempt } from '../../support/attempt-factory';
+import { aPerson, anAgent } from '../../support/actors';
 
 /**
  * A real streaming replica (Debian's PostgreSQL 15: initdb, pg_basebackup -R,
@@ -34,8 +29,8 @@ if (unavailable) console.log(`Skipping the read-replica tests: ${unavailable}`);
 
 const projectRoot = path.resolve(import.meta.dirname, '../../..');
 const proxySecret = randomBytes(24).toString('hex');
-const agent: Actor = { type: 'agent', id: 'replica-test', scopes: ['ingest'] };
-const admin: Actor = { type: 'person', id: 'replica-admin@holdfast.local', role: 'admin', teams: [] };
+const agent = anAgent('replica-test');
+const admin = aPerson('admin', 'replica-admin@holdfast.local');
 /** What an SSO proxy in front of Holdfast sends with an admin's request. */
 const adminHeaders = {
   'x-holdfast-proxy-secret': proxySecret,

@@ -6,7 +6,6 @@ import {
   runStep,
   saveStepPolicy,
   setPause,
-  type Actor,
   type BeginStepInput,
   type CoreContext,
 } from '../../../packages/engine/src/core';
@@ -14,29 +13,29 @@ import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { attempts, deadLetters, holds, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aStepInput } from '../../support/step-input';
+import { aPerson } from '../../support/actors';
 
 /**
  * A new task's row is made by its first begin, in the begin's transaction with the claim
  * (packages/engine/src/core/steps/new-task.ts): these are the promises that move kept, whatever path the begin takes.
  */
 const database = useTestDatabase({ maxConnections: 24 });
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'ada@example.com');
 const at = new Date('2026-12-03T10:00:00.000Z');
 const ctx = (): CoreContext => ({ db: database.db, clock: () => at });
 
 beforeAll(() => addKnownOwners(database.db, ['team:support']));
 
-function aStep(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
-  return {
-    taskId: `task-${randomUUID()}`,
+const aStep = (overrides: Partial<BeginStepInput> = {}): BeginStepInput =>
+  aStepInput({
     agent: `agent-${randomUUID().slice(0, 8)}`,
     owner: 'team:support',
     step: 'reply',
     content: { ticket: 9 },
     estimatedCostMicros: 1_000,
     ...overrides,
-  };
-}
+  });
 
 async function taskRow(taskId: string) {
   const [row] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, taskId));

@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  beginStep,
-  finishStep,
-  type Actor,
-  type BeginStepInput,
-  type CoreContext,
-} from '../../../packages/engine/src/core';
+import { beginStep, finishStep, type BeginStepInput, type CoreContext } from '../../../packages/engine/src/core';
 import { attempts, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { getStepStats } from '../../../lib/queries/step-stats';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { anAgent } from '../../support/actors';
 
 /**
  * A step run in a loop (the protocol's `iteration`): each pass is its own
@@ -20,7 +15,7 @@ import { useTestDatabase } from '../../support/test-database';
  */
 const database = useTestDatabase();
 beforeAll(() => addKnownOwners(database.db, ['team:growth']));
-const agent: Actor = { type: 'agent', id: 'looped-steps', scopes: ['ingest'] };
+const agent = anAgent('looped-steps');
 /** One instant for every call: passes that begin in the same millisecond must not collide. */
 const NOW = new Date();
 const ctx = (): CoreContext => ({ db: database.db, actor: agent, clock: () => NOW });

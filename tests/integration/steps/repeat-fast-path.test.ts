@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { beginStep, runStep, type Actor, type RunStepInput } from '../../../packages/engine/src/core';
@@ -7,20 +6,13 @@ import { attempts, holds, idempotencyKeys } from '../../../packages/engine/src/d
 import { deriveKey } from '@holdfast/protocol/keys/derive-key';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aStepInput } from '../../support/step-input';
 
 const database = useTestDatabase();
 beforeAll(() => addKnownOwners(database.db, ['team:growth']));
 
-function aStep(overrides: Partial<RunStepInput> = {}): RunStepInput {
-  return {
-    taskId: `task-${randomUUID()}`,
-    agent: 'outreach',
-    owner: 'team:growth',
-    step: 'draft_email',
-    content: { lead: 42 },
-    ...overrides,
-  };
-}
+const aStep = (overrides: Partial<RunStepInput> = {}): RunStepInput =>
+  aStepInput({ content: { lead: 42 }, ...overrides });
 
 /** The key's row as stored, with the transaction that last wrote it (xmin): a repeat that writes would change it. */
 async function keyRow(input: RunStepInput) {

@@ -6,6 +6,7 @@ import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { attempts, deadLetters, holds, idempotencyKeys, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aStepInput } from '../../support/step-input';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
@@ -13,17 +14,8 @@ beforeAll(() => addKnownOwners(database.db, ['team:growth']));
 const ctx = () => ({ db: database.db });
 const noWait = { baseDelayMs: 1, maxDelayMs: 1 };
 
-function aStep(overrides: Partial<RunStepInput> = {}): RunStepInput {
-  return {
-    taskId: `task-${randomUUID()}`,
-    agent: 'outreach',
-    owner: 'team:growth',
-    step: 'draft_email',
-    content: { lead: 42 },
-    retryAllowance: 3,
-    ...overrides,
-  };
-}
+const aStep = (overrides: Partial<RunStepInput> = {}): RunStepInput =>
+  aStepInput({ content: { lead: 42 }, retryAllowance: 3, ...overrides });
 
 async function countRows(table: typeof deadLetters | typeof holds, taskOrItem: { taskId?: string; itemId?: string }) {
   if (table === deadLetters) {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,29 +5,22 @@ import {
   claimRedrives,
   finishStep,
   redriveDeadLetter,
-  type Actor,
   type BeginStepInput,
   type CoreContext,
 } from '../../../packages/engine/src/core';
 import { attempts, deadLetters, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
+import { aStepInput } from '../../support/step-input';
+import { aPerson, anAgent } from '../../support/actors';
 
 /** Two documented promises of the step protocol, checked as an agent would meet them. */
 const database = useTestDatabase();
-const agent: Actor = { type: 'agent', id: 'promises-test', scopes: ['ingest'] };
-const responder: Actor = { type: 'person', id: 'rae@example.com', role: 'responder', teams: [] };
+const agent = anAgent('promises-test');
+const responder = aPerson('responder', 'rae@example.com');
 const ctx = (): CoreContext => ({ db: database.db, actor: agent });
 
-function aStep(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
-  return {
-    taskId: `task-${randomUUID()}`,
-    agent: 'billing',
-    owner: 'team:billing',
-    step: 'a',
-    content: { order: 7 },
-    ...overrides,
-  };
-}
+const aStep = (overrides: Partial<BeginStepInput> = {}): BeginStepInput =>
+  aStepInput({ agent: 'billing', owner: 'team:billing', step: 'a', content: { order: 7 }, ...overrides });
 
 async function budgetOf(taskId: string) {
   const [budget] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, taskId));

@@ -13,24 +13,17 @@ import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { attempts, deadLetters, holds, idempotencyKeys, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aStepInput } from '../../support/step-input';
+import { anAgent } from '../../support/actors';
 
 const database = useTestDatabase({ maxConnections: 12 });
 // The owners its agents name are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(database.db, ['team:growth']));
-const agent: Actor = { type: 'agent', id: 'engine-test', scopes: ['ingest'] };
+const agent = anAgent('engine-test');
 const ctx = (clock?: () => Date): CoreContext => ({ db: database.db, actor: agent, clock });
 
-function aStep(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
-  return {
-    taskId: `task-${randomUUID()}`,
-    agent: 'outreach',
-    owner: 'team:growth',
-    step: 'draft_email',
-    content: { lead: 7 },
-    estimatedCostMicros: 1_000,
-    ...overrides,
-  };
-}
+const aStep = (overrides: Partial<BeginStepInput> = {}): BeginStepInput =>
+  aStepInput({ estimatedCostMicros: 1_000, ...overrides });
 
 async function budgetOf(taskId: string) {
   const [budget] = await database.db.select().from(taskBudgets).where(eq(taskBudgets.taskId, taskId));

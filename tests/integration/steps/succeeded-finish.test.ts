@@ -11,6 +11,7 @@ import {
 import { attempts, breakerSlices, idempotencyKeys, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
+import { aStepInput } from '../../support/step-input';
 
 /**
  * A succeeded finish settles in one statement with no transaction around it (packages/engine/src/core/steps/finish-writes.ts)
@@ -22,9 +23,8 @@ const at = new Date('2026-12-03T11:00:00.000Z');
 const later = new Date(at.getTime() + 1_500);
 beforeAll(() => addKnownOwners(database.db, ['team:ops']));
 
-function aStep(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
-  return {
-    taskId: `task-${randomUUID()}`,
+const aStep = (overrides: Partial<BeginStepInput> = {}): BeginStepInput =>
+  aStepInput({
     agent: 'reporter',
     owner: 'team:ops',
     step: 'publish',
@@ -32,8 +32,7 @@ function aStep(overrides: Partial<BeginStepInput> = {}): BeginStepInput {
     downstream: `cms-${randomUUID().slice(0, 6)}`,
     estimatedCostMicros: 2_000,
     ...overrides,
-  };
-}
+  });
 
 async function begun(input: BeginStepInput, actor?: Actor) {
   const answer = await beginStep({ db: database.db, actor, clock: () => at }, input);

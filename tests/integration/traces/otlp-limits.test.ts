@@ -4,9 +4,10 @@ import { gzipSync } from 'node:zlib';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { NextRequest } from 'next/server';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { createApiToken } from '../../../packages/engine/src/core';
 import { OTLP_LIMITS } from '../../../packages/engine/src/traces/otlp-limits';
 import { useApi } from '../../support/api-harness';
+import { aPerson } from '../../support/actors';
 
 /**
  * The limits of one OTLP/HTTP traces request (packages/engine/src/traces/otlp-limits.ts, docs/agents/opentelemetry.md "Limits"):
@@ -15,7 +16,7 @@ import { useApi } from '../../support/api-harness';
  * lock alone never holds back another exporter's. The receiver's handler, in-process, on a database of its own.
  */
 const api = useApi();
-const admin: Actor = { type: 'person', id: 'admin@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'admin@example.com');
 type Handler = (request: NextRequest) => Promise<Response>;
 let receive: Handler;
 let token = '';

@@ -9,12 +9,13 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { createApiToken } from '../../../packages/engine/src/core';
 import { connectDatabase, type DatabaseConnection } from '../../../packages/engine/src/db/client';
 import { findFreePort } from '../../../packages/engine/src/db/embedded-postgres';
 import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
 import { createKillablePostgres, type KillablePostgres, waitFor } from '../../../scripts/ci/faults/killable-postgres';
 import { type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
+import { aPerson } from '../../support/actors';
 
 /**
  * PostgreSQL going away under a running Holdfast (the production server) while
@@ -25,7 +26,7 @@ import { type HoldfastServer, startHoldfastServer } from '../../support/holdfast
  * The exporter talks to the server through a small proxy that records every
  * exchange and can hold a request back while the test looks at the database.
  */
-const admin: Actor = { type: 'person', id: 'oncall@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'oncall@example.com');
 let folder: string;
 let postgres: KillablePostgres;
 let library: DatabaseConnection;

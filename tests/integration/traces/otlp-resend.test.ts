@@ -10,10 +10,11 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { createApiToken } from '../../../packages/engine/src/core';
 import { priceCall } from '../../../packages/engine/src/core/pricing/price-call';
 import { type HoldfastServer, startServerOn } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 /**
  * A model call's HTTP tries as its attempts (`http.request.resend_count`): a `chat` span whose HTTP
@@ -23,7 +24,7 @@ import { useTestDatabase } from '../../support/test-database';
  * either order, sent twice, and at once.
  */
 const database = useTestDatabase();
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'ada@example.com');
 let server: HoldfastServer;
 const tokens = { traces: '', otherAgent: '' };
 

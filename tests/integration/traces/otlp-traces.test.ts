@@ -7,10 +7,11 @@ import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-t
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SimpleSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken, recordAttempt } from '../../../packages/engine/src/core';
+import { createApiToken, recordAttempt } from '../../../packages/engine/src/core';
 import { dropAttemptPartitionsBefore } from '../../../packages/engine/src/db/attempt-partitions';
 import { startServerOn, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
+import { aPerson } from '../../support/actors';
 
 /**
  * The official OpenTelemetry JS SDK exporting to a running Holdfast (the
@@ -18,7 +19,7 @@ import { useTestDatabase } from '../../support/test-database';
  * spans of a scripted agent become exactly the attempts they stand for.
  */
 const database = useTestDatabase();
-const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+const admin = aPerson('admin', 'ada@example.com');
 let server: HoldfastServer;
 const tokens = { traces: '', limited: '', ingestOnly: '' };
 

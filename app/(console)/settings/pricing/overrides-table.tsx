@@ -1,8 +1,8 @@
-import Link from 'next/link';
+import { EditAndDeleteCell } from '@/components/console/edit-and-delete';
 import { EmptyState } from '@/components/ui/empty-state';
 import { stacked } from '@/components/ui/stacked-rows';
 import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/table';
-import { Moment } from '@/components/ui/time';
+import { MomentBy } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import type { PriceOverrideRow } from '@/lib/queries/pricing-settings';
 import { DeleteOverride } from './delete-override';
@@ -95,26 +95,12 @@ export function OverridesTable({
               </Cell>
               <Cell className={`text-[12px] text-muted ${stacked.cell}`} data-label="Updated">
                 {/* Wide enough for a person's address on one line: a long model takes the rest of the row. */}
-                <span className="block min-w-0 md:min-w-48">
-                  <span className="block whitespace-nowrap">
-                    <Moment value={row.updatedAt} />
-                  </span>
-                  <span className="block [overflow-wrap:anywhere]">{row.updatedBy}</span>
-                </span>
+                <MomentBy at={row.updatedAt} by={row.updatedBy} className="block min-w-0 md:min-w-48" />
               </Cell>
               {manage ? (
-                <Cell className={stacked.controls}>
-                  <div className="flex flex-col items-start gap-1 max-md:flex-row max-md:flex-wrap max-md:gap-x-4">
-                    <Link
-                      href={editHref(row)}
-                      className="text-[12px] text-accent hover:underline"
-                      aria-label={`Edit the override for ${name}`}
-                    >
-                      Edit
-                    </Link>
-                    <DeleteOverride provider={row.provider} model={row.model} headingId={headingId} />
-                  </div>
-                </Cell>
+                <EditAndDeleteCell editHref={editHref(row)} editLabel={`Edit the override for ${name}`}>
+                  <DeleteOverride provider={row.provider} model={row.model} headingId={headingId} />
+                </EditAndDeleteCell>
               ) : null}
             </tr>
           );

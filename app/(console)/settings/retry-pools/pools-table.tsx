@@ -1,8 +1,8 @@
-import Link from 'next/link';
+import { EditAndDeleteCell } from '@/components/console/edit-and-delete';
 import { ALL_STEPS, formatWindow, poolScope } from '@/components/retry-pools/pool-format';
 import { PoolLevelBar } from '@/components/retry-pools/pool-level-bar';
 import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/table';
-import { Moment } from '@/components/ui/time';
+import { MomentBy } from '@/components/ui/time';
 import { formatCount } from '@/lib/console/format';
 import type { RetryPoolRow } from '@/lib/queries/retry-pools';
 import { stacked } from '@/components/ui/stacked-rows';
@@ -95,26 +95,15 @@ export function PoolsTable({
               {formatCount(pool.refusals24h)}
             </Cell>
             <Cell className={`text-[12px] text-muted ${stacked.cell}`} data-label="Updated">
-              <span className="min-w-0">
-                <span className="block whitespace-nowrap">
-                  <Moment value={pool.updatedAt} />
-                </span>
-                <span className="block [overflow-wrap:anywhere]">{pool.updatedBy}</span>
-              </span>
+              <MomentBy at={pool.updatedAt} by={pool.updatedBy} />
             </Cell>
             {manage ? (
-              <Cell className={stacked.controls}>
-                <div className="flex flex-col items-start gap-1 max-md:flex-row max-md:flex-wrap max-md:gap-x-4">
-                  <Link
-                    href={`/settings/retry-pools?edit=${pool.id}#pool-form`}
-                    className="text-[12px] text-accent hover:underline"
-                    aria-label={`Edit the pool of ${poolScope(pool)}`}
-                  >
-                    Edit
-                  </Link>
-                  <DeletePool poolId={pool.id} scope={poolScope(pool)} headingId={headingId} />
-                </div>
-              </Cell>
+              <EditAndDeleteCell
+                editHref={`/settings/retry-pools?edit=${pool.id}#pool-form`}
+                editLabel={`Edit the pool of ${poolScope(pool)}`}
+              >
+                <DeletePool poolId={pool.id} scope={poolScope(pool)} headingId={headingId} />
+              </EditAndDeleteCell>
             ) : null}
           </tr>
         ))}

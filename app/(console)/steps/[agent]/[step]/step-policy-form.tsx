@@ -9,6 +9,7 @@ import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { retriableClasses } from '@holdfast/protocol/inputs/step-policy-input';
 import { removeStepPolicyAction, saveStepPolicyAction } from './policy-actions';
+import { ReasonField } from '@/components/console/reason-field';
 
 export interface PolicyOverride {
   maxAttempts: number | null;
@@ -99,14 +100,7 @@ export function StepPolicyForm({
         ))}
         {errors?.retriedClasses ? <span className="text-danger">{errors.retriedClasses.join('; ')}</span> : null}
       </fieldset>
-      <Field
-        label="Reason"
-        id={`${id}-reason`}
-        error={errors?.reason}
-        className="w-full min-w-0 sm:w-auto sm:min-w-64 sm:flex-1"
-      >
-        <Input name="reason" required size="sm" placeholder="Why (kept in the audit log)" />
-      </Field>
+      <ReasonField id={id} error={errors?.reason} />
       <Button type="submit" name="intent" value="save" pending={pending} pendingLabel="Saving…">
         Save override
       </Button>

@@ -18,23 +18,12 @@ async function endRampsOf(
 test('a responder pauses a step from its page, its agent waits, and a resume with a ramp is announced and audited', async ({
   page,
   database,
-  recordAttempts,
+  seeStep,
   expectAccessible,
 }) => {
   const agent = uniqueId('e2e-pause');
   const step = 'send_email';
-  const startedAt = new Date(Date.now() - 5 * 60_000);
-  await recordAttempts([
-    {
-      taskId: uniqueId('task'),
-      agent,
-      step,
-      attemptNumber: 1,
-      startedAt,
-      finishedAt: new Date(startedAt.getTime() + 800),
-      outcome: 'succeeded',
-    },
-  ]);
+  await seeStep(agent, step);
   try {
     await page.goto(`/steps/${agent}/${step}`);
     const section = page.getByTestId('step-pauses');
@@ -147,14 +136,11 @@ test('pausing a downstream nobody named yet is allowed, and a bad form names its
 test('an open breaker shows on the Pauses page and its step page; admins change the settings, audited', async ({
   page,
   database,
-  recordAttempts,
+  seeStep,
 }) => {
   const agent = uniqueId('e2e-breaker');
   const step = 'charge_card';
-  const startedAt = new Date(Date.now() - 5 * 60_000);
-  await recordAttempts([
-    { taskId: uniqueId('task'), agent, step, attemptNumber: 1, startedAt, finishedAt: startedAt, outcome: 'succeeded' },
-  ]);
+  await seeStep(agent, step);
   const target = `step:${agent}/${step}`;
   // As the finish path leaves it when a storm trips it (tests/integration/breakers covers that path).
   await database.db.execute(sql`

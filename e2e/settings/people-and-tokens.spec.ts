@@ -171,6 +171,35 @@ test('revoking a token asks first, naming it; confirming revokes it, removes its
   expect(response.status()).toBe(401);
 });
 
+test("a token's rate limit is set when it is created and changed in its row; a bad number is named and nothing saved", async ({
+  page,
+  database,
+}) => {
+  const name = `limited-${randomUUID().slice(0, 8)}`;
+  await page.goto('/settings/tokens');
+  const form = page.getByTestId('create-token-form');
+  await form.getByLabel('Used by').fill(name);
+  await form.getByLabel('Requests a second').fill('2.5');
+  await form.getByLabel('Burst').fill('7');
+  await form.getByRole('button', { name: 'Create token' }).click();
+  await expect(toasts(page)).toContainText(`Token created for ${name}`);
+  const stored = async () => (await database.db.select().from(apiTokens).where(eq(apiTokens.name, name)))[0];
+  expect(await stored()).toMatchObject({ ratePerSecond: 2.5, rateBurst: 7 });
+
+  const row = page.getByTestId(`token-row-${name}`);
+  await expect(row.getByLabel(`Requests a second for ${name}`)).toHaveValue('2.5');
+  await row.getByLabel(`Burst for ${name}`).fill('-3');
+  await row.getByRole('button', { name: `Save the rate limit of ${name}` }).click();
+  await expect(row).toContainText('Check the numbers marked above.');
+  expect(await stored()).toMatchObject({ ratePerSecond: 2.5, rateBurst: 7 });
+
+  await row.getByLabel(`Requests a second for ${name}`).fill('');
+  await row.getByLabel(`Burst for ${name}`).fill('20');
+  await row.getByRole('button', { name: `Save the rate limit of ${name}` }).click();
+  await expect(toasts(page)).toContainText(`Rate limit of ${name} saved`);
+  expect(await stored()).toMatchObject({ ratePerSecond: null, rateBurst: 20 });
+});
+
 test('retry pools: saving and deleting a pool announce it and keep focus', async ({ page }) => {
   const agent = `e2e-feedback-${randomUUID().slice(0, 8)}`;
   await page.goto('/settings/retry-pools');

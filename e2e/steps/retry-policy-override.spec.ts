@@ -5,15 +5,12 @@ import { expect, signInAs, test } from '../support/fixtures';
 test('an admin overrides a step’s retry policy live from its page, and removes the override; both audited', async ({
   page,
   database,
-  recordAttempts,
+  seeStep,
   expectAccessible,
 }) => {
   const agent = uniqueId('e2e-policy');
   const step = 'send_email';
-  const startedAt = new Date(Date.now() - 5 * 60_000);
-  await recordAttempts([
-    { taskId: uniqueId('task'), agent, step, attemptNumber: 1, startedAt, finishedAt: startedAt, outcome: 'succeeded' },
-  ]);
+  await seeStep(agent, step);
   await page.goto(`/steps/${agent}/${step}`);
   const section = page.getByTestId('step-policy');
   await expect(section.getByRole('heading', { name: 'Retry policy' })).toBeVisible();
@@ -41,20 +38,9 @@ test('an admin overrides a step’s retry policy live from its page, and removes
   await expect(section.getByRole('heading', { name: 'Retry policy', exact: true })).toBeVisible();
 });
 
-test('a responder sees the step’s policy but not the form to change it', async ({ page, recordAttempts }) => {
+test('a responder sees the step’s policy but not the form to change it', async ({ page, seeStep }) => {
   const agent = uniqueId('e2e-policy');
-  const startedAt = new Date(Date.now() - 5 * 60_000);
-  await recordAttempts([
-    {
-      taskId: uniqueId('task'),
-      agent,
-      step: 'plan',
-      attemptNumber: 1,
-      startedAt,
-      finishedAt: startedAt,
-      outcome: 'succeeded',
-    },
-  ]);
+  await seeStep(agent, 'plan');
   await signInAs(page, 'responder');
   await page.goto(`/steps/${agent}/plan`);
   await expect(page.getByTestId('step-policy')).toContainText('Classes retried');

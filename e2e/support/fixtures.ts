@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
 import { test as base, type BrowserContext, expect, type Page, request } from '@playwright/test';
@@ -66,6 +67,8 @@ interface WorkerFixtures {
   /** The database behind the server under test, for factories and independent checks. */
   database: DatabaseConnection;
   recordAttempts: (inputs: RecordAttemptInput[]) => Promise<void>;
+  /** Makes a step known to the console: one succeeded attempt of a task of its own, five minutes ago. */
+  seeStep: (agent: string, step: string) => Promise<void>;
 }
 
 export const test = base.extend<Fixtures, WorkerFixtures>({
@@ -122,6 +125,18 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
         // Reports for hours already rolled up show once the next rollup pass runs
         // (within a minute under `npm start`); run that pass now rather than wait.
         await rollUpAttempts(database.db, { now: new Date(), retentionFloor: new Date(Date.now() - 30 * 86_400_000) });
+      });
+    },
+    { scope: 'worker' },
+  ],
+
+  seeStep: [
+    async ({ recordAttempts }, use) => {
+      await use(async (agent, step) => {
+        const startedAt = new Date(Date.now() - 5 * 60_000);
+        const finishedAt = new Date(startedAt.getTime() + 800);
+        const taskId = `task-${randomUUID()}`;
+        await recordAttempts([{ taskId, agent, step, attemptNumber: 1, startedAt, finishedAt, outcome: 'succeeded' }]);
       });
     },
     { scope: 'worker' },

@@ -1,6 +1,6 @@
 import 'server-only';
 import type { NextRequest } from 'next/server';
-import { type Action, type Actor, type AuthenticatedToken, type CoreContext, decide } from '@holdfast/engine/core';
+import type { Action, Actor, AuthenticatedToken, CoreContext } from '@holdfast/engine/core';
 import { corePolicyFrom, getEnvironment } from '@holdfast/engine/env';
 import { authenticateAgent } from './api-auth';
 import { getClock, getDb } from './db';

@@ -2,8 +2,8 @@ import { NextRequest } from 'next/server';
 import { afterAll, beforeAll } from 'vitest';
 import { createApiToken, type Actor } from '../../packages/engine/src/core';
 import { createHoldfastClient } from '@holdfast/client';
-import type { DatabaseConnection } from '../../packages/engine/src/db/client';
 import { useTestDatabase } from './test-database';
+import { closeAppDatabase } from './app-database';
 
 type Handler = (request: NextRequest) => Promise<Response>;
 
@@ -58,11 +58,7 @@ export function useApi() {
       await createApiToken({ db: database.db, actor: admin }, { name: 'contract-read', scopes: ['read'] })
     ).token;
   });
-  afterAll(async () => {
-    const holder = globalThis as typeof globalThis & { holdfastDatabase?: DatabaseConnection };
-    await holder.holdfastDatabase?.close();
-    holder.holdfastDatabase = undefined;
-  });
+  afterAll(closeAppDatabase);
 
   const fetchInProcess: typeof fetch = async (input, init) => {
     const request = new NextRequest(

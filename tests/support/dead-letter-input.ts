@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DeadLetterTaskInput } from '../../packages/engine/src/core';
+import type { deadLetters } from '../../packages/engine/src/db/schema';
 
 /**
  * A dead letter as an agent reports it, for a task of its own: a card declined for good on the payments queue.
@@ -20,4 +21,28 @@ export function aDeadLetterInput(fields: Partial<DeadLetterTaskInput> = {}): Dea
     owner: 'team:payments',
     ...fields,
   };
+}
+
+/**
+ * `count` dead letters of one queue as rows to insert set-based: retries ran out on a card network's 503s, each
+ * its own task. `fields(index)` changes what a test is about.
+ */
+export function retriedOutRows<Fields extends object = Partial<typeof deadLetters.$inferInsert>>(
+  queue: string,
+  count: number,
+  fields: (index: number) => Fields = () => ({}) as Fields,
+) {
+  return Array.from({ length: count }, (_, index) => ({
+    taskId: `${queue}-task-${index}-${randomUUID()}`,
+    agent: 'payments',
+    step: 'charge',
+    queue,
+    payload: { index },
+    reason: 'retry_ceiling' as const,
+    errorClass: 'transient' as const,
+    lastError: `503 from the card network (${index})`,
+    attempts: 3,
+    spendMicros: 1_500,
+    ...fields(index),
+  }));
 }

@@ -21,6 +21,7 @@ import {
 } from '../../support/mcp-gateway-process';
 import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-test-server';
 import { useTestDatabase } from '../../support/test-database';
+import { issueToken } from '../../support/api-tokens';
 
 /**
  * Who the MCP gateway believes a caller is (issue 44): over HTTP a client
@@ -47,8 +48,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   await addKnownOwners(database.db, [OWNER]);
-  token = (await createApiToken({ db: database.db, actor: SWEEPER }, { name: 'mcp gateway', scopes: ['ingest'] }))
-    .token;
+  ({ token } = await issueToken(database.db, { name: 'mcp gateway' }));
   upstream = await startTestMcpServer();
   holdfast = await startHoldfastServer({ env: demoServerEnv(database) });
 }, 300_000);

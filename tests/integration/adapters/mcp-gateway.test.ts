@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken, SWEEPER } from '../../../packages/engine/src/core';
 import { retryPools } from '../../../packages/engine/src/db/schema';
 import { identifyCall, stepNameOf } from '../../../packages/client/src/adapters/mcp/call-identity';
 import { hashContent } from '@holdfast/protocol/keys/derive-key';
@@ -23,6 +22,7 @@ import {
 } from '../../support/mcp-gateway-process';
 import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-test-server';
 import { useTestDatabase } from '../../support/test-database';
+import { issueToken } from '../../support/api-tokens';
 
 /**
  * The MCP gateway (packages/client/src/adapters/mcp) between a real MCP server written with
@@ -72,8 +72,7 @@ const gatewayArgs = (...extra: string[]) => [
 beforeAll(async () => {
   await addKnownOwners(database.db, [OWNER]);
   // The step endpoints (begin, finish) and opening a hold are the ingest scope's (packages/engine/src/core/identity/authorization.ts).
-  token = (await createApiToken({ db: database.db, actor: SWEEPER }, { name: 'mcp gateway test', scopes: ['ingest'] }))
-    .token;
+  ({ token } = await issueToken(database.db, { name: 'mcp gateway test' }));
   upstream = await startTestMcpServer();
   holdfast = await startHoldfastServer({ env: demoServerEnv(database) });
 }, 300_000);

@@ -6,10 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliverDueAlerts } from '../../../packages/engine/src/alerts/deliver';
 import type { WebhookBody } from '../../../packages/engine/src/alerts/messages';
 import { createSigningSecret, verifySignature } from '../../../packages/engine/src/alerts/signature';
-import { recordAttempt } from '../../../packages/engine/src/core';
 import { ensureTaskBudget } from '../../../packages/engine/src/core/budgets/task-budget';
 import { deadLetterTask } from '../../../packages/engine/src/core/dead-letters/dead-letter-task';
-import { openHold } from '../../../packages/engine/src/core/holds/open-hold';
 import { clearHold } from '../../../packages/engine/src/core/hold-clearing/clear-hold';
 import { claimKey } from '../../../packages/engine/src/core/keys/claim-key';
 import { acquireSlot } from '../../../packages/engine/src/core/slots/slot-lock';
@@ -29,6 +27,8 @@ import { runAlertPasses } from '../../../scripts/lib/sweep-loop';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 import { aPerson, anAgent } from '../../support/actors';
+import { openTaskHold } from '../../support/task-holds';
+import { recordRetryTraffic } from '../../support/retry-traffic';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
@@ -114,16 +114,6 @@ async function addChannel(options: { kind?: AlertChannelKind; team?: string } = 
   return { ...channel!, path };
 }
 
-async function openTaskHold(owner: string, detail = 'approve the refund') {
-  const taskId = `task-${randomUUID()}`;
-  await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner });
-  const { hold } = await openHold(
-    { db: database.db, actor: agent },
-    { itemType: 'task', itemId: taskId, reason: 'needs_approval', detail, owner },
-  );
-  return hold;
-}
-
 /** The receiver is on loopback: the operator's allow-list lets alerts reach it (the outbound rule stays on). */
 const outbound = { allowedHosts: '127.0.0.1' };
 
@@ -134,33 +124,15 @@ const tick = (now: Date) => runAlertPasses(ctx(), { now, publicUrl, outbound });
  * `count` attempts of a step costing 100 each, `retries` of them retries, `hoursBack` before `start`. The retries
  * failed, so each one's cost is retry spend (a succeeded retry would add its first attempt's, none here).
  */
-async function attempts(step: string, hoursBack: number, count: number, retries: number) {
-  for (let index = 0; index < count; index++) {
-    const startedAt = new Date(start.getTime() - (hoursBack - index * 0.01) * 3_600_000);
-    await recordAttempt(
-      { db: database.db, clock: () => start },
-      {
-        taskId: `${step}-${hoursBack}-${index}`,
-        agent: 'fleet',
-        step,
-        attemptNumber: index < retries ? 2 : 1,
-        ...(index < retries
-          ? { outcome: 'failed' as const, errorClass: 'transient' as const, errorText: '503 from the provider' }
-          : { outcome: 'succeeded' as const }),
-        costMicros: 100,
-        startedAt,
-        finishedAt: new Date(startedAt.getTime() + 10),
-      },
-    );
-  }
-}
+const attempts = (step: string, hoursBack: number, count: number, retries: number) =>
+  recordRetryTraffic(database.db, { agent: 'fleet', step, now: start, hoursBack, count, retries });
 
 /** One condition of every kind, holding at `start`. */
 async function makeEveryKindHold() {
   for (let day = 1; day <= 7; day++) await attempts('jumpy', 24 + day * 24 - 12, 20, 1);
   await attempts('jumpy', 6, 20, 10);
 
-  const paymentsHold = await openTaskHold('team:payments');
+  const paymentsHold = await openTaskHold(database.db, agent, 'team:payments');
 
   await database.db
     .update(alertRules)
@@ -297,12 +269,12 @@ describe('alert delivery to a real receiver', () => {
     // One hold before each of the first ticks, half an hour apart: each is a notification of its own
     // (holds opened within 10 minutes of each other are coalesced: alerts-coalescing.test.ts).
     receiver.answer = () => 503;
-    const holds = [await openTaskHold('team:payments')];
+    const holds = [await openTaskHold(database.db, agent, 'team:payments')];
     await tick(hoursLater(1));
-    holds.push(await openTaskHold('team:payments'));
+    holds.push(await openTaskHold(database.db, agent, 'team:payments'));
     await tick(hoursLater(1.5));
     await clearHold({ db: database.db, actor: oncall }, { holdId: holds[0]!.id, resolution: 'discard', note: 'gone' });
-    holds.push(await openTaskHold('team:payments'));
+    holds.push(await openTaskHold(database.db, agent, 'team:payments'));
     await receiver.close();
     await tick(hoursLater(2));
     await tick(hoursLater(3));
@@ -355,7 +327,7 @@ describe('alert delivery to a real receiver', () => {
   it('does not retry a 400, marks the channel failing with the status, and a later success clears the mark', async () => {
     const channel = await addChannel();
     receiver.answer = () => 400;
-    const hold = await openTaskHold('team:payments');
+    const hold = await openTaskHold(database.db, agent, 'team:payments');
     await tick(hoursLater(10));
     for (let hour = 11; hour < 14; hour++) await tick(hoursLater(hour));
     expect(receiver.received.filter((each) => each.path === channel.path)).toHaveLength(1);
@@ -376,7 +348,7 @@ describe('alert delivery to a real receiver', () => {
     const deleted = await addChannel();
     const disabled = await addChannel();
     receiver.answer = () => 503;
-    await openTaskHold('team:payments');
+    await openTaskHold(database.db, agent, 'team:payments');
     await tick(hoursLater(20));
     expect(receiver.received.filter((each) => each.path === deleted.path)).toHaveLength(1);
     await database.db
@@ -400,7 +372,7 @@ describe('alert delivery to a real receiver', () => {
 
   it('sends Slack a Block Kit message whose user text cannot mention or link', async () => {
     const slack = await addChannel({ kind: 'slack' });
-    await openTaskHold('team:payments', 'Ping <@U123>, see <https://x|y> & approve');
+    await openTaskHold(database.db, agent, 'team:payments', 'Ping <@U123>, see <https://x|y> & approve');
     await tick(hoursLater(30));
     const [message] = receiver.accepted(slack.path);
     expect(message?.headers['holdfast-signature']).toBeUndefined();
@@ -416,7 +388,7 @@ describe('alert delivery to a real receiver', () => {
     // One hold to thirty channels: thirty rows (thirty holds at once would be one coalesced notification).
     const channels = await Promise.all(Array.from({ length: 30 }, () => addChannel()));
     receiver.answer = () => 503;
-    await openTaskHold('team:payments');
+    await openTaskHold(database.db, agent, 'team:payments');
     await tick(hoursLater(40));
     receiver.received = [];
     receiver.answer = () => 200;

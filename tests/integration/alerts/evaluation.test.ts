@@ -1,9 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { and, arrayOverlaps, eq, sql } from 'drizzle-orm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { evaluateAlerts, runAlertSweep } from '../../../packages/engine/src/alerts/evaluate';
-import { ensureTaskBudget } from '../../../packages/engine/src/core/budgets/task-budget';
-import { openHold } from '../../../packages/engine/src/core/holds/open-hold';
 import { clearHold } from '../../../packages/engine/src/core/hold-clearing/clear-hold';
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import {
@@ -16,6 +13,7 @@ import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 import { aPerson, anAgent } from '../../support/actors';
 import { insertWebhookChannel } from '../../support/alerts';
+import { openTaskHold } from '../../support/task-holds';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
@@ -29,17 +27,6 @@ beforeEach(() => {
   now = new Date(now.getTime() + 3_600_000);
 });
 const later = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
-
-/** An open hold on a fresh task, owned by `owner`. */
-async function openTaskHold(owner: string, detail = 'approve the refund') {
-  const taskId = `task-${randomUUID()}`;
-  await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner });
-  const { hold } = await openHold(
-    { db: database.db, actor: agent },
-    { itemType: 'task', itemId: taskId, reason: 'needs_approval', detail, owner },
-  );
-  return hold;
-}
 
 async function addChannel(team?: string) {
   const channel = await insertWebhookChannel(database.db, { team });
@@ -67,7 +54,7 @@ beforeEach(async () => {
 describe('evaluateAlerts', () => {
   it('fires one instance once and resolves it once across many passes', async () => {
     const channel = await addChannel();
-    const hold = await openTaskHold('team:payments');
+    const hold = await openTaskHold(database.db, agent, 'team:payments');
     const identity = `hold:${hold.id}`;
 
     for (let pass = 0; pass < 5; pass++) await evaluateAlerts(ctx(), { now: later(pass) });
@@ -95,7 +82,9 @@ describe('evaluateAlerts', () => {
 
   it('two evaluators on separate connections fire and resolve one coalesced instance for 20 holds exactly once', async () => {
     const channels = [await addChannel(), await addChannel()];
-    const holds = await Promise.all(Array.from({ length: 20 }, () => openTaskHold('team:payments')));
+    const holds = await Promise.all(
+      Array.from({ length: 20 }, () => openTaskHold(database.db, agent, 'team:payments')),
+    );
     const connections = [connectDatabase(database.url), connectDatabase(database.url)];
     try {
       const passBoth = (minute: number) =>
@@ -131,8 +120,8 @@ describe('evaluateAlerts', () => {
     const payments = await addChannel('payments');
     const search = await addChannel('search');
     const everything = await addChannel();
-    const teamHold = await openTaskHold('team:payments');
-    const personHold = await openTaskHold('person:lead@example.com');
+    const teamHold = await openTaskHold(database.db, agent, 'team:payments');
+    const personHold = await openTaskHold(database.db, agent, 'person:lead@example.com');
     await evaluateAlerts(ctx(), { now });
 
     const channelsOf = async (identity: string) => (await outboxOf(identity)).map((row) => row.channelId).sort();
@@ -143,12 +132,12 @@ describe('evaluateAlerts', () => {
 
   it('resolves the instances of a rule switched off and fires none while it is off', async () => {
     await addChannel();
-    const hold = await openTaskHold('team:payments');
+    const hold = await openTaskHold(database.db, agent, 'team:payments');
     await evaluateAlerts(ctx(), { now });
     await database.db.update(alertRules).set({ enabled: false }).where(eq(alertRules.kind, 'hold_opened'));
     const off = await evaluateAlerts(ctx(), { now: later(1) });
     expect(off.resolved).toBeGreaterThanOrEqual(1);
-    const another = await openTaskHold('team:payments');
+    const another = await openTaskHold(database.db, agent, 'team:payments');
     await evaluateAlerts(ctx(), { now: later(2) });
     expect((await instancesOf(`hold:${hold.id}`)).map((instance) => instance.status)).toEqual(['resolved']);
     expect(await instancesOf(`hold:${another.id}`)).toEqual([]);
@@ -167,7 +156,7 @@ describe('evaluateAlerts', () => {
     ]);
     await addChannel();
     // A team of its own: open holds the tests before left to team payments would share its coalesced alert.
-    const hold = await openTaskHold('team:records');
+    const hold = await openTaskHold(database.db, agent, 'team:records');
     await evaluateAlerts(ctx(), { now: at });
     await clearHold({ db: database.db, actor: oncall }, { holdId: hold.id, resolution: 'discard', note: 'old' });
     await evaluateAlerts(ctx(), { now: at });

@@ -20,7 +20,6 @@ import { aPerson } from '../../support/actors';
 const database = useTestDatabase();
 const responder = aPerson('responder', 'rex@example.com');
 const viewer = aPerson('viewer', 'vera@example.com');
-const _minute = 60_000;
 
 const { at } = useAlertHours(database);
 const as = (actor: Actor, minutes = 0) => ({ db: database.db, actor, clock: () => at(minutes) });

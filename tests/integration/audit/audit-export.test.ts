@@ -6,9 +6,9 @@ import { csvLine } from '../../../lib/console/audit-view';
 import { auditFilter } from '../../../lib/filters/audit';
 import type { Actor } from '../../../packages/engine/src/core';
 import { writeAuditRecords } from '../../../packages/engine/src/core/audit/audit-log';
-import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
 import { listAudit } from '../../../lib/queries/audit';
 import { useTestDatabase } from '../../support/test-database';
+import { closeAppDatabase } from '../../support/app-database';
 
 /**
  * The audit CSV export streams the filtered log a page at a time (never one
@@ -43,11 +43,7 @@ beforeAll(async () => {
     );
   }
 });
-afterAll(async () => {
-  const holder = globalThis as typeof globalThis & { holdfastDatabase?: DatabaseConnection };
-  await holder.holdfastDatabase?.close();
-  holder.holdfastDatabase = undefined;
-});
+afterAll(closeAppDatabase);
 beforeEach(() => {
   session.current = async () => viewer;
 });

@@ -11,7 +11,6 @@ import {
 import { breakerSlices, circuitBreakers } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
 import { handClock } from '../../support/hand-clock';
 import { breakerEventsOf, useBreakerSettings } from '../../support/breakers';
 
@@ -23,7 +22,6 @@ import { breakerEventsOf, useBreakerSettings } from '../../support/breakers';
 const database = useTestDatabase();
 beforeAll(() => addKnownOwners(database.db, ['team:research', 'team:payments']));
 
-const _admin = aPerson('admin', 'ada@example.com');
 const research: Actor = {
   type: 'agent',
   id: 'token:7:research',

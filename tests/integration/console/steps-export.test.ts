@@ -1,9 +1,9 @@
 import { NextRequest } from 'next/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordAttempt } from '../../../packages/engine/src/core';
-import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
-import { aFailedAttempt, anAttempt } from '../../support/attempt-factory';
+import { anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
+import { closeAppDatabase } from '../../support/app-database';
 
 /** The Steps page's CSV export: every matching step of the view, in its sort, its figures as the page reads them. */
 const viewer = { type: 'person', id: 'viewer@example.com', role: 'viewer', teams: [] } as const;
@@ -17,49 +17,17 @@ beforeAll(async () => {
   process.env.DATABASE_URL = database.url;
   // export_a/send: 2 attempts (a timeout after a long generation, costing 2 dollars, then a retry costing 2 dollars:
   // 4 spent, 2 of them beyond one try, the failed spend); export_b/plan: 1 success costing 1 dollar.
-  await recordAttempt(
-    { db: database.db },
-    aFailedAttempt({
-      taskId: 'csv-1',
-      agent: 'export_a',
-      step: 'send',
-      attemptNumber: 1,
-      errorClass: 'timeout',
-      errorText: '504 from the mail API',
-      costMicros: 2_000_000,
-      startedAt: minutesAgo(30),
-      finishedAt: minutesAgo(29),
-    }),
-  );
-  await recordAttempt(
-    { db: database.db },
-    anAttempt({
-      taskId: 'csv-1',
-      agent: 'export_a',
-      step: 'send',
-      attemptNumber: 2,
-      costMicros: 2_000_000,
-      startedAt: minutesAgo(20),
-      finishedAt: minutesAgo(19),
-    }),
-  );
-  await recordAttempt(
-    { db: database.db },
-    anAttempt({
-      taskId: 'csv-2',
-      agent: 'export_b',
-      step: 'plan',
-      costMicros: 1_000_000,
-      startedAt: minutesAgo(10),
-      finishedAt: minutesAgo(9),
-    }),
-  );
+  const record = (attempt: Parameters<typeof anAttempt>[0], minutes: number) =>
+    recordAttempt(
+      { db: database.db },
+      anAttempt({ ...attempt, startedAt: minutesAgo(minutes), finishedAt: minutesAgo(minutes - 1) }),
+    );
+  const timeout = { outcome: 'failed', errorClass: 'timeout', errorText: '504 from the mail API' } as const;
+  await record({ ...timeout, taskId: 'csv-1', agent: 'export_a', step: 'send', costMicros: 2_000_000 }, 30);
+  await record({ taskId: 'csv-1', agent: 'export_a', step: 'send', attemptNumber: 2, costMicros: 2_000_000 }, 20);
+  await record({ taskId: 'csv-2', agent: 'export_b', step: 'plan', costMicros: 1_000_000 }, 10);
 });
-afterAll(async () => {
-  const holder = globalThis as typeof globalThis & { holdfastDatabase?: DatabaseConnection };
-  await holder.holdfastDatabase?.close();
-  holder.holdfastDatabase = undefined;
-});
+afterAll(closeAppDatabase);
 
 const exportSteps = async (query: string) => {
   const { GET } = await import('../../../app/api/console/steps.csv/route');

@@ -20,6 +20,7 @@ import {
   idempotencyKeys,
   redrives,
 } from '../../../packages/engine/src/db/schema';
+import { retriedOutRows } from '../../support/dead-letter-input';
 import { useTestDatabase } from '../../support/test-database';
 import { aPerson } from '../../support/actors';
 
@@ -28,21 +29,13 @@ const oncall = aPerson('responder', 'oncall@example.com');
 const viewer = aPerson('viewer', 'vera@example.com');
 const ctx = (actor: Actor = oncall) => ({ db: database.db, actor });
 
+/** A bulk redrive of one queue's dead letters, fast enough that a test never waits on its rate. */
+const redriveQueue = (queue: string, reason: string) =>
+  startBulkRedrive(ctx(), { requestId: randomUUID(), filter: { queue }, reason, ratePerSecond: 1_000 });
+
 /** `count` pending dead letters of one queue, each with its open hold, written set-based. */
 async function makeDeadLetters(count: number, queue: string, overrides: Partial<typeof deadLetters.$inferInsert> = {}) {
-  const rows = Array.from({ length: count }, (_, index) => ({
-    taskId: `${queue}-task-${index}-${randomUUID()}`,
-    agent: 'payments',
-    step: 'charge',
-    queue,
-    payload: { index },
-    reason: 'retry_ceiling' as const,
-    errorClass: 'transient' as const,
-    lastError: `503 from the card network (${index})`,
-    attempts: 3,
-    spendMicros: 1_500,
-    ...overrides,
-  }));
+  const rows = retriedOutRows(queue, count, () => overrides);
   const created: (typeof deadLetters.$inferSelect)[] = [];
   for (let index = 0; index < rows.length; index += 500) {
     created.push(
@@ -256,12 +249,7 @@ describe('bulk redrive', () => {
   it('enqueues nothing twice with two runners at once and a person redriving some by hand', async () => {
     const queue = `race-${randomUUID()}`;
     const letters = await makeDeadLetters(300, queue);
-    const { bulkRedrive } = await startBulkRedrive(ctx(), {
-      requestId: randomUUID(),
-      filter: { queue },
-      reason: 'retry all',
-      ratePerSecond: 1_000,
-    });
+    const { bulkRedrive } = await redriveQueue(queue, 'retry all');
     const byHand = letters.filter((_, index) => index % 10 === 0);
     const [first, second] = await Promise.all([
       runBulkRedrive(ctx(), bulkRedrive.id),
@@ -290,12 +278,7 @@ describe('bulk redrive', () => {
   it('is carried on by the sweep when its runner died', async () => {
     const queue = `stalled-${randomUUID()}`;
     await makeDeadLetters(30, queue);
-    const { bulkRedrive } = await startBulkRedrive(ctx(), {
-      requestId: randomUUID(),
-      filter: { queue },
-      reason: 'resume me',
-      ratePerSecond: 1_000,
-    });
+    const { bulkRedrive } = await redriveQueue(queue, 'resume me');
     // No runner ever picked it up, and it has been quiet for two minutes.
     await database.db
       .update(bulkRedrives)
@@ -309,12 +292,7 @@ describe('bulk redrive', () => {
   it('is left to its runner while its heartbeat is younger than the stalled threshold', async () => {
     const queue = `quiet-${randomUUID()}`;
     await makeDeadLetters(3, queue);
-    const { bulkRedrive } = await startBulkRedrive(ctx(), {
-      requestId: randomUUID(),
-      filter: { queue },
-      reason: 'threshold',
-      ratePerSecond: 1_000,
-    });
+    const { bulkRedrive } = await redriveQueue(queue, 'threshold');
     await database.db
       .update(bulkRedrives)
       .set({ heartbeatAt: sql`now() - interval '20 seconds'` })

@@ -49,6 +49,16 @@ async function freezeLease(bucket: string) {
   return lease;
 }
 
+/** The outcome when all `count` idle tasks were frozen: none left active, one hold each, each audited. */
+const everyOneFrozenOnce = (count: number) => ({
+  frozen: count,
+  active: 0,
+  holds: count,
+  held_tasks: count,
+  most_per_task: 1,
+  audited: count,
+});
+
 describe('the freeze pass', () => {
   it('freezes every idle task in one sweep, 1,200 of them, with one audited hold each', async () => {
     const { prefix } = await idleTasks(1_200);
@@ -59,14 +69,7 @@ describe('the freeze pass', () => {
     const freeze = reports.find((report) => report.job === 'freeze_idle_tasks');
     expect(freeze).toMatchObject({ ran: true, result: { changed: 1_200, finished: true } });
     expect(freeze?.result?.summary).toBe('1200 idle task(s) frozen for their owners');
-    expect(await outcomeOf(prefix)).toEqual({
-      frozen: 1_200,
-      active: 0,
-      holds: 1_200,
-      held_tasks: 1_200,
-      most_per_task: 1,
-      audited: 1_200,
-    });
+    expect(await outcomeOf(prefix)).toEqual(everyOneFrozenOnce(1_200));
     expect(await freezeLease(freeze!.bucket)).toEqual({ completed: true });
   });
 
@@ -83,14 +86,7 @@ describe('the freeze pass', () => {
     const second = await freezeIdleTasks(ctx, options);
     expect({ frozen: second.frozen.length, finished: second.finished }).toEqual({ frozen: 150, finished: true });
     expect([...first.frozen, ...second.frozen].sort()).toEqual([...ids].sort());
-    expect(await outcomeOf(prefix)).toEqual({
-      frozen: 350,
-      active: 0,
-      holds: 350,
-      held_tasks: 350,
-      most_per_task: 1,
-      audited: 350,
-    });
+    expect(await outcomeOf(prefix)).toEqual(everyOneFrozenOnce(350));
   });
 
   it('is continued by the next sweep in the same bucket when a pass stopped after one batch, and only then is the bucket swept', async () => {
@@ -121,14 +117,7 @@ describe('the freeze pass', () => {
     expect(third?.result?.finished).toBe(true);
     expect(fourth).toEqual({ job: 'freeze_idle_tasks', bucket: first!.bucket, ran: false });
     expect(await freezeLease(first!.bucket)).toEqual({ completed: true });
-    expect(await outcomeOf(prefix)).toEqual({
-      frozen: 250,
-      active: 0,
-      holds: 250,
-      held_tasks: 250,
-      most_per_task: 1,
-      audited: 250,
-    });
+    expect(await outcomeOf(prefix)).toEqual(everyOneFrozenOnce(250));
   });
 
   it('is continued by a later sweep in the same bucket after a pass that died half-way, once its lease has expired', async () => {
@@ -192,13 +181,6 @@ describe('the freeze pass', () => {
     expect(passes.filter((pass) => pass.frozen.length > 0).length).toBeGreaterThan(1);
     // Each batch's records went into the audit chain in one statement, and the chain is whole.
     expect(await verifyAuditChain(database.sql)).toMatchObject({ whole: true });
-    expect(await outcomeOf(prefix)).toEqual({
-      frozen: 1_200,
-      active: 0,
-      holds: 1_200,
-      held_tasks: 1_200,
-      most_per_task: 1,
-      audited: 1_200,
-    });
+    expect(await outcomeOf(prefix)).toEqual(everyOneFrozenOnce(1_200));
   });
 });

@@ -40,6 +40,7 @@ import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 import { anAgent } from '../../support/actors';
 import { aDeadLetterInput } from '../../support/dead-letter-input';
+import { openTaskHold } from '../../support/task-holds';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
@@ -81,20 +82,6 @@ async function aTask(): Promise<string> {
   const taskId = `task-${randomUUID()}`;
   await ensureTaskBudget(database.db, { taskId, agent: 'payments', owner: 'team:payments' });
   return taskId;
-}
-
-async function openTaskHold(owner: string) {
-  const { hold } = await openHold(
-    { db: database.db, actor: agent },
-    {
-      itemType: 'task',
-      itemId: await aTask(),
-      reason: 'needs_approval',
-      detail: 'approve the refund',
-      owner,
-    },
-  );
-  return hold;
 }
 
 /** A dead letter's hold, owned by `owner`. */
@@ -183,11 +170,11 @@ let staleLockMinutes = 100;
 /** Each mutating action, run by `person`; resolves when it took effect. */
 const mutatingActions: Record<string, (person: Person, ownership: Ownership) => Promise<unknown>> = {
   'hold.clear': async (person, ownership) => {
-    const hold = await openTaskHold(ownerFor(person, ownership));
+    const hold = await openTaskHold(database.db, agent, ownerFor(person, ownership));
     return clearHold({ db: database.db, actor: person }, { holdId: hold.id, resolution: 'resume', note: 'approved' });
   },
   'hold.reassign': async (person, ownership) => {
-    const hold = await openTaskHold(ownerFor(person, ownership));
+    const hold = await openTaskHold(database.db, agent, ownerFor(person, ownership));
     return reassignHold(
       { db: database.db, actor: person },
       { holdId: hold.id, owner: 'team:finance', note: 'finance decides' },

@@ -1,12 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken, redriveDeadLetter } from '../../../packages/engine/src/core';
+import { redriveDeadLetter } from '../../../packages/engine/src/core';
 import { NOT_YOURS } from '../../../packages/engine/src/core/identity/authorization';
 import { deadLetters, redrives, taskAgents } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
 import { aPerson } from '../../support/actors';
 import { aDeadLetterInput } from '../../support/dead-letter-input';
+import { issueToken } from '../../support/api-tokens';
 
 /**
  * A task has one agent, whichever path saw it first (task_agents), and no token can take another agent's task
@@ -14,21 +15,15 @@ import { aDeadLetterInput } from '../../support/dead-letter-input';
  * `research` token would, with the victim `payments` checked in the database afterwards.
  */
 const api = useApi();
-const admin = aPerson('admin', 'ada@example.com');
 const oncall = aPerson('responder', 'oncall@example.com');
 const tokens = { research: '', researchQueue: '', payments: '' };
 
 beforeAll(async () => {
-  const ctx = { db: api.database.db, actor: admin };
-  tokens.research = (
-    await createApiToken(ctx, { name: 'research', scopes: ['ingest'], allowedAgents: ['research'] })
-  ).token;
+  tokens.research = (await issueToken(api.database.db, { name: 'research', allowedAgents: ['research'] })).token;
   tokens.researchQueue = (
-    await createApiToken(ctx, { name: 'research-queue', scopes: ['ingest'], allowedQueues: ['research'] })
+    await issueToken(api.database.db, { name: 'research-queue', allowedQueues: ['research'] })
   ).token;
-  tokens.payments = (
-    await createApiToken(ctx, { name: 'payments', scopes: ['ingest'], allowedAgents: ['payments'] })
-  ).token;
+  tokens.payments = (await issueToken(api.database.db, { name: 'payments', allowedAgents: ['payments'] })).token;
 });
 
 const begin = (token: string, taskId: string, agent: string, step = 'charge') =>

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, type Actor } from '../../../packages/engine/src/core';
 import { flushReplayTallies } from '../../../packages/engine/src/core/keys/replay-tally';
 import { useApi } from '../../support/api-harness';
-import { aPerson } from '../../support/actors';
 import { aDeadLetterInput } from '../../support/dead-letter-input';
+import { issueToken } from '../../support/api-tokens';
 
 /**
  * The tenancy matrix: every agent endpoint, against the caller's own task,
@@ -15,24 +15,18 @@ import { aDeadLetterInput } from '../../support/dead-letter-input';
  * database as it was.
  */
 const api = useApi();
-const admin = aPerson('admin', 'ada@example.com');
 const tokens = { limited: '', queueLimited: '', readOnly: '', tracesOnly: '', payments: '' };
 
 beforeAll(async () => {
-  const ctx = { db: api.database.db, actor: admin };
-  tokens.limited = (
-    await createApiToken(ctx, { name: 'research-only', scopes: ['ingest'], allowedAgents: ['research'] })
-  ).token;
+  tokens.limited = (await issueToken(api.database.db, { name: 'research-only', allowedAgents: ['research'] })).token;
   tokens.queueLimited = (
-    await createApiToken(ctx, { name: 'research-queue', scopes: ['ingest'], allowedQueues: ['research'] })
+    await issueToken(api.database.db, { name: 'research-queue', allowedQueues: ['research'] })
   ).token;
-  tokens.readOnly = (await createApiToken(ctx, { name: 'reader', scopes: ['read'] })).token;
+  tokens.readOnly = (await issueToken(api.database.db, { name: 'reader', scopes: ['read'] })).token;
   tokens.tracesOnly = (
-    await createApiToken(ctx, { name: 'research-spans', scopes: ['traces'], allowedAgents: ['research'] })
+    await issueToken(api.database.db, { name: 'research-spans', scopes: ['traces'], allowedAgents: ['research'] })
   ).token;
-  tokens.payments = (
-    await createApiToken(ctx, { name: 'payments-only', scopes: ['ingest'], allowedAgents: ['payments'] })
-  ).token;
+  tokens.payments = (await issueToken(api.database.db, { name: 'payments-only', allowedAgents: ['payments'] })).token;
 });
 
 /** The token kinds: ingest unlimited; ingest limited to agent research; ingest limited to queue research; read; traces for research. */

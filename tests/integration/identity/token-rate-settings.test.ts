@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApiToken } from '../../../packages/engine/src/core';
-import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
 import { apiTokens } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
 import { aPerson } from '../../support/actors';
+import { useAppDatabase } from '../../support/app-database';
 
 /** The token settings page's rate-limit form, through its server action as the page posts it. */
 const admin = aPerson('admin', 'admin@example.com');
@@ -16,14 +16,7 @@ vi.mock('../../../lib/server/read-source/read-console', () => ({ rememberOwnWrit
 vi.mock('next/cache', () => ({ revalidatePath: () => {} }));
 
 const database = useTestDatabase();
-beforeAll(() => {
-  process.env.DATABASE_URL = database.url;
-});
-afterAll(async () => {
-  const holder = globalThis as typeof globalThis & { holdfastDatabase?: DatabaseConnection };
-  await holder.holdfastDatabase?.close();
-  holder.holdfastDatabase = undefined;
-});
+useAppDatabase(database);
 beforeEach(() => {
   session.current = async () => admin;
 });

@@ -11,7 +11,6 @@ import {
   type CoreContext,
 } from '../../../packages/engine/src/core';
 import { ensureAttemptPartitions } from '../../../packages/engine/src/db/attempt-partitions';
-import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
 import type { AlertKind } from '@holdfast/protocol/enums';
 import {
   alertInstances,
@@ -29,6 +28,7 @@ import { maintainAttemptLog } from '../../../packages/engine/src/rollups/retenti
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 import { aPerson, anAgent } from '../../support/actors';
+import { closeAppDatabase } from '../../support/app-database';
 
 const database = useTestDatabase({ maxConnections: 12 });
 
@@ -124,11 +124,7 @@ describe('GET /metrics', () => {
       ).token;
     }
   });
-  afterAll(async () => {
-    const holder = globalThis as typeof globalThis & { holdfastDatabase?: DatabaseConnection };
-    await holder.holdfastDatabase?.close();
-    holder.holdfastDatabase = undefined;
-  });
+  afterAll(closeAppDatabase);
 
   const scrape = (token?: string) =>
     GET(

@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { recordAttempt, type RecordAttemptInput } from '../../../packages/engine/src/core';
 import { getStepAnomalies } from '../../../lib/queries/anomalies';
 import {
   BASELINE_DAYS,
@@ -9,35 +8,19 @@ import {
 } from '../../../packages/engine/src/rollups/anomaly-baselines';
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
+import { recordRetryTraffic } from '../../support/retry-traffic';
 
 const database = useTestDatabase();
 const now = new Date('2026-11-30T12:00:00Z');
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-const hoursAgo = (hours: number) => new Date(now.getTime() - hours * HOUR_MS);
 
 /**
  * `count` attempts of a step, `retries` of them retries, all costing 100, `hoursBack` before now. The retries
  * failed, so each adds its own cost to retry spend (a succeeded one would add its first attempt's, not here).
  */
-async function day(agent: string, step: string, hoursBack: number, count: number, retries: number) {
-  for (let index = 0; index < count; index++) {
-    const startedAt = hoursAgo(hoursBack - index * 0.01);
-    const report: RecordAttemptInput = {
-      taskId: `${step}-${hoursBack}-${index}`,
-      agent,
-      step,
-      attemptNumber: index < retries ? 2 : 1,
-      ...(index < retries
-        ? { outcome: 'failed' as const, errorClass: 'transient' as const, errorText: '503 from the provider' }
-        : { outcome: 'succeeded' as const }),
-      costMicros: 100,
-      startedAt,
-      finishedAt: new Date(startedAt.getTime() + 10),
-    };
-    await recordAttempt({ db: database.db, clock: () => now }, report);
-  }
-}
+const day = (agent: string, step: string, hoursBack: number, count: number, retries: number) =>
+  recordRetryTraffic(database.db, { agent, step, now, hoursBack, count, retries });
 
 describe('getStepAnomalies', () => {
   it('flags a step whose retry share jumped in the last 24 hours, and not a steady one', async () => {

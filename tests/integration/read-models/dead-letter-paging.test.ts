@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { deadLetterFilter } from '../../../packages/engine/src/core/dead-letters/dead-letter-filter-input';
 import { deadLetters } from '../../../packages/engine/src/db/schema';
 import { listPendingDeadLetters } from '../../../lib/queries/dead-letters';
+import { retriedOutRows } from '../../support/dead-letter-input';
 import { useTestDatabase } from '../../support/test-database';
 
 const database = useTestDatabase();
@@ -17,17 +18,7 @@ const now = () => ({ brakes, now: new Date() });
  * pages from repeating or skipping rows.
  */
 async function makeTiedDeadLetters(queue: string, count: number, tie: number) {
-  const rows = Array.from({ length: count }, (_, index) => ({
-    taskId: `${queue}-${index}-${randomUUID()}`,
-    agent: 'payments',
-    step: 'charge',
-    queue,
-    payload: { index },
-    reason: 'retry_ceiling' as const,
-    errorClass: 'transient' as const,
-    lastError: `503 (${index})`,
-    attempts: 3,
-    spendMicros: 1_000,
+  const rows = retriedOutRows(queue, count, (index) => ({
     createdAt: sql`timestamptz '2026-11-01 00:00:00.000001+00' + ${Math.floor(index / tie)} * interval '1 microsecond'`,
   }));
   // Inserted in a shuffled order, so ids do not follow created_at.

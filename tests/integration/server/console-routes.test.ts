@@ -1,8 +1,8 @@
 import { NextRequest } from 'next/server';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { NotFoundError } from '@holdfast/protocol/errors';
-import type { DatabaseConnection } from '../../../packages/engine/src/db/client';
 import { useTestDatabase } from '../../support/test-database';
+import { useAppDatabase } from '../../support/app-database';
 
 /** The console's route handlers (app/api/console/**) and the consoleEndpoint wrapper they run through, called in-process. */
 const viewer = { type: 'person', id: 'viewer@example.com', role: 'viewer', teams: [] } as const;
@@ -12,14 +12,7 @@ vi.mock('../../../lib/server/session', () => ({ getCurrentPerson: () => session.
 
 const database = useTestDatabase();
 
-beforeAll(() => {
-  process.env.DATABASE_URL = database.url;
-});
-afterAll(async () => {
-  const holder = globalThis as typeof globalThis & { holdfastDatabase?: DatabaseConnection };
-  await holder.holdfastDatabase?.close();
-  holder.holdfastDatabase = undefined;
-});
+useAppDatabase(database);
 beforeEach(() => {
   session.current = async () => viewer;
 });

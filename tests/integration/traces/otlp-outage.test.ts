@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { context, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanStatusCode } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -16,6 +16,7 @@ import { migrateDatabase } from '../../../packages/engine/src/db/migrate';
 import { createKillablePostgres, type KillablePostgres, waitFor } from '../../../scripts/ci/faults/killable-postgres';
 import { type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
 import { aPerson } from '../../support/actors';
+import { startAgentRun } from '../../support/agent-run-span';
 
 /**
  * PostgreSQL going away under a running Holdfast (the production server) while
@@ -121,12 +122,7 @@ function finishedRun(agent: string) {
   });
   const tracer = provider.getTracer('outage-test');
   const base = Date.now() - 60_000;
-  const run = tracer.startSpan(
-    'invoke_agent outage',
-    { startTime: base, attributes: { 'gen_ai.operation.name': 'invoke_agent' } },
-    context.active(),
-  );
-  const inRun = trace.setSpan(context.active(), run);
+  const { run, inRun } = startAgentRun(tracer, 'outage', base);
   const chat = {
     'gen_ai.operation.name': 'chat',
     'gen_ai.provider.name': 'openai',

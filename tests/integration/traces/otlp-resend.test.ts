@@ -15,6 +15,7 @@ import { priceCall } from '../../../packages/engine/src/core/pricing/price-call'
 import { type HoldfastServer, startServerOn } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 import { aPerson } from '../../support/actors';
+import { startAgentRun } from '../../support/agent-run-span';
 
 /**
  * A model call's HTTP tries as its attempts (`http.request.resend_count`): a `chat` span whose HTTP
@@ -80,11 +81,7 @@ function runWithTries(agent: string) {
   });
   const tracer = provider.getTracer('resend-test');
   const base = Date.now() - 60_000;
-  const run = tracer.startSpan(
-    'invoke_agent drafter',
-    { startTime: base, attributes: { 'gen_ai.operation.name': 'invoke_agent' } },
-    context.active(),
-  );
+  const { run, inRun } = startAgentRun(tracer, 'drafter', base);
   const chat = tracer.startSpan(
     `chat ${MODEL}`,
     {
@@ -98,7 +95,7 @@ function runWithTries(agent: string) {
         'gen_ai.usage.output_tokens': TOKENS.output,
       },
     },
-    trace.setSpan(context.active(), run),
+    inRun,
   );
   const inChat = trace.setSpan(context.active(), chat);
   const tries: Span[] = [];

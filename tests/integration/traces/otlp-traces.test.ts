@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { type Context, context, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Context, SpanStatusCode } from '@opentelemetry/api';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -12,6 +12,7 @@ import { dropAttemptPartitionsBefore } from '../../../packages/engine/src/db/att
 import { startServerOn, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
 import { aPerson } from '../../support/actors';
+import { startAgentRun } from '../../support/agent-run-span';
 
 /**
  * The official OpenTelemetry JS SDK exporting to a running Holdfast (the
@@ -91,12 +92,7 @@ describe.each(['protobuf', 'json'] as const)('OTLP/HTTP %s export from the OpenT
     const { tracer, provider } = tracerFor(exporterFor(format), agent);
     const base = Date.now() - 60_000;
     const at = (offset: number, length = 500) => ({ start: base + offset, end: base + offset + length });
-    const run = tracer.startSpan(
-      'invoke_agent scripted',
-      { startTime: base, attributes: { 'gen_ai.operation.name': 'invoke_agent' } },
-      context.active(),
-    );
-    const inRun = trace.setSpan(context.active(), run);
+    const { run, inRun } = startAgentRun(tracer, 'scripted', base);
     const chat = {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': 'openai',

@@ -9,6 +9,7 @@ import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
 import { refocus } from '@/components/console/focus-after-action';
 import { createTokenAction } from './actions';
+import { RateFields } from './rate-fields';
 import { useRevealedTokens } from './revealed-token';
 
 /** Creates a token; its secret is shown here once and cannot be shown again. */
@@ -55,28 +56,7 @@ export function CreateTokenForm({ defaults }: { defaults: { perSecond: number; b
             onSurface
           />
         </Field>
-        <Field label="Requests a second" error={fieldErrorsOf(result)?.ratePerSecond}>
-          <Input
-            name="ratePerSecond"
-            inputMode="decimal"
-            className="w-28"
-            placeholder={`${defaults.perSecond} (default)`}
-            aria-describedby="token-rate-help"
-            data-testid="new-token-rate-per-second"
-            onSurface
-          />
-        </Field>
-        <Field label="Burst" error={fieldErrorsOf(result)?.rateBurst}>
-          <Input
-            name="rateBurst"
-            inputMode="numeric"
-            className="w-28"
-            placeholder={`${defaults.burst} (default)`}
-            aria-describedby="token-rate-help"
-            data-testid="new-token-rate-burst"
-            onSurface
-          />
-        </Field>
+        <RateFields defaults={defaults} errors={fieldErrorsOf(result)} testIdPrefix="new-token-rate" />
         <fieldset className="flex gap-3 text-[13px]">
           <legend className="mb-1 text-[12px] text-muted">Scopes</legend>
           <label className="flex items-center gap-1">

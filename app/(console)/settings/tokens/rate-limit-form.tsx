@@ -2,11 +2,10 @@
 
 import { useActionState, useEffect } from 'react';
 import { Button } from '@/components/ui/button';
-import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
-import { Input } from '@/components/ui/input';
 import { useToast } from '@/components/ui/toast';
 import { setTokenRateLimitAction } from './actions';
+import { RateFields } from './rate-fields';
 
 /**
  * One token's rate limit, editable in its row: requests a second and burst,
@@ -39,29 +38,13 @@ export function RateLimitForm({
   return (
     <form action={submit} className="flex flex-wrap items-center gap-1" data-testid={`token-rate-form-${tokenId}`}>
       <input type="hidden" name="tokenId" value={tokenId} />
-      <Field label={`Requests a second for ${name}`} hideLabel error={errors?.ratePerSecond}>
-        <Input
-          name="ratePerSecond"
-          inputMode="decimal"
-          size="sm"
-          className="w-32"
-          defaultValue={ratePerSecond ?? ''}
-          placeholder={`${defaults.perSecond} (default)`}
-          data-testid="token-rate-per-second"
-        />
-      </Field>
-      <span aria-hidden="true">/s, burst</span>
-      <Field label={`Burst for ${name}`} hideLabel error={errors?.rateBurst}>
-        <Input
-          name="rateBurst"
-          inputMode="numeric"
-          size="sm"
-          className="w-32"
-          defaultValue={rateBurst ?? ''}
-          placeholder={`${defaults.burst} (default)`}
-          data-testid="token-rate-burst"
-        />
-      </Field>
+      <RateFields
+        defaults={defaults}
+        values={{ ratePerSecond, rateBurst }}
+        errors={errors}
+        inRow={name}
+        testIdPrefix="token-rate"
+      />
       <Button
         type="submit"
         variant="secondary"

@@ -10,30 +10,21 @@ export const AUDIT_EXPORT_ROW_CAP = 50_000;
 /** Records read per statement: the export holds one page in memory at a time, never the whole file. */
 export const AUDIT_EXPORT_PAGE_ROWS = 1_000;
 
-const HEADER = csvLine([
-  'occurred_at',
-  'actor_type',
-  'actor_id',
-  'action',
-  'target_type',
-  'target_id',
-  'reason',
-  'before',
-  'after',
-]);
+/** The export's columns, in order: every field of a record but its place in the hash chain. */
+const columns = [
+  ['occurred_at', 'occurredAt'],
+  ['actor_type', 'actorType'],
+  ['actor_id', 'actorId'],
+  ['action', 'action'],
+  ['target_type', 'targetType'],
+  ['target_id', 'targetId'],
+  ['reason', 'reason'],
+  ['before', 'before'],
+  ['after', 'after'],
+] as const satisfies readonly (readonly [string, keyof AuditRecord])[];
 
-const lineOf = (record: AuditRecord) =>
-  csvLine([
-    record.occurredAt,
-    record.actorType,
-    record.actorId,
-    record.action,
-    record.targetType,
-    record.targetId,
-    record.reason,
-    record.before,
-    record.after,
-  ]);
+const HEADER = csvLine(columns.map(([heading]) => heading));
+const lineOf = (record: AuditRecord) => csvLine(columns.map(([, field]) => record[field]));
 
 /**
  * The filtered audit log as a CSV stream: the header, then the records newest

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { writeAudit } from '../core/audit/audit-log';
+import { auditTrail } from '../core/audit/audit-trail';
 import { authorize } from '../core/identity/authorization';
 import { actorLabel, nowOf, type CoreContext } from '../core/kernel/context';
 import { NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
@@ -12,6 +12,7 @@ const acknowledgement = (alert: AlertInstance) => ({
   acknowledgedBy: alert.acknowledgedBy,
   acknowledgedUntil: alert.acknowledgedUntil,
 });
+const alertAudit = auditTrail('alert', (alert: AlertInstance) => alert.id, acknowledgement);
 
 /**
  * A responder takes a firing alert: it stays firing (and resolves as before), but the console shows who has it,
@@ -43,14 +44,7 @@ export async function acknowledgeAlert(ctx: CoreContext, input: AcknowledgeAlert
       .where(eq(alertInstances.id, before.id))
       .returning();
     if (!after) throw new Error('acknowledgeAlert: the locked alert vanished');
-    await writeAudit(tx, actor, {
-      action: 'alert.acknowledge',
-      targetType: 'alert',
-      targetId: String(after.id),
-      reason: request.note,
-      before: acknowledgement(before),
-      after: acknowledgement(after),
-    });
+    await alertAudit(tx, actor, 'alert.acknowledge', { reason: request.note, before, after });
     return after;
   });
 }

@@ -1,6 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { writeAudit } from '../core/audit/audit-log';
+import { auditTrail } from '../core/audit/audit-trail';
 import { authorize } from '../core/identity/authorization';
 import { actorLabel, nowOf, type CoreContext } from '../core/kernel/context';
 import { InvalidInputError, NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
@@ -29,6 +30,7 @@ const channelSettings = (channel: AlertChannel) => ({
   team: channel.team,
   enabled: channel.enabled,
 });
+const channelAudit = auditTrail('alert_channel', (channel: AlertChannel) => channel.id, channelSettings);
 
 const channelId = z
   .number({ error: 'must be a channel id' })
@@ -121,13 +123,7 @@ export async function createAlertChannel(
         })
         .returning();
       if (!channel) throw new Error('createAlertChannel: insert returned no row');
-      await writeAudit(tx, actor, {
-        action: 'alert_channel.create',
-        targetType: 'alert_channel',
-        targetId: String(channel.id),
-        before: null,
-        after: channelSettings(channel),
-      });
+      await channelAudit(tx, actor, 'alert_channel.create', { after: channel });
       return { channel: summaryOf(channel), signingSecret };
     });
   } catch (error) {
@@ -200,12 +196,9 @@ export async function setAlertChannelEnabled(
       .where(eq(alertChannels.id, before.id))
       .returning();
     if (!updated) throw new Error('setAlertChannelEnabled: update returned no row');
-    await writeAudit(tx, actor, {
-      action: request.enabled ? 'alert_channel.enable' : 'alert_channel.disable',
-      targetType: 'alert_channel',
-      targetId: String(updated.id),
-      before: channelSettings(before),
-      after: channelSettings(updated),
+    await channelAudit(tx, actor, request.enabled ? 'alert_channel.enable' : 'alert_channel.disable', {
+      before,
+      after: updated,
     });
     return { changed: true, channel: summaryOf(updated) };
   });

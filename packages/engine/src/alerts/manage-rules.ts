@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { writeAudit } from '../core/audit/audit-log';
+import { auditTrail } from '../core/audit/audit-trail';
 import { authorize } from '../core/identity/authorization';
 import { actorLabel, nowOf, type CoreContext } from '../core/kernel/context';
 import { NotFoundError } from '@holdfast/protocol/errors';
@@ -19,6 +19,7 @@ const ruleSettings = (rule: Pick<AlertRule, 'kind' | 'enabled' | 'thresholds'>) 
   enabled: rule.enabled,
   thresholds: rule.thresholds,
 });
+const ruleAudit = auditTrail('alert_rule', (rule: AlertRule) => rule.kind, ruleSettings);
 
 function sameThresholds(a: Record<string, number>, b: Record<string, number>): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
@@ -50,14 +51,7 @@ export async function saveAlertRule(ctx: CoreContext, input: SaveAlertRuleInput)
       .where(eq(alertRules.kind, request.kind))
       .returning();
     if (!updated) throw new Error('saveAlertRule: update returned no row');
-    await writeAudit(tx, actor, {
-      action: 'alert_rule.save',
-      targetType: 'alert_rule',
-      targetId: updated.kind,
-      reason: request.reason,
-      before: ruleSettings(before),
-      after: ruleSettings(updated),
-    });
+    await ruleAudit(tx, actor, 'alert_rule.save', { reason: request.reason, before, after: updated });
     return { changed: true, rule: updated };
   });
 }

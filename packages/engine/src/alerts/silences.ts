@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm';
-import { writeAudit } from '../core/audit/audit-log';
+import { auditTrail } from '../core/audit/audit-trail';
 import { authorize } from '../core/identity/authorization';
 import { actorLabel, nowOf, type CoreContext } from '../core/kernel/context';
 import { InvalidInputError, NotFoundError } from '@holdfast/protocol/errors';
@@ -26,6 +26,7 @@ const auditView = (silence: AlertSilence) => ({
   endedAt: silence.endedAt,
   endedBy: silence.endedBy,
 });
+const silenceAudit = auditTrail('alert_silence', (silence: AlertSilence) => silence.id, auditView);
 
 /** When a silence asked for at `now` ends: after its duration, or at the time given, within the bounds. */
 function endOf(request: { forMinutes?: number; endsAt?: Date }, now: Date): Date {
@@ -120,14 +121,7 @@ export async function createSilence(
       })
       .returning();
     if (!silence) throw new Error('createSilence: insert returned no row');
-    await writeAudit(tx, actor, {
-      action: 'alert.silence',
-      targetType: 'alert_silence',
-      targetId: String(silence.id),
-      reason: request.reason,
-      before: null,
-      after: auditView(silence),
-    });
+    await silenceAudit(tx, actor, 'alert.silence', { reason: request.reason, after: silence });
     return { silence, matchingFiring: await matchingNow(silence.id), created: true };
   });
 }
@@ -154,14 +148,7 @@ export async function endSilence(
       .where(eq(alertSilences.id, before.id))
       .returning();
     if (!after) throw new Error('endSilence: the locked silence vanished');
-    await writeAudit(tx, actor, {
-      action: 'alert.silence.end',
-      targetType: 'alert_silence',
-      targetId: String(after.id),
-      reason: null,
-      before: auditView(before),
-      after: auditView(after),
-    });
+    await silenceAudit(tx, actor, 'alert.silence.end', { reason: null, before, after });
     return { changed: true, silence: after };
   });
 }

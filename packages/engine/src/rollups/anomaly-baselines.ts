@@ -165,7 +165,6 @@ async function moveBaselineDays(tx: Transaction, from: Date, end: Date): Promise
 
 /** Rewrites each step's shares (the days with attempts, oldest first) from the day sums, and marks both current. */
 async function writeShares(tx: Transaction, end: Date): Promise<void> {
-  const at = sql`${end.toISOString()}::timestamptz`;
   await tx.execute(sql`delete from anomaly_baselines`);
   await tx.execute(sql`
     insert into anomaly_baselines (agent, step, shares)

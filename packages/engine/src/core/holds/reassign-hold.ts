@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Transaction } from '../../db/client';
 import { holds, type Hold } from '../../db/schema';
-import { writeAudit } from '../audit/audit-log';
+import { auditTrail } from '../audit/audit-trail';
 import { authorize } from '../identity/authorization';
 import { requireActor, type CoreContext } from '../kernel/context';
 import { NotFoundError, StateConflictError } from '@holdfast/protocol/errors';
@@ -15,6 +15,12 @@ export interface HoldChange {
   changed: boolean;
 }
 
+/** A reassignment's record keeps whose the hold was and whose it is. */
+const ownerAudit = auditTrail(
+  'hold',
+  (hold: Hold) => hold.id,
+  (hold) => ({ owner: hold.owner }),
+);
 /** Gives an open hold to another person or team, with a note; audit-logged. */
 export async function reassignHold(ctx: CoreContext, input: z.input<typeof reassignHoldInput>): Promise<HoldChange> {
   const actor = requireActor(ctx);
@@ -31,14 +37,7 @@ export async function reassignHold(ctx: CoreContext, input: z.input<typeof reass
       .where(eq(holds.id, hold.id))
       .returning();
     if (!reassigned) throw new Error('reassignHold: the locked hold vanished');
-    await writeAudit(tx, actor, {
-      action: 'hold.reassign',
-      targetType: 'hold',
-      targetId: String(hold.id),
-      reason: request.note,
-      before: { owner: hold.owner },
-      after: { owner: reassigned.owner },
-    });
+    await ownerAudit(tx, actor, 'hold.reassign', { reason: request.note, before: hold, after: reassigned });
     return { hold: reassigned, changed: true };
   });
 }

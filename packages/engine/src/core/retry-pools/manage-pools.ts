@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { retryPools, type RetryPool } from '../../db/schema';
-import { writeAudit } from '../audit/audit-log';
+import { auditTrail } from '../audit/audit-trail';
 import { authorize } from '../identity/authorization';
 import { actorLabel, nowOf, type CoreContext } from '../kernel/context';
 import { parseInput } from '@holdfast/protocol/validation';
@@ -38,6 +38,7 @@ const sameSettings = (pool: RetryPool, request: SaveRetryPoolRequest) =>
   pool.windowSeconds === request.windowSeconds;
 
 const poolTarget = (pool: Pick<RetryPool, 'agent' | 'step'>) => `${pool.agent}/${pool.step}`;
+const poolAudit = auditTrail('retry_pool', poolTarget, poolSettings);
 
 /**
  * Creates the retry pool of (agent, step), or changes its budget, floor and
@@ -79,14 +80,7 @@ export async function saveRetryPool(ctx: CoreContext, input: SaveRetryPoolInput)
         .onConflictDoNothing({ target: [retryPools.agent, retryPools.step] })
         .returning();
       if (created) {
-        await writeAudit(tx, actor, {
-          action: 'retry_pool.save',
-          targetType: 'retry_pool',
-          targetId: poolTarget(created),
-          reason: request.reason,
-          before: null,
-          after: poolSettings(created),
-        });
+        await poolAudit(tx, actor, 'retry_pool.save', { reason: request.reason, after: created });
         return { changed: true, created: true, pool: created };
       }
       // Another save created it between our read and our insert: it is now an update.
@@ -100,14 +94,7 @@ export async function saveRetryPool(ctx: CoreContext, input: SaveRetryPoolInput)
       .where(eq(retryPools.id, before.id))
       .returning();
     if (!updated) throw new Error('saveRetryPool: update returned no row');
-    await writeAudit(tx, actor, {
-      action: 'retry_pool.save',
-      targetType: 'retry_pool',
-      targetId: poolTarget(updated),
-      reason: request.reason,
-      before: poolSettings(before),
-      after: poolSettings(updated),
-    });
+    await poolAudit(tx, actor, 'retry_pool.save', { reason: request.reason, before, after: updated });
     return { changed: true, created: false, pool: updated };
   });
 }
@@ -123,14 +110,7 @@ export async function deleteRetryPool(ctx: CoreContext, input: DeleteRetryPoolIn
   return ctx.db.transaction(async (tx) => {
     const [deleted] = await tx.delete(retryPools).where(eq(retryPools.id, poolId)).returning();
     if (!deleted) return { changed: false };
-    await writeAudit(tx, actor, {
-      action: 'retry_pool.delete',
-      targetType: 'retry_pool',
-      targetId: poolTarget(deleted),
-      reason,
-      before: poolSettings(deleted),
-      after: null,
-    });
+    await poolAudit(tx, actor, 'retry_pool.delete', { reason, before: deleted });
     return { changed: true };
   });
 }

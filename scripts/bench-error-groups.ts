@@ -15,13 +15,13 @@
  */
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
-import { ensureAttemptPartitions } from '@holdfast/engine/db';
 import { connectDatabase, type Database } from '@holdfast/engine/db';
 import { migrateDatabase } from '@holdfast/engine/db';
 import { getErrorGroups } from '../lib/queries/error-groups';
 import { rollUpAttempts } from '@holdfast/engine/rollups';
 import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { describeTimings, medianOf } from './lib/bench-compare';
+import { buildDailyLog } from './lib/bench-daily-log';
 import { benchDatabase } from './lib/bench-setup';
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 10_000_000);
@@ -61,38 +61,21 @@ async function buildDay(db: Database, dayStart: Date, executions: number, offset
 }
 
 async function buildLog(url: string, now: Date): Promise<void> {
-  const setup = connectDatabase(url, { maxConnections: 1 });
-  const [existing] = await setup.db.execute<{ count: number }>(
-    sql`select count(*)::int as count from attempts where agent like 'agent-%'`,
-  );
-  if ((existing?.count ?? 0) >= ATTEMPTS * 0.95) {
-    console.log(`Reusing the ${existing!.count.toLocaleString('en-US')} attempts already in the database`);
-    await setup.close();
-    return;
-  }
-  const first = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - DAYS * DAY_MS);
-  await ensureAttemptPartitions(setup.db, { from: first, to: new Date(now.getTime() + DAY_MS) });
-  await setup.close();
-  const perDay = Math.floor(ATTEMPTS / ATTEMPTS_PER_EXECUTION / DAYS);
-  const began = performance.now();
-  const loaders = Array.from({ length: 2 }, () => connectDatabase(url, { maxConnections: 1 }));
-  await Promise.all(
-    loaders.map(async ({ db }, loader) => {
-      for (let day = loader; day < DAYS; day += loaders.length) {
-        await buildDay(db, new Date(first.getTime() + day * DAY_MS), perDay, day * perDay);
-        process.stdout.write('.');
-      }
-    }),
-  );
-  await Promise.all(loaders.map((loader) => loader.close()));
+  const built = await buildDailyLog({
+    url,
+    now,
+    days: DAYS,
+    attempts: ATTEMPTS,
+    executionsPerDay: Math.floor(ATTEMPTS / ATTEMPTS_PER_EXECUTION / DAYS),
+    counted: sql`select count(*)::int as count from attempts where agent like 'agent-%'`,
+    buildDay,
+  });
+  if (!built) return;
   const maintenance = connectDatabase(url, { maxConnections: 1 });
-  const [built] = await maintenance.db.execute<{ attempts: number; failures: number }>(
-    sql`select count(*)::int as attempts, count(*) filter (where outcome = 'failed')::int as failures from attempts`,
+  const [failures] = await maintenance.db.execute<{ count: number }>(
+    sql`select count(*)::int as count from attempts where outcome = 'failed'`,
   );
-  console.log(
-    `\nBuilt ${built!.attempts.toLocaleString('en-US')} attempts (${built!.failures.toLocaleString('en-US')} failed) over ${DAYS} days in ${seconds(began)} s`,
-  );
-  await maintenance.db.execute(sql`vacuum analyze attempts`);
+  console.log(`${failures!.count.toLocaleString('en-US')} of them failed`);
   const rolling = performance.now();
   await rollUpAttempts(maintenance.db, { now, retentionFloor: new Date(now.getTime() - (DAYS + 1) * DAY_MS) });
   await maintenance.db.execute(sql`vacuum analyze error_group_hours`);

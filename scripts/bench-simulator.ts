@@ -18,12 +18,12 @@
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { simulateRetryPolicy } from '@holdfast/engine/core';
-import { ensureAttemptPartitions } from '@holdfast/engine/db';
 import { connectDatabase, type Database } from '@holdfast/engine/db';
 import { migrateDatabase } from '@holdfast/engine/db';
 import { rollExecutionShapes } from '@holdfast/engine/rollups';
 import { rollUpAttempts } from '@holdfast/engine/rollups';
 import { describeTimings, medianOf } from './lib/bench-compare';
+import { buildDailyLog } from './lib/bench-daily-log';
 import { benchDatabase } from './lib/bench-setup';
 
 const ATTEMPTS = Number(process.env.BENCH_ATTEMPTS ?? 10_000_000);
@@ -57,41 +57,16 @@ async function buildDay(db: Database, dayStart: Date, executions: number, offset
     ) as e, generate_series(1, e.tries) as n`);
 }
 
-async function buildLog(url: string, now: Date): Promise<void> {
-  const setup = connectDatabase(url, { maxConnections: 1 });
-  const [existing] = await setup.db.execute<{ count: number }>(
-    sql`select count(*)::int as count from attempts where agent = ${AGENT} and step = ${STEP}`,
-  );
-  if ((existing?.count ?? 0) >= ATTEMPTS * 0.95) {
-    console.log(`Reusing the ${existing!.count.toLocaleString('en-US')} attempts already in the database`);
-    await setup.close();
-    return;
-  }
-  const first = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - DAYS * DAY_MS);
-  await ensureAttemptPartitions(setup.db, { from: first, to: new Date(now.getTime() + DAY_MS) });
-  await setup.close();
-  const perDay = Math.floor(ATTEMPTS / ATTEMPTS_PER_EXECUTION / DAYS);
-  const began = performance.now();
-  const loaders = Array.from({ length: 2 }, () => connectDatabase(url, { maxConnections: 1 }));
-  await Promise.all(
-    loaders.map(async ({ db }, loader) => {
-      for (let day = loader; day < DAYS; day += loaders.length) {
-        await buildDay(db, new Date(first.getTime() + day * DAY_MS), perDay, day * perDay);
-        process.stdout.write('.');
-      }
-    }),
-  );
-  await Promise.all(loaders.map((loader) => loader.close()));
-  const maintenance = connectDatabase(url, { maxConnections: 1 });
-  const [built] = await maintenance.db.execute<{ count: number }>(
-    sql`select count(*)::int as count from attempts where agent = ${AGENT} and step = ${STEP}`,
-  );
-  console.log(
-    `\nBuilt ${built!.count.toLocaleString('en-US')} attempts of one step over ${DAYS} days in ${seconds(began)} s`,
-  );
-  await maintenance.db.execute(sql`vacuum analyze attempts`);
-  await maintenance.close();
-}
+const buildLog = (url: string, now: Date) =>
+  buildDailyLog({
+    url,
+    now,
+    days: DAYS,
+    attempts: ATTEMPTS,
+    executionsPerDay: Math.floor(ATTEMPTS / ATTEMPTS_PER_EXECUTION / DAYS),
+    counted: sql`select count(*)::int as count from attempts where agent = ${AGENT} and step = ${STEP}`,
+    buildDay,
+  });
 
 async function main() {
   const database = await benchDatabase('simulator');

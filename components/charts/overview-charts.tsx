@@ -1,11 +1,12 @@
 'use client';
 
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Legend, LineChart, XAxis } from 'recharts';
 import { formatMicros, formatPercent } from '@/lib/console/format';
 import type { OverviewView } from '@/lib/queries/overview';
 import { assignSeriesColours } from './chart-colours';
-import { ChartFrame, chartTheme, timeAxisProps, zeroSafeDomain } from './chart-frame';
+import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
 import { useBucketTime } from './chart-time';
+import { retryShareSeries, valueScale } from './value-scale';
 import { visibleText } from '@/lib/console/visible-text';
 import { bucketUnitLabel, withEveryBucket } from '@holdfast/protocol/time-window';
 
@@ -13,6 +14,7 @@ import { bucketUnitLabel, withEveryBucket } from '@holdfast/protocol/time-window
 export function OverviewCharts({ view }: { view: OverviewView }) {
   const per = bucketUnitLabel[view.unit];
   const time = useBucketTime(view.unit);
+  const labelFormatter = (label: unknown) => time.tooltipLabel(String(label));
   const range = { from: new Date(view.range.from), to: new Date(view.range.to) };
   const shareOverTime = withEveryBucket(view.shareOverTime, range, view.unit, (bucket) => ({ bucket, share: 0 }));
   const retrySpendByStep = withEveryBucket(view.retrySpendByStep, range, view.unit, (bucket) => ({ bucket }));
@@ -29,24 +31,7 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
         <LineChart data={shareOverTime}>
           <CartesianGrid {...chartTheme.grid} vertical={false} />
           <XAxis {...timeAxisProps(time)} />
-          <YAxis
-            {...chartTheme.axis}
-            domain={zeroSafeDomain(1)}
-            tickFormatter={(value: number) => formatPercent(value)}
-            width={48}
-          />
-          <Tooltip
-            {...chartTheme.tooltip}
-            labelFormatter={(label) => time.tooltipLabel(String(label))}
-            formatter={(value) => formatPercent(Number(value))}
-          />
-          <Line
-            dataKey="share"
-            name="Retry share"
-            stroke={chartTheme.series[1]}
-            dot={false}
-            isAnimationActive={false}
-          />
+          {retryShareSeries({ dataKey: 'share', name: 'Retry share', labelFormatter })}
         </LineChart>
       </ChartFrame>
       <ChartFrame
@@ -57,13 +42,7 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
         <BarChart data={retrySpendByStep}>
           <CartesianGrid {...chartTheme.grid} vertical={false} />
           <XAxis {...timeAxisProps(time)} />
-          <YAxis {...chartTheme.axis} tickFormatter={(value: number) => formatMicros(value)} width={60} />
-          <Tooltip
-            {...chartTheme.tooltip}
-            labelFormatter={(label) => time.tooltipLabel(String(label))}
-            formatter={(value) => formatMicros(Number(value))}
-            cursor={{ fill: 'var(--surface-raised)' }}
-          />
+          {valueScale({ format: formatMicros, labelFormatter, width: 60, bars: true })}
           <Legend {...chartTheme.legend} />
           {view.topSteps.map((step) => (
             <Bar

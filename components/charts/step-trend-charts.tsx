@@ -1,14 +1,15 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Legend, LineChart, XAxis } from 'recharts';
 import { formatMicros, formatPercent } from '@/lib/console/format';
 import { type BucketUnit, bucketLengthMs, bucketUnitLabel, withEveryBucket } from '@holdfast/protocol/time-window';
 import type { ErrorClass } from '@holdfast/protocol/enums';
 import type { StepTrendPoint } from '@/lib/queries/step-detail';
 import { errorClassColours } from './chart-colours';
-import { ChartFrame, chartTheme, timeAxisProps, zeroSafeDomain } from './chart-frame';
+import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
 import { useBucketTime } from './chart-time';
+import { retryShareSeries, valueScale } from './value-scale';
 import { useDragZoom } from './drag-zoom';
 
 interface Props {
@@ -64,12 +65,7 @@ export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEs
             {grid}
             {xAxis}
             {zoom.selection}
-            <YAxis {...chartTheme.axis} allowDecimals={false} width={36} />
-            <Tooltip
-              {...chartTheme.tooltip}
-              labelFormatter={labelFormatter}
-              cursor={{ fill: 'var(--surface-raised)' }}
-            />
+            {valueScale({ labelFormatter, width: 36, bars: true })}
             <Bar dataKey="attempts" name="Attempts" fill={chartTheme.series[0]} isAnimationActive={false} />
           </BarChart>
         </ChartFrame>
@@ -82,24 +78,7 @@ export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEs
             {grid}
             {xAxis}
             {zoom.selection}
-            <YAxis
-              {...chartTheme.axis}
-              domain={zeroSafeDomain(1)}
-              tickFormatter={(value: number) => formatPercent(value)}
-              width={48}
-            />
-            <Tooltip
-              {...chartTheme.tooltip}
-              labelFormatter={labelFormatter}
-              formatter={(value) => formatPercent(Number(value))}
-            />
-            <Line
-              dataKey="retryRate"
-              name="Retry rate"
-              stroke={chartTheme.series[1]}
-              dot={false}
-              isAnimationActive={false}
-            />
+            {retryShareSeries({ dataKey: 'retryRate', name: 'Retry rate', labelFormatter })}
           </LineChart>
         </ChartFrame>
         <ChartFrame
@@ -111,18 +90,7 @@ export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEs
             {grid}
             {xAxis}
             {zoom.selection}
-            <YAxis
-              {...chartTheme.axis}
-              domain={zeroSafeDomain(10_000)}
-              tickFormatter={(value: number) => formatMicros(value)}
-              width={60}
-            />
-            <Tooltip
-              {...chartTheme.tooltip}
-              labelFormatter={labelFormatter}
-              formatter={(value) => formatMicros(Number(value))}
-              cursor={{ fill: 'var(--surface-raised)' }}
-            />
+            {valueScale({ format: formatMicros, labelFormatter, width: 60, quietTop: 10_000, bars: true })}
             <Bar dataKey="retrySpendMicros" name="Retry spend" fill={chartTheme.series[2]} isAnimationActive={false} />
           </BarChart>
         </ChartFrame>
@@ -135,12 +103,7 @@ export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEs
             {grid}
             {xAxis}
             {zoom.selection}
-            <YAxis {...chartTheme.axis} allowDecimals={false} width={36} />
-            <Tooltip
-              {...chartTheme.tooltip}
-              labelFormatter={labelFormatter}
-              cursor={{ fill: 'var(--surface-raised)' }}
-            />
+            {valueScale({ labelFormatter, width: 36, bars: true })}
             <Legend {...chartTheme.legend} />
             {classesSeen.map((errorClass) => (
               <Bar

@@ -10,3 +10,9 @@ export function aPerson(role: Role, id: string, teams: string[] = []): Actor {
 export function anAgent(id: string, scopes: TokenScope[] = ['ingest']): Actor {
   return { type: 'agent', id, scopes };
 }
+
+/** The admin most tests act as: settings, tokens and people are theirs to change. */
+export const admin = aPerson('admin', 'ada@example.com');
+
+/** The responder on call: holds, dead letters, locks and pauses are theirs to act on, settings are not. */
+export const oncall = aPerson('responder', 'oncall@example.com');

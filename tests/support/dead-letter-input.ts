@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeadLetterTaskInput } from '../../packages/engine/src/core';
-import type { deadLetters } from '../../packages/engine/src/db/schema';
+import type { Database } from '../../packages/engine/src/db/client';
+import { deadLetters, holds } from '../../packages/engine/src/db/schema';
 
 /**
  * A dead letter as an agent reports it, for a task of its own: a card declined for good on the payments queue.
@@ -45,4 +46,33 @@ export function retriedOutRows<Fields extends object = Partial<typeof deadLetter
     spendMicros: 1_500,
     ...fields(index),
   }));
+}
+
+/**
+ * Pending dead letters as the library leaves them, each with its open hold for the payments team, written
+ * set-based 500 rows a statement.
+ */
+export async function insertWithHolds(db: Database, rows: (typeof deadLetters.$inferInsert)[]) {
+  const created: (typeof deadLetters.$inferSelect)[] = [];
+  for (let index = 0; index < rows.length; index += 500) {
+    created.push(
+      ...(await db
+        .insert(deadLetters)
+        .values(rows.slice(index, index + 500))
+        .returning()),
+    );
+  }
+  for (let index = 0; index < created.length; index += 500) {
+    await db.insert(holds).values(
+      created.slice(index, index + 500).map((letter) => ({
+        itemType: 'dead_letter' as const,
+        itemId: String(letter.id),
+        reason: 'retry_ceiling' as const,
+        owner: 'team:payments',
+        detail: 'retries ran out',
+        openedBy: 'agent:payments',
+      })),
+    );
+  }
+  return created;
 }

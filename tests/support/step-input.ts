@@ -15,3 +15,15 @@ export function aStepInput(fields: Partial<BeginStepInput> = {}): BeginStepInput
     ...fields,
   };
 }
+
+/**
+ * What a finish names of the attempt a begin let run: its key and its fencing token (from the library's answer or an
+ * HTTP body). Anything else is a failed test, said as such.
+ */
+export function attemptOf(begun: { decision?: unknown; key?: unknown; fencingToken?: unknown }) {
+  const { decision, key, fencingToken } = begun;
+  if ((decision !== undefined && decision !== 'run') || typeof key !== 'string' || typeof fencingToken !== 'number') {
+    throw new Error(`expected a begin that runs, got ${JSON.stringify(begun).slice(0, 300)}`);
+  }
+  return { key, fencingToken };
+}

@@ -54,9 +54,7 @@ export async function runStep<T>(
     const failure = classifyFailure(error);
     try {
       const answer = await finish({
-        key: attempt.key,
-        fencingToken: attempt.fencingToken,
-        attemptNumber: attempt.attemptNumber,
+        ...attempt,
         outcome: 'failed',
         errorClass: failure.errorClass,
         errorText: failure.errorText,
@@ -70,9 +68,7 @@ export async function runStep<T>(
   }
   try {
     const answer = await finish({
-      key: attempt.key,
-      fencingToken: attempt.fencingToken,
-      attemptNumber: attempt.attemptNumber,
+      ...attempt,
       outcome: 'succeeded',
       result: output.result ?? null,
       ...spendOf(),
@@ -83,9 +79,7 @@ export async function runStep<T>(
     // A result that cannot be stored (too large, not JSON) cannot be replayed: the step is wrong, not unlucky.
     try {
       const answer = await finish({
-        key: attempt.key,
-        fencingToken: attempt.fencingToken,
-        attemptNumber: attempt.attemptNumber,
+        ...attempt,
         outcome: 'failed',
         errorClass: 'permanent',
         errorText: `the step's result was refused: ${error.detail}`,

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { startEnv } from '../faults/holdfast-server';
 
 const projectRoot = path.resolve(import.meta.dirname, '../../..');
 
@@ -10,17 +11,7 @@ const projectRoot = path.resolve(import.meta.dirname, '../../..');
 export function refusedStart(databaseUrl: string, port: number, mentioning: string): { ok: boolean; line: string } {
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: projectRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      AUTH_MODE: 'demo',
-      HOLDFAST_INSECURE_DEMO: '1',
-      SESSION_SECRET: 'x'.repeat(40),
-      HOLDFAST_DEMO: 'off',
-      HOLDFAST_DEMO_DATA: 'off',
-      HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
-    },
+    env: startEnv(databaseUrl, port),
     timeout: 60_000,
     encoding: 'utf8',
   });

@@ -23,6 +23,25 @@ export function killAllHoldfastServers(): void {
 }
 
 /**
+ * What the suites start the production server with on a database they give it: demo sign-in (asked for by name,
+ * as a database not its own requires), no demo data, no fleet and no sweeps (a suite runs them itself).
+ */
+export function startEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    AUTH_MODE: 'demo',
+    HOLDFAST_INSECURE_DEMO: '1',
+    SESSION_SECRET: randomBytes(32).toString('hex'),
+    HOLDFAST_DEMO: 'off',
+    HOLDFAST_DEMO_DATA: 'off',
+    HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+}
+
+/**
  * The production server on the given database, started as `npm start` does
  * but with `node --import tsx` (the tsx CLI SIGKILLs its child on SIGTERM),
  * demo sign-in, no demo data, no fleet and no sweeps (the suite runs them itself).
@@ -36,20 +55,7 @@ export async function startHoldfastServer(
 ): Promise<HoldfastServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: projectRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      AUTH_MODE: 'demo',
-      // Demo sign-in on a database we give it (not its own embedded one) must be asked for by name.
-      HOLDFAST_INSECURE_DEMO: '1',
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      HOLDFAST_DEMO: 'off',
-      HOLDFAST_DEMO_DATA: 'off',
-      HOLDFAST_SWEEP_INTERVAL_SECONDS: '0',
-      NEXT_TELEMETRY_DISABLED: '1',
-      ...extraEnv,
-    },
+    env: { ...startEnv(databaseUrl, port), ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

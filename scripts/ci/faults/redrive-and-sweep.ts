@@ -5,6 +5,7 @@ import { runDueSweeps } from '@holdfast/engine/scheduler';
 import type { Database } from '@holdfast/engine/db';
 import { auditLog, bulkRedrives, deadLetters, holds, redrives } from '@holdfast/engine/db/schema';
 import { isDatabaseUnavailable } from '../../../lib/server/database-outage';
+import { insertWithHolds, retriedOutRows } from '../../../tests/support/dead-letter-input';
 import { waitFor } from './killable-postgres';
 
 export const DEAD_LETTERS = 300;
@@ -12,29 +13,7 @@ const oncall: Actor = { type: 'person', id: 'fault-suite@holdfast.local', role: 
 
 /** Pending dead letters of one queue, each with its open hold, as the library leaves them. */
 export async function makeDeadLetters(db: Database, queue: string): Promise<void> {
-  const rows = Array.from({ length: DEAD_LETTERS }, (_, index) => ({
-    taskId: `${queue}-task-${index}`,
-    agent: 'payments',
-    step: 'charge',
-    queue,
-    payload: { index },
-    reason: 'retry_ceiling' as const,
-    errorClass: 'transient' as const,
-    lastError: `503 from the card network (${index})`,
-    attempts: 3,
-    spendMicros: 1_500,
-  }));
-  const created = await db.insert(deadLetters).values(rows).returning({ id: deadLetters.id });
-  await db.insert(holds).values(
-    created.map((letter) => ({
-      itemType: 'dead_letter' as const,
-      itemId: String(letter.id),
-      reason: 'retry_ceiling' as const,
-      owner: 'team:payments',
-      detail: 'retries ran out',
-      openedBy: 'agent:payments',
-    })),
-  );
+  await insertWithHolds(db, retriedOutRows(queue, DEAD_LETTERS));
 }
 
 export async function startRedrive(db: Database, queue: string): Promise<number> {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '../../../packages/engine/src/core';
 import { frameworkPackages } from '../../../packages/client/build';
 import { startServerOn, type HoldfastServer } from '../../support/holdfast-server';
-import { aPerson } from '../../support/actors';
+import { admin } from '../../support/actors';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -20,7 +20,6 @@ import { useTestDatabase } from '../../support/test-database';
  */
 const projectRoot = path.resolve(import.meta.dirname, '../../..');
 const database = useTestDatabase();
-const admin = aPerson('admin', 'ada@example.com');
 let server: HoldfastServer;
 let token = '';
 let scratch = '';

@@ -13,13 +13,12 @@ import { alertChannels, alertRules } from '../../../packages/engine/src/db/schem
 import { runAlertPasses } from '../../../scripts/lib/sweep-loop';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson, anAgent } from '../../support/actors';
+import { anAgent, oncall } from '../../support/actors';
 
 const database = useTestDatabase();
 // The owners the agent names are known (an unknown one would be given the default owner).
 beforeAll(() => addKnownOwners(database.db, ['team:payments', 'person:lead@example.com']));
 const agent = anAgent('flooding-agent');
-const oncall = aPerson('responder', 'oncall@example.com');
 const minute = 60_000;
 
 /** A real receiver on loopback, allowed by the list: every body it accepted. */

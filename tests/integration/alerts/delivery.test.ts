@@ -26,7 +26,7 @@ import { getStepAnomalies } from '../../../lib/queries/anomalies';
 import { runAlertPasses } from '../../../scripts/lib/sweep-loop';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson, anAgent } from '../../support/actors';
+import { anAgent, oncall } from '../../support/actors';
 import { openTaskHold } from '../../support/task-holds';
 import { recordRetryTraffic } from '../../support/retry-traffic';
 
@@ -35,7 +35,6 @@ const database = useTestDatabase();
 beforeAll(() => addKnownOwners(database.db, ['team:payments', 'team:growth']));
 const ctx = () => ({ db: database.db });
 const agent = anAgent('x');
-const oncall = aPerson('responder', 'oncall@example.com');
 const publicUrl = 'https://holdfast.example.com';
 const start = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
 const hoursLater = (hours: number) => new Date(start.getTime() + hours * 3_600_000);

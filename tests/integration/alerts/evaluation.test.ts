@@ -11,7 +11,7 @@ import {
 } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson, anAgent } from '../../support/actors';
+import { anAgent, oncall } from '../../support/actors';
 import { insertWebhookChannel } from '../../support/alerts';
 import { openTaskHold } from '../../support/task-holds';
 
@@ -20,7 +20,6 @@ const database = useTestDatabase();
 beforeAll(() => addKnownOwners(database.db, ['team:payments', 'team:records', 'person:lead@example.com']));
 const ctx = () => ({ db: database.db });
 const agent = anAgent('x');
-const oncall = aPerson('responder', 'oncall@example.com');
 // Each test an hour after the one before: one team's hold alerts are coalesced for 10 minutes (alerts-coalescing.test.ts).
 let now = new Date();
 beforeEach(() => {

@@ -9,10 +9,9 @@ import type { OutboundOptions, ResolvedAddress } from '../../../packages/engine/
 import { createSigningSecret } from '../../../packages/engine/src/alerts/signature';
 import { alertChannels, alertDeliveries, alertDeliveryAttempts } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { admin } from '../../support/actors';
 
 const database = useTestDatabase();
-const admin = aPerson('admin', 'ada@example.com');
 const asAdmin = () => ({ db: database.db, actor: admin });
 const publicUrl = 'https://holdfast.example.com';
 

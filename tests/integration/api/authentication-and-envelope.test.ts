@@ -10,14 +10,13 @@ import { deadLetterTask, redriveDeadLetter } from '../../../packages/engine/src/
 import { attempts, holds, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { MAX_INFLATED_TRACES_BODY_BYTES, MAX_TRACES_BODY_BYTES } from '../../../lib/server/traces-endpoint';
 import { useApi } from '../../support/api-harness';
-import { aPerson } from '../../support/actors';
+import { oncall } from '../../support/actors';
 
 /** An hour ago, so the reports stay inside the raw retention whatever day the tests run. */
 const anHourAgo = Date.now() - 3_600_000;
 const recently = (offsetMs = 0) => new Date(anHourAgo + offsetMs).toISOString();
 
 const api = useApi();
-const oncall = aPerson('responder', 'oncall@example.com');
 
 const anAttempt = (overrides: Record<string, unknown> = {}) => ({
   taskId: `api-${randomUUID()}`,

@@ -7,8 +7,9 @@ import { endpointResponses, problemDocument, restatedEnums, stepStatsResponse } 
 import { ensureTaskBudget, redriveDeadLetter } from '../../../packages/engine/src/core';
 import * as tables from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
-import { aPerson } from '../../support/actors';
+import { oncall } from '../../support/actors';
 import { aDeadLetterInput } from '../../support/dead-letter-input';
+import { attemptOf } from '../../support/step-input';
 
 /**
  * The response contract: every endpoint's real success answers parse with its
@@ -18,7 +19,6 @@ import { aDeadLetterInput } from '../../support/dead-letter-input';
  */
 
 const api = useApi();
-const oncall = aPerson('responder', 'oncall@example.com');
 const unique = (prefix: string) => `${prefix}-${randomUUID()}`;
 
 interface Answer {
@@ -205,19 +205,13 @@ const cases: { [Name in EndpointName]: () => Promise<Answer[]> } = {
     const step = aStep();
     const first = await call('beginStep', step);
     const retry = await post('finishStep', {
-      key: first.key,
-      fencingToken: first.fencingToken,
+      ...attemptOf(first),
       outcome: 'failed',
       errorClass: 'transient',
       errorText: '503',
     });
     const second = await call('beginStep', step);
-    const completed = await post('finishStep', {
-      key: second.key,
-      fencingToken: second.fencingToken,
-      outcome: 'succeeded',
-      result: { draft: 'ok' },
-    });
+    const completed = await post('finishStep', { ...attemptOf(second), outcome: 'succeeded', result: { draft: 'ok' } });
     return [retry, completed];
   },
   finishTask: async () => {

@@ -16,15 +16,14 @@ import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { alertInstances, auditLog, circuitBreakers } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { aStepInput } from '../../support/step-input';
-import { aPerson, anAgent } from '../../support/actors';
+import { aStepInput, attemptOf } from '../../support/step-input';
+import { admin, aPerson, anAgent } from '../../support/actors';
 import { handClock } from '../../support/hand-clock';
 import { breakerEventsOf, useBreakerSettings } from '../../support/breakers';
 
 const database = useTestDatabase({ maxConnections: 8 });
 beforeAll(() => addKnownOwners(database.db, ['team:growth']));
 
-const admin = aPerson('admin', 'ada@example.com');
 const responder = aPerson('responder', 'rex@example.com');
 const agentToken = anAgent('breaker-test');
 
@@ -36,8 +35,7 @@ async function failedAttempt(ctx: CoreContext, overrides: Partial<BeginStepInput
   const answer = await beginStep(ctx, aBegin(overrides));
   if (answer.decision !== 'run') return answer;
   await finishStep(ctx, {
-    key: answer.key,
-    fencingToken: answer.fencingToken,
+    ...attemptOf(answer),
     outcome: 'failed',
     errorClass: 'transient',
     errorText: '503 Service Unavailable',

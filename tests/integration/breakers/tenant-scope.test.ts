@@ -13,6 +13,7 @@ import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 import { handClock } from '../../support/hand-clock';
 import { breakerEventsOf, useBreakerSettings } from '../../support/breakers';
+import { attemptOf } from '../../support/step-input';
 
 /**
  * Downstream names are free text any agent may state at begin. A limited tenant's failures naming one open only
@@ -55,13 +56,7 @@ async function attempt(ctx: CoreContext, begin: BeginStepInput, outcome: 'succee
   await finishStep(
     ctx,
     outcome === 'failed'
-      ? {
-          key: answer.key,
-          fencingToken: answer.fencingToken,
-          outcome,
-          errorClass: 'transient',
-          errorText: '503 Service Unavailable',
-        }
+      ? { ...attemptOf(answer), outcome, errorClass: 'transient', errorText: '503 Service Unavailable' }
       : { key: answer.key, fencingToken: answer.fencingToken, outcome },
   );
   return answer;
@@ -163,8 +158,7 @@ describe('downstream breakers are each agent’s own', () => {
 
     // Only payments' own probe decides: it fails, and the breaker reopens for another rest.
     await finishStep(asPayments, {
-      key: probe.key,
-      fencingToken: probe.fencingToken,
+      ...attemptOf(probe),
       outcome: 'failed',
       errorClass: 'timeout',
       errorText: 'timed out after 10 s',

@@ -20,12 +20,11 @@ import {
   idempotencyKeys,
   redrives,
 } from '../../../packages/engine/src/db/schema';
-import { retriedOutRows } from '../../support/dead-letter-input';
+import { insertWithHolds, retriedOutRows } from '../../support/dead-letter-input';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { aPerson, oncall } from '../../support/actors';
 
 const database = useTestDatabase({ maxConnections: 12 });
-const oncall = aPerson('responder', 'oncall@example.com');
 const viewer = aPerson('viewer', 'vera@example.com');
 const ctx = (actor: Actor = oncall) => ({ db: database.db, actor });
 
@@ -35,29 +34,10 @@ const redriveQueue = (queue: string, reason: string) =>
 
 /** `count` pending dead letters of one queue, each with its open hold, written set-based. */
 async function makeDeadLetters(count: number, queue: string, overrides: Partial<typeof deadLetters.$inferInsert> = {}) {
-  const rows = retriedOutRows(queue, count, () => overrides);
-  const created: (typeof deadLetters.$inferSelect)[] = [];
-  for (let index = 0; index < rows.length; index += 500) {
-    created.push(
-      ...(await database.db
-        .insert(deadLetters)
-        .values(rows.slice(index, index + 500))
-        .returning()),
-    );
-  }
-  for (let index = 0; index < created.length; index += 500) {
-    await database.db.insert(holds).values(
-      created.slice(index, index + 500).map((letter) => ({
-        itemType: 'dead_letter' as const,
-        itemId: String(letter.id),
-        reason: 'retry_ceiling' as const,
-        owner: 'team:payments',
-        detail: 'retries ran out',
-        openedBy: 'agent:payments',
-      })),
-    );
-  }
-  return created;
+  return insertWithHolds(
+    database.db,
+    retriedOutRows(queue, count, () => overrides),
+  );
 }
 
 async function progressOf(id: number) {

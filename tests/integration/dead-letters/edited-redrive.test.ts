@@ -21,11 +21,11 @@ import {
 } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { oncall } from '../../support/actors';
+import { attemptOf } from '../../support/step-input';
 
 const database = useTestDatabase();
 beforeAll(() => addKnownOwners(database.db, ['team:web']));
-const oncall = aPerson('responder', 'oncall@example.com');
 const agentCtx = (): CoreContext => ({ db: database.db });
 const oncallCtx = (policy?: CoreContext['policy']): CoreContext => ({ db: database.db, actor: oncall, policy });
 
@@ -200,8 +200,7 @@ describe('a redrive resets the step’s counting', () => {
       const begun = await beginStep(agentCtx(), step);
       if (begun.decision !== 'run') throw new Error(`expected run: ${JSON.stringify(begun)}`);
       return finishStep(agentCtx(), {
-        key: begun.key,
-        fencingToken: begun.fencingToken,
+        ...attemptOf(begun),
         outcome: 'failed',
         errorClass: 'invalid_output',
         errorText: 'the summary was not JSON',

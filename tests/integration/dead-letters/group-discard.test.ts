@@ -5,10 +5,9 @@ import { discardErrorGroup, runStep, StepError } from '../../../packages/engine/
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { auditLog, deadLetters, holds } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { aPerson, oncall } from '../../support/actors';
 
 const database = useTestDatabase();
-const oncall = aPerson('responder', 'oncall@example.com');
 const viewer = aPerson('viewer', 'viewer@example.com');
 
 /** A task whose step failed permanently with this error: one dead letter and its open hold. */

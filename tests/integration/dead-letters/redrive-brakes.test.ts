@@ -13,11 +13,10 @@ import {
 } from '../../../packages/engine/src/core';
 import { auditLog, deadLetters, holds, redrives, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson, anAgent } from '../../support/actors';
+import { admin, aPerson, anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 const responder = aPerson('responder', 'rex@example.com');
-const admin = aPerson('admin', 'ada@example.com');
 const agent = anAgent('publishing');
 const minutes = (count: number) => count * 60_000;
 const days = (count: number) => count * 86_400_000;

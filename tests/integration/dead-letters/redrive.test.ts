@@ -15,10 +15,9 @@ import {
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { auditLog, deadLetters, holds, redrives, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { oncall } from '../../support/actors';
 
 const database = useTestDatabase();
-const oncall = aPerson('responder', 'oncall@example.com');
 const ctx = () => ({ db: database.db, actor: oncall });
 
 beforeAll(async () => {

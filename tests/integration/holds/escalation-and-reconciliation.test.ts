@@ -19,7 +19,7 @@ import { finishTask } from '../../../packages/engine/src/core/tasks/finish-task'
 import { auditLog, holds, idempotencyKeys, slotLocks, type HoldItemType } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson, anAgent } from '../../support/actors';
+import { anAgent, oncall } from '../../support/actors';
 
 const database = useTestDatabase();
 // The owners its agents name are known (an unknown one would be given the default owner).
@@ -30,7 +30,6 @@ const ctx = () => ({ db: database.db });
 const MINUTE_MS = 60_000;
 const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * MINUTE_MS);
 const agent = anAgent('x');
-const oncall = aPerson('responder', 'oncall@example.com');
 const taskOwner = 'person:payments-lead@example.com';
 
 async function newTask(): Promise<string> {

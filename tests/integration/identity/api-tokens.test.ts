@@ -4,10 +4,9 @@ import { authenticateApiToken, createApiToken, listApiTokens, revokeApiToken } f
 import { can } from '../../../packages/engine/src/core/identity/authorization';
 import { apiTokens, auditLog } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { admin } from '../../support/actors';
 
 const database = useTestDatabase();
-const admin = aPerson('admin', 'ada@example.com');
 const ctx = () => ({ db: database.db, actor: admin });
 
 describe('API tokens', () => {

@@ -13,10 +13,9 @@ import {
 } from '../../../packages/engine/src/core';
 import { auditLog, people } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { admin } from '../../support/actors';
 
 const database = useTestDatabase();
-const admin = aPerson('admin', 'ada@example.com');
 
 describe('people', () => {
   it('creates a person first seen through the proxy with the mapped role, once', async () => {

@@ -5,7 +5,7 @@ import { redriveDeadLetter } from '../../../packages/engine/src/core';
 import { NOT_YOURS } from '../../../packages/engine/src/core/identity/authorization';
 import { deadLetters, redrives, taskAgents } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
-import { aPerson } from '../../support/actors';
+import { oncall } from '../../support/actors';
 import { aDeadLetterInput } from '../../support/dead-letter-input';
 import { issueToken } from '../../support/api-tokens';
 
@@ -15,7 +15,6 @@ import { issueToken } from '../../support/api-tokens';
  * `research` token would, with the victim `payments` checked in the database afterwards.
  */
 const api = useApi();
-const oncall = aPerson('responder', 'oncall@example.com');
 const tokens = { research: '', researchQueue: '', payments: '' };
 
 beforeAll(async () => {

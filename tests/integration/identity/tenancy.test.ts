@@ -5,6 +5,7 @@ import { flushReplayTallies } from '../../../packages/engine/src/core/keys/repla
 import { useApi } from '../../support/api-harness';
 import { aDeadLetterInput } from '../../support/dead-letter-input';
 import { issueToken } from '../../support/api-tokens';
+import { attemptOf } from '../../support/step-input';
 
 /**
  * The tenancy matrix: every agent endpoint, against the caller's own task,
@@ -56,12 +57,7 @@ async function workOf(agent: 'research' | 'payments', token: string) {
   const begin = (step: string) =>
     post('/api/v1/steps/begin', { taskId, agent, owner: `team:${agent}`, step, content: { order: 1 } });
   const charge = await begin('charge');
-  await post('/api/v1/steps/finish', {
-    key: charge.key,
-    fencingToken: charge.fencingToken,
-    outcome: 'succeeded',
-    result: { charged: agent },
-  });
+  await post('/api/v1/steps/finish', { ...attemptOf(charge), outcome: 'succeeded', result: { charged: agent } });
   const open = await begin('ship');
   const raw = await post('/api/v1/keys/claim', { key: `extra-${randomUUID()}`, requestHash: 'h', taskId });
   return {

@@ -14,12 +14,12 @@ import {
 import { deadLetters, holds, redrives, runs, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
 import { NOT_YOURS } from '../../../packages/engine/src/core/identity/authorization';
-import { aPerson, anAgent } from '../../support/actors';
+import { admin, aPerson, anAgent } from '../../support/actors';
 import { aDeadLetterInput } from '../../support/dead-letter-input';
 import { anAttemptBody } from '../../support/attempt-factory';
+import { attemptOf } from '../../support/step-input';
 
 const api = useApi();
-const admin = aPerson('admin', 'ada@example.com');
 const responder = aPerson('responder', 'rex@example.com');
 /** An unlimited worker: it sets up another team's work for the limited token to try to touch. */
 const payments = anAgent('payments-worker');
@@ -128,8 +128,7 @@ describe('a token limited to agents and queues', () => {
     );
     expectRefused(
       await post('/api/v1/steps/finish', {
-        key: other.key,
-        fencingToken: other.fencingToken,
+        ...attemptOf(other),
         outcome: 'failed',
         errorClass: 'permanent',
         errorText: 'no',

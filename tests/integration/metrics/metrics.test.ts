@@ -29,6 +29,7 @@ import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { useTestDatabase } from '../../support/test-database';
 import { aPerson, anAgent } from '../../support/actors';
 import { closeAppDatabase } from '../../support/app-database';
+import { attemptOf } from '../../support/step-input';
 
 const database = useTestDatabase({ maxConnections: 12 });
 
@@ -279,8 +280,7 @@ describe('the figures', () => {
     const failed = (answer: Awaited<ReturnType<typeof beginStep>>) => {
       if (answer.decision !== 'run') throw new Error(`expected run, got ${JSON.stringify(answer)}`);
       return finishStep(ctx(), {
-        key: answer.key,
-        fencingToken: answer.fencingToken,
+        ...attemptOf(answer),
         outcome: 'failed',
         errorClass: 'transient',
         errorText: 'reset by peer',

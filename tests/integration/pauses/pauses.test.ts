@@ -16,7 +16,7 @@ import { attempts, auditLog, deadLetters, pauses, taskBudgets } from '../../../p
 import { addKnownOwners } from '../../support/known-owners';
 import { handClock } from '../../support/hand-clock';
 import { useTestDatabase } from '../../support/test-database';
-import { aStepInput } from '../../support/step-input';
+import { aStepInput, attemptOf } from '../../support/step-input';
 import { anAgent } from '../../support/actors';
 
 const database = useTestDatabase({ maxConnections: 8 });
@@ -58,8 +58,7 @@ describe('pausing a step', () => {
         const answer = await beginStep(as(agentToken), begin);
         if (answer.decision !== 'run') throw new Error('expected run');
         await finishStep(as(agentToken), {
-          key: answer.key,
-          fencingToken: answer.fencingToken,
+          ...attemptOf(answer),
           outcome: 'failed',
           errorClass: 'transient',
           errorText: '503 from the mail API',
@@ -120,12 +119,7 @@ describe('pausing a step', () => {
     const begin = aBegin({ agent, step });
     const ran = await beginStep(as(agentToken), begin);
     if (ran.decision !== 'run') throw new Error('expected run');
-    await finishStep(as(agentToken), {
-      key: ran.key,
-      fencingToken: ran.fencingToken,
-      outcome: 'succeeded',
-      result: { messageId: 'm-1' },
-    });
+    await finishStep(as(agentToken), { ...attemptOf(ran), outcome: 'succeeded', result: { messageId: 'm-1' } });
     await setPause(as(responder), { scope: 'agent', agent, reason: 'agent misbehaving' });
     expect(await beginStep(as(agentToken), begin)).toEqual({
       decision: 'replay',

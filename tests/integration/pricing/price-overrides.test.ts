@@ -10,7 +10,7 @@ import { DEFAULT_ERROR_CLASS_RULES, readErrorClassRules } from '../../../package
 import { rulesFingerprint, saveErrorClassRules } from '../../../packages/engine/src/traces/manage-error-class-rules';
 import { spanMappingRules } from '../../../packages/engine/src/traces/mapping-rules';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { admin } from '../../support/actors';
 
 /**
  * Admins' pricing settings: overrides per provider and model, the failed-call rule's statuses and the
@@ -18,7 +18,6 @@ import { aPerson } from '../../support/actors';
  * effect on this instance at once.
  */
 const database = useTestDatabase();
-const admin = aPerson('admin', 'ada@example.com');
 const asAdmin = () => ({ db: database.db, actor: admin });
 const ALL_DEFAULT_RULES = DEFAULT_ERROR_CLASS_RULES.map((rule) =>
   rule.errorTypeContains

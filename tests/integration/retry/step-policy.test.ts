@@ -13,13 +13,12 @@ import {
 import { auditLog, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { aStepInput } from '../../support/step-input';
-import { aPerson, anAgent } from '../../support/actors';
+import { aStepInput, attemptOf } from '../../support/step-input';
+import { admin, aPerson, anAgent } from '../../support/actors';
 
 const database = useTestDatabase();
 beforeAll(() => addKnownOwners(database.db, ['team:growth']));
 
-const admin = aPerson('admin', 'ada@example.com');
 const responder = aPerson('responder', 'rex@example.com');
 const agentToken = anAgent('policy-test');
 const asAdmin = (): CoreContext => ({ db: database.db, actor: admin });
@@ -32,13 +31,7 @@ const aBegin = (overrides: Partial<BeginStepInput> = {}): BeginStepInput =>
 async function failOnce(begin: BeginStepInput, errorClass: 'transient' | 'rate_limited' = 'transient') {
   const answer = await beginStep(asAgent(), begin);
   if (answer.decision !== 'run') throw new Error(`expected run, got ${JSON.stringify(answer)}`);
-  return finishStep(asAgent(), {
-    key: answer.key,
-    fencingToken: answer.fencingToken,
-    outcome: 'failed',
-    errorClass,
-    errorText: 'upstream said no',
-  });
+  return finishStep(asAgent(), { ...attemptOf(answer), outcome: 'failed', errorClass, errorText: 'upstream said no' });
 }
 
 /** A step with one finished attempt, so it is known. */

@@ -22,11 +22,10 @@ import { sweepStaleSlots } from '../../../packages/engine/src/core/slots/force-r
 import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { auditLog, slotLocks } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { oncall } from '../../support/actors';
 
 const database = useTestDatabase();
 const ctx = () => ({ db: database.db });
-const oncall = aPerson('responder', 'oncall@example.com');
 const freshSlot = () => `publish:site-${randomUUID().slice(0, 8)}:2026-11-30:morning`;
 
 /** Moves a lock's expiry into the past instead of waiting for it. */

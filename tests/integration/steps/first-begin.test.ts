@@ -14,14 +14,13 @@ import { attempts, deadLetters, holds, taskBudgets } from '../../../packages/eng
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 import { aStepInput } from '../../support/step-input';
-import { aPerson } from '../../support/actors';
+import { admin } from '../../support/actors';
 
 /**
  * A new task's row is made by its first begin, in the begin's transaction with the claim
  * (packages/engine/src/core/steps/new-task.ts): these are the promises that move kept, whatever path the begin takes.
  */
 const database = useTestDatabase({ maxConnections: 24 });
-const admin = aPerson('admin', 'ada@example.com');
 const at = new Date('2026-12-03T10:00:00.000Z');
 const ctx = (): CoreContext => ({ db: database.db, clock: () => at });
 

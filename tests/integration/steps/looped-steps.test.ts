@@ -7,6 +7,7 @@ import { getStepStats } from '../../../lib/queries/step-stats';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
 import { anAgent } from '../../support/actors';
+import { attemptOf } from '../../support/step-input';
 
 /**
  * A step run in a loop (the protocol's `iteration`): each pass is its own
@@ -38,8 +39,7 @@ async function runPass(taskId: string, iteration: number, outcomes: ('ok' | 'tra
       outcome === 'ok'
         ? { key: begun.key, fencingToken: begun.fencingToken, outcome: 'succeeded', result: iteration, costMicros: 100 }
         : {
-            key: begun.key,
-            fencingToken: begun.fencingToken,
+            ...attemptOf(begun),
             outcome: 'failed',
             errorClass: 'transient',
             errorText: '503 from the mail server',

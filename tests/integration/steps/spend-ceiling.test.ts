@@ -10,7 +10,7 @@ import {
 } from '../../../packages/engine/src/core';
 import { attempts, deadLetters, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { useTestDatabase } from '../../support/test-database';
-import { aStepInput } from '../../support/step-input';
+import { aStepInput, attemptOf } from '../../support/step-input';
 import { aPerson, anAgent } from '../../support/actors';
 
 /** Two documented promises of the step protocol, checked as an agent would meet them. */
@@ -65,8 +65,7 @@ describe('a redrive grants a fresh allowance and the failed step runs again', ()
     const first = await beginStep(ctx(), task);
     if (first.decision !== 'run') throw new Error('expected run');
     const stopped = await finishStep(ctx(), {
-      key: first.key,
-      fencingToken: first.fencingToken,
+      ...attemptOf(first),
       outcome: 'failed',
       errorClass: 'permanent',
       errorText: '400 Bad Request: card declined',
@@ -90,8 +89,7 @@ describe('a redrive grants a fresh allowance and the failed step runs again', ()
     // A retry after the redriven attempt is a retry of the new allowance: with none left it stops.
     if (again.decision !== 'run') return;
     const retried = await finishStep(ctx(), {
-      key: again.key,
-      fencingToken: again.fencingToken,
+      ...attemptOf(again),
       outcome: 'failed',
       errorClass: 'transient',
       errorText: '503 Service Unavailable',

@@ -13,7 +13,7 @@ import { connectDatabase } from '../../../packages/engine/src/db/client';
 import { attempts, deadLetters, holds, idempotencyKeys, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { aStepInput } from '../../support/step-input';
+import { aStepInput, attemptOf } from '../../support/step-input';
 import { anAgent } from '../../support/actors';
 
 const database = useTestDatabase({ maxConnections: 12 });
@@ -97,13 +97,7 @@ describe('total budgets: every attempt is gated, first tries too', () => {
         break;
       }
       steps += 1;
-      await finishStep(ctx(), {
-        key: answer.key,
-        fencingToken: answer.fencingToken,
-        outcome: 'succeeded',
-        result: steps,
-        costMicros: 1_700,
-      });
+      await finishStep(ctx(), { ...attemptOf(answer), outcome: 'succeeded', result: steps, costMicros: 1_700 });
     }
     const budget = await budgetOf(taskId);
     // 1,700 a step against a 1,000 estimate: three steps fit (3,000 reserved at most at once), the third ends at 5,100.
@@ -133,13 +127,7 @@ describe('total budgets: every attempt is gated, first tries too', () => {
   it('refuses a first try once the task has spent its ceiling', async () => {
     const step = aStep({ spendCeilingMicros: 3_000, estimatedCostMicros: 0 });
     const first = await begunRun(step);
-    await finishStep(ctx(), {
-      key: first.key,
-      fencingToken: first.fencingToken,
-      outcome: 'succeeded',
-      result: 'pricey',
-      costMicros: 30_000,
-    });
+    await finishStep(ctx(), { ...attemptOf(first), outcome: 'succeeded', result: 'pricey', costMicros: 30_000 });
     const next = await beginStep(ctx(), { ...step, step: 'send_email', estimatedCostMicros: 1 });
     expect(next).toMatchObject({ decision: 'stop', code: 'DO_NOT_RETRY', reason: 'budget_exhausted' });
   });
@@ -170,13 +158,7 @@ describe('finish: bad input, stale and repeated finishes', () => {
 
     const step = aStep();
     const first = await begunRun(step);
-    await finishStep(ctx(), {
-      key: first.key,
-      fencingToken: first.fencingToken,
-      outcome: 'failed',
-      errorClass: 'transient',
-      errorText: '503',
-    });
+    await finishStep(ctx(), { ...attemptOf(first), outcome: 'failed', errorClass: 'transient', errorText: '503' });
     const second = await begunRun(step);
     expect(second.fencingToken).toBe(first.fencingToken + 1);
     await expect(
@@ -197,8 +179,7 @@ describe('finish: bad input, stale and repeated finishes', () => {
     );
     const second = await begunRun(step);
     const late = {
-      key: first.key,
-      fencingToken: first.fencingToken,
+      ...attemptOf(first),
       attemptNumber: 1,
       outcome: 'succeeded' as const,
       result: 'late',
@@ -227,13 +208,7 @@ describe('finish: bad input, stale and repeated finishes', () => {
     });
     const answer = await begunRun(aStep());
     await expect(
-      finishStep(ctx(), {
-        key: answer.key,
-        fencingToken: answer.fencingToken,
-        outcome: 'succeeded',
-        result: 1,
-        costMicros: -5,
-      }),
+      finishStep(ctx(), { ...attemptOf(answer), outcome: 'succeeded', result: 1, costMicros: -5 }),
     ).rejects.toMatchObject({
       code: 'INVALID_INPUT',
       fieldErrors: { costMicros: expect.any(Array) },
@@ -254,8 +229,7 @@ describe('finish: bad input, stale and repeated finishes', () => {
       const step = aStep({ retryAllowance: 3 });
       const answer = await begunRun(step);
       const report = {
-        key: answer.key,
-        fencingToken: answer.fencingToken,
+        ...attemptOf(answer),
         outcome: 'failed' as const,
         errorClass: 'transient' as const,
         errorText: 'reset by peer',
@@ -279,12 +253,7 @@ describe('the task lifecycle', () => {
     const step = aStep({ final: true });
     const answer = await begunRun(step);
     expect(
-      await finishStep(ctx(), {
-        key: answer.key,
-        fencingToken: answer.fencingToken,
-        outcome: 'succeeded',
-        result: { sent: true },
-      }),
+      await finishStep(ctx(), { ...attemptOf(answer), outcome: 'succeeded', result: { sent: true } }),
     ).toMatchObject({
       decision: 'completed',
       taskStatus: 'completed',

@@ -11,7 +11,7 @@ import {
 import { attempts, breakerSlices, idempotencyKeys, taskBudgets } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { aStepInput } from '../../support/step-input';
+import { aStepInput, attemptOf } from '../../support/step-input';
 
 /**
  * A succeeded finish settles in one statement with no transaction around it (packages/engine/src/core/steps/finish-writes.ts)
@@ -83,8 +83,7 @@ describe('a succeeded finish', () => {
     const finish = async (input: BeginStepInput) => {
       const run = await begun(input);
       const answer = await finishStep(ctx, {
-        key: run.key,
-        fencingToken: run.fencingToken,
+        ...attemptOf(run),
         outcome: 'succeeded',
         result: { url: '/r/3' },
         costMicros: 1_700,
@@ -132,13 +131,7 @@ describe('a succeeded finish', () => {
   it('given again for the same attempt, answers the same and writes nothing', async () => {
     const input = aStep();
     const run = await begun(input);
-    const report = {
-      key: run.key,
-      fencingToken: run.fencingToken,
-      outcome: 'succeeded' as const,
-      result: 'ok',
-      costMicros: 10,
-    };
+    const report = { ...attemptOf(run), outcome: 'succeeded' as const, result: 'ok', costMicros: 10 };
     const first = await finishStep({ db: database.db, clock: () => later }, report);
     const before = await rowsOf(input, run.key);
     expect(await finishStep({ db: database.db, clock: () => later }, report)).toEqual(first);

@@ -11,7 +11,7 @@ import { createApiToken } from '../../../packages/engine/src/core';
 import { priceCall } from '../../../packages/engine/src/core/pricing/price-call';
 import { startServerOn, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { admin } from '../../support/actors';
 
 /**
  * The Vercel AI SDK 7 exporting to a running Holdfast (the production server): its spans come
@@ -24,7 +24,6 @@ import { aPerson } from '../../support/actors';
  * (`maxRetries`) happen inside one `chat` span: no span per attempt.
  */
 const database = useTestDatabase();
-const admin = aPerson('admin', 'ada@example.com');
 /** The agent's name twice, as an AI SDK user names it: the resource's service.name and the call's functionId. */
 const AGENT = 'ai-sdk-support';
 const MODEL = 'gpt-4o';

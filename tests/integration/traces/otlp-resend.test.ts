@@ -14,7 +14,7 @@ import { createApiToken } from '../../../packages/engine/src/core';
 import { priceCall } from '../../../packages/engine/src/core/pricing/price-call';
 import { type HoldfastServer, startServerOn } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { admin } from '../../support/actors';
 import { startAgentRun } from '../../support/agent-run-span';
 
 /**
@@ -25,7 +25,6 @@ import { startAgentRun } from '../../support/agent-run-span';
  * either order, sent twice, and at once.
  */
 const database = useTestDatabase();
-const admin = aPerson('admin', 'ada@example.com');
 let server: HoldfastServer;
 const tokens = { traces: '', otherAgent: '' };
 

@@ -11,7 +11,7 @@ import { createApiToken, recordAttempt } from '../../../packages/engine/src/core
 import { dropAttemptPartitionsBefore } from '../../../packages/engine/src/db/attempt-partitions';
 import { startServerOn, type HoldfastServer } from '../../support/holdfast-server';
 import { useTestDatabase } from '../../support/test-database';
-import { aPerson } from '../../support/actors';
+import { admin } from '../../support/actors';
 import { startAgentRun } from '../../support/agent-run-span';
 
 /**
@@ -20,7 +20,6 @@ import { startAgentRun } from '../../support/agent-run-span';
  * spans of a scripted agent become exactly the attempts they stand for.
  */
 const database = useTestDatabase();
-const admin = aPerson('admin', 'ada@example.com');
 let server: HoldfastServer;
 const tokens = { traces: '', limited: '', ingestOnly: '' };
 

@@ -25,6 +25,11 @@ export class HoldfastStepStopped extends Error {
     super(`do not retry: ${detail} (${code}, ${reason})`);
     this.name = 'HoldfastStepStopped';
   }
+
+  /** The error for Holdfast's stop answer, naming the hold and dead letter it opened, if any. */
+  static from(stop: { code: string; reason: string; detail: string; holdId?: number; deadLetterId?: number }) {
+    return new HoldfastStepStopped(stop.code, stop.reason, stop.detail, stop.holdId, stop.deadLetterId);
+  }
 }
 
 /** Raised when Holdfast asked for a wait longer than the caller allows (`maxWaitMs`). */
@@ -85,13 +90,7 @@ export async function runStepToEnd<T>(
       case 'replayed':
         return outcome.result;
       case 'stop':
-        throw new HoldfastStepStopped(
-          outcome.code,
-          outcome.reason,
-          outcome.detail,
-          outcome.holdId,
-          outcome.deadLetterId,
-        );
+        throw HoldfastStepStopped.from(outcome);
       case 'retry':
       case 'wait': {
         const waitMs = outcome.status === 'retry' ? outcome.delayMs : outcome.retryAfterMs;

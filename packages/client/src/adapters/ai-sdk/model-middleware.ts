@@ -113,7 +113,7 @@ export function holdfastModelMiddleware(
           case 'completed':
             return { stream: replayStream(first.result) };
           case 'stop':
-            throw new HoldfastStepStopped(first.code, first.reason, first.detail, first.holdId, first.deadLetterId);
+            throw HoldfastStepStopped.from(first);
           case 'retry':
           case 'wait': {
             const waitMs = first.status === 'retry' ? first.delayMs : first.retryAfterMs;

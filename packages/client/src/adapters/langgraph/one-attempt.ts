@@ -41,7 +41,7 @@ export async function runOneAttempt<T>(
     case 'replayed':
       return { result: outcome.result, replayed: true };
     case 'stop':
-      throw new HoldfastStepStopped(outcome.code, outcome.reason, outcome.detail, outcome.holdId, outcome.deadLetterId);
+      throw HoldfastStepStopped.from(outcome);
     case 'retry': {
       const detail = `attempt ${outcome.attemptNumber} failed (${outcome.errorClass}); Holdfast granted attempt ${outcome.attemptNumber + 1}`;
       if (outcome.delayMs > maxWaitMs) throw new HoldfastStepWaiting('RETRY_DELAYED', outcome.delayMs, detail);

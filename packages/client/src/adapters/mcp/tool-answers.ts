@@ -23,7 +23,7 @@ export function stopAnswer(
   owner: string,
   answered: CallToolResult | undefined,
 ): CallToolResult {
-  const sentence = new HoldfastStepStopped(stop.code, stop.reason, stop.detail, stop.holdId, stop.deadLetterId).message;
+  const sentence = HoldfastStepStopped.from(stop).message;
   const parked = [
     stop.holdId !== undefined ? `hold ${stop.holdId}` : undefined,
     stop.deadLetterId !== undefined ? `dead letter ${stop.deadLetterId}` : undefined,

@@ -152,13 +152,7 @@ class HoldfastModel implements Model {
           yield* streamOfStored(outcome.result);
           return;
         case 'stop':
-          throw new HoldfastStepStopped(
-            outcome.code,
-            outcome.reason,
-            outcome.detail,
-            outcome.holdId,
-            outcome.deadLetterId,
-          );
+          throw HoldfastStepStopped.from(outcome);
         case 'retry':
           if (passedOn) throw failure ?? new Error(`attempt ${outcome.attemptNumber} of a streamed call failed`);
           if (outcome.delayMs > maxWaitMs) {

@@ -94,7 +94,7 @@ test('Steps shows each step the ways its attempts came, and filters by one', asy
   await expectAccessible();
 
   const filters = page.getByTestId('steps-filters');
-  await filters.getByLabel('Source').selectOption('traces');
+  await filters.getByLabel('Arrived through').selectOption('traces');
   await filters.getByRole('button', { name: 'Apply' }).click();
   await expect(page).toHaveURL(/source=traces/);
   await expect(page.getByTestId('steps-table').locator('tbody tr')).toHaveCount(1);

@@ -1,8 +1,13 @@
 import type { ComparedStepStats } from '../queries/step-figures';
 import type { RetrySpendByCause } from '../queries/retry-spend-by-cause';
+import type { StepOwnerView } from '../queries/step-owners';
 import { csvLine } from './audit-view';
 
-type Row = ComparedStepStats & { retryCauses: RetrySpendByCause['byStep'] };
+/** What the export knows of each step besides its figures, keyed `agent/step`. */
+interface StepExtras {
+  retryCauses: RetrySpendByCause['byStep'];
+  owners: Map<string, StepOwnerView>;
+}
 
 const dollars = (micros: number | null | undefined) => (micros == null ? null : micros / 1_000_000);
 
@@ -11,9 +16,11 @@ const dollars = (micros: number | null | undefined) => (micros == null ? null : 
  * previous window's figures sit beside the window's as plain values (a spreadsheet computes any change from
  * them; previous_attempts 0 is the page's "new"), with the change in retry spend the page sorts by.
  */
-const columns: { header: string; value: (row: ComparedStepStats, causes: Row['retryCauses']) => unknown }[] = [
+const columns: { header: string; value: (row: ComparedStepStats, extras: StepExtras) => unknown }[] = [
   { header: 'agent', value: (row) => row.agent },
   { header: 'step', value: (row) => row.step },
+  { header: 'owner', value: (row, { owners }) => owners.get(`${row.agent}/${row.step}`)?.owner ?? null },
+  { header: 'owner_source', value: (row, { owners }) => owners.get(`${row.agent}/${row.step}`)?.source ?? null },
   { header: 'attempts', value: (row) => row.attempts },
   { header: 'retries', value: (row) => row.retries },
   { header: 'retry_rate', value: (row) => row.retryRate },
@@ -34,8 +41,8 @@ const columns: { header: string; value: (row: ComparedStepStats, causes: Row['re
   { header: 'failed_spend_usd', value: (row) => dollars(row.failedSpendMicros) },
   {
     header: 'retry_spend_by_cause_usd',
-    value: (row, causes) =>
-      (causes.get(`${row.agent}/${row.step}`) ?? [])
+    value: (row, { retryCauses }) =>
+      (retryCauses.get(`${row.agent}/${row.step}`) ?? [])
         .map((cause) => `${cause.cause} ${dollars(cause.retrySpendMicros)}`)
         .join('; '),
   },
@@ -52,9 +59,13 @@ const columns: { header: string; value: (row: ComparedStepStats, causes: Row['re
 ];
 
 /** The rows as CSV text: a header line, then a line per step in the order given (RFC 4180, formulas defused). */
-export function stepsCsv(rows: ComparedStepStats[], retryCauses: Row['retryCauses'] = new Map()): string {
+export function stepsCsv(
+  rows: ComparedStepStats[],
+  { retryCauses = new Map(), owners = new Map() }: Partial<StepExtras> = {},
+): string {
+  const extras = { retryCauses, owners };
   return (
     csvLine(columns.map((column) => column.header)) +
-    rows.map((row) => csvLine(columns.map((column) => column.value(row, retryCauses)))).join('')
+    rows.map((row) => csvLine(columns.map((column) => column.value(row, extras)))).join('')
   );
 }

@@ -33,6 +33,8 @@ export interface StepsView {
   search?: string;
   /** Only steps whose attempts reached Holdfast this way (step_sources). */
   source?: AttemptSource;
+  /** Only steps this owner answers for (`team:<name>`, `person:<email>`), or `mine`: the signed-in person's. */
+  owner?: string;
   sort: SortColumn;
   dir: 'asc' | 'desc';
   /** Parameters that were ignored, said plainly on the page. */
@@ -52,6 +54,12 @@ export const stepsFilter = z.object({
   agent: optionalName,
   q: optionalName,
   source: z.enum(attemptSources).optional(),
+  owner: z
+    .string()
+    .trim()
+    .max(200)
+    .regex(/^(mine|(team|person):\S.*)$/, 'must be mine, team:<name> or person:<email>')
+    .optional(),
   sort: z.enum(sortableColumns).default('retrySpendMicros'),
   dir: z.enum(['asc', 'desc']).default('desc'),
 });
@@ -82,6 +90,7 @@ export function parseStepsView(params: SearchParams, now: Date): StepsView {
     agent: filter.agent,
     search: filter.q,
     source: filter.source,
+    owner: filter.owner,
     sort: filter.sort,
     dir: filter.dir,
     notices,

@@ -1,9 +1,10 @@
 import 'server-only';
 import type { Executor } from '@holdfast/engine/db';
-import type { BaselineDaySums } from '@holdfast/engine/rollups';
+import type { BaselineDaySums, StepName } from '@holdfast/engine/rollups';
 import { readStepsPage, type SortColumn, STEPS_PAGE_SIZE, type StepsView } from '../filters/steps';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
+import { getStepOwners, type StepOwnerView } from './step-owners';
 import { getStepSources, getStepsWithSource, type StepSource } from './step-sources';
 import { type ComparedStepStats, readStepFigures } from './step-figures';
 import { getRetrySpendByCause, type RetrySpendByCause } from './retry-spend-by-cause';
@@ -23,6 +24,10 @@ export interface StepsPageView {
   pools: Map<string, StepPoolCoverage>;
   /** The ways the shown steps' attempts reached Holdfast, keyed `agent/step`. */
   sources: Map<string, StepSource[]>;
+  /** Every step's owner in the window, keyed `agent/step`. */
+  owners: Map<string, StepOwnerView>;
+  /** The owners of the window's steps, for the owner filter. */
+  ownerChoices: string[];
 }
 
 /**
@@ -37,8 +42,10 @@ export async function getStepsPage(
   view: StepsView,
   requestedPage: string | string[] | undefined,
   now: Date,
+  /** The owners the signed-in person answers as (their teams and themselves): the owner filter's `mine`. */
+  myOwners: string[] = [],
 ): Promise<StepsPageView> {
-  const { all, matching, anomalies, readsDetails } = await readMatchingSteps(db, view, now);
+  const { all, matching, anomalies, readsDetails, owners } = await readMatchingSteps(db, view, now, myOwners);
   const agents = [...new Set(all.map((row) => row.agent))].sort();
   const page = readStepsPage(requestedPage, matching.length);
   const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
@@ -48,21 +55,22 @@ export async function getStepsPage(
     getStepPoolCoverage(db, shown, view.range, now),
     getStepSources(db, shown),
   ]);
-  return { agents, total: matching.length, page, steps, retryCauses, anomalies, pools, sources };
+  const ownerChoices = [...new Set([...owners.values()].flatMap((view) => (view.owner ? [view.owner] : [])))].sort();
+  return { agents, total: matching.length, page, steps, retryCauses, anomalies, pools, sources, owners, ownerChoices };
 }
 
 /**
  * What the Steps page's CSV export holds: every matching step (not only the page shown) with its details, and
  * their retry spend by cause; undefined when more than `cap` steps match. Run it inside one snapshot.
  */
-export async function readStepsExport(db: Executor, view: StepsView, now: Date, cap: number) {
-  const { matching } = await readMatchingSteps(db, view, now);
+export async function readStepsExport(db: Executor, view: StepsView, now: Date, cap: number, myOwners: string[] = []) {
+  const { matching, owners } = await readMatchingSteps(db, view, now, myOwners);
   if (matching.length > cap) return undefined;
   const [steps, retryCauses] = await Promise.all([
     withShownDetails(db, view.range, matching),
     getRetrySpendByCause(db, view.range, matching),
   ]);
-  return { steps, retryCauses };
+  return { steps, retryCauses, owners };
 }
 
 /**
@@ -70,23 +78,31 @@ export async function readStepsExport(db: Executor, view: StepsView, now: Date, 
  * filters and search keep, in its sort; with the anomaly rule's flags. Latency, failures by class and failed
  * spend are read for every step only when the view sorts by one of them (readsDetails).
  */
-export async function readMatchingSteps(db: Executor, view: StepsView, now: Date) {
+export async function readMatchingSteps(db: Executor, view: StepsView, now: Date, myOwners: string[] = []) {
   const readsDetails = detailSorts.has(view.sort);
   const [withSource, all] = await Promise.all([
     view.source ? getStepsWithSource(db, view.source) : undefined,
     readStepFigures(db, view.range, { latency: readsDetails, failureClasses: readsDetails, previousWindow: true }),
   ]);
+  // Every step's owner: the owner filter and the owner shown beside each step (one statement, one probe an agent).
+  const owners = await getStepOwners(db, all);
+  const wantedOwners = view.owner === 'mine' ? new Set(myOwners) : view.owner ? new Set([view.owner]) : undefined;
+  const ownedAsWanted = (row: StepName) =>
+    !wantedOwners || wantedOwners.has(owners.get(`${row.agent}/${row.step}`)?.owner ?? '');
   // Over the last 24 hours every step's figures are the anomaly rule's recent ones: not read twice.
   const anomalies = await getStepAnomalies(db, now, {
     recentSums: view.window === '24h' ? asRecentSums(all) : undefined,
   });
   const matching = applyStepsView(
     all.filter(
-      (row) => (!view.agent || row.agent === view.agent) && (!withSource || withSource.has(`${row.agent}/${row.step}`)),
+      (row) =>
+        (!view.agent || row.agent === view.agent) &&
+        (!withSource || withSource.has(`${row.agent}/${row.step}`)) &&
+        ownedAsWanted(row),
     ),
     view,
   );
-  return { all, matching, anomalies, readsDetails };
+  return { all, matching, anomalies, readsDetails, owners };
 }
 
 /** A row the Steps page sorts: the API's step stats, or the page's with their failed spend and change. */

@@ -3,6 +3,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
+import { ownersOf } from '@holdfast/engine/core';
 import { parseStepsView } from '@/lib/filters/steps';
 import { stepsExportHref } from '@/lib/console/filter-forms/steps';
 import { formatCount } from '@/lib/console/format';
@@ -27,18 +28,22 @@ export default async function StepsPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  await requirePerson();
+  const person = await requirePerson();
   const params = await searchParams;
   const view = parseStepsView(params, new Date());
   const now = new Date();
   // One source for the page's reads; a replica that fails mid-read is read again on the primary.
   const {
-    value: [{ agents, total, page, steps, retryCauses, anomalies, pools, sources }, pauses, dataBegins],
+    value: [
+      { agents, total, page, steps, retryCauses, anomalies, pools, sources, owners, ownerChoices },
+      pauses,
+      dataBegins,
+    ],
   } = await readConsole((db) =>
     // One snapshot: a step's failures and their classes are read apart, and must agree while agents write.
     inOneSnapshot(db, (snapshot) =>
       Promise.all([
-        getStepsPage(snapshot, view, params.page, now),
+        getStepsPage(snapshot, view, params.page, now, ownersOf(person)),
         currentPausesSummary(snapshot, now),
         readDataBegins(snapshot),
       ]),
@@ -54,13 +59,13 @@ export default async function StepsPage({
         description={`Every step's retries, spend and latency from ${minute(view.range.from)} to ${minute(view.range.to)} UTC, each change against the ${rangeLength(view.range)} before (from ${minute(previous.from)}).`}
       />
       <PausesNotice {...pauses} backlogMinutes={BACKLOG_MINUTES} />
-      <StepsFilters view={view} agents={agents} />
+      <StepsFilters view={view} agents={agents} owners={ownerChoices} />
       <FilterNotices notices={view.notices} />
       <DataSpanNote range={view.range} dataBegins={dataBegins} />
       {steps.length === 0 ? (
         <EmptyState title="No steps match" testId="steps-empty">
-          No attempts in this window{view.agent || view.search || view.source ? ' for these filters' : ''}. Try a longer
-          window or clear the filters.
+          No attempts in this window{view.agent || view.search || view.source || view.owner ? ' for these filters' : ''}
+          . Try a longer window or clear the filters.
         </EmptyState>
       ) : (
         <>
@@ -71,6 +76,7 @@ export default async function StepsPage({
             anomalies={anomalies}
             pools={pools}
             sources={sources}
+            owners={owners}
           />
           <div className="mt-2 flex flex-wrap items-center justify-between gap-2">
             <StepsPager view={view} page={page} total={total} />
@@ -127,6 +133,14 @@ export default async function StepsPage({
               The last 24 hours&apos; retry share of spend is more than 3 scaled median absolute deviations, and at
               least 10 points, above the median of the step&apos;s previous 7 days (needs 20 attempts and 4 days of
               history).
+            </dd>
+          </div>
+          <div className="contents">
+            <dt className="font-medium text-ink">owner (under the agent)</dt>
+            <dd>
+              Who answers for the step: the owner an admin named for the step or its agent (Settings, Owners, or the
+              step&apos;s page), else the owner its agent declares (the owner of its newest task). &quot;declared&quot;
+              marks one nobody has confirmed; a traced agent that never began a step declares none.
             </dd>
           </div>
           <div className="contents">

@@ -20,7 +20,7 @@ import { visibleText } from '@/lib/console/visible-text';
  * next/form navigates on the client, so Back and Forward restore the list and
  * the fields together.
  */
-export function StepsFilters({ view, agents }: { view: StepsView; agents: string[] }) {
+export function StepsFilters({ view, agents, owners }: { view: StepsView; agents: string[]; owners: string[] }) {
   return (
     <div className="mb-4 flex flex-wrap items-end gap-4">
       <SegmentedLinks
@@ -50,9 +50,20 @@ export function StepsFilters({ view, agents }: { view: StepsView; agents: string
             ))}
           </Select>
         </Field>
-        <Field label="Source">
+        <Field label="Owner">
+          <Select name="owner" defaultValue={view.owner ?? ''} size="sm">
+            <option value="">Anyone</option>
+            <option value="mine">Mine (my teams and me)</option>
+            {owners.map((owner) => (
+              <option key={owner} value={owner}>
+                {visibleText(owner)}
+              </option>
+            ))}
+          </Select>
+        </Field>
+        <Field label="Arrived through">
           <Select name="source" defaultValue={view.source ?? ''} size="sm">
-            <option value="">All sources</option>
+            <option value="">Any way</option>
             {attemptSources.map((source) => (
               <option key={source} value={source}>
                 {attemptSourceLabels[source]}

@@ -4,6 +4,8 @@ import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { StepPoolCoverage } from '@/lib/queries/retry-pools';
 import type { StepSource } from '@/lib/queries/step-sources';
+import type { StepOwnerView } from '@/lib/queries/step-owners';
+import { OwnerName } from '@/components/console/owner-name';
 import type { ComparedStepStats } from '@/lib/queries/step-figures';
 import type { RetrySpendByCause } from '@/lib/queries/retry-spend-by-cause';
 import { stepsViewHref } from '@/lib/console/filter-forms/steps';
@@ -23,6 +25,7 @@ export function StepsTable({
   anomalies,
   pools,
   sources,
+  owners,
 }: {
   steps: ComparedStepStats[];
   /** The shown steps' retry spend by the failure before each retry. */
@@ -33,6 +36,8 @@ export function StepsTable({
   pools?: Map<string, StepPoolCoverage>;
   /** How the steps' attempts reached Holdfast, keyed `agent/step`. */
   sources?: Map<string, StepSource[]>;
+  /** Who answers for each step, keyed `agent/step`. */
+  owners?: Map<string, StepOwnerView>;
 }) {
   return (
     <Table data-testid="steps-table">
@@ -80,6 +85,12 @@ export function StepsTable({
                   <>
                     <span className="block font-sans text-[11px] text-muted md:hidden">
                       <VisibleText text={row.agent} />
+                      {owners ? (
+                        <>
+                          {' · '}
+                          <OwnerName owner={owners.get(`${row.agent}/${row.step}`)} testId="step-owner-phone" />
+                        </>
+                      ) : null}
                     </span>
                     <Link
                       href={stepDetailHref(row.agent, row.step, view.window === 'custom' ? '24h' : view.window)}
@@ -89,7 +100,15 @@ export function StepsTable({
                     </Link>
                   </>
                 ) : column.key === 'agent' ? (
-                  <VisibleText text={row.agent} />
+                  <>
+                    <VisibleText text={row.agent} />
+                    {owners ? (
+                      <OwnerName
+                        owner={owners.get(`${row.agent}/${row.step}`)}
+                        className="block text-[11px] text-muted [overflow-wrap:anywhere]"
+                      />
+                    ) : null}
+                  </>
                 ) : (
                   column.show(row)
                 )}

@@ -7,7 +7,8 @@ export const stepsFilterLabels = {
   window: 'Time window',
   agent: 'Agent',
   q: 'Search',
-  source: 'Source',
+  source: 'Arrived through',
+  owner: 'Owner',
   sort: 'Sort by',
   dir: 'Direction',
 } as const satisfies Record<keyof z.output<typeof stepsFilter>, string>;
@@ -31,6 +32,7 @@ function stepsViewParams(view: StepsView, changes: Record<string, string | undef
     agent: view.agent,
     q: view.search,
     source: view.source,
+    owner: view.owner,
     sort: view.sort,
     dir: view.dir,
   };

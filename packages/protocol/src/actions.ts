@@ -28,6 +28,8 @@ export const actions = [
   'breaker.manage',
   /** Overriding one step's retry policy live (maximum attempts, classes retried, backoff, new tasks' allowance). */
   'retry_policy.manage',
+  /** Naming who owns an agent or one of its steps: the owner, the on-call contact, the runbook. */
+  'owner.manage',
   /** Creating, changing and deleting the fleet's retry pools. */
   'retry_pool.manage',
   /** Price overrides, the failed-call rule's statuses and the span error class rules (Settings, Costs and errors). */

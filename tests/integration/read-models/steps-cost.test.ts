@@ -6,6 +6,7 @@ import { inOneSnapshot } from '../../../lib/queries/one-snapshot';
 import { readStepFigures } from '../../../lib/queries/step-figures';
 import { getStepsPage, readStepsExport } from '../../../lib/queries/steps-page';
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
+import { stepOwners } from '../../../packages/engine/src/db/schema';
 import { aFailedAttempt, anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
 
@@ -156,10 +157,17 @@ describe('the Steps page against the previous window', () => {
 });
 
 describe("the Steps page's CSV", () => {
-  it('carries failed spend, retry spend by cause, the change in retry spend and the previous window', async () => {
+  it('carries the owner, failed spend, retry spend by cause, the change in retry spend and the previous window', async () => {
+    // An admin named the agent's owner: every one of its steps carries it, and where it came from.
+    await database.db
+      .insert(stepOwners)
+      .values({ agent, step: '*', owner: 'team:payments', updatedBy: 'person:ada@example.com' });
     const view = parseStepsView({ window: '24h', sort: 'retrySpendChangeMicros' }, now);
     const exported = await inOneSnapshot(database.db, (snapshot) => readStepsExport(snapshot, view, now, 100));
-    const [header, ...lines] = stepsCsv(exported!.steps, exported!.retryCauses.byStep).split('\r\n');
+    const [header, ...lines] = stepsCsv(exported!.steps, {
+      retryCauses: exported!.retryCauses.byStep,
+      owners: exported!.owners,
+    }).split('\r\n');
     const cells = (line: string) => {
       const values = line.split(',');
       const named = Object.fromEntries(header!.split(',').map((name, index) => [name, values[index]]));
@@ -170,6 +178,8 @@ describe("the Steps page's CSV", () => {
     expect(cells(lines[0]!)).toEqual({
       agent,
       step: 'charge',
+      owner: 'team:payments',
+      owner_source: 'agent',
       attempts: '4',
       retries: '2',
       retry_rate: '0.5',
@@ -194,6 +204,7 @@ describe("the Steps page's CSV", () => {
     });
     expect(cells(lines[1]!)).toMatchObject({
       step: 'refund',
+      owner: 'team:payments',
       failed_spend_usd: '0.0007',
       retry_spend_by_cause_usd: 'rate_limited 0.0007',
       retry_spend_change_usd: '0.0007',

@@ -34,6 +34,7 @@ export { finishStep } from './steps/finish-step';
 export { resumePause, setPause, type PauseOutcome, type ResumeOutcome } from './pauses/pauses';
 export { PAUSED_POLL_MS } from './pauses/pause-gate';
 export { readStepPolicy, removeStepPolicy, saveStepPolicy } from './retry/step-policy';
+export { removeStepOwner, saveStepOwner } from './owners/step-owners';
 export { type PolicySimulation, simulateRetryPolicy } from './retry/simulate-policy';
 export {
   type BreakerSettings,

@@ -24,17 +24,25 @@ import { StepBreaker } from './step-breaker';
 import { StepPauses } from './step-pauses';
 import { StepPolicySection } from './step-policy';
 import { StepSources } from './step-sources';
+import { StepOwnerSection } from './step-owner';
+import { getNamedOwners, getStepOwner, listOwnerTeams } from '@/lib/queries/step-owners';
 import { StepRangeForm } from './step-range-form';
 import { STEP_ERROR_GROUPS_SHOWN, StepErrorGroups } from './step-error-groups';
 import { DataSpanNote } from '@/components/console/data-span-note';
 import { readDataBegins } from '@/lib/queries/data-span';
 
-export const metadata: Metadata = { title: 'Step' };
 export const dynamic = 'force-dynamic';
 
 interface Props {
   params: Promise<{ agent: string; step: string }>;
   searchParams: Promise<Record<string, string | string[] | undefined>>;
+}
+
+/** The tab names the step, so that several open steps can be told apart. */
+export async function generateMetadata({ params }: Pick<Props, 'params'>): Promise<Metadata> {
+  const { agent, step } = await params;
+  const [agentName, stepName] = [decodeRouteParam(agent), decodeRouteParam(step)];
+  return { title: agentName && stepName ? `${stepName} · ${agentName}` : 'Step' };
 }
 
 export default async function StepDetailPage({ params, searchParams }: Props) {
@@ -54,7 +62,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   });
   if (!read) notFound();
   const {
-    value: [pauses, breaker, policy, dataBegins, errorGroups],
+    value: [pauses, breaker, policy, dataBegins, errorGroups, owner, namedOwners, ownerTeams],
   } = await readConsole((db) =>
     Promise.all([
       pausesCoveringStep(db, names, now),
@@ -67,6 +75,9 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
         filter: names,
         limit: STEP_ERROR_GROUPS_SHOWN,
       }),
+      getStepOwner(db, names),
+      getNamedOwners(db, names),
+      listOwnerTeams(db),
     ]),
   );
   const { detail, sources, costMix } = read;
@@ -93,6 +104,13 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
         path={stepDetailHref(names.agent, names.step)}
         range={view.range}
         custom={view.window === 'custom'}
+      />
+      <StepOwnerSection
+        names={names}
+        owner={owner}
+        named={namedOwners}
+        teams={ownerTeams}
+        managing={decide(person, 'owner.manage')}
       />
       <DataSpanNote range={view.range} dataBegins={dataBegins} />
       <StepPauses names={names} pauses={pauses} pausing={decide(person, 'step.pause')} />

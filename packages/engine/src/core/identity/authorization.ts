@@ -90,6 +90,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'retry_pool.manage':
     case 'breaker.manage':
     case 'retry_policy.manage':
+    case 'owner.manage':
     case 'pricing.manage':
     case 'people.manage':
     case 'api_token.manage':

@@ -22,3 +22,4 @@ export * from './error-groups';
 export * from './execution-shapes';
 export * from './figures';
 export * from './span-ingest';
+export * from './step-owners';

@@ -63,6 +63,8 @@ export const taskBudgets = pgTable(
     check('task_budgets_owner_named', sql`${table.owner} ~ '^(person|team):.+'`),
     // Serves the frozen sweep: active tasks by last change.
     index('task_budgets_active_updated_at_idx').on(table.updatedAt).where(sql`${table.status} = 'active'`),
+    // Serves a step's declared owner: its agent's newest task.
+    index('task_budgets_agent_created_at_idx').on(table.agent, table.createdAt.desc()),
     // Serves a task's page: its sub-tasks.
     index('task_budgets_parent_task_id_idx').on(table.parentTaskId).where(sql`${table.parentTaskId} is not null`),
   ],

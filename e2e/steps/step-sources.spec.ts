@@ -158,6 +158,12 @@ test("a step seen only through spans: its cost sources, the retry spend's estima
   await expect(note.getByRole('heading', { name: 'What you see vs what you control' })).toBeVisible();
   await expect(note).toContainText('docs/agents/step-protocol.md');
   await expect(note).toContainText('docs/agents/clients.md');
+  // Its brakes and its policy say what they would need, instead of offering actions that would change nothing.
+  await expect(page.getByTestId('step-pause-needs-protocol')).toContainText('a pause here would hold nothing');
+  await expect(page.getByTestId('step-pauses').getByRole('button', { name: 'Pause…' })).toHaveCount(0);
+  await expect(page.getByTestId('step-policy-needs-protocol')).toContainText('no policy here applies to it');
+  await expect(page.getByTestId('step-policy-table')).toHaveCount(0);
+  await expect(page.getByText('Simulate another policy…')).toHaveCount(0);
   await expectAccessible();
 
   // On a phone the mix keeps within the screen, its estimate mark included: the table needs no scrolling.
@@ -203,6 +209,18 @@ test('a step reported in-process has no spans note and no estimate; its costs ar
   await page.goto(`/steps/${agent}/charge`);
   await expect(page.getByTestId('step-sources').getByTestId('source-badge-library')).toBeVisible();
   await expect(page.getByTestId('see-versus-control')).toHaveCount(0);
+  // The page leads with the window's figures, as the Steps list counts them.
+  const headline = page.getByTestId('step-headline');
+  await expect(headline.getByTestId('step-headline-attempts').getByTestId('value')).toHaveText('2');
+  await expect(headline.getByTestId('step-headline-retries').getByTestId('value')).toHaveText('1');
+  await expect(headline.getByTestId('step-headline-retryRate').getByTestId('value')).toHaveText('50.0%');
+  await expect(headline.getByTestId('step-headline-totalSpendMicros').getByTestId('value')).toHaveText('$0.0045');
+  await expect(headline.getByTestId('step-headline-retrySpendMicros').getByTestId('value')).toHaveText('$0.0015');
+  await expect(headline.getByTestId('step-headline-failedSpendMicros').getByTestId('value')).toHaveText('$0.0015');
+  await expect(headline).toContainText('The window before had no attempts');
+  // A step run through the library can be paused and its policy changed from here.
+  await expect(page.getByTestId('step-pauses').getByRole('button', { name: 'Pause…' })).toBeVisible();
+  await expect(page.getByTestId('step-policy-table')).toBeVisible();
   const reported = page.getByTestId('cost-source-reported');
   await expect(reported.getByTestId('attempts')).toHaveText('2');
   await expect(reported.getByTestId('cost')).toHaveText('$0.0045');

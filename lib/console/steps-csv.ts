@@ -19,8 +19,6 @@ const dollars = (micros: number | null | undefined) => (micros == null ? null : 
 const columns: { header: string; value: (row: ComparedStepStats, extras: StepExtras) => unknown }[] = [
   { header: 'agent', value: (row) => row.agent },
   { header: 'step', value: (row) => row.step },
-  { header: 'owner', value: (row, { owners }) => owners.get(`${row.agent}/${row.step}`)?.owner ?? null },
-  { header: 'owner_source', value: (row, { owners }) => owners.get(`${row.agent}/${row.step}`)?.source ?? null },
   { header: 'attempts', value: (row) => row.attempts },
   { header: 'retries', value: (row) => row.retries },
   { header: 'retry_rate', value: (row) => row.retryRate },
@@ -56,6 +54,9 @@ const columns: { header: string; value: (row: ComparedStepStats, extras: StepExt
   { header: 'previous_retry_share_of_spend', value: (row) => row.previous?.retryShareOfSpend },
   { header: 'previous_failures', value: (row) => row.previous?.failures },
   { header: 'previous_failed_spend_usd', value: (row) => dollars(row.previous?.failedSpendMicros) },
+  // Added after the figures, so that a spreadsheet reading the columns by position keeps working.
+  { header: 'owner', value: (row, { owners }) => owners.get(`${row.agent}/${row.step}`)?.owner ?? null },
+  { header: 'owner_source', value: (row, { owners }) => owners.get(`${row.agent}/${row.step}`)?.source ?? null },
 ];
 
 /** The rows as CSV text: a header line, then a line per step in the order given (RFC 4180, formulas defused). */

@@ -25,6 +25,8 @@ import { StepPauses } from './step-pauses';
 import { StepPolicySection } from './step-policy';
 import { StepSources } from './step-sources';
 import { StepOwnerSection } from './step-owner';
+import { StepHeadline } from './step-headline';
+import { readStepFigures } from '@/lib/queries/step-figures';
 import { getNamedOwners, getStepOwner, listOwnerTeams } from '@/lib/queries/step-owners';
 import { StepRangeForm } from './step-range-form';
 import { STEP_ERROR_GROUPS_SHOWN, StepErrorGroups } from './step-error-groups';
@@ -62,7 +64,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   });
   if (!read) notFound();
   const {
-    value: [pauses, breaker, policy, dataBegins, errorGroups, owner, namedOwners, ownerTeams],
+    value: [pauses, breaker, policy, dataBegins, errorGroups, owner, namedOwners, ownerTeams, [figures]],
   } = await readConsole((db) =>
     Promise.all([
       pausesCoveringStep(db, names, now),
@@ -78,10 +80,13 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
       getStepOwner(db, names),
       getNamedOwners(db, names),
       listOwnerTeams(db),
+      readStepFigures(db, { ...view.range, steps: [names] }, { previousWindow: true, latency: false }),
     ]),
   );
   const { detail, sources, costMix } = read;
   const estimate = retrySpendEstimate(costMix, sources);
+  // Spans show a step; they cannot steer it: the brakes and the policy say what they would need instead.
+  const tracesOnly = sources.length > 0 && sources.every(({ source }) => source === 'traces');
 
   return (
     <>
@@ -113,9 +118,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
         managing={decide(person, 'owner.manage')}
       />
       <DataSpanNote range={view.range} dataBegins={dataBegins} />
-      <StepPauses names={names} pauses={pauses} pausing={decide(person, 'step.pause')} />
-      <StepBreaker breaker={breaker.breaker} history={breaker.history} />
-      <StepSources sources={sources} />
+      {figures ? <StepHeadline figures={figures} asOf={now} /> : null}
       {detail.points.length === 0 ? (
         <EmptyState title="No attempts of this step in this window" testId="step-detail-empty">
           Try a longer window.
@@ -130,7 +133,15 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
           retrySpendEstimated={estimate !== null}
         />
       )}
-      <StepPolicySection names={names} policy={policy} managing={decide(person, 'retry_policy.manage')} />
+      <StepPauses names={names} pauses={pauses} pausing={decide(person, 'step.pause')} tracesOnly={tracesOnly} />
+      <StepBreaker breaker={breaker.breaker} history={breaker.history} />
+      <StepSources sources={sources} />
+      <StepPolicySection
+        names={names}
+        policy={policy}
+        managing={decide(person, 'retry_policy.manage')}
+        tracesOnly={tracesOnly}
+      />
       <CostSourceMixSection mix={costMix} retentionDays={retentionDays} estimate={estimate} />
       <StepErrorGroups names={names} groups={errorGroups} now={now} customRange={view.window === 'custom'} />
       <h2 className="mb-2 mt-5 text-[13px] font-semibold">Latest failing attempts</h2>

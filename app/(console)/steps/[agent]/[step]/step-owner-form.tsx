@@ -78,7 +78,7 @@ export function StepOwnerForm({
         hint="team:<name> or person:<email>"
         id={`${id}-owner`}
         error={errors?.owner}
-        className="w-56"
+        className="w-full sm:w-56"
       >
         <Input
           name="owner"
@@ -99,7 +99,7 @@ export function StepOwnerForm({
         hint="Optional: a rotation or a pager"
         id={`${id}-contact`}
         error={errors?.contact}
-        className="w-56"
+        className="w-full sm:w-56"
       >
         <Input name="contact" size="sm" maxLength={200} defaultValue={row?.contact ?? ''} />
       </Field>
@@ -108,7 +108,7 @@ export function StepOwnerForm({
         hint="Optional: an https address"
         id={`${id}-runbook`}
         error={errors?.runbookUrl}
-        className="w-72"
+        className="w-full sm:w-72"
       >
         <Input name="runbookUrl" type="url" size="sm" defaultValue={row?.runbookUrl ?? ''} placeholder="https://" />
       </Field>

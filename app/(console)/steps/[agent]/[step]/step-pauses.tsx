@@ -15,10 +15,13 @@ export function StepPauses({
   names,
   pauses,
   pausing,
+  tracesOnly = false,
 }: {
   names: { agent: string; step: string };
   pauses: PauseView[];
   pausing: Decision;
+  /** The step reaches Holdfast only as spans: its agent asks nothing before it acts, so a pause would hold nothing. */
+  tracesOnly?: boolean;
 }) {
   const holding = pauses.some((pause) => pause.state === 'paused');
   return (
@@ -38,6 +41,11 @@ export function StepPauses({
           testId="step-pauses-table"
           caption="Pauses covering this step"
         />
+      ) : tracesOnly ? (
+        <p className="mb-2 text-[12px] text-muted" data-testid="step-pause-needs-protocol">
+          Not paused, and a pause here would hold nothing: this step reaches Holdfast only as spans, after its work is
+          done. To pause it from here, run it through the step protocol, a client or an adapter (see below).
+        </p>
       ) : (
         <p className="mb-2 text-[12px] text-muted">
           Not paused. Pausing makes every begin of this step (or of its agent) wait until resumed; see{' '}
@@ -47,8 +55,8 @@ export function StepPauses({
           for downstreams and everything paused now.
         </p>
       )}
-      {pauses.length === 0 && pausing.allowed ? <PauseForm step={names} headingId={HEADING} /> : null}
-      {pausing.allowed ? null : <p className="text-[12px] text-muted">Pausing: {pausing.reason}.</p>}
+      {pauses.length === 0 && pausing.allowed && !tracesOnly ? <PauseForm step={names} headingId={HEADING} /> : null}
+      {pausing.allowed || tracesOnly ? null : <p className="text-[12px] text-muted">Pausing: {pausing.reason}.</p>}
     </section>
   );
 }

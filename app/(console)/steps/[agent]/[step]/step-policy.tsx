@@ -46,10 +46,13 @@ export function StepPolicySection({
   names,
   policy,
   managing,
+  tracesOnly = false,
 }: {
   names: { agent: string; step: string };
   policy: StoredPolicy | undefined;
   managing: Decision;
+  /** The step reaches Holdfast only as spans: its agent follows no policy Holdfast sends. */
+  tracesOnly?: boolean;
 }) {
   return (
     <section
@@ -66,6 +69,31 @@ export function StepPolicySection({
           use it, running tasks included.
         </p>
       ) : null}
+      {tracesOnly ? (
+        <p className="mt-1 max-w-prose text-[12px] text-muted" data-testid="step-policy-needs-protocol">
+          This step reaches Holdfast only as spans: its agent retries as its own code says and asks Holdfast nothing, so
+          no policy here applies to it, and nothing here can be simulated against what it would do. Run the step through
+          the step protocol, a client or an adapter to have its retries follow a policy set here.
+        </p>
+      ) : (
+        <PolicyParts policy={policy} names={names} managing={managing} />
+      )}
+    </section>
+  );
+}
+
+/** The policy part by part, the simulator and, for admins, the form. */
+function PolicyParts({
+  names,
+  policy,
+  managing,
+}: {
+  names: { agent: string; step: string };
+  policy: StoredPolicy | undefined;
+  managing: Decision;
+}) {
+  return (
+    <>
       <table className="mt-2 text-[12px]" data-testid="step-policy-table">
         <thead className="sr-only">
           <tr>
@@ -102,6 +130,6 @@ export function StepPolicySection({
           </div>
         </details>
       ) : null}
-    </section>
+    </>
   );
 }

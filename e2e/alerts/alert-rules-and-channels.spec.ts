@@ -18,7 +18,7 @@ test('an admin edits a rule, adds a webhook channel (secret shown once), tests, 
   // A rule: a threshold no other run has set, and a reason to find its audit record by.
   const minutes = 100 + Math.floor(Math.random() * 1_300);
   const reason = unique('locks-are-slow-tonight');
-  await page.goto('/alerts');
+  await page.goto('/alerts?tab=rules');
   await expect(page.getByRole('link', { name: 'Rules' })).toHaveAttribute('aria-current', 'true');
   const rule = page.getByTestId('rule-form-stale_lock');
   await rule.getByLabel('Unreleased for longer than (minutes)').fill(String(minutes));
@@ -77,7 +77,7 @@ test('an admin edits a rule, adds a webhook channel (secret shown once), tests, 
   const deliveries = await database.db.select().from(alertDeliveries).where(eq(alertDeliveries.channelId, channel.id));
   expect(deliveries).toHaveLength(1);
   expect(deliveries[0]).toMatchObject({ event: 'test', instanceId: null });
-  await page.getByRole('link', { name: /^History/ }).click();
+  await page.getByRole('link', { name: /^Firing/ }).click();
   await expect(page.getByTestId(`delivery-${deliveries[0]!.id}`)).toContainText(name);
   await expectAccessible();
 
@@ -152,7 +152,7 @@ test('a viewer sees rules and channels read only: values, no forms, no buttons',
   await setAlertChannelEnabled(admin, { channelId: created.channel.id, enabled: false });
 
   await signInAs(page, 'viewer');
-  await page.goto('/alerts');
+  await page.goto('/alerts?tab=rules');
   await expect(page.getByTestId('rules-read-only')).toContainText('admins change these');
   await expect(page.getByRole('button', { name: 'Save rule' })).toHaveCount(0);
   await expect(page.getByRole('checkbox')).toHaveCount(0);

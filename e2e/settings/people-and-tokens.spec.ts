@@ -232,7 +232,7 @@ test('alerts: saving a rule, adding, testing, disabling and deleting a channel e
   page,
   database,
 }) => {
-  await page.goto('/alerts');
+  await page.goto('/alerts?tab=rules');
   const rule = page.getByTestId('rule-form-dead_letters_waiting');
   await rule.getByLabel('Reason (optional, kept in the audit log)').fill(uniqueId('feedback'));
   await rule.getByRole('button', { name: 'Save rule' }).click();

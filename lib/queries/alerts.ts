@@ -270,8 +270,9 @@ async function readDeliveries(
 }
 
 /**
- * The newest alert instances (fired or resolved) with each notification sent
- * for them, its status and its tries; and the console's test notifications.
+ * The alert instances firing now (the unacknowledged before those someone has, newest first), then the newest
+ * resolved ones, with each notification sent for them, its status and its tries; and the console's test
+ * notifications.
  * Each try's outcome for everyone; its error, status code and duration only
  * with `detail` (admins).
  */
@@ -292,7 +293,12 @@ export async function getAlertHistory(
           then ${matchingSilenceId(instanceColumns, now)} end`,
       })
       .from(alertInstances)
-      .orderBy(desc(alertInstances.firedAt), desc(alertInstances.id))
+      .orderBy(
+        sql`case when ${alertInstances.status} = 'firing' and ${alertInstances.acknowledgedAt} is null then 0
+          when ${alertInstances.status} = 'firing' then 1 else 2 end`,
+        desc(alertInstances.firedAt),
+        desc(alertInstances.id),
+      )
       .limit(limit),
     db.select({ n: count() }).from(alertInstances),
     db.select({ n: count() }).from(alertDeliveries).where(isNull(alertDeliveries.instanceId)),

@@ -98,7 +98,7 @@ export function HistorySection({
       <div>
         <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
           <h2 id="history-title" className="text-[14px] font-medium">
-            Alerts, newest first
+            Firing first (those nobody has taken before the acknowledged), then the newest resolved
           </h2>
           <p className="text-[12px] text-muted" data-testid="history-count">
             Showing {formatCount(instances.length)} of {formatCount(totalInstances)}

@@ -16,7 +16,8 @@ import { SilencesSection } from './silences-section';
 export const metadata: Metadata = { title: 'Alerts' };
 export const dynamic = 'force-dynamic';
 
-const tabs = ['rules', 'channels', 'history', 'silences'] as const;
+// What fires first: on-call lands on it; the rules, read least, last.
+const tabs = ['history', 'silences', 'channels', 'rules'] as const;
 type Tab = (typeof tabs)[number];
 
 const HISTORY_PAGE = 50;
@@ -30,7 +31,7 @@ export default async function AlertsPage({
   const person = await requirePerson();
   const manage = decide(person, 'alerts.manage');
   const params = await searchParams;
-  const tab: Tab = tabs.find((name) => name === params.tab) ?? 'rules';
+  const tab: Tab = tabs.find((name) => name === params.tab) ?? 'history';
   const db = getDb();
   const now = getClock()();
   const firing = await countFiringAlerts(db);
@@ -52,7 +53,12 @@ export default async function AlertsPage({
             label="Alerts sections"
             links={tabs.map((name) => ({
               href: `/alerts?tab=${name}`,
-              label: name === 'history' && firing > 0 ? `History (${formatCount(firing)} firing)` : capitalize(name),
+              label:
+                name === 'history'
+                  ? firing > 0
+                    ? `Firing (${formatCount(firing)}) and history`
+                    : 'Firing and history'
+                  : capitalize(name),
               active: name === tab,
             }))}
           />

@@ -9,6 +9,12 @@ export interface ConsoleArea {
 export const consoleAreas: ConsoleArea[] = [
   { href: '/', label: 'Overview', purpose: 'Retry rate and retry spend per step for a time window.' },
   {
+    href: '/agents',
+    label: 'Agents',
+    purpose:
+      "What each agent costs: its steps' attempts, retries and spend summed, its owner, and what of its work waits.",
+  },
+  {
     href: '/steps',
     label: 'Steps',
     purpose:

@@ -26,6 +26,7 @@ import { leadsToStandby, STANDBY_REFUSAL } from '@holdfast/engine/db';
 import { loadOrCreateRolePasswords } from '@holdfast/engine/db';
 import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
 import { seedDemoHoldsIfEmpty, seedDemoPeopleIfEmpty } from '../lib/demo/seed-people';
+import { seedDemoOwnersIfEmpty } from '../lib/demo/seed-owners';
 import { seedDemoRetryPoolsIfEmpty } from '../lib/demo/seed-retry-pools';
 import { shouldSeedDemoPeople } from '../lib/auth/demo-people';
 import { assertConsoleIsGuarded, getEnvironment, INSECURE_DEMO_WARNING, isInsecureDemo } from '@holdfast/engine/env';
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
     ) {
       log('Seeded the demo people, one per role');
       if (seedDemo && (await seedDemoHoldsIfEmpty({ db: connection.db })) > 0) log('Seeded demo holds for them');
+      if (seedDemo && (await seedDemoOwnersIfEmpty({ db: connection.db })) > 0) log("Named the demo agents' owners");
     }
   } finally {
     await connection.close();

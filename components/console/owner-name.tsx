@@ -12,15 +12,18 @@ export function OwnerName({
   owner,
   className = '',
   testId = 'step-owner',
+  noneText = 'no owner',
 }: {
   owner: StepOwnerView | undefined;
   className?: string;
   testId?: string;
+  /** What to say when nothing names an owner. */
+  noneText?: string;
 }) {
   if (!owner?.owner || !owner.source)
     return (
       <span className={`text-muted ${className}`} data-testid={testId} title="Nothing names an owner: an admin can">
-        no owner
+        {noneText}
       </span>
     );
   return (

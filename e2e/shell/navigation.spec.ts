@@ -25,9 +25,10 @@ test('the skip link and the sidebar work from the keyboard', async ({ page }) =>
   await expect(skip).toBeFocused();
   await page.keyboard.press('Tab');
   await expect(page.getByRole('link', { name: 'Overview', exact: true })).toBeFocused();
+  // The next area in the sidebar's order, opened with Enter.
   await page.keyboard.press('Tab');
   await page.keyboard.press('Enter');
-  await expect(page).toHaveURL('/steps');
+  await expect(page).toHaveURL('/agents');
 });
 
 test('the theme toggle switches to light and dark, and remembers the choice', async ({ page, expectAccessible }) => {

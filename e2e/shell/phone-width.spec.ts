@@ -60,6 +60,8 @@ test.beforeAll(async ({ database, recordAttempts }) => {
 
 const pages: { name: string; path: (data: PhoneData) => string }[] = [
   { name: 'Overview', path: () => '/' },
+  { name: 'Agents', path: () => '/agents' },
+  { name: 'Agent detail', path: (data) => `/agents/${data.agent}` },
   { name: 'Steps', path: () => '/steps' },
   { name: 'Step detail', path: (data) => `/steps/${data.agent}/${data.step}` },
   // The step's one group: its 10,000-character error as the pattern and the sample.

@@ -114,6 +114,40 @@ export async function readStepFigures(
   range: TimeRange & { agent?: string; steps?: StepName[] },
   options: StepFiguresOptions = {},
 ): Promise<ComparedStepStats[]> {
+  const { windowSums, previousSums, histograms, byClass } = await readStepSums(db, range, options);
+  return [...windowSums.entries()]
+    .filter(([, sums]) => sums.attempts > 0)
+    .map(([key, sums]): ComparedStepStats => {
+      const histogram = histograms.get(key) ?? new Map<number, number>();
+      const slash = key.indexOf('/');
+      const previous = options.previousWindow ? windowFigures(previousSums.get(key) ?? emptySums(), byClass) : null;
+      return {
+        // Keyed `agent/step`: agent names hold no slash (packages/protocol/src/names.ts).
+        agent: key.slice(0, slash),
+        step: key.slice(slash + 1),
+        ...windowFigures(sums, byClass),
+        failuresByClass: sums.failuresByClass,
+        latencyP50Ms: percentileMs(histogram, 0.5),
+        latencyP95Ms: percentileMs(histogram, 0.95),
+        previous,
+        retrySpendChangeMicros: previous ? sums.retrySpend - previous.retrySpendMicros : null,
+      };
+    })
+    .sort(
+      (a, b) =>
+        b.retrySpendMicros - a.retrySpendMicros ||
+        b.attempts - a.attempts ||
+        compareText(a.agent, b.agent) ||
+        compareText(a.step, b.step),
+    );
+}
+
+/** Each step's summed figures in the window and (with `previousWindow`) the window before, keyed `agent/step`. */
+async function readStepSums(
+  db: Executor,
+  range: TimeRange & { agent?: string; steps?: StepName[] },
+  options: StepFiguresOptions,
+) {
   const byClass = options.failureClasses !== false;
   const plan = await planFigures(db, {
     windows: [
@@ -153,32 +187,7 @@ export async function readStepFigures(
     if (row.error_class && Number(row.failures) > 0) sums.failuresByClass[row.error_class] = Number(row.failures);
     sumsOf.set(key, sums);
   }
-
-  return [...windowSums.entries()]
-    .filter(([, sums]) => sums.attempts > 0)
-    .map(([key, sums]): ComparedStepStats => {
-      const histogram = histograms.get(key) ?? new Map<number, number>();
-      const slash = key.indexOf('/');
-      const previous = options.previousWindow ? windowFigures(previousSums.get(key) ?? emptySums(), byClass) : null;
-      return {
-        // Keyed `agent/step`: agent names hold no slash (packages/protocol/src/names.ts).
-        agent: key.slice(0, slash),
-        step: key.slice(slash + 1),
-        ...windowFigures(sums, byClass),
-        failuresByClass: sums.failuresByClass,
-        latencyP50Ms: percentileMs(histogram, 0.5),
-        latencyP95Ms: percentileMs(histogram, 0.95),
-        previous,
-        retrySpendChangeMicros: previous ? sums.retrySpend - previous.retrySpendMicros : null,
-      };
-    })
-    .sort(
-      (a, b) =>
-        b.retrySpendMicros - a.retrySpendMicros ||
-        b.attempts - a.attempts ||
-        compareText(a.agent, b.agent) ||
-        compareText(a.step, b.step),
-    );
+  return { windowSums, previousSums, histograms, byClass };
 }
 
 function windowFigures(sums: Sums, byClass: boolean): PreviousWindowFigures {
@@ -193,4 +202,54 @@ function windowFigures(sums: Sums, byClass: boolean): PreviousWindowFigures {
     firstTrySuccess: sums.executions === 0 ? null : sums.firstTrySuccesses / sums.executions,
     failedSpendMicros: byClass ? sums.failedSpend : null,
   };
+}
+
+/** An agent's figures over a window: its steps' summed, with the previous window's. */
+export interface AgentFigures extends PreviousWindowFigures {
+  agent: string;
+  /** Its steps with attempts in the window. */
+  steps: number;
+  previous: PreviousWindowFigures;
+}
+
+/**
+ * Per agent, the figures of its steps summed exactly (counts, spend, and first-try success from its executions,
+ * never an average of its steps' rates), with the previous window of equal length; agents with attempts in the
+ * window, most spend first.
+ */
+export async function readAgentFigures(db: Executor, range: TimeRange & { agent?: string }): Promise<AgentFigures[]> {
+  const { windowSums, previousSums } = await readStepSums(db, range, { latency: false, previousWindow: true });
+  const byAgent = new Map<string, { window: Sums; previous: Sums; steps: number }>();
+  for (const [key, sums] of windowSums) {
+    if (sums.attempts === 0) continue;
+    const agent = key.slice(0, key.indexOf('/'));
+    const totals = byAgent.get(agent) ?? { window: emptySums(), previous: emptySums(), steps: 0 };
+    addSums(totals.window, sums);
+    addSums(totals.previous, previousSums.get(key) ?? emptySums());
+    totals.steps += 1;
+    byAgent.set(agent, totals);
+  }
+  // A step only the previous window had still counts in its agent's previous figures.
+  for (const [key, sums] of previousSums) {
+    const agent = key.slice(0, key.indexOf('/'));
+    const totals = byAgent.get(agent);
+    if (totals && !windowSums.get(key)?.attempts) addSums(totals.previous, sums);
+  }
+  return [...byAgent.entries()]
+    .map(([agent, totals]) => ({
+      agent,
+      steps: totals.steps,
+      ...windowFigures(totals.window, true),
+      previous: windowFigures(totals.previous, true),
+    }))
+    .sort((a, b) => b.totalSpendMicros - a.totalSpendMicros || compareText(a.agent, b.agent));
+}
+
+function addSums(into: Sums, sums: Sums) {
+  for (const name of COUNT_FIGURES) into[name] += sums[name];
+  into.spend += sums.spend;
+  into.retrySpend += sums.retrySpend;
+  into.failedSpend += sums.failedSpend;
+  for (const [errorClass, count] of Object.entries(sums.failuresByClass) as [ErrorClass, number][])
+    into.failuresByClass[errorClass] = (into.failuresByClass[errorClass] ?? 0) + count;
 }

@@ -1,11 +1,11 @@
 import { changeOf } from '@/lib/console/step-changes';
-import type { StepRow } from '@/lib/console/step-columns';
+import type { ComparedStepStats } from '@/lib/queries/step-figures';
 import type { SortColumn } from '@/lib/filters/steps';
 
 const verdictColor = { worse: 'text-danger', better: 'text-ok', neither: 'text-muted' } as const;
 
 /** A figure's change against the previous window, under the figure: signed, and "worse" or "better" in words. */
-export function FigureChange({ column, row }: { column: SortColumn; row: StepRow }) {
+export function FigureChange({ column, row }: { column: SortColumn; row: Partial<ComparedStepStats> }) {
   const change = changeOf(column, row);
   if (!change) return null;
   return (

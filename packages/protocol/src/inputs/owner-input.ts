@@ -6,19 +6,23 @@ import { holdOwner } from './hold-input';
 
 const reason = z.string().trim().min(1, 'say why').max(2_000, 'must be at most 2,000 characters');
 
-/** An http(s) address a person can open; nothing else is ever made a link. */
+/** Whether a runbook address is one a person can open: http(s), or a path of this console (`/runbooks/...`). */
+export function isRunbookAddress(text: string): boolean {
+  if (/^\/[^/\\]/.test(text)) return true;
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** An address a person can open; nothing else is ever made a link. */
 const runbookUrl = z
   .string()
   .trim()
   .max(2_000, 'must be at most 2,000 characters')
-  .refine((text) => {
-    try {
-      const url = new URL(text);
-      return url.protocol === 'https:' || url.protocol === 'http:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http or https address');
+  .refine(isRunbookAddress, 'must be an http or https address, or a path of this console such as /runbooks/...');
 
 /**
  * Who answers for an agent's steps (step `*`) or for one step where it differs: a known team or person, how to

@@ -105,12 +105,12 @@ export function StepOwnerForm({
       </Field>
       <Field
         label="Runbook"
-        hint="Optional: an https address"
+        hint="Optional: an https address, or a console path such as /runbooks/..."
         id={`${id}-runbook`}
         error={errors?.runbookUrl}
         className="w-full sm:w-72"
       >
-        <Input name="runbookUrl" type="url" size="sm" defaultValue={row?.runbookUrl ?? ''} placeholder="https://" />
+        <Input name="runbookUrl" size="sm" defaultValue={row?.runbookUrl ?? ''} placeholder="https://" />
       </Field>
       <ReasonField id={id} error={errors?.reason} />
       <Button type="submit" name="intent" value="save" pending={pending} pendingLabel="Saving…">

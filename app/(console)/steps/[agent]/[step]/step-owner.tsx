@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import { VisibleText } from '@/components/ui/visible-text';
 import { visibleText } from '@/lib/console/visible-text';
 import type { Decision } from '@holdfast/engine/core';
@@ -62,9 +63,20 @@ export function StepOwnerSection({
             <div>
               <dt className="inline text-muted">Runbook </dt>
               <dd className="inline [overflow-wrap:anywhere]">
-                <a href={owner.runbookUrl} className="text-accent underline" rel="noreferrer noopener" target="_blank">
-                  <VisibleText text={owner.runbookUrl} />
-                </a>
+                {owner.runbookUrl.startsWith('/') ? (
+                  <Link href={owner.runbookUrl} className="text-accent underline">
+                    <VisibleText text={owner.runbookUrl} />
+                  </Link>
+                ) : (
+                  <a
+                    href={owner.runbookUrl}
+                    className="text-accent underline"
+                    rel="noreferrer noopener"
+                    target="_blank"
+                  >
+                    <VisibleText text={owner.runbookUrl} />
+                  </a>
+                )}
               </dd>
             </div>
           ) : null}

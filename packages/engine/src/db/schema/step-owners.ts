@@ -24,9 +24,10 @@ export const stepOwners = pgTable(
     primaryKey({ name: 'step_owners_pkey', columns: [table.agent, table.step] }),
     check('step_owners_owner_named', sql`${table.owner} ~ '^(person|team):.+'`),
     check('step_owners_contact_length', sql`char_length(${table.contact}) <= 200`),
+    // An http(s) address, or a path of this console (a runbook under /runbooks).
     check(
       'step_owners_runbook_url',
-      sql`${table.runbookUrl} ~ '^https?://' and char_length(${table.runbookUrl}) <= 2000`,
+      sql`${table.runbookUrl} ~ '^(https?://|/[^/])' and char_length(${table.runbookUrl}) <= 2000`,
     ),
   ],
 );

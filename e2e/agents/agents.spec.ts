@@ -1,0 +1,84 @@
+import fs from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { formatCount, formatMicros } from '../../lib/console/format';
+import { createToken, uniqueId } from '../support/factories';
+import { expect, test } from '../support/fixtures';
+
+/**
+ * "What does this agent cost?", answered without adding rows by hand: from the Agents list to the agent's page and
+ * its CSV, each figure the sum of the API's per-step figures for the same window.
+ */
+test("a cost reviewer goes from the agents list to an agent's retry spend and its CSV; the figures are the API's", async ({
+  page,
+  database,
+  recordAttempts,
+  expectAccessible,
+}) => {
+  const agent = uniqueId('e2e-costly');
+  const start = Date.now() - 30 * 60_000;
+  const at = (offset: number) => ({
+    startedAt: new Date(start + offset * 1_000),
+    finishedAt: new Date(start + offset * 1_000 + 500),
+  });
+  const task = () => `task-${randomUUID().slice(0, 8)}`;
+  const retried = task();
+  // draft: a timeout ($0.003) retried to a success ($0.005), and a first-try success ($0.004); send: one ($0.001).
+  await recordAttempts([
+    {
+      taskId: retried,
+      agent,
+      step: 'draft',
+      attemptNumber: 1,
+      outcome: 'failed',
+      errorClass: 'timeout',
+      errorText: 'no answer in 30 s',
+      costMicros: 3_000,
+      ...at(1),
+    },
+    { taskId: retried, agent, step: 'draft', attemptNumber: 2, outcome: 'succeeded', costMicros: 5_000, ...at(2) },
+    { taskId: task(), agent, step: 'draft', attemptNumber: 1, outcome: 'succeeded', costMicros: 4_000, ...at(3) },
+    { taskId: task(), agent, step: 'send', attemptNumber: 1, outcome: 'succeeded', costMicros: 1_000, ...at(4) },
+  ]);
+
+  // The API's figures for the same window, per step, as a token limited to this agent reads them.
+  const { token } = await createToken(database, { scopes: ['read'], allowedAgents: [agent] });
+  const answer = await page.request.get('/api/v1/step-stats?window=24h', {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(answer.status()).toBe(200);
+  const { steps } = (await answer.json()) as {
+    steps: { agent: string; attempts: number; totalSpendMicros: number; retrySpendMicros: number }[];
+  };
+  expect(steps.map((step) => step.agent)).toEqual([agent, agent]);
+  const sum = (figure: (step: (typeof steps)[number]) => number) =>
+    steps.reduce((total, step) => total + figure(step), 0);
+
+  await page.goto('/agents?window=24h');
+  const row = page.getByTestId(`agent-row-${agent}`);
+  await expect(row.getByTestId('attempts')).toContainText(formatCount(sum((step) => step.attempts)));
+  await expect(row.getByTestId('totalSpendMicros')).toContainText(formatMicros(sum((step) => step.totalSpendMicros)));
+  await expect(row.getByTestId('retrySpendMicros')).toContainText(formatMicros(sum((step) => step.retrySpendMicros)));
+  await expect(row.getByTestId('retrySpendMicros')).toContainText('$0.0030');
+  await expectAccessible();
+
+  await row.getByRole('link', { name: agent }).click();
+  await expect(page).toHaveURL(new RegExp(`/agents/${agent}\\?window=24h$`));
+  await expect(page.getByRole('heading', { name: agent, level: 1 })).toBeVisible();
+  const tile = (key: string) => page.getByTestId(`step-headline-${key}`).getByTestId('value');
+  await expect(tile('retrySpendMicros')).toHaveText(formatMicros(sum((step) => step.retrySpendMicros)));
+  await expect(tile('totalSpendMicros')).toHaveText('$0.0130');
+  // Two executions of draft and one of send, two of them right the first time.
+  await expect(tile('firstTrySuccess')).toHaveText('66.7%');
+  await expect(page.getByTestId(`steps-row-${agent}-draft`)).toBeVisible();
+  await expect(page.getByTestId(`steps-row-${agent}-send`)).toBeVisible();
+  await expectAccessible();
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('agent-steps-export').click()]);
+  const lines = (await fs.readFile(await download.path(), 'utf8')).split('\r\n').filter(Boolean);
+  const header = lines[0]!.split(',');
+  const column = (name: string) => header.indexOf(name);
+  const rows = lines.slice(1).map((line) => line.split(','));
+  expect(rows.map((cells) => cells[column('agent')])).toEqual([agent, agent]);
+  const csvRetrySpend = rows.reduce((total, cells) => total + Number(cells[column('retry_spend_usd')]), 0);
+  expect(csvRetrySpend).toBeCloseTo(sum((step) => step.retrySpendMicros) / 1_000_000, 10);
+});

@@ -11,6 +11,7 @@ import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
 import { useBucketTime } from './chart-time';
 import { retryShareSeries, valueScale } from './value-scale';
 import { useDragZoom } from './drag-zoom';
+import { type EventMark, eventMarkLines } from './event-marks';
 
 interface Props {
   points: StepTrendPoint[];
@@ -22,10 +23,20 @@ interface Props {
   retrySpendEstimated?: boolean;
   /** The step page's path: dragging across a chart opens it over the buckets dragged (a custom window). */
   zoomPath: string;
+  /** What happened when (pauses, resumes, breaker changes, policy changes, redrives), drawn on every chart. */
+  marks?: EventMark[];
 }
 
 /** The step detail's four trends: attempts, retry rate, retry spend, failures by error class. */
-export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEstimated = false, zoomPath }: Props) {
+export function StepTrendCharts({
+  points,
+  unit,
+  range,
+  classesSeen,
+  retrySpendEstimated = false,
+  zoomPath,
+  marks = [],
+}: Props) {
   const router = useRouter();
   const zoom = useDragZoom((firstBucket, lastBucket) => {
     const to = new Date(new Date(lastBucket).getTime() + bucketLengthMs[unit]).toISOString();
@@ -65,6 +76,7 @@ export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEs
             {grid}
             {xAxis}
             {zoom.selection}
+            {eventMarkLines(marks)}
             {valueScale({ labelFormatter, width: 36, bars: true })}
             <Bar dataKey="attempts" name="Attempts" fill={chartTheme.series[0]} isAnimationActive={false} />
           </BarChart>
@@ -78,6 +90,7 @@ export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEs
             {grid}
             {xAxis}
             {zoom.selection}
+            {eventMarkLines(marks)}
             {retryShareSeries({ dataKey: 'retryRate', name: 'Retry rate', labelFormatter })}
           </LineChart>
         </ChartFrame>
@@ -90,6 +103,7 @@ export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEs
             {grid}
             {xAxis}
             {zoom.selection}
+            {eventMarkLines(marks)}
             {valueScale({ format: formatMicros, labelFormatter, width: 60, quietTop: 10_000, bars: true })}
             <Bar dataKey="retrySpendMicros" name="Retry spend" fill={chartTheme.series[2]} isAnimationActive={false} />
           </BarChart>
@@ -103,6 +117,7 @@ export function StepTrendCharts({ points, unit, range, classesSeen, retrySpendEs
             {grid}
             {xAxis}
             {zoom.selection}
+            {eventMarkLines(marks)}
             {valueScale({ labelFormatter, width: 36, bars: true })}
             <Legend {...chartTheme.legend} />
             {classesSeen.map((errorClass) => (

@@ -80,6 +80,15 @@ export function SidebarNav({ initialCounts }: { initialCounts?: AttentionCounts 
                   <Badge count={counts?.pendingDeadLetters} what="waiting" tone="muted" />
                 ) : null}
               </div>
+              {area.href === '/agents' ? (
+                // The agents an owner answers for, one click away: theirs and their teams'.
+                <Link
+                  href="/agents?owner=mine"
+                  className="block rounded-md py-1 pr-12 pl-6 text-[12px] text-muted hover:bg-surface-raised hover:text-ink"
+                >
+                  My agents
+                </Link>
+              ) : null}
               {area.href === '/holds' ? (
                 // An owner's first question, one click away: the holds they or their teams own.
                 <div className="relative">

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { formatCount, formatMicros } from '../../lib/console/format';
+import { saveStepOwner } from '../../packages/engine/src/core';
 import { createToken, uniqueId } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 
@@ -81,4 +82,33 @@ test("a cost reviewer goes from the agents list to an agent's retry spend and it
   expect(rows.map((cells) => cells[column('agent')])).toEqual([agent, agent]);
   const csvRetrySpend = rows.reduce((total, cells) => total + Number(cells[column('retry_spend_usd')]), 0);
   expect(csvRetrySpend).toBeCloseTo(sum((step) => step.retrySpendMicros) / 1_000_000, 10);
+});
+
+test("My agents lists the agents an owner's teams answer for, from the sidebar", async ({
+  page,
+  database,
+  seeStep,
+}) => {
+  const ours = uniqueId('e2e-ours');
+  const theirs = uniqueId('e2e-theirs');
+  await seeStep(ours, 'plan');
+  await seeStep(theirs, 'plan');
+  // The signed-in admin is in team platform.
+  const admin = { type: 'person' as const, id: 'ada@holdfast.demo', role: 'admin' as const, teams: ['platform'] };
+  await saveStepOwner(
+    { db: database.db, actor: admin },
+    { agent: ours, step: '*', owner: 'team:platform', reason: 'e2e' },
+  );
+  await saveStepOwner(
+    { db: database.db, actor: admin },
+    { agent: theirs, step: '*', owner: 'team:payments', reason: 'e2e' },
+  );
+
+  await page.goto('/');
+  await page.getByRole('link', { name: 'My agents' }).click();
+  await expect(page).toHaveURL(/\/agents\?owner=mine$/);
+  await expect(page.getByTestId(`agent-row-${ours}`).getByTestId('step-owner')).toHaveText('team:platform');
+  await expect(page.getByTestId(`agent-row-${theirs}`)).toHaveCount(0);
+  await page.getByRole('link', { name: 'All agents' }).click();
+  await expect(page.getByTestId(`agent-row-${theirs}`).getByTestId('step-owner')).toHaveText('team:payments');
 });

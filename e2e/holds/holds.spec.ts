@@ -47,10 +47,13 @@ test('filters holds by reason, owner and age, flags frozen ones, reassigns one a
   await oldRow.getByRole('button', { name: 'Reassign', exact: true }).click();
   await expect(oldRow).toHaveCount(0); // no longer this owner's
 
-  // Clear the other two together, with one note.
+  // Clear the other two together, with one note: nothing ticked, nothing to clear.
+  const bulk = page.getByTestId('bulk-clear-form');
+  await expect(bulk.getByRole('button', { name: 'Clear selected' })).toBeDisabled();
+  await expect(bulk.getByTestId('bulk-clear-none')).toHaveText('Tick the holds to clear together.');
   await page.getByLabel(`Select hold on task ${first}`).check();
   await page.getByLabel(`Select hold on task ${second}`).check();
-  const bulk = page.getByTestId('bulk-clear-form');
+  await expect(bulk.getByRole('button', { name: 'Clear selected (2)' })).toBeEnabled();
   await bulk.getByLabel('Note for all of them').fill('Policy exception granted');
   await bulk.getByRole('button', { name: 'Clear selected' }).click();
   await expect(bulk.getByTestId('bulk-clear-result')).toHaveText('2 cleared.');

@@ -119,6 +119,7 @@ export function BulkClearForm({ formId, headingId }: { formId: string; headingId
   const sent = useRef<'resume' | 'discard'>('resume');
   const form = useRef<HTMLFormElement>(null);
   const discarding = resolution === 'discard';
+  const selected = useTickedCount(formId);
 
   // Each new answer is announced once.
   useEffect(() => {
@@ -168,9 +169,22 @@ export function BulkClearForm({ formId, headingId }: { formId: string; headingId
       <Field label="Note for all of them" className="min-w-0 flex-1 sm:flex-none">
         <Input name="note" required placeholder="Why (kept in the audit log)" size="sm" className="sm:min-w-56" />
       </Field>
-      <Button type="submit" variant={discarding ? 'danger' : 'primary'} pending={pending} pendingLabel="Clearing…">
+      <Button
+        type="submit"
+        variant={discarding ? 'danger' : 'primary'}
+        pending={pending}
+        pendingLabel="Clearing…"
+        disabled={selected === 0}
+        aria-describedby={selected === 0 ? `${formId}-none` : undefined}
+      >
         {discarding ? 'Discard selected…' : 'Clear selected'}
+        {selected > 0 ? ` (${selected})` : ''}
       </Button>
+      {selected === 0 ? (
+        <span id={`${formId}-none`} className="text-[12px] text-muted" data-testid="bulk-clear-none">
+          Tick the holds to clear together.
+        </span>
+      ) : null}
       {result?.ok ? (
         <p role="status" className="w-full text-[12px] text-muted" data-testid="bulk-clear-result">
           {`${result.data.cleared} cleared${result.data.unchanged ? `, ${result.data.unchanged} already cleared` : ''}.`}
@@ -196,4 +210,23 @@ export function BulkClearForm({ formId, headingId }: { formId: string; headingId
       </ConfirmDialog>
     </form>
   );
+}
+
+/** How many checkboxes of the form are ticked (they sit in the rows, tied to it by their form attribute). */
+function useTickedCount(formId: string): number {
+  const [count, setCount] = useState(0);
+  useEffect(() => {
+    const recount = () =>
+      setCount(document.querySelectorAll(`input[type="checkbox"][form="${CSS.escape(formId)}"]:checked`).length);
+    recount();
+    document.addEventListener('change', recount);
+    // Rows leave the list once cleared (or on the next page): their ticks go with them.
+    const rows = new MutationObserver(recount);
+    rows.observe(document.body, { childList: true, subtree: true });
+    return () => {
+      document.removeEventListener('change', recount);
+      rows.disconnect();
+    };
+  }, [formId]);
+  return count;
 }

@@ -125,3 +125,9 @@ export function withEveryBucket<Point extends { bucket: string }>(
   const strays = points.filter((point) => !drawn.has(point.bucket));
   return strays.length === 0 ? filled : [...filled, ...strays].sort((a, b) => (a.bucket < b.bucket ? -1 : 1));
 }
+
+/** The bucket a moment falls in, keyed as bucketStarts keys it (UTC, without milliseconds). */
+export function bucketOf(moment: Date, unit: BucketUnit): string {
+  const length = bucketLengthMs[unit];
+  return new Date(Math.floor(moment.getTime() / length) * length).toISOString().replace('.000Z', 'Z');
+}

@@ -26,6 +26,8 @@ import { StepPolicySection } from './step-policy';
 import { StepSources } from './step-sources';
 import { StepOwnerSection } from './step-owner';
 import { StepHeadline } from './step-headline';
+import { eventMarks, StepEvents } from './step-events';
+import { getStepEvents } from '@/lib/queries/step-events';
 import { readStepFigures } from '@/lib/queries/step-figures';
 import { getNamedOwners, getStepOwner, listOwnerTeams } from '@/lib/queries/step-owners';
 import { StepRangeForm } from './step-range-form';
@@ -64,7 +66,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   });
   if (!read) notFound();
   const {
-    value: [pauses, breaker, policy, dataBegins, errorGroups, owner, namedOwners, ownerTeams, [figures]],
+    value: [pauses, breaker, policy, dataBegins, errorGroups, owner, namedOwners, ownerTeams, [figures], events],
   } = await readConsole((db) =>
     Promise.all([
       pausesCoveringStep(db, names, now),
@@ -81,6 +83,7 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
       getNamedOwners(db, names),
       listOwnerTeams(db),
       readStepFigures(db, { ...view.range, steps: [names] }, { previousWindow: true, latency: false }),
+      getStepEvents(db, names, view.range),
     ]),
   );
   const { detail, sources, costMix } = read;
@@ -131,8 +134,10 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
           zoomPath={stepDetailHref(names.agent, names.step)}
           classesSeen={detail.classesSeen}
           retrySpendEstimated={estimate !== null}
+          marks={eventMarks(events, detail.unit)}
         />
       )}
+      <StepEvents events={events} />
       <StepPauses names={names} pauses={pauses} pausing={decide(person, 'step.pause')} tracesOnly={tracesOnly} />
       <StepBreaker breaker={breaker.breaker} history={breaker.history} />
       <StepSources sources={sources} />

@@ -1,0 +1,42 @@
+import { resumePause, setPause } from '../../packages/engine/src/core';
+import { uniqueId } from '../support/factories';
+import { expect, test } from '../support/fixtures';
+
+/** What happened when: a pause and its ramped resume are marked on the step's charts and listed under them. */
+test("a pause and its ramped resume are marked on the step's charts and listed in words", async ({
+  page,
+  database,
+  seeStep,
+  expectAccessible,
+}) => {
+  const agent = uniqueId('e2e-events');
+  await seeStep(agent, 'send');
+  const oncall = { type: 'person' as const, id: 'remy@holdfast.demo', role: 'responder' as const, teams: ['growth'] };
+  const { pause } = await setPause(
+    { db: database.db, actor: oncall },
+    { scope: 'step', agent, step: 'send', reason: 'e2e' },
+  );
+  await resumePause(
+    { db: database.db, actor: oncall },
+    { pauseId: pause.id, reason: 'e2e', ramp: { startPerMinute: 5, overMinutes: 10 } },
+  );
+
+  await page.goto(`/steps/${agent}/send?window=1h`);
+  const events = page.getByTestId('step-events');
+  await expect(events.getByTestId('step-event-paused')).toContainText('Paused');
+  await expect(events.getByTestId('step-event-paused')).toContainText('person:remy@holdfast.demo');
+  await expect(events.getByTestId('step-event-ramping')).toContainText('Resumed with a ramp');
+  // Each chart draws the marks, labelled.
+  await expect(page.getByTestId('chart-attempts').locator('svg text', { hasText: 'paused' })).toHaveCount(1);
+  await expect(page.getByTestId('chart-retry-rate').locator('svg text', { hasText: 'ramp' })).toHaveCount(1);
+  await expectAccessible();
+});
+
+test('a quiet step says nothing happened in the window', async ({ page, seeStep }) => {
+  const agent = uniqueId('e2e-quiet');
+  await seeStep(agent, 'send');
+  await page.goto(`/steps/${agent}/send`);
+  await expect(page.getByTestId('step-events')).toContainText(
+    'No pause, resume, breaker change, policy change or redrive.',
+  );
+});

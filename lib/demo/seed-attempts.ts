@@ -138,6 +138,12 @@ const fleet: DemoAgent[] = [
   },
 ];
 
+/**
+ * Failures a provider refuses before doing any work (a 429, a 503, a 400) bill nothing; a timeout after a long
+ * generation and an output that failed its schema consumed their tokens, and bill them.
+ */
+const REFUSED_FOR_FREE = new Set<ErrorClass>(['rate_limited', 'transient', 'permanent']);
+
 /** Two weeks, so the trend charts and the anomaly baseline (7 days) have shape from the first start. */
 const DAYS = 14;
 const MAX_ATTEMPTS_PER_STEP = 3;
@@ -172,7 +178,8 @@ export function generateDemoAttempts(now: Date): RecordAttemptInput[] {
             const latency = Math.round(step.latencyMs * (0.5 + random()));
             const failed = random() < step.failureRate;
             const failure = step.failures[Math.floor(random() * step.failures.length)];
-            const cost = Math.round(step.costMicros * (0.7 + random() * 0.6));
+            const billed = Math.round(step.costMicros * (0.7 + random() * 0.6));
+            const cost = failed && failure && REFUSED_FOR_FREE.has(failure.errorClass) ? 0 : billed;
             reports.push({
               taskId,
               agent,

@@ -10,7 +10,7 @@ import {
 } from '@holdfast/engine/core';
 import type { Executor } from '@holdfast/engine/db';
 import { chargeCard, publishPage, sendEmail } from './downstreams';
-import { afterActing, failBeforeActing, faultFor, type FleetTiming } from './faults';
+import { afterActing, failBeforeActing, failOnOutput, faultFor, type FleetTiming } from './faults';
 import { callModel } from './model';
 import type { FleetTally } from './tally';
 import { verdictOf, type StepVerdict } from './verdict';
@@ -161,6 +161,7 @@ export async function runAgentStep(
       const fault = faultFor(context.seed, task.taskId, spec.step, attempt.attemptNumber, spec.kind);
       failBeforeActing(fault);
       const output = await spec.act(context, task, attempt);
+      failOnOutput(fault, output.costMicros);
       await afterActing(fault, context.timing, context.stopping);
       return output;
     },

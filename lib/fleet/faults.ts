@@ -55,19 +55,29 @@ export function sleep(ms: number, stopping?: AbortSignal): Promise<void> {
   });
 }
 
-/** Throws the error a fault stands for, before the step acts. */
+/**
+ * Throws the error a fault stands for when the downstream refuses the call before doing any work: a 503, a 429,
+ * a 400. A refused call bills nothing, so the failure reports no cost.
+ */
 export function failBeforeActing(fault: Fault): void {
   switch (fault) {
     case 'transient':
       throw new StepError('transient', '503 Service Unavailable from the downstream');
     case 'rate_limited':
       throw new StepError('rate_limited', '429 Too Many Requests', { retryAfterMs: 1_000 });
-    case 'invalid_output':
-      throw new StepError('invalid_output', 'model output is not valid JSON: unexpected token at 187');
     case 'permanent':
       throw new StepError('permanent', '400 Bad Request: the recipient address is invalid');
     default:
   }
+}
+
+/**
+ * Throws the invalid-output failure after the model answered: the call did its work and consumed its tokens, so
+ * the failure reports what it cost, as a provider bills it.
+ */
+export function failOnOutput(fault: Fault, costMicros: number): void {
+  if (fault === 'invalid_output')
+    throw new StepError('invalid_output', 'model output is not valid JSON: unexpected token at 187', { costMicros });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { runStep, type HoldfastClient } from '@holdfast/client';
 import type { AgentContext, FleetTask, StepVerdict } from './agents';
-import { failBeforeActing, faultFor } from './faults';
+import { failBeforeActing, failOnOutput, faultFor } from './faults';
 import { callModel } from './model';
 import { verdictOf } from './verdict';
 
@@ -55,7 +55,8 @@ export async function runRemoteStep(
     },
     async (attempt) => {
       context.tally.attempts += 1;
-      failBeforeActing(faultFor(context.seed, task.taskId, step, attempt.attemptNumber, 'model'));
+      const fault = faultFor(context.seed, task.taskId, step, attempt.attemptNumber, 'model');
+      failBeforeActing(fault);
       if (step === 'dispatch') {
         // Guarded by this step's key, and the sub-tasks' ids are derived: a repeat dispatch asks for the same work.
         const subTasks = subAgentTasks(task);
@@ -63,6 +64,7 @@ export async function runRemoteStep(
         return { result: { dispatched: subTasks.map((sub) => sub.taskId) }, costMicros: 0 };
       }
       const call = callModel(context.seed, task.taskId, step, attempt.attemptNumber, `Research step ${step}`);
+      failOnOutput(fault, call.costMicros);
       return { result: { text: call.text }, costMicros: call.costMicros };
     },
   );

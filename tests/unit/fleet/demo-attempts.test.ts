@@ -20,6 +20,17 @@ describe('demo attempts', () => {
     expect(generateDemoAttempts(now)).toEqual(reports);
   });
 
+  it('bill refused calls nothing and failures that did the work in full, as a provider bills them', () => {
+    const failures = reports.filter((report) => report.outcome === 'failed');
+    for (const report of failures.filter((each) =>
+      ['rate_limited', 'transient', 'permanent'].includes(each.errorClass ?? ''),
+    ))
+      expect(report.costMicros, `${report.errorClass} ${report.errorText}`).toBe(0);
+    const didTheWork = failures.filter((each) => each.errorClass === 'timeout' || each.errorClass === 'invalid_output');
+    expect(didTheWork.length).toBeGreaterThan(0);
+    for (const report of didTheWork) expect(report.costMicros).toBeGreaterThan(0);
+  });
+
   it('never report the same attempt twice', () => {
     const ids = reports.map((report) => `${report.taskId}/${report.step}/${report.attemptNumber}`);
     expect(new Set(ids).size).toBe(ids.length);

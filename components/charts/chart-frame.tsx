@@ -75,4 +75,14 @@ export function timeAxisProps(time: { axisLabel: string; tick: (iso: string) => 
  * then runs 0 to 4 and labels a quiet hour "400 %" or "$0.0000" five times.
  */
 export const zeroSafeDomain = (quietTop: number) =>
-  [0, (dataMax: number) => (dataMax > 0 ? dataMax : quietTop)] as [number, (dataMax: number) => number];
+  [0, (dataMax: number) => (dataMax > 0 ? niceTop(dataMax) : quietTop)] as [number, (dataMax: number) => number];
+
+/**
+ * The round number at or above a chart's peak (1, 2, 2.5 or 5 times a power of ten), so that its ticks fall evenly
+ * and the top one is a round figure rather than the peak itself.
+ */
+export function niceTop(peak: number): number {
+  const power = 10 ** Math.floor(Math.log10(peak));
+  const step = [1, 2, 2.5, 5, 10].find((factor) => factor * power >= peak * (1 - 1e-9)) ?? 10;
+  return step * power;
+}

@@ -1,8 +1,11 @@
 import { createHoldfastClient } from '@holdfast/client';
-import { createApiToken, INSTANCE_NAME, keepRenewableLease, revokeApiToken, SWEEPER } from '@holdfast/engine/core';
+import { type Actor, createApiToken, INSTANCE_NAME, keepRenewableLease, revokeApiToken } from '@holdfast/engine/core';
 import { connectDatabase } from '@holdfast/engine/db';
 import { getEnvironment } from '@holdfast/engine/env';
 import { fleetQueues, startFleet } from '../../lib/fleet/fleet';
+
+/** Who the fleet's tokens are made and revoked by, in the audit log. */
+const DEMO_FLEET: Actor = { type: 'system', id: 'demo-fleet' };
 
 /** A new task every few seconds, round the agents: enough to watch, little enough for a laptop. */
 const TASK_EVERY_MS = 4_000;
@@ -90,7 +93,8 @@ export async function runDemoFleet(options: DemoFleetOptions) {
  */
 async function startDemoFleet(options: DemoFleetOptions) {
   const connection = connectDatabase(options.databaseUrl, { maxConnections: 2 });
-  const system = { db: connection.db, actor: SWEEPER };
+  // The fleet's tokens are the demo's own, and their audit records say so (not the sweeper's).
+  const system = { db: connection.db, actor: DEMO_FLEET };
   const { token, record } = await createApiToken(system, {
     name: 'demo fleet: research agent',
     scopes: ['ingest'],

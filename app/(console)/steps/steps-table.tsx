@@ -79,7 +79,7 @@ export function StepsTable({
                 data-testid={column.key}
                 // A step's name breaks only after its separators; on a phone the agent is shown above it, and only the
                 // step, its retry rate and its retry spend are shown (the rest on the step's page).
-                className={`${phoneClass(column)} ${column.key === 'step' ? 'min-w-[8rem] font-mono text-[12px] [overflow-wrap:anywhere]' : ''}`}
+                className={`${phoneClass(column)} ${column.key === 'step' ? 'min-w-[8rem] font-mono text-[12px] [overflow-wrap:anywhere]' : ''} ${column.key === 'latencyP50Ms' || column.key === 'latencyP95Ms' ? 'whitespace-nowrap' : ''}`}
               >
                 {column.key === 'step' ? (
                   <>
@@ -130,9 +130,13 @@ export function StepsTable({
                 ) : null}
                 {column.key === 'failures' && row.failures > 0 ? (
                   <span className="block text-[11px] text-muted">
-                    {Object.entries(row.failuresByClass)
-                      .map(([errorClass, count]) => `${errorClass} ${count}`)
-                      .join(', ')}
+                    {/* Each class with its count on one line: "transient 1", never "transient" over "1". */}
+                    {Object.entries(row.failuresByClass).map(([errorClass, count], index) => (
+                      <span key={errorClass} className="whitespace-nowrap">
+                        {index > 0 ? ', ' : ''}
+                        {errorClass} {count}
+                      </span>
+                    ))}
                   </span>
                 ) : null}
               </Cell>

@@ -228,12 +228,15 @@ describe('pause and resume as actions', () => {
       { action: 'pause.set', actorId: 'rex@example.com', reason: 'storm' },
       { action: 'pause.resume', actorId: 'rex@example.com', reason: 'calm' },
     ]);
-    expect(records[0]!.after).toEqual({
-      scope: 'step',
-      target: `${agent}/${step}`,
-      endsAt: paused.pause.endsAt?.toISOString(),
+    // Each record says what the target's begins did before and after: running, paused, ramping.
+    expect(records[0]).toMatchObject({
+      before: { scope: 'step', target: `${agent}/${step}`, state: 'running' },
+      after: { scope: 'step', target: `${agent}/${step}`, state: 'paused', endsAt: paused.pause.endsAt?.toISOString() },
     });
-    expect(records[1]!.after).toEqual({ ramp: { startPerMinute: 5, overMinutes: 10 } });
+    expect(records[1]).toMatchObject({
+      before: { target: `${agent}/${step}`, state: 'paused' },
+      after: { state: 'ramping', ramp: { startPerMinute: 5, overMinutes: 10 } },
+    });
   });
 
   it('two people pausing one step at once make one pause; the other is told whose', async () => {

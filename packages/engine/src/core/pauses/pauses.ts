@@ -60,8 +60,14 @@ export async function setPause(ctx: CoreContext, input: PauseInput): Promise<Pau
       targetType: 'pause',
       targetId: String(created.id),
       reason: request.reason,
-      before: null,
-      after: { scope: created.scope, target: pauseTargetLabel(created), endsAt: created.endsAt?.toISOString() ?? null },
+      // What begins of the target did before: ran.
+      before: { scope: created.scope, target: pauseTargetLabel(created), state: 'running' },
+      after: {
+        scope: created.scope,
+        target: pauseTargetLabel(created),
+        state: 'paused',
+        endsAt: created.endsAt?.toISOString() ?? null,
+      },
     });
     return { paused: true, pause: created };
   });
@@ -108,8 +114,16 @@ export async function resumePause(ctx: CoreContext, input: ResumeInput): Promise
       targetType: 'pause',
       targetId: String(pause.id),
       reason: request.reason,
-      before: { target: pauseTargetLabel(pause), pausedBy: pause.pausedBy, pausedAt: pause.pausedAt.toISOString() },
-      after: ramp ? { ramp: { startPerMinute: ramp.startPerMinute, overMinutes: ramp.overMinutes } } : { ramp: null },
+      before: {
+        target: pauseTargetLabel(pause),
+        state: 'paused',
+        pausedBy: pause.pausedBy,
+        pausedAt: pause.pausedAt.toISOString(),
+      },
+      // Paused to ramping (begins let through at a rising rate) or to running (all at once).
+      after: ramp
+        ? { state: 'ramping', ramp: { startPerMinute: ramp.startPerMinute, overMinutes: ramp.overMinutes } }
+        : { state: 'running', ramp: null },
     });
     return { resumed: true, pause: resumed as Pause };
   });

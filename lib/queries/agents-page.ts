@@ -46,8 +46,7 @@ export async function getAgentRows(
     const owner = owners.get(`${row.agent}/*`) ?? NO_OWNER;
     return {
       ...row,
-      // The agent's own row is the "step" row of step `*`: for an agent it is the agent's owner.
-      owner: owner.source === 'step' ? { ...owner, source: 'agent' } : owner,
+      owner,
       waiting: waiting.get(row.agent) ?? NOTHING_WAITING,
     };
   });

@@ -2,23 +2,11 @@ import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '@holdfast/engine/db';
 import type { StepName } from '@holdfast/engine/rollups';
+import { type OwnerSource, type ResolvedOwner, readStepOwners } from '@holdfast/engine/core';
 
-/** Where a step's owner comes from: an admin's row for the step, one for its agent, or what the agent declares. */
-export type OwnerSource = 'step' | 'agent' | 'declared';
-
-/** Who answers for a step, and how to reach them. */
-export interface StepOwnerView {
-  /** `team:<name>` or `person:<email>`; null when nothing names one. */
-  owner: string | null;
-  source: OwnerSource | null;
-  /** The on-call contact and runbook of the admin's row that names the owner. */
-  contact: string | null;
-  runbookUrl: string | null;
-  /** What the agent declares (its newest task's owner), shown beside an admin's choice. */
-  declared: string | null;
-  /** The enabled alert channels routed to the owner's team: where its alerts go. */
-  channels: string[];
-}
+/** Who answers for a step, and how to reach them (packages/engine/src/core/owners/read-owners.ts). */
+export type StepOwnerView = ResolvedOwner;
+export type { OwnerSource };
 
 export const NO_OWNER: StepOwnerView = {
   owner: null,
@@ -31,62 +19,9 @@ export const NO_OWNER: StepOwnerView = {
 
 const ownerKey = (agent: string, step: string) => `${agent}/${step}`;
 
-/**
- * Each step's owner, keyed `agent/step`: the admin's row for the step, else the one for its agent (step `*`),
- * else the owner of the agent's newest task (what its begins declare; one index probe per agent). A traced
- * agent that never began a step declares none.
- */
-export async function getStepOwners(db: Executor, steps: StepName[]): Promise<Map<string, StepOwnerView>> {
-  const owners = new Map<string, StepOwnerView>();
-  if (steps.length === 0) return owners;
-  const pairs = steps.map(({ agent, step }) => sql`(${agent}::text, ${step}::text)`);
-  const rows = await db.execute<{
-    agent: string;
-    step: string;
-    owner: string | null;
-    source: OwnerSource | null;
-    contact: string | null;
-    runbook_url: string | null;
-    declared: string | null;
-    channels: string[];
-  }>(sql`
-    with wanted as (select distinct agent, step from (values ${sql.join(pairs, sql`, `)}) as wanted(agent, step)),
-    declared as (
-      select agents.agent, newest.owner
-      from (select distinct agent from wanted) agents
-      cross join lateral (
-        select owner from task_budgets where task_budgets.agent = agents.agent order by created_at desc limit 1
-      ) newest
-    ),
-    chosen as (
-      select wanted.agent, wanted.step, declared.owner as declared,
-        coalesce(for_step.owner, for_agent.owner, declared.owner) as owner,
-        case when for_step.owner is not null then 'step' when for_agent.owner is not null then 'agent'
-          when declared.owner is not null then 'declared' end as source,
-        coalesce(for_step.contact, case when for_step.owner is null then for_agent.contact end) as contact,
-        coalesce(for_step.runbook_url, case when for_step.owner is null then for_agent.runbook_url end) as runbook_url
-      from wanted
-      left join step_owners for_step on for_step.agent = wanted.agent and for_step.step = wanted.step
-      left join step_owners for_agent on for_agent.agent = wanted.agent and for_agent.step = '*'
-      left join declared on declared.agent = wanted.agent
-    )
-    select chosen.*,
-      coalesce((
-        select array_agg(channel.name order by channel.name) from alert_channels channel
-        where channel.deleted_at is null and channel.enabled and 'team:' || channel.team = chosen.owner
-      ), '{}') as channels
-    from chosen`);
-  for (const row of rows) {
-    owners.set(ownerKey(row.agent, row.step), {
-      owner: row.owner,
-      source: row.source,
-      contact: row.contact,
-      runbookUrl: row.runbook_url,
-      declared: row.declared,
-      channels: row.channels,
-    });
-  }
-  return owners;
+/** Each step's owner, keyed `agent/step`: the step's own, its agent's, or what its agent declares. */
+export function getStepOwners(db: Executor, steps: StepName[]): Promise<Map<string, StepOwnerView>> {
+  return readStepOwners(db, steps);
 }
 
 /** One step's owner. */

@@ -93,9 +93,9 @@ export default async function AlertsPage({
             headingId="channels-title"
           />
           <p className="mt-3 max-w-prose text-[12px] text-muted">
-            A channel with a team gets only that team&apos;s alerts (holds it owns); one without gets every alert. A
-            receiver that refuses a delivery for good (a 4xx other than 408 or 429) marks its channel failing until a
-            delivery succeeds; other failures are retried with backoff.
+            A channel with a team gets only that team&apos;s alerts (holds it owns, and alerts about the steps it owns);
+            one without gets every alert. A receiver that refuses a delivery for good (a 4xx other than 408 or 429)
+            marks its channel failing until a delivery succeeds; other failures are retried with backoff.
           </p>
         </section>
       ) : tab === 'silences' ? (

@@ -4,6 +4,7 @@ import type { Executor } from '../db/client';
 import type { AlertKind } from '@holdfast/protocol/enums';
 import type { Thresholds } from './rule-input';
 import { findStepAnomalies } from '../rollups/step-anomalies';
+import { readStepOwners } from '../core/owners/read-owners';
 
 /** One condition holding now: what an alert instance is made of. */
 export interface AlertCondition {
@@ -15,6 +16,11 @@ export interface AlertCondition {
   link: string;
   /** The owner team it is routed to (holds owned by `team:<name>`), or null for every channel without a team. */
   team: string | null;
+  /**
+   * The step it is about, for a condition of one step (or `*`: of one agent's steps): routed to the team that owns
+   * it (routeToOwners) when it names no team itself.
+   */
+  about?: { agent: string; step: string };
 }
 
 /** The job name alert evaluation leases under (and that sweep_failing leaves out: it cannot report its own failure). */
@@ -45,6 +51,22 @@ function describeWhere(key: { step: string | null; task_id: string | null }): st
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }
 
+/**
+ * Routes each condition about a step to the team that owns the step (its own owner, its agent's, or what its
+ * agent declares: packages/engine/src/core/owners/read-owners.ts), so that its alert reaches that team's channels
+ * (and every channel without a team). A step owned by a person, or by nobody, stays for every channel.
+ */
+export async function routeToOwners(db: Executor, conditions: AlertCondition[]): Promise<AlertCondition[]> {
+  const about = conditions.flatMap((each) => (each.team === null && each.about ? [each.about] : []));
+  if (about.length === 0) return conditions;
+  const owners = await readStepOwners(db, about);
+  return conditions.map((each) => {
+    if (each.team !== null || !each.about) return each;
+    const owner = owners.get(`${each.about.agent}/${each.about.step}`)?.owner;
+    return owner ? { ...each, team: teamOfOwner(owner) } : each;
+  });
+}
+
 function condition(fields: AlertCondition): AlertCondition {
   return {
     ...fields,
@@ -65,6 +87,7 @@ export const conditionReaders: { [Kind in AlertKind]: ConditionReader<Kind> } = 
           `against ${percent(anomaly.baseline)} on a usual day before (alerting above ${percent(anomaly.threshold)}).`,
         link: stepPath(anomaly.agent, anomaly.step),
         team: null,
+        about: { agent: anomaly.agent, step: anomaly.step },
       }),
     ),
 
@@ -144,6 +167,10 @@ export const conditionReaders: { [Kind in AlertKind]: ConditionReader<Kind> } = 
         link:
           breaker.scope === 'step' && breaker.agent && breaker.step ? stepPath(breaker.agent, breaker.step) : '/pauses',
         team: null,
+        // A downstream breaker is one agent's: its owner is the agent's.
+        about: breaker.agent
+          ? { agent: breaker.agent, step: breaker.scope === 'step' && breaker.step ? breaker.step : '*' }
+          : undefined,
       });
     });
   },
@@ -220,6 +247,7 @@ export const conditionReaders: { [Kind in AlertKind]: ConditionReader<Kind> } = 
           `(${(Number(row.refusals) / 5).toFixed(1)} a minute; alerting above ${perMinute}); reasons: ${row.reasons.join(', ')}.`,
         link: stepPath(row.agent, row.step),
         team: null,
+        about: { agent: row.agent, step: row.step },
       }),
     );
   },

@@ -3,7 +3,13 @@ import { timeBucket, withLease, type LeaseOutcome } from '../core/leases/leases'
 import { nowOf, type CoreContext } from '../core/kernel/context';
 import type { Executor } from '../db/client';
 import { alertInstances, alertRules, type AlertKind } from '../db/schema';
-import { ALERT_EVALUATION_JOB, conditionReaders, type AlertCondition, type ConditionReader } from './conditions';
+import {
+  ALERT_EVALUATION_JOB,
+  conditionReaders,
+  routeToOwners,
+  type AlertCondition,
+  type ConditionReader,
+} from './conditions';
 import { fireInstance } from './fire-instance';
 import { quietTimeFor } from './flap-damping';
 import { markCleared, markReturned, markSeen, resolveInstance } from './instance-transitions';
@@ -139,7 +145,7 @@ async function readConditions<Kind extends AlertKind>(
   const parsed = thresholdsByKind[kind].safeParse(thresholds);
   if (!parsed.success) return 'unreadable';
   const read = conditionReaders[kind] as ConditionReader<Kind>;
-  return read(db, parsed.data as Thresholds<Kind>, now);
+  return routeToOwners(db, await read(db, parsed.data as Thresholds<Kind>, now));
 }
 
 export type AlertSweep = { evaluation: AlertEvaluation; trimmed: TrimmedAlertHistory };

@@ -21,13 +21,15 @@ export async function fireInstance(
   now: Date,
   members?: string[],
 ): Promise<number | undefined> {
+  // What the condition is about routed it (routeToOwners); the instance keeps the team it was routed to.
+  const { about: _routedBy, ...stored } = condition;
   return db.transaction(async (tx) => {
     const silenceId = await silenceMatchingNew(tx, kind, condition, now);
     const [instance] = await tx
       .insert(alertInstances)
       .values({
         kind,
-        ...condition,
+        ...stored,
         members: members ?? null,
         status: 'firing',
         firedAt: now,

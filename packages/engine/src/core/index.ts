@@ -35,6 +35,7 @@ export { resumePause, setPause, type PauseOutcome, type ResumeOutcome } from './
 export { PAUSED_POLL_MS } from './pauses/pause-gate';
 export { readStepPolicy, removeStepPolicy, saveStepPolicy } from './retry/step-policy';
 export { removeStepOwner, saveStepOwner } from './owners/step-owners';
+export { type OwnerSource, type ResolvedOwner, readStepOwners } from './owners/read-owners';
 export { type PolicySimulation, simulateRetryPolicy } from './retry/simulate-policy';
 export {
   type BreakerSettings,

@@ -41,7 +41,14 @@ export function useDragZoom(onZoom: (firstBucket: string, lastBucket: string) =>
   };
   const selection =
     pressedOn !== null && over !== null && over !== pressedOn ? (
-      <ReferenceArea x1={pressedOn} x2={over} fill="var(--accent)" fillOpacity={0.15} ifOverflow="extendDomain" />
+      <ReferenceArea
+        key="selection"
+        x1={pressedOn}
+        x2={over}
+        fill="var(--accent)"
+        fillOpacity={0.15}
+        ifOverflow="extendDomain"
+      />
     ) : null;
   return { chartProps, selection };
 }

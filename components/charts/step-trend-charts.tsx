@@ -59,8 +59,13 @@ export function StepTrendCharts({
   const data = everyBucket.map((point) => ({ ...point, ...point.failuresByClass }));
   const per = bucketUnitLabel[unit];
   const time = useBucketTime(unit);
-  const xAxis = <XAxis {...timeAxisProps(time)} />;
-  const grid = <CartesianGrid {...chartTheme.grid} vertical={false} />;
+  // What every chart of the step draws under its figures: the grid, the time axis, a drag's selection and the marks.
+  const frame = [
+    <CartesianGrid key="grid" {...chartTheme.grid} vertical={false} />,
+    <XAxis key="time" {...timeAxisProps(time)} />,
+    zoom.selection,
+    ...eventMarkLines(marks),
+  ];
   const labelFormatter = (label: unknown) => time.tooltipLabel(String(label));
   const peak = (values: number[]) => (values.length ? Math.max(...values) : 0);
 
@@ -73,10 +78,7 @@ export function StepTrendCharts({
           testId="chart-attempts"
         >
           <BarChart data={data} {...zoom.chartProps}>
-            {grid}
-            {xAxis}
-            {zoom.selection}
-            {eventMarkLines(marks)}
+            {frame}
             {valueScale({ labelFormatter, width: 36, bars: true })}
             <Bar dataKey="attempts" name="Attempts" fill={chartTheme.series[0]} isAnimationActive={false} />
           </BarChart>
@@ -87,10 +89,7 @@ export function StepTrendCharts({
           testId="chart-retry-rate"
         >
           <LineChart data={data} {...zoom.chartProps}>
-            {grid}
-            {xAxis}
-            {zoom.selection}
-            {eventMarkLines(marks)}
+            {frame}
             {retryShareSeries({ dataKey: 'retryRate', name: 'Retry rate', labelFormatter })}
           </LineChart>
         </ChartFrame>
@@ -100,10 +99,7 @@ export function StepTrendCharts({
           testId="chart-retry-spend"
         >
           <BarChart data={data} {...zoom.chartProps}>
-            {grid}
-            {xAxis}
-            {zoom.selection}
-            {eventMarkLines(marks)}
+            {frame}
             {valueScale({ format: formatMicros, labelFormatter, width: 60, quietTop: 10_000, bars: true })}
             <Bar dataKey="retrySpendMicros" name="Retry spend" fill={chartTheme.series[2]} isAnimationActive={false} />
           </BarChart>
@@ -114,10 +110,7 @@ export function StepTrendCharts({
           testId="chart-error-classes"
         >
           <BarChart data={data} {...zoom.chartProps}>
-            {grid}
-            {xAxis}
-            {zoom.selection}
-            {eventMarkLines(marks)}
+            {frame}
             {valueScale({ labelFormatter, width: 36, bars: true })}
             <Legend {...chartTheme.legend} />
             {classesSeen.map((errorClass) => (

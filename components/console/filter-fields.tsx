@@ -15,6 +15,8 @@ export function ChoiceFilter({
   choices,
   anyLabel = 'Any',
   labelOf = visibleText,
+  special = [],
+  size,
 }: {
   label: string;
   name: string;
@@ -22,11 +24,19 @@ export function ChoiceFilter({
   choices: readonly string[];
   anyLabel?: string;
   labelOf?: (value: string) => ReactNode;
+  /** Choices offered before the list, each with its own label ("mine"). */
+  special?: { value: string; label: string }[];
+  size?: 'sm';
 }) {
   return (
     <Field label={label}>
-      <Select name={name} defaultValue={value ?? ''}>
+      <Select name={name} defaultValue={value ?? ''} size={size}>
         <option value="">{anyLabel}</option>
+        {special.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
         {choices.map((choice) => (
           <option key={choice} value={choice}>
             {labelOf(choice)}

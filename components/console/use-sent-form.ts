@@ -47,3 +47,44 @@ export function useSentForm<Data>({
 
   return { result, errors, pending, submit };
 }
+
+/** What a save-or-remove form's toast says for each answer. */
+export interface SaveOrRemoveSaid {
+  saved: string;
+  unchanged: string;
+  removed: string;
+  nothingToRemove: string;
+}
+
+/**
+ * A form with Save and Remove (its submit buttons valued `save` and `remove`) over two server actions: the answer
+ * of the one that sent it announced in the form's words, "nothing changed" in the info tone.
+ */
+export function useSaveOrRemoveForm({
+  save,
+  remove,
+  said,
+  afterSuccess,
+}: {
+  save: (previous: undefined, fields: FormData) => Promise<ActionResult<{ changed: boolean }>>;
+  remove: (previous: undefined, fields: FormData) => Promise<ActionResult<{ removed: boolean }>>;
+  said: SaveOrRemoveSaid;
+  afterSuccess?: () => void;
+}) {
+  return useSentForm<{ removed: boolean } | { changed: boolean }>({
+    send: (fields, submitter) => (submitter === 'remove' ? remove(undefined, fields) : save(undefined, fields)),
+    announce: (data, submitter): Announcement => {
+      const changed = 'removed' in data ? data.removed : data.changed;
+      const text =
+        submitter === 'remove'
+          ? changed
+            ? said.removed
+            : said.nothingToRemove
+          : changed
+            ? said.saved
+            : said.unchanged;
+      return { text, tone: changed ? 'success' : 'info' };
+    },
+    afterSuccess,
+  });
+}

@@ -18,6 +18,8 @@ export interface StepColumn {
   changeSort?: SortColumn;
   /** Shown on a phone too (below 768 px): the step and its retry figures fit the screen without scrolling. */
   phone?: true;
+  /** Among the figures a step's or an agent's headline leads with (headlineColumns). */
+  headline?: true;
 }
 
 /** A step table's classes for a column: those not shown on a phone are hidden below 768 px. */
@@ -39,6 +41,7 @@ export const stepColumns: StepColumn[] = [
   },
   {
     key: 'attempts',
+    headline: true,
     label: 'Attempts',
     help: 'Executions of the step that started in the window',
     numeric: true,
@@ -46,6 +49,7 @@ export const stepColumns: StepColumn[] = [
   },
   {
     key: 'retries',
+    headline: true,
     label: 'Retries',
     help: 'Attempts with attempt number above 1',
     numeric: true,
@@ -53,6 +57,7 @@ export const stepColumns: StepColumn[] = [
   },
   {
     key: 'retryRate',
+    headline: true,
     label: 'Retry rate',
     help: 'Retries divided by attempts',
     numeric: true,
@@ -61,6 +66,7 @@ export const stepColumns: StepColumn[] = [
   },
   {
     key: 'firstTrySuccess',
+    headline: true,
     label: 'First-try success',
     help: 'Executions that succeeded on attempt 1, divided by executions (attempt-1 rows)',
     numeric: true,
@@ -68,6 +74,7 @@ export const stepColumns: StepColumn[] = [
   },
   {
     key: 'totalSpendMicros',
+    headline: true,
     label: 'Spend',
     help: 'Cost of all attempts',
     numeric: true,
@@ -75,6 +82,7 @@ export const stepColumns: StepColumn[] = [
   },
   {
     key: 'retrySpendMicros',
+    headline: true,
     label: 'Retry spend',
     help: 'Spend beyond what one try would have cost: the failed attempts before a success, or every attempt after the first when none succeeded (free 429s add nothing). "by cause" splits it by the failure before each retry',
     numeric: true,
@@ -98,6 +106,7 @@ export const stepColumns: StepColumn[] = [
   },
   {
     key: 'failedSpendMicros',
+    headline: true,
     label: 'Failed spend',
     help: 'Cost of the attempts that failed (outcome failed, whatever their number): what work that came to nothing cost',
     numeric: true,
@@ -129,3 +138,9 @@ export function sortLabel(sort: SortColumn): string {
   if (sort === 'retrySpendChangeMicros') return 'change in retry spend against the previous window';
   return stepColumns.find((column) => column.key === sort)?.label ?? sort;
 }
+
+/**
+ * The figures a step's or an agent's headline shows, in the Steps list's words: what it ran, retried and spent
+ * (latency and failures by class stay on the list and the charts).
+ */
+export const headlineColumns = stepColumns.filter((column) => column.headline);

@@ -1,6 +1,6 @@
 import 'server-only';
-import { sql } from 'drizzle-orm';
-import type { BreakerScope, BreakerState } from '@holdfast/engine/db/schema';
+import { desc, eq, sql } from 'drizzle-orm';
+import { type BreakerScope, type BreakerState, circuitBreakers } from '@holdfast/engine/db/schema';
 import type { Executor } from '@holdfast/engine/db';
 import { stepBreakerKey } from '@holdfast/engine/core';
 
@@ -29,21 +29,9 @@ export interface BreakerEventView {
   volume: number | null;
 }
 
-interface BreakerRow extends Record<string, unknown> {
-  target: string;
-  scope: BreakerScope;
-  agent: string | null;
-  step: string | null;
-  downstream: string | null;
-  state: BreakerState;
-  opened_at: string | null;
-  probe_at: string | null;
-  failure_share: number | null;
-  volume: number | null;
-  changed_at: string;
-}
+type BreakerRow = typeof circuitBreakers.$inferSelect;
 
-const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+const iso = (value: Date | null) => (value === null ? null : value.toISOString());
 
 function toView(row: BreakerRow): BreakerView {
   return {
@@ -53,11 +41,11 @@ function toView(row: BreakerRow): BreakerView {
     step: row.step,
     downstream: row.downstream,
     state: row.state,
-    openedAt: iso(row.opened_at),
-    probeAt: iso(row.probe_at),
-    failureShare: row.failure_share,
+    openedAt: iso(row.openedAt),
+    probeAt: iso(row.probeAt),
+    failureShare: row.failureShare,
     volume: row.volume,
-    changedAt: new Date(row.changed_at).toISOString(),
+    changedAt: row.changedAt.toISOString(),
   };
 }
 
@@ -66,12 +54,15 @@ function toView(row: BreakerRow): BreakerView {
  * one agent's (its `agent` set): the same downstream may be listed once per agent that calls it.
  */
 export async function listBreakers(db: Executor, now: Date): Promise<BreakerView[]> {
-  const rows = await db.execute<BreakerRow>(sql`
-    select target, scope, agent, step, downstream, state, opened_at, probe_at, failure_share, volume, changed_at
-    from circuit_breakers
-    where state <> 'closed' or changed_at >= ${now.toISOString()}::timestamptz - make_interval(hours => ${RECENT_HOURS})
-    order by (state = 'closed'), changed_at desc
-    limit 200`);
+  const rows = await db
+    .select()
+    .from(circuitBreakers)
+    .where(
+      sql`${circuitBreakers.state} <> 'closed'
+        or ${circuitBreakers.changedAt} >= ${now.toISOString()}::timestamptz - make_interval(hours => ${RECENT_HOURS})`,
+    )
+    .orderBy(sql`${circuitBreakers.state} = 'closed'`, desc(circuitBreakers.changedAt))
+    .limit(200);
   return rows.map(toView);
 }
 
@@ -82,9 +73,7 @@ export async function getStepBreaker(
 ): Promise<{ breaker: BreakerView | undefined; history: BreakerEventView[] }> {
   const target = stepBreakerKey(names.agent, names.step);
   const [rows, events] = await Promise.all([
-    db.execute<BreakerRow>(sql`
-      select target, scope, agent, step, downstream, state, opened_at, probe_at, failure_share, volume, changed_at
-      from circuit_breakers where target = ${target}`),
+    db.select().from(circuitBreakers).where(eq(circuitBreakers.target, target)),
     db.execute<{
       event: BreakerEventView['event'];
       at: string;

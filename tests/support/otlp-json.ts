@@ -33,3 +33,13 @@ export function otlpJsonExport(service: string, spans: object[]) {
     ],
   };
 }
+
+/**
+ * An export of one model call of `taskId`'s step `charge` that failed with a 503, as service `agent` (with more
+ * attributes where a test names them): one counted attempt.
+ */
+export function failedChatExport(taskId: string, agent: string, named: Record<string, string> = {}) {
+  const attributes = { 'gen_ai.operation.name': 'chat', 'holdfast.step': 'charge', 'holdfast.task': taskId, ...named };
+  const failed = { status: { code: 2, message: '503 from the model provider' } };
+  return otlpJsonExport(agent, [otlpJsonSpan('chat', attributes, failed, 100)]);
+}

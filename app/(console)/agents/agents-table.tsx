@@ -3,24 +3,15 @@ import { OwnerName } from '@/components/console/owner-name';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { VisibleText } from '@/components/ui/visible-text';
 import { formatCount } from '@/lib/console/format';
-import { stepColumns } from '@/lib/console/step-columns';
+import { headlineColumns } from '@/lib/console/step-columns';
 import type { SortColumn } from '@/lib/filters/steps';
 import type { AgentRow } from '@/lib/queries/agents-page';
 import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { FigureChange } from '../steps/figure-change';
 import { agentHref } from './agent-href';
 
-/** The figures each agent is shown with, in the Steps list's words (each the sum over the agent's steps). */
-const figureKeys: SortColumn[] = [
-  'attempts',
-  'retries',
-  'retryRate',
-  'firstTrySuccess',
-  'totalSpendMicros',
-  'retrySpendMicros',
-  'failedSpendMicros',
-];
-export const agentFigureColumns = figureKeys.flatMap((key) => stepColumns.filter((column) => column.key === key));
+/** Each agent's figures are its steps' summed, shown as a step's headline shows them. */
+const agentFigureColumns = headlineColumns;
 /** Shown on a phone too: what an agent costs in retries. */
 const onPhone = new Set<SortColumn>(['retryRate', 'retrySpendMicros']);
 

@@ -5,6 +5,7 @@ import { formatCount, formatUtc } from '@/lib/console/format';
 import { errorsHref } from '@/lib/filters/errors';
 import type { FiringAlert } from '@/lib/queries/attention';
 import type { RisingGroup } from '@/lib/queries/rising-groups';
+import { CardSection } from '@/components/ui/card-section';
 
 /**
  * The on-call engineer's first look, at the top of the Overview: what is
@@ -32,14 +33,7 @@ export function IncidentPanel({
 }) {
   const calm = firingTotal === 0 && rising.length === 0;
   return (
-    <section
-      aria-labelledby="incident-heading"
-      className="mb-4 rounded-lg border border-line bg-surface px-4 py-3"
-      data-testid="incident-panel"
-    >
-      <h2 id="incident-heading" className="text-[13px] font-semibold">
-        {calm ? 'Nothing firing' : 'Now'}
-      </h2>
+    <CardSection headingId="incident-heading" heading={calm ? 'Nothing firing' : 'Now'} testId="incident-panel">
       {calm ? (
         <p className="mt-1 text-[13px] text-muted">No alert is firing and no error group rose in the last hour.</p>
       ) : (
@@ -114,7 +108,7 @@ export function IncidentPanel({
           </div>
         </div>
       )}
-    </section>
+    </CardSection>
   );
 }
 

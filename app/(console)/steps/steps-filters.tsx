@@ -1,16 +1,15 @@
 import Form from 'next/form';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { Button } from '@/components/ui/button';
+import { ChoiceFilter } from '@/components/console/filter-fields';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { Select } from '@/components/ui/select';
 import { stepsViewHref } from '@/lib/console/filter-forms/steps';
 import type { StepsView } from '@/lib/filters/steps';
 import { attemptSourceLabels } from '@/lib/console/labels/sources';
-import { attemptSources } from '@holdfast/protocol/enums';
+import { type AttemptSource, attemptSources } from '@holdfast/protocol/enums';
 import { timeWindowLabel, timeWindowName } from '@holdfast/protocol/time-window';
 import { StepsWindowFields } from './steps-window-fields';
-import { visibleText } from '@/lib/console/visible-text';
 
 /**
  * Window links plus a GET form, so every choice lands in the URL. The form is
@@ -40,37 +39,25 @@ export function StepsFilters({ view, agents, owners }: { view: StepsView; agents
       >
         <input type="hidden" name="sort" value={view.sort} />
         <input type="hidden" name="dir" value={view.dir} />
-        <Field label="Agent">
-          <Select name="agent" defaultValue={view.agent ?? ''} size="sm">
-            <option value="">All agents</option>
-            {agents.map((agent) => (
-              <option key={agent} value={agent}>
-                {visibleText(agent)}
-              </option>
-            ))}
-          </Select>
-        </Field>
-        <Field label="Owner">
-          <Select name="owner" defaultValue={view.owner ?? ''} size="sm">
-            <option value="">Anyone</option>
-            <option value="mine">Mine (my teams and me)</option>
-            {owners.map((owner) => (
-              <option key={owner} value={owner}>
-                {visibleText(owner)}
-              </option>
-            ))}
-          </Select>
-        </Field>
-        <Field label="Arrived through">
-          <Select name="source" defaultValue={view.source ?? ''} size="sm">
-            <option value="">Any way</option>
-            {attemptSources.map((source) => (
-              <option key={source} value={source}>
-                {attemptSourceLabels[source]}
-              </option>
-            ))}
-          </Select>
-        </Field>
+        <ChoiceFilter label="Agent" name="agent" value={view.agent} choices={agents} anyLabel="All agents" size="sm" />
+        <ChoiceFilter
+          label="Owner"
+          name="owner"
+          value={view.owner}
+          choices={owners}
+          anyLabel="Anyone"
+          special={[{ value: 'mine', label: 'Mine (my teams and me)' }]}
+          size="sm"
+        />
+        <ChoiceFilter
+          label="Arrived through"
+          name="source"
+          value={view.source}
+          choices={attemptSources}
+          anyLabel="Any way"
+          labelOf={(source) => attemptSourceLabels[source as AttemptSource]}
+          size="sm"
+        />
         <Field label="Search">
           <Input type="search" name="q" defaultValue={view.search} placeholder="agent or step" size="sm" />
         </Field>

@@ -17,6 +17,16 @@ import { useTestDatabase } from '../../support/test-database';
 const database = useTestDatabase();
 const { at } = useAlertHours(database);
 
+/** The firing alert about agent/step, and the channels it was sent to. */
+async function alertAbout(agent: string, step: string) {
+  const [alert] = await database.db
+    .select()
+    .from(alertInstances)
+    .where(eq(alertInstances.identity, `step:${agent}/${step}`));
+  const deliveries = await database.db.select().from(alertDeliveries).where(eq(alertDeliveries.instanceId, alert!.id));
+  return { alert, channels: deliveries.map((delivery) => delivery.channelId) };
+}
+
 async function refusalBurst(agent: string, step: string, minutes: number) {
   await database.db
     .insert(budgetRefusalMinutes)
@@ -43,14 +53,8 @@ describe("a step's alert", () => {
     await refusalBurst(agent, 'charge', 0);
     await evaluateAlerts({ db: database.db }, { now: at(0) });
 
-    const [alert] = await database.db
-      .select()
-      .from(alertInstances)
-      .where(eq(alertInstances.identity, `step:${agent}/charge`));
+    const { alert, channels } = await alertAbout(agent, 'charge');
     expect(alert).toMatchObject({ kind: 'budget_refusals', status: 'firing', team: 'payments' });
-    const channels = (
-      await database.db.select().from(alertDeliveries).where(eq(alertDeliveries.instanceId, alert!.id))
-    ).map((delivery) => delivery.channelId);
     expect(channels).toContain(payments.id);
     expect(channels).not.toContain(growth.id);
     // The channel useAlertHours made has no team: it hears every alert.
@@ -62,14 +66,8 @@ describe("a step's alert", () => {
     const growth = await insertWebhookChannel(database.db, { name: `growth-${randomUUID()}`, team: 'growth' });
     await refusalBurst(agent, 'charge', 0);
     await evaluateAlerts({ db: database.db }, { now: at(0) });
-    const [alert] = await database.db
-      .select()
-      .from(alertInstances)
-      .where(eq(alertInstances.identity, `step:${agent}/charge`));
+    const { alert, channels } = await alertAbout(agent, 'charge');
     expect(alert?.team).toBeNull();
-    const channels = (
-      await database.db.select().from(alertDeliveries).where(eq(alertDeliveries.instanceId, alert!.id))
-    ).map((delivery) => delivery.channelId);
     expect(channels).not.toContain(growth.id);
     expect(channels).toHaveLength(1);
   });

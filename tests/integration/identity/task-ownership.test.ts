@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { redriveDeadLetter } from '../../../packages/engine/src/core';
@@ -8,6 +8,7 @@ import { useApi } from '../../support/api-harness';
 import { oncall } from '../../support/actors';
 import { aDeadLetterInput } from '../../support/dead-letter-input';
 import { issueToken } from '../../support/api-tokens';
+import { failedChatExport } from '../../support/otlp-json';
 
 /**
  * A task has one agent, whichever path saw it first (task_agents), and no token can take another agent's task
@@ -32,36 +33,7 @@ const begin = (token: string, taskId: string, agent: string, step = 'charge') =>
   });
 
 /** One counted model call of `taskId`'s step `charge`, as `agent` (service.name) or the agent a span names. */
-function spanExport(taskId: string, agent: string, named: Record<string, string> = {}) {
-  const attributes = [
-    { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-    { key: 'holdfast.step', value: { stringValue: 'charge' } },
-    { key: 'holdfast.task', value: { stringValue: taskId } },
-    ...Object.entries(named).map(([key, value]) => ({ key, value: { stringValue: value } })),
-  ];
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: agent } }] },
-        scopeSpans: [
-          {
-            spans: [
-              {
-                traceId: randomBytes(16).toString('hex'),
-                spanId: randomBytes(8).toString('hex'),
-                name: 'chat',
-                startTimeUnixNano: String(BigInt(Date.now() - 1_000) * 1_000_000n),
-                endTimeUnixNano: String(BigInt(Date.now() - 900) * 1_000_000n),
-                attributes,
-                status: { code: 2, message: '503 from the model provider' },
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
-}
+const spanExport = failedChatExport;
 
 async function rowsOf(taskId: string) {
   const [counts] = await api.database.sql<{ attempts: number; spans: number; budgets: number }[]>`

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, type Actor } from '../../../packages/engine/src/core';
 import { flushReplayTallies } from '../../../packages/engine/src/core/keys/replay-tally';
@@ -6,6 +6,7 @@ import { useApi } from '../../support/api-harness';
 import { aDeadLetterInput } from '../../support/dead-letter-input';
 import { issueToken } from '../../support/api-tokens';
 import { attemptOf } from '../../support/step-input';
+import { failedChatExport } from '../../support/otlp-json';
 
 /**
  * The tenancy matrix: every agent endpoint, against the caller's own task,
@@ -82,32 +83,7 @@ const attempt = (taskId: string) => ({
 });
 
 /** An OTLP/JSON export of one counted model call of the task's step `charge`, sent as agent research. */
-const spanOf = (taskId: string) => ({
-  resourceSpans: [
-    {
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'research' } }] },
-      scopeSpans: [
-        {
-          spans: [
-            {
-              traceId: randomBytes(16).toString('hex'),
-              spanId: randomBytes(8).toString('hex'),
-              name: 'chat',
-              startTimeUnixNano: String(BigInt(Date.now() - 1_000) * 1_000_000n),
-              endTimeUnixNano: String(BigInt(Date.now() - 900) * 1_000_000n),
-              attributes: [
-                { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-                { key: 'holdfast.step', value: { stringValue: 'charge' } },
-                { key: 'holdfast.task', value: { stringValue: taskId } },
-              ],
-              status: { code: 2, message: '503 from the model provider' },
-            },
-          ],
-        },
-      ],
-    },
-  ],
-});
+const spanOf = (taskId: string) => failedChatExport(taskId, 'research');
 
 /** Each endpoint's request for a target; null where the target does not apply to the endpoint. */
 const requests: Record<string, (work: Work, target: Target) => unknown | null> = {

@@ -1,20 +1,7 @@
-import type { SortColumn } from '@/lib/filters/steps';
 import type { ComparedStepStats } from '@/lib/queries/step-figures';
-import { stepColumns } from '@/lib/console/step-columns';
+import { headlineColumns } from '@/lib/console/step-columns';
 import { isNewStep } from '@/lib/console/step-changes';
 import { FigureChange } from '../../figure-change';
-
-/** The figures a step's page leads with, in the Steps list's words and with its changes. */
-const headline: SortColumn[] = [
-  'attempts',
-  'retries',
-  'retryRate',
-  'firstTrySuccess',
-  'totalSpendMicros',
-  'retrySpendMicros',
-  'failedSpendMicros',
-];
-const tiles = headline.flatMap((key) => stepColumns.filter((column) => column.key === key));
 
 /**
  * The step's window at a glance: each figure against the previous window of equal length, and when it was read.
@@ -29,7 +16,7 @@ export function StepHeadline({ figures, asOf }: { figures: ComparedStepStats; as
         {isNewStep(figures) ? '. The window before had no attempts: nothing to compare with.' : null}
       </h2>
       <div className="grid grid-cols-[repeat(auto-fill,minmax(8.5rem,1fr))] gap-3">
-        {tiles.map((column) => (
+        {headlineColumns.map((column) => (
           <div
             key={column.key}
             className="min-w-0 rounded-lg border border-line bg-surface px-3 py-2"

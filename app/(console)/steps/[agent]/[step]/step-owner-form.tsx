@@ -3,7 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
 import { ReasonField } from '@/components/console/reason-field';
-import { type Announcement, useSentForm } from '@/components/console/use-sent-form';
+import { useSaveOrRemoveForm } from '@/components/console/use-sent-form';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
@@ -33,20 +33,14 @@ export function StepOwnerForm({
   const id = useId();
   const [scope, setScope] = useState<Scope>(forStep || !forAgent ? 'step' : 'agent');
   const row = scope === 'step' ? forStep : forAgent;
-  const { result, errors, pending, submit } = useSentForm<{ removed: boolean } | { changed: boolean }>({
-    send: (fields, submitter) =>
-      submitter === 'remove' ? removeStepOwnerAction(undefined, fields) : saveStepOwnerAction(undefined, fields),
-    announce: (data, submitter): Announcement => {
-      const changed = 'removed' in data ? data.removed : data.changed;
-      const text =
-        submitter === 'remove'
-          ? changed
-            ? 'Owner removed.'
-            : 'There was no owner named there: nothing changed.'
-          : changed
-            ? 'Owner saved.'
-            : 'Same owner as before: nothing changed.';
-      return { text, tone: changed ? 'success' : 'info' };
+  const { result, errors, pending, submit } = useSaveOrRemoveForm({
+    save: saveStepOwnerAction,
+    remove: removeStepOwnerAction,
+    said: {
+      saved: 'Owner saved.',
+      unchanged: 'Same owner as before: nothing changed.',
+      removed: 'Owner removed.',
+      nothingToRemove: 'There was no owner named there: nothing changed.',
     },
     afterSuccess: () => router.refresh(),
   });

@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { CardSection } from '@/components/ui/card-section';
 import { VisibleText } from '@/components/ui/visible-text';
 import { visibleText } from '@/lib/console/visible-text';
 import type { Decision } from '@holdfast/engine/core';
@@ -26,14 +27,13 @@ export function StepOwnerSection({
   managing: Decision;
 }) {
   return (
-    <section
-      aria-labelledby="step-owner-heading"
-      className="mb-4 rounded-lg border border-line bg-surface px-4 py-3 text-[13px]"
-      data-testid="step-owner-section"
+    <CardSection
+      headingId="step-owner-heading"
+      heading="Owner"
+      hideHeading
+      testId="step-owner-section"
+      className="text-[13px]"
     >
-      <h2 id="step-owner-heading" className="sr-only">
-        Owner
-      </h2>
       {owner.owner && owner.source ? (
         <dl className="flex flex-wrap gap-x-6 gap-y-1">
           <div>
@@ -103,6 +103,6 @@ export function StepOwnerSection({
           </div>
         </details>
       ) : null}
-    </section>
+    </CardSection>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
-import { type Announcement, useSentForm } from '@/components/console/use-sent-form';
+import { useSaveOrRemoveForm } from '@/components/console/use-sent-form';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { FormError } from '@/components/ui/form-error';
@@ -41,20 +41,14 @@ export function StepPolicyForm({
   const router = useRouter();
   const id = useId();
   const [classesOverridden, setClassesOverridden] = useState(override?.retriedClasses != null);
-  const { result, errors, pending, submit } = useSentForm<{ removed: boolean } | { changed: boolean }>({
-    send: (fields, submitter) =>
-      submitter === 'remove' ? removeStepPolicyAction(undefined, fields) : saveStepPolicyAction(undefined, fields),
-    announce: (data, submitter): Announcement => {
-      const changed = 'removed' in data ? data.removed : data.changed;
-      const text =
-        submitter === 'remove'
-          ? changed
-            ? 'Override removed: the policy is again the agent’s.'
-            : 'There was no override: nothing changed.'
-          : changed
-            ? 'Override saved: the next begin and finish of this step use it.'
-            : 'Same override as before: nothing changed.';
-      return { text, tone: changed ? 'success' : 'info' };
+  const { result, errors, pending, submit } = useSaveOrRemoveForm({
+    save: saveStepPolicyAction,
+    remove: removeStepPolicyAction,
+    said: {
+      saved: 'Override saved: the next begin and finish of this step use it.',
+      unchanged: 'Same override as before: nothing changed.',
+      removed: 'Override removed: the policy is again the agent’s.',
+      nothingToRemove: 'There was no override: nothing changed.',
     },
     afterSuccess: () => router.refresh(),
   });

@@ -1,3 +1,4 @@
+import { CardSection } from '@/components/ui/card-section';
 import { Moment } from '@/components/ui/time';
 import type { Decision } from '@holdfast/engine/core';
 import type { StepPolicy as StoredPolicy } from '@holdfast/engine/db/schema';
@@ -55,14 +56,12 @@ export function StepPolicySection({
   tracesOnly?: boolean;
 }) {
   return (
-    <section
-      aria-labelledby="step-policy-heading"
-      className="mb-5 rounded-lg border border-line bg-surface px-4 py-3"
-      data-testid="step-policy"
+    <CardSection
+      headingId="step-policy-heading"
+      heading={`Retry policy${policy ? ' (overridden)' : ''}`}
+      testId="step-policy"
+      className="mb-5"
     >
-      <h2 id="step-policy-heading" className="text-[13px] font-semibold">
-        Retry policy{policy ? ' (overridden)' : ''}
-      </h2>
       {policy ? (
         <p className="text-[12px] text-muted">
           Overridden by {policy.updatedBy}, <Moment value={policy.updatedAt} />: the next begin and finish of this step
@@ -78,7 +77,7 @@ export function StepPolicySection({
       ) : (
         <PolicyParts policy={policy} names={names} managing={managing} />
       )}
-    </section>
+    </CardSection>
   );
 }
 

@@ -24,6 +24,7 @@ test('a cleared hold shows in the audit log with its change, and the filtered vi
   await row.getByLabel('Resolution').selectOption('resume');
   await row.getByLabel('Note').fill('Approved, "urgent", by finance');
   await row.getByRole('button', { name: 'Clear' }).click();
+  await page.getByRole('dialog', { name: 'Resume this hold?' }).getByRole('button', { name: 'Resume' }).click();
   await expect(row).toHaveCount(0);
 
   await page.goto('/audit');

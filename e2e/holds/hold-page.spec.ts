@@ -37,6 +37,7 @@ test('a hold has a page of its own: what is parked and why, its actions, and its
   // Cleared here, it says how, by whom and why, and its history names it.
   await page.getByLabel('Note').fill('Exception granted');
   await page.getByRole('button', { name: 'Clear', exact: true }).click();
+  await page.getByRole('dialog', { name: 'Resume this hold?' }).getByRole('button', { name: 'Resume' }).click();
   await expect(page.getByTestId('toasts')).toContainText('resumed');
   await expect(page.getByTestId('hold-resolution')).toContainText('resume by person:ada@holdfast.demo');
   await expect(page.getByTestId('hold-resolution')).toContainText('Exception granted');

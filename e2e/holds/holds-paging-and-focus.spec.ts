@@ -98,10 +98,13 @@ test('a single discard asks first and announces; focus moves to the next row, th
   await expect(page.getByTestId(`hold-row-${second.itemId}`).getByLabel('Resolution')).toBeFocused();
   expect(await statusOf(first.holdId)).toEqual({ status: 'cleared', resolution: 'discard' });
 
-  // Resuming asks nothing; the last row gone, focus goes to the list's heading.
+  // Resuming asks too, naming what it does; the last row gone, focus goes to the list's heading.
   const last = page.getByTestId(`hold-row-${second.itemId}`);
   await last.getByLabel('Note').fill('Approved');
   await last.getByRole('button', { name: 'Clear' }).click();
+  const resume = page.getByRole('dialog', { name: 'Resume this hold?' });
+  await expect(resume).toContainText('The parked work goes on');
+  await resume.getByRole('button', { name: 'Resume' }).click();
   await expect(page.getByTestId('toasts')).toContainText(`Hold on task ${second.itemId} resumed.`);
   await expect(last).toHaveCount(0);
   await expect(page.getByTestId('holds-heading')).toBeFocused();

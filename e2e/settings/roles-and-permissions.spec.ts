@@ -36,6 +36,7 @@ test("a viewer clears a hold of their own team, and cannot clear another team's"
   await ownTeam.getByLabel('Resolution').selectOption('resume');
   await ownTeam.getByLabel('Note').fill('Refund approved by finance');
   await ownTeam.getByRole('button', { name: 'Clear' }).click();
+  await page.getByRole('dialog', { name: 'Resume this hold?' }).getByRole('button', { name: 'Resume' }).click();
   await expect(ownTeam).toHaveCount(0);
   await page.goto(holdsOf(otherTeamHold.owner));
   await expect(otherTeam).toBeVisible();
@@ -152,6 +153,7 @@ test("a viewer's forged request to clear another team's hold is refused and chan
     .evaluate((input, id) => ((input as HTMLInputElement).value = String(id)), target.holdId);
   await form.getByLabel('Note').fill('forged');
   await form.getByRole('button', { name: 'Clear' }).click();
+  await page.getByRole('dialog', { name: 'Resume this hold?' }).getByRole('button', { name: 'Resume' }).click();
   await expect(form.getByRole('alert')).toContainText('may not hold.clear');
 
   const [after] = await database.sql<{ status: string }[]>`select status from holds where id = ${target.holdId}`;

@@ -18,8 +18,14 @@ import { planFocusAfterRow } from '@/components/console/focus-after-action';
 
 type Resolution = 'resume' | 'discard';
 
-/** What a confirmation says: discarding gives work up; settling a key decides whether a side effect runs again. */
-function confirmation(itemType: HoldItemType, resolution: Resolution) {
+/**
+ * What a confirmation says: resuming lets parked work go on, discarding gives it up, settling a key decides whether
+ * a side effect runs again. Every way of clearing asks first.
+ */
+function confirmation(
+  itemType: HoldItemType,
+  resolution: Resolution,
+): { title: string; body: string; confirm: string } {
   if (itemType === 'key')
     return resolution === 'resume'
       ? {
@@ -44,7 +50,12 @@ function confirmation(itemType: HoldItemType, resolution: Resolution) {
       body: 'The parked work is given up and will not run. The note goes into the audit log.',
       confirm: 'Discard',
     };
-  return undefined;
+  // Resuming lets parked work go on (a charge, a send): a choice as deliberate as giving it up.
+  return {
+    title: 'Resume this hold?',
+    body: 'The parked work goes on: its next step may run. The note goes into the audit log.',
+    confirm: 'Resume',
+  };
 }
 
 /** What the toast says was done: an uncertain key is run again or left as done, other work resumed or discarded. */
@@ -137,8 +148,7 @@ export function ClearHoldForm({
       });
       return;
     }
-    if (confirmation(itemType, resolution)) setAsking({ data, resolution });
-    else run(data, resolution);
+    setAsking({ data, resolution });
   };
 
   const asked = asking ? confirmation(itemType, asking.resolution) : undefined;

@@ -36,6 +36,8 @@ test('the detail page shows the payload as JSON, the attempts, holds and redrive
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(`Dead letter ${id}`);
   await expect(page.getByTestId('dead-letter-status')).toContainText('pending');
   await expect(page.getByTestId('dead-letter-facts')).toContainText(queue);
+  // Whom to wake: the owner of the step that failed (publishing's, named by the demo or declared by its tasks).
+  await expect(page.getByTestId('dead-letter-facts').getByTestId('step-owner')).toHaveText(/^team:platform/);
   await expect(page.getByTestId('dead-letter-error')).toContainText('400: template "spring-sale" missing');
   await expect(page.getByTestId('dead-letter-payload-json')).toHaveText(JSON.stringify(stored?.payload, null, 2));
   const attempts = page.getByTestId('dead-letter-attempts');

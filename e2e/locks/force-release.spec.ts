@@ -18,6 +18,9 @@ test('force-releases a stale lock whose guards all pass, and shows why another c
   await expect(blockedRow.getByTestId('force-release-blocked')).toContainText('its run is finished: no');
 
   const row = page.getByTestId(`lock-row-${releasable.slot}`);
+  // Whose run holds it, and whom to ask: the agent's owner.
+  await expect(row.getByTestId('lock-owner')).toContainText('publishing');
+  await expect(row.getByTestId('lock-owner').getByTestId('step-owner')).toHaveText(/^team:platform/);
   for (const guard of ['past_ttl', 'holder_run_finished', 'no_evidence', 'kill_switch_off']) {
     await expect(row.getByTestId(`guard-${guard}`)).toHaveAttribute('data-passes', 'true');
   }

@@ -2,7 +2,9 @@ import Link from 'next/link';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Age, Moment } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
-import type { Decision, ReleaseGuardFacts } from '@holdfast/engine/core';
+import type { Decision } from '@holdfast/engine/core';
+import type { HeldLock } from '@/lib/queries/locks';
+import { OwnerName } from '@/components/console/owner-name';
 import { visibleText } from '@/lib/console/visible-text';
 import { ForceReleaseForm } from './lock-forms';
 import { OverrideReleaseForm } from './override-release-form';
@@ -27,7 +29,7 @@ export function LocksTable({
   escalateAfterMinutes,
   headingId,
 }: {
-  locks: ReleaseGuardFacts[];
+  locks: HeldLock[];
   now: Date;
   release: Decision;
   /** Whether the person may release a stale lock its guards refuse (admins). */
@@ -71,6 +73,11 @@ export function LocksTable({
               <Cell className={`font-mono text-[12px] [overflow-wrap:anywhere] ${stack.cell}`}>
                 <span className="font-sans text-muted md:hidden">Run: </span>
                 <VisibleText text={lock.holderRunKey} />
+                {lock.runAgent ? (
+                  <span className="block font-sans text-[11px] text-muted" data-testid="lock-owner">
+                    <VisibleText text={lock.runAgent} /> · <OwnerName owner={lock.owner} />
+                  </span>
+                ) : null}
               </Cell>
               <Cell numeric className={`max-md:text-left ${stack.cell}`}>
                 <span className="text-muted md:hidden">Token: </span>
@@ -124,7 +131,7 @@ export function LocksTable({
 }
 
 /** Where a stale lock the sweeper refuses stands on its way to a person: refused since when, held from when. */
-function Escalation({ lock, escalateAfterMinutes }: { lock: ReleaseGuardFacts; escalateAfterMinutes: number }) {
+function Escalation({ lock, escalateAfterMinutes }: { lock: HeldLock; escalateAfterMinutes: number }) {
   if (lock.escalatedAt)
     return (
       <p className="mt-1 text-[12px] text-warn" data-testid="lock-escalation">

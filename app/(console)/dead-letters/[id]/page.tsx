@@ -19,6 +19,8 @@ import { DetailActions } from './detail-actions';
 import { EditedRedrive } from './edited-redrive';
 import { AttemptsSection, HoldsSection, RedrivesSection } from './detail-sections';
 import { VisibleText } from '@/components/ui/visible-text';
+import { OwnerName } from '@/components/console/owner-name';
+import { getStepOwner } from '@/lib/queries/step-owners';
 
 export const metadata: Metadata = { title: 'Dead letter' };
 export const dynamic = 'force-dynamic';
@@ -38,6 +40,8 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
   );
   if (!detail) notFound();
   const { deadLetter: letter } = detail;
+  // Who answers for the step that failed: its owner (not the hold's, which a person may have reassigned).
+  const { value: stepOwner } = await readConsole((db) => getStepOwner(db, { agent: letter.agent, step: letter.step }));
   const redrive = decide(person, 'dead_letter.redrive');
   const payload = JSON.stringify(letter.payload, null, 2);
   // An edited redrive of this letter runs as a new task: the status line links to it.
@@ -100,6 +104,14 @@ export default async function DeadLetterPage({ params }: { params: Promise<{ id:
           >
             <VisibleText text={letter.agent} />/<VisibleText text={letter.step} />
           </Link>
+        </Fact>
+        <Fact label="Step owner">
+          <OwnerName owner={stepOwner} noneText="none named" />
+          {stepOwner.contact ? (
+            <span className="block text-[12px] text-muted [overflow-wrap:anywhere]">
+              on call: <VisibleText text={stepOwner.contact} />
+            </span>
+          ) : null}
         </Fact>
         <Fact label="Reason">{letter.reason.replaceAll('_', ' ')}</Fact>
         <Fact label="Error class">

@@ -109,6 +109,8 @@ export interface ReleaseGuardFacts {
   pastTtl: boolean;
   /** Null when the holder's run is unknown to Holdfast (then it cannot be shown finished). */
   runStatus: string | null;
+  /** The agent whose run holds it (null with an unknown run): whose owner to ask. */
+  runAgent: string | null;
   runHeartbeatAt: Date | null;
   runDone: boolean;
   evidenceCount: number;
@@ -139,6 +141,7 @@ export async function readReleaseGuards(
     expires_at: Date;
     past_ttl: boolean;
     run_status: string | null;
+    run_agent: string | null;
     run_heartbeat_at: Date | null;
     run_done: boolean;
     evidence_count: number;
@@ -150,7 +153,7 @@ export async function readReleaseGuards(
     select lock.slot, lock.holder_run_key, lock.fencing_token, lock.acquired_at, lock.expires_at,
       lock.release_refused_since, lock.escalated_at,
       lock.expires_at <= now() as past_ttl,
-      run.status as run_status, run.heartbeat_at as run_heartbeat_at,
+      run.status as run_status, run.agent as run_agent, run.heartbeat_at as run_heartbeat_at,
       coalesce(run.status <> 'running' or run.heartbeat_at < now() - ${grace}::interval, false) as run_done,
       (select count(*)::int from slot_evidence evidence where evidence.slot = lock.slot and evidence.run_key = lock.holder_run_key) as evidence_count,
       (select evidence.ref from slot_evidence evidence where evidence.slot = lock.slot and evidence.run_key = lock.holder_run_key
@@ -175,6 +178,7 @@ export async function readReleaseGuards(
       expiresAt: new Date(row.expires_at),
       pastTtl: row.past_ttl,
       runStatus: row.run_status,
+      runAgent: row.run_agent,
       runHeartbeatAt: row.run_heartbeat_at ? new Date(row.run_heartbeat_at) : null,
       runDone: row.run_done,
       evidenceCount: row.evidence_count,

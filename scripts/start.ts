@@ -27,6 +27,7 @@ import { loadOrCreateRolePasswords } from '@holdfast/engine/db';
 import { seedDemoAttemptsIfEmpty } from '../lib/demo/seed-attempts';
 import { seedDemoHoldsIfEmpty, seedDemoPeopleIfEmpty } from '../lib/demo/seed-people';
 import { seedDemoOwnersIfEmpty } from '../lib/demo/seed-owners';
+import { seedDemoJourneysIfEmpty } from '../lib/demo/seed-journeys';
 import { seedDemoRetryPoolsIfEmpty } from '../lib/demo/seed-retry-pools';
 import { shouldSeedDemoPeople } from '../lib/auth/demo-people';
 import { assertConsoleIsGuarded, getEnvironment, INSECURE_DEMO_WARNING, isInsecureDemo } from '@holdfast/engine/env';
@@ -116,6 +117,8 @@ async function main(): Promise<void> {
       log('Seeded the demo people, one per role');
       if (seedDemo && (await seedDemoHoldsIfEmpty({ db: connection.db })) > 0) log('Seeded demo holds for them');
       if (seedDemo && (await seedDemoOwnersIfEmpty({ db: connection.db })) > 0) log("Named the demo agents' owners");
+      if (seedDemo && (await seedDemoJourneysIfEmpty({ db: connection.db })) > 0)
+        log('Seeded work for the demo journeys: an idle task to freeze, a dead letter to edit and redrive');
     }
   } finally {
     await connection.close();

@@ -1,0 +1,43 @@
+import { eq, sql } from 'drizzle-orm';
+import { type Actor, type CoreContext, ensureTaskBudget, runStep, StepError } from '@holdfast/engine/core';
+import { deadLetters, taskBudgets } from '@holdfast/engine/db/schema';
+
+const demoAgent: Actor = { type: 'agent', id: 'demo-fleet', scopes: ['ingest'] };
+
+/** A task idle longer than the freeze sweep allows (3 days): its first pass after the start freezes it for growth. */
+const IDLE_TASK = 'onboarding-5120';
+const IDLE_DAYS = 4;
+
+/**
+ * Work that waits for a person from the first minutes of a demo, so each journey can be walked at once: an idle
+ * task the freeze sweep parks with a frozen hold, and a send that failed for good on a template that does not
+ * exist, a dead letter whose payload must be edited before it is redriven. Seeded once, on an empty log of dead
+ * letters; returns how many it made.
+ */
+export async function seedDemoJourneysIfEmpty(ctx: CoreContext): Promise<number> {
+  const [existing] = await ctx.db.select({ any: sql<number>`1` }).from(deadLetters).limit(1);
+  if (existing) return 0;
+  await ensureTaskBudget(ctx.db, { taskId: IDLE_TASK, agent: 'outreach', owner: 'team:growth' });
+  await ctx.db
+    .update(taskBudgets)
+    .set({ updatedAt: sql`now() - make_interval(days => ${IDLE_DAYS})` })
+    .where(eq(taskBudgets.taskId, IDLE_TASK));
+  await runStep(
+    { db: ctx.db, actor: demoAgent },
+    {
+      taskId: 'newsletter-0412',
+      agent: 'outreach',
+      owner: 'team:growth',
+      step: 'send_email',
+      queue: 'outreach',
+      content: { template: 'spring-sale', audience: 'eu-customers' },
+    },
+    async () => {
+      throw new StepError(
+        'permanent',
+        '400 Bad Request: template "spring-sale" does not exist (did you mean "spring-sale-2026"?)',
+      );
+    },
+  );
+  return 2;
+}

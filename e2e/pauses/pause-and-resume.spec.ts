@@ -80,11 +80,22 @@ test('a responder pauses a step from its page, its agent waits, and a resume wit
     await expect(page.getByTestId('toasts')).toContainText(`${agent}/${step} resumed with a ramp.`);
     await expect(row).toContainText('Ramping up');
 
+    // The downstream took the first minutes well: the ramp is ended early, asked first, and the row ends.
+    await row.getByLabel(`Reason for ending the ramp of ${agent}/${step}`).fill('Mail API holds the load');
+    await row.getByRole('button', { name: 'End the ramp…' }).click();
+    await page
+      .getByRole('dialog', { name: `End the ramp of ${agent}/${step}?` })
+      .getByRole('button', { name: 'End the ramp' })
+      .click();
+    await expect(page.getByTestId('toasts')).toContainText(`${agent}/${step} runs unlimited again: the ramp ended.`);
+    await expect(page.getByTestId('pause-history-table').getByTestId(`pause-row-${pause!.id}`)).toContainText('Ended');
+
     const audit = await database.db.execute<{ action: string; actor_id: string; reason: string }>(sql`
       select action, actor_id, reason from audit_log where target_type = 'pause' and target_id = ${pause!.id} order by id`);
     expect(audit.map((record) => ({ ...record }))).toEqual([
       { action: 'pause.set', actor_id: 'ada@holdfast.demo', reason: 'Mail API answers 503 for everyone' },
       { action: 'pause.resume', actor_id: 'ada@holdfast.demo', reason: 'Mail API is back' },
+      { action: 'pause.ramp_end', actor_id: 'ada@holdfast.demo', reason: 'Mail API holds the load' },
     ]);
   } finally {
     await endRampsOf(database, agent);

@@ -1,6 +1,6 @@
 'use server';
 
-import { resumePause, saveBreakerSettings, setPause } from '@holdfast/engine/core';
+import { endRamp, resumePause, saveBreakerSettings, setPause } from '@holdfast/engine/core';
 import { field, optionalNumberField, runAction, type ActionResult } from '@/lib/server/action';
 
 /** The pages that show pauses: refreshed after each change. */
@@ -56,5 +56,19 @@ export async function saveBreakerSettingsAction(_previous: ActionResult<null> | 
       reason: field(formData, 'reason'),
     });
     return null;
+  }, PAUSE_PAGES);
+}
+
+/** Ends a resume's ramp now: the begins it held to a rate run unlimited again. */
+export async function endRampAction(
+  _previous: ActionResult<{ ended: boolean; message?: string }> | undefined,
+  formData: FormData,
+) {
+  return runAction(async (ctx) => {
+    const outcome = await endRamp(ctx, {
+      pauseId: Number(field(formData, 'pauseId')),
+      reason: field(formData, 'reason'),
+    });
+    return outcome.ended ? { ended: true } : { ended: false, message: outcome.message };
   }, PAUSE_PAGES);
 }

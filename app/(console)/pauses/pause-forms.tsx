@@ -7,7 +7,7 @@ import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { useConfirmedAction } from '@/components/console/use-confirmed-action';
-import { resumePauseAction, setPauseAction } from './actions';
+import { endRampAction, resumePauseAction, setPauseAction } from './actions';
 import { ReasonField } from '@/components/console/reason-field';
 import { ConfirmAsked } from '@/components/console/confirm-asked';
 
@@ -152,16 +152,7 @@ export function ResumeForm({ pauseId, target, headingId }: { pauseId: number; ta
   return (
     <form ref={form} onSubmit={submit} className="flex flex-wrap items-end gap-2" data-testid="resume-form">
       <input type="hidden" name="pauseId" value={pauseId} />
-      <Field label={`Reason for resuming ${target}`} id={`${id}-reason`} hideLabel>
-        <Input
-          name="reason"
-          required
-          size="sm"
-          placeholder="Why (kept in the audit log)"
-          className="min-w-40 flex-1"
-          data-row-action
-        />
-      </Field>
+      <RowReasonField id={id} label={`Reason for resuming ${target}`} />
       <label className="flex items-center gap-1.5 text-[12px]">
         <input type="checkbox" name="ramp" checked={ramp} onChange={(event) => setRamp(event.target.checked)} />
         Ramp up
@@ -194,5 +185,57 @@ export function ResumeForm({ pauseId, target, headingId }: { pauseId: number; ta
         </p>
       </ConfirmAsked>
     </form>
+  );
+}
+
+/** Ends a ramp early, for a row ramping up: asks first, with the reason it will keep. */
+export function EndRampForm({ pauseId, target, headingId }: { pauseId: number; target: string; headingId: string }) {
+  const id = useId();
+  const form = useRef<HTMLFormElement>(null);
+  const confirmed = useConfirmedAction({
+    action: (data) => endRampAction(undefined, data),
+    form,
+    headingId,
+    after: 'row',
+    succeeded: ({ ended, message }) =>
+      ended
+        ? `${target} runs unlimited again: the ramp ended.`
+        : { text: `Nothing changed: ${message}.`, tone: 'info' },
+    refused: `The ramp of ${target} not ended`,
+  });
+  const { submit, pending, result } = confirmed;
+  return (
+    <form ref={form} onSubmit={submit} className="flex flex-wrap items-end gap-2" data-testid="end-ramp-form">
+      <input type="hidden" name="pauseId" value={pauseId} />
+      <RowReasonField id={id} label={`Reason for ending the ramp of ${target}`} />
+      <Button type="submit" pending={pending} pendingLabel="Ending…">
+        End the ramp…
+      </Button>
+      <FormError result={result} className="w-full" />
+      <ConfirmAsked
+        action={confirmed}
+        title={`End the ramp of ${target}?`}
+        confirmLabel="End the ramp"
+        testId="end-ramp-confirm"
+      >
+        <p>Every begin it covers runs again from now, no longer limited per minute.</p>
+      </ConfirmAsked>
+    </form>
+  );
+}
+
+/** A row action's reason, named for a screen reader by what it is for; the row's first field. */
+function RowReasonField({ id, label }: { id: string; label: string }) {
+  return (
+    <Field label={label} id={`${id}-reason`} hideLabel>
+      <Input
+        name="reason"
+        required
+        size="sm"
+        placeholder="Why (kept in the audit log)"
+        className="min-w-40 flex-1"
+        data-row-action
+      />
+    </Field>
   );
 }

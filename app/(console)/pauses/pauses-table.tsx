@@ -7,7 +7,7 @@ import { VisibleText } from '@/components/ui/visible-text';
 import { formatCount } from '@/lib/console/format';
 import { BACKLOG_MINUTES, pauseTargetText, type PauseView } from '@/lib/queries/pauses';
 import { stepDetailHref } from '@/lib/console/step-href';
-import { ResumeForm } from './pause-forms';
+import { EndRampForm, ResumeForm } from './pause-forms';
 
 const stateLabel = { paused: 'Paused', ramping: 'Ramping up', ended: 'Ended' } as const;
 
@@ -118,6 +118,8 @@ export function PausesTable({
               <Cell className={`min-w-72 ${stacked.controls}`}>
                 {pause.state === 'paused' ? (
                   <ResumeForm pauseId={pause.id} target={pauseTargetText(pause)} headingId={headingId} />
+                ) : pause.state === 'ramping' ? (
+                  <EndRampForm pauseId={pause.id} target={pauseTargetText(pause)} headingId={headingId} />
                 ) : null}
               </Cell>
             ) : null}

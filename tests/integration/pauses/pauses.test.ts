@@ -5,6 +5,7 @@ import {
   beginStep,
   finishStep,
   PAUSED_POLL_MS,
+  endRamp,
   resumePause,
   setPause,
   type Actor,
@@ -323,3 +324,33 @@ async function attemptCount(agent: string): Promise<number> {
     .where(eq(attempts.agent, agent));
   return row?.n ?? 0;
 }
+
+describe('ending a ramp', () => {
+  it('lets every begin run again now, audited; a pause not ramping is left alone; viewers may not', async () => {
+    const { agent, step } = await knownStep();
+    const clock = handClock();
+    const paused = await setPause(as(responder, clock.now), { scope: 'step', agent, step, reason: 'storm' });
+    await resumePause(as(responder, clock.now), {
+      pauseId: paused.pause.id,
+      reason: 'calm',
+      ramp: { startPerMinute: 1, overMinutes: 30 },
+    });
+    clock.advance(60_000);
+    await expect(endRamp(as(viewer, clock.now), { pauseId: paused.pause.id, reason: 'x' })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    const ended = await endRamp(as(responder, clock.now), { pauseId: paused.pause.id, reason: 'holding well' });
+    expect(ended).toMatchObject({ ended: true, pause: { rampEndsAt: clock.now() } });
+    expect(await endRamp(as(responder, clock.now), { pauseId: paused.pause.id, reason: 'again' })).toEqual({
+      ended: false,
+      message: `${agent}/${step} is not ramping up now`,
+    });
+    const records = await auditOf(paused.pause.id);
+    expect(records.map((record) => record.action)).toEqual(['pause.set', 'pause.resume', 'pause.ramp_end']);
+    expect(records[2]).toMatchObject({
+      reason: 'holding well',
+      before: { state: 'ramping' },
+      after: { state: 'running' },
+    });
+  });
+});

@@ -32,6 +32,7 @@ export { type RunStepInput, type RunStepOutcome, runStep, type StepAttempt } fro
 export { beginStep } from './steps/begin-step';
 export { finishStep } from './steps/finish-step';
 export { resumePause, setPause, type PauseOutcome, type ResumeOutcome } from './pauses/pauses';
+export { endRamp, type EndRampOutcome } from './pauses/end-ramp';
 export { PAUSED_POLL_MS } from './pauses/pause-gate';
 export { readStepPolicy, removeStepPolicy, saveStepPolicy } from './retry/step-policy';
 export { removeStepOwner, saveStepOwner } from './owners/step-owners';

@@ -46,3 +46,10 @@ export const resumeInput = z.strictObject({
 });
 export type ResumeInput = z.input<typeof resumeInput>;
 export type ResumeRequest = z.output<typeof resumeInput>;
+
+/** Ending a resume's ramp now, with a reason. */
+export const endRampInput = z.strictObject({
+  pauseId: z.number({ error: 'must be a pause id' }).int('must be a pause id').min(1, 'must be a pause id'),
+  reason,
+});
+export type EndRampInput = z.input<typeof endRampInput>;

@@ -84,8 +84,7 @@ export async function resumePause(ctx: CoreContext, input: ResumeInput): Promise
   const request = parseInput(resumeInput, input);
   const now = nowOf(ctx);
   return ctx.db.transaction(async (tx) => {
-    const [pause] = await tx.select().from(pauses).where(eq(pauses.id, request.pauseId)).for('update');
-    if (!pause) throw new NotFoundError(`No pause ${request.pauseId}`);
+    const pause = await lockPause(tx, request.pauseId);
     if (pause.resumedAt) {
       return {
         resumed: false,
@@ -163,5 +162,12 @@ async function unresumedPauseOf(db: Executor, target: PauseTargetColumns): Promi
     .select()
     .from(pauses)
     .where(and(sameTarget(target), isNull(pauses.resumedAt)));
+  return pause;
+}
+
+/** The pause, its row locked until the transaction ends; a 404 when there is none. */
+export async function lockPause(tx: Executor, pauseId: number): Promise<Pause> {
+  const [pause] = await tx.select().from(pauses).where(eq(pauses.id, pauseId)).for('update');
+  if (!pause) throw new NotFoundError(`No pause ${pauseId}`);
   return pause;
 }

@@ -39,6 +39,11 @@ describe('retryOnDeadlock', () => {
       const retried = retryOnDeadlock(pool.db, () =>
         pool.db.transaction(async (tx) => {
           tries += 1;
+          // The retry starts the moment the abort lands, while the other side is still being woken to take row a.
+          // It waits for the other's commit before it touches a row: had it taken row a first, the other would wait
+          // for it in PostgreSQL while it waited for the other here, a hang PostgreSQL cannot see (it did, once, on
+          // a loaded machine). The test is of the retry, not of that race.
+          if (tries > 1) await otherHasCommitted;
           await tx.execute(sql`set local deadlock_timeout = '20ms'`);
           await tx.execute(sql`update lock_order set touched = touched + 1 where id = 'a'`);
           if (tries === 1) {
@@ -47,10 +52,6 @@ describe('retryOnDeadlock', () => {
             // PostgreSQL looks for a deadlock once, deadlock_timeout after a wait begins: this side's wait must
             // begin after the other's, or on a loaded machine it finds no cycle yet and the other side is aborted.
             await otherIsWaiting();
-          } else {
-            // The retry starts the moment the abort lands, while the other side is still being woken to take row a:
-            // were the retry to take row a first, the two would deadlock again. The test is of the retry, not that race.
-            await otherHasCommitted;
           }
           await tx.execute(sql`update lock_order set touched = touched + 1 where id = 'b'`);
         }),

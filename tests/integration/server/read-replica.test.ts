@@ -359,6 +359,7 @@ describe.skipIf(unavailable)('console reads from a streaming replica', () => {
       const form = page.getByTestId(`hold-row-${itemId}`).getByTestId('clear-hold-form');
       await form.getByLabel('Note').fill('Cleared while the replica is paused');
       await form.getByRole('button', { name: 'Clear' }).click();
+      await page.getByRole('dialog', { name: 'Resume this hold?' }).getByRole('button', { name: 'Resume' }).click();
       // The action's re-render, then a fresh load: both from the primary, where the hold is cleared.
       await page.getByTestId(`hold-row-${itemId}`).waitFor({ state: 'detached', timeout: 15_000 });
       await page.reload();

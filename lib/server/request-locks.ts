@@ -78,7 +78,12 @@ export function openRequestLocks(url: string): RequestLocks {
       onclose: () => {
         // Only the current client's session: a replaced client closing later must not make the current
         // one forget the mark its session carries (it would then never match it again).
-        if (sql === client) marking = undefined;
+        if (sql !== client) return;
+        marking = undefined;
+        // Its session's locks ended with it (an outage, a restart of PostgreSQL): this process's holds are void
+        // too, so a request retried after recovery takes its orphaned key over at once instead of being told,
+        // by a hold of a request the outage already failed, that the key is still in progress.
+        heldHere.clear();
       },
     });
     return client;

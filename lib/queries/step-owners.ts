@@ -73,3 +73,25 @@ export async function listOwnerTeams(db: Executor): Promise<string[]> {
     order by owner`);
   return rows.map((row) => row.owner);
 }
+
+/**
+ * The owners the agents answer to (each agent's own or declared owner) and those named for one of their steps:
+ * the Steps page's owner filter, read without resolving every step's owner.
+ */
+export async function listOwnerChoices(db: Executor, agents: string[]): Promise<string[]> {
+  if (agents.length === 0) return [];
+  const [agentOwners, stepRows] = await Promise.all([
+    getStepOwners(
+      db,
+      agents.map((agent) => ({ agent, step: '*' })),
+    ),
+    db.execute<{ owner: string }>(sql`
+      select distinct owner from step_owners
+      where step <> '*' and agent in (${sql.join(
+        agents.map((agent) => sql`${agent}`),
+        sql`, `,
+      )})`),
+  ]);
+  const owners = [...agentOwners.values()].flatMap((view) => (view.owner ? [view.owner] : []));
+  return [...new Set([...owners, ...stepRows.map((row) => row.owner)])].sort();
+}

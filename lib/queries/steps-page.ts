@@ -4,7 +4,7 @@ import type { BaselineDaySums, StepName } from '@holdfast/engine/rollups';
 import { readStepsPage, type SortColumn, STEPS_PAGE_SIZE, type StepsView } from '../filters/steps';
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
-import { getStepOwners, type StepOwnerView } from './step-owners';
+import { getStepOwners, listOwnerChoices, type StepOwnerView } from './step-owners';
 import { getStepSources, getStepsWithSource, type StepSource } from './step-sources';
 import { type ComparedStepStats, readStepFigures } from './step-figures';
 import { getRetrySpendByCause, type RetrySpendByCause } from './retry-spend-by-cause';
@@ -24,9 +24,9 @@ export interface StepsPageView {
   pools: Map<string, StepPoolCoverage>;
   /** The ways the shown steps' attempts reached Holdfast, keyed `agent/step`. */
   sources: Map<string, StepSource[]>;
-  /** Every step's owner in the window, keyed `agent/step`. */
+  /** The shown steps' owners, keyed `agent/step`. */
   owners: Map<string, StepOwnerView>;
-  /** The owners of the window's steps, for the owner filter. */
+  /** The owners the window's agents and their steps answer to, for the owner filter. */
   ownerChoices: string[];
 }
 
@@ -49,14 +49,26 @@ export async function getStepsPage(
   const agents = [...new Set(all.map((row) => row.agent))].sort();
   const page = readStepsPage(requestedPage, matching.length);
   const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
-  const [steps, retryCauses, pools, sources] = await Promise.all([
+  const [steps, retryCauses, pools, sources, shownOwners, ownerChoices] = await Promise.all([
     readsDetails ? shown : withShownDetails(db, view.range, shown),
     getRetrySpendByCause(db, view.range, shown),
     getStepPoolCoverage(db, shown, view.range, now),
     getStepSources(db, shown),
+    owners ?? getStepOwners(db, shown),
+    listOwnerChoices(db, agents),
   ]);
-  const ownerChoices = [...new Set([...owners.values()].flatMap((view) => (view.owner ? [view.owner] : [])))].sort();
-  return { agents, total: matching.length, page, steps, retryCauses, anomalies, pools, sources, owners, ownerChoices };
+  return {
+    agents,
+    total: matching.length,
+    page,
+    steps,
+    retryCauses,
+    anomalies,
+    pools,
+    sources,
+    owners: shownOwners,
+    ownerChoices,
+  };
 }
 
 /**
@@ -66,11 +78,12 @@ export async function getStepsPage(
 export async function readStepsExport(db: Executor, view: StepsView, now: Date, cap: number, myOwners: string[] = []) {
   const { matching, owners } = await readMatchingSteps(db, view, now, myOwners);
   if (matching.length > cap) return undefined;
-  const [steps, retryCauses] = await Promise.all([
+  const [steps, retryCauses, exportedOwners] = await Promise.all([
     withShownDetails(db, view.range, matching),
     getRetrySpendByCause(db, view.range, matching),
+    owners ?? getStepOwners(db, matching),
   ]);
-  return { steps, retryCauses, owners };
+  return { steps, retryCauses, owners: exportedOwners };
 }
 
 /**
@@ -84,11 +97,11 @@ export async function readMatchingSteps(db: Executor, view: StepsView, now: Date
     view.source ? getStepsWithSource(db, view.source) : undefined,
     readStepFigures(db, view.range, { latency: readsDetails, failureClasses: readsDetails, previousWindow: true }),
   ]);
-  // Every step's owner: the owner filter and the owner shown beside each step (one statement, one probe an agent).
-  const owners = await getStepOwners(db, all);
+  // Every step's owner only when the view filters by owner; otherwise the page reads its shown steps' alone.
+  const owners = view.owner ? await getStepOwners(db, all) : undefined;
   const wantedOwners = view.owner === 'mine' ? new Set(myOwners) : view.owner ? new Set([view.owner]) : undefined;
   const ownedAsWanted = (row: StepName) =>
-    !wantedOwners || wantedOwners.has(owners.get(`${row.agent}/${row.step}`)?.owner ?? '');
+    !wantedOwners || wantedOwners.has(owners?.get(`${row.agent}/${row.step}`)?.owner ?? '');
   // Over the last 24 hours every step's figures are the anomaly rule's recent ones: not read twice.
   const anomalies = await getStepAnomalies(db, now, {
     recentSums: view.window === '24h' ? asRecentSums(all) : undefined,

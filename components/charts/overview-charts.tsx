@@ -6,12 +6,13 @@ import type { OverviewView } from '@/lib/queries/overview';
 import { assignSeriesColours } from './chart-colours';
 import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
 import { useBucketTime } from './chart-time';
+import { type EventMark, eventMarkLines } from './event-marks';
 import { retryShareSeries, valueScale } from './value-scale';
 import { visibleText } from '@/lib/console/visible-text';
 import { bucketUnitLabel, withEveryBucket } from '@holdfast/protocol/time-window';
 
 /** Retry share of spend over time, and retry spend stacked by the top steps. */
-export function OverviewCharts({ view }: { view: OverviewView }) {
+export function OverviewCharts({ view, marks = [] }: { view: OverviewView; marks?: EventMark[] }) {
   const per = bucketUnitLabel[view.unit];
   const time = useBucketTime(view.unit);
   const labelFormatter = (label: unknown) => time.tooltipLabel(String(label));
@@ -32,6 +33,7 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
           <CartesianGrid {...chartTheme.grid} vertical={false} />
           <XAxis {...timeAxisProps(time)} />
           {retryShareSeries({ dataKey: 'share', name: 'Retry share', labelFormatter })}
+          {eventMarkLines(marks)}
         </LineChart>
       </ChartFrame>
       <ChartFrame
@@ -44,6 +46,7 @@ export function OverviewCharts({ view }: { view: OverviewView }) {
           <XAxis {...timeAxisProps(time)} />
           {valueScale({ format: formatMicros, labelFormatter, width: 60, bars: true })}
           <Legend {...chartTheme.legend} />
+          {eventMarkLines(marks)}
           {view.topSteps.map((step) => (
             <Bar
               key={step}

@@ -22,12 +22,15 @@ export function otlpJsonSpan(
   };
 }
 
-/** An OTLP/JSON export request of one service's spans. */
-export function otlpJsonExport(service: string, spans: object[]) {
+/** An OTLP/JSON export request of one service's spans; `resource` adds resource attributes (a version, an owner). */
+export function otlpJsonExport(service: string, spans: object[], resource: Record<string, string> = {}) {
+  const attributes = { 'service.name': service, ...resource };
   return {
     resourceSpans: [
       {
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
+        resource: {
+          attributes: Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } })),
+        },
         scopeSpans: [{ spans }],
       },
     ],

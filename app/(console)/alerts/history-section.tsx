@@ -10,6 +10,8 @@ import { alertKindLabels, deliveryOutcomeLabels } from './alert-labels';
 import { stacked } from '@/components/ui/stacked-rows';
 import { DeliveryStatusBadge } from './delivery-status';
 import { AlertState } from './alert-state';
+import { OwnerName } from '@/components/console/owner-name';
+import type { StepOwnerView } from '@/lib/queries/step-owners';
 
 /** Only a path inside the console is followed as a link (never another site). */
 const consolePath = (link: string) => link.startsWith('/') && !link.startsWith('//');
@@ -75,15 +77,33 @@ function Delivery({ delivery }: { delivery: DeliveryRow }) {
   );
 }
 
+/**
+ * Who answers for an alert: the owner of the step it is about, and the team whose channels it went to (a hold's
+ * owner team, or the step owner's), or every channel when none.
+ */
+function AlertOwner({ owner, team }: { owner: StepOwnerView | undefined; team: string | null }) {
+  return (
+    <>
+      {owner ? <OwnerName owner={owner} testId="alert-owner" /> : null}
+      <div className="text-muted" data-testid="alert-team">
+        {team === null ? 'to every channel without a team' : `to team ${team}`}
+      </div>
+    </>
+  );
+}
+
 /** What was sent for each alert, newest first, and the tests sent from this page. */
 export function HistorySection({
   history,
+  owners,
   moreHref,
   now,
   mayAcknowledge = false,
   maySilence = false,
 }: {
   history: AlertHistory;
+  /** The owner of the step each alert is about (lib/queries/alert-owners.ts), keyed by the alert's id. */
+  owners: Map<number, StepOwnerView>;
   moreHref?: string;
   /** Whether the person may acknowledge firing alerts (responders and admins). */
   mayAcknowledge?: boolean;
@@ -125,7 +145,7 @@ export function HistorySection({
               <tr>
                 <HeaderCell>Alert</HeaderCell>
                 <HeaderCell>Fired / resolved</HeaderCell>
-                <HeaderCell>Team</HeaderCell>
+                <HeaderCell>Owner</HeaderCell>
                 <HeaderCell>Notifications</HeaderCell>
               </tr>
             </thead>
@@ -172,8 +192,8 @@ export function HistorySection({
                   <Cell className={`text-[12px] ${stacked.cell}`} data-label="Fired">
                     <AlertState alert={instance} now={now} mayAcknowledge={mayAcknowledge} maySilence={maySilence} />
                   </Cell>
-                  <Cell className={`text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Team">
-                    {instance.team ?? <span className="text-muted">—</span>}
+                  <Cell className={`text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Owner">
+                    <AlertOwner owner={owners.get(instance.id)} team={instance.team} />
                   </Cell>
                   <Cell className={`min-w-64 text-[12px] ${stacked.controls}`}>
                     {instance.deliveries.length === 0 ? (

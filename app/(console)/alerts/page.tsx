@@ -4,6 +4,7 @@ import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { decide } from '@holdfast/engine/core';
 import { formatCount } from '@/lib/console/format';
 import { countSilencedFiring, listSilences } from '@/lib/queries/alert-silences';
+import { getAlertOwners } from '@/lib/queries/alert-owners';
 import { countFiringAlerts, getAlertHistory, listAlertChannels, listAlertRules } from '@/lib/queries/alerts';
 import { getClock, getDb } from '@/lib/server/db';
 import { requirePerson } from '@/lib/server/session';
@@ -39,6 +40,8 @@ export default async function AlertsPage({
   const maySilence = decide(person, 'alert.silence').allowed;
   const requested = Number(params.limit);
   const limit = Number.isInteger(requested) && requested > 0 ? Math.min(requested, HISTORY_MAX) : HISTORY_PAGE;
+  // Error texts, status codes and durations for admins only: they would map the network for anyone.
+  const history = tab === 'history' ? await getAlertHistory(db, { limit, detail: manage.allowed, now }) : null;
 
   return (
     <>
@@ -106,10 +109,10 @@ export default async function AlertsPage({
           readOnlyReason={`you are signed in as a ${person.role}`}
           prefill={{ kind: text(params.kind), identityPattern: text(params.subject), team: text(params.team) }}
         />
-      ) : (
+      ) : history === null ? null : (
         <HistorySection
-          // Error texts, status codes and durations for admins only: they would map the network for anyone.
-          history={await getAlertHistory(db, { limit, detail: manage.allowed, now })}
+          history={history}
+          owners={await getAlertOwners(db, history.instances)}
           now={now}
           mayAcknowledge={decide(person, 'alert.acknowledge').allowed}
           maySilence={maySilence}

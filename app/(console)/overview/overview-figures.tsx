@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { OverviewCharts } from '@/components/charts/overview-charts';
 import { DataSpanNote } from '@/components/console/data-span-note';
+import { eventMarks, StepEvents } from '@/components/console/chart-events';
 import { formatCount } from '@/lib/console/format';
 import type { TimeWindowName } from '@holdfast/protocol/time-window';
 import { HeadlineTiles } from './headline-tiles';
@@ -52,7 +53,8 @@ export function OverviewFigures({ window }: { window: TimeWindowName }) {
           </dl>
         </div>
       ) : null}
-      <OverviewCharts view={view} />
+      <OverviewCharts view={view} marks={eventMarks(view.events, view.unit)} />
+      <StepEvents events={view.events} fleet />
       <TopMovers view={view} window={window} />
     </section>
   );

@@ -17,6 +17,9 @@ import { requirePerson } from '@/lib/server/session';
 import { StepLink } from '../links';
 import { TaskFamily } from './task-family';
 import { TaskParked } from './task-parked';
+import { TaskOwners } from './task-owners';
+import { getStepOwners } from '@/lib/queries/step-owners';
+import { getDb } from '@/lib/server/db';
 import { VisibleText } from '@/components/ui/visible-text';
 
 export const metadata: Metadata = { title: 'Task' };
@@ -35,6 +38,19 @@ function StackedLabel({ children }: { children: string }) {
   return <span className="text-[11px] text-muted md:hidden">{children}: </span>;
 }
 
+/** The distinct steps this task ran (at most the first 20), each with its owner. */
+async function ownersOfSteps(timeline: { agent: string; step: string }[]) {
+  const steps = [...new Map(timeline.map((row) => [`${row.agent}/${row.step}`, row])).values()]
+    .slice(0, 20)
+    .map(({ agent, step }) => ({ agent, step }));
+  if (steps.length === 0) return [];
+  const owners = await getStepOwners(getDb(), steps);
+  return steps.flatMap((step) => {
+    const owner = owners.get(`${step.agent}/${step.step}`);
+    return owner?.owner ? [{ ...step, owner }] : [];
+  });
+}
+
 export default async function TaskPage({ params }: { params: Promise<{ id: string }> }) {
   await requirePerson();
   const taskId = decodeRouteParam((await params).id);
@@ -45,6 +61,10 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
   });
   if (!task) notFound();
   const { budget } = task;
+  const owners = await ownersOfSteps(task.timeline);
+  // The budget counts the retries charged to the task's allowance; a retry granted by a fleet pool, or one reported
+  // straight to the attempts API, is in the timeline and not in that count: the header says both.
+  const retriesSeen = task.timeline.filter((row) => row.attemptNumber > 1).length;
   // A task kept under its agent's alias because another agent's task had the id first (task-alias.ts).
   const aliasAgent = aliasAgentOf(taskId);
   const namedAs = aliasAgent === undefined ? taskId : taskId.slice(aliasAgent.length + 2);
@@ -55,7 +75,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
         title={`Task ${taskId}`}
         description={
           budget
-            ? `${budget.agent} · ${budget.status} · retries ${budget.retriesUsed} of ${budget.retryAllowance} · spent ${formatMicros(budget.spendMicros)} of ${formatMicros(budget.spendCeilingMicros)} · owner ${budget.owner}`
+            ? `${budget.agent} · ${budget.status} · ${formatCount(retriesSeen)} ${retriesSeen === 1 ? 'retry' : 'retries'} (${budget.retriesUsed} of the allowance of ${budget.retryAllowance} used) · spent ${formatMicros(budget.spendMicros)} of ${formatMicros(budget.spendCeilingMicros)} · owner ${budget.owner}`
             : task.timeline.length > 0
               ? 'No budget recorded: attempts were reported directly.'
               : 'No attempts recorded for this task; it is known from its holds, dead letters or keys.'
@@ -71,6 +91,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
           </Link>
         </p>
       ) : null}
+      <TaskOwners owners={owners} />
       <TaskFamily task={task} />
       {task.keyCount > 0 ? (
         <p className="mb-3 text-[13px]">

@@ -7,6 +7,7 @@ import { callsInTheirAgentsTasks } from './span-tasks';
 import { IngestTally, serviceOf, writeIngestTally } from './ingest-tally';
 import { type AgentRun, spanToRun } from './span-runs';
 import { storeRuns } from './store-runs';
+import { ReleasesSeen, storeReleases } from './store-releases';
 import { type SpanAttempt, spanToAttempt } from './span-to-attempt';
 import { type SpanTry, spanToHttpTry } from './span-to-try';
 import { piecesOf } from './batch-pieces';
@@ -79,6 +80,7 @@ export async function mapSpans(
   const tries: SpanTry[] = [];
   const runs: AgentRun[] = [];
   const tally = new IngestTally();
+  const releases = new ReleasesSeen();
   const serviceOfCall = new Map<string, string>();
   const spanOfTry = new Map<SpanTry, ExportedSpan>();
   const now = nowOf(ctx).getTime();
@@ -109,6 +111,7 @@ export async function mapSpans(
         if (!decision.allowed) refuse(span, decision.reason);
         else {
           runs.push(asRun.run);
+          releases.add(asRun.run.agent, span);
           tally.count(span, 'run');
         }
       }
@@ -141,6 +144,7 @@ export async function mapSpans(
       continue;
     }
     calls.push(attempt);
+    releases.add(attempt.agent, span);
     tally.count(span, 'call');
     serviceOfCall.set(attempt.spanId, serviceOf(span));
     modelCallHere.set(attempt.traceId + attempt.spanId, attempt.modelCall);
@@ -152,7 +156,16 @@ export async function mapSpans(
   // An HTTP client span under a model call (or whose parent has not arrived) is a try; any other is no call.
   const kept = new Set(keptTries);
   for (const [spanTry, span] of spanOfTry) tally.count(span, kept.has(spanTry) ? 'http_try' : 'other');
-  return { calls, tries: keptTries, triesOfEarlierParents, rejected, runs, tally, serviceOfCall };
+  return {
+    calls,
+    tries: keptTries,
+    triesOfEarlierParents,
+    rejected,
+    runs,
+    releases: releases.list(),
+    tally,
+    serviceOfCall,
+  };
 }
 
 /**
@@ -164,13 +177,14 @@ export async function mapSpans(
 export async function storeMappedSpans(ctx: CoreContext, mapped: MappedBatch): Promise<IngestResult> {
   const placed = await callsInTheirAgentsTasks(ctx.db, mapped.calls);
   const result: IngestResult = { attempts: 0, rejected: placed.rejected };
-  const { runs, tally, serviceOfCall, ...spans } = mapped;
+  const { runs, releases, tally, serviceOfCall, ...spans } = mapped;
   for (const piece of piecesOf({ ...spans, calls: placed.calls }, MAX_LOCKS_PER_BATCH)) {
     const stored = await storeMappedPiece(ctx, piece);
     result.attempts += stored.attempts;
     result.rejected.push(...stored.rejected);
   }
   await storeRuns(ctx.db, runs);
+  await storeReleases(ctx.db, releases, nowOf(ctx));
   // The calls refused as they were stored (a task of another agent) are counted as refused, not as calls.
   for (const rejection of result.rejected) {
     const service = serviceOfCall.get(rejection.spanId);

@@ -1,5 +1,6 @@
 import type { IngestTally } from './ingest-tally';
 import type { AgentRun } from './span-runs';
+import type { AgentRelease } from './store-releases';
 import type { SpanAttempt } from './span-to-attempt';
 import type { SpanTry } from './span-to-try';
 
@@ -16,6 +17,8 @@ export interface MappedSpans {
 export interface MappedBatch extends MappedSpans {
   /** Agents' runs: kept apart from the attempts (span-runs.ts). */
   runs: AgentRun[];
+  /** The versions and owners the accepted spans' resources name, per agent (store-releases.ts). */
+  releases: AgentRelease[];
   /** What became of every span, per service (ingest-tally.ts); the calls' services, for a refusal when stored. */
   tally: IngestTally;
   serviceOfCall: Map<string, string>;

@@ -26,7 +26,7 @@ import { StepPolicySection } from './step-policy';
 import { StepSources } from './step-sources';
 import { StepOwnerSection } from './step-owner';
 import { StepHeadline } from './step-headline';
-import { eventMarks, StepEvents } from './step-events';
+import { eventMarks, StepEvents } from '@/components/console/chart-events';
 import { getStepEvents } from '@/lib/queries/step-events';
 import { readStepFigures } from '@/lib/queries/step-figures';
 import { getNamedOwners, getStepOwner, listOwnerTeams } from '@/lib/queries/step-owners';

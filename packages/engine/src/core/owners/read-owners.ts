@@ -12,7 +12,7 @@ export interface ResolvedOwner {
   /** The on-call contact and runbook of the admin's row that names the owner. */
   contact: string | null;
   runbookUrl: string | null;
-  /** What the agent declares (its newest task's owner), shown beside an admin's choice. */
+  /** What the agent declares (its newest task's owner, or its spans' `holdfast.owner`), shown beside an admin's choice. */
   declared: string | null;
   /** The enabled alert channels routed to the owner's team: where its alerts go. */
   channels: string[];
@@ -20,8 +20,9 @@ export interface ResolvedOwner {
 
 /**
  * Each step's owner, keyed `agent/step`: the admin's row for the step, else the one for its agent (step `*`),
- * else the owner of the agent's newest task (what its begins declare; one index probe per agent). A traced
- * agent that never began a step declares none. Steps given as `*` read an agent's own owner.
+ * else what the agent declared last: its newest task's owner (what its begins declare) or the `holdfast.owner` of
+ * its spans' resource (agent_releases), whichever was said later (one index probe each per agent). Steps given as
+ * `*` read an agent's own owner.
  */
 export async function readStepOwners(
   db: Executor,
@@ -45,7 +46,13 @@ export async function readStepOwners(
       select agents.agent, newest.owner
       from (select distinct agent from wanted) agents
       cross join lateral (
-        select owner from task_budgets where task_budgets.agent = agents.agent order by created_at desc limit 1
+        select owner from (
+          (select owner, created_at as said_at from task_budgets
+            where task_budgets.agent = agents.agent order by created_at desc limit 1)
+          union all
+          (select owner, last_seen_at from agent_releases
+            where agent_releases.agent = agents.agent and owner is not null order by last_seen_at desc limit 1)
+        ) said order by said_at desc limit 1
       ) newest
     ),
     chosen as (

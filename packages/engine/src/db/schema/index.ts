@@ -23,3 +23,4 @@ export * from './execution-shapes';
 export * from './figures';
 export * from './span-ingest';
 export * from './step-owners';
+export * from './agent-releases';

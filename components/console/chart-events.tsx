@@ -15,9 +15,10 @@ const said: Record<StepEventKind, { mark: string; tone: EventMark['tone']; sente
   breaker_closed: { mark: 'breaker closed', tone: 'ok', sentence: 'The breaker closed' },
   policy_changed: { mark: 'policy', tone: 'muted', sentence: 'The retry policy was changed' },
   redriven: { mark: 'redrive', tone: 'muted', sentence: 'Dead letters of this step were redriven' },
+  deployed: { mark: 'new version', tone: 'muted', sentence: 'A new version of the agent sent its first spans' },
 };
 
-/** The events as marks on the charts, one per bucket and kind. */
+/** The events as marks on the charts, one per bucket and kind (on the Overview, with what it happened to when one). */
 export function eventMarks(events: StepEvent[], unit: BucketUnit): EventMark[] {
   const seen = new Set<string>();
   return events.flatMap((event) => {
@@ -25,19 +26,28 @@ export function eventMarks(events: StepEvent[], unit: BucketUnit): EventMark[] {
     const key = `${bucket}/${event.kind}`;
     if (seen.has(key)) return [];
     seen.add(key);
-    return [{ bucket, label: said[event.kind].mark, tone: said[event.kind].tone }];
+    const label = event.subject ? `${said[event.kind].mark}: ${event.subject}` : said[event.kind].mark;
+    return [{ bucket, label, tone: said[event.kind].tone }];
   });
 }
 
-/** What happened to the step in the window, in words: the marks on the charts, for a reader and a screen reader. */
-export function StepEvents({ events }: { events: StepEvent[] }) {
+/**
+ * What happened in the window, in words: the marks on the charts, for a reader and a screen reader. `fleet`: the
+ * Overview's list, each event naming its agent or step.
+ */
+export function StepEvents({ events, fleet = false }: { events: StepEvent[]; fleet?: boolean }) {
+  const id = fleet ? 'fleet-events-heading' : 'step-events-heading';
   return (
-    <section aria-labelledby="step-events-heading" className="mb-5 text-[13px]" data-testid="step-events">
-      <h2 id="step-events-heading" className="mb-1 text-[13px] font-semibold">
+    <section aria-labelledby={id} className="mb-5 text-[13px]" data-testid={fleet ? 'fleet-events' : 'step-events'}>
+      <h2 id={id} className="mb-1 text-[13px] font-semibold">
         What happened in this window
       </h2>
       {events.length === 0 ? (
-        <p className="text-muted">No pause, resume, breaker change, policy change or redrive.</p>
+        <p className="text-muted">
+          {fleet
+            ? 'No pause, resume, breaker opening or closing, or new agent version.'
+            : 'No pause, resume, breaker change, policy change, redrive or new agent version.'}
+        </p>
       ) : (
         <ol className="flex flex-col gap-0.5">
           {events.map((event) => (
@@ -45,6 +55,9 @@ export function StepEvents({ events }: { events: StepEvent[] }) {
               <span className="tabular-nums text-muted">
                 <Moment value={event.at} precision="second" />
               </span>{' '}
+              {event.subject ? (
+                <span className="font-mono text-[12px] [overflow-wrap:anywhere]">{event.subject}: </span>
+              ) : null}
               {said[event.kind].sentence}
               {event.detail ? <span className="text-muted [overflow-wrap:anywhere]"> ({event.detail})</span> : null}
             </li>

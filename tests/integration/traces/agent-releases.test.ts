@@ -70,7 +70,11 @@ describe('what a traced agent declares in its resource', () => {
 
   it("an exporter limited to one agent declares nothing for another: that agent's spans are refused whole", async () => {
     const other = name('releases-other');
-    const answer = await exportCall(other, { 'holdfast.owner': 'team:attackers', 'service.version': '9' }, limitedToken);
+    const answer = await exportCall(
+      other,
+      { 'holdfast.owner': 'team:attackers', 'service.version': '9' },
+      limitedToken,
+    );
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ partialSuccess: { rejectedSpans: '1' } });
     expect(await releasesOf(other)).toEqual([]);
@@ -84,9 +88,7 @@ describe('what a traced agent declares in its resource', () => {
     expect((await releasesOf(agent)).map((release) => release.version)).toEqual(['1.0.0', '1.1.0']);
 
     const onStep = await getStepEvents(api.database.db, { agent, step: 'draft' }, lastHour());
-    expect(onStep.filter((event) => event.kind === 'deployed').map((event) => event.detail)).toEqual([
-      'version 1.1.0',
-    ]);
+    expect(onStep.filter((event) => event.kind === 'deployed').map((event) => event.detail)).toEqual(['version 1.1.0']);
     const onFleet = (await getFleetEvents(api.database.db, lastHour())).filter((event) => event.subject === agent);
     expect(onFleet.map((event) => [event.kind, event.detail])).toEqual([['deployed', 'version 1.1.0']]);
   });
@@ -95,7 +97,11 @@ describe('what a traced agent declares in its resource', () => {
     const agent = name('restless');
     const seen = (version: number) => new Date(Date.UTC(2026, 0, 1, 0, version));
     for (let version = 0; version < MAX_RELEASES_PER_AGENT + 5; version += 1)
-      await storeReleases(api.database.db, [{ agent, version: `v${version}`, owner: null, refusedOwner: null }], seen(version));
+      await storeReleases(
+        api.database.db,
+        [{ agent, version: `v${version}`, owner: null, refusedOwner: null }],
+        seen(version),
+      );
     const kept = await releasesOf(agent);
     expect(kept).toHaveLength(MAX_RELEASES_PER_AGENT);
     expect(kept[0]!.version).toBe('v5');

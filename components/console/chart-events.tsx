@@ -18,16 +18,28 @@ const said: Record<StepEventKind, { mark: string; tone: EventMark['tone']; sente
   deployed: { mark: 'new version', tone: 'muted', sentence: 'A new version of the agent sent its first spans' },
 };
 
-/** The events as marks on the charts, one per bucket and kind (on the Overview, with what it happened to when one). */
+/**
+ * The events as marks on the charts, one per bucket and kind; on the Overview a mark names what it happened to,
+ * or how many when several share a bucket (the list under the charts names each).
+ */
 export function eventMarks(events: StepEvent[], unit: BucketUnit): EventMark[] {
-  const seen = new Set<string>();
-  return events.flatMap((event) => {
+  const marks = new Map<string, { bucket: string; kind: StepEventKind; subjects: Set<string> }>();
+  for (const event of events) {
     const bucket = bucketOf(new Date(event.at), unit);
     const key = `${bucket}/${event.kind}`;
-    if (seen.has(key)) return [];
-    seen.add(key);
-    const label = event.subject ? `${said[event.kind].mark}: ${event.subject}` : said[event.kind].mark;
-    return [{ bucket, label, tone: said[event.kind].tone }];
+    const mark = marks.get(key) ?? { bucket, kind: event.kind, subjects: new Set<string>() };
+    if (event.subject) mark.subjects.add(event.subject);
+    marks.set(key, mark);
+  }
+  return [...marks.values()].map(({ bucket, kind, subjects }) => {
+    const [only] = subjects;
+    const label =
+      subjects.size === 0
+        ? said[kind].mark
+        : subjects.size === 1
+          ? `${said[kind].mark}: ${only}`
+          : `${said[kind].mark} ×${subjects.size}`;
+    return { bucket, label, tone: said[kind].tone };
   });
 }
 

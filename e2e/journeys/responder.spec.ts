@@ -31,7 +31,7 @@ test('a responder goes from the firing alert to the step it is about, reads its 
       step,
       attemptNumber,
       outcome: attemptNumber < 3 ? ('failed' as const) : ('succeeded' as const),
-      errorClass: attemptNumber < 3 ? 'rate_limited' : undefined,
+      ...(attemptNumber < 3 ? { errorClass: 'rate_limited', errorText: '429 Too Many Requests' } : {}),
       costMicros: attemptNumber < 3 ? 2_000 : 4_000,
       startedAt: minutesAgo(20 - attemptNumber),
       finishedAt: minutesAgo(20 - attemptNumber),

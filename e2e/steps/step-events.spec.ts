@@ -37,6 +37,32 @@ test('a quiet step says nothing happened in the window', async ({ page, seeStep 
   await seeStep(agent, 'send');
   await page.goto(`/steps/${agent}/send`);
   await expect(page.getByTestId('step-events')).toContainText(
-    'No pause, resume, breaker change, policy change or redrive.',
+    'No pause, resume, breaker change, policy change, redrive or new agent version.',
   );
+});
+
+test("the Overview marks the fleet's pauses on its charts and lists them, naming the step", async ({
+  page,
+  database,
+  seeStep,
+}) => {
+  const agent = uniqueId('e2e-fleet-events');
+  await seeStep(agent, 'send');
+  const oncall = { type: 'person' as const, id: 'remy@holdfast.demo', role: 'responder' as const, teams: ['growth'] };
+  const { pause } = await setPause(
+    { db: database.db, actor: oncall },
+    { scope: 'step', agent, step: 'send', reason: 'e2e' },
+  );
+  await resumePause({ db: database.db, actor: oncall }, { pauseId: pause.id, reason: 'e2e' });
+
+  await page.goto('/?window=1h');
+  const paused = page.getByTestId('fleet-events').getByTestId('step-event-paused').filter({ hasText: agent });
+  await expect(paused).toContainText(`${agent}/send: Paused`);
+  // Marked on the chart: by name, or counted with the other pauses of its bucket.
+  await expect(
+    page
+      .getByTestId('chart-retry-share')
+      .locator('svg text', { hasText: /^paused/ })
+      .first(),
+  ).toBeVisible();
 });

@@ -21,6 +21,8 @@ interface DemoStep {
   /** Typical cost of one attempt in micro-dollars (0 for steps that call no paid service). */
   costMicros: number;
   latencyMs: number;
+  /** A recent rise in failures: the retry-share anomaly a responder meets on a fresh demo (it fires at once). */
+  surge?: { lastHours: number; failureRate: number };
 }
 
 interface DemoAgent {
@@ -40,6 +42,8 @@ const fleet: DemoAgent[] = [
       {
         step: 'draft_email',
         failureRate: 0.12,
+        // The model started answering with broken JSON six hours ago: retries now take far more of its spend.
+        surge: { lastHours: 6, failureRate: 0.75 },
         costMicros: 4_200,
         latencyMs: 2_400,
         failures: [
@@ -176,7 +180,8 @@ export function generateDemoAttempts(now: Date): RecordAttemptInput[] {
           let stepSucceeded = false;
           for (let attemptNumber = 1; attemptNumber <= MAX_ATTEMPTS_PER_STEP; attemptNumber++) {
             const latency = Math.round(step.latencyMs * (0.5 + random()));
-            const failed = random() < step.failureRate;
+            const surging = step.surge !== undefined && hour <= step.surge.lastHours;
+            const failed = random() < (surging ? step.surge!.failureRate : step.failureRate);
             const failure = step.failures[Math.floor(random() * step.failures.length)];
             const billed = Math.round(step.costMicros * (0.7 + random() * 0.6));
             const cost = failed && failure && REFUSED_FOR_FREE.has(failure.errorClass) ? 0 : billed;

@@ -1,6 +1,16 @@
 import { eq, sql } from 'drizzle-orm';
-import { type Actor, type CoreContext, ensureTaskBudget, runStep, StepError } from '@holdfast/engine/core';
-import { deadLetters, taskBudgets } from '@holdfast/engine/db/schema';
+import {
+  type Actor,
+  acquireSlot,
+  type CoreContext,
+  ensureTaskBudget,
+  finishRun,
+  recordEvidence,
+  runStep,
+  StepError,
+  startRun,
+} from '@holdfast/engine/core';
+import { deadLetters, slotLocks, taskBudgets } from '@holdfast/engine/db/schema';
 
 const demoAgent: Actor = { type: 'agent', id: 'demo-fleet', scopes: ['ingest'] };
 
@@ -10,9 +20,11 @@ const IDLE_DAYS = 4;
 
 /**
  * Work that waits for a person from the first minutes of a demo, so each journey can be walked at once: an idle
- * task the freeze sweep parks with a frozen hold, and a send that failed for good on a template that does not
- * exist, a dead letter whose payload must be edited before it is redriven. Seeded once, on an empty log of dead
- * letters; returns how many it made.
+ * task the freeze sweep parks with a frozen hold, a send that failed for good on a template that does not exist
+ * (a dead letter whose payload must be edited before it is redriven), and a publish lock its crashed run left
+ * behind with evidence of a half-done side effect (the sweeper will not release it; a person checks, then releases
+ * it over the guards). The retry-share anomaly is in the seeded history (seed-attempts.ts). Seeded once, on an
+ * empty log of dead letters; returns how many it made.
  */
 export async function seedDemoJourneysIfEmpty(ctx: CoreContext): Promise<number> {
   const [existing] = await ctx.db.select({ any: sql<number>`1` }).from(deadLetters).limit(1);
@@ -39,5 +51,24 @@ export async function seedDemoJourneysIfEmpty(ctx: CoreContext): Promise<number>
       );
     },
   );
-  return 2;
+  await seedStaleLock(ctx);
+  return 3;
+}
+
+/** The lock a person releases: its run crashed after it asked the CDN to purge, and its time to live is long past. */
+async function seedStaleLock(ctx: CoreContext): Promise<void> {
+  const asAgent = { db: ctx.db, actor: demoAgent };
+  const runKey = 'publish-run-7731';
+  const slot = 'publish:pricing-page-eu';
+  await startRun(asAgent, { runKey, taskId: 'pricing-page-eu-0931', agent: 'publishing' });
+  const lock = await acquireSlot(asAgent, { slot, runKey, ttlMs: 60_000 });
+  if (lock.outcome !== 'acquired') return;
+  await recordEvidence(asAgent, {
+    slot,
+    runKey,
+    fencingToken: lock.fencingToken,
+    ref: 'CDN purge 5f2a requested for /eu/pricing; version 42 not confirmed live',
+  });
+  await finishRun(asAgent, { runKey, status: 'failed' });
+  await ctx.db.update(slotLocks).set({ expiresAt: sql`now() - interval '20 minutes'` }).where(eq(slotLocks.slot, slot));
 }

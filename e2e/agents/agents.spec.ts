@@ -72,6 +72,13 @@ test("a cost reviewer goes from the agents list to an agent's retry spend and it
   await expect(tile('firstTrySuccess')).toHaveText('66.7%');
   await expect(page.getByTestId(`steps-row-${agent}-draft`)).toBeVisible();
   await expect(page.getByTestId(`steps-row-${agent}-send`)).toBeVisible();
+  // How its spend was costed: each step's way under its spend, and the agent's attempts by cost source.
+  await expect(page.getByTestId(`steps-row-${agent}-draft`).getByTestId('cost-sources')).toHaveText('reported');
+  const mix = page.getByTestId('cost-source-mix');
+  await expect(mix.getByTestId('cost-source-reported').getByTestId('cost')).toHaveText('$0.0130');
+  await expect(mix.getByTestId('cost-source-total').getByTestId('retry-cost')).toHaveText(
+    formatMicros(sum((step) => step.retrySpendMicros)),
+  );
   await expectAccessible();
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('agent-steps-export').click()]);
@@ -82,6 +89,14 @@ test("a cost reviewer goes from the agents list to an agent's retry spend and it
   expect(rows.map((cells) => cells[column('agent')])).toEqual([agent, agent]);
   const csvRetrySpend = rows.reduce((total, cells) => total + Number(cells[column('retry_spend_usd')]), 0);
   expect(csvRetrySpend).toBeCloseTo(sum((step) => step.retrySpendMicros) / 1_000_000, 10);
+  expect(rows.map((cells) => cells[column('cost_sources')])).toEqual(['reported', 'reported']);
+
+  // The Steps list filters by how steps were costed: none of this agent's was priced from tokens.
+  await page.goto(`/steps?window=24h&agent=${agent}`);
+  await page.getByLabel('Cost source').selectOption('priced');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(/cost=priced/);
+  await expect(page.getByTestId(`steps-row-${agent}-draft`)).toHaveCount(0);
 });
 
 test("My agents lists the agents an owner's teams answer for, from the sidebar", async ({

@@ -1,12 +1,14 @@
 import type { ComparedStepStats } from '../queries/step-figures';
 import type { RetrySpendByCause } from '../queries/retry-spend-by-cause';
 import type { StepOwnerView } from '../queries/step-owners';
+import type { StepCostSource } from '../queries/step-sources';
 import { csvLine } from './audit-view';
 
 /** What the export knows of each step besides its figures, keyed `agent/step`. */
 interface StepExtras {
   retryCauses: RetrySpendByCause['byStep'];
   owners: Map<string, StepOwnerView>;
+  costSources: Map<string, StepCostSource[]>;
 }
 
 const dollars = (micros: number | null | undefined) => (micros == null ? null : micros / 1_000_000);
@@ -57,14 +59,19 @@ const columns: { header: string; value: (row: ComparedStepStats, extras: StepExt
   // Added after the figures, so that a spreadsheet reading the columns by position keeps working.
   { header: 'owner', value: (row, { owners }) => owners.get(`${row.agent}/${row.step}`)?.owner ?? null },
   { header: 'owner_source', value: (row, { owners }) => owners.get(`${row.agent}/${row.step}`)?.source ?? null },
+  {
+    header: 'cost_sources',
+    value: (row, { costSources }) =>
+      (costSources.get(`${row.agent}/${row.step}`) ?? []).map((each) => each.costSource).join('; '),
+  },
 ];
 
 /** The rows as CSV text: a header line, then a line per step in the order given (RFC 4180, formulas defused). */
 export function stepsCsv(
   rows: ComparedStepStats[],
-  { retryCauses = new Map(), owners = new Map() }: Partial<StepExtras> = {},
+  { retryCauses = new Map(), owners = new Map(), costSources = new Map() }: Partial<StepExtras> = {},
 ): string {
-  const extras = { retryCauses, owners };
+  const extras = { retryCauses, owners, costSources };
   return (
     csvLine(columns.map((column) => column.header)) +
     rows.map((row) => csvLine(columns.map((column) => column.value(row, extras)))).join('')

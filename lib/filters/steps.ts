@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { attemptSources, type AttemptSource } from '@holdfast/protocol/enums';
+import {
+  attemptSources,
+  type AttemptSource,
+  type StepCostSourceName,
+  stepCostSourceNames,
+} from '@holdfast/protocol/enums';
 import { resolveTimeWindow, timeWindowName, type TimeRange } from '@holdfast/protocol/time-window';
 import { firstValue, readFilter, type SearchParams } from './read-filter';
 
@@ -33,6 +38,8 @@ export interface StepsView {
   search?: string;
   /** Only steps whose attempts reached Holdfast this way (step_sources). */
   source?: AttemptSource;
+  /** Only steps some of whose kept attempts were costed this way (step_cost_sources). */
+  cost?: StepCostSourceName;
   /** Only steps this owner answers for (`team:<name>`, `person:<email>`), or `mine`: the signed-in person's. */
   owner?: string;
   sort: SortColumn;
@@ -54,6 +61,7 @@ export const stepsFilter = z.object({
   agent: optionalName,
   q: optionalName,
   source: z.enum(attemptSources).optional(),
+  cost: z.enum(stepCostSourceNames).optional(),
   owner: z
     .string()
     .trim()
@@ -90,6 +98,7 @@ export function parseStepsView(params: SearchParams, now: Date): StepsView {
     agent: filter.agent,
     search: filter.q,
     source: filter.source,
+    cost: filter.cost,
     owner: filter.owner,
     sort: filter.sort,
     dir: filter.dir,

@@ -43,14 +43,15 @@ type MixRow = {
 const order = (source: CostSource | null) => (source === null ? costSources.length : costSources.indexOf(source));
 
 /**
- * Where one step's costs came from over a window: attempts and cost per cost source, read from the raw attempt
+ * Where one step's (or one agent's) costs came from over a window: attempts and cost per cost source, read from the raw attempt
  * log by attempts_agent_step_started_at_idx (the rollups do not keep the cost source). The raw log is kept for
  * `rawFloor` on; a window reaching further back is read from there. At most `maxAttempts` of the latest are
  * read: past that, the mix covers the attempts started after the first one left out, and says so.
  */
 export async function getCostSourceMix(
   db: Executor,
-  params: TimeRange & { agent: string; step: string; rawFloor: Date; maxAttempts?: number },
+  /** No `step`: every step of the agent (the agent's page), read by the same index's agent prefix. */
+  params: TimeRange & { agent: string; step?: string; rawFloor: Date; maxAttempts?: number },
 ): Promise<CostSourceMix> {
   const limit = params.maxAttempts ?? COST_MIX_MAX_ATTEMPTS;
   const clippedToRetention = params.from < params.rawFloor;
@@ -62,7 +63,7 @@ export async function getCostSourceMix(
   const rows = await db.execute<MixRow>(sql`
     with latest as (
       select started_at, attempt_number, cost_source, cost_micros, retry_cost_micros from attempts
-      where agent = ${params.agent} and step = ${params.step}
+      where agent = ${params.agent} ${params.step === undefined ? sql`` : sql`and step = ${params.step}`}
         and started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz
       order by started_at desc
       limit ${limit + 1}

@@ -53,23 +53,7 @@ export async function getSpanIngest(db: Executor, range: TimeRange): Promise<Spa
       from span_ingest_hours
       where hour >= ${from.toISOString()}::timestamptz and hour < ${range.to.toISOString()}::timestamptz
       group by service, outcome`),
-    db.execute<{
-      agent: string;
-      runs: string;
-      failed: string;
-      median_ms: number;
-      last_run_at: Date;
-      last_error: string | null;
-    }>(sql`
-      select agent, count(*)::text as runs, count(*) filter (where outcome = 'failed')::text as failed,
-        percentile_cont(0.5) within group (order by extract(epoch from finished_at - started_at) * 1000) as median_ms,
-        max(started_at) as last_run_at,
-        (array_agg(left(error_text, 500) order by started_at desc) filter (where outcome = 'failed'))[1] as last_error
-      from agent_runs
-      where started_at >= ${range.from.toISOString()}::timestamptz and started_at < ${range.to.toISOString()}::timestamptz
-      group by agent
-      order by count(*) desc, agent
-      limit ${MAX_LISTED}`),
+    getAgentRuns(db, range),
   ]);
 
   const services = new Map<string, ServiceIngest>();
@@ -96,13 +80,36 @@ export async function getSpanIngest(db: Executor, range: TimeRange): Promise<Spa
     services: [...services.values()]
       .sort((a, b) => b.received - a.received || a.service.localeCompare(b.service))
       .slice(0, MAX_LISTED),
-    runs: runs.map((row) => ({
-      agent: row.agent,
-      runs: Number(row.runs),
-      failed: Number(row.failed),
-      medianMs: Math.round(Number(row.median_ms)),
-      lastRunAt: new Date(row.last_run_at),
-      lastError: row.last_error,
-    })),
+    runs,
   };
+}
+
+/** Each agent's runs over the range (at most MAX_LISTED agents, most runs first), or one agent's. */
+export async function getAgentRuns(db: Executor, range: TimeRange, agent?: string): Promise<AgentRunSummary[]> {
+  const rows = await db.execute<{
+    agent: string;
+    runs: string;
+    failed: string;
+    median_ms: number;
+    last_run_at: Date;
+    last_error: string | null;
+  }>(sql`
+    select agent, count(*)::text as runs, count(*) filter (where outcome = 'failed')::text as failed,
+      percentile_cont(0.5) within group (order by extract(epoch from finished_at - started_at) * 1000) as median_ms,
+      max(started_at) as last_run_at,
+      (array_agg(left(error_text, 500) order by started_at desc) filter (where outcome = 'failed'))[1] as last_error
+    from agent_runs
+    where started_at >= ${range.from.toISOString()}::timestamptz and started_at < ${range.to.toISOString()}::timestamptz
+      ${agent === undefined ? sql`` : sql`and agent = ${agent}`}
+    group by agent
+    order by count(*) desc, agent
+    limit ${MAX_LISTED}`);
+  return rows.map((row) => ({
+    agent: row.agent,
+    runs: Number(row.runs),
+    failed: Number(row.failed),
+    medianMs: Math.round(Number(row.median_ms)),
+    lastRunAt: new Date(row.last_run_at),
+    lastError: row.last_error,
+  }));
 }

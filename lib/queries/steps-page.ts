@@ -5,7 +5,14 @@ import { readStepsPage, type SortColumn, STEPS_PAGE_SIZE, type StepsView } from 
 import { getStepAnomalies, type StepAnomaly } from './anomalies';
 import { getStepPoolCoverage, type StepPoolCoverage } from './retry-pools';
 import { getStepOwners, listOwnerChoices, type StepOwnerView } from './step-owners';
-import { getStepSources, getStepsWithSource, type StepSource } from './step-sources';
+import {
+  getStepCostSources,
+  getStepSources,
+  getStepsWithCostSource,
+  getStepsWithSource,
+  type StepCostSource,
+  type StepSource,
+} from './step-sources';
 import { type ComparedStepStats, readStepFigures } from './step-figures';
 import { getRetrySpendByCause, type RetrySpendByCause } from './retry-spend-by-cause';
 import { type StepStats, withShownDetails } from './step-stats';
@@ -24,6 +31,8 @@ export interface StepsPageView {
   pools: Map<string, StepPoolCoverage>;
   /** The ways the shown steps' attempts reached Holdfast, keyed `agent/step`. */
   sources: Map<string, StepSource[]>;
+  /** How the shown steps' attempts were costed, keyed `agent/step`. */
+  costSources: Map<string, StepCostSource[]>;
   /** The shown steps' owners, keyed `agent/step`. */
   owners: Map<string, StepOwnerView>;
   /** The owners the window's agents and their steps answer to, for the owner filter. */
@@ -49,11 +58,12 @@ export async function getStepsPage(
   const agents = [...new Set(all.map((row) => row.agent))].sort();
   const page = readStepsPage(requestedPage, matching.length);
   const shown = matching.slice((page - 1) * STEPS_PAGE_SIZE, page * STEPS_PAGE_SIZE);
-  const [steps, retryCauses, pools, sources, shownOwners, ownerChoices] = await Promise.all([
+  const [steps, retryCauses, pools, sources, costSources, shownOwners, ownerChoices] = await Promise.all([
     readsDetails ? shown : withShownDetails(db, view.range, shown),
     getRetrySpendByCause(db, view.range, shown),
     getStepPoolCoverage(db, shown, view.range, now),
     getStepSources(db, shown),
+    getStepCostSources(db, shown),
     owners ?? getStepOwners(db, shown),
     listOwnerChoices(db, agents),
   ]);
@@ -66,6 +76,7 @@ export async function getStepsPage(
     anomalies,
     pools,
     sources,
+    costSources,
     owners: shownOwners,
     ownerChoices,
   };
@@ -78,12 +89,13 @@ export async function getStepsPage(
 export async function readStepsExport(db: Executor, view: StepsView, now: Date, cap: number, myOwners: string[] = []) {
   const { matching, owners } = await readMatchingSteps(db, view, now, myOwners);
   if (matching.length > cap) return undefined;
-  const [steps, retryCauses, exportedOwners] = await Promise.all([
+  const [steps, retryCauses, exportedOwners, costSources] = await Promise.all([
     withShownDetails(db, view.range, matching),
     getRetrySpendByCause(db, view.range, matching),
     owners ?? getStepOwners(db, matching),
+    getStepCostSources(db, matching),
   ]);
-  return { steps, retryCauses, owners: exportedOwners };
+  return { steps, retryCauses, owners: exportedOwners, costSources };
 }
 
 /**
@@ -93,8 +105,9 @@ export async function readStepsExport(db: Executor, view: StepsView, now: Date, 
  */
 export async function readMatchingSteps(db: Executor, view: StepsView, now: Date, myOwners: string[] = []) {
   const readsDetails = detailSorts.has(view.sort);
-  const [withSource, all] = await Promise.all([
+  const [withSource, withCostSource, all] = await Promise.all([
     view.source ? getStepsWithSource(db, view.source) : undefined,
+    view.cost ? getStepsWithCostSource(db, view.cost) : undefined,
     readStepFigures(db, view.range, { latency: readsDetails, failureClasses: readsDetails, previousWindow: true }),
   ]);
   // Every step's owner only when the view filters by owner; otherwise the page reads its shown steps' alone.
@@ -111,6 +124,7 @@ export async function readMatchingSteps(db: Executor, view: StepsView, now: Date
       (row) =>
         (!view.agent || row.agent === view.agent) &&
         (!withSource || withSource.has(`${row.agent}/${row.step}`)) &&
+        (!withCostSource || withCostSource.has(`${row.agent}/${row.step}`)) &&
         ownedAsWanted(row),
     ),
     view,

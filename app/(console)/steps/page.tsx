@@ -35,7 +35,7 @@ export default async function StepsPage({
   // One source for the page's reads; a replica that fails mid-read is read again on the primary.
   const {
     value: [
-      { agents, total, page, steps, retryCauses, anomalies, pools, sources, owners, ownerChoices },
+      { agents, total, page, steps, retryCauses, anomalies, pools, sources, costSources, owners, ownerChoices },
       pauses,
       dataBegins,
     ],
@@ -64,8 +64,9 @@ export default async function StepsPage({
       <DataSpanNote range={view.range} dataBegins={dataBegins} />
       {steps.length === 0 ? (
         <EmptyState title="No steps match" testId="steps-empty">
-          No attempts in this window{view.agent || view.search || view.source || view.owner ? ' for these filters' : ''}
-          . Try a longer window or clear the filters.
+          No attempts in this window
+          {view.agent || view.search || view.source || view.cost || view.owner ? ' for these filters' : ''}. Try a
+          longer window or clear the filters.
         </EmptyState>
       ) : (
         <>
@@ -76,6 +77,7 @@ export default async function StepsPage({
             anomalies={anomalies}
             pools={pools}
             sources={sources}
+            costSources={costSources}
             owners={owners}
           />
           <div className="mt-2 flex flex-wrap items-center justify-between gap-2">

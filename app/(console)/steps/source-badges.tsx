@@ -1,6 +1,6 @@
 import { formatUtc } from '@/lib/console/format';
-import { attemptSourceHelp, attemptSourceLabels } from '@/lib/console/labels/sources';
-import type { StepSource } from '@/lib/queries/step-sources';
+import { attemptSourceHelp, attemptSourceLabels, costSourceHelp, costSourceLabel } from '@/lib/console/labels/sources';
+import type { StepCostSource, StepSource } from '@/lib/queries/step-sources';
 
 /**
  * The ways a step's attempts reached Holdfast (library, HTTP, traces), one small badge each, with what the
@@ -24,6 +24,28 @@ export function SourceBadges({ sources }: { sources: StepSource[] | undefined })
           </span>
         );
       })}
+    </span>
+  );
+}
+
+/**
+ * How a step's kept attempts were costed (reported, priced, rule, none, not recorded), under its spend: priced means
+ * an estimate from token counts. Each with what it means and when it was last seen in its title.
+ */
+export function CostSources({ sources }: { sources: StepCostSource[] | undefined }) {
+  if (!sources || sources.length === 0) return null;
+  return (
+    <span className="block text-[11px] text-muted" data-testid="cost-sources">
+      {sources.map(({ costSource, lastSeenAt }, index) => (
+        <span
+          key={costSource}
+          className="whitespace-nowrap"
+          title={`Costed by ${costSourceHelp[costSource]}; the latest started ${formatUtc(lastSeenAt)}`}
+        >
+          {index > 0 ? ' · ' : ''}
+          {costSourceLabel(costSource === 'unrecorded' ? null : costSource)}
+        </span>
+      ))}
     </span>
   );
 }

@@ -6,8 +6,8 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { stepsViewHref } from '@/lib/console/filter-forms/steps';
 import type { StepsView } from '@/lib/filters/steps';
-import { attemptSourceLabels } from '@/lib/console/labels/sources';
-import { type AttemptSource, attemptSources } from '@holdfast/protocol/enums';
+import { attemptSourceLabels, costSourceLabel } from '@/lib/console/labels/sources';
+import { type AttemptSource, attemptSources, type CostSource, stepCostSourceNames } from '@holdfast/protocol/enums';
 import { timeWindowLabel, timeWindowName } from '@holdfast/protocol/time-window';
 import { StepsWindowFields } from './steps-window-fields';
 
@@ -56,6 +56,15 @@ export function StepsFilters({ view, agents, owners }: { view: StepsView; agents
           choices={attemptSources}
           anyLabel="Any way"
           labelOf={(source) => attemptSourceLabels[source as AttemptSource]}
+          size="sm"
+        />
+        <ChoiceFilter
+          label="Cost source"
+          name="cost"
+          value={view.cost}
+          choices={stepCostSourceNames}
+          anyLabel="Any"
+          labelOf={(source) => costSourceLabel(source === 'unrecorded' ? null : (source as CostSource))}
           size="sm"
         />
         <Field label="Search">

@@ -3,7 +3,7 @@ import { RetryPoolBadge } from '@/components/retry-pools/retry-pool-badge';
 import { AnomalyFlag, type AnomalyFacts } from '@/components/ui/anomaly-flag';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import type { StepPoolCoverage } from '@/lib/queries/retry-pools';
-import type { StepSource } from '@/lib/queries/step-sources';
+import type { StepCostSource, StepSource } from '@/lib/queries/step-sources';
 import type { StepOwnerView } from '@/lib/queries/step-owners';
 import { OwnerName } from '@/components/console/owner-name';
 import type { ComparedStepStats } from '@/lib/queries/step-figures';
@@ -13,7 +13,7 @@ import type { SortColumn, StepsView } from '@/lib/filters/steps';
 import { phoneClass, sortLabel, stepColumns } from '@/lib/console/step-columns';
 import { stepDetailHref } from '@/lib/console/step-href';
 import { VisibleText } from '@/components/ui/visible-text';
-import { SourceBadges } from './source-badges';
+import { CostSources, SourceBadges } from './source-badges';
 import { FigureChange } from './figure-change';
 import { isNewStep } from '@/lib/console/step-changes';
 import { RetryCauses } from './retry-causes';
@@ -25,6 +25,7 @@ export function StepsTable({
   anomalies,
   pools,
   sources,
+  costSources,
   owners,
 }: {
   steps: ComparedStepStats[];
@@ -36,6 +37,8 @@ export function StepsTable({
   pools?: Map<string, StepPoolCoverage>;
   /** How the steps' attempts reached Holdfast, keyed `agent/step`. */
   sources?: Map<string, StepSource[]>;
+  /** How the steps' attempts were costed, keyed `agent/step`: named under their spend. */
+  costSources?: Map<string, StepCostSource[]>;
   /** Who answers for each step, keyed `agent/step`. */
   owners?: Map<string, StepOwnerView>;
 }) {
@@ -125,6 +128,9 @@ export function StepsTable({
                 {column.key === 'step' ? <AnomalyFlag anomaly={anomalies.get(`${row.agent}/${row.step}`)} /> : null}
                 {column.key === 'step' ? <RetryPoolBadge coverage={pools?.get(`${row.agent}/${row.step}`)} /> : null}
                 <FigureChange column={column.key} row={row} />
+                {column.key === 'totalSpendMicros' ? (
+                  <CostSources sources={costSources?.get(`${row.agent}/${row.step}`)} />
+                ) : null}
                 {column.key === 'retrySpendMicros' ? (
                   <RetryCauses causes={retryCauses?.byStep.get(`${row.agent}/${row.step}`)} />
                 ) : null}

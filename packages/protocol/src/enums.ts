@@ -101,6 +101,9 @@ export type AlertEvent = (typeof alertEvents)[number];
 /** Where an attempt's cost came from (packages/engine/src/core/pricing/price-call.ts). */
 export const costSources = ['reported', 'priced', 'rule', 'none'] as const;
 export type CostSource = (typeof costSources)[number];
+/** A step's ways of costing its attempts, with `unrecorded` for attempts that name none (recorded before costs were). */
+export const stepCostSourceNames = [...costSources, 'unrecorded'] as const;
+export type StepCostSourceName = (typeof stepCostSourceNames)[number];
 
 /**
  * How an attempt reached Holdfast: `library` (packages/engine/src/core in the agent's process), `http` (the HTTP API or

@@ -4,8 +4,9 @@ import { recordAttempt } from '../../../packages/engine/src/core';
 import { parseStepsView } from '../../../lib/filters/steps';
 import { dropAttemptPartitionsBefore } from '../../../packages/engine/src/db/attempt-partitions';
 import { attempts } from '../../../packages/engine/src/db/schema';
-import { getStepSources, getStepsWithSource } from '../../../lib/queries/step-sources';
-import { getStepsPage } from '../../../lib/queries/steps-page';
+import { getStepCostSources, getStepSources, getStepsWithSource } from '../../../lib/queries/step-sources';
+import { getStepsPage, readStepsExport } from '../../../lib/queries/steps-page';
+import { stepsCsv } from '../../../lib/console/steps-csv';
 import { rollUpAttempts } from '../../../packages/engine/src/rollups/roll-up';
 import { anAttempt } from '../../support/attempt-factory';
 import { useTestDatabase } from '../../support/test-database';
@@ -143,6 +144,48 @@ describe('reading step sources', () => {
     const odd = parseStepsView({ window: '24h', source: 'carrier-pigeon' }, now);
     expect(odd.source).toBeUndefined();
     expect(odd.notices).toEqual(['Ignored source=“carrier-pigeon”']);
+  });
+});
+
+describe('step_cost_sources: how each step was costed, kept by the same pass', () => {
+  it('notes each way of costing with its latest start, leaves running attempts out, and filters and exports by it', async () => {
+    const agent = 'cost-src';
+    // Reported by the agent; priced from tokens by the traces receiver; one from before costs were recorded.
+    await recordAttempt(library(), anAttempt({ agent, step: 'draft', ...at('2026-11-20T10:00:00Z') }));
+    await insertSpanAttempt(agent, 'draft', '2026-11-20T11:00:00Z');
+    await insertSpanAttempt(agent, 'summarize', '2026-11-20T11:15:00Z');
+    await database.db.insert(attempts).values(row(agent, 'legacy', '2026-11-20T08:00:00Z'));
+    // Still running: no cost yet, so no way of costing.
+    await database.db.insert(attempts).values({ ...row(agent, 'running', '2026-11-20T11:50:00Z'), outcome: 'running', finishedAt: null, latencyMs: null });
+    await pass();
+
+    const costed = await getStepCostSources(
+      database.db,
+      ['draft', 'summarize', 'legacy', 'running'].map((step) => ({ agent, step })),
+    );
+    expect(costed.get(`${agent}/draft`)).toEqual([
+      { costSource: 'reported', lastSeenAt: new Date('2026-11-20T10:00:00Z') },
+      { costSource: 'priced', lastSeenAt: new Date('2026-11-20T11:00:00Z') },
+    ]);
+    expect(costed.get(`${agent}/legacy`)?.map((each) => each.costSource)).toEqual(['unrecorded']);
+    expect(costed.has(`${agent}/running`)).toBe(false);
+
+    const priced = await getStepsPage(
+      database.db,
+      parseStepsView({ window: '24h', agent, cost: 'priced' }, now),
+      undefined,
+      now,
+    );
+    expect(priced.steps.map((step) => step.step).sort()).toEqual(['draft', 'summarize']);
+    expect(priced.costSources.get(`${agent}/summarize`)?.map((each) => each.costSource)).toEqual(['priced']);
+    const exported = await readStepsExport(database.db, parseStepsView({ window: '24h', agent }, now), now, 100);
+    const csv = stepsCsv(exported!.steps, { costSources: exported!.costSources });
+    const [header, ...lines] = csv.trim().split('\r\n');
+    const column = header!.split(',').indexOf('cost_sources');
+    const byStep = Object.fromEntries(lines.map((line) => [line.split(',')[1], line.split(',')[column]]));
+    expect(byStep).toMatchObject({ draft: 'reported; priced', summarize: 'priced', legacy: 'unrecorded' });
+    // A way that is none is ignored with a notice.
+    expect(parseStepsView({ window: '24h', cost: 'guessed' }, now).notices).toEqual(['Ignored cost=“guessed”']);
   });
 });
 

@@ -46,14 +46,14 @@ describe('GET /api/console/steps.csv', () => {
       'agent,step,attempts,retries,retry_rate,first_try_success,spend_usd,retry_spend_usd,retry_share_of_spend,failures,failures_by_class,latency_p50_ms,latency_p95_ms,' +
         'failed_spend_usd,retry_spend_by_cause_usd,retry_spend_change_usd,previous_attempts,previous_retries,previous_retry_rate,' +
         'previous_first_try_success,previous_spend_usd,previous_retry_spend_usd,previous_retry_share_of_spend,previous_failures,' +
-        'previous_failed_spend_usd,owner,owner_source',
+        'previous_failed_spend_usd,owner,owner_source,cost_sources',
     );
     // Nothing in the previous 24 hours: its figures are zeros (previous_attempts 0 is the page's "new"); no rollup
     // pass has run, so no retry spend by cause is known yet.
     expect(lines[1]).toMatch(
-      /^export_a,send,2,1,0\.5,0,4,2,0\.5,1,timeout 1,\d+(\.\d+)?,\d+(\.\d+)?,2,,2,0,0,0,,0,0,0,0,0,,$/,
+      /^export_a,send,2,1,0\.5,0,4,2,0\.5,1,timeout 1,\d+(\.\d+)?,\d+(\.\d+)?,2,,2,0,0,0,,0,0,0,0,0,,,$/,
     );
-    expect(lines[2]).toMatch(/^export_b,plan,1,0,0,1,1,0,0,0,,\d+(\.\d+)?,\d+(\.\d+)?,0,,0,0,0,0,,0,0,0,0,0,,$/);
+    expect(lines[2]).toMatch(/^export_b,plan,1,0,0,1,1,0,0,0,,\d+(\.\d+)?,\d+(\.\d+)?,0,,0,0,0,0,,0,0,0,0,0,,,$/);
     expect(lines).toHaveLength(4); // and the final line break
 
     // The agent filter keeps one.

@@ -14,7 +14,12 @@ import { readDataBegins } from '@/lib/queries/data-span';
 import { inOneSnapshot } from '@/lib/queries/one-snapshot';
 import { readStepFigures } from '@/lib/queries/step-figures';
 import { getStepOwners } from '@/lib/queries/step-owners';
-import { getStepSources } from '@/lib/queries/step-sources';
+import { getStepCostSources, getStepSources } from '@/lib/queries/step-sources';
+import { getCostSourceMix } from '@/lib/queries/cost-source-mix';
+import { getAgentRuns } from '@/lib/queries/span-ingest';
+import { getEnvironment } from '@holdfast/engine/env';
+import { CostSourceMixSection } from '../../steps/[agent]/[step]/cost-source-mix';
+import { AgentRuns } from './agent-runs';
 import { readConsole } from '@/lib/server/read-source/read-console';
 import { requirePerson } from '@/lib/server/session';
 import { decodeRouteParam } from '@holdfast/engine/core';
@@ -55,9 +60,19 @@ export default async function AgentPage({ params, searchParams }: Props) {
       ]),
     ),
   );
+  const retentionDays = getEnvironment().HOLDFAST_ATTEMPT_RETENTION_DAYS;
+  const rawFloor = new Date(now.getTime() - retentionDays * 86_400_000);
   const {
-    value: [owners, sources],
-  } = await readConsole((db) => Promise.all([getStepOwners(db, steps), getStepSources(db, steps)]));
+    value: [owners, sources, costSources, costMix, [runs]],
+  } = await readConsole((db) =>
+    Promise.all([
+      getStepOwners(db, steps),
+      getStepSources(db, steps),
+      getStepCostSources(db, steps),
+      getCostSourceMix(db, { ...view.range, agent, rawFloor }),
+      getAgentRuns(db, view.range, agent),
+    ]),
+  );
 
   return (
     <>
@@ -121,12 +136,21 @@ export default async function AgentPage({ params, searchParams }: Props) {
             asOf={now}
           />
           <h2 className="mb-2 text-[14px] font-medium">Its steps, most retry spend first</h2>
-          <StepsTable steps={steps} view={view} anomalies={new Map()} sources={sources} owners={owners} />
+          <StepsTable
+            steps={steps}
+            view={view}
+            anomalies={new Map()}
+            sources={sources}
+            costSources={costSources}
+            owners={owners}
+          />
           <p className="mt-2 text-[13px]">
             <a href={stepsExportHref(view)} download className="text-accent underline" data-testid="agent-steps-export">
               Export its steps as CSV
             </a>
           </p>
+          <AgentRuns runs={runs} />
+          <CostSourceMixSection mix={costMix} retentionDays={retentionDays} estimate={null} of="this agent's steps" />
         </>
       ) : (
         <EmptyState title="No attempts of this agent in this window" testId="agent-empty">

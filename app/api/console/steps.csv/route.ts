@@ -35,11 +35,18 @@ export const GET = consoleEndpoint({ query: stepsExportQuery }, async ({ db, req
     );
   }
   const stamp = now.toISOString().slice(0, 19).replaceAll(':', '-');
-  return new Response(stepsCsv(exported.steps, { retryCauses: exported.retryCauses.byStep, owners: exported.owners }), {
-    headers: {
-      'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="holdfast-steps-${view.window}-${stamp}.csv"`,
-      'cache-control': 'no-store',
+  return new Response(
+    stepsCsv(exported.steps, {
+      retryCauses: exported.retryCauses.byStep,
+      owners: exported.owners,
+      costSources: exported.costSources,
+    }),
+    {
+      headers: {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="holdfast-steps-${view.window}-${stamp}.csv"`,
+        'cache-control': 'no-store',
+      },
     },
-  });
+  );
 });

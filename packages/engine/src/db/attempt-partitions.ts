@@ -107,6 +107,7 @@ export async function dropAttemptPartitionsBefore(
     await tx.execute(sql`delete from span_ingest_hours where hour < ${dayBoundary}::timestamptz`);
     // A way a step's attempts came that no kept attempt came by any more: its badge goes with them.
     await tx.execute(sql`delete from step_sources where last_seen_at < ${dayBoundary}::timestamptz`);
+    await tx.execute(sql`delete from step_cost_sources where last_seen_at < ${dayBoundary}::timestamptz`);
     return { dropped: expired.map((partition) => partition.name), strayRowsDeleted: stray.count };
   });
 }

@@ -23,13 +23,16 @@ function coverage(mix: CostSourceMix, retentionDays: number): string {
 
 /** A figure marked as an estimate, with why in its title and, for screen readers, in its text. */
 export function EstimateMark({ why }: { why: string }) {
+  // The tooltip is for the pointer; a screen reader reads the hidden sentence alone, once.
   return (
     <span
-      title={why}
       data-testid="estimate-mark"
       className="relative whitespace-nowrap rounded bg-warn-soft px-1 py-px font-sans text-[10px] font-semibold text-warn"
     >
-      estimate<span className="sr-only">: {why}</span>
+      <span aria-hidden="true" title={why}>
+        estimate
+      </span>
+      <span className="sr-only">estimate: {why}</span>
     </span>
   );
 }
@@ -39,10 +42,13 @@ export function CostSourceMixSection({
   mix,
   retentionDays,
   estimate,
+  of = 'this step',
 }: {
   mix: CostSourceMix;
   retentionDays: number;
   estimate: RetrySpendEstimate | null;
+  /** What the attempts are of, for the table's caption: this step, or an agent's steps. */
+  of?: string;
 }) {
   const total = (pick: (share: CostSourceMix['shares'][number]) => number) =>
     mix.shares.reduce((sum, share) => sum + pick(share), 0);
@@ -61,7 +67,7 @@ export function CostSourceMixSection({
       ) : (
         <div className="max-w-3xl">
           <Table>
-            <caption className="sr-only">Attempts and cost of this step by where the cost came from</caption>
+            <caption className="sr-only">Attempts and cost of {of} by where the cost came from</caption>
             <thead>
               <tr>
                 <HeaderCell>Cost source</HeaderCell>

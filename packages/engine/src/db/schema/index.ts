@@ -24,3 +24,4 @@ export * from './figures';
 export * from './span-ingest';
 export * from './step-owners';
 export * from './agent-releases';
+export * from './step-cost-sources';

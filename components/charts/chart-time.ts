@@ -35,7 +35,7 @@ export function bucketTick(iso: string, unit: BucketUnit, local: boolean): strin
   if (unit === 'day') return iso.slice(5, 10);
   // "2026-11-30 15:00 UTC+1" -> "11-30 15:00"
   const dateAndTime = local ? formatLocal(new Date(iso)).slice(5, 16) : `${iso.slice(5, 10)} ${iso.slice(11, 16)}`;
-  return unit === '5min' ? dateAndTime.slice(6) : dateAndTime;
+  return unit === '5min' || unit === '1min' ? dateAndTime.slice(6) : dateAndTime;
 }
 
 /** The bucket's exact span: "2026-11-30 14:00 – 14:05 UTC", or "2026-11-30, 00:00 – 24:00 UTC". */

@@ -44,10 +44,10 @@ test("a step's last hour is drawn in five-minute buckets, any range can be typed
 
   await page.goto(`/steps/${agent}/fetch?window=1h`);
   const attempts = page.getByTestId('chart-attempts');
-  await expect(attempts).toContainText('Attempts per 5 minutes');
-  // Every five minutes of the hour has its bucket, quiet ones too: 12, or 13 when the hour starts mid-bucket.
-  expect([12, 13]).toContain(await bucketsDrawn(attempts));
-  await expect(page.getByTestId('chart-error-classes')).toContainText('Failures by error class per 5 minutes');
+  await expect(attempts).toContainText('Attempts per minute');
+  // Every minute of the hour has its bucket, quiet ones too: 60, or 61 when the hour starts mid-minute.
+  expect([60, 61]).toContain(await bucketsDrawn(attempts));
+  await expect(page.getByTestId('chart-error-classes')).toContainText('Failures by error class per minute');
   await expectAccessible();
 
   // The keyboard's way to a range: From and To in UTC, sent as a custom window.
@@ -77,12 +77,12 @@ test("a step's last hour is drawn in five-minute buckets, any range can be typed
   await expect(page).toHaveURL(/window=custom/);
   const zoomed = new URL(page.url()).searchParams;
   const zoomedMs = new Date(zoomed.get('to')!).getTime() - new Date(zoomed.get('from')!).getTime();
-  // A whole number of five-minute buckets, fewer than the hour's.
-  expect(zoomedMs % (5 * MINUTE_MS)).toBe(0);
+  // A whole number of minute buckets, fewer than the hour's.
+  expect(zoomedMs % MINUTE_MS).toBe(0);
   expect(zoomedMs).toBeGreaterThanOrEqual(10 * MINUTE_MS);
   expect(zoomedMs).toBeLessThan(60 * MINUTE_MS);
-  await expect(attempts).toContainText('Attempts per 5 minutes');
-  expect(await bucketsDrawn(attempts)).toBe(zoomedMs / (5 * MINUTE_MS));
+  await expect(attempts).toContainText('Attempts per minute');
+  expect(await bucketsDrawn(attempts)).toBe(zoomedMs / MINUTE_MS);
   await expect(form.getByLabel('From (UTC)')).toHaveValue(zoomed.get('from')!.slice(0, 16));
 });
 
@@ -95,7 +95,7 @@ test('on a phone the range fields and the minute charts fit the screen', async (
   const agent = `e2e-time-${randomUUID().slice(0, 6)}`;
   await recordAttempts([attemptOf(agent, 'fetch', 30), attemptOf(agent, 'fetch', 28, 2)]);
   await page.goto(`/steps/${agent}/fetch?window=1h`);
-  await expect(page.getByTestId('chart-attempts')).toContainText('Attempts per 5 minutes');
+  await expect(page.getByTestId('chart-attempts')).toContainText('Attempts per minute');
   await expect(page.getByTestId('step-range-form').getByRole('button', { name: 'Show range' })).toBeVisible();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);

@@ -26,7 +26,7 @@ export async function getStepDetail(
   params: TimeRange & { agent: string; step: string; minuteFloor?: Date },
   options: ReadOptions = {},
 ) {
-  const unit = bucketFor(params, params.minuteFloor);
+  const unit = bucketFor(params, params.minuteFloor, { minutes: true });
   const plan = await planFigures(db, {
     windows: [{ label: 'window', from: params.from, to: params.to }],
     agent: params.agent,

@@ -66,9 +66,10 @@ export function resolveTimeWindow(name: TimeWindowName, now: Date): TimeRange {
  * The width of a chart's buckets. Short windows are drawn in minutes so a rise shows when it began: an hour in
  * twelve five-minute buckets, a day in quarter hours; longer windows in hours or UTC days.
  */
-export type BucketUnit = '5min' | '15min' | 'hour' | 'day';
+export type BucketUnit = '1min' | '5min' | '15min' | 'hour' | 'day';
 
 export const bucketLengthMs: Record<BucketUnit, number> = {
+  '1min': 60_000,
   '5min': 5 * 60_000,
   '15min': 15 * 60_000,
   hour: HOUR_MS,
@@ -77,6 +78,7 @@ export const bucketLengthMs: Record<BucketUnit, number> = {
 
 /** Words for a chart title: "Attempts per 5 minutes". */
 export const bucketUnitLabel: Record<BucketUnit, string> = {
+  '1min': 'per minute',
   '5min': 'per 5 minutes',
   '15min': 'per 15 minutes',
   hour: 'per hour',
@@ -84,13 +86,16 @@ export const bucketUnitLabel: Record<BucketUnit, string> = {
 };
 
 /**
- * The buckets a range is drawn in: five minutes up to two hours, quarter hours up to two days, UTC days beyond.
+ * The buckets a range is drawn in: five minutes up to two hours (single minutes up to an hour for a caller that
+ * reads one step's raw log: `minutes`), quarter hours up to two days, UTC days beyond.
  * Minute buckets are read from the five-minute rollups, which are kept only as long as the raw log: a range
  * starting before `minuteFloor` (where the raw log begins) is drawn in hours instead.
  */
-export function bucketFor(range: TimeRange, minuteFloor?: Date): BucketUnit {
+export function bucketFor(range: TimeRange, minuteFloor?: Date, options: { minutes?: boolean } = {}): BucketUnit {
   const length = range.to.getTime() - range.from.getTime();
   const minutesKept = minuteFloor === undefined || range.from >= minuteFloor;
+  // One step's page reads its raw minutes by its index: up to an hour, a rise shows the minute it began.
+  if (options.minutes && length <= HOUR_MS && minutesKept) return '1min';
   if (length <= 2 * HOUR_MS && minutesKept) return '5min';
   if (length <= 2 * 24 * HOUR_MS) return minutesKept ? '15min' : 'hour';
   return 'day';

@@ -80,14 +80,17 @@ describe('migration 0048: retry spend as the spend beyond one try', () => {
     await database.sql`alter table attempts add column retry_cost_micros bigint
       generated always as (case when attempt_number > 1 then cost_micros else 0 end) stored`;
     await database.sql`alter table execution_shape_hours add column retry_cost_micros numeric not null default 0`;
-    // And the families' state table this release's pass keeps (migration 0051, later than the one tested here).
+    // And the tables this release's pass keeps that later migrations add (0051's families' state, 0054's cost sources).
     await database.sql`create table rollup_family_state (family text primary key, state jsonb not null default '{}',
       updated_at timestamptz not null default now())`;
+    await database.sql`create table step_cost_sources (agent text, step text, cost_source text,
+      last_seen_at timestamptz not null, primary key (agent, step, cost_source))`;
     const retentionFloor = new Date(now.getTime() - 7 * 24 * HOUR_MS);
     await rollUpAttempts(database.db, { now, retentionFloor });
     await database.sql`alter table attempts drop column retry_cost_micros`;
     await database.sql`alter table execution_shape_hours drop column retry_cost_micros`;
     await database.sql`drop table rollup_family_state`;
+    await database.sql`drop table step_cost_sources`;
     // The old figure: every attempt after the first (2,700 + 3,000 + 2,000 + 2,000).
     const [before] = await database.sql<{ retry_spend: string }[]>`
       select sum(retry_cost_micros)::text as retry_spend from attempt_rollups where grain = 'hour' and agent = 'upgraded'`;

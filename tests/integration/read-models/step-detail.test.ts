@@ -77,16 +77,28 @@ describe('getStepDetail', () => {
     expect(detail.classesSeen).toEqual(['timeout', 'rate_limited']);
     expect(detail.recentFailures.map((failure) => failure.attemptNumber)).toEqual([2, 1]);
 
-    // An hour is drawn in five-minute buckets: when a failure began shows to the five minutes.
+    // An hour is drawn in single minutes from the raw log: when a failure began shows to the minute.
     const hour = await getStepDetail(database.db, {
       ...base,
       from: new Date('2026-11-20T10:30:00Z'),
       to: new Date('2026-11-20T11:30:00Z'),
     });
-    expect(hour.unit).toBe('5min');
+    expect(hour.unit).toBe('1min');
     expect(hour.points.map((point) => [point.bucket, point.attempts, point.retrySpendMicros])).toEqual([
       ['2026-11-20T10:55:00Z', 1, 20],
       ['2026-11-20T11:10:00Z', 1, 10],
+    ]);
+    // Two hours, in five minutes (rollups and raw minutes): the same figures in coarser buckets.
+    const twoHours = await getStepDetail(database.db, {
+      ...base,
+      from: new Date('2026-11-20T09:30:00Z'),
+      to: new Date('2026-11-20T11:30:00Z'),
+    });
+    expect(twoHours.unit).toBe('5min');
+    expect(twoHours.points.map((point) => [point.bucket, point.attempts])).toEqual([
+      ['2026-11-20T10:05:00Z', 1],
+      ['2026-11-20T10:55:00Z', 1],
+      ['2026-11-20T11:10:00Z', 1],
     ]);
 
     // A day reaching back past where the raw log (and its five-minute rollups) begins is drawn in hours.

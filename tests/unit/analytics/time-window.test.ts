@@ -36,6 +36,9 @@ describe('bucketFor', () => {
 
   it('draws an hour in five minutes, a day in quarter hours, longer windows in days', () => {
     expect(bucketFor(ending(hours(1)))).toBe('5min');
+    // One step's page asks for minutes: an hour or less in single minutes, longer as before.
+    expect(bucketFor(ending(hours(1)), undefined, { minutes: true })).toBe('1min');
+    expect(bucketFor(ending(hours(2)), undefined, { minutes: true })).toBe('5min');
     expect(bucketFor(ending(hours(2)))).toBe('5min');
     expect(bucketFor(ending(hours(2) + 1))).toBe('15min');
     expect(bucketFor(ending(hours(48)))).toBe('15min');

@@ -54,7 +54,7 @@ export interface FiguresRequest {
 }
 
 /** The finest bucket a caller groups by: what the plan's rows must keep apart. */
-export type FinestBucket = '5min' | 'hour' | 'day';
+export type FinestBucket = '1min' | '5min' | 'hour' | 'day';
 
 /** The rollup grain a chart's buckets are summed from. */
 export function finestBucketFor(unit: BucketUnit): FinestBucket {
@@ -136,7 +136,11 @@ const rolledBucketTime = (segment: Segment, finestBucket: FinestBucket | undefin
 
 /** A raw attempt's bucket as readers group it: its five minutes for a reader grouping by minutes, else its hour. */
 const rawBucketTime = (finestBucket: FinestBucket | undefined) =>
-  finestBucket === '5min' ? fiveMinutesOf(sql`started_at`) : sql`date_trunc('hour', started_at, 'UTC')`;
+  finestBucket === '1min'
+    ? sql`date_bin('1 minute', started_at, ${EPOCH})`
+    : finestBucket === '5min'
+      ? fiveMinutesOf(sql`started_at`)
+      : sql`date_trunc('hour', started_at, 'UTC')`;
 
 /** Buckets aligned to the Unix epoch, as the five-minute rollups and the browser's bucketStarts align them. */
 const EPOCH = sql`'1970-01-01 00:00:00+00'::timestamptz`;
@@ -244,10 +248,12 @@ export function allStepsRelation(segments: Segment[], finestBucket: FinestBucket
 /** The ISO string of a bucket start in UTC, as charts and the browser read it. */
 export function bucketLabelSql(unit: BucketUnit, column: SQL): SQL {
   const start =
-    unit === '5min'
-      ? fiveMinutesOf(column)
-      : unit === '15min'
-        ? sql`date_bin('15 minutes', ${column}, ${EPOCH})`
-        : sql`date_trunc('${sql.raw(unit)}', ${column}, 'UTC')`;
+    unit === '1min'
+      ? sql`date_bin('1 minute', ${column}, ${EPOCH})`
+      : unit === '5min'
+        ? fiveMinutesOf(column)
+        : unit === '15min'
+          ? sql`date_bin('15 minutes', ${column}, ${EPOCH})`
+          : sql`date_trunc('${sql.raw(unit)}', ${column}, 'UTC')`;
   return sql`to_char(${start} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 }

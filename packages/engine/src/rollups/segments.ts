@@ -47,12 +47,12 @@ const ceilTo = (moment: number, unit: number) => Math.ceil(moment / unit) * unit
  * Splits each window into segments. `edges` are where the rollups end (null:
  * nothing rolled up, or read everything raw). `finestBucket: 'hour'` keeps
  * daily rollups out, for callers that group by hour; '5min' keeps hourly ones
- * out too, for callers that group by minutes.
+ * out too, for callers that group by minutes; '1min' reads the raw log alone.
  */
 export function planSegments(
   windows: LabelledWindow[],
   edges: RollupEdges,
-  finestBucket: '5min' | 'hour' | 'day' = 'day',
+  finestBucket: '1min' | '5min' | 'hour' | 'day' = 'day',
 ): Segment[] {
   return windows.flatMap((window) => planWindow(window, edges, finestBucket));
 }
@@ -60,9 +60,11 @@ export function planSegments(
 function planWindow(
   { label, from, to }: LabelledWindow,
   { rolledTo, fineRolledTo }: RollupEdges,
-  finestBucket: '5min' | 'hour' | 'day',
+  finestBucket: '1min' | '5min' | 'hour' | 'day',
 ): Segment[] {
   if (from >= to) return [];
+  // Single minutes: no rollup is that fine; the raw log alone (kept for the raw retention, read by its index).
+  if (finestBucket === '1min') return [{ label, grain: 'raw', from, to }];
   const segment = (grain: Grain, start: number, end: number): Segment[] =>
     start < end ? [{ label, grain, from: new Date(start), to: new Date(end) }] : [];
   // A stretch outside the whole rolled hours: its rolled five-minute buckets, and the minutes around them raw.

@@ -156,14 +156,12 @@ describe('step_cost_sources: how each step was costed, kept by the same pass', (
     await insertSpanAttempt(agent, 'summarize', '2026-11-20T11:15:00Z');
     await database.db.insert(attempts).values(row(agent, 'legacy', '2026-11-20T08:00:00Z'));
     // Still running: no cost yet, so no way of costing.
-    await database.db
-      .insert(attempts)
-      .values({
-        ...row(agent, 'running', '2026-11-20T11:50:00Z'),
-        outcome: 'running',
-        finishedAt: null,
-        latencyMs: null,
-      });
+    await database.db.insert(attempts).values({
+      ...row(agent, 'running', '2026-11-20T11:50:00Z'),
+      outcome: 'running',
+      finishedAt: null,
+      latencyMs: null,
+    });
     await pass();
 
     const costed = await getStepCostSources(

@@ -93,6 +93,14 @@ test("a cost reviewer goes from the agents list to an agent's retry spend and it
 
   // The Steps list filters by how steps were costed: none of this agent's was priced from tokens.
   await page.goto(`/steps?window=24h&agent=${agent}`);
+  // Its steps' subtotal, as the API's figures add up.
+  const subtotal = page.getByTestId('steps-subtotal');
+  await expect(subtotal.getByTestId('subtotal-attempts')).toHaveText(
+    `${formatCount(sum((step) => step.attempts))} attempts`,
+  );
+  await expect(subtotal.getByTestId('subtotal-retry-spend')).toHaveText(
+    formatMicros(sum((step) => step.retrySpendMicros)),
+  );
   await page.getByLabel('Cost source').selectOption('priced');
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page).toHaveURL(/cost=priced/);

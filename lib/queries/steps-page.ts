@@ -37,6 +37,29 @@ export interface StepsPageView {
   owners: Map<string, StepOwnerView>;
   /** The owners the window's agents and their steps answer to, for the owner filter. */
   ownerChoices: string[];
+  /** Every matching step's figures summed (on every page): an agent's, a team's or a search's subtotal. */
+  subtotal: StepsSubtotal;
+}
+
+/** Sums over a set of steps; money summed exactly in integer micro-dollars. */
+export interface StepsSubtotal {
+  steps: number;
+  attempts: number;
+  retries: number;
+  totalSpendMicros: number;
+  retrySpendMicros: number;
+}
+
+/** The steps' figures summed. */
+export function subtotalOf(steps: ComparedStepStats[]): StepsSubtotal {
+  const sum = (figure: (row: ComparedStepStats) => number) => steps.reduce((total, row) => total + figure(row), 0);
+  return {
+    steps: steps.length,
+    attempts: sum((row) => row.attempts),
+    retries: sum((row) => row.retries),
+    totalSpendMicros: sum((row) => row.totalSpendMicros),
+    retrySpendMicros: sum((row) => row.retrySpendMicros),
+  };
 }
 
 /**
@@ -79,6 +102,7 @@ export async function getStepsPage(
     costSources,
     owners: shownOwners,
     ownerChoices,
+    subtotal: subtotalOf(matching),
   };
 }
 

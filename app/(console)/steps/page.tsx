@@ -17,6 +17,7 @@ import { BACKLOG_MINUTES, currentPausesSummary } from '@/lib/queries/pauses';
 import { DataSpanNote } from '@/components/console/data-span-note';
 import { readDataBegins } from '@/lib/queries/data-span';
 import { StepsTable } from './steps-table';
+import { StepsSubtotalLine } from './steps-subtotal';
 import { StepsFilters } from './steps-filters';
 import { StepsPager } from './steps-pager';
 
@@ -35,7 +36,20 @@ export default async function StepsPage({
   // One source for the page's reads; a replica that fails mid-read is read again on the primary.
   const {
     value: [
-      { agents, total, page, steps, retryCauses, anomalies, pools, sources, costSources, owners, ownerChoices },
+      {
+        agents,
+        total,
+        page,
+        steps,
+        retryCauses,
+        anomalies,
+        pools,
+        sources,
+        costSources,
+        owners,
+        ownerChoices,
+        subtotal,
+      },
       pauses,
       dataBegins,
     ],
@@ -70,6 +84,7 @@ export default async function StepsPage({
         </EmptyState>
       ) : (
         <>
+          <StepsSubtotalLine subtotal={subtotal} view={view} />
           <StepsTable
             steps={steps}
             retryCauses={retryCauses}

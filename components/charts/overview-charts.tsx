@@ -33,6 +33,7 @@ export function OverviewCharts({ view, marks = [] }: { view: OverviewView; marks
           <CartesianGrid {...chartTheme.grid} vertical={false} />
           <XAxis {...timeAxisProps(time)} />
           {retryShareSeries({ dataKey: 'share', name: 'Retry share', labelFormatter })}
+          <Legend {...chartTheme.legend} />
           {eventMarkLines(marks)}
         </LineChart>
       </ChartFrame>

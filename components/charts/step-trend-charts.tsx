@@ -91,6 +91,7 @@ export function StepTrendCharts({
           <LineChart data={data} {...zoom.chartProps}>
             {frame}
             {retryShareSeries({ dataKey: 'retryRate', name: 'Retry rate', labelFormatter })}
+            <Legend {...chartTheme.legend} />
           </LineChart>
         </ChartFrame>
         <ChartFrame

@@ -19,11 +19,16 @@ test("an owner clears a hold from My holds and force-releases their agent's stal
   await page.getByRole('link', { name: 'My holds' }).click();
   await expect(page).toHaveURL(/\/holds\?mine=1$/);
   const row = page.getByTestId(`hold-row-${hold.itemId}`);
+  const badge = page.getByRole('navigation').getByTestId('sidebar-count-open');
+  const openBefore = Number((await badge.textContent())?.match(/\d+/)?.[0]);
   await row.getByLabel('Note').fill('Checked with the customer: send it');
   await row.getByRole('button', { name: 'Clear' }).click();
   await page.getByRole('dialog', { name: 'Resume this hold?' }).getByRole('button', { name: 'Resume' }).click();
   await expect(page.getByTestId('toasts')).toContainText(`Hold on task ${hold.itemId} resumed.`);
   await expect(row).toHaveCount(0);
+  // The sidebar's count agrees with the list at once, not at its next poll.
+  if (openBefore > 1) await expect(badge).toHaveText(`${openBefore - 1} open`);
+  else await expect(badge).toHaveCount(0);
   const [cleared] = await database.sql<{ status: string; resolution: string; cleared_by: string }[]>`
     select status, resolution, cleared_by from holds where id = ${hold.holdId}`;
   expect(cleared).toEqual({ status: 'cleared', resolution: 'resume', cleared_by: 'person:ada@holdfast.demo' });

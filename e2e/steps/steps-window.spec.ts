@@ -87,8 +87,9 @@ test('a custom range is sent only with a custom window, and kept', async ({ page
   await page.goto(`/steps?agent=${agent}`);
   const filters = page.getByTestId('steps-filters');
   await filters.getByLabel('Window').selectOption('custom');
-  const from = new Date(Date.now() - 4 * 86_400_000).toISOString().slice(0, 16);
-  const to = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 16);
+  // Typed as the console writes times: 24-hour UTC, a space between the date and the time.
+  const from = new Date(Date.now() - 4 * 86_400_000).toISOString().slice(0, 16).replace('T', ' ');
+  const to = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 16).replace('T', ' ');
   await filters.getByLabel('From (UTC)').fill(from);
   await filters.getByLabel('To (UTC)').fill(to);
   await filters.getByRole('button', { name: 'Apply' }).click();
@@ -98,4 +99,7 @@ test('a custom range is sent only with a custom window, and kept', async ({ page
   await expect(filters.getByLabel('Window')).toHaveValue('custom');
   await expect(filters.getByLabel('From (UTC)')).toHaveValue(from);
   await expect(filters.getByLabel('To (UTC)')).toHaveValue(to);
+  // Never the browser's 12-hour picker under a label that says UTC: a text field in the console's own form.
+  await expect(filters.getByLabel('From (UTC)')).toHaveAttribute('type', 'text');
+  await expect(filters.getByLabel('From (UTC)')).toHaveAttribute('placeholder', 'YYYY-MM-DD HH:MM');
 });

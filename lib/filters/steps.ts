@@ -107,12 +107,14 @@ export function parseStepsView(params: SearchParams, now: Date): StepsView {
 }
 
 /**
- * A moment from the URL. The form's From and To fields say UTC and send no zone ("2026-12-03T10:05"): read so,
- * not in the server's own zone. A value with a zone (a chart's zoom sends ISO with Z) keeps it.
+ * A moment from the URL. The form's From and To fields say UTC and send no zone ("2026-12-03 10:05", or with a T):
+ * read so, not in the server's own zone. A value with a zone (a chart's zoom sends ISO with Z) keeps it.
  */
 function readUtcMoment(raw: string | undefined): Date {
   if (raw === undefined) return new Date(Number.NaN);
-  return new Date(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(raw) ? `${raw}Z` : raw);
+  const trimmed = raw.trim();
+  const zoneless = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(:\d{2}(\.\d+)?)?)$/.exec(trimmed);
+  return new Date(zoneless ? `${zoneless[1]}T${zoneless[2]}Z` : trimmed);
 }
 
 /**

@@ -2,11 +2,9 @@
 
 import { useState } from 'react';
 import { Field } from '@/components/ui/field';
-import { Input } from '@/components/ui/input';
+import { UtcMinuteInput } from '@/components/ui/utc-minute-input';
 import { Select } from '@/components/ui/select';
 import { timeWindowName } from '@holdfast/protocol/time-window';
-
-const localInput = (iso: string) => iso.slice(0, 16);
 
 /**
  * The window select and the custom range. From and To count only for a custom
@@ -28,10 +26,10 @@ export function StepsWindowFields({ window, from, to }: { window: string; from: 
         </Select>
       </Field>
       <Field label="From (UTC)">
-        <Input type="datetime-local" name="from" defaultValue={localInput(from)} disabled={!custom} size="sm" />
+        <UtcMinuteInput name="from" value={from} disabled={!custom} size="sm" />
       </Field>
       <Field label="To (UTC)">
-        <Input type="datetime-local" name="to" defaultValue={localInput(to)} disabled={!custom} size="sm" />
+        <UtcMinuteInput name="to" value={to} disabled={!custom} size="sm" />
       </Field>
     </>
   );

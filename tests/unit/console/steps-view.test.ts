@@ -45,6 +45,9 @@ describe('the Steps view in the URL', () => {
   it("reads the form's zone-less From and To as UTC, whatever the server's own zone", () => {
     const typed = parseStepsView({ window: 'custom', from: '2026-11-01T09:05', to: '2026-11-01T10:35' }, now);
     expect(typed.range).toEqual({ from: new Date('2026-11-01T09:05:00Z'), to: new Date('2026-11-01T10:35:00Z') });
+    // As the fields show it: a space between the date and the time.
+    const spaced = parseStepsView({ window: 'custom', from: '2026-11-01 09:05', to: ' 2026-11-01 10:35 ' }, now);
+    expect(spaced.range).toEqual(typed.range);
     const zoned = parseStepsView({ window: 'custom', from: '2026-11-01T09:05:00+02:00', to: '2026-11-01T10:00Z' }, now);
     expect(zoned.range.from).toEqual(new Date('2026-11-01T07:05:00Z'));
   });

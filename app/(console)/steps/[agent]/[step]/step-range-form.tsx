@@ -1,11 +1,8 @@
 import Form from 'next/form';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
-import { Input } from '@/components/ui/input';
+import { UtcMinuteInput } from '@/components/ui/utc-minute-input';
 import type { TimeRange } from '@holdfast/protocol/time-window';
-
-/** A datetime-local field's value for a moment, in UTC: "2026-12-03T10:05". */
-const utcInput = (moment: Date) => moment.toISOString().slice(0, 16);
 
 /**
  * Any range of the step's history, from the keyboard: From and To in UTC, sent as a custom window (the same URL
@@ -22,10 +19,10 @@ export function StepRangeForm({ path, range, custom }: { path: string; range: Ti
     >
       <input type="hidden" name="window" value="custom" />
       <Field label="From (UTC)">
-        <Input type="datetime-local" name="from" defaultValue={utcInput(range.from)} required size="sm" />
+        <UtcMinuteInput name="from" value={range.from} required size="sm" />
       </Field>
       <Field label="To (UTC)">
-        <Input type="datetime-local" name="to" defaultValue={utcInput(range.to)} required size="sm" />
+        <UtcMinuteInput name="to" value={range.to} required size="sm" />
       </Field>
       <Button type="submit" variant={custom ? 'primary' : undefined}>
         Show range

@@ -19,7 +19,7 @@ export function UtcMinuteInput({
       inputMode="numeric"
       autoComplete="off"
       spellCheck={false}
-      defaultValue={utcMinuteText(value)}
+      defaultValue={utcMinuteText(moment)}
       pattern="\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"
       placeholder="YYYY-MM-DD HH:MM"
       title="A minute in UTC, 24-hour: YYYY-MM-DD HH:MM"

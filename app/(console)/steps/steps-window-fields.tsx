@@ -26,10 +26,10 @@ export function StepsWindowFields({ window, from, to }: { window: string; from: 
         </Select>
       </Field>
       <Field label="From (UTC)">
-        <UtcMinuteInput name="from" value={from} disabled={!custom} size="sm" />
+        <UtcMinuteInput name="from" moment={from} disabled={!custom} size="sm" />
       </Field>
       <Field label="To (UTC)">
-        <UtcMinuteInput name="to" value={to} disabled={!custom} size="sm" />
+        <UtcMinuteInput name="to" moment={to} disabled={!custom} size="sm" />
       </Field>
     </>
   );

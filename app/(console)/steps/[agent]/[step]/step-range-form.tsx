@@ -19,10 +19,10 @@ export function StepRangeForm({ path, range, custom }: { path: string; range: Ti
     >
       <input type="hidden" name="window" value="custom" />
       <Field label="From (UTC)">
-        <UtcMinuteInput name="from" value={range.from} required size="sm" />
+        <UtcMinuteInput name="from" moment={range.from} required size="sm" />
       </Field>
       <Field label="To (UTC)">
-        <UtcMinuteInput name="to" value={range.to} required size="sm" />
+        <UtcMinuteInput name="to" moment={range.to} required size="sm" />
       </Field>
       <Button type="submit" variant={custom ? 'primary' : undefined}>
         Show range

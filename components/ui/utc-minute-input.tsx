@@ -9,9 +9,9 @@ export const utcMinuteText = (moment: Date | string) => new Date(moment).toISOSt
  * under a label that says UTC. The server reads the value (lib/filters/steps.ts) and names a bad one.
  */
 export function UtcMinuteInput({
-  value,
+  moment,
   ...props
-}: Omit<InputProps, 'type' | 'defaultValue'> & { value: Date | string }) {
+}: Omit<InputProps, 'type' | 'value' | 'defaultValue'> & { moment: Date | string }) {
   return (
     <Input
       {...props}

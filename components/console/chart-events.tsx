@@ -50,7 +50,11 @@ export function eventMarks(events: StepEvent[], unit: BucketUnit): EventMark[] {
 export function StepEvents({ events, fleet = false }: { events: StepEvent[]; fleet?: boolean }) {
   const id = fleet ? 'fleet-events-heading' : 'step-events-heading';
   return (
-    <section aria-labelledby={id} className="mb-5 text-[13px]" data-testid={fleet ? 'fleet-events' : 'step-events'}>
+    <section
+      aria-labelledby={id}
+      className="mt-4 mb-5 text-[13px]"
+      data-testid={fleet ? 'fleet-events' : 'step-events'}
+    >
       <h2 id={id} className="mb-1 text-[13px] font-semibold">
         What happened in this window
       </h2>

@@ -160,7 +160,14 @@ test('ticking two rows and redriving redrives exactly those two, announced, with
   await expectAccessible();
 
   await selection.getByLabel('Reason for the selected').fill('CDN is back');
-  await selection.getByRole('button', { name: 'Redrive 2 selected' }).click();
+  await selection.getByRole('button', { name: 'Redrive 2 selected…' }).click();
+  // It asks first, naming the items it takes: the ticked two, not the unticked one.
+  const confirm = page.getByRole('dialog', { name: 'Redrive 2 dead letters?' });
+  await expect(confirm.getByTestId(`selection-preview-${first}`)).toContainText('publishing/publish');
+  await expect(confirm.getByTestId(`selection-preview-${third}`)).toBeVisible();
+  await expect(confirm.getByTestId(`selection-preview-${second}`)).toHaveCount(0);
+  await expectAccessible();
+  await confirm.getByRole('button', { name: 'Redrive 2' }).click();
   await expect(page.getByTestId('toasts')).toContainText('Redriven 2 of 2 selected.');
   await expect(page.getByTestId(`dead-letter-row-${first}`)).toHaveCount(0);
   await expect(page.getByTestId(`dead-letter-row-${third}`)).toHaveCount(0);

@@ -29,17 +29,20 @@ test('7d, a search and Apply keep 7d and the search; Back and Forward restore th
   await page.goto(`/steps?agent=${agent}`);
   const rows = page.getByTestId('steps-table').locator('tbody tr');
   const filters = page.getByTestId('steps-filters');
-  const windowSelect = filters.getByLabel('Window');
+  // The window is one control: its links (the filters' From and To make a custom one).
+  const windowLinks = page.getByRole('navigation', { name: 'Time window' });
+  const chosen = (name: string) => windowLinks.getByRole('link', { name, exact: true });
   const search = filters.getByLabel('Search');
   await expect(rows).toHaveCount(1);
-  await expect(windowSelect).toHaveValue('24h');
+  await expect(chosen('24h')).toHaveAttribute('aria-current', 'true');
 
   await page.getByRole('navigation', { name: 'Time window' }).getByRole('link', { name: '7d' }).click();
   await expect(page).toHaveURL(/window=7d/);
   await expect(rows).toHaveCount(2);
-  // The form follows the link: it would otherwise still say 24h and send it with Apply.
-  await expect(windowSelect).toHaveValue('7d');
-  await expect(filters.getByLabel('From (UTC)')).toBeDisabled();
+  // The form follows the link: it would otherwise still send 24h with Apply; its range is not sent for a named window.
+  await expect(chosen('7d')).toHaveAttribute('aria-current', 'true');
+  await expect(filters.locator('input[name="window"]')).toHaveValue('7d');
+  await expect(filters.getByLabel('From (UTC)')).not.toHaveAttribute('name');
 
   await search.fill('older');
   await filters.getByRole('button', { name: 'Apply' }).click();
@@ -51,7 +54,7 @@ test('7d, a search and Apply keep 7d and the search; Back and Forward restore th
   expect(applied.searchParams.has('from')).toBe(false);
   await expect(rows).toHaveCount(1);
   await expect(page.getByTestId(`steps-row-${agent}-older`)).toBeVisible();
-  await expect(windowSelect).toHaveValue('7d');
+  await expect(chosen('7d')).toHaveAttribute('aria-current', 'true');
   await expect(search).toHaveValue('older');
   await expectAccessible();
 
@@ -61,14 +64,14 @@ test('7d, a search and Apply keep 7d and the search; Back and Forward restore th
   await expect(page).toHaveURL(/window=7d/);
   await expect(rows).toHaveCount(2);
   await expect(search).toHaveValue('');
-  await expect(windowSelect).toHaveValue('7d');
+  await expect(chosen('7d')).toHaveAttribute('aria-current', 'true');
 
   // Back again: 24h.
   await page.goBack();
   await expect(page).not.toHaveURL(/window=7d/);
   await expect(rows).toHaveCount(1);
   await expect(page.getByTestId(`steps-row-${agent}-recent`)).toBeVisible();
-  await expect(windowSelect).toHaveValue('24h');
+  await expect(chosen('24h')).toHaveAttribute('aria-current', 'true');
 
   // Forward twice: the search is back in both.
   await page.goForward();
@@ -77,7 +80,7 @@ test('7d, a search and Apply keep 7d and the search; Back and Forward restore th
   await expect(page).toHaveURL(/[?&]q=older/);
   await expect(rows).toHaveCount(1);
   await expect(search).toHaveValue('older');
-  await expect(windowSelect).toHaveValue('7d');
+  await expect(chosen('7d')).toHaveAttribute('aria-current', 'true');
 });
 
 test('a custom range is sent only with a custom window, and kept', async ({ page, recordAttempts }) => {
@@ -86,7 +89,6 @@ test('a custom range is sent only with a custom window, and kept', async ({ page
 
   await page.goto(`/steps?agent=${agent}`);
   const filters = page.getByTestId('steps-filters');
-  await filters.getByLabel('Window').selectOption('custom');
   // Typed as the console writes times: 24-hour UTC, a space between the date and the time.
   const from = new Date(Date.now() - 4 * 86_400_000).toISOString().slice(0, 16).replace('T', ' ');
   const to = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 16).replace('T', ' ');
@@ -96,7 +98,7 @@ test('a custom range is sent only with a custom window, and kept', async ({ page
 
   await expect(page).toHaveURL(/window=custom/);
   await expect(page.getByTestId(`steps-row-${agent}-older`)).toBeVisible();
-  await expect(filters.getByLabel('Window')).toHaveValue('custom');
+  await expect(filters.locator('input[name="window"]')).toHaveValue('custom');
   await expect(filters.getByLabel('From (UTC)')).toHaveValue(from);
   await expect(filters.getByLabel('To (UTC)')).toHaveValue(to);
   // Never the browser's 12-hour picker under a label that says UTC: a text field in the console's own form.

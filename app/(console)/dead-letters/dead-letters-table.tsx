@@ -69,7 +69,7 @@ export function DeadLettersTable({
     <>
       {refusal ? null : (
         <SelectionBar
-          selected={selected}
+          selected={rows.filter((row) => selected.includes(row.id))}
           pageSize={rows.length}
           onSelectAll={(on) => setTicked(on ? new Set(pageIds) : new Set())}
           onFinished={(settled) => {

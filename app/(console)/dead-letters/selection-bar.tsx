@@ -26,10 +26,25 @@ export function describeSelectionResults(act: Act, results: SelectionItemResult[
   return `${parts.join('; ')}.`;
 }
 
+/** What the confirmation lists of each ticked dead letter. */
+export interface SelectedLetter {
+  id: number;
+  taskId: string;
+  agent: string;
+  step: string;
+  errorClass: string | null;
+  /** The brake that refuses its redrive now, said in words. */
+  brakedBy?: string;
+}
+
+/** The most ticked items a confirmation names one by one; the rest are counted. */
+const LISTED = 20;
+
 /**
- * Acts on exactly the ticked dead letters: one reason for all, redrive at
- * once, discard after a confirmation. Each item is its own audited action, so
- * the toast says what became of each; the ones refused stay ticked.
+ * Acts on exactly the ticked dead letters: one reason for all, each act after a
+ * confirmation that lists the items it takes (and which a brake will refuse).
+ * Each item is its own audited action, so the toast says what became of each;
+ * the ones refused stay ticked.
  */
 export function SelectionBar({
   selected,
@@ -37,7 +52,7 @@ export function SelectionBar({
   onSelectAll,
   onFinished,
 }: {
-  selected: number[];
+  selected: SelectedLetter[];
   /** How many rows the page shows: "select all" ticks them all. */
   pageSize: number;
   onSelectAll: (on: boolean) => void;
@@ -47,7 +62,7 @@ export function SelectionBar({
   const form = useRef<HTMLFormElement>(null);
   const toast = useToast();
   const [running, setRunning] = useState<Act>();
-  const [confirming, setConfirming] = useState(false);
+  const [confirming, setConfirming] = useState<Act>();
   const [failure, setFailure] = useState<FailedAction>();
   const count = selected.length;
   const selectAll = useRef<HTMLInputElement>(null);
@@ -57,9 +72,9 @@ export function SelectionBar({
 
   const run = async (act: Act) => {
     const reason = form.current ? String(new FormData(form.current).get('reason') ?? '') : '';
-    setConfirming(false);
+    setConfirming(undefined);
     setRunning(act);
-    const result = await actOnSelectionAction(act, { deadLetterIds: selected, reason });
+    const result = await actOnSelectionAction(act, { deadLetterIds: selected.map((letter) => letter.id), reason });
     setRunning(undefined);
     if (!result.ok) {
       setFailure(result);
@@ -81,7 +96,7 @@ export function SelectionBar({
       data-testid="dead-letter-selection"
       onSubmit={(event) => {
         event.preventDefault();
-        void run('redrive');
+        setConfirming('redrive');
       }}
     >
       <label className="flex items-center gap-1.5 text-[13px]">
@@ -114,11 +129,11 @@ export function SelectionBar({
         pendingLabel="Redriving…"
         data-testid="selection-redrive"
       >
-        Redrive {formatCount(count)} selected
+        Redrive {formatCount(count)} selected…
       </Button>
       <Button
         onClick={() => {
-          if (form.current?.reportValidity()) setConfirming(true);
+          if (form.current?.reportValidity()) setConfirming('discard');
         }}
         disabled={count === 0 || running !== undefined}
         pending={running === 'discard'}
@@ -129,18 +144,57 @@ export function SelectionBar({
       </Button>
       <FormError result={failure} className="w-full" />
       <ConfirmDialog
-        open={confirming}
+        open={confirming === 'redrive'}
+        title={`Redrive ${formatCount(count)} dead letter${count === 1 ? '' : 's'}?`}
+        confirmLabel={`Redrive ${formatCount(count)}`}
+        cancelLabel="Not yet"
+        onConfirm={() => void run('redrive')}
+        onCancel={() => setConfirming(undefined)}
+        testId="confirm-redrive-selection"
+      >
+        Each goes back onto its queue to run again, with your reason in the audit log.
+        <SelectedList letters={selected} />
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirming === 'discard'}
         title={`Discard ${formatCount(count)} dead letter${count === 1 ? '' : 's'}?`}
         confirmLabel={`Discard ${formatCount(count)}`}
         cancelLabel="Keep them"
         tone="danger"
         onConfirm={() => void run('discard')}
-        onCancel={() => setConfirming(false)}
+        onCancel={() => setConfirming(undefined)}
         testId="confirm-discard-selection"
       >
         The ticked work is given up for good and its holds cleared as discarded. Your reason goes in the audit log for
         each one.
+        <SelectedList letters={selected} />
       </ConfirmDialog>
     </form>
+  );
+}
+
+/** The ticked items, each by its id, task, step and error class; those a brake will refuse now are said so. */
+function SelectedList({ letters }: { letters: SelectedLetter[] }) {
+  const braked = letters.filter((letter) => letter.brakedBy).length;
+  return (
+    <>
+      <ul className="mt-2 max-h-56 overflow-y-auto text-[12px]" data-testid="selection-preview">
+        {letters.slice(0, LISTED).map((letter) => (
+          <li key={letter.id} className="[overflow-wrap:anywhere]" data-testid={`selection-preview-${letter.id}`}>
+            <span className="font-mono">#{letter.id}</span> {letter.agent}/{letter.step} · task {letter.taskId}
+            {letter.errorClass ? ` · ${letter.errorClass}` : ''}
+            {letter.brakedBy ? <span className="text-warn"> · refused now: {letter.brakedBy}</span> : null}
+          </li>
+        ))}
+      </ul>
+      {letters.length > LISTED ? (
+        <p className="mt-1 text-[12px] text-muted">and {formatCount(letters.length - LISTED)} more</p>
+      ) : null}
+      {braked > 0 ? (
+        <p className="mt-1 text-[12px] text-warn" data-testid="selection-preview-braked">
+          {formatCount(braked)} of them a brake refuses now: they stay pending and ticked.
+        </p>
+      ) : null}
+    </>
   );
 }

@@ -12,10 +12,11 @@ import { timeWindowLabel, timeWindowName } from '@holdfast/protocol/time-window'
 import { StepsWindowFields } from './steps-window-fields';
 
 /**
- * Window links plus a GET form, so every choice lands in the URL. The form is
+ * Window links (the one window control; From and To in the form make a custom
+ * window) plus a GET form, so every choice lands in the URL. The form is
  * keyed on the view it shows: its fields are uncontrolled, and without the key
  * React would keep the old values when a window link or Back changes the URL
- * (the window select stayed on 24h after 7d was clicked, and Apply sent it).
+ * (the form's window stayed on 24h after 7d was clicked, and Apply sent it).
  * next/form navigates on the client, so Back and Forward restore the list and
  * the fields together.
  */

@@ -14,7 +14,11 @@ export function StepsSubtotalLine({ subtotal, view }: { subtotal: StepsSubtotal;
   return (
     <p className="mb-2 text-[13px]" data-testid="steps-subtotal">
       <span className="text-muted">
-        {filtered ? 'These' : 'All'} {formatCount(subtotal.steps)} step{subtotal.steps === 1 ? '' : 's'}:{' '}
+        {subtotal.steps === 1
+          ? filtered
+            ? 'This step: '
+            : 'The one step: '
+          : `${filtered ? 'These' : 'All'} ${formatCount(subtotal.steps)} steps: `}
       </span>
       <span data-testid="subtotal-attempts">{formatCount(subtotal.attempts)} attempts</span>,{' '}
       <span data-testid="subtotal-retries">{formatCount(subtotal.retries)} retries</span>, spend{' '}

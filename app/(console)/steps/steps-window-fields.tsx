@@ -3,33 +3,23 @@
 import { useState } from 'react';
 import { Field } from '@/components/ui/field';
 import { UtcMinuteInput } from '@/components/ui/utc-minute-input';
-import { Select } from '@/components/ui/select';
-import { timeWindowName } from '@holdfast/protocol/time-window';
 
 /**
- * The window select and the custom range. From and To count only for a custom
- * window, so they are disabled (and left out of the URL) for the others: a
- * shared link then says exactly what it shows.
+ * The custom range of the Steps filters. The window itself is chosen by the links above the form (one control,
+ * not two): typing a From or a To makes the window custom, and only then are they sent, so a shared link to a
+ * named window says exactly what it shows.
  */
 export function StepsWindowFields({ window, from, to }: { window: string; from: string; to: string }) {
-  const [chosen, setChosen] = useState(window);
-  const custom = chosen === 'custom';
+  const [custom, setCustom] = useState(window === 'custom');
+  const typed = () => setCustom(true);
   return (
     <>
-      <Field label="Window">
-        <Select name="window" value={chosen} onChange={(event) => setChosen(event.target.value)} size="sm">
-          {[...timeWindowName.options, 'custom'].map((name) => (
-            <option key={name} value={name}>
-              {name === 'custom' ? 'custom (from – to, UTC)' : name}
-            </option>
-          ))}
-        </Select>
-      </Field>
+      <input type="hidden" name="window" value={custom ? 'custom' : window} />
       <Field label="From (UTC)">
-        <UtcMinuteInput name="from" moment={from} disabled={!custom} size="sm" />
+        <UtcMinuteInput name={custom ? 'from' : undefined} moment={from} onInput={typed} size="sm" />
       </Field>
       <Field label="To (UTC)">
-        <UtcMinuteInput name="to" moment={to} disabled={!custom} size="sm" />
+        <UtcMinuteInput name={custom ? 'to' : undefined} moment={to} onInput={typed} size="sm" />
       </Field>
     </>
   );

@@ -54,6 +54,9 @@ test('a filtered bulk redrive previews what will happen, then runs with progress
   await expect(dialog.getByRole('heading')).toHaveText('Redrive 6 dead letters?');
   // Their steps failed, so their keys are failed: each runs again.
   await expect(dialog.getByTestId('bulk-redrive-outcomes')).toContainText('6 runs again');
+  // And the items themselves, not only their counts: all six, each with what its redrive will do.
+  await expect(dialog.getByTestId('bulk-redrive-sample').locator('li')).toHaveCount(6);
+  await expect(dialog.getByTestId('bulk-redrive-sample').locator('li').first()).toContainText('runs again');
   await expect(dialog.getByTestId('bulk-redrive-spend')).toContainText('Expected spend');
   // The factory's steps failed permanently: the preview warns that unchanged they will most likely fail again.
   await expect(dialog.getByTestId('bulk-redrive-permanent')).toContainText(

@@ -144,6 +144,29 @@ export function BulkRedrivePanel({
                   </li>
                 ))}
             </ul>
+            {preview.sample.length > 0 ? (
+              <div className="text-[12px]">
+                <p className="text-muted">
+                  {preview.sample.length < preview.total
+                    ? `The first ${formatCount(preview.sample.length)} of them:`
+                    : 'Each of them:'}
+                </p>
+                <ul className="max-h-40 overflow-y-auto" data-testid="bulk-redrive-sample">
+                  {preview.sample.map((item) => (
+                    <li key={item.id} className="[overflow-wrap:anywhere]" data-testid={`bulk-redrive-item-${item.id}`}>
+                      <span className="font-mono">#{item.id}</span> task {item.taskId} ·{' '}
+                      {item.brakes.length > 0 ? (
+                        <span className="text-warn">
+                          skipped: {item.brakes.map((rule) => brakeLabels[rule]).join('; ')}
+                        </span>
+                      ) : (
+                        redriveOutcomeLabels[item.outcome as RedriveOutcome]
+                      )}
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            ) : null}
             <p className="text-[13px]" data-testid="bulk-redrive-spend">
               Expected spend:{' '}
               {preview.expectedSpendMicros === null

@@ -1,4 +1,4 @@
-import { createHold, createStaleLock } from '../support/factories';
+import { createHold, createStaleLock, forceReleaseFromRow } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 
 /**
@@ -40,12 +40,7 @@ test("an owner clears a hold from My holds and force-releases their agent's stal
   const lockRow = page.getByTestId(`lock-row-${lock.slot}`);
   await expect(lockRow.getByTestId('lock-owner').getByTestId('step-owner')).toHaveText(/^team:platform/);
   await expectAccessible();
-  await lockRow.getByLabel('Reason for the release').fill('Our worker died in the deploy');
-  await lockRow.getByRole('button', { name: 'Force release…' }).click();
-  await page
-    .getByRole('dialog', { name: `Force release ${lock.slot}?` })
-    .getByRole('button', { name: 'Confirm release' })
-    .click();
+  await forceReleaseFromRow(page, lock.slot, 'Our worker died in the deploy');
   await expect(lockRow).toHaveCount(0);
   const [released] = await database.sql<{ released: boolean }[]>`
     select released_at is not null as released from slot_locks where slot = ${lock.slot}`;

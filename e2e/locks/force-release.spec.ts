@@ -1,4 +1,4 @@
-import { createStaleLock } from '../support/factories';
+import { createStaleLock, forceReleaseFromRow } from '../support/factories';
 import { expect, signInAs, test } from '../support/fixtures';
 
 test('force-releases a stale lock whose guards all pass, and shows why another cannot be released', async ({
@@ -25,12 +25,7 @@ test('force-releases a stale lock whose guards all pass, and shows why another c
     await expect(row.getByTestId(`guard-${guard}`)).toHaveAttribute('data-passes', 'true');
   }
   await expectAccessible();
-  await row.getByLabel('Reason for the release').fill('Worker died during the deploy');
-  await row.getByRole('button', { name: 'Force release…' }).click();
-  await page
-    .getByRole('dialog', { name: `Force release ${releasable.slot}?` })
-    .getByRole('button', { name: 'Confirm release' })
-    .click();
+  await forceReleaseFromRow(page, releasable.slot, 'Worker died during the deploy');
   await expect(page.getByTestId(`lock-row-${releasable.slot}`)).toHaveCount(0);
   await expect(page.getByTestId(`lock-row-${guarded.slot}`)).toBeVisible();
 });

@@ -113,7 +113,8 @@ test('shows headline figures against the previous window, both charts and the to
     await expect(page.getByTestId(`headline-${figure}`).getByTestId('value')).not.toBeEmpty();
   }
   await expect(page.getByTestId('headline-staleLocks').getByTestId('change')).toHaveText('now');
-  await expect(page.getByTestId('chart-retry-share').locator('svg.recharts-surface')).toBeVisible();
+  // The chart itself (its legend's icon is an svg of the same class).
+  await expect(page.getByTestId('chart-retry-share').getByRole('application')).toBeVisible();
   await expect(page.getByTestId('chart-retry-spend-by-step').locator('svg.recharts-surface').first()).toBeVisible();
   await expect(page.getByTestId('top-movers')).toBeVisible();
 });

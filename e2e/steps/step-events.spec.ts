@@ -1,6 +1,23 @@
 import { resumePause, setPause } from '../../packages/engine/src/core';
+import type { DatabaseConnection } from '../../packages/engine/src/db/client';
 import { uniqueId } from '../support/factories';
 import { expect, test } from '../support/fixtures';
+
+/** A step of a new agent that on-call paused and resumed (with a ramp when given) a moment ago. */
+async function pausedAndResumed(
+  database: DatabaseConnection,
+  seeStep: (agent: string, step: string) => Promise<void>,
+  label: string,
+  ramp?: { startPerMinute: number; overMinutes: number },
+): Promise<string> {
+  const agent = uniqueId(label);
+  await seeStep(agent, 'send');
+  const oncall = { type: 'person' as const, id: 'remy@holdfast.demo', role: 'responder' as const, teams: ['growth'] };
+  const ctx = { db: database.db, actor: oncall };
+  const { pause } = await setPause(ctx, { scope: 'step', agent, step: 'send', reason: 'e2e' });
+  await resumePause(ctx, { pauseId: pause.id, reason: 'e2e', ...(ramp ? { ramp } : {}) });
+  return agent;
+}
 
 /** What happened when: a pause and its ramped resume are marked on the step's charts and listed under them. */
 test("a pause and its ramped resume are marked on the step's charts and listed in words", async ({
@@ -9,17 +26,7 @@ test("a pause and its ramped resume are marked on the step's charts and listed i
   seeStep,
   expectAccessible,
 }) => {
-  const agent = uniqueId('e2e-events');
-  await seeStep(agent, 'send');
-  const oncall = { type: 'person' as const, id: 'remy@holdfast.demo', role: 'responder' as const, teams: ['growth'] };
-  const { pause } = await setPause(
-    { db: database.db, actor: oncall },
-    { scope: 'step', agent, step: 'send', reason: 'e2e' },
-  );
-  await resumePause(
-    { db: database.db, actor: oncall },
-    { pauseId: pause.id, reason: 'e2e', ramp: { startPerMinute: 5, overMinutes: 10 } },
-  );
+  const agent = await pausedAndResumed(database, seeStep, 'e2e-events', { startPerMinute: 5, overMinutes: 10 });
 
   await page.goto(`/steps/${agent}/send?window=1h`);
   const events = page.getByTestId('step-events');
@@ -46,14 +53,7 @@ test("the Overview marks the fleet's pauses on its charts and lists them, naming
   database,
   seeStep,
 }) => {
-  const agent = uniqueId('e2e-fleet-events');
-  await seeStep(agent, 'send');
-  const oncall = { type: 'person' as const, id: 'remy@holdfast.demo', role: 'responder' as const, teams: ['growth'] };
-  const { pause } = await setPause(
-    { db: database.db, actor: oncall },
-    { scope: 'step', agent, step: 'send', reason: 'e2e' },
-  );
-  await resumePause({ db: database.db, actor: oncall }, { pauseId: pause.id, reason: 'e2e' });
+  const agent = await pausedAndResumed(database, seeStep, 'e2e-fleet-events');
 
   await page.goto('/?window=1h');
   const paused = page.getByTestId('fleet-events').getByTestId('step-event-paused').filter({ hasText: agent });

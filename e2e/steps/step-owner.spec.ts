@@ -64,7 +64,8 @@ test('a step shows the owner its agent declares; an admin names owners for the a
   const records = await database.db
     .select({ action: auditLog.action, targetId: auditLog.targetId, reason: auditLog.reason })
     .from(auditLog)
-    .where(and(eq(auditLog.targetType, 'step_owner'), eq(auditLog.action, 'owner.save')));
+    .where(and(eq(auditLog.targetType, 'step_owner'), eq(auditLog.action, 'owner.save')))
+    .orderBy(auditLog.id);
   expect(records.filter((record) => record.targetId.startsWith(`${agent}/`))).toEqual([
     { action: 'owner.save', targetId: `${agent}/*`, reason: 'payments took the agent over' },
     { action: 'owner.save', targetId: `${agent}/send`, reason: 'sending is platform' },

@@ -16,6 +16,7 @@ import {
 } from '../../packages/engine/src/core';
 import type { DatabaseConnection } from '../../packages/engine/src/db/client';
 import type { Role } from '../../packages/engine/src/db/schema';
+import type { Page } from '@playwright/test';
 
 /**
  * Rows a test changes, made for that test alone through the product's own library
@@ -160,4 +161,15 @@ export async function createToken(
   const name = uniqueId('e2e-token');
   const { token, record } = await createApiToken({ db: database.db, actor: admin }, { name, ...options });
   return { name, token, tokenId: record.id };
+}
+
+/** Force-releases a lock from its row on the Locks page: the reason, the button, then the dialog's confirmation. */
+export async function forceReleaseFromRow(page: Page, slot: string, reason: string): Promise<void> {
+  const row = page.getByTestId(`lock-row-${slot}`);
+  await row.getByLabel('Reason for the release').fill(reason);
+  await row.getByRole('button', { name: 'Force release…' }).click();
+  await page
+    .getByRole('dialog', { name: `Force release ${slot}?` })
+    .getByRole('button', { name: 'Confirm release' })
+    .click();
 }

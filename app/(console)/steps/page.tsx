@@ -35,24 +35,7 @@ export default async function StepsPage({
   const now = new Date();
   // One source for the page's reads; a replica that fails mid-read is read again on the primary.
   const {
-    value: [
-      {
-        agents,
-        total,
-        page,
-        steps,
-        retryCauses,
-        anomalies,
-        pools,
-        sources,
-        costSources,
-        owners,
-        ownerChoices,
-        subtotal,
-      },
-      pauses,
-      dataBegins,
-    ],
+    value: [shown, pauses, dataBegins],
   } = await readConsole((db) =>
     // One snapshot: a step's failures and their classes are read apart, and must agree while agents write.
     inOneSnapshot(db, (snapshot) =>
@@ -73,10 +56,10 @@ export default async function StepsPage({
         description={`Every step's retries, spend and latency from ${minute(view.range.from)} to ${minute(view.range.to)} UTC, each change against the ${rangeLength(view.range)} before (from ${minute(previous.from)}).`}
       />
       <PausesNotice {...pauses} backlogMinutes={BACKLOG_MINUTES} />
-      <StepsFilters view={view} agents={agents} owners={ownerChoices} />
+      <StepsFilters view={view} agents={shown.agents} owners={shown.ownerChoices} />
       <FilterNotices notices={view.notices} />
       <DataSpanNote range={view.range} dataBegins={dataBegins} />
-      {steps.length === 0 ? (
+      {shown.steps.length === 0 ? (
         <EmptyState title="No steps match" testId="steps-empty">
           No attempts in this window
           {view.agent || view.search || view.source || view.cost || view.owner ? ' for these filters' : ''}. Try a
@@ -84,26 +67,18 @@ export default async function StepsPage({
         </EmptyState>
       ) : (
         <>
-          <StepsSubtotalLine subtotal={subtotal} view={view} />
-          <StepsTable
-            steps={steps}
-            retryCauses={retryCauses}
-            view={view}
-            anomalies={anomalies}
-            pools={pools}
-            sources={sources}
-            costSources={costSources}
-            owners={owners}
-          />
+          <StepsSubtotalLine subtotal={shown.subtotal} view={view} />
+          {/* The page's rows, with their causes, anomalies, pools, sources, costing and owners. */}
+          <StepsTable {...shown} view={view} />
           <div className="mt-2 flex flex-wrap items-center justify-between gap-2">
-            <StepsPager view={view} page={page} total={total} />
+            <StepsPager view={view} page={shown.page} total={shown.total} />
             <a
               href={stepsExportHref(view)}
               download
               className="text-[13px] text-accent underline"
               data-testid="steps-export"
             >
-              Export {formatCount(total)} step{total === 1 ? '' : 's'} as CSV
+              Export {formatCount(shown.total)} step{shown.total === 1 ? '' : 's'} as CSV
             </a>
           </div>
         </>
@@ -136,10 +111,11 @@ export default async function StepsPage({
               the error class of the failed attempt before it (attempt 3 is counted under attempt 2&apos;s class),
               &quot;after a success&quot; for a step run again after it succeeded, &quot;while one ran&quot; for a
               second copy started while the first still ran. It counts the executions whose first attempt started in the
-              window&apos;s hours (from {minute(retryCauses.executionsBegun.from)} UTC), with all their retries, as of
-              the last rollup pass (up to a minute behind); Retry spend counts the retries that started in the window,
-              so the two differ by executions that straddle the window&apos;s edges. Kept as long as the raw attempts.
-              {retryCauses.available
+              window&apos;s hours (from {minute(shown.retryCauses.executionsBegun.from)} UTC), with all their retries,
+              as of the last rollup pass (up to a minute behind); Retry spend counts the retries that started in the
+              window, so the two differ by executions that straddle the window&apos;s edges. Kept as long as the raw
+              attempts.
+              {shown.retryCauses.available
                 ? ''
                 : ' Not yet available: the rollup pass fills it on its first run after an upgrade.'}
             </dd>

@@ -31,6 +31,8 @@ export interface TestMcpServer {
  * - `failing_charge`: charges nothing and answers a tool error with the text it is given;
  * - `flaky_charge`: answers "503 Service Unavailable" while `failuresLeft` says so, then charges;
  * - `get_balance`: annotated `readOnlyHint: true`; counts its calls.
+ * - `set_limit`: annotated `idempotentHint: true` (setting the same limit twice changes nothing more); counts its
+ *   calls, each a side effect.
  * Stateless Streamable HTTP: every request gets a fresh McpServer over the shared counters.
  */
 export async function startTestMcpServer(): Promise<TestMcpServer> {
@@ -104,6 +106,18 @@ export async function startTestMcpServer(): Promise<TestMcpServer> {
       async ({ orderId }) => {
         perform('get_balance', orderId);
         return answer(`balance for ${orderId}: 1000`);
+      },
+    );
+    server.registerTool(
+      'set_limit',
+      {
+        description: "Sets an order's limit",
+        inputSchema: { orderId: z.string(), limitCents: z.number().int() },
+        annotations: { idempotentHint: true, destructiveHint: false },
+      },
+      async ({ orderId, limitCents }) => {
+        const effect = perform('set_limit', orderId);
+        return answer(`limit of ${orderId} set to ${limitCents}: change ${effect.number}`);
       },
     );
     return server;

@@ -1,3 +1,4 @@
+import { getClock } from '@/lib/server/db';
 import type { Metadata } from 'next';
 import { ListPage, ListSection } from '@/components/console/list-page';
 import { decide, readBreakerSettings } from '@holdfast/engine/core';
@@ -19,7 +20,9 @@ const FORM_HEADING = 'pause-form-heading';
 
 export default async function PausesPage() {
   const person = await requirePerson();
-  const now = new Date();
+  // The database's clock, as the actions that end pauses and ramps write by it: a page read just after one
+  // judges the pause by the same clock (Node's may be a few milliseconds behind it).
+  const now = getClock()();
   const {
     value: [pauses, breakers, settings],
     source,

@@ -348,10 +348,13 @@ describe('the MCP gateway from the package', () => {
       }),
     });
     const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as { answers: unknown[] };
-    // Both calls answered as the server answered the first; the server charged once.
+    // Both calls answered as the server answered the first, the second marked as its replay; the server charged once.
     expect(report.answers).toEqual([
       { content: [{ type: 'text', text: 'charged 1200 for order 7' }] },
-      { content: [{ type: 'text', text: 'charged 1200 for order 7' }] },
+      {
+        content: [{ type: 'text', text: 'charged 1200 for order 7' }],
+        _meta: { 'io.holdfast/replayed': { firstRunAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) } },
+      },
     ]);
     expect(fs.readFileSync(effects, 'utf8').trim().split('\n')).toEqual(['charge 7 1200']);
     expect(

@@ -308,7 +308,7 @@ describe('the MCP gateway authenticates its callers', () => {
     expect(inTask.isError).toBeFalsy();
     expect(upstream.count('charge_card', 'o-squat')).toBe(2);
     // A repeat replays (one operation each), and research's squatted tasks are still research's alone.
-    expect(await call(payments, args, { 'io.holdfast/key': 'refund-42' })).toEqual(keyed);
+    expect((await call(payments, args, { 'io.holdfast/key': 'refund-42' })).content).toEqual(keyed.content);
     expect(upstream.count('charge_card', 'o-squat')).toBe(2);
     const owners = await database.sql<{ task_id: string; agent: string }[]>`
       select task_id, agent from task_budgets where task_id like 'mcp:key:refund-42%' or task_id like 'order-squat/%'`;

@@ -149,6 +149,7 @@ describe('the MCP gateway', () => {
       'failing_charge',
       'flaky_charge',
       'get_balance',
+      'set_limit',
       'slow_charge',
     ]);
     expect(tools.find((tool) => tool.name === 'get_balance')?.annotations).toEqual({ readOnlyHint: true });
@@ -183,10 +184,17 @@ describe('the MCP gateway', () => {
 
     expect(upstream.count('slow_charge', 'o-64')).toBe(1);
     const [charge] = upstream.effects.filter((effect) => effect.orderId === 'o-64');
-    expect(results[0]).toEqual({
-      content: [{ type: 'text', text: `charged o-64 slowly: charge ch_${charge!.number}` }],
-    });
-    for (const result of results) expect(result).toEqual(results[0]);
+    // One caller ran it and gets the server's answer as it is; the 63 others get the same content, marked as a
+    // replay of that one run, with when it ran.
+    const ran = results.filter((result) => result._meta?.['io.holdfast/replayed'] === undefined);
+    expect(ran).toEqual([{ content: [{ type: 'text', text: `charged o-64 slowly: charge ch_${charge!.number}` }] }]);
+    const replays = results.filter((result) => result._meta?.['io.holdfast/replayed'] !== undefined);
+    expect(replays).toHaveLength(63);
+    const firstRunAt = (replays[0]!._meta!['io.holdfast/replayed'] as { firstRunAt: string }).firstRunAt;
+    expect(Date.parse(firstRunAt)).toBeGreaterThan(Date.now() - 10 * 60_000);
+    for (const replay of replays) {
+      expect(replay).toEqual({ ...ran[0], _meta: { 'io.holdfast/replayed': { firstRunAt } } });
+    }
     const attempts = await attemptsOfTask('order-64/');
     expect(attempts).toHaveLength(1);
     expect(attempts[0]).toMatchObject({
@@ -410,7 +418,9 @@ describe('the MCP gateway', () => {
 
     // No key and no task: identical calls inside the window are one operation.
     const first = await call(client, 'charge_card', { orderId: 'o-window', amountCents: 100 });
-    expect(await call(client, 'charge_card', { amountCents: 100, orderId: 'o-window' })).toEqual(first);
+    const repeat = await call(client, 'charge_card', { amountCents: 100, orderId: 'o-window' });
+    expect(repeat.content).toEqual(first.content);
+    expect(repeat._meta?.['io.holdfast/replayed']).toEqual({ firstRunAt: expect.any(String) });
     expect(upstream.count('charge_card', 'o-window')).toBe(1);
     const [windowTask] = await database.sql<{ task_id: string }[]>`
       select task_id from task_budgets where agent = 'keyed-agent'`;
@@ -424,8 +434,9 @@ describe('the MCP gateway', () => {
       { 'io.holdfast/key': 'pay-1' },
     );
     expect(
-      await call(client, 'charge_card', { orderId: 'o-key', amountCents: 100 }, { 'io.holdfast/key': 'pay-1' }),
-    ).toEqual(keyed);
+      (await call(client, 'charge_card', { orderId: 'o-key', amountCents: 100 }, { 'io.holdfast/key': 'pay-1' }))
+        .content,
+    ).toEqual(keyed.content);
     const again = await call(
       client,
       'charge_card',

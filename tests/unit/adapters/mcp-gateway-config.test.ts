@@ -6,6 +6,8 @@ import {
 } from '../../../packages/client/src/adapters/mcp/client-credentials';
 import { ConfigError, parseGatewayArgs } from '../../../packages/client/src/adapters/mcp/gateway-config';
 import { isOurMetaName, parseCallMeta, splitMeta } from '../../../packages/client/src/adapters/mcp/meta-fields';
+import { toolPolicy } from '../../../packages/client/src/adapters/mcp/tool-policy';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
 /** The gateway's credentials, its command line, and its `_meta` names, without a server. */
 const SECRET = 'r'.repeat(40);
@@ -111,5 +113,60 @@ describe('_meta names', () => {
         '_meta "IO.HOLDFAST/key" is not a field of the gateway (it knows io.holdfast/key and io.holdfast/task, spelt in lower case)',
     });
     expect(parseCallMeta(splitMeta({ 'io.holdfast/key': 'k-1' }).ours)).toEqual({ ok: true, meta: { key: 'k-1' } });
+  });
+});
+
+describe("each tool's policy", () => {
+  const rules = (args: string[]) => {
+    const config = parse(args);
+    return {
+      guard: new Set(config.guard),
+      noGuard: new Set(config.noGuard),
+      keyless: new Map(Object.entries(config.keyless)),
+      keylessDefault: config.keylessDefault,
+    };
+  };
+  const tool = (annotations: Tool['annotations']): Tool => ({
+    name: 't',
+    inputSchema: { type: 'object' },
+    ...(annotations ? { annotations } : {}),
+  });
+
+  it('reads annotations only toward what is safe, and lets the options override them by name', () => {
+    const plain = rules([]);
+    expect(toolPolicy(plain, 't', tool({ readOnlyHint: true }))).toEqual({
+      guarded: false,
+      keyless: 'window',
+      from: 'annotations',
+    });
+    expect(toolPolicy(plain, 't', tool({ idempotentHint: true }))).toMatchObject({ guarded: true, keyless: 'always' });
+    // Idempotent and destructive: a repeat is not assumed harmless.
+    expect(toolPolicy(plain, 't', tool({ idempotentHint: true, destructiveHint: true }))).toMatchObject({
+      keyless: 'window',
+    });
+    // Not listed (or a list that cannot be read): guarded, the default mode.
+    expect(toolPolicy(plain, 't', undefined)).toEqual({ guarded: true, keyless: 'window', from: 'default' });
+
+    const configured = rules(['--keyless', 't=refuse', '--keyless-default', 'always', '--guard', 'g']);
+    expect(toolPolicy(configured, 't', tool({ idempotentHint: true }))).toEqual({
+      guarded: true,
+      keyless: 'refuse',
+      from: 'config',
+    });
+    expect(toolPolicy(configured, 'other', undefined)).toMatchObject({ keyless: 'always' });
+    expect(toolPolicy(configured, 'g', tool({ readOnlyHint: true }))).toMatchObject({ guarded: true, from: 'config' });
+  });
+
+  it('refuses a --keyless it cannot read, naming it', () => {
+    for (const [args, message] of [
+      [['--keyless', 'charge'], /give TOOL=MODE/],
+      [['--keyless', '=refuse'], /give TOOL=MODE/],
+      [['--keyless', 'charge=sometimes'], /--keyless charge must be one of window, always, refuse/],
+      [['--keyless', 'charge=refuse', '--keyless', 'charge=always'], /names charge twice/],
+      [['--keyless-default', 'never'], /--keyless-default must be one of/],
+    ] as const) {
+      expect(() => parse([...args])).toThrow(ConfigError);
+      expect(() => parse([...args])).toThrow(message);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { getClock } from '@/lib/server/db';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { decodeRouteParam } from '@holdfast/engine/core';
@@ -56,7 +57,9 @@ export default async function StepDetailPage({ params, searchParams }: Props) {
   const [agentName, stepName] = [decodeRouteParam(agent), decodeRouteParam(step)];
   if (agentName === undefined || stepName === undefined) notFound();
   const names = { agent: agentName, step: stepName };
-  const now = new Date();
+  // The database's clock, as the actions that end pauses and ramps write by it: a page read just after one
+  // judges the pause by the same clock (Node's may be a few milliseconds behind it).
+  const now = getClock()();
   const view = parseStepsView(await searchParams, now);
   const retentionDays = getEnvironment().HOLDFAST_ATTEMPT_RETENTION_DAYS;
   const rawFloor = new Date(now.getTime() - retentionDays * 86_400_000);

@@ -11,8 +11,11 @@ import type { CallMeta } from './meta-fields';
  *
  * - `io.holdfast/key` K: task `mcp:key:K:S`; the client said which operation this is.
  * - `io.holdfast/task` T: task `T/mcp-S`; identical calls in one task are one operation.
- * - neither: task `mcp:window:<agent>:<window start>:S`; identical calls of one
- *   agent inside one deduplication window are one operation.
+ * - neither, for a tool whose keyless repeats are one operation per window (tool-policy.ts): task
+ *   `mcp:window:<agent>:<window start>:S`; identical calls of one agent inside one deduplication window are one
+ *   operation;
+ * - neither, for a tool whose keyless calls always run: task `mcp:call:<agent>:<call id>:S`, the call id random,
+ *   so each call is an operation of its own (still recorded, and never repeated once its outcome is unknown).
  *
  * S is a seal: the first 24 hex digits of an HMAC-SHA256, keyed by the
  * gateway's key secret, of the call's agent and what names the operation (K;
@@ -32,7 +35,7 @@ export interface CallIdentity {
   /** What Holdfast hashes into the key's guard and keeps with a dead letter. */
   content: { server: string; tool: string; arguments: Record<string, unknown> };
   /** How the key was chosen, for the gateway's own messages. */
-  derivedFrom: 'key' | 'task' | 'window';
+  derivedFrom: 'key' | 'task' | 'window' | 'call';
 }
 
 export interface CallToIdentify {
@@ -46,6 +49,8 @@ export interface CallToIdentify {
   /** The deduplication window's length, and the time that places the call in one. */
   windowMs: number;
   nowMs: number;
+  /** For a keyless call of a tool whose keyless calls always run: this call's own random id. */
+  callId?: string;
 }
 
 /** Hex digits of the seal: 96 bits, beyond guessing one begin at a time. */
@@ -71,6 +76,10 @@ export function identifyCall(call: CallToIdentify): CallIdentity {
   if (call.meta.task !== undefined) {
     const taskId = `${call.meta.task}/mcp-${seal('task', call.meta.task, contentHash)}`;
     return { taskId, step, content, derivedFrom: 'task' };
+  }
+  if (call.callId !== undefined) {
+    const taskId = `mcp:call:${call.agent}:${call.callId}:${seal('call', call.callId, contentHash)}`;
+    return { taskId, step, content, derivedFrom: 'call' };
   }
   const windowStart = Math.floor(call.nowMs / call.windowMs) * call.windowMs;
   const startText = new Date(windowStart).toISOString().replace('.000Z', 'Z');

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { agentName, NAME_PATTERN } from '@holdfast/protocol/names';
 import { type ClientCredential, MIN_SECRET_LENGTH, parseClientCredentials } from './client-credentials';
 import type { UpstreamTarget } from './upstream';
+import { type KeylessRepeat, keylessRepeats } from './tool-policy';
 
 /** Everything the gateway runs with, read from its command line and environment (gateway-config.ts). */
 export interface GatewayConfig {
@@ -18,6 +19,10 @@ export interface GatewayConfig {
   agent: string;
   guard: string[];
   noGuard: string[];
+  /** What a keyless call of a tool means (tool-policy.ts), per tool, from --keyless TOOL=MODE. */
+  keyless: Record<string, KeylessRepeat>;
+  /** For the tools neither --keyless nor their annotations decide (--keyless-default). */
+  keylessDefault: KeylessRepeat;
   /** Streamable HTTP on 127.0.0.1 at this port (0: any free port); absent: stdio. */
   listenPort?: number;
   /** With --listen: who may call, and as which agent (client-credentials.ts). */
@@ -64,6 +69,11 @@ gateway of one server) from HOLDFAST_MCP_KEY_SECRET.
   --agent NAME             over stdio: the agent of every call (default ${DEFAULTS.agent})
   --guard TOOL[,TOOL]      guard these tools even if annotated read-only (repeatable)
   --no-guard TOOL[,TOOL]   pass these tools straight through (repeatable)
+  --keyless TOOL=MODE      what a call naming no io.holdfast/key or task means for TOOL (repeatable):
+                           window (identical calls in one window are one operation), always (each
+                           call runs), refuse (the call must name its operation)
+  --keyless-default MODE   the same for every other tool (default window; an idempotent,
+                           non-destructive tool by its annotations: always)
   --listen 127.0.0.1:PORT  serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio
   --clients FILE           with --listen (required): the clients, their agents and secrets (JSON)
   --max-sessions-per-client N  with --listen: sessions one client may have open (default ${DEFAULTS.maxSessionsPerClient})
@@ -139,6 +149,8 @@ export function parseGatewayArgs(
   const noGuard = toolList(values['no-guard']);
   const both = guard.filter((tool) => noGuard.includes(tool));
   if (both.length > 0) throw new ConfigError(`--guard and --no-guard both name ${both.join(', ')}`);
+  const keyless = keylessChoices(values.keyless);
+  const keylessDefault = keylessMode(values['keyless-default'] ?? 'window', '--keyless-default');
 
   if (values['upstream-url'] !== undefined && command.length > 0) {
     throw new ConfigError('give the upstream server once: --upstream-url URL or -- COMMAND, not both');
@@ -181,6 +193,8 @@ export function parseGatewayArgs(
     agent,
     guard,
     noGuard,
+    keyless,
+    keylessDefault,
     listenPort: values.listen === undefined ? undefined : loopbackPort(values.listen),
     clients,
     maxSessionsPerClient:
@@ -212,6 +226,8 @@ function parse(args: string[]) {
       agent: { type: 'string' },
       guard: { type: 'string', multiple: true },
       'no-guard': { type: 'string', multiple: true },
+      keyless: { type: 'string', multiple: true },
+      'keyless-default': { type: 'string' },
       listen: { type: 'string' },
       clients: { type: 'string' },
       'max-sessions-per-client': { type: 'string' },
@@ -242,6 +258,25 @@ function toolList(values: string[] | undefined): string[] {
     .flatMap((value) => value.split(','))
     .map((tool) => tool.trim())
     .filter((tool) => tool !== '');
+}
+
+/** `--keyless charge=refuse --keyless next_page=always`: each tool once, each mode one the gateway knows. */
+function keylessChoices(values: string[] | undefined): Record<string, KeylessRepeat> {
+  const chosen: Record<string, KeylessRepeat> = {};
+  for (const value of values ?? []) {
+    const split = value.lastIndexOf('=');
+    const tool = split > 0 ? value.slice(0, split).trim() : '';
+    if (tool === '') throw new ConfigError(`--keyless ${value}: give TOOL=MODE (MODE ${keylessRepeats.join(', ')})`);
+    if (Object.hasOwn(chosen, tool)) throw new ConfigError(`--keyless names ${tool} twice`);
+    chosen[tool] = keylessMode(value.slice(split + 1).trim(), `--keyless ${tool}`);
+  }
+  return chosen;
+}
+
+function keylessMode(value: string, option: string): KeylessRepeat {
+  const mode = keylessRepeats.find((each) => each === value);
+  if (!mode) throw new ConfigError(`${option} must be one of ${keylessRepeats.join(', ')} (not ${value})`);
+  return mode;
 }
 
 /** The gateway serves 127.0.0.1 only: a tool that moves money is not for the network to call. */

@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import {
   CallToolResultSchema,
   type CallToolRequest,
   type CallToolResult,
+  ErrorCode,
+  McpError,
   type ServerNotification,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createHoldfastClient } from '../..';
 import type { HoldfastClient } from '../../client-types';
@@ -10,9 +14,10 @@ import { realSleep, type Sleep } from '../step-loop';
 import { identifyCall } from './call-identity';
 import type { GatewayConfig } from './gateway-config';
 import { runGuardedCall } from './guarded-call';
-import { isGuarded, type GuardRules } from './guarded-tools';
-import { parseCallMeta, splitMeta } from './meta-fields';
+import { argumentsProblem } from './tool-arguments';
+import { META_KEY, META_TASK, parseCallMeta, splitMeta } from './meta-fields';
 import { refusedAnswer } from './tool-answers';
+import { toolPolicy, type ToolRules } from './tool-policy';
 import { Upstream, type UpstreamIdentity } from './upstream';
 
 /** Holdfast's longest in-progress TTL (24 hours). */
@@ -51,7 +56,7 @@ export interface GatewayOptions {
  */
 export class Gateway {
   private readonly listeners = new Set<(notification: ServerNotification) => void>();
-  private readonly rules: GuardRules;
+  private readonly rules: ToolRules;
 
   private constructor(
     readonly config: GatewayConfig,
@@ -60,7 +65,12 @@ export class Gateway {
     private readonly holdfast: HoldfastClient,
     private readonly options: Required<Omit<GatewayOptions, 'holdfast'>>,
   ) {
-    this.rules = { guard: new Set(config.guard), noGuard: new Set(config.noGuard) };
+    this.rules = {
+      guard: new Set(config.guard),
+      noGuard: new Set(config.noGuard),
+      keyless: new Map(Object.entries(config.keyless)),
+      keylessDefault: config.keylessDefault,
+    };
   }
 
   /** Connects to the upstream server (its name and capabilities are what the gateway serves). */
@@ -96,9 +106,11 @@ export class Gateway {
   }
 
   /**
-   * One tools/call. An unguarded tool goes straight through and is recorded
-   * nowhere; a guarded one is a Holdfast step. The gateway's `_meta` fields
-   * never reach the upstream server.
+   * One tools/call. A tool the server does not list is the caller's error (-32602, as MCP says), and arguments its
+   * input schema refuses a tool error the model can read: neither runs anything, records anything or opens a hold
+   * (holds are for side effects whose outcome is unknown or that failed for good). An unguarded tool goes straight
+   * through and is recorded nowhere; a guarded one is a Holdfast step, named by the tool's policy (tool-policy.ts).
+   * The gateway's `_meta` fields never reach the upstream server.
    */
   async callTool(params: CallToolRequest['params'], caller: Caller, signal?: AbortSignal): Promise<CallToolResult> {
     const { ours, forwarded } = splitMeta(params._meta);
@@ -114,13 +126,36 @@ export class Gateway {
     const onprogress = caller.progress;
     const timeout = this.config.callTimeoutMs;
     // A tool list that cannot be read guards the call: the safe side when nothing is known of the tool.
-    const tool = await this.upstream.tool(params.name).catch(() => undefined);
-    if (!isGuarded(this.rules, params.name, tool)) {
+    let tool: Tool | undefined;
+    let listed = true;
+    try {
+      tool = await this.upstream.tool(params.name);
+    } catch {
+      listed = false;
+    }
+    if (listed && tool === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${params.name} (the MCP server ${this.config.serverName} lists no such tool; nothing was run)`,
+      );
+    }
+    const policy = toolPolicy(this.rules, params.name, tool);
+    if (!policy.guarded) {
       return this.upstream.request(request, CallToolResultSchema, { signal, timeout, onprogress });
     }
+    // Checked here for guarded tools only (an unguarded call is the server's to judge, untouched).
+    const invalid = tool && argumentsProblem(tool, params.arguments);
+    if (invalid) return refusedAnswer(`the arguments do not fit ${params.name}'s input schema: ${invalid}`);
 
     const meta = parseCallMeta(ours);
     if (!meta.ok) return refusedAnswer(meta.problem);
+    const keyless = meta.meta.key === undefined && meta.meta.task === undefined;
+    if (keyless && policy.keyless === 'refuse') {
+      return refusedAnswer(
+        `${params.name} runs only when the call names its operation: give _meta "${META_KEY}" (the same key again ` +
+          `for a retry of the same operation, a new one for a new operation) or "${META_TASK}"`,
+      );
+    }
     const agent = caller.agent;
     const identity = identifyCall({
       server: this.config.serverName,
@@ -131,6 +166,7 @@ export class Gateway {
       keySecret: this.config.keySecret,
       windowMs: this.config.dedupWindowMs,
       nowMs: this.options.now(),
+      ...(keyless && policy.keyless === 'always' ? { callId: randomUUID() } : {}),
     });
     return runGuardedCall(
       {

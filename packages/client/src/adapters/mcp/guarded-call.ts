@@ -8,6 +8,7 @@ import type { Sleep } from '../step-loop';
 import { holdfastFailedAnswer, outcomeUnknownAnswer, stopAnswer, tryLaterAnswer } from './tool-answers';
 import { stepErrorOfToolResult } from './tool-error-class';
 import { upstreamFailureOf } from './upstream-failure';
+import { META_FIRST_RUN_AT, META_REPLAYED } from './meta-fields';
 
 /**
  * One guarded tools/call as a Holdfast step, run until it has an answer for
@@ -77,8 +78,9 @@ export async function runGuardedCall(
       }
       answered = result;
       if (result.isError) throw stepErrorOfToolResult(result);
-      // Nothing Holdfast can price: a tool call through the gateway costs nothing it knows of.
-      return { result, costMicros: 0 };
+      // Nothing Holdfast can price: a tool call through the gateway costs nothing it knows of. The stored copy
+      // keeps when it ran, for the replays to say.
+      return { result: withFirstRunAt(result, new Date(context.now())), costMicros: 0 };
     };
     const holdfast: HoldfastClient = {
       ...context.holdfast,
@@ -112,8 +114,9 @@ export async function runGuardedCall(
     let waiting: { code: string; detail: string };
     switch (outcome.status) {
       case 'completed':
+        return withoutFirstRunAt(outcome.result);
       case 'replayed':
-        return outcome.result;
+        return asReplayed(outcome.result);
       case 'stop':
         // A stop after the tool answered a success is a result Holdfast could not store (too large, not
         // storable text): the tool did act, so its answer goes to the caller rather than an error that
@@ -200,3 +203,25 @@ function holdfastFailed(
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The result as stored: with when it ran in its `_meta`. */
+function withFirstRunAt(result: CallToolResult, ranAt: Date): CallToolResult {
+  return { ...result, _meta: { ...result._meta, [META_FIRST_RUN_AT]: ranAt.toISOString() } };
+}
+
+function withoutFirstRunAt(result: CallToolResult): CallToolResult {
+  if (!result._meta || !(META_FIRST_RUN_AT in result._meta)) return result;
+  const { [META_FIRST_RUN_AT]: _ranAt, ...meta } = result._meta;
+  const { _meta: _stored, ...rest } = result;
+  return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
+}
+
+/** A stored result answered again: it says it is a replay, and when the operation first ran. */
+function asReplayed(result: CallToolResult): CallToolResult {
+  const ranAt = result._meta?.[META_FIRST_RUN_AT];
+  const answer = withoutFirstRunAt(result);
+  return {
+    ...answer,
+    _meta: { ...answer._meta, [META_REPLAYED]: { firstRunAt: typeof ranAt === 'string' ? ranAt : null } },
+  };
+}

@@ -12,6 +12,14 @@ export const META_KEY = `${META_PREFIX}key`;
 export const META_TASK = `${META_PREFIX}task`;
 /** On a "try again" answer: how long to wait, in milliseconds. */
 export const META_RETRY_AFTER_MS = `${META_PREFIX}retryAfterMs`;
+/**
+ * On a result answered from Holdfast's store rather than run (a repeat of an operation that already ran):
+ * `{ firstRunAt }`, when it first ran (ISO; null for a result stored before the gateway kept it). A first run has
+ * no such field, so a caller can tell a repeat it meant from a replay.
+ */
+export const META_REPLAYED = `${META_PREFIX}replayed`;
+/** Kept with a stored result: when the tool answered it. Never sent to a caller as it is (see META_REPLAYED). */
+export const META_FIRST_RUN_AT = `${META_PREFIX}firstRunAt`;
 /** On an upstream tool's error result: the error class the server itself gives its failure (optional). */
 export const META_ERROR_CLASS = `${META_PREFIX}errorClass`;
 

@@ -373,7 +373,9 @@ describe('the MCP gateway', () => {
     const meta = { 'io.holdfast/task': 'order-flaky' };
     const charged = await call(client, 'flaky_charge', { orderId: 'o-flaky', failures: 1 }, meta);
     expect(textOf(charged)).toMatch(/^charged o-flaky: charge ch_\d+$/);
-    expect(await call(client, 'flaky_charge', { orderId: 'o-flaky', failures: 1 }, meta)).toEqual(charged);
+    // The repeat replays the charge, marked as a replay.
+    const repeated = await call(client, 'flaky_charge', { orderId: 'o-flaky', failures: 1 }, meta);
+    expect(repeated).toEqual({ ...charged, _meta: { 'io.holdfast/replayed': { firstRunAt: expect.any(String) } } });
     expect(upstream.count('flaky_charge', 'o-flaky')).toBe(1);
     expect(
       (await attemptsOfTask('order-flaky/')).map((attempt) => [

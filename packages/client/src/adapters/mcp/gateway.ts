@@ -18,7 +18,7 @@ import { argumentsProblem } from './tool-arguments';
 import { META_KEY, META_TASK, parseCallMeta, splitMeta } from './meta-fields';
 import { refusedAnswer } from './tool-answers';
 import { toolPolicy, type ToolRules } from './tool-policy';
-import { Upstream, type UpstreamIdentity } from './upstream';
+import { type ClientSide, Upstream, type UpstreamIdentity } from './upstream';
 
 /** Holdfast's longest in-progress TTL (24 hours). */
 const MAX_IN_PROGRESS_TTL_MS = 24 * 3_600_000;
@@ -36,6 +36,8 @@ const TTL_MARGIN_MS = 30_000;
  */
 export interface Caller {
   agent: string;
+  /** The session's own connection to the server, when it has one (session-server.ts); else the shared one. */
+  upstream?: Upstream;
   /** Present when the client asked for progress (a progressToken in `_meta`). */
   progress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
@@ -99,6 +101,15 @@ export class Gateway {
     return gateway;
   }
 
+  /**
+   * A connection of a client session's own to the upstream server, for a client that can answer the server's
+   * requests (sampling, elicitation, roots) or subscribes to resources: what the server sends on it concerns that
+   * client alone. Its notifications go to `onNotification`; the caller closes it with the session.
+   */
+  openSessionUpstream(side: ClientSide, onNotification: (notification: ServerNotification) => void): Upstream {
+    return new Upstream(this.config.upstream, onNotification, this.options.log, this.config.secretEnvNames, side);
+  }
+
   /** A session hears the upstream server's notifications until it stops listening. */
   listen(listener: (notification: ServerNotification) => void): () => void {
     this.listeners.add(listener);
@@ -124,6 +135,7 @@ export class Gateway {
       },
     };
     const onprogress = caller.progress;
+    const upstream = caller.upstream ?? this.upstream;
     const timeout = this.config.callTimeoutMs;
     // A tool list that cannot be read guards the call: the safe side when nothing is known of the tool.
     let tool: Tool | undefined;
@@ -141,7 +153,7 @@ export class Gateway {
     }
     const policy = toolPolicy(this.rules, params.name, tool);
     if (!policy.guarded) {
-      return this.upstream.request(request, CallToolResultSchema, { signal, timeout, onprogress });
+      return upstream.request(request, CallToolResultSchema, { signal, timeout, onprogress });
     }
     // Checked here for guarded tools only (an unguarded call is the server's to judge, untouched).
     const invalid = tool && argumentsProblem(tool, params.arguments);
@@ -194,7 +206,7 @@ export class Gateway {
       },
       // The caller's cancellation is not passed on to a guarded call: once sent, it runs to its answer so that
       // the answer is recorded and a repeat replays it, rather than leaving its outcome unknown.
-      () => this.upstream.request(request, CallToolResultSchema, { timeout, onprogress }),
+      () => upstream.request(request, CallToolResultSchema, { timeout, onprogress }),
     );
   }
 

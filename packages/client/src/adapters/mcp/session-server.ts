@@ -16,10 +16,14 @@ import {
   ListToolsResultSchema,
   ReadResourceRequestSchema,
   ReadResourceResultSchema,
+  RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
   type ServerCapabilities,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from './gateway';
+import { SessionUpstream } from './session-upstream';
 
 /**
  * The MCP server one client talks to (a stdio client, or one Streamable HTTP
@@ -27,15 +31,22 @@ import type { Gateway } from './gateway';
  * vouches for, never the name the client gives itself. It answers as the upstream server does (its name, version and
  * instructions) with the capabilities the gateway can pass on: tools always;
  * resources, prompts, completions and logging when the upstream server has
- * them. Resource subscriptions, tasks and requests from the server to the
- * client (sampling, elicitation, roots) are not passed on, so they are not
- * offered.
+ * them, resource subscriptions too. What the server asks of the client (sampling, elicitation, roots) reaches the
+ * client whose call it is, over a connection of the session's own (session-upstream.ts). Tasks are not passed on,
+ * so they are not offered.
  */
 export function createSessionServer(gateway: Gateway, agent: string): Server {
   const upstream = gateway.identity.capabilities;
   const capabilities: ServerCapabilities = {
     tools: { listChanged: true },
-    ...(upstream.resources ? { resources: { listChanged: upstream.resources.listChanged ?? false } } : {}),
+    ...(upstream.resources
+      ? {
+          resources: {
+            listChanged: upstream.resources.listChanged ?? false,
+            ...(upstream.resources.subscribe ? { subscribe: true } : {}),
+          },
+        }
+      : {}),
     ...(upstream.prompts ? { prompts: { listChanged: upstream.prompts.listChanged ?? false } } : {}),
     ...(upstream.completions ? { completions: {} } : {}),
     ...(upstream.logging ? { logging: {} } : {}),
@@ -46,6 +57,8 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
     ...(gateway.identity.instructions ? { instructions: gateway.identity.instructions } : {}),
   });
 
+  const session = new SessionUpstream(gateway, server);
+
   server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
     const page = await gateway.upstream.request(request, ListToolsResultSchema, { signal: extra.signal });
     gateway.upstream.remember(page.tools);
@@ -53,20 +66,23 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
   });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const progressToken = request.params._meta?.progressToken;
-    return gateway.callTool(
-      request.params,
-      {
-        agent,
-        progress:
-          progressToken === undefined
-            ? undefined
-            : (progress) => {
-                void extra
-                  .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })
-                  .catch(() => {});
-              },
-      },
-      extra.signal,
+    return session.during(extra.requestId, () =>
+      gateway.callTool(
+        request.params,
+        {
+          agent,
+          upstream: session.current(),
+          progress:
+            progressToken === undefined
+              ? undefined
+              : (progress) => {
+                  void extra
+                    .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })
+                    .catch(() => {});
+                },
+        },
+        extra.signal,
+      ),
     );
   });
 
@@ -74,12 +90,29 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
   const forward =
     <Schema extends Parameters<typeof gateway.upstream.request>[1]>(resultSchema: Schema) =>
     (request: { method: string; params?: Record<string, unknown> }, extra: { signal: AbortSignal }) =>
-      gateway.upstream.request(request, resultSchema, { signal: extra.signal });
+      session.current().request(request, resultSchema, { signal: extra.signal });
   if (capabilities.resources) {
     server.setRequestHandler(ListResourcesRequestSchema, forward(ListResourcesResultSchema));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, forward(ListResourceTemplatesResultSchema));
     server.setRequestHandler(ReadResourceRequestSchema, forward(ReadResourceResultSchema));
   }
+  if (capabilities.resources?.subscribe) {
+    // A subscription is a connection's: its updates must reach this session alone.
+    const onOwn =
+      <Schema extends Parameters<typeof gateway.upstream.request>[1]>(resultSchema: Schema) =>
+      (request: { method: string; params?: Record<string, unknown> }, extra: { signal: AbortSignal }) =>
+        session.ownConnection().request(request, resultSchema, { signal: extra.signal });
+    server.setRequestHandler(SubscribeRequestSchema, onOwn(EmptyResultSchema));
+    server.setRequestHandler(UnsubscribeRequestSchema, onOwn(EmptyResultSchema));
+  }
+  // The client's roots changed: a server that asked for them hears it (over the session's own connection).
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    if (server.getClientCapabilities()?.roots)
+      await session
+        .current()
+        .rootsChanged()
+        .catch(() => {});
+  });
   if (capabilities.prompts) {
     server.setRequestHandler(ListPromptsRequestSchema, forward(ListPromptsResultSchema));
     server.setRequestHandler(GetPromptRequestSchema, forward(GetPromptResultSchema));
@@ -92,6 +125,9 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
     if (notification.method === 'notifications/message' && !capabilities.logging) return;
     void server.notification(notification).catch(() => {});
   });
-  server.onclose = () => stopListening();
+  server.onclose = () => {
+    stopListening();
+    void session.close();
+  };
   return server;
 }

@@ -3,14 +3,20 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  type ClientCapabilities,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
   ListToolsResultSchema,
   LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type Implementation,
   type ServerCapabilities,
   type ServerNotification,
+  type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
@@ -30,8 +36,20 @@ export interface UpstreamIdentity {
 const GATEWAY_INFO = { name: 'holdfast-mcp-gateway', version: '0.1.0' };
 
 /**
- * The gateway's one connection to the upstream server, shared by every client
- * session (JSON-RPC carries many calls at once). It connects again on the next
+ * One client session's side of a connection of its own (session-upstream.ts): what the client declared it can do
+ * for a server (sampling, elicitation, roots), declared again towards the upstream server, and the way to pass the
+ * server's requests of those kinds on to that client.
+ */
+export interface ClientSide {
+  capabilities: ClientCapabilities;
+  /** Asks the client what the server asked (sampling/createMessage, elicitation/create, roots/list). */
+  forward(request: ServerRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
+}
+
+/**
+ * A connection to the upstream server: the gateway's shared one (every client session's calls; JSON-RPC carries
+ * many at once), or one client session's own, whose server-to-client requests reach that client (`side`). It
+ * connects again on the next
  * request after the server went away (a stdio server that exited is started
  * again). It keeps the tool list, whose annotations decide which tools are
  * guarded, and passes the server's notifications on.
@@ -50,6 +68,8 @@ export class Upstream {
     private readonly log: (line: string) => void,
     /** Environment variables holding the gateway's secrets, never given to a stdio server it starts. */
     private readonly withheldEnv: readonly string[] = ['HOLDFAST_TOKEN'],
+    /** A client session's own connection: what its client can do for the server, and how to ask it. */
+    private readonly side?: ClientSide,
   ) {}
 
   /** Connects, and answers what the server said about itself. */
@@ -102,6 +122,11 @@ export class Upstream {
     for (const tool of tools) this.tools.set(tool.name, tool);
   }
 
+  /** Tells the server the client's roots changed (a session's own connection only). */
+  async rootsChanged(): Promise<void> {
+    await (await this.connected()).sendRootsListChanged();
+  }
+
   async close(): Promise<void> {
     const client = this.client;
     this.client = undefined;
@@ -136,7 +161,16 @@ export class Upstream {
   }
 
   private async connect(): Promise<Client> {
-    const client = new Client(GATEWAY_INFO, { capabilities: {} });
+    // Toward the server the gateway can do what its client can: nothing for the shared connection, and for a
+    // session's own what that session's client declared.
+    const client = new Client(GATEWAY_INFO, { capabilities: this.side?.capabilities ?? {} });
+    const side = this.side;
+    if (side) {
+      const ask = (request: ServerRequest, extra: { signal: AbortSignal }) => side.forward(request, extra.signal);
+      if (side.capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, ask as never);
+      if (side.capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, ask as never);
+      if (side.capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, ask as never);
+    }
     const transport =
       this.target.kind === 'stdio'
         ? new StdioClientTransport({
@@ -160,6 +194,7 @@ export class Upstream {
     client.setNotificationHandler(ResourceListChangedNotificationSchema, passOn);
     client.setNotificationHandler(PromptListChangedNotificationSchema, passOn);
     client.setNotificationHandler(LoggingMessageNotificationSchema, passOn);
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, passOn);
     this.client = client;
     // Another connection may list other tools.
     this.toolsRead = false;

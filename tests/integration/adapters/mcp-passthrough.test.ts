@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CallToolResultSchema,
+  type CallToolResult,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseGatewayArgs } from '../../../packages/client/src/adapters/mcp/gateway-config';
+import { type RunningGateway, serveGateway } from '../../../packages/client/src/adapters/mcp/serve';
+import { waitFor } from '../../../scripts/ci/faults/killable-postgres';
+import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
+import { addKnownOwners } from '../../support/known-owners';
+import { type AskingMcpServer, startAskingMcpServer } from '../../support/mcp-asking-server';
+import { TEST_KEY_SECRET, testClient, writeClientsFile } from '../../support/mcp-gateway-process';
+import { useTestDatabase } from '../../support/test-database';
+import { issueToken } from '../../support/api-tokens';
+
+/**
+ * The gateway passes on what a server asks of its client while a tool runs (sampling, elicitation, roots) to the
+ * client whose call it is, and resource subscriptions with their updates to the client that subscribed: against a
+ * stateful MCP server written with the SDK that asks (tests/support/mcp-asking-server.ts), the SDK's client, and a
+ * real Holdfast recording the guarded calls.
+ */
+const database = useTestDatabase();
+const OWNER = 'team:research';
+const CLIENTS = ['asker-a', 'asker-b', 'watcher', 'toucher'].map((agent) => testClient(agent));
+const scratch = mkdtempSync(path.join(tmpdir(), 'holdfast-mcp-pass-'));
+const clientsFile = writeClientsFile(path.join(scratch, 'clients.json'), CLIENTS);
+let holdfast: HoldfastServer;
+let token: string;
+let upstream: AskingMcpServer;
+let gateway: RunningGateway;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  await addKnownOwners(database.db, [OWNER]);
+  ({ token } = await issueToken(database.db, { name: 'mcp passthrough' }));
+  upstream = await startAskingMcpServer();
+  holdfast = await startHoldfastServer({ env: demoServerEnv(database) });
+  const config = parseGatewayArgs(
+    [
+      '--holdfast-url',
+      holdfast.baseUrl,
+      '--server-name',
+      'asking',
+      '--owner',
+      OWNER,
+      '--listen',
+      '127.0.0.1:0',
+      '--clients',
+      clientsFile.file,
+      '--upstream-url',
+      upstream.url,
+    ],
+    { ...clientsFile.env, HOLDFAST_TOKEN: token, HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET },
+  );
+  gateway = await serveGateway(config, { log: () => {} });
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close().catch(() => {})));
+  await gateway?.close();
+  await upstream?.close();
+  await holdfast?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A client of `agent` that can answer a server: its model says `modelSays`, its person `username`, its roots. */
+async function askableClient(agent: string, answers: { modelSays?: string; username?: string; root?: string } = {}) {
+  const client = new Client(
+    { name: agent, version: '1.0.0' },
+    { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
+  );
+  const asked: string[] = [];
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    const first = request.params.messages[0]?.content;
+    asked.push(`sampling: ${first && 'text' in first ? first.text : ''}`);
+    return { role: 'assistant', model: 'test-model', content: { type: 'text', text: answers.modelSays ?? 'yes' } };
+  });
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(`elicitation: ${request.params.message}`);
+    return { action: 'accept', content: { username: answers.username ?? 'ada' } };
+  });
+  client.setRequestHandler(ListRootsRequestSchema, async () => {
+    asked.push('roots');
+    return { roots: [{ uri: answers.root ?? 'file:///work/project', name: 'project' }] };
+  });
+  const secret = CLIENTS.find((each) => each.agent === agent)!.secret;
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(gateway.url!), {
+      requestInit: { headers: { authorization: `Bearer ${secret}` } },
+    }),
+  );
+  clients.push(client);
+  return { client, asked };
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>, key?: string) {
+  return (await client.callTool(
+    { name, arguments: args, ...(key ? { _meta: { 'io.holdfast/key': key } } : {}) },
+    CallToolResultSchema,
+    { timeout: 60_000 },
+  )) as CallToolResult;
+}
+const textOf = (result: CallToolResult) =>
+  result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+
+describe('what a server asks of its client, through the gateway', () => {
+  it("passes sampling, elicitation and roots to the caller's client, and records the guarded calls", async () => {
+    const { client, asked } = await askableClient('asker-a', { modelSays: 'forty-two', username: 'grace' });
+    const sampled = await call(client, 'test_sampling', { prompt: 'What is six times seven?' }, 'ask-1');
+    expect(textOf(sampled)).toBe('LLM response: forty-two (model test-model)');
+    const elicited = await call(client, 'test_elicitation', { message: 'Who are you?' }, 'ask-2');
+    expect(textOf(elicited)).toBe('elicited accept: {"username":"grace"}');
+    const roots = await call(client, 'test_roots', {});
+    expect(textOf(roots)).toBe('roots: file:///work/project');
+    expect(asked).toEqual(['sampling: What is six times seven?', 'elicitation: Who are you?', 'roots']);
+    // The two guarded calls are steps of asker-a; the read-only one went straight through.
+    const attempts = await database.sql<{ step: string; outcome: string }[]>`
+      select step, outcome from attempts where agent = 'asker-a' order by step`;
+    expect(attempts).toEqual([
+      { step: 'asking:test_elicitation', outcome: 'succeeded' },
+      { step: 'asking:test_sampling', outcome: 'succeeded' },
+    ]);
+  });
+
+  it('asks the client whose call it is, with two clients asking at once', async () => {
+    const a = await askableClient('asker-a', { modelSays: 'from A' });
+    const b = await askableClient('asker-b', { modelSays: 'from B' });
+    const [fromA, fromB] = await Promise.all([
+      call(a.client, 'test_sampling', { prompt: 'who answers?' }, 'both-a'),
+      call(b.client, 'test_sampling', { prompt: 'who answers?' }, 'both-b'),
+    ]);
+    expect(textOf(fromA)).toBe('LLM response: from A (model test-model)');
+    expect(textOf(fromB)).toBe('LLM response: from B (model test-model)');
+    expect(a.asked).toEqual(['sampling: who answers?']);
+    expect(b.asked).toEqual(['sampling: who answers?']);
+  });
+});
+
+describe('resource subscriptions, through the gateway', () => {
+  it('offers subscribe as the server does, and brings the updates to the subscribed client alone', async () => {
+    const watcher = (await askableClient('watcher')).client;
+    const toucher = new Client({ name: 'toucher', version: '1.0.0' });
+    await toucher.connect(
+      new StreamableHTTPClientTransport(new URL(gateway.url!), {
+        requestInit: {
+          headers: { authorization: `Bearer ${CLIENTS.find((each) => each.agent === 'toucher')!.secret}` },
+        },
+      }),
+    );
+    clients.push(toucher);
+    expect(watcher.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
+
+    const heardByWatcher: string[] = [];
+    const heardByToucher: string[] = [];
+    watcher.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      heardByWatcher.push(notification.params.uri);
+    });
+    toucher.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      heardByToucher.push(notification.params.uri);
+    });
+    await watcher.subscribeResource({ uri: 'test://watched-resource' });
+    const touched = await call(toucher, 'touch_watched', {}, 'touch-1');
+    expect(textOf(touched)).toBe('touched test://watched-resource for 1 subscriber(s)');
+    await waitFor(async () => heardByWatcher.length === 1, 10_000, 'the watcher to hear of the change');
+    expect(heardByWatcher).toEqual(['test://watched-resource']);
+    expect(heardByToucher).toEqual([]);
+
+    await watcher.unsubscribeResource({ uri: 'test://watched-resource' });
+    const again = await call(toucher, 'touch_watched', {}, 'touch-2');
+    expect(textOf(again)).toBe('touched test://watched-resource for 0 subscriber(s)');
+  });
+});

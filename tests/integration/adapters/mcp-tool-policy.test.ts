@@ -1,17 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseGatewayArgs } from '../../../packages/client/src/adapters/mcp/gateway-config';
-import { type RunningGateway, serveGateway } from '../../../packages/client/src/adapters/mcp/serve';
-import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
-import { addKnownOwners } from '../../support/known-owners';
-import { connectHttpClient, TEST_KEY_SECRET, testClient, writeClientsFile } from '../../support/mcp-gateway-process';
-import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-test-server';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { callTool, textOfResult, useInProcessGateways } from '../../support/mcp-in-process-gateway';
 import { useTestDatabase } from '../../support/test-database';
-import { issueToken } from '../../support/api-tokens';
 
 /**
  * Each tool's policy through the gateway, explicit (packages/client/src/adapters/mcp/tool-policy.ts): a tool the
@@ -22,66 +12,19 @@ import { issueToken } from '../../support/api-tokens';
  */
 const database = useTestDatabase();
 const OWNER = 'team:payments';
-const AGENTS = ['unknown-agent', 'schema-agent', 'refuse-agent', 'always-agent', 'window-agent'];
-const CLIENTS = AGENTS.map((agent) => testClient(agent));
-const scratch = mkdtempSync(path.join(tmpdir(), 'holdfast-mcp-policy-'));
-const clientsFile = writeClientsFile(path.join(scratch, 'clients.json'), CLIENTS);
-let holdfast: HoldfastServer;
-let token: string;
-let upstream: TestMcpServer;
-const running: RunningGateway[] = [];
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  await addKnownOwners(database.db, [OWNER]);
-  ({ token } = await issueToken(database.db, { name: 'mcp tool policy' }));
-  upstream = await startTestMcpServer();
-  holdfast = await startHoldfastServer({ env: demoServerEnv(database) });
-}, 300_000);
-
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close().catch(() => {})));
-  await Promise.all(running.map((gateway) => gateway.close()));
-  await upstream?.close();
-  await holdfast?.stop();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-/** A gateway in this process, listening on a free port, with `extra` options; and a client of `agent`. */
-async function clientThroughGateway(agent: string, ...extra: string[]): Promise<Client> {
-  const config = parseGatewayArgs(
-    [
-      '--holdfast-url',
-      holdfast.baseUrl,
-      '--server-name',
-      'payments',
-      '--owner',
-      OWNER,
-      '--listen',
-      '127.0.0.1:0',
-      '--clients',
-      clientsFile.file,
-      '--upstream-url',
-      upstream.url,
-      ...extra,
-    ],
-    { ...clientsFile.env, HOLDFAST_TOKEN: token, HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET },
-  );
-  const gateway = await serveGateway(config, { log: () => {} });
-  running.push(gateway);
-  const client = await connectHttpClient(gateway.url!, agent, CLIENTS.find((each) => each.agent === agent)!.secret);
-  clients.push(client);
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) {
-  return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }, CallToolResultSchema, {
-    timeout: 60_000,
-  })) as CallToolResult;
-}
-
-const textOf = (result: CallToolResult) =>
-  result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+const gateways = useInProcessGateways(database, OWNER, [
+  'unknown-agent',
+  'schema-agent',
+  'refuse-agent',
+  'always-agent',
+  'window-agent',
+]);
+const clientThroughGateway = (agent: string, ...extra: string[]) => gateways.connect(agent, ...extra);
+const call = callTool;
+const textOf = textOfResult;
+const upstream = {
+  count: (tool: string, orderId?: string) => gateways.upstream.count(tool, orderId),
+};
 
 /** What Holdfast recorded for an agent: attempts, tasks, and holds on its tasks, keys or dead letters. */
 async function recordsOf(agent: string) {

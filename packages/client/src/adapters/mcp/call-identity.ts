@@ -98,3 +98,8 @@ export function stepNameOf(server: string, tool: string): string {
   const tail = createHash('sha256').update(tool).digest('hex').slice(0, 8);
   return `${name.slice(0, MAX_STEP_LENGTH - tail.length - 1)}-${tail}`;
 }
+
+/** The MCP server as a Holdfast downstream (`mcp:<server>`): what a pause or a downstream breaker names. */
+export function downstreamNameOf(server: string): string {
+  return `mcp:${server}`;
+}

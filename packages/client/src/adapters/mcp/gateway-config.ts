@@ -4,6 +4,7 @@ import { agentName, NAME_PATTERN } from '@holdfast/protocol/names';
 import { type ClientCredential, MIN_SECRET_LENGTH, parseClientCredentials } from './client-credentials';
 import type { UpstreamTarget } from './upstream';
 import { type KeylessRepeat, keylessRepeats } from './tool-policy';
+import { parseRate, type Rate } from './call-limits';
 
 /** Everything the gateway runs with, read from its command line and environment (gateway-config.ts). */
 export interface GatewayConfig {
@@ -23,6 +24,16 @@ export interface GatewayConfig {
   keyless: Record<string, KeylessRepeat>;
   /** For the tools neither --keyless nor their annotations decide (--keyless-default). */
   keylessDefault: KeylessRepeat;
+  /** What one answered call of a tool costs, in micro-dollars (--tool-price TOOL=USD), by tool. */
+  toolPrices: Record<string, number>;
+  /** The same for every other tool (--tool-price-default USD; 0 when not given). */
+  defaultToolPriceMicros: number;
+  /** Calls of a tool one agent may make, by tool (`*`: each tool without a rate of its own), --rate-limit. */
+  rateLimits: Record<string, Rate>;
+  /** Calls one client session may make, of any tool (--session-rate-limit). */
+  sessionRateLimit?: Rate;
+  /** The most times one session may call a tool with the same arguments (--max-identical-calls; 0: no cap). */
+  maxIdenticalCalls: number;
   /** Streamable HTTP on 127.0.0.1 at this port (0: any free port); absent: stdio. */
   listenPort?: number;
   /** With --listen: who may call, and as which agent (client-credentials.ts). */
@@ -46,6 +57,7 @@ export interface GatewayConfig {
 
 export const DEFAULTS = {
   agent: 'mcp-gateway',
+  maxIdenticalCalls: 25,
   maxSessionsPerClient: 100,
   sessionIdleMs: 30 * 60_000,
   dedupWindowMs: 5 * 60_000,
@@ -74,6 +86,14 @@ gateway of one server) from HOLDFAST_MCP_KEY_SECRET.
                            call runs), refuse (the call must name its operation)
   --keyless-default MODE   the same for every other tool (default window; an idempotent,
                            non-destructive tool by its annotations: always)
+  --tool-price TOOL=USD    what one call of TOOL costs when the server answers it (repeatable):
+                           counted in the task's spend and the fleet's figures
+  --tool-price-default USD the same for every other tool (default 0)
+  --rate-limit TOOL=N/s|m|h  calls of TOOL one agent may make per second, minute or hour (repeatable;
+                           TOOL * for each tool without a rate of its own)
+  --session-rate-limit N/s|m|h  calls one client session may make, of any tool
+  --max-identical-calls N  the most times one session may call a tool with the same arguments
+                           (loop detection; default ${DEFAULTS.maxIdenticalCalls}, 0: no cap)
   --listen 127.0.0.1:PORT  serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio
   --clients FILE           with --listen (required): the clients, their agents and secrets (JSON)
   --max-sessions-per-client N  with --listen: sessions one client may have open (default ${DEFAULTS.maxSessionsPerClient})
@@ -151,6 +171,16 @@ export function parseGatewayArgs(
   if (both.length > 0) throw new ConfigError(`--guard and --no-guard both name ${both.join(', ')}`);
   const keyless = keylessChoices(values.keyless);
   const keylessDefault = keylessMode(values['keyless-default'] ?? 'window', '--keyless-default');
+  const toolPrices = toolPriceChoices(values['tool-price']);
+  const rateLimits = rateChoices(values['rate-limit']);
+  const sessionRateLimit =
+    values['session-rate-limit'] === undefined
+      ? undefined
+      : rateOf(values['session-rate-limit'], '--session-rate-limit');
+  const defaultToolPriceMicros =
+    values['tool-price-default'] === undefined
+      ? 0
+      : dollarsToMicros(values['tool-price-default'], '--tool-price-default');
 
   if (values['upstream-url'] !== undefined && command.length > 0) {
     throw new ConfigError('give the upstream server once: --upstream-url URL or -- COMMAND, not both');
@@ -195,6 +225,14 @@ export function parseGatewayArgs(
     noGuard,
     keyless,
     keylessDefault,
+    toolPrices,
+    defaultToolPriceMicros,
+    rateLimits,
+    sessionRateLimit,
+    maxIdenticalCalls:
+      values['max-identical-calls'] === undefined
+        ? DEFAULTS.maxIdenticalCalls
+        : wholeNumber(values['max-identical-calls'], '--max-identical-calls', 0, 1_000_000),
     listenPort: values.listen === undefined ? undefined : loopbackPort(values.listen),
     clients,
     maxSessionsPerClient:
@@ -228,6 +266,11 @@ function parse(args: string[]) {
       'no-guard': { type: 'string', multiple: true },
       keyless: { type: 'string', multiple: true },
       'keyless-default': { type: 'string' },
+      'tool-price': { type: 'string', multiple: true },
+      'tool-price-default': { type: 'string' },
+      'rate-limit': { type: 'string', multiple: true },
+      'session-rate-limit': { type: 'string' },
+      'max-identical-calls': { type: 'string' },
       listen: { type: 'string' },
       clients: { type: 'string' },
       'max-sessions-per-client': { type: 'string' },
@@ -271,6 +314,48 @@ function keylessChoices(values: string[] | undefined): Record<string, KeylessRep
     chosen[tool] = keylessMode(value.slice(split + 1).trim(), `--keyless ${tool}`);
   }
   return chosen;
+}
+
+/** `--tool-price search=0.002`: each tool once, a price in US dollars to the micro-dollar. */
+function toolPriceChoices(values: string[] | undefined): Record<string, number> {
+  const prices: Record<string, number> = {};
+  for (const value of values ?? []) {
+    const split = value.lastIndexOf('=');
+    const tool = split > 0 ? value.slice(0, split).trim() : '';
+    if (tool === '') throw new ConfigError(`--tool-price ${value}: give TOOL=USD (e.g. search=0.002)`);
+    if (Object.hasOwn(prices, tool)) throw new ConfigError(`--tool-price names ${tool} twice`);
+    prices[tool] = dollarsToMicros(value.slice(split + 1).trim(), `--tool-price ${tool}`);
+  }
+  return prices;
+}
+
+/** `--rate-limit charge=30/m --rate-limit *=600/h`: each tool once. */
+function rateChoices(values: string[] | undefined): Record<string, Rate> {
+  const rates: Record<string, Rate> = {};
+  for (const value of values ?? []) {
+    const split = value.lastIndexOf('=');
+    const tool = split > 0 ? value.slice(0, split).trim() : '';
+    if (tool === '') throw new ConfigError(`--rate-limit ${value}: give TOOL=N/s|m|h (e.g. charge=30/m, or *=600/h)`);
+    if (Object.hasOwn(rates, tool)) throw new ConfigError(`--rate-limit names ${tool} twice`);
+    rates[tool] = rateOf(value.slice(split + 1), `--rate-limit ${tool}`);
+  }
+  return rates;
+}
+
+function rateOf(value: string, option: string): Rate {
+  const rate = parseRate(value);
+  if (!rate) throw new ConfigError(`${option} must be N/s, N/m or N/h with N a whole number above 0 (not ${value})`);
+  return rate;
+}
+
+/** Dollars as written ("0.002", "1.5") to whole micro-dollars; at most 6 decimals and $1,000 a call. */
+function dollarsToMicros(value: string, option: string): number {
+  const match = /^(\d{1,4})(?:\.(\d{1,6}))?$/.exec(value);
+  const micros = match ? Number(match[1]) * 1_000_000 + Number((match[2] ?? '').padEnd(6, '0')) : Number.NaN;
+  if (!Number.isSafeInteger(micros) || micros > 1_000_000_000) {
+    throw new ConfigError(`${option} must be US dollars from 0 to 1000 with at most 6 decimals (not ${value})`);
+  }
+  return micros;
 }
 
 function keylessMode(value: string, option: string): KeylessRepeat {

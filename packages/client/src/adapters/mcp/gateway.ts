@@ -11,12 +11,13 @@ import {
 import { createHoldfastClient } from '../..';
 import type { HoldfastClient } from '../../client-types';
 import { realSleep, type Sleep } from '../step-loop';
-import { identifyCall } from './call-identity';
+import { downstreamNameOf, identifyCall } from './call-identity';
 import type { GatewayConfig } from './gateway-config';
 import { runGuardedCall } from './guarded-call';
 import { argumentsProblem } from './tool-arguments';
 import { META_KEY, META_TASK, parseCallMeta, splitMeta } from './meta-fields';
-import { refusedAnswer } from './tool-answers';
+import { loopAnswer, rateLimitedAnswer, refusedAnswer } from './tool-answers';
+import { type IdenticalCalls, RateCounter, rateText } from './call-limits';
 import { toolPolicy, type ToolRules } from './tool-policy';
 import { type ClientSide, Upstream, type UpstreamIdentity } from './upstream';
 
@@ -38,6 +39,8 @@ export interface Caller {
   agent: string;
   /** The session's own connection to the server, when it has one (session-server.ts); else the shared one. */
   upstream?: Upstream;
+  /** The session's counts, for its rate and its identical calls (absent: no session limits). */
+  session?: { key: string; identical: IdenticalCalls };
   /** Present when the client asked for progress (a progressToken in `_meta`). */
   progress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
@@ -59,6 +62,7 @@ export interface GatewayOptions {
 export class Gateway {
   private readonly listeners = new Set<(notification: ServerNotification) => void>();
   private readonly rules: ToolRules;
+  private readonly rates: RateCounter;
 
   private constructor(
     readonly config: GatewayConfig,
@@ -67,6 +71,7 @@ export class Gateway {
     private readonly holdfast: HoldfastClient,
     private readonly options: Required<Omit<GatewayOptions, 'holdfast'>>,
   ) {
+    this.rates = new RateCounter(options.now);
     this.rules = {
       guard: new Set(config.guard),
       noGuard: new Set(config.noGuard),
@@ -151,6 +156,8 @@ export class Gateway {
         `Unknown tool: ${params.name} (the MCP server ${this.config.serverName} lists no such tool; nothing was run)`,
       );
     }
+    const limited = this.overLimits(params, caller);
+    if (limited) return limited;
     const policy = toolPolicy(this.rules, params.name, tool);
     if (!policy.guarded) {
       return upstream.request(request, CallToolResultSchema, { signal, timeout, onprogress });
@@ -187,6 +194,7 @@ export class Gateway {
         server: this.config.serverName,
         tool: params.name,
         maxWaitMs: this.config.maxWaitMs,
+        priceMicros: this.config.toolPrices[params.name] ?? this.config.defaultToolPriceMicros,
         ...this.options,
       },
       {
@@ -195,11 +203,14 @@ export class Gateway {
         owner: this.config.owner,
         step: identity.step,
         content: identity.content,
+        // The server is the call's downstream: a pause of it holds every one of its tools, and the agent's breaker
+        // for it opens when its tools keep failing (each tool is a step, with a breaker of its own too).
+        downstream: downstreamNameOf(this.config.serverName),
         // A tool with no idempotency of its own: an interrupted call is held as uncertain, never repeated.
         downstreamIdempotent: false,
         inProgressTtlMs: Math.min(this.config.callTimeoutMs + TTL_MARGIN_MS, MAX_IN_PROGRESS_TTL_MS),
-        // Nothing to reserve: the gateway reports no cost for a tool call.
-        estimatedCostMicros: 0,
+        // The tool's price is reserved against the task's spend ceiling before the call, as a model call's estimate.
+        estimatedCostMicros: this.config.toolPrices[params.name] ?? this.config.defaultToolPriceMicros,
         // Each call is a task of its own: when it succeeds the task is done (an idle task would be frozen).
         final: true,
         ...(this.config.retryAllowance === undefined ? {} : { retryAllowance: this.config.retryAllowance }),
@@ -208,6 +219,32 @@ export class Gateway {
       // the answer is recorded and a repeat replays it, rather than leaving its outcome unknown.
       () => upstream.request(request, CallToolResultSchema, { timeout, onprogress }),
     );
+  }
+
+  /**
+   * The limits a call meets before anything runs: the tool's rate for the agent, the session's rate, and the cap on
+   * identical calls in one session (a model calling a failing tool again and again). Answered as tool errors the
+   * model reads: "try again in N s" for a rate, "do not retry" for the cap. Counted in this process's memory.
+   */
+  private overLimits(params: CallToolRequest['params'], caller: Caller): CallToolResult | undefined {
+    const rate = this.config.rateLimits[params.name] ?? this.config.rateLimits['*'];
+    if (rate) {
+      const waitMs = this.rates.take(`tool\u0000${caller.agent}\u0000${params.name}`, rate);
+      if (waitMs !== undefined)
+        return rateLimitedAnswer(`${params.name} allows ${rateText(rate)} for agent ${caller.agent}`, waitMs);
+    }
+    const session = caller.session;
+    if (!session) return undefined;
+    const sessionRate = this.config.sessionRateLimit;
+    if (sessionRate) {
+      const waitMs = this.rates.take(`session\u0000${session.key}`, sessionRate);
+      if (waitMs !== undefined) return rateLimitedAnswer(`this session allows ${rateText(sessionRate)}`, waitMs);
+    }
+    const cap = this.config.maxIdenticalCalls;
+    if (cap > 0 && session.identical.count(params.name, params.arguments) > cap) {
+      return loopAnswer(params.name, cap);
+    }
+    return undefined;
   }
 
   async close(): Promise<void> {

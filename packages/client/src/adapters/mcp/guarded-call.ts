@@ -29,6 +29,8 @@ export interface GuardedCallContext {
   tool: string;
   /** The longest a call waits in the gateway, all waits together, before it answers "try again". */
   maxWaitMs: number;
+  /** What one call of the tool costs when the server answers it (--tool-price), in micro-dollars. */
+  priceMicros: number;
   sleep: Sleep;
   now: () => number;
   random: () => number;
@@ -77,10 +79,10 @@ export async function runGuardedCall(
         throw failure.error;
       }
       answered = result;
-      if (result.isError) throw stepErrorOfToolResult(result);
-      // Nothing Holdfast can price: a tool call through the gateway costs nothing it knows of. The stored copy
+      // A call the server answered is billed at the tool's price, success or tool error alike; the stored copy
       // keeps when it ran, for the replays to say.
-      return { result: withFirstRunAt(result, new Date(context.now())), costMicros: 0 };
+      if (result.isError) throw stepErrorOfToolResult(result, context.priceMicros);
+      return { result: withFirstRunAt(result, new Date(context.now())), costMicros: context.priceMicros };
     };
     const holdfast: HoldfastClient = {
       ...context.holdfast,

@@ -24,6 +24,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from './gateway';
 import { SessionUpstream } from './session-upstream';
+import { IdenticalCalls } from './call-limits';
+import { randomUUID } from 'node:crypto';
 
 /**
  * The MCP server one client talks to (a stdio client, or one Streamable HTTP
@@ -58,6 +60,8 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
   });
 
   const session = new SessionUpstream(gateway, server);
+  // This session's own counts: its rate and its identical calls (call-limits.ts).
+  const limits = { key: randomUUID(), identical: new IdenticalCalls() };
 
   server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
     const page = await gateway.upstream.request(request, ListToolsResultSchema, { signal: extra.signal });
@@ -72,6 +76,7 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
         {
           agent,
           upstream: session.current(),
+          session: limits,
           progress:
             progressToken === undefined
               ? undefined

@@ -99,3 +99,26 @@ export function outcomeUnknownAnswer(
     isError: true,
   };
 }
+
+/** A rate the gateway was told to keep: the call was not made; the caller may come back when the window turns. */
+export function rateLimitedAnswer(limit: string, retryAfterMs: number): CallToolResult {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return {
+    content: [text(`try again in ${seconds} s: rate limited, ${limit}. The tool was not called.`)],
+    isError: true,
+    _meta: { [META_RETRY_AFTER_MS]: retryAfterMs },
+  };
+}
+
+/** The same call again and again in one session: a loop, stopped before it costs more. */
+export function loopAnswer(tool: string, cap: number): CallToolResult {
+  return {
+    content: [
+      text(
+        `do not retry: ${tool} was already called ${cap} times with these same arguments in this session, and the ` +
+          'gateway stopped the loop. Change the arguments or the approach, or ask a person. The tool was not called.',
+      ),
+    ],
+    isError: true,
+  };
+}

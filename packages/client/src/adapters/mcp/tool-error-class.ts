@@ -22,9 +22,12 @@ import { META_ERROR_CLASS, META_RETRY_AFTER_MS } from './meta-fields';
  * A Retry-After comes from `_meta["io.holdfast/retryAfterMs"]`, else from
  * "retry after N" (seconds, or N ms) in the text.
  */
-export function stepErrorOfToolResult(result: CallToolResult): StepError {
+export function stepErrorOfToolResult(result: CallToolResult, costMicros = 0): StepError {
   const text = errorTextOf(result);
-  return new StepError(errorClassOfToolResult(result, text), text, { retryAfterMs: retryAfterMsOf(result, text) });
+  return new StepError(errorClassOfToolResult(result, text), text, {
+    retryAfterMs: retryAfterMsOf(result, text),
+    costMicros,
+  });
 }
 
 /** The longest error text Holdfast keeps (packages/protocol/src/steps/step-protocol.ts). */

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { breakerEventsOf, useBreakerSettings } from '../../support/breakers';
+import { callTool, textOfResult, useInProcessGateways } from '../../support/mcp-in-process-gateway';
+import { useTestDatabase } from '../../support/test-database';
+
+/**
+ * The gateway's per-tool controls (packages/client/src/adapters/mcp/call-limits.ts and the tool's price and
+ * downstream in gateway.ts): a price per call counted as the attempt's cost and the task's spend; a rate per tool
+ * and agent, and per session, under 16 concurrent clients; a cap on identical calls in one session; a breaker for
+ * the server that opens when its tools keep failing and closes on a probe. Against a real Holdfast and a real
+ * upstream MCP server counting its side effects.
+ */
+const database = useTestDatabase();
+const OWNER = 'team:payments';
+const gateways = useInProcessGateways(database, OWNER, [
+  'priced-agent',
+  'rated-agent',
+  'session-agent',
+  'looping-agent',
+  'breaker-agent',
+]);
+// Breakers that open at half failing from two attempts (tests/support/breakers.ts).
+useBreakerSettings(database, 2);
+
+describe("a tool's controls at the gateway", () => {
+  it("counts the tool's price as the call's cost, in the task's spend", async () => {
+    const client = await gateways.connect('priced-agent', '--tool-price', 'charge_card=0.0025');
+    await callTool(client, 'charge_card', { orderId: 'o-priced' }, { 'io.holdfast/key': 'priced-1' });
+    const [row] = await database.sql<{ cost_micros: number; spend_micros: number }[]>`
+      select a.cost_micros::int, t.spend_micros::int from attempts a join task_budgets t using (task_id)
+      where a.agent = 'priced-agent'`;
+    expect(row).toEqual({ cost_micros: 2_500, spend_micros: 2_500 });
+  });
+
+  it('lets exactly the rate through for one agent across 16 concurrent clients, and says when to come back', async () => {
+    const gateway = await gateways.start('--rate-limit', 'charge_card=5/h');
+    const clients = await Promise.all(Array.from({ length: 16 }, () => gateway.connect('rated-agent')));
+    const results = await Promise.all(
+      clients.map((client, index) =>
+        callTool(client, 'charge_card', { orderId: `o-rated-${index}` }, { 'io.holdfast/key': `rated-${index}` }),
+      ),
+    );
+    const limited = results.filter((result) => textOfResult(result).includes('rate limited'));
+    expect(results.length - limited.length).toBe(5);
+    expect(limited).toHaveLength(11);
+    for (const result of limited) {
+      expect(textOfResult(result)).toMatch(
+        /^try again in \d+ s: rate limited, charge_card allows 5 calls an hour for agent rated-agent\./,
+      );
+      expect(result._meta?.['io.holdfast/retryAfterMs']).toBeGreaterThan(0);
+    }
+    expect(gateways.upstream.effects.filter((effect) => effect.orderId.startsWith('o-rated-'))).toHaveLength(5);
+  });
+
+  it("keeps a session to its own rate, whatever the others' calls", async () => {
+    const gateway = await gateways.start('--session-rate-limit', '2/h');
+    const [first, second] = [await gateway.connect('session-agent'), await gateway.connect('session-agent')];
+    const answers = [];
+    for (const order of ['s-1', 's-2', 's-3']) {
+      answers.push(await callTool(first, 'charge_card', { orderId: order }, { 'io.holdfast/key': `session-${order}` }));
+    }
+    expect(answers.map((answer) => Boolean(answer.isError))).toEqual([false, false, true]);
+    expect(textOfResult(answers[2]!)).toContain('rate limited, this session allows 2 calls an hour');
+    const other = await callTool(second, 'charge_card', { orderId: 's-4' }, { 'io.holdfast/key': 'session-s-4' });
+    expect(other.isError).toBeFalsy();
+  });
+
+  it('stops one session calling a tool with the same arguments past the cap, 16 calls at once', async () => {
+    const client = await gateways.connect('looping-agent', '--max-identical-calls', '3');
+    const results = await Promise.all(
+      Array.from({ length: 16 }, () => callTool(client, 'set_limit', { orderId: 'o-loop', limitCents: 100 })),
+    );
+    const stopped = results.filter((result) =>
+      textOfResult(result).startsWith('do not retry: set_limit was already called 3 times'),
+    );
+    expect(stopped).toHaveLength(13);
+    // The three let through ran (an idempotent tool's keyless calls always run).
+    expect(gateways.upstream.count('set_limit', 'o-loop')).toBe(3);
+    // Other arguments are another call.
+    const other = await callTool(client, 'set_limit', { orderId: 'o-loop', limitCents: 200 });
+    expect(other.isError).toBeFalsy();
+  });
+
+  it("opens the server's breaker when its tools keep failing, and closes it on a probe", async () => {
+    const client = await gateways.connect('breaker-agent', '--retry-allowance', '0', '--max-wait-ms', '1000');
+    const target = 'downstream:breaker-agent/mcp:payments';
+    for (const key of ['fail-1', 'fail-2']) {
+      const failed = await callTool(
+        client,
+        'failing_charge',
+        { orderId: 'o-breaker', message: '503 Service Unavailable' },
+        { 'io.holdfast/key': key },
+      );
+      expect(failed.isError).toBe(true);
+    }
+    expect(await breakerEventsOf(database, target)).toEqual(['opened']);
+    // Another tool of the same server waits while the server's breaker rests.
+    const held = await callTool(client, 'charge_card', { orderId: 'o-breaker' }, { 'io.holdfast/key': 'after-1' });
+    expect(textOfResult(held)).toMatch(/^try again in \d+ s: .*\(CIRCUIT_OPEN\)/);
+    expect(gateways.upstream.count('charge_card', 'o-breaker')).toBe(0);
+
+    // Its rest is over (moved into the past rather than waited out): the next call is the probe, and it gets through.
+    await database.sql`update circuit_breakers set probe_at = now() - interval '1 second' where target = ${target}`;
+    const probe = await callTool(client, 'charge_card', { orderId: 'o-breaker' }, { 'io.holdfast/key': 'after-1' });
+    expect(probe.isError).toBeFalsy();
+    expect(gateways.upstream.count('charge_card', 'o-breaker')).toBe(1);
+    expect(await breakerEventsOf(database, target)).toEqual(['opened', 'probing', 'closed']);
+  });
+});

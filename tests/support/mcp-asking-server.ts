@@ -26,7 +26,7 @@ const WATCHED = 'test://watched-resource';
  * `touch_watched` changes `test://watched-resource`, telling the sessions subscribed to it. Stateful Streamable
  * HTTP: a session per client, since the client's answer to the server's request arrives as a request of its own.
  */
-export async function startAskingMcpServer(): Promise<AskingMcpServer> {
+export async function startAskingMcpServer(options: { requireBearer?: string } = {}): Promise<AskingMcpServer> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const subscribers = new Map<string, McpServer>();
   let sessions = 0;
@@ -93,6 +93,11 @@ export async function startAskingMcpServer(): Promise<AskingMcpServer> {
   };
 
   const http: HttpServer = createServer((request, response) => {
+    // A server that needs credentials: every request names its bearer token, or is answered 401.
+    if (options.requireBearer && request.headers.authorization !== `Bearer ${options.requireBearer}`) {
+      response.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+      return;
+    }
     void (async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);

@@ -73,7 +73,11 @@ afterAll(async () => {
 });
 
 /** A client of `agent` that can answer a server: its model says `modelSays`, its person `username`, its roots. */
-async function askableClient(agent: string, answers: { modelSays?: string; username?: string; root?: string } = {}) {
+async function askableClient(
+  agent: string,
+  answers: { modelSays?: string; username?: string; root?: string } = {},
+  url = gateway.url!,
+) {
   const client = new Client(
     { name: agent, version: '1.0.0' },
     { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
@@ -94,7 +98,7 @@ async function askableClient(agent: string, answers: { modelSays?: string; usern
   });
   const secret = CLIENTS.find((each) => each.agent === agent)!.secret;
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(gateway.url!), {
+    new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { authorization: `Bearer ${secret}` } },
     }),
   );
@@ -177,5 +181,47 @@ describe('resource subscriptions, through the gateway', () => {
     await watcher.unsubscribeResource({ uri: 'test://watched-resource' });
     const again = await call(toucher, 'touch_watched', {}, 'touch-2');
     expect(textOf(again)).toBe('touched test://watched-resource for 0 subscriber(s)');
+  });
+});
+
+describe('an upstream that needs credentials', () => {
+  it('is reached with the bearer token the gateway reads from its environment, and refused without it', async () => {
+    const guarded = await startAskingMcpServer({ requireBearer: 'upstream-secret-0123456789' });
+    const options = (...extra: string[]) =>
+      parseGatewayArgs(
+        [
+          '--holdfast-url',
+          holdfast.baseUrl,
+          '--server-name',
+          'guarded',
+          '--owner',
+          OWNER,
+          '--listen',
+          '127.0.0.1:0',
+          '--clients',
+          clientsFile.file,
+          '--upstream-url',
+          guarded.url,
+          ...extra,
+        ],
+        {
+          ...clientsFile.env,
+          HOLDFAST_TOKEN: token,
+          HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET,
+          UPSTREAM_TOKEN: 'upstream-secret-0123456789',
+        },
+      );
+    try {
+      await expect(serveGateway(options(), { log: () => {} })).rejects.toThrow();
+      const reached = await serveGateway(options('--upstream-bearer-env', 'UPSTREAM_TOKEN'), { log: () => {} });
+      try {
+        const { client } = await askableClient('toucher', {}, reached.url!);
+        expect(textOf(await call(client, 'test_roots', {}))).toBe('roots: file:///work/project');
+      } finally {
+        await reached.close();
+      }
+    } finally {
+      await guarded.close();
+    }
   });
 });

@@ -170,3 +170,27 @@ describe("each tool's policy", () => {
     }
   });
 });
+
+describe("an upstream's credentials", () => {
+  it('reads each header from the environment, keeps it from a server the gateway starts, and names what is missing', () => {
+    const config = parse(['--upstream-bearer-env', 'UP_TOKEN', '--upstream-header', 'X-Api-Key=UP_KEY'], {
+      ...env,
+      UP_TOKEN: 'tok',
+      UP_KEY: 'key',
+    });
+    expect(config.upstream).toEqual({
+      kind: 'http',
+      url: 'http://127.0.0.1:9/mcp',
+      headers: { 'X-Api-Key': 'key', Authorization: 'Bearer tok' },
+    });
+    expect(config.secretEnvNames).toEqual(expect.arrayContaining(['UP_TOKEN', 'UP_KEY']));
+    expect(() => parse(['--upstream-bearer-env', 'UNSET_TOKEN'])).toThrow(/read from UNSET_TOKEN, which is not set/);
+    expect(() => parse(['--upstream-header', 'bad header=UP_KEY'], { ...env, UP_KEY: 'k' })).toThrow(/NAME=ENV_VAR/);
+    expect(() =>
+      parseGatewayArgs([...base, '--upstream-bearer-env', 'UP_TOKEN', '--', 'node', 'server.js'], {
+        ...env,
+        UP_TOKEN: 't',
+      }),
+    ).toThrow(/are for --upstream-url/);
+  });
+});

@@ -99,6 +99,8 @@ gateway of one server) from HOLDFAST_MCP_KEY_SECRET.
   --max-sessions-per-client N  with --listen: sessions one client may have open (default ${DEFAULTS.maxSessionsPerClient})
   --session-idle-ms MS     with --listen: a session idle this long is ended (default ${DEFAULTS.sessionIdleMs})
   --upstream-url URL       the upstream server's Streamable HTTP endpoint, instead of -- COMMAND
+  --upstream-bearer-env VAR  with --upstream-url: send Authorization: Bearer <the value of VAR>
+  --upstream-header NAME=VAR  with --upstream-url: send header NAME with the value of VAR (repeatable)
   --dedup-window-ms MS     calls with no key or task: the deduplication window (default ${DEFAULTS.dedupWindowMs})
   --max-wait-ms MS         longest wait inside one call before "try again" (default ${DEFAULTS.maxWaitMs})
   --call-timeout-ms MS     longest wait for the upstream's answer (default ${DEFAULTS.callTimeoutMs})
@@ -186,10 +188,20 @@ export function parseGatewayArgs(
     throw new ConfigError('give the upstream server once: --upstream-url URL or -- COMMAND, not both');
   }
   let upstream: UpstreamTarget;
+  const upstreamHeaders = upstreamHeadersOf(values['upstream-header'], values['upstream-bearer-env'], env);
   if (values['upstream-url'] !== undefined) {
     if (!URL.canParse(values['upstream-url'])) throw new ConfigError('--upstream-url is not a URL');
-    upstream = { kind: 'http', url: values['upstream-url'] };
+    upstream = {
+      kind: 'http',
+      url: values['upstream-url'],
+      ...(upstreamHeaders.headers ? { headers: upstreamHeaders.headers } : {}),
+    };
   } else if (command.length > 0) {
+    if (upstreamHeaders.headers) {
+      throw new ConfigError(
+        '--upstream-header and --upstream-bearer-env are for --upstream-url: a server the gateway starts gets its environment',
+      );
+    }
     upstream = { kind: 'stdio', command: command[0]!, args: command.slice(1) };
   } else {
     throw new ConfigError('no upstream server: end with -- COMMAND [ARGS...] or give --upstream-url URL');
@@ -240,7 +252,7 @@ export function parseGatewayArgs(
         ? DEFAULTS.maxSessionsPerClient
         : wholeNumber(values['max-sessions-per-client'], '--max-sessions-per-client', 1, 10_000),
     sessionIdleMs: milliseconds(values['session-idle-ms'], '--session-idle-ms', DEFAULTS.sessionIdleMs, 1_000),
-    secretEnvNames: ['HOLDFAST_TOKEN', 'HOLDFAST_MCP_KEY_SECRET', ...clientSecretEnvs],
+    secretEnvNames: ['HOLDFAST_TOKEN', 'HOLDFAST_MCP_KEY_SECRET', ...clientSecretEnvs, ...upstreamHeaders.envNames],
     upstream,
     dedupWindowMs: milliseconds(values['dedup-window-ms'], '--dedup-window-ms', DEFAULTS.dedupWindowMs, 1_000),
     maxWaitMs: milliseconds(values['max-wait-ms'], '--max-wait-ms', DEFAULTS.maxWaitMs, 0),
@@ -276,6 +288,8 @@ function parse(args: string[]) {
       'max-sessions-per-client': { type: 'string' },
       'session-idle-ms': { type: 'string' },
       'upstream-url': { type: 'string' },
+      'upstream-header': { type: 'string', multiple: true },
+      'upstream-bearer-env': { type: 'string' },
       'dedup-window-ms': { type: 'string' },
       'max-wait-ms': { type: 'string' },
       'call-timeout-ms': { type: 'string' },
@@ -327,6 +341,32 @@ function toolPriceChoices(values: string[] | undefined): Record<string, number> 
     prices[tool] = dollarsToMicros(value.slice(split + 1).trim(), `--tool-price ${tool}`);
   }
   return prices;
+}
+
+/**
+ * The headers for an upstream that needs credentials, each value read from the gateway's environment (never the
+ * command line, which any local user may read), and the variables that held them (withheld from a server it starts).
+ */
+function upstreamHeadersOf(
+  given: string[] | undefined,
+  bearerEnv: string | undefined,
+  env: Record<string, string | undefined>,
+): { headers?: Record<string, string>; envNames: string[] } {
+  const pairs = (given ?? []).map((value) => {
+    const split = value.indexOf('=');
+    const name = split > 0 ? value.slice(0, split).trim() : '';
+    if (!/^[A-Za-z0-9-]+$/.test(name)) throw new ConfigError(`--upstream-header ${value}: give NAME=ENV_VAR`);
+    return [name, value.slice(split + 1).trim()] as const;
+  });
+  if (bearerEnv !== undefined) pairs.push(['Authorization', bearerEnv]);
+  if (pairs.length === 0) return { envNames: [] };
+  const headers: Record<string, string> = {};
+  for (const [name, variable] of pairs) {
+    const value = env[variable]?.trim();
+    if (!value) throw new ConfigError(`the upstream header ${name} is read from ${variable}, which is not set`);
+    headers[name] = name === 'Authorization' && variable === bearerEnv ? `Bearer ${value}` : value;
+  }
+  return { headers, envNames: pairs.map(([, variable]) => variable) };
 }
 
 /** `--rate-limit charge=30/m --rate-limit *=600/h`: each tool once. */

@@ -23,7 +23,10 @@ import type { z } from 'zod';
 import { UpstreamUnreachable } from './upstream-failure';
 
 /** Where the upstream MCP server is: a command the gateway starts (stdio), or a Streamable HTTP endpoint. */
-export type UpstreamTarget = { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string };
+export type UpstreamTarget =
+  | { kind: 'stdio'; command: string; args: string[] }
+  /** `headers`: sent with every request to the server (its credentials, from the gateway's environment). */
+  | { kind: 'http'; url: string; headers?: Record<string, string> };
 
 /** What the upstream server said about itself when the gateway first connected. */
 export interface UpstreamIdentity {
@@ -179,7 +182,9 @@ export class Upstream {
             env: upstreamEnvironment(this.withheldEnv),
             stderr: 'inherit',
           })
-        : new StreamableHTTPClientTransport(new URL(this.target.url));
+        : new StreamableHTTPClientTransport(new URL(this.target.url), {
+            requestInit: { headers: this.target.headers ?? {} },
+          });
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = undefined;

@@ -23,6 +23,7 @@ async function loadRoutes(): Promise<Map<string, { POST?: Handler; GET?: Handler
     '/api/v1/slots/release': import('../../app/api/v1/slots/release/route'),
     '/api/v1/slots/evidence': import('../../app/api/v1/slots/evidence/route'),
     '/api/v1/holds': import('../../app/api/v1/holds/route'),
+    '/api/v1/mcp-gateways/report': import('../../app/api/v1/mcp-gateways/report/route'),
     '/api/v1/dead-letters': import('../../app/api/v1/dead-letters/route'),
     '/api/v1/redrives/claim': import('../../app/api/v1/redrives/claim/route'),
     '/api/v1/redrives/ack': import('../../app/api/v1/redrives/ack/route'),

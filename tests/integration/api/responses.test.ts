@@ -158,6 +158,16 @@ const cases: { [Name in EndpointName]: () => Promise<Answer[]> } = {
     return [await post('releaseSlot', { slot, runKey })];
   },
   recordEvidence: async () => [await post('recordEvidence', { ...(await acquiredSlot()), ref: 'page-8' })],
+  reportMcpGateway: async () => [
+    await post('reportMcpGateway', {
+      instanceId: randomUUID(),
+      serverName: 'contract-server',
+      version: '0.1.0',
+      startedAt: new Date().toISOString(),
+      config: { keylessDefault: 'window', maxIdenticalCalls: 25 },
+      counts: [{ tool: 'charge', outcome: 'ran', calls: 2 }],
+    }),
+  ],
   openHold: async () => {
     const item = {
       itemType: 'task',

@@ -137,3 +137,4 @@ export type { DatabaseClock } from './kernel/database-clock';
 export { priceCall } from './pricing/price-call';
 export type { LeaseOutcome } from './leases/leases';
 export { flushReplayTallies } from './keys/replay-tally';
+export { recordMcpGatewayReport } from './mcp/gateway-report';

@@ -108,6 +108,8 @@ export async function dropAttemptPartitionsBefore(
     // A way a step's attempts came that no kept attempt came by any more: its badge goes with them.
     await tx.execute(sql`delete from step_sources where last_seen_at < ${dayBoundary}::timestamptz`);
     await tx.execute(sql`delete from step_cost_sources where last_seen_at < ${dayBoundary}::timestamptz`);
+    // The MCP gateways' counts are kept as long as the attempts their calls made.
+    await tx.execute(sql`delete from mcp_tool_counts where hour < ${dayBoundary}::timestamptz`);
     return { dropped: expired.map((partition) => partition.name), strayRowsDeleted: stray.count };
   });
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { acknowledgeRedriveInput, claimRedrivesInput } from '../inputs/drain-redrives-input';
 import { deadLetterInput } from '../inputs/dead-letter-task-input';
 import { openHoldInput } from '../inputs/hold-input';
+import { mcpGatewayReportInput } from '../inputs/mcp-gateway-report-input';
 import { claimKeyInput } from '../inputs/claim-key-input';
 import { completeKeyInput, failKeyInput } from '../inputs/settle-key-input';
 import { recordAttemptInput } from '../inputs/record-attempt-input';
@@ -236,6 +237,17 @@ export const endpoints = {
       "Record evidence that the slot's side effect happened (e.g. the published page's id), before acting on it further.",
     responses: { 200: '`{ ok: true }`' },
     problems: ['STALE_TOKEN', 'NOT_HOLDER'],
+  }),
+  reportMcpGateway: endpoint({
+    name: 'reportMcpGateway',
+    method: 'POST',
+    path: '/api/v1/mcp-gateways/report',
+    action: 'agent.coordinate',
+    input: mcpGatewayReportInput,
+    summary:
+      "An MCP gateway's report: the instance (server, version, options) and how many calls of each tool ended each way since its last report.",
+    responses: { 200: '`{ counted }`: the calls counted' },
+    problems: [],
   }),
   openHold: endpoint({
     name: 'openHold',

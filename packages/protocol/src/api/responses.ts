@@ -226,6 +226,7 @@ export const endpointResponses = {
   releaseSlot: okResponse,
   recordEvidence: okResponse,
   openHold: z.strictObject({ hold: holdJson, created: z.boolean() }),
+  reportMcpGateway: z.strictObject({ counted: z.number().int().min(0) }),
   deadLetter: z.strictObject({ deadLetter: deadLetterJson, hold: holdJson }),
   claimRedrives: z.strictObject({ redrives: z.array(redriveJson) }),
   acknowledgeRedrive: z.strictObject({ redrive: redriveJson, changed: z.boolean() }),

@@ -25,3 +25,4 @@ export * from './span-ingest';
 export * from './step-owners';
 export * from './agent-releases';
 export * from './step-cost-sources';
+export * from './mcp-gateways';

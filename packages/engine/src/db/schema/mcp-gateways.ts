@@ -1,0 +1,39 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { mcpCallOutcomes, type McpCallOutcome } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
+
+/** Each MCP gateway instance that reported: its server, version and options (no secret), when it was last heard. */
+export const mcpGatewayInstances = pgTable(
+  'mcp_gateway_instances',
+  {
+    instanceId: uuid('instance_id').primaryKey(),
+    serverName: text('server_name').notNull(),
+    version: text('version').notNull(),
+    config: jsonb('config').$type<Record<string, string | number | boolean>>().notNull(),
+    /** The token the reports came with (its owner's name for it, as the audit log names a token). */
+    reportedBy: text('reported_by').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [index('mcp_gateway_instances_last_seen_idx').on(table.lastSeenAt)],
+);
+
+/** How many calls of each tool of each server ended each way, per UTC hour, as the gateways report them. */
+export const mcpToolCounts = pgTable(
+  'mcp_tool_counts',
+  {
+    serverName: text('server_name').notNull(),
+    tool: text('tool').notNull(),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    outcome: text('outcome').$type<McpCallOutcome>().notNull(),
+    calls: bigint('calls', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: 'mcp_tool_counts_pkey', columns: [table.serverName, table.tool, table.hour, table.outcome] }),
+    index('mcp_tool_counts_hour_idx').on(table.hour),
+    check(
+      'mcp_tool_counts_outcome_known',
+      sql`${table.outcome} in (${sql.raw(mcpCallOutcomes.map((outcome) => `'${outcome}'`).join(', '))})`,
+    ),
+  ],
+);

@@ -47,7 +47,7 @@ export function useInProcessGateways(database: ReturnType<typeof useTestDatabase
       return state.upstream!;
     },
     /** A gateway in this process with `extra` options (server `payments`); `connect(agent)` a client to it. */
-    async start(...extra: string[]): Promise<{ connect(agent: string): Promise<Client> }> {
+    async start(...extra: string[]): Promise<{ gateway: RunningGateway; connect(agent: string): Promise<Client> }> {
       const config = parseGatewayArgs(
         [
           '--holdfast-url',
@@ -69,6 +69,7 @@ export function useInProcessGateways(database: ReturnType<typeof useTestDatabase
       const gateway = await serveGateway(config, { log: () => {} });
       running.push(gateway);
       return {
+        gateway,
         async connect(agent: string) {
           const secret = clients.find((each) => each.agent === agent)!.secret;
           const client = await connectHttpClient(gateway.url!, agent, secret);

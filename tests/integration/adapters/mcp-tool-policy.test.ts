@@ -13,6 +13,7 @@ import { useTestDatabase } from '../../support/test-database';
 const database = useTestDatabase();
 const OWNER = 'team:payments';
 const gateways = useInProcessGateways(database, OWNER, [
+  'reported-agent',
   'unknown-agent',
   'schema-agent',
   'refuse-agent',
@@ -109,5 +110,35 @@ describe("a tool's policy at the gateway", () => {
     const { firstRunAt } = repeat._meta!['io.holdfast/replayed'] as { firstRunAt: string };
     expect(Date.parse(firstRunAt)).toBeGreaterThanOrEqual(before - 1_000);
     expect(Date.parse(firstRunAt)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('reports what became of each call to Holdfast, with the instance and its options', async () => {
+    const { gateway, connect } = await gateways.start('--server-name', 'reported', '--keyless', 'charge_card=window');
+    const client = await connect('reported-agent');
+    await call(client, 'charge_crad', {}).catch(() => {});
+    await call(client, 'charge_card', { orderId: 7 }, { 'io.holdfast/key': 'reported-bad' });
+    await call(client, 'charge_card', { orderId: 'o-reported' }, { 'io.holdfast/key': 'reported-1' });
+    await call(client, 'charge_card', { orderId: 'o-reported' }, { 'io.holdfast/key': 'reported-1' });
+    await call(client, 'get_balance', { orderId: 'o-reported' });
+    await gateway.gateway.report.send();
+
+    const counts = await database.sql<{ tool: string; outcome: string; calls: number }[]>`
+      select tool, outcome, calls::int from mcp_tool_counts where server_name = 'reported' order by tool, outcome`;
+    expect(counts).toEqual([
+      { tool: 'charge_card', outcome: 'ran', calls: 1 },
+      { tool: 'charge_card', outcome: 'refused_arguments', calls: 1 },
+      { tool: 'charge_card', outcome: 'replayed', calls: 1 },
+      { tool: 'charge_crad', outcome: 'refused_unknown_tool', calls: 1 },
+      { tool: 'get_balance', outcome: 'passed_through', calls: 1 },
+    ]);
+    const [instance] = await database.sql<{ version: string; keyless: string; reported_by: string }[]>`
+      select version, config->>'keyless' as keyless, reported_by from mcp_gateway_instances
+      where instance_id = ${gateway.gateway.report.instanceId}`;
+    expect(instance).toMatchObject({ version: '0.1.0', keyless: 'charge_card=window' });
+    // Sent once: a report with nothing new adds nothing.
+    await gateway.gateway.report.send();
+    const [again] = await database.sql<{ calls: number }[]>`
+      select sum(calls)::int as calls from mcp_tool_counts where server_name = 'reported'`;
+    expect(again).toEqual({ calls: 5 });
   });
 });

@@ -18,6 +18,8 @@ import { argumentsProblem } from './tool-arguments';
 import { META_KEY, META_TASK, parseCallMeta, splitMeta } from './meta-fields';
 import { loopAnswer, rateLimitedAnswer, refusedAnswer } from './tool-answers';
 import { type IdenticalCalls, RateCounter, rateText } from './call-limits';
+import { GatewayReport } from './gateway-report';
+import type { McpCallOutcome } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
 import { toolPolicy, type ToolRules } from './tool-policy';
 import { type ClientSide, Upstream, type UpstreamIdentity } from './upstream';
 
@@ -63,6 +65,8 @@ export class Gateway {
   private readonly listeners = new Set<(notification: ServerNotification) => void>();
   private readonly rules: ToolRules;
   private readonly rates: RateCounter;
+  /** What became of each call, sent to Holdfast every 30 s (gateway-report.ts). */
+  readonly report: GatewayReport;
 
   private constructor(
     readonly config: GatewayConfig,
@@ -72,6 +76,7 @@ export class Gateway {
     private readonly options: Required<Omit<GatewayOptions, 'holdfast'>>,
   ) {
     this.rates = new RateCounter(options.now);
+    this.report = new GatewayReport(config, holdfast, options.now, options.log);
     this.rules = {
       guard: new Set(config.guard),
       noGuard: new Set(config.noGuard),
@@ -103,6 +108,7 @@ export class Gateway {
         log,
       },
     );
+    gateway.report.start();
     return gateway;
   }
 
@@ -129,6 +135,16 @@ export class Gateway {
    * The gateway's `_meta` fields never reach the upstream server.
    */
   async callTool(params: CallToolRequest['params'], caller: Caller, signal?: AbortSignal): Promise<CallToolResult> {
+    const ended = (outcome: McpCallOutcome) => this.report.count(params.name, outcome);
+    return this.answerCall(params, caller, ended, signal);
+  }
+
+  private async answerCall(
+    params: CallToolRequest['params'],
+    caller: Caller,
+    ended: (outcome: McpCallOutcome) => void,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult> {
     const { ours, forwarded } = splitMeta(params._meta);
     const { progressToken: _progressToken, ...passedMeta } = forwarded ?? {};
     const request = {
@@ -151,25 +167,37 @@ export class Gateway {
       listed = false;
     }
     if (listed && tool === undefined) {
+      ended('refused_unknown_tool');
       throw new McpError(
         ErrorCode.InvalidParams,
         `Unknown tool: ${params.name} (the MCP server ${this.config.serverName} lists no such tool; nothing was run)`,
       );
     }
     const limited = this.overLimits(params, caller);
-    if (limited) return limited;
+    if (limited) {
+      ended(limited.reason);
+      return limited.answer;
+    }
     const policy = toolPolicy(this.rules, params.name, tool);
     if (!policy.guarded) {
+      ended('passed_through');
       return upstream.request(request, CallToolResultSchema, { signal, timeout, onprogress });
     }
     // Checked here for guarded tools only (an unguarded call is the server's to judge, untouched).
     const invalid = tool && argumentsProblem(tool, params.arguments);
-    if (invalid) return refusedAnswer(`the arguments do not fit ${params.name}'s input schema: ${invalid}`);
+    if (invalid) {
+      ended('refused_arguments');
+      return refusedAnswer(`the arguments do not fit ${params.name}'s input schema: ${invalid}`);
+    }
 
     const meta = parseCallMeta(ours);
-    if (!meta.ok) return refusedAnswer(meta.problem);
+    if (!meta.ok) {
+      ended('refused_meta');
+      return refusedAnswer(meta.problem);
+    }
     const keyless = meta.meta.key === undefined && meta.meta.task === undefined;
     if (keyless && policy.keyless === 'refuse') {
+      ended('refused_keyless');
       return refusedAnswer(
         `${params.name} runs only when the call names its operation: give _meta "${META_KEY}" (the same key again ` +
           `for a retry of the same operation, a new one for a new operation) or "${META_TASK}"`,
@@ -195,6 +223,7 @@ export class Gateway {
         tool: params.name,
         maxWaitMs: this.config.maxWaitMs,
         priceMicros: this.config.toolPrices[params.name] ?? this.config.defaultToolPriceMicros,
+        ended,
         ...this.options,
       },
       {
@@ -226,29 +255,41 @@ export class Gateway {
    * identical calls in one session (a model calling a failing tool again and again). Answered as tool errors the
    * model reads: "try again in N s" for a rate, "do not retry" for the cap. Counted in this process's memory.
    */
-  private overLimits(params: CallToolRequest['params'], caller: Caller): CallToolResult | undefined {
+  private overLimits(
+    params: CallToolRequest['params'],
+    caller: Caller,
+  ): { answer: CallToolResult; reason: 'rate_limited' | 'loop_stopped' } | undefined {
     const rate = this.config.rateLimits[params.name] ?? this.config.rateLimits['*'];
     if (rate) {
       const waitMs = this.rates.take(`tool\u0000${caller.agent}\u0000${params.name}`, rate);
-      if (waitMs !== undefined)
-        return rateLimitedAnswer(`${params.name} allows ${rateText(rate)} for agent ${caller.agent}`, waitMs);
+      if (waitMs !== undefined) {
+        const answer = rateLimitedAnswer(`${params.name} allows ${rateText(rate)} for agent ${caller.agent}`, waitMs);
+        return { answer, reason: 'rate_limited' };
+      }
     }
     const session = caller.session;
     if (!session) return undefined;
     const sessionRate = this.config.sessionRateLimit;
     if (sessionRate) {
       const waitMs = this.rates.take(`session\u0000${session.key}`, sessionRate);
-      if (waitMs !== undefined) return rateLimitedAnswer(`this session allows ${rateText(sessionRate)}`, waitMs);
+      if (waitMs !== undefined) {
+        return {
+          answer: rateLimitedAnswer(`this session allows ${rateText(sessionRate)}`, waitMs),
+          reason: 'rate_limited',
+        };
+      }
     }
     const cap = this.config.maxIdenticalCalls;
     if (cap > 0 && session.identical.count(params.name, params.arguments) > cap) {
-      return loopAnswer(params.name, cap);
+      return { answer: loopAnswer(params.name, cap), reason: 'loop_stopped' };
     }
     return undefined;
   }
 
   async close(): Promise<void> {
     this.listeners.clear();
+    // The last counts go to Holdfast before the gateway stops.
+    await this.report.stop().catch(() => {});
     await this.upstream.close();
   }
 

@@ -9,6 +9,7 @@ import { holdfastFailedAnswer, outcomeUnknownAnswer, stopAnswer, tryLaterAnswer 
 import { stepErrorOfToolResult } from './tool-error-class';
 import { upstreamFailureOf } from './upstream-failure';
 import { META_FIRST_RUN_AT, META_REPLAYED } from './meta-fields';
+import type { McpCallOutcome } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
 
 /**
  * One guarded tools/call as a Holdfast step, run until it has an answer for
@@ -31,6 +32,8 @@ export interface GuardedCallContext {
   maxWaitMs: number;
   /** What one call of the tool costs when the server answers it (--tool-price), in micro-dollars. */
   priceMicros: number;
+  /** Told how the call ended, for the gateway's report (gateway-report.ts). */
+  ended?: (outcome: McpCallOutcome) => void;
   sleep: Sleep;
   now: () => number;
   random: () => number;
@@ -97,6 +100,7 @@ export async function runGuardedCall(
       outcome = await runStep(holdfast, begin, body);
     } catch (error) {
       if (error instanceof FinishWithheld && attempt && unknownCause !== undefined) {
+        context.ended?.('stopped');
         return outcomeUnknown(context, attempt.key, unknownCause);
       }
       // Holdfast busy before anything ran (its rate limit, a moment's outage it answers 503 for): sat out like a
@@ -109,6 +113,7 @@ export async function runGuardedCall(
         await context.sleep(busyMs);
         continue;
       }
+      context.ended?.('holdfast_failed');
       return holdfastFailed(context, error, attempt, answered);
     }
 
@@ -116,13 +121,16 @@ export async function runGuardedCall(
     let waiting: { code: string; detail: string };
     switch (outcome.status) {
       case 'completed':
+        context.ended?.('ran');
         return withoutFirstRunAt(outcome.result);
       case 'replayed':
+        context.ended?.('replayed');
         return asReplayed(outcome.result);
       case 'stop':
         // A stop after the tool answered a success is a result Holdfast could not store (too large, not
         // storable text): the tool did act, so its answer goes to the caller rather than an error that
         // would invite a second try.
+        context.ended?.(answered && !answered.isError ? 'ran' : 'stopped');
         if (answered && !answered.isError) {
           context.log(`${begin.step}: the tool's result was not stored (${outcome.detail}); answering it unstored`);
           return answered;
@@ -153,6 +161,7 @@ export async function runGuardedCall(
           : outcome.code === 'KEY_IN_PROGRESS'
             ? Math.min(outcome.retryAfterMs, Math.max(context.maxWaitMs, 1_000))
             : outcome.retryAfterMs;
+      context.ended?.('waited');
       return tryLaterAnswer(waiting.code, Math.max(retryAfterMs, 1), waiting.detail, answered);
     }
     await context.sleep(Math.max(0, Math.round(waitMs)));

@@ -70,6 +70,12 @@ export const consoleAreas: ConsoleArea[] = [
       "What became of the spans exporters sent, per service: counted as calls, tries or runs, refused, or ignored and why; and each agent's runs.",
   },
   {
+    href: '/mcp',
+    label: 'MCP gateways',
+    purpose:
+      "What the MCP gateways did with each tool's calls: run, replayed, refused and why, rate-limited; what the tools cost; the gateways themselves.",
+  },
+  {
     href: '/settings/retry-pools',
     label: 'Retry pools',
     purpose: 'Fleet-wide caps on retries per agent or step, with how much room each has left and what it refused.',

@@ -60,8 +60,8 @@ export function useInProcessGateways(database: ReturnType<typeof useTestDatabase
           '127.0.0.1:0',
           '--clients',
           clientsFile.file,
-          '--upstream-url',
-          state.upstream!.url,
+          // The payments test server, unless the options name another after `--` (a command to start).
+          ...(extra.includes('--') ? [] : ['--upstream-url', state.upstream!.url]),
           ...extra,
         ],
         { ...clientsFile.env, HOLDFAST_TOKEN: token, HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET },

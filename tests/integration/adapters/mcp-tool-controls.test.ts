@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { breakerEventsOf, useBreakerSettings } from '../../support/breakers';
 import { callTool, textOfResult, useInProcessGateways } from '../../support/mcp-in-process-gateway';
@@ -10,6 +14,7 @@ import { useTestDatabase } from '../../support/test-database';
  * the server that opens when its tools keep failing and closes on a probe. Against a real Holdfast and a real
  * upstream MCP server counting its side effects.
  */
+const require = createRequire(import.meta.url);
 const database = useTestDatabase();
 const OWNER = 'team:payments';
 const gateways = useInProcessGateways(database, OWNER, [
@@ -18,6 +23,7 @@ const gateways = useInProcessGateways(database, OWNER, [
   'session-agent',
   'looping-agent',
   'breaker-agent',
+  'filesystem-agent',
 ]);
 // Breakers that open at half failing from two attempts (tests/support/breakers.ts).
 useBreakerSettings(database, 2);
@@ -105,5 +111,45 @@ describe("a tool's controls at the gateway", () => {
     expect(probe.isError).toBeFalsy();
     expect(gateways.upstream.count('charge_card', 'o-breaker')).toBe(1);
     expect(await breakerEventsOf(database, target)).toEqual(['opened', 'probing', 'closed']);
+  });
+
+  it('keeps one edit per operation on disk with a real server from the registry (server-filesystem)', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'holdfast-mcp-fs-'));
+    const file = path.join(folder, 'notes.txt');
+    writeFileSync(file, 'x');
+    try {
+      const client = await gateways.connect(
+        'filesystem-agent',
+        '--server-name',
+        'filesystem',
+        '--',
+        process.execPath,
+        require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js'),
+        folder,
+      );
+      const edit = { path: file, edits: [{ oldText: 'x', newText: 'xx' }] };
+      // The same key twice: one edit, the same answer, the second marked a replay.
+      const first = await callTool(client, 'edit_file', edit, { 'io.holdfast/key': 'edit-1' });
+      const second = await callTool(client, 'edit_file', edit, { 'io.holdfast/key': 'edit-1' });
+      expect(first.isError).toBeFalsy();
+      expect(second.content).toEqual(first.content);
+      expect(second._meta?.['io.holdfast/replayed']).toBeDefined();
+      expect(readFileSync(file, 'utf8')).toBe('xx');
+      // The same key with other arguments: refused, the file left alone.
+      const other = await callTool(
+        client,
+        'edit_file',
+        { ...edit, edits: [{ oldText: 'xx', newText: 'y' }] },
+        {
+          'io.holdfast/key': 'edit-1',
+        },
+      );
+      expect(textOfResult(other)).toMatch(/^do not retry: .*KEY_PAYLOAD_MISMATCH/);
+      expect(readFileSync(file, 'utf8')).toBe('xx');
+      // A read-only tool goes straight through.
+      expect(textOfResult(await callTool(client, 'read_text_file', { path: file }))).toContain('xx');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

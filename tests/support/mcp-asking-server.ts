@@ -1,21 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  isInitializeRequest,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type StatefulMcpHost, serveStatefulMcp } from './stateful-mcp-host';
 import { z } from 'zod';
 
-export interface AskingMcpServer {
-  url: string;
-  /** How many sessions the server has had. */
-  sessions(): number;
-  close(): Promise<void>;
-}
+export type AskingMcpServer = StatefulMcpHost;
 
 const WATCHED = 'test://watched-resource';
 
@@ -27,9 +15,7 @@ const WATCHED = 'test://watched-resource';
  * HTTP: a session per client, since the client's answer to the server's request arrives as a request of its own.
  */
 export async function startAskingMcpServer(options: { requireBearer?: string } = {}): Promise<AskingMcpServer> {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
   const subscribers = new Map<string, McpServer>();
-  let sessions = 0;
 
   const newServer = (sessionId: () => string | undefined) => {
     const server = new McpServer(
@@ -92,56 +78,11 @@ export async function startAskingMcpServer(options: { requireBearer?: string } =
     return server;
   };
 
-  const http: HttpServer = createServer((request, response) => {
-    // A server that needs credentials: every request names its bearer token, or is answered 401.
-    if (options.requireBearer && request.headers.authorization !== `Bearer ${options.requireBearer}`) {
-      response.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
-      return;
-    }
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-      const id = request.headers['mcp-session-id'];
-      let transport = typeof id === 'string' ? transports.get(id) : undefined;
-      if (!transport && request.method === 'POST' && isInitializeRequest(body)) {
-        let assigned: string | undefined;
-        transport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sessionId) => {
-            assigned = sessionId;
-            transports.set(sessionId, transport!);
-            sessions += 1;
-          },
-        });
-        transport.onclose = () => {
-          if (assigned) {
-            transports.delete(assigned);
-            subscribers.delete(assigned);
-          }
-        };
-        await newServer(() => assigned).connect(transport);
-      }
-      if (!transport) {
-        response.writeHead(404).end();
-        return;
-      }
-      await transport.handleRequest(request, response, body);
-    })().catch(() => {
-      if (!response.headersSent) response.writeHead(500);
-      response.end();
+  return serveStatefulMcp(({ id, onEnd }) => {
+    onEnd(() => {
+      const ended = id();
+      if (ended) subscribers.delete(ended);
     });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    sessions: () => sessions,
-    close: async () => {
-      for (const transport of transports.values()) await transport.close().catch(() => {});
-      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-      http.closeAllConnections();
-      await closed;
-    },
-  };
+    return newServer(id);
+  }, options);
 }

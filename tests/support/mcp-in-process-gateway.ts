@@ -91,9 +91,10 @@ export async function callTool(
   name: string,
   args: Record<string, unknown>,
   meta?: Record<string, unknown>,
+  timeoutMs = 60_000,
 ): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }, CallToolResultSchema, {
-    timeout: 60_000,
+    timeout: timeoutMs,
   })) as CallToolResult;
 }
 

@@ -44,25 +44,26 @@ beforeAll(async () => {
   ({ token } = await issueToken(database.db, { name: 'mcp passthrough' }));
   upstream = await startAskingMcpServer();
   holdfast = await startHoldfastServer({ env: demoServerEnv(database) });
-  const config = parseGatewayArgs(
-    [
-      '--holdfast-url',
-      holdfast.baseUrl,
-      '--server-name',
-      'asking',
-      '--owner',
-      OWNER,
-      '--listen',
-      '127.0.0.1:0',
-      '--clients',
-      clientsFile.file,
-      '--upstream-url',
-      upstream.url,
-    ],
-    { ...clientsFile.env, HOLDFAST_TOKEN: token, HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET },
-  );
+  const config = gatewayOptions('asking', upstream.url);
   gateway = await serveGateway(config, { log: () => {} });
 }, 300_000);
+
+/** A listening gateway's options in front of the server at `url`, with the upstream's token in its environment. */
+function gatewayOptions(serverName: string, url: string, ...extra: string[]) {
+  return parseGatewayArgs(
+    [
+      ...['--holdfast-url', holdfast.baseUrl, '--server-name', serverName, '--owner', OWNER],
+      ...['--listen', '127.0.0.1:0', '--clients', clientsFile.file, '--upstream-url', url],
+      ...extra,
+    ],
+    {
+      ...clientsFile.env,
+      HOLDFAST_TOKEN: token,
+      HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET,
+      UPSTREAM_TOKEN: 'upstream-secret-0123456789',
+    },
+  );
+}
 
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close().catch(() => {})));
@@ -187,30 +188,7 @@ describe('resource subscriptions, through the gateway', () => {
 describe('an upstream that needs credentials', () => {
   it('is reached with the bearer token the gateway reads from its environment, and refused without it', async () => {
     const guarded = await startAskingMcpServer({ requireBearer: 'upstream-secret-0123456789' });
-    const options = (...extra: string[]) =>
-      parseGatewayArgs(
-        [
-          '--holdfast-url',
-          holdfast.baseUrl,
-          '--server-name',
-          'guarded',
-          '--owner',
-          OWNER,
-          '--listen',
-          '127.0.0.1:0',
-          '--clients',
-          clientsFile.file,
-          '--upstream-url',
-          guarded.url,
-          ...extra,
-        ],
-        {
-          ...clientsFile.env,
-          HOLDFAST_TOKEN: token,
-          HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET,
-          UPSTREAM_TOKEN: 'upstream-secret-0123456789',
-        },
-      );
+    const options = (...extra: string[]) => gatewayOptions('guarded', guarded.url, ...extra);
     try {
       await expect(serveGateway(options(), { log: () => {} })).rejects.toThrow();
       const reached = await serveGateway(options('--upstream-bearer-env', 'UPSTREAM_TOKEN'), { log: () => {} });

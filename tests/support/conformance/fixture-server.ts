@@ -137,67 +137,11 @@ export function createConformanceServer(subscribers: Set<McpServer>): McpServer 
       };
     },
   );
-  server.registerTool('test_elicitation_sep1034_defaults', { description: 'Asks with defaults' }, async (extra) => {
-    const answer = await elicit(
-      {
-        message: 'Please review the defaults',
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            name: { type: 'string', default: 'John Doe' },
-            age: { type: 'integer', default: 30 },
-            score: { type: 'number', default: 95.5 },
-            status: { type: 'string', enum: ['active', 'inactive', 'pending'], default: 'active' },
-            verified: { type: 'boolean', default: true },
-          },
-        },
-      },
-      extra.requestId,
-    );
-    return {
-      content: [
-        text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`),
-      ],
-    };
-  });
-  server.registerTool(
-    'test_elicitation_sep1330_enums',
-    { description: 'Asks with every kind of enum' },
-    async (extra) => {
+  /** A tool that asks the person to fill `properties` and answers what they did. */
+  const askingTool = (name: string, description: string, message: string, properties: Record<string, unknown>) =>
+    server.registerTool(name, { description }, async (extra) => {
       const answer = await elicit(
-        {
-          message: 'Please choose',
-          requestedSchema: {
-            type: 'object',
-            properties: {
-              untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
-              titledSingle: {
-                type: 'string',
-                oneOf: [
-                  { const: 'value1', title: 'First Option' },
-                  { const: 'value2', title: 'Second Option' },
-                  { const: 'value3', title: 'Third Option' },
-                ],
-              },
-              legacyEnum: {
-                type: 'string',
-                enum: ['opt1', 'opt2', 'opt3'],
-                enumNames: ['Option One', 'Option Two', 'Option Three'],
-              },
-              untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-              titledMulti: {
-                type: 'array',
-                items: {
-                  anyOf: [
-                    { const: 'value1', title: 'First Choice' },
-                    { const: 'value2', title: 'Second Choice' },
-                    { const: 'value3', title: 'Third Choice' },
-                  ],
-                },
-              },
-            },
-          } as never,
-        },
+        { message, requestedSchema: { type: 'object', properties } as never },
         extra.requestId,
       );
       return {
@@ -205,8 +149,41 @@ export function createConformanceServer(subscribers: Set<McpServer>): McpServer 
           text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`),
         ],
       };
+    });
+  askingTool('test_elicitation_sep1034_defaults', 'Asks with defaults', 'Please review the defaults', {
+    name: { type: 'string', default: 'John Doe' },
+    age: { type: 'integer', default: 30 },
+    score: { type: 'number', default: 95.5 },
+    status: { type: 'string', enum: ['active', 'inactive', 'pending'], default: 'active' },
+    verified: { type: 'boolean', default: true },
+  });
+  askingTool('test_elicitation_sep1330_enums', 'Asks with every kind of enum', 'Please choose', {
+    untitledSingle: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+    titledSingle: {
+      type: 'string',
+      oneOf: [
+        { const: 'value1', title: 'First Option' },
+        { const: 'value2', title: 'Second Option' },
+        { const: 'value3', title: 'Third Option' },
+      ],
     },
-  );
+    legacyEnum: {
+      type: 'string',
+      enum: ['opt1', 'opt2', 'opt3'],
+      enumNames: ['Option One', 'Option Two', 'Option Three'],
+    },
+    untitledMulti: { type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+    titledMulti: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'value1', title: 'First Choice' },
+          { const: 'value2', title: 'Second Choice' },
+          { const: 'value3', title: 'Third Choice' },
+        ],
+      },
+    },
+  });
 
   server.registerResource(
     'static-text',

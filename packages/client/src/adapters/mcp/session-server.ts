@@ -63,15 +63,20 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
   // This session's own counts: its rate and its identical calls (call-limits.ts).
   const limits = { key: randomUUID(), identical: new IdenticalCalls() };
 
+  // Listed on the session's connection: a server may offer more tools to a client that can answer its requests.
   server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-    const page = await gateway.upstream.request(request, ListToolsResultSchema, { signal: extra.signal });
-    gateway.upstream.remember(page.tools);
+    const connection = session.current();
+    const page = await connection.request(request, ListToolsResultSchema, { signal: extra.signal });
+    connection.remember(page.tools);
     return page;
   });
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const progressToken = request.params._meta?.progressToken;
-    return session.during(extra.requestId, () =>
-      gateway.callTool(
+    // Progress goes out in order, and all of it before the answer: a client drops progress of a call it has
+    // already been answered for.
+    let progressSent: Promise<void> = Promise.resolve();
+    return session.during(extra.requestId, async () => {
+      const result = await gateway.callTool(
         request.params,
         {
           agent,
@@ -81,14 +86,21 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
             progressToken === undefined
               ? undefined
               : (progress) => {
-                  void extra
-                    .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } })
+                  progressSent = progressSent
+                    .then(() =>
+                      extra.sendNotification({
+                        method: 'notifications/progress',
+                        params: { ...progress, progressToken },
+                      }),
+                    )
                     .catch(() => {});
                 },
         },
         extra.signal,
-      ),
-    );
+      );
+      await progressSent;
+      return result;
+    });
   });
 
   // Everything else passes through as it came.

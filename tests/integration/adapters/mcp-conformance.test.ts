@@ -1,17 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseGatewayArgs } from '../../../packages/client/src/adapters/mcp/gateway-config';
 import { type RunningGateway, serveGateway } from '../../../packages/client/src/adapters/mcp/serve';
-import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
-import { addKnownOwners } from '../../support/known-owners';
 import { type BearerProxy, startBearerProxy } from '../../support/conformance/bearer-proxy';
 import { type ConformanceFixture, startConformanceFixture } from '../../support/conformance/fixture-http';
 import { runConformanceSuite, type ScenarioOutcome } from '../../support/conformance/run-suite';
-import { TEST_KEY_SECRET, testClient, writeClientsFile } from '../../support/mcp-gateway-process';
 import { useTestDatabase } from '../../support/test-database';
-import { issueToken } from '../../support/api-tokens';
+import { useGatewayHoldfast } from '../../support/mcp-gateway-holdfast';
 
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, its server scenarios) against a
@@ -22,55 +17,33 @@ import { issueToken } from '../../support/api-tokens';
  */
 const database = useTestDatabase();
 const OWNER = 'team:conformance';
-const CLIENTS = [testClient('conformance-http'), testClient('conformance-stdio')];
+const base = useGatewayHoldfast(database, OWNER, ['conformance-http', 'conformance-stdio']);
 const BASELINE = path.join(import.meta.dirname, '../../fixtures/mcp-conformance/baseline.json');
 const FIXTURE_STDIO = path.join(import.meta.dirname, '../../support/conformance/fixture-stdio.ts');
-const scratch = mkdtempSync(path.join(tmpdir(), 'holdfast-conformance-'));
-const clientsFile = writeClientsFile(path.join(scratch, 'clients.json'), CLIENTS);
-let holdfast: HoldfastServer;
-let token: string;
 let fixture: ConformanceFixture;
 const gateways: RunningGateway[] = [];
 const proxies: BearerProxy[] = [];
 
 beforeAll(async () => {
-  await addKnownOwners(database.db, [OWNER]);
-  ({ token } = await issueToken(database.db, { name: 'mcp conformance' }));
   fixture = await startConformanceFixture();
-  holdfast = await startHoldfastServer({ env: demoServerEnv(database) });
-}, 300_000);
+});
 
 afterAll(async () => {
   await Promise.all(proxies.map((proxy) => proxy.close()));
   await Promise.all(gateways.map((gateway) => gateway.close()));
   await fixture?.close();
-  await holdfast?.stop();
-  rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A listening gateway for `client` in front of the fixture (`upstream`: its options), reached through a proxy that adds the client's secret. */
-async function throughGateway(client: (typeof CLIENTS)[number], serverName: string, upstream: string[]) {
-  const config = parseGatewayArgs(
-    [
-      '--holdfast-url',
-      holdfast.baseUrl,
-      '--server-name',
-      serverName,
-      '--owner',
-      OWNER,
-      '--listen',
-      '127.0.0.1:0',
-      '--clients',
-      clientsFile.file,
-      '--max-wait-ms',
-      '2000',
-      ...upstream,
-    ],
-    { ...clientsFile.env, HOLDFAST_TOKEN: token, HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET },
-  );
-  const gateway = await serveGateway(config, { log: () => {} });
+/**
+ * A listening gateway for `agent`'s client in front of the fixture (`upstream`: its options), reached through a
+ * proxy that adds the client's secret.
+ */
+async function throughGateway(agent: string, serverName: string, upstream: string[]) {
+  const gateway = await serveGateway(base.options(serverName, ['--max-wait-ms', '2000', ...upstream]), {
+    log: () => {},
+  });
   gateways.push(gateway);
-  const proxy = await startBearerProxy(gateway.url!, client.secret);
+  const proxy = await startBearerProxy(gateway.url!, base.clientOf(agent).secret);
   proxies.push(proxy);
   return proxy.url;
 }
@@ -80,10 +53,16 @@ describe('the MCP conformance suite', () => {
     const outcomes: Record<string, Record<string, ScenarioOutcome>> = {
       direct: await runConformanceSuite(fixture.url),
       'gateway-http': await runConformanceSuite(
-        await throughGateway(CLIENTS[0]!, 'conf-http', ['--upstream-url', fixture.url]),
+        await throughGateway('conformance-http', 'conf-http', ['--upstream-url', fixture.url]),
       ),
       'gateway-stdio': await runConformanceSuite(
-        await throughGateway(CLIENTS[1]!, 'conf-stdio', ['--', process.execPath, '--import', 'tsx', FIXTURE_STDIO]),
+        await throughGateway('conformance-stdio', 'conf-stdio', [
+          '--',
+          process.execPath,
+          '--import',
+          'tsx',
+          FIXTURE_STDIO,
+        ]),
       ),
     };
     if (process.env.HOLDFAST_CONFORMANCE_WRITE === '1')

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,15 +11,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseGatewayArgs } from '../../../packages/client/src/adapters/mcp/gateway-config';
 import { type RunningGateway, serveGateway } from '../../../packages/client/src/adapters/mcp/serve';
 import { waitFor } from '../../../scripts/ci/faults/killable-postgres';
-import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
-import { addKnownOwners } from '../../support/known-owners';
 import { type AskingMcpServer, startAskingMcpServer } from '../../support/mcp-asking-server';
-import { TEST_KEY_SECRET, testClient, writeClientsFile } from '../../support/mcp-gateway-process';
 import { useTestDatabase } from '../../support/test-database';
-import { issueToken } from '../../support/api-tokens';
+import { useGatewayHoldfast } from '../../support/mcp-gateway-holdfast';
 
 /**
  * The gateway passes on what a server asks of its client while a tool runs (sampling, elicitation, roots) to the
@@ -33,52 +26,27 @@ import { issueToken } from '../../support/api-tokens';
 const require = createRequire(import.meta.url);
 const database = useTestDatabase();
 const OWNER = 'team:research';
-const CLIENTS = ['asker-a', 'asker-b', 'watcher', 'toucher'].map((agent) => testClient(agent));
-const scratch = mkdtempSync(path.join(tmpdir(), 'holdfast-mcp-pass-'));
-const clientsFile = writeClientsFile(path.join(scratch, 'clients.json'), CLIENTS);
-let holdfast: HoldfastServer;
-let token: string;
+const base = useGatewayHoldfast(database, OWNER, ['asker-a', 'asker-b', 'watcher', 'toucher'], {
+  UPSTREAM_TOKEN: 'upstream-secret-0123456789',
+});
 let upstream: AskingMcpServer;
 let gateway: RunningGateway;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  await addKnownOwners(database.db, [OWNER]);
-  ({ token } = await issueToken(database.db, { name: 'mcp passthrough' }));
   upstream = await startAskingMcpServer();
-  holdfast = await startHoldfastServer({ env: demoServerEnv(database) });
-  const config = gatewayOptions('asking', upstream.url);
-  gateway = await serveGateway(config, { log: () => {} });
-}, 300_000);
+  gateway = await serveGateway(gatewayOptions('asking', upstream.url), { log: () => {} });
+});
 
-/** A listening gateway's options in front of the server at `url`, with the upstream's token in its environment. */
+/** A listening gateway's options in front of the server at `url`. */
 function gatewayOptions(serverName: string, url: string, ...extra: string[]) {
-  return gatewayOptionsFor(serverName, ['--upstream-url', url, ...extra]);
-}
-
-/** The same in front of the upstream `upstream` names (`--upstream-url URL`, or `-- COMMAND` last). */
-function gatewayOptionsFor(serverName: string, upstream: string[]) {
-  return parseGatewayArgs(
-    [
-      ...['--holdfast-url', holdfast.baseUrl, '--server-name', serverName, '--owner', OWNER],
-      ...['--listen', '127.0.0.1:0', '--clients', clientsFile.file],
-      ...upstream,
-    ],
-    {
-      ...clientsFile.env,
-      HOLDFAST_TOKEN: token,
-      HOLDFAST_MCP_KEY_SECRET: TEST_KEY_SECRET,
-      UPSTREAM_TOKEN: 'upstream-secret-0123456789',
-    },
-  );
+  return base.options(serverName, ['--upstream-url', url, ...extra]);
 }
 
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close().catch(() => {})));
   await gateway?.close();
   await upstream?.close();
-  await holdfast?.stop();
-  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** A client of `agent` that can answer a server: its model says `modelSays`, its person `username`, its roots. */
@@ -105,7 +73,7 @@ async function askableClient(
     asked.push('roots');
     return { roots: [{ uri: answers.root ?? 'file:///work/project', name: 'project' }] };
   });
-  const secret = CLIENTS.find((each) => each.agent === agent)!.secret;
+  const secret = base.clientOf(agent).secret;
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { authorization: `Bearer ${secret}` } },
@@ -165,7 +133,7 @@ describe('resource subscriptions, through the gateway', () => {
     await toucher.connect(
       new StreamableHTTPClientTransport(new URL(gateway.url!), {
         requestInit: {
-          headers: { authorization: `Bearer ${CLIENTS.find((each) => each.agent === 'toucher')!.secret}` },
+          headers: { authorization: `Bearer ${base.clientOf('toucher').secret}` },
         },
       }),
     );
@@ -227,7 +195,7 @@ describe('a real server from the registry that asks its client (server-everythin
     clients.push(direct);
     const directTools = (await direct.listTools()).tools.map((tool) => tool.name).sort();
 
-    const everything = await serveGateway(gatewayOptionsFor('everything', ['--', ...command]), { log: () => {} });
+    const everything = await serveGateway(base.options('everything', ['--', ...command]), { log: () => {} });
     try {
       const { client, asked } = await askableClient('asker-b', { modelSays: 'from the gateway' }, everything.url!);
       const throughTools = (await client.listTools()).tools.map((tool) => tool.name).sort();

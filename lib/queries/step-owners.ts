@@ -95,3 +95,16 @@ export async function listOwnerChoices(db: Executor, agents: string[]): Promise<
   const owners = [...agentOwners.values()].flatMap((view) => (view.owner ? [view.owner] : []));
   return [...new Set([...owners, ...stepRows.map((row) => row.owner)])].sort();
 }
+
+/**
+ * The `holdfast.owner` an agent's spans declared last when it names no team or person (kept refused by trace
+ * ingest, packages/engine/src/traces/store-releases.ts), so its page can say why the declaration was not taken;
+ * null when its latest word was taken, or it said none.
+ */
+export async function getRefusedOwnerDeclaration(db: Executor, agent: string): Promise<string | null> {
+  const [latest] = await db.execute<{ refused_owner: string | null }>(sql`
+    select refused_owner from agent_releases where agent = ${agent}
+      and (owner is not null or refused_owner is not null)
+    order by last_seen_at desc limit 1`);
+  return latest?.refused_owner ?? null;
+}

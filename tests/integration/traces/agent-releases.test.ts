@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type Actor, createApiToken, readStepOwners, saveStepOwner } from '../../../packages/engine/src/core';
 import { MAX_RELEASES_PER_AGENT, storeReleases } from '../../../packages/engine/src/traces/store-releases';
 import { getFleetEvents, getStepEvents } from '../../../lib/queries/step-events';
+import { getRefusedOwnerDeclaration } from '../../../lib/queries/step-owners';
 import { useApi } from '../../support/api-harness';
 import { otlpJsonExport, otlpJsonSpan } from '../../support/otlp-json';
 
@@ -66,6 +67,12 @@ describe('what a traced agent declares in its resource', () => {
     expect(await releasesOf(agent)).toEqual([{ version: '', owner: null, refused_owner: 'research folks' }]);
     const owner = (await readStepOwners(api.database.db, [{ agent, step: 'draft' }])).get(`${agent}/draft`);
     expect(owner).toMatchObject({ owner: null, source: null });
+    // The agent's page says why it was not taken, until the spans declare an owner that names one.
+    expect(await getRefusedOwnerDeclaration(api.database.db, agent)).toBe('research folks');
+    await api.database
+      .sql`update agent_releases set last_seen_at = last_seen_at - interval '1 hour' where agent = ${agent}`;
+    await exportCall(agent, { 'holdfast.owner': 'team:research', 'service.version': '2' });
+    expect(await getRefusedOwnerDeclaration(api.database.db, agent)).toBeNull();
   });
 
   it("an exporter limited to one agent declares nothing for another: that agent's spans are refused whole", async () => {

@@ -8,6 +8,9 @@ import { ConfigError, parseGatewayArgs } from '../../../packages/client/src/adap
 import { isOurMetaName, parseCallMeta, splitMeta } from '../../../packages/client/src/adapters/mcp/meta-fields';
 import { toolPolicy } from '../../../packages/client/src/adapters/mcp/tool-policy';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { GatewayReport } from '../../../packages/client/src/adapters/mcp/gateway-report';
+import type { HoldfastClient } from '../../../packages/client/src/client-types';
+import type { McpGatewayReportInput } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
 
 /** The gateway's credentials, its command line, and its `_meta` names, without a server. */
 const SECRET = 'r'.repeat(40);
@@ -192,5 +195,55 @@ describe("an upstream's credentials", () => {
         UP_TOKEN: 't',
       }),
     ).toThrow(/are for --upstream-url/);
+  });
+});
+
+describe("the gateway's report", () => {
+  it('keeps 20 unknown tool names by name and counts the rest together, so a caller cannot fill it', async () => {
+    const sent: McpGatewayReportInput[] = [];
+    const holdfast = {
+      reportMcpGateway: async (report: McpGatewayReportInput) => {
+        sent.push(report);
+        return { counted: 0 };
+      },
+    } as unknown as HoldfastClient;
+    const report = new GatewayReport(
+      parse([]),
+      holdfast,
+      () => Date.UTC(2026, 0, 5),
+      () => {},
+    );
+    for (let name = 0; name < 30; name += 1) report.count(`typo_${name}`, 'refused_unknown_tool');
+    report.count('typo_0', 'refused_unknown_tool');
+    report.count('charge', 'ran');
+    await report.send();
+    const counts = sent[0]!.counts;
+    expect(counts.filter((count) => count.tool.startsWith('typo_'))).toHaveLength(20);
+    expect(counts).toContainEqual({ tool: 'typo_0', outcome: 'refused_unknown_tool', calls: 2 });
+    expect(counts).toContainEqual({ tool: '(other unknown tools)', outcome: 'refused_unknown_tool', calls: 10 });
+    expect(counts).toContainEqual({ tool: 'charge', outcome: 'ran', calls: 1 });
+    // A report that fails keeps its counts for the next.
+    const failing = new GatewayReport(
+      parse([]),
+      {
+        reportMcpGateway: async () => {
+          throw new Error('Holdfast is away');
+        },
+      } as unknown as HoldfastClient,
+      Date.now,
+      () => {},
+    );
+    failing.count('charge', 'ran');
+    await failing.send();
+    failing.count('charge', 'ran');
+    const retried: McpGatewayReportInput[] = [];
+    (failing as unknown as { holdfast: HoldfastClient }).holdfast = {
+      reportMcpGateway: async (sentReport: McpGatewayReportInput) => {
+        retried.push(sentReport);
+        return { counted: 0 };
+      },
+    } as unknown as HoldfastClient;
+    await failing.send();
+    expect(retried[0]!.counts).toEqual([{ tool: 'charge', outcome: 'ran', calls: 2 }]);
   });
 });

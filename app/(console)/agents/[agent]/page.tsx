@@ -13,7 +13,7 @@ import { getAgentRows } from '@/lib/queries/agents-page';
 import { readDataBegins } from '@/lib/queries/data-span';
 import { inOneSnapshot } from '@/lib/queries/one-snapshot';
 import { readStepFigures } from '@/lib/queries/step-figures';
-import { getStepOwners } from '@/lib/queries/step-owners';
+import { getRefusedOwnerDeclaration, getStepOwners } from '@/lib/queries/step-owners';
 import { getStepCostSources, getStepSources } from '@/lib/queries/step-sources';
 import { getCostSourceMix } from '@/lib/queries/cost-source-mix';
 import { getAgentRuns } from '@/lib/queries/span-ingest';
@@ -63,7 +63,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
   const retentionDays = getEnvironment().HOLDFAST_ATTEMPT_RETENTION_DAYS;
   const rawFloor = new Date(now.getTime() - retentionDays * 86_400_000);
   const {
-    value: [owners, sources, costSources, costMix, [runs]],
+    value: [owners, sources, costSources, costMix, [runs], refusedOwner],
   } = await readConsole((db) =>
     Promise.all([
       getStepOwners(db, steps),
@@ -71,6 +71,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
       getStepCostSources(db, steps),
       getCostSourceMix(db, { ...view.range, agent, rawFloor }),
       getAgentRuns(db, view.range, agent),
+      getRefusedOwnerDeclaration(db, agent),
     ]),
   );
 
@@ -111,6 +112,13 @@ export default async function AgentPage({ params, searchParams }: Props) {
                   noneText="none named yet (an admin names one on any of its steps' pages)"
                 />
               </dd>
+              {refusedOwner ? (
+                <dd className="text-[12px] text-warn [overflow-wrap:anywhere]" data-testid="agent-refused-owner">
+                  its spans declare holdfast.owner &ldquo;
+                  <VisibleText text={refusedOwner} />
+                  &rdquo;, which names no team or person (team:&lt;name&gt; or person:&lt;email&gt;): not taken
+                </dd>
+              ) : null}
               {row.owner.contact ? (
                 <dd className="text-[12px] text-muted [overflow-wrap:anywhere]">
                   on call: <VisibleText text={row.owner.contact} />

@@ -3,8 +3,9 @@ import type { Transaction } from '../db/client';
 
 /**
  * Keeps step_sources, the console's source badges: each way (library, http, traces) a step's attempts reached
- * Holdfast, with the latest start among them; and step_cost_sources, each way they were costed. It reads the rows the pass takes, those written by transactions
- * from `fromXid` up to the pass's horizon (attempts_changed_xid_idx), so recording an attempt writes nothing more.
+ * Holdfast, with the latest start among them; and step_cost_sources, each way they were costed. It reads the rows
+ * the pass takes, those written by transactions from `fromXid` up to the pass's horizon (attempts_changed_xid_idx),
+ * so recording an attempt writes nothing more.
  * A row read twice (rolled again after a crash, or begun and then finished) only moves last_seen_at forward, and
  * a row is written only when it does, so a busy step costs no dead row per pass.
  */

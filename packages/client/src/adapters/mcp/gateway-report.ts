@@ -11,6 +11,9 @@ import type { GatewayConfig } from './gateway-config';
 export const GATEWAY_VERSION = '0.1.0';
 /** How often the gateway reports (and so how stale the console's gateway page may be). */
 export const REPORT_INTERVAL_MS = 30_000;
+/** Unknown tool names counted by name in one report; the rest are counted as OTHER_UNKNOWN_TOOLS. */
+const MAX_UNKNOWN_NAMES = 20;
+const OTHER_UNKNOWN_TOOLS = '(other unknown tools)';
 /** Counts kept while Holdfast cannot be reached; past it new kinds of count are dropped, and said so in the log. */
 const MAX_PENDING_COUNTS = 5_000;
 
@@ -37,7 +40,15 @@ export class GatewayReport {
   }
 
   count(tool: string, outcome: McpCallOutcome): void {
-    const key = `${tool}\u0000${outcome}`;
+    // A tool name the server does not list is the caller's to choose: a few are kept by name (a misspelling shows
+    // on the console), the rest counted together, so a client cannot fill the report with names.
+    const named =
+      outcome === 'refused_unknown_tool' &&
+      !this.counts.has(`${tool}\u0000${outcome}`) &&
+      this.unknownNames() >= MAX_UNKNOWN_NAMES
+        ? OTHER_UNKNOWN_TOOLS
+        : tool;
+    const key = `${named}\u0000${outcome}`;
     if (!this.counts.has(key) && this.counts.size >= MAX_PENDING_COUNTS) {
       this.log(
         `report: more than ${MAX_PENDING_COUNTS} kinds of count wait to be sent; ${tool} ${outcome} not counted`,
@@ -45,6 +56,12 @@ export class GatewayReport {
       return;
     }
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  private unknownNames(): number {
+    let names = 0;
+    for (const key of this.counts.keys()) if (key.endsWith('\u0000refused_unknown_tool')) names += 1;
+    return names;
   }
 
   start(): void {

@@ -35,6 +35,9 @@ export interface UpstreamIdentity {
   instructions?: string;
 }
 
+/** How often a call naming a tool the server does not list may make the gateway read the list again. */
+const UNLISTED_LOOK_INTERVAL_MS = 1_000;
+
 /** The gateway's own name towards the upstream server. */
 const GATEWAY_INFO = { name: 'holdfast-mcp-gateway', version: '0.1.0' };
 
@@ -62,6 +65,7 @@ export class Upstream {
   private connecting: Promise<Client> | undefined;
   private tools = new Map<string, Tool>();
   private toolsRead = false;
+  private toolsReadAt = 0;
   private reading: Promise<void> | undefined;
 
   constructor(
@@ -108,9 +112,14 @@ export class Upstream {
     }
   }
 
-  /** A tool as the server last listed it; undefined when the server does not list it (after one fresh look). */
+  /**
+   * A tool as the server last listed it; undefined when the server does not list it (after a fresh look, at most
+   * one a second for names it does not list: a client calling unknown names cannot make each call a tools/list, and
+   * a tool the server adds is announced by its list-changed notification, which makes the next call look again).
+   */
   async tool(name: string): Promise<Tool | undefined> {
-    if (!this.toolsRead || !this.tools.has(name)) {
+    const unlistedLookAgain = !this.tools.has(name) && Date.now() - this.toolsReadAt >= UNLISTED_LOOK_INTERVAL_MS;
+    if (!this.toolsRead || unlistedLookAgain) {
       // One read at a time: sixty-four concurrent calls need one tools/list, not sixty-four.
       this.reading ??= this.readTools().finally(() => {
         this.reading = undefined;
@@ -149,6 +158,7 @@ export class Upstream {
     } while (cursor !== undefined);
     this.tools = tools;
     this.toolsRead = true;
+    this.toolsReadAt = Date.now();
   }
 
   private connected(): Promise<Client> {

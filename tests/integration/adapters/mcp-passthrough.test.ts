@@ -212,7 +212,9 @@ describe('a real server from the registry that asks its client (server-everythin
       );
       expect(sampled.isError).toBeFalsy();
       expect(textOf(sampled)).toContain('from the gateway');
-      expect(asked).toEqual([expect.stringMatching(/^sampling: .*Say hello/)]);
+      // server-everything also asks a client that declares roots for its roots once it is initialized, at a
+      // moment of its own choosing (seen before and after the call under load); only the sampling ask is this call's.
+      expect(asked.filter((ask) => ask !== 'roots')).toEqual([expect.stringMatching(/^sampling: .*Say hello/)]);
     } finally {
       await everything.close();
     }

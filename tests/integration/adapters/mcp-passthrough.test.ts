@@ -7,8 +7,10 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
+  McpError,
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, serveGateway } from '../../../packages/client/src/adapters/mcp/serve';
@@ -26,7 +28,7 @@ import { useGatewayHoldfast } from '../../support/mcp-gateway-holdfast';
 const require = createRequire(import.meta.url);
 const database = useTestDatabase();
 const OWNER = 'team:research';
-const base = useGatewayHoldfast(database, OWNER, ['asker-a', 'asker-b', 'watcher', 'toucher'], {
+const base = useGatewayHoldfast(database, OWNER, ['asker-a', 'asker-b', 'watcher', 'toucher', 'tasker'], {
   UPSTREAM_TOKEN: 'upstream-secret-0123456789',
 });
 let upstream: AskingMcpServer;
@@ -219,4 +221,131 @@ describe('a real server from the registry that asks its client (server-everythin
       await everything.close();
     }
   });
+});
+
+describe("a server's tasks through the gateway (server-everything)", () => {
+  const everythingCommand = () => [
+    process.execPath,
+    require.resolve('@modelcontextprotocol/server-everything/dist/index.js'),
+    'stdio',
+  ];
+  /** A client that can run a sampling as a task of its own (it keeps its tasks), as well as answer one at once. */
+  const stores: InMemoryTaskStore[] = [];
+  afterAll(() => {
+    for (const store of stores) store.cleanup();
+  });
+  function taskingClient(name: string) {
+    stores.push(new InMemoryTaskStore());
+    const client = new Client(
+      { name, version: '1.0.0' },
+      {
+        capabilities: {
+          sampling: {},
+          elicitation: {},
+          tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} } } },
+        },
+        taskStore: stores.at(-1),
+      },
+    );
+    const ranAsTask: string[] = [];
+    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+      const answer = {
+        role: 'assistant' as const,
+        model: 'test-model',
+        content: { type: 'text' as const, text: 'a task answer' },
+      };
+      if (!request.params.task || !extra.taskStore) return answer;
+      const task = await extra.taskStore.createTask({ ttl: 60_000 });
+      ranAsTask.push(task.taskId);
+      setTimeout(() => void extra.taskStore!.storeTaskResult(task.taskId, 'completed', answer), 50);
+      return { task };
+    });
+    clients.push(client);
+    return { client, ranAsTask };
+  }
+
+  it('lists the task tools, runs a guarded tool as a task (a repeat replayed), and passes a task the server asks the client to run', async () => {
+    const command = everythingCommand();
+    const direct = taskingClient('direct-tasker').client;
+    await direct.connect(new StdioClientTransport({ command: command[0]!, args: command.slice(1), stderr: 'ignore' }));
+    const directTools = (await direct.listTools()).tools.map((tool) => tool.name).sort();
+
+    const everything = await serveGateway(base.options('everything-tasks', ['--', ...command]), { log: () => {} });
+    try {
+      const { client, ranAsTask } = taskingClient('tasker');
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(everything.url!), {
+          requestInit: { headers: { authorization: `Bearer ${base.clientOf('tasker').secret}` } },
+        }),
+      );
+      // The task tools, the one a client runs as its own task among them, are listed as directly.
+      expect(client.getServerCapabilities()?.tasks?.requests?.tools?.call).toBeDefined();
+      const throughTools = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      expect(throughTools).toEqual(directTools);
+      expect(throughTools).toEqual(
+        expect.arrayContaining(['simulate-research-query', 'trigger-sampling-request-async']),
+      );
+
+      // A tool the server runs only as a task: created at once, its statuses polled, its report the result.
+      const research = async () => {
+        const seen: string[] = [];
+        let result: CallToolResult | undefined;
+        const stream = client.experimental.tasks.callToolStream(
+          {
+            name: 'simulate-research-query',
+            arguments: { topic: 'idempotency' },
+            _meta: { 'io.holdfast/key': 'research-1' },
+          },
+          CallToolResultSchema,
+          { task: { ttl: 60_000 }, timeout: 60_000 },
+        );
+        for await (const message of stream) {
+          seen.push(message.type === 'taskStatus' ? `status:${message.task.status}` : message.type);
+          if (message.type === 'result') result = message.result as CallToolResult;
+          if (message.type === 'error') throw message.error;
+        }
+        return { seen, result: result! };
+      };
+      const first = await research();
+      expect(first.seen[0]).toBe('taskCreated');
+      expect(first.seen).toContain('status:completed');
+      expect(textOf(first.result)).toContain('Research Report: idempotency');
+      expect(first.result._meta?.['io.holdfast/replayed']).toBeUndefined();
+      // The same operation again: a task too, answered from Holdfast, not run again.
+      const again = await research();
+      expect(textOf(again.result)).toBe(textOf(first.result));
+      expect(again.result._meta?.['io.holdfast/replayed']).toBeDefined();
+      // The gateway lists the session's tasks: the two it made.
+      expect((await client.experimental.tasks.listTasks()).tasks.map((task) => task.status)).toEqual([
+        'completed',
+        'completed',
+      ]);
+
+      // The server asks the client to run a sampling as the client's task, and polls it, through the gateway.
+      const sampled = await call(
+        client,
+        'trigger-sampling-request-async',
+        { prompt: 'Say hi', maxTokens: 10 },
+        'async-1',
+      );
+      expect(sampled.isError).toBeFalsy();
+      expect(textOf(sampled)).toContain('a task answer');
+      expect(ranAsTask).toHaveLength(1);
+
+      // A tool the server does not run as a task is refused as a task, as the server would (-32601), and nothing runs.
+      const refused = await client
+        .request(
+          { method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' }, task: { ttl: 1_000 } } },
+          CallToolResultSchema,
+        )
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(refused).toBeInstanceOf(McpError);
+      expect((refused as McpError).code).toBe(-32601);
+    } finally {
+      await everything.close();
+    }
+  }, 120_000);
 });

@@ -6,6 +6,7 @@ import {
   ErrorCode,
   McpError,
   type ServerNotification,
+  type Task,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createHoldfastClient } from '../..';
@@ -22,6 +23,7 @@ import { GatewayReport } from './gateway-report';
 import type { McpCallOutcome } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
 import { toolPolicy, type ToolRules } from './tool-policy';
 import { type ClientSide, Upstream, type UpstreamIdentity } from './upstream';
+import { callToolAsUpstreamTask } from './upstream-task-call';
 
 /** Holdfast's longest in-progress TTL (24 hours). */
 const MAX_IN_PROGRESS_TTL_MS = 24 * 3_600_000;
@@ -45,6 +47,8 @@ export interface Caller {
   session?: { key: string; identical: IdenticalCalls };
   /** Present when the client asked for progress (a progressToken in `_meta`). */
   progress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Present when the client asked to run the call as a task (tool-tasks.ts): how long to keep it, and its status. */
+  task?: { ttlMs: number; onStatus: (status: Task['status'], message: string | undefined) => void };
 }
 
 export interface GatewayOptions {
@@ -63,6 +67,8 @@ export interface GatewayOptions {
  */
 export class Gateway {
   private readonly listeners = new Set<(notification: ServerNotification) => void>();
+  /** The sessions' own connections (a stdio server process each), closed with the gateway if still open. */
+  private readonly sessionUpstreams = new Map<Upstream, Promise<void> | undefined>();
   private readonly rules: ToolRules;
   private readonly rates: RateCounter;
   /** What became of each call, sent to Holdfast every 30 s (gateway-report.ts). */
@@ -115,10 +121,27 @@ export class Gateway {
   /**
    * A connection of a client session's own to the upstream server, for a client that can answer the server's
    * requests (sampling, elicitation, roots) or subscribes to resources: what the server sends on it concerns that
-   * client alone. Its notifications go to `onNotification`; the caller closes it with the session.
+   * client alone. Its notifications go to `onNotification`; the session closes it with `closeSessionUpstream`, and
+   * the gateway's close closes those still open (waiting for a stdio server to exit, or stopping it).
    */
   openSessionUpstream(side: ClientSide, onNotification: (notification: ServerNotification) => void): Upstream {
-    return new Upstream(this.config.upstream, onNotification, this.options.log, this.config.secretEnvNames, side);
+    const upstream = new Upstream(
+      this.config.upstream,
+      onNotification,
+      this.options.log,
+      this.config.secretEnvNames,
+      side,
+    );
+    this.sessionUpstreams.set(upstream, undefined);
+    return upstream;
+  }
+
+  async closeSessionUpstream(upstream: Upstream): Promise<void> {
+    // Kept until it has closed: the gateway's close waits for it.
+    const closing = upstream.close().catch(() => {});
+    this.sessionUpstreams.set(upstream, closing);
+    await closing;
+    this.sessionUpstreams.delete(upstream);
   }
 
   /** A session hears the upstream server's notifications until it stops listening. */
@@ -148,7 +171,7 @@ export class Gateway {
     const { ours, forwarded } = splitMeta(params._meta);
     const { progressToken: _progressToken, ...passedMeta } = forwarded ?? {};
     const request = {
-      method: 'tools/call',
+      method: 'tools/call' as const,
       params: {
         name: params.name,
         ...(params.arguments === undefined ? {} : { arguments: params.arguments }),
@@ -158,6 +181,17 @@ export class Gateway {
     const onprogress = caller.progress;
     const upstream = caller.upstream ?? this.upstream;
     const timeout = this.config.callTimeoutMs;
+    // A call the client made a task goes upstream as a task too, where the server runs the tool that way.
+    const task = caller.task;
+    const callUpstream = (signal?: AbortSignal) =>
+      task && runsAsTask(tool)
+        ? callToolAsUpstreamTask(upstream, request, {
+            timeoutMs: timeout,
+            ttlMs: task.ttlMs,
+            onStatus: task.onStatus,
+            onprogress,
+          })
+        : upstream.request(request, CallToolResultSchema, { signal, timeout, onprogress });
     // A tool list that cannot be read guards the call: the safe side when nothing is known of the tool.
     let tool: Tool | undefined;
     let listed = true;
@@ -169,10 +203,7 @@ export class Gateway {
     }
     if (listed && tool === undefined) {
       ended('refused_unknown_tool');
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `Unknown tool: ${params.name} (the MCP server ${this.config.serverName} lists no such tool; nothing was run)`,
-      );
+      throw this.unknownTool(params.name);
     }
     const limited = this.overLimits(params, caller);
     if (limited) {
@@ -182,7 +213,7 @@ export class Gateway {
     const policy = toolPolicy(this.rules, params.name, tool);
     if (!policy.guarded) {
       ended('passed_through');
-      return upstream.request(request, CallToolResultSchema, { signal, timeout, onprogress });
+      return callUpstream(signal);
     }
     // Checked here for guarded tools only (an unguarded call is the server's to judge, untouched).
     const invalid = tool && argumentsProblem(tool, params.arguments);
@@ -247,7 +278,7 @@ export class Gateway {
       },
       // The caller's cancellation is not passed on to a guarded call: once sent, it runs to its answer so that
       // the answer is recorded and a repeat replays it, rather than leaving its outcome unknown.
-      () => upstream.request(request, CallToolResultSchema, { timeout, onprogress }),
+      () => callUpstream(),
     );
   }
 
@@ -287,14 +318,50 @@ export class Gateway {
     return undefined;
   }
 
+  /**
+   * Refuses, before a task is made for it, a call that cannot run as a task: a tool the server does not list
+   * (-32602), or one the server does not run as a task (-32601, as the server itself answers).
+   */
+  async checkRunsAsTask(name: string, upstream: Upstream = this.upstream): Promise<void> {
+    let tool: Tool | undefined;
+    try {
+      tool = await upstream.tool(name);
+    } catch {
+      return; // The call itself finds out, and answers as it does without a task.
+    }
+    if (tool === undefined) {
+      this.report.count(name, 'refused_unknown_tool');
+      throw this.unknownTool(name);
+    }
+    if (!runsAsTask(tool)) {
+      throw new McpError(ErrorCode.MethodNotFound, `${name} does not run as a task (its taskSupport is forbidden)`);
+    }
+  }
+
+  private unknownTool(name: string): McpError {
+    return new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown tool: ${name} (the MCP server ${this.config.serverName} lists no such tool; nothing was run)`,
+    );
+  }
+
   async close(): Promise<void> {
     this.listeners.clear();
     // The last counts go to Holdfast before the gateway stops.
     await this.report.stop().catch(() => {});
-    await this.upstream.close();
+    await Promise.all([
+      this.upstream.close(),
+      ...[...this.sessionUpstreams].map(([upstream, closing]) => closing ?? this.closeSessionUpstream(upstream)),
+    ]);
   }
 
   private broadcast(notification: ServerNotification): void {
     for (const listener of this.listeners) listener(notification);
   }
+}
+
+/** Whether the server runs a tool as a task when asked (its `execution.taskSupport`). */
+function runsAsTask(tool: Tool | undefined): boolean {
+  const support = tool?.execution?.taskSupport;
+  return support === 'optional' || support === 'required';
 }

@@ -26,6 +26,7 @@ import type { Gateway } from './gateway';
 import { SessionUpstream } from './session-upstream';
 import { IdenticalCalls } from './call-limits';
 import { randomUUID } from 'node:crypto';
+import { SessionTasks, taskTtlMs, toolTaskCapabilities } from './tool-tasks';
 
 /**
  * The MCP server one client talks to (a stdio client, or one Streamable HTTP
@@ -34,8 +35,9 @@ import { randomUUID } from 'node:crypto';
  * instructions) with the capabilities the gateway can pass on: tools always;
  * resources, prompts, completions and logging when the upstream server has
  * them, resource subscriptions too. What the server asks of the client (sampling, elicitation, roots) reaches the
- * client whose call it is, over a connection of the session's own (session-upstream.ts). Tasks are not passed on,
- * so they are not offered.
+ * client whose call it is, over a connection of the session's own (session-upstream.ts). A server that runs tool calls
+ * as tasks has them offered: the session keeps its client's tasks (tool-tasks.ts), and the server's tasks on its
+ * client's side (a sampling run as a task) pass through to the client.
  */
 export function createSessionServer(gateway: Gateway, agent: string): Server {
   const upstream = gateway.identity.capabilities;
@@ -52,11 +54,14 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
     ...(upstream.prompts ? { prompts: { listChanged: upstream.prompts.listChanged ?? false } } : {}),
     ...(upstream.completions ? { completions: {} } : {}),
     ...(upstream.logging ? { logging: {} } : {}),
+    ...toolTaskCapabilities(upstream),
   };
+  const tasks = capabilities.tasks ? new SessionTasks() : undefined;
   // The low-level Server, not McpServer: the gateway declares no tools of its own, it relays another server's.
   const server = new Server(gateway.identity.serverInfo, {
     capabilities,
     ...(gateway.identity.instructions ? { instructions: gateway.identity.instructions } : {}),
+    ...(tasks ? { taskStore: tasks.store } : {}),
   });
 
   const session = new SessionUpstream(gateway, server);
@@ -70,7 +75,21 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
     connection.remember(page.tools);
     return page;
   });
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const asked = request.params.task;
+    if (asked && tasks) {
+      // Answered at once with a task; the call runs as any call does, its answer the task's result.
+      const upstreamOfCall = session.current();
+      await gateway.checkRunsAsTask(request.params.name, upstreamOfCall);
+      return tasks.start(asked, extra.taskStore, (onStatus) =>
+        gateway.callTool(request.params, {
+          agent,
+          upstream: upstreamOfCall,
+          session: limits,
+          task: { ttlMs: taskTtlMs(asked), onStatus },
+        }),
+      );
+    }
     const progressToken = request.params._meta?.progressToken;
     // Progress goes out in order, and all of it before the answer: a client drops progress of a call it has
     // already been answered for.
@@ -144,6 +163,7 @@ export function createSessionServer(gateway: Gateway, agent: string): Server {
   });
   server.onclose = () => {
     stopListening();
+    tasks?.close();
     void session.close();
   };
   return server;

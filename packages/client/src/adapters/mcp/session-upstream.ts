@@ -1,9 +1,14 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
+  CancelTaskResultSchema,
   type ClientCapabilities,
   CreateMessageResultSchema,
+  CreateTaskResultSchema,
   ElicitResultSchema,
+  GetTaskResultSchema,
   ListRootsResultSchema,
+  ListTasksResultSchema,
+  ResultSchema,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Gateway } from './gateway';
@@ -14,6 +19,11 @@ const ANSWERS = {
   'sampling/createMessage': CreateMessageResultSchema,
   'elicitation/create': ElicitResultSchema,
   'roots/list': ListRootsResultSchema,
+  // A sampling or elicitation the client runs as a task: the server asks after it, and for its result, as it is.
+  'tasks/get': GetTaskResultSchema,
+  'tasks/result': ResultSchema,
+  'tasks/list': ListTasksResultSchema,
+  'tasks/cancel': CancelTaskResultSchema,
 } as const;
 
 /**
@@ -40,6 +50,7 @@ export class SessionUpstream {
       ...(declared.sampling ? { sampling: declared.sampling } : {}),
       ...(declared.elicitation ? { elicitation: declared.elicitation } : {}),
       ...(declared.roots ? { roots: declared.roots } : {}),
+      ...clientTasksPassedOn(declared),
     };
   }
 
@@ -76,12 +87,14 @@ export class SessionUpstream {
   }
 
   async close(): Promise<void> {
-    await this.own?.close().catch(() => {});
+    const own = this.own;
     this.own = undefined;
+    if (own) await this.gateway.closeSessionUpstream(own).catch(() => {});
   }
 
   private async ask(request: ServerRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const schema = ANSWERS[request.method as keyof typeof ANSWERS];
+    const asTask = (request.params as { task?: unknown } | undefined)?.task !== undefined;
+    const schema = asTask ? CreateTaskResultSchema : ANSWERS[request.method as keyof typeof ANSWERS];
     if (!schema) throw new Error(`the gateway does not pass ${request.method} on`);
     const relatedRequestId = this.callsInFlight.at(-1);
     return (await this.server.request(request, schema as never, {
@@ -89,4 +102,23 @@ export class SessionUpstream {
       ...(relatedRequestId === undefined ? {} : { relatedRequestId }),
     })) as Record<string, unknown>;
   }
+}
+
+/**
+ * The part of a client's tasks capability the gateway passes on: sampling and elicitation run as the client's tasks
+ * (where the client declared sampling or elicitation too), and the listing and cancelling of them.
+ */
+function clientTasksPassedOn(declared: ClientCapabilities): Pick<ClientCapabilities, 'tasks'> {
+  const tasks = declared.tasks;
+  if (!tasks) return {};
+  const sampling = declared.sampling ? tasks.requests?.sampling : undefined;
+  const elicitation = declared.elicitation ? tasks.requests?.elicitation : undefined;
+  if (!sampling && !elicitation) return {};
+  return {
+    tasks: {
+      ...(tasks.list ? { list: tasks.list } : {}),
+      ...(tasks.cancel ? { cancel: tasks.cancel } : {}),
+      requests: { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}) },
+    },
+  };
 }

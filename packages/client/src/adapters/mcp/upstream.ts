@@ -3,8 +3,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
+  CancelTaskRequestSchema,
   type ClientCapabilities,
   CreateMessageRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
   ListToolsResultSchema,
@@ -43,8 +47,8 @@ const GATEWAY_INFO = { name: 'holdfast-mcp-gateway', version: '0.1.0' };
 
 /**
  * One client session's side of a connection of its own (session-upstream.ts): what the client declared it can do
- * for a server (sampling, elicitation, roots), declared again towards the upstream server, and the way to pass the
- * server's requests of those kinds on to that client.
+ * for a server (sampling, elicitation, roots, and running the first two as tasks), declared again towards the upstream
+ * server, and the way to pass the server's requests of those kinds on to that client.
  */
 export interface ClientSide {
   capabilities: ClientCapabilities;
@@ -183,6 +187,16 @@ export class Upstream {
       if (side.capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, ask as never);
       if (side.capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, ask as never);
       if (side.capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, ask as never);
+      if (side.capabilities.tasks) {
+        for (const schema of [
+          GetTaskRequestSchema,
+          GetTaskPayloadRequestSchema,
+          ListTasksRequestSchema,
+          CancelTaskRequestSchema,
+        ]) {
+          client.setRequestHandler(schema, ask as never);
+        }
+      }
     }
     const transport =
       this.target.kind === 'stdio'

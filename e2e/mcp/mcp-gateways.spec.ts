@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordMcpGatewayReport } from '../../packages/engine/src/core';
 import { uniqueId } from '../support/factories';
-import { expect, test } from '../support/fixtures';
+import { expect, signInAs, test } from '../support/fixtures';
 
 /**
  * The MCP gateways page: what a gateway reported of each tool's calls, beside what the tool's steps cost, and the
@@ -74,4 +74,73 @@ test('shows what the gateways did with each tool, what the tools cost, and the i
   ).toBeVisible();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
+});
+
+test('an admin sets, changes and removes a tool control with a reason; a responder reads them only', async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
+  const server = uniqueId('e2e-ctl');
+  await recordMcpGatewayReport(
+    { db: database.db, actor: { type: 'agent', id: 'e2e-gateway', scopes: ['ingest'] } },
+    {
+      instanceId: randomUUID(),
+      serverName: server,
+      version: '0.1.0',
+      startedAt: new Date().toISOString(),
+      config: {},
+      counts: [{ tool: 'web_search', outcome: 'ran', calls: 3 }],
+    },
+  );
+  await page.goto('/mcp');
+  const form = page.getByTestId('tool-control-form');
+  await form.getByLabel('Server').fill(server);
+  await form.getByLabel('Tool', { exact: true }).fill('web_search');
+  await form.getByLabel('Price per call ($)').fill('0.02');
+  await form.getByLabel('Calls per agent').fill('30');
+  await form.getByLabel('Reason (kept in the audit log)').fill('the vendor bills 2 cents a search');
+  await form.getByRole('button', { name: 'Set controls' }).click();
+  await expect(page.getByTestId('toasts')).toContainText(`Controls set for ${server}:web_search`);
+  const row = page.getByTestId(`tool-control-${server}-web_search`);
+  await expect(row.getByTestId('control-price')).toHaveText('$0.0200 a call');
+  await expect(row.getByTestId('control-rate')).toHaveText('30 a minute');
+  await expect(row.getByTestId('control-cap')).toHaveText("gateway's own");
+  await expectAccessible();
+
+  // A blank field is refused when nothing is set, named beside the field; nothing is written.
+  await form.getByLabel('Server').fill(server);
+  await form.getByLabel('Tool', { exact: true }).fill('*');
+  await form.getByLabel('Reason (kept in the audit log)').fill('nothing');
+  await form.getByRole('button', { name: 'Set controls' }).click();
+  await expect(page.getByTestId('control-error-priceUsd')).toContainText('set a price, a rate or a cap');
+  await expect(page.getByTestId(`tool-control-${server}-*`)).toHaveCount(0);
+
+  await row.getByRole('link', { name: `Edit the controls of ${server}:web_search` }).click();
+  const edit = page.getByTestId('tool-control-form');
+  await expect(edit.getByLabel('Price per call ($)')).toHaveValue('0.02');
+  await edit.getByLabel('Calls per agent').fill('');
+  await edit.getByLabel('Identical calls in a session').fill('5');
+  await edit.getByLabel('Reason (kept in the audit log)').fill('a rate is the vendor’s now');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(page.getByTestId('toasts')).toContainText(`Controls changed for ${server}:web_search`);
+  await expect(row.getByTestId('control-rate')).toHaveText("gateway's own");
+  await expect(row.getByTestId('control-cap')).toHaveText('5 in a session');
+
+  await signInAs(page, 'responder');
+  await page.goto('/mcp');
+  await expect(page.getByTestId('tool-controls-read-only')).toContainText('this needs the admin role');
+  await expect(page.getByTestId('tool-control-form')).toHaveCount(0);
+  await expect(page.getByTestId(`tool-control-${server}-web_search`).getByTestId('control-cap')).toHaveText(
+    '5 in a session',
+  );
+
+  await signInAs(page, 'admin');
+  await page.goto('/mcp');
+  const kept = page.getByTestId(`tool-control-${server}-web_search`);
+  await kept.getByRole('button', { name: `Remove the controls of ${server}:web_search` }).click();
+  await kept.getByLabel('Reason for removing').fill('contract ended');
+  await kept.getByRole('button', { name: 'Remove controls' }).click();
+  await expect(page.getByTestId('toasts')).toContainText(`Removed the controls of ${server}:web_search.`);
+  await expect(kept).toHaveCount(0);
 });

@@ -22,6 +22,7 @@ const targetHrefs: Partial<Record<string, (id: string) => string>> = {
   kill_switch: () => '/locks',
   retry_pool: () => '/settings/retry-pools',
   price_override: () => '/settings/pricing',
+  mcp_tool_control: () => '/mcp#tool-controls',
   pricing_rule: () => '/settings/pricing',
   alert_rule: () => '/alerts',
   alert: () => '/alerts?tab=history',

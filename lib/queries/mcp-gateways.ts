@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '@holdfast/engine/db';
 import { mcpCallOutcomes, type McpCallOutcome } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
 import type { TimeRange } from '@holdfast/protocol/time-window';
+import { readMcpToolControls, type StoredMcpToolControl } from '@holdfast/engine/core';
 import { readStepFigures } from './step-figures';
 
 /** One tool of one MCP server over the window: what became of its calls, and what its steps cost. */
@@ -39,6 +40,12 @@ export interface McpGatewayInstance {
 export interface McpGatewaysView {
   servers: McpServerView[];
   instances: McpGatewayInstance[];
+  /** The controls set in the console, by server then tool (`*` first). */
+  controls: StoredMcpToolControl[];
+  /** Every server named anywhere (counts in the window, instances, controls), for the controls form. */
+  knownServers: string[];
+  /** Each server's tools seen in the window, for the controls form. */
+  knownTools: Record<string, string[]>;
 }
 
 /** The most tools listed (most calls first) and instances (latest first). */
@@ -57,7 +64,7 @@ const emptyOutcomes = () =>
 export async function getMcpGateways(db: Executor, range: TimeRange): Promise<McpGatewaysView> {
   const from = new Date(Math.floor(range.from.getTime() / 3_600_000) * 3_600_000).toISOString();
   const to = range.to.toISOString();
-  const [counted, instances, serverBreakers] = await Promise.all([
+  const [counted, instances, serverBreakers, controls] = await Promise.all([
     db.execute<{
       server_name: string;
       tool: string;
@@ -99,6 +106,7 @@ export async function getMcpGateways(db: Executor, range: TimeRange): Promise<Mc
     db.execute<{ downstream: string; open: string }>(sql`
       select downstream, count(*)::text as open from circuit_breakers
       where scope = 'downstream' and state <> 'closed' and downstream like 'mcp:%' group by downstream`),
+    readMcpToolControls(db),
   ]);
 
   const spent = await stepSpend(db, range, [...new Set(counted.map((row) => row.step))]);
@@ -129,7 +137,16 @@ export async function getMcpGateways(db: Executor, range: TimeRange): Promise<Mc
     const server = servers.get(breaker.downstream.slice('mcp:'.length));
     if (server) server.openBreakers = Number(breaker.open);
   }
+  const knownServers = [
+    ...new Set([...servers.keys(), ...instances.map((row) => row.server_name), ...controls.map((row) => row.server)]),
+  ].sort();
+  const knownTools = Object.fromEntries(
+    [...servers.values()].map((server) => [server.server, server.tools.map((tool) => tool.tool).sort()]),
+  );
   return {
+    controls,
+    knownServers,
+    knownTools,
     servers: [...servers.values()],
     instances: instances.map((row) => ({
       instanceId: row.instance_id,

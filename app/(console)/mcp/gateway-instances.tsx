@@ -1,3 +1,4 @@
+import { stacked } from '@/components/ui/stacked-rows';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { Moment } from '@/components/ui/time';
 import type { McpGatewayInstance } from '@/lib/queries/mcp-gateways';
@@ -14,9 +15,9 @@ export function GatewayInstances({ instances }: { instances: McpGatewayInstance[
           No gateway has reported in the last 7 days.
         </p>
       ) : (
-        <Table data-testid="mcp-instances-table">
+        <Table data-testid="mcp-instances-table" className={stacked.table}>
           <caption className="sr-only">Gateway instances, the latest heard first</caption>
-          <thead>
+          <thead className={stacked.head}>
             <tr>
               <HeaderCell>Server</HeaderCell>
               <HeaderCell>Version</HeaderCell>
@@ -25,18 +26,26 @@ export function GatewayInstances({ instances }: { instances: McpGatewayInstance[
               <HeaderCell>Options</HeaderCell>
             </tr>
           </thead>
-          <tbody>
+          <tbody className={stacked.body}>
             {instances.map((instance) => (
-              <tr key={instance.instanceId} className="align-top" data-testid={`mcp-instance-${instance.instanceId}`}>
-                <Cell className="font-mono text-[12px] [overflow-wrap:anywhere]">{instance.server}</Cell>
-                <Cell className="text-[12px]">{instance.version}</Cell>
-                <Cell className="whitespace-nowrap text-[12px]">
+              <tr
+                key={instance.instanceId}
+                className={`align-top ${stacked.row}`}
+                data-testid={`mcp-instance-${instance.instanceId}`}
+              >
+                <Cell className={`font-mono text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Server">
+                  {instance.server}
+                </Cell>
+                <Cell className={`text-[12px] ${stacked.cell}`} data-label="Version">
+                  {instance.version}
+                </Cell>
+                <Cell className={`whitespace-nowrap text-[12px] ${stacked.cell}`} data-label="Last report">
                   <Moment value={instance.lastSeenAt} precision="second" />
                 </Cell>
                 <Cell className="whitespace-nowrap text-[12px] max-md:hidden">
                   <Moment value={instance.startedAt} />
                 </Cell>
-                <Cell className="min-w-48 text-[12px]">
+                <Cell className={`min-w-48 text-[12px] ${stacked.controls}`}>
                   <details>
                     <summary className="cursor-pointer text-accent">
                       {Object.keys(instance.config).length} options, reported by {instance.reportedBy}

@@ -17,6 +17,8 @@ import {
 } from '@holdfast/protocol/time-window';
 import { GatewayInstances } from './gateway-instances';
 import { OUTCOME_COLUMNS, ToolsTable } from './tools-table';
+import { ToolControls } from './tool-controls';
+import { decide } from '@holdfast/engine/core';
 
 export const metadata: Metadata = { title: 'MCP gateways' };
 export const dynamic = 'force-dynamic';
@@ -31,10 +33,15 @@ export default async function McpGatewaysPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  await requirePerson();
-  const parsed = timeWindowName.safeParse((await searchParams).window);
+  const person = await requirePerson();
+  const manage = decide(person, 'mcp_tools.manage');
+  const params = await searchParams;
+  const parsed = timeWindowName.safeParse(params.window);
   const window = parsed.success ? parsed.data : DEFAULT_TIME_WINDOW;
   const { value: view, source } = await readConsole((db) => getMcpGateways(db, resolveTimeWindow(window, new Date())));
+  const editing = manage.allowed
+    ? view.controls.find((control) => control.server === params.server && control.tool === params.tool)
+    : undefined;
 
   return (
     <>
@@ -79,6 +86,7 @@ export default async function McpGatewaysPage({
           </section>
         ))
       )}
+      <ToolControls view={view} manage={manage} editing={editing} />
       <GatewayInstances instances={view.instances} />
       <section aria-labelledby="mcp-columns-heading" className="mt-6">
         <h2 id="mcp-columns-heading" className="mb-2 text-[13px] font-semibold">

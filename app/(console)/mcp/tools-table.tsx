@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { stacked } from '@/components/ui/stacked-rows';
 import { Cell, HeaderCell, Table } from '@/components/ui/table';
 import { VisibleText } from '@/components/ui/visible-text';
 import { formatCount, formatMicros } from '@/lib/console/format';
@@ -51,9 +52,9 @@ const wideOnly = 'max-md:hidden';
 /** One server's tools, most calls first: what became of their calls, their steps' attempts and cost, breakers. */
 export function ToolsTable({ tools }: { tools: McpToolRow[] }) {
   return (
-    <Table data-testid="mcp-tools-table">
+    <Table data-testid="mcp-tools-table" className={stacked.table}>
       <caption className="sr-only">The server's tools, most calls first</caption>
-      <thead>
+      <thead className={stacked.head}>
         <tr>
           <HeaderCell>Tool</HeaderCell>
           <HeaderCell numeric>Calls</HeaderCell>
@@ -68,10 +69,13 @@ export function ToolsTable({ tools }: { tools: McpToolRow[] }) {
           <HeaderCell numeric>Cost</HeaderCell>
         </tr>
       </thead>
-      <tbody>
+      <tbody className={stacked.body}>
         {tools.map((tool) => (
-          <tr key={tool.tool} data-testid={`mcp-tool-${tool.tool}`}>
-            <Cell className="min-w-32 max-w-72 font-mono text-[12px] [overflow-wrap:anywhere]">
+          <tr key={tool.tool} data-testid={`mcp-tool-${tool.tool}`} className={stacked.row}>
+            <Cell
+              className={`min-w-32 max-w-72 font-mono text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`}
+              data-label="Tool"
+            >
               <Link
                 href={`/steps?q=${encodeURIComponent(`${tool.server}:${tool.tool}`)}`}
                 className="text-accent hover:underline"
@@ -84,14 +88,15 @@ export function ToolsTable({ tools }: { tools: McpToolRow[] }) {
                 </span>
               ) : null}
             </Cell>
-            <Cell numeric data-testid="calls">
+            <Cell numeric className={stacked.cell} data-label="Calls" data-testid="calls">
               {formatCount(tool.calls)}
             </Cell>
             {OUTCOME_COLUMNS.map((column) => (
               <Cell
                 key={column.label}
                 numeric
-                className={column.phone ? '' : wideOnly}
+                className={column.phone ? stacked.cell : wideOnly}
+                data-label={column.label}
                 data-testid={`outcome-${column.outcomes[0]}`}
               >
                 {formatCount(sum(tool, column.outcomes))}
@@ -100,7 +105,7 @@ export function ToolsTable({ tools }: { tools: McpToolRow[] }) {
             <Cell numeric className={wideOnly} data-testid="attempts">
               {formatCount(tool.attempts)}
             </Cell>
-            <Cell numeric data-testid="cost">
+            <Cell numeric className={stacked.cell} data-label="Cost" data-testid="cost">
               {formatMicros(tool.costMicros)}
             </Cell>
           </tr>

@@ -34,6 +34,8 @@ export const actions = [
   'retry_pool.manage',
   /** Price overrides, the failed-call rule's statuses and the span error class rules (Settings, Costs and errors). */
   'pricing.manage',
+  /** Per-tool controls of MCP servers behind Holdfast gateways: a price per call, a rate, a cap on identical calls. */
+  'mcp_tools.manage',
   'people.manage',
   'api_token.manage',
   /** Changing alert rules' thresholds and the channels alerts go to, and sending a test. */

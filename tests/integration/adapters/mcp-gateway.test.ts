@@ -22,7 +22,6 @@ import {
 } from '../../support/mcp-gateway-process';
 import { startTestMcpServer, type TestMcpServer } from '../../support/mcp-test-server';
 import { useTestDatabase } from '../../support/test-database';
-import { callTool, textOfResult } from '../../support/mcp-in-process-gateway';
 import { issueToken } from '../../support/api-tokens';
 
 /**

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { breakerEventsOf, useBreakerSettings } from '../../support/breakers';
 import { callTool, textOfResult, useInProcessGateways } from '../../support/mcp-in-process-gateway';
 import { useTestDatabase } from '../../support/test-database';
+import { admin } from '../../support/actors';
+import { deleteMcpToolControl, saveMcpToolControl } from '../../../packages/engine/src/core/mcp/tool-controls';
 
 /**
  * The gateway's per-tool controls (packages/client/src/adapters/mcp/call-limits.ts and the tool's price and
@@ -24,6 +26,7 @@ const gateways = useInProcessGateways(database, OWNER, [
   'looping-agent',
   'breaker-agent',
   'filesystem-agent',
+  'consoled-agent',
 ]);
 // Breakers that open at half failing from two attempts (tests/support/breakers.ts).
 useBreakerSettings(database, 2);
@@ -151,5 +154,44 @@ describe("a tool's controls at the gateway", () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('takes the controls an admin set in the console in place of its own options, from its next report', async () => {
+    const { gateway, connect } = await gateways.start(
+      '--server-name',
+      'consoled',
+      '--tool-price',
+      'charge_card=0.0025',
+    );
+    const client = await connect('consoled-agent');
+    const charge = (order: string) =>
+      callTool(client, 'charge_card', { orderId: order }, { 'io.holdfast/key': `consoled-${order}` });
+    await charge('o-before');
+    const asAdmin = { db: database.db, actor: admin };
+    await saveMcpToolControl(asAdmin, {
+      ...{ server: 'consoled', tool: 'charge_card', priceUsd: 0.01, rateCalls: 2, ratePer: 'h' },
+      reason: 'the vendor bills a cent, two an hour',
+    });
+    await saveMcpToolControl(asAdmin, { server: 'consoled', tool: '*', maxIdenticalCalls: 2, reason: 'loops' });
+    // Another server's control is not this gateway's.
+    await saveMcpToolControl(asAdmin, { server: 'elsewhere', tool: 'charge_card', priceUsd: 5, reason: 'other' });
+    await gateway.gateway.report.send();
+
+    const charged = await Promise.all(['o-1', 'o-2', 'o-3'].map(charge));
+    expect(charged.filter((result) => textOfResult(result).includes('rate limited'))).toHaveLength(1);
+    const looped = [];
+    for (let call = 0; call < 3; call += 1) {
+      looped.push(await callTool(client, 'set_limit', { orderId: 'o-consoled', limitCents: 5 }));
+    }
+    expect(textOfResult(looped[2]!)).toMatch(/^do not retry: set_limit was already called 2 times/);
+
+    // Removed: the gateway's own price again, from the next report.
+    await deleteMcpToolControl(asAdmin, { server: 'consoled', tool: 'charge_card', reason: 'contract ended' });
+    await gateway.gateway.report.send();
+    await charge('o-after');
+    const costs = await database.sql<{ cost_micros: number }[]>`
+      select cost_micros::int from attempts
+      where agent = 'consoled-agent' and step like 'consoled:charge_card' order by started_at`;
+    expect(costs.map((row) => row.cost_micros)).toEqual([2_500, 10_000, 10_000, 2_500]);
   });
 });

@@ -35,6 +35,7 @@ import {
   saveRefusedStatuses,
 } from '../../../packages/engine/src/core/pricing/manage-pricing';
 import { saveErrorClassRules } from '../../../packages/engine/src/traces/manage-error-class-rules';
+import { deleteMcpToolControl, saveMcpToolControl } from '../../../packages/engine/src/core/mcp/tool-controls';
 import { alertChannels, auditLog, retryPools } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
@@ -279,6 +280,19 @@ const mutatingActions: Record<string, (person: Person, ownership: Ownership) => 
     );
     return deletePriceOverride({ db: database.db, actor: person }, { model, reason: 'contract ended' });
   },
+  'mcp_tool_control.save': (person) =>
+    saveMcpToolControl(
+      { db: database.db, actor: person },
+      { server: 'search', tool: `tool-${randomUUID().slice(0, 8)}`, priceUsd: 0.01, reason: 'vendor price' },
+    ),
+  'mcp_tool_control.delete': async (person) => {
+    const tool = `tool-${randomUUID().slice(0, 8)}`;
+    await saveMcpToolControl(
+      { db: database.db, actor: people.admin },
+      { server: 'search', tool, maxIdenticalCalls: 3, reason: 'loops' },
+    );
+    return deleteMcpToolControl({ db: database.db, actor: person }, { server: 'search', tool, reason: 'done' });
+  },
   'refused_call_statuses.save': (person) =>
     saveRefusedStatuses(
       { db: database.db, actor: person },
@@ -420,6 +434,12 @@ const whoMay: [action: string, role: Role, ownership: Ownership | typeof ANY, ou
   ['error_class_rules.save', 'viewer', ANY, 'refused'],
   ['error_class_rules.save', 'responder', ANY, 'refused'],
   ['error_class_rules.save', 'admin', ANY, 'allowed'],
+  ['mcp_tool_control.save', 'viewer', ANY, 'refused'],
+  ['mcp_tool_control.save', 'responder', ANY, 'refused'],
+  ['mcp_tool_control.save', 'admin', ANY, 'allowed'],
+  ['mcp_tool_control.delete', 'viewer', ANY, 'refused'],
+  ['mcp_tool_control.delete', 'responder', ANY, 'refused'],
+  ['mcp_tool_control.delete', 'admin', ANY, 'allowed'],
 ];
 
 describe('authorization matrix (library level)', () => {

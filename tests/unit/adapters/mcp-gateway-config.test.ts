@@ -9,6 +9,7 @@ import { isOurMetaName, parseCallMeta, splitMeta } from '../../../packages/clien
 import { toolPolicy } from '../../../packages/client/src/adapters/mcp/tool-policy';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayReport } from '../../../packages/client/src/adapters/mcp/gateway-report';
+import { ToolControls } from '../../../packages/client/src/adapters/mcp/tool-controls';
 import type { HoldfastClient } from '../../../packages/client/src/client-types';
 import type { McpGatewayReportInput } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
 
@@ -245,5 +246,34 @@ describe("the gateway's report", () => {
     } as unknown as HoldfastClient;
     await failing.send();
     expect(retried[0]!.counts).toEqual([{ tool: 'charge', outcome: 'ran', calls: 2 }]);
+  });
+});
+
+describe("a tool's controls", () => {
+  it('takes each value from the most specific place that sets it, the console before the command line', () => {
+    const controls = new ToolControls(
+      parse(['--tool-price', 'charge=0.01', '--tool-price-default', '0.001', '--rate-limit', 'charge=5/m']),
+    );
+    expect([controls.priceMicros('charge'), controls.priceMicros('refund')]).toEqual([10_000, 1_000]);
+    controls.replaceConsoleControls([
+      { tool: '*', priceMicros: 2_000, rateLimit: { calls: 1, periodMs: 1_000 }, maxIdenticalCalls: 4 },
+      { tool: 'refund', priceMicros: null, rateLimit: null, maxIdenticalCalls: 0 },
+    ]);
+    // The tool's own command-line option is more specific than the console's `*`.
+    expect(controls.priceMicros('charge')).toBe(10_000);
+    expect(controls.rateLimit('charge')).toEqual({ calls: 5, periodMs: 60_000 });
+    // The console's `*` before the gateway's defaults; a value the tool's control leaves blank falls through.
+    expect(controls.priceMicros('refund')).toBe(2_000);
+    expect(controls.rateLimit('refund')).toEqual({ calls: 1, periodMs: 1_000 });
+    expect([controls.maxIdenticalCalls('refund'), controls.maxIdenticalCalls('charge')]).toEqual([0, 4]);
+    // Replaced whole: the console's controls gone, the gateway's own options again.
+    controls.replaceConsoleControls([
+      { tool: 'charge', priceMicros: 50_000, rateLimit: null, maxIdenticalCalls: null },
+    ]);
+    expect([
+      controls.priceMicros('charge'),
+      controls.priceMicros('refund'),
+      controls.maxIdenticalCalls('refund'),
+    ]).toEqual([50_000, 1_000, 25]);
   });
 });

@@ -138,3 +138,9 @@ export { priceCall } from './pricing/price-call';
 export type { LeaseOutcome } from './leases/leases';
 export { flushReplayTallies } from './keys/replay-tally';
 export { recordMcpGatewayReport } from './mcp/gateway-report';
+export {
+  deleteMcpToolControl,
+  readMcpToolControls,
+  saveMcpToolControl,
+  type StoredMcpToolControl,
+} from './mcp/tool-controls';

@@ -22,6 +22,7 @@ import {
   stopReasons,
 } from '../steps/step-protocol';
 import { timeWindowName } from '../time-window';
+import { mcpToolControlJson } from '../inputs/mcp-tool-control-input';
 import type { EndpointName } from './endpoints';
 
 /**
@@ -226,7 +227,11 @@ export const endpointResponses = {
   releaseSlot: okResponse,
   recordEvidence: okResponse,
   openHold: z.strictObject({ hold: holdJson, created: z.boolean() }),
-  reportMcpGateway: z.strictObject({ counted: z.number().int().min(0) }),
+  reportMcpGateway: z.strictObject({
+    counted: z.number().int().min(0),
+    /** The controls set in the console for the reporting gateway's server, which it takes in place of its own. */
+    controls: z.array(mcpToolControlJson),
+  }),
   deadLetter: z.strictObject({ deadLetter: deadLetterJson, hold: holdJson }),
   claimRedrives: z.strictObject({ redrives: z.array(redriveJson) }),
   acknowledgeRedrive: z.strictObject({ redrive: redriveJson, changed: z.boolean() }),

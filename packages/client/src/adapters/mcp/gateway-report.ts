@@ -4,6 +4,7 @@ import {
   type McpCallOutcome,
   type McpGatewayReportInput,
 } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
+import type { McpToolControl } from '@holdfast/protocol/inputs/mcp-tool-control-input';
 import type { HoldfastClient } from '../../client-types';
 import type { GatewayConfig } from './gateway-config';
 
@@ -21,7 +22,8 @@ const MAX_PENDING_COUNTS = 5_000;
  * What became of each tools/call, counted in memory by tool and outcome and sent to Holdfast every 30 seconds and
  * when the gateway stops (POST /api/v1/mcp-gateways/report), with what this instance is: so the console shows the
  * calls the gateway answered itself (replays, refusals, rate limits) beside the steps Holdfast recorded. A report
- * that fails keeps its counts for the next.
+ * that fails keeps its counts for the next. Each answer carries the console's controls for the server (a report is
+ * how the gateway hears of them; one that fails leaves the last ones in force).
  */
 export class GatewayReport {
   readonly instanceId = randomUUID();
@@ -33,8 +35,10 @@ export class GatewayReport {
   constructor(
     private readonly config: GatewayConfig,
     private readonly holdfast: HoldfastClient,
-    private readonly now: () => number,
+    now: () => number,
     private readonly log: (line: string) => void,
+    /** Told the console's controls for the server with each report's answer. */
+    private readonly onControls: (controls: McpToolControl[]) => void = () => {},
   ) {
     this.startedAt = new Date(now()).toISOString();
   }
@@ -64,10 +68,11 @@ export class GatewayReport {
     return names;
   }
 
-  start(): void {
+  /** Reports now and every 30 seconds; resolves when the first report is answered (or failed). */
+  start(): Promise<void> {
     this.timer ??= setInterval(() => void this.send(), REPORT_INTERVAL_MS);
     this.timer.unref();
-    void this.send();
+    return this.send();
   }
 
   /** Sends what is counted now (one report at a time); the counts of a report that fails wait for the next. */
@@ -102,12 +107,16 @@ export class GatewayReport {
         return { tool: tool.slice(0, 200), outcome, calls };
       }),
     };
+    let answer: { controls?: McpToolControl[] };
     try {
-      await this.holdfast.reportMcpGateway(report);
+      answer = await this.holdfast.reportMcpGateway(report);
     } catch (error) {
       for (const [key, calls] of entries) this.counts.set(key, (this.counts.get(key) ?? 0) + calls);
       this.log(`report: not sent (${error instanceof Error ? error.message : String(error)}); kept for the next`);
+      return;
     }
+    // A Holdfast older than the console's controls answers without them: the gateway's own options stay in force.
+    if (Array.isArray(answer.controls)) this.onControls(answer.controls);
   }
 }
 

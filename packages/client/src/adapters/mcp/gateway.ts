@@ -20,11 +20,14 @@ import { META_KEY, META_TASK, parseCallMeta, splitMeta } from './meta-fields';
 import { loopAnswer, rateLimitedAnswer, refusedAnswer } from './tool-answers';
 import { type IdenticalCalls, RateCounter, rateText } from './call-limits';
 import { GatewayReport } from './gateway-report';
+import { ToolControls } from './tool-controls';
 import type { McpCallOutcome } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
 import { toolPolicy, type ToolRules } from './tool-policy';
 import { type ClientSide, Upstream, type UpstreamIdentity } from './upstream';
 import { callToolAsUpstreamTask } from './upstream-task-call';
 
+/** How long a starting gateway waits for its first report's answer (the console's controls) before serving. */
+const FIRST_REPORT_WAIT_MS = 3_000;
 /** Holdfast's longest in-progress TTL (24 hours). */
 const MAX_IN_PROGRESS_TTL_MS = 24 * 3_600_000;
 /**
@@ -73,6 +76,8 @@ export class Gateway {
   private readonly rates: RateCounter;
   /** What became of each call, sent to Holdfast every 30 s (gateway-report.ts). */
   readonly report: GatewayReport;
+  /** Each tool's price, rate and identical-call cap: the console's, else the gateway's options (tool-controls.ts). */
+  readonly controls: ToolControls;
 
   private constructor(
     readonly config: GatewayConfig,
@@ -82,7 +87,10 @@ export class Gateway {
     private readonly options: Required<Omit<GatewayOptions, 'holdfast'>>,
   ) {
     this.rates = new RateCounter(options.now);
-    this.report = new GatewayReport(config, holdfast, options.now, options.log);
+    this.controls = new ToolControls(config);
+    this.report = new GatewayReport(config, holdfast, options.now, options.log, (controls) =>
+      this.controls.replaceConsoleControls(controls),
+    );
     this.rules = {
       guard: new Set(config.guard),
       noGuard: new Set(config.noGuard),
@@ -114,7 +122,12 @@ export class Gateway {
         log,
       },
     );
-    gateway.report.start();
+    // The first report's answer brings the console's controls: waited for a moment, so that the first calls meet
+    // them, but never for long (a Holdfast that does not answer leaves the gateway's own options in force).
+    await Promise.race([
+      gateway.report.start(),
+      new Promise((resolve) => setTimeout(resolve, FIRST_REPORT_WAIT_MS).unref()),
+    ]);
     return gateway;
   }
 
@@ -247,6 +260,7 @@ export class Gateway {
       nowMs: this.options.now(),
       ...(keyless && policy.keyless === 'always' ? { callId: randomUUID() } : {}),
     });
+    const price = this.controls.priceMicros(params.name);
     return runGuardedCall(
       {
         holdfast: this.holdfast,
@@ -254,7 +268,7 @@ export class Gateway {
         server: this.config.serverName,
         tool: params.name,
         maxWaitMs: this.config.maxWaitMs,
-        priceMicros: this.config.toolPrices[params.name] ?? this.config.defaultToolPriceMicros,
+        priceMicros: price,
         ended,
         ...this.options,
       },
@@ -271,7 +285,7 @@ export class Gateway {
         downstreamIdempotent: false,
         inProgressTtlMs: Math.min(this.config.callTimeoutMs + TTL_MARGIN_MS, MAX_IN_PROGRESS_TTL_MS),
         // The tool's price is reserved against the task's spend ceiling before the call, as a model call's estimate.
-        estimatedCostMicros: this.config.toolPrices[params.name] ?? this.config.defaultToolPriceMicros,
+        estimatedCostMicros: price,
         // Each call is a task of its own: when it succeeds the task is done (an idle task would be frozen).
         final: true,
         ...(this.config.retryAllowance === undefined ? {} : { retryAllowance: this.config.retryAllowance }),
@@ -291,7 +305,7 @@ export class Gateway {
     params: CallToolRequest['params'],
     caller: Caller,
   ): { answer: CallToolResult; reason: 'rate_limited' | 'loop_stopped' } | undefined {
-    const rate = this.config.rateLimits[params.name] ?? this.config.rateLimits['*'];
+    const rate = this.controls.rateLimit(params.name);
     if (rate) {
       const waitMs = this.rates.take(`tool\u0000${caller.agent}\u0000${params.name}`, rate);
       if (waitMs !== undefined) {
@@ -311,7 +325,7 @@ export class Gateway {
         };
       }
     }
-    const cap = this.config.maxIdenticalCalls;
+    const cap = this.controls.maxIdenticalCalls(params.name);
     if (cap > 0 && session.identical.count(params.name, params.arguments) > cap) {
       return { answer: loopAnswer(params.name, cap), reason: 'loop_stopped' };
     }

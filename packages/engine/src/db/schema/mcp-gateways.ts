@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { mcpCallOutcomes, type McpCallOutcome } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
 
 /** Each MCP gateway instance that reported: its server, version and options (no secret), when it was last heard. */
@@ -34,6 +34,33 @@ export const mcpToolCounts = pgTable(
     check(
       'mcp_tool_counts_outcome_known',
       sql`${table.outcome} in (${sql.raw(mcpCallOutcomes.map((outcome) => `'${outcome}'`).join(', '))})`,
+    ),
+  ],
+);
+
+/**
+ * Controls an admin set in the console for a tool of an MCP server (`*`: every tool of it without its own), which
+ * the gateways in front of that server take in place of their own options: a price per call, a rate per agent, a
+ * cap on identical calls in a session. A null is the gateway's own option.
+ */
+export const mcpToolControls = pgTable(
+  'mcp_tool_controls',
+  {
+    serverName: text('server_name').notNull(),
+    tool: text('tool').notNull(),
+    priceMicros: bigint('price_micros', { mode: 'number' }),
+    rateCalls: integer('rate_calls'),
+    ratePeriodMs: integer('rate_period_ms'),
+    maxIdenticalCalls: integer('max_identical_calls'),
+    updatedBy: text('updated_by').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: 'mcp_tool_controls_pkey', columns: [table.serverName, table.tool] }),
+    check('mcp_tool_controls_rate_whole', sql`(${table.rateCalls} is null) = (${table.ratePeriodMs} is null)`),
+    check(
+      'mcp_tool_controls_sets_something',
+      sql`${table.priceMicros} is not null or ${table.rateCalls} is not null or ${table.maxIdenticalCalls} is not null`,
     ),
   ],
 );

@@ -1,0 +1,94 @@
+import { EditAndDeleteCell } from '@/components/console/edit-and-delete';
+import { stacked } from '@/components/ui/stacked-rows';
+import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/table';
+import { MomentBy } from '@/components/ui/time';
+import { VisibleText } from '@/components/ui/visible-text';
+import type { StoredMcpToolControl } from '@holdfast/engine/core';
+import { capWords, controlName, priceWords, rateWords } from './control-format';
+import { DeleteToolControl } from './delete-tool-control';
+
+const editHref = ({ server, tool }: { server: string; tool: string }) =>
+  `/mcp?${new URLSearchParams({ server, tool })}#tool-control-form`;
+
+/** A value the control leaves to the gateway's own option. */
+const GatewaysOwn = () => <span className="text-muted">gateway&apos;s own</span>;
+
+/** The controls set in the console, by server and tool; admins also get Edit and Remove. */
+export function ToolControlsTable({
+  controls,
+  manage,
+  editing,
+  headingId,
+}: {
+  controls: StoredMcpToolControl[];
+  manage: boolean;
+  editing?: { server: string; tool: string };
+  headingId: string;
+}) {
+  return (
+    <Table data-testid="tool-controls-table" className={stacked.table}>
+      <caption className="sr-only">Controls set in the console, by server and tool</caption>
+      <thead className={stacked.head}>
+        <tr>
+          <HeaderCell>Server</HeaderCell>
+          <HeaderCell>Tool</HeaderCell>
+          <HeaderCell numeric>Price</HeaderCell>
+          <HeaderCell numeric>Rate per agent</HeaderCell>
+          <HeaderCell numeric>Identical calls</HeaderCell>
+          <HeaderCell>Updated</HeaderCell>
+          {manage ? <ActionsHeaderCell /> : null}
+        </tr>
+      </thead>
+      <tbody className={stacked.body}>
+        {controls.map((control) => {
+          const current = editing?.server === control.server && editing.tool === control.tool;
+          return (
+            <tr
+              key={`${control.server}/${control.tool}`}
+              data-testid={`tool-control-${control.server}-${control.tool}`}
+              aria-current={current ? 'true' : undefined}
+              className={`${current ? 'bg-accent-soft align-top' : 'align-top'} ${stacked.row}`}
+            >
+              <Cell
+                className={`min-w-28 font-mono text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`}
+                data-label="Server"
+              >
+                {control.server}
+              </Cell>
+              <Cell
+                className={`min-w-32 font-mono text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`}
+                data-label="Tool"
+              >
+                {control.tool === '*' ? (
+                  <span className="font-sans italic text-muted">every other tool</span>
+                ) : (
+                  <VisibleText text={control.tool} />
+                )}
+              </Cell>
+              <Cell numeric className={stacked.cell} data-label="Price" data-testid="control-price">
+                {priceWords(control.priceMicros) ?? <GatewaysOwn />}
+              </Cell>
+              <Cell numeric className={stacked.cell} data-label="Rate per agent" data-testid="control-rate">
+                {rateWords(control.rateLimit) ?? <GatewaysOwn />}
+              </Cell>
+              <Cell numeric className={stacked.cell} data-label="Identical calls" data-testid="control-cap">
+                {capWords(control.maxIdenticalCalls) ?? <GatewaysOwn />}
+              </Cell>
+              <Cell className={`text-[12px] text-muted ${stacked.cell}`} data-label="Updated">
+                <MomentBy at={control.updatedAt} by={control.updatedBy} className="block min-w-0 md:min-w-48" />
+              </Cell>
+              {manage ? (
+                <EditAndDeleteCell
+                  editHref={editHref(control)}
+                  editLabel={`Edit the controls of ${controlName(control.server, control.tool)}`}
+                >
+                  <DeleteToolControl server={control.server} tool={control.tool} headingId={headingId} />
+                </EditAndDeleteCell>
+              ) : null}
+            </tr>
+          );
+        })}
+      </tbody>
+    </Table>
+  );
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { NAME_PATTERN } from '../names';
+
+/** The tool name that stands for every tool of a server without a control of its own. */
+export const EVERY_TOOL = '*';
+/** The most controls one server may have (one per tool, and `*`). */
+export const MAX_CONTROLS_PER_SERVER = 500;
+/** The units a rate is counted in, and their length. */
+export const RATE_PERIODS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
+export type RatePeriod = keyof typeof RATE_PERIODS;
+
+const reason = z
+  .string()
+  .trim()
+  .min(1, "say why the server's tools are controlled so")
+  .max(2_000, 'must be at most 2,000 characters');
+
+/** A server as its gateway's --server-name names it. */
+const server = z
+  .string()
+  .trim()
+  .min(1, 'name the server as its gateway does (--server-name)')
+  .max(40, 'must be at most 40 characters')
+  .regex(NAME_PATTERN, 'letters, digits and _ . - only, starting with a letter or digit')
+  .refine((value) => !value.includes(':'), 'must not contain :');
+
+/** A tool as the server lists it, or `*` for every tool without a control of its own. */
+const tool = z
+  .string()
+  .trim()
+  .min(1, 'name the tool as the server lists it, or * for every tool')
+  .max(200, 'must be at most 200 characters')
+  .refine((value) => !/\p{Cc}/u.test(value), 'must not contain control characters');
+
+/**
+ * Controls an admin sets in the console for a tool of an MCP server (or `*`: every tool without its own), which the
+ * gateways in front of that server take with their next report's answer. Each left out (null) is the gateway's own
+ * option. A price per call in USD, a rate per agent, a cap on identical calls in a session (0: none).
+ */
+export const saveMcpToolControlInput = z
+  .strictObject({
+    server,
+    tool,
+    priceUsd: z
+      .number({ error: 'must be a number' })
+      .min(0, 'must be 0 or more')
+      .max(1_000, 'must be at most 1,000 $ a call')
+      .nullable()
+      .default(null),
+    rateCalls: z
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(1, 'must be 1 or more')
+      .max(1_000_000, 'must be at most 1,000,000')
+      .nullable()
+      .default(null),
+    ratePer: z.enum(['s', 'm', 'h'], { error: 'must be s, m or h' }).default('m'),
+    maxIdenticalCalls: z
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no cap) or more')
+      .max(10_000, 'must be at most 10,000')
+      .nullable()
+      .default(null),
+    reason,
+  })
+  .refine((input) => input.priceUsd !== null || input.rateCalls !== null || input.maxIdenticalCalls !== null, {
+    message: 'set a price, a rate or a cap (to set none, remove the control)',
+    path: ['priceUsd'],
+  });
+export type SaveMcpToolControlInput = z.input<typeof saveMcpToolControlInput>;
+
+export const deleteMcpToolControlInput = z.strictObject({ server, tool, reason });
+export type DeleteMcpToolControlInput = z.input<typeof deleteMcpToolControlInput>;
+
+/** A control as the gateway receives it with its report's answer. */
+export const mcpToolControlJson = z.strictObject({
+  tool: z.string(),
+  priceMicros: z.number().int().min(0).nullable(),
+  rateLimit: z.strictObject({ calls: z.number().int().min(1), periodMs: z.number().int().min(1) }).nullable(),
+  maxIdenticalCalls: z.number().int().min(0).nullable(),
+});
+export type McpToolControl = z.infer<typeof mcpToolControlJson>;

@@ -11,6 +11,11 @@ export interface SavedFormState<Data, Values> {
   values: Values;
 }
 
+/** A save the action made: its state with the successful result. */
+export type Saved<State extends { result: ActionResult<unknown> }> = State & {
+  result: Extract<State['result'], { ok: true }>;
+};
+
 /** What the toast says about a save. */
 export type SaveOutcome = { message: string; tone: 'success' | 'info' | 'error' };
 
@@ -24,7 +29,10 @@ export function useSavedForm<Data, Values>(
     previous: SavedFormState<Data, Values> | undefined,
     formData: FormData,
   ) => Promise<SavedFormState<Data, Values>>,
-  outcomeOf: (state: SavedFormState<Data, Values>) => SaveOutcome,
+  /** What the toast says about a save that was made. */
+  outcomeOf: (state: Saved<SavedFormState<Data, Values>>) => SaveOutcome,
+  /** What the toast says about a refusal for bad input (the fields say what is wrong). */
+  invalidMessage = 'Not saved: check the fields marked in the form.',
 ) {
   const [state, submit, pending] = useActionState(action, undefined);
   const refused = state && !state.result.ok ? state.values : undefined;
@@ -33,9 +41,15 @@ export function useSavedForm<Data, Values>(
   const saveButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (!state) return;
-    const { message, tone } = outcomeOf(state);
+    const { result } = state;
+    const { message, tone } = result.ok
+      ? outcomeOf({ ...state, result })
+      : {
+          message: result.code === 'INVALID_INPUT' ? invalidMessage : `Not saved: ${result.message}`,
+          tone: 'error' as const,
+        };
     toast.show(message, { tone });
     refocus(saveButton.current);
-  }, [state, toast, outcomeOf]);
+  }, [state, toast, outcomeOf, invalidMessage]);
   return { state, submit, pending, refused, errors, saveButton };
 }

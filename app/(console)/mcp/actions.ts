@@ -56,13 +56,10 @@ export async function saveToolControlAction(
 
 /** Removes a control, with a reason: the gateways use their own option again. */
 export async function deleteToolControlAction(formData: FormData): Promise<ActionResult<{ changed: boolean }>> {
-  return runAction(
-    (ctx) =>
-      deleteMcpToolControl(ctx, {
-        server: field(formData, 'server'),
-        tool: field(formData, 'tool'),
-        reason: field(formData, 'reason'),
-      }),
-    SHOWN_ON,
-  );
+  const [server, tool, reason] = ['server', 'tool', 'reason'].map((name) => field(formData, name)) as [
+    string,
+    string,
+    string,
+  ];
+  return runAction((ctx) => deleteMcpToolControl(ctx, { server, tool, reason }), SHOWN_ON);
 }

@@ -1,6 +1,7 @@
 import { formatMicros } from '@/lib/console/format';
 import type { McpToolControl } from '@holdfast/protocol/inputs/mcp-tool-control-input';
 import { RATE_PERIODS } from '@holdfast/protocol/inputs/mcp-tool-control-input';
+import type { ToolControlFormValues } from './actions';
 
 const PERIOD_WORDS: Record<number, string> = {
   [RATE_PERIODS.s]: 'second',
@@ -28,9 +29,17 @@ export function capWords(cap: number | null): string | undefined {
 export const controlName = (server: string, tool: string) =>
   tool === '*' ? `every other tool of ${server}` : `${server}:${tool}`;
 
-/** The rate's unit as the form's select names it. */
-export function ratePerOf(rate: McpToolControl['rateLimit']): 's' | 'm' | 'h' {
-  if (rate?.periodMs === RATE_PERIODS.s) return 's';
-  if (rate?.periodMs === RATE_PERIODS.h) return 'h';
-  return 'm';
+/** A stored control as the form shows it for a change: numbers as typed, blanks for what is the gateway's own. */
+export function formValuesOf(control: McpToolControl & { server: string }): ToolControlFormValues {
+  const text = (value: number | null | undefined) => (value === null || value === undefined ? '' : String(value));
+  const periodMs = control.rateLimit?.periodMs;
+  return {
+    server: control.server,
+    tool: control.tool,
+    priceUsd: control.priceMicros === null ? '' : String(control.priceMicros / 1_000_000),
+    rateCalls: text(control.rateLimit?.calls),
+    ratePer: periodMs === RATE_PERIODS.s ? 's' : periodMs === RATE_PERIODS.h ? 'h' : 'm',
+    maxIdenticalCalls: text(control.maxIdenticalCalls),
+    reason: '',
+  };
 }

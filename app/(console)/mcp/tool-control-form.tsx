@@ -1,12 +1,13 @@
 'use client';
 
 import { ReasonAndSave } from '@/components/console/reason-and-save';
-import { type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
+import { type Saved, type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
 import { Field } from '@/components/ui/field';
-import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
+import { InputField } from '@/components/ui/input-field';
 import { Select } from '@/components/ui/select';
 import { type SaveToolControlState, saveToolControlAction, type ToolControlFormValues } from './actions';
+import type { McpGatewaysView } from '@/lib/queries/mcp-gateways';
 import { controlName } from './control-format';
 
 const NEW_CONTROL: ToolControlFormValues = {
@@ -19,15 +20,7 @@ const NEW_CONTROL: ToolControlFormValues = {
   reason: '',
 };
 
-function outcomeOf({ result, values }: SaveToolControlState): SaveOutcome {
-  if (!result.ok)
-    return {
-      message:
-        result.code === 'INVALID_INPUT'
-          ? 'Not saved: check the fields marked in the form.'
-          : `Not saved: ${result.message}`,
-      tone: 'error',
-    };
+function outcomeOf({ result, values }: Saved<SaveToolControlState>): SaveOutcome {
   const name = controlName(values.server.trim(), values.tool.trim());
   if (!result.data.changed) return { message: `No change: ${name} already has these controls.`, tone: 'info' };
   return {
@@ -36,22 +29,50 @@ function outcomeOf({ result, values }: SaveToolControlState): SaveOutcome {
   };
 }
 
+/** The form's fields: what each is called and what a blank means. */
+const OWN = "Blank: the gateway's own";
+const FIELDS = {
+  server: { label: 'Server', hint: "As its gateway's --server-name names it" },
+  tool: { label: 'Tool', hint: 'As the server lists it; * for every tool without controls of its own' },
+  priceUsd: { label: 'Price per call ($)', hint: OWN },
+  rateCalls: { label: 'Calls per agent', hint: OWN },
+  maxIdenticalCalls: { label: 'Identical calls in a session', hint: "0: no cap; blank: the gateway's own" },
+} as const;
+
 /**
  * Sets a tool's controls, or (with `control`) changes one's. A blank field leaves that control to the gateway's own
  * option; the server's and the tool's names are offered from what the gateways reported.
  */
 export function ToolControlForm({
   control,
-  servers,
-  tools,
+  view: { knownServers: servers, knownTools: tools },
 }: {
   control?: ToolControlFormValues;
-  servers: string[];
-  tools: Record<string, string[]>;
+  /** The servers and tools the gateways reported, offered as the form's choices. */
+  view: Pick<McpGatewaysView, 'knownServers' | 'knownTools'>;
 }) {
   const { state, submit, pending, refused, errors, saveButton } = useSavedForm(saveToolControlAction, outcomeOf);
   const initial = refused ?? (control ? { ...control, reason: '' } : NEW_CONTROL);
   const toolNames = [...new Set(Object.values(tools).flat())].sort();
+  // A field's label, hint, typed value and error, by its name.
+  const named = (name: keyof typeof FIELDS) => ({
+    idPrefix: 'control',
+    name,
+    ...FIELDS[name],
+    defaultValue: initial[name],
+    error: errors[name],
+  });
+  const saveRow = {
+    idPrefix: 'control',
+    placeholder: 'e.g. the vendor bills $0.02 a search',
+    defaultValue: initial.reason,
+    error: errors.reason,
+    saveLabel: control ? 'Save changes' : 'Set controls',
+    cancelHref: control ? '/mcp#tool-controls' : undefined,
+    result: state?.result,
+    pending,
+    saveButton,
+  };
   return (
     <form
       id="tool-control-form"
@@ -72,40 +93,8 @@ export function ToolControlForm({
         </>
       ) : (
         <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
-          <Field
-            id="control-server"
-            label="Server"
-            hint="As its gateway's --server-name names it"
-            error={errors.server}
-            errorTestId="control-error-server"
-          >
-            <Input
-              name="server"
-              required
-              list="control-servers"
-              defaultValue={initial.server}
-              placeholder="e.g. filesystem"
-              onSurface
-              className="w-full"
-            />
-          </Field>
-          <Field
-            id="control-tool"
-            label="Tool"
-            hint="As the server lists it; * for every tool without controls of its own"
-            error={errors.tool}
-            errorTestId="control-error-tool"
-          >
-            <Input
-              name="tool"
-              required
-              list="control-tools"
-              defaultValue={initial.tool}
-              placeholder="e.g. write_file, or *"
-              onSurface
-              className="w-full"
-            />
-          </Field>
+          <InputField {...named('server')} required list="control-servers" placeholder="e.g. filesystem" />
+          <InputField {...named('tool')} required list="control-tools" placeholder="e.g. write_file, or *" />
           <datalist id="control-servers">
             {servers.map((server) => (
               <option key={server} value={server} />
@@ -120,26 +109,11 @@ export function ToolControlForm({
         </div>
       )}
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
+        <InputField {...named('priceUsd')} type="number" step="any" />
+        {/* The rate's number and its unit, one field: either's error is said under both. */}
         <Field
-          id="control-priceUsd"
-          label="Price per call ($)"
-          hint="Blank: the gateway's own"
-          error={errors.priceUsd}
-          errorTestId="control-error-priceUsd"
-        >
-          <Input
-            name="priceUsd"
-            type="number"
-            step="any"
-            defaultValue={initial.priceUsd}
-            onSurface
-            className="w-full"
-          />
-        </Field>
-        <Field
+          {...FIELDS.rateCalls}
           id="control-rateCalls"
-          label="Calls per agent"
-          hint="Blank: the gateway's own"
           error={errors.rateCalls ?? errors.ratePer}
           errorTestId="control-error-rateCalls"
         >
@@ -159,36 +133,9 @@ export function ToolControlForm({
             </Select>
           </div>
         </Field>
-        <Field
-          id="control-maxIdenticalCalls"
-          label="Identical calls in a session"
-          hint="0: no cap; blank: the gateway's own"
-          error={errors.maxIdenticalCalls}
-          errorTestId="control-error-maxIdenticalCalls"
-        >
-          <Input
-            name="maxIdenticalCalls"
-            type="number"
-            step="1"
-            defaultValue={initial.maxIdenticalCalls}
-            onSurface
-            className="w-full"
-          />
-        </Field>
+        <InputField {...named('maxIdenticalCalls')} type="number" step="1" />
       </div>
-      <ReasonAndSave
-        idPrefix="control"
-        placeholder="e.g. the vendor bills $0.02 a search"
-        defaultValue={initial.reason}
-        error={errors.reason}
-        saveLabel={control ? 'Save changes' : 'Set controls'}
-        pending={pending}
-        saveButton={saveButton}
-        cancelHref={control ? '/mcp#tool-controls' : undefined}
-      />
-      <FormError result={state?.result}>
-        {state?.result.ok === false && state.result.code === 'INVALID_INPUT' ? 'Check the fields marked above.' : null}
-      </FormError>
+      <ReasonAndSave {...saveRow} />
     </form>
   );
 }

@@ -18,13 +18,17 @@ export function ToolControlsTable({
   controls,
   manage,
   editing,
-  headingId,
 }: {
   controls: StoredMcpToolControl[];
   manage: boolean;
   editing?: { server: string; tool: string };
-  headingId: string;
 }) {
+  if (controls.length === 0)
+    return (
+      <p className="text-[13px] text-muted" data-testid="tool-controls-empty">
+        No controls are set in the console: every gateway runs with its own options (shown under Gateway instances).
+      </p>
+    );
   return (
     <Table data-testid="tool-controls-table" className={stacked.table}>
       <caption className="sr-only">Controls set in the console, by server and tool</caption>
@@ -82,7 +86,7 @@ export function ToolControlsTable({
                   editHref={editHref(control)}
                   editLabel={`Edit the controls of ${controlName(control.server, control.tool)}`}
                 >
-                  <DeleteToolControl server={control.server} tool={control.tool} headingId={headingId} />
+                  <DeleteToolControl server={control.server} tool={control.tool} />
                 </EditAndDeleteCell>
               ) : null}
             </tr>

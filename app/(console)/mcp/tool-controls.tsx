@@ -1,11 +1,9 @@
 import Link from 'next/link';
 import type { Decision, StoredMcpToolControl } from '@holdfast/engine/core';
 import type { McpGatewaysView } from '@/lib/queries/mcp-gateways';
-import { ratePerOf } from './control-format';
+import { formValuesOf } from './control-format';
 import { ToolControlForm } from './tool-control-form';
 import { ToolControlsTable } from './tool-controls-table';
-
-const numberText = (value: number | null) => (value === null ? '' : String(value));
 
 /**
  * The controls set in the console for the servers' tools (a price per call, a rate per agent, a cap on identical
@@ -20,6 +18,7 @@ export function ToolControls({
   manage: Decision;
   editing?: StoredMcpToolControl;
 }) {
+  const editingKey = editing ? `${editing.server}/${editing.tool}` : 'new';
   return (
     <section id="tool-controls" aria-labelledby="tool-controls-heading" className="mb-6">
       <div className="mb-1 flex flex-wrap items-baseline justify-between gap-2">
@@ -44,35 +43,9 @@ export function ToolControls({
           Read only: {manage.reason}.
         </p>
       )}
-      {view.controls.length === 0 ? (
-        <p className="text-[13px] text-muted" data-testid="tool-controls-empty">
-          No controls are set in the console: every gateway runs with its own options (shown under Gateway instances).
-        </p>
-      ) : (
-        <ToolControlsTable
-          controls={view.controls}
-          manage={manage.allowed}
-          editing={editing}
-          headingId="tool-controls-heading"
-        />
-      )}
+      <ToolControlsTable controls={view.controls} manage={manage.allowed} editing={editing} />
       {manage.allowed ? (
-        <ToolControlForm
-          key={editing ? `${editing.server}/${editing.tool}` : 'new'}
-          servers={view.knownServers}
-          tools={view.knownTools}
-          control={
-            editing && {
-              server: editing.server,
-              tool: editing.tool,
-              priceUsd: editing.priceMicros === null ? '' : String(editing.priceMicros / 1_000_000),
-              rateCalls: numberText(editing.rateLimit?.calls ?? null),
-              ratePer: ratePerOf(editing.rateLimit),
-              maxIdenticalCalls: numberText(editing.maxIdenticalCalls),
-              reason: '',
-            }
-          }
-        />
+        <ToolControlForm key={editingKey} view={view} control={editing && formValuesOf(editing)} />
       ) : null}
     </section>
   );

@@ -322,15 +322,13 @@ describe("a server's tasks through the gateway (server-everything)", () => {
       ]);
 
       // The server asks the client to run a sampling as the client's task, and polls it, through the gateway.
-      const sampled = await call(
-        client,
-        'trigger-sampling-request-async',
-        { prompt: 'Say hi', maxTokens: 10 },
-        'async-1',
-      );
-      expect(sampled.isError).toBeFalsy();
-      expect(textOf(sampled)).toContain('a task answer');
-      expect(ranAsTask).toHaveLength(1);
+      const asyncSampling = { prompt: 'Say hi', maxTokens: 10 };
+      const sampled = await call(client, 'trigger-sampling-request-async', asyncSampling, 'async-1');
+      expect([sampled.isError ?? false, textOf(sampled), ranAsTask.length]).toEqual([
+        false,
+        expect.stringContaining('a task answer'),
+        1,
+      ]);
 
       // A tool the server does not run as a task is refused as a task, as the server would (-32601), and nothing runs.
       const refused = await client

@@ -1,9 +1,8 @@
 'use client';
 
 import { ReasonAndSave } from '@/components/console/reason-and-save';
-import { type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
+import { type Saved, type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
 import { Field } from '@/components/ui/field';
-import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { type OverrideFormValues, type SaveOverrideState, saveOverrideAction } from './actions';
 import { overrideName } from './pricing-format';
@@ -19,15 +18,7 @@ const NEW_OVERRIDE: OverrideFormValues = {
 };
 
 /** What the toast says about a save. */
-function outcomeOf({ result, values }: SaveOverrideState): SaveOutcome {
-  if (!result.ok)
-    return {
-      message:
-        result.code === 'INVALID_INPUT'
-          ? 'Not saved: check the fields marked in the form.'
-          : `Not saved: ${result.message}`,
-      tone: 'error',
-    };
+function outcomeOf({ result, values }: Saved<SaveOverrideState>): SaveOutcome {
   const name = overrideName({ provider: values.provider.trim().toLowerCase(), model: values.model.trim() }, true);
   if (result.data.created) return { message: `Price override added for ${name}.`, tone: 'success' };
   if (result.data.changed) return { message: `Price override changed for ${name}.`, tone: 'success' };
@@ -125,10 +116,8 @@ export function OverrideForm({ override }: { override?: OverrideFormValues }) {
         pending={pending}
         saveButton={saveButton}
         cancelHref={override ? '/settings/pricing' : undefined}
+        result={state?.result}
       />
-      <FormError result={state?.result}>
-        {state?.result.ok === false && state.result.code === 'INVALID_INPUT' ? 'Check the fields marked above.' : null}
-      </FormError>
     </form>
   );
 }

@@ -1,22 +1,13 @@
 'use client';
 
 import { ReasonAndSave } from '@/components/console/reason-and-save';
-import { type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
+import { type Saved, type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
 import { Field } from '@/components/ui/field';
-import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { type SaveStatusesState, saveStatusesAction } from './actions';
 import { statusList } from './pricing-format';
 
-function outcomeOf({ result }: SaveStatusesState): SaveOutcome {
-  if (!result.ok)
-    return {
-      message:
-        result.code === 'INVALID_INPUT'
-          ? 'Not saved: check the statuses and the reason.'
-          : `Not saved: ${result.message}`,
-      tone: 'error',
-    };
+function outcomeOf({ result }: Saved<SaveStatusesState>): SaveOutcome {
   const list = result.data.statuses.length > 0 ? statusList(result.data.statuses) : 'none';
   return result.data.changed
     ? { message: `Refused statuses saved: ${list}.`, tone: 'success' }
@@ -25,7 +16,11 @@ function outcomeOf({ result }: SaveStatusesState): SaveOutcome {
 
 /** The failed-call rule's statuses as one comma-separated list, replaced whole, with a reason. */
 export function StatusesForm({ statuses }: { statuses: string }) {
-  const { state, submit, pending, refused, errors, saveButton } = useSavedForm(saveStatusesAction, outcomeOf);
+  const { state, submit, pending, refused, errors, saveButton } = useSavedForm(
+    saveStatusesAction,
+    outcomeOf,
+    'Not saved: check the statuses and the reason.',
+  );
   const initial = refused ?? { statuses, reason: '' };
   return (
     <form
@@ -60,10 +55,8 @@ export function StatusesForm({ statuses }: { statuses: string }) {
         saveLabel={'Save statuses'}
         pending={pending}
         saveButton={saveButton}
+        result={state?.result}
       />
-      <FormError result={state?.result}>
-        {state?.result.ok === false && state.result.code === 'INVALID_INPUT' ? 'Check the fields marked above.' : null}
-      </FormError>
     </form>
   );
 }

@@ -2,10 +2,9 @@
 
 import { useRef, useState } from 'react';
 import { ReasonAndSave } from '@/components/console/reason-and-save';
-import { type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
+import { type Saved, type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
-import { FormError } from '@/components/ui/form-error';
 import { Input } from '@/components/ui/input';
 import { formatCount } from '@/lib/console/format';
 import { poolScope } from '@/components/retry-pools/pool-format';
@@ -61,15 +60,7 @@ function describePool(values: PoolNumbers): string | undefined {
 }
 
 /** What the toast says about a save. */
-function outcomeOf({ result, values }: SavePoolState): SaveOutcome {
-  if (!result.ok)
-    return {
-      message:
-        result.code === 'INVALID_INPUT'
-          ? 'Not saved: check the fields marked in the form.'
-          : `Not saved: ${result.message}`,
-      tone: 'error',
-    };
+function outcomeOf({ result, values }: Saved<SavePoolState>): SaveOutcome {
   const scope = poolScope({ agent: values.agent.trim(), step: values.step.trim() || '*' });
   if (result.data.created) return { message: `Pool added for ${scope}.`, tone: 'success' };
   if (result.data.changed) return { message: `Pool changed for ${scope}.`, tone: 'success' };
@@ -215,6 +206,7 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
         pending={pending}
         saveButton={saveButton}
         cancelHref={pool ? '/settings/retry-pools' : undefined}
+        result={state?.result}
       />
       <ConfirmDialog
         open={confirmingNoRetries}
@@ -234,9 +226,6 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
           the pool changes: first attempts still run, and their retries wait.
         </p>
       </ConfirmDialog>
-      <FormError result={state?.result}>
-        {state?.result.ok === false && state.result.code === 'INVALID_INPUT' ? 'Check the fields marked above.' : null}
-      </FormError>
     </form>
   );
 }

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { NAME_PATTERN } from '../names';
 
 /** The tool name that stands for every tool of a server without a control of its own. */
 export const EVERY_TOOL = '*';
@@ -9,28 +8,17 @@ export const MAX_CONTROLS_PER_SERVER = 500;
 export const RATE_PERIODS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
 export type RatePeriod = keyof typeof RATE_PERIODS;
 
-const reason = z
-  .string()
-  .trim()
-  .min(1, "say why the server's tools are controlled so")
-  .max(2_000, 'must be at most 2,000 characters');
-
-/** A server as its gateway's --server-name names it. */
+const reason = z.string().trim().min(1, 'say why').max(2_000, 'must be at most 2,000 characters');
+/** A server as its gateway's --server-name names it (a step name's part before the tool: no colon). */
 const server = z
   .string()
   .trim()
-  .min(1, 'name the server as its gateway does (--server-name)')
-  .max(40, 'must be at most 40 characters')
-  .regex(NAME_PATTERN, 'letters, digits and _ . - only, starting with a letter or digit')
-  .refine((value) => !value.includes(':'), 'must not contain :');
-
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$/, '1 to 40 letters, digits and _ . -, starting with a letter or digit');
 /** A tool as the server lists it, or `*` for every tool without a control of its own. */
 const tool = z
   .string()
   .trim()
-  .min(1, 'name the tool as the server lists it, or * for every tool')
-  .max(200, 'must be at most 200 characters')
-  .refine((value) => !/\p{Cc}/u.test(value), 'must not contain control characters');
+  .regex(/^\P{Cc}{1,200}$/u, 'name the tool as the server lists it (at most 200 characters), or * for every tool');
 
 /**
  * Controls an admin sets in the console for a tool of an MCP server (or `*`: every tool without its own), which the

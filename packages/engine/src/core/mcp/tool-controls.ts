@@ -33,8 +33,6 @@ interface ControlRow extends Record<string, unknown> {
   updated_at: Date | string;
 }
 
-const controlTarget = (server: string, tool: string) => `${server}/${tool}`;
-
 /** What an audit record keeps of a control. */
 const auditedControl = (control: McpToolControl) => ({
   priceMicros: control.priceMicros,
@@ -47,43 +45,18 @@ const auditedControl = (control: McpToolControl) => ({
  * their next report's answer (within 30 seconds); admins only, with a reason, audited in the same transaction.
  * Saving what is already set writes nothing.
  */
-export async function saveMcpToolControl(
+export function saveMcpToolControl(
   ctx: CoreContext,
   input: SaveMcpToolControlInput,
 ): Promise<{ changed: boolean; created: boolean }> {
-  const actor = authorize(ctx, 'mcp_tools.manage');
-  const request = parseInput(saveMcpToolControlInput, input);
-  const control: McpToolControl = {
-    tool: request.tool,
-    priceMicros: request.priceUsd === null ? null : Math.round(request.priceUsd * 1_000_000),
-    rateLimit:
-      request.rateCalls === null ? null : { calls: request.rateCalls, periodMs: RATE_PERIODS[request.ratePer] },
-    maxIdenticalCalls: request.maxIdenticalCalls,
-  };
-  return ctx.db.transaction(async (tx) => {
-    const before = await lockedControl(tx, request.server, request.tool);
-    if (before && JSON.stringify(auditedControl(before)) === JSON.stringify(auditedControl(control))) {
-      return { changed: false, created: false };
-    }
-    if (!before) await refuseBeyondBound(tx, request.server);
-    await tx.execute(sql`
-      insert into mcp_tool_controls (server_name, tool, price_micros, rate_calls, rate_period_ms, max_identical_calls,
-        updated_by, updated_at)
-      values (${request.server}, ${request.tool}, ${control.priceMicros}, ${control.rateLimit?.calls ?? null},
-        ${control.rateLimit?.periodMs ?? null}, ${control.maxIdenticalCalls}, ${actorLabel(actor)}, now())
-      on conflict (server_name, tool) do update set price_micros = excluded.price_micros,
-        rate_calls = excluded.rate_calls, rate_period_ms = excluded.rate_period_ms,
-        max_identical_calls = excluded.max_identical_calls, updated_by = excluded.updated_by,
-        updated_at = excluded.updated_at`);
-    await writeAudit(tx, actor, {
-      action: 'mcp_tool_control.save',
-      targetType: 'mcp_tool_control',
-      targetId: controlTarget(request.server, request.tool),
-      reason: request.reason,
-      before: before ? auditedControl(before) : null,
-      after: auditedControl(control),
-    });
-    return { changed: true, created: !before };
+  return changeControl(ctx, () => {
+    const { server, tool, reason, priceUsd, rateCalls, ratePer, maxIdenticalCalls } = parseInput(
+      saveMcpToolControlInput,
+      input,
+    );
+    const priceMicros = priceUsd === null ? null : Math.round(priceUsd * 1_000_000);
+    const rateLimit = rateCalls === null ? null : { calls: rateCalls, periodMs: RATE_PERIODS[ratePer] };
+    return { server, tool, reason, next: { tool, priceMicros, rateLimit, maxIdenticalCalls } };
   });
 }
 
@@ -92,23 +65,48 @@ export async function deleteMcpToolControl(
   ctx: CoreContext,
   input: DeleteMcpToolControlInput,
 ): Promise<{ changed: boolean }> {
+  const { changed } = await changeControl(ctx, () => ({ ...parseInput(deleteMcpToolControlInput, input), next: null }));
+  return { changed };
+}
+
+/**
+ * One change of a control, checked (who, then what) before anything is read: the row locked, written or deleted,
+ * and the audit record with what it was and became, in one transaction. What is already so writes nothing.
+ */
+async function changeControl(
+  ctx: CoreContext,
+  read: () => { server: string; tool: string; reason: string; next: McpToolControl | null },
+): Promise<{ changed: boolean; created: boolean }> {
   const actor = authorize(ctx, 'mcp_tools.manage');
-  const request = parseInput(deleteMcpToolControlInput, input);
+  const { server, tool, reason, next } = read();
+  const after = next && auditedControl(next);
   return ctx.db.transaction(async (tx) => {
-    const before = await lockedControl(tx, request.server, request.tool);
-    if (!before) return { changed: false };
-    await tx.execute(
-      sql`delete from mcp_tool_controls where server_name = ${request.server} and tool = ${request.tool}`,
-    );
+    const stored = await lockedControl(tx, server, tool);
+    const before = stored ? auditedControl(stored) : null;
+    if (JSON.stringify(before) === JSON.stringify(after)) return { changed: false, created: false };
+    if (next) {
+      if (!stored) await refuseBeyondBound(tx, server);
+      await tx.execute(sql`
+        insert into mcp_tool_controls (server_name, tool, price_micros, rate_calls, rate_period_ms,
+          max_identical_calls, updated_by, updated_at)
+        values (${server}, ${tool}, ${next.priceMicros}, ${next.rateLimit?.calls ?? null},
+          ${next.rateLimit?.periodMs ?? null}, ${next.maxIdenticalCalls}, ${actorLabel(actor)}, now())
+        on conflict (server_name, tool) do update set price_micros = excluded.price_micros,
+          rate_calls = excluded.rate_calls, rate_period_ms = excluded.rate_period_ms,
+          max_identical_calls = excluded.max_identical_calls, updated_by = excluded.updated_by,
+          updated_at = excluded.updated_at`);
+    } else {
+      await tx.execute(sql`delete from mcp_tool_controls where server_name = ${server} and tool = ${tool}`);
+    }
     await writeAudit(tx, actor, {
-      action: 'mcp_tool_control.delete',
+      action: next ? 'mcp_tool_control.save' : 'mcp_tool_control.delete',
       targetType: 'mcp_tool_control',
-      targetId: controlTarget(request.server, request.tool),
-      reason: request.reason,
-      before: auditedControl(before),
-      after: null,
+      targetId: `${server}/${tool}`,
+      reason,
+      before,
+      after,
     });
-    return { changed: true };
+    return { changed: true, created: !stored };
   });
 }
 

@@ -81,6 +81,12 @@ export const consoleAreas: ConsoleArea[] = [
     purpose: 'Fleet-wide caps on retries per agent or step, with how much room each has left and what it refused.',
   },
   {
+    href: '/settings/budgets',
+    label: 'Spend budgets',
+    purpose:
+      'What the fleet may spend per hour, day or month, by agent, owner, queue, step or downstream; and what is used.',
+  },
+  {
     href: '/settings/pricing',
     label: 'Costs and errors',
     purpose:

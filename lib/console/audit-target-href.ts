@@ -21,6 +21,7 @@ const targetHrefs: Partial<Record<string, (id: string) => string>> = {
   slot: () => '/locks',
   kill_switch: () => '/locks',
   retry_pool: () => '/settings/retry-pools',
+  spend_budget: () => '/settings/budgets',
   price_override: () => '/settings/pricing',
   mcp_tool_control: () => '/mcp#tool-controls',
   pricing_rule: () => '/settings/pricing',

@@ -21,6 +21,7 @@ export function replyForStepAnswer(answer: BeginAnswer | FinishAnswer): Reply {
           retryAfterSeconds: Math.max(1, Math.ceil(answer.retryAfterMs / 1_000)),
           ...(answer.pause ? { pause: answer.pause } : {}),
           ...(answer.breaker ? { breaker: answer.breaker } : {}),
+          ...(answer.budget ? { budget: answer.budget } : {}),
         },
       };
     case 'stop':

@@ -1,6 +1,6 @@
 'use client';
 
-import { ReasonAndSave } from '@/components/console/reason-and-save';
+import { fieldsOf, SettingsForm } from '@/components/console/settings-form';
 import { type Saved, type SaveOutcome, useSavedForm } from '@/components/console/use-saved-form';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
@@ -51,41 +51,28 @@ export function ToolControlForm({
   /** The servers and tools the gateways reported, offered as the form's choices. */
   view: Pick<McpGatewaysView, 'knownServers' | 'knownTools'>;
 }) {
-  const { state, submit, pending, refused, errors, saveButton } = useSavedForm(saveToolControlAction, outcomeOf);
-  const initial = refused ?? (control ? { ...control, reason: '' } : NEW_CONTROL);
+  const form = useSavedForm(saveToolControlAction, outcomeOf);
+  const { errors } = form;
+  const initial = form.refused ?? (control ? { ...control, reason: '' } : NEW_CONTROL);
   const toolNames = [...new Set(Object.values(tools).flat())].sort();
-  // A field's label, hint, typed value and error, by its name.
-  const named = (name: keyof typeof FIELDS) => ({
-    idPrefix: 'control',
-    name,
-    ...FIELDS[name],
-    defaultValue: initial[name],
-    error: errors[name],
-  });
-  const saveRow = {
-    idPrefix: 'control',
-    placeholder: 'e.g. the vendor bills $0.02 a search',
-    defaultValue: initial.reason,
-    error: errors.reason,
-    saveLabel: control ? 'Save changes' : 'Set controls',
-    cancelHref: control ? '/mcp#tool-controls' : undefined,
-    result: state?.result,
-    pending,
-    saveButton,
-  };
+  const named = fieldsOf('control', FIELDS, initial, errors);
   return (
-    <form
+    <SettingsForm
       id="tool-control-form"
-      action={submit}
-      className="mt-4 flex flex-col gap-3 rounded-lg border border-line bg-surface p-4"
-      data-testid="tool-control-form"
-      aria-labelledby="tool-control-form-title"
-    >
-      <h3 id="tool-control-form-title" className="text-[13px] font-medium [overflow-wrap:anywhere]">
-        {control
+      title={
+        control
           ? `Change the controls of ${controlName(control.server, control.tool)}`
-          : "Set a tool's controls, or change them by its server and name"}
-      </h3>
+          : "Set a tool's controls, or change them by its server and name"
+      }
+      form={form}
+      reason={initial.reason}
+      save={{
+        idPrefix: 'control',
+        placeholder: 'e.g. the vendor bills $0.02 a search',
+        label: control ? 'Save changes' : 'Set controls',
+        cancelHref: control ? '/mcp#tool-controls' : undefined,
+      }}
+    >
       {control ? (
         <>
           <input type="hidden" name="server" value={control.server} />
@@ -135,7 +122,6 @@ export function ToolControlForm({
         </Field>
         <InputField {...named('maxIdenticalCalls')} type="number" step="1" />
       </div>
-      <ReasonAndSave {...saveRow} />
-    </form>
+    </SettingsForm>
   );
 }

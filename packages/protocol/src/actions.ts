@@ -36,6 +36,8 @@ export const actions = [
   'pricing.manage',
   /** Per-tool controls of MCP servers behind Holdfast gateways: a price per call, a rate, a cap on identical calls. */
   'mcp_tools.manage',
+  /** Creating, changing and deleting the fleet's spend budgets (per agent, owner, queue, step, downstream, model). */
+  'spend_budget.manage',
   'people.manage',
   'api_token.manage',
   /** Changing alert rules' thresholds and the channels alerts go to, and sending a test. */

@@ -24,6 +24,7 @@ export const errorCodes = [
   'RETRY_BUDGET_EXHAUSTED',
   'PAUSED',
   'CIRCUIT_OPEN',
+  'BUDGET_EXHAUSTED',
   'SLOT_HELD',
   // The step protocol's stops (step-protocol.ts's stopCodes); KEY_PAYLOAD_MISMATCH is above.
   'DO_NOT_RETRY',

@@ -36,6 +36,7 @@ import {
 } from '../../../packages/engine/src/core/pricing/manage-pricing';
 import { saveErrorClassRules } from '../../../packages/engine/src/traces/manage-error-class-rules';
 import { deleteMcpToolControl, saveMcpToolControl } from '../../../packages/engine/src/core/mcp/tool-controls';
+import { deleteSpendBudget, saveSpendBudget } from '../../../packages/engine/src/core/budgets/spend-budgets';
 import { alertChannels, auditLog, retryPools } from '../../../packages/engine/src/db/schema';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
@@ -293,6 +294,19 @@ const mutatingActions: Record<string, (person: Person, ownership: Ownership) => 
     );
     return deleteMcpToolControl({ db: database.db, actor: person }, { server: 'search', tool, reason: 'done' });
   },
+  'spend_budget.save': (person) =>
+    saveSpendBudget(
+      { db: database.db, actor: person },
+      { name: `budget-${randomUUID().slice(0, 8)}`, scope: 'fleet', period: 'day', limitUsd: 5, reason: 'cap' },
+    ),
+  'spend_budget.delete': async (person) => {
+    const name = `budget-${randomUUID().slice(0, 8)}`;
+    await saveSpendBudget(
+      { db: database.db, actor: people.admin },
+      { name, scope: 'agent', scopeValue: 'x', period: 'hour', limitUsd: 1, reason: 'cap' },
+    );
+    return deleteSpendBudget({ db: database.db, actor: person }, { name, reason: 'done' });
+  },
   'refused_call_statuses.save': (person) =>
     saveRefusedStatuses(
       { db: database.db, actor: person },
@@ -440,6 +454,12 @@ const whoMay: [action: string, role: Role, ownership: Ownership | typeof ANY, ou
   ['mcp_tool_control.delete', 'viewer', ANY, 'refused'],
   ['mcp_tool_control.delete', 'responder', ANY, 'refused'],
   ['mcp_tool_control.delete', 'admin', ANY, 'allowed'],
+  ['spend_budget.save', 'viewer', ANY, 'refused'],
+  ['spend_budget.save', 'responder', ANY, 'refused'],
+  ['spend_budget.save', 'admin', ANY, 'allowed'],
+  ['spend_budget.delete', 'viewer', ANY, 'refused'],
+  ['spend_budget.delete', 'responder', ANY, 'refused'],
+  ['spend_budget.delete', 'admin', ANY, 'allowed'],
 ];
 
 describe('authorization matrix (library level)', () => {

@@ -54,6 +54,14 @@ export { type ClaimOutcome, claimKey } from './keys/claim-key';
 export { completeKey, failKey } from './keys/settle-key';
 export { deriveKey, hashContent } from '@holdfast/protocol/keys/derive-key';
 export { ensureTaskBudget } from './budgets/task-budget';
+export {
+  deleteSpendBudget,
+  readSpendBudgets,
+  saveSpendBudget,
+  type SpendBudget,
+  storedSpendBudgets,
+} from './budgets/spend-budgets';
+export { periodEndOf, periodStartOf } from './budgets/budget-periods';
 export { acquireSlot, heartbeatSlot, recordEvidence, releaseSlot } from './slots/slot-lock';
 export { finishRun, heartbeatRun, startRun } from './slots/runs';
 export { type OpenHoldInput, openHold } from './holds/open-hold';

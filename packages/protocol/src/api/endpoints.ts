@@ -74,7 +74,7 @@ export const endpoints = {
     input: beginStepInput,
     summary:
       'Begin one attempt of a step. 200 `run`: act now, then finish with the key and fencing token; 200 `replay`: the step completed, use its result. ' +
-      'Wait (409, retryable, Retry-After): KEY_IN_PROGRESS, RETRY_BUDGET_EXHAUSTED, PAUSED (with `pause`: what, why, who, until when), CIRCUIT_OPEN (with `breaker`). Stop (409, not retryable, with `reason`, `holdId`, `deadLetterId`): ' +
+      'Wait (409, retryable, Retry-After): KEY_IN_PROGRESS, RETRY_BUDGET_EXHAUSTED, PAUSED (with `pause`: what, why, who, until when), CIRCUIT_OPEN (with `breaker`), BUDGET_EXHAUSTED (with `budget`: the fleet spend budget, until its period turns). Stop (409, not retryable, with `reason`, `holdId`, `deadLetterId`, and `budget` when a spend budget stopped it): ' +
       'DO_NOT_RETRY, KEY_PAYLOAD_MISMATCH, UNCERTAIN_OUTCOME, TASK_FROZEN, TASK_FINISHED.',
     responses: {
       200: '`{ decision: "run", key, attemptNumber, fencingToken, reservedMicros, retriesLeft, spendLeftMicros, msLeft }` or `{ decision: "replay", key, result }`',

@@ -23,6 +23,7 @@ import {
 } from '../steps/step-protocol';
 import { timeWindowName } from '../time-window';
 import { mcpToolControlJson } from '../inputs/mcp-tool-control-input';
+import { budgetInfo } from '../inputs/spend-budget-input';
 import type { EndpointName } from './endpoints';
 
 /**
@@ -339,4 +340,7 @@ export const problemDocument = z.looseObject({
   breaker: breakerInfo
     .optional()
     .describe('CIRCUIT_OPEN: the circuit breaker that holds the step (what, its state, why, the next probe)'),
+  budget: budgetInfo
+    .optional()
+    .describe('BUDGET_EXHAUSTED, or a stop for budget_exhausted: the fleet spend budget (its limit, period, turn)'),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { budgetInfo } from '../inputs/spend-budget-input';
 import { int4 } from '../validation';
 import { errorClasses } from '../enums';
 import { taskBudgetInput } from '../inputs/task-budget-input';
@@ -113,7 +114,14 @@ export type FinishStepInput = z.input<typeof finishStepInput>;
 export type FinishStepRequest = z.output<typeof finishStepInput>;
 
 /** Answers that mean "wait and begin again": the same request will be let through later. */
-export const waitCodes = ['KEY_IN_PROGRESS', 'RETRY_BUDGET_EXHAUSTED', 'PAUSED', 'CIRCUIT_OPEN'] as const;
+export const waitCodes = [
+  'KEY_IN_PROGRESS',
+  'RETRY_BUDGET_EXHAUSTED',
+  'PAUSED',
+  'CIRCUIT_OPEN',
+  /** A fleet spend budget covering the step is spent for its period: begin again when it turns. */
+  'BUDGET_EXHAUSTED',
+] as const;
 export type WaitCode = (typeof waitCodes)[number];
 
 /** Answers that mean "stop": beginning again will not help; a person (or a redrive) must act. */
@@ -157,6 +165,8 @@ export const stopAnswer = z.object({
   detail: z.string(),
   holdId: z.number().int().optional(),
   deadLetterId: z.number().int().optional(),
+  /** The fleet spend budget that stopped the step (reason budget_exhausted), when one did. */
+  budget: budgetInfo.optional(),
 });
 export type StopAnswer = z.infer<typeof stopAnswer>;
 
@@ -192,6 +202,8 @@ export const waitAnswer = z.object({
   detail: z.string(),
   pause: pauseInfo.optional(),
   breaker: breakerInfo.optional(),
+  /** The fleet spend budget behind a BUDGET_EXHAUSTED wait. */
+  budget: budgetInfo.optional(),
 });
 export type WaitAnswer = z.infer<typeof waitAnswer>;
 

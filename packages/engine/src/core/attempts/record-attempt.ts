@@ -8,6 +8,7 @@ import { authorizeTaskAgent, readTaskAgent, resolveTaskOf, type TaskAgent } from
 import { parseInput } from '@holdfast/protocol/validation';
 import { runStatement } from '../kernel/run-statement';
 import { INSERT_REPORTED_ATTEMPT } from './attempt-writes';
+import { countSeenSpend } from '../budgets/seen-spend';
 
 export { recordAttemptInput, type RecordAttemptInput } from '@holdfast/protocol/inputs/record-attempt-input';
 
@@ -63,7 +64,7 @@ export async function recordAttempt(
   };
 
   const [inserted] = await insertUnlessReported(ctx.db, values);
-  if (inserted) return { attempt: toAttempt(inserted), duplicate: false };
+  if (inserted) return firstReport(ctx.db, inserted);
 
   // The identity was taken: by an earlier report of this attempt, the same or not.
   const [earlier] = await findReported(ctx.db, values);
@@ -83,10 +84,24 @@ export async function recordAttempt(
 /** A report whose task was stored by a concurrent request of its own agent: written again, now that it can be. */
 async function recordRacedReport(db: Executor, values: AttemptValues): Promise<RecordAttemptResult> {
   const [inserted] = await insertUnlessReported(db, values);
-  if (inserted) return { attempt: toAttempt(inserted), duplicate: false };
+  if (inserted) return firstReport(db, inserted);
   const [earlier] = await findReported(db, values);
   if (!earlier) throw new Error('recordAttempt: the attempt identity is taken but its attempt was not found');
   return answerRepeatedReport(earlier, values);
+}
+
+/** A report recorded for the first time: its spend counts under the fleet's budgets, which it could not ask. */
+async function firstReport(db: Executor, inserted: AttemptRow): Promise<RecordAttemptResult> {
+  const attempt = toAttempt(inserted);
+  await countSeenSpend(db, {
+    taskId: attempt.taskId,
+    agent: attempt.agent,
+    step: attempt.step,
+    startedAt: attempt.startedAt,
+    costMicros: attempt.costMicros,
+    retryCostMicros: attempt.retryCostMicros,
+  });
+  return { attempt, duplicate: false };
 }
 
 /** A report of an attempt recorded already: the stored row if it says the same, else ATTEMPT_CONFLICT. */

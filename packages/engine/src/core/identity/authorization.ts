@@ -30,7 +30,7 @@ export function ownersOf(actor: Extract<Actor, { type: 'person' }>): string[] {
  * The one place that decides who may do what.
  * - viewer: reads everything; clears or reassigns only holds owned by them or their teams.
  * - responder (on-call): also any hold, dead letters (redrive, discard), forced lock releases, pauses, acknowledging and silencing alerts.
- * - admin: also kill switches, retry pools, breaker settings, step retry policies, MCP tool controls, people, API tokens, alert rules and channels, overriding the redrive brakes, and releasing a stale lock its guards refuse.
+ * - admin: also kill switches, retry pools, breaker settings, step retry policies, MCP tool controls, spend budgets, people, API tokens, alert rules and channels, overriding the redrive brakes, and releasing a stale lock its guards refuse.
  * Agents act through their token's scopes (ingest: report attempts and open holds; read; metrics: scrape;
  * traces: export OpenTelemetry spans).
  * The system (sweeps) may do what its jobs need.
@@ -93,6 +93,7 @@ export function decide(actor: Actor, action: Action, target: ActionTarget = {}):
     case 'owner.manage':
     case 'pricing.manage':
     case 'mcp_tools.manage':
+    case 'spend_budget.manage':
     case 'people.manage':
     case 'api_token.manage':
     case 'alerts.manage':

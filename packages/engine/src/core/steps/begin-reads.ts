@@ -6,6 +6,12 @@ import { arrayLiteral } from '../kernel/sql-arrays';
 import { fixedSql } from '../kernel/run-statement';
 import { pauseGateOf, pausesCoveringSql, type PauseGate, type PauseRow } from '../pauses/pause-gate';
 import type { TaskNames } from './new-task';
+import {
+  type SpendBudget,
+  spendBudgetOfRow,
+  type SpendBudgetRow,
+  spendBudgetsMaybeCoveringSql,
+} from '../budgets/spend-budgets';
 import type { BeginStepRequest } from '@holdfast/protocol/steps/step-protocol';
 
 const p = sql.placeholder;
@@ -21,12 +27,14 @@ interface BeginReadsRow {
   result: unknown;
   pauses: PauseRow[];
   breakers: BreakerRow[];
+  spend_budgets: SpendBudgetRow[];
 }
 
 /**
  * Everything a begin reads before it writes, in one statement by primary keys and small indexes: the task's
  * stored names (they authorize the caller), its step's key (a repeat of a completed step needs nothing more),
- * and the pauses and breakers that may hold the step (read by the request's agent: a request naming another
+ * the pauses and breakers that may hold the step, and the spend budgets that may cover it (the task's queue and owner
+ * are judged after the claim, which may make the task), all read by the request's agent (a request naming another
  * agent than the task's is refused before they count). `completed` is false for a key past its retention, which
  * a claim takes as a new operation; the key is not read for a task with no row.
  */
@@ -37,7 +45,10 @@ const beginReadsStatement = fixedSql<BeginReadsRow>(
       (select coalesce(json_agg(covering order by covering.paused_at), '[]'::json)
         from (${pausesCoveringSql({ agent: p('agent'), step: p('step'), downstream: p('downstream'), at: p('now') })}) covering) as pauses,
       (select coalesce(json_agg(resting), '[]'::json)
-        from (${breakersNotClosedSql(p('breakerTargets'))}) resting) as breakers
+        from (${breakersNotClosedSql(p('breakerTargets'))}) resting) as breakers,
+      (select coalesce(json_agg(budget order by budget.id), '[]'::json)
+        from (${spendBudgetsMaybeCoveringSql({ agent: p('agent'), step: p('step'), downstream: p('downstream') })}) budget)
+        as spend_budgets
     from (select 1) as one
     left join task_agents registered on registered.task_id = ${p('taskId')}::text
     left join task_budgets task on task.task_id = ${p('taskId')}::text
@@ -55,6 +66,8 @@ export interface BeginFacts {
   result: unknown;
   pauseGate: PauseGate;
   breakerGate: BreakerGate;
+  /** The fleet's spend budgets that may cover the step (spend-budget.ts picks those that do). */
+  spendBudgets: SpendBudget[];
 }
 
 /** Reads what a begin decides by (beginReadsStatement). */
@@ -83,5 +96,6 @@ export async function readBeginFacts(
     result: row.result,
     pauseGate: pauseGateOf(row.pauses),
     breakerGate: breakerGateOf(row.breakers, now),
+    spendBudgets: row.spend_budgets.map(spendBudgetOfRow),
   };
 }

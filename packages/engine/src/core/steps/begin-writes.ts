@@ -6,6 +6,7 @@ import { fixedSql } from '../kernel/run-statement';
 import { sliceStartOf } from '../retry-pools/pool-usage';
 import { BUDGET_COLUMNS, type BudgetRow } from './budget-row';
 import type { BeginStepRequest } from '@holdfast/protocol/steps/step-protocol';
+import type { BudgetReservation } from '../budgets/budget-reservations';
 
 const p = sql.placeholder;
 
@@ -36,16 +37,19 @@ with ${runningAttemptCtes({
     startedAt: p('now'),
     source: p('source'),
   })},
-previous as (select reserved_micros, attempt_started_at from idempotency_keys where key = ${p('key')}::text),
+previous as (
+  select reserved_micros, attempt_started_at, budget_reservations from idempotency_keys where key = ${p('key')}::text
+),
 attached as (
   update idempotency_keys set
     agent = ${p('agent')}::text, queue = ${p('queue')}::text, begun_by = ${p('begunBy')}::text, payload = ${p('payload')}::jsonb, reserved_micros = ${p('estimate')}::bigint,
     downstream = ${p('downstream')}::text, completes_task = ${p('final')}::boolean,
     attempt_started_at = case when exists (select 1 from recorded) then ${p('now')}::timestamptz end,
-    finish_answer = null
+    finish_answer = null, budget_reservations = null
   from previous
   where idempotency_keys.key = ${p('key')}::text
-  returning previous.reserved_micros as leftover, previous.attempt_started_at as previous_started_at
+  returning previous.reserved_micros as leftover, previous.attempt_started_at as previous_started_at,
+    previous.budget_reservations as previous_budget_reservations
 ),
 reserved as (
   ${reserveSql()}
@@ -56,7 +60,7 @@ counted as (
   from reserved where not reserved.charged_retry
   on conflict (agent, step, slice_start, stripe) do update set first_attempts = retry_pool_usage.first_attempts + 1
 )
-select attached.previous_started_at, reserved.*
+select attached.previous_started_at, attached.leftover, attached.previous_budget_reservations, reserved.*
 from attached left join reserved on true`,
 );
 
@@ -108,14 +112,17 @@ function reserveSql(): SQL {
   returning ${returned}, ${charges} as charged_retry`;
 }
 
-type BeginWritesRow = { previous_started_at: string | null } & (
-  | (BudgetRow & { charged_retry: boolean })
-  | { [column in keyof BudgetRow | 'charged_retry']: null }
-);
+type BeginWritesRow = {
+  previous_started_at: string | null;
+  leftover: string;
+  previous_budget_reservations: BudgetReservation[] | null;
+} & ((BudgetRow & { charged_retry: boolean }) | { [column in keyof BudgetRow | 'charged_retry']: null });
 
 export interface BeginWrites {
   /** When the key's previous attempt began (null for a first attempt): the refusal's reading needs it. */
   previousStartedAt: string | null;
+  /** What a previous attempt that never finished left reserved under the fleet's budgets: this one gives it back. */
+  leftover: { micros: number; reservations: BudgetReservation[] } | undefined;
   /** The task's row after the reservation; undefined when its gate refused this attempt. */
   budget: (BudgetRow & { charged_retry: boolean }) | undefined;
 }
@@ -146,6 +153,15 @@ export async function writeBegin(
     sliceStart: sliceStartOf(claimed.now).toISOString(),
   });
   if (!row) throw new Error(`beginStep: key "${claimed.key}" was claimed but is not there`);
-  const { previous_started_at: previousStartedAt, ...budget } = row;
-  return { previousStartedAt, budget: budget.status === null ? undefined : (budget as BeginWrites['budget']) };
+  const {
+    previous_started_at: previousStartedAt,
+    leftover,
+    previous_budget_reservations: reservations,
+    ...budget
+  } = row;
+  return {
+    previousStartedAt,
+    leftover: reservations?.length ? { micros: Number(leftover), reservations } : undefined,
+    budget: budget.status === null ? undefined : (budget as BeginWrites['budget']),
+  };
 }

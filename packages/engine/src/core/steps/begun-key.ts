@@ -5,6 +5,7 @@ import { ForbiddenError, NotFoundError } from '@holdfast/protocol/errors';
 import type { FinishStepRequest } from '@holdfast/protocol/steps/step-protocol';
 import type { CoreContext } from '../kernel/context';
 import { fixedSql } from '../kernel/run-statement';
+import type { BudgetReservation } from '../budgets/budget-reservations';
 
 /** A finish with its cost settled: the stated one, or its tokens priced (packages/engine/src/core/pricing/cost-of-report.ts). */
 export type PricedFinish = FinishStepRequest & { costMicros: number; costSource: CostSource };
@@ -29,6 +30,8 @@ export type BegunKey = {
   downstream: string | null;
   payload: unknown;
   reserved_micros: string;
+  /** The fleet's budgets the attempt reserved under (budget-reservations.ts). */
+  budget_reservations: BudgetReservation[] | null;
   completes_task: boolean;
   attempt_started_at: string | null;
   finish_answer: unknown;
@@ -38,7 +41,7 @@ export type BegunKey = {
 const lockedKeyStatement = fixedSql<BegunKey>(
   () => sql`
     select k.key, k.status, k.fencing_token, k.acquisitions, k.downstream_idempotent, coalesce(k.locked_until <= now(), true) as lock_expired,
-      k.task_id, k.step, k.agent, k.queue, k.payload, k.reserved_micros, k.completes_task, k.attempt_started_at, k.finish_answer,
+      k.task_id, k.step, k.agent, k.queue, k.payload, k.reserved_micros, k.budget_reservations, k.completes_task, k.attempt_started_at, k.finish_answer,
       k.begun_by, k.downstream, t.agent as task_agent, t.queue as task_queue
     from idempotency_keys k join task_budgets t on t.task_id = k.task_id
     where k.key = ${sql.placeholder('key')}::text for update of k`,

@@ -5,6 +5,7 @@ import { endRunningAttemptSql } from '../attempts/attempt-writes';
 import { expiresAfterRetentionSql } from '../keys/claim-key';
 import type { BegunKey, PricedFinish } from './begun-key';
 import { BUDGET_COLUMNS, type BudgetRow } from './budget-row';
+import { settleBudgetsCte } from '../budgets/budget-reservations';
 
 /** A superseded attempt's end and cost, recorded once (while its row is still running); its reservation went back at the takeover. */
 export async function recordSupersededEnd(
@@ -61,7 +62,7 @@ export async function recordAttemptEnd(
   );
 }
 
-/** Gives back what the attempt reserved and adds what it really cost. */
+/** Gives back what the attempt reserved and adds what it really cost, on its task and under its budgets. */
 export async function settleReservation(tx: Transaction, key: BegunKey, costMicros: number): Promise<BudgetRow> {
   const [budget] = await tx.execute<BudgetRow>(sql`
     update task_budgets set
@@ -70,6 +71,15 @@ export async function settleReservation(tx: Transaction, key: BegunKey, costMicr
     where task_id = ${key.task_id}::text
     returning ${sql.raw(BUDGET_COLUMNS)}`);
   if (!budget) throw new Error(`finishStep: task "${key.task_id}" has no budget`);
+  if (key.budget_reservations?.length) {
+    await tx.execute(sql`
+      with begun as (
+        select ${key.reserved_micros}::bigint as reserved_micros,
+          ${JSON.stringify(key.budget_reservations)}::jsonb as budget_reservations
+      ),
+      ${settleBudgetsCte(sql`${costMicros}::bigint`)}
+      select 1`);
+  }
   return budget;
 }
 
@@ -83,7 +93,7 @@ export async function settleFailedKey(
     update idempotency_keys set
       status = 'failed', result = null,
       error_class = ${failure.errorClass}::error_class, error_text = ${failure.errorText}::text,
-      locked_until = null, reserved_micros = 0, updated_at = now(),
+      locked_until = null, reserved_micros = 0, budget_reservations = null, updated_at = now(),
       expires_at = ${expiresAfterRetentionSql()},
       finish_answer = null
     where key = ${key.key}::text`);
@@ -93,7 +103,7 @@ export async function settleFailedKey(
 export async function keepFinishAnswer(tx: Transaction, key: string, answer: unknown, releaseReservation: boolean) {
   await tx.execute(
     releaseReservation
-      ? sql`update idempotency_keys set reserved_micros = 0, finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key}::text`
+      ? sql`update idempotency_keys set reserved_micros = 0, budget_reservations = null, finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key}::text`
       : sql`update idempotency_keys set finish_answer = ${JSON.stringify(answer)}::jsonb where key = ${key}::text`,
   );
 }

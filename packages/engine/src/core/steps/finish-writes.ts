@@ -7,6 +7,7 @@ import type { Actor } from '../kernel/context';
 import { expiresAfterRetentionSql } from '../keys/claim-key';
 import { fixedSql } from '../kernel/run-statement';
 import { arrayLiteral } from '../kernel/sql-arrays';
+import { settleBudgetsCte } from '../budgets/budget-reservations';
 import type { FinishAnswer } from '@holdfast/protocol/steps/step-protocol';
 
 const p = sql.placeholder;
@@ -18,7 +19,8 @@ const p = sql.placeholder;
  * only if the caller says so. Then, from `begun`:
  *  - the attempt's outcome, latency and cost (a wall clock that stepped back never finishes it before it started;
  *    nothing when no attempt row was recorded for its number);
- *  - the task's reservation given back and the real cost added to its spend;
+ *  - the task's reservation given back and the real cost added to its spend, and so under the fleet's budgets it
+ *    reserved under (budget-reservations.ts);
  *  - the key completed with its result and the answer a second finish gets; its retention counts from now;
  *  - the outcome counted for the step's breaker and its agent's breaker for its downstream (keyed as
  *    breakerTargetsOf keys them, by the task's stored agent), a half-open one closed.
@@ -28,7 +30,7 @@ const p = sql.placeholder;
 const settleSucceededStatement = fixedSql<{ acquisitions: number }>(
   () => sql`
 with begun as (
-  select k.key, k.acquisitions, k.task_id, k.step, k.attempt_started_at, k.reserved_micros,
+  select k.key, k.acquisitions, k.task_id, k.step, k.attempt_started_at, k.reserved_micros, k.budget_reservations,
     array['step:' || t.agent || '/' || k.step]
       || case when k.downstream is null then '{}'::text[] else array['downstream:' || t.agent || '/' || k.downstream] end
         as breakers
@@ -68,10 +70,11 @@ budget as (
   where t.task_id = begun.task_id
   returning 1
 ),
+${settleBudgetsCte(sql`${p('costMicros')}::bigint`)},
 completed as (
   update idempotency_keys set
     status = 'completed', result = ${p('result')}::jsonb, error_class = null, error_text = null,
-    locked_until = null, reserved_micros = 0, updated_at = now(),
+    locked_until = null, reserved_micros = 0, budget_reservations = null, updated_at = now(),
     expires_at = ${expiresAfterRetentionSql()},
     finish_answer = json_build_object('decision', 'completed', 'key', begun.key,
       'attemptNumber', begun.acquisitions, 'taskStatus', ${p('taskStatus')}::text)::jsonb

@@ -49,6 +49,11 @@ export const idempotencyKeys = pgTable(
     begunBy: text('begun_by'),
     /** The spend the current attempt reserved on its task; given back when it finishes or is taken over. */
     reservedMicros: bigint('reserved_micros', { mode: 'number' }).notNull().default(0),
+    /**
+     * The fleet's spend budgets the current attempt reserved its estimate under, as `[{ b: budget id, p: period
+     * start, r: a retry }]`: its finish swaps each reservation for the real cost (core/budgets). Null: none.
+     */
+    budgetReservations: jsonb('budget_reservations').$type<{ b: number; p: string; r: boolean }[]>(),
     /** The downstream the current attempt's begin named (for the downstream's circuit breaker at finish). */
     downstream: text('downstream'),
     /** Begun with `final: true`: its success completes the task. */

@@ -26,3 +26,4 @@ export * from './step-owners';
 export * from './agent-releases';
 export * from './step-cost-sources';
 export * from './mcp-gateways';
+export * from './spend-budgets';

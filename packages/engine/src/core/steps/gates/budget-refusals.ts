@@ -27,7 +27,7 @@ export async function countBudgetRefusal(
   ctx: CoreContext,
   agent: string,
   step: string,
-  reason: (typeof refusalLabel)[ExhaustionReason] | 'pool',
+  reason: (typeof refusalLabel)[ExhaustionReason] | 'pool' | 'budget',
   now: Date,
 ): Promise<void> {
   try {

@@ -3,6 +3,7 @@ import type { BeginAnswer, BeginStepRequest } from '@holdfast/protocol/steps/ste
 import type { Actor, CoreContext } from '../../kernel/context';
 import type { BeginFacts } from '../begin-reads';
 import type { BudgetRow } from '../budget-row';
+import type { BudgetReservation } from '../../budgets/budget-reservations';
 import type { TaskNames } from '../new-task';
 
 /** One begin as its gates see it: the request with the task's stored names, and what the begin read. */
@@ -49,6 +50,8 @@ export interface ClaimedAttempt {
   by: { begunBy: string | null; source: 'http' | 'library' };
   /** The task's row once its gate reserved this attempt's share, with whether it took a retry. */
   budget?: BudgetRow & { charged_retry: boolean };
+  /** What the key's previous attempt, which never finished, left reserved under the fleet's spend budgets. */
+  budgetLeftover?: { micros: number; reservations: BudgetReservation[] };
 }
 
 /**

@@ -18,6 +18,7 @@ export const taskBudgetGate: GateInClaim = {
     const { tx, request, attemptNumber, by } = attempt;
     const written = await writeBegin(tx, request, { key, attemptNumber, estimate, now }, by);
     attempt.budget = written.budget;
+    attempt.budgetLeftover = written.leftover;
     if (written.budget) return undefined;
     return whyRefused(
       tx,

@@ -1,0 +1,164 @@
+import { type SQLWrapper, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client';
+import { writeAudit } from '../audit/audit-log';
+import { authorize } from '../identity/authorization';
+import { actorLabel, type CoreContext } from '../kernel/context';
+import { cachedPerDatabase } from '../pricing/rules-cache';
+import { InvalidInputError } from '@holdfast/protocol/errors';
+import { parseInput } from '@holdfast/protocol/validation';
+import {
+  type BudgetExhaustion,
+  type BudgetPeriod,
+  type BudgetScope,
+  deleteSpendBudgetInput,
+  type DeleteSpendBudgetInput,
+  MAX_BUDGETS,
+  saveSpendBudgetInput,
+  type SaveSpendBudgetInput,
+} from '@holdfast/protocol/inputs/spend-budget-input';
+
+/** A budget as the begins and the console read it. */
+export interface SpendBudget {
+  id: number;
+  name: string;
+  scope: BudgetScope;
+  scopeValue: string;
+  period: BudgetPeriod;
+  limitMicros: number;
+  warnPercents: number[];
+  onExhausted: BudgetExhaustion;
+  firstAttemptPercent: number | null;
+  updatedBy: string;
+  updatedAt: Date;
+}
+
+export interface SpendBudgetRow extends Record<string, unknown> {
+  id: string | number;
+  name: string;
+  scope: BudgetScope;
+  scope_value: string;
+  period: BudgetPeriod;
+  limit_micros: string | number;
+  warn_percents: number[];
+  on_exhausted: BudgetExhaustion;
+  first_attempt_percent: number | null;
+  updated_by: string;
+  updated_at: Date | string;
+}
+
+export function spendBudgetOfRow(row: SpendBudgetRow): SpendBudget {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    scope: row.scope,
+    scopeValue: row.scope_value,
+    period: row.period,
+    limitMicros: Number(row.limit_micros),
+    warnPercents: row.warn_percents,
+    onExhausted: row.on_exhausted,
+    firstAttemptPercent: row.first_attempt_percent,
+    updatedBy: row.updated_by,
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** Every budget, by name. */
+export async function readSpendBudgets(db: Executor): Promise<SpendBudget[]> {
+  const rows = await db.execute<SpendBudgetRow>(sql`select * from spend_budgets order by name`);
+  return [...rows].map(spendBudgetOfRow);
+}
+
+/**
+ * The budgets that may cover a begin, read with its other facts: the fleet's, the agent's, the step's, the
+ * downstream's, and every queue's and owner's (the task's are known after the claim). A handful of rows, by index.
+ */
+export function spendBudgetsMaybeCoveringSql(work: { agent: SQLWrapper; step: SQLWrapper; downstream: SQLWrapper }) {
+  return sql`select * from spend_budgets
+    where scope in ('fleet', 'queue', 'owner') or (scope = 'agent' and scope_value = ${work.agent}::text)
+      or (scope = 'step' and scope_value = ${work.step}::text)
+      or (scope = 'downstream' and scope_value = ${work.downstream}::text)`;
+}
+
+/** The budgets as reported attempts are counted under them: a change reaches this instance at once, another within 5 s. */
+export const storedSpendBudgets = cachedPerDatabase(readSpendBudgets);
+
+/** What an audit record keeps of a budget: all but its name (the record's target) and who changed it when. */
+type AuditedBudget = Omit<SpendBudget, 'id' | 'name' | 'updatedBy' | 'updatedAt'>;
+
+/** A budget's settings in one order, so that the same settings compare (and are audited) the same. */
+const settingsOf = (budget: AuditedBudget): AuditedBudget => ({
+  scope: budget.scope,
+  scopeValue: budget.scopeValue,
+  period: budget.period,
+  limitMicros: budget.limitMicros,
+  warnPercents: budget.warnPercents,
+  onExhausted: budget.onExhausted,
+  firstAttemptPercent: budget.firstAttemptPercent,
+});
+
+/**
+ * Creates or changes a budget by its name; admins only, with a reason, audited in the same transaction. A change
+ * applies to the period under way (its spend so far stays); saving what is already set writes nothing.
+ */
+export function saveSpendBudget(
+  ctx: CoreContext,
+  input: SaveSpendBudgetInput,
+): Promise<{ changed: boolean; created: boolean }> {
+  return changeBudget(ctx, () => {
+    const { name, reason, limitUsd, ...rest } = parseInput(saveSpendBudgetInput, input);
+    return { name, reason, next: { ...rest, limitMicros: Math.round(limitUsd * 1_000_000) } };
+  });
+}
+
+/** Deletes a budget and its periods' figures; audited. Deleting one that is gone changes nothing. */
+export async function deleteSpendBudget(
+  ctx: CoreContext,
+  input: DeleteSpendBudgetInput,
+): Promise<{ changed: boolean }> {
+  const { changed } = await changeBudget(ctx, () => ({ ...parseInput(deleteSpendBudgetInput, input), next: null }));
+  return { changed };
+}
+
+/** One change of a budget, checked (who, then what) first; the row and the audit record in one transaction. */
+async function changeBudget(
+  ctx: CoreContext,
+  read: () => { name: string; reason: string; next: AuditedBudget | null },
+): Promise<{ changed: boolean; created: boolean }> {
+  const actor = authorize(ctx, 'spend_budget.manage');
+  const { name, reason, next: wanted } = read();
+  const next = wanted && settingsOf(wanted);
+  const result = await ctx.db.transaction(async (tx) => {
+    const [stored] = await tx.execute<SpendBudgetRow>(sql`select * from spend_budgets where name = ${name} for update`);
+    const before = stored ? settingsOf(spendBudgetOfRow(stored)) : null;
+    if (JSON.stringify(before) === JSON.stringify(next)) return { changed: false, created: false };
+    if (next) {
+      if (!stored) await refuseBeyondBound(tx);
+      await tx.execute(sql`
+        insert into spend_budgets (name, scope, scope_value, period, limit_micros, warn_percents, on_exhausted,
+          first_attempt_percent, updated_by)
+        values (${name}, ${next.scope}, ${next.scopeValue}, ${next.period}, ${next.limitMicros},
+          ${`{${next.warnPercents.join(',')}}`}::smallint[], ${next.onExhausted}, ${next.firstAttemptPercent},
+          ${actorLabel(actor)})
+        on conflict (name) do update set scope = excluded.scope, scope_value = excluded.scope_value,
+          period = excluded.period, limit_micros = excluded.limit_micros, warn_percents = excluded.warn_percents,
+          on_exhausted = excluded.on_exhausted, first_attempt_percent = excluded.first_attempt_percent,
+          updated_by = excluded.updated_by, updated_at = now()`);
+    } else {
+      await tx.execute(sql`delete from spend_budgets where name = ${name}`);
+    }
+    const action = next ? 'spend_budget.save' : 'spend_budget.delete';
+    await writeAudit(tx, actor, { action, targetType: 'spend_budget', targetId: name, reason, before, after: next });
+    return { changed: true, created: !stored };
+  });
+  if (result.changed) storedSpendBudgets.forget(ctx.db);
+  return result;
+}
+
+async function refuseBeyondBound(tx: Executor): Promise<void> {
+  const [row] = await tx.execute<{ budgets: number }>(sql`select count(*)::int as budgets from spend_budgets`);
+  if ((row?.budgets ?? 0) >= MAX_BUDGETS) {
+    throw new InvalidInputError(`Invalid input: the fleet already has ${MAX_BUDGETS} budgets`, {
+      name: [`the fleet already has ${MAX_BUDGETS} budgets: delete one first`],
+    });
+  }
+}

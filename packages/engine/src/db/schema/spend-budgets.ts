@@ -1,0 +1,76 @@
+import { sql } from 'drizzle-orm';
+import * as pg from 'drizzle-orm/pg-core';
+import {
+  budgetExhaustions,
+  budgetPeriods,
+  budgetScopes,
+  type BudgetExhaustion,
+  type BudgetPeriod,
+  type BudgetScope,
+} from '@holdfast/protocol/inputs/spend-budget-input';
+
+const inList = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
+
+/**
+ * A spend budget of the fleet: at most `limitMicros` spent per period (a UTC hour, day or month) by the work in its
+ * scope (the whole fleet, an agent, a task owner, a queue, a step, a downstream). Begins reserve their
+ * estimate against every budget covering them; spend Holdfast only sees (reported attempts) is counted, not
+ * refused. Set by admins on the Spend budgets page, audited.
+ */
+export const spendBudgets = pg.pgTable(
+  'spend_budgets',
+  {
+    id: pg.bigserial('id', { mode: 'number' }).primaryKey(),
+    name: pg.text('name').notNull().unique(),
+    scope: pg.text('scope').$type<BudgetScope>().notNull(),
+    /** What the scope names (an agent, an owner, a queue, a step, a downstream); '' for the fleet. */
+    scopeValue: pg.text('scope_value').notNull().default(''),
+    period: pg.text('period').$type<BudgetPeriod>().notNull(),
+    limitMicros: pg.bigint('limit_micros', { mode: 'number' }).notNull(),
+    /** The shares of the limit that alert when reached, in percent, ascending. */
+    warnPercents: pg.smallint('warn_percents').array().notNull(),
+    /** What a begin past the limit is told: wait for the period to turn, or stop (do not retry). */
+    onExhausted: pg.text('on_exhausted').$type<BudgetExhaustion>().notNull(),
+    /** The share of the limit kept for first attempts: retries may use at most the rest. Null: no share kept. */
+    firstAttemptPercent: pg.smallint('first_attempt_percent'),
+    updatedBy: pg.text('updated_by').notNull(),
+    createdAt: pg.timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: pg.timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    pg.check('spend_budgets_scope_known', sql`${table.scope} in (${inList(budgetScopes)})`),
+    pg.check('spend_budgets_period_known', sql`${table.period} in (${inList(budgetPeriods)})`),
+    pg.check('spend_budgets_exhaustion_known', sql`${table.onExhausted} in (${inList(budgetExhaustions)})`),
+    pg.check('spend_budgets_limit_positive', sql`${table.limitMicros} > 0`),
+  ],
+);
+
+/**
+ * A budget's spend in one period: what finished attempts cost (`spent`, of which `retrySpent` by retries and
+ * `seen` by attempts Holdfast only saw), what running attempts reserved, and what the begins it refused numbered.
+ * `limit` and `retryCap` are the budget's at the last reservation (the guard reads them from the row it locks).
+ */
+export const spendBudgetUsage = pg.pgTable(
+  'spend_budget_usage',
+  {
+    budgetId: pg
+      .bigint('budget_id', { mode: 'number' })
+      .notNull()
+      .references(() => spendBudgets.id, { onDelete: 'cascade' }),
+    periodStart: pg.timestamp('period_start', { withTimezone: true }).notNull(),
+    spentMicros: pg.bigint('spent_micros', { mode: 'number' }).notNull().default(0),
+    retrySpentMicros: pg.bigint('retry_spent_micros', { mode: 'number' }).notNull().default(0),
+    seenMicros: pg.bigint('seen_micros', { mode: 'number' }).notNull().default(0),
+    reservedMicros: pg.bigint('reserved_micros', { mode: 'number' }).notNull().default(0),
+    retryReservedMicros: pg.bigint('retry_reserved_micros', { mode: 'number' }).notNull().default(0),
+    limitMicros: pg.bigint('limit_micros', { mode: 'number' }).notNull(),
+    retryCapMicros: pg.bigint('retry_cap_micros', { mode: 'number' }).notNull(),
+    refusals: pg.integer('refusals').notNull().default(0),
+    /** The highest warning threshold (percent) already alerted in this period: each alerts once. */
+    warnedPercent: pg.smallint('warned_percent').notNull().default(0),
+  },
+  (table) => [
+    pg.primaryKey({ name: 'spend_budget_usage_pkey', columns: [table.budgetId, table.periodStart] }),
+    pg.index('spend_budget_usage_period_idx').on(table.periodStart),
+  ],
+);

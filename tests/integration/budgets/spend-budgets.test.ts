@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import {
+  beginStep,
+  type BeginStepInput,
+  type CoreContext,
+  finishStep,
+  recordAttempt,
+  saveSpendBudget,
+  deleteSpendBudget,
+} from '../../../packages/engine/src/core';
+import type { SaveSpendBudgetInput } from '../../../packages/protocol/src/inputs/spend-budget-input';
+import { addKnownOwners } from '../../support/known-owners';
+import { admin, anAgent } from '../../support/actors';
+import { aStepInput, attemptOf } from '../../support/step-input';
+import { useTestDatabase } from '../../support/test-database';
+
+/**
+ * The fleet's spend budgets at the begin (core/steps/gates/spend-budget.ts): reserved under concurrency with many
+ * connections, never past a limit; swapped for the real cost at the finish; a period's turn frees the budget;
+ * nested budgets each enforced; a stop is DO_NOT_RETRY; a replay stays free. Counted against the attempts.
+ */
+const database = useTestDatabase({ maxConnections: 24 });
+const asAdmin = () => ({ db: database.db, actor: admin });
+/** A day in June, 10:00 UTC, as the begins' clock. */
+const TEN_AM = new Date('2026-06-03T10:00:00Z');
+const ctx = (now = TEN_AM): CoreContext => ({ db: database.db, actor: anAgent('budget-test'), clock: () => now });
+
+let budgetNumber = 0;
+async function aBudget(fields: Partial<SaveSpendBudgetInput> & Pick<SaveSpendBudgetInput, 'scope' | 'limitUsd'>) {
+  budgetNumber += 1;
+  const name = `budget-${budgetNumber}-${Math.random().toString(36).slice(2, 8)}`;
+  await saveSpendBudget(asAdmin(), { name, period: 'day', reason: 'test', ...fields });
+  return name;
+}
+
+async function usageOf(name: string) {
+  const [row] = await database.sql<{ spent: number; reserved: number; refusals: number; retry_spent: number }[]>`
+    select u.spent_micros::int as spent, u.reserved_micros::int as reserved, u.refusals,
+      u.retry_spent_micros::int as retry_spent
+    from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${name}`;
+  return row;
+}
+
+const aStep = (fields: Partial<BeginStepInput>): BeginStepInput =>
+  aStepInput({ owner: 'team:budgeted', estimatedCostMicros: 1_000, ...fields });
+
+describe('a fleet spend budget at the begin', () => {
+  it('lets 64 concurrent begins across 16 tasks reserve exactly up to an agent day budget, and counts their cost', async () => {
+    await addKnownOwners(database.db, ['team:budgeted']);
+    const budget = await aBudget({ scope: 'agent', scopeValue: 'racer', limitUsd: 0.01 }); // 10 attempts of $0.001
+    const tasks = Array.from({ length: 16 }, () => aStep({ agent: 'racer' }).taskId);
+    const answers = await Promise.all(
+      Array.from({ length: 64 }, (_, index) =>
+        beginStep(ctx(), aStep({ agent: 'racer', taskId: tasks[index % 16], step: `s${index}` })),
+      ),
+    );
+    const ran = answers.filter((answer) => answer.decision === 'run');
+    const waited = answers.filter((answer) => answer.decision === 'wait');
+    expect(ran).toHaveLength(10);
+    expect(waited).toHaveLength(54);
+    for (const answer of waited) {
+      expect(answer).toMatchObject({
+        code: 'BUDGET_EXHAUSTED',
+        retryAfterMs: 14 * 3_600_000,
+        budget: { name: budget, period: 'day', limitMicros: 10_000, periodEndsAt: '2026-06-04T00:00:00.000Z' },
+      });
+    }
+    expect(await usageOf(budget)).toMatchObject({ spent: 0, reserved: 10_000, refusals: 54 });
+
+    // Each finish swaps its reservation for what it really cost (here less than estimated): room again.
+    for (const answer of ran) {
+      await finishStep(ctx(), { ...attemptOf(answer), outcome: 'succeeded', costMicros: 600 });
+    }
+    expect(await usageOf(budget)).toMatchObject({ spent: 6_000, reserved: 0 });
+    const [recount] = await database.sql<{ spent: number }[]>`
+      select sum(cost_micros)::int as spent from attempts
+      where agent = 'racer' and started_at >= '2026-06-03' and started_at < '2026-06-04' and outcome <> 'running'`;
+    expect(recount!.spent).toBe(6_000);
+    const again = await Promise.all(
+      Array.from({ length: 8 }, (_, index) => beginStep(ctx(), aStep({ agent: 'racer', step: `again-${index}` }))),
+    );
+    expect(again.filter((answer) => answer.decision === 'run')).toHaveLength(4);
+  });
+
+  it('frees the budget when its day turns', async () => {
+    await aBudget({ scope: 'agent', scopeValue: 'turner', limitUsd: 0.001 });
+    expect(await beginStep(ctx(), aStep({ agent: 'turner' }))).toMatchObject({ decision: 'run' });
+    expect(await beginStep(ctx(), aStep({ agent: 'turner' }))).toMatchObject({ decision: 'wait' });
+    const tomorrow = new Date('2026-06-04T00:00:01Z');
+    expect(await beginStep(ctx(tomorrow), aStep({ agent: 'turner' }))).toMatchObject({ decision: 'run' });
+  });
+
+  it('enforces nested budgets each: the agent, its owner, the fleet', async () => {
+    await addKnownOwners(database.db, ['team:nested']);
+    const owner = await aBudget({ scope: 'owner', scopeValue: 'team:nested', limitUsd: 0.002 });
+    await aBudget({ scope: 'agent', scopeValue: 'nested-a', limitUsd: 1 });
+    const begin = (agent: string) => beginStep(ctx(), aStep({ agent, owner: 'team:nested' }));
+    expect((await begin('nested-a')).decision).toBe('run');
+    expect((await begin('nested-b')).decision).toBe('run');
+    // The agent's budget has room; its owner's has none left.
+    expect(await begin('nested-a')).toMatchObject({ decision: 'wait', budget: { name: owner } });
+    // Work of another owner is not under it.
+    expect((await beginStep(ctx(), aStep({ agent: 'nested-a' }))).decision).toBe('run');
+  });
+
+  it('stops the task with DO_NOT_RETRY when the budget says stop, naming it, and leaves a replay free', async () => {
+    const budget = await aBudget({ scope: 'step', scopeValue: 'pricey', limitUsd: 0.001, onExhausted: 'stop' });
+    const first = aStep({ agent: 'stopper', step: 'pricey' });
+    const ran = await beginStep(ctx(), first);
+    await finishStep(ctx(), { ...attemptOf(ran), outcome: 'succeeded', costMicros: 1_000, result: { ok: 1 } });
+    // The same step again: its stored result, though the budget is spent.
+    expect(await beginStep(ctx(), first)).toMatchObject({ decision: 'replay', result: { ok: 1 } });
+    const stopped = await beginStep(ctx(), aStep({ agent: 'stopper', step: 'pricey' }));
+    expect(stopped).toMatchObject({
+      decision: 'stop',
+      code: 'DO_NOT_RETRY',
+      reason: 'budget_exhausted',
+      budget: { name: budget, scope: 'step', scopeValue: 'pricey' },
+    });
+    expect(stopped.decision === 'stop' && stopped.deadLetterId).toBeGreaterThan(0);
+  });
+
+  it('keeps a share for first attempts: retries stop at the rest', async () => {
+    await aBudget({ scope: 'agent', scopeValue: 'retrier', limitUsd: 0.004, firstAttemptPercent: 50 });
+    const task = aStep({ agent: 'retrier', retryAllowance: 5 });
+    let answer = await beginStep(ctx(), task);
+    const fail = () =>
+      finishStep(ctx(), {
+        ...attemptOf(answer),
+        outcome: 'failed',
+        errorClass: 'transient',
+        errorText: '503',
+        costMicros: 1_000,
+      });
+    await fail();
+    for (const _retry of [1, 2]) {
+      answer = await beginStep(ctx(), task);
+      expect(answer.decision).toBe('run');
+      await fail();
+    }
+    // Two retries spent $0.002, the half retries may use: the third waits, while a first attempt still runs.
+    expect(await beginStep(ctx(), task)).toMatchObject({ decision: 'wait', code: 'BUDGET_EXHAUSTED' });
+    expect((await beginStep(ctx(), aStep({ agent: 'retrier' }))).decision).toBe('run');
+  });
+
+  it('counts spend it only sees (a reported attempt) under the budgets, past the limit, refusing nothing', async () => {
+    const budget = await aBudget({ scope: 'agent', scopeValue: 'reporter', limitUsd: 0.001 });
+    for (const attemptNumber of [1, 2]) {
+      const startedAt = new Date(TEN_AM.getTime() - 60_000 + attemptNumber * 1_000);
+      const report = {
+        taskId: 'reported-task',
+        agent: 'reporter',
+        step: 'summarize',
+        attemptNumber,
+        outcome: attemptNumber === 1 ? ('failed' as const) : ('succeeded' as const),
+        ...(attemptNumber === 1 ? { errorClass: 'transient' as const, errorText: '503' } : {}),
+        costMicros: 800,
+        startedAt,
+        finishedAt: new Date(startedAt.getTime() + 500),
+      };
+      expect((await recordAttempt(ctx(), report)).duplicate).toBe(false);
+      // A redelivery of the same report counts nothing again.
+      expect((await recordAttempt(ctx(), report)).duplicate).toBe(true);
+    }
+    const [row] = await database.sql<{ spent: number; seen: number; reserved: number }[]>`
+      select spent_micros::int as spent, seen_micros::int as seen, reserved_micros::int as reserved
+      from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${budget}`;
+    expect(row).toEqual({ spent: 1_600, seen: 1_600, reserved: 0 });
+    // What it saw fills the budget for the begins it decides.
+    expect(await beginStep(ctx(), aStep({ agent: 'reporter' }))).toMatchObject({ decision: 'wait' });
+  });
+});
+
+describe('the budgets admins keep', () => {
+  it('saves, changes and deletes a budget, each audited; the same save writes nothing; bad values are named', async () => {
+    const budget = {
+      name: 'audited-budget',
+      scope: 'owner' as const,
+      scopeValue: 'team:budgeted',
+      period: 'month' as const,
+    };
+    expect(await saveSpendBudget(asAdmin(), { ...budget, limitUsd: 100, reason: 'quarter plan' })).toEqual({
+      changed: true,
+      created: true,
+    });
+    expect(await saveSpendBudget(asAdmin(), { ...budget, limitUsd: 100, reason: 'again' })).toEqual({
+      changed: false,
+      created: false,
+    });
+    await saveSpendBudget(asAdmin(), { ...budget, limitUsd: 120, warnPercents: [90, 50], reason: 'more' });
+    expect(await deleteSpendBudget(asAdmin(), { name: budget.name, reason: 'done' })).toEqual({ changed: true });
+    const records = await database.sql<{ action: string; reason: string; after: { limitMicros: number } | null }[]>`
+      select action, reason, after from audit_log where target_type = 'spend_budget' and target_id = ${budget.name}
+      order by id`;
+    expect(records.map((record) => [record.action, record.reason, record.after?.limitMicros ?? null])).toEqual([
+      ['spend_budget.save', 'quarter plan', 100_000_000],
+      ['spend_budget.save', 'more', 120_000_000],
+      ['spend_budget.delete', 'done', null],
+    ]);
+    const refused = (input: Record<string, unknown>) =>
+      saveSpendBudget(asAdmin(), { ...budget, limitUsd: 1, reason: 'r', ...input } as never).then(
+        () => [],
+        (error: { fieldErrors?: Record<string, string[]> }) => Object.keys(error.fieldErrors ?? {}),
+      );
+    expect(await refused({ limitUsd: 0 })).toEqual(['limitUsd']);
+    expect(await refused({ scope: 'fleet' })).toEqual(['scopeValue']);
+    expect(await refused({ period: 'week' })).toEqual(['period']);
+    expect(await refused({ warnPercents: [150] })).toEqual(['warnPercents.0']);
+    expect(await refused({ firstAttemptPercent: 101 })).toEqual(['firstAttemptPercent']);
+  });
+});

@@ -91,13 +91,14 @@ export async function releaseLeftover(
   tx: Transaction,
   leftover: { micros: number; reservations: BudgetReservation[] },
 ): Promise<void> {
+  // The finish's settlement at no cost: the reservation given back, nothing spent (a late cost is the takeover's).
   await tx.execute(sql`
-    update spend_budget_usage u set
-      reserved_micros = greatest(0, u.reserved_micros - ${leftover.micros}::bigint),
-      retry_reserved_micros = case when r.r then greatest(0, u.retry_reserved_micros - ${leftover.micros}::bigint)
-        else u.retry_reserved_micros end
-    from jsonb_to_recordset(${JSON.stringify(leftover.reservations)}::jsonb) as r(b bigint, p timestamptz, r boolean)
-    where u.budget_id = r.b and u.period_start = r.p`);
+    with begun as (
+      select ${leftover.micros}::bigint as reserved_micros, ${JSON.stringify(leftover.reservations)}::jsonb
+        as budget_reservations
+    ),
+    ${settleBudgetsCte(sql`0::bigint`)}
+    select 1`);
 }
 
 /**
@@ -106,15 +107,25 @@ export async function releaseLeftover(
  * the retries' spend too). The period is the begin's: an attempt counts in the period it began in.
  */
 export function settleBudgetsCte(costMicros: SQL): SQL {
-  return sql`budgets_settled as (
+  // Locked in the budgets' order, as the begins lock them: two finishes (or a finish and a begin) sharing budgets
+  // never wait on each other in a circle.
+  return sql`budgets_locked as (
+  select u.budget_id, u.period_start, r.r as retry
+  from begun
+  cross join jsonb_to_recordset(coalesce(begun.budget_reservations, '[]'::jsonb)) as r(b bigint, p timestamptz, r boolean)
+  join spend_budget_usage u on u.budget_id = r.b and u.period_start = r.p
+  order by u.budget_id
+  for update of u
+),
+budgets_settled as (
   update spend_budget_usage u set
     reserved_micros = greatest(0, u.reserved_micros - begun.reserved_micros),
     spent_micros = u.spent_micros + ${costMicros},
-    retry_reserved_micros = case when r.r then greatest(0, u.retry_reserved_micros - begun.reserved_micros)
+    retry_reserved_micros = case when l.retry then greatest(0, u.retry_reserved_micros - begun.reserved_micros)
       else u.retry_reserved_micros end,
-    retry_spent_micros = u.retry_spent_micros + case when r.r then ${costMicros} else 0 end
-  from begun, jsonb_to_recordset(coalesce(begun.budget_reservations, '[]'::jsonb)) as r(b bigint, p timestamptz, r boolean)
-  where u.budget_id = r.b and u.period_start = r.p
+    retry_spent_micros = u.retry_spent_micros + case when l.retry then ${costMicros} else 0 end
+  from begun, budgets_locked l
+  where u.budget_id = l.budget_id and u.period_start = l.period_start
   returning 1
 )`;
 }

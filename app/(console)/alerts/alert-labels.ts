@@ -36,6 +36,11 @@ export const alertKindLabels: Record<AlertKind, { title: string; meaning: string
     meaning:
       "A step's or a downstream's circuit breaker opened: its begins wait while the downstream fails; resolves when it closes.",
   },
+  spend_budget: {
+    title: 'Spend budget',
+    meaning:
+      "A spend budget's period reached one of its warning thresholds (each alerts once a period); resolves when the period turns.",
+  },
 };
 
 export interface ThresholdField {

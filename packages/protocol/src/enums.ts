@@ -87,6 +87,7 @@ export const alertKinds = [
   'budget_refusals',
   'sweep_failing',
   'circuit_open',
+  'spend_budget',
 ] as const;
 export type AlertKind = (typeof alertKinds)[number];
 

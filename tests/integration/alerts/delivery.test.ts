@@ -26,7 +26,8 @@ import { getStepAnomalies } from '../../../lib/queries/anomalies';
 import { runAlertPasses } from '../../../scripts/lib/sweep-loop';
 import { addKnownOwners } from '../../support/known-owners';
 import { useTestDatabase } from '../../support/test-database';
-import { anAgent, oncall } from '../../support/actors';
+import { admin, anAgent, oncall } from '../../support/actors';
+import { saveSpendBudget } from '../../../packages/engine/src/core/budgets/spend-budgets';
 import { openTaskHold } from '../../support/task-holds';
 import { recordRetryTraffic } from '../../support/retry-traffic';
 
@@ -155,6 +156,16 @@ async function makeEveryKindHold() {
     });
   }
 
+  // A spend budget at 80 % of its day's limit (its 50 and 80 % warnings reached: the alert names 80).
+  await saveSpendBudget(
+    { db: database.db, actor: admin },
+    { name: 'mailer daily', scope: 'agent', scopeValue: 'mailer', period: 'day', limitUsd: 10, reason: 'test' },
+  );
+  await database.sql`
+    insert into spend_budget_usage (budget_id, period_start, spent_micros, limit_micros, retry_cap_micros)
+    select id, date_trunc('day', ${start.toISOString()}::timestamptz, 'UTC'), 8000000, limit_micros, limit_micros
+    from spend_budgets where name = 'mailer daily'`;
+
   const slot = `publish:site-${randomUUID().slice(0, 8)}:morning`;
   const lock = await acquireSlot(ctx(), { slot, runKey: `run-${randomUUID()}`, ttlMs: 60_000 });
   if (lock.outcome !== 'acquired') throw new Error('expected to acquire');
@@ -221,6 +232,7 @@ describe('alert delivery to a real receiver', () => {
         'step:fleet/draft',
         'sweep:test_sweep',
         'breaker:downstream:fleet/smtp-relay',
+        expect.stringMatching(/^spend_budget:mailer daily:.*:80$/),
       ]),
     );
     expect(bodies.find((body) => body.kind === 'retry_share_anomaly')?.link).toBe(

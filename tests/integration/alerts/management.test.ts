@@ -352,6 +352,7 @@ describe('alert rules', () => {
       'budget_refusals',
       'sweep_failing',
       'circuit_open',
+      'spend_budget',
     ]);
     expect(rules.find((rule) => rule.kind === 'dead_letters_waiting')?.enabled).toBe(false);
   });

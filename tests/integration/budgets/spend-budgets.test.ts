@@ -10,6 +10,7 @@ import {
 } from '../../../packages/engine/src/core';
 import type { SaveSpendBudgetInput } from '../../../packages/protocol/src/inputs/spend-budget-input';
 import { addKnownOwners } from '../../support/known-owners';
+import { evaluateAlerts } from '../../../packages/engine/src/alerts/evaluate';
 import { admin, anAgent } from '../../support/actors';
 import { aStepInput, attemptOf } from '../../support/step-input';
 import { useTestDatabase } from '../../support/test-database';
@@ -207,5 +208,31 @@ describe('the budgets admins keep', () => {
     expect(await refused({ period: 'week' })).toEqual(['period']);
     expect(await refused({ warnPercents: [150] })).toEqual(['warnPercents.0']);
     expect(await refused({ firstAttemptPercent: 101 })).toEqual(['firstAttemptPercent']);
+  });
+});
+
+describe("a budget's warnings", () => {
+  it('alerts once for each threshold its period reaches, and not again on the next pass', async () => {
+    const name = await aBudget({ scope: 'agent', scopeValue: 'warned', limitUsd: 0.01, warnPercents: [50, 80] });
+    const spend = async (micros: number) => {
+      const ran = await beginStep(ctx(), aStep({ agent: 'warned', estimatedCostMicros: micros }));
+      await finishStep(ctx(), { ...attemptOf(ran), outcome: 'succeeded', costMicros: micros });
+    };
+    const firedFor = async () =>
+      (
+        await database.sql<{ identity: string }[]>`
+          select identity from alert_instances where kind = 'spend_budget' and identity like ${`spend_budget:${name}:%`}
+          order by id`
+      ).map((row) => row.identity.split(':').at(-1));
+    await spend(4_000);
+    await evaluateAlerts({ db: database.db }, { now: TEN_AM });
+    expect(await firedFor()).toEqual([]);
+    await spend(2_000);
+    for (const pass of [0, 1]) await evaluateAlerts({ db: database.db }, { now: new Date(TEN_AM.getTime() + pass) });
+    expect(await firedFor()).toEqual(['50']);
+    await spend(3_000);
+    await evaluateAlerts({ db: database.db }, { now: new Date(TEN_AM.getTime() + 60_000) });
+    await evaluateAlerts({ db: database.db }, { now: new Date(TEN_AM.getTime() + 120_000) });
+    expect(await firedFor()).toEqual(['50', '80']);
   });
 });

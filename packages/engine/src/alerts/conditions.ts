@@ -131,6 +131,47 @@ export const conditionReaders: { [Kind in AlertKind]: ConditionReader<Kind> } = 
     );
   },
 
+  // One instance per budget and period, for the highest warning threshold its use has reached: crossing the next
+  // resolves it and fires that one, so each threshold alerts once a period; the period's turn resolves it.
+  spend_budget: async (db, _thresholds, now) => {
+    const rows = await db.execute<{
+      name: string;
+      scope: string;
+      scope_value: string;
+      period: string;
+      limit_micros: string;
+      period_start: string;
+      used: string;
+      refusals: number;
+      reached: number | null;
+    }>(sql`
+      select b.name, b.scope, b.scope_value, b.period, b.limit_micros, u.period_start::text as period_start,
+        u.spent_micros + u.reserved_micros as used, u.refusals,
+        (select max(p) from unnest(b.warn_percents) as p
+          where (u.spent_micros + u.reserved_micros) * 100 >= b.limit_micros * p) as reached
+      from spend_budgets b
+      join spend_budget_usage u on u.budget_id = b.id and u.period_start = date_trunc(b.period, ${at(now)}, 'UTC')
+      order by b.name`);
+    return rows
+      .filter((row) => row.reached !== null)
+      .map((row) => {
+        const limit = Number(row.limit_micros);
+        const what = row.scope === 'fleet' ? 'the whole fleet' : `${row.scope} ${row.scope_value}`;
+        return condition({
+          identity: `spend_budget:${row.name}:${row.period_start}:${row.reached}`,
+          title: `Spend budget ${row.name} at ${row.reached}% of its $${(limit / 1e6).toFixed(2)} a ${row.period}`,
+          detail:
+            `${what} has used $${(Number(row.used) / 1e6).toFixed(4)} (spent and reserved) of $${(limit / 1e6).toFixed(2)} ` +
+            `this UTC ${row.period}` +
+            (row.refusals > 0 ? `; ${row.refusals} begins were refused` : '') +
+            '. Begins past the limit wait for the period to turn, or stop, as the budget says.',
+          link: '/settings/budgets',
+          team: row.scope === 'owner' ? teamOfOwner(row.scope_value) : null,
+          about: row.scope === 'agent' ? { agent: row.scope_value, step: '*' } : undefined,
+        });
+      });
+  },
+
   // One instance per breaker while it is not closed: it fires when the breaker opens and resolves when it closes.
   circuit_open: async (db, _thresholds, now) => {
     const rows = await db.execute<{

@@ -32,6 +32,8 @@ export const thresholdsByKind = {
   }),
   /** Fires while a breaker is open or half-open (its own settings say when: Pauses page, Circuit breakers). */
   circuit_open: z.strictObject({}),
+  /** Fires as a spend budget's period reaches each of its warning thresholds (set on the budget: Spend budgets). */
+  spend_budget: z.strictObject({}),
 } satisfies Record<AlertKind, z.ZodType>;
 
 export type Thresholds<Kind extends AlertKind> = z.output<(typeof thresholdsByKind)[Kind]>;

@@ -5,7 +5,7 @@
  * deploy files name only metrics listed here.
  *
  * Labels are bounded: agent, step, error class, hold reason, owner team, queue,
- * sweep, pool: never a task id, key or person. An agent's steps past a cap
+ * sweep, pool, budget (an admin's name for it): never a task id, key or person. An agent's steps past a cap
  * share the step label `other` (fold-steps.ts). Counters come from running
  * totals in the database that nothing decreases (see attempt_totals), so
  * `rate()` stays right across restarts and retention passes. Money is counted
@@ -101,6 +101,16 @@ export const metricCatalog = {
     type: 'gauge',
     help: "A fleet retry pool's size over its window at the current first-attempt rate.",
     labels: ['pool'],
+  },
+  holdfast_spend_budget_used_ratio: {
+    type: 'gauge',
+    help: "A fleet spend budget's use in its period under way (spent plus reserved) over its limit.",
+    labels: ['budget'],
+  },
+  holdfast_spend_budget_spent_microdollars: {
+    type: 'gauge',
+    help: 'What the work under a fleet spend budget spent in its period under way, in micro-dollars.',
+    labels: ['budget'],
   },
   holdfast_alerts_firing: {
     type: 'gauge',

@@ -38,13 +38,14 @@ export async function readMetrics(
   now: Date,
   { maxStepsPerAgent = DEFAULT_MAX_STEPS_PER_AGENT }: { maxStepsPerAgent?: number } = {},
 ): Promise<MetricSamples> {
-  const [counters, gauges, pools, spans] = await Promise.all([
+  const [counters, gauges, pools, budgets, spans] = await Promise.all([
     readCounters(db),
     readGauges(db, now),
     readPools(db, now),
+    readSpendBudgetUse(db, now),
     readSpanCounts(db),
   ]);
-  return { ...foldSteps(counters, maxStepsPerAgent), ...gauges, ...pools, ...spans };
+  return { ...foldSteps(counters, maxStepsPerAgent), ...gauges, ...pools, ...budgets, ...spans };
 }
 
 /** The spans received per service and outcome since the start (span_ingest_totals, at most 500 services). */
@@ -253,5 +254,32 @@ async function readPools(
   return {
     holdfast_retry_pool_available: levels.map(({ pool, left }) => ({ labels: { pool: name(pool) }, value: left })),
     holdfast_retry_pool_capacity: levels.map(({ pool, allowed }) => ({ labels: { pool: name(pool) }, value: allowed })),
+  };
+}
+
+/** Each spend budget's period under way: its share used and what it spent (one series each, by the budget's name). */
+async function readSpendBudgetUse(
+  db: Executor,
+  now: Date,
+): Promise<Pick<MetricSamples, 'holdfast_spend_budget_used_ratio' | 'holdfast_spend_budget_spent_microdollars'>> {
+  const rows = await db.execute<{
+    name: string;
+    limit_micros: string;
+    spent: string | null;
+    reserved: string | null;
+  }>(sql`
+    select b.name, b.limit_micros, u.spent_micros as spent, u.reserved_micros as reserved
+    from spend_budgets b
+    left join spend_budget_usage u on u.budget_id = b.id and u.period_start = date_trunc(b.period, ${now.toISOString()}::timestamptz, 'UTC')
+    order by b.name`);
+  return {
+    holdfast_spend_budget_used_ratio: rows.map((row) => ({
+      labels: { budget: row.name },
+      value: (Number(row.spent ?? 0) + Number(row.reserved ?? 0)) / Number(row.limit_micros),
+    })),
+    holdfast_spend_budget_spent_microdollars: rows.map((row) => ({
+      labels: { budget: row.name },
+      value: Number(row.spent ?? 0),
+    })),
   };
 }

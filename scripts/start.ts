@@ -29,6 +29,7 @@ import { seedDemoHoldsIfEmpty, seedDemoPeopleIfEmpty } from '../lib/demo/seed-pe
 import { seedDemoOwnersIfEmpty } from '../lib/demo/seed-owners';
 import { seedDemoJourneysIfEmpty } from '../lib/demo/seed-journeys';
 import { seedDemoRetryPoolsIfEmpty } from '../lib/demo/seed-retry-pools';
+import { seedDemoBudgetsIfEmpty } from '../lib/demo/seed-budgets';
 import { shouldSeedDemoPeople } from '../lib/auth/demo-people';
 import { assertConsoleIsGuarded, getEnvironment, INSECURE_DEMO_WARNING, isInsecureDemo } from '@holdfast/engine/env';
 import { maintainAttemptLog } from '@holdfast/engine/rollups';
@@ -108,6 +109,7 @@ async function main(): Promise<void> {
       const seeded = await seedDemoAttemptsIfEmpty({ db: connection.db });
       if (seeded > 0) log(`Seeded ${seeded} demo attempts`);
       if ((await seedDemoRetryPoolsIfEmpty({ db: connection.db })) > 0) log('Seeded demo retry pools');
+      if ((await seedDemoBudgetsIfEmpty({ db: connection.db })) > 0) log('Seeded demo spend budgets');
     }
     // The demo sign-in page lists these people; demo mode without them would let nobody in.
     if (

@@ -2,6 +2,8 @@ import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query
 import type { Metadata } from 'next';
 import { PausesNotice } from '@/components/console/pauses-notice';
 import { PoolRefusalsCard } from '@/components/retry-pools/pool-refusals-card';
+import { BudgetsNearLimit } from '@/components/budgets/budgets-near-limit';
+import { getSpendBudgets } from '@/lib/queries/spend-budgets';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { getConsoleOverview } from '@/lib/console/overview';
@@ -49,7 +51,7 @@ export default async function OverviewPage({
   // Read together from one source (the replica when current enough); the retry pools are shown as rendered,
   // the figures and step stats fill the islands' caches, which then poll.
   const {
-    value: [retryPools, stepStats, overview, pauses, firing, rising],
+    value: [retryPools, stepStats, overview, pauses, firing, rising, budgets],
     source,
   } = await readConsole((db) =>
     // One snapshot: the tiles, the step table and the incident panel agree with each other while agents write.
@@ -63,6 +65,7 @@ export default async function OverviewPage({
         getErrorGroups(snapshot, { window: '1h', now }).then(async (groups) =>
           withRiseOnsets(snapshot, groups, risingGroups(groups.groups)),
         ),
+        getSpendBudgets(snapshot, now),
       ]),
     ),
   );
@@ -107,6 +110,7 @@ export default async function OverviewPage({
       <PausesNotice {...pauses} backlogMinutes={BACKLOG_MINUTES} />
       <OverviewFigures window={window} />
       <PoolRefusalsCard pools={retryPools} />
+      <BudgetsNearLimit budgets={budgets} />
       <StepStatsPanel window={window} />
     </HydrationBoundary>
   );

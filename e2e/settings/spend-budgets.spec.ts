@@ -36,7 +36,11 @@ test('an admin adds a budget, sees what it used and refused, changes it and dele
       }),
     );
   }
-  expect(answers.map((answer) => answer.decision)).toEqual(['run', 'run', 'wait']);
+  expect(answers.map((answer) => [answer.decision, 'code' in answer ? answer.code : ''])).toEqual([
+    ['run', ''],
+    ['run', ''],
+    ['wait', 'BUDGET_EXHAUSTED'],
+  ]);
   await page.reload();
   const row = page.getByTestId(`budget-${name}`);
   await expect(row.getByTestId('budget-used')).toContainText('$0.0020 reserved (100 %)');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runStep } from '@holdfast/client';
-import { setPause, type Actor } from '../../../packages/engine/src/core';
+import { saveSpendBudget, setPause, type Actor } from '../../../packages/engine/src/core';
 import { useApi } from '../../support/api-harness';
 
 const api = useApi();
@@ -49,6 +49,47 @@ describe('the step protocol over HTTP', () => {
     });
     expect(outcome).toMatchObject({ status: 'wait', code: 'PAUSED', retryAfterMs: 30_000 });
     expect(ran).toBe(0);
+  });
+
+  it('a spent fleet budget answers BUDGET_EXHAUSTED, naming it, and a stopping one DO_NOT_RETRY, in both clients', async () => {
+    const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+    const [waiting, stopping] = [`waiter-${randomUUID().slice(0, 6)}`, `stopper-${randomUUID().slice(0, 6)}`];
+    for (const [agent, onExhausted] of [
+      [waiting, 'wait'],
+      [stopping, 'stop'],
+    ] as const) {
+      await saveSpendBudget(
+        { db: api.database.db, actor: admin },
+        {
+          name: agent,
+          scope: 'agent',
+          scopeValue: agent,
+          period: 'hour',
+          limitUsd: 0.001,
+          onExhausted,
+          reason: 'test',
+        },
+      );
+      expect(
+        (await api.request('/api/v1/steps/begin', { body: aStep({ agent, estimatedCostMicros: 1_000 }) })).status,
+      ).toBe(200);
+    }
+    const spent = await api.request('/api/v1/steps/begin', { body: aStep({ agent: waiting, estimatedCostMicros: 1 }) });
+    expect(spent.status).toBe(409);
+    expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(spent.body).toMatchObject({
+      code: 'BUDGET_EXHAUSTED',
+      retryable: true,
+      decision: 'wait',
+      budget: { name: waiting, scope: 'agent', scopeValue: waiting, period: 'hour', limitMicros: 1_000 },
+    });
+    const body = async () => ({ result: 'never' });
+    expect(await runStep(api.client(), aStep({ agent: waiting, estimatedCostMicros: 1 }), body)).toMatchObject({
+      status: 'wait',
+      code: 'BUDGET_EXHAUSTED',
+    });
+    const stopped = await runStep(api.client(), aStep({ agent: stopping, estimatedCostMicros: 1 }), body);
+    expect(stopped).toMatchObject({ status: 'stop', code: 'DO_NOT_RETRY', reason: 'budget_exhausted' });
   });
 
   it('begin answers run; a concurrent duplicate waits with Retry-After; finish completes; a redelivery replays', async () => {

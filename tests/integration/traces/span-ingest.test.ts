@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Actor, createApiToken } from '../../../packages/engine/src/core';
+import { type Actor, createApiToken, saveSpendBudget } from '../../../packages/engine/src/core';
 import { readMetrics } from '../../../packages/engine/src/metrics/read-metrics';
 import { useApi } from '../../support/api-harness';
 import { otlpJsonExport, otlpJsonSpan } from '../../support/otlp-json';
@@ -160,5 +160,28 @@ describe('what is not counted is counted and shown', () => {
       { n: number }[]
     >`select count(*)::int as n from attempts where agent = ${service}`;
     expect(attempts!.n).toBe(0);
+  });
+});
+
+describe('spend read from spans', () => {
+  it('counts under the spend budgets covering it, as seen: never refused, once per span', async () => {
+    const service = `budgeted-${randomUUID().slice(0, 8)}`;
+    const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+    await saveSpendBudget(
+      { db: api.database.db, actor: admin },
+      { name: service, scope: 'agent', scopeValue: service, period: 'month', limitUsd: 0.001, reason: 'test' },
+    );
+    const call = span('chat gpt-4o', {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.usage.cost.amount': '0.0025',
+    });
+    for (const _send of [1, 2]) {
+      expect(await api.request('/v1/traces', { body: exportOf(service, [call]) })).toMatchObject({ status: 200 });
+    }
+    const [usage] = await api.database.sql<{ spent: number; seen: number }[]>`
+      select u.spent_micros::int as spent, u.seen_micros::int as seen
+      from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${service}`;
+    expect(usage).toEqual({ spent: 2_500, seen: 2_500 });
   });
 });

@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Transaction } from '../db/client';
 import { arrayParam } from '../core/kernel/sql-arrays';
 import { attemptsWritten, TRY_COLUMNS } from './attempts-from-spans';
+import { seenSpendOfWrittenCte } from '../core/budgets/seen-spend';
 import { spanBatchRelation } from './span-batch';
 import type { SpanAttempt } from './span-to-attempt';
 import type { SpanTry } from './span-to-try';
@@ -223,7 +224,8 @@ export async function storeSpans(
       union all
       select ${TRY_COLUMNS} from waiting_calls c
       join trace_spans t on t.trace_id = c.trace_id and t.parent_span_id = c.span_id and t.kind = 'http_try'),
-    ${attemptsWritten(robust)}
+    ${attemptsWritten(robust)},
+    ${seenSpendOfWrittenCte()}
     -- Only what the caller acts on: executions to number again, and any whose task it did not lock.
     select 'execution' as tag, g.task_id, g.step, g.earlier,
       (${locked} is null or g.task_id = any(${locked})) as locked, null as span_id, null as owner

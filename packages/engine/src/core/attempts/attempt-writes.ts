@@ -134,5 +134,5 @@ export function spanAttemptCtes(robust: boolean): SQL {
               and i.attempt_number = n.attempt_number`
           : sql``
       }
-      returning 1)`;
+      returning task_id, agent, step, started_at, cost_micros, retry_cost_micros)`;
 }

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { storedSpendBudgets } from './spend-budgets';
 
@@ -40,4 +40,28 @@ export async function countSeenSpend(db: Executor, attempt: SeenAttempt): Promis
     on conflict (budget_id, period_start) do update set spent_micros = u.spent_micros + excluded.spent_micros,
       seen_micros = u.seen_micros + excluded.seen_micros,
       retry_spent_micros = u.retry_spent_micros + excluded.retry_spent_micros`);
+}
+
+/**
+ * The same for a batch of attempts read from spans, as a CTE over `written` (the attempts a span batch wrote, with
+ * their task, agent, step, start, cost and retry cost): each covering budget's period counts their spend as seen.
+ * A batch's attempts are counted once, when written; numbering them again later moves no spend.
+ */
+export function seenSpendOfWrittenCte(): SQL {
+  return sql`budgets_seen as (
+      insert into spend_budget_usage as u (budget_id, period_start, spent_micros, seen_micros, retry_spent_micros,
+        limit_micros, retry_cap_micros)
+      select b.id, date_trunc(b.period, w.started_at, 'UTC'), sum(w.cost_micros), sum(w.cost_micros),
+        sum(w.retry_cost_micros), b.limit_micros, b.limit_micros * (100 - coalesce(b.first_attempt_percent, 0)) / 100
+      from written w
+      left join task_budgets t on t.task_id = w.task_id
+      join spend_budgets b on b.scope = 'fleet' or (b.scope = 'agent' and b.scope_value = w.agent)
+        or (b.scope = 'step' and b.scope_value = w.step) or (b.scope = 'owner' and b.scope_value = t.owner)
+        or (b.scope = 'queue' and b.scope_value = t.queue)
+      where w.cost_micros > 0
+      group by b.id, 2, b.limit_micros, b.first_attempt_percent
+      order by b.id
+      on conflict (budget_id, period_start) do update set spent_micros = u.spent_micros + excluded.spent_micros,
+        seen_micros = u.seen_micros + excluded.seen_micros,
+        retry_spent_micros = u.retry_spent_micros + excluded.retry_spent_micros)`;
 }

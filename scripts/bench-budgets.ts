@@ -38,9 +38,11 @@ async function main() {
   try {
     await migrateDatabase(url);
     const setup = connectDatabase(url, { maxConnections: 1 });
+    // Today's partition and the next days' (the run's attempts land there).
+    const today = Date.now();
     await ensureAttemptPartitions(setup.db, {
-      from: new Date(Date.now() - 86_400_000),
-      to: new Date(Date.now() + 3 * 86_400_000),
+      from: new Date(today - 86_400_000),
+      to: new Date(today + 3 * 86_400_000),
     });
     const admin = { db: setup.db, actor: ADMIN };
     const large = { period: 'day' as const, limitUsd: 1_000_000, reason: 'bench' };
@@ -58,53 +60,49 @@ async function main() {
     );
     console.log('side                  clients     steps/s   vs none   p50/p99 ms');
     for (const clients of CLIENT_COUNTS) {
-      const connection = connectDatabase(url, { maxConnections: clients });
-      try {
-        await Promise.all(Array.from({ length: clients }, () => connection.sql`select 1`));
-        const stepOf = (agent: string) => () =>
-          runStep(
-            { db: connection.db },
-            {
-              taskId: randomUUID(),
-              agent,
-              owner: 'team:platform',
-              step: `${agent}-step`,
-              content: { n: 1 },
-              estimatedCostMicros: 10,
-            },
-            async () => ({ result: { ok: true }, costMicros: 10 }),
-          );
-        const raw = async () => {
-          const id = randomUUID();
-          await connection.sql`insert into bench_raw_steps (id, status) values (${id}, 'running')`;
-          await connection.sql`update bench_raw_steps set status = 'done', result = '{"ok":true}' where id = ${id}`;
-        };
-        const sides: ((seconds: number) => Promise<Figures>)[] = [
-          ...SIDES.map((side) => (seconds: number) => measureLoops(clients, seconds, stepOf(side.agent))),
-          (seconds: number) => measureLoops(clients, seconds, raw),
-        ];
-        const rounds = await rotateRounds(sides, { rounds: ROUNDS, seconds: SECONDS });
-        const medians = rounds.map((side) => medianRound(side, (figures) => figures.perSecond));
-        const none = medians[0]!.perSecond;
-        [...SIDES.map((side) => side.name), 'raw ceiling (2 statements)'].forEach((name, index) => {
-          const figures = medians[index]!;
-          console.log(
-            [
-              name.padEnd(26),
-              String(clients).padStart(3),
-              figures.perSecond.toFixed(0).padStart(11),
-              `${((figures.perSecond / none) * 100).toFixed(0)}%`.padStart(9),
-              `${figures.p50Ms.toFixed(2)}/${figures.p99Ms.toFixed(2)}`.padStart(13),
-            ].join(' '),
-          );
-        });
-      } finally {
-        await connection.close();
-      }
+      const medians = await mediansAt(url, clients);
+      const none = medians[0]!.perSecond;
+      [...SIDES.map((side) => side.name), 'raw ceiling (2 statements)'].forEach((name, index) => {
+        const figures = medians[index]!;
+        const ratio = `${((figures.perSecond / none) * 100).toFixed(0)}%`;
+        const latency = `${figures.p50Ms.toFixed(2)}/${figures.p99Ms.toFixed(2)}`;
+        console.log(
+          `${name.padEnd(26)} ${String(clients).padStart(3)} ${figures.perSecond.toFixed(0).padStart(11)} ${ratio.padStart(9)} ${latency.padStart(13)}`,
+        );
+      });
     }
   } finally {
     await stop();
   }
+}
+
+/** The median round of each side (the budgets' sides, then the raw ceiling) from `clients` concurrent loops. */
+async function mediansAt(url: string, clients: number): Promise<Figures[]> {
+  const connection = connectDatabase(url, { maxConnections: clients });
+  await Promise.all(Array.from({ length: clients }, () => connection.sql`select 1`));
+  const stepOf = (agent: string) => () =>
+    runStep(
+      { db: connection.db },
+      {
+        taskId: randomUUID(),
+        agent,
+        owner: 'team:platform',
+        step: `${agent}-step`,
+        content: { n: 1 },
+        estimatedCostMicros: 10,
+      },
+      async () => ({ result: { ok: true }, costMicros: 10 }),
+    );
+  const raw = async () => {
+    const id = randomUUID();
+    await connection.sql`insert into bench_raw_steps (id, status) values (${id}, 'running')`;
+    await connection.sql`update bench_raw_steps set status = 'done', result = '{"ok":true}' where id = ${id}`;
+  };
+  const sides = [...SIDES.map((side) => stepOf(side.agent)), raw].map(
+    (loop) => (seconds: number) => measureLoops(clients, seconds, loop),
+  );
+  const rounds = await rotateRounds(sides, { rounds: ROUNDS, seconds: SECONDS }).finally(() => connection.close());
+  return rounds.map((side) => medianRound(side, (figures) => figures.perSecond));
 }
 
 await main();

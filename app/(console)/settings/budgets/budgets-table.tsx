@@ -74,7 +74,9 @@ export function BudgetsTable({
                     />
                   </div>
                   {budget.seenMicros > 0 ? (
-                    <div className="text-muted">{formatMicros(budget.seenMicros)} of it seen only (reported)</div>
+                    <div className="text-muted">
+                      {formatMicros(budget.seenMicros)} of it seen only (reported or from spans)
+                    </div>
                   ) : null}
                 </div>
               </Cell>

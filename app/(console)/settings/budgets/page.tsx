@@ -53,7 +53,7 @@ export default async function BudgetsPage(props: { searchParams: BudgetsParams }
       )}
       <p className="mt-3 max-w-prose text-[12px] text-muted">
         Used is what finished attempts cost in the period, plus what running ones reserved; attempts reported after the
-        fact count too (they cannot be refused). Runs out: at the rate spent so far this period.
+        fact or read from spans count too (they cannot be refused). Runs out: at the rate spent so far this period.
       </p>
     </>
   );

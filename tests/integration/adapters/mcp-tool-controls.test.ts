@@ -8,6 +8,7 @@ import { callTool, textOfResult, useInProcessGateways } from '../../support/mcp-
 import { useTestDatabase } from '../../support/test-database';
 import { admin } from '../../support/actors';
 import { deleteMcpToolControl, saveMcpToolControl } from '../../../packages/engine/src/core/mcp/tool-controls';
+import { saveSpendBudget } from '../../../packages/engine/src/core/budgets/spend-budgets';
 
 /**
  * The gateway's per-tool controls (packages/client/src/adapters/mcp/call-limits.ts and the tool's price and
@@ -27,6 +28,7 @@ const gateways = useInProcessGateways(database, OWNER, [
   'breaker-agent',
   'filesystem-agent',
   'consoled-agent',
+  'budgeted-agent',
 ]);
 // Breakers that open at half failing from two attempts (tests/support/breakers.ts).
 useBreakerSettings(database, 2);
@@ -193,5 +195,28 @@ describe("a tool's controls at the gateway", () => {
       select cost_micros::int from attempts
       where agent = 'consoled-agent' and step like 'consoled:charge_card' order by started_at`;
     expect(costs.map((row) => row.cost_micros)).toEqual([2_500, 10_000, 10_000, 2_500]);
+  });
+
+  it("answers a tool's call under a spent fleet budget as the model reads a wait, and under a stopping one as final", async () => {
+    const asAdmin = { db: database.db, actor: admin };
+    const client = await gateways.connect('budgeted-agent', '--tool-price', 'charge_card=0.01');
+    await saveSpendBudget(asAdmin, {
+      ...{ name: 'budgeted tools', scope: 'downstream', scopeValue: 'mcp:payments', period: 'hour', limitUsd: 0.01 },
+      reason: 'the payments server may cost a cent an hour',
+    });
+    const charge = (order: string) =>
+      callTool(client, 'charge_card', { orderId: `budgeted-${order}` }, { 'io.holdfast/key': `budgeted-${order}` });
+    expect((await charge('o-1')).isError).toBeFalsy();
+    const waited = await charge('o-2');
+    expect(textOfResult(waited)).toMatch(/^try again in \d+ s: .*spend budget "budgeted tools".*\(BUDGET_EXHAUSTED\)/);
+    expect(waited._meta?.['io.holdfast/retryAfterMs']).toBeGreaterThan(0);
+    await saveSpendBudget(asAdmin, {
+      ...{ name: 'budgeted tools', scope: 'downstream', scopeValue: 'mcp:payments', period: 'hour', limitUsd: 0.01 },
+      onExhausted: 'stop',
+      reason: 'stop instead',
+    });
+    expect(textOfResult(await charge('o-3'))).toMatch(/^do not retry: /);
+    // One charge made: the two refused calls reached no server.
+    expect(gateways.upstream.effects.filter((effect) => effect.orderId.startsWith('budgeted-'))).toHaveLength(1);
   });
 });

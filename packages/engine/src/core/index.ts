@@ -59,7 +59,6 @@ export {
   readSpendBudgets,
   saveSpendBudget,
   type SpendBudget,
-  storedSpendBudgets,
 } from './budgets/spend-budgets';
 export { periodEndOf, periodStartOf } from './budgets/budget-periods';
 export { acquireSlot, heartbeatSlot, recordEvidence, releaseSlot } from './slots/slot-lock';

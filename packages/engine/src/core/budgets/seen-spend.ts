@@ -19,33 +19,19 @@ export interface SeenAttempt {
  */
 export async function countSeenSpend(db: Executor, attempt: SeenAttempt): Promise<void> {
   if (attempt.costMicros === 0 || (await storedSpendBudgets.get(db)).length === 0) return;
-  const cost = attempt.costMicros;
   await db.execute(sql`
-    with task as (
-      select coalesce(t.owner, '') as owner, coalesce(t.queue, a.queue, '') as queue
-      from (select 1) one
-      left join task_budgets t on t.task_id = ${attempt.taskId}::text
-      left join task_agents a on a.task_id = ${attempt.taskId}::text
-    )
-    insert into spend_budget_usage as u (budget_id, period_start, spent_micros, seen_micros, retry_spent_micros,
-      limit_micros, retry_cap_micros)
-    select b.id, date_trunc(b.period, ${attempt.startedAt.toISOString()}::timestamptz, 'UTC'), ${cost}::bigint,
-      ${cost}::bigint, ${attempt.retryCostMicros}::bigint, b.limit_micros,
-      b.limit_micros * (100 - coalesce(b.first_attempt_percent, 0)) / 100
-    from spend_budgets b, task
-    where b.scope = 'fleet' or (b.scope = 'agent' and b.scope_value = ${attempt.agent}::text)
-      or (b.scope = 'step' and b.scope_value = ${attempt.step}::text)
-      or (b.scope = 'owner' and b.scope_value = task.owner) or (b.scope = 'queue' and b.scope_value = task.queue)
-    order by b.id
-    on conflict (budget_id, period_start) do update set spent_micros = u.spent_micros + excluded.spent_micros,
-      seen_micros = u.seen_micros + excluded.seen_micros,
-      retry_spent_micros = u.retry_spent_micros + excluded.retry_spent_micros`);
+    with written (task_id, agent, step, started_at, cost_micros, retry_cost_micros) as (
+      values (${attempt.taskId}::text, ${attempt.agent}::text, ${attempt.step}::text,
+        ${attempt.startedAt.toISOString()}::timestamptz, ${attempt.costMicros}::bigint, ${attempt.retryCostMicros}::bigint)
+    ),
+    ${seenSpendOfWrittenCte()}
+    select 1`);
 }
 
 /**
- * The same for a batch of attempts read from spans, as a CTE over `written` (the attempts a span batch wrote, with
- * their task, agent, step, start, cost and retry cost): each covering budget's period counts their spend as seen.
- * A batch's attempts are counted once, when written; numbering them again later moves no spend.
+ * What countSeenSpend writes, as a CTE over `written` (attempts with their task, agent, step, start, cost and retry
+ * cost), for one reported attempt or the attempts a span batch wrote: each covering budget's period counts their
+ * spend as seen. A batch's attempts are counted once, when written; numbering them again later moves no spend.
  */
 export function seenSpendOfWrittenCte(): SQL {
   return sql`budgets_seen as (
@@ -55,9 +41,10 @@ export function seenSpendOfWrittenCte(): SQL {
         sum(w.retry_cost_micros), b.limit_micros, b.limit_micros * (100 - coalesce(b.first_attempt_percent, 0)) / 100
       from written w
       left join task_budgets t on t.task_id = w.task_id
+      left join task_agents a on a.task_id = w.task_id
       join spend_budgets b on b.scope = 'fleet' or (b.scope = 'agent' and b.scope_value = w.agent)
         or (b.scope = 'step' and b.scope_value = w.step) or (b.scope = 'owner' and b.scope_value = t.owner)
-        or (b.scope = 'queue' and b.scope_value = t.queue)
+        or (b.scope = 'queue' and b.scope_value = coalesce(t.queue, a.queue))
       where w.cost_micros > 0
       group by b.id, 2, b.limit_micros, b.first_attempt_percent
       order by b.id

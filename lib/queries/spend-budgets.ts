@@ -1,7 +1,13 @@
 import 'server-only';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '@holdfast/engine/db';
-import { periodEndOf, periodStartOf, readSpendBudgets, type SpendBudget } from '@holdfast/engine/core';
+import {
+  currentBudgetSpend,
+  periodEndOf,
+  periodStartOf,
+  readSpendBudgets,
+  type SpendBudget,
+} from '@holdfast/engine/core';
 
 /** A budget with its period under way: what is spent (and seen), reserved, by retries, refused, and a forecast. */
 export interface SpendBudgetView extends SpendBudget {
@@ -34,7 +40,7 @@ export async function getSpendBudgets(db: Executor, now: Date): Promise<SpendBud
   const rows = await db.execute<UsageRow>(sql`
     select u.budget_id, u.period_start, u.spent_micros as spent, u.seen_micros as seen,
       u.retry_spent_micros as retry_spent, u.reserved_micros as reserved, u.refusals
-    from spend_budgets b join spend_budget_usage u
+    from spend_budgets b join ${currentBudgetSpend(now)} u
       on u.budget_id = b.id and u.period_start = date_trunc(b.period, ${now.toISOString()}::timestamptz, 'UTC')`);
   const usage = new Map([...rows].map((row) => [Number(row.budget_id), row]));
   return budgets.map((budget) => {

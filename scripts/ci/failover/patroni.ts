@@ -120,14 +120,17 @@ export async function startPatroniCluster(folder: string): Promise<PatroniCluste
       async killNode() {
         // Patroni starts PostgreSQL in a session of its own (so that PostgreSQL outlives a Patroni restart):
         // the machine's loss takes both groups, Patroni's and the postmaster's with its backends.
+        // Both groups are signalled in one tick, before anything is awaited: a machine dies at once, and a loaded
+        // event loop between the two signals once let a bulk redrive finish on the dying primary.
         const postmaster = postmasterPid(dataDir);
         const patroni = node.group?.pid;
-        await node.group?.kill();
+        const patroniGone = node.group?.kill();
         try {
           process.kill(-postmaster, 'SIGKILL');
         } catch {
           process.kill(postmaster, 'SIGKILL');
         }
+        await patroniGone;
         await waitFor(
           `${name}'s processes to be gone`,
           () => !groupAlive(postmaster) && !processAlive(postmaster) && (!patroni || !groupAlive(patroni)),

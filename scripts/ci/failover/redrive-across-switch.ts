@@ -21,7 +21,8 @@ const MINUTE_MS = 60_000;
 export async function beginRedriveAcrossSwitch(db: Database, log: (line: string) => void) {
   const queue = `failover-redrive-${Date.now()}`;
   await makeDeadLetters(db, queue);
-  const id = await startRedrive(db, queue);
+  // 50 a second (6 s for the run): the switch comes after a few polls, later on a loaded machine.
+  const id = await startRedrive(db, queue, 50);
   const runner = runRedrive(db, id);
   await waitForProgress(db, id, 60);
 

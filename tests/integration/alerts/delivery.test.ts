@@ -162,8 +162,8 @@ async function makeEveryKindHold() {
     { name: 'mailer daily', scope: 'agent', scopeValue: 'mailer', period: 'day', limitUsd: 10, reason: 'test' },
   );
   await database.sql`
-    insert into spend_budget_usage (budget_id, period_start, spent_micros, limit_micros, retry_cap_micros)
-    select id, date_trunc('day', ${start.toISOString()}::timestamptz, 'UTC'), 8000000, limit_micros, limit_micros
+    insert into spend_budget_usage (budget_id, period_start, spent_micros)
+    select id, date_trunc('day', ${start.toISOString()}::timestamptz, 'UTC'), 8000000
     from spend_budgets where name = 'mailer daily'`;
 
   const slot = `publish:site-${randomUUID().slice(0, 8)}:morning`;

@@ -7,6 +7,7 @@ import {
   recordAttempt,
   saveSpendBudget,
   deleteSpendBudget,
+  BUDGET_STRIPES,
 } from '../../../packages/engine/src/core';
 import type { SaveSpendBudgetInput } from '../../../packages/protocol/src/inputs/spend-budget-input';
 import { addKnownOwners } from '../../support/known-owners';
@@ -36,9 +37,10 @@ async function aBudget(fields: Partial<SaveSpendBudgetInput> & Pick<SaveSpendBud
 
 async function usageOf(name: string) {
   const [row] = await database.sql<{ spent: number; reserved: number; refusals: number; retry_spent: number }[]>`
-    select u.spent_micros::int as spent, u.reserved_micros::int as reserved, u.refusals,
-      u.retry_spent_micros::int as retry_spent
-    from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${name}`;
+    select sum(u.spent_micros)::int as spent, sum(u.reserved_micros)::int as reserved, sum(u.refusals)::int as refusals,
+      sum(u.retry_spent_micros)::int as retry_spent
+    from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${name}
+    group by u.period_start`;
   return row;
 }
 
@@ -164,11 +166,63 @@ describe('a fleet spend budget at the begin', () => {
       expect((await recordAttempt(ctx(), report)).duplicate).toBe(true);
     }
     const [row] = await database.sql<{ spent: number; seen: number; reserved: number }[]>`
-      select spent_micros::int as spent, seen_micros::int as seen, reserved_micros::int as reserved
+      select sum(spent_micros)::int as spent, sum(seen_micros)::int as seen, sum(reserved_micros)::int as reserved
       from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${budget}`;
     expect(row).toEqual({ spent: 1_600, seen: 1_600, reserved: 0 });
     // What it saw fills the budget for the begins it decides.
     expect(await beginStep(ctx(), aStep({ agent: 'reporter' }))).toMatchObject({ decision: 'wait' });
+  });
+});
+
+/** A budget's current period stripe by stripe: their number, what they reserve, and the shares they were cut. */
+async function stripesOf(name: string) {
+  const [row] = await database.sql<{ stripes: number; reserved: number; shares: number; over: number }[]>`
+    select count(*)::int as stripes, sum(u.reserved_micros)::int as reserved, sum(u.share_micros)::int as shares,
+      count(*) filter (where u.spent_micros + u.reserved_micros > u.share_micros)::int as over
+    from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${name}`;
+  return row!;
+}
+
+describe("a budget's period split over stripes", () => {
+  it('lets 64 concurrent begins reserve on free stripes side by side, their reservations adding up exactly', async () => {
+    const budget = await aBudget({ scope: 'agent', scopeValue: 'striped', limitUsd: 1 });
+    const answers = await Promise.all(
+      Array.from({ length: 64 }, (_, index) => beginStep(ctx(), aStep({ agent: 'striped', step: `s${index}` }))),
+    );
+    expect(answers.filter((answer) => answer.decision === 'run')).toHaveLength(64);
+    // Every stripe made with its share of the $1 limit; none reserves past its share.
+    expect(await stripesOf(budget)).toEqual({ stripes: BUDGET_STRIPES, reserved: 64_000, shares: 1_000_000, over: 0 });
+  });
+
+  it('cuts the shares again when no free stripe has room: 64 concurrent begins under 40 attempts run exactly 40', async () => {
+    // $0.04 over 32 stripes is $0.00125 a stripe: one $0.001 attempt each, then the shares are cut from the totals.
+    const budget = await aBudget({ scope: 'agent', scopeValue: 'recut', limitUsd: 0.04 });
+    const answers = await Promise.all(
+      Array.from({ length: 64 }, (_, index) => beginStep(ctx(), aStep({ agent: 'recut', step: `s${index}` }))),
+    );
+    expect(answers.filter((answer) => answer.decision === 'run')).toHaveLength(40);
+    expect(answers.filter((answer) => answer.decision === 'wait')).toHaveLength(24);
+    expect(await stripesOf(budget)).toMatchObject({ reserved: 40_000, shares: 40_000, over: 0 });
+  });
+
+  it('runs a claim again in budget order when its write took a later budget and an earlier one has no free room', async () => {
+    // Made first, so ordered first: 3.5 attempts, never room on one stripe, decided across all of them.
+    const tight = await aBudget({ scope: 'queue', scopeValue: 'ordered', limitUsd: 0.0035 });
+    const roomy = await aBudget({ scope: 'agent', scopeValue: 'ordered-agent', limitUsd: 1 });
+    const begin = (index: number) =>
+      beginStep(ctx(), aStep({ agent: 'ordered-agent', queue: 'ordered', step: `s${index}` }));
+    // The first begin makes both periods' stripes; then the roomy budget has free stripes with room, the tight none.
+    const answers = [
+      await begin(0),
+      ...(await Promise.all(Array.from({ length: 11 }, (_, index) => begin(index + 1)))),
+    ];
+    expect(answers.filter((answer) => answer.decision === 'run')).toHaveLength(3);
+    expect(answers.filter((answer) => answer.decision === 'wait')).toMatchObject(
+      Array.from({ length: 9 }, () => ({ budget: { name: tight } })),
+    );
+    // The refused claims rolled back what they had taken under the roomy budget.
+    expect(await stripesOf(tight)).toMatchObject({ reserved: 3_000, shares: 3_500, over: 0 });
+    expect(await stripesOf(roomy)).toMatchObject({ reserved: 3_000, over: 0 });
   });
 });
 

@@ -180,7 +180,7 @@ describe('spend read from spans', () => {
       expect(await api.request('/v1/traces', { body: exportOf(service, [call]) })).toMatchObject({ status: 200 });
     }
     const [usage] = await api.database.sql<{ spent: number; seen: number }[]>`
-      select u.spent_micros::int as spent, u.seen_micros::int as seen
+      select sum(u.spent_micros)::int as spent, sum(u.seen_micros)::int as seen
       from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${service}`;
     expect(usage).toEqual({ spent: 2_500, seen: 2_500 });
   });

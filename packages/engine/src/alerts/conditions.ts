@@ -5,6 +5,7 @@ import type { AlertKind } from '@holdfast/protocol/enums';
 import type { Thresholds } from './rule-input';
 import { findStepAnomalies } from '../rollups/step-anomalies';
 import { readStepOwners } from '../core/owners/read-owners';
+import { currentBudgetSpend } from '../core/budgets/budget-stripes';
 
 /** One condition holding now: what an alert instance is made of. */
 export interface AlertCondition {
@@ -150,7 +151,7 @@ export const conditionReaders: { [Kind in AlertKind]: ConditionReader<Kind> } = 
         (select max(p) from unnest(b.warn_percents) as p
           where (u.spent_micros + u.reserved_micros) * 100 >= b.limit_micros * p) as reached
       from spend_budgets b
-      join spend_budget_usage u on u.budget_id = b.id and u.period_start = date_trunc(b.period, ${at(now)}, 'UTC')
+      join ${currentBudgetSpend(now)} u on u.budget_id = b.id and u.period_start = date_trunc(b.period, ${at(now)}, 'UTC')
       order by b.name`);
     return rows
       .filter((row) => row.reached !== null)

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { currentBudgetSpend } from '../core/budgets/budget-stripes';
 import { readPoolLevels } from '../core/retry-pools/pool-level';
 import type { Executor } from '../db/client';
 import { COUNTER_FIGURES, retryPools, STEP_TOTAL_FIGURES } from '../db/schema';
@@ -270,7 +271,7 @@ async function readSpendBudgetUse(
   }>(sql`
     select b.name, b.limit_micros, u.spent_micros as spent, u.reserved_micros as reserved
     from spend_budgets b
-    left join spend_budget_usage u on u.budget_id = b.id and u.period_start = date_trunc(b.period, ${now.toISOString()}::timestamptz, 'UTC')
+    left join ${currentBudgetSpend(now)} u on u.budget_id = b.id and u.period_start = date_trunc(b.period, ${now.toISOString()}::timestamptz, 'UTC')
     order by b.name`);
   return {
     holdfast_spend_budget_used_ratio: rows.map((row) => ({

@@ -1,12 +1,18 @@
+import { randomInt } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { periodStartOf } from './budget-periods';
+import { BUDGET_STRIPES, reserveAcrossStripes, type StripeTaken } from './budget-stripes';
 import type { SpendBudget } from './spend-budgets';
 
-/** A reservation an attempt holds under a budget: the budget, the period's start, and whether it is a retry's. */
+/**
+ * A reservation an attempt holds under a budget: the budget, the period's start, the stripe (absent on reservations
+ * made before periods had stripes: stripe 0), and whether it is a retry's.
+ */
 export interface BudgetReservation {
   b: number;
   p: string;
+  s?: number;
   r: boolean;
 }
 
@@ -21,69 +27,101 @@ export interface BudgetedWork {
 
 /** The budgets a begin reserves under: every one whose scope takes in the work. */
 export function budgetsCovering(budgets: SpendBudget[], work: BudgetedWork): SpendBudget[] {
-  const value: Record<Exclude<SpendBudget['scope'], 'fleet'>, string | null> = {
-    agent: work.agent,
-    owner: work.owner,
-    queue: work.queue,
-    step: work.step,
-    downstream: work.downstream,
-  };
-  return budgets.filter((budget) => budget.scope === 'fleet' || value[budget.scope] === budget.scopeValue);
+  return budgets.filter((budget) => budget.scope === 'fleet' || scopeValueOf(budget, work) === budget.scopeValue);
 }
 
 /**
- * Reserves `estimate` under each budget, all or none, in one statement: each period's row is made or locked, in
- * the budgets' order (two begins lock shared rows in the same order), and takes the reservation only while what is
- * spent and reserved plus it stays within the limit (and, for a retry, within the share retries may use); once
- * spend and reservations reach the limit nothing is reserved, whatever the estimate. Answers the budgets that took
- * it: fewer than asked means the begin is refused, and its transaction (this included) is rolled back. The
- * reservations are written on the key for the finish.
+ * What the begin's write statement asks of the budgets before it knows the task's owner: each budget that may cover
+ * the work (an owner's names the owner it needs; the statement compares it with the task's row), as the JSON array
+ * the statement reads, and the stripe it tries first. An empty array when no budget may cover it.
  */
-export async function reserveUnderBudgets(
+export function budgetAsks(budgets: SpendBudget[], work: Omit<BudgetedWork, 'owner'>, now: Date) {
+  const asked = budgets.filter(
+    (budget) =>
+      budget.scope === 'fleet' || budget.scope === 'owner' || scopeValueOf(budget, work) === budget.scopeValue,
+  );
+  const rows = asked.map((budget) => ({
+    budget_id: budget.id,
+    period_start: periodStartOf(budget.period, now).toISOString(),
+    limit_micros: budget.limitMicros,
+    retry_cap_micros: retryCapOf(budget),
+    owner: budget.scope === 'owner' ? budget.scopeValue : null,
+  }));
+  return { budgets: JSON.stringify(rows), preferredStripe: randomInt(BUDGET_STRIPES) };
+}
+
+function scopeValueOf(budget: SpendBudget, work: Omit<BudgetedWork, 'owner'> & { owner?: string }) {
+  if (budget.scope === 'fleet') return '';
+  if (budget.scope === 'owner') return work.owner;
+  return work[budget.scope];
+}
+
+/** What retries may use of a budget's limit: all of it, or what its first attempts' share leaves. */
+const retryCapOf = (budget: SpendBudget) =>
+  budget.firstAttemptPercent === null
+    ? budget.limitMicros
+    : Math.floor((budget.limitMicros * (100 - budget.firstAttemptPercent)) / 100);
+
+/**
+ * Thrown when the begin's write statement took a free stripe of a budget ordered after one it must still wait for:
+ * waiting while holding it could close a circle with a finish that locks in budget order. The claim is run again
+ * with every budget reserved in order (Begin.budgetsInOrder). Rare: it needs some budgets full or busy, others not.
+ */
+export class BudgetsTakenOutOfOrder extends Error {
+  constructor() {
+    super('spend budgets: a free stripe was taken out of budget order; the claim runs again in order');
+  }
+}
+
+/**
+ * The begin's write statement reserved on a free stripe of each budget it could (`takenFast`); this reserves under
+ * the rest, in budget order, across their stripes (budget-stripes.ts), and writes every reservation on the key for
+ * the finish. Answers the budgets that took it: fewer than `covering` means the begin is refused, and its
+ * transaction (this included) is rolled back.
+ */
+export async function reserveUnderRemainingBudgets(
   tx: Transaction,
   key: string,
   covering: SpendBudget[],
-  attempt: { estimate: number; retry: boolean; now: Date },
+  takenFast: StripeTaken[],
+  attempt: { estimate: number; retry: boolean; now: Date; preferredStripe: number },
 ): Promise<number[]> {
-  const ordered = [...covering].sort((a, b) => a.id - b.id);
-  const periods = ordered.map((budget) => periodStartOf(budget.period, attempt.now).toISOString());
-  const retryCaps = ordered.map((budget) =>
-    budget.firstAttemptPercent === null
-      ? budget.limitMicros
-      : Math.floor((budget.limitMicros * (100 - budget.firstAttemptPercent)) / 100),
-  );
-  const retryEstimate = attempt.retry ? attempt.estimate : 0;
-  const rows = await tx.execute<{ budget_id: string }>(sql`
-    with wanted as (
-      select * from unnest(${intArray(ordered.map((budget) => budget.id))}, ${textArray(periods)}::timestamptz[],
-        ${intArray(ordered.map((budget) => budget.limitMicros))}, ${intArray(retryCaps)})
-        with ordinality as w(budget_id, period_start, limit_micros, retry_cap_micros, place)
-    ),
-    taken as (
-      insert into spend_budget_usage as u (budget_id, period_start, reserved_micros, retry_reserved_micros,
-        limit_micros, retry_cap_micros)
-      select budget_id, period_start, ${attempt.estimate}::bigint, ${retryEstimate}::bigint, limit_micros,
-        retry_cap_micros
-      from wanted
-      where ${attempt.estimate}::bigint <= limit_micros and ${retryEstimate}::bigint <= retry_cap_micros
-      order by place
-      on conflict (budget_id, period_start) do update set
-        reserved_micros = u.reserved_micros + excluded.reserved_micros,
-        retry_reserved_micros = u.retry_reserved_micros + excluded.retry_reserved_micros,
-        limit_micros = excluded.limit_micros, retry_cap_micros = excluded.retry_cap_micros
-      where u.spent_micros + u.reserved_micros + excluded.reserved_micros <= excluded.limit_micros
-        and u.spent_micros + u.reserved_micros < excluded.limit_micros
-        and u.retry_spent_micros + u.retry_reserved_micros + excluded.retry_reserved_micros <= excluded.retry_cap_micros
-      returning u.budget_id, u.period_start
-    ),
-    noted as (
-      update idempotency_keys set budget_reservations = (
-        select jsonb_agg(jsonb_build_object('b', budget_id, 'p', period_start, 'r', ${attempt.retry}::boolean))
-        from taken)
-      where key = ${key}::text
-    )
-    select budget_id from taken`);
-  return [...rows].map((row) => Number(row.budget_id));
+  const taken = [...takenFast];
+  const ask = {
+    estimate: attempt.estimate,
+    retryEstimate: attempt.retry ? attempt.estimate : 0,
+    preferredStripe: attempt.preferredStripe,
+  };
+  const remaining = covering
+    .filter((budget) => !takenFast.some((reservation) => reservation.budgetId === budget.id))
+    .sort((a, b) => a.id - b.id);
+  const lastTakenFast = Math.max(...takenFast.map((reservation) => reservation.budgetId));
+  if (remaining.length > 0 && lastTakenFast > remaining[0]!.id) throw new BudgetsTakenOutOfOrder();
+  for (const budget of remaining) {
+    const periodStart = periodStartOf(budget.period, attempt.now).toISOString();
+    const striped = {
+      budgetId: budget.id,
+      periodStart,
+      limitMicros: budget.limitMicros,
+      retryCapMicros: retryCapOf(budget),
+    };
+    const reservation = await reserveAcrossStripes(tx, striped, ask);
+    if (reservation) taken.push(reservation);
+  }
+  if (remaining.length > 0 && taken.length === covering.length) {
+    const notes: BudgetReservation[] = taken.map((reservation) => ({
+      b: reservation.budgetId,
+      p: periodStartOf(
+        covering.find((budget) => budget.id === reservation.budgetId)!.period,
+        attempt.now,
+      ).toISOString(),
+      s: reservation.stripe,
+      r: attempt.retry,
+    }));
+    await tx.execute(sql`
+      update idempotency_keys set budget_reservations = ${JSON.stringify(notes)}::jsonb where key = ${key}::text`);
+  }
+  return taken.map((reservation) => reservation.budgetId);
 }
 
 /** Gives back what an attempt that never finished left reserved (a later attempt of its key took its place). */
@@ -106,15 +144,18 @@ export async function releaseLeftover(
  * `budget_reservations`): each reservation given back and the real cost added to the period's spend (a retry's to
  * the retries' spend too). The period is the begin's: an attempt counts in the period it began in.
  */
-export function settleBudgetsCte(costMicros: SQL): SQL {
-  // Locked in the budgets' order, as the begins lock them: two finishes (or a finish and a begin) sharing budgets
+export function settleBudgetsCte(costMicros: SQL, taskSettled: SQL = sql`true`): SQL {
+  // Locked in the budgets' order, as the begins lock them, and after the task's row (`taskSettled`, a condition
+  // that reads the statement's task update, runs it first): two finishes (or a finish and a begin) sharing budgets
   // never wait on each other in a circle.
   return sql`budgets_locked as (
-  select u.budget_id, u.period_start, r.r as retry
+  select u.budget_id, u.period_start, u.stripe, r.r as retry
   from begun
-  cross join jsonb_to_recordset(coalesce(begun.budget_reservations, '[]'::jsonb)) as r(b bigint, p timestamptz, r boolean)
-  join spend_budget_usage u on u.budget_id = r.b and u.period_start = r.p
-  order by u.budget_id
+  cross join jsonb_to_recordset(coalesce(begun.budget_reservations, '[]'::jsonb))
+    as r(b bigint, p timestamptz, s smallint, r boolean)
+  join spend_budget_usage u on u.budget_id = r.b and u.period_start = r.p and u.stripe = coalesce(r.s, 0)
+  where ${taskSettled}
+  order by u.budget_id, u.stripe
   for update of u
 ),
 budgets_settled as (
@@ -125,10 +166,7 @@ budgets_settled as (
       else u.retry_reserved_micros end,
     retry_spent_micros = u.retry_spent_micros + case when l.retry then ${costMicros} else 0 end
   from begun, budgets_locked l
-  where u.budget_id = l.budget_id and u.period_start = l.period_start
+  where u.budget_id = l.budget_id and u.period_start = l.period_start and u.stripe = l.stripe
   returning 1
 )`;
 }
-
-const intArray = (values: number[]) => sql`${`{${values.join(',')}}`}::bigint[]`;
-const textArray = (values: string[]) => sql`${`{${values.map((value) => `"${value}"`).join(',')}}`}::text[]`;

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
+import { BUDGET_STRIPES } from './budget-stripes';
 import { storedSpendBudgets } from './spend-budgets';
 
 /** A finished attempt Holdfast only saw (reported after the fact, or read from a span): what it cost, and when. */
@@ -31,14 +32,16 @@ export async function countSeenSpend(db: Executor, attempt: SeenAttempt): Promis
 /**
  * What countSeenSpend writes, as a CTE over `written` (attempts with their task, agent, step, start, cost and retry
  * cost), for one reported attempt or the attempts a span batch wrote: each covering budget's period counts their
- * spend as seen. A batch's attempts are counted once, when written; numbering them again later moves no spend.
+ * spend as seen. The spend is split evenly over the period's stripes (made if missing, locked in stripe order), so
+ * every stripe's share has that much less room, as the whole budget has. A batch's attempts are counted once, when
+ * written; numbering them again later moves no spend.
  */
 export function seenSpendOfWrittenCte(): SQL {
-  return sql`budgets_seen as (
-      insert into spend_budget_usage as u (budget_id, period_start, spent_micros, seen_micros, retry_spent_micros,
-        limit_micros, retry_cap_micros)
-      select b.id, date_trunc(b.period, w.started_at, 'UTC'), sum(w.cost_micros), sum(w.cost_micros),
-        sum(w.retry_cost_micros), b.limit_micros, b.limit_micros * (100 - coalesce(b.first_attempt_percent, 0)) / 100
+  const part = (total: SQL) =>
+    sql`${total} / ${BUDGET_STRIPES}::int + case when stripe < ${total} % ${BUDGET_STRIPES}::int then 1 else 0 end`;
+  return sql`seen_by_budget as (
+      select b.id as budget_id, date_trunc(b.period, w.started_at, 'UTC') as period_start,
+        sum(w.cost_micros)::bigint as cost, sum(w.retry_cost_micros)::bigint as retry_cost
       from written w
       left join task_budgets t on t.task_id = w.task_id
       left join task_agents a on a.task_id = w.task_id
@@ -46,9 +49,16 @@ export function seenSpendOfWrittenCte(): SQL {
         or (b.scope = 'step' and b.scope_value = w.step) or (b.scope = 'owner' and b.scope_value = t.owner)
         or (b.scope = 'queue' and b.scope_value = coalesce(t.queue, a.queue))
       where w.cost_micros > 0
-      group by b.id, 2, b.limit_micros, b.first_attempt_percent
-      order by b.id
-      on conflict (budget_id, period_start) do update set spent_micros = u.spent_micros + excluded.spent_micros,
+      group by 1, 2
+    ),
+    budgets_seen as (
+      insert into spend_budget_usage as u (budget_id, period_start, stripe, spent_micros, seen_micros,
+        retry_spent_micros)
+      select budget_id, period_start, stripe, ${part(sql`cost`)}, ${part(sql`cost`)}, ${part(sql`retry_cost`)}
+      from seen_by_budget cross join generate_series(0, ${BUDGET_STRIPES - 1}::int) as stripe
+      order by budget_id, period_start, stripe
+      on conflict (budget_id, period_start, stripe) do update set
+        spent_micros = u.spent_micros + excluded.spent_micros,
         seen_micros = u.seen_micros + excluded.seen_micros,
         retry_spent_micros = u.retry_spent_micros + excluded.retry_spent_micros)`;
 }

@@ -1,4 +1,5 @@
 import type { BeginAnswer, StopAnswer } from '@holdfast/protocol/steps/step-protocol';
+import { BudgetsTakenOutOfOrder } from '../budgets/budget-reservations';
 import { openHold } from '../holds/open-hold';
 import { attemptSourceOf } from '../kernel/context';
 import { retryOnDeadlock } from '../kernel/deadlock-retry';
@@ -31,35 +32,41 @@ export async function claimAndGate(
 ): Promise<Claimed> {
   const { ctx, facts, now } = begin;
   const by = { begunBy: ctx.actor?.id ?? null, source: attemptSourceOf(ctx) };
-  const { claimed, madeHere } = await retryOnDeadlock(ctx.db, () =>
-    ctx.db.transaction(async (tx) => {
-      // A new task's row is sent with the claim, not before it: the claim does not depend on it.
-      const names = facts.task ?? taskMadeInBegin(ctx, tx, begin.request, claimedQueue, now);
-      // Both settle before either is read: the task's authorization (a concurrent first begin of another agent
-      // may have made it) speaks before anything the claim found.
-      const [made, claim] = await Promise.allSettled([names, claimKey(tx, begin)]);
-      if (made.status === 'rejected') throw made.reason;
-      if (claim.status === 'rejected') throw claim.reason;
-      const madeHere = facts.task ? undefined : made.value;
-      if (claim.value.outcome !== 'acquired') return { claimed: keyAnswer(claim.value, begin), madeHere };
-      const { attemptNumber, fencingToken } = claim.value;
-      const request = { ...begin.request, agent: made.value.agent, queue: made.value.queue };
-      const attempt: ClaimedAttempt = { tx, request, attemptNumber, by };
-      for (const gate of gatesInClaim) {
-        const refusal = await gate.take(attempt, begin);
-        if (refusal) throw new BeginRefused(refusal);
-      }
-      const run: BeginAnswer = {
-        decision: 'run',
-        key: begin.key,
-        attemptNumber,
-        fencingToken,
-        reservedMicros: begin.estimate,
-        ...allowanceLeft(attempt.budget!, now),
-      };
-      return { claimed: { kind: 'answer', answer: run } as Claimed, madeHere };
-    }),
-  );
+  const claimOnce = () =>
+    retryOnDeadlock(ctx.db, () =>
+      ctx.db.transaction(async (tx) => {
+        // A new task's row is sent with the claim, not before it: the claim does not depend on it.
+        const names = facts.task ?? taskMadeInBegin(ctx, tx, begin.request, claimedQueue, now);
+        // Both settle before either is read: the task's authorization (a concurrent first begin of another agent
+        // may have made it) speaks before anything the claim found.
+        const [made, claim] = await Promise.allSettled([names, claimKey(tx, begin)]);
+        if (made.status === 'rejected') throw made.reason;
+        if (claim.status === 'rejected') throw claim.reason;
+        const madeHere = facts.task ? undefined : made.value;
+        if (claim.value.outcome !== 'acquired') return { claimed: keyAnswer(claim.value, begin), madeHere };
+        const { attemptNumber, fencingToken } = claim.value;
+        const request = { ...begin.request, agent: made.value.agent, queue: made.value.queue };
+        const attempt: ClaimedAttempt = { tx, request, attemptNumber, by };
+        for (const gate of gatesInClaim) {
+          const refusal = await gate.take(attempt, begin);
+          if (refusal) throw new BeginRefused(refusal);
+        }
+        const run: BeginAnswer = {
+          decision: 'run',
+          key: begin.key,
+          attemptNumber,
+          fencingToken,
+          reservedMicros: begin.estimate,
+          ...allowanceLeft(attempt.budget!, now),
+        };
+        return { claimed: { kind: 'answer', answer: run } as Claimed, madeHere };
+      }),
+    );
+  const { claimed, madeHere } = await claimOnce().catch((error: unknown) => {
+    if (!(error instanceof BudgetsTakenOutOfOrder)) throw error;
+    begin.budgetsInOrder = true;
+    return claimOnce();
+  });
   remember(madeHere);
   return claimed;
 }

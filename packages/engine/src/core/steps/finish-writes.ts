@@ -70,7 +70,7 @@ budget as (
   where t.task_id = begun.task_id
   returning 1
 ),
-${settleBudgetsCte(sql`${p('costMicros')}::bigint`)},
+${settleBudgetsCte(sql`${p('costMicros')}::bigint`, sql`exists (select 1 from budget)`)},
 completed as (
   update idempotency_keys set
     status = 'completed', result = ${p('result')}::jsonb, error_class = null, error_text = null,

@@ -46,9 +46,13 @@ export const spendBudgets = pg.pgTable(
 );
 
 /**
- * A budget's spend in one period: what finished attempts cost (`spent`, of which `retrySpent` by retries and
- * `seen` by attempts Holdfast only saw), what running attempts reserved, and what the begins it refused numbered.
- * `limit` and `retryCap` are the budget's at the last reservation (the guard reads them from the row it locks).
+ * One stripe of a budget's spend in one period: what finished attempts cost (`spent`, of which `retrySpent` by
+ * retries and `seen` by attempts Holdfast only saw), and what running attempts reserved. A period's spend is split
+ * over BUDGET_STRIPES rows so that concurrent begins lock different rows: each stripe holds a share of the limit
+ * (`share`, `retryShare`) and a begin reserves within one stripe's share; when none has room, the begin locks every
+ * stripe and cuts the shares again from the period's totals (see budget-stripes.ts). `cutLimit` and `cutRetryCap`
+ * are the limit and retry cap the shares were cut from: a changed budget is cut again by its next begin.
+ * `refusals` and `warnedPercent` are kept on stripe 0.
  */
 export const spendBudgetUsage = pg.pgTable(
   'spend_budget_usage',
@@ -58,19 +62,22 @@ export const spendBudgetUsage = pg.pgTable(
       .notNull()
       .references(() => spendBudgets.id, { onDelete: 'cascade' }),
     periodStart: pg.timestamp('period_start', { withTimezone: true }).notNull(),
+    stripe: pg.smallint('stripe').notNull().default(0),
     spentMicros: pg.bigint('spent_micros', { mode: 'number' }).notNull().default(0),
     retrySpentMicros: pg.bigint('retry_spent_micros', { mode: 'number' }).notNull().default(0),
     seenMicros: pg.bigint('seen_micros', { mode: 'number' }).notNull().default(0),
     reservedMicros: pg.bigint('reserved_micros', { mode: 'number' }).notNull().default(0),
     retryReservedMicros: pg.bigint('retry_reserved_micros', { mode: 'number' }).notNull().default(0),
-    limitMicros: pg.bigint('limit_micros', { mode: 'number' }).notNull(),
-    retryCapMicros: pg.bigint('retry_cap_micros', { mode: 'number' }).notNull(),
+    shareMicros: pg.bigint('share_micros', { mode: 'number' }).notNull().default(0),
+    retryShareMicros: pg.bigint('retry_share_micros', { mode: 'number' }).notNull().default(0),
+    cutLimitMicros: pg.bigint('cut_limit_micros', { mode: 'number' }).notNull().default(-1),
+    cutRetryCapMicros: pg.bigint('cut_retry_cap_micros', { mode: 'number' }).notNull().default(-1),
     refusals: pg.integer('refusals').notNull().default(0),
     /** The highest warning threshold (percent) already alerted in this period: each alerts once. */
     warnedPercent: pg.smallint('warned_percent').notNull().default(0),
   },
   (table) => [
-    pg.primaryKey({ name: 'spend_budget_usage_pkey', columns: [table.budgetId, table.periodStart] }),
+    pg.primaryKey({ name: 'spend_budget_usage_pkey', columns: [table.budgetId, table.periodStart, table.stripe] }),
     pg.index('spend_budget_usage_period_idx').on(table.periodStart),
   ],
 );

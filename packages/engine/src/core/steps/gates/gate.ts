@@ -4,6 +4,7 @@ import type { Actor, CoreContext } from '../../kernel/context';
 import type { BeginFacts } from '../begin-reads';
 import type { BudgetRow } from '../budget-row';
 import type { BudgetReservation } from '../../budgets/budget-reservations';
+import type { StripeTaken } from '../../budgets/budget-stripes';
 import type { TaskNames } from '../new-task';
 
 /** One begin as its gates see it: the request with the task's stored names, and what the begin read. */
@@ -18,6 +19,11 @@ export interface Begin {
   actor: Actor;
   /** The begin's one read (begin-reads.ts): the pauses and breakers covering the step among it. */
   facts: BeginFacts;
+  /**
+   * Set when the claim runs again because its write took a spend budget's free stripe out of budget order: every
+   * budget is then reserved by the spend budget gate, one after another.
+   */
+  budgetsInOrder?: boolean;
   /** The task's row, made now if no transaction of this begin committed it: every begin leaves its task seen. */
   taskSeen(): Promise<TaskNames>;
 }
@@ -50,6 +56,9 @@ export interface ClaimedAttempt {
   by: { begunBy: string | null; source: 'http' | 'library' };
   /** The task's row once its gate reserved this attempt's share, with whether it took a retry. */
   budget?: BudgetRow & { charged_retry: boolean };
+  /** The fleet spend budgets the begin's write reserved under (on a free stripe), and the stripe it tried first. */
+  budgetsTaken?: StripeTaken[];
+  preferredStripe?: number;
   /** What the key's previous attempt, which never finished, left reserved under the fleet's spend budgets. */
   budgetLeftover?: { micros: number; reservations: BudgetReservation[] };
 }

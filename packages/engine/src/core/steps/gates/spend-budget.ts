@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { BudgetInfo } from '@holdfast/protocol/inputs/spend-budget-input';
 import { periodEndOf, periodStartOf } from '../../budgets/budget-periods';
-import { budgetsCovering, releaseLeftover, reserveUnderBudgets } from '../../budgets/budget-reservations';
+import { budgetsCovering, releaseLeftover, reserveUnderRemainingBudgets } from '../../budgets/budget-reservations';
 import type { SpendBudget } from '../../budgets/spend-budgets';
 import type { CoreContext } from '../../kernel/context';
 import { countBudgetRefusal } from './budget-refusals';
@@ -11,7 +11,7 @@ import { exhaustedStop } from './task-stops';
 /**
  * The fleet's spend budgets covering the step (its agent, its task's owner, its queue, the step, its downstream,
  * the whole fleet): the attempt's estimate is reserved under each, all or none, after the task's own gate took its
- * share. A budget without room refuses: the agent waits for the period to turn, or stops (a dead letter and a hold
+ * share (its statement reserved on a free stripe of each budget it could; this gate reserves under the rest). A budget without room refuses: the agent waits for the period to turn, or stops (a dead letter and a hold
  * for the task's owner, as for its own ceiling), as the budget says. With no budget covering it, nothing is read or
  * written.
  */
@@ -29,7 +29,12 @@ export const spendBudgetGate: GateInClaim = {
       owner: budget.owner,
     });
     if (covering.length === 0) return undefined;
-    const took = await reserveUnderBudgets(tx, key, covering, { estimate, retry: budget.charged_retry, now });
+    const took = await reserveUnderRemainingBudgets(tx, key, covering, attempt.budgetsTaken ?? [], {
+      estimate,
+      retry: budget.charged_retry,
+      now,
+      preferredStripe: attempt.preferredStripe ?? 0,
+    });
     if (took.length === covering.length) return undefined;
     const refusing = covering.filter((covered) => !took.includes(covered.id));
     // A budget that stops outweighs one that waits.
@@ -80,6 +85,7 @@ async function countBudgetRefused(ctx: CoreContext, budget: SpendBudget, now: Da
   await ctx.db
     .execute(sql`
       update spend_budget_usage set refusals = refusals + 1
-      where budget_id = ${budget.id} and period_start = ${periodStartOf(budget.period, now).toISOString()}::timestamptz`)
+      where budget_id = ${budget.id} and period_start = ${periodStartOf(budget.period, now).toISOString()}::timestamptz
+        and stripe = 0`)
     .catch(() => {});
 }

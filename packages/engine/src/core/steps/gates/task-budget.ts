@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../../db/client';
+import { budgetAsks } from '../../budgets/budget-reservations';
 import { chargesRetrySql, writeBegin } from '../begin-writes';
 import { BUDGET_COLUMNS, type BudgetRow } from '../budget-row';
 import type { ClaimedAttempt, GateInClaim, Refusal } from './gate';
@@ -10,15 +11,23 @@ import { exhaustedStop, inactiveTaskStop } from './task-stops';
  * allowance) and room under its spend ceiling for this attempt's estimate. Its take is the begin's one write
  * (begin-writes.ts), which records the attempt and reserves its share in a guarded UPDATE of the task's row, so
  * concurrent begins never reserve past the ceiling; when the UPDATE matches nothing, the row is read again to
- * say which rule refused.
+ * say which rule refused. The same statement reserves under the fleet's spend budgets where a free stripe has
+ * room; the spend budget gate, next, decides for the rest.
  */
 export const taskBudgetGate: GateInClaim = {
   name: 'task',
-  async take(attempt, { key, estimate, now }) {
+  async take(attempt, { key, estimate, now, facts, request: begun, budgetsInOrder }) {
     const { tx, request, attemptNumber, by } = attempt;
-    const written = await writeBegin(tx, request, { key, attemptNumber, estimate, now }, by);
+    const asks = budgetAsks(
+      budgetsInOrder ? [] : facts.spendBudgets,
+      { agent: request.agent, queue: request.queue, step: request.step, downstream: begun.downstream ?? null },
+      now,
+    );
+    const written = await writeBegin(tx, request, { key, attemptNumber, estimate, now }, by, asks);
     attempt.budget = written.budget;
     attempt.budgetLeftover = written.leftover;
+    attempt.budgetsTaken = written.budgetsTaken;
+    attempt.preferredStripe = asks.preferredStripe;
     if (written.budget) return undefined;
     return whyRefused(
       tx,

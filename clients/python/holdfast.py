@@ -38,7 +38,7 @@ __all__ = ["HoldfastClient", "HoldfastError", "StepError", "StepAttempt", "StepO
 ErrorClass = Literal["transient", "timeout", "rate_limited", "invalid_output", "permanent", "unknown"]
 ERROR_CLASSES: tuple[str, ...] = ("transient", "timeout", "rate_limited", "invalid_output", "permanent", "unknown")
 #: Answers meaning "begin again later": the same request will be let through.
-WAIT_CODES = frozenset({"KEY_IN_PROGRESS", "RETRY_BUDGET_EXHAUSTED", "PAUSED", "CIRCUIT_OPEN"})
+WAIT_CODES = frozenset({"KEY_IN_PROGRESS", "RETRY_BUDGET_EXHAUSTED", "BUDGET_EXHAUSTED", "PAUSED", "CIRCUIT_OPEN"})
 #: Answers meaning "stop": beginning again will not help; a person (or a redrive) must act.
 STOP_CODES = frozenset({"DO_NOT_RETRY", "KEY_PAYLOAD_MISMATCH", "UNCERTAIN_OUTCOME", "TASK_FROZEN", "TASK_FINISHED"})
 _MAX_ERROR_TEXT = 10_000
@@ -100,6 +100,8 @@ class StepOutcome:
     completed: result, attempt_number, task_status. replayed: result.
     wait: code, retry_after_ms, detail. retry: delay_ms, attempt_number, error_class.
     stop: code, reason, detail, hold_id, dead_letter_id.
+    A BUDGET_EXHAUSTED wait or a budget_exhausted stop also names the fleet spend budget in ``budget``
+    (name, scope, scopeValue, period, limitMicros, periodEndsAt).
     """
     status: Literal["completed", "replayed", "wait", "retry", "stop"]
     result: Any = None
@@ -113,6 +115,7 @@ class StepOutcome:
     detail: str | None = None
     hold_id: int | None = None
     dead_letter_id: int | None = None
+    budget: dict[str, Any] | None = None
 
 
 def _json_default(value: Any) -> Any:
@@ -292,10 +295,18 @@ def _outcome_in_problem(error: HoldfastError) -> StepOutcome:
         retry_after_ms = problem.get("retryAfterMs")
         if not isinstance(retry_after_ms, int):
             retry_after_ms = int((error.retry_after or 1) * 1000)
-        return StepOutcome("wait", code=error.code, retry_after_ms=retry_after_ms, detail=error.detail)
+        return StepOutcome("wait", code=error.code, retry_after_ms=retry_after_ms, detail=error.detail,
+                           budget=_budget_in(problem))
     if error.code in STOP_CODES and isinstance(problem.get("reason"), str):
         hold_id, letter_id = problem.get("holdId"), problem.get("deadLetterId")
         return StepOutcome("stop", code=error.code, reason=problem["reason"], detail=error.detail,
                            hold_id=hold_id if isinstance(hold_id, int) else None,
-                           dead_letter_id=letter_id if isinstance(letter_id, int) else None)
+                           dead_letter_id=letter_id if isinstance(letter_id, int) else None,
+                           budget=_budget_in(problem))
     raise error
+
+
+def _budget_in(problem: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The fleet spend budget a budget wait or stop names, when it names one with a name."""
+    budget = problem.get("budget")
+    return dict(budget) if isinstance(budget, dict) and isinstance(budget.get("name"), str) else None

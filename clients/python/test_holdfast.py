@@ -20,6 +20,11 @@ TOKEN = os.environ.get("HOLDFAST_TOKEN", "")
 if os.environ.get("HOLDFAST_REQUIRE_SERVER") and not (URL and TOKEN):
     raise RuntimeError("HOLDFAST_REQUIRE_SERVER is set but HOLDFAST_URL or HOLDFAST_TOKEN is not")
 SKIP_REASON = "set HOLDFAST_URL and HOLDFAST_TOKEN (an API token with the ingest scope) to run the live client tests"
+#: Queues under fleet spend budgets already spent today, one waiting and one stopping (the CI runner makes them).
+SPENT_WAIT_QUEUE = os.environ.get("HOLDFAST_SPENT_WAIT_QUEUE", "")
+SPENT_STOP_QUEUE = os.environ.get("HOLDFAST_SPENT_STOP_QUEUE", "")
+if os.environ.get("HOLDFAST_REQUIRE_SERVER") and not (SPENT_WAIT_QUEUE and SPENT_STOP_QUEUE):
+    raise RuntimeError("HOLDFAST_REQUIRE_SERVER is set but HOLDFAST_SPENT_WAIT_QUEUE or HOLDFAST_SPENT_STOP_QUEUE is not")
 
 
 class StepErrorTest(unittest.TestCase):
@@ -38,7 +43,7 @@ class WaitCodesTest(unittest.TestCase):
     """No server needed: a paused step or an open circuit is a wait, even from a server that leaves out `retryable`."""
 
     def test_paused_and_circuit_open_are_waits(self) -> None:
-        for code in ("PAUSED", "CIRCUIT_OPEN", "KEY_IN_PROGRESS", "RETRY_BUDGET_EXHAUSTED"):
+        for code in ("PAUSED", "CIRCUIT_OPEN", "KEY_IN_PROGRESS", "RETRY_BUDGET_EXHAUSTED", "BUDGET_EXHAUSTED"):
             self.assertEqual(HoldfastError(409, code, "held").kind, "wait", code)
         self.assertEqual(HoldfastError(409, "DO_NOT_RETRY", "stop").kind, "stop")
 
@@ -123,6 +128,21 @@ class LiveClientTest(unittest.TestCase):
         later = Body(("must not run", 0))
         self.assertEqual(run_step(self.client, self.step(), later).status, "stop")
         self.assertEqual(later.attempts, [])
+
+    @unittest.skipUnless(SPENT_WAIT_QUEUE and SPENT_STOP_QUEUE, "set HOLDFAST_SPENT_WAIT_QUEUE and HOLDFAST_SPENT_STOP_QUEUE")
+    def test_a_spent_fleet_budget_waits_or_stops_as_it_says_naming_itself(self) -> None:
+        body = Body(("must not run", 0))
+        waited = run_step(self.client, self.step(queue=SPENT_WAIT_QUEUE), body)
+        self.assertEqual((waited.status, waited.code), ("wait", "BUDGET_EXHAUSTED"), waited)
+        self.assertGreater(number(waited.retry_after_ms), 0)
+        self.assertEqual((waited.budget or {}).get("scopeValue"), SPENT_WAIT_QUEUE)
+
+        self.task_id = f"py-budget-stop-{uuid.uuid4().hex[:10]}"
+        stopped = run_step(self.client, self.step(queue=SPENT_STOP_QUEUE), body)
+        self.assertStop(stopped, "DO_NOT_RETRY", "budget_exhausted")
+        self.assertEqual((stopped.budget or {}).get("scopeValue"), SPENT_STOP_QUEUE)
+        self.assertIsInstance(stopped.dead_letter_id, int)
+        self.assertEqual(body.attempts, [])
 
     def test_an_unknown_exception_is_never_retried(self) -> None:
         outcome = run_step(self.client, self.step(), Body(error=KeyError("customer_id")))

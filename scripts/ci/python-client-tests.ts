@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { createApiToken } from '@holdfast/engine/core';
 import { connectDatabase } from '@holdfast/engine/db';
 import { findFreePort } from '@holdfast/engine/db';
+import { aSpentQueueBudget } from '../../tests/support/spent-budget';
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const runtimeFile = path.join(projectRoot, '.data/python-tests/runtime.json');
@@ -70,7 +71,8 @@ async function stopServer(server: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function createIngestToken(): Promise<string> {
+/** An ingest token, and two queues under fleet spend budgets spent for today: one that waits, one that stops. */
+async function prepareServer(): Promise<Record<string, string>> {
   const { databaseUrl } = JSON.parse(fs.readFileSync(runtimeFile, 'utf8')) as { databaseUrl: string };
   const connection = connectDatabase(databaseUrl, { maxConnections: 1 });
   try {
@@ -78,7 +80,11 @@ async function createIngestToken(): Promise<string> {
       { db: connection.db, actor: { type: 'person', id: 'python-tests@holdfast.local', role: 'admin', teams: [] } },
       { name: 'python-client-tests', scopes: ['ingest'] },
     );
-    return token;
+    return {
+      HOLDFAST_TOKEN: token,
+      HOLDFAST_SPENT_WAIT_QUEUE: (await aSpentQueueBudget(connection, 'wait')).queue,
+      HOLDFAST_SPENT_STOP_QUEUE: (await aSpentQueueBudget(connection, 'stop')).queue,
+    };
   } finally {
     await connection.close();
   }
@@ -130,13 +136,9 @@ async function main(): Promise<number> {
 
   try {
     await waitUntilHealthy(baseUrl, server);
-    const token = await createIngestToken();
-    log('Server healthy, ingest token created; running unittest');
-    const { code, output } = await runUnittest({
-      HOLDFAST_URL: baseUrl,
-      HOLDFAST_TOKEN: token,
-      HOLDFAST_REQUIRE_SERVER: '1',
-    });
+    const prepared = await prepareServer();
+    log('Server healthy, ingest token and spent budgets made; running unittest');
+    const { code, output } = await runUnittest({ HOLDFAST_URL: baseUrl, ...prepared, HOLDFAST_REQUIRE_SERVER: '1' });
     const summary = parseUnittestSummary(output);
     writeReport(summary ?? { passed: 0, failed: 1, skipped: 0, error: 'unittest printed no summary' });
     log(

@@ -14,6 +14,7 @@ import {
   type StopReason,
   type WaitCode,
 } from '@holdfast/protocol/steps/step-protocol';
+import { budgetInfo, type BudgetInfo } from '@holdfast/protocol/inputs/spend-budget-input';
 import { HoldfastApiError } from './api-error';
 import type { HoldfastClient } from './client-types';
 
@@ -102,7 +103,7 @@ function answerInProblem<T>(error: unknown): RunStepOutcome<T> {
   if ((waitCodes as readonly string[]).includes(error.code)) {
     const retryAfterMs =
       typeof problem.retryAfterMs === 'number' ? problem.retryAfterMs : (error.retryAfterSeconds ?? 1) * 1_000;
-    return { status: 'wait', code: error.code as WaitCode, retryAfterMs, detail: error.detail };
+    return { status: 'wait', code: error.code as WaitCode, retryAfterMs, detail: error.detail, ...budgetIn(problem) };
   }
   if ((stopCodes as readonly string[]).includes(error.code) && typeof problem.reason === 'string') {
     return {
@@ -112,7 +113,14 @@ function answerInProblem<T>(error: unknown): RunStepOutcome<T> {
       detail: error.detail,
       holdId: typeof problem.holdId === 'number' ? problem.holdId : undefined,
       deadLetterId: typeof problem.deadLetterId === 'number' ? problem.deadLetterId : undefined,
+      ...budgetIn(problem),
     };
   }
   throw error;
+}
+
+/** The fleet spend budget a BUDGET_EXHAUSTED wait or a budget_exhausted stop names, when it names a well-formed one. */
+function budgetIn(problem: Record<string, unknown>): { budget?: BudgetInfo } {
+  const parsed = budgetInfo.safeParse(problem.budget);
+  return parsed.success ? { budget: parsed.data } : {};
 }

@@ -14,9 +14,11 @@ import {
 const MINUTE_MS = 60_000;
 
 /**
- * A bulk redrive whose runner loses its primary mid-run: started before a switch, cut short by it, and carried
- * on by the sweep on the new primary (the fault suite's redrive, across a failover instead of a restart).
- * `begin` returns once the runner has redriven some dead letters; call `finish` once the new primary serves.
+ * A bulk redrive whose runner loses its primary mid-run: started before a switch, and carried on across it, by the
+ * runner itself (a query that found no primary waits for a connection to the new one) or, when a transaction of its
+ * was cut short, by the sweep on the new primary (the fault suite's redrive, across a failover instead of a
+ * restart). `begin` returns once the runner has redriven some dead letters; call `finish` once the new primary
+ * serves.
  */
 export async function beginRedriveAcrossSwitch(db: Database, log: (line: string) => void) {
   const queue = `failover-redrive-${Date.now()}`;
@@ -25,12 +27,15 @@ export async function beginRedriveAcrossSwitch(db: Database, log: (line: string)
   const id = await startRedrive(db, queue, 50);
   const runner = runRedrive(db, id);
   await waitForProgress(db, id, 60);
+  const atSwitch = (await progress(db, id)).processed;
+  log(`bulk redrive ${id}: ${atSwitch} of ${DEAD_LETTERS} processed as the switch is caused`);
 
   return {
     async finish(switchName: string): Promise<[string, boolean, unknown][]> {
       const runnerError = await runner;
       const afterSwitch = (await progress(db, id)).processed;
-      log(`bulk redrive ${id}: ${afterSwitch} of ${DEAD_LETTERS} processed when the runner lost its primary`);
+      const runnerSaw = runnerError === undefined ? 'carried on across the switch' : 'was cut short by it';
+      log(`bulk redrive ${id}: the runner ${runnerSaw}; ${afterSwitch} of ${DEAD_LETTERS} processed when it ended`);
       // The first pass may still meet a pooled connection to the old primary; the next minute's pass is clean.
       const now = new Date();
       let sweepError = await sweepAt(db, id, now);
@@ -39,9 +44,9 @@ export async function beginRedriveAcrossSwitch(db: Database, log: (line: string)
       log(`bulk redrive ${id}: ${JSON.stringify(outcome)}`);
       return [
         [
-          `a bulk redrive's runner was cut short by the ${switchName}`,
-          runnerError !== undefined && afterSwitch < DEAD_LETTERS,
-          { afterSwitch, runnerError: String((runnerError as { code?: string })?.code ?? runnerError) },
+          `a bulk redrive was under way when the ${switchName}`,
+          atSwitch < DEAD_LETTERS,
+          { atSwitch, afterSwitch, runnerError: String((runnerError as { code?: string })?.code ?? runnerError) },
         ],
         ['the sweep on the new primary ran without error', sweepError === undefined, String(sweepError)],
         [

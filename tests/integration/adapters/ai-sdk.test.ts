@@ -4,10 +4,11 @@ import { APICallError, generateText, stepCountIs, streamText, tool, wrapLanguage
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HoldfastStepStopped, holdfastTask } from '@holdfast/client/ai-sdk';
+import { HoldfastStepStopped, HoldfastStepWaiting, holdfastTask } from '@holdfast/client/ai-sdk';
 import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
 import { createApiToken, SWEEPER } from '../../../packages/engine/src/core';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
+import { aSpentQueueBudget } from '../../support/spent-budget';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -83,7 +84,7 @@ function scriptedModel(script: (() => LanguageModelV4GenerateResult)[]) {
 }
 
 /** One delivery of a task: a binding of its own whose waits are recorded, never slept. */
-function delivery(taskId: string, extra: { spendCeilingMicros?: number } = {}) {
+function delivery(taskId: string, extra: { spendCeilingMicros?: number; queue?: string } = {}, maxWaitMs?: number) {
   const waits: number[] = [];
   const holdfast = holdfastTask({
     client,
@@ -92,6 +93,7 @@ function delivery(taskId: string, extra: { spendCeilingMicros?: number } = {}) {
       sleep: async (ms) => {
         waits.push(ms);
       },
+      maxWaitMs,
     },
   });
   return { holdfast, waits };
@@ -201,6 +203,25 @@ describe('the AI SDK under Holdfast', () => {
     expect((await attemptsOf(taskId)).map((row) => [row.attempt_number, row.outcome, row.error_class])).toEqual([
       [1, 'failed', 'unknown'],
     ]);
+  });
+
+  it('raises a wait to the caller, naming the budget, when a spent fleet budget has its period to run out', async () => {
+    const budget = await aSpentQueueBudget(database, 'wait');
+    const taskId = `sdk-budget-${randomUUID()}`;
+    const model = scriptedModel([() => answer('never asked')]);
+    const { holdfast, waits } = delivery(taskId, { queue: budget.queue }, 1_000);
+    const failure = await generateText({
+      model: wrapLanguageModel({ model, middleware: holdfast.model('answer') }),
+      prompt: 'Summarise the ticket',
+      maxRetries: 0,
+    }).catch((error: unknown) => error);
+    // The day turns later than the caller sits out (a second here, 5 minutes by default): the caller decides.
+    expect(failure).toBeInstanceOf(HoldfastStepWaiting);
+    expect(failure).toMatchObject({ code: 'BUDGET_EXHAUSTED', budget: { name: budget.name, period: 'day' } });
+    expect((failure as HoldfastStepWaiting).retryAfterMs).toBeGreaterThan(0);
+    expect(model.doGenerateCalls).toHaveLength(0);
+    expect(waits).toEqual([]);
+    expect(await attemptsOf(taskId)).toEqual([]);
   });
 
   it('runs a side-effecting tool once per task: a redelivered run replays the model and the tool', async () => {

@@ -11,6 +11,7 @@ import {
   StepError,
 } from '@holdfast/client/langgraph';
 import { useAdapterServer } from '../../support/adapter-server';
+import { aSpentQueueBudget } from '../../support/spent-budget';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -158,6 +159,23 @@ describe('LangGraph.js under Holdfast', () => {
     expect(holds.map((hold) => [Number(hold.id), hold.owner])).toEqual([
       [(stopped as HoldfastStepStopped).holdId, OWNER],
     ]);
+  });
+
+  it('stops the graph before the node runs when a fleet spend budget over its queue is spent and says stop', async () => {
+    const budget = await aSpentQueueBudget(database, 'stop');
+    const world = checkoutGraph([]);
+    const task = { ...aTask(), queue: budget.queue };
+    const stopped = await world.invoke(task).catch((error: unknown) => error);
+    expect(stopped).toBeInstanceOf(HoldfastStepStopped);
+    expect(stopped).toMatchObject({
+      code: 'DO_NOT_RETRY',
+      reason: 'budget_exhausted',
+      budget: { name: budget.name, scope: 'queue', scopeValue: budget.queue, period: 'day' },
+    });
+    expect(world.nodeRuns()).toBe(0);
+    expect(world.charges).toEqual([]);
+    expect(world.slept).toEqual([]);
+    expect(await attemptsOf(task.taskId)).toEqual([]);
   });
 
   it("keeps a task's side effect single across threads, where the checkpointer keeps it single within one", async () => {

@@ -20,6 +20,7 @@ import {
   holdfastTool,
 } from '@holdfast/client/openai-agents';
 import { useAdapterServer } from '../../support/adapter-server';
+import { aSpentQueueBudget } from '../../support/spent-budget';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -126,7 +127,7 @@ interface RunState {
 }
 
 /** One world per test: the fake model, the counted side effect, the slept delays, the wrapped tool. */
-function billingWorld() {
+function billingWorld(taskFields: Partial<HoldfastTask> = {}) {
   const model = new FakeBillingModel();
   const provider: ModelProvider = { getModel: () => model };
   const sent: { invoice: string; key: string | undefined }[] = [];
@@ -158,7 +159,13 @@ function billingWorld() {
     model: MODEL,
     tools: [sendInvoice],
   });
-  const task: HoldfastTask = { taskId: `invoice-${randomUUID()}`, agent: 'billing', owner: OWNER, retryAllowance: 3 };
+  const task: HoldfastTask = {
+    taskId: `invoice-${randomUUID()}`,
+    agent: 'billing',
+    owner: OWNER,
+    retryAllowance: 3,
+    ...taskFields,
+  };
   const runnerFor = (guardModel: boolean) =>
     new Runner({
       modelProvider: guardModel ? holdfastModelProvider(provider, { client: adapter.client, task, sleep }) : provider,
@@ -310,6 +317,21 @@ describe('the OpenAI Agents SDK under Holdfast', () => {
     const again = await world.runOnce().catch((error: unknown) => error);
     expect(again).toMatchObject({ name: 'HoldfastStepStopped', code: 'DO_NOT_RETRY', reason: 'task_dead_lettered' });
     expect(world.model.calls).toBe(1);
+  });
+
+  it('stops the run before the model is asked when a fleet spend budget over its queue is spent and says stop', async () => {
+    const budget = await aSpentQueueBudget(database, 'stop');
+    const world = billingWorld({ queue: budget.queue });
+    const stopped = await world.runOnce().catch((error: unknown) => error);
+    expect(stopped).toBeInstanceOf(HoldfastStepStopped);
+    expect(stopped).toMatchObject({
+      code: 'DO_NOT_RETRY',
+      reason: 'budget_exhausted',
+      budget: { name: budget.name, scope: 'queue', limitMicros: 1_000_000 },
+    });
+    expect(world.model.calls).toBe(0);
+    expect(world.sent).toHaveLength(0);
+    expect(await attemptsOf(world.task.taskId)).toEqual([]);
   });
 
   it('records a streamed call when its stream ends, and replays it to a streamed re-run', async () => {

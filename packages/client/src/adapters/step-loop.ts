@@ -4,6 +4,7 @@ import type { BeginStepInput } from '@holdfast/protocol/steps/step-protocol';
 import type { StepBody } from '@holdfast/protocol/steps/step-outcome';
 import type { ErrorClass } from '@holdfast/protocol/enums';
 import { StepError } from '@holdfast/protocol/steps/step-error';
+import type { BudgetInfo } from '@holdfast/protocol/inputs/spend-budget-input';
 
 /**
  * What every framework adapter shares: run one step through the step protocol
@@ -21,14 +22,23 @@ export class HoldfastStepStopped extends Error {
     readonly detail: string,
     readonly holdId?: number,
     readonly deadLetterId?: number,
+    /** The fleet spend budget that stopped the step (reason budget_exhausted), when one did. */
+    readonly budget?: BudgetInfo,
   ) {
     super(`do not retry: ${detail} (${code}, ${reason})`);
     this.name = 'HoldfastStepStopped';
   }
 
-  /** The error for Holdfast's stop answer, naming the hold and dead letter it opened, if any. */
-  static from(stop: { code: string; reason: string; detail: string; holdId?: number; deadLetterId?: number }) {
-    return new HoldfastStepStopped(stop.code, stop.reason, stop.detail, stop.holdId, stop.deadLetterId);
+  /** The error for Holdfast's stop answer, naming the hold and dead letter it opened, and the budget, if any. */
+  static from(stop: {
+    code: string;
+    reason: string;
+    detail: string;
+    holdId?: number;
+    deadLetterId?: number;
+    budget?: BudgetInfo;
+  }) {
+    return new HoldfastStepStopped(stop.code, stop.reason, stop.detail, stop.holdId, stop.deadLetterId, stop.budget);
   }
 }
 
@@ -38,6 +48,8 @@ export class HoldfastStepWaiting extends Error {
     readonly code: string,
     readonly retryAfterMs: number,
     readonly detail: string,
+    /** The fleet spend budget behind a BUDGET_EXHAUSTED wait. */
+    readonly budget?: BudgetInfo,
   ) {
     super(`try again in ${Math.ceil(retryAfterMs / 1000)} s: ${detail} (${code})`);
     this.name = 'HoldfastStepWaiting';
@@ -98,7 +110,7 @@ export async function runStepToEnd<T>(
           const code = outcome.status === 'wait' ? outcome.code : 'RETRY_DELAYED';
           const detail =
             outcome.status === 'wait' ? outcome.detail : `attempt ${outcome.attemptNumber + 1} is due later`;
-          throw new HoldfastStepWaiting(code, waitMs, detail);
+          throw new HoldfastStepWaiting(code, waitMs, detail, outcome.status === 'wait' ? outcome.budget : undefined);
         }
         await sleep(waitMs, options.signal);
       }

@@ -21,7 +21,7 @@ export type StepBody<T> = (
 export type RunStepOutcome<T> =
   | { status: 'completed'; result: T; attemptNumber: number; taskStatus: 'active' | 'completed' }
   | { status: 'replayed'; result: T }
-  | { status: 'wait'; code: WaitAnswer['code']; retryAfterMs: number; detail: string }
+  | { status: 'wait'; code: WaitAnswer['code']; retryAfterMs: number; detail: string; budget?: WaitAnswer['budget'] }
   | { status: 'retry'; delayMs: number; attemptNumber: number; errorClass: ErrorClass }
   | ({ status: 'stop' } & Omit<StopAnswer, 'decision'>);
 
@@ -31,7 +31,13 @@ export function outcomeOfBegin<T>(answer: Exclude<BeginAnswer, { decision: 'run'
     case 'replay':
       return { status: 'replayed', result: answer.result as T };
     case 'wait':
-      return { status: 'wait', code: answer.code, retryAfterMs: answer.retryAfterMs, detail: answer.detail };
+      return {
+        status: 'wait',
+        code: answer.code,
+        retryAfterMs: answer.retryAfterMs,
+        detail: answer.detail,
+        ...(answer.budget ? { budget: answer.budget } : {}),
+      };
     case 'stop': {
       const { decision: _decision, ...stop } = answer;
       return { status: 'stop', ...stop };

@@ -30,6 +30,7 @@ import { seedDemoOwnersIfEmpty } from '../lib/demo/seed-owners';
 import { seedDemoJourneysIfEmpty } from '../lib/demo/seed-journeys';
 import { seedDemoRetryPoolsIfEmpty } from '../lib/demo/seed-retry-pools';
 import { seedDemoBudgetsIfEmpty } from '../lib/demo/seed-budgets';
+import { applySpendBudgetsFile } from './lib/spend-budgets-file';
 import { shouldSeedDemoPeople } from '../lib/auth/demo-people';
 import { assertConsoleIsGuarded, getEnvironment, INSECURE_DEMO_WARNING, isInsecureDemo } from '@holdfast/engine/env';
 import { maintainAttemptLog } from '@holdfast/engine/rollups';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
     );
   }
   log('Migrations applied');
+  if (env.HOLDFAST_SPEND_BUDGETS_FILE) await applySpendBudgetsFile(databaseUrl, env.HOLDFAST_SPEND_BUDGETS_FILE, log);
 
   const seedDemo = env.HOLDFAST_DEMO_DATA === 'on' || (env.HOLDFAST_DEMO_DATA === 'auto' && embedded !== undefined);
   const connection = connectDatabase(databaseUrl);

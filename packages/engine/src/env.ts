@@ -98,6 +98,11 @@ export const environmentSchema = z
       .describe(
         'Demo history on an empty attempt log: `auto` (embedded database only), `on`, `off`. Never written to a database you name unless `on`.',
       ),
+    HOLDFAST_SPEND_BUDGETS_FILE: z
+      .preprocess(emptyAsUnset, z.string().max(4_096).optional())
+      .describe(
+        'A JSON file of the fleet\'s spend budgets, kept in version control (`{"budgets": [...]}`, each as the console\'s form takes it: docs/agents/budgets-and-pools.md#budgets-in-a-file). Applied at each start, before serving: its budgets are created or changed, the ones it no longer names deleted, each audited; the console shows them read only. A file with a mistake stops the start, naming each one. `npm run budgets:check -- FILE` checks a file without applying it.',
+      ),
     HOLDFAST_DEMO: z
       .preprocess(emptyAsUnset, z.enum(['auto', 'on', 'off']).default('auto'))
       .describe('The live demo fleet on pg-boss: `auto` (embedded database only), `on`, `off`.'),

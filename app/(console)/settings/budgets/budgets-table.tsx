@@ -52,6 +52,9 @@ export function BudgetsTable({
                   <span className="block text-muted">
                     {scopeWords(budget)}; {budget.onExhausted === 'stop' ? 'stops' : 'waits'} when spent
                   </span>
+                  {budget.keptIn ? (
+                    <span className="block text-muted">From the budgets file {budget.keptIn}</span>
+                  ) : null}
                 </div>
               </Cell>
               <Cell className={`whitespace-nowrap text-[12px] ${stacked.cell}`} data-label="Limit">
@@ -108,7 +111,11 @@ export function BudgetsTable({
                   </span>
                 )}
               </Cell>
-              {manage ? (
+              {manage && budget.keptIn ? (
+                <Cell className={`text-[12px] text-muted ${stacked.controls}`} data-testid="budget-kept-in">
+                  Kept in {budget.keptIn}: change it there
+                </Cell>
+              ) : manage ? (
                 <EditAndDeleteCell
                   editHref={`/settings/budgets?${new URLSearchParams({ edit: budget.name })}#budget-form`}
                   editLabel={`Edit the budget ${budget.name}`}

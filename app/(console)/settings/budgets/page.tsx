@@ -20,7 +20,8 @@ export default async function BudgetsPage(props: { searchParams: BudgetsParams }
   const [person, { edit }] = await Promise.all([requirePerson(), props.searchParams]);
   const manage = decide(person, 'spend_budget.manage');
   const budgets = await getSpendBudgets(getDb(), new Date());
-  const editing = manage.allowed ? budgets.find((budget) => budget.name === edit) : undefined;
+  // A budget a budgets file keeps changes only with the file.
+  const editing = manage.allowed ? budgets.find((budget) => budget.name === edit && !budget.keptIn) : undefined;
 
   return (
     <>

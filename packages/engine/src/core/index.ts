@@ -62,6 +62,7 @@ export {
 } from './budgets/spend-budgets';
 export { periodEndOf, periodStartOf } from './budgets/budget-periods';
 export { BUDGET_STRIPES, currentBudgetSpend } from './budgets/budget-stripes';
+export { applyBudgetsFile, type BudgetsFileOutcome, parseBudgetsFile } from './budgets/budgets-file';
 export { acquireSlot, heartbeatSlot, recordEvidence, releaseSlot } from './slots/slot-lock';
 export { finishRun, heartbeatRun, startRun } from './slots/runs';
 export { type OpenHoldInput, openHold } from './holds/open-hold';

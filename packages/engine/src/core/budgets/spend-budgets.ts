@@ -2,7 +2,7 @@ import { type SQLWrapper, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
-import { actorLabel, type CoreContext } from '../kernel/context';
+import { type Actor, actorLabel, type CoreContext } from '../kernel/context';
 import { cachedPerDatabase } from '../pricing/rules-cache';
 import { InvalidInputError } from '@holdfast/protocol/errors';
 import { parseInput } from '@holdfast/protocol/validation';
@@ -28,6 +28,8 @@ export interface SpendBudget {
   warnPercents: number[];
   onExhausted: BudgetExhaustion;
   firstAttemptPercent: number | null;
+  /** The budgets file that keeps it (its file name), or null when the console keeps it. */
+  keptIn: string | null;
   updatedBy: string;
   updatedAt: Date;
 }
@@ -42,6 +44,7 @@ export interface SpendBudgetRow extends Record<string, unknown> {
   warn_percents: number[];
   on_exhausted: BudgetExhaustion;
   first_attempt_percent: number | null;
+  kept_in: string | null;
   updated_by: string;
   updated_at: Date | string;
 }
@@ -57,6 +60,7 @@ export function spendBudgetOfRow(row: SpendBudgetRow): SpendBudget {
     warnPercents: row.warn_percents,
     onExhausted: row.on_exhausted,
     firstAttemptPercent: row.first_attempt_percent,
+    keptIn: row.kept_in,
     updatedBy: row.updated_by,
     updatedAt: new Date(row.updated_at),
   };
@@ -83,7 +87,7 @@ export function spendBudgetsMaybeCoveringSql(work: { agent: SQLWrapper; step: SQ
 export const storedSpendBudgets = cachedPerDatabase(readSpendBudgets);
 
 /** What an audit record keeps of a budget: all but its name (the record's target) and who changed it when. */
-type AuditedBudget = Omit<SpendBudget, 'id' | 'name' | 'updatedBy' | 'updatedAt'>;
+type AuditedBudget = Omit<SpendBudget, 'id' | 'name' | 'keptIn' | 'updatedBy' | 'updatedAt'>;
 
 /** A budget's settings in one order, so that the same settings compare (and are audited) the same. */
 const settingsOf = (budget: AuditedBudget): AuditedBudget => ({
@@ -119,39 +123,65 @@ export async function deleteSpendBudget(
   return { changed };
 }
 
-/** One change of a budget, checked (who, then what) first; the row and the audit record in one transaction. */
+/** One change of a budget from the console, checked (who, then what) first; the row and its audit in one transaction. */
 async function changeBudget(
   ctx: CoreContext,
   read: () => { name: string; reason: string; next: AuditedBudget | null },
 ): Promise<{ changed: boolean; created: boolean }> {
   const actor = authorize(ctx, 'spend_budget.manage');
-  const { name, reason, next: wanted } = read();
-  const next = wanted && settingsOf(wanted);
-  const result = await ctx.db.transaction(async (tx) => {
-    const [stored] = await tx.execute<SpendBudgetRow>(sql`select * from spend_budgets where name = ${name} for update`);
-    const before = stored ? settingsOf(spendBudgetOfRow(stored)) : null;
-    if (JSON.stringify(before) === JSON.stringify(next)) return { changed: false, created: false };
-    if (next) {
-      if (!stored) await refuseBeyondBound(tx);
-      await tx.execute(sql`
-        insert into spend_budgets (name, scope, scope_value, period, limit_micros, warn_percents, on_exhausted,
-          first_attempt_percent, updated_by)
-        values (${name}, ${next.scope}, ${next.scopeValue}, ${next.period}, ${next.limitMicros},
-          ${`{${next.warnPercents.join(',')}}`}::smallint[], ${next.onExhausted}, ${next.firstAttemptPercent},
-          ${actorLabel(actor)})
-        on conflict (name) do update set scope = excluded.scope, scope_value = excluded.scope_value,
-          period = excluded.period, limit_micros = excluded.limit_micros, warn_percents = excluded.warn_percents,
-          on_exhausted = excluded.on_exhausted, first_attempt_percent = excluded.first_attempt_percent,
-          updated_by = excluded.updated_by, updated_at = now()`);
-    } else {
-      await tx.execute(sql`delete from spend_budgets where name = ${name}`);
-    }
-    const action = next ? 'spend_budget.save' : 'spend_budget.delete';
-    await writeAudit(tx, actor, { action, targetType: 'spend_budget', targetId: name, reason, before, after: next });
-    return { changed: true, created: !stored };
-  });
+  const change = { ...read(), keptIn: null };
+  const result = await ctx.db.transaction((tx) => writeBudgetChange(tx, actor, change));
   if (result.changed) storedSpendBudgets.forget(ctx.db);
   return result;
+}
+
+/** A budget's change as written: what it becomes (null: deleted), and who keeps it (a budgets file, or the console). */
+export interface BudgetChange {
+  name: string;
+  reason: string;
+  next: AuditedBudget | null;
+  keptIn: string | null;
+}
+
+/**
+ * Writes one budget's change and its audit record in the caller's transaction; a change that sets what is stored
+ * writes nothing. The console (keptIn null) may not change a budget a file keeps: it is refused, naming the file.
+ */
+export async function writeBudgetChange(
+  tx: Executor,
+  actor: Actor,
+  change: BudgetChange,
+): Promise<{ changed: boolean; created: boolean }> {
+  const { name, reason, keptIn } = change;
+  const next = change.next && settingsOf(change.next);
+  const [stored] = await tx.execute<SpendBudgetRow>(sql`select * from spend_budgets where name = ${name} for update`);
+  if (stored?.kept_in && keptIn === null) {
+    throw new InvalidInputError(`Invalid input: the budget "${name}" is kept in ${stored.kept_in}`, {
+      name: [`kept in ${stored.kept_in}: change it there, and the next start applies it`],
+    });
+  }
+  const before = stored ? settingsOf(spendBudgetOfRow(stored)) : null;
+  if (JSON.stringify(before) === JSON.stringify(next) && (stored?.kept_in ?? null) === keptIn) {
+    return { changed: false, created: false };
+  }
+  if (next) {
+    if (!stored) await refuseBeyondBound(tx);
+    await tx.execute(sql`
+      insert into spend_budgets (name, scope, scope_value, period, limit_micros, warn_percents, on_exhausted,
+        first_attempt_percent, kept_in, updated_by)
+      values (${name}, ${next.scope}, ${next.scopeValue}, ${next.period}, ${next.limitMicros},
+        ${`{${next.warnPercents.join(',')}}`}::smallint[], ${next.onExhausted}, ${next.firstAttemptPercent},
+        ${keptIn}, ${actorLabel(actor)})
+      on conflict (name) do update set scope = excluded.scope, scope_value = excluded.scope_value,
+        period = excluded.period, limit_micros = excluded.limit_micros, warn_percents = excluded.warn_percents,
+        on_exhausted = excluded.on_exhausted, first_attempt_percent = excluded.first_attempt_percent,
+        kept_in = excluded.kept_in, updated_by = excluded.updated_by, updated_at = now()`);
+  } else {
+    await tx.execute(sql`delete from spend_budgets where name = ${name}`);
+  }
+  const action = next ? 'spend_budget.save' : 'spend_budget.delete';
+  await writeAudit(tx, actor, { action, targetType: 'spend_budget', targetId: name, reason, before, after: next });
+  return { changed: true, created: !stored };
 }
 
 async function refuseBeyondBound(tx: Executor): Promise<void> {

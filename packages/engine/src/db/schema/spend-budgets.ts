@@ -33,6 +33,11 @@ export const spendBudgets = pg.pgTable(
     onExhausted: pg.text('on_exhausted').$type<BudgetExhaustion>().notNull(),
     /** The share of the limit kept for first attempts: retries may use at most the rest. Null: no share kept. */
     firstAttemptPercent: pg.smallint('first_attempt_percent'),
+    /**
+     * The budgets file that keeps the budget (HOLDFAST_SPEND_BUDGETS_FILE, by its file name), or null for one kept
+     * in the console. A file's budgets change only with the file: the console shows them read only.
+     */
+    keptIn: pg.text('kept_in'),
     updatedBy: pg.text('updated_by').notNull(),
     createdAt: pg.timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: pg.timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -1,0 +1,1 @@
+ALTER TABLE "spend_budgets" ADD COLUMN "kept_in" text;

@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import { EditAndDeleteCell } from '@/components/console/edit-and-delete';
 import { stacked } from '@/components/ui/stacked-rows';
 import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/table';
@@ -46,9 +47,9 @@ export function BudgetsTable({
               <Cell className={`min-w-40 text-[12px] [overflow-wrap:anywhere] ${stacked.cell}`} data-label="Budget">
                 {/* One block: a phone's stacked cell lays out its children in a row. */}
                 <div className="min-w-0">
-                  <span className="font-medium">
+                  <Link href={`/settings/budgets/${budget.id}`} className="font-medium text-accent hover:underline">
                     <VisibleText text={budget.name} />
-                  </span>
+                  </Link>
                   <span className="block text-muted">
                     {scopeWords(budget)}; {budget.onExhausted === 'stop' ? 'stops' : 'waits'} when spent
                   </span>

@@ -1,0 +1,74 @@
+'use client';
+
+import { Area, AreaChart, CartesianGrid, Legend, ReferenceLine, XAxis } from 'recharts';
+import { formatMicros } from '@/lib/console/format';
+import type { BucketUnit } from '@holdfast/protocol/time-window';
+import { ChartFrame, chartTheme, timeAxisProps } from './chart-frame';
+import { useBucketTime } from './chart-time';
+import { valueScale } from './value-scale';
+
+/** One bucket of the burn-down: spend by its end (all, and the retries' part), in dollars for the axis. */
+export interface BurnChartPoint {
+  bucket: string;
+  spent: number;
+  retries: number;
+}
+
+/**
+ * A budget's period so far: spend accumulating bucket by bucket, the retries' part under it, and the limit as a
+ * line, so how close the period runs to it reads at a glance.
+ */
+export function BudgetBurnChart({
+  points,
+  unit,
+  limitMicros,
+  summary,
+}: {
+  points: BurnChartPoint[];
+  unit: BucketUnit;
+  limitMicros: number;
+  summary: string;
+}) {
+  const time = useBucketTime(unit);
+  const limit = limitMicros / 1_000_000;
+  const dollars = (value: number) => formatMicros(Math.round(value * 1_000_000));
+  return (
+    <ChartFrame title="Spend this period, against the limit" summary={summary} testId="budget-burn-chart">
+      <AreaChart data={points} margin={{ top: 8, right: 12, left: 4, bottom: 0 }}>
+        <CartesianGrid {...chartTheme.grid} vertical={false} />
+        <XAxis {...timeAxisProps(time)} />
+        {valueScale({
+          format: dollars,
+          labelFormatter: (label) => time.tooltipLabel(String(label)),
+          width: 72,
+        })}
+        <Legend {...chartTheme.legend} />
+        <Area
+          type="stepAfter"
+          dataKey="spent"
+          name="Spent (cumulative)"
+          stroke={chartTheme.series[0]}
+          fill={chartTheme.series[0]}
+          fillOpacity={0.15}
+          isAnimationActive={false}
+        />
+        <Area
+          type="stepAfter"
+          dataKey="retries"
+          name="of it retries"
+          stroke={chartTheme.series[1]}
+          fill={chartTheme.series[1]}
+          fillOpacity={0.25}
+          isAnimationActive={false}
+        />
+        <ReferenceLine
+          y={limit}
+          stroke="var(--danger)"
+          strokeDasharray="4 3"
+          ifOverflow="extendDomain"
+          label={{ value: `limit ${dollars(limit)}`, position: 'insideTopRight', fontSize: 11, fill: 'var(--danger)' }}
+        />
+      </AreaChart>
+    </ChartFrame>
+  );
+}

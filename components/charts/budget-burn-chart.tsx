@@ -31,9 +31,20 @@ export function BudgetBurnChart({
 }) {
   const time = useBucketTime(unit);
   const limit = limitMicros / 1_000_000;
+  // A limit far above the spend would flatten the curve to the axis: the scale then follows the spend, and says so.
+  const spent = points.at(-1)?.spent ?? 0;
+  const limitOnScale = spent >= limit / 10;
   const dollars = (value: number) => formatMicros(Math.round(value * 1_000_000));
   return (
-    <ChartFrame title="Spend this period, against the limit" summary={summary} testId="budget-burn-chart">
+    <ChartFrame
+      title={
+        limitOnScale
+          ? 'Spend this period, against the limit'
+          : `Spend this period (the limit, ${dollars(limit)}, is far above this scale)`
+      }
+      summary={summary}
+      testId="budget-burn-chart"
+    >
       <AreaChart data={points} margin={{ top: 8, right: 12, left: 4, bottom: 0 }}>
         <CartesianGrid {...chartTheme.grid} vertical={false} />
         <XAxis {...timeAxisProps(time)} />
@@ -61,13 +72,20 @@ export function BudgetBurnChart({
           fillOpacity={0.25}
           isAnimationActive={false}
         />
-        <ReferenceLine
-          y={limit}
-          stroke="var(--danger)"
-          strokeDasharray="4 3"
-          ifOverflow="extendDomain"
-          label={{ value: `limit ${dollars(limit)}`, position: 'insideTopRight', fontSize: 11, fill: 'var(--danger)' }}
-        />
+        {limitOnScale ? (
+          <ReferenceLine
+            y={limit}
+            stroke="var(--danger)"
+            strokeDasharray="4 3"
+            ifOverflow="extendDomain"
+            label={{
+              value: `limit ${dollars(limit)}`,
+              position: 'insideTopRight',
+              fontSize: 11,
+              fill: 'var(--danger)',
+            }}
+          />
+        ) : null}
       </AreaChart>
     </ChartFrame>
   );

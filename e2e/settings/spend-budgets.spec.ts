@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { beginStep } from '../../packages/engine/src/core';
+import { applyBudgetsFile, beginStep, finishStep } from '../../packages/engine/src/core';
+import { attemptOf } from '../../tests/support/step-input';
 import { expect, signInAs, test } from '../support/fixtures';
 
 /** The Spend budgets page: an admin adds, changes and deletes a budget; what it used and refused; read only for others. */
@@ -80,4 +81,63 @@ test('an admin adds a budget, sees what it used and refused, changes it and dele
   await kept.getByRole('button', { name: 'Delete budget' }).click();
   await expect(page.getByTestId('toasts')).toContainText(`Deleted the budget ${name}.`);
   await expect(kept).toHaveCount(0);
+});
+
+/** A budget's own page, reached from the list: its burn-down, its top spenders; a file's budget read only. */
+test("a budget's page shows its burn-down and top spenders; a budget kept in a file is read only", async ({
+  page,
+  database,
+  expectAccessible,
+}) => {
+  const agent = `e2e-burn-${randomUUID().slice(0, 6)}`;
+  const name = `e2e ${agent}`;
+  const fileBudget = { name, next: { scope: 'agent' as const, scopeValue: agent, period: 'day' as const } };
+  await applyBudgetsFile(database.db, 'budgets.json', [
+    {
+      ...fileBudget,
+      next: {
+        ...fileBudget.next,
+        limitMicros: 50_000,
+        warnPercents: [50, 80, 100],
+        onExhausted: 'wait',
+        firstAttemptPercent: null,
+      },
+    },
+  ]);
+  const ctx = { db: database.db, actor: { type: 'agent' as const, id: 'e2e', scopes: ['ingest' as const] } };
+  for (const [step, cost] of [
+    ['research', 4_000],
+    ['research', 3_000],
+    ['write', 2_500],
+  ] as const) {
+    const begun = await beginStep(ctx, {
+      taskId: `t-${randomUUID()}`,
+      agent,
+      step,
+      owner: 'team:platform',
+      estimatedCostMicros: 5_000,
+      content: { step },
+    });
+    await finishStep(ctx, { ...attemptOf(begun), outcome: 'succeeded', costMicros: cost });
+  }
+
+  await page.goto('/settings/budgets');
+  const row = page.getByTestId(`budget-${name}`);
+  await expect(row).toContainText('From the budgets file budgets.json');
+  await expect(row.getByTestId('budget-kept-in')).toHaveText('Kept in budgets.json: change it there');
+  await expect(row.getByRole('link', { name: `Edit the budget ${name}` })).toHaveCount(0);
+
+  await row.getByRole('link', { name }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(name);
+  await expect(page.getByTestId('budget-facts')).toContainText('$0.0095 of $0.0500 (19.0%)');
+  await expect(page.getByTestId('budget-burn-chart')).toBeVisible();
+  const spenders = page.getByTestId('budget-spender');
+  await expect(spenders).toHaveCount(2);
+  await expect(spenders.first()).toContainText(`${agent}/research`);
+  await expect(spenders.first()).toContainText('$0.0070');
+  await expectAccessible();
+  await spenders.first().getByRole('link').click();
+  await expect(page).toHaveURL(new RegExp(`/steps/${agent}/research`));
+
+  await applyBudgetsFile(database.db, 'budgets.json', []);
 });

@@ -3,8 +3,9 @@ import { type CoreContext, saveSpendBudget } from '@holdfast/engine/core';
 
 /**
  * A budget for the demo fleet, so the Spend budgets page and the Overview show one at work: outreach's day, with a
- * share kept for first attempts. Its limit is far above what the demo fleet spends, and it covers one agent, not the
- * fleet: attempts a person reports by hand (or a test records) never make every step wait.
+ * share kept for first attempts. Its limit is a few times what outreach spends in a day (about $0.25), so its
+ * burn-down climbs visibly; it covers one agent, not the fleet: attempts a person reports by hand (or a test
+ * records) never make every step wait.
  */
 const demoBudgets = [
   {
@@ -12,7 +13,7 @@ const demoBudgets = [
     scope: 'agent',
     scopeValue: 'outreach',
     period: 'day',
-    limitUsd: 5_000,
+    limitUsd: 1,
     firstAttemptPercent: 50,
   },
 ] as const;

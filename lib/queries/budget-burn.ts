@@ -1,7 +1,7 @@
 import 'server-only';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@holdfast/engine/db';
-import type { SpendBudget } from '@holdfast/engine/core';
+import { attemptsCoveredSql, type SpendBudget } from '@holdfast/engine/core';
 import { bucketLabelSql, planFigures } from '@holdfast/engine/rollups';
 
 /** How a budget's period is drawn: five-minute buckets for an hour, hours for a day, days for a month. */
@@ -127,18 +127,9 @@ async function coveredFromRollups(
 
 /** The covered relation from the attempt log of the period, for the scopes only a task or a key knows. */
 function coveredFromAttemptLog(budget: SpendBudget, period: { start: Date; now: Date }, unit: BurnPointUnit): SQL {
-  const value = budget.scopeValue;
-  const join =
-    budget.scope === 'downstream'
-      ? sql`join idempotency_keys k on k.key = a.idempotency_key and k.downstream = ${value}`
-      : budget.scope === 'owner'
-        ? sql`join task_budgets t on t.task_id = a.task_id and t.owner = ${value}`
-        : sql`join task_agents t on t.task_id = a.task_id and t.queue = ${value}`;
   return sql`select ${bucketLabelSql(unit, sql`a.started_at`)} as bucket, a.started_at as bucket_time, a.agent, a.step,
       1 as attempts, a.cost_micros as spent, a.retry_cost_micros as retry_spent
-    from attempts a ${join}
-    where a.started_at >= ${period.start.toISOString()}::timestamptz
-      and a.started_at < ${period.now.toISOString()}::timestamptz and a.outcome <> 'running'`;
+    from ${attemptsCoveredSql(budget, period.start, period.now)}`;
 }
 
 type BurnPointUnit = BudgetBurn['unit'];

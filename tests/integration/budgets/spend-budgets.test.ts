@@ -227,6 +227,38 @@ describe("a budget's period split over stripes", () => {
 });
 
 describe('the budgets admins keep', () => {
+  it("counts its period's spend so far when made mid-period (all of it seen), and again when it covers other work", async () => {
+    const report = (agent: string, costMicros: number, minutes: number) =>
+      recordAttempt(ctx(), {
+        taskId: aStepInput().taskId,
+        agent,
+        step: 'early',
+        attemptNumber: 1,
+        outcome: 'succeeded' as const,
+        costMicros,
+        startedAt: new Date(TEN_AM.getTime() - minutes * 60_000),
+        finishedAt: new Date(TEN_AM.getTime() - minutes * 60_000 + 1_000),
+      });
+    await report('early-a', 1_500, 30);
+    await report('early-a', 2_500, 20);
+    await report('early-b', 700, 10);
+    // Yesterday's spend is another period's.
+    await report('early-a', 9_000, 11 * 60);
+    const atTen = { db: database.db, actor: admin, clock: () => TEN_AM };
+    const base = { name: 'made-mid-day', period: 'day' as const, limitUsd: 1, reason: 'test' };
+    await saveSpendBudget(atTen, { ...base, scope: 'agent', scopeValue: 'early-a' });
+    expect(await usageOf('made-mid-day')).toMatchObject({ spent: 4_000, reserved: 0 });
+    const [seen] = await database.sql<{ seen: number }[]>`
+      select sum(u.seen_micros)::int as seen from spend_budget_usage u join spend_budgets b on b.id = u.budget_id
+      where b.name = 'made-mid-day'`;
+    expect(seen!.seen).toBe(4_000);
+    // A raised limit keeps the count; another agent starts from that agent's spend.
+    await saveSpendBudget(atTen, { ...base, scope: 'agent', scopeValue: 'early-a', limitUsd: 2 });
+    expect(await usageOf('made-mid-day')).toMatchObject({ spent: 4_000 });
+    await saveSpendBudget(atTen, { ...base, scope: 'agent', scopeValue: 'early-b' });
+    expect(await usageOf('made-mid-day')).toMatchObject({ spent: 700 });
+  });
+
   it('saves, changes and deletes a budget, each audited; the same save writes nothing; bad values are named', async () => {
     const budget = {
       name: 'audited-budget',

@@ -63,6 +63,7 @@ export {
 export { periodEndOf, periodStartOf } from './budgets/budget-periods';
 export { BUDGET_STRIPES, currentBudgetSpend } from './budgets/budget-stripes';
 export { applyBudgetsFile, type BudgetsFileOutcome, parseBudgetsFile } from './budgets/budgets-file';
+export { attemptsCoveredSql } from './budgets/budget-coverage';
 export { acquireSlot, heartbeatSlot, recordEvidence, releaseSlot } from './slots/slot-lock';
 export { finishRun, heartbeatRun, startRun } from './slots/runs';
 export { type OpenHoldInput, openHold } from './holds/open-hold';

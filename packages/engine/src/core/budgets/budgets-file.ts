@@ -9,7 +9,7 @@ import { readSpendBudgets, storedSpendBudgets, type BudgetChange, writeBudgetCha
 const BUDGETS_FILE: Actor = { type: 'system', id: 'budgets-file' };
 
 /** A budgets file's budget, as the console's form takes it (limit in dollars), without a reason. */
-export type FileBudget = Omit<BudgetChange, 'reason' | 'keptIn'> & { next: NonNullable<BudgetChange['next']> };
+export type FileBudget = Omit<BudgetChange, 'reason' | 'keptIn' | 'now'> & { next: NonNullable<BudgetChange['next']> };
 
 /**
  * Reads a budgets file (HOLDFAST_SPEND_BUDGETS_FILE): JSON of the form `{"budgets": [{"name", "scope", "scopeValue",
@@ -81,13 +81,14 @@ export async function applyBudgetsFile(
   db: Database,
   fileName: string,
   budgets: FileBudget[],
+  now = new Date(),
 ): Promise<BudgetsFileOutcome> {
   const outcome: BudgetsFileOutcome = { created: 0, changed: 0, deleted: 0, unchanged: 0 };
   const reason = `from the budgets file ${fileName}`;
   await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('holdfast:spend-budgets-file'))`);
     for (const budget of budgets) {
-      const result = await writeBudgetChange(tx, BUDGETS_FILE, { ...budget, reason, keptIn: fileName });
+      const result = await writeBudgetChange(tx, BUDGETS_FILE, { ...budget, reason, keptIn: fileName, now });
       if (!result.changed) outcome.unchanged += 1;
       else if (result.created) outcome.created += 1;
       else outcome.changed += 1;
@@ -95,7 +96,7 @@ export async function applyBudgetsFile(
     const named = new Set(budgets.map((budget) => budget.name));
     for (const stored of await readSpendBudgets(tx)) {
       if (stored.keptIn === null || named.has(stored.name)) continue;
-      await writeBudgetChange(tx, BUDGETS_FILE, { name: stored.name, reason, next: null, keptIn: fileName });
+      await writeBudgetChange(tx, BUDGETS_FILE, { name: stored.name, reason, next: null, keptIn: fileName, now });
       outcome.deleted += 1;
     }
   });

@@ -2,7 +2,9 @@ import { type SQLWrapper, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
-import { type Actor, actorLabel, type CoreContext } from '../kernel/context';
+import { type Actor, actorLabel, type CoreContext, nowOf } from '../kernel/context';
+import { periodStartOf } from './budget-periods';
+import { attemptsCoveredSql } from './budget-coverage';
 import { cachedPerDatabase } from '../pricing/rules-cache';
 import { InvalidInputError } from '@holdfast/protocol/errors';
 import { parseInput } from '@holdfast/protocol/validation';
@@ -129,7 +131,7 @@ async function changeBudget(
   read: () => { name: string; reason: string; next: AuditedBudget | null },
 ): Promise<{ changed: boolean; created: boolean }> {
   const actor = authorize(ctx, 'spend_budget.manage');
-  const change = { ...read(), keptIn: null };
+  const change = { ...read(), keptIn: null, now: nowOf(ctx) };
   const result = await ctx.db.transaction((tx) => writeBudgetChange(tx, actor, change));
   if (result.changed) storedSpendBudgets.forget(ctx.db);
   return result;
@@ -141,6 +143,8 @@ export interface BudgetChange {
   reason: string;
   next: AuditedBudget | null;
   keptIn: string | null;
+  /** When the change is made: a new budget (or one covering other work) counts its period's spend up to it. */
+  now: Date;
 }
 
 /**
@@ -176,12 +180,34 @@ export async function writeBudgetChange(
         period = excluded.period, limit_micros = excluded.limit_micros, warn_percents = excluded.warn_percents,
         on_exhausted = excluded.on_exhausted, first_attempt_percent = excluded.first_attempt_percent,
         kept_in = excluded.kept_in, updated_by = excluded.updated_by, updated_at = now()`);
+    const covers = (budget: AuditedBudget | null) => budget && `${budget.scope}:${budget.scopeValue}:${budget.period}`;
+    if (covers(before) !== covers(next)) await countPeriodSoFar(tx, name, next, change.now);
   } else {
     await tx.execute(sql`delete from spend_budgets where name = ${name}`);
   }
   const action = next ? 'spend_budget.save' : 'spend_budget.delete';
   await writeAudit(tx, actor, { action, targetType: 'spend_budget', targetId: name, reason, before, after: next });
   return { changed: true, created: !stored };
+}
+
+/**
+ * A budget made (or set to cover other work) during a period starts from what the work it covers spent in it so far,
+ * read from the attempt log: all of it seen, none enforced (the budget refused nothing before it existed), its
+ * retries' part as retry spend; what it counted for other work goes. Attempts running now count nothing here: they
+ * reserved under no budget of this name.
+ */
+async function countPeriodSoFar(tx: Executor, name: string, budget: AuditedBudget, now: Date): Promise<void> {
+  const start = periodStartOf(budget.period, now);
+  const [row] = await tx.execute<{ id: string }>(sql`select id from spend_budgets where name = ${name}`);
+  const id = Number(row!.id);
+  await tx.execute(sql`delete from spend_budget_usage where budget_id = ${id}`);
+  await tx.execute(sql`
+    insert into spend_budget_usage (budget_id, period_start, stripe, spent_micros, seen_micros, retry_spent_micros)
+    select ${id}, ${start.toISOString()}::timestamptz, 0, spent, spent, retry_spent
+    from (select coalesce(sum(a.cost_micros), 0)::bigint as spent, coalesce(sum(a.retry_cost_micros), 0)::bigint
+            as retry_spent
+          from ${attemptsCoveredSql(budget, start, now)}) counted
+    where spent > 0`);
 }
 
 async function refuseBeyondBound(tx: Executor): Promise<void> {

@@ -22,6 +22,7 @@ import {
   stepStatsJson,
   stepStatsResponse,
   policySimulationResponse,
+  spendBudgetsResponse,
 } from '@holdfast/protocol/api/responses';
 
 const COMMON_PROBLEMS = [
@@ -105,6 +106,7 @@ function responseComponents() {
     addComponent(schema, `${endpoint[0]!.toUpperCase()}${endpoint.slice(1)}Response`);
   addComponent(stepStatsResponse, 'StepStatsResponse');
   addComponent(policySimulationResponse, 'PolicySimulationResponse');
+  addComponent(spendBudgetsResponse, 'SpendBudgetsResponse');
 
   const { schemas } = z.toJSONSchema(registry, {
     io: 'output',
@@ -182,6 +184,20 @@ function operation(spec: Endpoint, response: { $ref: string }) {
   };
 }
 
+/** GET /api/v1/spend-budgets (app/api/v1/spend-budgets/route.ts): the budgets page's figures for a read-scope token. */
+function spendBudgetsOperation(response: { $ref: string }) {
+  return {
+    operationId: 'getSpendBudgets',
+    summary:
+      "The fleet's spend budgets with their periods under way: spent (and the part only seen), reserved, retry spend, refusals and when each runs out. Token scope: read.",
+    security: [{ bearer: [] }],
+    responses: {
+      200: { description: 'Every budget, by name', content: jsonContent(response) },
+      ...problemResponses(['INVALID_INPUT', 'UNAUTHENTICATED', 'FORBIDDEN']),
+    },
+  };
+}
+
 /** GET /api/v1/step-stats (app/api/v1/step-stats/route.ts): a read-scope token's view of what the Overview shows. */
 function stepStatsOperation(response: { $ref: string }) {
   const { $schema: _schema, ...windowSchema } = z.toJSONSchema(timeWindowName);
@@ -238,6 +254,7 @@ type Operation =
   | ReturnType<typeof operation>
   | ReturnType<typeof stepStatsOperation>
   | ReturnType<typeof simulateOperation>
+  | ReturnType<typeof spendBudgetsOperation>
   | ReturnType<typeof tracesOperation>;
 
 /** The OpenAPI 3.1 document of the agents' API, generated from the endpoint registry and its zod schemas. */
@@ -252,6 +269,7 @@ export function buildOpenApiDocument() {
     ),
     '/api/v1/step-stats': { get: stepStatsOperation(components.refTo(stepStatsResponse)) },
     '/api/v1/steps/simulate': { get: simulateOperation(components.refTo(policySimulationResponse)) },
+    '/api/v1/spend-budgets': { get: spendBudgetsOperation(components.refTo(spendBudgetsResponse)) },
     '/v1/traces': { post: tracesOperation() },
   };
   return {

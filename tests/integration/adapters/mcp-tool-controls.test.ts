@@ -200,21 +200,26 @@ describe("a tool's controls at the gateway", () => {
   it("answers a tool's call under a spent fleet budget as the model reads a wait, and under a stopping one as final", async () => {
     const asAdmin = { db: database.db, actor: admin };
     const client = await gateways.connect('budgeted-agent', '--tool-price', 'charge_card=0.01');
-    await saveSpendBudget(asAdmin, {
-      ...{ name: 'budgeted tools', scope: 'downstream', scopeValue: 'mcp:payments', period: 'hour', limitUsd: 0.01 },
-      reason: 'the payments server may cost a cent an hour',
-    });
+    const budget = {
+      name: 'budgeted tools',
+      scope: 'downstream' as const,
+      scopeValue: 'mcp:payments',
+      period: 'hour' as const,
+    };
+    await saveSpendBudget(asAdmin, { ...budget, limitUsd: 1, reason: 'the payments server' });
+    // Made mid-hour, the budget starts from what the server's calls cost this hour (the tests above): a cent more.
+    const [start] = await database.sql<{ spent: number }[]>`
+      select coalesce(sum(u.spent_micros), 0)::int as spent from spend_budget_usage u
+      join spend_budgets b on b.id = u.budget_id where b.name = 'budgeted tools'`;
+    const limitUsd = (start!.spent + 10_000) / 1_000_000;
+    await saveSpendBudget(asAdmin, { ...budget, limitUsd, reason: 'a cent more this hour' });
     const charge = (order: string) =>
       callTool(client, 'charge_card', { orderId: `budgeted-${order}` }, { 'io.holdfast/key': `budgeted-${order}` });
     expect((await charge('o-1')).isError).toBeFalsy();
     const waited = await charge('o-2');
     expect(textOfResult(waited)).toMatch(/^try again in \d+ s: .*spend budget "budgeted tools".*\(BUDGET_EXHAUSTED\)/);
     expect(waited._meta?.['io.holdfast/retryAfterMs']).toBeGreaterThan(0);
-    await saveSpendBudget(asAdmin, {
-      ...{ name: 'budgeted tools', scope: 'downstream', scopeValue: 'mcp:payments', period: 'hour', limitUsd: 0.01 },
-      onExhausted: 'stop',
-      reason: 'stop instead',
-    });
+    await saveSpendBudget(asAdmin, { ...budget, limitUsd, onExhausted: 'stop', reason: 'stop instead' });
     expect(textOfResult(await charge('o-3'))).toMatch(/^do not retry: /);
     // One charge made: the two refused calls reached no server.
     expect(gateways.upstream.effects.filter((effect) => effect.orderId.startsWith('budgeted-'))).toHaveLength(1);

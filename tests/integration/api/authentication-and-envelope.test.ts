@@ -390,10 +390,11 @@ describe('the OpenAPI document', () => {
         };
       }
     >;
-    // Every agent endpoint, the two GETs a read token may call, and the OpenTelemetry traces receiver.
+    // Every agent endpoint, the three GETs a read token may call, and the OpenTelemetry traces receiver.
     expect(Object.keys(paths).sort()).toEqual(
       [
         ...Object.values(endpoints).map((spec) => spec.path),
+        '/api/v1/spend-budgets',
         '/api/v1/step-stats',
         '/api/v1/steps/simulate',
         '/v1/traces',

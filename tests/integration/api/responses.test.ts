@@ -3,11 +3,17 @@ import { NextRequest } from 'next/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { endpoints, type EndpointName } from '@holdfast/protocol/api/endpoints';
-import { endpointResponses, problemDocument, restatedEnums, stepStatsResponse } from '@holdfast/protocol/api/responses';
-import { ensureTaskBudget, redriveDeadLetter } from '../../../packages/engine/src/core';
+import {
+  endpointResponses,
+  problemDocument,
+  restatedEnums,
+  spendBudgetsResponse,
+  stepStatsResponse,
+} from '@holdfast/protocol/api/responses';
+import { ensureTaskBudget, redriveDeadLetter, saveSpendBudget } from '../../../packages/engine/src/core';
 import * as tables from '../../../packages/engine/src/db/schema';
 import { useApi } from '../../support/api-harness';
-import { oncall } from '../../support/actors';
+import { admin, oncall } from '../../support/actors';
 import { aDeadLetterInput } from '../../support/dead-letter-input';
 import { attemptOf } from '../../support/step-input';
 
@@ -358,5 +364,41 @@ describe('restated enums', () => {
       runStatuses: tables.runStatuses,
       finishedTaskStatuses: tables.finishedTaskStatuses,
     });
+  });
+});
+
+describe('GET /api/v1/spend-budgets', () => {
+  it("answers the budgets' periods as its schema and the OpenAPI document say, for a read token; an ingest token may not", async () => {
+    await saveSpendBudget(
+      { db: api.database.db, actor: admin },
+      {
+        name: 'contract budget',
+        scope: 'agent',
+        scopeValue: 'contract-budgeted',
+        period: 'day',
+        limitUsd: 1,
+        reason: 'test',
+      },
+    );
+    await call('recordAttempt', anAttempt({ agent: 'contract-budgeted', costMicros: 2_500 }));
+    const { GET } = await import('../../../app/api/v1/spend-budgets/route');
+    const get = (token: string) =>
+      GET(
+        new NextRequest('http://holdfast.test/api/v1/spend-budgets', { headers: { authorization: `Bearer ${token}` } }),
+      );
+    const response = await get(api.readToken);
+    const answer = { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    expect(answer.status).toBe(200);
+    expectParses(spendBudgetsResponse, answer.body);
+    expect(answer.body.budgets).toContainEqual(
+      expect.objectContaining({
+        name: 'contract budget',
+        limitMicros: 1_000_000,
+        spentMicros: 2_500,
+        seenMicros: 2_500,
+      }),
+    );
+    expectDocumented(await openApiDocument(), '/api/v1/spend-budgets', 'get', answer);
+    expect((await get(api.ingestToken)).status).toBe(403);
   });
 });

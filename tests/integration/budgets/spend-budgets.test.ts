@@ -11,6 +11,7 @@ import {
 } from '../../../packages/engine/src/core';
 import type { SaveSpendBudgetInput } from '../../../packages/protocol/src/inputs/spend-budget-input';
 import { addKnownOwners } from '../../support/known-owners';
+import { reserveAcrossStripes } from '../../../packages/engine/src/core/budgets/budget-stripes';
 import { evaluateAlerts } from '../../../packages/engine/src/alerts/evaluate';
 import { admin, anAgent } from '../../support/actors';
 import { aStepInput, attemptOf } from '../../support/step-input';
@@ -205,6 +206,57 @@ describe("a budget's period split over stripes", () => {
     expect(await stripesOf(budget)).toMatchObject({ reserved: 40_000, shares: 40_000, over: 0 });
   });
 
+  it('refuses the next begin once one attempt overdraws its stripe past the limit: the others do not spend their room', async () => {
+    // 32 stripes of $0.001 each; one $0.0001 estimate that really costs $0.03195.
+    const budget = await aBudget({ scope: 'agent', scopeValue: 'overdrawn', limitUsd: 0.032 });
+    const first = await beginStep(ctx(), aStep({ agent: 'overdrawn', estimatedCostMicros: 100 }));
+    await beginStep(ctx(), aStep({ agent: 'overdrawn', estimatedCostMicros: 100, step: 'warm' })); // shares cut
+    await finishStep(ctx(), { ...attemptOf(first), outcome: 'succeeded', costMicros: 31_950 });
+    // 31,950 spent and 100 reserved: 50 left, less than another estimate, on any stripe.
+    expect(await beginStep(ctx(), aStep({ agent: 'overdrawn', estimatedCostMicros: 100 }))).toMatchObject({
+      decision: 'wait',
+      code: 'BUDGET_EXHAUSTED',
+    });
+    expect(await usageOf(budget)).toMatchObject({ spent: 31_950, reserved: 100 });
+
+    // Spend only seen does the same: a reported $0.03 fills what another budget had left.
+    const seen = await aBudget({ scope: 'agent', scopeValue: 'overseen', limitUsd: 0.032 });
+    await beginStep(ctx(), aStep({ agent: 'overseen', estimatedCostMicros: 100 }));
+    await recordAttempt(ctx(), {
+      taskId: aStepInput().taskId,
+      agent: 'overseen',
+      step: 'reported',
+      attemptNumber: 1,
+      outcome: 'succeeded',
+      costMicros: 31_850,
+      startedAt: new Date(TEN_AM.getTime() - 60_000),
+      finishedAt: TEN_AM,
+    });
+    expect(await beginStep(ctx(), aStep({ agent: 'overseen', estimatedCostMicros: 100 }))).toMatchObject({
+      decision: 'wait',
+      budget: { name: seen },
+    });
+  });
+
+  it('takes a budget deleted since the begin read it as covering nothing', async () => {
+    const name = await aBudget({ scope: 'agent', scopeValue: 'vanishing', limitUsd: 1 });
+    const [row] = await database.sql<{ id: string }[]>`select id from spend_budgets where name = ${name}`;
+    await deleteSpendBudget(asAdmin(), { name, reason: 'gone' });
+    const answer = await database.db.transaction((tx) =>
+      reserveAcrossStripes(
+        tx,
+        {
+          budgetId: Number(row!.id),
+          periodStart: TEN_AM.toISOString(),
+          limitMicros: 1_000_000,
+          retryCapMicros: 1_000_000,
+        },
+        { estimate: 1_000, retryEstimate: 0, preferredStripe: 3 },
+      ),
+    );
+    expect(answer).toBe('gone');
+  });
+
   it('runs a claim again in budget order when its write took a later budget and an earlier one has no free room', async () => {
     // Made first, so ordered first: 3.5 attempts, never room on one stripe, decided across all of them.
     const tight = await aBudget({ scope: 'queue', scopeValue: 'ordered', limitUsd: 0.0035 });
@@ -227,7 +279,7 @@ describe("a budget's period split over stripes", () => {
 });
 
 describe('the budgets admins keep', () => {
-  it("counts its period's spend so far when made mid-period (all of it seen), and again when it covers other work", async () => {
+  it("counts its period's spend so far when made mid-period (all of it seen), and keeps its count when changed", async () => {
     const report = (agent: string, costMicros: number, minutes: number) =>
       recordAttempt(ctx(), {
         taskId: aStepInput().taskId,
@@ -252,11 +304,14 @@ describe('the budgets admins keep', () => {
       select sum(u.seen_micros)::int as seen from spend_budget_usage u join spend_budgets b on b.id = u.budget_id
       where b.name = 'made-mid-day'`;
     expect(seen!.seen).toBe(4_000);
-    // A raised limit keeps the count; another agent starts from that agent's spend.
+    // A changed budget keeps its count, another scope included (running attempts hold reservations on its rows).
     await saveSpendBudget(atTen, { ...base, scope: 'agent', scopeValue: 'early-a', limitUsd: 2 });
     expect(await usageOf('made-mid-day')).toMatchObject({ spent: 4_000 });
     await saveSpendBudget(atTen, { ...base, scope: 'agent', scopeValue: 'early-b' });
-    expect(await usageOf('made-mid-day')).toMatchObject({ spent: 700 });
+    expect(await usageOf('made-mid-day')).toMatchObject({ spent: 4_000 });
+    // A new budget over the other agent starts from its spend.
+    await saveSpendBudget(atTen, { ...base, name: 'made-for-b', scope: 'agent', scopeValue: 'early-b' });
+    expect(await usageOf('made-for-b')).toMatchObject({ spent: 700 });
   });
 
   it('saves, changes and deletes a budget, each audited; the same save writes nothing; bad values are named', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NextRequest } from 'next/server';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken } from '../../../packages/engine/src/core';
+import { createApiToken, saveSpendBudget } from '../../../packages/engine/src/core';
 import type { TokenScope } from '../../../packages/engine/src/db/schema';
 import { resetMetricsProcessState } from '../../../packages/engine/src/metrics/scrape';
 import { useApi } from '../../support/api-harness';
@@ -13,6 +13,7 @@ type Handler = (request: NextRequest) => Promise<Response>;
 
 let metricsGET: Handler;
 let stepStatsGET: Handler;
+let spendBudgetsGET: Handler;
 const tokens: Record<string, string> = {};
 
 async function token(name: string, scopes: TokenScope[], allowedAgents?: string[]) {
@@ -51,6 +52,7 @@ function agentsAndMetrics(text: string) {
 beforeAll(async () => {
   ({ GET: metricsGET } = (await import('../../../app/metrics/route')) as { GET: Handler });
   ({ GET: stepStatsGET } = (await import('../../../app/api/v1/step-stats/route')) as { GET: Handler });
+  ({ GET: spendBudgetsGET } = (await import('../../../app/api/v1/spend-budgets/route')) as { GET: Handler });
   await token('read-all', ['read']);
   await token('read-research', ['read'], ['research']);
   await token('metrics-all', ['metrics']);
@@ -74,6 +76,24 @@ describe("a token limited to some agents sees only those agents' figures", () =>
       'research/plan:1',
       'research/summarize:1',
     ]);
+  });
+
+  it("GET /api/v1/spend-budgets: only the budgets of its agents, not the fleet's or another agent's", async () => {
+    const budget = (name: string, scope: 'agent' | 'fleet', scopeValue: string) =>
+      saveSpendBudget(
+        { db: api.database.db, actor: admin },
+        { name, scope, scopeValue, period: 'day', limitUsd: 5, reason: 'test' },
+      );
+    await budget('research daily', 'agent', 'research');
+    await budget('payments daily', 'agent', 'payments');
+    await budget('fleet daily', 'fleet', '');
+    const budgetsSeenBy = async (name: string) => {
+      const answer = await get(spendBudgetsGET, '/api/v1/spend-budgets', name);
+      expect(answer.status).toBe(200);
+      return ((await answer.json()) as { budgets: { name: string }[] }).budgets.map((row) => row.name);
+    };
+    expect(await budgetsSeenBy('read-research')).toEqual(['research daily']);
+    expect(await budgetsSeenBy('read-all')).toEqual(['fleet daily', 'payments daily', 'research daily']);
   });
 
   it('GET /metrics, for a metrics token and a read token alike, even right after an unlimited scrape was cached', async () => {

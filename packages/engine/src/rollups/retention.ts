@@ -42,5 +42,17 @@ export async function maintainAttemptLog(db: Executor, settings: AttemptLogSetti
         sql`exists (select 1 from leases newer where newer.job = ${leases.job} and newer.completed_at > ${leases.completedAt})`,
       ),
     );
-  return { created, dropped, strayRowsDeleted, rollupRowsDeleted, leasesDeleted: leasesDeleted.count };
+  // Spend budgets' periods (32 stripes each) are kept as long as the rollups: the budget pages read only the period
+  // under way, and a period long over is history the attempt log's rollups hold too.
+  const budgetPeriodsDeleted = await db.execute(sql`
+    delete from spend_budget_usage
+    where period_start < ${new Date(settings.now.getTime() - settings.rollupRetentionDays * DAY_MS).toISOString()}::timestamptz`);
+  return {
+    created,
+    dropped,
+    strayRowsDeleted,
+    rollupRowsDeleted,
+    leasesDeleted: leasesDeleted.count,
+    budgetPeriodsDeleted: budgetPeriodsDeleted.count,
+  };
 }

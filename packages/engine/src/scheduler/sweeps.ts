@@ -92,12 +92,13 @@ function sweepJobs(settings: SweepSettings, now: Date): SweepJob[] {
           done.dropped.length +
           done.strayRowsDeleted +
           done.rollupRowsDeleted +
-          done.leasesDeleted;
+          done.leasesDeleted +
+          done.budgetPeriodsDeleted;
         return {
           changed,
           summary:
             `${done.created.length} daily partition(s) created, ${done.dropped.length} dropped past ${attemptRetentionDays} days` +
-            `, ${done.rollupRowsDeleted} rollup row(s) past ${rollupRetentionDays} days deleted, ${done.leasesDeleted} old sweep lease(s) deleted`,
+            `, ${done.rollupRowsDeleted} rollup row(s) and ${done.budgetPeriodsDeleted} spend budget period row(s) past ${rollupRetentionDays} days deleted, ${done.leasesDeleted} old sweep lease(s) deleted`,
         };
       },
     },

@@ -23,7 +23,7 @@ import {
 } from '../steps/step-protocol';
 import { timeWindowName } from '../time-window';
 import { mcpToolControlJson } from '../inputs/mcp-tool-control-input';
-import { budgetInfo } from '../inputs/spend-budget-input';
+import { budgetExhaustions, budgetInfo, budgetPeriods, budgetScopes } from '../inputs/spend-budget-input';
 import type { EndpointName } from './endpoints';
 
 /**
@@ -277,6 +277,36 @@ export const stepStatsResponse = z.strictObject({
     .describe(
       "Steps whose retry share of spend in the last 24 hours is well above their previous 7 days, keyed 'agent/step'",
     ),
+});
+
+/** GET /api/v1/spend-budgets (not in `endpoints`: a GET with a read-scope token). */
+export const spendBudgetsResponse = z.strictObject({
+  at: moment.describe('When the figures were read'),
+  budgets: z
+    .array(
+      z.strictObject({
+        name: z.string(),
+        scope: z.enum(budgetScopes),
+        scopeValue: z.string().describe('What the scope names; blank for the whole fleet'),
+        period: z.enum(budgetPeriods).describe('A UTC hour, day or month'),
+        limitMicros: micros,
+        warnPercents: z.array(z.number().int().min(1).max(100)),
+        onExhausted: z.enum(budgetExhaustions),
+        firstAttemptPercent: z.number().int().min(0).max(100).nullable(),
+        keptIn: z.string().nullable().describe('The budgets file that keeps it, or null when the console does'),
+        periodStart: moment,
+        periodEnd: moment,
+        spentMicros: micros.describe('What finished attempts of the period cost, seen spend included'),
+        seenMicros: micros.describe('The part of the spend Holdfast only saw (reported attempts, spans)'),
+        retrySpentMicros: micros,
+        reservedMicros: micros.describe('What running attempts reserved'),
+        refusals: count.describe('Begins the budget refused this period'),
+        exhaustedAt: moment
+          .nullable()
+          .describe("When the limit is reached at the period's rate so far; null if not this period"),
+      }),
+    )
+    .describe('By name'),
 });
 
 const simulatedChange = {

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { periodStartOf } from './budget-periods';
-import { BUDGET_STRIPES, reserveAcrossStripes, type StripeTaken } from './budget-stripes';
+import { BUDGET_STRIPES, overdrawnMarkSql, reserveAcrossStripes, type StripeTaken } from './budget-stripes';
 import type { SpendBudget } from './spend-budgets';
 
 /**
@@ -76,8 +76,8 @@ export class BudgetsTakenOutOfOrder extends Error {
 /**
  * The begin's write statement reserved on a free stripe of each budget it could (`takenFast`); this reserves under
  * the rest, in budget order, across their stripes (budget-stripes.ts), and writes every reservation on the key for
- * the finish. Answers the budgets that took it: fewer than `covering` means the begin is refused, and its
- * transaction (this included) is rolled back.
+ * the finish. Answers the budgets without room: any means the begin is refused, and its transaction (this
+ * included) is rolled back. A budget deleted since the begin read it covers nothing and refuses nothing.
  */
 export async function reserveUnderRemainingBudgets(
   tx: Transaction,
@@ -85,8 +85,7 @@ export async function reserveUnderRemainingBudgets(
   covering: SpendBudget[],
   takenFast: StripeTaken[],
   attempt: { estimate: number; retry: boolean; now: Date; preferredStripe: number },
-): Promise<number[]> {
-  const taken = [...takenFast];
+): Promise<SpendBudget[]> {
   const ask = {
     estimate: attempt.estimate,
     retryEstimate: attempt.retry ? attempt.estimate : 0,
@@ -95,33 +94,42 @@ export async function reserveUnderRemainingBudgets(
   const remaining = covering
     .filter((budget) => !takenFast.some((reservation) => reservation.budgetId === budget.id))
     .sort((a, b) => a.id - b.id);
+  if (remaining.length === 0) return [];
   const lastTakenFast = Math.max(...takenFast.map((reservation) => reservation.budgetId));
-  if (remaining.length > 0 && lastTakenFast > remaining[0]!.id) throw new BudgetsTakenOutOfOrder();
+  if (lastTakenFast > remaining[0]!.id) throw new BudgetsTakenOutOfOrder();
+  const notes: BudgetReservation[] = takenFast.map((reservation) => noteOf(reservation, covering, attempt));
+  const refusing: SpendBudget[] = [];
   for (const budget of remaining) {
-    const periodStart = periodStartOf(budget.period, attempt.now).toISOString();
     const striped = {
       budgetId: budget.id,
-      periodStart,
+      periodStart: periodStartOf(budget.period, attempt.now).toISOString(),
       limitMicros: budget.limitMicros,
       retryCapMicros: retryCapOf(budget),
     };
     const reservation = await reserveAcrossStripes(tx, striped, ask);
-    if (reservation) taken.push(reservation);
+    if (reservation === 'full') refusing.push(budget);
+    else if (reservation !== 'gone') notes.push(noteOf(reservation, covering, attempt));
   }
-  if (remaining.length > 0 && taken.length === covering.length) {
-    const notes: BudgetReservation[] = taken.map((reservation) => ({
-      b: reservation.budgetId,
-      p: periodStartOf(
-        covering.find((budget) => budget.id === reservation.budgetId)!.period,
-        attempt.now,
-      ).toISOString(),
-      s: reservation.stripe,
-      r: attempt.retry,
-    }));
+  if (refusing.length === 0) {
     await tx.execute(sql`
       update idempotency_keys set budget_reservations = ${JSON.stringify(notes)}::jsonb where key = ${key}::text`);
   }
-  return taken.map((reservation) => reservation.budgetId);
+  return refusing;
+}
+
+/** What the finish reads of a reservation: the budget, the period it began in, the stripe, and whether a retry's. */
+function noteOf(
+  reservation: StripeTaken,
+  covering: SpendBudget[],
+  attempt: { retry: boolean; now: Date },
+): BudgetReservation {
+  const budget = covering.find((candidate) => candidate.id === reservation.budgetId)!;
+  return {
+    b: reservation.budgetId,
+    p: periodStartOf(budget.period, attempt.now).toISOString(),
+    s: reservation.stripe,
+    r: attempt.retry,
+  };
 }
 
 /** Gives back what an attempt that never finished left reserved (a later attempt of its key took its place). */
@@ -145,6 +153,13 @@ export async function releaseLeftover(
  * the retries' spend too). The period is the begin's: an attempt counts in the period it began in.
  */
 export function settleBudgetsCte(costMicros: SQL, taskSettled: SQL = sql`true`): SQL {
+  const after = {
+    reserved: sql`greatest(0, u.reserved_micros - begun.reserved_micros)`,
+    spent: sql`(u.spent_micros + ${costMicros})`,
+    retryReserved: sql`(case when l.retry then greatest(0, u.retry_reserved_micros - begun.reserved_micros)
+      else u.retry_reserved_micros end)`,
+    retrySpent: sql`(u.retry_spent_micros + case when l.retry then ${costMicros} else 0 end)`,
+  };
   // Locked in the budgets' order, as the begins lock them, and after the task's row (`taskSettled`, a condition
   // that reads the statement's task update, runs it first): two finishes (or a finish and a begin) sharing budgets
   // never wait on each other in a circle.
@@ -160,11 +175,11 @@ export function settleBudgetsCte(costMicros: SQL, taskSettled: SQL = sql`true`):
 ),
 budgets_settled as (
   update spend_budget_usage u set
-    reserved_micros = greatest(0, u.reserved_micros - begun.reserved_micros),
-    spent_micros = u.spent_micros + ${costMicros},
-    retry_reserved_micros = case when l.retry then greatest(0, u.retry_reserved_micros - begun.reserved_micros)
-      else u.retry_reserved_micros end,
-    retry_spent_micros = u.retry_spent_micros + case when l.retry then ${costMicros} else 0 end
+    reserved_micros = ${after.reserved},
+    spent_micros = ${after.spent},
+    retry_reserved_micros = ${after.retryReserved},
+    retry_spent_micros = ${after.retrySpent},
+    cut_limit_micros = ${overdrawnMarkSql(after)}
   from begun, budgets_locked l
   where u.budget_id = l.budget_id and u.period_start = l.period_start and u.stripe = l.stripe
   returning 1

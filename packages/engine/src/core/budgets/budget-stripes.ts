@@ -34,7 +34,8 @@ export interface StripeTaken {
  * (budget_id, period_start, limit_micros, retry_cap_micros), the first stripe from the preferred one on that no other
  * transaction holds and whose share has room takes the estimate; `budget_taken` returns the budget, period and
  * stripe of each. Nothing here waits for a lock, so the order budgets are taken in cannot deadlock. A budget
- * missing from `budget_taken` had no free stripe with room (or shares cut from another limit) and goes the slow way.
+ * missing from `budget_taken` had no free stripe with room, or a stripe whose shares are stale (cut from another
+ * limit, or overdrawn: see overdrawnMarkSql), and goes the slow way, which cuts them again from the totals.
  */
 export function freeStripeCtes(ask: { estimate: SQL; retryEstimate: SQL; preferredStripe: SQL }): SQL {
   return sql`budget_picked as (
@@ -43,6 +44,10 @@ export function freeStripeCtes(ask: { estimate: SQL; retryEstimate: SQL; preferr
     select u.budget_id, u.period_start, u.stripe from spend_budget_usage u
     where u.budget_id = w.budget_id and u.period_start = w.period_start
       and u.cut_limit_micros = w.limit_micros and u.cut_retry_cap_micros = w.retry_cap_micros
+      and not exists (
+        select 1 from spend_budget_usage stale
+        where stale.budget_id = w.budget_id and stale.period_start = w.period_start
+          and (stale.cut_limit_micros <> w.limit_micros or stale.cut_retry_cap_micros <> w.retry_cap_micros))
       and u.spent_micros + u.reserved_micros < u.share_micros
       and u.spent_micros + u.reserved_micros + ${ask.estimate} <= u.share_micros
       and u.retry_spent_micros + u.retry_reserved_micros + ${ask.retryEstimate} <= u.retry_share_micros
@@ -65,24 +70,27 @@ budget_taken as (
  * The slow way, for one budget: every stripe of its period is made if missing and locked (in stripe order, as
  * every slow begin, seen spend and finish lock them), and the period's totals decide. With room in the whole
  * budget, the estimate goes on a stripe whose share still has room, or, when none has, every share is cut again:
- * each stripe keeps what it has used plus an even part of what is left after this estimate, which goes on the
- * preferred stripe. The shares always add up to the limit, and no stripe reserves past its share, so concurrent
- * begins never reserve past the budget. Answers the stripe that took it, or undefined when the budget is full.
+ * each stripe keeps what it has used, the preferred one this estimate too, and what is left is split over as many
+ * stripes as it holds estimates like this one (at most all of them), from the preferred one on, so that the next
+ * begins find room on the fast way. The shares always add up to the limit, and no stripe reserves past its share,
+ * so concurrent begins never reserve past the budget. Answers the stripe that took it, `full` when the budget has
+ * no room, or `gone` when the budget was deleted since the begin read it (it covers nothing now).
  */
 export async function reserveAcrossStripes(
   tx: Transaction,
   budget: StripedBudget,
   ask: StripeAsk,
-): Promise<StripeTaken | undefined> {
+): Promise<StripeTaken | 'full' | 'gone'> {
   const { budgetId, periodStart, limitMicros: limit, retryCapMicros: retryCap } = budget;
   const { estimate, retryEstimate } = ask;
   await tx.execute(sql`
     insert into spend_budget_usage (budget_id, period_start, stripe)
     select ${budgetId}::bigint, ${periodStart}::timestamptz, stripe
     from generate_series(0, ${BUDGET_STRIPES - 1}::int) as stripe
+    where exists (select 1 from spend_budgets where id = ${budgetId}::bigint)
     order by stripe
     on conflict do nothing`);
-  const rows = await tx.execute<{ stripe: number }>(sql`
+  const rows = await tx.execute<{ stripe: number | null; stripes: number }>(sql`
     with locked as materialized (
       select stripe, spent_micros + reserved_micros as used, retry_spent_micros + retry_reserved_micros as retry_used,
         share_micros, retry_share_micros,
@@ -99,14 +107,16 @@ export async function reserveAcrossStripes(
       select stripe from locked
       where cut_current and used < share_micros and used + ${estimate}::bigint <= share_micros
         and retry_used + ${retryEstimate}::bigint <= retry_share_micros
-      order by (stripe + ${BUDGET_STRIPES - ask.preferredStripe}::int) % ${BUDGET_STRIPES}::int
+      order by ${rankSql(sql`stripe`, ask.preferredStripe)}
       limit 1
     ),
     plan as (
       select coalesce((select stripe from with_room), ${ask.preferredStripe}::int) as stripe,
         not exists (select 1 from with_room) as recut,
         ${limit}::bigint - t.used - ${estimate}::bigint as left_over,
-        ${retryCap}::bigint - t.retry_used - ${retryEstimate}::bigint as retry_left_over
+        ${retryCap}::bigint - t.retry_used - ${retryEstimate}::bigint as retry_left_over,
+        greatest(1, least(${BUDGET_STRIPES}::bigint,
+          (${limit}::bigint - t.used - ${estimate}::bigint) / greatest(${estimate}::bigint, 1)))::int as parts
       from totals t
       where t.used < ${limit}::bigint and t.used + ${estimate}::bigint <= ${limit}::bigint
         and t.retry_used + ${retryEstimate}::bigint <= ${retryCap}::bigint
@@ -118,11 +128,11 @@ export async function reserveAcrossStripes(
           + case when u.stripe = p.stripe then ${retryEstimate}::bigint else 0 end,
         share_micros = case when not p.recut then u.share_micros else
           u.spent_micros + u.reserved_micros + case when u.stripe = p.stripe then ${estimate}::bigint else 0 end
-          + ${evenPart(sql`p.left_over`)} end,
+          + ${partOf(sql`p.left_over`, ask.preferredStripe)} end,
         retry_share_micros = case when not p.recut then u.retry_share_micros else
           u.retry_spent_micros + u.retry_reserved_micros
           + case when u.stripe = p.stripe then ${retryEstimate}::bigint else 0 end
-          + ${evenPart(sql`p.retry_left_over`)} end,
+          + ${partOf(sql`p.retry_left_over`, ask.preferredStripe)} end,
         cut_limit_micros = ${limit}::bigint,
         cut_retry_cap_micros = ${retryCap}::bigint
       from plan p
@@ -130,14 +140,25 @@ export async function reserveAcrossStripes(
         and (p.recut or u.stripe = p.stripe)
       returning u.stripe, u.stripe = p.stripe as reserved_here
     )
-    select stripe from taken where reserved_here`);
-  const [taken] = [...rows];
-  return taken ? { budgetId, stripe: taken.stripe } : undefined;
+    select (select stripe from taken where reserved_here) as stripe, (select count(*) from locked)::int as stripes`);
+  const [answer] = [...rows];
+  if (!answer || answer.stripes === 0) return 'gone';
+  return answer.stripe === null ? 'full' : { budgetId, stripe: answer.stripe };
 }
 
-/** A stripe's even part of what is left: the remainder's micro-dollars go one each to the first stripes. */
-const evenPart = (leftOver: SQL) =>
-  sql`(${leftOver} / ${BUDGET_STRIPES}::int + case when u.stripe < ${leftOver} % ${BUDGET_STRIPES}::int then 1 else 0 end)`;
+/** A stripe's place counted from the preferred one: the order begins try stripes in, and shares are handed out in. */
+const rankSql = (stripe: SQL, preferred: number) =>
+  sql`((${stripe} + ${BUDGET_STRIPES - preferred}::int) % ${BUDGET_STRIPES}::int)`;
+
+/**
+ * A stripe's part of what is left when shares are cut again: the first `p.parts` stripes from the preferred one
+ * share it evenly (the remainder's micro-dollars one each to the first of them), the others get none.
+ */
+const partOf = (leftOver: SQL, preferred: number) => {
+  const rank = rankSql(sql`u.stripe`, preferred);
+  return sql`(case when ${rank} < p.parts then ${leftOver} / p.parts
+    + case when ${rank} < ${leftOver} % p.parts then 1 else 0 end else 0 end)`;
+};
 
 /**
  * The current periods' spend at `now`, summed over their stripes, as a table to join in place of
@@ -155,4 +176,16 @@ export function currentBudgetSpend(now: Date): SQL {
   where period_start in (date_trunc('hour', ${at}, 'UTC'), date_trunc('day', ${at}, 'UTC'),
     date_trunc('month', ${at}, 'UTC'))
   group by budget_id, period_start)`;
+}
+
+/**
+ * The new `cut_limit_micros` of a stripe whose spend just grew (a finish costing more than it reserved, spend only
+ * seen): -1 when its spent and reserved (or its retries') now pass its share, which marks the period's shares stale.
+ * Every begin then goes the slow way, which decides on the period's totals and cuts the shares again: spend past one
+ * stripe's share is taken out of the others' room at once, not left for them to spend. `spent`, `reserved`,
+ * `retrySpent` and `retryReserved` are the stripe's values after the change.
+ */
+export function overdrawnMarkSql(after: { spent: SQL; reserved: SQL; retrySpent: SQL; retryReserved: SQL }): SQL {
+  return sql`case when ${after.spent} + ${after.reserved} > u.share_micros
+    or ${after.retrySpent} + ${after.retryReserved} > u.retry_share_micros then -1 else u.cut_limit_micros end`;
 }

@@ -1,7 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
-import { BUDGET_STRIPES } from './budget-stripes';
-import { storedSpendBudgets } from './spend-budgets';
+import { BUDGET_STRIPES, overdrawnMarkSql } from './budget-stripes';
 
 /** A finished attempt Holdfast only saw (reported after the fact, or read from a span): what it cost, and when. */
 export interface SeenAttempt {
@@ -16,10 +15,11 @@ export interface SeenAttempt {
 /**
  * Counts spend Holdfast could not refuse under every budget covering it (the fleet, its agent, its step, its task's
  * owner and queue when the task is known), in the period it began in: spent, and seen (the part that was watched,
- * not enforced), with its share of retry spend. Nothing is read or written when the fleet has no budget.
+ * not enforced), with its share of retry spend.
  */
 export async function countSeenSpend(db: Executor, attempt: SeenAttempt): Promise<void> {
-  if (attempt.costMicros === 0 || (await storedSpendBudgets.get(db)).length === 0) return;
+  // Read in the statement, not from a copy in memory: a budget made a moment ago counts this spend too.
+  if (attempt.costMicros === 0) return;
   await db.execute(sql`
     with written (task_id, agent, step, started_at, cost_micros, retry_cost_micros) as (
       values (${attempt.taskId}::text, ${attempt.agent}::text, ${attempt.step}::text,
@@ -32,16 +32,23 @@ export async function countSeenSpend(db: Executor, attempt: SeenAttempt): Promis
 /**
  * What countSeenSpend writes, as a CTE over `written` (attempts with their task, agent, step, start, cost and retry
  * cost), for one reported attempt or the attempts a span batch wrote: each covering budget's period counts their
- * spend as seen. The spend is split evenly over the period's stripes (made if missing, locked in stripe order), so
- * every stripe's share has that much less room, as the whole budget has. A batch's attempts are counted once, when
- * written; numbering them again later moves no spend.
+ * spend as seen, each attempt's on one stripe (by its task, so a batch locks few), in budget and stripe order. A
+ * stripe the spend takes past its share marks the period's shares stale (overdrawnMarkSql), so that the begins decide
+ * on the totals, which include it. A batch's attempts are counted once, when written; numbering them again later
+ * moves no spend.
  */
 export function seenSpendOfWrittenCte(): SQL {
-  const part = (total: SQL) =>
-    sql`${total} / ${BUDGET_STRIPES}::int + case when stripe < ${total} % ${BUDGET_STRIPES}::int then 1 else 0 end`;
-  return sql`seen_by_budget as (
-      select b.id as budget_id, date_trunc(b.period, w.started_at, 'UTC') as period_start,
-        sum(w.cost_micros)::bigint as cost, sum(w.retry_cost_micros)::bigint as retry_cost
+  const after = {
+    spent: sql`(u.spent_micros + excluded.spent_micros)`,
+    reserved: sql`u.reserved_micros`,
+    retrySpent: sql`(u.retry_spent_micros + excluded.retry_spent_micros)`,
+    retryReserved: sql`u.retry_reserved_micros`,
+  };
+  return sql`budgets_seen as (
+      insert into spend_budget_usage as u (budget_id, period_start, stripe, spent_micros, seen_micros,
+        retry_spent_micros)
+      select b.id, date_trunc(b.period, w.started_at, 'UTC'), mod(hashtext(w.task_id)::bigint + 2147483648, ${BUDGET_STRIPES}::int)::smallint,
+        sum(w.cost_micros), sum(w.cost_micros), sum(w.retry_cost_micros)
       from written w
       left join task_budgets t on t.task_id = w.task_id
       left join task_agents a on a.task_id = w.task_id
@@ -49,16 +56,11 @@ export function seenSpendOfWrittenCte(): SQL {
         or (b.scope = 'step' and b.scope_value = w.step) or (b.scope = 'owner' and b.scope_value = t.owner)
         or (b.scope = 'queue' and b.scope_value = coalesce(t.queue, a.queue))
       where w.cost_micros > 0
-      group by 1, 2
-    ),
-    budgets_seen as (
-      insert into spend_budget_usage as u (budget_id, period_start, stripe, spent_micros, seen_micros,
-        retry_spent_micros)
-      select budget_id, period_start, stripe, ${part(sql`cost`)}, ${part(sql`cost`)}, ${part(sql`retry_cost`)}
-      from seen_by_budget cross join generate_series(0, ${BUDGET_STRIPES - 1}::int) as stripe
-      order by budget_id, period_start, stripe
+      group by 1, 2, 3
+      order by 1, 2, 3
       on conflict (budget_id, period_start, stripe) do update set
-        spent_micros = u.spent_micros + excluded.spent_micros,
+        spent_micros = ${after.spent},
         seen_micros = u.seen_micros + excluded.seen_micros,
-        retry_spent_micros = u.retry_spent_micros + excluded.retry_spent_micros)`;
+        retry_spent_micros = ${after.retrySpent},
+        cut_limit_micros = ${overdrawnMarkSql(after)})`;
 }

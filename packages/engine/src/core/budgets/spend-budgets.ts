@@ -5,7 +5,6 @@ import { authorize } from '../identity/authorization';
 import { type Actor, actorLabel, type CoreContext, nowOf } from '../kernel/context';
 import { periodStartOf } from './budget-periods';
 import { attemptsCoveredSql } from './budget-coverage';
-import { cachedPerDatabase } from '../pricing/rules-cache';
 import { InvalidInputError } from '@holdfast/protocol/errors';
 import { parseInput } from '@holdfast/protocol/validation';
 import {
@@ -85,9 +84,6 @@ export function spendBudgetsMaybeCoveringSql(work: { agent: SQLWrapper; step: SQ
       or (scope = 'downstream' and scope_value = ${work.downstream}::text)`;
 }
 
-/** The budgets as reported attempts are counted under them: a change reaches this instance at once, another within 5 s. */
-export const storedSpendBudgets = cachedPerDatabase(readSpendBudgets);
-
 /** What an audit record keeps of a budget: all but its name (the record's target) and who changed it when. */
 type AuditedBudget = Omit<SpendBudget, 'id' | 'name' | 'keptIn' | 'updatedBy' | 'updatedAt'>;
 
@@ -132,9 +128,7 @@ async function changeBudget(
 ): Promise<{ changed: boolean; created: boolean }> {
   const actor = authorize(ctx, 'spend_budget.manage');
   const change = { ...read(), keptIn: null, now: nowOf(ctx) };
-  const result = await ctx.db.transaction((tx) => writeBudgetChange(tx, actor, change));
-  if (result.changed) storedSpendBudgets.forget(ctx.db);
-  return result;
+  return ctx.db.transaction((tx) => writeBudgetChange(tx, actor, change));
 }
 
 /** A budget's change as written: what it becomes (null: deleted), and who keeps it (a budgets file, or the console). */
@@ -180,8 +174,7 @@ export async function writeBudgetChange(
         period = excluded.period, limit_micros = excluded.limit_micros, warn_percents = excluded.warn_percents,
         on_exhausted = excluded.on_exhausted, first_attempt_percent = excluded.first_attempt_percent,
         kept_in = excluded.kept_in, updated_by = excluded.updated_by, updated_at = now()`);
-    const covers = (budget: AuditedBudget | null) => budget && `${budget.scope}:${budget.scopeValue}:${budget.period}`;
-    if (covers(before) !== covers(next)) await countPeriodSoFar(tx, name, next, change.now);
+    if (!stored) await countPeriodSoFar(tx, name, next, change.now);
   } else {
     await tx.execute(sql`delete from spend_budgets where name = ${name}`);
   }
@@ -191,16 +184,15 @@ export async function writeBudgetChange(
 }
 
 /**
- * A budget made (or set to cover other work) during a period starts from what the work it covers spent in it so far,
- * read from the attempt log: all of it seen, none enforced (the budget refused nothing before it existed), its
- * retries' part as retry spend; what it counted for other work goes. Attempts running now count nothing here: they
- * reserved under no budget of this name.
+ * A budget made during a period starts from what the work it covers spent in it so far, read from the attempt log:
+ * all of it seen, none enforced (the budget refused nothing before it existed), its retries' part as retry spend.
+ * Attempts running now count nothing here: they reserved under no budget of this name. A changed budget keeps its
+ * count: attempts running under it hold reservations on its rows, which a recount would orphan.
  */
 async function countPeriodSoFar(tx: Executor, name: string, budget: AuditedBudget, now: Date): Promise<void> {
   const start = periodStartOf(budget.period, now);
   const [row] = await tx.execute<{ id: string }>(sql`select id from spend_budgets where name = ${name}`);
   const id = Number(row!.id);
-  await tx.execute(sql`delete from spend_budget_usage where budget_id = ${id}`);
   await tx.execute(sql`
     insert into spend_budget_usage (budget_id, period_start, stripe, spent_micros, seen_micros, retry_spent_micros)
     select ${id}, ${start.toISOString()}::timestamptz, 0, spent, spent, retry_spent

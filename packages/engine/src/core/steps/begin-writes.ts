@@ -17,14 +17,16 @@ const p = sql.placeholder;
  *  - `recorded`: the attempt row, marked running, unless its number was recorded already (a redelivery takes
  *    no identity twice: attempt_identities);
  *  - `reserved`: the task's gate, one guarded UPDATE (see reserveSql);
+ *  - `counted`: a first attempt counted in its retry pools' usage (in its connection's stripe). A retry
+ *    (charged_retry) takes from the pools instead, after this statement (take-retry.ts locks the pools first);
  *  - `budget_taken`: the estimate reserved on a free stripe of each fleet spend budget covering the step (see
  *    freeStripeCtes; a budget none of whose free stripes has room is left to the spend budget gate). It reads
- *    `reserved`, so the task's row is locked before any stripe, as a finish locks them;
+ *    `reserved` and `counted`, so the task's row and the pool's count are locked before any stripe, as a finish and
+ *    a slow begin lock them. A key whose previous attempt left reservations takes none here: the gate gives those
+ *    back first, then reserves;
  *  - `attached`: what the finish and a dead letter need, written onto the key (with the budgets' reservations),
  *    returning what the previous attempt left there: its reservation (a holder that died without finishing; this
  *    one replaces it) and its start;
- *  - `counted`: a first attempt counted in its retry pools' usage (in its connection's stripe). A retry (charged_retry) takes from the
- *    pools instead, after this statement (take-retry.ts locks the pools first).
  * Data-modifying CTEs all run, read or not; a refused gate returns no budget, and the caller rolls the
  * transaction back, so nothing of it stays.
  */
@@ -47,12 +49,20 @@ previous as (
 reserved as (
   ${reserveSql()}
 ),
+counted as (
+  insert into retry_pool_usage (agent, step, slice_start, stripe, first_attempts)
+  select ${p('agent')}::text, ${p('step')}::text, ${p('sliceStart')}::timestamptz, ${counterStripeSql}, 1
+  from reserved where not reserved.charged_retry
+  on conflict (agent, step, slice_start, stripe) do update set first_attempts = retry_pool_usage.first_attempts + 1
+  returning 1
+),
 budget_wanted as (
   select w.budget_id, w.period_start, w.limit_micros, w.retry_cap_micros
   from jsonb_to_recordset(${p('budgets')}::jsonb)
     as w(budget_id bigint, period_start timestamptz, limit_micros bigint, retry_cap_micros bigint, owner text),
-    reserved
-  where w.owner is null or w.owner = reserved.owner
+    reserved, (select count(*) from counted) as pool_counted_first
+  where (w.owner is null or w.owner = reserved.owner)
+    and (select budget_reservations from previous) is null
 ),
 ${freeStripeCtes({
   estimate: sql`${p('estimate')}::bigint`,
@@ -71,12 +81,6 @@ attached as (
   where idempotency_keys.key = ${p('key')}::text
   returning previous.reserved_micros as leftover, previous.attempt_started_at as previous_started_at,
     previous.budget_reservations as previous_budget_reservations
-),
-counted as (
-  insert into retry_pool_usage (agent, step, slice_start, stripe, first_attempts)
-  select ${p('agent')}::text, ${p('step')}::text, ${p('sliceStart')}::timestamptz, ${counterStripeSql}, 1
-  from reserved where not reserved.charged_retry
-  on conflict (agent, step, slice_start, stripe) do update set first_attempts = retry_pool_usage.first_attempts + 1
 )
 select attached.previous_started_at, attached.leftover, attached.previous_budget_reservations,
   (select coalesce(jsonb_agg(jsonb_build_object('budgetId', budget_id, 'stripe', stripe)), '[]'::jsonb)

@@ -29,14 +29,13 @@ export const spendBudgetGate: GateInClaim = {
       owner: budget.owner,
     });
     if (covering.length === 0) return undefined;
-    const took = await reserveUnderRemainingBudgets(tx, key, covering, attempt.budgetsTaken ?? [], {
+    const refusing = await reserveUnderRemainingBudgets(tx, key, covering, attempt.budgetsTaken ?? [], {
       estimate,
       retry: budget.charged_retry,
       now,
       preferredStripe: attempt.preferredStripe ?? 0,
     });
-    if (took.length === covering.length) return undefined;
-    const refusing = covering.filter((covered) => !took.includes(covered.id));
+    if (refusing.length === 0) return undefined;
     // A budget that stops outweighs one that waits.
     return budgetRefusal(refusing.find((covered) => covered.onExhausted === 'stop') ?? refusing[0]!, estimate, now);
   },

@@ -46,8 +46,7 @@ export function freeStripeCtes(ask: { estimate: SQL; retryEstimate: SQL; preferr
       and u.cut_limit_micros = w.limit_micros and u.cut_retry_cap_micros = w.retry_cap_micros
       and not exists (
         select 1 from spend_budget_usage stale
-        where stale.budget_id = w.budget_id and stale.period_start = w.period_start
-          and (stale.cut_limit_micros <> w.limit_micros or stale.cut_retry_cap_micros <> w.retry_cap_micros))
+        where stale.budget_id = w.budget_id and stale.period_start = w.period_start and stale.cut_limit_micros = -1)
       and u.spent_micros + u.reserved_micros < u.share_micros
       and u.spent_micros + u.reserved_micros + ${ask.estimate} <= u.share_micros
       and u.retry_spent_micros + u.retry_reserved_micros + ${ask.retryEstimate} <= u.retry_share_micros

@@ -84,5 +84,10 @@ export const spendBudgetUsage = pg.pgTable(
   (table) => [
     pg.primaryKey({ name: 'spend_budget_usage_pkey', columns: [table.budgetId, table.periodStart, table.stripe] }),
     pg.index('spend_budget_usage_period_idx').on(table.periodStart),
+    // The periods whose shares are stale (a stripe overdrawn, or not cut yet): every begin's fast way asks.
+    pg
+      .index('spend_budget_usage_stale_idx')
+      .on(table.budgetId, table.periodStart)
+      .where(sql`${table.cutLimitMicros} = -1`),
   ],
 );

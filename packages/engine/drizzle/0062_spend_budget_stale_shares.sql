@@ -1,0 +1,1 @@
+CREATE INDEX "spend_budget_usage_stale_idx" ON "spend_budget_usage" USING btree ("budget_id","period_start") WHERE "spend_budget_usage"."cut_limit_micros" = -1;

@@ -14,6 +14,12 @@ export interface BurnChartPoint {
   retries: number;
 }
 
+/** The spend drawn, and beneath it the retries' part of it. */
+const BURN_SERIES = [
+  { key: 'spent', name: 'Spent (cumulative)', opacity: 0.15 },
+  { key: 'retries', name: 'of it retries', opacity: 0.25 },
+] as const;
+
 /**
  * A budget's period so far: spend accumulating bucket by bucket, the retries' part under it, and the limit as a
  * line, so how close the period runs to it reads at a glance.
@@ -54,24 +60,18 @@ export function BudgetBurnChart({
           width: 72,
         })}
         <Legend {...chartTheme.legend} />
-        <Area
-          type="stepAfter"
-          dataKey="spent"
-          name="Spent (cumulative)"
-          stroke={chartTheme.series[0]}
-          fill={chartTheme.series[0]}
-          fillOpacity={0.15}
-          isAnimationActive={false}
-        />
-        <Area
-          type="stepAfter"
-          dataKey="retries"
-          name="of it retries"
-          stroke={chartTheme.series[1]}
-          fill={chartTheme.series[1]}
-          fillOpacity={0.25}
-          isAnimationActive={false}
-        />
+        {BURN_SERIES.map((series, index) => (
+          <Area
+            key={series.key}
+            type="stepAfter"
+            dataKey={series.key}
+            name={series.name}
+            stroke={chartTheme.series[index]}
+            fill={chartTheme.series[index]}
+            fillOpacity={series.opacity}
+            isAnimationActive={false}
+          />
+        ))}
         {limitOnScale ? (
           <ReferenceLine
             y={limit}

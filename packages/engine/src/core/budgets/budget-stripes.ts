@@ -38,22 +38,25 @@ export interface StripeTaken {
  * limit, or overdrawn: see overdrawnMarkSql), and goes the slow way, which cuts them again from the totals.
  */
 export function freeStripeCtes(ask: { estimate: SQL; retryEstimate: SQL; preferredStripe: SQL }): SQL {
+  // From the preferred stripe up, then from 0 up to it: each an index range read in stripe order that stops at the
+  // first free stripe with room, the second read only when the first found none (COALESCE stops at a value).
+  const freeFrom = (range: SQL) => sql`(select u.stripe from spend_budget_usage u
+      where u.budget_id = w.budget_id and u.period_start = w.period_start and ${range}
+        and u.cut_limit_micros = w.limit_micros and u.cut_retry_cap_micros = w.retry_cap_micros
+        and u.spent_micros + u.reserved_micros < u.share_micros
+        and u.spent_micros + u.reserved_micros + ${ask.estimate} <= u.share_micros
+        and u.retry_spent_micros + u.retry_reserved_micros + ${ask.retryEstimate} <= u.retry_share_micros
+      order by u.stripe
+      limit 1
+      for update skip locked)`;
   return sql`budget_picked as (
-  select free.budget_id, free.period_start, free.stripe
-  from budget_wanted w cross join lateral (
-    select u.budget_id, u.period_start, u.stripe from spend_budget_usage u
-    where u.budget_id = w.budget_id and u.period_start = w.period_start
-      and u.cut_limit_micros = w.limit_micros and u.cut_retry_cap_micros = w.retry_cap_micros
-      and not exists (
-        select 1 from spend_budget_usage stale
-        where stale.budget_id = w.budget_id and stale.period_start = w.period_start and stale.cut_limit_micros = -1)
-      and u.spent_micros + u.reserved_micros < u.share_micros
-      and u.spent_micros + u.reserved_micros + ${ask.estimate} <= u.share_micros
-      and u.retry_spent_micros + u.retry_reserved_micros + ${ask.retryEstimate} <= u.retry_share_micros
-    order by (u.stripe + ${BUDGET_STRIPES}::int - ${ask.preferredStripe}) % ${BUDGET_STRIPES}::int
-    limit 1
-    for update skip locked
-  ) free
+  select w.budget_id, w.period_start,
+    coalesce(${freeFrom(sql`u.stripe >= ${ask.preferredStripe}`)}, ${freeFrom(sql`u.stripe < ${ask.preferredStripe}`)})
+      as stripe
+  from budget_wanted w
+  where not exists (
+    select 1 from spend_budget_usage stale
+    where stale.budget_id = w.budget_id and stale.period_start = w.period_start and stale.cut_limit_micros = -1)
 ),
 budget_taken as (
   update spend_budget_usage u set
@@ -61,6 +64,7 @@ budget_taken as (
     retry_reserved_micros = u.retry_reserved_micros + ${ask.retryEstimate}
   from budget_picked picked
   where u.budget_id = picked.budget_id and u.period_start = picked.period_start and u.stripe = picked.stripe
+    and picked.stripe is not null
   returning u.budget_id, u.period_start, u.stripe
 )`;
 }

@@ -238,6 +238,23 @@ describe("a budget's period split over stripes", () => {
     });
   });
 
+  it('cuts every share again at the next begin after a stripe is overdrawn, so begins go the fast way again', async () => {
+    const budget = await aBudget({ scope: 'agent', scopeValue: 'recovering', limitUsd: 0.032 });
+    const first = await beginStep(ctx(), aStep({ agent: 'recovering', estimatedCostMicros: 100 }));
+    // $0.002 against a $0.0001 reservation: past its stripe's share, the period is stale.
+    await finishStep(ctx(), { ...attemptOf(first), outcome: 'succeeded', costMicros: 2_000 });
+    const staleStripes = async () => {
+      const [row] = await database.sql<{ stale: number }[]>`
+        select count(*) filter (where u.cut_limit_micros = -1)::int as stale
+        from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${budget}`;
+      return row!.stale;
+    };
+    expect(await staleStripes()).toBeGreaterThan(0);
+    expect((await beginStep(ctx(), aStep({ agent: 'recovering', estimatedCostMicros: 100 }))).decision).toBe('run');
+    expect(await staleStripes()).toBe(0);
+    expect(await stripesOf(budget)).toMatchObject({ reserved: 100, shares: 32_000, over: 0 });
+  });
+
   it('takes a budget deleted since the begin read it as covering nothing', async () => {
     const name = await aBudget({ scope: 'agent', scopeValue: 'vanishing', limitUsd: 1 });
     const [row] = await database.sql<{ id: string }[]>`select id from spend_budgets where name = ${name}`;

@@ -72,7 +72,8 @@ budget_taken as (
 /**
  * The slow way, for one budget: every stripe of its period is made if missing and locked (in stripe order, as
  * every slow begin, seen spend and finish lock them), and the period's totals decide. With room in the whole
- * budget, the estimate goes on a stripe whose share still has room, or, when none has, every share is cut again:
+ * budget, the estimate goes on a stripe whose share still has room, or, when none has or any share is stale, every
+ * share is cut again:
  * each stripe keeps what it has used, the preferred one this estimate too, and what is left is split over as many
  * stripes as it holds estimates like this one (at most all of them), from the preferred one on, so that the next
  * begins find room on the fast way. The shares always add up to the limit, and no stripe reserves past its share,
@@ -104,11 +105,14 @@ export async function reserveAcrossStripes(
       for update
     ),
     totals as (
-      select sum(used)::bigint as used, sum(retry_used)::bigint as retry_used from locked
+      select sum(used)::bigint as used, sum(retry_used)::bigint as retry_used, bool_and(cut_current) as all_current
+      from locked
     ),
     with_room as (
+      -- A stale stripe (overdrawn, not cut yet, or cut from another limit) makes the whole period cut again: else
+      -- every begin would come this slow way until the stripes with room ran out.
       select stripe from locked
-      where cut_current and used < share_micros and used + ${estimate}::bigint <= share_micros
+      where (select all_current from totals) and used < share_micros and used + ${estimate}::bigint <= share_micros
         and retry_used + ${retryEstimate}::bigint <= retry_share_micros
       order by ${rankSql(sql`stripe`, ask.preferredStripe)}
       limit 1

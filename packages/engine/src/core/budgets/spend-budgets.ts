@@ -137,7 +137,7 @@ export interface BudgetChange {
   reason: string;
   next: AuditedBudget | null;
   keptIn: string | null;
-  /** When the change is made: a new budget (or one covering other work) counts its period's spend up to it. */
+  /** When the change is made: a new budget counts its period's spend up to it. */
   now: Date;
 }
 

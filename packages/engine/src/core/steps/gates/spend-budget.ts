@@ -11,9 +11,9 @@ import { exhaustedStop } from './task-stops';
 /**
  * The fleet's spend budgets covering the step (its agent, its task's owner, its queue, the step, its downstream,
  * the whole fleet): the attempt's estimate is reserved under each, all or none, after the task's own gate took its
- * share (its statement reserved on a free stripe of each budget it could; this gate reserves under the rest). A budget without room refuses: the agent waits for the period to turn, or stops (a dead letter and a hold
- * for the task's owner, as for its own ceiling), as the budget says. With no budget covering it, nothing is read or
- * written.
+ * share (its statement reserved on a free stripe of each budget it could; this gate reserves under the rest). A
+ * budget without room refuses: the agent waits for the period to turn, or stops (a dead letter and a hold for the
+ * task's owner, as for its own ceiling), as the budget says. With no budget covering it, nothing is read or written.
  */
 export const spendBudgetGate: GateInClaim = {
   name: 'spend budget',

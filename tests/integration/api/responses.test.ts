@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NextRequest } from 'next/server';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { endpoints, type EndpointName } from '@holdfast/protocol/api/endpoints';
 import {
@@ -25,6 +25,22 @@ import { attemptOf } from '../../support/step-input';
  */
 
 const api = useApi();
+
+// Made before any report of this file: the server under test is another instance than the one saving the budget,
+// and an instance asks whether the fleet has budgets at most every 5 s.
+beforeAll(async () => {
+  await saveSpendBudget(
+    { db: api.database.db, actor: admin },
+    {
+      name: 'contract budget',
+      scope: 'agent',
+      scopeValue: 'contract-budgeted',
+      period: 'day',
+      limitUsd: 1,
+      reason: 'test',
+    },
+  );
+});
 const unique = (prefix: string) => `${prefix}-${randomUUID()}`;
 
 interface Answer {
@@ -369,17 +385,6 @@ describe('restated enums', () => {
 
 describe('GET /api/v1/spend-budgets', () => {
   it("answers the budgets' periods as its schema and the OpenAPI document say, for a read token; an ingest token may not", async () => {
-    await saveSpendBudget(
-      { db: api.database.db, actor: admin },
-      {
-        name: 'contract budget',
-        scope: 'agent',
-        scopeValue: 'contract-budgeted',
-        period: 'day',
-        limitUsd: 1,
-        reason: 'test',
-      },
-    );
     await call('recordAttempt', anAttempt({ agent: 'contract-budgeted', costMicros: 2_500 }));
     const { GET } = await import('../../../app/api/v1/spend-budgets/route');
     const get = (token: string) =>

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client';
 import type { Actor } from '../kernel/context';
 import { type FieldErrors, InvalidInputError } from '@holdfast/protocol/errors';
 import { MAX_BUDGETS, saveSpendBudgetInput } from '@holdfast/protocol/inputs/spend-budget-input';
-import { readSpendBudgets, type BudgetChange, writeBudgetChange } from './spend-budgets';
+import { fleetHasBudgets, readSpendBudgets, type BudgetChange, writeBudgetChange } from './spend-budgets';
 
 /** Who applies a budgets file, in the audit log. */
 const BUDGETS_FILE: Actor = { type: 'system', id: 'budgets-file' };
@@ -100,5 +100,6 @@ export async function applyBudgetsFile(
       outcome.deleted += 1;
     }
   });
+  fleetHasBudgets.forget(db);
   return outcome;
 }

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
 import { BUDGET_STRIPES, overdrawnMarkSql } from './budget-stripes';
+import { fleetHasBudgets } from './spend-budgets';
 
 /** A finished attempt Holdfast only saw (reported after the fact, or read from a span): what it cost, and when. */
 export interface SeenAttempt {
@@ -18,8 +19,9 @@ export interface SeenAttempt {
  * not enforced), with its share of retry spend.
  */
 export async function countSeenSpend(db: Executor, attempt: SeenAttempt): Promise<void> {
-  // Read in the statement, not from a copy in memory: a budget made a moment ago counts this spend too.
-  if (attempt.costMicros === 0) return;
+  // A fleet without budgets pays no statement per report. Which budgets cover the attempt is read in the statement,
+  // so only the fleet's first budget can be missed, by another instance, for up to 5 s (the copy's life).
+  if (attempt.costMicros === 0 || !(await fleetHasBudgets.get(db))) return;
   await db.execute(sql`
     with written (task_id, agent, step, started_at, cost_micros, retry_cost_micros) as (
       values (${attempt.taskId}::text, ${attempt.agent}::text, ${attempt.step}::text,

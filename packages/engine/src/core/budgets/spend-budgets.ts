@@ -3,6 +3,7 @@ import type { Executor } from '../../db/client';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { type Actor, actorLabel, type CoreContext, nowOf } from '../kernel/context';
+import { cachedPerDatabase } from '../pricing/rules-cache';
 import { periodStartOf } from './budget-periods';
 import { attemptsCoveredSql } from './budget-coverage';
 import { InvalidInputError } from '@holdfast/protocol/errors';
@@ -85,6 +86,12 @@ export function spendBudgetsMaybeCoveringSql(work: { agent: SQLWrapper; step: SQ
 }
 
 /** What an audit record keeps of a budget: all but its name (the record's target) and who changed it when. */
+/** Whether the fleet has any spend budget, as reported attempts ask before counting their spend (5 s copy). */
+export const fleetHasBudgets = cachedPerDatabase(async (db: Executor) => {
+  const [row] = await db.execute<{ any: boolean }>(sql`select exists (select 1 from spend_budgets) as any`);
+  return row?.any ?? false;
+});
+
 type AuditedBudget = Omit<SpendBudget, 'id' | 'name' | 'keptIn' | 'updatedBy' | 'updatedAt'>;
 
 /** A budget's settings in one order, so that the same settings compare (and are audited) the same. */
@@ -128,7 +135,9 @@ async function changeBudget(
 ): Promise<{ changed: boolean; created: boolean }> {
   const actor = authorize(ctx, 'spend_budget.manage');
   const change = { ...read(), keptIn: null, now: nowOf(ctx) };
-  return ctx.db.transaction((tx) => writeBudgetChange(tx, actor, change));
+  const result = await ctx.db.transaction((tx) => writeBudgetChange(tx, actor, change));
+  if (result.changed) fleetHasBudgets.forget(ctx.db);
+  return result;
 }
 
 /** A budget's change as written: what it becomes (null: deleted), and who keeps it (a budgets file, or the console). */

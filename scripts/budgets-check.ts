@@ -3,6 +3,7 @@
  * without a database: prints each budget it holds, or every mistake with its place, and exits 1 on a mistake. For
  * the repository that keeps the file, before it reaches a server.
  */
+import { periodWords } from '@holdfast/protocol/inputs/spend-budget-input';
 import { readBudgetsFile } from './lib/spend-budgets-file';
 
 async function main(): Promise<number> {
@@ -17,7 +18,7 @@ async function main(): Promise<number> {
     for (const { name, next } of budgets) {
       const scope = next.scope === 'fleet' ? 'the whole fleet' : `${next.scope} ${next.scopeValue}`;
       console.log(
-        `  ${name}: $${next.limitMicros / 1_000_000} a UTC ${next.period} for ${scope}, ${next.onExhausted}s when spent`,
+        `  ${name}: $${next.limitMicros / 1_000_000} ${periodWords(next)} for ${scope}, ${next.onExhausted}s when spent`,
       );
     }
     return 0;

@@ -83,6 +83,57 @@ test('an admin adds a budget, sees what it used and refused, changes it and dele
   await expect(kept).toHaveCount(0);
 });
 
+/** The periods beyond the UTC calendar and a model's budget, from the form to a refused begin. */
+test("an admin adds a weekly budget from a chosen start and a model's rolling hour; the rolling one fills", async ({
+  page,
+  database,
+}) => {
+  const suffix = randomUUID().slice(0, 6);
+  await page.goto('/settings/budgets');
+  const form = page.getByTestId('budget-form');
+  // A custom period's length and start are asked only when it is chosen.
+  await expect(form.getByLabel('Each period lasts (hours)')).toHaveCount(0);
+  await form.getByLabel('Name').fill(`e2e weekly ${suffix}`);
+  await form.getByLabel('Scope').selectOption('fleet');
+  await form.getByLabel('Period', { exact: true }).selectOption('custom');
+  await form.getByLabel('Each period lasts (hours)').fill('168');
+  await form.getByLabel('First period began (UTC)').fill('2026-11-30 00:00');
+  await form.getByLabel('Limit ($ a period)').fill('900');
+  await form.getByLabel('Reason (kept in the audit log)').fill('the fleet may spend $900 a week from Monday');
+  await form.getByRole('button', { name: 'Add budget' }).click();
+  await expect(page.getByTestId('toasts')).toContainText(`Budget added: e2e weekly ${suffix}.`);
+  await expect(page.getByTestId(`budget-e2e weekly ${suffix}`)).toContainText('$900.00 every 7 days');
+
+  const model = `E2E-Model-${suffix}`;
+  await page.getByTestId('budget-form').getByLabel('Name').fill(`e2e model ${suffix}`);
+  await page.getByTestId('budget-form').getByLabel('Scope').selectOption('model');
+  await page.getByTestId('budget-form').getByLabel('Covers').fill(model);
+  await page.getByTestId('budget-form').getByLabel('Period', { exact: true }).selectOption('rolling_hour');
+  await page.getByTestId('budget-form').getByLabel('Limit ($ a period)').fill('0.001');
+  await page.getByTestId('budget-form').getByLabel('Reason (kept in the audit log)').fill('one call an hour');
+  await page.getByTestId('budget-form').getByRole('button', { name: 'Add budget' }).click();
+  await expect(page.getByTestId('toasts')).toContainText(`Budget added: e2e model ${suffix}.`);
+
+  const ctx = { db: database.db, actor: { type: 'agent' as const, id: 'e2e', scopes: ['ingest' as const] } };
+  const begin = (step: string) =>
+    beginStep(ctx, {
+      taskId: `t-${randomUUID()}`,
+      agent: `e2e-caller-${suffix}`,
+      step,
+      model: `${model.toLowerCase()}-2026-01-01`,
+      owner: 'team:platform',
+      estimatedCostMicros: 1_000,
+      content: { step },
+    });
+  expect((await begin('first')).decision).toBe('run');
+  expect(await begin('second')).toMatchObject({ decision: 'wait', code: 'BUDGET_EXHAUSTED' });
+  await page.reload();
+  const row = page.getByTestId(`budget-e2e model ${suffix}`);
+  await expect(row).toContainText(`model ${model.toLowerCase()}`);
+  await expect(row).toContainText('$0.0010 the last hour (rolling)');
+  await expect(row.getByTestId('budget-forecast')).toContainText('full; room again as spend leaves it');
+});
+
 /** A budget's own page, reached from the list: its burn-down, its top spenders; a file's budget read only. */
 test("a budget's page shows its burn-down and top spenders; a budget kept in a file is read only", async ({
   page,
@@ -91,7 +142,16 @@ test("a budget's page shows its burn-down and top spenders; a budget kept in a f
 }) => {
   const agent = `e2e-burn-${randomUUID().slice(0, 6)}`;
   const name = `e2e ${agent}`;
-  const fileBudget = { name, next: { scope: 'agent' as const, scopeValue: agent, period: 'day' as const } };
+  const fileBudget = {
+    name,
+    next: {
+      scope: 'agent' as const,
+      scopeValue: agent,
+      period: 'day' as const,
+      resetEveryHours: null,
+      resetFrom: null,
+    },
+  };
   await applyBudgetsFile(database.db, 'budgets.json', [
     {
       ...fileBudget,

@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { type CoreContext, saveSpendBudget } from '@holdfast/engine/core';
 
 /**
- * A budget for the demo fleet, so the Spend budgets page and the Overview show one at work: outreach's day, with a
- * share kept for first attempts. Its limit is a few times what outreach spends in a day (about $0.25), so its
+ * Budgets for the demo fleet, so the Spend budgets page and the Overview show them at work: outreach's day, with a
+ * share kept for first attempts, and the briefing model's rolling hour. Its limit is a few times what outreach spends in a day (about $0.25), so its
  * burn-down climbs visibly; it covers one agent, not the fleet: attempts a person reports by hand (or a test
  * records) never make every step wait.
  */
@@ -15,6 +15,14 @@ const demoBudgets = [
     period: 'day',
     limitUsd: 1,
     firstAttemptPercent: 50,
+  },
+  // The traced briefing agent's model, over the last hour: its spans are counted (seen), never refused.
+  {
+    name: 'gpt-4o-mini last hour',
+    scope: 'model',
+    scopeValue: 'gpt-4o-mini',
+    period: 'rolling_hour',
+    limitUsd: 0.5,
   },
 ] as const;
 

@@ -1,11 +1,17 @@
 import 'server-only';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '@holdfast/engine/db';
-import { attemptsCoveredSql, type SpendBudget } from '@holdfast/engine/core';
+import { attemptsCoveredSql, periodLengthOf, type SpendBudget } from '@holdfast/engine/core';
 import { bucketLabelSql, planFigures } from '@holdfast/engine/rollups';
 
-/** How a budget's period is drawn: five-minute buckets for an hour, hours for a day, days for a month. */
-const UNIT = { hour: '5min', day: 'hour', month: 'day' } as const;
+/**
+ * How a budget's period is drawn: five-minute buckets for an hour (and the rolling hour), hours for a day (and a
+ * custom period of up to two days), days for longer.
+ */
+function unitOf(budget: SpendBudget, at: Date): '5min' | 'hour' | 'day' {
+  const length = periodLengthOf(budget, at);
+  return length <= 3_600_000 ? '5min' : length <= 2 * 86_400_000 ? 'hour' : 'day';
+}
 
 /** One bucket of a period's burn-down: the spend by its end, all of it and the retries' part. */
 export interface BurnPoint {
@@ -25,7 +31,7 @@ export interface BudgetSpender {
 }
 
 export interface BudgetBurn {
-  unit: (typeof UNIT)[keyof typeof UNIT];
+  unit: ReturnType<typeof unitOf>;
   /** Cumulative, one point per bucket with spend (a quiet bucket adds nothing). */
   points: BurnPoint[];
   /** Most spend first, at most 10. */
@@ -58,9 +64,9 @@ export async function readBudgetBurn(
   budget: SpendBudget,
   period: { start: Date; now: Date },
 ): Promise<BudgetBurn> {
-  const unit = UNIT[budget.period];
+  const unit = unitOf(budget, period.now);
   // An hour's rate needs buckets no longer than an hour: a month is drawn by day from hourly rows.
-  const finest = budget.period === 'hour' ? '5min' : 'hour';
+  const finest = unit === '5min' ? '5min' : 'hour';
   const since = startOfBucket(new Date(period.now.getTime() - 3_600_000), finest);
   const fromRollups = budget.scope === 'fleet' || budget.scope === 'agent' || budget.scope === 'step';
   const covered = fromRollups

@@ -4,14 +4,16 @@ import type { Executor } from '@holdfast/engine/db';
 import {
   currentBudgetSpend,
   periodEndOf,
-  periodStartOf,
   readSpendBudgets,
+  windowStartOf,
   type SpendBudget,
 } from '@holdfast/engine/core';
 
 /** A budget with its period under way: what is spent (and seen), reserved, by retries, refused, and a forecast. */
 export interface SpendBudgetView extends SpendBudget {
+  /** Where what counts now began: the period's start, or for a rolling hour its oldest five minutes. */
   periodStart: Date;
+  /** When the period turns; for a rolling hour, when its oldest five minutes leave it next. */
   periodEnd: Date;
   spentMicros: number;
   /** The part of `spent` Holdfast only saw (reported attempts): counted, not refused. */
@@ -40,12 +42,11 @@ export async function getSpendBudgets(db: Executor, now: Date): Promise<SpendBud
   const rows = await db.execute<UsageRow>(sql`
     select u.budget_id, u.period_start, u.spent_micros as spent, u.seen_micros as seen,
       u.retry_spent_micros as retry_spent, u.reserved_micros as reserved, u.refusals
-    from spend_budgets b join ${currentBudgetSpend(now)} u
-      on u.budget_id = b.id and u.period_start = date_trunc(b.period, ${now.toISOString()}::timestamptz, 'UTC')`);
+    from ${currentBudgetSpend(now)} u`);
   const usage = new Map([...rows].map((row) => [Number(row.budget_id), row]));
   return budgets.map((budget) => {
-    const periodStart = periodStartOf(budget.period, now);
-    const periodEnd = periodEndOf(budget.period, now);
+    const periodStart = windowStartOf(budget, now);
+    const periodEnd = periodEndOf(budget, now);
     const row = usage.get(budget.id);
     const spentMicros = Number(row?.spent ?? 0);
     const reservedMicros = Number(row?.reserved ?? 0);
@@ -58,7 +59,11 @@ export async function getSpendBudgets(db: Executor, now: Date): Promise<SpendBud
       retrySpentMicros: Number(row?.retry_spent ?? 0),
       reservedMicros,
       refusals: row?.refusals ?? 0,
-      exhaustedAt: forecast(budget.limitMicros, spentMicros + reservedMicros, periodStart, periodEnd, now),
+      // A rolling hour never runs out at a moment: what leaves it makes room as what comes in fills it.
+      exhaustedAt:
+        budget.period === 'rolling_hour'
+          ? null
+          : forecast(budget.limitMicros, spentMicros + reservedMicros, periodStart, periodEnd, now),
     };
   });
 }

@@ -14,13 +14,29 @@ export async function aSpentQueueBudget(
   onExhausted: 'stop' | 'wait',
 ): Promise<{ name: string; queue: string }> {
   const queue = `budgeted-${randomUUID().slice(0, 8)}`;
-  const name = `${queue} per day`;
+  const name = await aSpentBudget(database, { scope: 'queue', scopeValue: queue, onExhausted });
+  return { name, queue };
+}
+
+/** The same for a model's budget (waits when spent): every begin declaring the model is refused today. */
+export async function aSpentModelBudget(
+  database: { db: Database; sql: postgres.Sql },
+  model: string,
+): Promise<{ name: string }> {
+  return { name: await aSpentBudget(database, { scope: 'model', scopeValue: model, onExhausted: 'wait' }) };
+}
+
+async function aSpentBudget(
+  database: { db: Database; sql: postgres.Sql },
+  budget: { scope: 'queue' | 'model'; scopeValue: string; onExhausted: 'stop' | 'wait' },
+): Promise<string> {
+  const name = `${budget.scopeValue} per day ${randomUUID().slice(0, 4)}`;
   await saveSpendBudget(
     { db: database.db, actor: admin },
-    { name, scope: 'queue', scopeValue: queue, period: 'day', limitUsd: 1, onExhausted, reason: 'adapter test' },
+    { name, ...budget, period: 'day', limitUsd: 1, reason: 'adapter test' },
   );
   await database.sql`
     insert into spend_budget_usage (budget_id, period_start, spent_micros, seen_micros)
     select id, date_trunc('day', now(), 'UTC'), 1000000, 1000000 from spend_budgets where name = ${name}`;
-  return { name, queue };
+  return name;
 }

@@ -8,7 +8,7 @@ import { HoldfastStepStopped, HoldfastStepWaiting, holdfastTask } from '@holdfas
 import { createHoldfastClient, type HoldfastClient } from '@holdfast/client';
 import { createApiToken, SWEEPER } from '../../../packages/engine/src/core';
 import { demoServerEnv, type HoldfastServer, startHoldfastServer } from '../../support/holdfast-server';
-import { aSpentQueueBudget } from '../../support/spent-budget';
+import { aSpentModelBudget, aSpentQueueBudget } from '../../support/spent-budget';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -70,10 +70,10 @@ const httpFailure = (status: number, headers: Record<string, string> = {}) =>
   });
 
 /** A mock model that answers from a script, one entry per call; a thrown entry is a failed call. */
-function scriptedModel(script: (() => LanguageModelV4GenerateResult)[]) {
+function scriptedModel(script: (() => LanguageModelV4GenerateResult)[], modelId = MODEL) {
   const model: MockLanguageModelV4 = new MockLanguageModelV4({
     provider: 'openai.responses',
-    modelId: MODEL,
+    modelId,
     doGenerate: async () => {
       const next = script[model.doGenerateCalls.length - 1];
       if (!next) throw new Error('the script has no more answers');
@@ -222,6 +222,22 @@ describe('the AI SDK under Holdfast', () => {
     expect(model.doGenerateCalls).toHaveLength(0);
     expect(waits).toEqual([]);
     expect(await attemptsOf(taskId)).toEqual([]);
+  });
+
+  it('declares the model at the begin, so that a spent budget of that model refuses the call before it is asked', async () => {
+    const modelId = `budgeted-model-${randomUUID().slice(0, 8)}`;
+    const budget = await aSpentModelBudget(database, modelId);
+    const taskId = `sdk-model-budget-${randomUUID()}`;
+    const model = scriptedModel([() => answer('never asked')], modelId);
+    const { holdfast } = delivery(taskId, {}, 1_000);
+    const failure = await generateText({
+      model: wrapLanguageModel({ model, middleware: holdfast.model('answer') }),
+      prompt: 'Summarise the ticket',
+      maxRetries: 0,
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(HoldfastStepWaiting);
+    expect(failure).toMatchObject({ code: 'BUDGET_EXHAUSTED', budget: { name: budget.name, scope: 'model' } });
+    expect(model.doGenerateCalls).toHaveLength(0);
   });
 
   it('runs a side-effecting tool once per task: a redelivered run replays the model and the tool', async () => {

@@ -14,13 +14,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   HoldfastStepStopped,
+  HoldfastStepWaiting,
   type HoldfastTask,
   holdfastAttemptOf,
   holdfastModelProvider,
   holdfastTool,
 } from '@holdfast/client/openai-agents';
 import { useAdapterServer } from '../../support/adapter-server';
-import { aSpentQueueBudget } from '../../support/spent-budget';
+import { aSpentModelBudget, aSpentQueueBudget } from '../../support/spent-budget';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -127,7 +128,7 @@ interface RunState {
 }
 
 /** One world per test: the fake model, the counted side effect, the slept delays, the wrapped tool. */
-function billingWorld(taskFields: Partial<HoldfastTask> = {}) {
+function billingWorld(taskFields: Partial<HoldfastTask> = {}, modelName = MODEL) {
   const model = new FakeBillingModel();
   const provider: ModelProvider = { getModel: () => model };
   const sent: { invoice: string; key: string | undefined }[] = [];
@@ -156,7 +157,7 @@ function billingWorld(taskFields: Partial<HoldfastTask> = {}) {
   const agent = new Agent<RunState>({
     name: 'Billing agent',
     instructions: 'Send the invoice the customer asks for, then say so.',
-    model: MODEL,
+    model: modelName,
     tools: [sendInvoice],
   });
   const task: HoldfastTask = {
@@ -332,6 +333,17 @@ describe('the OpenAI Agents SDK under Holdfast', () => {
     expect(world.model.calls).toBe(0);
     expect(world.sent).toHaveLength(0);
     expect(await attemptsOf(world.task.taskId)).toEqual([]);
+  });
+
+  it("declares the agent's model at the begin: a spent budget of that model refuses the call before it is asked", async () => {
+    const modelName = `budgeted-${randomUUID().slice(0, 8)}`;
+    const budget = await aSpentModelBudget(database, modelName);
+    const world = billingWorld({}, modelName);
+    const waiting = await world.runOnce().catch((error: unknown) => error);
+    expect(waiting).toBeInstanceOf(HoldfastStepWaiting);
+    expect(waiting).toMatchObject({ code: 'BUDGET_EXHAUSTED', budget: { name: budget.name, scope: 'model' } });
+    expect(world.model.calls).toBe(0);
+    expect(world.sent).toHaveLength(0);
   });
 
   it('records a streamed call when its stream ends, and replays it to a streamed re-run', async () => {

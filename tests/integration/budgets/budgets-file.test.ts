@@ -119,7 +119,7 @@ describe('spend budgets from a file', () => {
     expect((refusal as InvalidInputError).fieldErrors).toEqual({
       '(file)': ['unknown field "owner"'],
       'budgets.1.limitUsd': ['must be more than 0'],
-      'budgets.2.scope': ['must be one of fleet, agent, owner, queue, step, downstream'],
+      'budgets.2.scope': ['must be one of fleet, agent, owner, queue, step, downstream, model'],
       'budgets.3.name': ['"c-fine" is budget 0 already'],
     });
     expect(() => parseBudgetsFile('{"budgets": [')).toThrow(/not JSON/);

@@ -265,6 +265,7 @@ describe("a budget's period split over stripes", () => {
         {
           budgetId: Number(row!.id),
           periodStart: TEN_AM.toISOString(),
+          carriedFrom: null,
           limitMicros: 1_000_000,
           retryCapMicros: 1_000_000,
         },

@@ -184,4 +184,38 @@ describe('spend read from spans', () => {
       from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${service}`;
     expect(usage).toEqual({ spent: 2_500, seen: 2_500 });
   });
+
+  it("counts a model's calls under its budget as each real instrumentation names the model", async () => {
+    const admin: Actor = { type: 'person', id: 'ada@example.com', role: 'admin', teams: [] };
+    const name = `gpt-4o-mini ${randomUUID().slice(0, 8)}`;
+    await saveSpendBudget(
+      { db: api.database.db, actor: admin },
+      { name, scope: 'model', scopeValue: 'gpt-4o-mini', period: 'month', limitUsd: 1, reason: 'test' },
+    );
+    // The OpenAI instrumentations and the AI SDK name the model asked for; OpenInference only the dated snapshot
+    // that answered (gpt-4o-mini-2024-07-18), which counts under its model.
+    const emitters = [
+      'otel-instrumentation-openai',
+      'traceloop-instrumentation-openai',
+      'openinference-instrumentation-openai',
+      'ai-sdk-6',
+    ];
+    for (const emitter of emitters) {
+      const service = `modelled-${randomUUID().slice(0, 8)}`;
+      const body = exportOfRecording(emitter, 'e-two-distinct-calls-one-parent', service);
+      expect(await api.request('/v1/traces', { body })).toMatchObject({ status: 200 });
+      const attempts = await api.database.sql<{ model: string | null; cost: number }[]>`
+        select model, cost_micros::int as cost from attempts where agent = ${service}`;
+      expect(attempts.map((attempt) => attempt.model)).toEqual(['gpt-4o-mini', 'gpt-4o-mini']);
+      expect(attempts.every((attempt) => attempt.cost > 0)).toBe(true);
+    }
+    // The budget's spend is the attempt log's, recounted by model: all of it seen.
+    const [usage] = await api.database.sql<{ spent: number; seen: number; recount: number }[]>`
+      select sum(u.spent_micros)::int as spent, sum(u.seen_micros)::int as seen,
+        (select sum(a.cost_micros)::int from attempts a
+          where a.model = 'gpt-4o-mini' and a.started_at >= min(u.period_start) and a.outcome <> 'running') as recount
+      from spend_budget_usage u join spend_budgets b on b.id = u.budget_id where b.name = ${name}`;
+    expect(usage!.spent).toBeGreaterThan(0);
+    expect(usage).toEqual({ spent: usage!.recount, seen: usage!.recount, recount: usage!.recount });
+  });
 });

@@ -11,6 +11,8 @@ export interface BudgetFormValues {
   scope: string;
   scopeValue: string;
   period: string;
+  resetEveryHours: string;
+  resetFrom: string;
   limitUsd: string;
   warnPercents: string;
   onExhausted: string;
@@ -28,6 +30,8 @@ const FIELDS = [
   'scope',
   'scopeValue',
   'period',
+  'resetEveryHours',
+  'resetFrom',
   'limitUsd',
   'warnPercents',
   'onExhausted',
@@ -37,6 +41,16 @@ const FIELDS = [
 
 /** A typed number for the library to judge: blank is absent (required ones are named), not 0. */
 const typedNumber = (text: string) => (text.trim() === '' ? undefined : Number(text));
+
+/** A typed UTC moment, "2026-12-01 00:00" or ISO 8601; one without an offset is UTC, as the field says. */
+function typedMoment(text: string): string | null {
+  const trimmed = text.trim().replace(' ', 'T');
+  if (trimmed === '') return null;
+  const withOffset = /(Z|[+-]\d\d:?\d\d)$/i.test(trimmed) ? trimmed : `${trimmed}Z`;
+  const at = Date.parse(withOffset);
+  // What does not read as a moment goes on as typed, for the library to refuse beside the field.
+  return Number.isNaN(at) ? text : new Date(at).toISOString();
+}
 
 /** Adds or changes a budget by its name; admins only, the library checks and validates. */
 export async function saveBudgetAction(
@@ -52,6 +66,9 @@ export async function saveBudgetAction(
       .filter(Boolean)
       .map(Number),
     firstAttemptPercent: typedNumber(values.firstAttemptPercent) ?? null,
+    // Kept in the form whatever the period, sent only for a custom one.
+    resetEveryHours: values.period === 'custom' ? (typedNumber(values.resetEveryHours) ?? null) : null,
+    resetFrom: values.period === 'custom' ? typedMoment(values.resetFrom) : null,
   } as unknown as SaveSpendBudgetInput;
   const result = await runAction((ctx) => saveSpendBudget(ctx, input), SHOWN_ON);
   return { result, values };

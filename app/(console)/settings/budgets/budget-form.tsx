@@ -5,7 +5,8 @@ import { type Saved, type SaveOutcome, useSavedForm } from '@/components/console
 import { Field } from '@/components/ui/field';
 import { InputField } from '@/components/ui/input-field';
 import { Select } from '@/components/ui/select';
-import { budgetPeriods, budgetScopes } from '@holdfast/protocol/inputs/spend-budget-input';
+import { useState } from 'react';
+import { budgetScopes } from '@holdfast/protocol/inputs/spend-budget-input';
 import { type BudgetFormValues, type SaveBudgetState, saveBudgetAction } from './actions';
 
 const NEW_BUDGET: BudgetFormValues = {
@@ -13,6 +14,8 @@ const NEW_BUDGET: BudgetFormValues = {
   scope: 'agent',
   scopeValue: '',
   period: 'day',
+  resetEveryHours: '',
+  resetFrom: '',
   limitUsd: '',
   warnPercents: '50, 80, 100',
   onExhausted: 'wait',
@@ -22,7 +25,12 @@ const NEW_BUDGET: BudgetFormValues = {
 
 const FIELDS = {
   name: { label: 'Name', hint: 'Names the budget in answers, alerts and the audit log' },
-  scopeValue: { label: 'Covers', hint: 'The agent, owner (team:NAME), queue, step or downstream; blank for the fleet' },
+  scopeValue: {
+    label: 'Covers',
+    hint: 'The agent, owner (team:NAME), queue, step, downstream or model (gpt-4o-mini); blank for the fleet',
+  },
+  resetEveryHours: { label: 'Each period lasts (hours)', hint: 'e.g. 6, or 168 for a week' },
+  resetFrom: { label: 'First period began (UTC)', hint: 'On the hour, e.g. 2026-12-01 00:00' },
   limitUsd: { label: 'Limit ($ a period)' },
   warnPercents: { label: 'Warn at (%)', hint: 'Shares of the limit that alert, e.g. 50, 80, 100' },
   firstAttemptPercent: { label: 'Kept for first attempts (%)', hint: 'Retries may use the rest; blank: no share kept' },
@@ -30,7 +38,16 @@ const FIELDS = {
 
 const CHOICES = {
   scope: { label: 'Scope', options: budgetScopes.map((scope) => [scope, scope] as const) },
-  period: { label: 'Period (UTC)', options: budgetPeriods.map((period) => [period, `a ${period}`] as const) },
+  period: {
+    label: 'Period',
+    options: [
+      ['hour', 'a UTC hour'],
+      ['day', 'a UTC day'],
+      ['month', 'a UTC month'],
+      ['rolling_hour', 'the last hour (rolling)'],
+      ['custom', 'custom (a length and a start)'],
+    ] as const,
+  },
   onExhausted: {
     label: 'When spent',
     options: [
@@ -51,6 +68,8 @@ export function BudgetForm({ budget }: { budget?: BudgetFormValues }) {
   const form = useSavedForm(saveBudgetAction, outcomeOf);
   const initial = form.refused ?? budget ?? NEW_BUDGET;
   const named = fieldsOf('budget', FIELDS, initial, form.errors);
+  // A custom period's length and start are asked only when it is chosen.
+  const [period, setPeriod] = useState(initial.period);
   const choice = (name: keyof typeof CHOICES) => (
     <Field
       id={`budget-${name}`}
@@ -58,7 +77,13 @@ export function BudgetForm({ budget }: { budget?: BudgetFormValues }) {
       error={form.errors[name]}
       errorTestId={`budget-error-${name}`}
     >
-      <Select name={name} defaultValue={initial[name]} onSurface className="w-full">
+      <Select
+        name={name}
+        defaultValue={initial[name]}
+        onSurface
+        className="w-full"
+        onChange={name === 'period' ? (event) => setPeriod(event.currentTarget.value) : undefined}
+      >
         {CHOICES[name].options.map(([value, words]) => (
           <option key={value} value={value}>
             {words}
@@ -86,6 +111,12 @@ export function BudgetForm({ budget }: { budget?: BudgetFormValues }) {
         {choice('scope')}
         <InputField {...named('scopeValue')} placeholder="e.g. research" />
         {choice('period')}
+        {period === 'custom' ? (
+          <>
+            <InputField {...named('resetEveryHours')} type="number" step="1" min="1" required />
+            <InputField {...named('resetFrom')} placeholder="2026-12-01 00:00" required />
+          </>
+        ) : null}
         <InputField {...named('limitUsd')} type="number" step="any" required />
         {choice('onExhausted')}
         <InputField {...named('warnPercents')} />

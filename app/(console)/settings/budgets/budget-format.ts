@@ -1,5 +1,6 @@
 import { formatMicros } from '@/lib/console/format';
 import type { SpendBudget } from '@holdfast/engine/core';
+import { periodWords } from '@holdfast/protocol/inputs/spend-budget-input';
 import type { BudgetFormValues } from './actions';
 
 /** What a budget covers, as people read it. */
@@ -7,9 +8,9 @@ export function scopeWords(budget: Pick<SpendBudget, 'scope' | 'scopeValue'>): s
   return budget.scope === 'fleet' ? 'the whole fleet' : `${budget.scope} ${budget.scopeValue}`;
 }
 
-/** "$25.00 a day". */
-export const limitWords = (budget: Pick<SpendBudget, 'limitMicros' | 'period'>) =>
-  `${formatMicros(budget.limitMicros)} a ${budget.period}`;
+/** "$25.00 a UTC day", "$5.00 the last hour (rolling)", "$100.00 every 7 days". */
+export const limitWords = (budget: Pick<SpendBudget, 'limitMicros' | 'period' | 'resetEveryHours'>) =>
+  `${formatMicros(budget.limitMicros)} ${periodWords(budget)}`;
 
 /** A stored budget as the form shows it for a change. */
 export function formValuesOf(budget: SpendBudget): BudgetFormValues {
@@ -18,6 +19,8 @@ export function formValuesOf(budget: SpendBudget): BudgetFormValues {
     scope: budget.scope,
     scopeValue: budget.scopeValue,
     period: budget.period,
+    resetEveryHours: budget.resetEveryHours === null ? '' : String(budget.resetEveryHours),
+    resetFrom: budget.resetFrom === null ? '' : budget.resetFrom.toISOString().slice(0, 16).replace('T', ' '),
     limitUsd: String(budget.limitMicros / 1_000_000),
     warnPercents: budget.warnPercents.join(', '),
     onExhausted: budget.onExhausted,

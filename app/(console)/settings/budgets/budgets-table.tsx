@@ -8,6 +8,7 @@ import { formatCount, formatMicros } from '@/lib/console/format';
 import type { SpendBudgetView } from '@/lib/queries/spend-budgets';
 import { DeleteBudget } from './delete-budget';
 import { limitWords, scopeWords } from './budget-format';
+import { RollingRunsOut } from './rolling-runs-out';
 
 /** Each budget with its period under way: how much of it is used, by retries, refused, and when it runs out. */
 export function BudgetsTable({
@@ -96,7 +97,9 @@ export function BudgetsTable({
                 {formatCount(budget.refusals)}
               </Cell>
               <Cell className={`text-[12px] ${stacked.cell}`} data-label="Runs out" data-testid="budget-forecast">
-                {budget.exhaustedAt ? (
+                {budget.period === 'rolling_hour' ? (
+                  <RollingRunsOut used={used} limit={budget.limitMicros} nextTurn={budget.periodEnd} />
+                ) : budget.exhaustedAt ? (
                   used >= budget.limitMicros ? (
                     <span className="text-danger">
                       spent; turns <Moment value={budget.periodEnd} />

@@ -27,7 +27,7 @@ export default async function BudgetsPage(props: { searchParams: BudgetsParams }
     <>
       <PageHeader
         title="Spend budgets"
-        description="What the fleet may spend per UTC hour, day or month: for the whole fleet, an agent, a task owner, a queue, a step or a downstream. A begin reserves its estimate under every budget covering it; one without room makes the step wait for the period to turn, or stops it."
+        description="What the fleet may spend per UTC hour, day or month, the last hour (rolling) or a custom period: for the whole fleet, an agent, a task owner, a queue, a step, a downstream or a model. A begin reserves its estimate under every budget covering it; one without room makes the step wait for the period to turn, or stops it."
       />
       {manage.allowed ? (
         <BudgetForm key={editing?.name ?? 'new'} budget={editing && formValuesOf(editing)} />

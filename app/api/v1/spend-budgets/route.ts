@@ -16,8 +16,9 @@ export const GET = agentQueryEndpoint({ action: 'console.read', query: z.strictO
   return {
     at: at.toISOString(),
     budgets: budgets.map(
-      ({ id: _id, updatedBy: _by, updatedAt: _at, periodStart, periodEnd, exhaustedAt, ...budget }) => ({
+      ({ id: _id, updatedBy: _by, updatedAt: _at, periodStart, periodEnd, exhaustedAt, resetFrom, ...budget }) => ({
         ...budget,
+        resetFrom: resetFrom?.toISOString() ?? null,
         periodStart: periodStart.toISOString(),
         periodEnd: periodEnd.toISOString(),
         exhaustedAt: exhaustedAt?.toISOString() ?? null,

@@ -6,6 +6,7 @@ import type { Thresholds } from './rule-input';
 import { findStepAnomalies } from '../rollups/step-anomalies';
 import { readStepOwners } from '../core/owners/read-owners';
 import { currentBudgetSpend } from '../core/budgets/budget-stripes';
+import { type BudgetPeriod, periodWords } from '@holdfast/protocol/inputs/spend-budget-input';
 
 /** One condition holding now: what an alert instance is made of. */
 export interface AlertCondition {
@@ -139,31 +140,35 @@ export const conditionReaders: { [Kind in AlertKind]: ConditionReader<Kind> } = 
       name: string;
       scope: string;
       scope_value: string;
-      period: string;
+      period: BudgetPeriod;
+      reset_every_hours: number | null;
       limit_micros: string;
       period_start: string;
       used: string;
       refusals: number;
       reached: number | null;
     }>(sql`
-      select b.name, b.scope, b.scope_value, b.period, b.limit_micros, u.period_start::text as period_start,
+      select b.name, b.scope, b.scope_value, b.period, b.reset_every_hours, b.limit_micros, u.period_start::text as period_start,
         u.spent_micros + u.reserved_micros as used, u.refusals,
         (select max(p) from unnest(b.warn_percents) as p
           where (u.spent_micros + u.reserved_micros) * 100 >= b.limit_micros * p) as reached
       from spend_budgets b
-      join ${currentBudgetSpend(now)} u on u.budget_id = b.id and u.period_start = date_trunc(b.period, ${at(now)}, 'UTC')
+      join ${currentBudgetSpend(now)} u on u.budget_id = b.id
       order by b.name`);
     return rows
       .filter((row) => row.reached !== null)
       .map((row) => {
         const limit = Number(row.limit_micros);
         const what = row.scope === 'fleet' ? 'the whole fleet' : `${row.scope} ${row.scope_value}`;
+        const period = periodWords({ period: row.period, resetEveryHours: row.reset_every_hours });
+        const rolling = row.period === 'rolling_hour';
         return condition({
-          identity: `spend_budget:${row.name}:${row.period_start}:${row.reached}`,
-          title: `Spend budget ${row.name} at ${row.reached}% of its $${(limit / 1e6).toFixed(2)} a ${row.period}`,
+          // A rolling hour's window moves every five minutes: its instance lasts while the window stays above.
+          identity: `spend_budget:${row.name}:${rolling ? 'rolling' : row.period_start}:${row.reached}`,
+          title: `Spend budget ${row.name} at ${row.reached}% of its $${(limit / 1e6).toFixed(2)} ${period}`,
           detail:
             `${what} has used $${(Number(row.used) / 1e6).toFixed(4)} (spent and reserved) of $${(limit / 1e6).toFixed(2)} ` +
-            `this UTC ${row.period}` +
+            (rolling ? 'in the last hour' : `in the period that began ${row.period_start}`) +
             (row.refusals > 0 ? `; ${row.refusals} begins were refused` : '') +
             '. Begins past the limit wait for the period to turn, or stop, as the budget says.',
           link: '/settings/budgets',

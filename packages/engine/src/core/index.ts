@@ -60,7 +60,7 @@ export {
   saveSpendBudget,
   type SpendBudget,
 } from './budgets/spend-budgets';
-export { periodEndOf, periodStartOf } from './budgets/budget-periods';
+export { periodEndOf, periodLengthOf, periodStartOf, windowStartOf } from './budgets/budget-periods';
 export { BUDGET_STRIPES, currentBudgetSpend } from './budgets/budget-stripes';
 export { applyBudgetsFile, type BudgetsFileOutcome, parseBudgetsFile } from './budgets/budgets-file';
 export { attemptsCoveredSql } from './budgets/budget-coverage';

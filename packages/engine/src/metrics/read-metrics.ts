@@ -271,7 +271,7 @@ async function readSpendBudgetUse(
   }>(sql`
     select b.name, b.limit_micros, u.spent_micros as spent, u.reserved_micros as reserved
     from spend_budgets b
-    left join ${currentBudgetSpend(now)} u on u.budget_id = b.id and u.period_start = date_trunc(b.period, ${now.toISOString()}::timestamptz, 'UTC')
+    left join ${currentBudgetSpend(now)} u on u.budget_id = b.id
     order by b.name`);
   return {
     holdfast_spend_budget_used_ratio: rows.map((row) => ({

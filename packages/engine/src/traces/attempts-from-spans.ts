@@ -35,7 +35,7 @@ export function attemptsWritten(robust: boolean) {
       where c.model_call and (t.sender_agents is null or c.agent = any(t.sender_agents))),
     units as (
       select c.task_id, c.agent, c.step, c.trace_id, c.span_id, c.started_at, c.finished_at, c.stated_attempt,
-        c.outcome, c.error_class, c.error_text, c.cost_micros, c.cost_source,
+        c.outcome, c.error_class, c.error_text, c.cost_micros, c.cost_source, c.model,
         c.started_at as call_started_at, c.span_id as call_span_id, c.outcome as call_outcome, 1::bigint as place
       from calls c
       where not exists (select 1 from tries t where t.trace_id = c.trace_id and t.call_span_id = c.span_id)
@@ -47,7 +47,7 @@ export function attemptsWritten(robust: boolean) {
         case when l.last and t.outcome = 'succeeded' then c.error_text else t.error_text end,
         case when l.last and t.cost_source <> 'rule' then c.cost_micros else t.cost_micros end,
         case when l.last and t.cost_source <> 'rule' then c.cost_source else t.cost_source end,
-        c.started_at, c.span_id, c.outcome, t.place
+        c.model, c.started_at, c.span_id, c.outcome, t.place
       from calls c
       join tries t on t.trace_id = c.trace_id and t.call_span_id = c.span_id
       cross join lateral (select t.place = t.of_tries as last) as l),

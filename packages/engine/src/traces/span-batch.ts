@@ -31,6 +31,7 @@ const SPAN_COLUMNS: readonly SpanColumn[] = [
   ['error_text', 'text', (c) => c.errorText, (t) => t.errorText],
   ['cost_micros', 'bigint', (c) => c.costMicros, (t) => t.costMicros],
   ['cost_source', 'text', (c) => c.costSource, (t) => t.costSource],
+  ['model', 'text', (c) => c.model, none],
   ['http_status', 'int', none, (t) => t.httpStatus],
   ['resend_count', 'int', none, (t) => t.resendCount],
 ];

@@ -20,7 +20,11 @@ import type { ExportedSpan } from './exported-span';
  */
 export interface CallFacts {
   operation?: string;
+  /** The model that answered, else the one asked for: what the call is priced as. */
   model?: string;
+  /** The model asked for, else the one that answered: what model budgets count it under (a budget names the model
+   * an agent asks for, `gpt-4o-mini`, not the dated one that answers, `gpt-4o-mini-2024-07-18`). */
+  requestedModel?: string;
   provider?: string;
   inputTokens?: number;
   outputTokens?: number;
@@ -41,6 +45,7 @@ export function callFactsOf(span: ExportedSpan): CallFacts {
   const genAi: CallFacts = {
     operation: text('gen_ai.operation.name'),
     model: text('gen_ai.response.model') ?? text('gen_ai.request.model'),
+    requestedModel: text('gen_ai.request.model') ?? text('gen_ai.response.model'),
     provider: text('gen_ai.provider.name') ?? text('gen_ai.system'),
     inputTokens: count('gen_ai.usage.input_tokens'),
     outputTokens: count('gen_ai.usage.output_tokens'),
@@ -69,6 +74,7 @@ function openInferenceFacts(
   return {
     operation,
     model: text('llm.model_name'),
+    requestedModel: text('llm.model_name'),
     provider: text('llm.provider') ?? text('llm.system'),
     inputTokens: count('llm.token_count.prompt'),
     outputTokens: count('llm.token_count.completion'),
@@ -95,6 +101,7 @@ function aiSdkFacts(
   return {
     operation,
     model: text('ai.response.model') ?? text('ai.model.id'),
+    requestedModel: text('ai.model.id') ?? text('ai.response.model'),
     provider: text('ai.model.provider'),
     inputTokens: count('ai.usage.inputTokens') ?? count('ai.usage.promptTokens'),
     outputTokens: count('ai.usage.outputTokens') ?? count('ai.usage.completionTokens'),

@@ -1,4 +1,5 @@
 import type { ErrorClass } from '@holdfast/protocol/enums';
+import { budgetModelOf } from '@holdfast/protocol/inputs/spend-budget-input';
 import { NAME_MAX_LENGTH } from '@holdfast/protocol/names';
 import { MAX_ATTEMPT_COST_MICROS } from '@holdfast/protocol/money-limits';
 import type { CostSource, PricedCost } from '../core/pricing/price-call';
@@ -56,6 +57,8 @@ export interface SpanAttempt {
   errorText: string | null;
   costMicros: number;
   costSource: CostSource;
+  /** The model asked for (CallFacts.requestedModel), lower-cased and at most 200 characters; null when none. */
+  model: string | null;
 }
 
 export type SpanMapping =
@@ -138,6 +141,7 @@ export function spanToAttempt(span: ExportedSpan, rules: SpanMappingRules): Span
       startedAtMs,
       finishedAtMs,
       outcome: failed ? 'failed' : 'succeeded',
+      model: facts.requestedModel === undefined ? null : budgetModelOf(facts.requestedModel),
       errorClass,
       errorText,
       costMicros: cost.costMicros,

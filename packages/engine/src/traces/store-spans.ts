@@ -141,7 +141,7 @@ export async function storeSpans(
       select kind, trace_id, span_id, parent_span_id, task_id, agent, step, model_call,
         ${EPOCH} + started_ms * interval '1 millisecond' as started_at,
         ${EPOCH} + finished_ms * interval '1 millisecond' as finished_at,
-        stated_attempt, outcome, error_class, error_text, cost_micros, cost_source, http_status, resend_count
+        stated_attempt, outcome, error_class, error_text, cost_micros, cost_source, http_status, resend_count, model
       from ${batch}),
     firsts as (
       select * from unnest(${arrayParam([...firstAgents.keys()], 'text')}, ${arrayParam(
@@ -177,10 +177,10 @@ export async function storeSpans(
     stored as (
       insert into trace_spans (kind, trace_id, span_id, parent_span_id, task_id, agent, step, model_call, started_at,
         finished_at, stated_attempt, outcome, error_class, error_text, cost_micros, cost_source, http_status,
-        resend_count, sender_agents)
+        resend_count, sender_agents, model)
       select kind, trace_id, span_id, parent_span_id, task_id, agent, step, model_call, started_at, finished_at,
         stated_attempt, outcome, error_class, error_text, cost_micros, cost_source, http_status, resend_count,
-        case when kind = 'http_try' then ${senders} end
+        case when kind = 'http_try' then ${senders} end, model
       from ${robust ? sql`accepted` : sql`fresh`}
       ${robust ? sql`on conflict (trace_id, span_id) do nothing returning *` : sql``}),
     new_tries as (select trace_id, parent_span_id from ${written} where kind = 'http_try'),

@@ -88,6 +88,12 @@ export const attemptJson = z.strictObject({
     .describe(
       'Where the cost came from: reported, priced (tokens x price table), rule (a failed-call rule), none; null: not recorded',
     ),
+  model: z
+    .string()
+    .nullable()
+    .describe(
+      'The model it called, as spend budgets count it (lower-cased, no dated suffix); null when nothing named one',
+    ),
   idempotencyKey: z.string().nullable(),
   source: z
     .enum(restatedEnums.attemptSources)
@@ -288,14 +294,23 @@ export const spendBudgetsResponse = z.strictObject({
         name: z.string(),
         scope: z.enum(budgetScopes),
         scopeValue: z.string().describe('What the scope names; blank for the whole fleet'),
-        period: z.enum(budgetPeriods).describe('A UTC hour, day or month'),
+        period: z
+          .enum(budgetPeriods)
+          .describe('A UTC hour, day or month; the last hour, rolling in five-minute steps; or a custom period'),
+        resetEveryHours: z
+          .number()
+          .int()
+          .min(1)
+          .nullable()
+          .describe("A custom period's length in hours; null for the others"),
+        resetFrom: moment.nullable().describe("When a custom period's first one began; null for the others"),
         limitMicros: micros,
         warnPercents: z.array(z.number().int().min(1).max(100)),
         onExhausted: z.enum(budgetExhaustions),
         firstAttemptPercent: z.number().int().min(0).max(100).nullable(),
         keptIn: z.string().nullable().describe('The budgets file that keeps it, or null when the console does'),
-        periodStart: moment,
-        periodEnd: moment,
+        periodStart: moment.describe("The period's start; for a rolling hour, its oldest five minutes' start"),
+        periodEnd: moment.describe('When the period turns; for a rolling hour, when its oldest five minutes leave it'),
         spentMicros: micros.describe('What finished attempts of the period cost, seen spend included'),
         seenMicros: micros.describe('The part of the spend Holdfast only saw (reported attempts, spans)'),
         retrySpentMicros: micros,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { budgetInfo } from '../inputs/spend-budget-input';
+import { budgetInfo, MODEL_NAME_PATTERN } from '../inputs/spend-budget-input';
 import { int4 } from '../validation';
 import { errorClasses } from '../enums';
 import { taskBudgetInput } from '../inputs/task-budget-input';
@@ -36,6 +36,15 @@ export const beginStepInput = z.strictObject({
   queue: queueName.optional(),
   /** What the step calls (`openai`, `stripe`): a pause of that downstream then holds this step too. */
   downstream: downstreamName.optional(),
+  /**
+   * The model this step calls, as its provider names it (`gpt-4o-mini`): its budgets reserve the estimate too. A
+   * model named only at the finish is counted under them, not reserved.
+   */
+  model: z
+    .string()
+    .trim()
+    .regex(MODEL_NAME_PATTERN, 'must name a model as its provider does (letters, digits and _ . : / @ + - only)')
+    .optional(),
   runKey: z.string().trim().min(1).max(200).optional(),
   /** False for downstreams that cannot deduplicate: an interrupted attempt is then held as uncertain, never repeated. */
   downstreamIdempotent: z.boolean().default(true),

@@ -13,6 +13,7 @@ import { requirePerson } from '@/lib/server/session';
 import { limitWords, scopeWords } from '../budget-format';
 import { BudgetSpenders } from './budget-spenders';
 import { forecastAtRecentRate } from './forecast';
+import { RollingRunsOut } from '../rolling-runs-out';
 
 export const metadata: Metadata = { title: 'Spend budget' };
 export const dynamic = 'force-dynamic';
@@ -28,6 +29,7 @@ export default async function BudgetPage(props: { params: Promise<{ id: string }
   const used = budget.spentMicros + budget.reservedMicros;
   const forecast = forecastAtRecentRate(budget, burn.recent, now);
   const enforced = budget.spentMicros - budget.seenMicros;
+  const rolling = budget.period === 'rolling_hour';
   const points = burn.points.map((point) => ({
     bucket: point.at,
     spent: point.spentMicros / 1_000_000,
@@ -50,7 +52,7 @@ export default async function BudgetPage(props: { params: Promise<{ id: string }
         className="mb-4 grid grid-cols-2 gap-3 rounded-lg border border-line bg-surface p-3 text-[13px] md:grid-cols-3 xl:grid-cols-6"
         data-testid="budget-facts"
       >
-        <Fact label="Used this period">
+        <Fact label={rolling ? 'Used in the last hour' : 'Used this period'}>
           {formatMicros(used)} of {formatMicros(budget.limitMicros)} ({formatPercent(used / budget.limitMicros)})
         </Fact>
         <Fact label="Spent">
@@ -67,7 +69,9 @@ export default async function BudgetPage(props: { params: Promise<{ id: string }
         <Fact label="Begins refused">{formatCount(budget.refusals)}</Fact>
         <Fact label="Runs out">
           <span data-testid="budget-runs-out">
-            {forecast.kind === 'spent' ? (
+            {budget.period === 'rolling_hour' ? (
+              <RollingRunsOut used={used} limit={budget.limitMicros} nextTurn={budget.periodEnd} />
+            ) : forecast.kind === 'spent' ? (
               <span className="text-danger">
                 spent; turns <Moment value={budget.periodEnd} />
               </span>
@@ -88,7 +92,8 @@ export default async function BudgetPage(props: { params: Promise<{ id: string }
           className="mb-4 rounded-lg border border-line bg-surface p-3 text-[13px] text-muted"
           data-testid="budget-burn-empty"
         >
-          Nothing spent under this budget since its period began (<Moment value={budget.periodStart} />
+          Nothing spent under this budget since {rolling ? 'its window began' : 'its period began'} (
+          <Moment value={budget.periodStart} />
           ).
         </p>
       ) : (
@@ -96,7 +101,7 @@ export default async function BudgetPage(props: { params: Promise<{ id: string }
           points={points}
           unit={burn.unit}
           limitMicros={budget.limitMicros}
-          summary={`${formatMicros(used)} used of ${formatMicros(budget.limitMicros)} since the period began`}
+          summary={`${formatMicros(used)} used of ${formatMicros(budget.limitMicros)} ${rolling ? 'in the last hour' : 'since the period began'}`}
         />
       )}
       <BudgetSpenders spenders={burn.spenders} spentMicros={budget.spentMicros} />
@@ -105,8 +110,10 @@ export default async function BudgetPage(props: { params: Promise<{ id: string }
         {burn.source === 'rollups'
           ? 'the rolled-up figures, as the Steps page reads them'
           : 'the attempt log of the period'}
-        . Attempts count in the period they began in. Enforced is what begins reserved and finished under the budget;
-        seen only is what Holdfast counted after the fact (reported attempts, spans) and could not refuse.
+        . Attempts count in the period they began in
+        {rolling ? ' (a rolling hour: in the five minutes they began in)' : ''}. Enforced is what begins reserved and
+        finished under the budget; seen only is what Holdfast counted after the fact (reported attempts, spans) and
+        could not refuse.
       </p>
     </>
   );

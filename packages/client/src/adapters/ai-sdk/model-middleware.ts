@@ -2,6 +2,7 @@ import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Stream
 import type { LanguageModelMiddleware } from 'ai';
 import { runStep } from '../../run-step';
 import type { BeginStepInput } from '@holdfast/protocol/steps/step-protocol';
+import { declaredModel } from '../declared-model';
 import { HoldfastStepStopped, HoldfastStepWaiting, realSleep, runStepToEnd } from '../step-loop';
 import { stepErrorOfModelCall } from './call-errors';
 import { callContent } from './call-content';
@@ -49,6 +50,7 @@ export function holdfastModelMiddleware(
     downstreamIdempotent: true,
     inProgressTtlMs: binding.inProgressTtlMs,
     estimatedCostMicros: options.estimatedCostMicros,
+    ...declaredModel(model.modelId),
   });
 
   return {

@@ -19,6 +19,7 @@ import { iterationOfHash } from '../content-key';
 import { EventQueue } from './event-queue';
 import type { HoldfastConnection, HoldfastTask } from './holdfast-task';
 import { stepErrorOfModelFailure } from './model-failure';
+import { declaredModel } from '../declared-model';
 import { requestHashOf, withProviderRetriesOff } from './model-request-key';
 import {
   responseOfStored,
@@ -193,6 +194,7 @@ class HoldfastModel implements Model {
       content: { model: this.options.model ?? null, requestSha256: hash },
       estimatedCostMicros: this.options.estimatedCostMicros,
       inProgressTtlMs: this.options.inProgressTtlMs,
+      ...declaredModel(this.options.model),
     };
   }
 

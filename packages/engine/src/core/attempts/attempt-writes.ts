@@ -28,8 +28,10 @@ export function runningAttemptCtes(values: {
   runKey: SQLWrapper;
   startedAt: SQLWrapper;
   source: SQLWrapper;
+  /** The model the begin declared (lower-cased), or null. */
+  model: SQLWrapper;
 }): SQL {
-  const { taskId, agent, step, iteration, attemptNumber, key, runKey, startedAt, source } = values;
+  const { taskId, agent, step, iteration, attemptNumber, key, runKey, startedAt, source, model } = values;
   return sql`identity as (
   insert into attempt_identities (task_id, step, iteration, attempt_number, started_at)
   values (${taskId}::text, ${step}::text, ${iteration}::int, ${attemptNumber}::int, ${startedAt}::timestamptz)
@@ -37,8 +39,8 @@ export function runningAttemptCtes(values: {
   returning 1
 ),
 recorded as (
-  insert into attempts (task_id, agent, step, iteration, attempt_number, idempotency_key, run_key, started_at, outcome, source)
-  select ${taskId}::text, ${agent}::text, ${step}::text, ${iteration}::int, ${attemptNumber}::int, ${key}::text, ${runKey}::text, ${startedAt}::timestamptz, 'running', ${source}::text
+  insert into attempts (task_id, agent, step, iteration, attempt_number, idempotency_key, run_key, started_at, outcome, source, model)
+  select ${taskId}::text, ${agent}::text, ${step}::text, ${iteration}::int, ${attemptNumber}::int, ${key}::text, ${runKey}::text, ${startedAt}::timestamptz, 'running', ${source}::text, ${model}::text
   where exists (select 1 from identity)
   returning 1
 )`;
@@ -56,6 +58,8 @@ export function endRunningAttemptSql(end: {
   costSource: SQLWrapper;
   errorClass: SQLWrapper;
   errorText: SQLWrapper;
+  /** The model the finish named (lower-cased), or null: kept where the begin declared none. */
+  model: SQLWrapper;
   /** `from <relation>` when the attempt is named through another relation (a CTE of the statement), else empty. */
   from: SQL;
   attempt: { taskId: SQLWrapper; step: SQLWrapper; attemptNumber: SQLWrapper; key: SQLWrapper; startedAt: SQLWrapper };
@@ -69,7 +73,8 @@ export function endRunningAttemptSql(end: {
     cost_micros = ${end.costMicros}::bigint,
     cost_source = ${end.costSource}::text,
     error_class = ${end.errorClass}::error_class,
-    error_text = ${end.errorText}::text
+    error_text = ${end.errorText}::text,
+    model = coalesce(${a}.model, ${end.model}::text)
   ${end.from}
   where ${a}.task_id = ${taskId} and ${a}.step = ${step} and ${a}.attempt_number = ${attemptNumber}
     and ${a}.idempotency_key = ${key} and ${a}.started_at = ${startedAt} and ${a}.outcome = 'running'`;
@@ -82,7 +87,7 @@ export function endRunningAttemptSql(end: {
  * once each see the other when their share of retry spend is set), the identity claimed only for a task of the
  * report's agent, and the attempt written only if the claim succeeded. $1 to $4 serve the identity and the attempt
  * alike: task, step, attempt number, start; then $5 agent, $6 end, $7 latency, $8 outcome, $9 error class,
- * $10 error text, $11 cost, $12 key, $13 run key, $14 source, $15 cost source.
+ * $10 error text, $11 cost, $12 key, $13 run key, $14 source, $15 cost source, $16 model.
  */
 export const INSERT_REPORTED_ATTEMPT = `
     with registered as (
@@ -102,11 +107,11 @@ export const INSERT_REPORTED_ATTEMPT = `
       returning 1
     )
     insert into attempts (task_id, agent, step, attempt_number, started_at, finished_at, latency_ms, outcome,
-      error_class, error_text, cost_micros, idempotency_key, run_key, source, cost_source)
+      error_class, error_text, cost_micros, idempotency_key, run_key, source, cost_source, model)
     select $1::text, $5::text, $2::text, $3::int,
       $4::timestamptz, $6::timestamptz, $7::int,
       $8::text, $9::error_class, $10::text, $11::bigint,
-      $12::text, $13::text, $14::text, $15::text
+      $12::text, $13::text, $14::text, $15::text, $16::text
     where exists (select 1 from identity)
     returning *`;
 
@@ -122,11 +127,11 @@ export function spanAttemptCtes(robust: boolean): SQL {
       ${robust ? sql`on conflict do nothing returning task_id, step, iteration, attempt_number` : sql``}),
     written as (
       insert into attempts (task_id, agent, step, iteration, attempt_number, started_at, finished_at, latency_ms,
-        outcome, error_class, error_text, cost_micros, retry_cost_micros, cost_source, idempotency_key, source)
+        outcome, error_class, error_text, cost_micros, retry_cost_micros, cost_source, idempotency_key, source, model)
       select n.task_id, n.agent, n.step, n.iteration, n.attempt_number, n.started_at, n.finished_at,
         least(extract(epoch from (n.finished_at - n.started_at)) * 1000, 2147483647)::int, n.outcome,
         n.error_class, n.error_text, n.cost_micros, n.retry_cost_micros, n.cost_source,
-        'span:' || n.trace_id || '/' || n.span_id, 'traces'
+        'span:' || n.trace_id || '/' || n.span_id, 'traces', n.model
       from shared n
       ${
         robust
@@ -134,5 +139,5 @@ export function spanAttemptCtes(robust: boolean): SQL {
               and i.attempt_number = n.attempt_number`
           : sql``
       }
-      returning task_id, agent, step, started_at, cost_micros, retry_cost_micros)`;
+      returning task_id, agent, step, started_at, cost_micros, retry_cost_micros, model)`;
 }

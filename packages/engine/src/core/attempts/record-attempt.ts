@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/client';
+import { budgetModelOf } from '@holdfast/protocol/inputs/spend-budget-input';
 import type { Attempt } from '../../db/schema';
 import { attemptSourceOf, DEFAULT_CORE_POLICY, nowOf, policyOf, type CoreContext } from '../kernel/context';
 import { AttemptConflictError, InvalidInputError } from '@holdfast/protocol/errors';
@@ -58,6 +59,7 @@ export async function recordAttempt(
     errorText: attempt.errorText ?? null,
     costMicros: cost.costMicros,
     costSource: cost.source,
+    model: attempt.model === undefined ? null : budgetModelOf(attempt.model),
     idempotencyKey: attempt.idempotencyKey ?? null,
     runKey: attempt.runKey ?? null,
     source: attemptSourceOf(ctx),
@@ -100,6 +102,7 @@ async function firstReport(db: Executor, inserted: AttemptRow): Promise<RecordAt
     startedAt: attempt.startedAt,
     costMicros: attempt.costMicros,
     retryCostMicros: attempt.retryCostMicros,
+    model: attempt.model,
   });
   return { attempt, duplicate: false };
 }
@@ -157,6 +160,7 @@ function insertUnlessReported(db: Executor, values: AttemptValues): Promise<Atte
     values.runKey,
     values.source,
     values.costSource,
+    values.model,
   ]);
 }
 
@@ -189,6 +193,7 @@ interface AttemptRow {
   cost_micros: string;
   retry_cost_micros: string;
   cost_source: Attempt['costSource'];
+  model: string | null;
   source: Attempt['source'];
   idempotency_key: string | null;
   run_key: string | null;
@@ -213,6 +218,7 @@ function toAttempt(row: AttemptRow): Attempt {
     costMicros: Number(row.cost_micros),
     retryCostMicros: Number(row.retry_cost_micros),
     costSource: row.cost_source,
+    model: row.model,
     source: row.source,
     idempotencyKey: row.idempotency_key,
     runKey: row.run_key,
@@ -223,9 +229,10 @@ function toAttempt(row: AttemptRow): Attempt {
 
 /**
  * What the caller reported differently: how the attempt came (library or HTTP) does not count, nor a priced
- * cost, which follows the price table and admins' overrides at the time of each report.
+ * cost, which follows the price table and admins' overrides at the time of each report, nor the model (attempts
+ * reported before it was kept have none).
  */
-const NOT_COMPARED = new Set<keyof AttemptValues>(['source', 'costSource']);
+const NOT_COMPARED = new Set<keyof AttemptValues>(['source', 'costSource', 'model']);
 
 function differingFields(stored: Attempt, reported: AttemptValues): string[] {
   const compared = (Object.keys(reported) as (keyof AttemptValues)[]).filter(

@@ -3,7 +3,7 @@ import type { BudgetScope } from '@holdfast/protocol/inputs/spend-budget-input';
 
 /**
  * The finished attempts a budget covers that began in [from, to), as a FROM clause over `attempts a`: by the
- * attempt's own agent or step, or joined to its task (owner, queue) or its key (downstream), as the begins and the
+ * attempt's own agent, step or model (stored lower-cased, as model budgets name it), or joined to its task (owner, queue) or its key (downstream), as the begins and the
  * seen spend judge them.
  */
 export function attemptsCoveredSql(budget: { scope: BudgetScope; scopeValue: string }, from: Date, to: Date): SQL {
@@ -21,7 +21,9 @@ export function attemptsCoveredSql(budget: { scope: BudgetScope; scopeValue: str
       ? sql`and a.agent = ${value}`
       : budget.scope === 'step'
         ? sql`and a.step = ${value}`
-        : sql``;
+        : budget.scope === 'model'
+          ? sql`and a.model = ${value}`
+          : sql``;
   return sql`attempts a ${join}
     where a.started_at >= ${from.toISOString()}::timestamptz and a.started_at < ${to.toISOString()}::timestamptz
       and a.outcome <> 'running' ${own}`;

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
-import { periodStartOf } from './budget-periods';
+import { periodStartOf, windowStartOf } from './budget-periods';
 import { BUDGET_STRIPES, overdrawnMarkSql, reserveAcrossStripes, type StripeTaken } from './budget-stripes';
 import type { SpendBudget } from './spend-budgets';
 
@@ -23,6 +23,8 @@ export interface BudgetedWork {
   step: string;
   downstream: string | null;
   owner: string;
+  /** The model the begin declared, lower-cased; null when it named none (no model budget covers it then). */
+  model: string | null;
 }
 
 /** The budgets a begin reserves under: every one whose scope takes in the work. */
@@ -42,7 +44,7 @@ export function budgetAsks(budgets: SpendBudget[], work: Omit<BudgetedWork, 'own
   );
   const rows = asked.map((budget) => ({
     budget_id: budget.id,
-    period_start: periodStartOf(budget.period, now).toISOString(),
+    period_start: periodStartOf(budget, now).toISOString(),
     limit_micros: budget.limitMicros,
     retry_cap_micros: retryCapOf(budget),
     owner: budget.scope === 'owner' ? budget.scopeValue : null,
@@ -53,7 +55,7 @@ export function budgetAsks(budgets: SpendBudget[], work: Omit<BudgetedWork, 'own
 function scopeValueOf(budget: SpendBudget, work: Omit<BudgetedWork, 'owner'> & { owner?: string }) {
   if (budget.scope === 'fleet') return '';
   if (budget.scope === 'owner') return work.owner;
-  return work[budget.scope];
+  return work[budget.scope] ?? '';
 }
 
 /** What retries may use of a budget's limit: all of it, or what its first attempts' share leaves. */
@@ -102,7 +104,8 @@ export async function reserveUnderRemainingBudgets(
   for (const budget of remaining) {
     const striped = {
       budgetId: budget.id,
-      periodStart: periodStartOf(budget.period, attempt.now).toISOString(),
+      periodStart: periodStartOf(budget, attempt.now).toISOString(),
+      carriedFrom: budget.period === 'rolling_hour' ? windowStartOf(budget, attempt.now).toISOString() : null,
       limitMicros: budget.limitMicros,
       retryCapMicros: retryCapOf(budget),
     };
@@ -126,7 +129,7 @@ function noteOf(
   const budget = covering.find((candidate) => candidate.id === reservation.budgetId)!;
   return {
     b: reservation.budgetId,
-    p: periodStartOf(budget.period, attempt.now).toISOString(),
+    p: periodStartOf(budget, attempt.now).toISOString(),
     s: reservation.stripe,
     r: attempt.retry,
   };

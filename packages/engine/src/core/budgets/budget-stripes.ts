@@ -12,6 +12,11 @@ export const BUDGET_STRIPES = 32;
 export interface StripedBudget {
   budgetId: number;
   periodStart: string;
+  /**
+   * A rolling hour's window start: what its earlier buckets (from it, before `periodStart`) used is carried, so
+   * the current bucket's shares are cut from what the window leaves. Null for the other periods.
+   */
+  carriedFrom: string | null;
   limitMicros: number;
   retryCapMicros: number;
 }
@@ -85,7 +90,7 @@ export async function reserveAcrossStripes(
   budget: StripedBudget,
   ask: StripeAsk,
 ): Promise<StripeTaken | 'full' | 'gone'> {
-  const { budgetId, periodStart, limitMicros: limit, retryCapMicros: retryCap } = budget;
+  const { budgetId, periodStart, carriedFrom, limitMicros: limit, retryCapMicros: retryCap } = budget;
   const { estimate, retryEstimate } = ask;
   await tx.execute(sql`
     insert into spend_budget_usage (budget_id, period_start, stripe)
@@ -104,9 +109,20 @@ export async function reserveAcrossStripes(
       order by stripe
       for update
     ),
+    carried as (
+      -- A rolling hour's earlier buckets, read without locking: their reservations only settle, and an overdraw
+      -- there is within the bound an overdraw anywhere is.
+      select coalesce(sum(spent_micros + reserved_micros), 0)::bigint as used,
+        coalesce(sum(retry_spent_micros + retry_reserved_micros), 0)::bigint as retry_used
+      from spend_budget_usage
+      where ${carriedFrom}::timestamptz is not null and budget_id = ${budgetId}::bigint
+        and period_start >= ${carriedFrom}::timestamptz and period_start < ${periodStart}::timestamptz
+    ),
     totals as (
-      select sum(used)::bigint as used, sum(retry_used)::bigint as retry_used, bool_and(cut_current) as all_current
-      from locked
+      select sum(l.used)::bigint + c.used as used, sum(l.retry_used)::bigint + c.retry_used as retry_used,
+        bool_and(l.cut_current) as all_current
+      from locked l, carried c
+      group by c.used, c.retry_used
     ),
     with_room as (
       -- A stale stripe (overdrawn, not cut yet, or cut from another limit) makes the whole period cut again: else
@@ -168,21 +184,22 @@ const partOf = (leftOver: SQL, preferred: number) => {
 };
 
 /**
- * The current periods' spend at `now`, summed over their stripes, as a table to join in place of
- * `spend_budget_usage`: one row per budget and period (this hour's, day's or month's) with its spent, retry spent,
- * seen, reserved and retry reserved micro-dollars and its refusals.
+ * Each budget's spend counting at `now`, summed over its stripes, as a table to join in place of
+ * `spend_budget_usage` on `budget_id`: one row per budget with spend in its period under way (for a rolling hour,
+ * its last twelve five-minute buckets), `period_start` the window's start, with its spent, retry spent, seen,
+ * reserved and retry reserved micro-dollars and its refusals.
  */
 export function currentBudgetSpend(now: Date): SQL {
   const at = sql`${now.toISOString()}::timestamptz`;
   return sql`(
-  select budget_id, period_start, sum(spent_micros)::bigint as spent_micros,
-    sum(retry_spent_micros)::bigint as retry_spent_micros, sum(seen_micros)::bigint as seen_micros,
-    sum(reserved_micros)::bigint as reserved_micros, sum(retry_reserved_micros)::bigint as retry_reserved_micros,
-    sum(refusals)::int as refusals
-  from spend_budget_usage
-  where period_start in (date_trunc('hour', ${at}, 'UTC'), date_trunc('day', ${at}, 'UTC'),
-    date_trunc('month', ${at}, 'UTC'))
-  group by budget_id, period_start)`;
+  select u.budget_id, min(w.start) as period_start, sum(u.spent_micros)::bigint as spent_micros,
+    sum(u.retry_spent_micros)::bigint as retry_spent_micros, sum(u.seen_micros)::bigint as seen_micros,
+    sum(u.reserved_micros)::bigint as reserved_micros, sum(u.retry_reserved_micros)::bigint as retry_reserved_micros,
+    sum(u.refusals)::int as refusals
+  from spend_budgets cb
+  cross join lateral (select budget_window_start(cb.period, cb.reset_every_hours, cb.reset_from, ${at}) as start) w
+  join spend_budget_usage u on u.budget_id = cb.id and u.period_start >= w.start and u.period_start <= ${at}
+  group by u.budget_id)`;
 }
 
 /**

@@ -3,7 +3,13 @@ import type { Database } from '../../db/client';
 import type { Actor } from '../kernel/context';
 import { type FieldErrors, InvalidInputError } from '@holdfast/protocol/errors';
 import { MAX_BUDGETS, saveSpendBudgetInput } from '@holdfast/protocol/inputs/spend-budget-input';
-import { fleetHasBudgets, readSpendBudgets, type BudgetChange, writeBudgetChange } from './spend-budgets';
+import {
+  budgetSettingsOf,
+  fleetHasBudgets,
+  readSpendBudgets,
+  type BudgetChange,
+  writeBudgetChange,
+} from './spend-budgets';
 
 /** Who applies a budgets file, in the audit log. */
 const BUDGETS_FILE: Actor = { type: 'system', id: 'budgets-file' };
@@ -46,14 +52,14 @@ export function parseBudgetsFile(text: string): FileBudget[] {
       }
       return;
     }
-    const { name, reason: _reason, limitUsd, ...settings } = parsed.data;
+    const { name, reason: _reason, ...settings } = parsed.data;
     const first = seen.get(name);
     if (first !== undefined) {
       (errors[`budgets.${index}.name`] ??= []).push(`"${name}" is budget ${first} already`);
       return;
     }
     seen.set(name, index);
-    budgets.push({ name, next: { ...settings, limitMicros: Math.round(limitUsd * 1_000_000) } });
+    budgets.push({ name, next: budgetSettingsOf(settings) });
   });
   if (Object.keys(errors).length > 0) {
     const summary = Object.entries(errors)

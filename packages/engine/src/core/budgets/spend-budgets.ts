@@ -1,10 +1,11 @@
 import { type SQLWrapper, sql } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Executor } from '../../db/client';
 import { writeAudit } from '../audit/audit-log';
 import { authorize } from '../identity/authorization';
 import { type Actor, actorLabel, type CoreContext, nowOf } from '../kernel/context';
 import { cachedPerDatabase } from '../pricing/rules-cache';
-import { periodStartOf } from './budget-periods';
+import { periodStartSql, windowStartOf } from './budget-periods';
 import { attemptsCoveredSql } from './budget-coverage';
 import { InvalidInputError } from '@holdfast/protocol/errors';
 import { parseInput } from '@holdfast/protocol/validation';
@@ -26,6 +27,9 @@ export interface SpendBudget {
   scope: BudgetScope;
   scopeValue: string;
   period: BudgetPeriod;
+  /** A custom period's length in hours and its first start; null for the other periods. */
+  resetEveryHours: number | null;
+  resetFrom: Date | null;
   limitMicros: number;
   warnPercents: number[];
   onExhausted: BudgetExhaustion;
@@ -42,6 +46,8 @@ export interface SpendBudgetRow extends Record<string, unknown> {
   scope: BudgetScope;
   scope_value: string;
   period: BudgetPeriod;
+  reset_every_hours: number | null;
+  reset_from: Date | string | null;
   limit_micros: string | number;
   warn_percents: number[];
   on_exhausted: BudgetExhaustion;
@@ -58,6 +64,8 @@ export function spendBudgetOfRow(row: SpendBudgetRow): SpendBudget {
     scope: row.scope,
     scopeValue: row.scope_value,
     period: row.period,
+    resetEveryHours: row.reset_every_hours,
+    resetFrom: row.reset_from === null ? null : new Date(row.reset_from),
     limitMicros: Number(row.limit_micros),
     warnPercents: row.warn_percents,
     onExhausted: row.on_exhausted,
@@ -78,11 +86,17 @@ export async function readSpendBudgets(db: Executor): Promise<SpendBudget[]> {
  * The budgets that may cover a begin, read with its other facts: the fleet's, the agent's, the step's, the
  * downstream's, and every queue's and owner's (the task's are known after the claim). A handful of rows, by index.
  */
-export function spendBudgetsMaybeCoveringSql(work: { agent: SQLWrapper; step: SQLWrapper; downstream: SQLWrapper }) {
+export function spendBudgetsMaybeCoveringSql(work: {
+  agent: SQLWrapper;
+  step: SQLWrapper;
+  downstream: SQLWrapper;
+  model: SQLWrapper;
+}) {
   return sql`select * from spend_budgets
     where scope in ('fleet', 'queue', 'owner') or (scope = 'agent' and scope_value = ${work.agent}::text)
       or (scope = 'step' and scope_value = ${work.step}::text)
-      or (scope = 'downstream' and scope_value = ${work.downstream}::text)`;
+      or (scope = 'downstream' and scope_value = ${work.downstream}::text)
+      or (scope = 'model' and scope_value = ${work.model}::text)`;
 }
 
 /** What an audit record keeps of a budget: all but its name (the record's target) and who changed it when. */
@@ -92,18 +106,30 @@ export const fleetHasBudgets = cachedPerDatabase(async (db: Executor) => {
   return row?.any ?? false;
 });
 
-type AuditedBudget = Omit<SpendBudget, 'id' | 'name' | 'keptIn' | 'updatedBy' | 'updatedAt'>;
+export type AuditedBudget = Omit<SpendBudget, 'id' | 'name' | 'keptIn' | 'updatedBy' | 'updatedAt'>;
 
 /** A budget's settings in one order, so that the same settings compare (and are audited) the same. */
 const settingsOf = (budget: AuditedBudget): AuditedBudget => ({
   scope: budget.scope,
   scopeValue: budget.scopeValue,
   period: budget.period,
+  resetEveryHours: budget.resetEveryHours,
+  resetFrom: budget.resetFrom,
   limitMicros: budget.limitMicros,
   warnPercents: budget.warnPercents,
   onExhausted: budget.onExhausted,
   firstAttemptPercent: budget.firstAttemptPercent,
 });
+
+/** A budget's settings as stored, from what the console, the API or a budgets file says (parsed). */
+export function budgetSettingsOf(input: Omit<z.output<typeof saveSpendBudgetInput>, 'name' | 'reason'>): AuditedBudget {
+  const { limitUsd, resetFrom, ...rest } = input;
+  return {
+    ...rest,
+    resetFrom: resetFrom === null ? null : new Date(resetFrom),
+    limitMicros: Math.round(limitUsd * 1_000_000),
+  };
+}
 
 /**
  * Creates or changes a budget by its name; admins only, with a reason, audited in the same transaction. A change
@@ -114,8 +140,8 @@ export function saveSpendBudget(
   input: SaveSpendBudgetInput,
 ): Promise<{ changed: boolean; created: boolean }> {
   return changeBudget(ctx, () => {
-    const { name, reason, limitUsd, ...rest } = parseInput(saveSpendBudgetInput, input);
-    return { name, reason, next: { ...rest, limitMicros: Math.round(limitUsd * 1_000_000) } };
+    const { name, reason, ...settings } = parseInput(saveSpendBudgetInput, input);
+    return { name, reason, next: budgetSettingsOf(settings) };
   });
 }
 
@@ -174,13 +200,15 @@ export async function writeBudgetChange(
   if (next) {
     if (!stored) await refuseBeyondBound(tx);
     await tx.execute(sql`
-      insert into spend_budgets (name, scope, scope_value, period, limit_micros, warn_percents, on_exhausted,
-        first_attempt_percent, kept_in, updated_by)
-      values (${name}, ${next.scope}, ${next.scopeValue}, ${next.period}, ${next.limitMicros},
+      insert into spend_budgets (name, scope, scope_value, period, reset_every_hours, reset_from, limit_micros,
+        warn_percents, on_exhausted, first_attempt_percent, kept_in, updated_by)
+      values (${name}, ${next.scope}, ${next.scopeValue}, ${next.period}, ${next.resetEveryHours},
+        ${next.resetFrom?.toISOString() ?? null}::timestamptz, ${next.limitMicros},
         ${`{${next.warnPercents.join(',')}}`}::smallint[], ${next.onExhausted}, ${next.firstAttemptPercent},
         ${keptIn}, ${actorLabel(actor)})
       on conflict (name) do update set scope = excluded.scope, scope_value = excluded.scope_value,
-        period = excluded.period, limit_micros = excluded.limit_micros, warn_percents = excluded.warn_percents,
+        period = excluded.period, reset_every_hours = excluded.reset_every_hours, reset_from = excluded.reset_from,
+        limit_micros = excluded.limit_micros, warn_percents = excluded.warn_percents,
         on_exhausted = excluded.on_exhausted, first_attempt_percent = excluded.first_attempt_percent,
         kept_in = excluded.kept_in, updated_by = excluded.updated_by, updated_at = now()`);
     if (!stored) await countPeriodSoFar(tx, name, next, change.now);
@@ -195,19 +223,21 @@ export async function writeBudgetChange(
 /**
  * A budget made during a period starts from what the work it covers spent in it so far, read from the attempt log:
  * all of it seen, none enforced (the budget refused nothing before it existed), its retries' part as retry spend.
- * Attempts running now count nothing here: they reserved under no budget of this name. A changed budget keeps its
- * count: attempts running under it hold reservations on its rows, which a recount would orphan.
+ * A rolling hour's spend so far goes to the buckets it began in, so that it leaves the window on time. Attempts
+ * running now count nothing here: they reserved under no budget of this name. A changed budget keeps its count:
+ * attempts running under it hold reservations on its rows, which a recount would orphan.
  */
 async function countPeriodSoFar(tx: Executor, name: string, budget: AuditedBudget, now: Date): Promise<void> {
-  const start = periodStartOf(budget.period, now);
+  const from = windowStartOf(budget, now);
   const [row] = await tx.execute<{ id: string }>(sql`select id from spend_budgets where name = ${name}`);
   const id = Number(row!.id);
   await tx.execute(sql`
     insert into spend_budget_usage (budget_id, period_start, stripe, spent_micros, seen_micros, retry_spent_micros)
-    select ${id}, ${start.toISOString()}::timestamptz, 0, spent, spent, retry_spent
-    from (select coalesce(sum(a.cost_micros), 0)::bigint as spent, coalesce(sum(a.retry_cost_micros), 0)::bigint
-            as retry_spent
-          from ${attemptsCoveredSql(budget, start, now)}) counted
+    select ${id}, period_start, 0, spent, spent, retry_spent
+    from (select ${periodStartSql(budget, sql`a.started_at`)} as period_start,
+            coalesce(sum(a.cost_micros), 0)::bigint as spent, coalesce(sum(a.retry_cost_micros), 0)::bigint as retry_spent
+          from ${attemptsCoveredSql(budget, from, now)}
+          group by 1) counted
     where spent > 0`);
 }
 

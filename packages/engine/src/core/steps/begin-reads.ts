@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { budgetModelOf } from '@holdfast/protocol/inputs/spend-budget-input';
 import type { Executor } from '../../db/client';
 import { breakerGateOf, breakersNotClosedSql, type BreakerGate, type BreakerRow } from '../breakers/breaker-gate';
 import { breakerTargetsOf } from '../breakers/breaker-targets';
@@ -47,7 +48,7 @@ const beginReadsStatement = fixedSql<BeginReadsRow>(
       (select coalesce(json_agg(resting), '[]'::json)
         from (${breakersNotClosedSql(p('breakerTargets'))}) resting) as breakers,
       (select coalesce(json_agg(budget order by budget.id), '[]'::json)
-        from (${spendBudgetsMaybeCoveringSql({ agent: p('agent'), step: p('step'), downstream: p('downstream') })}) budget)
+        from (${spendBudgetsMaybeCoveringSql({ agent: p('agent'), step: p('step'), downstream: p('downstream'), model: p('model') })}) budget)
         as spend_budgets
     from (select 1) as one
     left join task_agents registered on registered.task_id = ${p('taskId')}::text
@@ -84,6 +85,7 @@ export async function readBeginFacts(
     agent: request.agent,
     step: request.step,
     downstream: request.downstream ?? null,
+    model: request.model === undefined ? null : budgetModelOf(request.model),
     now: now.toISOString(),
     breakerTargets: arrayLiteral(targets),
   });

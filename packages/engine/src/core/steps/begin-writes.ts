@@ -1,4 +1,5 @@
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { budgetModelOf } from '@holdfast/protocol/inputs/spend-budget-input';
 import type { Transaction } from '../../db/client';
 import { runningAttemptCtes } from '../attempts/attempt-writes';
 import { counterStripeSql } from '../kernel/counter-stripe';
@@ -42,6 +43,7 @@ with ${runningAttemptCtes({
     runKey: p('runKey'),
     startedAt: p('now'),
     source: p('source'),
+    model: p('model'),
   })},
 previous as (
   select reserved_micros, attempt_started_at, budget_reservations from idempotency_keys where key = ${p('key')}::text
@@ -72,7 +74,7 @@ ${freeStripeCtes({
 attached as (
   update idempotency_keys set
     agent = ${p('agent')}::text, queue = ${p('queue')}::text, begun_by = ${p('begunBy')}::text, payload = ${p('payload')}::jsonb, reserved_micros = ${p('estimate')}::bigint,
-    downstream = ${p('downstream')}::text, completes_task = ${p('final')}::boolean,
+    downstream = ${p('downstream')}::text, model = ${p('model')}::text, completes_task = ${p('final')}::boolean,
     attempt_started_at = case when exists (select 1 from recorded) then ${p('now')}::timestamptz end,
     finish_answer = null, budget_reservations = (
       select jsonb_agg(jsonb_build_object('b', budget_id, 'p', period_start, 's', stripe, 'r', reserved.charged_retry))
@@ -178,6 +180,7 @@ export async function writeBegin(
     payload: JSON.stringify(request.content ?? null),
     estimate: claimed.estimate,
     downstream: request.downstream ?? null,
+    model: request.model === undefined ? null : budgetModelOf(request.model),
     final: request.final,
     sliceStart: sliceStartOf(claimed.now).toISOString(),
     ...budgets,

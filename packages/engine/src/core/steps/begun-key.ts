@@ -28,6 +28,8 @@ export type BegunKey = {
   begun_by: string | null;
   /** The downstream the attempt's begin named, if any: its breaker counts this finish too. */
   downstream: string | null;
+  /** The model the attempt's begin declared (lower-cased), if any: its budgets reserved under it. */
+  model: string | null;
   payload: unknown;
   reserved_micros: string;
   /** The fleet's budgets the attempt reserved under (budget-reservations.ts). */
@@ -42,7 +44,7 @@ const lockedKeyStatement = fixedSql<BegunKey>(
   () => sql`
     select k.key, k.status, k.fencing_token, k.acquisitions, k.downstream_idempotent, coalesce(k.locked_until <= now(), true) as lock_expired,
       k.task_id, k.step, k.agent, k.queue, k.payload, k.reserved_micros, k.budget_reservations, k.completes_task, k.attempt_started_at, k.finish_answer,
-      k.begun_by, k.downstream, t.agent as task_agent, t.queue as task_queue
+      k.begun_by, k.downstream, k.model, t.agent as task_agent, t.queue as task_queue
     from idempotency_keys k join task_budgets t on t.task_id = k.task_id
     where k.key = ${sql.placeholder('key')}::text for update of k`,
 );

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { budgetModelOf } from '@holdfast/protocol/inputs/spend-budget-input';
 import type { Transaction } from '../../db/client';
 import type { ErrorClass } from '../../db/schema';
 import { endRunningAttemptSql } from '../attempts/attempt-writes';
@@ -31,18 +32,21 @@ export async function recordSupersededEnd(
   );
 }
 
-/** The attempt's row, running since its begin, ended with its outcome, latency, cost and error. */
+/**
+ * The attempt's row, running since its begin, ended with its outcome, latency, cost, error and model; answers its
+ * share of retry spend (undefined when no row was running).
+ */
 export async function recordAttemptEnd(
   tx: Transaction,
   key: BegunKey,
   request: PricedFinish,
   now: Date,
-): Promise<void> {
-  if (key.attempt_started_at === null) return;
+): Promise<number | undefined> {
+  if (key.attempt_started_at === null) return undefined;
   const finishedAt = now.toISOString();
   const failed = request.outcome === 'failed';
-  await tx.execute(
-    endRunningAttemptSql({
+  const [ended] = await tx.execute<{ retry_cost_micros: string }>(sql`
+    ${endRunningAttemptSql({
       alias: 'a',
       outcome: sql`${request.outcome}`,
       finishedAt: sql`${finishedAt}`,
@@ -50,6 +54,7 @@ export async function recordAttemptEnd(
       costSource: sql`${request.costSource}`,
       errorClass: sql`${failed ? request.errorClass! : null}`,
       errorText: sql`${failed ? request.errorText!.trim() : null}`,
+      model: sql`${request.model === undefined ? null : budgetModelOf(request.model)}`,
       from: sql``,
       attempt: {
         taskId: sql`${key.task_id}::text`,
@@ -58,8 +63,9 @@ export async function recordAttemptEnd(
         key: sql`${key.key}::text`,
         startedAt: sql`${key.attempt_started_at}::timestamptz`,
       },
-    }),
-  );
+    })}
+    returning a.retry_cost_micros`);
+  return ended ? Number(ended.retry_cost_micros) : undefined;
 }
 
 /** Gives back what the attempt reserved and adds what it really cost, on its task and under its budgets. */

@@ -7,6 +7,7 @@ import { breakerTargetsOf } from '../breakers/breaker-targets';
 import { openHold } from '../holds/open-hold';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../retry/decide-retry';
 import { costOfReport } from '../pricing/cost-of-report';
+import { countModelNamedAtFinish } from '../budgets/seen-spend';
 import { markTaskFinished } from '../tasks/finish-task';
 import { MAX_HOLD_DETAIL } from '@holdfast/protocol/inputs/hold-input';
 import { cutToLength, parseInput } from '@holdfast/protocol/validation';
@@ -81,8 +82,21 @@ export async function finishStep(
         failsTheDownstream(request.outcome, request.errorClass),
         now,
       );
-      await recordAttemptEnd(tx, key, request, now);
+      const retryCostMicros = await recordAttemptEnd(tx, key, request, now);
       const budget = await settleReservation(tx, key, request.costMicros);
+      // After the task's row and the reservations' stripes, in the order every finish and begin locks them.
+      if (retryCostMicros !== undefined) {
+        await countModelNamedAtFinish(tx, {
+          taskId: key.task_id,
+          agent: key.task_agent,
+          step: key.step,
+          startedAt: new Date(key.attempt_started_at!),
+          costMicros: request.costMicros,
+          retryCostMicros,
+          declaredModel: key.model,
+          finishModel: request.model,
+        });
+      }
 
       let answer: FinishAnswer;
       if (!key.downstream_idempotent && key.lock_expired) {
@@ -154,6 +168,7 @@ function succeededFinish(
     fencingToken: request.fencingToken,
     costMicros: request.costMicros,
     costSource: request.costSource,
+    model: request.model,
     result: request.result,
     completesTask: task.completesTask,
     taskStatus: task.taskCompleted ? 'completed' : 'active',

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { budgetModelOf } from '@holdfast/protocol/inputs/spend-budget-input';
 import type { Executor } from '../../db/client';
 import type { CostSource } from '../../db/schema';
 import { endRunningAttemptSql } from '../attempts/attempt-writes';
@@ -8,6 +9,7 @@ import { expiresAfterRetentionSql } from '../keys/claim-key';
 import { fixedSql } from '../kernel/run-statement';
 import { arrayLiteral } from '../kernel/sql-arrays';
 import { settleBudgetsCte } from '../budgets/budget-reservations';
+import { countModelNamedAtFinish } from '../budgets/seen-spend';
 import type { FinishAnswer } from '@holdfast/protocol/steps/step-protocol';
 
 const p = sql.placeholder;
@@ -27,10 +29,11 @@ const p = sql.placeholder;
  * No row back means none of it happened: finish-step.ts then takes the long way, which tells the other cases
  * apart (superseded, finished already, settled by a person, never begun, forbidden).
  */
-const settleSucceededStatement = fixedSql<{ acquisitions: number }>(
+const settleSucceededStatement = fixedSql<SettledRow>(
   () => sql`
 with begun as (
   select k.key, k.acquisitions, k.task_id, k.step, k.attempt_started_at, k.reserved_micros, k.budget_reservations,
+    k.model, t.agent,
     array['step:' || t.agent || '/' || k.step]
       || case when k.downstream is null then '{}'::text[] else array['downstream:' || t.agent || '/' || k.downstream] end
         as breakers
@@ -51,6 +54,7 @@ ended as (
     costSource: p('costSource'),
     errorClass: sql`null`,
     errorText: sql`null`,
+    model: p('model'),
     from: sql`from begun`,
     attempt: {
       taskId: sql`begun.task_id`,
@@ -60,7 +64,7 @@ ended as (
       startedAt: sql`begun.attempt_started_at`,
     },
   })}
-  returning 1
+  returning a.retry_cost_micros
 ),
 budget as (
   update task_budgets t set
@@ -88,14 +92,28 @@ ${outcomeCountedCtes({
   at: p('now'),
   failing: false,
 })}
-select acquisitions from begun`,
+select acquisitions, task_id, agent, step, attempt_started_at, model as declared_model,
+  (select retry_cost_micros from ended) as retry_cost_micros
+from begun`,
 );
+
+interface SettledRow {
+  acquisitions: number;
+  task_id: string;
+  agent: string;
+  step: string;
+  attempt_started_at: string | null;
+  declared_model: string | null;
+  retry_cost_micros: string | null;
+}
 
 export interface SucceededFinish {
   key: string;
   fencingToken: number;
   costMicros: number;
   costSource: CostSource;
+  /** The model the finish names, if any (a begin that declared none counts it as seen: countModelNamedAtFinish). */
+  model: string | undefined;
   result: unknown;
   /** Whether the key's step completes its task; the task is then marked completed first (finish-step.ts). */
   completesTask: boolean;
@@ -125,9 +143,22 @@ export async function settleSucceeded(
     slice: breakerSliceOf(finish.now),
     costMicros: finish.costMicros,
     costSource: finish.costSource,
+    model: finish.model === undefined ? null : budgetModelOf(finish.model),
     result: JSON.stringify(finish.result ?? null),
     taskStatus: finish.taskStatus,
   });
   if (!row) return undefined;
+  if (row.retry_cost_micros !== null && row.attempt_started_at !== null) {
+    await countModelNamedAtFinish(db, {
+      taskId: row.task_id,
+      agent: row.agent,
+      step: row.step,
+      startedAt: new Date(row.attempt_started_at),
+      costMicros: finish.costMicros,
+      retryCostMicros: Number(row.retry_cost_micros),
+      declaredModel: row.declared_model,
+      finishModel: finish.model,
+    });
+  }
   return { decision: 'completed', key: finish.key, attemptNumber: row.acquisitions, taskStatus: finish.taskStatus };
 }

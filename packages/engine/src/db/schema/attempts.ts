@@ -73,6 +73,11 @@ export const attempts = pgTable(
      */
     costSource: text('cost_source').$type<CostSource>(),
     /**
+     * The model the attempt called as model budgets count it (budgetModelOf: lower-cased, no dated suffix): as its
+     * begin declared it, else as its finish, report or span named it; null when nothing named one.
+     */
+    model: text('model'),
+    /**
      * What this attempt adds to its execution's retry-attributable spend: the spend beyond what one try would
      * have cost (the succeeded attempt's cost when the execution succeeded, else the first attempt's). Set as
      * each attempt ends, so it only grows and sums like cost: a failed retry adds its own cost, a succeeded

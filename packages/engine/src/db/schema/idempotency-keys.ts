@@ -56,6 +56,11 @@ export const idempotencyKeys = pgTable(
     budgetReservations: jsonb('budget_reservations').$type<{ b: number; p: string; r: boolean }[]>(),
     /** The downstream the current attempt's begin named (for the downstream's circuit breaker at finish). */
     downstream: text('downstream'),
+    /**
+     * The model the current attempt's begin declared (as budgets count it), or null: a finish naming a model its begin did
+     * not counts its cost under that model's budgets as seen (it reserved under none of them).
+     */
+    model: text('model'),
     /** Begun with `final: true`: its success completes the task. */
     completesTask: boolean('completes_task').notNull().default(false),
     /** When the current attempt began, naming its row in the partitioned attempt log. */

@@ -12,8 +12,9 @@ import {
 const inList = (values: readonly string[]) => sql.raw(values.map((value) => `'${value}'`).join(', '));
 
 /**
- * A spend budget of the fleet: at most `limitMicros` spent per period (a UTC hour, day or month) by the work in its
- * scope (the whole fleet, an agent, a task owner, a queue, a step, a downstream). Begins reserve their
+ * A spend budget of the fleet: at most `limitMicros` spent per period (a UTC hour, day or month, the last hour
+ * rolling, or a custom period) by the work in its scope (the whole fleet, an agent, a task owner, a queue, a step, a
+ * downstream, a model). A period's start is budget_period_start() in SQL and periodStartOf() in the engine. Begins reserve their
  * estimate against every budget covering them; spend Holdfast only sees (reported attempts) is counted, not
  * refused. Set by admins on the Spend budgets page, audited.
  */
@@ -26,6 +27,9 @@ export const spendBudgets = pg.pgTable(
     /** What the scope names (an agent, an owner, a queue, a step, a downstream); '' for the fleet. */
     scopeValue: pg.text('scope_value').notNull().default(''),
     period: pg.text('period').$type<BudgetPeriod>().notNull(),
+    /** A custom period's length in hours, and when its first period began; null for the other periods. */
+    resetEveryHours: pg.integer('reset_every_hours'),
+    resetFrom: pg.timestamp('reset_from', { withTimezone: true }),
     limitMicros: pg.bigint('limit_micros', { mode: 'number' }).notNull(),
     /** The shares of the limit that alert when reached, in percent, ascending. */
     warnPercents: pg.smallint('warn_percents').array().notNull(),
@@ -47,6 +51,11 @@ export const spendBudgets = pg.pgTable(
     pg.check('spend_budgets_period_known', sql`${table.period} in (${inList(budgetPeriods)})`),
     pg.check('spend_budgets_exhaustion_known', sql`${table.onExhausted} in (${inList(budgetExhaustions)})`),
     pg.check('spend_budgets_limit_positive', sql`${table.limitMicros} > 0`),
+    pg.check(
+      'spend_budgets_custom_reset',
+      sql`(${table.period} = 'custom') = (${table.resetEveryHours} is not null and ${table.resetFrom} is not null)
+        and coalesce(${table.resetEveryHours}, 1) > 0`,
+    ),
   ],
 );
 
@@ -66,6 +75,7 @@ export const spendBudgetUsage = pg.pgTable(
       .bigint('budget_id', { mode: 'number' })
       .notNull()
       .references(() => spendBudgets.id, { onDelete: 'cascade' }),
+    /** The period's start; for a rolling hour, the start of one of its five-minute buckets. */
     periodStart: pg.timestamp('period_start', { withTimezone: true }).notNull(),
     stripe: pg.smallint('stripe').notNull().default(0),
     spentMicros: pg.bigint('spent_micros', { mode: 'number' }).notNull().default(0),

@@ -43,6 +43,8 @@ export const traceSpans = pgTable(
     /** A call's cost (its last try's, when it has tries); a try's own: 0, by the failed-call rule or for want of tokens. */
     costMicros: bigint('cost_micros', { mode: 'number' }).notNull(),
     costSource: text('cost_source').$type<CostSource>().notNull(),
+    /** A call's model as budgets count it (the requested one, else the one that answered): its attempts carry it. */
+    model: text('model'),
     /** A try's `http.response.status_code`. */
     httpStatus: integer('http_status'),
     /** A try's `http.request.resend_count` (absent on the first send). */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { BudgetInfo } from '@holdfast/protocol/inputs/spend-budget-input';
+import { type BudgetInfo, budgetModelOf, periodWords } from '@holdfast/protocol/inputs/spend-budget-input';
 import { periodEndOf, periodStartOf } from '../../budgets/budget-periods';
 import { budgetsCovering, releaseLeftover, reserveUnderRemainingBudgets } from '../../budgets/budget-reservations';
 import type { SpendBudget } from '../../budgets/spend-budgets';
@@ -10,7 +10,7 @@ import { exhaustedStop } from './task-stops';
 
 /**
  * The fleet's spend budgets covering the step (its agent, its task's owner, its queue, the step, its downstream,
- * the whole fleet): the attempt's estimate is reserved under each, all or none, after the task's own gate took its
+ * the model its begin declared, the whole fleet): the attempt's estimate is reserved under each, all or none, after the task's own gate took its
  * share (its statement reserved on a free stripe of each budget it could; this gate reserves under the rest). A
  * budget without room refuses: the agent waits for the period to turn, or stops (a dead letter and a hold for the
  * task's owner, as for its own ceiling), as the budget says. With no budget covering it, nothing is read or written.
@@ -27,6 +27,7 @@ export const spendBudgetGate: GateInClaim = {
       step: attempt.request.step,
       downstream: request.downstream ?? null,
       owner: budget.owner,
+      model: request.model === undefined ? null : budgetModelOf(request.model),
     });
     if (covering.length === 0) return undefined;
     const refusing = await reserveUnderRemainingBudgets(tx, key, covering, attempt.budgetsTaken ?? [], {
@@ -48,10 +49,10 @@ function budgetRefusal(refusing: SpendBudget, estimate: number, now: Date): Refu
     scopeValue: refusing.scopeValue,
     period: refusing.period,
     limitMicros: refusing.limitMicros,
-    periodEndsAt: periodEndOf(refusing.period, now).toISOString(),
+    periodEndsAt: periodEndOf(refusing, now).toISOString(),
   };
   const detail =
-    `the spend budget "${refusing.name}" (${refusing.limitMicros} micro-dollars a UTC ${refusing.period}) has no ` +
+    `the spend budget "${refusing.name}" (${refusing.limitMicros} micro-dollars ${periodWords(refusing)}) has no ` +
     `room for this attempt's ${estimate} until ${info.periodEndsAt}`;
   if (refusing.onExhausted === 'stop') {
     const stop = exhaustedStop('budget_exhausted', detail);
@@ -84,7 +85,7 @@ async function countBudgetRefused(ctx: CoreContext, budget: SpendBudget, now: Da
   await ctx.db
     .execute(sql`
       update spend_budget_usage set refusals = refusals + 1
-      where budget_id = ${budget.id} and period_start = ${periodStartOf(budget.period, now).toISOString()}::timestamptz
+      where budget_id = ${budget.id} and period_start = ${periodStartOf(budget, now).toISOString()}::timestamptz
         and stripe = 0`)
     .catch(() => {});
 }

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { budgetModelOf } from '@holdfast/protocol/inputs/spend-budget-input';
 import type { Transaction } from '../../../db/client';
 import { budgetAsks } from '../../budgets/budget-reservations';
 import { chargesRetrySql, writeBegin } from '../begin-writes';
@@ -20,7 +21,13 @@ export const taskBudgetGate: GateInClaim = {
     const { tx, request, attemptNumber, by } = attempt;
     const asks = budgetAsks(
       budgetsInOrder ? [] : facts.spendBudgets,
-      { agent: request.agent, queue: request.queue, step: request.step, downstream: begun.downstream ?? null },
+      {
+        agent: request.agent,
+        queue: request.queue,
+        step: request.step,
+        downstream: begun.downstream ?? null,
+        model: begun.model === undefined ? null : budgetModelOf(begun.model),
+      },
       now,
     );
     const written = await writeBegin(tx, request, { key, attemptNumber, estimate, now }, by, asks);

@@ -238,6 +238,21 @@ describe('the AI SDK under Holdfast', () => {
     expect(failure).toBeInstanceOf(HoldfastStepWaiting);
     expect(failure).toMatchObject({ code: 'BUDGET_EXHAUSTED', budget: { name: budget.name, scope: 'model' } });
     expect(model.doGenerateCalls).toHaveLength(0);
+
+    // Streamed, the same wait names the same budget, and the model is not asked either.
+    let streamFailure: unknown;
+    const streamed = streamText({
+      model: wrapLanguageModel({ model, middleware: holdfast.model('answer') }),
+      prompt: 'Summarise the ticket',
+      maxRetries: 0,
+      onError: ({ error }) => {
+        streamFailure = error;
+      },
+    });
+    await streamed.consumeStream();
+    expect(streamFailure).toBeInstanceOf(HoldfastStepWaiting);
+    expect(streamFailure).toMatchObject({ code: 'BUDGET_EXHAUSTED', budget: { name: budget.name, scope: 'model' } });
+    expect(model.doStreamCalls).toHaveLength(0);
   });
 
   it('runs a side-effecting tool once per task: a redelivered run replays the model and the tool', async () => {

@@ -11,7 +11,7 @@ import {
   StepError,
 } from '@holdfast/client/langgraph';
 import { useAdapterServer } from '../../support/adapter-server';
-import { aSpentQueueBudget } from '../../support/spent-budget';
+import { aSpentModelBudget, aSpentQueueBudget } from '../../support/spent-budget';
 import { useTestDatabase } from '../../support/test-database';
 
 /**
@@ -62,7 +62,7 @@ const retriesUsed = async (taskId: string) => {
  * A checkout graph: `charge_card` charges (a counted side effect) after failing as told, and answers
  * with a message; under Holdfast with holdfastRetryPolicy, its retry decided by Holdfast alone.
  */
-function checkoutGraph(failures: StepError[]) {
+function checkoutGraph(failures: StepError[], model?: string) {
   const charges: string[] = [];
   const slept: number[] = [];
   let nodeRuns = 0;
@@ -85,6 +85,7 @@ function checkoutGraph(failures: StepError[]) {
         slept.push(ms);
       },
       content: (state) => ({ order: state.order }),
+      model,
     },
   );
   const graph = new StateGraph(State)
@@ -176,6 +177,16 @@ describe('LangGraph.js under Holdfast', () => {
     expect(world.charges).toEqual([]);
     expect(world.slept).toEqual([]);
     expect(await attemptsOf(task.taskId)).toEqual([]);
+  });
+
+  it("declares a node's model at the begin: a spent budget of that model holds the node before it runs", async () => {
+    const model = `budgeted-${randomUUID().slice(0, 8)}`;
+    const budget = await aSpentModelBudget(database, model);
+    const world = checkoutGraph([], model);
+    const waiting = await world.invoke(aTask()).catch((error: unknown) => error);
+    expect(waiting).toMatchObject({ code: 'BUDGET_EXHAUSTED', budget: { name: budget.name, scope: 'model' } });
+    expect(world.nodeRuns()).toBe(0);
+    expect(world.charges).toEqual([]);
   });
 
   it("keeps a task's side effect single across threads, where the checkpointer keeps it single within one", async () => {

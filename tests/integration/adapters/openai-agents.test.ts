@@ -344,6 +344,19 @@ describe('the OpenAI Agents SDK under Holdfast', () => {
     expect(waiting).toMatchObject({ code: 'BUDGET_EXHAUSTED', budget: { name: budget.name, scope: 'model' } });
     expect(world.model.calls).toBe(0);
     expect(world.sent).toHaveLength(0);
+
+    // Streamed, the same wait names the same budget.
+    const streamed = await world.runStreamed();
+    const events = (async () => {
+      for await (const _event of streamed) {
+        // drained: the wait ends the stream
+      }
+      await streamed.completed;
+    })();
+    const streamedWait = await events.catch((error: unknown) => error);
+    expect(streamedWait).toBeInstanceOf(HoldfastStepWaiting);
+    expect(streamedWait).toMatchObject({ code: 'BUDGET_EXHAUSTED', budget: { name: budget.name, scope: 'model' } });
+    expect(world.model.calls).toBe(0);
   });
 
   it('records a streamed call when its stream ends, and replays it to a streamed re-run', async () => {

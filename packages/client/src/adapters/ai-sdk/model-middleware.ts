@@ -120,7 +120,12 @@ export function holdfastModelMiddleware(
           case 'wait': {
             const waitMs = first.status === 'retry' ? first.delayMs : first.retryAfterMs;
             if (waitMs > maxWaitMs)
-              throw new HoldfastStepWaiting(first.status === 'wait' ? first.code : 'RETRY_DELAYED', waitMs, step);
+              throw new HoldfastStepWaiting(
+                first.status === 'wait' ? first.code : 'RETRY_DELAYED',
+                waitMs,
+                step,
+                first.status === 'wait' ? first.budget : undefined,
+              );
             await sleep(waitMs, signal);
           }
         }

@@ -23,6 +23,8 @@ export interface HoldfastNodeOptions<State> extends HoldfastConnection {
   downstreamIdempotent?: boolean;
   inProgressTtlMs?: number;
   estimatedCostMicros?: number;
+  /** The model the node calls (`gpt-4o-mini`), if one: that model's spend budgets reserve its estimate too. */
+  model?: string;
   /** The task's last step: when it succeeds the Holdfast task is completed. */
   final?: boolean;
 }
@@ -57,6 +59,7 @@ export function holdfastNode<State, Update>(
         downstreamIdempotent: options.downstreamIdempotent,
         inProgressTtlMs: options.inProgressTtlMs,
         estimatedCostMicros: options.estimatedCostMicros,
+        model: options.model,
         final: options.final,
       },
       async () => ({ result: storableOf(await node(state, config)) }),

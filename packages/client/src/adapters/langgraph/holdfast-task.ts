@@ -21,6 +21,8 @@ export interface HoldfastTaskOptions<Args extends unknown[]> extends HoldfastCon
   downstreamIdempotent?: boolean;
   inProgressTtlMs?: number;
   estimatedCostMicros?: number;
+  /** The model the node calls (`gpt-4o-mini`), if one: that model's spend budgets reserve its estimate too. */
+  model?: string;
   /** LangGraph's other task options (cache, timeout); its retry is always holdfastRetryPolicy. */
   taskOptions?: Omit<TaskOptions, 'name' | 'retry'>;
 }
@@ -52,6 +54,7 @@ export function holdfastTask<Args extends unknown[], Output>(
         downstreamIdempotent: options.downstreamIdempotent,
         inProgressTtlMs: options.inProgressTtlMs,
         estimatedCostMicros: options.estimatedCostMicros,
+        model: options.model,
       },
       async () => ({ result: storableOf(await fn(...args)) }),
       config.signal,

@@ -50,7 +50,7 @@ export async function runOneAttempt<T>(
     }
     case 'wait':
       if (outcome.retryAfterMs > maxWaitMs) {
-        throw new HoldfastStepWaiting(outcome.code, outcome.retryAfterMs, outcome.detail);
+        throw new HoldfastStepWaiting(outcome.code, outcome.retryAfterMs, outcome.detail, outcome.budget);
       }
       await sleep(outcome.retryAfterMs, signal);
       throw new HoldfastRetryDue(undefined, outcome.retryAfterMs, `${outcome.code}: ${outcome.detail}`);

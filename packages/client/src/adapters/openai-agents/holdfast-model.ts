@@ -167,7 +167,7 @@ class HoldfastModel implements Model {
           break;
         case 'wait':
           if (outcome.retryAfterMs > maxWaitMs) {
-            throw new HoldfastStepWaiting(outcome.code, outcome.retryAfterMs, outcome.detail);
+            throw new HoldfastStepWaiting(outcome.code, outcome.retryAfterMs, outcome.detail, outcome.budget);
           }
           await sleep(outcome.retryAfterMs, signal);
       }

@@ -105,7 +105,7 @@ export function ConfirmWithReason<Data>({
       ))}
       <p className="text-[12px]">{question}</p>
       <Field label={reasonLabel} id={`${id}-reason`} hideLabel>
-        <Input ref={reasonInput} name="reason" required placeholder="Why (kept in the audit log)" size="sm" />
+        <Input ref={reasonInput} name="reason" required placeholder="Why (audited)" size="sm" />
       </Field>
       <span className="flex gap-1.5">
         <Button type="submit" variant="danger" pending={pending} pendingLabel={pendingLabel}>

@@ -5,7 +5,7 @@ import { Input } from '@/components/ui/input';
 export function ReasonField({
   id,
   error,
-  placeholder = 'Why (kept in the audit log)',
+  placeholder = 'Why (audited)',
 }: {
   /** The form's id: the field is `<id>-reason`. */
   id: string;

@@ -65,7 +65,7 @@ export function SearchBox({
           name="q"
           type="search"
           defaultValue={defaultValue}
-          placeholder={shortcut ? 'Search ids: task, key, hold, step…  ( / )' : 'Search ids: task, key, hold, step…'}
+          placeholder={shortcut ? 'Task, key, hold, step id…  ( / )' : 'Task, key, hold, step id…'}
           autoComplete="off"
           spellCheck={false}
           aria-keyshortcuts={shortcut ? '/' : undefined}

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { formatCount, formatMicros } from '../../lib/console/format';
 import { saveStepOwner } from '../../packages/engine/src/core';
+import { agentRuns } from '../../packages/engine/src/db/schema';
 import { createToken, uniqueId } from '../support/factories';
 import { expect, test } from '../support/fixtures';
 
@@ -40,6 +41,20 @@ test("a cost reviewer goes from the agents list to an agent's retry spend and it
     { taskId: task(), agent, step: 'draft', attemptNumber: 1, outcome: 'succeeded', costMicros: 4_000, ...at(3) },
     { taskId: task(), agent, step: 'send', attemptNumber: 1, outcome: 'succeeded', costMicros: 1_000, ...at(4) },
   ]);
+
+  // Two runs of the agent, as its spans reported them (agent_runs): one failed.
+  await database.db.insert(agentRuns).values(
+    [1, 2].map((run) => ({
+      traceId: randomUUID().replaceAll('-', ''),
+      spanId: randomUUID().slice(0, 16).replace('-', '0'),
+      agent,
+      name: 'invoke_agent',
+      convention: 'invoke_agent',
+      ...at(run * 10),
+      outcome: run === 1 ? ('succeeded' as const) : ('failed' as const),
+      errorText: run === 1 ? null : 'the model refused the plan',
+    })),
+  );
 
   // The API's figures for the same window, per step, as a token limited to this agent reads them.
   const { token } = await createToken(database, { scopes: ['read'], allowedAgents: [agent] });
@@ -91,8 +106,14 @@ test("a cost reviewer goes from the agents list to an agent's retry spend and it
   expect(csvRetrySpend).toBeCloseTo(sum((step) => step.retrySpendMicros) / 1_000_000, 10);
   expect(rows.map((cells) => cells[column('cost_sources')])).toEqual(['reported', 'reported']);
 
+  // Its runs, from its spans: two, one failed, the latest failure named.
+  const runs = page.getByTestId('agent-runs');
+  await expect(runs).toContainText('2 runs, 1 failed');
+  await expect(runs).toContainText('The latest failure: the model refused the plan');
+
   // The Steps list filters by how steps were costed: none of this agent's was priced from tokens.
-  await page.goto(`/steps?window=24h&agent=${agent}`);
+  await page.getByTestId('agent-steps-link').click();
+  await expect(page).toHaveURL(new RegExp(`/steps\\?window=24h&agent=${agent}`));
   // Its steps' subtotal, as the API's figures add up.
   const subtotal = page.getByTestId('steps-subtotal');
   await expect(subtotal.getByTestId('subtotal-attempts')).toHaveText(

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import { alertInstances } from '../../packages/engine/src/db/schema';
 import { expect, signInAs, test } from '../support/fixtures';
 
-/** On-call lands on what fires: the Alerts page opens on firing alerts, listed before newer resolved ones. */
+/**
+ * On-call lands on what fires: the Alerts page opens on firing alerts nobody has taken, then the acknowledged ones,
+ * then newer resolved ones.
+ */
 test('Alerts opens on what is firing, before the history and the rules, on a phone too', async ({ page, database }) => {
   const word = `landing${randomBytes(4).toString('hex')}`;
   const [firing] = await database.db
@@ -15,6 +18,20 @@ test('Alerts opens on what is firing, before the history and the rules, on a pho
       detail: 'e2e',
       link: '/locks',
       firedAt: new Date(Date.now() - 3 * 3_600_000),
+    })
+    .returning({ id: alertInstances.id });
+  // Firing and taken by someone: after the ones nobody has taken, though it fired later.
+  const [acknowledged] = await database.db
+    .insert(alertInstances)
+    .values({
+      kind: 'stale_lock',
+      identity: `lock:${word}-acknowledged`,
+      title: `Lock ${word} stale, taken`,
+      detail: 'e2e',
+      link: '/locks',
+      firedAt: new Date(Date.now() - 30 * 60_000),
+      acknowledgedBy: 'person:ada@holdfast.demo',
+      acknowledgedAt: new Date(Date.now() - 20 * 60_000),
     })
     .returning({ id: alertInstances.id });
   const [resolved] = await database.db
@@ -44,9 +61,11 @@ test('Alerts opens on what is firing, before the history and the rules, on a pho
         elements.map((element) => element.getAttribute('data-testid')),
       );
       const firingAt = order.indexOf(`alert-instance-${firing!.id}`);
+      const acknowledgedAt = order.indexOf(`alert-instance-${acknowledged!.id}`);
       const resolvedAt = order.indexOf(`alert-instance-${resolved!.id}`);
       expect(firingAt).toBeGreaterThanOrEqual(0);
-      expect(resolvedAt).toBeGreaterThan(firingAt);
+      expect(acknowledgedAt).toBeGreaterThan(firingAt);
+      expect(resolvedAt).toBeGreaterThan(acknowledgedAt);
       // On a phone too the firing list is not below the rules: its first alert is on the first screen.
       await expect(rows.first()).toBeInViewport({ ratio: 0.1 });
     }
@@ -55,6 +74,6 @@ test('Alerts opens on what is firing, before the history and the rules, on a pho
     await database.db
       .update(alertInstances)
       .set({ status: 'resolved', resolvedAt: new Date() })
-      .where(eq(alertInstances.id, firing!.id));
+      .where(inArray(alertInstances.id, [firing!.id, acknowledged!.id]));
   }
 });

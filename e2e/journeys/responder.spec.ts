@@ -73,6 +73,13 @@ test('a responder goes from the firing alert to the step it is about, reads its 
     await expect(tile('attempts')).toHaveText(formatCount(figures!.attempts!));
     await expect(tile('retrySpendMicros')).toHaveText(formatMicros(figures!.retrySpendMicros!));
     await expect(tile('totalSpendMicros')).toHaveText('$0.0080');
+    // When the figures were read, and what they are compared with: this step had no window before.
+    const headline = page.getByTestId('step-headline');
+    const asOf = Date.parse((await headline.locator('time').getAttribute('datetime')) ?? '');
+    expect(Math.abs(Date.now() - asOf)).toBeLessThan(120_000);
+    await expect(headline).toContainText('The window before had no attempts: nothing to compare with.');
+    // The orange line is named: the retry rate chart has its legend.
+    await expect(page.getByTestId('chart-retry-rate').locator('.recharts-legend-item-text')).toHaveText('Retry rate');
 
     const section = page.getByTestId('step-pauses');
     await section.getByLabel('For').selectOption('60');

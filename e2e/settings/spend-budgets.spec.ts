@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { applyBudgetsFile, beginStep, finishStep } from '../../packages/engine/src/core';
+import { applyBudgetsFile, beginStep, deleteSpendBudget, finishStep } from '../../packages/engine/src/core';
+import { admin } from '../../tests/support/actors';
 import { attemptOf } from '../../tests/support/step-input';
 import { expect, signInAs, test } from '../support/fixtures';
 
@@ -93,13 +94,15 @@ test("an admin adds a weekly budget from a chosen start and a model's rolling ho
   const form = page.getByTestId('budget-form');
   // A custom period's length and start are asked only when it is chosen.
   await expect(form.getByLabel('Each period lasts (hours)')).toHaveCount(0);
+  // An agent's week (the e2e fleet shares one database: a fleet budget would hold every other test's work).
   await form.getByLabel('Name').fill(`e2e weekly ${suffix}`);
-  await form.getByLabel('Scope').selectOption('fleet');
+  await form.getByLabel('Scope').selectOption('agent');
+  await form.getByLabel('Covers').fill(`e2e-weekly-${suffix}`);
   await form.getByLabel('Period', { exact: true }).selectOption('custom');
   await form.getByLabel('Each period lasts (hours)').fill('168');
   await form.getByLabel('First period began (UTC)').fill('2026-11-30 00:00');
   await form.getByLabel('Limit ($ a period)').fill('900');
-  await form.getByLabel('Reason (kept in the audit log)').fill('the fleet may spend $900 a week from Monday');
+  await form.getByLabel('Reason (kept in the audit log)').fill('the agent may spend $900 a week from Monday');
   await form.getByRole('button', { name: 'Add budget' }).click();
   await expect(page.getByTestId('toasts')).toContainText(`Budget added: e2e weekly ${suffix}.`);
   await expect(page.getByTestId(`budget-e2e weekly ${suffix}`)).toContainText('$900.00 every 7 days');
@@ -132,6 +135,9 @@ test("an admin adds a weekly budget from a chosen start and a model's rolling ho
   await expect(row).toContainText(`model ${model.toLowerCase()}`);
   await expect(row).toContainText('$0.0010 the last hour (rolling)');
   await expect(row.getByTestId('budget-forecast')).toContainText('full; room again as spend leaves it');
+  for (const name of [`e2e weekly ${suffix}`, `e2e model ${suffix}`]) {
+    await deleteSpendBudget({ db: database.db, actor: admin }, { name, reason: 'e2e: done' });
+  }
 });
 
 /** A budget's own page, reached from the list: its burn-down, its top spenders; a file's budget read only. */

@@ -143,7 +143,16 @@ test("a step seen only through spans: its cost sources, the retry spend's estima
   await expect(mix.getByTestId('cost-source-none')).toHaveCount(0);
   const retrySpend = Number(of('priced').retry) + Number(of('reported').retry);
   await expect(mix.getByTestId('cost-source-total').getByTestId('retry-cost')).toContainText(formatMicros(retrySpend));
-  await expect(mix.getByTestId('cost-source-total').getByTestId('estimate-mark')).toBeVisible();
+  const mark = mix.getByTestId('cost-source-total').getByTestId('estimate-mark');
+  await expect(mark).toBeVisible();
+  // A screen reader hears the mark once, with why: the visible word is hidden from it, the sentence is not shown.
+  const heard = await mark.evaluate((element) =>
+    [...element.querySelectorAll('*')]
+      .filter((part) => !part.closest('[aria-hidden="true"]'))
+      .map((part) => part.textContent)
+      .join(''),
+  );
+  expect(heard).toMatch(/^estimate: Retry spend is an estimate: /);
   await expect(mix.getByTestId('retry-spend-estimate')).toContainText(
     `Retry spend is an estimate: ${formatMicros(Number(of('priced').retry))} of the ${formatMicros(retrySpend)}`,
   );

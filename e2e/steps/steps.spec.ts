@@ -44,6 +44,16 @@ test('sorts, filters and searches the steps, keeping it all in a shareable URL',
   await expect(beta.getByTestId('retryShareOfSpend')).toHaveText('33.3%');
   await expect(beta.getByTestId('new-step')).toBeVisible();
   await expect(beta.getByTestId('failures')).toContainText('timeout 1');
+  // A latency, and a failure class with its count, never break over two lines (at a desktop's width or a phone's).
+  const wraps = (cell: string, inner: string) =>
+    beta
+      .getByTestId(cell)
+      .locator(inner)
+      .first()
+      .evaluate((element) => getComputedStyle(element).whiteSpace);
+  expect(await wraps('latencyP95Ms', 'xpath=.')).toBe('nowrap');
+  expect(await wraps('failures', 'span.whitespace-nowrap')).toBe('nowrap');
+  await expect(beta.getByTestId('failures').locator('span.whitespace-nowrap')).toHaveText('timeout 1');
 
   await page.getByTestId('sort-latencyP95Ms').click();
   await expect(page).toHaveURL(/sort=latencyP95Ms&dir=desc/);

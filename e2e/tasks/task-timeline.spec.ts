@@ -9,9 +9,11 @@ test('shows every attempt of a task in order, with keys, its dead letter and its
   expectAccessible,
 }) => {
   const taskId = `e2e-task-${randomUUID().slice(0, 8)}`;
+  // An agent of its own: the owner it declares is this task's.
+  const agent = `e2e-fleet-${taskId.slice(-8)}`;
   const step = (name: string) => ({
     taskId,
-    agent: 'e2e-fleet',
+    agent,
     owner: 'team:growth',
     step: name,
     content: { name },
@@ -38,6 +40,13 @@ test('shows every attempt of a task in order, with keys, its dead letter and its
 
   await page.goto(`/tasks/${taskId}`);
   await expect(page.getByRole('heading', { name: `Task ${taskId}` })).toBeVisible();
+  // The header counts the retry its timeline shows, beside what it took from the allowance.
+  await expect(page.getByText(/1 retry \(1 of the allowance of 3 used\)/)).toBeVisible();
+  // Who answers for its steps: the owner its agent declares, for both steps it ran.
+  const owners = page.getByTestId('task-owners');
+  await expect(owners.getByTestId('task-step-owner')).toHaveText('team:growth (declared)');
+  await expect(owners.getByRole('link', { name: 'draft', exact: true })).toBeVisible();
+  await expect(owners.getByRole('link', { name: 'send', exact: true })).toBeVisible();
   const rows = page.getByTestId('task-timeline').locator('tbody tr');
   await expect(rows).toHaveCount(3);
   await expect(rows.nth(0)).toHaveAttribute('data-testid', 'attempt-draft-1');
@@ -52,7 +61,7 @@ test('shows every attempt of a task in order, with keys, its dead letter and its
   // Every step name links to its detail.
   await expect(firstDraft.getByRole('link', { name: 'draft', exact: true })).toHaveAttribute(
     'href',
-    '/steps/e2e-fleet/draft',
+    `/steps/${agent}/draft`,
   );
   await expect(page.getByTestId('attempt-send-1').getByTestId('key')).toContainText('failed');
 

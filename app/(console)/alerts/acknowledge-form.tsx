@@ -44,7 +44,7 @@ export function AcknowledgeForm({ alertId, title }: { alertId: number; title: st
           </Select>
         </Field>
         <Field label="Note" id={`${id}-note`}>
-          <Input name="note" required size="sm" placeholder="What you are doing about it" />
+          <Input name="note" required size="sm" placeholder="What you're doing" />
         </Field>
         <Button type="submit" variant="primary" pending={pending} pendingLabel="Acknowledging…">
           Acknowledge

@@ -96,7 +96,7 @@ export function DeadLetterActions({
         <Input
           name="reason"
           required
-          placeholder="Why (kept in the audit log)"
+          placeholder="Why (audited)"
           size="sm"
           className="min-w-40 flex-1"
           data-row-action

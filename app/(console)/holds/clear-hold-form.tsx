@@ -162,7 +162,7 @@ export function ClearHoldForm({
         </Select>
       </Field>
       <Field label="Note" id={`note-${holdId}`} hideLabel>
-        <Input name="note" required placeholder="Why (kept in the audit log)" size="sm" className="min-w-0 flex-1" />
+        <Input name="note" required placeholder="Why (audited)" size="sm" className="min-w-0 flex-1" />
       </Field>
       <Button type="submit" variant="primary" pending={pending} pendingLabel="Clearing…">
         Clear

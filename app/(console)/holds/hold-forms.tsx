@@ -167,7 +167,7 @@ export function BulkClearForm({ formId, headingId }: { formId: string; headingId
         </Select>
       </Field>
       <Field label="Note for all of them" className="min-w-0 flex-1 sm:flex-none">
-        <Input name="note" required placeholder="Why (kept in the audit log)" size="sm" className="sm:min-w-56" />
+        <Input name="note" required placeholder="Why (audited)" size="sm" className="sm:min-w-56" />
       </Field>
       <Button
         type="submit"

@@ -48,7 +48,7 @@ export function ForceReleaseForm({
           <Input
             name="reason"
             required
-            placeholder="Why (kept in the audit log)"
+            placeholder="Why (audited)"
             size="sm"
             className="min-w-0 flex-1"
             data-row-action
@@ -109,13 +109,7 @@ export function KillSwitchForm({ engaged, headingId }: { engaged: boolean; headi
     <form ref={form} onSubmit={submit} className="flex flex-wrap items-center gap-2" data-testid="kill-switch-form">
       <input type="hidden" name="engaged" value={engaged ? 'false' : 'true'} />
       <Field label="Reason for switching" id="kill-switch-reason" hideLabel>
-        <Input
-          name="reason"
-          required
-          placeholder="Why (kept in the audit log)"
-          size="sm"
-          className="min-w-0 flex-1 sm:max-w-md"
-        />
+        <Input name="reason" required placeholder="Why (audited)" size="sm" className="min-w-0 flex-1 sm:max-w-md" />
       </Field>
       <Button type="submit" pending={pending}>
         {engaged ? 'Allow automatic release again…' : 'Stop automatic release…'}

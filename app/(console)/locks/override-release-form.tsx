@@ -49,13 +49,7 @@ export function OverrideReleaseForm({
       <input type="hidden" name="slot" value={slot} />
       <input type="hidden" name="fencingToken" value={fencingToken} />
       <Field label="Reason for releasing over the guards" id={`${why}-reason`} hideLabel>
-        <Input
-          name="reason"
-          required
-          placeholder="Why the holder is gone (audit log)"
-          size="sm"
-          className="min-w-0 flex-1"
-        />
+        <Input name="reason" required placeholder="Why the holder is gone" size="sm" className="min-w-0 flex-1" />
       </Field>
       <Button type="submit" variant="danger" pending={pending} pendingLabel="Releasing…">
         Release anyway…

@@ -228,14 +228,7 @@ export function EndRampForm({ pauseId, target, headingId }: { pauseId: number; t
 function RowReasonField({ id, label }: { id: string; label: string }) {
   return (
     <Field label={label} id={`${id}-reason`} hideLabel>
-      <Input
-        name="reason"
-        required
-        size="sm"
-        placeholder="Why (kept in the audit log)"
-        className="min-w-40 flex-1"
-        data-row-action
-      />
+      <Input name="reason" required size="sm" placeholder="Why (audited)" className="min-w-40 flex-1" data-row-action />
     </Field>
   );
 }

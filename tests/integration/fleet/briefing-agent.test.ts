@@ -271,9 +271,17 @@ describe('the briefing agent (OpenTelemetry only)', () => {
     } finally {
       if (!stopped) await fleet.stop();
     }
-    const [revoked] = await database.sql<{ revoked_at: Date | null }[]>`
-      select revoked_at from api_tokens where name = 'demo fleet: briefing agent (OpenTelemetry)'`;
+    const [revoked] = await database.sql<{ id: string; revoked_at: Date | null }[]>`
+      select id, revoked_at from api_tokens where name = 'demo fleet: briefing agent (OpenTelemetry)'`;
     expect(revoked!.revoked_at).not.toBeNull();
+    // The audit log says the demo fleet made and revoked it, not the sweeper.
+    const audited = await database.sql<{ action: string; actor_type: string; actor_id: string }[]>`
+      select action, actor_type, actor_id from audit_log
+      where target_type = 'api_token' and target_id = ${String(revoked!.id)} order by id`;
+    expect(audited).toEqual([
+      { action: 'api_token.create', actor_type: 'system', actor_id: 'demo-fleet' },
+      { action: 'api_token.revoke', actor_type: 'system', actor_id: 'demo-fleet' },
+    ]);
 
     // Whatever was in flight at the stop was ended and exported before the fleet said it had stopped: every
     // briefing with attempts has its run's span too, and every call's tries are numbered 1..n.

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { recordAttempt, resumePause, saveStepPolicy, setPause } from '../../../packages/engine/src/core';
+import {
+  deadLetterTask,
+  recordAttempt,
+  redriveDeadLetter,
+  resumePause,
+  saveStepPolicy,
+  setPause,
+} from '../../../packages/engine/src/core';
+import { aDeadLetterInput } from '../../support/dead-letter-input';
 import { breakerEvents } from '../../../packages/engine/src/db/schema';
 import { getStepEvents } from '../../../lib/queries/step-events';
 import { admin, anAgent, oncall } from '../../support/actors';
@@ -8,7 +16,10 @@ import { anAttempt } from '../../support/attempt-factory';
 import { handClock } from '../../support/hand-clock';
 import { useTestDatabase } from '../../support/test-database';
 
-/** What happened when, on a step's charts: its pauses and ramps, its breaker, its policy; never another step's. */
+/**
+ * What happened when, on a step's charts: its pauses and ramps, its breaker opening and closing, its policy, its
+ * redrives; never another step's.
+ */
 const database = useTestDatabase();
 const worker = anAgent('events-test');
 
@@ -45,23 +56,40 @@ describe("a step's events", () => {
     await database.db.insert(breakerEvents).values([
       { target: `step:${agent}/send`, event: 'opened', at: new Date(start.getTime() + 6 * 60_000) },
       { target: `step:${agent}/other`, event: 'opened', at: new Date(start.getTime() + 6 * 60_000) },
+      { target: `step:${agent}/send`, event: 'closed', at: new Date(start.getTime() + 8 * 60_000) },
     ]);
+    // Two of the step's dead letters redriven now (a redrive keeps the database's time), one of another step.
+    for (const step of ['send', 'send', 'other']) {
+      const { deadLetter } = await database.db.transaction((tx) =>
+        deadLetterTask(tx, worker, aDeadLetterInput({ agent, step, queue: agent, owner: 'team:events' })),
+      );
+      await redriveDeadLetter({ db: database.db, actor: oncall }, { deadLetterId: deadLetter.id, reason: 'fixed' });
+    }
 
     const events = await getStepEvents(
       database.db,
       { agent, step: 'send' },
       { from: start, to: new Date(start.getTime() + 3_600_000) },
     );
-    expect(events.map((event) => [event.kind, event.detail])).toEqual([
+    const listed = events.map((event) => [event.kind, event.detail]);
+    expect(listed.slice(0, 7)).toEqual([
       ['paused', `person:${oncall.id}`],
       ['ramping', `person:${oncall.id}`],
       ['paused', `person:${oncall.id}`],
       ['resumed', `person:${oncall.id}`],
       ['breaker_opened', null],
+      ['breaker_closed', null],
       // The ramp that began at minute 2 ran ten minutes.
       ['ramp_ended', null],
-      ['policy_changed', admin.id],
     ]);
+    // Both now, by the database's clock: the redrives are marked at their minute, so either may come first.
+    expect(listed.slice(7)).toHaveLength(2);
+    expect(listed.slice(7)).toEqual(
+      expect.arrayContaining([
+        ['policy_changed', admin.id],
+        ['redriven', '2 redriven'],
+      ]),
+    );
     // A window that ends before the first pause holds none of them.
     expect(
       await getStepEvents(

@@ -7,7 +7,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { SegmentedLinks } from '@/components/ui/segmented-links';
 import { VisibleText } from '@/components/ui/visible-text';
-import { stepsExportHref } from '@/lib/console/filter-forms/steps';
+import { stepsExportHref, stepsViewHref } from '@/lib/console/filter-forms/steps';
 import { parseStepsView } from '@/lib/filters/steps';
 import { getAgentRows } from '@/lib/queries/agents-page';
 import { readDataBegins } from '@/lib/queries/data-span';
@@ -156,6 +156,11 @@ export default async function AgentPage({ params, searchParams }: Props) {
             <a href={stepsExportHref(view)} download className="text-accent underline" data-testid="agent-steps-export">
               Export its steps as CSV
             </a>
+            {' · '}
+            {/* The Steps list filtered to this agent: its subtotal, and its filters (cost source, owner) to go on. */}
+            <Link href={stepsViewHref(view, {})} className="text-accent underline" data-testid="agent-steps-link">
+              Its steps on the Steps page
+            </Link>
           </p>
           <AgentRuns runs={runs} />
           <CostSourceMixSection mix={costMix} retentionDays={retentionDays} estimate={null} of="this agent's steps" />

@@ -161,13 +161,7 @@ export function EditedRedrive({
       ) : null}
       <div className="flex flex-wrap items-center gap-2">
         <Field label="Reason" hideLabel>
-          <Input
-            name="reason"
-            required
-            placeholder="Why (kept in the audit log)"
-            size="sm"
-            className="min-w-40 flex-1"
-          />
+          <Input name="reason" required placeholder="Why (audited)" size="sm" className="min-w-40 flex-1" />
         </Field>
         {brakedBy && canOverride ? (
           <label className="flex items-center gap-1.5 text-[12px]">

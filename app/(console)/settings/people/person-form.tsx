@@ -96,7 +96,7 @@ export function PersonForm({ person, self = false }: { person?: PersonValues; se
           name="teams"
           aria-label="Teams"
           defaultValue={initial.teams}
-          placeholder="teams, comma-separated"
+          placeholder="e.g. growth, ops"
           size="sm"
           className="max-md:w-full"
         />

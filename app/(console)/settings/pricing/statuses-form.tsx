@@ -49,7 +49,7 @@ export function StatusesForm({ statuses }: { statuses: string }) {
       </div>
       <ReasonAndSave
         idPrefix="statuses"
-        placeholder="e.g. our gateway answers 409 before calling the model"
+        placeholder="e.g. our gateway answers 409 first"
         defaultValue={initial.reason}
         error={errors.reason}
         saveLabel={'Save statuses'}

@@ -199,7 +199,7 @@ export function PoolForm({ pool }: { pool?: PoolFormValues & { id: number } }) {
       </p>
       <ReasonAndSave
         idPrefix="pool"
-        placeholder="e.g. payments API outage turned into a retry storm"
+        placeholder="e.g. payments outage became a retry storm"
         defaultValue={initial.reason}
         error={errors.reason}
         saveLabel={pool ? 'Save changes' : 'Save pool'}

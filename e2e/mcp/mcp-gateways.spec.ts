@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import { recordMcpGatewayReport } from '../../packages/engine/src/core';
+import { circuitBreakers } from '../../packages/engine/src/db/schema';
 import { uniqueId } from '../support/factories';
 import { expect, signInAs, test } from '../support/fixtures';
 
@@ -48,6 +50,18 @@ test('shows what the gateways did with each tool, what the tools cost, and the i
     })),
   );
 
+  // The charge tool's own breaker is open for the agent (each tool is a step with its breaker).
+  await database.db.insert(circuitBreakers).values({
+    target: `step:${agent}/${server}:charge`,
+    scope: 'step',
+    agent,
+    step: `${server}:charge`,
+    state: 'open',
+    openedAt: new Date(),
+    probeAt: new Date(Date.now() + 60_000),
+    changedAt: new Date(),
+  });
+
   await page.goto('/');
   await page.getByRole('navigation').getByRole('link', { name: 'MCP gateways' }).click();
   const section = page.getByTestId(`mcp-server-${server}`);
@@ -56,10 +70,14 @@ test('shows what the gateways did with each tool, what the tools cost, and the i
   await expect(charge.getByTestId('outcome-ran')).toHaveText('2');
   await expect(charge.getByTestId('outcome-replayed')).toHaveText('3');
   // Refused: the caller's mistakes together (an unknown tool and arguments the schema refused).
-  await expect(charge.getByTestId('outcome-refused_unknown_tool')).toHaveText('2');
+  await expect(charge.getByTestId('outcome-refused_unknown_tool')).toContainText('2');
+  // ...and each reason's count beneath.
+  await expect(charge.getByTestId('refusal-reasons')).toHaveText('unknown tool 1, arguments 1');
   await expect(charge.getByTestId('outcome-rate_limited')).toHaveText('4');
   await expect(charge.getByTestId('attempts')).toHaveText('2');
   await expect(charge.getByTestId('cost')).toHaveText('$0.0050');
+  await expect(charge.getByTestId('tool-breaker')).toHaveText('breaker open');
+  await expect(section.getByTestId('mcp-tool-lookup').getByTestId('tool-breaker')).toHaveCount(0);
   await expect(section.getByTestId('mcp-tool-lookup').getByTestId('outcome-passed_through')).toHaveText('7');
   const instance = page.getByTestId(`mcp-instance-${instanceId}`);
   await expect(instance).toContainText('0.1.0');
@@ -74,6 +92,11 @@ test('shows what the gateways did with each tool, what the tools cost, and the i
   ).toBeVisible();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
+  // Closed again, so that no later test meets its alert.
+  await database.db
+    .update(circuitBreakers)
+    .set({ state: 'closed', changedAt: new Date() })
+    .where(eq(circuitBreakers.target, `step:${agent}/${server}:charge`));
 });
 
 test('an admin sets, changes and removes a tool control with a reason; a responder reads them only', async ({

@@ -14,7 +14,9 @@ const WATCHED = 'test://watched-resource';
  * `touch_watched` changes `test://watched-resource`, telling the sessions subscribed to it. Stateful Streamable
  * HTTP: a session per client, since the client's answer to the server's request arrives as a request of its own.
  */
-export async function startAskingMcpServer(options: { requireBearer?: string } = {}): Promise<AskingMcpServer> {
+export async function startAskingMcpServer(
+  options: { requireBearer?: string; requireHeader?: { name: string; value: string } } = {},
+): Promise<AskingMcpServer> {
   const subscribers = new Map<string, McpServer>();
 
   const newServer = (sessionId: () => string | undefined) => {

@@ -33,6 +33,8 @@ export interface TestMcpServer {
  * - `get_balance`: annotated `readOnlyHint: true`; counts its calls.
  * - `set_limit`: annotated `idempotentHint: true` (setting the same limit twice changes nothing more); counts its
  *   calls, each a side effect.
+ * - `send_sms`: sends a text (a side effect) and answers, as structured content, the segments it took (160
+ *   characters each), as an SMS provider bills them.
  * Stateless Streamable HTTP: every request gets a fresh McpServer over the shared counters.
  */
 export async function startTestMcpServer(): Promise<TestMcpServer> {
@@ -118,6 +120,22 @@ export async function startTestMcpServer(): Promise<TestMcpServer> {
       async ({ orderId, limitCents }) => {
         const effect = perform('set_limit', orderId);
         return answer(`limit of ${orderId} set to ${limitCents}: change ${effect.number}`);
+      },
+    );
+    server.registerTool(
+      'send_sms',
+      {
+        description: 'Sends a text message',
+        inputSchema: { orderId: z.string(), text: z.string() },
+        outputSchema: { segments: z.number().int() },
+      },
+      async ({ orderId, text }) => {
+        const effect = perform('send_sms', orderId);
+        const segments = Math.max(1, Math.ceil(text.length / 160));
+        return {
+          ...answer(`sent ${orderId} in ${segments} segments: message m_${effect.number}`),
+          structuredContent: { segments },
+        };
       },
     );
     return server;

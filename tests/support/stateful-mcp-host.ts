@@ -15,18 +15,23 @@ export interface StatefulMcpHost {
 /**
  * Serves MCP servers over Streamable HTTP on 127.0.0.1 with a session per client (a client's answer to the server's
  * request arrives as a request of its own, so the server must be the same one): `newServer` makes each session's,
- * told its session id and when the session ends. `requireBearer`: every request names that token, or gets 401.
+ * told its session id and when the session ends. `requireBearer`: every request names that token, or gets 401;
+ * `requireHeader`: every request carries that header with that value, or gets 401.
  * A Host that is not this machine's is refused (the SDK's DNS-rebinding check).
  */
 export async function serveStatefulMcp(
   newServer: (session: { id: () => string | undefined; onEnd: (end: () => void) => void }) => McpServer,
-  options: { requireBearer?: string } = {},
+  options: { requireBearer?: string; requireHeader?: { name: string; value: string } } = {},
 ): Promise<StatefulMcpHost> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   let sessions = 0;
   let port = 0;
   const http: HttpServer = createServer((request, response) => {
-    if (options.requireBearer && request.headers.authorization !== `Bearer ${options.requireBearer}`) {
+    const header = options.requireHeader;
+    if (
+      (options.requireBearer && request.headers.authorization !== `Bearer ${options.requireBearer}`) ||
+      (header && request.headers[header.name.toLowerCase()] !== header.value)
+    ) {
       response.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
       return;
     }

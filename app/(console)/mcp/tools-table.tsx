@@ -26,7 +26,8 @@ export const OUTCOME_COLUMNS: { label: string; outcomes: McpCallOutcome[]; meani
   {
     label: 'Rate-limited',
     outcomes: ['rate_limited'],
-    meaning: 'calls past a rate (--rate-limit, --session-rate-limit)',
+    meaning:
+      'calls past a rate or a spend limit (--rate-limit, --tool-rate-limit, --session-rate-limit, --spend-limit)',
   },
   {
     label: 'Loops stopped',
@@ -43,6 +44,14 @@ export const OUTCOME_COLUMNS: { label: string; outcomes: McpCallOutcome[]; meani
     outcomes: ['stopped', 'holdfast_failed'],
     meaning: 'answered "do not retry" (a hold or dead letter for the owner), or Holdfast could not be reached',
   },
+];
+
+/** Each refusal's reason, as the Refused cell breaks its count down. */
+const REFUSAL_REASONS: [McpCallOutcome, string][] = [
+  ['refused_unknown_tool', 'unknown tool'],
+  ['refused_arguments', 'arguments'],
+  ['refused_meta', '_meta'],
+  ['refused_keyless', 'keyless'],
 ];
 
 const sum = (tool: McpToolRow, outcomes: McpCallOutcome[]) =>
@@ -100,6 +109,18 @@ export function ToolsTable({ tools }: { tools: McpToolRow[] }) {
                 data-testid={`outcome-${column.outcomes[0]}`}
               >
                 {formatCount(sum(tool, column.outcomes))}
+                {column.label === 'Refused' && sum(tool, column.outcomes) > 0 ? (
+                  <span className="block text-[11px] text-muted" data-testid="refusal-reasons">
+                    {REFUSAL_REASONS.filter(([outcome]) => tool.outcomes[outcome] > 0).map(
+                      ([outcome, reason], index) => (
+                        <span key={outcome} className="whitespace-nowrap">
+                          {index > 0 ? ', ' : ''}
+                          {reason} {formatCount(tool.outcomes[outcome])}
+                        </span>
+                      ),
+                    )}
+                  </span>
+                ) : null}
               </Cell>
             ))}
             <Cell numeric className={wideOnly} data-testid="attempts">

@@ -30,6 +30,7 @@ const database = useTestDatabase();
 const OWNER = 'team:research';
 const base = useGatewayHoldfast(database, OWNER, ['asker-a', 'asker-b', 'watcher', 'toucher', 'tasker'], {
   UPSTREAM_TOKEN: 'upstream-secret-0123456789',
+  UPSTREAM_KEY: 'upstream-api-key-0123456789',
 });
 let upstream: AskingMcpServer;
 let gateway: RunningGateway;
@@ -178,6 +179,27 @@ describe('an upstream that needs credentials', () => {
       }
     } finally {
       await guarded.close();
+    }
+  });
+});
+
+describe('an upstream that needs an API key header', () => {
+  it('is reached with the header the gateway reads from its environment, and refused without it', async () => {
+    const keyed = await startAskingMcpServer({
+      requireHeader: { name: 'X-Api-Key', value: 'upstream-api-key-0123456789' },
+    });
+    const options = (...extra: string[]) => gatewayOptions('keyed', keyed.url, ...extra);
+    try {
+      await expect(serveGateway(options(), { log: () => {} })).rejects.toThrow();
+      const reached = await serveGateway(options('--upstream-header', 'X-Api-Key=UPSTREAM_KEY'), { log: () => {} });
+      try {
+        const { client } = await askableClient('toucher', {}, reached.url!);
+        expect(textOf(await call(client, 'test_roots', {}))).toBe('roots: file:///work/project');
+      } finally {
+        await reached.close();
+      }
+    } finally {
+      await keyed.close();
     }
   });
 });

@@ -29,6 +29,11 @@ const gateways = useInProcessGateways(database, OWNER, [
   'filesystem-agent',
   'consoled-agent',
   'budgeted-agent',
+  'unit-agent',
+  'tool-rated-a',
+  'tool-rated-b',
+  'spend-agent',
+  'tool-breaker-agent',
 ]);
 // Breakers that open at half failing from two attempts (tests/support/breakers.ts).
 useBreakerSettings(database, 2);
@@ -41,6 +46,56 @@ describe("a tool's controls at the gateway", () => {
       select a.cost_micros::int, t.spend_micros::int from attempts a join task_budgets t using (task_id)
       where a.agent = 'priced-agent'`;
     expect(row).toEqual({ cost_micros: 2_500, spend_micros: 2_500 });
+  });
+
+  it("prices each unit its result counts beside its price per call (an SMS's segments), in the task's spend", async () => {
+    const client = await gateways.connect(
+      'unit-agent',
+      '--tool-price',
+      'send_sms=0.001',
+      '--tool-unit-price',
+      'send_sms=0.0079:segments',
+    );
+    // 200 characters: two segments of 160.
+    await callTool(client, 'send_sms', { orderId: 'o-unit', text: 'x'.repeat(200) }, { 'io.holdfast/key': 'unit-1' });
+    const [row] = await database.sql<{ cost_micros: number; spend_micros: number }[]>`
+      select a.cost_micros::int, t.spend_micros::int from attempts a join task_budgets t using (task_id)
+      where a.agent = 'unit-agent'`;
+    expect(row).toEqual({ cost_micros: 1_000 + 2 * 7_900, spend_micros: 1_000 + 2 * 7_900 });
+  });
+
+  it('lets exactly the rate of a tool through for all agents together, 16 concurrent clients of two agents', async () => {
+    const gateway = await gateways.start('--tool-rate-limit', 'charge_card=4/h');
+    const clients = await Promise.all(
+      Array.from({ length: 16 }, (_, index) => gateway.connect(index % 2 === 0 ? 'tool-rated-a' : 'tool-rated-b')),
+    );
+    const results = await Promise.all(
+      clients.map((client, index) =>
+        callTool(client, 'charge_card', { orderId: `o-all-${index}` }, { 'io.holdfast/key': `all-${index}` }),
+      ),
+    );
+    const limited = results.filter((result) => textOfResult(result).includes('rate limited'));
+    expect(results.length - limited.length).toBe(4);
+    for (const result of limited) {
+      expect(textOfResult(result)).toMatch(/rate limited, charge_card allows 4 calls an hour for all agents\./);
+    }
+    expect(gateways.upstream.effects.filter((effect) => effect.orderId.startsWith('o-all-'))).toHaveLength(4);
+  });
+
+  it("stops an agent's calls of a tool once they have cost its spend limit, and says when to come back", async () => {
+    const gateway = await gateways.start('--tool-price', 'charge_card=0.01', '--spend-limit', 'charge_card=0.03/h');
+    const client = await gateway.connect('spend-agent');
+    const answers = [];
+    for (const order of [1, 2, 3, 4]) {
+      answers.push(
+        await callTool(client, 'charge_card', { orderId: `o-spend-${order}` }, { 'io.holdfast/key': `spend-${order}` }),
+      );
+    }
+    expect(answers.map((answer) => Boolean(answer.isError))).toEqual([false, false, false, true]);
+    expect(textOfResult(answers[3]!)).toMatch(
+      /^try again in \d+ s: rate limited, charge_card may cost \$0\.03 an hour for agent spend-agent, spent already\./,
+    );
+    expect(gateways.upstream.effects.filter((effect) => effect.orderId.startsWith('o-spend-'))).toHaveLength(3);
   });
 
   it('lets exactly the rate through for one agent across 16 concurrent clients, and says when to come back', async () => {
@@ -116,6 +171,25 @@ describe("a tool's controls at the gateway", () => {
     expect(probe.isError).toBeFalsy();
     expect(gateways.upstream.count('charge_card', 'o-breaker')).toBe(1);
     expect(await breakerEventsOf(database, target)).toEqual(['opened', 'probing', 'closed']);
+  });
+
+  it("opens a tool's own breaker when it keeps failing, and closes it on a probe that succeeds", async () => {
+    const client = await gateways.connect('tool-breaker-agent', '--retry-allowance', '0', '--max-wait-ms', '1000');
+    // Each tool is a step (`<server>:<tool>`) with a breaker of its own, beside the server's.
+    const tool = 'step:tool-breaker-agent/payments:flaky_charge';
+    const server = 'downstream:tool-breaker-agent/mcp:payments';
+    const flaky = (key: string) =>
+      callTool(client, 'flaky_charge', { orderId: 'o-tool-breaker', failures: 2 }, { 'io.holdfast/key': key });
+    for (const key of ['tool-fail-1', 'tool-fail-2']) expect((await flaky(key)).isError).toBe(true);
+    expect(await breakerEventsOf(database, tool)).toEqual(['opened']);
+    expect(textOfResult(await flaky('tool-held'))).toMatch(/^try again in \d+ s: .*\(CIRCUIT_OPEN\)/);
+
+    // Both rests over: the next call probes, the tool answers this time, and its breaker closes.
+    await database.sql`update circuit_breakers set probe_at = now() - interval '1 second' where target in (${tool}, ${server})`;
+    const probe = await flaky('tool-probe');
+    expect(probe.isError).toBeFalsy();
+    expect(gateways.upstream.count('flaky_charge', 'o-tool-breaker')).toBe(1);
+    expect(await breakerEventsOf(database, tool)).toEqual(['opened', 'probing', 'closed']);
   });
 
   it('keeps one edit per operation on disk with a real server from the registry (server-filesystem)', async () => {

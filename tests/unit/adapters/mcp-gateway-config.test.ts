@@ -276,4 +276,44 @@ describe("a tool's controls", () => {
       controls.maxIdenticalCalls('refund'),
     ]).toEqual([50_000, 1_000, 25]);
   });
+
+  it('reads a rate for all agents, a spend limit and a price per unit, each for a tool or *, and names a bad one', () => {
+    const controls = new ToolControls(
+      parse([
+        '--tool-rate-limit',
+        'charge=100/h',
+        '--tool-rate-limit',
+        '*=1000/h',
+        '--spend-limit',
+        'search=0.50/h',
+        '--spend-limit',
+        '*=2/m',
+        '--tool-unit-price',
+        'send_sms=0.0079:segments',
+      ]),
+    );
+    expect([controls.toolRateLimit('charge'), controls.toolRateLimit('refund')]).toEqual([
+      { calls: 100, periodMs: 3_600_000 },
+      { calls: 1_000, periodMs: 3_600_000 },
+    ]);
+    expect([controls.spendLimit('search'), controls.spendLimit('charge')]).toEqual([
+      { micros: 500_000, periodMs: 3_600_000 },
+      { micros: 2_000_000, periodMs: 60_000 },
+    ]);
+    expect([controls.unitPrice('send_sms'), controls.unitPrice('charge')]).toEqual([
+      { micros: 7_900, field: 'segments' },
+      undefined,
+    ]);
+    for (const [args, message] of [
+      [['--spend-limit', 'search=0.50'], /--spend-limit search must be USD\/m or USD\/h above 0/],
+      [['--spend-limit', 'search=0/h'], /above 0/],
+      [['--spend-limit', 'search=1/s'], /USD\/m or USD\/h/],
+      [['--tool-unit-price', 'send_sms=0.0079'], /must end :FIELD/],
+      [['--tool-unit-price', 'send_sms=lots:segments'], /US dollars from 0 to 1000/],
+      [['--tool-rate-limit', 'charge=fast'], /--tool-rate-limit charge must be N\/s, N\/m or N\/h/],
+      [['--tool-rate-limit', 'charge=1/h', '--tool-rate-limit', 'charge=2/h'], /names charge twice/],
+    ] as const) {
+      expect(() => parse([...args])).toThrow(message);
+    }
+  });
 });

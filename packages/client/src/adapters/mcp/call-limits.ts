@@ -6,6 +6,18 @@ export interface Rate {
   periodMs: number;
 }
 
+/** A spend rate: at most `micros` of calls' cost in each `periodMs` (fixed windows from the Unix epoch). */
+export interface SpendRate {
+  micros: number;
+  periodMs: number;
+}
+
+/** A price per unit a tool's result counts: `micros` each, the count at `field` of its structured result. */
+export interface UnitPrice {
+  micros: number;
+  field: string;
+}
+
 /** The most counters kept; past it, windows that have ended are dropped first. */
 const MAX_COUNTERS = 10_000;
 
@@ -34,6 +46,57 @@ export class RateCounter {
   private forgetEnded(now: number, periodMs: number): void {
     for (const [key, window] of this.windows) if (window.start + periodMs <= now) this.windows.delete(key);
   }
+}
+
+/**
+ * Sums what calls cost per key in fixed windows, and refuses a call once its window's spend has reached the limit.
+ * A call's cost is known only when it is answered: calls already in flight when the limit is reached still count,
+ * so a window may pass its limit by what those calls cost. In this gateway's memory, like RateCounter.
+ */
+export class SpendCounter {
+  private readonly windows = new Map<string, { start: number; micros: number }>();
+
+  constructor(private readonly now: () => number) {}
+
+  /** Undefined when `key` may spend more under `limit` now, else how long until the window turns. */
+  check(key: string, limit: SpendRate): number | undefined {
+    const now = this.now();
+    const window = this.windows.get(key);
+    const start = Math.floor(now / limit.periodMs) * limit.periodMs;
+    if (!window || window.start !== start || window.micros < limit.micros) return undefined;
+    return start + limit.periodMs - now;
+  }
+
+  /** Adds a call's cost to `key`'s window now. */
+  add(key: string, limit: SpendRate, micros: number): void {
+    const now = this.now();
+    const start = Math.floor(now / limit.periodMs) * limit.periodMs;
+    const window = this.windows.get(key);
+    const current = window && window.start === start ? window : { start, micros: 0 };
+    current.micros += micros;
+    this.windows.set(key, current);
+    if (this.windows.size > MAX_COUNTERS) {
+      for (const [key, ended] of this.windows) if (ended.start + limit.periodMs <= now) this.windows.delete(key);
+    }
+  }
+}
+
+/** A spend rate in words: "$0.50 an hour". */
+export function spendText(limit: SpendRate): string {
+  // Six decimals, less the trailing zeros past the cents: $0.50, $0.0125, $2.00.
+  const dollars = (limit.micros / 1_000_000).toFixed(6).replace(/0{1,4}$/, '');
+  return `$${dollars} ${limit.periodMs === 60_000 ? 'a minute' : 'an hour'}`;
+}
+
+/**
+ * How many units a tool's answer counts for its unit price: the number at `field` of its structured result, a whole
+ * or fractional count from 0 to a billion; undefined when the result states none.
+ */
+export function unitsOf(result: { structuredContent?: Record<string, unknown> }, field: string): number | undefined {
+  const value = result.structuredContent?.[field];
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1_000_000_000
+    ? value
+    : undefined;
 }
 
 /** One session's counts of identical calls (the same tool with the same arguments): a model in a loop. */

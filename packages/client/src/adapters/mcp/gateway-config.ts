@@ -4,7 +4,7 @@ import { agentName, NAME_PATTERN } from '@holdfast/protocol/names';
 import { type ClientCredential, MIN_SECRET_LENGTH, parseClientCredentials } from './client-credentials';
 import type { UpstreamTarget } from './upstream';
 import { type KeylessRepeat, keylessRepeats } from './tool-policy';
-import { parseRate, type Rate } from './call-limits';
+import { parseRate, type Rate, type SpendRate, type UnitPrice } from './call-limits';
 
 /** Everything the gateway runs with, read from its command line and environment (gateway-config.ts). */
 export interface GatewayConfig {
@@ -28,8 +28,17 @@ export interface GatewayConfig {
   toolPrices: Record<string, number>;
   /** The same for every other tool (--tool-price-default USD; 0 when not given). */
   defaultToolPriceMicros: number;
+  /**
+   * What each unit a tool's result counts costs, by tool (--tool-unit-price TOOL=USD:FIELD): the number at FIELD of
+   * its structured result (a message's segments, a search's results), priced beside its price per call.
+   */
+  toolUnitPrices: Record<string, UnitPrice>;
   /** Calls of a tool one agent may make, by tool (`*`: each tool without a rate of its own), --rate-limit. */
   rateLimits: Record<string, Rate>;
+  /** Calls of a tool all agents together may make, by tool (`*`: each tool without one), --tool-rate-limit. */
+  toolRateLimits: Record<string, Rate>;
+  /** What one agent's calls of a tool may cost, by tool (`*`: each tool without one), --spend-limit TOOL=USD/h. */
+  spendLimits: Record<string, SpendRate>;
   /** Calls one client session may make, of any tool (--session-rate-limit). */
   sessionRateLimit?: Rate;
   /** The most times one session may call a tool with the same arguments (--max-identical-calls; 0: no cap). */
@@ -89,8 +98,13 @@ gateway of one server) from HOLDFAST_MCP_KEY_SECRET.
   --tool-price TOOL=USD    what one call of TOOL costs when the server answers it (repeatable):
                            counted in the task's spend and the fleet's figures
   --tool-price-default USD the same for every other tool (default 0)
+  --tool-unit-price TOOL=USD:FIELD  what each unit costs that TOOL's structured result counts at FIELD
+                           (e.g. send_sms=0.0079:segments), beside its price per call (repeatable)
   --rate-limit TOOL=N/s|m|h  calls of TOOL one agent may make per second, minute or hour (repeatable;
                            TOOL * for each tool without a rate of its own)
+  --tool-rate-limit TOOL=N/s|m|h  calls of TOOL all agents together may make (repeatable; TOOL * as above)
+  --spend-limit TOOL=USD/m|h  what one agent's calls of TOOL may cost per minute or hour, from their prices
+                           (repeatable; TOOL * as above)
   --session-rate-limit N/s|m|h  calls one client session may make, of any tool
   --max-identical-calls N  the most times one session may call a tool with the same arguments
                            (loop detection; default ${DEFAULTS.maxIdenticalCalls}, 0: no cap)
@@ -174,7 +188,10 @@ export function parseGatewayArgs(
   const keyless = keylessChoices(values.keyless);
   const keylessDefault = keylessMode(values['keyless-default'] ?? 'window', '--keyless-default');
   const toolPrices = toolPriceChoices(values['tool-price']);
-  const rateLimits = rateChoices(values['rate-limit']);
+  const rateLimits = rateChoices(values['rate-limit'], '--rate-limit');
+  const toolRateLimits = rateChoices(values['tool-rate-limit'], '--tool-rate-limit');
+  const spendLimits = spendChoices(values['spend-limit']);
+  const toolUnitPrices = unitPriceChoices(values['tool-unit-price']);
   const sessionRateLimit =
     values['session-rate-limit'] === undefined
       ? undefined
@@ -239,7 +256,10 @@ export function parseGatewayArgs(
     keylessDefault,
     toolPrices,
     defaultToolPriceMicros,
+    toolUnitPrices,
     rateLimits,
+    toolRateLimits,
+    spendLimits,
     sessionRateLimit,
     maxIdenticalCalls:
       values['max-identical-calls'] === undefined
@@ -281,6 +301,9 @@ function parse(args: string[]) {
       'tool-price': { type: 'string', multiple: true },
       'tool-price-default': { type: 'string' },
       'rate-limit': { type: 'string', multiple: true },
+      'tool-rate-limit': { type: 'string', multiple: true },
+      'spend-limit': { type: 'string', multiple: true },
+      'tool-unit-price': { type: 'string', multiple: true },
       'session-rate-limit': { type: 'string' },
       'max-identical-calls': { type: 'string' },
       listen: { type: 'string' },
@@ -369,17 +392,53 @@ function upstreamHeadersOf(
   return { headers, envNames: pairs.map(([, variable]) => variable) };
 }
 
-/** `--rate-limit charge=30/m --rate-limit *=600/h`: each tool once. */
-function rateChoices(values: string[] | undefined): Record<string, Rate> {
-  const rates: Record<string, Rate> = {};
+/** `--rate-limit charge=30/m --rate-limit *=600/h` (or --tool-rate-limit): each tool once. */
+function rateChoices(values: string[] | undefined, option: string): Record<string, Rate> {
+  return perTool(values, option, 'N/s|m|h (e.g. charge=30/m, or *=600/h)', (value, tool) =>
+    rateOf(value, `${option} ${tool}`),
+  );
+}
+
+/** `--spend-limit search=0.50/h`: each tool once, dollars per minute or hour. */
+function spendChoices(values: string[] | undefined): Record<string, SpendRate> {
+  return perTool(values, '--spend-limit', 'USD/m|h (e.g. search=0.50/h)', (value, tool) => {
+    const match = /^([^/]+)\/(m|h)$/.exec(value);
+    const micros = match ? dollarsToMicros(match[1]!, `--spend-limit ${tool}`) : 0;
+    if (!match || micros === 0) {
+      throw new ConfigError(`--spend-limit ${tool} must be USD/m or USD/h above 0 (not ${value})`);
+    }
+    return { micros, periodMs: match[2] === 'm' ? 60_000 : 3_600_000 };
+  });
+}
+
+/** `--tool-unit-price send_sms=0.0079:segments`: each tool once, a price per unit and the result's field counting them. */
+function unitPriceChoices(values: string[] | undefined): Record<string, UnitPrice> {
+  return perTool(values, '--tool-unit-price', 'USD:FIELD (e.g. send_sms=0.0079:segments)', (value, tool) => {
+    const split = value.lastIndexOf(':');
+    const field = split > 0 ? value.slice(split + 1).trim() : '';
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(field)) {
+      throw new ConfigError(`--tool-unit-price ${tool} must end :FIELD, a field of the tool's structured result`);
+    }
+    return { micros: dollarsToMicros(value.slice(0, split).trim(), `--tool-unit-price ${tool}`), field };
+  });
+}
+
+/** `OPTION TOOL=VALUE`, repeatable, each tool once, each value read by `read`. */
+function perTool<Value>(
+  values: string[] | undefined,
+  option: string,
+  shape: string,
+  read: (value: string, tool: string) => Value,
+): Record<string, Value> {
+  const chosen: Record<string, Value> = {};
   for (const value of values ?? []) {
-    const split = value.lastIndexOf('=');
+    const split = value.indexOf('=');
     const tool = split > 0 ? value.slice(0, split).trim() : '';
-    if (tool === '') throw new ConfigError(`--rate-limit ${value}: give TOOL=N/s|m|h (e.g. charge=30/m, or *=600/h)`);
-    if (Object.hasOwn(rates, tool)) throw new ConfigError(`--rate-limit names ${tool} twice`);
-    rates[tool] = rateOf(value.slice(split + 1), `--rate-limit ${tool}`);
+    if (tool === '') throw new ConfigError(`${option} ${value}: give TOOL=${shape}`);
+    if (Object.hasOwn(chosen, tool)) throw new ConfigError(`${option} names ${tool} twice`);
+    chosen[tool] = read(value.slice(split + 1).trim(), tool);
   }
-  return rates;
+  return chosen;
 }
 
 function rateOf(value: string, option: string): Rate {

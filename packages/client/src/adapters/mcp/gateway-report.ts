@@ -138,7 +138,10 @@ export function configSummary(config: GatewayConfig): Record<string, string | nu
     keyless: list(config.keyless),
     keylessDefault: config.keylessDefault,
     toolPrices: list(config.toolPrices),
+    toolUnitPrices: list(config.toolUnitPrices),
     rateLimits: list(config.rateLimits),
+    toolRateLimits: list(config.toolRateLimits),
+    spendLimits: list(config.spendLimits),
     sessionRateLimit: config.sessionRateLimit ? describe(config.sessionRateLimit) : 'none',
     maxIdenticalCalls: config.maxIdenticalCalls,
     dedupWindowMs: config.dedupWindowMs,
@@ -149,9 +152,18 @@ export function configSummary(config: GatewayConfig): Record<string, string | nu
 }
 
 function describe(value: unknown): string {
+  const per = (periodMs: number) => (periodMs === 1_000 ? 's' : periodMs === 60_000 ? 'm' : 'h');
   if (typeof value === 'object' && value !== null && 'calls' in value && 'periodMs' in value) {
     const rate = value as { calls: number; periodMs: number };
-    return `${rate.calls}/${rate.periodMs === 1_000 ? 's' : rate.periodMs === 60_000 ? 'm' : 'h'}`;
+    return `${rate.calls}/${per(rate.periodMs)}`;
+  }
+  if (typeof value === 'object' && value !== null && 'micros' in value && 'periodMs' in value) {
+    const spend = value as { micros: number; periodMs: number };
+    return `${spend.micros / 1_000_000}/${per(spend.periodMs)}`;
+  }
+  if (typeof value === 'object' && value !== null && 'micros' in value && 'field' in value) {
+    const unit = value as { micros: number; field: string };
+    return `${unit.micros / 1_000_000}:${unit.field}`;
   }
   return String(value);
 }

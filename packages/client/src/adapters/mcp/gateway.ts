@@ -18,7 +18,7 @@ import { runGuardedCall } from './guarded-call';
 import { argumentsProblem } from './tool-arguments';
 import { META_KEY, META_TASK, parseCallMeta, splitMeta } from './meta-fields';
 import { loopAnswer, rateLimitedAnswer, refusedAnswer } from './tool-answers';
-import { type IdenticalCalls, RateCounter, rateText } from './call-limits';
+import { type IdenticalCalls, RateCounter, rateText, SpendCounter, spendText, unitsOf } from './call-limits';
 import { GatewayReport } from './gateway-report';
 import { ToolControls } from './tool-controls';
 import type { McpCallOutcome } from '@holdfast/protocol/inputs/mcp-gateway-report-input';
@@ -74,6 +74,7 @@ export class Gateway {
   private readonly sessionUpstreams = new Map<Upstream, Promise<void> | undefined>();
   private readonly rules: ToolRules;
   private readonly rates: RateCounter;
+  private readonly spends: SpendCounter;
   /** What became of each call, sent to Holdfast every 30 s (gateway-report.ts). */
   readonly report: GatewayReport;
   /** Each tool's price, rate and identical-call cap: the console's, else the gateway's options (tool-controls.ts). */
@@ -87,6 +88,7 @@ export class Gateway {
     private readonly options: Required<Omit<GatewayOptions, 'holdfast'>>,
   ) {
     this.rates = new RateCounter(options.now);
+    this.spends = new SpendCounter(options.now);
     this.controls = new ToolControls(config);
     this.report = new GatewayReport(config, holdfast, options.now, options.log, (controls) =>
       this.controls.replaceConsoleControls(controls),
@@ -268,7 +270,11 @@ export class Gateway {
         server: this.config.serverName,
         tool: params.name,
         maxWaitMs: this.config.maxWaitMs,
-        priceMicros: price,
+        costOf: (result) => this.costOf(params.name, price, result),
+        charged: (costMicros) => {
+          const limit = this.controls.spendLimit(params.name);
+          if (limit) this.spends.add(spendKeyOf(agent, params.name), limit, costMicros);
+        },
         ended,
         ...this.options,
       },
@@ -297,19 +303,51 @@ export class Gateway {
   }
 
   /**
-   * The limits a call meets before anything runs: the tool's rate for the agent, the session's rate, and the cap on
-   * identical calls in one session (a model calling a failing tool again and again). Answered as tool errors the
-   * model reads: "try again in N s" for a rate, "do not retry" for the cap. Counted in this process's memory.
+   * What an answered call costs: the tool's price per call, and its price per unit times the units its structured
+   * result counts. A result that states no units is charged its price per call, and the gateway says so in its log.
+   */
+  private costOf(tool: string, price: number, result: CallToolResult): number {
+    const perUnit = this.controls.unitPrice(tool);
+    if (!perUnit) return price;
+    const units = unitsOf(result, perUnit.field);
+    if (units === undefined) {
+      this.options.log(`${tool}: its result states no number at ${perUnit.field}; only its price per call is counted`);
+      return price;
+    }
+    return price + Math.round(perUnit.micros * units);
+  }
+
+  /**
+   * The limits a call meets before anything runs: the tool's rate for the agent and for all agents together, what the
+   * agent's calls of it may cost, the session's rate, and the cap on identical calls in one session (a model calling
+   * a failing tool again and again). Answered as tool errors the model reads: "try again in N s" for a rate or a
+   * spend limit, "do not retry" for the cap. Counted in this process's memory.
    */
   private overLimits(
     params: CallToolRequest['params'],
     caller: Caller,
   ): { answer: CallToolResult; reason: 'rate_limited' | 'loop_stopped' } | undefined {
+    const spendLimit = this.controls.spendLimit(params.name);
+    if (spendLimit) {
+      const waitMs = this.spends.check(spendKeyOf(caller.agent, params.name), spendLimit);
+      if (waitMs !== undefined) {
+        const why = `${params.name} may cost ${spendText(spendLimit)} for agent ${caller.agent}, spent already`;
+        return { answer: rateLimitedAnswer(why, waitMs), reason: 'rate_limited' };
+      }
+    }
     const rate = this.controls.rateLimit(params.name);
     if (rate) {
       const waitMs = this.rates.take(`tool\u0000${caller.agent}\u0000${params.name}`, rate);
       if (waitMs !== undefined) {
         const answer = rateLimitedAnswer(`${params.name} allows ${rateText(rate)} for agent ${caller.agent}`, waitMs);
+        return { answer, reason: 'rate_limited' };
+      }
+    }
+    const toolRate = this.controls.toolRateLimit(params.name);
+    if (toolRate) {
+      const waitMs = this.rates.take(`every agent\u0000${params.name}`, toolRate);
+      if (waitMs !== undefined) {
+        const answer = rateLimitedAnswer(`${params.name} allows ${rateText(toolRate)} for all agents`, waitMs);
         return { answer, reason: 'rate_limited' };
       }
     }
@@ -379,3 +417,6 @@ function runsAsTask(tool: Tool | undefined): boolean {
   const support = tool?.execution?.taskSupport;
   return support === 'optional' || support === 'required';
 }
+
+/** The key of one agent's spend on one tool (SpendCounter). */
+const spendKeyOf = (agent: string, tool: string) => `spend\u0000${agent}\u0000${tool}`;

@@ -30,8 +30,10 @@ export interface GuardedCallContext {
   tool: string;
   /** The longest a call waits in the gateway, all waits together, before it answers "try again". */
   maxWaitMs: number;
-  /** What one call of the tool costs when the server answers it (--tool-price), in micro-dollars. */
-  priceMicros: number;
+  /** What an answered call costs, in micro-dollars: its price per call, and per unit its result counts. */
+  costOf: (result: CallToolResult) => number;
+  /** Told what an answered call cost, for the tool's spend limit. */
+  charged?: (costMicros: number) => void;
   /** Told how the call ended, for the gateway's report (gateway-report.ts). */
   ended?: (outcome: McpCallOutcome) => void;
   sleep: Sleep;
@@ -84,8 +86,10 @@ export async function runGuardedCall(
       answered = result;
       // A call the server answered is billed at the tool's price, success or tool error alike; the stored copy
       // keeps when it ran, for the replays to say.
-      if (result.isError) throw stepErrorOfToolResult(result, context.priceMicros);
-      return { result: withFirstRunAt(result, new Date(context.now())), costMicros: context.priceMicros };
+      const costMicros = context.costOf(result);
+      context.charged?.(costMicros);
+      if (result.isError) throw stepErrorOfToolResult(result, costMicros);
+      return { result: withFirstRunAt(result, new Date(context.now())), costMicros };
     };
     const holdfast: HoldfastClient = {
       ...context.holdfast,

@@ -1,5 +1,5 @@
 import { EVERY_TOOL, type McpToolControl } from '@holdfast/protocol/inputs/mcp-tool-control-input';
-import type { Rate } from './call-limits';
+import type { Rate, SpendRate, UnitPrice } from './call-limits';
 import type { GatewayConfig } from './gateway-config';
 
 /**
@@ -7,7 +7,8 @@ import type { GatewayConfig } from './gateway-config';
  * from the most specific place that sets it, the console before the command line at the same place: the console's
  * control for the tool, the gateway's option for the tool (`--tool-price T=`, `--rate-limit T=`), the console's `*`,
  * then the gateway's default (`--tool-price-default`, `--rate-limit *=`, `--max-identical-calls`). The console's
- * controls arrive with each report's answer (gateway-report.ts) and replace the last ones whole.
+ * controls arrive with each report's answer (gateway-report.ts) and replace the last ones whole. A tool's rate for
+ * all agents, its spend limit per agent and its price per unit are the gateway's options alone.
  */
 export class ToolControls {
   private fromConsole = new Map<string, McpToolControl>();
@@ -34,6 +35,21 @@ export class ToolControls {
       this.fromConsole.get(EVERY_TOOL)?.rateLimit ??
       this.config.rateLimits[EVERY_TOOL]
     );
+  }
+
+  /** Calls of the tool all agents together may make (the gateway's options only). */
+  toolRateLimit(tool: string): Rate | undefined {
+    return this.config.toolRateLimits[tool] ?? this.config.toolRateLimits[EVERY_TOOL];
+  }
+
+  /** What one agent's calls of the tool may cost per window (the gateway's options only). */
+  spendLimit(tool: string): SpendRate | undefined {
+    return this.config.spendLimits[tool] ?? this.config.spendLimits[EVERY_TOOL];
+  }
+
+  /** The tool's price per unit its result counts, if it has one (the gateway's options only). */
+  unitPrice(tool: string): UnitPrice | undefined {
+    return this.config.toolUnitPrices[tool];
   }
 
   maxIdenticalCalls(tool: string): number {

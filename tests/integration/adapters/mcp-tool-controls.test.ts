@@ -34,6 +34,7 @@ const gateways = useInProcessGateways(database, OWNER, [
   'tool-rated-b',
   'spend-agent',
   'tool-breaker-agent',
+  'ceiling-agent',
 ]);
 // Breakers that open at half failing from two attempts (tests/support/breakers.ts).
 useBreakerSettings(database, 2);
@@ -46,6 +47,15 @@ describe("a tool's controls at the gateway", () => {
       select a.cost_micros::int, t.spend_micros::int from attempts a join task_budgets t using (task_id)
       where a.agent = 'priced-agent'`;
     expect(row).toEqual({ cost_micros: 2_500, spend_micros: 2_500 });
+  });
+
+  it("refuses, before the tool is called, a call whose price its task's spend ceiling cannot hold", async () => {
+    // Each call is a task of its own, with the default ceiling of $5: a $6 call cannot begin under it.
+    const client = await gateways.connect('ceiling-agent', '--tool-price', 'charge_card=6');
+    const answer = await callTool(client, 'charge_card', { orderId: 'o-ceiling' }, { 'io.holdfast/key': 'ceiling-1' });
+    expect(answer.isError).toBe(true);
+    expect(textOfResult(answer)).toMatch(/^do not retry: .*spend/);
+    expect(gateways.upstream.count('charge_card', 'o-ceiling')).toBe(0);
   });
 
   it("prices each unit its result counts beside its price per call (an SMS's segments), in the task's spend", async () => {

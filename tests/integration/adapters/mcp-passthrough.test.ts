@@ -165,43 +165,35 @@ describe('resource subscriptions, through the gateway', () => {
 });
 
 describe('an upstream that needs credentials', () => {
-  it('is reached with the bearer token the gateway reads from its environment, and refused without it', async () => {
-    const guarded = await startAskingMcpServer({ requireBearer: 'upstream-secret-0123456789' });
-    const options = (...extra: string[]) => gatewayOptions('guarded', guarded.url, ...extra);
-    try {
-      await expect(serveGateway(options(), { log: () => {} })).rejects.toThrow();
-      const reached = await serveGateway(options('--upstream-bearer-env', 'UPSTREAM_TOKEN'), { log: () => {} });
+  for (const { what, server, option } of [
+    {
+      what: 'the bearer token',
+      server: { requireBearer: 'upstream-secret-0123456789' },
+      option: ['--upstream-bearer-env', 'UPSTREAM_TOKEN'],
+    },
+    {
+      what: 'the API key header',
+      server: { requireHeader: { name: 'X-Api-Key', value: 'upstream-api-key-0123456789' } },
+      option: ['--upstream-header', 'X-Api-Key=UPSTREAM_KEY'],
+    },
+  ]) {
+    it(`is reached with ${what} the gateway reads from its environment, and refused without it`, async () => {
+      const guarded = await startAskingMcpServer(server);
+      const options = (...extra: string[]) => gatewayOptions('guarded', guarded.url, ...extra);
       try {
-        const { client } = await askableClient('toucher', {}, reached.url!);
-        expect(textOf(await call(client, 'test_roots', {}))).toBe('roots: file:///work/project');
+        await expect(serveGateway(options(), { log: () => {} })).rejects.toThrow();
+        const reached = await serveGateway(options(...option), { log: () => {} });
+        try {
+          const { client } = await askableClient('toucher', {}, reached.url!);
+          expect(textOf(await call(client, 'test_roots', {}))).toBe('roots: file:///work/project');
+        } finally {
+          await reached.close();
+        }
       } finally {
-        await reached.close();
+        await guarded.close();
       }
-    } finally {
-      await guarded.close();
-    }
-  });
-});
-
-describe('an upstream that needs an API key header', () => {
-  it('is reached with the header the gateway reads from its environment, and refused without it', async () => {
-    const keyed = await startAskingMcpServer({
-      requireHeader: { name: 'X-Api-Key', value: 'upstream-api-key-0123456789' },
     });
-    const options = (...extra: string[]) => gatewayOptions('keyed', keyed.url, ...extra);
-    try {
-      await expect(serveGateway(options(), { log: () => {} })).rejects.toThrow();
-      const reached = await serveGateway(options('--upstream-header', 'X-Api-Key=UPSTREAM_KEY'), { log: () => {} });
-      try {
-        const { client } = await askableClient('toucher', {}, reached.url!);
-        expect(textOf(await call(client, 'test_roots', {}))).toBe('roots: file:///work/project');
-      } finally {
-        await reached.close();
-      }
-    } finally {
-      await keyed.close();
-    }
-  });
+  }
 });
 
 describe('a real server from the registry that asks its client (server-everything)', () => {

@@ -2,17 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   beginStep,
   type BeginStepInput,
-  type CoreContext,
   finishStep,
   recordAttempt,
-  saveSpendBudget,
   periodStartOf,
   windowStartOf,
 } from '../../../packages/engine/src/core';
 import type { PeriodSpec } from '../../../packages/engine/src/core/budgets/budget-periods';
 import { InvalidInputError } from '../../../packages/protocol/src/errors';
 import type { SaveSpendBudgetInput } from '../../../packages/protocol/src/inputs/spend-budget-input';
-import { admin, anAgent } from '../../support/actors';
+import { budgetKit, TEN_AM } from '../../support/budget-kit';
 import { aStepInput, attemptOf } from '../../support/step-input';
 import { useTestDatabase } from '../../support/test-database';
 
@@ -23,18 +21,8 @@ import { useTestDatabase } from '../../support/test-database';
  * Time is an input: each begin's clock is set, nothing sleeps.
  */
 const database = useTestDatabase({ maxConnections: 24 });
-const asAdmin = () => ({ db: database.db, actor: admin });
+const { ctx, aBudget } = budgetKit(database, 'periods');
 const at = (iso: string) => new Date(iso);
-const TEN_AM = at('2026-06-03T10:00:00Z');
-const ctx = (now = TEN_AM): CoreContext => ({ db: database.db, actor: anAgent('budget-test'), clock: () => now });
-
-let budgetNumber = 0;
-async function aBudget(fields: Partial<SaveSpendBudgetInput> & Pick<SaveSpendBudgetInput, 'scope' | 'limitUsd'>) {
-  budgetNumber += 1;
-  const name = `periods-${budgetNumber}-${Math.random().toString(36).slice(2, 8)}`;
-  await saveSpendBudget(asAdmin(), { name, period: 'day', reason: 'test', ...fields });
-  return name;
-}
 
 const aStep = (fields: Partial<BeginStepInput>): BeginStepInput =>
   aStepInput({ estimatedCostMicros: 1_000, ...fields });

@@ -2,18 +2,16 @@ import { describe, expect, it } from 'vitest';
 import {
   beginStep,
   type BeginStepInput,
-  type CoreContext,
   finishStep,
   recordAttempt,
   saveSpendBudget,
   deleteSpendBudget,
   BUDGET_STRIPES,
 } from '../../../packages/engine/src/core';
-import type { SaveSpendBudgetInput } from '../../../packages/protocol/src/inputs/spend-budget-input';
 import { addKnownOwners } from '../../support/known-owners';
 import { reserveAcrossStripes } from '../../../packages/engine/src/core/budgets/budget-stripes';
 import { evaluateAlerts } from '../../../packages/engine/src/alerts/evaluate';
-import { admin, anAgent } from '../../support/actors';
+import { budgetKit, TEN_AM } from '../../support/budget-kit';
 import { aStepInput, attemptOf } from '../../support/step-input';
 import { useTestDatabase } from '../../support/test-database';
 
@@ -23,18 +21,7 @@ import { useTestDatabase } from '../../support/test-database';
  * nested budgets each enforced; a stop is DO_NOT_RETRY; a replay stays free. Counted against the attempts.
  */
 const database = useTestDatabase({ maxConnections: 24 });
-const asAdmin = () => ({ db: database.db, actor: admin });
-/** A day in June, 10:00 UTC, as the begins' clock. */
-const TEN_AM = new Date('2026-06-03T10:00:00Z');
-const ctx = (now = TEN_AM): CoreContext => ({ db: database.db, actor: anAgent('budget-test'), clock: () => now });
-
-let budgetNumber = 0;
-async function aBudget(fields: Partial<SaveSpendBudgetInput> & Pick<SaveSpendBudgetInput, 'scope' | 'limitUsd'>) {
-  budgetNumber += 1;
-  const name = `budget-${budgetNumber}-${Math.random().toString(36).slice(2, 8)}`;
-  await saveSpendBudget(asAdmin(), { name, period: 'day', reason: 'test', ...fields });
-  return name;
-}
+const { asAdmin, ctx, aBudget } = budgetKit(database, 'budget');
 
 async function usageOf(name: string) {
   const [row] = await database.sql<{ spent: number; reserved: number; refusals: number; retry_spent: number }[]>`
@@ -314,7 +301,7 @@ describe('the budgets admins keep', () => {
     await report('early-b', 700, 10);
     // Yesterday's spend is another period's.
     await report('early-a', 9_000, 11 * 60);
-    const atTen = { db: database.db, actor: admin, clock: () => TEN_AM };
+    const atTen = { ...asAdmin(), clock: () => TEN_AM };
     const base = { name: 'made-mid-day', period: 'day' as const, limitUsd: 1, reason: 'test' };
     await saveSpendBudget(atTen, { ...base, scope: 'agent', scopeValue: 'early-a' });
     expect(await usageOf('made-mid-day')).toMatchObject({ spent: 4_000, reserved: 0 });

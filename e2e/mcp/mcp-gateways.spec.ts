@@ -136,7 +136,7 @@ test('an admin sets, changes and removes a tool control with a reason; a respond
   await form.getByLabel('Tool', { exact: true }).fill('*');
   await form.getByLabel('Reason (kept in the audit log)').fill('nothing');
   await form.getByRole('button', { name: 'Set controls' }).click();
-  await expect(page.getByTestId('control-error-priceUsd')).toContainText('set a price, a rate or a cap');
+  await expect(page.getByTestId('control-error-priceUsd')).toContainText('set a price, a rate, a spend limit or a cap');
   await expect(page.getByTestId(`tool-control-${server}-*`)).toHaveCount(0);
 
   await row.getByRole('link', { name: `Edit the controls of ${server}:web_search` }).click();
@@ -144,11 +144,18 @@ test('an admin sets, changes and removes a tool control with a reason; a respond
   await expect(edit.getByLabel('Price per call ($)')).toHaveValue('0.02');
   await edit.getByLabel('Calls per agent').fill('');
   await edit.getByLabel('Identical calls in a session').fill('5');
+  await edit.getByLabel('Calls, all agents together').fill('100');
+  await edit.getByLabel('Spend per agent ($)').fill('0.5');
+  await edit.getByLabel('Price per unit ($)').fill('0.001');
+  await edit.getByLabel('Result field counting units').fill('results');
   await edit.getByLabel('Reason (kept in the audit log)').fill('a rate is the vendor’s now');
   await edit.getByRole('button', { name: 'Save changes' }).click();
   await expect(page.getByTestId('toasts')).toContainText(`Controls changed for ${server}:web_search`);
-  await expect(row.getByTestId('control-rate')).toHaveText("gateway's own");
+  await expect(row.getByTestId('control-rate')).toContainText("gateway's own");
   await expect(row.getByTestId('control-cap')).toHaveText('5 in a session');
+  await expect(row.getByTestId('control-all-agents-rate')).toHaveText('all agents: 100 a minute');
+  await expect(row.getByTestId('control-spend-limit')).toHaveText('spend: $0.5000 an hour');
+  await expect(row.getByTestId('control-unit-price')).toHaveText('and $0.0010 each results');
 
   await signInAs(page, 'responder');
   await page.goto('/mcp');

@@ -12,6 +12,12 @@ export interface ToolControlFormValues {
   rateCalls: string;
   ratePer: string;
   maxIdenticalCalls: string;
+  allAgentsRateCalls: string;
+  allAgentsRatePer: string;
+  spendLimitUsd: string;
+  spendLimitPer: string;
+  unitPriceUsd: string;
+  unitField: string;
   reason: string;
 }
 
@@ -36,6 +42,12 @@ export async function saveToolControlAction(
     rateCalls: field(formData, 'rateCalls'),
     ratePer: field(formData, 'ratePer'),
     maxIdenticalCalls: field(formData, 'maxIdenticalCalls'),
+    allAgentsRateCalls: field(formData, 'allAgentsRateCalls'),
+    allAgentsRatePer: field(formData, 'allAgentsRatePer'),
+    spendLimitUsd: field(formData, 'spendLimitUsd'),
+    spendLimitPer: field(formData, 'spendLimitPer'),
+    unitPriceUsd: field(formData, 'unitPriceUsd'),
+    unitField: field(formData, 'unitField'),
     reason: field(formData, 'reason'),
   };
   const result = await runAction(
@@ -47,6 +59,12 @@ export async function saveToolControlAction(
         rateCalls: controlNumber(values.rateCalls),
         ratePer: (values.ratePer || 'm') as 's' | 'm' | 'h',
         maxIdenticalCalls: controlNumber(values.maxIdenticalCalls),
+        allAgentsRateCalls: controlNumber(values.allAgentsRateCalls),
+        allAgentsRatePer: (values.allAgentsRatePer || 'm') as 's' | 'm' | 'h',
+        spendLimitUsd: controlNumber(values.spendLimitUsd),
+        spendLimitPer: (values.spendLimitPer || 'h') as 'm' | 'h',
+        unitPriceUsd: controlNumber(values.unitPriceUsd),
+        unitField: values.unitField.trim() === '' ? null : values.unitField,
         reason: values.reason,
       }),
     SHOWN_ON,

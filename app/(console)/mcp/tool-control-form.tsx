@@ -17,6 +17,12 @@ const NEW_CONTROL: ToolControlFormValues = {
   rateCalls: '',
   ratePer: 'm',
   maxIdenticalCalls: '',
+  allAgentsRateCalls: '',
+  allAgentsRatePer: 'm',
+  spendLimitUsd: '',
+  spendLimitPer: 'h',
+  unitPriceUsd: '',
+  unitField: '',
   reason: '',
 };
 
@@ -37,7 +43,46 @@ const FIELDS = {
   priceUsd: { label: 'Price per call ($)', hint: OWN },
   rateCalls: { label: 'Calls per agent', hint: OWN },
   maxIdenticalCalls: { label: 'Identical calls in a session', hint: "0: no cap; blank: the gateway's own" },
+  allAgentsRateCalls: { label: 'Calls, all agents together', hint: OWN },
+  spendLimitUsd: { label: 'Spend per agent ($)', hint: OWN },
+  unitPriceUsd: { label: 'Price per unit ($)', hint: "Of the result's field below; blank: the gateway's own" },
+  unitField: { label: 'Result field counting units', hint: 'e.g. segments' },
 } as const;
+
+/** A number and its period, one field: either's error is said under both. */
+function AmountPerPeriod({
+  name,
+  per,
+  value,
+  perValue,
+  error,
+  periods,
+  step,
+}: {
+  name: 'rateCalls' | 'allAgentsRateCalls' | 'spendLimitUsd';
+  per: string;
+  value: string;
+  perValue: string;
+  error?: string[];
+  periods: readonly ('s' | 'm' | 'h')[];
+  step: string;
+}) {
+  const words = { s: 'a second', m: 'a minute', h: 'an hour' } as const;
+  return (
+    <Field {...FIELDS[name]} id={`control-${name}`} error={error} errorTestId={`control-error-${name}`}>
+      <div className="flex gap-2">
+        <Input name={name} type="number" step={step} defaultValue={value} onSurface className="w-full min-w-0" />
+        <Select name={per} defaultValue={perValue} onSurface aria-label="per">
+          {periods.map((period) => (
+            <option key={period} value={period}>
+              {words[period]}
+            </option>
+          ))}
+        </Select>
+      </div>
+    </Field>
+  );
+}
 
 /**
  * Sets a tool's controls, or (with `control`) changes one's. A blank field leaves that control to the gateway's own
@@ -97,30 +142,38 @@ export function ToolControlForm({
       )}
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
         <InputField {...named('priceUsd')} type="number" step="any" />
-        {/* The rate's number and its unit, one field: either's error is said under both. */}
-        <Field
-          {...FIELDS.rateCalls}
-          id="control-rateCalls"
+        <AmountPerPeriod
+          name="rateCalls"
+          per="ratePer"
+          value={initial.rateCalls}
+          perValue={initial.ratePer}
           error={errors.rateCalls ?? errors.ratePer}
-          errorTestId="control-error-rateCalls"
-        >
-          <div className="flex gap-2">
-            <Input
-              name="rateCalls"
-              type="number"
-              step="1"
-              defaultValue={initial.rateCalls}
-              onSurface
-              className="w-full min-w-0"
-            />
-            <Select name="ratePer" defaultValue={initial.ratePer} onSurface aria-label="per">
-              <option value="s">a second</option>
-              <option value="m">a minute</option>
-              <option value="h">an hour</option>
-            </Select>
-          </div>
-        </Field>
+          periods={['s', 'm', 'h']}
+          step="1"
+        />
         <InputField {...named('maxIdenticalCalls')} type="number" step="1" />
+        <AmountPerPeriod
+          name="allAgentsRateCalls"
+          per="allAgentsRatePer"
+          value={initial.allAgentsRateCalls}
+          perValue={initial.allAgentsRatePer}
+          error={errors.allAgentsRateCalls ?? errors.allAgentsRatePer}
+          periods={['s', 'm', 'h']}
+          step="1"
+        />
+        <AmountPerPeriod
+          name="spendLimitUsd"
+          per="spendLimitPer"
+          value={initial.spendLimitUsd}
+          perValue={initial.spendLimitPer}
+          error={errors.spendLimitUsd ?? errors.spendLimitPer}
+          periods={['m', 'h']}
+          step="any"
+        />
+        <div className="grid grid-cols-2 gap-2">
+          <InputField {...named('unitPriceUsd')} type="number" step="any" />
+          <InputField {...named('unitField')} />
+        </div>
       </div>
     </SettingsForm>
   );

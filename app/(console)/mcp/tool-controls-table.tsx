@@ -4,7 +4,7 @@ import { ActionsHeaderCell, Cell, HeaderCell, Table } from '@/components/ui/tabl
 import { MomentBy } from '@/components/ui/time';
 import { VisibleText } from '@/components/ui/visible-text';
 import type { StoredMcpToolControl } from '@holdfast/engine/core';
-import { capWords, controlName, priceWords, rateWords } from './control-format';
+import { capWords, controlName, priceWords, rateWords, spendLimitWords, unitPriceWords } from './control-format';
 import { DeleteToolControl } from './delete-tool-control';
 
 const editHref = ({ server, tool }: { server: string; tool: string }) =>
@@ -37,7 +37,7 @@ export function ToolControlsTable({
           <HeaderCell>Server</HeaderCell>
           <HeaderCell>Tool</HeaderCell>
           <HeaderCell numeric>Price</HeaderCell>
-          <HeaderCell numeric>Rate per agent</HeaderCell>
+          <HeaderCell numeric>Rate and spend</HeaderCell>
           <HeaderCell numeric>Identical calls</HeaderCell>
           <HeaderCell>Updated</HeaderCell>
           {manage ? <ActionsHeaderCell /> : null}
@@ -71,9 +71,24 @@ export function ToolControlsTable({
               </Cell>
               <Cell numeric className={stacked.cell} data-label="Price" data-testid="control-price">
                 {priceWords(control.priceMicros) ?? <GatewaysOwn />}
+                {control.unitPrice ? (
+                  <span className="block text-[12px]" data-testid="control-unit-price">
+                    and {unitPriceWords(control.unitPrice)}
+                  </span>
+                ) : null}
               </Cell>
-              <Cell numeric className={stacked.cell} data-label="Rate per agent" data-testid="control-rate">
+              <Cell numeric className={stacked.cell} data-label="Rate and spend" data-testid="control-rate">
                 {rateWords(control.rateLimit) ?? <GatewaysOwn />}
+                {control.allAgentsRateLimit ? (
+                  <span className="block text-[12px]" data-testid="control-all-agents-rate">
+                    all agents: {rateWords(control.allAgentsRateLimit)}
+                  </span>
+                ) : null}
+                {control.spendLimit ? (
+                  <span className="block text-[12px]" data-testid="control-spend-limit">
+                    spend: {spendLimitWords(control.spendLimit)}
+                  </span>
+                ) : null}
               </Cell>
               <Cell numeric className={stacked.cell} data-label="Identical calls" data-testid="control-cap">
                 {capWords(control.maxIdenticalCalls) ?? <GatewaysOwn />}

@@ -281,6 +281,41 @@ describe("a tool's controls at the gateway", () => {
     expect(costs.map((row) => row.cost_micros)).toEqual([2_500, 10_000, 10_000, 2_500]);
   });
 
+  it("takes a console's rate for all agents, spend limit and price per unit, from its next report", async () => {
+    const { gateway, connect } = await gateways.start('--server-name', 'consoled-more');
+    const [first, second] = [await connect('tool-rated-a'), await connect('tool-rated-b')];
+    const asAdmin = { db: database.db, actor: admin };
+    await saveMcpToolControl(asAdmin, {
+      ...{ server: 'consoled-more', tool: 'charge_card', allAgentsRateCalls: 3, allAgentsRatePer: 'h' },
+      reason: "the vendor's quota is three an hour",
+    });
+    await saveMcpToolControl(asAdmin, {
+      ...{ server: 'consoled-more', tool: 'send_sms', priceUsd: 0.001, unitPriceUsd: 0.0079, unitField: 'segments' },
+      ...{ spendLimitUsd: 0.02, spendLimitPer: 'h' },
+      reason: 'the SMS provider bills per segment; a budget an hour',
+    });
+    await gateway.gateway.report.send();
+
+    // Three calls an hour of charge_card, whichever agents make them.
+    const charges = [];
+    for (const [index, client] of [first, second, first, second].entries()) {
+      const key = { 'io.holdfast/key': `more-charge-${index}` };
+      charges.push(await callTool(client!, 'charge_card', { orderId: `o-more-${index}` }, key));
+    }
+    expect(charges.map((result) => textOfResult(result).includes('rate limited'))).toEqual([false, false, false, true]);
+    // Each SMS costs $0.001 and $0.0079 a segment: two of two segments ($0.0338) pass $0.02, the third waits.
+    const texts = [];
+    for (const index of [1, 2, 3]) {
+      const args = { orderId: `o-more-sms-${index}`, text: 'y'.repeat(300) };
+      texts.push(await callTool(first, 'send_sms', args, { 'io.holdfast/key': `more-sms-${index}` }));
+    }
+    expect(texts.map((result) => Boolean(result.isError))).toEqual([false, false, true]);
+    expect(textOfResult(texts[2]!)).toContain('send_sms may cost $0.02 an hour for agent tool-rated-a, spent already');
+    const costs = await database.sql<{ cost_micros: number }[]>`
+      select cost_micros::int from attempts where step = 'consoled-more:send_sms' order by started_at`;
+    expect(costs.map((row) => row.cost_micros)).toEqual([16_800, 16_800]);
+  });
+
   it("answers a tool's call under a spent fleet budget as the model reads a wait, and under a stopping one as final", async () => {
     const asAdmin = { db: database.db, actor: admin };
     const client = await gateways.connect('budgeted-agent', '--tool-price', 'charge_card=0.01');

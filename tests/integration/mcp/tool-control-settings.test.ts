@@ -96,7 +96,47 @@ describe('MCP tool controls set in the console', () => {
     expect(await refused({ server: 'a:b', priceUsd: 1 })).toEqual(['server']);
     expect(await refused({ tool: 'x'.repeat(201), priceUsd: 1 })).toEqual(['tool']);
     expect(await refused({ priceUsd: 1, reason: ' ' })).toEqual(['reason']);
+    expect(await refused({ allAgentsRateCalls: 0 })).toEqual(['allAgentsRateCalls']);
+    expect(await refused({ spendLimitUsd: 0 })).toEqual(['spendLimitUsd']);
+    expect(await refused({ spendLimitUsd: 1, spendLimitPer: 's' })).toEqual(['spendLimitPer']);
+    expect(await refused({ unitPriceUsd: 0.01 })).toEqual(['unitField']);
+    expect(await refused({ unitPriceUsd: 0.01, unitField: 'not a field' })).toEqual(['unitField']);
     expect(await readMcpToolControls(database.db, 'search')).toEqual([]);
+  });
+
+  it('keeps a rate for all agents, a spend limit and a price per unit, audited, and sends each only when set', async () => {
+    await saveMcpToolControl(asAdmin(), {
+      ...{ server: 'sms', tool: 'send_sms', unitPriceUsd: 0.0079, unitField: 'segments' },
+      ...{ allAgentsRateCalls: 100, allAgentsRatePer: 'h', spendLimitUsd: 0.5, spendLimitPer: 'h' },
+      reason: 'the provider bills per segment and allows 100 an hour',
+    });
+    await saveMcpToolControl(asAdmin(), {
+      server: 'sms',
+      tool: '*',
+      priceUsd: 0.001,
+      reason: 'a call costs a tenth of a cent',
+    });
+    const controls = await readMcpToolControls(database.db, 'sms');
+    expect(controls.map(({ updatedAt: _at, updatedBy: _by, ...control }) => control)).toEqual([
+      { server: 'sms', tool: '*', priceMicros: 1_000, rateLimit: null, maxIdenticalCalls: null },
+      {
+        server: 'sms',
+        tool: 'send_sms',
+        priceMicros: null,
+        rateLimit: null,
+        maxIdenticalCalls: null,
+        allAgentsRateLimit: { calls: 100, periodMs: 3_600_000 },
+        spendLimit: { micros: 500_000, periodMs: 3_600_000 },
+        unitPrice: { micros: 7_900, field: 'segments' },
+      },
+    ]);
+    const [audited] = await database.sql<{ after: Record<string, unknown> }[]>`
+      select after from audit_log where action = 'mcp_tool_control.save' and target_id = 'sms/send_sms'`;
+    expect(audited!.after).toMatchObject({
+      allAgentsRateLimit: { calls: 100, periodMs: 3_600_000 },
+      spendLimit: { micros: 500_000, periodMs: 3_600_000 },
+      unitPrice: { micros: 7_900, field: 'segments' },
+    });
   });
 
   it("answers a gateway's report with its own server's controls only", async () => {

@@ -23,7 +23,8 @@ const tool = z
 /**
  * Controls an admin sets in the console for a tool of an MCP server (or `*`: every tool without its own), which the
  * gateways in front of that server take with their next report's answer. Each left out (null) is the gateway's own
- * option. A price per call in USD, a rate per agent, a cap on identical calls in a session (0: none).
+ * option. A price per call in USD, a rate per agent, a cap on identical calls in a session (0: none), a rate for
+ * all agents together, a spend limit per agent, a price per unit the tool's result counts.
  */
 export const saveMcpToolControlInput = z
   .strictObject({
@@ -50,22 +51,71 @@ export const saveMcpToolControlInput = z
       .max(10_000, 'must be at most 10,000')
       .nullable()
       .default(null),
+    /** Calls of the tool all agents together may make per `allAgentsRatePer`. */
+    allAgentsRateCalls: z
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(1, 'must be 1 or more')
+      .max(1_000_000, 'must be at most 1,000,000')
+      .nullable()
+      .default(null),
+    allAgentsRatePer: z.enum(['s', 'm', 'h'], { error: 'must be s, m or h' }).default('m'),
+    /** What one agent's calls of the tool may cost per `spendLimitPer`, in USD. */
+    spendLimitUsd: z
+      .number({ error: 'must be a number' })
+      .positive('must be more than 0')
+      .max(1_000_000, 'must be at most 1,000,000 $')
+      .nullable()
+      .default(null),
+    spendLimitPer: z.enum(['m', 'h'], { error: 'must be m or h' }).default('h'),
+    /** A price per unit the tool's structured result counts at `unitField`, in USD. */
+    unitPriceUsd: z
+      .number({ error: 'must be a number' })
+      .min(0, 'must be 0 or more')
+      .max(1_000, 'must be at most 1,000 $ a unit')
+      .nullable()
+      .default(null),
+    unitField: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "a field of the tool's structured result: letters, digits and _")
+      .nullable()
+      .default(null),
     reason,
   })
-  .refine((input) => input.priceUsd !== null || input.rateCalls !== null || input.maxIdenticalCalls !== null, {
-    message: 'set a price, a rate or a cap (to set none, remove the control)',
-    path: ['priceUsd'],
+  .refine(
+    (input) =>
+      input.priceUsd !== null ||
+      input.rateCalls !== null ||
+      input.maxIdenticalCalls !== null ||
+      input.allAgentsRateCalls !== null ||
+      input.spendLimitUsd !== null ||
+      input.unitPriceUsd !== null,
+    { message: 'set a price, a rate, a spend limit or a cap (to set none, remove the control)', path: ['priceUsd'] },
+  )
+  .refine((input) => (input.unitPriceUsd === null) === (input.unitField === null), {
+    message: 'a price per unit needs the field of the result that counts the units, and the field a price',
+    path: ['unitField'],
   });
 export type SaveMcpToolControlInput = z.input<typeof saveMcpToolControlInput>;
 
 export const deleteMcpToolControlInput = z.strictObject({ server, tool, reason });
 export type DeleteMcpToolControlInput = z.input<typeof deleteMcpToolControlInput>;
 
-/** A control as the gateway receives it with its report's answer. */
+const rate = z.strictObject({ calls: z.number().int().min(1), periodMs: z.number().int().min(1) });
+
+/**
+ * A control as the gateway receives it with its report's answer. The later controls (a rate for all agents, a spend
+ * limit, a price per unit) are sent only when set, so that a gateway of the release before, which knows none of
+ * them, still reads the controls that do not use them.
+ */
 export const mcpToolControlJson = z.strictObject({
   tool: z.string(),
   priceMicros: z.number().int().min(0).nullable(),
-  rateLimit: z.strictObject({ calls: z.number().int().min(1), periodMs: z.number().int().min(1) }).nullable(),
+  rateLimit: rate.nullable(),
   maxIdenticalCalls: z.number().int().min(0).nullable(),
+  allAgentsRateLimit: rate.optional(),
+  spendLimit: z.strictObject({ micros: z.number().int().min(1), periodMs: z.number().int().min(1) }).optional(),
+  unitPrice: z.strictObject({ micros: z.number().int().min(0), field: z.string() }).optional(),
 });
 export type McpToolControl = z.infer<typeof mcpToolControlJson>;

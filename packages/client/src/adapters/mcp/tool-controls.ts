@@ -37,19 +37,29 @@ export class ToolControls {
     );
   }
 
-  /** Calls of the tool all agents together may make (the gateway's options only). */
+  /** Calls of the tool all agents together may make. */
   toolRateLimit(tool: string): Rate | undefined {
-    return this.config.toolRateLimits[tool] ?? this.config.toolRateLimits[EVERY_TOOL];
+    return (
+      this.fromConsole.get(tool)?.allAgentsRateLimit ??
+      this.config.toolRateLimits[tool] ??
+      this.fromConsole.get(EVERY_TOOL)?.allAgentsRateLimit ??
+      this.config.toolRateLimits[EVERY_TOOL]
+    );
   }
 
-  /** What one agent's calls of the tool may cost per window (the gateway's options only). */
+  /** What one agent's calls of the tool may cost per window. */
   spendLimit(tool: string): SpendRate | undefined {
-    return this.config.spendLimits[tool] ?? this.config.spendLimits[EVERY_TOOL];
+    return (
+      this.fromConsole.get(tool)?.spendLimit ??
+      this.config.spendLimits[tool] ??
+      this.fromConsole.get(EVERY_TOOL)?.spendLimit ??
+      this.config.spendLimits[EVERY_TOOL]
+    );
   }
 
-  /** The tool's price per unit its result counts, if it has one (the gateway's options only). */
+  /** The tool's price per unit its result counts, if it has one (a `*` price per unit would name one field for all). */
   unitPrice(tool: string): UnitPrice | undefined {
-    return this.config.toolUnitPrices[tool];
+    return this.fromConsole.get(tool)?.unitPrice ?? this.config.toolUnitPrices[tool];
   }
 
   maxIdenticalCalls(tool: string): number {

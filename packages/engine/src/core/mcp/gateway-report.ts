@@ -45,8 +45,9 @@ export async function recordMcpGatewayReport(
     return { counted: report.counts.reduce((sum, count) => sum + count.calls, 0) };
   });
   // The answer carries the console's controls for the server: the gateway takes them in place of its own options.
+  // The later controls are there only when set: a gateway of the release before reads the rest.
   const controls = (await readMcpToolControls(ctx.db, report.serverName)).map(
-    ({ tool, priceMicros, rateLimit, maxIdenticalCalls }) => ({ tool, priceMicros, rateLimit, maxIdenticalCalls }),
+    ({ server: _server, updatedBy: _by, updatedAt: _at, ...control }) => control,
   );
   return { counted, controls };
 }

@@ -29,6 +29,12 @@ interface ControlRow extends Record<string, unknown> {
   rate_calls: number | null;
   rate_period_ms: number | null;
   max_identical_calls: number | null;
+  all_agents_rate_calls: number | null;
+  all_agents_rate_period_ms: number | null;
+  spend_limit_micros: string | number | null;
+  spend_limit_period_ms: number | null;
+  unit_price_micros: string | number | null;
+  unit_field: string | null;
   updated_by: string;
   updated_at: Date | string;
 }
@@ -38,6 +44,10 @@ const auditedControl = (control: McpToolControl) => ({
   priceMicros: control.priceMicros,
   rateLimit: control.rateLimit,
   maxIdenticalCalls: control.maxIdenticalCalls,
+  // The later controls when set, in one order (the same settings compare the same).
+  ...(control.allAgentsRateLimit ? { allAgentsRateLimit: control.allAgentsRateLimit } : {}),
+  ...(control.spendLimit ? { spendLimit: control.spendLimit } : {}),
+  ...(control.unitPrice ? { unitPrice: control.unitPrice } : {}),
 });
 
 /**
@@ -50,13 +60,27 @@ export function saveMcpToolControl(
   input: SaveMcpToolControlInput,
 ): Promise<{ changed: boolean; created: boolean }> {
   return changeControl(ctx, () => {
-    const { server, tool, reason, priceUsd, rateCalls, ratePer, maxIdenticalCalls } = parseInput(
-      saveMcpToolControlInput,
-      input,
-    );
-    const priceMicros = priceUsd === null ? null : Math.round(priceUsd * 1_000_000);
-    const rateLimit = rateCalls === null ? null : { calls: rateCalls, periodMs: RATE_PERIODS[ratePer] };
-    return { server, tool, reason, next: { tool, priceMicros, rateLimit, maxIdenticalCalls } };
+    const parsed = parseInput(saveMcpToolControlInput, input);
+    const { server, tool, reason, priceUsd, rateCalls, ratePer, maxIdenticalCalls } = parsed;
+    const micros = (usd: number) => Math.round(usd * 1_000_000);
+    const next: McpToolControl = {
+      tool,
+      priceMicros: priceUsd === null ? null : micros(priceUsd),
+      rateLimit: rateCalls === null ? null : { calls: rateCalls, periodMs: RATE_PERIODS[ratePer] },
+      maxIdenticalCalls,
+      ...(parsed.allAgentsRateCalls === null
+        ? {}
+        : {
+            allAgentsRateLimit: { calls: parsed.allAgentsRateCalls, periodMs: RATE_PERIODS[parsed.allAgentsRatePer] },
+          }),
+      ...(parsed.spendLimitUsd === null
+        ? {}
+        : { spendLimit: { micros: micros(parsed.spendLimitUsd), periodMs: RATE_PERIODS[parsed.spendLimitPer] } }),
+      ...(parsed.unitPriceUsd === null || parsed.unitField === null
+        ? {}
+        : { unitPrice: { micros: micros(parsed.unitPriceUsd), field: parsed.unitField } }),
+    };
+    return { server, tool, reason, next };
   });
 }
 
@@ -88,13 +112,20 @@ async function changeControl(
       if (!stored) await refuseBeyondBound(tx, server);
       await tx.execute(sql`
         insert into mcp_tool_controls (server_name, tool, price_micros, rate_calls, rate_period_ms,
-          max_identical_calls, updated_by, updated_at)
+          max_identical_calls, all_agents_rate_calls, all_agents_rate_period_ms, spend_limit_micros,
+          spend_limit_period_ms, unit_price_micros, unit_field, updated_by, updated_at)
         values (${server}, ${tool}, ${next.priceMicros}, ${next.rateLimit?.calls ?? null},
-          ${next.rateLimit?.periodMs ?? null}, ${next.maxIdenticalCalls}, ${actorLabel(actor)}, now())
+          ${next.rateLimit?.periodMs ?? null}, ${next.maxIdenticalCalls}, ${next.allAgentsRateLimit?.calls ?? null},
+          ${next.allAgentsRateLimit?.periodMs ?? null}, ${next.spendLimit?.micros ?? null},
+          ${next.spendLimit?.periodMs ?? null}, ${next.unitPrice?.micros ?? null}, ${next.unitPrice?.field ?? null},
+          ${actorLabel(actor)}, now())
         on conflict (server_name, tool) do update set price_micros = excluded.price_micros,
           rate_calls = excluded.rate_calls, rate_period_ms = excluded.rate_period_ms,
-          max_identical_calls = excluded.max_identical_calls, updated_by = excluded.updated_by,
-          updated_at = excluded.updated_at`);
+          max_identical_calls = excluded.max_identical_calls, all_agents_rate_calls = excluded.all_agents_rate_calls,
+          all_agents_rate_period_ms = excluded.all_agents_rate_period_ms,
+          spend_limit_micros = excluded.spend_limit_micros, spend_limit_period_ms = excluded.spend_limit_period_ms,
+          unit_price_micros = excluded.unit_price_micros, unit_field = excluded.unit_field,
+          updated_by = excluded.updated_by, updated_at = excluded.updated_at`);
     } else {
       await tx.execute(sql`delete from mcp_tool_controls where server_name = ${server} and tool = ${tool}`);
     }
@@ -149,6 +180,16 @@ function controlOfRow(row: ControlRow): StoredMcpToolControl {
         ? null
         : { calls: row.rate_calls, periodMs: row.rate_period_ms },
     maxIdenticalCalls: row.max_identical_calls,
+    // The later controls only when set (mcpToolControlJson: a gateway of the release before knows none of them).
+    ...(row.all_agents_rate_calls === null || row.all_agents_rate_period_ms === null
+      ? {}
+      : { allAgentsRateLimit: { calls: row.all_agents_rate_calls, periodMs: row.all_agents_rate_period_ms } }),
+    ...(row.spend_limit_micros === null || row.spend_limit_period_ms === null
+      ? {}
+      : { spendLimit: { micros: Number(row.spend_limit_micros), periodMs: row.spend_limit_period_ms } }),
+    ...(row.unit_price_micros === null || row.unit_field === null
+      ? {}
+      : { unitPrice: { micros: Number(row.unit_price_micros), field: row.unit_field } }),
     updatedBy: row.updated_by,
     updatedAt: new Date(row.updated_at),
   };

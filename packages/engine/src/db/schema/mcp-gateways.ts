@@ -40,8 +40,9 @@ export const mcpToolCounts = pgTable(
 
 /**
  * Controls an admin set in the console for a tool of an MCP server (`*`: every tool of it without its own), which
- * the gateways in front of that server take in place of their own options: a price per call, a rate per agent, a
- * cap on identical calls in a session. A null is the gateway's own option.
+ * the gateways in front of that server take in place of their own options: a price per call and per unit, a rate
+ * per agent and for all agents, a spend limit per agent, a cap on identical calls in a session. A null is the
+ * gateway's own option.
  */
 export const mcpToolControls = pgTable(
   'mcp_tool_controls',
@@ -52,6 +53,15 @@ export const mcpToolControls = pgTable(
     rateCalls: integer('rate_calls'),
     ratePeriodMs: integer('rate_period_ms'),
     maxIdenticalCalls: integer('max_identical_calls'),
+    /** Calls of the tool all agents together may make per period (the gateway's --tool-rate-limit). */
+    allAgentsRateCalls: integer('all_agents_rate_calls'),
+    allAgentsRatePeriodMs: integer('all_agents_rate_period_ms'),
+    /** What one agent's calls of the tool may cost per period (the gateway's --spend-limit). */
+    spendLimitMicros: bigint('spend_limit_micros', { mode: 'number' }),
+    spendLimitPeriodMs: integer('spend_limit_period_ms'),
+    /** A price per unit the tool's structured result counts at `unit_field` (the gateway's --tool-unit-price). */
+    unitPriceMicros: bigint('unit_price_micros', { mode: 'number' }),
+    unitField: text('unit_field'),
     updatedBy: text('updated_by').notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
@@ -59,8 +69,19 @@ export const mcpToolControls = pgTable(
     primaryKey({ name: 'mcp_tool_controls_pkey', columns: [table.serverName, table.tool] }),
     check('mcp_tool_controls_rate_whole', sql`(${table.rateCalls} is null) = (${table.ratePeriodMs} is null)`),
     check(
+      'mcp_tool_controls_all_agents_rate_whole',
+      sql`(${table.allAgentsRateCalls} is null) = (${table.allAgentsRatePeriodMs} is null)`,
+    ),
+    check(
+      'mcp_tool_controls_spend_limit_whole',
+      sql`(${table.spendLimitMicros} is null) = (${table.spendLimitPeriodMs} is null)`,
+    ),
+    check('mcp_tool_controls_unit_price_whole', sql`(${table.unitPriceMicros} is null) = (${table.unitField} is null)`),
+    check(
       'mcp_tool_controls_sets_something',
-      sql`${table.priceMicros} is not null or ${table.rateCalls} is not null or ${table.maxIdenticalCalls} is not null`,
+      sql`${table.priceMicros} is not null or ${table.rateCalls} is not null or ${table.maxIdenticalCalls} is not null
+        or ${table.allAgentsRateCalls} is not null or ${table.spendLimitMicros} is not null
+        or ${table.unitPriceMicros} is not null`,
     ),
   ],
 );

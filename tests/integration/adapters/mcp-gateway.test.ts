@@ -149,6 +149,7 @@ describe('the MCP gateway', () => {
       'failing_charge',
       'flaky_charge',
       'get_balance',
+      'send_sms',
       'set_limit',
       'slow_charge',
     ]);

@@ -154,8 +154,8 @@ test('an admin sets, changes and removes a tool control with a reason; a respond
   await expect(row.getByTestId('control-rate')).toContainText("gateway's own");
   await expect(row.getByTestId('control-cap')).toHaveText('5 in a session');
   await expect(row.getByTestId('control-all-agents-rate')).toHaveText('all agents: 100 a minute');
-  await expect(row.getByTestId('control-spend-limit')).toHaveText('spend: $0.5000 an hour');
-  await expect(row.getByTestId('control-unit-price')).toHaveText('and $0.0010 each results');
+  await expect(row.getByTestId('control-spend-limit')).toHaveText('spend: $0.5000 an hour per agent');
+  await expect(row.getByTestId('control-unit-price')).toHaveText('and $0.0010 per unit (results)');
 
   await signInAs(page, 'responder');
   await page.goto('/mcp');

@@ -24,9 +24,9 @@ export function spendLimitWords(limit: McpToolControl['spendLimit']): string | u
   return limit ? `${formatMicros(limit.micros)} ${perPeriod(limit.periodMs)}` : undefined;
 }
 
-/** "$0.0079 each segments": a price per unit and the result's field counting them. */
+/** "$0.0079 per unit (segments)": a price per unit and the result's field counting them. */
 export function unitPriceWords(unit: McpToolControl['unitPrice']): string | undefined {
-  return unit ? `${formatMicros(unit.micros)} each ${unit.field}` : undefined;
+  return unit ? `${formatMicros(unit.micros)} per unit (${unit.field})` : undefined;
 }
 
 export function capWords(cap: number | null): string | undefined {

@@ -70,25 +70,30 @@ export function ToolControlsTable({
                 )}
               </Cell>
               <Cell numeric className={stacked.cell} data-label="Price" data-testid="control-price">
-                {priceWords(control.priceMicros) ?? <GatewaysOwn />}
-                {control.unitPrice ? (
-                  <span className="block text-[12px]" data-testid="control-unit-price">
-                    and {unitPriceWords(control.unitPrice)}
-                  </span>
-                ) : null}
+                {/* One block: a phone's stacked cell lays out its children in a row. */}
+                <div className="min-w-0">
+                  {priceWords(control.priceMicros) ?? <GatewaysOwn />}
+                  {control.unitPrice ? (
+                    <span className="block text-[12px]" data-testid="control-unit-price">
+                      and {unitPriceWords(control.unitPrice)}
+                    </span>
+                  ) : null}
+                </div>
               </Cell>
               <Cell numeric className={stacked.cell} data-label="Rate and spend" data-testid="control-rate">
-                {rateWords(control.rateLimit) ?? <GatewaysOwn />}
-                {control.allAgentsRateLimit ? (
-                  <span className="block text-[12px]" data-testid="control-all-agents-rate">
-                    all agents: {rateWords(control.allAgentsRateLimit)}
-                  </span>
-                ) : null}
-                {control.spendLimit ? (
-                  <span className="block text-[12px]" data-testid="control-spend-limit">
-                    spend: {spendLimitWords(control.spendLimit)}
-                  </span>
-                ) : null}
+                <div className="min-w-0">
+                  {rateWords(control.rateLimit) ?? <GatewaysOwn />}
+                  {control.allAgentsRateLimit ? (
+                    <span className="block text-[12px]" data-testid="control-all-agents-rate">
+                      all agents: {rateWords(control.allAgentsRateLimit)}
+                    </span>
+                  ) : null}
+                  {control.spendLimit ? (
+                    <span className="block text-[12px]" data-testid="control-spend-limit">
+                      spend: {spendLimitWords(control.spendLimit)} per agent
+                    </span>
+                  ) : null}
+                </div>
               </Cell>
               <Cell numeric className={stacked.cell} data-label="Identical calls" data-testid="control-cap">
                 {capWords(control.maxIdenticalCalls) ?? <GatewaysOwn />}

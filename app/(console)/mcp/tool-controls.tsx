@@ -30,9 +30,10 @@ export function ToolControls({
         </Link>
       </div>
       <p className="mb-2 max-w-3xl text-[12px] text-muted">
-        Set here, a tool&apos;s price per call, its rate per agent and its cap on identical calls in a session replace
-        the gateway&apos;s own options for it (and <code>*</code> its defaults), in every gateway in front of the
-        server, from its next report: within 30 seconds. A blank stays the gateway&apos;s own. Breakers are set on the{' '}
+        Set here, a tool&apos;s price per call and per unit, its rates (per agent, all agents together), its spend limit
+        per agent and its cap on identical calls in a session replace the gateway&apos;s own options for it (and{' '}
+        <code>*</code> its defaults), in every gateway in front of the server, from its next report: within 30 seconds.
+        A blank stays the gateway&apos;s own. Breakers are set on the{' '}
         <Link href="/pauses#breakers-heading" className="text-accent underline">
           Pauses
         </Link>{' '}

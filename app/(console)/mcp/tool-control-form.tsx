@@ -101,6 +101,22 @@ export function ToolControlForm({
   const initial = form.refused ?? (control ? { ...control, reason: '' } : NEW_CONTROL);
   const toolNames = [...new Set(Object.values(tools).flat())].sort();
   const named = fieldsOf('control', FIELDS, initial, errors);
+  const amountPerPeriod = (
+    name: 'rateCalls' | 'allAgentsRateCalls' | 'spendLimitUsd',
+    per: 'ratePer' | 'allAgentsRatePer' | 'spendLimitPer',
+    periods: readonly ('s' | 'm' | 'h')[],
+    step: string,
+  ) => (
+    <AmountPerPeriod
+      name={name}
+      per={per}
+      value={initial[name]}
+      perValue={initial[per]}
+      error={errors[name] ?? errors[per]}
+      periods={periods}
+      step={step}
+    />
+  );
   return (
     <SettingsForm
       id="tool-control-form"
@@ -142,34 +158,10 @@ export function ToolControlForm({
       )}
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
         <InputField {...named('priceUsd')} type="number" step="any" />
-        <AmountPerPeriod
-          name="rateCalls"
-          per="ratePer"
-          value={initial.rateCalls}
-          perValue={initial.ratePer}
-          error={errors.rateCalls ?? errors.ratePer}
-          periods={['s', 'm', 'h']}
-          step="1"
-        />
+        {amountPerPeriod('rateCalls', 'ratePer', ['s', 'm', 'h'], '1')}
         <InputField {...named('maxIdenticalCalls')} type="number" step="1" />
-        <AmountPerPeriod
-          name="allAgentsRateCalls"
-          per="allAgentsRatePer"
-          value={initial.allAgentsRateCalls}
-          perValue={initial.allAgentsRatePer}
-          error={errors.allAgentsRateCalls ?? errors.allAgentsRatePer}
-          periods={['s', 'm', 'h']}
-          step="1"
-        />
-        <AmountPerPeriod
-          name="spendLimitUsd"
-          per="spendLimitPer"
-          value={initial.spendLimitUsd}
-          perValue={initial.spendLimitPer}
-          error={errors.spendLimitUsd ?? errors.spendLimitPer}
-          periods={['m', 'h']}
-          step="any"
-        />
+        {amountPerPeriod('allAgentsRateCalls', 'allAgentsRatePer', ['s', 'm', 'h'], '1')}
+        {amountPerPeriod('spendLimitUsd', 'spendLimitPer', ['m', 'h'], 'any')}
         <div className="grid grid-cols-2 gap-2">
           <InputField {...named('unitPriceUsd')} type="number" step="any" />
           <InputField {...named('unitField')} />

@@ -20,6 +20,17 @@ const tool = z
   .trim()
   .regex(/^\P{Cc}{1,200}$/u, 'name the tool as the server lists it (at most 200 characters), or * for every tool');
 
+/** A rate's number of calls (null: the gateway's own), and its period. */
+const rateCalls = () =>
+  z
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be 1 or more')
+    .max(1_000_000, 'must be at most 1,000,000')
+    .nullable()
+    .default(null);
+const ratePer = () => z.enum(['s', 'm', 'h'], { error: 'must be s, m or h' }).default('m');
+
 /**
  * Controls an admin sets in the console for a tool of an MCP server (or `*`: every tool without its own), which the
  * gateways in front of that server take with their next report's answer. Each left out (null) is the gateway's own
@@ -36,14 +47,8 @@ export const saveMcpToolControlInput = z
       .max(1_000, 'must be at most 1,000 $ a call')
       .nullable()
       .default(null),
-    rateCalls: z
-      .number({ error: 'must be a number' })
-      .int('must be a whole number')
-      .min(1, 'must be 1 or more')
-      .max(1_000_000, 'must be at most 1,000,000')
-      .nullable()
-      .default(null),
-    ratePer: z.enum(['s', 'm', 'h'], { error: 'must be s, m or h' }).default('m'),
+    rateCalls: rateCalls(),
+    ratePer: ratePer(),
     maxIdenticalCalls: z
       .number({ error: 'must be a number' })
       .int('must be a whole number')
@@ -52,14 +57,8 @@ export const saveMcpToolControlInput = z
       .nullable()
       .default(null),
     /** Calls of the tool all agents together may make per `allAgentsRatePer`. */
-    allAgentsRateCalls: z
-      .number({ error: 'must be a number' })
-      .int('must be a whole number')
-      .min(1, 'must be 1 or more')
-      .max(1_000_000, 'must be at most 1,000,000')
-      .nullable()
-      .default(null),
-    allAgentsRatePer: z.enum(['s', 'm', 'h'], { error: 'must be s, m or h' }).default('m'),
+    allAgentsRateCalls: rateCalls(),
+    allAgentsRatePer: ratePer(),
     /** What one agent's calls of the tool may cost per `spendLimitPer`, in USD. */
     spendLimitUsd: z
       .number({ error: 'must be a number' })

@@ -29,31 +29,30 @@ export class ToolControls {
   }
 
   rateLimit(tool: string): Rate | undefined {
-    return (
-      this.fromConsole.get(tool)?.rateLimit ??
-      this.config.rateLimits[tool] ??
-      this.fromConsole.get(EVERY_TOOL)?.rateLimit ??
-      this.config.rateLimits[EVERY_TOOL]
-    );
+    return this.mostSpecific(tool, 'rateLimit', this.config.rateLimits);
   }
 
   /** Calls of the tool all agents together may make. */
   toolRateLimit(tool: string): Rate | undefined {
-    return (
-      this.fromConsole.get(tool)?.allAgentsRateLimit ??
-      this.config.toolRateLimits[tool] ??
-      this.fromConsole.get(EVERY_TOOL)?.allAgentsRateLimit ??
-      this.config.toolRateLimits[EVERY_TOOL]
-    );
+    return this.mostSpecific(tool, 'allAgentsRateLimit', this.config.toolRateLimits);
   }
 
   /** What one agent's calls of the tool may cost per window. */
   spendLimit(tool: string): SpendRate | undefined {
+    return this.mostSpecific(tool, 'spendLimit', this.config.spendLimits);
+  }
+
+  /** A limit from the console's control for the tool, the option for it, the console's `*`, the option's `*`. */
+  private mostSpecific<Key extends 'rateLimit' | 'allAgentsRateLimit' | 'spendLimit', Value>(
+    tool: string,
+    control: Key,
+    option: Record<string, Value>,
+  ): NonNullable<McpToolControl[Key]> | Value | undefined {
     return (
-      this.fromConsole.get(tool)?.spendLimit ??
-      this.config.spendLimits[tool] ??
-      this.fromConsole.get(EVERY_TOOL)?.spendLimit ??
-      this.config.spendLimits[EVERY_TOOL]
+      this.fromConsole.get(tool)?.[control] ??
+      option[tool] ??
+      this.fromConsole.get(EVERY_TOOL)?.[control] ??
+      option[EVERY_TOOL]
     );
   }
 
